@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: MIT
+# imgpatch: one plain GNU Makefile. `make V=1` shows the commands.
+
+PREFIX  ?= /usr/local
+BINDIR  ?= $(PREFIX)/bin
+DATADIR ?= $(PREFIX)/share
+MANDIR  ?= $(DATADIR)/man
+DESTDIR ?=
+
+CC      ?= cc
+BUILD   ?= build
+PKG_CONFIG ?= pkg-config
+
+# Libraries with a .pc file; libfdt ships none on Debian 12, hence the fallback.
+PKGS       := ext2fs com_err blkid nettle zlib
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+FDT_CFLAGS := $(shell $(PKG_CONFIG) --cflags libfdt 2>/dev/null)
+FDT_LIBS   := $(shell $(PKG_CONFIG) --libs libfdt 2>/dev/null || echo -lfdt)
+
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+           -Wmissing-prototypes -Wformat=2 -Wwrite-strings -Wno-format-nonliteral
+CFLAGS  ?= -O2 -g
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SAN_FLAGS) -Itool/lib -Itool/cli \
+             -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DIMGP_VERSION='"$(VERSION)"' \
+             -DIMGP_RECIPE_DIR='"$(DATADIR)/imgpatch/recipes"' \
+             $(PKG_CFLAGS) $(FDT_CFLAGS) -MMD -MP
+LIBS     = $(FDT_LIBS) $(PKG_LIBS)
+
+VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
+
+# `make SAN=1` builds with AddressSanitizer + UndefinedBehaviorSanitizer.
+ifeq ($(SAN),1)
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
+             -fno-omit-frame-pointer
+endif
+
+LIB_SRC  := $(sort $(wildcard tool/lib/*.c))
+CLI_SRC  := $(sort $(wildcard tool/cli/*.c))
+UNIT_SRC := $(sort $(wildcard tests/unit/test-*.c))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+# Unit tests may test CLI helpers too (json.c): an archive of all but main().
+CLI_LIB_OBJ := $(filter-out $(BUILD)/tool/cli/main.o,$(CLI_OBJ))
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+.PHONY: all check asan unit install uninstall clean demo deps
+all: $(BUILD)/imgpatch $(UNIT_BIN)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/libimgpatch.a: $(LIB_OBJ)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(BUILD)/libimgpatch-cli.a: $(CLI_LIB_OBJ)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(BUILD)/imgpatch: $(CLI_OBJ) $(BUILD)/libimgpatch.a
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libimgpatch.a $(LIBS)
+
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/libimgpatch-cli.a $(BUILD)/libimgpatch.a
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libimgpatch-cli.a $(BUILD)/libimgpatch.a $(LIBS)
+
+deps:
+	$(Q)bash ci/install-deps.sh
+
+# The test suite runs against the sanitizer build.
+asan:
+	$(Q)$(MAKE) --no-print-directory BUILD=build-asan SAN=1 all
+
+check: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory asan
+	$(Q)IMGPATCH_BUILD=$(CURDIR)/build-asan IMGPATCH_PLAIN_BUILD=$(CURDIR)/$(BUILD) \
+		bash tests/run.sh
+
+demo: deps all
+	$(Q)bash tests/demo.sh $(CURDIR)/$(BUILD)/imgpatch
+
+install: $(BUILD)/imgpatch
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/imgpatch/recipes
+	install -m 0755 $(BUILD)/imgpatch $(DESTDIR)$(BINDIR)/imgpatch
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/imgpatch
+	rm -rf $(DESTDIR)$(DATADIR)/imgpatch
+
+clean:
+	rm -rf build build-asan
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(UNIT_SRC:%.c=$(BUILD)/%.d)
+.SECONDARY:

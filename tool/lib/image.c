@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Image access: regular files and block devices, bounds-checked positional
+ * I/O. Messages leave the path out: callers print it as the outer context.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "imgpatch.h"
+
+int imgp_image_open(struct imgp_image *img, const char *path, bool writable)
+{
+	struct stat st;
+	int fd, err;
+
+	memset(img, 0, sizeof(*img));
+	img->fd = -1;
+	fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		return imgp_fail(err, "cannot open: %s", strerror(err));
+	}
+	if (fstat(fd, &st) < 0) {
+		err = errno;
+		close(fd);
+		return imgp_fail(err, "cannot stat: %s", strerror(err));
+	}
+	if (S_ISBLK(st.st_mode)) {
+		uint64_t size = 0;
+
+		if (ioctl(fd, BLKGETSIZE64, &size) < 0) {
+			err = errno;
+			close(fd);
+			return imgp_fail(err, "cannot get device size: %s",
+					 strerror(err));
+		}
+		img->size = size;
+		img->is_blockdev = true;
+	} else if (S_ISREG(st.st_mode)) {
+		img->size = (uint64_t)st.st_size;
+	} else {
+		close(fd);
+		return imgp_fail(EINVAL, "not a regular file or block device");
+	}
+	if (img->size == 0) {
+		close(fd);
+		return imgp_fail(EINVAL, "empty image");
+	}
+	img->path = strdup(path);
+	if (!img->path) {
+		close(fd);
+		return imgp_fail(ENOMEM, "out of memory");
+	}
+	img->fd = fd;
+	img->writable = writable;
+	return 0;
+}
+
+void imgp_image_close(struct imgp_image *img)
+{
+	if (img->fd >= 0)
+		close(img->fd);
+	img->fd = -1;
+	free(img->path);
+	img->path = NULL;
+}
+
+static int image_check_range(const struct imgp_image *img, uint64_t off,
+			     size_t len)
+{
+	if (off > img->size || len > img->size - off)
+		return imgp_fail(ERANGE,
+				 "read of %zu bytes at offset %llu is past the end of the image (%llu bytes): truncated image?",
+				 len, (unsigned long long)off,
+				 (unsigned long long)img->size);
+	return 0;
+}
+
+int imgp_image_read(const struct imgp_image *img, uint64_t off, void *buf,
+		    size_t len)
+{
+	uint8_t *p = buf;
+	int rc = image_check_range(img, off, len);
+
+	if (rc)
+		return rc;
+	while (len) {
+		ssize_t n = pread(img->fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int err = errno;
+
+			return imgp_fail(err, "read error at offset %llu: %s",
+					 (unsigned long long)off,
+					 strerror(err));
+		}
+		if (n == 0)
+			return imgp_fail(EIO, "unexpected end of file at offset %llu",
+					 (unsigned long long)off);
+		p += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int imgp_image_write(struct imgp_image *img, uint64_t off, const void *buf,
+		     size_t len)
+{
+	const uint8_t *p = buf;
+	int rc;
+
+	if (!img->writable)
+		return imgp_fail(EBADF, "opened read-only");
+	rc = image_check_range(img, off, len);
+	if (rc)
+		return rc;
+	while (len) {
+		ssize_t n = pwrite(img->fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int err = n < 0 ? errno : EIO;
+
+			return imgp_fail(err, "write error at offset %llu: %s",
+					 (unsigned long long)off,
+					 strerror(err));
+		}
+		p += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int imgp_image_sync(struct imgp_image *img)
+{
+	if (fsync(img->fd) < 0) {
+		int err = errno;
+
+		return imgp_fail(err, "fsync: %s", strerror(err));
+	}
+	return 0;
+}

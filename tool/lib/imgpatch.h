@@ -1,0 +1,521 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * imgpatch library: read and patch SD-card disk images offline.
+ *
+ * Conventions (as in libfdt and genimage):
+ *  - functions return 0 (or a documented non-negative value) on success and a
+ *    negative errno on failure; they never exit and never print;
+ *  - on failure the reason is kept in a thread-local message (imgp_errmsg()),
+ *    innermost detail first set by imgp_fail(), then wrapped outwards with
+ *    imgp_fail_ctx() so the final text reads outermost context first:
+ *      "p1 (vfat): image.fit: fdt 'x' not found (have: a, b)";
+ *  - warnings and progress go through the log hook (log.c), never stdio.
+ */
+#ifndef IMGPATCH_H
+#define IMGPATCH_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define IMGP_PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+/* ------------------------------------------------------------------ log.c */
+
+enum imgp_log_level {
+	IMGP_LOG_ERROR,
+	IMGP_LOG_WARNING,
+	IMGP_LOG_INFO,
+	IMGP_LOG_DEBUG,
+};
+
+typedef void (*imgp_log_fn)(enum imgp_log_level level, const char *msg,
+			    void *ctx);
+
+/* Installs the log hook; NULL drops every message (the default). */
+void imgp_log_set_handler(imgp_log_fn fn, void *ctx);
+void imgp_log(enum imgp_log_level level, const char *fmt, ...) IMGP_PRINTF(2, 3);
+#define imgp_warn(...) imgp_log(IMGP_LOG_WARNING, __VA_ARGS__)
+#define imgp_debug(...) imgp_log(IMGP_LOG_DEBUG, __VA_ARGS__)
+
+/*
+ * Records a failure: the message replaces any earlier one.
+ * Returns -err (err is a positive errno value, e.g. EINVAL).
+ */
+int imgp_fail(int err, const char *fmt, ...) IMGP_PRINTF(2, 3);
+/*
+ * Prefixes "context: " to the current message (or to strerror(-rc) when
+ * there is none) and returns rc unchanged, so callers can write
+ *   return imgp_fail_ctx(rc, "p%d", n);
+ */
+int imgp_fail_ctx(int rc, const char *fmt, ...) IMGP_PRINTF(2, 3);
+/* The current failure message; "" when there is none. */
+const char *imgp_errmsg(void);
+void imgp_errclear(void);
+
+/* ------------------------------------------------------------------ buf.c */
+
+/* A growable byte buffer; data is always NUL-terminated (not counted). */
+struct imgp_buf {
+	uint8_t *data;
+	size_t len;
+	size_t cap;
+};
+
+/* Returns 0 or -ENOMEM. */
+int imgp_buf_reserve(struct imgp_buf *b, size_t extra);
+int imgp_buf_append(struct imgp_buf *b, const void *data, size_t len);
+int imgp_buf_printf(struct imgp_buf *b, const char *fmt, ...) IMGP_PRINTF(2, 3);
+void imgp_buf_free(struct imgp_buf *b);
+/* Hands the data over to the caller (who frees it) and empties b. */
+uint8_t *imgp_buf_steal(struct imgp_buf *b, size_t *len);
+
+/* ---------------------------------------------------------------- image.c */
+
+struct imgp_image {
+	char *path;
+	int fd;
+	bool writable;
+	bool is_blockdev;
+	uint64_t size;
+};
+
+/*
+ * Opens a regular file or block device. Returns 0, or -errno (-ENOENT,
+ * -EACCES, -EINVAL for an empty file); messages never repeat the path.
+ */
+int imgp_image_open(struct imgp_image *img, const char *path, bool writable);
+void imgp_image_close(struct imgp_image *img);
+/*
+ * Reads/writes exactly len bytes at off, looping over short transfers and
+ * EINTR. Returns 0, -ERANGE when [off, off+len) is not inside the image, or
+ * -EIO/-errno.
+ */
+int imgp_image_read(const struct imgp_image *img, uint64_t off, void *buf,
+		    size_t len);
+int imgp_image_write(struct imgp_image *img, uint64_t off, const void *buf,
+		     size_t len);
+/* fsync; returns 0 or -errno. */
+int imgp_image_sync(struct imgp_image *img);
+
+/* ----------------------------------------------- part.c, part-mbr.c, part-gpt.c */
+
+#define IMGP_GPT_NAME_MAX 108 /* 36 UTF-16 code units as UTF-8, worst case */
+
+struct imgp_part {
+	int number;              /* 1-based; MBR logical partitions from 5 */
+	uint64_t start;          /* bytes from the start of the image */
+	uint64_t size;           /* bytes */
+	char type[40];           /* MBR "0x0c"; GPT type GUID, lower case */
+	const char *type_name;   /* "W95 FAT32 (LBA)", "Linux filesystem", or NULL */
+	char name[IMGP_GPT_NAME_MAX + 1]; /* GPT partition name, "" on MBR */
+	char uuid[40];           /* GPT unique partition GUID; MBR "DISKID-NN" */
+	bool bootable;           /* MBR active flag / GPT legacy BIOS bootable */
+	bool logical;            /* MBR logical partition inside an extended one */
+	bool container;          /* MBR extended partition (holds no filesystem) */
+	/* Filled by imgp_table_probe_fs(): */
+	char fstype[16];         /* "vfat", "ext4", ...; "" when unknown */
+	char fslabel[64];
+	char fsuuid[40];
+};
+
+struct imgp_table {
+	const char *label;       /* "gpt" or "dos" */
+	char id[40];             /* disk GUID, or MBR disk identifier "0x1234abcd" */
+	unsigned sector_size;
+	bool used_backup;        /* GPT: primary header bad, backup header used */
+	size_t nparts;
+	struct imgp_part *parts; /* in table order */
+};
+
+/* One partition-label driver (libfdisk style); registered in part.c. */
+struct imgp_label_ops {
+	const char *name;
+	/* Returns 1 when the label is present, 0 when not, <0 on I/O error. */
+	int (*probe)(const struct imgp_image *img);
+	/* Fills tab (label, id, sector_size, parts); returns 0 or -errno. */
+	int (*read)(const struct imgp_image *img, struct imgp_table *tab);
+};
+
+extern const struct imgp_label_ops imgp_label_gpt;
+extern const struct imgp_label_ops imgp_label_mbr;
+
+/*
+ * Reads the partition table. Returns 0, -ENOENT "no partition table (neither
+ * GPT nor MBR)", -EINVAL for a table that is present but broken (bad CRC in
+ * both GPT headers, entries outside the image, overlapping partitions, an
+ * EBR loop), or an I/O error.
+ */
+int imgp_table_read(const struct imgp_image *img, struct imgp_table *tab);
+void imgp_table_free(struct imgp_table *tab);
+/* Identifies the filesystem of every partition (libblkid). Returns 0 or -errno. */
+int imgp_table_probe_fs(const struct imgp_image *img, struct imgp_table *tab);
+/*
+ * Finds a partition by number ("2"), GPT name or filesystem label, in that
+ * order. Returns it, or NULL with a failure message listing the partitions.
+ */
+const struct imgp_part *imgp_table_find(const struct imgp_table *tab,
+					const char *spec);
+/* Short name used in messages: "p2". */
+#define IMGP_PART_FMT "p%d"
+
+/* Reads inside a partition, bounds-checked against it. Returns 0 or -ERANGE/-EIO. */
+int imgp_part_read(const struct imgp_image *img, const struct imgp_part *part,
+		   uint64_t off, void *buf, size_t len);
+
+/* ------------------------------------------------------------------- crc.c */
+
+/* CRC-32 (IEEE 802.3, as zlib, GPT, FIT and U-Boot legacy images use it). */
+uint32_t imgp_crc32(uint32_t crc, const void *data, size_t len);
+
+/* -------------------------------------------------- fs.c, fs-fat.c, fs-ext.c */
+
+struct imgp_fs;
+
+/* One filesystem backend (genimage style); registered in fs.c. */
+struct imgp_fs_ops {
+	const char *name;        /* "vfat", "ext" */
+	/* Returns true when this backend handles a blkid type ("vfat", "ext4"). */
+	bool (*handles)(const char *fstype);
+	/*
+	 * Opens fs->part of fs->img; read-only unless fs->writable. Refuses a
+	 * filesystem that is larger than its partition, has errors or needs
+	 * journal recovery (-EUCLEAN). Sets fs->priv.
+	 */
+	int (*open)(struct imgp_fs *fs);
+	void (*close)(struct imgp_fs *fs);
+	/*
+	 * Reads a whole regular file (following symlinks inside the filesystem,
+	 * bounded) into out. -ENOENT when missing, -EISDIR for a directory,
+	 * -EFBIG when larger than max bytes.
+	 */
+	int (*read_file)(struct imgp_fs *fs, const char *path, size_t max,
+			 struct imgp_buf *out);
+	/*
+	 * Replaces a file's content, creating it (mode 0644, root) when missing.
+	 * An existing file keeps its identity (ext: inode number, mode, owner,
+	 * xattrs; FAT: one directory entry, never old and new side by side).
+	 */
+	int (*write_file)(struct imgp_fs *fs, const char *path, const void *data,
+			  size_t len);
+	/* Returns 1 when path exists (any type), 0 when not, <0 on error. */
+	int (*exists)(struct imgp_fs *fs, const char *path);
+};
+
+struct imgp_fs {
+	const struct imgp_fs_ops *ops;
+	struct imgp_image *img;
+	const struct imgp_part *part;
+	bool writable;
+	void *priv;
+};
+
+extern const struct imgp_fs_ops imgp_fs_fat;
+extern const struct imgp_fs_ops imgp_fs_ext;
+
+/*
+ * Opens the filesystem of a partition with the backend that handles
+ * part->fstype. -ENOTSUP when none does. Errors carry "pN (type): " context.
+ */
+int imgp_fs_open(struct imgp_fs *fs, struct imgp_image *img,
+		 const struct imgp_part *part, bool writable);
+void imgp_fs_close(struct imgp_fs *fs);
+int imgp_fs_read_file(struct imgp_fs *fs, const char *path, size_t max,
+		      struct imgp_buf *out);
+int imgp_fs_write_file(struct imgp_fs *fs, const char *path, const void *data,
+		       size_t len);
+int imgp_fs_exists(struct imgp_fs *fs, const char *path);
+
+/* ------------------------------------------------------------------- run.c */
+
+/*
+ * Path of an external program: $IMGPATCH_<NAME> (upper case, '-' as '_')
+ * when set, else the first executable "name" in $PATH. NULL with a failure
+ * message when not found. The string is static until the next call.
+ */
+const char *imgp_tool_path(const char *name);
+/*
+ * Runs argv[0] (a bare program name resolved with imgp_tool_path) with the
+ * given argv, no shell, a clean environment (PATH, LC_ALL=C, TZ=UTC and the
+ * variables in extra_env, each "K=V"), stdin from /dev/null, stdout captured
+ * into out (may be NULL to discard). Returns 0 when the program exits 0;
+ * otherwise -EIO with the program's first stderr line as the message.
+ */
+int imgp_run(const char *const argv[], const char *const extra_env[],
+	     struct imgp_buf *out);
+
+/* ------------------------------------------------------------------- fit.c */
+
+struct imgp_fit_image {
+	char *name;              /* node name under /images */
+	int index;               /* position among /images children (dumpimage -p) */
+	char *type;              /* "kernel", "ramdisk", "flat_dt", ... */
+	char *description;       /* may be "" */
+	char *compression;       /* "none", "gzip", ... */
+	char *hash_algos;        /* "sha1" or "crc32,sha1"; "" when none */
+	bool external;           /* data-offset / data-position rather than data */
+	const uint8_t *data;     /* payload inside the FIT blob, bounds-checked */
+	size_t size;
+};
+
+struct imgp_fit_conf {
+	char *name;
+	char *description;
+	char *kernel;            /* image node names; NULL when absent */
+	char *fdt;
+	bool is_default;
+};
+
+struct imgp_fit {
+	uint8_t *blob;           /* the whole FIT file (owned) */
+	size_t size;
+	size_t nimages;
+	struct imgp_fit_image *images;
+	size_t nconfs;
+	struct imgp_fit_conf *confs;
+};
+
+/*
+ * Parses a FIT file, taking ownership of data (malloc'd, size bytes).
+ * Checks the structure with fdt_check_full and every payload's bounds.
+ * Returns 0 or -EINVAL with a message (data is freed on failure too).
+ */
+int imgp_fit_parse(struct imgp_fit *fit, uint8_t *data, size_t size);
+void imgp_fit_free(struct imgp_fit *fit);
+/*
+ * Selects a flat_dt image by node name or by dumpimage index ("6").
+ * -ENOENT with "fdt 'x' not found (have: a, b)" when there is none;
+ * -EINVAL when the index names an image that is not flat_dt.
+ */
+int imgp_fit_find_fdt(const struct imgp_fit *fit, const char *spec,
+		      const struct imgp_fit_image **out);
+/*
+ * Verifies every hash-* subnode of an image (crc32, md5, sha1, sha256,
+ * sha384, sha512). Returns 0, -EBADMSG on mismatch, -ENOTSUP for an unknown
+ * algorithm.
+ */
+int imgp_fit_verify(const struct imgp_fit *fit, const struct imgp_fit_image *img);
+/*
+ * Returns the verified, uncompressed payload of an image as a pointer into
+ * the FIT (no copy). -ENOTSUP for compressed payloads.
+ */
+int imgp_fit_payload(const struct imgp_fit *fit, const struct imgp_fit_image *img,
+		     const uint8_t **data, size_t *size);
+
+/* -------------------------------------------------------------------- dt.c */
+
+/* A device tree blob in a buffer that can grow. */
+struct imgp_dtb {
+	void *fdt;
+	size_t bufsize;
+};
+
+/* Copies and checks (fdt_check_full) a blob. Returns 0 or -EINVAL. */
+int imgp_dtb_load(struct imgp_dtb *dtb, const void *blob, size_t size);
+void imgp_dtb_free(struct imgp_dtb *dtb);
+/* Packs the tree (fdt_pack) and returns its bytes and size. */
+int imgp_dtb_finish(struct imgp_dtb *dtb, const void **blob, size_t *size);
+/*
+ * Resolves a node spec: "/abs/path", "name@unit", "name" (any unit address)
+ * or "&label" (via __symbols__). Returns the node offset, -ENOENT when none
+ * matches or -EEXIST when several do; both messages list candidate paths.
+ */
+int imgp_dt_find_node(const struct imgp_dtb *dtb, const char *spec);
+/* Full path of a node into out. Returns 0 or -ENAMETOOLONG. */
+int imgp_dt_node_path(const struct imgp_dtb *dtb, int node, char *out,
+		      size_t outlen);
+/* Deletes a property. Returns 0 when deleted, 1 when it was absent. */
+int imgp_dt_delete_prop(struct imgp_dtb *dtb, int node, const char *prop);
+/*
+ * Formats a property value as dtc would print it ("<0x1 0x2>", "\"a\", \"b\"",
+ * "[01 02]", "" for empty) into out. Returns 0 or -ENOSPC (truncated).
+ */
+int imgp_dt_format_value(const void *val, int len, char *out, size_t outlen);
+
+/* SD/eMMC controller nodes and the properties that limit their speed. */
+struct imgp_dt_mmc_prop {
+	char name[32];
+	char value[128];         /* formatted; "" for an empty (boolean) property */
+};
+struct imgp_dt_mmc {
+	char path[256];
+	char status[16];         /* "okay" when absent */
+	size_t nprops;
+	struct imgp_dt_mmc_prop props[16];
+};
+/*
+ * Lists SD/eMMC controllers (nodes named mmc/sdhci/sdmmc/emmc with or without
+ * a unit address, or compatible with an sdhci/mmc driver) with the properties
+ * no-1-8-v, max-frequency, bus-width, sd-uhs-*, mmc-hs200-*, mmc-hs400-*.
+ * Returns the number found (at most max) or -errno.
+ */
+int imgp_dt_list_mmc(const struct imgp_dtb *dtb, struct imgp_dt_mmc *out,
+		     size_t max);
+
+/* --------------------------------------------------------------- bootscr.c */
+
+/* A U-Boot legacy image (uImage) holding a script. */
+struct imgp_bootscr {
+	char name[33];
+	uint32_t time;
+	uint8_t os, arch, type, comp;
+	char *text;              /* the script (first part), NUL-terminated, owned */
+	size_t text_len;
+};
+
+/*
+ * Parses a legacy image: magic, header CRC, data size against len, data
+ * CRC, type "script", no compression. Returns 0 or -EINVAL/-EBADMSG.
+ */
+int imgp_bootscr_parse(struct imgp_bootscr *scr, const void *data, size_t len);
+void imgp_bootscr_free(struct imgp_bootscr *scr);
+/* True when the script text mentions word (e.g. "user-override.dtb"). */
+bool imgp_bootscr_mentions(const struct imgp_bootscr *scr, const char *word);
+
+/* ----------------------------------------------------------------- fstab.c */
+
+struct imgp_fstab_entry {
+	int line;                /* 1-based line number */
+	char *spec, *file, *vfstype, *options; /* unescaped fields, owned */
+	int freq, passno;
+};
+
+/*
+ * Finds the entry mounted at mountpoint. Returns 0, -ENOENT with a message
+ * listing the mount points there are, or -EINVAL for a malformed file.
+ */
+int imgp_fstab_get(const char *text, size_t len, const char *mountpoint,
+		   struct imgp_fstab_entry *out);
+void imgp_fstab_entry_free(struct imgp_fstab_entry *e);
+/*
+ * Applies option edits ("-discard,+noatime": -opt removes opt and opt=*,
+ * +opt adds it, +key=val replaces key=*) to the entry at mountpoint. Every
+ * other byte of the text stays as it was; an option list that becomes empty
+ * turns into "defaults". out receives the new text (it equals the input when
+ * nothing changed). Returns 1 when changed, 0 when not, or -errno.
+ */
+int imgp_fstab_edit(const char *text, size_t len, const char *mountpoint,
+		    const char *ops, struct imgp_buf *out);
+
+/* ------------------------------------------------------------------ disk.c */
+
+/* An opened image with its partition table and identified filesystems. */
+struct imgp_disk {
+	struct imgp_image img;
+	struct imgp_table tab;
+};
+
+/*
+ * Opens an image, reads its partition table and probes every partition's
+ * filesystem. Returns 0 or -errno; the message does not repeat the path
+ * (callers print "imgpatch: PATH: message").
+ */
+int imgp_disk_open(struct imgp_disk *disk, const char *path, bool writable);
+void imgp_disk_close(struct imgp_disk *disk);
+/*
+ * Finds the first partition, in table order, whose filesystem (any supported
+ * backend) has a file at path. Returns it, or NULL with -ENOENT's message
+ * "no partition has /image.fit (searched p1 (vfat), p2 (ext4))".
+ */
+const struct imgp_part *imgp_disk_find_file(struct imgp_disk *disk,
+					    const char *path);
+
+/* ---------------------------------------------------------------- copy.c */
+
+/* Progress of long work: done of total bytes; called at most a few times a second. */
+typedef void (*imgp_progress_fn)(const char *what, uint64_t done,
+				 uint64_t total, void *ctx);
+void imgp_progress_set_handler(imgp_progress_fn fn, void *ctx);
+void imgp_progress(const char *what, uint64_t done, uint64_t total);
+
+/*
+ * Copies the file or device src to dst (created with mode 0644, or
+ * truncated), keeping holes: ranges that are holes in src or all zeroes stay
+ * unwritten, so dst is sparse. Returns 0 or -errno.
+ */
+int imgp_copy_sparse(const char *src, const char *dst);
+
+/* ----------------------------------------------------------------- patch.c */
+
+/*
+ * A patch is planned first and written once: every operation below reads
+ * the image (or the content an earlier operation planned for the same file)
+ * and records whole-file replacements; nothing touches the image until
+ * imgp_patch_commit(). The CLI's patch options and recipe steps both call
+ * these operations.
+ */
+struct imgp_change {
+	const struct imgp_part *part;
+	char *path;
+	bool existed;            /* the file was there before the patch */
+	bool text;               /* show as a line diff rather than sizes */
+	struct imgp_buf old;
+	struct imgp_buf new;
+	struct imgp_buf notes;   /* "  what changed" lines for the plan */
+};
+
+struct imgp_patch {
+	struct imgp_disk *disk;
+	/* The device tree being edited, loaded by imgp_patch_load_fdt(). */
+	struct imgp_dtb dtb;
+	bool have_dtb;
+	const struct imgp_part *boot_part;
+	char *dtb_origin;        /* "fdt-x.dtb in p1 /image.fit" */
+	struct imgp_buf dtb_notes;
+	size_t nchanges;
+	struct imgp_change *changes;
+};
+
+void imgp_patch_init(struct imgp_patch *patch, struct imgp_disk *disk);
+void imgp_patch_free(struct imgp_patch *patch);
+/*
+ * Reads a file as the patch would leave it: the planned content when an
+ * earlier operation changed it, else the file in the image. existed is set
+ * false (and out left empty, return 0) when the file does not exist.
+ */
+int imgp_patch_read(struct imgp_patch *patch, const struct imgp_part *part,
+		    const char *path, size_t max, struct imgp_buf *out,
+		    bool *existed);
+/* Plans a whole-file replacement; note (may be NULL) is one plan line. */
+int imgp_patch_write(struct imgp_patch *patch, const struct imgp_part *part,
+		     const char *path, const void *data, size_t len, bool text,
+		     const char *note);
+/*
+ * Loads the fdt image spec (name or dumpimage index; NULL: the only fdt)
+ * from the FIT at fit_path, found on whichever partition has it, verifying
+ * its hashes. That partition becomes the boot partition.
+ */
+int imgp_patch_load_fdt(struct imgp_patch *patch, const char *fit_path,
+			const char *spec);
+/* Deletes NODE's property in the loaded tree; an absent one is noted. */
+int imgp_patch_dt_delete(struct imgp_patch *patch, const char *node,
+			 const char *prop);
+/* Plans writing the loaded tree to path on the boot partition. */
+int imgp_patch_write_dtb(struct imgp_patch *patch, const char *path);
+/*
+ * Checks that the boot partition's boot script (/boot.scr.uimg or
+ * /boot.scr) mentions word. Returns 1 when it does, 0 when it does not or
+ * there is no boot script (the message says which), <0 on a corrupt script.
+ */
+int imgp_patch_boot_hook(struct imgp_patch *patch, const char *word);
+/*
+ * Applies fstab option edits to the entry at mountpoint in /etc/fstab of
+ * the root partition (root: a partition spec, or NULL for the first
+ * partition that has /etc/fstab).
+ */
+int imgp_patch_fstab(struct imgp_patch *patch, const char *root,
+		     const char *mountpoint, const char *ops);
+/* Number of planned changes that really change a file. */
+size_t imgp_patch_pending(const struct imgp_patch *patch);
+/* Appends the human-readable plan (before/after of each change) to out. */
+int imgp_patch_describe(const struct imgp_patch *patch, struct imgp_buf *out);
+/*
+ * Writes every pending change into the image at path, which must have the
+ * same layout as the one planned on (the image itself, or a copy of it).
+ * Returns 0 or -errno.
+ */
+int imgp_patch_commit(struct imgp_patch *patch, const char *path);
+
+#endif
