@@ -1,0 +1,373 @@
+# SPDX-License-Identifier: MIT
+#
+# Test library for tests/tNNNN-*.sh, in the style of git's and sharness's:
+#
+#	test_description='what this script covers'
+#	. "$(dirname "$0")/lib.sh"
+#
+#	test_expect_success 'fstab is rewritten' '
+#		"$IMGPATCH" fstab kv260.img >out &&
+#		test_cmp expect out
+#	'
+#	test_done
+#
+# Each body runs in its own subshell with `set -e`, so variables set in one
+# test do not reach the next: keep state in files in the scratch directory.
+# Write a body either as one `&&` chain or as one command per line: by
+# bash's `set -e` rules, an `&&` chain that fails but is followed by more
+# commands does not stop the body.
+#
+# Helpers begin with `local -; set +x` so that a failing test's trace shows
+# the test's own commands rather than the helpers' insides.
+#
+# Options: -v/--verbose (or TEST_VERBOSE=1) shows the output of passing tests
+# too; -i/--immediate stops at the first failure. The output of a body, with
+# a trace of the commands it ran, is shown "#"-indented when it fails.
+#
+# Every script gets a fresh scratch directory tests/out/<script-name>/ (or
+# $TEST_OUTPUT_DIR/<script-name>/) and runs in it. Exported: TEST_DIR,
+# FIXTURES, DTB_DIR, IMGPATCH_BUILD, IMGPATCH (the binary under test),
+# TEST_OUT (the scratch directory).
+
+set +e
+
+TEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_DIR=$(dirname "$TEST_DIR")
+FIXTURES=$TEST_DIR/fixtures
+DTB_DIR=$TEST_DIR/dtb
+IMGPATCH_BUILD=${IMGPATCH_BUILD:-$REPO_DIR/build}
+# Tests run in their scratch directory: resolve relative paths first.
+case "$IMGPATCH_BUILD" in /*) ;; *) IMGPATCH_BUILD=$PWD/$IMGPATCH_BUILD ;; esac
+case "${IMGPATCH_PLAIN_BUILD:-/}" in
+/*) ;;
+*) IMGPATCH_PLAIN_BUILD=$PWD/$IMGPATCH_PLAIN_BUILD; export IMGPATCH_PLAIN_BUILD ;;
+esac
+IMGPATCH=$IMGPATCH_BUILD/imgpatch
+export TEST_DIR REPO_DIR FIXTURES DTB_DIR IMGPATCH_BUILD IMGPATCH
+
+# The same answers on every machine: no locale, no time zone, fixed clock.
+export TZ=UTC LC_ALL=C LANG=C SOURCE_DATE_EPOCH=1700000000
+unset LANGUAGE CDPATH GREP_OPTIONS POSIXLY_CORRECT
+export MTOOLS_SKIP_CHECK=1 MTOOLSRC=/dev/null
+# The filesystem tools live in sbin, which a user's PATH on Debian lacks.
+export PATH=$PATH:/usr/sbin:/sbin
+
+# A sanitizer report becomes exit status 99, which test_must_fail and
+# test_must_fail_with refuse as a crash rather than accept as a failure.
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:exitcode=99
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=99
+TEST_CRASH_STATUS=99
+
+TEST_VERBOSE=${TEST_VERBOSE:-0}
+_tl_immediate=0
+for _tl_arg in "$@"; do
+	case "$_tl_arg" in
+	-v|--verbose) TEST_VERBOSE=1 ;;
+	-i|--immediate) _tl_immediate=1 ;;
+	*) echo "$0: unknown option '$_tl_arg'" >&2; exit 2 ;;
+	esac
+done
+
+TEST_NAME=$(basename "$0" .sh)
+case "$TEST_NAME" in
+''|.*|*/*) echo "$0: cannot derive a scratch directory name" >&2; exit 2 ;;
+esac
+TEST_OUTPUT_DIR=${TEST_OUTPUT_DIR:-$TEST_DIR/out}
+case "$TEST_OUTPUT_DIR" in /*) ;; *) TEST_OUTPUT_DIR=$PWD/$TEST_OUTPUT_DIR ;; esac
+TEST_OUT=$TEST_OUTPUT_DIR/$TEST_NAME
+export TEST_NAME TEST_OUT
+rm -rf "$TEST_OUT" && mkdir -p "$TEST_OUT" && cd "$TEST_OUT" ||
+	{ echo "$0: cannot make scratch directory '$TEST_OUT'" >&2; exit 2; }
+# Nothing from the user's home (e.g. ~/.mtoolsrc) may change a result.
+export HOME=$TEST_OUT
+
+_tl_count=0
+_tl_failed=0
+_tl_skipped=0
+# Body output lives beside the scratch directory, so a test's `ls` never
+# sees it.
+_tl_log=$TEST_OUTPUT_DIR/.$TEST_NAME.body
+
+test_description()
+{
+	test_description=$1
+}
+
+# Prints "# "-indented text read from stdin.
+_tl_indent()
+{
+	sed -e 's/^/# /'
+}
+
+# A helper's complaint: into the running test's log when there is one, so
+# it shows even when the caller redirected stderr to a file it compares.
+_tl_complain()
+{
+	if [ -n "${_tl_in_body:-}" ]; then
+		echo "$*" >&9
+	else
+		echo "$*" >&2
+	fi
+}
+
+# test_expect_success NAME BODY
+test_expect_success()
+{
+	local rc
+
+	if [ $# -ne 2 ]; then
+		echo "bug in $0: test_expect_success needs NAME and BODY" >&2
+		exit 2
+	fi
+	_tl_count=$((_tl_count + 1))
+	: >"$_tl_log"
+	# BASH_XTRACEFD keeps the trace out of files the body redirects
+	# stderr into.
+	(
+		exec 9>>"$_tl_log"
+		_tl_in_body=1
+		BASH_XTRACEFD=9
+		set -e -x
+		eval "$2"
+	) >>"$_tl_log" 2>&1 </dev/null
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		echo "ok $_tl_count - $1"
+		[ "$TEST_VERBOSE" != 1 ] || _tl_indent <"$_tl_log"
+	else
+		_tl_failed=$((_tl_failed + 1))
+		echo "not ok $_tl_count - $1"
+		_tl_indent <"$_tl_log"
+		echo "# (body exited with status $rc)"
+		if [ $_tl_immediate = 1 ]; then
+			test_done
+		fi
+	fi
+	rm -f "$_tl_log"
+	return 0
+}
+
+# test_skip NAME REASON
+test_skip()
+{
+	_tl_count=$((_tl_count + 1))
+	_tl_skipped=$((_tl_skipped + 1))
+	echo "ok $_tl_count - $1 # SKIP $2"
+}
+
+test_done()
+{
+	local passed=$((_tl_count - _tl_failed - _tl_skipped)) extra=
+
+	[ $_tl_skipped -eq 0 ] || extra=", skipped $_tl_skipped"
+	echo "1..$_tl_count"
+	echo "# passed $passed, failed $_tl_failed$extra"
+	[ $_tl_failed -eq 0 ] || exit 1
+	exit 0
+}
+
+# Describes an exit status that no expected failure may have.
+_tl_bad_status()
+{
+	local rc=$1
+
+	if [ "$rc" -eq "$TEST_CRASH_STATUS" ]; then
+		echo "sanitizer or valgrind error (exit $rc)"
+	elif [ "$rc" -gt 128 ]; then
+		echo "killed by signal $((rc - 128))"
+	elif [ "$rc" -eq 126 ] || [ "$rc" -eq 127 ]; then
+		echo "could not run (exit $rc)"
+	fi
+}
+
+# test_must_fail CMD...: succeeds when CMD exits non-zero on its own terms;
+# a signal, a sanitizer report or a command that cannot run is a failure.
+test_must_fail()
+{
+	local -; set +x
+	local rc bad
+
+	"$@" && rc=0 || rc=$?
+	if [ $rc -eq 0 ]; then
+		_tl_complain "test_must_fail: command succeeded: $*"
+		return 1
+	fi
+	bad=$(_tl_bad_status $rc)
+	if [ -n "$bad" ]; then
+		_tl_complain "test_must_fail: $bad: $*"
+		return 1
+	fi
+	return 0
+}
+
+# test_must_fail_with STATUS CMD...: succeeds only when CMD exits with
+# exactly STATUS.
+test_must_fail_with()
+{
+	local -; set +x
+	local want=$1 rc bad
+
+	shift
+	"$@" && rc=0 || rc=$?
+	[ $rc -ne "$want" ] || return 0
+	bad=$(_tl_bad_status $rc)
+	_tl_complain "test_must_fail_with: want exit $want, got $rc${bad:+ ($bad)}: $*"
+	return 1
+}
+
+# test_cmp EXPECTED ACTUAL
+test_cmp()
+{
+	local -; set +x
+	diff -u "$1" "$2"
+}
+
+# sum_file FILE: prints FILE's SHA-256, to prove later that it is unchanged.
+sum_file()
+{
+	local -; set +x
+	local sum
+
+	sum=$(sha256sum <"$1") || return 1
+	echo "${sum%% *}"
+}
+
+# test_file_unchanged FILE SUM: succeeds when FILE still has SHA-256 SUM.
+test_file_unchanged()
+{
+	local -; set +x
+	local now
+
+	now=$(sum_file "$1") || return 1
+	if [ "$now" != "$2" ]; then
+		_tl_complain "test_file_unchanged: '$1' changed ($2 -> $now)"
+		return 1
+	fi
+}
+
+# test_require_tools TOOL...: stops the script when a tool is missing;
+# ci/install-deps.sh installs them all, so a missing one is an error.
+test_require_tools()
+{
+	local tool missing=
+
+	for tool in "$@"; do
+		command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"
+	done
+	[ -n "$missing" ] || return 0
+	echo "not ok $((_tl_count + 1)) - required tools present"
+	echo "# missing:$missing (run ci/install-deps.sh)"
+	exit 1
+}
+
+# test_require_imgpatch: stops the script when the binary under test is
+# not built.
+test_require_imgpatch()
+{
+	[ -x "$IMGPATCH" ] && return 0
+	echo "not ok $((_tl_count + 1)) - imgpatch binary present"
+	echo "# '$IMGPATCH' not found (build it, or set IMGPATCH_BUILD)"
+	exit 1
+}
+
+# imgpatch ARGS...: runs the binary under test; TEST_VALGRIND=1 runs the
+# unsanitized build (IMGPATCH_PLAIN_BUILD) under valgrind instead, with
+# valgrind errors turned into the crash status.
+imgpatch()
+{
+	if [ "${TEST_VALGRIND:-0}" = 1 ]; then
+		valgrind -q --error-exitcode="$TEST_CRASH_STATUS" \
+			--leak-check=full --errors-for-leak-kinds=definite \
+			"${IMGPATCH_PLAIN_BUILD:-$IMGPATCH_BUILD}/imgpatch" "$@"
+	else
+		"$IMGPATCH" "$@"
+	fi
+}
+
+# ------------------------------------------------------------ image helpers
+
+# make_kv260 OUT [OPTIONS]: builds a KV260-like image, see
+# tests/fixtures/mkimage-kv260.sh for the options.
+make_kv260()
+{
+	"$FIXTURES/mkimage-kv260.sh" "$@"
+}
+
+# _tl_part_bytes IMG N FIELD: prints partition N's FIELD (start or size) in
+# bytes, as sfdisk reports it; fails when there is no partition N. (%.0f
+# because mawk prints numbers past 2^31 in exponent form.)
+_tl_part_bytes()
+{
+	local -; set +x
+	sfdisk -J "$1" | awk -v n="$2" -v field="$3" '
+		function value(line) {
+			sub(/^[^:]*: *"?/, "", line)
+			sub(/"?,? *$/, "", line)
+			return line
+		}
+		/"device":/ { dev = value($0) }
+		/"sectorsize":/ { ss = value($0) }
+		/"node":/ {
+			num = substr(value($0), length(dev) + 1)
+			sub(/^p/, "", num)
+			cur = (num == n)
+		}
+		cur && $0 ~ "\"" field "\":" {
+			printf "%.0f\n", value($0) * ss
+			found = 1
+			exit
+		}
+		END { if (!found) exit 1 }'
+}
+
+# part_offset IMG N: prints the byte offset of partition N.
+part_offset()
+{
+	local -; set +x
+	_tl_part_bytes "$1" "$2" start
+}
+
+# part_size IMG N: prints the size of partition N in bytes.
+part_size()
+{
+	local -; set +x
+	_tl_part_bytes "$1" "$2" size
+}
+
+# part_mtools IMG N: prints the mtools "-i" target for partition N.
+part_mtools()
+{
+	local -; set +x
+	local off
+
+	off=$(part_offset "$1" "$2") || return 1
+	echo "$1@@$off"
+}
+
+# extract_part IMG N OUT: copies partition N of IMG into the file OUT.
+extract_part()
+{
+	local -; set +x
+	local off size
+
+	off=$(part_offset "$1" "$2") && size=$(part_size "$1" "$2") || return 1
+	dd if="$1" of="$3" bs=1M iflag=skip_bytes,count_bytes \
+		skip="$off" count="$size" status=none
+}
+
+# put_part IMG N FILE: writes FILE over the start of partition N of IMG (the
+# reverse of extract_part); fails when FILE is larger than the partition.
+put_part()
+{
+	local -; set +x
+	local off size len
+
+	off=$(part_offset "$1" "$2") && size=$(part_size "$1" "$2") &&
+		len=$(stat -c %s "$3") || return 1
+	if [ "$len" -gt "$size" ]; then
+		_tl_complain "put_part: '$3' ($len bytes) does not fit partition $2 ($size bytes)"
+		return 1
+	fi
+	dd if="$3" of="$1" bs=1M oflag=seek_bytes seek="$off" conv=notrunc \
+		status=none
+}

@@ -1,0 +1,286 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+
+test_description='the test library and the KV260 image fixtures, checked with independent tools only'
+. "$(dirname "$0")/lib.sh"
+
+test_require_tools sfdisk fsck.fat mdir mcopy dumpimage e2fsck debugfs \
+	fdtget blkid gzip sha1sum
+
+# ---------------------------------------------------------------- lib.sh
+
+test_expect_success 'test_must_fail accepts an ordinary failure' '
+	test_must_fail false &&
+	test_must_fail sh -c "exit 1" &&
+	test_must_fail_with 3 sh -c "exit 3"
+'
+
+test_expect_success 'test_must_fail refuses success, crashes and sanitizer reports' '
+	if test_must_fail true; then exit 1; fi
+	if test_must_fail sh -c "exit 99"; then exit 1; fi
+	if test_must_fail sh -c "kill -SEGV \$\$"; then exit 1; fi
+	if test_must_fail sh -c "kill -ABRT \$\$"; then exit 1; fi
+	if test_must_fail no-such-command-here; then exit 1; fi
+	if test_must_fail_with 3 sh -c "exit 4"; then exit 1; fi
+	if test_must_fail_with 3 true; then exit 1; fi
+'
+
+test_expect_success 'sum_file and test_file_unchanged see a one-byte change' '
+	printf abc >f &&
+	sum=$(sum_file f) &&
+	test "$sum" = ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad &&
+	test_file_unchanged f "$sum" &&
+	printf abd >f &&
+	if test_file_unchanged f "$sum"; then exit 1; fi
+'
+
+test_expect_success 'a failing command in a body fails the test' '
+	cat >t9999-inner.sh <<-EOF &&
+	. "$TEST_DIR/lib.sh"
+	test_expect_success "fails" "
+		true
+		false
+		true
+	"
+	test_expect_success "passes" "true"
+	test_skip "skipped" "no reason"
+	test_done
+	EOF
+	TEST_OUTPUT_DIR=$PWD/inner-out test_must_fail_with 1 bash t9999-inner.sh >inner.out &&
+	test -d inner-out/t9999-inner &&
+	sed -n -e "/^ok/p" -e "/^not ok/p" -e "/^# passed/p" inner.out >actual &&
+	cat >expect <<-EOF &&
+	not ok 1 - fails
+	ok 2 - passes
+	ok 3 - skipped # SKIP no reason
+	# passed 1, failed 1, skipped 1
+	EOF
+	test_cmp expect actual
+'
+
+# ------------------------------------------------- GPT + FAT32 (the default)
+
+test_expect_success 'build the GPT/FAT32 image' '
+	make_kv260 gpt.img &&
+	test "$(stat -c %s gpt.img)" = $((233472 * 512))
+'
+
+test_expect_success 'GPT: sfdisk sees system-boot and writable' '
+	sfdisk -d gpt.img >actual &&
+	cat >expect <<-\EOF &&
+	label: gpt
+	label-id: 4B563236-0000-4000-8000-000000000000
+	device: gpt.img
+	unit: sectors
+	first-lba: 34
+	last-lba: 233438
+	sector-size: 512
+
+	gpt.img1 : start=        2048, size=      131072, type=EBD0A0A2-B9E5-4433-87C0-68B6B72699C7, uuid=4B563236-0001-4000-8000-000000000001, name="system-boot"
+	gpt.img2 : start=      133120, size=       98304, type=0FC63DAF-8483-4772-8E79-3D69D8477DE4, uuid=4B563236-0002-4000-8000-000000000002, name="writable"
+	EOF
+	test_cmp expect actual &&
+	sfdisk -J gpt.img >json &&
+	grep -q "\"label\": \"gpt\"" json
+'
+
+test_expect_success 'part_offset, part_size and part_mtools read sfdisk' '
+	test "$(part_offset gpt.img 1)" = 1048576 &&
+	test "$(part_size gpt.img 1)" = 67108864 &&
+	test "$(part_offset gpt.img 2)" = $((133120 * 512)) &&
+	test "$(part_size gpt.img 2)" = $((98304 * 512)) &&
+	test "$(part_mtools gpt.img 1)" = gpt.img@@1048576 &&
+	test_must_fail part_offset gpt.img 3
+'
+
+test_expect_success 'GPT: the boot partition is a clean FAT32 labelled system-boot' '
+	extract_part gpt.img 1 boot.fat &&
+	test "$(stat -c %s boot.fat)" = 67108864 &&
+	fsck.fat -n boot.fat &&
+	blkid -p -o export boot.fat >blkid &&
+	grep -x TYPE=vfat blkid &&
+	grep -x VERSION=FAT32 blkid &&
+	grep -x LABEL=system-boot blkid &&
+	grep -x UUID=4B56-3236 blkid
+'
+
+test_expect_success 'GPT: mdir lists image.fit and boot.scr.uimg' '
+	mdir -b -i "$(part_mtools gpt.img 1)" :: >actual &&
+	printf "%s\n" ::/boot.scr.uimg ::/image.fit >expect &&
+	test_cmp expect actual &&
+	mcopy -i "$(part_mtools gpt.img 1)" ::image.fit ::boot.scr.uimg .
+'
+
+test_expect_success 'image.fit holds the seven images in Ubuntu order' '
+	dumpimage -l image.fit >list &&
+	sed -n "s/^ Image \([0-9]*\) (\(.*\))$/\1 \2/p" list >actual &&
+	cat >expect <<-\EOF &&
+	0 kernel-1
+	1 ramdisk-1
+	2 fdt-zynqmp-smk-k26-revA.dtb
+	3 fdt-smk-k26-revA-sck-kr-g-revA.dtb
+	4 fdt-smk-k26-revA-sck-kv-g-revA.dtb
+	5 fdt-smk-k26-revA-sck-kr-g-revB.dtb
+	6 fdt-smk-k26-revA-sck-kv-g-revB.dtb
+	EOF
+	test_cmp expect actual
+'
+
+test_expect_success 'image.fit configurations and default' '
+	sed -n -e "s/^ Default Configuration: .\(.*\).$/default \1/p" \
+		-e "s/^ Configuration [0-9]* (\(.*\))$/\1/p" \
+		-e "s/^  FDT: *\(.*\)$/  \1/p" list >actual &&
+	cat >expect <<-\EOF &&
+	default conf-zynqmp-smk-k26-revA
+	conf-zynqmp-smk-k26-revA
+	  fdt-zynqmp-smk-k26-revA.dtb
+	conf-smk-k26-revA-sck-kr-g-revA
+	  fdt-smk-k26-revA-sck-kr-g-revA.dtb
+	conf-smk-k26-revA-sck-kv-g-revA
+	  fdt-smk-k26-revA-sck-kv-g-revA.dtb
+	conf-smk-k26-revA-sck-kr-g-revB
+	  fdt-smk-k26-revA-sck-kr-g-revB.dtb
+	conf-smk-k26-revA-sck-kv-g-revB
+	  fdt-smk-k26-revA-sck-kv-g-revB.dtb
+	EOF
+	test_cmp expect actual
+'
+
+test_expect_success 'image.fit: the kernel is real gzip data, hashes match' '
+	dumpimage -T flat_dt -p 0 -o kernel.gz image.fit >/dev/null &&
+	gzip -t kernel.gz &&
+	grep -q "Compression:  gzip compressed" list &&
+	sed -n "s/^  Hash value: *//p" list >want &&
+	test $(wc -l <want) = 7 &&
+	for i in 0 1 2 3 4 5 6; do
+		dumpimage -T flat_dt -p $i -o sub.$i image.fit >/dev/null &&
+		sha1sum <sub.$i | cut -d" " -f1 || exit 1
+	done >have &&
+	test_cmp want have
+'
+
+test_expect_success 'image.fit: fdt 6 is the KV260 revB tree with no-1-8-v' '
+	dumpimage -T flat_dt -p 6 -o x.dtb image.fit >/dev/null &&
+	cmp x.dtb "$DTB_DIR/smk-k26-revA-sm-k26-revA-sck-kv-g-revB.dtb" &&
+	fdtget -p x.dtb /axi/mmc@ff170000 >props &&
+	grep -x no-1-8-v props &&
+	test "$(fdtget x.dtb /axi/mmc@ff170000 status)" = okay
+'
+
+test_expect_success 'boot.scr.uimg is a U-Boot script with the override hook' '
+	dumpimage -l boot.scr.uimg >slist &&
+	grep -q "Image Name:   boot script" slist &&
+	grep -q "Script" slist &&
+	dumpimage -T script -p 0 -o boot.cmd boot.scr.uimg >/dev/null &&
+	grep -q "test \"\${card1_name}\" = \"SCK-KV-G\"" boot.cmd &&
+	grep -q "test -e mmc \${devnum}:\${distro_bootpart} /user-override.dtb" boot.cmd
+'
+
+test_expect_success 'GPT: the root partition is a clean ext4 labelled writable' '
+	extract_part gpt.img 2 root.ext4 &&
+	e2fsck -fn root.ext4 &&
+	blkid -p -o export root.ext4 >blkid &&
+	grep -x TYPE=ext4 blkid &&
+	grep -x LABEL=writable blkid
+'
+
+test_expect_success 'GPT: /etc/fstab carries the Ubuntu lines' '
+	debugfs -R "cat /etc/fstab" root.ext4 >actual 2>/dev/null &&
+	printf "LABEL=writable\t/\text4\tdiscard,errors=remount-ro\t0 1\n" >fstab.expect &&
+	printf "LABEL=system-boot\t/boot/firmware\tvfat\tdefaults\t0 1\n" >>fstab.expect &&
+	test_cmp fstab.expect actual &&
+	debugfs -R "stat /etc/systemd/system/timers.target.wants/fstrim.timer" \
+		root.ext4 2>/dev/null >stat &&
+	grep -q "Type: symlink" stat
+'
+
+test_expect_success 'the GPT/FAT32 image is reproducible' '
+	make_kv260 again.img &&
+	test "$(sum_file gpt.img)" = "$(sum_file again.img)"
+'
+
+# ------------------------------------------------- MBR + FAT16 + logicals
+
+test_expect_success 'build the MBR/FAT16 image' '
+	make_kv260 mbr.img --mbr --fat16
+'
+
+test_expect_success 'MBR: sfdisk sees boot, root, extended and two logicals' '
+	sfdisk -d mbr.img >actual &&
+	cat >expect <<-\EOF &&
+	label: dos
+	label-id: 0x4b563236
+	device: mbr.img
+	unit: sectors
+	sector-size: 512
+
+	mbr.img1 : start=        2048, size=      131072, type=e, bootable
+	mbr.img2 : start=      133120, size=       98304, type=83
+	mbr.img3 : start=      231424, size=        8192, type=5
+	mbr.img5 : start=      233472, size=        2048, type=83
+	mbr.img6 : start=      237568, size=        2048, type=83
+	EOF
+	test_cmp expect actual &&
+	test "$(part_offset mbr.img 5)" = $((233472 * 512)) &&
+	test "$(part_offset mbr.img 6)" = $((237568 * 512)) &&
+	test_must_fail part_offset mbr.img 4
+'
+
+test_expect_success 'MBR: the boot partition is a clean FAT16 with both files' '
+	extract_part mbr.img 1 boot16.fat &&
+	fsck.fat -n boot16.fat &&
+	blkid -p -o export boot16.fat >blkid &&
+	grep -x VERSION=FAT16 blkid &&
+	grep -x LABEL=system-boot blkid &&
+	grep -x UUID=4B56-3236 blkid &&
+	mdir -b -i "$(part_mtools mbr.img 1)" :: >actual &&
+	printf "%s\n" ::/boot.scr.uimg ::/image.fit >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'MBR: root is clean ext4, logical p5 is ext2 labelled data' '
+	extract_part mbr.img 2 root.ext4 &&
+	e2fsck -fn root.ext4 &&
+	debugfs -R "cat /etc/fstab" root.ext4 >actual 2>/dev/null &&
+	test_cmp fstab.expect actual &&
+	extract_part mbr.img 5 data.ext2 &&
+	e2fsck -fn data.ext2 &&
+	blkid -p -o export data.ext2 >blkid &&
+	grep -x TYPE=ext2 blkid &&
+	grep -x LABEL=data blkid
+'
+
+test_expect_success 'put_part writes a partition back, and only that partition' '
+	cp mbr.img put.img &&
+	extract_part put.img 5 p5 &&
+	debugfs -w -R "set_super_value volume_name changed" p5 2>/dev/null &&
+	put_part put.img 5 p5 &&
+	extract_part put.img 5 p5.back &&
+	cmp p5 p5.back &&
+	blkid -p -o export p5.back | grep -x LABEL=changed &&
+	extract_part put.img 2 p2 &&
+	extract_part mbr.img 2 p2.orig &&
+	cmp p2 p2.orig &&
+	head -c 2M /dev/zero >big &&
+	test_must_fail put_part put.img 5 big
+'
+
+test_expect_success 'the MBR/FAT16 image is reproducible' '
+	make_kv260 again16.img --mbr --fat16 &&
+	test "$(sum_file mbr.img)" = "$(sum_file again16.img)"
+'
+
+# ------------------------------------------------- --no-hook --no-fit
+
+test_expect_success 'without FIT and hook: only a hookless boot script' '
+	make_kv260 bare.img --no-fit --no-hook &&
+	mdir -b -i "$(part_mtools bare.img 1)" :: >actual &&
+	echo ::/boot.scr.uimg >expect &&
+	test_cmp expect actual &&
+	mcopy -i "$(part_mtools bare.img 1)" ::boot.scr.uimg bare.scr &&
+	dumpimage -T script -p 0 -o bare.cmd bare.scr >/dev/null &&
+	grep -q "bootm" bare.cmd &&
+	! grep -q "user-override" bare.cmd
+'
+
+test_done
