@@ -1,0 +1,702 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ext2/3/4 backend on libext2fs: reads files and rewrites them in place
+ * inside a partition of the image, without mounting it. Paths and symlinks
+ * are resolved inside the filesystem only, never on the host.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <et/com_err.h>
+#include <ext2fs/ext2fs.h>
+
+#include "imgpatch.h"
+
+/* libext2fs reads and writes files through an unsigned int count. */
+#define EXT_IO_CHUNK (1u << 20)
+
+struct ext_priv {
+	ext2_filsys fs;
+	char type[16];           /* "ext4" etc., for messages */
+};
+
+/* libext2fs mixes plain errno values (from the I/O layer) with com_err codes. */
+static int ext_errno(errcode_t err)
+{
+	if (err > 0 && err < 4096)
+		return (int)err;
+	switch (err) {
+	case EXT2_ET_NO_MEMORY:
+		return ENOMEM;
+	case EXT2_ET_FILE_NOT_FOUND:
+		return ENOENT;
+	case EXT2_ET_NO_DIRECTORY:
+		return ENOTDIR;
+	case EXT2_ET_SYMLINK_LOOP:
+		return ELOOP;
+	case EXT2_ET_FILE_EXISTS:
+		return EEXIST;
+	case EXT2_ET_RO_FILSYS:
+		return EROFS;
+	case EXT2_ET_FILE_TOO_BIG:
+		return EFBIG;
+	case EXT2_ET_DIR_NO_SPACE:
+	case EXT2_ET_DIR_NO_SPACE_FOR_CSUM:
+	case EXT2_ET_BLOCK_ALLOC_FAIL:
+	case EXT2_ET_INODE_ALLOC_FAIL:
+		return ENOSPC;
+	case EXT2_ET_BAD_MAGIC:
+	case EXT2_ET_SB_CSUM_INVALID:
+	case EXT2_ET_CORRUPT_SUPERBLOCK:
+	case EXT2_ET_UNSUPP_FEATURE:
+	case EXT2_ET_RO_UNSUPP_FEATURE:
+		return EINVAL;
+	default:
+		return EIO;
+	}
+}
+
+static pthread_once_t ext_et_once = PTHREAD_ONCE_INIT;
+
+static void ext_et_init(void)
+{
+	initialize_ext2_error_table();
+}
+
+/* libext2fs's text for err, without the full stop some of it ends in. */
+static const char *ext_why(errcode_t err, char *buf, size_t size)
+{
+	size_t n;
+
+	snprintf(buf, size, "%s", error_message(err));
+	n = strlen(buf);
+	if (n && buf[n - 1] == '.')
+		buf[n - 1] = '\0';
+	return buf;
+}
+
+/* Records libext2fs's text for err and returns the matching -errno. */
+static int ext_err(errcode_t err)
+{
+	char why[256];
+
+	return imgp_fail(ext_errno(err), "%s", ext_why(err, why, sizeof(why)));
+}
+
+/* Records "<context>: <libext2fs text>" and returns the matching -errno. */
+static int ext_fail(errcode_t err, const char *fmt, ...) IMGP_PRINTF(2, 3);
+static int ext_fail(errcode_t err, const char *fmt, ...)
+{
+	char ctx[512], why[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ctx, sizeof(ctx), fmt, ap);
+	va_end(ap);
+	return imgp_fail(ext_errno(err), "%s: %s", ctx,
+			 ext_why(err, why, sizeof(why)));
+}
+
+static bool ext_handles(const char *fstype)
+{
+	return !strcmp(fstype, "ext2") || !strcmp(fstype, "ext3") ||
+	       !strcmp(fstype, "ext4");
+}
+
+static struct ext_priv *ext_priv(const struct imgp_fs *fs)
+{
+	return fs->priv;
+}
+
+/* SOURCE_DATE_EPOCH pins every time we write, for reproducible images. */
+static int ext_epoch(time_t *out)
+{
+	const char *s = getenv("SOURCE_DATE_EPOCH");
+	unsigned long long v;
+	char *end;
+
+	*out = 0;
+	if (!s || !*s)
+		return 0;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*s < '0' || *s > '9' || *end || errno || v > (unsigned long long)INT64_MAX)
+		return imgp_fail(EINVAL, "SOURCE_DATE_EPOCH '%s' is not a number of seconds",
+				 s);
+	*out = (time_t)v;
+	return 0;
+}
+
+static time_t ext_now(ext2_filsys efs)
+{
+	return efs->now ? efs->now : time(NULL);
+}
+
+/* The name blkid would give: part->fstype when probed, else from the features. */
+static const char *ext_type(const struct imgp_part *part, ext2_filsys efs)
+{
+	struct ext2_super_block *sb = efs->super;
+
+	if (part->fstype[0])
+		return part->fstype;
+	if (ext2fs_has_feature_extents(sb) || ext2fs_has_feature_64bit(sb) ||
+	    ext2fs_has_feature_flex_bg(sb) || ext2fs_has_feature_huge_file(sb) ||
+	    ext2fs_has_feature_metadata_csum(sb))
+		return "ext4";
+	return ext2fs_has_feature_journal(sb) ? "ext3" : "ext2";
+}
+
+static int ext_check_clean(ext2_filsys efs, const char *type)
+{
+	struct ext2_super_block *sb = efs->super;
+	char why[256];
+	errcode_t err;
+
+	if (ext2fs_has_feature_journal_needs_recovery(sb))
+		return imgp_fail(EUCLEAN, "%s filesystem needs journal recovery (it was not cleanly unmounted): run e2fsck -fy on it first",
+				 type);
+	if ((sb->s_state & EXT2_ERROR_FS) || !(sb->s_state & EXT2_VALID_FS))
+		return imgp_fail(EUCLEAN, "%s filesystem has errors: run e2fsck -f first",
+				 type);
+	/* Bitmaps and inode tables must lie inside their groups before we write. */
+	err = ext2fs_check_desc(efs);
+	if (err)
+		return imgp_fail(EUCLEAN, "%s filesystem has errors (%s): run e2fsck -f first",
+				 type, ext_why(err, why, sizeof(why)));
+	return 0;
+}
+
+static int ext_open(struct imgp_fs *fs)
+{
+	const struct imgp_part *part = fs->part;
+	const char *type;
+	int flags = EXT2_FLAG_64BITS;
+	ext2_filsys efs = NULL;
+	struct ext_priv *priv;
+	unsigned int bsize;
+	char opts[64];
+	time_t epoch = 0;
+	errcode_t err;
+	int rc;
+
+	/* error_message() only knows libext2fs codes once the table is in. */
+	pthread_once(&ext_et_once, ext_et_init);
+	fs->priv = NULL;
+	if (part->start > fs->img->size || part->size > fs->img->size - part->start)
+		return imgp_fail(ERANGE, "partition (%" PRIu64 " bytes at %" PRIu64 ") is past the end of the image (%" PRIu64 " bytes): truncated image?",
+				 part->size, part->start, fs->img->size);
+	if (fs->writable) {
+		flags |= EXT2_FLAG_RW;
+		rc = ext_epoch(&epoch);
+		if (rc)
+			return rc;
+	}
+	snprintf(opts, sizeof(opts), "offset=%" PRIu64, part->start);
+	err = ext2fs_open2(fs->img->path, opts, flags, 0, 0, unix_io_manager, &efs);
+	if (err)
+		return ext_fail(err, "cannot open filesystem");
+
+	type = ext_type(part, efs);
+	/* Anything past the partition belongs to someone else. */
+	bsize = EXT2_BLOCK_SIZE(efs->super);
+	if (ext2fs_blocks_count(efs->super) > part->size / bsize) {
+		rc = imgp_fail(EINVAL, "%s filesystem (%llu blocks of %u bytes) is larger than its partition (%" PRIu64 " bytes): truncated image or wrong partition table?",
+			       type,
+			       (unsigned long long)ext2fs_blocks_count(efs->super),
+			       bsize, part->size);
+		goto fail;
+	}
+	/* Reading a dirty filesystem could return stale data, so refuse both ways. */
+	rc = ext_check_clean(efs, type);
+	if (rc)
+		goto fail;
+	if (fs->writable) {
+		err = ext2fs_read_bitmaps(efs);
+		if (err) {
+			rc = ext_fail(err, "cannot read the allocation bitmaps");
+			goto fail;
+		}
+		if (epoch)
+			efs->now = epoch;
+	}
+	priv = calloc(1, sizeof(*priv));
+	if (!priv) {
+		rc = imgp_fail(ENOMEM, "out of memory");
+		goto fail;
+	}
+	priv->fs = efs;
+	snprintf(priv->type, sizeof(priv->type), "%s", type);
+	fs->priv = priv;
+	return 0;
+fail:
+	ext2fs_close_free(&efs);
+	return rc;
+}
+
+static void ext_close(struct imgp_fs *fs)
+{
+	struct ext_priv *priv = ext_priv(fs);
+	char why[256];
+	errcode_t err;
+
+	if (!priv)
+		return;
+	/* write_file already flushed; this only frees, unless a flush failed. */
+	err = ext2fs_close_free(&priv->fs);
+	if (err)
+		imgp_warn("%s: closing the filesystem: %s", priv->type,
+			  ext_why(err, why, sizeof(why)));
+	free(priv);
+	fs->priv = NULL;
+}
+
+static int ext_check_path(const char *path)
+{
+	if (!path || !*path)
+		return imgp_fail(EINVAL, "empty path");
+	return 0;
+}
+
+/* Looks up a path (following symlinks, also the last one) and its inode. */
+static int ext_lookup(ext2_filsys efs, const char *path, ext2_ino_t *ino,
+		      struct ext2_inode *inode)
+{
+	errcode_t err;
+
+	err = ext2fs_namei_follow(efs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, ino);
+	if (err == EXT2_ET_FILE_NOT_FOUND)
+		return imgp_fail(ENOENT, "not found");
+	if (err)
+		return ext_err(err);
+	err = ext2fs_read_inode(efs, *ino, inode);
+	if (err)
+		return ext_fail(err, "cannot read inode %u", *ino);
+	return 0;
+}
+
+static int ext_check_regular(const struct ext2_inode *inode)
+{
+	if (LINUX_S_ISDIR(inode->i_mode))
+		return imgp_fail(EISDIR, "is a directory");
+	if (!LINUX_S_ISREG(inode->i_mode))
+		return imgp_fail(EINVAL, "not a regular file");
+	return 0;
+}
+
+static int ext_read_file(struct imgp_fs *fs, const char *path, size_t max,
+			 struct imgp_buf *out)
+{
+	ext2_filsys efs = ext_priv(fs)->fs;
+	struct ext2_inode inode;
+	size_t old_len = out->len, got = 0;
+	ext2_file_t file;
+	ext2_ino_t ino;
+	uint64_t size;
+	errcode_t err, err2;
+	int rc;
+
+	rc = ext_check_path(path);
+	if (!rc)
+		rc = ext_lookup(efs, path, &ino, &inode);
+	if (!rc)
+		rc = ext_check_regular(&inode);
+	if (rc)
+		return rc;
+	/* libext2fs would hand back ciphertext. */
+	if (inode.i_flags & EXT4_ENCRYPT_FL)
+		return imgp_fail(ENOTSUP, "file is encrypted");
+	size = EXT2_I_SIZE(&inode);
+	if (size > max)
+		return imgp_fail(EFBIG, "file is %" PRIu64 " bytes, more than the %zu allowed",
+				 size, max);
+	rc = imgp_buf_reserve(out, (size_t)size);
+	if (rc)
+		return imgp_fail(ENOMEM, "out of memory");
+	err = ext2fs_file_open(efs, ino, 0, &file);
+	if (err)
+		return ext_fail(err, "cannot open");
+	while (got < size) {
+		size_t want = size - got > EXT_IO_CHUNK ? EXT_IO_CHUNK : size - got;
+		unsigned int n = 0;
+
+		err = ext2fs_file_read(file, out->data + old_len + got,
+				       (unsigned int)want, &n);
+		if (err || n == 0)
+			break;
+		got += n;
+	}
+	err2 = ext2fs_file_close(file);
+	if (err)
+		return ext_fail(err, "read error");
+	if (got != size)
+		return imgp_fail(EIO, "short read (%zu of %" PRIu64 " bytes)",
+				 got, size);
+	if (err2)
+		return ext_fail(err2, "cannot close");
+	out->len = old_len + got;
+	out->data[out->len] = '\0';
+	return 0;
+}
+
+/* Stores a time in an inode field pair (seconds + "extra" epoch bits). */
+static void ext_time_set(__u32 *sec, __u32 *extra, time_t t)
+{
+	int64_t v = (int64_t)t;
+
+	*sec = (__u32)v;
+	/* The two low bits of the extra field extend the range past 2038. */
+	if (extra)
+		*extra = (__u32)(((uint64_t)(v - (int32_t)(uint32_t)v) >> 32) & 3);
+}
+
+#define EXT_TIME_MTIME 1u        /* mtime and ctime: content changed */
+#define EXT_TIME_ALL   2u        /* also atime and crtime: a new inode */
+
+static int ext_set_times(ext2_filsys efs, ext2_ino_t ino, unsigned int what)
+{
+	struct ext2_inode_large inode;
+	size_t isize = EXT2_INODE_SIZE(efs->super);
+	time_t now = ext_now(efs);
+	bool extra;
+	errcode_t err;
+
+	if (isize > sizeof(inode))
+		isize = sizeof(inode);
+	memset(&inode, 0, sizeof(inode));
+	err = ext2fs_read_inode_full(efs, ino, (struct ext2_inode *)&inode,
+				     (int)isize);
+	if (err)
+		return ext_fail(err, "cannot read inode %u", ino);
+	extra = isize > EXT2_GOOD_OLD_INODE_SIZE &&
+		EXT2_GOOD_OLD_INODE_SIZE + (size_t)inode.i_extra_isize >=
+			offsetof(struct ext2_inode_large, i_crtime_extra) +
+				sizeof(inode.i_crtime_extra);
+	ext_time_set(&inode.i_mtime, extra ? &inode.i_mtime_extra : NULL, now);
+	ext_time_set(&inode.i_ctime, extra ? &inode.i_ctime_extra : NULL, now);
+	if (what == EXT_TIME_ALL) {
+		ext_time_set(&inode.i_atime, extra ? &inode.i_atime_extra : NULL, now);
+		if (extra)
+			ext_time_set(&inode.i_crtime, &inode.i_crtime_extra, now);
+	}
+	err = ext2fs_write_inode_full(efs, ino, (struct ext2_inode *)&inode,
+				      (int)isize);
+	if (err)
+		return ext_fail(err, "cannot write inode %u", ino);
+	return 0;
+}
+
+/* Writes data from offset 0 and cuts the file to len, freeing any tail. */
+static int ext_write_data(ext2_filsys efs, ext2_ino_t ino, const void *data,
+			  size_t len)
+{
+	const char *p = data;
+	ext2_file_t file;
+	size_t done = 0;
+	errcode_t err, err2;
+
+	err = ext2fs_file_open(efs, ino, EXT2_FILE_WRITE, &file);
+	if (err)
+		return ext_fail(err, "cannot open for writing");
+	while (!err && done < len) {
+		size_t want = len - done > EXT_IO_CHUNK ? EXT_IO_CHUNK : len - done;
+		unsigned int n = 0;
+
+		err = ext2fs_file_write(file, p + done, (unsigned int)want, &n);
+		if (!err && n == 0)
+			err = EXT2_ET_SHORT_WRITE;
+		done += n;
+	}
+	if (!err)
+		err = ext2fs_file_set_size2(file, len);
+	err2 = ext2fs_file_close(file);
+	if (err)
+		return ext_fail(err, "write error");
+	if (err2)
+		return ext_fail(err2, "write error");
+	return 0;
+}
+
+/*
+ * Refuses up front a write that cannot fit, so that the common failure
+ * does not leave a half-written file behind. owned: blocks the file has.
+ */
+static int ext_check_space(ext2_filsys efs, size_t len, blk64_t owned,
+			   blk64_t extra)
+{
+	blk64_t bsize = EXT2_BLOCK_SIZE(efs->super);
+	blk64_t need = len / bsize + (len % bsize != 0) + extra;
+	blk64_t avail = ext2fs_free_blocks_count(efs->super);
+
+	if (need > owned && need - owned > avail)
+		return imgp_fail(ENOSPC, "not enough free space (%llu blocks needed, %llu free)",
+				 (unsigned long long)(need - owned),
+				 (unsigned long long)avail);
+	return 0;
+}
+
+/* The kernel would refuse these writes; so do we. */
+static int ext_check_flags(const struct ext2_inode *inode)
+{
+	if (inode->i_flags & (EXT2_IMMUTABLE_FL | EXT2_APPEND_FL))
+		return imgp_fail(EPERM, "file is immutable or append-only: clear the flag with chattr -ia first");
+	if (inode->i_flags & (EXT4_ENCRYPT_FL | EXT4_VERITY_FL))
+		return imgp_fail(ENOTSUP, "file is encrypted or verity-protected");
+	return 0;
+}
+
+/* Replaces the content of an existing file, keeping its inode. */
+static int ext_rewrite(ext2_filsys efs, ext2_ino_t ino, struct ext2_inode *inode,
+		       const void *data, size_t len, bool *modified)
+{
+	blk64_t owned;
+	int rc;
+
+	rc = ext_check_regular(inode);
+	if (!rc)
+		rc = ext_check_flags(inode);
+	if (rc)
+		return rc;
+	owned = ext2fs_get_stat_i_blocks(efs, inode) /
+		(EXT2_BLOCK_SIZE(efs->super) / 512);
+	rc = ext_check_space(efs, len, owned, 0);
+	if (rc)
+		return rc;
+	*modified = true;
+	rc = ext_write_data(efs, ino, data, len);
+	if (!rc)
+		rc = ext_set_times(efs, ino, EXT_TIME_MTIME);
+	return rc;
+}
+
+/* Undoes a half-made file: frees its blocks and the inode itself. */
+static void ext_forget(ext2_filsys efs, const char *path, ext2_ino_t ino)
+{
+	struct ext2_inode inode;
+	char why[256];
+	errcode_t err;
+
+	err = ext2fs_punch(efs, ino, NULL, NULL, 0, ~(blk64_t)0);
+	if (!err)
+		err = ext2fs_read_inode(efs, ino, &inode);
+	if (!err) {
+		inode.i_links_count = 0;
+		inode.i_size = 0;
+		inode.i_size_high = 0;
+		inode.i_dtime = (__u32)ext_now(efs);
+		err = ext2fs_write_inode(efs, ino, &inode);
+	}
+	if (!err)
+		ext2fs_inode_alloc_stats2(efs, ino, -1, 0);
+	else
+		imgp_warn("'%s': cannot free inode %u after a failed write: %s: run e2fsck -f",
+			  path, ino, ext_why(err, why, sizeof(why)));
+}
+
+static int ext_new_inode(ext2_filsys efs, ext2_ino_t parent, ext2_ino_t *ino)
+{
+	struct ext2_inode inode;
+	ext2_extent_handle_t handle;
+	time_t now = ext_now(efs);
+	errcode_t err;
+
+	err = ext2fs_new_inode(efs, parent, LINUX_S_IFREG | 0644, NULL, ino);
+	if (err)
+		return ext_fail(err, "cannot allocate an inode");
+	memset(&inode, 0, sizeof(inode));
+	inode.i_mode = LINUX_S_IFREG | 0644;
+	inode.i_links_count = 1;
+	inode.i_atime = inode.i_ctime = inode.i_mtime = (__u32)now;
+	if (ext2fs_has_feature_extents(efs->super)) {
+		/* Opening an extent handle on an empty inode sets up the tree root. */
+		err = ext2fs_extent_open2(efs, *ino, &inode, &handle);
+		if (err)
+			return ext_fail(err, "cannot set up extents");
+		ext2fs_extent_free(handle);
+	}
+	err = ext2fs_write_new_inode(efs, *ino, &inode);
+	if (err)
+		return ext_fail(err, "cannot write inode %u", *ino);
+	ext2fs_inode_alloc_stats2(efs, *ino, +1, 0);
+	return 0;
+}
+
+static int ext_link(ext2_filsys efs, const char *dir, ext2_ino_t parent,
+		    const char *name, ext2_ino_t ino)
+{
+	errcode_t err;
+
+	err = ext2fs_link(efs, parent, name, ino, EXT2_FT_REG_FILE);
+	if (err == EXT2_ET_DIR_NO_SPACE) {
+		err = ext2fs_expand_dir(efs, parent);
+		if (err)
+			return ext_fail(err, "cannot grow directory '%s'", dir);
+		err = ext2fs_link(efs, parent, name, ino, EXT2_FT_REG_FILE);
+	}
+	if (err)
+		return ext_fail(err, "cannot add an entry to directory '%s'", dir);
+	return 0;
+}
+
+/* Creates a missing file (mode 0644, owned by root) in an existing directory. */
+static int ext_create(ext2_filsys efs, const char *path, const void *data,
+		      size_t len, bool *modified)
+{
+	const char *slash = strrchr(path, '/');
+	const char *name = slash ? slash + 1 : path;
+	size_t namelen = strlen(name);
+	struct ext2_inode dinode, other_inode;
+	ext2_ino_t parent, ino, other;
+	char *dir, why[256];
+	errcode_t err;
+	int rc;
+
+	if (!namelen || !strcmp(name, ".") || !strcmp(name, ".."))
+		return imgp_fail(EINVAL, "does not name a file");
+	if (namelen > EXT2_NAME_LEN)
+		return imgp_fail(ENAMETOOLONG, "file name longer than %d bytes",
+				 EXT2_NAME_LEN);
+	if (!slash)
+		dir = strdup("/");
+	else
+		dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
+	if (!dir)
+		return imgp_fail(ENOMEM, "out of memory");
+
+	rc = ext_lookup(efs, dir, &parent, &dinode);
+	if (rc == -ENOENT)
+		rc = imgp_fail(ENOENT, "cannot create: directory '%s' not found", dir);
+	else if (rc)
+		rc = imgp_fail_ctx(rc, "cannot create: directory '%s'", dir);
+	if (rc)
+		goto out;
+	if (!LINUX_S_ISDIR(dinode.i_mode)) {
+		rc = imgp_fail(ENOTDIR, "cannot create: '%s' is not a directory", dir);
+		goto out;
+	}
+	if (dinode.i_flags & EXT4_ENCRYPT_FL) {
+		rc = imgp_fail(ENOTSUP, "cannot create: directory '%s' is encrypted", dir);
+		goto out;
+	}
+	/* The name may be there as a symlink whose target is missing. */
+	err = ext2fs_lookup(efs, parent, name, (int)namelen, NULL, &other);
+	if (!err) {
+		err = ext2fs_read_inode(efs, other, &other_inode);
+		if (!err && LINUX_S_ISLNK(other_inode.i_mode))
+			rc = imgp_fail(ENOENT, "symlink to a missing file: write to its target instead");
+		else
+			rc = imgp_fail(EEXIST, "exists but cannot be resolved");
+		goto out;
+	}
+	if (err != EXT2_ET_FILE_NOT_FOUND) {
+		rc = ext_fail(err, "cannot search directory '%s'", dir);
+		goto out;
+	}
+	if (!efs->super->s_free_inodes_count) {
+		rc = imgp_fail(ENOSPC, "cannot create: no free inodes");
+		goto out;
+	}
+	/* One more block in case the directory has to grow. */
+	rc = ext_check_space(efs, len, 0, 1);
+	if (rc)
+		goto out;
+
+	*modified = true;
+	rc = ext_new_inode(efs, parent, &ino);
+	if (rc)
+		goto out;
+	rc = ext_link(efs, dir, parent, name, ino);
+	if (rc) {
+		ext_forget(efs, path, ino);
+		goto out;
+	}
+	rc = ext_write_data(efs, ino, data, len);
+	if (!rc)
+		rc = ext_set_times(efs, ino, EXT_TIME_ALL);
+	if (rc) {
+		err = ext2fs_unlink(efs, parent, name, ino, 0);
+		if (err)
+			imgp_warn("'%s': cannot remove the entry after a failed write: %s: run e2fsck -f",
+				  path, ext_why(err, why, sizeof(why)));
+		else
+			ext_forget(efs, path, ino);
+		goto out;
+	}
+	/* As the kernel does: a new entry changes the directory. */
+	rc = ext_set_times(efs, parent, EXT_TIME_MTIME);
+out:
+	free(dir);
+	return rc;
+}
+
+static int ext_write_file(struct imgp_fs *fs, const char *path,
+			  const void *data, size_t len)
+{
+	struct ext_priv *priv = ext_priv(fs);
+	ext2_filsys efs = priv->fs;
+	struct ext2_inode inode;
+	bool modified = false;
+	ext2_ino_t ino;
+	errcode_t err;
+	int rc;
+
+	rc = ext_check_path(path);
+	if (rc)
+		return rc;
+	if (!fs->writable || !(efs->flags & EXT2_FLAG_RW))
+		return imgp_fail(EROFS, "filesystem is opened read-only");
+	err = ext2fs_namei_follow(efs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, &ino);
+	if (!err) {
+		err = ext2fs_read_inode(efs, ino, &inode);
+		if (err)
+			return ext_fail(err, "cannot read inode %u", ino);
+		rc = ext_rewrite(efs, ino, &inode, data, len, &modified);
+	} else if (err == EXT2_ET_FILE_NOT_FOUND) {
+		rc = ext_create(efs, path, data, len, &modified);
+	} else {
+		return ext_err(err);
+	}
+	if (!modified)
+		return rc;
+	/*
+	 * Flush now, even after a failure (the undo changed the bitmaps too):
+	 * close() cannot report errors, and metadata must reach the image.
+	 */
+	err = ext2fs_flush(efs);
+	if (err && !rc)
+		rc = ext_fail(err, "cannot write the filesystem metadata");
+	return rc;
+}
+
+static int ext_exists(struct imgp_fs *fs, const char *path)
+{
+	ext2_filsys efs = ext_priv(fs)->fs;
+	ext2_ino_t ino;
+	errcode_t err;
+	int rc;
+
+	rc = ext_check_path(path);
+	if (rc)
+		return rc;
+	/* Like lstat: a symlink exists even when its target does not. */
+	err = ext2fs_namei(efs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, &ino);
+	if (!err)
+		return 1;
+	if (err == EXT2_ET_FILE_NOT_FOUND || err == EXT2_ET_NO_DIRECTORY)
+		return 0;
+	return ext_err(err);
+}
+
+const struct imgp_fs_ops imgp_fs_ext = {
+	.name = "ext",
+	.handles = ext_handles,
+	.open = ext_open,
+	.close = ext_close,
+	.read_file = ext_read_file,
+	.write_file = ext_write_file,
+	.exists = ext_exists,
+};

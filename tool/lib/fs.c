@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+/* Filesystem backends: one file each, registered here. */
+#include <errno.h>
+#include <string.h>
+
+#include "imgpatch.h"
+
+static const struct imgp_fs_ops *const fs_backends[] = {
+	&imgp_fs_fat,
+	&imgp_fs_ext,
+};
+
+/* Backends name neither the partition nor the path: these wrappers add both. */
+#define FS_CTX(fs) "p%d (%s)", (fs)->part->number, (fs)->part->fstype
+#define FS_PATH_CTX(fs, path) "p%d (%s): %s", (fs)->part->number, \
+	(fs)->part->fstype, (path)
+
+int imgp_fs_open(struct imgp_fs *fs, struct imgp_image *img,
+		 const struct imgp_part *part, bool writable)
+{
+	int rc;
+
+	memset(fs, 0, sizeof(*fs));
+	fs->img = img;
+	fs->part = part;
+	fs->writable = writable;
+	for (size_t i = 0; i < sizeof(fs_backends) / sizeof(fs_backends[0]); i++) {
+		if (fs_backends[i]->handles(part->fstype)) {
+			fs->ops = fs_backends[i];
+			break;
+		}
+	}
+	if (!fs->ops)
+		return imgp_fail(ENOTSUP, "p%d: %s%s%s filesystem is not supported (FAT and ext2/3/4 are)",
+				 part->number, part->fstype[0] ? "'" : "",
+				 part->fstype[0] ? part->fstype : "unknown",
+				 part->fstype[0] ? "'" : "");
+	if (writable && !img->writable)
+		return imgp_fail(EBADF, "p%d (%s): image opened read-only",
+				 part->number, part->fstype);
+	rc = fs->ops->open(fs);
+	if (rc) {
+		imgp_fail_ctx(rc, FS_CTX(fs));
+		fs->ops = NULL;
+	}
+	return rc;
+}
+
+void imgp_fs_close(struct imgp_fs *fs)
+{
+	if (fs->ops)
+		fs->ops->close(fs);
+	fs->ops = NULL;
+	fs->priv = NULL;
+}
+
+int imgp_fs_read_file(struct imgp_fs *fs, const char *path, size_t max,
+		      struct imgp_buf *out)
+{
+	int rc = fs->ops->read_file(fs, path, max, out);
+
+	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
+}
+
+int imgp_fs_write_file(struct imgp_fs *fs, const char *path, const void *data,
+		       size_t len)
+{
+	int rc;
+
+	if (!fs->writable)
+		return imgp_fail(EBADF, "p%d (%s): %s: filesystem opened read-only",
+				 fs->part->number, fs->part->fstype, path);
+	rc = fs->ops->write_file(fs, path, data, len);
+	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
+}
+
+int imgp_fs_exists(struct imgp_fs *fs, const char *path)
+{
+	int rc = fs->ops->exists(fs, path);
+
+	return rc < 0 ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : rc;
+}
