@@ -329,7 +329,7 @@ int imgp_dt_node_path(const struct imgp_dtb *dtb, int node, char *out,
 /* Deletes a property. Returns 0 when deleted, 1 when it was absent. */
 int imgp_dt_delete_prop(struct imgp_dtb *dtb, int node, const char *prop);
 /*
- * Formats a property value as dtc would print it ("<0x1 0x2>", "\"a\", \"b\"",
+ * Formats a property value as dtc would print it ("<0x01 0x02>", "\"a\", \"b\"",
  * "[01 02]", "" for empty) into out. Returns 0 or -ENOSPC (truncated).
  */
 int imgp_dt_format_value(const void *val, int len, char *out, size_t outlen);
