@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: MIT
+/* imgpatch: patch SD-card disk images offline. Dispatches to cmd-<verb>.c. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#ifndef IMGP_VERSION
+#define IMGP_VERSION "0.1"
+#endif
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{ "info", cmd_info, "show partitions, FIT, boot script, SD controllers, root fstab" },
+	{ "cat", cmd_cat, "print a file from inside a partition" },
+	{ "patch", cmd_patch, "change device tree and fstab of an image, offline" },
+};
+
+/* Library warnings and progress reach the user only through these hooks. */
+static void log_handler(enum imgp_log_level level, const char *msg, void *ctx)
+{
+	(void)ctx;
+	if (level == IMGP_LOG_WARNING)
+		warning("%s", msg);
+	else if (level == IMGP_LOG_ERROR)
+		error("%s", msg);
+	else if (level == IMGP_LOG_DEBUG && getenv("IMGPATCH_DEBUG"))
+		fprintf(stderr, "imgpatch: debug: %s\n", msg);
+}
+
+static void progress_handler(const char *what, uint64_t done, uint64_t total,
+			     void *ctx)
+{
+	(void)ctx;
+	if (!cli_stderr_is_tty())
+		return;
+	if (total)
+		fprintf(stderr, "\r%s: %llu/%llu MiB (%u%%)", what,
+			(unsigned long long)(done >> 20),
+			(unsigned long long)(total >> 20),
+			(unsigned)(done * 100 / total));
+	else
+		fprintf(stderr, "\r%s: %llu MiB", what,
+			(unsigned long long)(done >> 20));
+	if (total && done >= total)
+		fputc('\n', stderr);
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: imgpatch COMMAND [ARGS]\n"
+		"Patch SD-card disk images offline: no mounting, no loop devices, no root.\n\n"
+		"Commands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\nRun 'imgpatch COMMAND --help' for a command's options.\n"
+		     "Exit status: 0 done, 1 error, 2 usage error.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage(stderr), EXIT_USAGE;
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("imgpatch %s\n", IMGP_VERSION);
+		return EXIT_OK;
+	}
+	imgp_log_set_handler(log_handler, NULL);
+	imgp_progress_set_handler(progress_handler, NULL);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	}
+	return usage_error(NULL, "'%s' is not an imgpatch command", argv[1]);
+}

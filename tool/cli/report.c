@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+/* Messages to the user: "imgpatch: " + context + reason, one line each. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static void vreport(const char *prefix, const char *fmt, va_list ap)
+{
+	fputs("imgpatch: ", stderr);
+	fputs(prefix, stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("", fmt, ap);
+	va_end(ap);
+}
+
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("", fmt, ap);
+	va_end(ap);
+	exit(EXIT_ERROR);
+}
+
+int error_lib(const char *subject)
+{
+	const char *msg = imgp_errmsg();
+
+	error("%s: %s", subject, *msg ? msg : "unknown error");
+	return EXIT_ERROR;
+}
+
+int usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("", fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try 'imgpatch %s%s--help'.\n", cmd ? cmd : "",
+		cmd ? " " : "");
+	return EXIT_USAGE;
+}
+
+bool cli_stderr_is_tty(void)
+{
+	return isatty(STDERR_FILENO) == 1;
+}
+
