@@ -82,8 +82,11 @@ deps:
 asan:
 	$(Q)$(MAKE) --no-print-directory BUILD=build-asan SAN=1 all
 
+# Warning-free under both compilers; the tests then run the sanitizer build
+# (and the plain build under valgrind).
 check: deps
 	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory CC=clang BUILD=build-clang all
 	$(Q)$(MAKE) --no-print-directory asan
 	$(Q)IMGPATCH_BUILD=$(CURDIR)/build-asan IMGPATCH_PLAIN_BUILD=$(CURDIR)/$(BUILD) \
 		bash tests/run.sh
@@ -100,7 +103,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(DATADIR)/imgpatch
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-clang
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(UNIT_SRC:%.c=$(BUILD)/%.d)
 .SECONDARY:

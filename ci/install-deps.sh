@@ -15,7 +15,9 @@ packages=(
 	# run time (mtools is run as a program) and tests
 	mtools dosfstools e2fsprogs fdisk util-linux u-boot-tools
 	device-tree-compiler valgrind xxd coreutils diffutils gzip mawk
-	sed grep findutils
+	# a real consumer: U-Boot for QEMU reads the patched image as a board would
+	qemu-system-arm u-boot-qemu
+	sed grep findutils python3
 )
 
 if ! command -v dpkg-query >/dev/null; then

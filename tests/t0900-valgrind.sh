@@ -1,0 +1,51 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+test_description='the unsanitized build is valgrind clean on every command and on errors'
+. "$(dirname "$0")/lib.sh"
+
+plain=${IMGPATCH_PLAIN_BUILD:-$IMGPATCH_BUILD}/imgpatch
+# Exit status 99 marks a valgrind report, as a sanitizer report does.
+vg()
+{
+	valgrind -q --error-exitcode=99 --leak-check=full \
+		--errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect \
+		--trace-children=no "$plain" "$@"
+}
+
+if ! command -v valgrind >/dev/null || [ ! -x "$plain" ]; then
+	test_skip 'valgrind runs' 'valgrind or the plain build is missing'
+	test_done
+fi
+
+KV260_ARGS="--fdt fdt-smk-k26-revA-sck-kv-g-revB.dtb --dt-delete mmc@ff170000:no-1-8-v --fstab /:-discard,+noatime"
+
+test_expect_success 'build fixture' '
+	"$FIXTURES/mkimage-kv260.sh" gpt.img
+'
+
+test_expect_success 'info and info --json' '
+	vg info gpt.img >/dev/null &&
+	vg info --json gpt.img >/dev/null
+'
+
+test_expect_success 'cat from FAT and ext4' '
+	vg cat gpt.img writable:/etc/fstab >/dev/null &&
+	vg cat gpt.img 1:/boot.scr.uimg >/dev/null
+'
+
+test_expect_success 'patch: dry run, -o, in place, again' '
+	vg patch gpt.img $KV260_ARGS --dry-run >/dev/null &&
+	vg patch gpt.img $KV260_ARGS -o copy.img >/dev/null &&
+	vg patch gpt.img $KV260_ARGS >/dev/null &&
+	vg patch gpt.img $KV260_ARGS >/dev/null
+'
+
+test_expect_success 'error paths' '
+	test_must_fail_with 1 vg patch gpt.img --fdt nope --dt-delete mmc:x 2>/dev/null &&
+	test_must_fail_with 1 vg patch gpt.img --fdt 6 --dt-delete mmc:no-1-8-v 2>/dev/null &&
+	test_must_fail_with 1 vg patch gpt.img --fstab /home:+noatime 2>/dev/null &&
+	test_must_fail_with 1 vg cat gpt.img writable:/nope 2>/dev/null &&
+	test_must_fail_with 2 vg patch gpt.img 2>/dev/null
+'
+
+test_done
