@@ -38,6 +38,9 @@ endif
 LIB_SRC  := $(sort $(wildcard tool/lib/*.c))
 CLI_SRC  := $(sort $(wildcard tool/cli/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test-*.c))
+# Helpers shared by the unit tests (temporary dirs, files, running tools).
+UNIT_LIB_SRC := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
+UNIT_LIB_OBJ := $(UNIT_LIB_SRC:%.c=$(BUILD)/%.o)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -70,10 +73,10 @@ $(BUILD)/imgpatch: $(CLI_OBJ) $(BUILD)/libimgpatch.a
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libimgpatch.a $(LIBS)
 
-$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/libimgpatch-cli.a $(BUILD)/libimgpatch.a
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(UNIT_LIB_OBJ) $(BUILD)/libimgpatch-cli.a $(BUILD)/libimgpatch.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libimgpatch-cli.a $(BUILD)/libimgpatch.a $(LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_LIB_OBJ) $(BUILD)/libimgpatch-cli.a $(BUILD)/libimgpatch.a $(LIBS)
 
 deps:
 	$(Q)bash ci/install-deps.sh
@@ -105,5 +108,5 @@ uninstall:
 clean:
 	rm -rf build build-asan build-clang
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(UNIT_SRC:%.c=$(BUILD)/%.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(UNIT_SRC:%.c=$(BUILD)/%.d) $(UNIT_LIB_OBJ:.o=.d)
 .SECONDARY:
