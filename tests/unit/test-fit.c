@@ -4,12 +4,10 @@
  * external data (-E, data-offset) and absolute positions (-E -p,
  * data-position). dumpimage is the independent reader for order and payloads.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <libfdt.h>
 
@@ -18,7 +16,6 @@
 
 #define NIMAGES 6
 
-static char dir[256];
 static const char *const env[] = { "SOURCE_DATE_EPOCH=1700000000", NULL };
 
 /* The images in the .its, in order: index = position. */
@@ -32,72 +29,6 @@ static const struct {
 	{ "fdt-b.dtb", "flat_dt", "none", "sha1,sha384,sha512" },
 	{ "fdt-c.dtb", "flat_dt", "none", "crc32,sha256" },
 };
-
-static const char *at(const char *name)
-{
-	static char paths[4][512];
-	static int next;
-	char *p = paths[next++ % 4];
-
-	snprintf(p, sizeof(paths[0]), "%s/%s", dir, name);
-	return p;
-}
-
-static int write_file(const char *path, const void *data, size_t len)
-{
-	FILE *f = fopen(path, "wb");
-	int ok;
-
-	if (!f)
-		return -1;
-	ok = fwrite(data, 1, len, f) == len;
-	return fclose(f) == 0 && ok ? 0 : -1;
-}
-
-/* The whole file, malloc'd; NULL when unreadable. */
-static uint8_t *read_file(const char *path, size_t *len)
-{
-	struct imgp_buf b = { 0 };
-	uint8_t chunk[4096];
-	FILE *f = fopen(path, "rb");
-	size_t n;
-
-	*len = 0;
-	if (!f)
-		return NULL;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		if (imgp_buf_append(&b, chunk, n)) {
-			imgp_buf_free(&b);
-			break;
-		}
-	fclose(f);
-	if (!b.data)
-		return NULL;
-	return imgp_buf_steal(&b, len);
-}
-
-static int run(const char *const argv[], struct imgp_buf *out)
-{
-	int rc = imgp_run(argv, env, out);
-
-	if (rc)
-		printf("# %s: %s\n", argv[0], imgp_errmsg());
-	return rc;
-}
-
-static void cleanup(void)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-
-	if (d) {
-		while ((e = readdir(d)))
-			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-				unlink(at(e->d_name));
-		closedir(d);
-	}
-	rmdir(dir);
-}
 
 static int make_fixtures(void)
 {
@@ -115,21 +46,21 @@ static int make_fixtures(void)
 	/* Not a multiple of 4, so external data after it needs padding. */
 	for (i = 0; i < (int)sizeof(blob); i++)
 		blob[i] = (uint8_t)(i * 7 + 3);
-	if (write_file(at("kernel.bin"), blob, sizeof(blob)) ||
-	    write_file(at("ramdisk.bin"), "initrd!", 7) ||
-	    write_file(at("fw.bin"), "firmware", 8))
+	if (unit_write_file(unit_path("kernel.bin"), blob, sizeof(blob)) ||
+	    unit_write_file(unit_path("ramdisk.bin"), "initrd!", 7) ||
+	    unit_write_file(unit_path("fw.bin"), "firmware", 8))
 		return -1;
 	for (i = 0; i < 3 && !rc; i++) {
 		const char *argv[] = { "dtc", "-I", "dts", "-O", "dtb", "-o", NULL,
 				       NULL, NULL };
 
 		snprintf(name, sizeof(name), "%s.dts", tag[i]);
-		if (write_file(at(name), dts[i], strlen(dts[i])))
+		if (unit_write_file(unit_path(name), dts[i], strlen(dts[i])))
 			return -1;
-		argv[7] = at(name);
+		argv[7] = unit_path(name);
 		snprintf(name, sizeof(name), "%s.dtb", tag[i]);
-		argv[6] = at(name);
-		rc = run(argv, NULL);
+		argv[6] = unit_path(name);
+		rc = unit_run(argv, env, NULL);
 	}
 	if (rc)
 		return rc;
@@ -143,13 +74,13 @@ static int make_fixtures(void)
 		" entry = <0x80000>; hash-1 { algo = \"sha1\"; }; };\n"
 		"\t\tramdisk-1 { data = /incbin/(\"%s\"); type = \"ramdisk\"; arch = \"arm64\";"
 		" os = \"linux\"; compression = \"none\"; hash-1 { algo = \"md5\"; }; };\n",
-		at("kernel.bin"), at("ramdisk.bin"));
+		unit_path("kernel.bin"), unit_path("ramdisk.bin"));
 	rc |= imgp_buf_printf(&its,
 		"\t\tfdt-a.dtb { description = \"a\"; data = /incbin/(\"%s\"); type = \"flat_dt\";"
 		" arch = \"arm64\"; compression = \"none\"; hash-1 { algo = \"sha1\"; }; };\n"
 		"\t\tfirmware-1 { data = /incbin/(\"%s\"); type = \"firmware\"; arch = \"arm64\";"
 		" compression = \"none\"; };\n",
-		at("a.dtb"), at("fw.bin"));
+		unit_path("a.dtb"), unit_path("fw.bin"));
 	rc |= imgp_buf_printf(&its,
 		"\t\tfdt-b.dtb { data = /incbin/(\"%s\"); type = \"flat_dt\"; arch = \"arm64\";"
 		" compression = \"none\"; hash-1 { algo = \"sha1\"; }; hash-2 { algo = \"sha384\"; };"
@@ -157,14 +88,14 @@ static int make_fixtures(void)
 		"\t\tfdt-c.dtb { data = /incbin/(\"%s\"); type = \"flat_dt\"; arch = \"arm64\";"
 		" compression = \"none\"; hash-1 { algo = \"crc32\"; }; hash-2 { algo = \"sha256\"; }; };\n"
 		"\t};\n",
-		at("b.dtb"), at("c.dtb"));
+		unit_path("b.dtb"), unit_path("c.dtb"));
 	rc |= imgp_buf_printf(&its,
 		"\tconfigurations {\n\t\tdefault = \"conf-b\";\n"
 		"\t\tconf-a { description = \"board a\"; kernel = \"kernel-1\"; ramdisk = \"ramdisk-1\"; fdt = \"fdt-a.dtb\"; };\n"
 		"\t\tconf-b { kernel = \"kernel-1\"; fdt = \"fdt-b.dtb\", \"fdt-c.dtb\"; };\n"
 		"\t};\n};\n");
 	if (!rc)
-		rc = write_file(at("x.its"), its.data, its.len);
+		rc = unit_write_file(unit_path("x.its"), its.data, its.len);
 	imgp_buf_free(&its);
 	return rc;
 }
@@ -182,9 +113,9 @@ static int make_fit(const char *out, const char *opt1, const char *opt2,
 	if (opt3)
 		argv[n++] = opt3;
 	argv[n++] = "-f";
-	argv[n++] = at("x.its");
-	argv[n++] = at(out);
-	return run(argv, NULL);
+	argv[n++] = unit_path("x.its");
+	argv[n++] = unit_path(out);
+	return unit_run(argv, env, NULL);
 }
 
 static const struct imgp_fit_image *image(const struct imgp_fit *fit,
@@ -200,12 +131,12 @@ static const struct imgp_fit_image *image(const struct imgp_fit *fit,
 
 static void check_against_dumpimage(const struct imgp_fit *fit, const char *file)
 {
-	const char *argv[] = { "dumpimage", "-l", at(file), NULL };
+	const char *argv[] = { "dumpimage", "-l", unit_path(file), NULL };
 	struct imgp_buf out = { 0 };
 	char name[128], *line, *save = NULL;
 	int idx, seen = 0, in_order = 1;
 
-	CHECK(run(argv, &out) == 0, "dumpimage -l runs");
+	CHECK(unit_run(argv, env, &out) == 0, "dumpimage -l runs");
 	for (line = out.data ? strtok_r((char *)out.data, "\n", &save) : NULL;
 	     line; line = strtok_r(NULL, "\n", &save)) {
 		if (sscanf(line, " Image %d (%127[^)])", &idx, name) != 2)
@@ -231,16 +162,17 @@ static void check_payloads(const struct imgp_fit *fit, const char *file)
 		const struct imgp_fit_image *img = &fit->images[i];
 		char pos[16];
 		const char *argv[] = { "dumpimage", "-T", "flat_dt", "-p", pos,
-				       "-o", at("extracted"), at(file), NULL };
+				       "-o", unit_path("extracted"), unit_path(file),
+				       NULL };
 		uint8_t *want;
 		size_t wlen;
 
 		snprintf(pos, sizeof(pos), "%d", img->index);
-		if (run(argv, NULL)) {
+		if (unit_run(argv, env, NULL)) {
 			same = 0;
 			continue;
 		}
-		want = read_file(at("extracted"), &wlen);
+		want = unit_read_file(unit_path("extracted"), &wlen);
 		if (!want || wlen != img->size || memcmp(want, img->data, wlen))
 			same = 0;
 		free(want);
@@ -265,7 +197,7 @@ static void check_fdt_payloads(const struct imgp_fit *fit)
 			same = 0;
 			continue;
 		}
-		want = read_file(at(files[i]), &wlen);
+		want = unit_read_file(unit_path(files[i]), &wlen);
 		if (!want || wlen != size || memcmp(want, data, size))
 			same = 0;
 		free(want);
@@ -318,7 +250,7 @@ static void check_fit(const char *file, bool external)
 	char name[128];
 
 	printf("# %s\n", file);
-	raw = read_file(at(file), &len);
+	raw = unit_read_file(unit_path(file), &len);
 	CHECK(raw != NULL, "FIT file is readable");
 	if (!raw)
 		return;
@@ -395,7 +327,7 @@ static void check_flip(const char *file, const char *victim, const char *algo)
 	char want[128];
 	int rc, others = 1;
 
-	raw = read_file(at(file), &len);
+	raw = unit_read_file(unit_path(file), &len);
 	if (!raw || imgp_fit_parse(&fit, raw, len)) {
 		CHECK(0, "parse before corruption");
 		return;
@@ -445,7 +377,7 @@ static void check_bad_value(const char *file, const char *victim,
 	char want[128];
 
 	snprintf(node, sizeof(node), "/images/%s/%s", victim, hash);
-	raw = read_file(at(file), &len);
+	raw = unit_read_file(unit_path(file), &len);
 	off = raw ? fdt_path_offset(raw, node) : -1;
 	val = off >= 0 ? fdt_getprop(raw, off, "value", &vlen) : NULL;
 	if (!val || vlen < 1 || vlen > (int)sizeof(buf)) {
@@ -473,7 +405,7 @@ static void check_bad_value(const char *file, const char *victim,
 static uint8_t *edited(const char *file, size_t *len,
 		       int (*edit)(void *fdt))
 {
-	uint8_t *raw = read_file(at(file), len), *buf;
+	uint8_t *raw = unit_read_file(unit_path(file), len), *buf;
 	size_t cap = *len + 4096;
 
 	buf = raw ? malloc(cap) : NULL;
@@ -554,13 +486,13 @@ static void check_truncated(void)
 	int rc;
 	char want[256];
 
-	raw = read_file(at("embedded.fit"), &len);
+	raw = unit_read_file(unit_path("embedded.fit"), &len);
 	rc = raw ? imgp_fit_parse(&fit, raw, len / 2) : -1;
 	CHECK(rc == -EINVAL && strstr(imgp_errmsg(), "truncated"),
 	      "truncated embedded FIT is -EINVAL");
 
 	/* External data: the structure is whole, the last payload is not. */
-	raw = read_file(at("external.fit"), &len);
+	raw = unit_read_file(unit_path("external.fit"), &len);
 	if (!raw || imgp_fit_parse(&full, raw, len)) {
 		CHECK(0, "parse external FIT");
 		return;
@@ -587,7 +519,7 @@ static void check_truncated(void)
 	rc = imgp_fit_parse(&fit, raw, 256);
 	CHECK(rc == -EINVAL && strstr(imgp_errmsg(), "not a FIT"),
 	      "garbage is not a FIT");
-	raw = read_file(at("a.dtb"), &len);
+	raw = unit_read_file(unit_path("a.dtb"), &len);
 	rc = raw ? imgp_fit_parse(&fit, raw, len) : -1;
 	CHECK_STR(imgp_errmsg(), "not a FIT: no /images node",
 		  "a plain dtb is not a FIT");
@@ -597,7 +529,7 @@ static void check_truncated(void)
 static int parse_with_u32(const char *file, const char *node, const char *prop,
 			  uint32_t val, struct imgp_fit *fit, size_t *len)
 {
-	uint8_t *raw = read_file(at(file), len);
+	uint8_t *raw = unit_read_file(unit_path(file), len);
 	int off, rc;
 
 	if (!raw)
@@ -642,7 +574,7 @@ static void check_external_bounds(void)
 	CHECK(rc == -EINVAL, "huge data-size with data-position is -EINVAL");
 
 	/* A data-offset without data-size: delprop keeps the total size. */
-	raw = read_file(at("external.fit"), &len);
+	raw = unit_read_file(unit_path("external.fit"), &len);
 	off = raw ? fdt_path_offset(raw, "/images/ramdisk-1") : -1;
 	if (off < 0 || fdt_delprop(raw, off, "data-size")) {
 		CHECK(0, "remove data-size");
@@ -668,7 +600,7 @@ static void check_rounding(void)
 	uint32_t end;
 	int rc, same = 1;
 
-	raw = read_file(at("external.fit"), &len);
+	raw = unit_read_file(unit_path("external.fit"), &len);
 	if (!raw || imgp_fit_parse(&fit, raw, len)) {
 		CHECK(0, "parse external FIT");
 		return;
@@ -696,10 +628,7 @@ static void check_rounding(void)
 
 int main(void)
 {
-	const char *tmp = getenv("TMPDIR");
-
-	snprintf(dir, sizeof(dir), "%s/imgp-test-fit.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(dir)) {
+	if (unit_tmpdir_create("fit")) {
 		perror("mkdtemp");
 		return 1;
 	}
@@ -707,7 +636,7 @@ int main(void)
 	    make_fit("external.fit", "-E", NULL, NULL) ||
 	    make_fit("position.fit", "-E", "-p", "0x1000")) {
 		CHECK(0, "fixtures: dtc and mkimage build the test FITs");
-		cleanup();
+		unit_tmpdir_remove();
 		return unit_done();
 	}
 
@@ -745,6 +674,6 @@ int main(void)
 	check_truncated();
 	check_external_bounds();
 
-	cleanup();
+	unit_tmpdir_remove();
 	return unit_done();
 }

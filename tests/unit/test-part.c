@@ -4,61 +4,22 @@
  * formatted by mkfs.vfat/mke2fs, then read back; broken tables are made by
  * patching those images or by writing MBR/EBR sectors by hand.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "imgpatch.h"
 #include "unit.h"
 
-extern char **environ;
-
 #define MiB (1024ull * 1024)
 
-static char tmpdir[PATH_MAX];
 static char warnings[4096];
 
 /* ---------------------------------------------------------------- helpers */
-
-static void cleanup(void)
-{
-	char path[PATH_MAX * 2];
-	struct dirent *d;
-	DIR *dir;
-
-	if (!tmpdir[0])
-		return;
-	dir = opendir(tmpdir);
-	if (dir) {
-		while ((d = readdir(dir))) {
-			if (d->d_name[0] == '.')
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", tmpdir, d->d_name);
-			unlink(path);
-		}
-		closedir(dir);
-	}
-	rmdir(tmpdir);
-}
-
-/* A path in the temporary directory; each call gets its own storage. */
-static const char *tpath(const char *name)
-{
-	static char bufs[32][PATH_MAX + 64];
-	static size_t next;
-
-	if (next == sizeof(bufs) / sizeof(bufs[0]))
-		abort();
-	snprintf(bufs[next], sizeof(bufs[0]), "%s/%s", tmpdir, name);
-	return bufs[next++];
-}
 
 /* Records that a fixture was built; false (and a failed check) when not. */
 static bool made(int rc, const char *name)
@@ -94,28 +55,6 @@ static const char *find_tool(const char *name)
 			return found;
 	}
 	return NULL;
-}
-
-/* Runs argv (argv[0] a full path), stdin from a file, output discarded. */
-static int run(char *const argv[], const char *stdin_path)
-{
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	int status, rc;
-
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, stdin_path ? stdin_path : "/dev/null",
-					 O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc)
-		return -1;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 static int write_at(const char *path, uint64_t off, const void *data, size_t len)
@@ -160,14 +99,6 @@ static int resize_file(const char *path, uint64_t size)
 	return truncate(path, (off_t)size);
 }
 
-static int write_text(const char *path, const char *text)
-{
-	unlink(path);
-	if (make_file(path, 0))
-		return -1;
-	return write_at(path, 0, text, strlen(text));
-}
-
 static void put_le16(uint8_t *p, uint16_t v)
 {
 	p[0] = (uint8_t)v;
@@ -201,17 +132,16 @@ static uint64_t le64(const uint8_t *p)
 static int sfdisk(const char *img, const char *script)
 {
 	const char *tool = find_tool("sfdisk");
-	char spath[PATH_MAX + 64];
-	char prog[PATH_MAX];
-	char *argv[] = { prog, (char *)"--quiet", (char *)img, NULL };
+	char spath[PATH_MAX], prog[PATH_MAX];
+	const char *argv[] = { prog, "--quiet", img, NULL };
 
 	if (!tool)
 		return -1;
 	snprintf(prog, sizeof(prog), "%s", tool);
-	snprintf(spath, sizeof(spath), "%s/script", tmpdir);
-	if (write_text(spath, script))
+	unit_path_keep(spath, sizeof(spath), "script");
+	if (unit_write_text(spath, script))
 		return -1;
-	return run(argv, spath);
+	return unit_spawn(argv, spath, NULL);
 }
 
 struct mbr_slot {
@@ -358,7 +288,7 @@ static int make_mbr(const char *path)
 
 static void test_gpt(void)
 {
-	const char *path = tpath("gpt.img");
+	const char *path = unit_path("gpt.img");
 	struct imgp_image img;
 	struct imgp_table tab;
 	const struct imgp_part *p;
@@ -438,7 +368,7 @@ out:
 
 static void test_gpt_names(void)
 {
-	const char *path = tpath("names.img");
+	const char *path = unit_path("names.img");
 	/* a, u-umlaut, U+1D11E as a surrogate pair, z, a lone high surrogate, q */
 	static const uint16_t units[] = { 'a', 0x00fc, 0xd834, 0xdd1e, 'z',
 					  0xd800, 'q', 0, 'x' };
@@ -476,7 +406,7 @@ static void test_gpt_names(void)
 
 static void test_gpt_backup(void)
 {
-	const char *path = tpath("backup.img");
+	const char *path = unit_path("backup.img");
 	struct imgp_image img;
 	struct imgp_table tab;
 	uint8_t junk = 0x5a, zero[512] = { 0 };
@@ -559,7 +489,7 @@ static void test_gpt_backup(void)
 
 static void test_gpt_bad_entries(void)
 {
-	const char *path = tpath("entries.img");
+	const char *path = unit_path("entries.img");
 	uint8_t v[8];
 
 	/* Partition 2 starts inside partition 1. */
@@ -603,11 +533,11 @@ static void test_gpt_bad_entries(void)
 
 static void test_gpt_4k(void)
 {
-	const char *path = tpath("gpt4k.img");
-	const char *cmds = tpath("fdisk-cmds");
+	const char *path = unit_path("gpt4k.img");
+	const char *cmds = unit_path("fdisk-cmds");
 	const char *tool = find_tool("fdisk");
 	char prog[PATH_MAX];
-	char *argv[] = { prog, (char *)"-b", (char *)"4096", (char *)path, NULL };
+	const char *argv[] = { prog, "-b", "4096", path, NULL };
 	struct imgp_image img;
 	struct imgp_table tab;
 
@@ -617,8 +547,8 @@ static void test_gpt_4k(void)
 	}
 	snprintf(prog, sizeof(prog), "%s", tool);
 	make_file(path, 64 * MiB);
-	write_text(cmds, "g\nn\n\n\n+4M\nn\n\n\n+8M\nw\n");
-	CHECK(run(argv, cmds) == 0, "4k: fdisk makes the fixture");
+	unit_write_text(cmds, "g\nn\n\n\n+4M\nn\n\n\n+8M\nw\n");
+	CHECK(unit_spawn(argv, cmds, NULL) == 0, "4k: fdisk makes the fixture");
 	CHECK(open_table(path, &img, &tab) == 0, "4k: table reads");
 	CHECK(tab.sector_size == 4096 && tab.nparts == 2, "4k: sector size and count");
 	if (tab.nparts == 2) {
@@ -645,7 +575,7 @@ static void test_gpt_4k(void)
 
 static void test_gpt_mbr_variants(void)
 {
-	const char *path = tpath("variants.img");
+	const char *path = unit_path("variants.img");
 	struct imgp_image img;
 	struct imgp_table tab;
 	uint8_t zero[512] = { 0 };
@@ -680,7 +610,7 @@ static void test_gpt_mbr_variants(void)
 
 static void test_mbr(void)
 {
-	const char *path = tpath("mbr.img");
+	const char *path = unit_path("mbr.img");
 	struct imgp_image img;
 	struct imgp_table tab;
 	const struct imgp_part *p;
@@ -731,7 +661,7 @@ out:
 
 static void test_mbr_crafted(void)
 {
-	const char *path = tpath("crafted.img");
+	const char *path = unit_path("crafted.img");
 	struct imgp_image img;
 	struct imgp_table tab;
 
@@ -791,7 +721,7 @@ static void test_mbr_crafted(void)
 
 static void test_ebr(void)
 {
-	const char *path = tpath("ebr.img");
+	const char *path = unit_path("ebr.img");
 	struct imgp_image img;
 	struct imgp_table tab;
 	struct mbr_slot mbr[4] = { { 0, 0x0f, 2048, 40960 } };
@@ -879,7 +809,7 @@ static void test_ebr(void)
 
 static void test_no_table(void)
 {
-	const char *path = tpath("blank.img");
+	const char *path = unit_path("blank.img");
 	const char *mkfs = find_tool("mkfs.vfat");
 
 	make_file(path, 1 * MiB);
@@ -897,12 +827,11 @@ static void test_no_table(void)
 	}
 	{
 		char prog[PATH_MAX];
-		char *argv[] = { prog, (char *)"-i", (char *)"12345678",
-				 (char *)path, NULL };
+		const char *argv[] = { prog, "-i", "12345678", path, NULL };
 
 		snprintf(prog, sizeof(prog), "%s", mkfs);
 		make_file(path, 8 * MiB);
-		CHECK(run(argv, NULL) == 0, "superfloppy: mkfs.vfat");
+		CHECK(unit_spawn(argv, NULL, NULL) == 0, "superfloppy: mkfs.vfat");
 		expect_fail(path, ENOENT, "no partition table (neither GPT nor MBR)",
 			    "superfloppy FAT image");
 	}
@@ -912,15 +841,13 @@ static void test_no_table(void)
 
 static void test_probe_fs(void)
 {
-	const char *path = tpath("fs.img");
+	const char *path = unit_path("fs.img");
 	char vprog[PATH_MAX] = "", eprog[PATH_MAX] = "";
-	char *vargv[] = { vprog, (char *)"-i", (char *)"1234abcd", (char *)"-n",
-			  (char *)"system-boot", (char *)"--offset", (char *)"2048",
-			  (char *)path, (char *)"4096", NULL };
-	char *eargv[] = { eprog, (char *)"-q", (char *)"-F", (char *)"-t",
-			  (char *)"ext4", (char *)"-L", (char *)"writable", (char *)"-U",
-			  (char *)"0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d", (char *)"-E",
-			  (char *)"offset=5242880", (char *)path, (char *)"8M", NULL };
+	const char *vargv[] = { vprog, "-i", "1234abcd", "-n", "system-boot",
+				"--offset", "2048", path, "4096", NULL };
+	const char *eargv[] = { eprog, "-q", "-F", "-t", "ext4", "-L", "writable",
+				"-U", "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+				"-E", "offset=5242880", path, "8M", NULL };
 	struct imgp_image img;
 	struct imgp_table tab;
 	const struct imgp_part *p;
@@ -937,8 +864,8 @@ static void test_probe_fs(void)
 	}
 	if (!made(make_gpt(path), "gpt fixture"))
 		return;
-	CHECK(run(vargv, NULL) == 0, "probe: mkfs.vfat at partition 1");
-	CHECK(run(eargv, NULL) == 0, "probe: mke2fs at partition 2");
+	CHECK(unit_spawn(vargv, NULL, NULL) == 0, "probe: mkfs.vfat at partition 1");
+	CHECK(unit_spawn(eargv, NULL, NULL) == 0, "probe: mke2fs at partition 2");
 	CHECK(open_table(path, &img, &tab) == 0 && tab.nparts == 3, "probe: table reads");
 	if (tab.nparts != 3)
 		goto out;
@@ -965,14 +892,13 @@ out:
 
 	/* MBR: logicals are probed, the extended container is skipped. */
 	{
-		const char *mpath = tpath("fsmbr.img");
-		char *largv[] = { vprog, (char *)"-n", (char *)"LOGICAL",
-				  (char *)"--offset", (char *)"20480", (char *)mpath,
-				  (char *)"4096", NULL };
+		const char *mpath = unit_path("fsmbr.img");
+		const char *largv[] = { vprog, "-n", "LOGICAL", "--offset", "20480",
+					mpath, "4096", NULL };
 
 		if (!made(make_mbr(mpath), "probe: mbr fixture"))
 			return;
-		CHECK(run(largv, NULL) == 0, "probe: mkfs.vfat at logical 5");
+		CHECK(unit_spawn(largv, NULL, NULL) == 0, "probe: mkfs.vfat at logical 5");
 		CHECK(open_table(mpath, &img, &tab) == 0 && tab.nparts == 5 &&
 		      imgp_table_probe_fs(&img, &tab) == 0, "probe: mbr probe_fs");
 		if (tab.nparts == 5) {
@@ -989,15 +915,11 @@ out:
 
 int main(void)
 {
-	const char *base = getenv("TMPDIR");
-
-	snprintf(tmpdir, sizeof(tmpdir), "%s/imgp-test-part.XXXXXX",
-		 base && base[0] ? base : "/tmp");
-	if (!mkdtemp(tmpdir)) {
+	if (unit_tmpdir_create("part")) {
 		printf("not ok 1 - cannot create a temporary directory\n");
 		return 1;
 	}
-	atexit(cleanup);
+	atexit(unit_tmpdir_remove);
 	imgp_log_set_handler(log_capture, NULL);
 
 	test_no_table();

@@ -3,14 +3,20 @@
  * Minimal unit-test harness: each CHECK prints one TAP line ("ok - name" or
  * "not ok - name") so tests/run.sh counts C and shell tests alike.
  * unit_done() returns the exit status (1 when any check failed).
+ *
+ * unit.c also holds the helpers several tests share: a temporary directory
+ * with paths in it, whole-file reads and writes, and running tools.
  */
 #ifndef IMGP_UNIT_H
 #define IMGP_UNIT_H
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
-static int unit_failed, unit_count;
+struct imgp_buf;
+
+extern int unit_failed, unit_count;
 
 #define CHECK(cond, name)                                                     \
 	do {                                                                  \
@@ -33,10 +39,48 @@ static int unit_failed, unit_count;
 			       g_ ? g_ : "(null)", w_);                       \
 	} while (0)
 
-static inline int unit_done(void)
-{
-	printf("# %d checks, %d failed\n", unit_count, unit_failed);
-	return unit_failed ? 1 : 0;
-}
+/* Prints the summary line; returns the exit status (1 when a check failed). */
+int unit_done(void);
+
+/*
+ * Creates $TMPDIR/imgp-test-<tag>.XXXXXX (or under /tmp) for this test's
+ * files. Returns 0, or -1 with errno set.
+ */
+int unit_tmpdir_create(const char *tag);
+/* Removes the temporary directory and all below it; safe to call twice. */
+void unit_tmpdir_remove(void);
+/*
+ * The path of name inside the temporary directory. The storage is reused
+ * after 32 calls: a path that has to live longer goes through
+ * unit_path_keep().
+ */
+const char *unit_path(const char *name);
+/* Like unit_path(), into the caller's buf of size bytes; returns buf. */
+char *unit_path_keep(char *buf, size_t size, const char *name);
+
+/* Writes len bytes to path (created 0644 or truncated). Returns 0 or -1. */
+int unit_write_file(const char *path, const void *data, size_t len);
+/* unit_write_file() of a string, without its NUL. */
+int unit_write_text(const char *path, const char *text);
+/*
+ * The whole file, malloc'd and NUL-terminated (so text can be used in
+ * place); its size in *len when len is not NULL. NULL when unreadable.
+ */
+void *unit_read_file(const char *path, size_t *len);
+
+/*
+ * Runs a tool with imgp_run (clean environment plus env, which may be NULL;
+ * stdout into out, which may be NULL). Prints the reason on failure.
+ * Returns what imgp_run returned.
+ */
+int unit_run(const char *const argv[], const char *const env[],
+	     struct imgp_buf *out);
+/*
+ * Runs argv[0] (searched in $PATH unless it holds a '/') in this process's
+ * environment, stdin from in and stdout plus stderr into out (each
+ * /dev/null when NULL). Returns its exit status, or -1 when it could not
+ * run or was killed.
+ */
+int unit_spawn(const char *const argv[], const char *in, const char *out);
 
 #endif

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Helpers the unit tests share: the check counters, a temporary directory
+ * for fixtures, whole-file reads and writes, and running tools.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "imgpatch.h"
+#include "unit.h"
+
+/* Paths built from $TMPDIR go into fixed buffers and debugfs requests. */
+#define TMPDIR_MAX 40
+#define PATH_SLOTS 32
+
+extern char **environ;
+
+int unit_failed, unit_count;
+
+static char tmpdir[128];
+
+int unit_done(void)
+{
+	printf("# %d checks, %d failed\n", unit_count, unit_failed);
+	return unit_failed ? 1 : 0;
+}
+
+int unit_tmpdir_create(const char *tag)
+{
+	const char *base = getenv("TMPDIR");
+	int n;
+
+	if (!base || !*base || strlen(base) >= TMPDIR_MAX)
+		base = "/tmp";
+	n = snprintf(tmpdir, sizeof(tmpdir), "%s/imgp-test-%s.XXXXXX", base, tag);
+	if (n < 0 || (size_t)n >= sizeof(tmpdir)) {
+		tmpdir[0] = '\0';
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (!mkdtemp(tmpdir)) {
+		tmpdir[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag,
+		      struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+void unit_tmpdir_remove(void)
+{
+	if (!tmpdir[0])
+		return;
+	nftw(tmpdir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	tmpdir[0] = '\0';
+}
+
+char *unit_path_keep(char *buf, size_t size, const char *name)
+{
+	int n = snprintf(buf, size, "%s/%s", tmpdir, name);
+
+	/* A cut-off path would name another file: stop the test instead. */
+	if (n < 0 || (size_t)n >= size) {
+		fprintf(stderr, "unit: path '%s/%s' is too long\n", tmpdir, name);
+		abort();
+	}
+	return buf;
+}
+
+const char *unit_path(const char *name)
+{
+	static char paths[PATH_SLOTS][PATH_MAX];
+	static unsigned int next;
+
+	return unit_path_keep(paths[next++ % PATH_SLOTS], PATH_MAX, name);
+}
+
+int unit_write_file(const char *path, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int rc = 0;
+
+	if (fd < 0)
+		return -1;
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			rc = -1;
+			break;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	if (close(fd) && !rc)
+		rc = -1;
+	return rc;
+}
+
+int unit_write_text(const char *path, const char *text)
+{
+	return unit_write_file(path, text, strlen(text));
+}
+
+void *unit_read_file(const char *path, size_t *len)
+{
+	struct imgp_buf b = { 0 };
+	uint8_t chunk[4096];
+	FILE *f = fopen(path, "rb");
+	size_t n;
+	bool ok;
+
+	if (len)
+		*len = 0;
+	if (!f)
+		return NULL;
+	/* An empty file gives an empty string, not NULL. */
+	ok = imgp_buf_append(&b, "", 0) == 0;
+	while (ok && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		ok = imgp_buf_append(&b, chunk, n) == 0;
+	ok = ok && !ferror(f);
+	fclose(f);
+	if (!ok) {
+		imgp_buf_free(&b);
+		return NULL;
+	}
+	return imgp_buf_steal(&b, len);
+}
+
+int unit_run(const char *const argv[], const char *const env[],
+	     struct imgp_buf *out)
+{
+	int rc = imgp_run(argv, env, out);
+
+	if (rc)
+		printf("# %s: %s\n", argv[0], imgp_errmsg());
+	return rc;
+}
+
+int unit_spawn(const char *const argv[], const char *in, const char *out)
+{
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int status, rc;
+
+	if (posix_spawn_file_actions_init(&fa))
+		return -1;
+	rc = posix_spawn_file_actions_addopen(&fa, 0, in ? in : "/dev/null",
+					      O_RDONLY, 0);
+	if (!rc)
+		rc = posix_spawn_file_actions_addopen(&fa, 1,
+						      out ? out : "/dev/null",
+						      O_WRONLY | O_CREAT | O_TRUNC,
+						      0644);
+	if (!rc)
+		rc = posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	/* posix_spawnp takes char *const[] but leaves the strings alone. */
+	if (!rc)
+		rc = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv,
+				  environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc)
+		return -1;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
