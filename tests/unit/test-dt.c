@@ -18,8 +18,6 @@
 
 #define REAL_DTB "smk-k26-revA-sm-k26-revA-sck-kv-g-revB.dtb"
 
-static char dir[256];
-
 static const char test_dts[] =
 	"/dts-v1/;\n"
 	"/ {\n"
@@ -94,76 +92,10 @@ static const char test_dts[] =
 	"	};\n"
 	"};\n";
 
-static const char *at(const char *name)
-{
-	static char paths[8][512];
-	static int next;
-	char *p = paths[next++ % 8];
-
-	snprintf(p, sizeof(paths[0]), "%s/%s", dir, name);
-	return p;
-}
-
-static int write_file(const char *path, const void *data, size_t len)
-{
-	FILE *f = fopen(path, "wb");
-	int ok;
-
-	if (!f)
-		return -1;
-	ok = fwrite(data, 1, len, f) == len;
-	return fclose(f) == 0 && ok ? 0 : -1;
-}
-
-/* The whole file, malloc'd and NUL-terminated; NULL when unreadable. */
-static uint8_t *read_file(const char *path, size_t *len)
-{
-	struct imgp_buf b = { 0 };
-	uint8_t chunk[4096];
-	FILE *f = fopen(path, "rb");
-	size_t n;
-
-	*len = 0;
-	if (!f)
-		return NULL;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		if (imgp_buf_append(&b, chunk, n)) {
-			imgp_buf_free(&b);
-			break;
-		}
-	fclose(f);
-	if (!b.data)
-		return NULL;
-	return imgp_buf_steal(&b, len);
-}
-
-static int run(const char *const argv[], struct imgp_buf *out)
-{
-	int rc = imgp_run(argv, NULL, out);
-
-	if (rc)
-		printf("# %s: %s\n", argv[0], imgp_errmsg());
-	return rc;
-}
-
-static void cleanup(void)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-
-	if (d) {
-		while ((e = readdir(d)))
-			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-				unlink(at(e->d_name));
-		closedir(d);
-	}
-	rmdir(dir);
-}
-
 static int load_file(struct imgp_dtb *dtb, const char *path)
 {
 	size_t len;
-	uint8_t *raw = read_file(path, &len);
+	uint8_t *raw = unit_read_file(path, &len);
 	int rc;
 
 	if (!raw)
@@ -192,23 +124,23 @@ static const char *find(const struct imgp_dtb *dtb, const char *spec, int *rc)
 static void check_like_fdtput(const char *file, const char *node,
 			      const char *const props[], int nprops)
 {
-	const char *argv[16] = { "fdtput", "-d", at("fdtput.dtb"), node };
+	const char *argv[16] = { "fdtput", "-d", unit_path("fdtput.dtb"), node };
 	struct imgp_dtb dtb;
 	const void *blob;
 	uint8_t *raw, *want;
 	size_t len, wlen, size;
 	int i, off, rc;
 
-	raw = read_file(file, &len);
-	if (!raw || write_file(at("fdtput.dtb"), raw, len)) {
+	raw = unit_read_file(file, &len);
+	if (!raw || unit_write_file(unit_path("fdtput.dtb"), raw, len)) {
 		CHECK(0, "copy for fdtput");
 		free(raw);
 		return;
 	}
 	for (i = 0; i < nprops && i < 10; i++)
 		argv[4 + i] = props[i];
-	rc = run(argv, NULL);
-	want = rc ? NULL : read_file(at("fdtput.dtb"), &wlen);
+	rc = unit_run(argv, NULL, NULL);
+	want = rc ? NULL : unit_read_file(unit_path("fdtput.dtb"), &wlen);
 
 	rc = imgp_dtb_load(&dtb, raw, len);
 	free(raw);
@@ -287,7 +219,7 @@ static char *decompile(const char *dtb_path)
 	const char *argv[] = { "dtc", "-q", "-I", "dtb", "-O", "dts", dtb_path, NULL };
 	struct imgp_buf out = { 0 };
 
-	if (run(argv, &out)) {
+	if (unit_run(argv, NULL, &out)) {
 		imgp_buf_free(&out);
 		return NULL;
 	}
@@ -308,7 +240,7 @@ static void check_load(void)
 	      "garbage is refused");
 	rc = imgp_dtb_load(&dtb, junk, 8);
 	CHECK(rc == -EINVAL, "8 bytes are refused");
-	raw = read_file(at("t.dtb"), &len);
+	raw = unit_read_file(unit_path("t.dtb"), &len);
 	rc = raw ? imgp_dtb_load(&dtb, raw, len / 2) : -1;
 	CHECK(rc == -EINVAL && strstr(imgp_errmsg(), "truncated"),
 	      "truncated tree is refused");
@@ -335,7 +267,7 @@ static void check_find(void)
 	const char *path;
 	int rc;
 
-	if (load_file(&dtb, at("t.dtb"))) {
+	if (load_file(&dtb, unit_path("t.dtb"))) {
 		CHECK(0, "load test tree");
 		return;
 	}
@@ -387,7 +319,7 @@ static void check_find(void)
 	CHECK(rc == -EINVAL && !path[0], "empty label is -EINVAL");
 	imgp_dtb_free(&dtb);
 
-	if (load_file(&dtb, at("nosym.dtb"))) {
+	if (load_file(&dtb, unit_path("nosym.dtb"))) {
 		CHECK(0, "load tree without __symbols__");
 		return;
 	}
@@ -615,48 +547,632 @@ static void check_real_trees(void)
 	check_real_nosym();
 }
 
+/* ------------------------------------------------- values, edits, overlays */
+
+/* dtc compiles "p = TEXT;" into bytes; NULL when it refuses the text. */
+static uint8_t *dtc_value(const char *text, int *len)
+{
+	const char *argv[] = { "dtc", "-q", "-I", "dts", "-O", "dtb", "-o",
+			       NULL, NULL, NULL };
+	struct imgp_buf src = { 0 };
+	const void *v;
+	uint8_t *raw, *copy = NULL;
+	size_t size;
+
+	*len = -1;
+	argv[7] = unit_path("value.dtb");
+	argv[8] = unit_path("value.dts");
+	if (imgp_buf_printf(&src, "/dts-v1/;\n/ {\n\tp = %s;\n};\n", text) ||
+	    unit_write_file(argv[8], src.data, src.len) || unit_run(argv, NULL, NULL)) {
+		imgp_buf_free(&src);
+		return NULL;
+	}
+	imgp_buf_free(&src);
+	raw = unit_read_file(argv[7], &size);
+	v = raw ? fdt_getprop(raw, 0, "p", len) : NULL;
+	if (v && (copy = malloc((size_t)*len + 1)))
+		memcpy(copy, v, (size_t)*len);
+	free(raw);
+	return copy;
+}
+
+static void check_parse_value(void)
+{
+	static const struct {
+		const char *text;
+		const char *want;
+		size_t len;
+		bool dtc;                /* dtc source syntax, compare with dtc */
+	} ok[] = {
+		{ "<1 0x2 0xffffffff>", "\0\0\0\1\0\0\0\2\xff\xff\xff\xff", 12, true },
+		{ "<0 4294967295 0xABCDEF>", "\0\0\0\0\xff\xff\xff\xff\0\xab\xcd\xef", 12, true },
+		{ "\"a\", \"b\"", "a\0b", 4, true },
+		{ "\"q\\\"x\\\\\"", "q\"x\\", 5, true },
+		{ "\"tab\\there\\n\"", "tab\there\n", 10, true },
+		{ "[01 02 ab]", "\x01\x02\xab", 3, true },
+		{ "[0102AB]", "\x01\x02\xab", 3, true },
+		{ "[ 01  02 ]", "\x01\x02", 2, true },
+		{ "\"\"", "", 1, true },
+		{ "\"s\", <1>, [ff]", "s\0\0\0\0\1\xff", 7, true },
+		{ "<>", "", 0, true },
+		{ "  < 5 >  ", "\0\0\0\5", 4, true },
+		{ "okay", "okay", 5, false },
+		{ " disabled ", "disabled", 9, false },
+		{ "/chosen/serial@0", "/chosen/serial@0", 17, false },
+		{ "", "", 0, false },
+		{ "   ", "", 0, false },
+	};
+	static const struct {
+		const char *text, *msg;
+	} bad[] = {
+		{ "<1 x>", "bad property value '<1 x>': 'x' is not a number" },
+		{ "<0x100000000>", "bad property value '<0x100000000>': '0x100000000' does not fit in 32 bits" },
+		{ "<4294967296>", "bad property value '<4294967296>': '4294967296' does not fit in 32 bits" },
+		{ "<0x>", "bad property value '<0x>': '0x' is not a number" },
+		{ "<010>", "bad property value '<010>': '010' has a leading zero (octal in dtc): write it in decimal or 0x hex" },
+		{ "<1 2", "bad property value '<1 2': missing '>'" },
+		{ "<-1>", "bad property value '<-1>': '-1' is not a number" },
+		{ "\"abc", "bad property value '\"abc': missing closing '\"'" },
+		{ "\"a\\qb\"", "bad property value '\"a\\qb\"': unknown escape '\\q' (known: \\\" \\\\ \\n \\t)" },
+		{ "[1]", "bad property value '[1]': '1' is not a byte (two hex digits)" },
+		{ "[012]", "bad property value '[012]': '2' is not a byte (two hex digits)" },
+		{ "[zz]", "bad property value '[zz]': 'zz' is not a byte (two hex digits)" },
+		{ "[01", "bad property value '[01': missing ']'" },
+		{ "<1>;", "bad property value '<1>;': unexpected ';' after a value: separate values with ','" },
+		{ "\"a\" \"b\"", "bad property value '\"a\" \"b\"': unexpected '\"' after a value: separate values with ','" },
+		{ "\"a\",", "bad property value '\"a\",': nothing after ','" },
+		{ "\"a\", b", "bad property value '\"a\", b': unexpected 'b': expected \"string\", <cells> or [bytes]" },
+		{ "&sdhci1", "bad property value '&sdhci1': references to labels are not supported: give the phandle as <0x..>" },
+		{ "/bits/ 8 <1>", "bad property value '/bits/ 8 <1>': /bits/ is not supported: give 32-bit cells <..> or bytes [..]" },
+		{ "say \"hi\"", "bad property value 'say \"hi\"': a string with '\"' in it must be quoted" },
+	};
+	struct imgp_buf out = { 0 };
+	char name[160];
+	uint8_t *want;
+	size_t i;
+	int rc, len;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		out.len = 0;
+		rc = imgp_dt_parse_value(ok[i].text, &out);
+		snprintf(name, sizeof(name), "parse value '%s'", ok[i].text);
+		CHECK(rc == 0 && out.len == ok[i].len &&
+		      !memcmp(out.data, ok[i].want, ok[i].len), name);
+		if (!ok[i].dtc)
+			continue;
+		want = dtc_value(ok[i].text, &len);
+		snprintf(name, sizeof(name), "parse value '%s': the bytes dtc makes",
+			 ok[i].text);
+		CHECK(want && rc == 0 && (size_t)len == out.len &&
+		      !memcmp(want, out.data, out.len), name);
+		free(want);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		imgp_buf_free(&out);
+		imgp_buf_append(&out, "xy", 2);
+		rc = imgp_dt_parse_value(bad[i].text, &out);
+		snprintf(name, sizeof(name), "parse value '%s' is -EINVAL", bad[i].text);
+		CHECK(rc == -EINVAL && out.len == 2 && !strcmp((char *)out.data, "xy"),
+		      name);
+		CHECK_STR(imgp_errmsg(), bad[i].msg, name);
+	}
+	imgp_buf_free(&out);
+}
+
+/* Writes the finished tree to name in the temporary directory. */
+static const char *write_dtb(struct imgp_dtb *dtb, const char *name)
+{
+	const void *blob;
+	const char *path = unit_path(name);
+	size_t size;
+
+	if (imgp_dtb_finish(dtb, &blob, &size) || unit_write_file(path, blob, size))
+		return NULL;
+	return path;
+}
+
+/* `fdtget [-t type|-l] file node [prop]`'s output, or NULL. */
+static char *fdtget(const char *opt, const char *file, const char *node,
+		    const char *prop)
+{
+	const char *argv[] = { "fdtget", opt, file, node, prop, NULL };
+	struct imgp_buf out = { 0 };
+
+	if (unit_run(argv, NULL, &out)) {
+		imgp_buf_free(&out);
+		return NULL;
+	}
+	return (char *)imgp_buf_steal(&out, NULL);
+}
+
+static void check_set_prop(void)
+{
+	struct imgp_buf val = { 0 };
+	struct imgp_dtb dtb;
+	const char *file;
+	char *big, *got;
+	size_t size0, biglen = 64 * 1024;
+	int node, rc;
+
+	if (load_file(&dtb, unit_path("t.dtb"))) {
+		CHECK(0, "set: load test tree");
+		return;
+	}
+	size0 = dtb.bufsize;
+	big = malloc(biglen + 1);
+	if (!big) {
+		imgp_dtb_free(&dtb);
+		return;
+	}
+	memset(big, 'z', biglen);
+	big[biglen] = '\0';
+	node = imgp_dt_find_node(&dtb, "serial@4000");
+	rc = imgp_dt_set_prop(&dtb, node, "big", big, biglen);
+	CHECK(rc == 0 && dtb.bufsize > size0 + biglen,
+	      "set: a 64 KiB property grows the buffer");
+	/* Offsets stay valid across the growth. */
+	rc = imgp_dt_set_prop(&dtb, node, "big", big, biglen + 1);
+	CHECK(rc == 0, "set: replace it with a string (one byte longer)");
+	node = imgp_dt_find_node(&dtb, "mmc@1000");
+	rc = imgp_dt_parse_value("\"disabled\"", &val);
+	CHECK(rc == 0 && imgp_dt_set_prop(&dtb, node, "status", val.data, val.len) == 0,
+	      "set: replace status");
+	val.len = 0;
+	rc = imgp_dt_parse_value("<50000000>", &val);
+	CHECK(rc == 0 && imgp_dt_set_prop(&dtb, node, "max-frequency", val.data,
+					  val.len) == 0,
+	      "set: replace max-frequency");
+	CHECK(imgp_dt_set_prop(&dtb, node, "sd-uhs-sdr50", NULL, 0) == 0,
+	      "set: add an empty property");
+	rc = imgp_dt_set_prop(&dtb, node, "bad name", "", 1);
+	CHECK(rc == -EINVAL && !strcmp(imgp_errmsg(), "bad property name 'bad name'"),
+	      "set: a name with a space is -EINVAL");
+	file = write_dtb(&dtb, "set.dtb");
+	CHECK(file != NULL, "set: write the tree");
+	got = file ? fdtget("-ts", file, "/soc/serial@4000", "big") : NULL;
+	CHECK(got && strlen(got) == biglen + 1 && !memcmp(got, big, biglen) &&
+	      got[biglen] == '\n',
+	      "set: fdtget reads the 64 KiB string back");
+	free(got);
+	got = file ? fdtget("-ts", file, "/soc/mmc@1000", "status") : NULL;
+	CHECK_STR(got, "disabled\n", "set: fdtget reads the new status");
+	free(got);
+	got = file ? fdtget("-tu", file, "/soc/mmc@1000", "max-frequency") : NULL;
+	CHECK_STR(got, "50000000\n", "set: fdtget reads the new max-frequency");
+	free(got);
+	got = file ? fdtget("-ts", file, "/soc/serial@4000", "compatible") : NULL;
+	CHECK_STR(got, "ns16550a\n", "set: the rest of the node is intact");
+	free(got);
+	got = file ? fdtget("-tx", file, "/soc/mmc@1000", "sd-uhs-sdr50") : NULL;
+	CHECK_STR(got, "\n", "set: fdtget sees the empty property");
+	free(got);
+	free(big);
+	imgp_buf_free(&val);
+	imgp_dtb_free(&dtb);
+}
+
+static void check_add_node(void)
+{
+	struct imgp_dtb dtb;
+	const char *file;
+	const void *blob;
+	size_t size;
+	char *got;
+	int node, again, rc;
+
+	if (load_file(&dtb, unit_path("t.dtb"))) {
+		CHECK(0, "add: load test tree");
+		return;
+	}
+	/* A packed tree has no room at all: the first edit has to grow it. */
+	CHECK(imgp_dtb_finish(&dtb, &blob, &size) == 0, "add: pack first");
+	node = imgp_dt_add_node(&dtb, "/soc/bus@10/child");
+	CHECK(node > 0, "add: two missing nodes");
+	rc = node > 0 ? imgp_dt_set_prop(&dtb, node, "cells", "\0\0\0\1\0\0\0\2", 8) : -1;
+	CHECK(rc == 0, "add: set a property on the new node");
+	again = imgp_dt_add_node(&dtb, "/soc//bus@10/child/");
+	CHECK(again == imgp_dt_find_node(&dtb, "/soc/bus@10/child"),
+	      "add: an existing path gives its node");
+	CHECK(imgp_dt_add_node(&dtb, "/") == 0, "add: / is the root");
+	node = imgp_dt_add_node(&dtb, "/chosen");
+	CHECK(node > 0 && imgp_dt_set_prop(&dtb, node, "bootargs", "quiet", 6) == 0,
+	      "add: /chosen with bootargs");
+	rc = imgp_dt_add_node(&dtb, "/soc/mmc");
+	CHECK(rc == -EEXIST, "add: a name libfdt confuses with name@unit is -EEXIST");
+	CHECK_STR(imgp_errmsg(),
+		  "cannot add node '/soc/mmc': a sibling named 'mmc@...' is in the way (libfdt cannot tell them apart)",
+		  "add: the message says why");
+	rc = imgp_dt_add_node(&dtb, "soc/x");
+	CHECK(rc == -EINVAL, "add: a relative path is -EINVAL");
+	rc = imgp_dt_add_node(&dtb, "/soc/bad name");
+	CHECK(rc == -EINVAL && !strcmp(imgp_errmsg(),
+				      "node path '/soc/bad name': bad node name 'bad name'"),
+	      "add: a bad node name is -EINVAL");
+	rc = imgp_dt_add_node(&dtb, "/soc/@1");
+	CHECK(rc == -EINVAL, "add: a unit address without a name is -EINVAL");
+	file = write_dtb(&dtb, "add.dtb");
+	got = file ? fdtget("-tx", file, "/soc/bus@10/child", "cells") : NULL;
+	CHECK_STR(got, "1 2\n", "add: fdtget reads the property of the new node");
+	free(got);
+	got = file ? fdtget("-ts", file, "/chosen", "bootargs") : NULL;
+	CHECK_STR(got, "quiet\n", "add: fdtget reads /chosen/bootargs");
+	free(got);
+	got = file ? fdtget("-l", file, "/soc", NULL) : NULL;
+	CHECK(got && strstr(got, "bus@10\n") && strstr(got, "mmc@1000\n"),
+	      "add: fdtget -l lists the new node among the old ones");
+	free(got);
+	imgp_dtb_free(&dtb);
+}
+
+static void check_delete_node(void)
+{
+	struct imgp_dtb dtb;
+	const char *file;
+	char *got;
+	int node, rc;
+
+	if (load_file(&dtb, unit_path("t.dtb"))) {
+		CHECK(0, "delete: load test tree");
+		return;
+	}
+	node = imgp_dt_find_node(&dtb, "dwmmc@3000");
+	CHECK(node > 0 && imgp_dt_delete_node(&dtb, node) == 0,
+	      "delete: dwmmc@3000");
+	CHECK(imgp_dt_find_node(&dtb, "/soc/dwmmc@3000") == -ENOENT,
+	      "delete: the node is gone");
+	rc = imgp_dt_delete_node(&dtb, 0);
+	CHECK(rc == -EINVAL && !strcmp(imgp_errmsg(), "cannot delete the root node"),
+	      "delete: the root is refused");
+	file = write_dtb(&dtb, "del.dtb");
+	got = file ? fdtget("-l", file, "/soc", NULL) : NULL;
+	CHECK_STR(got, "mmc@1000\nmmc@2000\nserial@4000\nmmc@5000\n",
+		  "delete: fdtget -l lists the siblings only");
+	free(got);
+	imgp_dtb_free(&dtb);
+}
+
+/* Compiles dts text into name in the temporary directory (-@: with labels). */
+static bool compile(const char *name, const char *dts, bool symbols)
+{
+	char out[512], src[512], srcname[64];
+	const char *argv[] = { "dtc", "-q", "-@", "-I", "dts", "-O", "dtb", "-o",
+			       out, src, NULL };
+
+	snprintf(srcname, sizeof(srcname), "%s.dts", name);
+	snprintf(out, sizeof(out), "%s", unit_path(name));
+	snprintf(src, sizeof(src), "%s", unit_path(srcname));
+	argv[2] = symbols ? "-@" : "-q";
+	return unit_write_file(src, dts, strlen(dts)) == 0 &&
+	       unit_run(argv, NULL, NULL) == 0;
+}
+
+/*
+ * Applies an overlay with the library and with fdtoverlay; the packed
+ * results must be the same bytes. Returns the library's result path.
+ */
+static const char *check_like_fdtoverlay(const char *base, const char *ovl,
+					 const char *what)
+{
+	char name[160], basep[512], ovlp[512], outp[512];
+	const char *argv[] = { "fdtoverlay", "-i", basep, "-o", outp, ovlp, NULL };
+	struct imgp_dtb dtb;
+	const char *file = NULL;
+	uint8_t *raw, *want;
+	size_t len, wlen;
+	int rc;
+
+	snprintf(basep, sizeof(basep), "%s", base);
+	snprintf(ovlp, sizeof(ovlp), "%s", ovl);
+	snprintf(outp, sizeof(outp), "%s", unit_path("fdtoverlay.dtb"));
+	rc = unit_run(argv, NULL, NULL);
+	want = rc ? NULL : unit_read_file(outp, &wlen);
+	raw = unit_read_file(ovlp, &len);
+	rc = raw ? load_file(&dtb, basep) : -1;
+	if (!rc) {
+		rc = imgp_dt_apply_overlay(&dtb, raw, len);
+		if (rc)
+			printf("# %s\n", imgp_errmsg());
+		snprintf(name, sizeof(name), "overlay %s: applied", what);
+		CHECK(rc == 0, name);
+		file = rc ? NULL : write_dtb(&dtb, "applied.dtb");
+		imgp_dtb_free(&dtb);
+	}
+	free(raw);
+	raw = file ? unit_read_file(file, &len) : NULL;
+	snprintf(name, sizeof(name), "overlay %s: byte-for-byte what fdtoverlay writes",
+		 what);
+	CHECK(raw && want && len == wlen && !memcmp(raw, want, len), name);
+	free(raw);
+	free(want);
+	return file;
+}
+
+/* Applying must fail with rc and msg, and leave the tree as it was. */
+static void check_overlay_refused(const char *base, const char *ovl, int want_rc,
+				  const char *msg, const char *what)
+{
+	char name[160];
+	struct imgp_dtb dtb;
+	uint8_t *raw, *before = NULL;
+	size_t len, used, bufsize = 0;
+	int rc = -1;
+
+	raw = unit_read_file(ovl, &len);
+	if (raw && load_file(&dtb, base) == 0) {
+		bufsize = dtb.bufsize;
+		before = malloc(bufsize);
+		if (before)
+			memcpy(before, dtb.fdt, bufsize);
+		rc = imgp_dt_apply_overlay(&dtb, raw, len);
+		snprintf(name, sizeof(name), "overlay %s: refused", what);
+		CHECK(rc == want_rc, name);
+		snprintf(name, sizeof(name), "overlay %s: message", what);
+		CHECK_STR(imgp_errmsg(), msg, name);
+		snprintf(name, sizeof(name), "overlay %s: base tree unchanged", what);
+		/* The free space past the strings block was never written. */
+		used = fdt_off_dt_strings(dtb.fdt) + fdt_size_dt_strings(dtb.fdt);
+		CHECK(before && dtb.bufsize == bufsize && used <= bufsize &&
+		      fdt_totalsize(dtb.fdt) == bufsize &&
+		      !memcmp(before, dtb.fdt, used), name);
+		imgp_dtb_free(&dtb);
+	} else {
+		CHECK(0, what);
+	}
+	free(before);
+	free(raw);
+}
+
+static void check_overlays(void)
+{
+	static const char by_path[] =
+		"/dts-v1/;\n/plugin/;\n"
+		"/ {\n"
+		"	fragment@0 {\n"
+		"		target-path = \"/soc/mmc@1000\";\n"
+		"		__overlay__ {\n"
+		"			max-frequency = <50000000>;\n"
+		"			status = \"disabled\";\n"
+		"			new-prop = \"x\", \"y\";\n"
+		"			sub@1 { reg = <1>; };\n"
+		"		};\n"
+		"	};\n"
+		"	fragment@1 {\n"
+		"		target-path = \"/\";\n"
+		"		__overlay__ {\n"
+		"			chosen { bootargs = \"quiet\"; };\n"
+		"		};\n"
+		"	};\n"
+		"};\n";
+	static const char by_label[] =
+		"/dts-v1/;\n/plugin/;\n"
+		"&sdhci1 {\n"
+		"	max-frequency = <50000000>;\n"
+		"	no-1-8-v;\n"
+		"	mmc-pwrseq = <&ovl_pwrseq>;\n"
+		"};\n"
+		"&{/} {\n"
+		"	ovl_pwrseq: pwrseq-ovl {\n"
+		"		compatible = \"mmc-pwrseq-simple\";\n"
+		"	};\n"
+		"};\n";
+	static const char missing[] =
+		"/dts-v1/;\n/plugin/;\n"
+		"&sdhci1 { x; };\n"
+		"&nosuch { y = <&sdhci1>; };\n"
+		"&{/} { z = <&other>; w = <&nosuch>; };\n";
+	static const char small_base[] =
+		"/dts-v1/;\n"
+		"/ {\n"
+		"	sdhci1: mmc@1000 { status = \"okay\"; };\n"
+		"};\n";
+	static const char bad_path[] =
+		"/dts-v1/;\n/plugin/;\n"
+		"&{/nothere} { x; };\n";
+	char kria[512];
+	const char *real = real_path(REAL_DTB), *file;
+	struct imgp_dtb dtb;
+	uint8_t junk[64];
+	bool ok;
+	int rc;
+
+	ok = compile("path.dtbo", by_path, true);
+	CHECK(ok, "overlay: dtc compiles the target-path overlay");
+	if (ok)
+		check_like_fdtoverlay(unit_path("t.dtb"), unit_path("path.dtbo"),
+				      "by target-path");
+
+	ok = compile("label.dtbo", by_label, true);
+	CHECK(ok, "overlay: dtc compiles the &label overlay");
+	if (real && ok) {
+		snprintf(kria, sizeof(kria), "%s", real);
+		file = check_like_fdtoverlay(kria, unit_path("label.dtbo"),
+					     "&sdhci1 on the K26 tree");
+		if (file && load_file(&dtb, file) == 0) {
+			CHECK(imgp_dt_find_node(&dtb, "&ovl_pwrseq") > 0,
+			      "overlay: its labels join __symbols__");
+			imgp_dtb_free(&dtb);
+		}
+	}
+
+	ok = compile("missing.dtbo", missing, true);
+	CHECK(ok, "overlay: dtc compiles the overlay with unknown labels");
+	if (ok)
+		check_overlay_refused(unit_path("t.dtb"), unit_path("missing.dtbo"),
+				      -EINVAL,
+				      "unresolved labels 'nosuch' (overlay fragment@1, fragment@2), 'other' (overlay fragment@2)",
+				      "with unknown labels");
+
+	ok = compile("small.dtb", small_base, false) &&
+	     compile("label.dtbo", by_label, true);
+	CHECK(ok, "overlay: dtc compiles a base without __symbols__");
+	if (ok)
+		check_overlay_refused(unit_path("small.dtb"), unit_path("label.dtbo"),
+				      -EINVAL,
+				      "the base tree has no __symbols__ (compile it with dtc -@)",
+				      "on a base without __symbols__");
+
+	if (compile("badpath.dtbo", bad_path, true))
+		check_overlay_refused(unit_path("t.dtb"), unit_path("badpath.dtbo"),
+				      -ENOENT,
+				      "overlay fragment@0: target-path '/nothere' is not in the base tree",
+				      "with a target-path the base lacks");
+	check_overlay_refused(unit_path("t.dtb"), unit_path("nosym.dtb"), -EINVAL,
+			      "not an overlay: no fragment has an __overlay__ node (compile it from a /plugin/; source)",
+			      "that is a plain tree");
+
+	if (load_file(&dtb, unit_path("t.dtb")) == 0) {
+		memset(junk, 0x5a, sizeof(junk));
+		rc = imgp_dt_apply_overlay(&dtb, junk, sizeof(junk));
+		CHECK(rc == -EINVAL && strstr(imgp_errmsg(), "overlay is not a device tree blob"),
+		      "overlay: garbage is refused");
+		rc = imgp_dt_apply_overlay(&dtb, junk, 4);
+		CHECK(rc == -EINVAL, "overlay: 4 bytes are refused");
+		imgp_dtb_free(&dtb);
+	}
+}
+
+/* imgp_dt_to_dts() must print what `dtc -I dtb -O dts` prints. */
+static void check_dts_like_dtc(const char *file, const char *what)
+{
+	struct imgp_buf out = { 0 };
+	struct imgp_dtb dtb;
+	char name[200], *want;
+	int rc;
+
+	want = decompile(file);
+	rc = load_file(&dtb, file);
+	if (!rc) {
+		rc = imgp_dt_to_dts(&dtb, &out);
+		imgp_dtb_free(&dtb);
+	}
+	snprintf(name, sizeof(name), "dts of %s equals dtc's, byte for byte", what);
+	CHECK(rc == 0 && want && out.len == strlen(want) &&
+	      !memcmp(out.data, want, out.len), name);
+	if (rc == 0 && want && strcmp((char *)out.data, want)) {
+		size_t i = 0;
+
+		while (out.data[i] && out.data[i] == (uint8_t)want[i])
+			i++;
+		printf("# first difference at byte %zu: got '%.40s' want '%.40s'\n",
+		       i, (char *)out.data + i, want + i);
+	}
+	free(want);
+	imgp_buf_free(&out);
+}
+
+static int is_dtb(const struct dirent *e)
+{
+	size_t n = strlen(e->d_name);
+
+	return n > 4 && !strcmp(e->d_name + n - 4, ".dtb");
+}
+
+static void check_to_dts(void)
+{
+	static const char odd[] =
+		"/dts-v1/;\n"
+		"/memreserve/ 0x10000000 0x4000;\n"
+		"/memreserve/ 0xffffffff00000000 0x100;\n"
+		"/ {\n"
+		"	list = \"a\", \"b\\tc\", \"\";\n"
+		"	esc = \"\\a\\b\\v\\f\\r\\n\\\\\\\"\";\n"
+		"	high = [c3 a9 00];\n"
+		"	mostly-nul = [61 00 00 00 00];\n"
+		"	cells = <0 1 0xdeadbeef>;\n"
+		"	five = [01 02 03 04 05];\n"
+		"	one = \"x\";\n"
+		"	empty;\n"
+		"	a { b { c { d; }; }; e { }; };\n"
+		"	f { };\n"
+		"};\n";
+	const char *dir = getenv("IMGP_TEST_DTB_DIR");
+	struct imgp_buf out = { 0 };
+	struct dirent **names = NULL;
+	struct imgp_dtb dtb;
+	const char *file;
+	char *want;
+	int i, n;
+	bool ok;
+
+	check_dts_like_dtc(unit_path("t.dtb"), "the test tree");
+	ok = compile("odd.dtb", odd, false);
+	CHECK(ok, "dts: dtc compiles the tree of odd values");
+	if (ok)
+		check_dts_like_dtc(unit_path("odd.dtb"),
+				   "odd values, string lists and /memreserve/");
+	file = unit_path("applied.dtb");
+	if (access(file, R_OK) == 0)
+		check_dts_like_dtc(file, "a tree an overlay was applied to");
+	/* Every real tree there is, so that a new one is checked too. */
+	n = scandir(dir && *dir ? dir : "tests/dtb", &names, is_dtb, alphasort);
+	CHECK(n > 0, "dts: real trees to compare");
+	for (i = 0; i < n; i++) {
+		if ((file = real_path(names[i]->d_name)))
+			check_dts_like_dtc(file, names[i]->d_name);
+		free(names[i]);
+	}
+	free(names);
+
+	/* Edits show up in the text; the output is appended to what is there. */
+	if (load_file(&dtb, unit_path("t.dtb")) == 0) {
+		imgp_buf_append(&out, "// head\n", 8);
+		imgp_dt_delete_node(&dtb, imgp_dt_find_node(&dtb, "/soc"));
+		CHECK(imgp_dt_to_dts(&dtb, &out) == 0, "dts: tree without /soc");
+		want = (char *)out.data;
+		CHECK(!strncmp(want, "// head\n/dts-v1/;\n\n/ {\n", 23) &&
+		      !strstr(want, "soc {") && strstr(want, "\t__symbols__ {\n"),
+		      "dts: appended, the deleted node is gone");
+		imgp_dtb_free(&dtb);
+	}
+	imgp_buf_free(&out);
+}
+
 int main(void)
 {
 	static const char *const props[] = { "no-1-8-v", "cap-sd-highspeed" };
-	const char *tmp = getenv("TMPDIR");
 	const char *dtc[] = { "dtc", "-q", "-@", "-I", "dts", "-O", "dtb", "-o",
 			      NULL, NULL, NULL };
 	struct imgp_dtb dtb;
 	char *dts = NULL;
 
-	snprintf(dir, sizeof(dir), "%s/imgp-test-dt.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(dir)) {
+	if (unit_tmpdir_create("dt")) {
 		perror("mkdtemp");
 		return 1;
 	}
-	dtc[8] = at("t.dtb");
-	dtc[9] = at("t.dts");
-	if (write_file(at("t.dts"), test_dts, sizeof(test_dts) - 1) ||
-	    run(dtc, NULL)) {
+	dtc[8] = unit_path("t.dtb");
+	dtc[9] = unit_path("t.dts");
+	if (unit_write_file(unit_path("t.dts"), test_dts, sizeof(test_dts) - 1) ||
+	    unit_run(dtc, NULL, NULL)) {
 		CHECK(0, "fixtures: dtc compiles the test tree");
 		goto out;
 	}
 	/* The same tree without -@: no __symbols__. */
 	dtc[2] = "-q";
-	dtc[8] = at("nosym.dtb");
-	if (run(dtc, NULL) || !(dts = decompile(at("t.dtb")))) {
+	dtc[8] = unit_path("nosym.dtb");
+	if (unit_run(dtc, NULL, NULL) || !(dts = decompile(unit_path("t.dtb")))) {
 		CHECK(0, "fixtures: dtc compiles and decompiles");
 		goto out;
 	}
 
 	check_load();
 	check_find();
-	if (load_file(&dtb, at("t.dtb")) == 0) {
+	if (load_file(&dtb, unit_path("t.dtb")) == 0) {
 		check_format(&dtb, dts);
 		check_mmc(&dtb);
 		imgp_dtb_free(&dtb);
 	} else {
 		CHECK(0, "load test tree");
 	}
-	check_like_fdtput(at("t.dtb"), "/soc/mmc@1000", props, 2);
+	check_like_fdtput(unit_path("t.dtb"), "/soc/mmc@1000", props, 2);
 	check_real_trees();
+	check_parse_value();
+	check_set_prop();
+	check_add_node();
+	check_delete_node();
+	check_overlays();
+	check_to_dts();
 out:
 	free(dts);
-	cleanup();
+	unit_tmpdir_remove();
 	return unit_done();
 }

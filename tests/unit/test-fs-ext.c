@@ -6,14 +6,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
-#include <spawn.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "imgpatch.h"
@@ -28,89 +26,6 @@
 
 #define FSTAB "# /etc/fstab: static file system information.\n" \
 	      "LABEL=writable\t/\text4\tdiscard,errors=remount-ro\t0 1\n"
-
-extern char **environ;
-
-static char dir[64];
-
-/* Scratch paths for short-lived use; long-lived ones are copied by the caller. */
-static const char *tmp(const char *name)
-{
-	static char paths[16][128];
-	static int next;
-	char *p = paths[next++ % 16];
-
-	snprintf(p, sizeof(paths[0]), "%s/%s", dir, name);
-	return p;
-}
-
-static char *tmp_keep(char *buf, size_t size, const char *name)
-{
-	snprintf(buf, size, "%s/%s", dir, name);
-	return buf;
-}
-
-/*
- * Runs a program with stdin from in (or /dev/null) and stdout plus stderr
- * into out (or /dev/null). Returns its exit status, or -1.
- */
-static int run(const char *const argv[], const char *in, const char *out)
-{
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	int status, rc;
-
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, in ? in : "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, out ? out : "/dev/null",
-					 O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	posix_spawn_file_actions_adddup2(&fa, 1, 2);
-	rc = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc)
-		return -1;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-	struct stat st;
-	char *buf = NULL;
-	ssize_t n;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) == 0 && (buf = malloc((size_t)st.st_size + 1))) {
-		n = read(fd, buf, (size_t)st.st_size);
-		if (n != st.st_size) {
-			free(buf);
-			buf = NULL;
-		} else {
-			buf[n] = '\0';
-			if (len)
-				*len = (size_t)n;
-		}
-	}
-	close(fd);
-	return buf;
-}
-
-static int spit(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	size_t len = strlen(text);
-	int rc;
-
-	if (fd < 0)
-		return -1;
-	rc = write(fd, text, len) == (ssize_t)len ? 0 : -1;
-	close(fd);
-	return rc;
-}
 
 /* Copies len bytes between files at the given offsets (dd conv=notrunc). */
 static int copy_range(const char *src, off_t soff, const char *dst, off_t doff,
@@ -144,7 +59,7 @@ out:
 static bool same_file(const char *a, const char *b)
 {
 	size_t la = 0, lb = 0;
-	char *da = slurp(a, &la), *db = slurp(b, &lb);
+	char *da = unit_read_file(a, &la), *db = unit_read_file(b, &lb);
 	bool same = da && db && la == lb && !memcmp(da, db, la);
 
 	free(da);
@@ -156,25 +71,25 @@ static bool same_file(const char *a, const char *b)
 static char *debugfs(const char *fsfile, const char *request)
 {
 	const char *argv[] = { "debugfs", "-R", request, fsfile, NULL };
-	const char *out = tmp("debugfs.out");
+	const char *out = unit_path("debugfs.out");
 
-	if (run(argv, NULL, out) != 0)
+	if (unit_spawn(argv, NULL, out) != 0)
 		return NULL;
-	return slurp(out, NULL);
+	return unit_read_file(out, NULL);
 }
 
 /* Copies the partition out of the disk image and runs e2fsck -fn on it. */
 static bool fsck_clean(const char *disk, const char *fsfile)
 {
 	const char *argv[] = { "e2fsck", "-fn", fsfile, NULL };
-	const char *out = tmp("fsck.out");
+	const char *out = unit_path("fsck.out");
 	char *text;
 	int rc;
 
 	if (copy_range(disk, PART_START, fsfile, 0, FS_SIZE))
 		return false;
-	rc = run(argv, NULL, out);
-	if (rc != 0 && (text = slurp(out, NULL))) {
+	rc = unit_spawn(argv, NULL, out);
+	if (rc != 0 && (text = unit_read_file(out, NULL))) {
 		char *line, *save = NULL;
 
 		printf("# e2fsck -fn exited %d:\n", rc);
@@ -227,7 +142,7 @@ static bool fs_cat_equals(const char *fsfile, const char *path,
 			  const char *want, size_t want_len)
 {
 	const char *argv[] = { "debugfs", "-R", NULL, fsfile, NULL };
-	const char *out = tmp("cat.out"), *err = tmp("cat.err");
+	const char *out = unit_path("cat.out"), *err = unit_path("cat.err");
 	char req[256], *text;
 	size_t len = 0;
 	bool same;
@@ -235,9 +150,9 @@ static bool fs_cat_equals(const char *fsfile, const char *path,
 	snprintf(req, sizeof(req), "dump %s %s", path, out);
 	argv[2] = req;
 	unlink(out);
-	if (run(argv, NULL, err) != 0)
+	if (unit_spawn(argv, NULL, err) != 0)
 		return false;
-	text = slurp(out, &len);
+	text = unit_read_file(out, &len);
 	same = text && len == want_len && !memcmp(text, want, len);
 	free(text);
 	return same;
@@ -294,13 +209,13 @@ static bool make_fs(const char *fsfile, const char *type, const char *root)
 
 	snprintf(droot, sizeof(droot), "%s", root);
 	unlink(fsfile);
-	return run(strcmp(type, "ext2") ? ext4 : ext2, NULL, NULL) == 0;
+	return unit_spawn(strcmp(type, "ext2") ? ext4 : ext2, NULL, NULL) == 0;
 }
 
 /* A GPT disk with one Linux partition at 1 MiB holding fsfile. */
 static bool make_disk(const char *disk, const char *fsfile)
 {
-	const char *script = tmp("sfdisk.in");
+	const char *script = unit_path("sfdisk.in");
 	const char *argv[] = { "sfdisk", "-q", "--no-reread", "--no-tell-kernel",
 			       disk, NULL };
 	int fd;
@@ -313,39 +228,35 @@ static bool make_disk(const char *disk, const char *fsfile)
 		return false;
 	}
 	close(fd);
-	if (spit(script, "label: gpt\nstart=2048, size=65536, type=L, name=rootfs\n") ||
-	    run(argv, script, NULL) != 0)
+	if (unit_write_text(script,
+			    "label: gpt\nstart=2048, size=65536, type=L, name=rootfs\n") ||
+	    unit_spawn(argv, script, NULL) != 0)
 		return false;
 	return copy_range(fsfile, 0, disk, PART_START, FS_SIZE) == 0;
 }
 
 static bool make_root(void)
 {
-	char path[160];
+	char name[64], path[PATH_MAX];
 	int i;
 
-	snprintf(path, sizeof(path), "%s/root", dir);
-	if (mkdir(path, 0755))
+	if (mkdir(unit_path("root"), 0755) || mkdir(unit_path("root/etc"), 0755) ||
+	    mkdir(unit_path("root/srv"), 0755))
 		return false;
-	snprintf(path, sizeof(path), "%s/root/etc", dir);
-	if (mkdir(path, 0755))
-		return false;
-	snprintf(path, sizeof(path), "%s/root/srv", dir);
-	if (mkdir(path, 0755))
-		return false;
-	if (spit(tmp("root/etc/fstab"), FSTAB))
+	if (unit_write_text(unit_path("root/etc/fstab"), FSTAB))
 		return false;
 	/* Like a real /etc: enough entries for e2fsck -D to index it. */
 	for (i = 0; i < 300; i++) {
-		snprintf(path, sizeof(path), "%s/root/etc/package-%03d.conf", dir, i);
-		if (spit(path, "# empty\n"))
+		snprintf(name, sizeof(name), "root/etc/package-%03d.conf", i);
+		if (unit_write_text(unit_path_keep(path, sizeof(path), name),
+				    "# empty\n"))
 			return false;
 	}
-	if (symlink("fstab", tmp("root/etc/link")) ||
-	    symlink("/etc/fstab", tmp("root/etc/abs")) ||
-	    symlink("missing.conf", tmp("root/etc/dangling")) ||
-	    symlink("loop2", tmp("root/etc/loop1")) ||
-	    symlink("loop1", tmp("root/etc/loop2")))
+	if (symlink("fstab", unit_path("root/etc/link")) ||
+	    symlink("/etc/fstab", unit_path("root/etc/abs")) ||
+	    symlink("missing.conf", unit_path("root/etc/dangling")) ||
+	    symlink("loop2", unit_path("root/etc/loop1")) ||
+	    symlink("loop1", unit_path("root/etc/loop2")))
 		return false;
 	return true;
 }
@@ -574,8 +485,8 @@ static void test_refused(const char *disk, const char *copy)
 static void test_dirty(const char *fsfile)
 {
 	char dbuf[128], ddbuf[128];
-	const char *dirty = tmp_keep(dbuf, sizeof(dbuf), "dirty.ext4");
-	const char *ddisk = tmp_keep(ddbuf, sizeof(ddbuf), "dirty.img");
+	const char *dirty = unit_path_keep(dbuf, sizeof(dbuf), "dirty.ext4");
+	const char *ddisk = unit_path_keep(ddbuf, sizeof(ddbuf), "dirty.img");
 	const char *ssv[] = { "debugfs", "-w", "-R", "ssv state 2", dirty, NULL };
 	const char *rec[] = { "debugfs", "-w", "-R", "feature needs_recovery",
 			      dirty, NULL };
@@ -583,8 +494,8 @@ static void test_dirty(const char *fsfile)
 	int rc;
 
 	/* Errors recorded in the superblock. */
-	CHECK(copy_range(fsfile, 0, dirty, 0, FS_SIZE) == 0 && run(ssv, NULL, NULL) == 0 &&
-	      make_disk(ddisk, dirty), "dirty: fixture with errors");
+	CHECK(copy_range(fsfile, 0, dirty, 0, FS_SIZE) == 0 &&
+	      unit_spawn(ssv, NULL, NULL) == 0 && make_disk(ddisk, dirty), "dirty: fixture with errors");
 	rc = fs_open(&s, ddisk, FS_SIZE, true);
 	CHECK(rc == -EUCLEAN, "dirty: filesystem with errors refused for writing");
 	CHECK_STR(imgp_errmsg(), "ext4 filesystem has errors: run e2fsck -f first",
@@ -597,8 +508,8 @@ static void test_dirty(const char *fsfile)
 		fs_close(&s);
 
 	/* A journal that still has to be replayed. */
-	CHECK(copy_range(fsfile, 0, dirty, 0, FS_SIZE) == 0 && run(rec, NULL, NULL) == 0 &&
-	      make_disk(ddisk, dirty), "dirty: fixture needing recovery");
+	CHECK(copy_range(fsfile, 0, dirty, 0, FS_SIZE) == 0 &&
+	      unit_spawn(rec, NULL, NULL) == 0 && make_disk(ddisk, dirty), "dirty: fixture needing recovery");
 	rc = fs_open(&s, ddisk, FS_SIZE, true);
 	CHECK(rc == -EUCLEAN, "dirty: journal needing recovery refused");
 	CHECK_STR(imgp_errmsg(),
@@ -643,14 +554,14 @@ static void test_bounds(const char *disk)
 static void test_ext2(void)
 {
 	char fbuf[128], dbuf[128];
-	const char *fsfile = tmp_keep(fbuf, sizeof(fbuf), "ext2.fs");
-	const char *disk = tmp_keep(dbuf, sizeof(dbuf), "ext2.img");
+	const char *fsfile = unit_path_keep(fbuf, sizeof(fbuf), "ext2.fs");
+	const char *disk = unit_path_keep(dbuf, sizeof(dbuf), "ext2.img");
 	const char *text = "tmpfs /tmp tmpfs defaults 0 0\n";
 	struct imgp_buf big = { 0 };
 	struct session s;
 	int rc, i;
 
-	if (!make_fs(fsfile, "ext2", tmp("root")) || !make_disk(disk, fsfile)) {
+	if (!make_fs(fsfile, "ext2", unit_path("root")) || !make_disk(disk, fsfile)) {
 		CHECK(0, "ext2: fixture");
 		return;
 	}
@@ -684,35 +595,26 @@ static void test_ext2(void)
 
 static bool setup(const char *fsfile, const char *disk)
 {
-	const char *cmds = tmp("debugfs.cmds");
+	const char *cmds = unit_path("debugfs.cmds");
 	const char *argv[] = { "debugfs", "-w", "-f", cmds, fsfile, NULL };
 	const char *index[] = { "e2fsck", "-fyD", fsfile, NULL };
 	int rc;
 
-	if (!make_root() || !make_fs(fsfile, "ext4", tmp("root")))
+	if (!make_root() || !make_fs(fsfile, "ext4", unit_path("root")))
 		return false;
 	/* 1: "errors corrected", here the directories it indexed. */
-	rc = run(index, NULL, NULL);
+	rc = unit_spawn(index, NULL, NULL);
 	if (rc != 0 && rc != 1)
 		return false;
 	/* An owner, a mode and an xattr that a rewrite must keep; an immutable file. */
-	if (spit(cmds, "ea_set /etc/fstab user.note kept\n"
-		       "sif /etc/fstab uid 1000\n"
-		       "sif /etc/fstab gid 1001\n"
-		       "sif /etc/fstab mode 0100640\n"
-		       "sif /etc/package-000.conf flags 0x80010\n") ||
-	    run(argv, NULL, NULL) != 0)
+	if (unit_write_text(cmds, "ea_set /etc/fstab user.note kept\n"
+				  "sif /etc/fstab uid 1000\n"
+				  "sif /etc/fstab gid 1001\n"
+				  "sif /etc/fstab mode 0100640\n"
+				  "sif /etc/package-000.conf flags 0x80010\n") ||
+	    unit_spawn(argv, NULL, NULL) != 0)
 		return false;
 	return make_disk(disk, fsfile);
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag,
-		  struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
 }
 
 static bool have_tools(void)
@@ -724,14 +626,378 @@ static bool have_tools(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
-		if (run(tools[i], NULL, NULL) != 0)
+		if (unit_spawn(tools[i], NULL, NULL) != 0)
 			return false;
 	return true;
 }
 
+/* ---------------------------------------------------------- symbolic links */
+
+#define TIMER_LINK "/etc/systemd/system/timers.target.wants/fstrim.timer"
+#define TIMER_UNIT "/lib/systemd/system/fstrim.timer"
+#define TIMER_TEXT "[Timer]\nOnCalendar=weekly\n"
+
+/* A root with the directories systemd units live in, and things in the way. */
+static bool make_link_root(const char *root)
+{
+	static const char *const dirs[] = {
+		"", "/etc", "/etc/systemd", "/etc/systemd/system",
+		"/etc/systemd/system/timers.target.wants", "/etc/many", "/lib",
+		"/lib/systemd", "/lib/systemd/system", "/usr", "/usr/lib",
+	};
+	char path[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s%s", root, dirs[i]);
+		if (mkdir(path, 0755))
+			return false;
+	}
+	snprintf(path, sizeof(path), "%s%s", root, TIMER_UNIT);
+	if (unit_write_text(path, TIMER_TEXT))
+		return false;
+	snprintf(path, sizeof(path), "%s/etc/hostname", root);
+	if (unit_write_text(path, "board\n"))
+		return false;
+	/* A link the library did not make, as an image would have it. */
+	snprintf(path, sizeof(path), "%s/etc/localtime", root);
+	return symlink("/usr/share/zoneinfo/Etc/UTC", path) == 0;
+}
+
+/* debugfs's "stat" text of path, or "" when it has none. */
+static char *fs_stat_text(const char *fsfile, const char *path)
+{
+	char req[256], *text;
+
+	snprintf(req, sizeof(req), "stat %s", path);
+	text = debugfs(fsfile, req);
+	return text ? text : strdup("");
+}
+
+/* readlink through the library into a static buffer; "" with rc on failure. */
+static const char *lib_readlink(struct session *s, const char *path, int *rc)
+{
+	static char target[4096];
+	struct imgp_buf out = { 0 };
+
+	target[0] = '\0';
+	*rc = s->fs.ops->readlink(&s->fs, path, &out);
+	if (!*rc)
+		snprintf(target, sizeof(target), "%s", (const char *)out.data);
+	imgp_buf_free(&out);
+	return target;
+}
+
+static void test_symlink_create(const char *disk, const char *fsfile)
+{
+	struct imgp_buf buf = { 0 };
+	struct stat_info si;
+	struct session s;
+	char *text;
+	int rc;
+
+	rc = fs_open(&s, disk, FS_SIZE, true);
+	CHECK(rc == 0, "symlink: open read-write");
+	if (rc)
+		return;
+	rc = s.fs.ops->symlink(&s.fs, TIMER_LINK, TIMER_UNIT);
+	CHECK(rc == 0, "symlink: fstrim.timer into timers.target.wants");
+	CHECK_STR(lib_readlink(&s, TIMER_LINK, &rc), TIMER_UNIT,
+		  "symlink: readlink gives the target");
+	rc = s.fs.ops->read_file(&s.fs, TIMER_LINK, 4096, &buf);
+	CHECK(rc == 0 && !strcmp((const char *)buf.data, TIMER_TEXT),
+	      "symlink: read_file follows it to the unit");
+	CHECK_STR(lib_readlink(&s, "/etc/localtime", &rc),
+		  "/usr/share/zoneinfo/Etc/UTC", "symlink: readlink of a link mke2fs made");
+	fs_close(&s);
+	imgp_buf_free(&buf);
+
+	CHECK(fsck_clean(disk, fsfile), "symlink: e2fsck -fn clean");
+	text = fs_stat_text(fsfile, TIMER_LINK);
+	CHECK(strstr(text, "Type: symlink") &&
+	      strstr(text, "Fast link dest: \"" TIMER_UNIT "\""),
+	      "symlink: debugfs sees a fast symlink to the unit");
+	free(text);
+	CHECK(fs_stat(fsfile, TIMER_LINK, &si) && si.mode == 0777 && si.uid == 0 &&
+	      si.gid == 0 && si.blockcount == 0,
+	      "symlink: mode 0777, owned by root, no data block");
+	CHECK_STR(si.mtime, EPOCH_HEX, "symlink: mtime is SOURCE_DATE_EPOCH");
+	CHECK(fs_stat(fsfile, "/etc/systemd/system/timers.target.wants", &si),
+	      "symlink: debugfs stat of the directory");
+	CHECK_STR(si.mtime, EPOCH_HEX, "symlink: the directory's mtime changed too");
+}
+
+static void test_symlink_replace(const char *disk, const char *fsfile,
+				 const char *copy)
+{
+	const char *usr = "/usr/lib/systemd/system/fstrim.timer";
+	char longer[301], *text;
+	struct stat_info si, before;
+	struct session s;
+	int rc, i;
+
+	memset(longer, 0, sizeof(longer));
+	for (i = 0; i < 300; i += 10)
+		memcpy(longer + i, "/long-path", 10);
+	CHECK(fs_stat(fsfile, TIMER_LINK, &before), "replace: debugfs stat before");
+	rc = fs_open(&s, disk, FS_SIZE, true);
+	CHECK(rc == 0, "replace: open read-write");
+	if (rc)
+		return;
+	rc = s.fs.ops->symlink(&s.fs, TIMER_LINK, usr);
+	CHECK(rc == 0, "replace: an existing symlink gets a new target");
+	CHECK_STR(lib_readlink(&s, TIMER_LINK, &rc), usr, "replace: readlink gives the new target");
+	rc = s.fs.ops->symlink(&s.fs, "/etc/long", longer);
+	CHECK(rc == 0, "replace: a 300-byte target");
+	CHECK_STR(lib_readlink(&s, "/etc/long", &rc), longer,
+		  "replace: readlink of the slow symlink");
+	fs_close(&s);
+
+	CHECK(fsck_clean(disk, fsfile), "replace: e2fsck -fn clean");
+	text = fs_stat_text(fsfile, TIMER_LINK);
+	CHECK(strstr(text, "Fast link dest: \"/usr/lib/systemd/system/fstrim.timer\"") != NULL,
+	      "replace: debugfs sees the new target");
+	free(text);
+	CHECK(fs_stat(fsfile, TIMER_LINK, &si) && !strcmp(si.type, "symlink") &&
+	      si.ino != before.ino, "replace: a new symlink inode");
+	text = fs_stat_text(fsfile, "/etc/long");
+	CHECK(strstr(text, "Type: symlink") && strstr(text, "Size: 300") &&
+	      strstr(text, "Blockcount: 8") && !strstr(text, "Fast link dest"),
+	      "replace: the long target is a slow symlink with one block");
+	free(text);
+	CHECK(fs_cat_equals(fsfile, "/etc/long", longer, 300),
+	      "replace: debugfs reads the long target from its block");
+
+	/* The same target again is not a change; slow and fast swap places. */
+	if (copy_range(disk, 0, copy, 0, DISK_SIZE))
+		return;
+	rc = fs_open(&s, disk, FS_SIZE, true);
+	if (rc)
+		return;
+	rc = s.fs.ops->symlink(&s.fs, TIMER_LINK, usr);
+	CHECK(rc == 0, "replace: the same target again");
+	fs_close(&s);
+	CHECK(same_file(disk, copy), "replace: the same target leaves the image byte-identical");
+	rc = fs_open(&s, disk, FS_SIZE, true);
+	if (rc)
+		return;
+	CHECK(s.fs.ops->symlink(&s.fs, "/etc/long", "short") == 0 &&
+	      s.fs.ops->symlink(&s.fs, TIMER_LINK, longer) == 0,
+	      "replace: slow by fast and fast by slow");
+	CHECK_STR(lib_readlink(&s, "/etc/long", &rc), "short", "replace: readlink of the now fast one");
+	CHECK_STR(lib_readlink(&s, TIMER_LINK, &rc), longer, "replace: readlink of the now slow one");
+	fs_close(&s);
+	CHECK(fsck_clean(disk, fsfile), "replace: e2fsck -fn clean after swapping (block freed)");
+}
+
+static void test_symlink_refused(const char *disk, const char *copy)
+{
+	char huge[4097];
+	struct imgp_buf buf = { 0 };
+	struct session s;
+	int rc;
+
+	if (copy_range(disk, 0, copy, 0, DISK_SIZE))
+		return;
+	rc = fs_open(&s, disk, FS_SIZE, true);
+	CHECK(rc == 0, "link refused: open read-write");
+	if (rc)
+		return;
+	rc = s.fs.ops->symlink(&s.fs, "/etc/hostname", "/etc/other");
+	CHECK(rc == -EEXIST, "link refused: a regular file is -EEXIST");
+	CHECK_STR(imgp_errmsg(), "exists and is not a symbolic link",
+		  "link refused: the message");
+	rc = s.fs.ops->symlink(&s.fs, "/etc/systemd", "/x");
+	CHECK(rc == -EEXIST, "link refused: a directory is -EEXIST");
+	rc = s.fs.ops->symlink(&s.fs, "/nodir/link", "/x");
+	CHECK(rc == -ENOENT, "link refused: a missing parent is -ENOENT");
+	CHECK_STR(imgp_errmsg(), "cannot create: directory '/nodir' not found",
+		  "link refused: missing parent message");
+	rc = s.fs.ops->symlink(&s.fs, "/etc/hostname/x", "/x");
+	CHECK(rc == -ENOTDIR, "link refused: a file as the parent is -ENOTDIR");
+	rc = s.fs.ops->symlink(&s.fs, "/etc/x", "");
+	CHECK(rc == -EINVAL, "link refused: an empty target is -EINVAL");
+	memset(huge, 'a', sizeof(huge) - 1);
+	huge[sizeof(huge) - 1] = '\0';
+	rc = s.fs.ops->symlink(&s.fs, "/etc/x", huge);
+	CHECK(rc == -ENAMETOOLONG, "link refused: a 4096-byte target is -ENAMETOOLONG");
+	rc = s.fs.ops->symlink(&s.fs, "/etc/", "/x");
+	CHECK(rc == -EINVAL, "link refused: a path ending in '/'");
+
+	rc = s.fs.ops->readlink(&s.fs, "/etc/hostname", &buf);
+	CHECK(rc == -EINVAL, "readlink: a regular file is -EINVAL");
+	CHECK_STR(imgp_errmsg(), "not a symbolic link", "readlink: the message");
+	rc = s.fs.ops->readlink(&s.fs, "/etc", &buf);
+	CHECK(rc == -EINVAL, "readlink: a directory is -EINVAL");
+	rc = s.fs.ops->readlink(&s.fs, "/etc/nope", &buf);
+	CHECK(rc == -ENOENT, "readlink: a missing path is -ENOENT");
+	CHECK(buf.len == 0, "readlink: failures add nothing");
+	fs_close(&s);
+	CHECK(same_file(disk, copy), "link refused: image byte-identical");
+
+	rc = fs_open(&s, disk, FS_SIZE, false);
+	if (!rc) {
+		rc = s.fs.ops->symlink(&s.fs, "/etc/x", "/y");
+		CHECK(rc == -EROFS, "link refused: read-only open is -EROFS");
+		CHECK_STR(lib_readlink(&s, "/etc/long", &rc), "short",
+			  "readlink: works on a read-only open");
+		fs_close(&s);
+	}
+}
+
+/* Enough links to fill a directory block: the directory has to grow. */
+static void test_symlink_many(const char *disk, const char *fsfile)
+{
+	char path[128], target[128];
+	struct stat_info si;
+	struct session s;
+	bool all = true;
+	int rc, i;
+
+	rc = fs_open(&s, disk, FS_SIZE, true);
+	if (rc)
+		return;
+	for (i = 0; i < 150 && all; i++) {
+		snprintf(path, sizeof(path),
+			 "/etc/many/a-link-with-a-rather-long-name-number-%03d", i);
+		snprintf(target, sizeof(target), "../target-%03d", i);
+		all = s.fs.ops->symlink(&s.fs, path, target) == 0;
+	}
+	CHECK(all, "many links: 150 symlinks in one directory");
+	fs_close(&s);
+	CHECK(fsck_clean(disk, fsfile), "many links: e2fsck -fn clean");
+	CHECK(fs_stat(fsfile, "/etc/many", &si) && si.size > 4096,
+	      "many links: the directory grew past one block");
+	CHECK(fs_stat(fsfile, "/etc/many/a-link-with-a-rather-long-name-number-149", &si) &&
+	      !strcmp(si.type, "symlink"), "many links: the last one is there");
+}
+
+/* inline_data: a target too long for i_block goes into the inode's xattr space. */
+static void test_symlink_inline(const char *root)
+{
+	char fbuf[PATH_MAX], dbuf[PATH_MAX], droot[PATH_MAX];
+	const char *fsfile = unit_path_keep(fbuf, sizeof(fbuf), "inline.ext4");
+	const char *disk = unit_path_keep(dbuf, sizeof(dbuf), "inline.img");
+	const char *mkfs[] = { "mke2fs", "-q", "-F", "-t", "ext4", "-b", "4096",
+			       "-I", "256", "-O", "inline_data,metadata_csum",
+			       "-E", "root_owner=0:0", "-d", droot, fsfile, "32M",
+			       NULL };
+	char target[81], *text;
+	struct session s;
+	int rc, i;
+
+	snprintf(droot, sizeof(droot), "%s", root);
+	memset(target, 0, sizeof(target));
+	for (i = 0; i < 80; i += 8)
+		memcpy(target + i, "/inline/", 8);
+	if (unit_spawn(mkfs, NULL, NULL) != 0 || !make_disk(disk, fsfile)) {
+		CHECK(0, "inline: fixture");
+		return;
+	}
+	rc = fs_open(&s, disk, FS_SIZE, true);
+	CHECK(rc == 0, "inline: open read-write");
+	if (rc)
+		return;
+	rc = s.fs.ops->symlink(&s.fs, "/etc/inline", target);
+	CHECK(rc == 0, "inline: an 80-byte target");
+	CHECK_STR(lib_readlink(&s, "/etc/inline", &rc), target, "inline: readlink");
+	fs_close(&s);
+	CHECK(fsck_clean(disk, fsfile), "inline: e2fsck -fn clean");
+	text = fs_stat_text(fsfile, "/etc/inline");
+	/* 0x10000000: EXT4_INLINE_DATA_FL; 60 bytes in i_block, 20 in the xattr. */
+	CHECK(strstr(text, "Type: symlink") && strstr(text, "Flags: 0x10000000") &&
+	      strstr(text, "system.data (20)") && strstr(text, "Blockcount: 0"),
+	      "inline: debugfs sees an inline-data symlink");
+	free(text);
+	rc = fs_open(&s, disk, FS_SIZE, true);
+	if (rc)
+		return;
+	CHECK(s.fs.ops->symlink(&s.fs, "/etc/inline", "/fast") == 0,
+	      "inline: replaced by a fast one");
+	CHECK_STR(lib_readlink(&s, "/etc/inline", &rc), "/fast", "inline: readlink after");
+	fs_close(&s);
+	CHECK(fsck_clean(disk, fsfile), "inline: e2fsck -fn clean after replacing");
+}
+
+/* ext2: 1 KiB blocks mapped without extents. */
+static void test_symlink_ext2(const char *root)
+{
+	char fbuf[PATH_MAX], dbuf[PATH_MAX], target[701], whole[1025];
+	const char *fsfile = unit_path_keep(fbuf, sizeof(fbuf), "link-ext2.fs");
+	const char *disk = unit_path_keep(dbuf, sizeof(dbuf), "link-ext2.img");
+	const char *ea[] = { "debugfs", "-w", "-R",
+			     "ea_set /etc/fast security.selinux system_u:object_r:etc_t:s0",
+			     fsfile, NULL };
+	struct session s;
+	char *text;
+	int rc;
+
+	memset(target, 0, sizeof(target));
+	memset(target, 'x', 700);
+	memset(whole, 'y', 1024);
+	whole[1024] = '\0';
+	if (!make_fs(fsfile, "ext2", root) || !make_disk(disk, fsfile)) {
+		CHECK(0, "ext2 links: fixture");
+		return;
+	}
+	rc = fs_open(&s, disk, FS_SIZE, true);
+	if (rc) {
+		CHECK(0, "ext2 links: open");
+		return;
+	}
+	CHECK(s.fs.ops->symlink(&s.fs, TIMER_LINK, target) == 0 &&
+	      s.fs.ops->symlink(&s.fs, "/etc/fast", "fstab") == 0,
+	      "ext2 links: a slow and a fast symlink");
+	CHECK_STR(lib_readlink(&s, TIMER_LINK, &rc), target, "ext2 links: readlink of the slow one");
+	rc = s.fs.ops->symlink(&s.fs, "/etc/y", whole);
+	CHECK(rc == -ENAMETOOLONG, "ext2 links: a target of a whole 1 KiB block is refused");
+	fs_close(&s);
+	CHECK(fsck_clean(disk, fsfile), "ext2 links: e2fsck -fn clean");
+	/* 128-byte inodes: an xattr (an SELinux label, say) takes a block. */
+	text = NULL;
+	if (unit_spawn(ea, NULL, NULL) == 0 &&
+	    copy_range(fsfile, 0, disk, PART_START, FS_SIZE) == 0)
+		text = fs_stat_text(fsfile, "/etc/fast");
+	CHECK(text && !strstr(text, "File ACL: 0"),
+	      "ext2 links: the fast symlink has an xattr block");
+	free(text);
+	rc = fs_open(&s, disk, FS_SIZE, true);
+	if (!rc) {
+		CHECK_STR(lib_readlink(&s, "/etc/fast", &rc), "fstab",
+			  "ext2 links: readlink of a fast symlink with an xattr block");
+		CHECK(s.fs.ops->symlink(&s.fs, TIMER_LINK, "short") == 0,
+		      "ext2 links: slow replaced by fast");
+		CHECK(s.fs.ops->symlink(&s.fs, "/etc/fast", "fstab.d") == 0,
+		      "ext2 links: the one with the xattr block replaced");
+		fs_close(&s);
+	}
+	CHECK(fsck_clean(disk, fsfile), "ext2 links: e2fsck -fn clean after replacing (xattr block freed)");
+}
+
+static void test_symlinks(void)
+{
+	char fbuf[PATH_MAX], dbuf[PATH_MAX], cbuf[PATH_MAX], rbuf[PATH_MAX];
+	const char *fsfile = unit_path_keep(fbuf, sizeof(fbuf), "links.ext4");
+	const char *disk = unit_path_keep(dbuf, sizeof(dbuf), "links.img");
+	const char *copy = unit_path_keep(cbuf, sizeof(cbuf), "links-copy.img");
+	const char *root = unit_path_keep(rbuf, sizeof(rbuf), "link-root");
+
+	if (!make_link_root(root) || !make_fs(fsfile, "ext4", root) ||
+	    !make_disk(disk, fsfile)) {
+		CHECK(0, "symlink: fixture");
+		return;
+	}
+	test_symlink_create(disk, fsfile);
+	test_symlink_replace(disk, fsfile, copy);
+	test_symlink_refused(disk, copy);
+	test_symlink_many(disk, fsfile);
+	test_symlink_inline(root);
+	test_symlink_ext2(root);
+}
+
 int main(void)
 {
-	const char *path = getenv("PATH"), *tmpdir = getenv("TMPDIR");
+	const char *path = getenv("PATH");
 	char newpath[4096], fbuf[128], dbuf[128], cbuf[128];
 	const char *fsfile, *disk, *copy;
 
@@ -745,15 +1011,13 @@ int main(void)
 		printf("ok 1 - ext backend # SKIP e2fsprogs or sfdisk not installed\n");
 		return 0;
 	}
-	snprintf(dir, sizeof(dir), "%s/imgp-ext-XXXXXX",
-		 tmpdir && strlen(tmpdir) < 40 ? tmpdir : "/tmp");
-	if (!mkdtemp(dir)) {
+	if (unit_tmpdir_create("fs-ext")) {
 		CHECK(0, "temporary directory");
 		return unit_done();
 	}
-	fsfile = tmp_keep(fbuf, sizeof(fbuf), "root.ext4");
-	disk = tmp_keep(dbuf, sizeof(dbuf), "disk.img");
-	copy = tmp_keep(cbuf, sizeof(cbuf), "copy.img");
+	fsfile = unit_path_keep(fbuf, sizeof(fbuf), "root.ext4");
+	disk = unit_path_keep(dbuf, sizeof(dbuf), "disk.img");
+	copy = unit_path_keep(cbuf, sizeof(cbuf), "copy.img");
 
 	CHECK(imgp_fs_ext.handles("ext4") && imgp_fs_ext.handles("ext3") &&
 	      imgp_fs_ext.handles("ext2") && !imgp_fs_ext.handles("vfat") &&
@@ -769,7 +1033,8 @@ int main(void)
 		test_dirty(fsfile);
 		test_bounds(disk);
 		test_ext2();
+		test_symlinks();
 	}
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	unit_tmpdir_remove();
 	return unit_done();
 }

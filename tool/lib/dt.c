@@ -5,6 +5,7 @@
  * SD/eMMC controllers whose properties limit the bus speed.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -597,4 +598,742 @@ int imgp_dt_list_mmc(const struct imgp_dtb *dtb, struct imgp_dt_mmc *out,
 	if (node != -FDT_ERR_NOTFOUND)
 		return dt_walk_error(node);
 	return (int)n;
+}
+
+/* ------------------------------------------------------------- editing */
+
+/*
+ * Makes room for at least extra more bytes. Offsets stay valid: the blocks
+ * keep their order and the structure block does not move.
+ */
+static int dt_grow(struct imgp_dtb *dtb, size_t extra)
+{
+	size_t size;
+	void *fdt;
+	int rc;
+
+	/* libfdt sizes are ints. */
+	if (extra > (size_t)INT_MAX - DT_SLACK ||
+	    dtb->bufsize > (size_t)INT_MAX - DT_SLACK - extra)
+		return imgp_fail(EFBIG, "device tree would grow past %d bytes",
+				 INT_MAX);
+	size = dtb->bufsize + extra + DT_SLACK;
+	fdt = realloc(dtb->fdt, size);
+	if (!fdt)
+		return imgp_fail(ENOMEM, "out of memory");
+	dtb->fdt = fdt;
+	rc = fdt_open_into(fdt, fdt, (int)size);
+	if (rc)
+		return imgp_fail(EINVAL, "cannot grow device tree: %s",
+				 fdt_strerror(rc));
+	dtb->bufsize = size;
+	return 0;
+}
+
+/* The characters dtc source allows in property names. */
+static bool dt_prop_name_ok(const char *name)
+{
+	return *name && strspn(name, "abcdefghijklmnopqrstuvwxyz"
+				     "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				     "0123456789,._+*#?@-") == strlen(name);
+}
+
+int imgp_dt_set_prop(struct imgp_dtb *dtb, int node, const char *prop,
+		     const void *val, size_t len)
+{
+	int rc;
+
+	if (!dt_prop_name_ok(prop))
+		return imgp_fail(EINVAL, "bad property name '%s'", prop);
+	if (len > (size_t)INT_MAX - DT_SLACK)
+		return imgp_fail(EFBIG, "property '%s' is too large (%zu bytes)",
+				 prop, len);
+	rc = fdt_setprop(dtb->fdt, node, prop, val, (int)len);
+	if (rc == -FDT_ERR_NOSPACE) {
+		/* The value, the name in the strings block, the tag and length. */
+		rc = dt_grow(dtb, len + strlen(prop) + 1 + 16);
+		if (rc)
+			return imgp_fail_ctx(rc, "property '%s'", prop);
+		rc = fdt_setprop(dtb->fdt, node, prop, val, (int)len);
+	}
+	if (rc)
+		return imgp_fail(EINVAL, "cannot set property '%s': %s", prop,
+				 fdt_strerror(rc));
+	return 0;
+}
+
+/*
+ * A node name as the devicetree specification spells it: name[@unit],
+ * both parts from [A-Za-z0-9,._+-], the name not empty.
+ */
+static bool dt_node_name_ok(const char *name, size_t len)
+{
+	static const char ok[] = "abcdefghijklmnopqrstuvwxyz"
+				 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789,._+-";
+	size_t i, at = len;
+
+	for (i = 0; i < len; i++) {
+		if (name[i] == '@' && at == len)
+			at = i;
+		else if (!name[i] || !strchr(ok, name[i]))
+			return false;
+	}
+	return at > 0;
+}
+
+/*
+ * The subnode with exactly this name. libfdt's lookup lets "mmc" match
+ * "mmc@ff160000", which would make add_node() skip creating "mmc".
+ */
+static int dt_subnode_exact(const void *fdt, int parent, const char *name,
+			    size_t len)
+{
+	const char *n;
+	int child, nlen;
+
+	fdt_for_each_subnode(child, fdt, parent) {
+		n = fdt_get_name(fdt, child, &nlen);
+		if (n && (size_t)nlen == len && !memcmp(n, name, len))
+			return child;
+	}
+	return child;
+}
+
+int imgp_dt_add_node(struct imgp_dtb *dtb, const char *path)
+{
+	const char *p = path;
+	int node = 0, child;
+	size_t n;
+	int rc;
+
+	if (path[0] != '/')
+		return imgp_fail(EINVAL, "node path '%s' must start with '/'", path);
+	for (;;) {
+		p += strspn(p, "/");
+		if (!*p)
+			return node;
+		n = strcspn(p, "/");
+		if (n > INT_MAX || !dt_node_name_ok(p, n))
+			return imgp_fail(EINVAL, "node path '%s': bad node name '%.*s'",
+					 path, (int)(n > INT_MAX ? INT_MAX : n), p);
+		child = dt_subnode_exact(dtb->fdt, node, p, n);
+		if (child == -FDT_ERR_NOTFOUND) {
+			child = fdt_add_subnode_namelen(dtb->fdt, node, p, (int)n);
+			if (child == -FDT_ERR_NOSPACE) {
+				/* The name padded to 4 bytes, begin and end tags. */
+				rc = dt_grow(dtb, n + 16);
+				if (rc)
+					return imgp_fail_ctx(rc, "node '%s'", path);
+				child = fdt_add_subnode_namelen(dtb->fdt, node, p,
+								(int)n);
+			}
+			if (child == -FDT_ERR_EXISTS)
+				return imgp_fail(EEXIST,
+						 "cannot add node '%s': a sibling named '%.*s@...' is in the way (libfdt cannot tell them apart)",
+						 path, (int)n, p);
+		}
+		if (child < 0)
+			return imgp_fail(EINVAL, "cannot add node '%s': %s", path,
+					 fdt_strerror(child));
+		node = child;
+		p += n;
+	}
+}
+
+int imgp_dt_delete_node(struct imgp_dtb *dtb, int node)
+{
+	int rc;
+
+	if (node == 0)
+		return imgp_fail(EINVAL, "cannot delete the root node");
+	rc = fdt_del_node(dtb->fdt, node);
+	if (rc)
+		return imgp_fail(rc == -FDT_ERR_NOTFOUND ? ENOENT : EINVAL,
+				 "cannot delete the node at offset %d: %s", node,
+				 fdt_strerror(rc));
+	return 0;
+}
+
+/* ------------------------------------------------------------- parsing */
+
+struct dt_parse {
+	const char *text;        /* the whole value, for messages */
+	const char *p;
+	struct imgp_buf *out;
+};
+
+static int dt_bad(const struct dt_parse *ps, const char *fmt, ...)
+	IMGP_PRINTF(2, 3);
+static int dt_bad(const struct dt_parse *ps, const char *fmt, ...)
+{
+	char why[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	return imgp_fail(EINVAL, "bad property value '%s': %s", ps->text, why);
+}
+
+static void dt_skip_space(struct dt_parse *ps)
+{
+	while (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\n' ||
+	       *ps->p == '\r')
+		ps->p++;
+}
+
+static int dt_out_bytes(struct dt_parse *ps, const void *data, size_t len)
+{
+	if (imgp_buf_append(ps->out, data, len))
+		return imgp_fail(ENOMEM, "out of memory");
+	return 0;
+}
+
+static int dt_hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* One cell: decimal or 0x hex, at most 32 bits. */
+static int dt_parse_cell(struct dt_parse *ps, const char *tok, size_t len)
+{
+	uint64_t v = 0;
+	uint8_t be[4];
+	size_t i = 0;
+	int base = 10, d;
+
+	if (len > 2 && tok[0] == '0' && (tok[1] == 'x' || tok[1] == 'X')) {
+		base = 16;
+		i = 2;
+	} else if (len > 1 && tok[0] == '0' && tok[1] >= '0' && tok[1] <= '9') {
+		/* dtc reads a leading 0 as octal: refuse rather than guess. */
+		return dt_bad(ps, "'%.*s' has a leading zero (octal in dtc): write it in decimal or 0x hex",
+			      (int)len, tok);
+	}
+	for (; i < len; i++) {
+		d = dt_hexval(tok[i]);
+		if (d < 0 || d >= base)
+			return dt_bad(ps, "'%.*s' is not a number", (int)len, tok);
+		v = v * (unsigned)base + (unsigned)d;
+		if (v > UINT32_MAX)
+			return dt_bad(ps, "'%.*s' does not fit in 32 bits",
+				      (int)len, tok);
+	}
+	be[0] = (uint8_t)(v >> 24);
+	be[1] = (uint8_t)(v >> 16);
+	be[2] = (uint8_t)(v >> 8);
+	be[3] = (uint8_t)v;
+	return dt_out_bytes(ps, be, sizeof(be));
+}
+
+static int dt_parse_cells(struct dt_parse *ps)
+{
+	const char *tok;
+	size_t len;
+	int rc;
+
+	ps->p++;
+	for (;;) {
+		dt_skip_space(ps);
+		if (*ps->p == '>') {
+			ps->p++;
+			return 0;
+		}
+		if (!*ps->p)
+			return dt_bad(ps, "missing '>'");
+		tok = ps->p;
+		len = strcspn(tok, " \t\r\n>");
+		ps->p += len;
+		rc = dt_parse_cell(ps, tok, len);
+		if (rc)
+			return rc;
+	}
+}
+
+static int dt_parse_string(struct dt_parse *ps)
+{
+	char c;
+	int rc;
+
+	ps->p++;
+	for (;;) {
+		c = *ps->p++;
+		if (!c)
+			return dt_bad(ps, "missing closing '\"'");
+		if (c == '"')
+			break;
+		if (c == '\\') {
+			switch (*ps->p) {
+			case '"':
+			case '\\':
+				c = *ps->p;
+				break;
+			case 'n':
+				c = '\n';
+				break;
+			case 't':
+				c = '\t';
+				break;
+			default:
+				return dt_bad(ps, "unknown escape '\\%c' (known: \\\" \\\\ \\n \\t)",
+					      *ps->p ? *ps->p : ' ');
+			}
+			ps->p++;
+		}
+		rc = dt_out_bytes(ps, &c, 1);
+		if (rc)
+			return rc;
+	}
+	return dt_out_bytes(ps, "", 1);
+}
+
+/* "[01 02 ab]" or, as dtc also takes it, "[0102ab]". */
+static int dt_parse_bytes(struct dt_parse *ps)
+{
+	uint8_t byte;
+	int hi, lo, rc;
+
+	ps->p++;
+	for (;;) {
+		dt_skip_space(ps);
+		if (*ps->p == ']') {
+			ps->p++;
+			return 0;
+		}
+		if (!*ps->p)
+			return dt_bad(ps, "missing ']'");
+		hi = dt_hexval(ps->p[0]);
+		lo = hi < 0 ? -1 : dt_hexval(ps->p[1]);
+		if (lo < 0)
+			return dt_bad(ps, "'%.*s' is not a byte (two hex digits)",
+				      (int)strcspn(ps->p, " \t\r\n]"), ps->p);
+		byte = (uint8_t)(hi << 4 | lo);
+		ps->p += 2;
+		rc = dt_out_bytes(ps, &byte, 1);
+		if (rc)
+			return rc;
+	}
+}
+
+/* A whole value that is not in dtc syntax: the text as one string. */
+static int dt_parse_word(struct dt_parse *ps)
+{
+	size_t len = strlen(ps->p);
+	int rc;
+
+	if (ps->p[0] == '&')
+		return dt_bad(ps, "references to labels are not supported: give the phandle as <0x..>");
+	if (!strncmp(ps->p, "/bits/", 6))
+		return dt_bad(ps, "/bits/ is not supported: give 32-bit cells <..> or bytes [..]");
+	while (len && strchr(" \t\r\n", ps->p[len - 1]))
+		len--;
+	if (memchr(ps->p, '"', len))
+		return dt_bad(ps, "a string with '\"' in it must be quoted");
+	rc = dt_out_bytes(ps, ps->p, len);
+	return rc ? rc : dt_out_bytes(ps, "", 1);
+}
+
+int imgp_dt_parse_value(const char *text, struct imgp_buf *out)
+{
+	struct dt_parse ps = { text, text, out };
+	size_t old_len = out->len;
+	int rc = 0;
+
+	dt_skip_space(&ps);
+	if (!*ps.p)
+		return dt_out_bytes(&ps, "", 0);
+	if (!strchr("\"<[", *ps.p)) {
+		rc = dt_parse_word(&ps);
+		goto out;
+	}
+	/* A list of pieces, each "string", <cells> or [bytes], joined by ','. */
+	for (;;) {
+		switch (*ps.p) {
+		case '"':
+			rc = dt_parse_string(&ps);
+			break;
+		case '<':
+			rc = dt_parse_cells(&ps);
+			break;
+		case '[':
+			rc = dt_parse_bytes(&ps);
+			break;
+		case '\0':
+			rc = dt_bad(&ps, "nothing after ','");
+			break;
+		default:
+			rc = dt_bad(&ps, "unexpected '%c': expected \"string\", <cells> or [bytes]",
+				    *ps.p);
+		}
+		if (rc)
+			break;
+		dt_skip_space(&ps);
+		if (!*ps.p)
+			break;
+		if (*ps.p != ',') {
+			rc = dt_bad(&ps, "unexpected '%c' after a value: separate values with ','",
+				    *ps.p);
+			break;
+		}
+		ps.p++;
+		dt_skip_space(&ps);
+	}
+out:
+	if (rc) {
+		out->len = old_len;
+		if (out->data)
+			out->data[old_len] = '\0';
+	}
+	return rc;
+}
+
+/* ------------------------------------------------------------- overlays */
+
+/*
+ * "fragment@0" from a __fixups__ entry "/fragment@0/__overlay__/x:clocks:4":
+ * the first component of the path.
+ */
+static int dt_fixup_fragment(const char *entry, struct imgp_buf *frags)
+{
+	const char *name = entry + strspn(entry, "/");
+	size_t len = strcspn(name, "/:");
+	const char *p, *end;
+
+	if (!len)
+		return 0;
+	/* One mention per fragment, however many properties use the label. */
+	p = frags->data ? (const char *)frags->data : "";
+	for (end = p + frags->len; p < end;) {
+		size_t n = strcspn(p, ",");
+
+		if (n == len && !memcmp(p, name, len))
+			return 0;
+		p += n + 2;
+	}
+	return imgp_buf_printf(frags, "%s%.*s", frags->len ? ", " : "",
+			       (int)len, name);
+}
+
+/*
+ * libfdt reports a label the base lacks as a bare FDT_ERR_NOTFOUND, after
+ * it has half-modified both trees; check them up front and name the labels.
+ */
+static int dt_check_fixups(const void *base, const void *ovl)
+{
+	struct imgp_buf msg = { 0 }, frags = { 0 };
+	const char *label, *val, *p, *end;
+	int fix, sym, prop, len, missing = 0, err = 0, rc;
+
+	fix = fdt_path_offset(ovl, "/__fixups__");
+	if (fix == -FDT_ERR_NOTFOUND)
+		return 0;
+	if (fix < 0)
+		return imgp_fail(EINVAL, "broken overlay: %s", fdt_strerror(fix));
+	if (fdt_first_property_offset(ovl, fix) < 0)
+		return 0;
+	sym = fdt_path_offset(base, "/__symbols__");
+	if (sym < 0)
+		return imgp_fail(EINVAL, "the base tree has no __symbols__ (compile it with dtc -@)");
+
+	fdt_for_each_property_offset(prop, ovl, fix) {
+		val = fdt_getprop_by_offset(ovl, prop, &label, &len);
+		if (!val || !label)
+			return imgp_fail(EINVAL, "broken overlay: %s", fdt_strerror(len));
+		if (fdt_getprop(base, sym, label, NULL))
+			continue;
+		frags.len = 0;
+		if (len > 0 && val[len - 1] == '\0')
+			for (p = val, end = val + len; p < end && !err;
+			     p += strlen(p) + 1)
+				err = dt_fixup_fragment(p, &frags);
+		if (!err)
+			err = imgp_buf_printf(&msg, "%s'%s'", missing ? ", " : "",
+					      label);
+		if (!err && frags.len)
+			err = imgp_buf_printf(&msg, " (overlay %s)",
+					      (const char *)frags.data);
+		missing++;
+	}
+	if (err)
+		rc = imgp_fail(ENOMEM, "out of memory");
+	else if (missing)
+		rc = imgp_fail(EINVAL, "unresolved label%s %s", missing > 1 ? "s" : "",
+			       (const char *)msg.data);
+	else
+		rc = 0;
+	imgp_buf_free(&msg);
+	imgp_buf_free(&frags);
+	return rc;
+}
+
+/* A tree without a single fragment would "apply" as a silent no-op. */
+static int dt_check_fragments(const void *ovl)
+{
+	int frag;
+
+	fdt_for_each_subnode(frag, ovl, 0)
+		if (fdt_subnode_offset(ovl, frag, "__overlay__") >= 0)
+			return 0;
+	return imgp_fail(EINVAL, "not an overlay: no fragment has an __overlay__ node (compile it from a /plugin/; source)");
+}
+
+/* After a failed apply: a target-path the base lacks is the usual reason. */
+static int dt_explain_overlay(const void *base, const void *ovl, int err)
+{
+	const char *path, *name;
+	int frag, len;
+
+	fdt_for_each_subnode(frag, ovl, 0) {
+		path = fdt_getprop(ovl, frag, "target-path", &len);
+		if (!path || len < 1 || path[len - 1] != '\0')
+			continue;
+		if (fdt_path_offset(base, path) >= 0)
+			continue;
+		name = fdt_get_name(ovl, frag, NULL);
+		return imgp_fail(ENOENT, "overlay %s: target-path '%s' is not in the base tree",
+				 name ? name : "?", path);
+	}
+	return imgp_fail(EINVAL, "cannot apply the overlay: %s", fdt_strerror(err));
+}
+
+int imgp_dt_apply_overlay(struct imgp_dtb *dtb, const void *overlay,
+			  size_t len)
+{
+	void *ovl = NULL, *ovl_work = NULL, *base = NULL;
+	size_t olen, size;
+	int rc, tries;
+
+	if (len < sizeof(struct fdt_header))
+		return imgp_fail(EINVAL, "overlay is not a device tree blob: only %zu bytes",
+				 len);
+	if (len > INT_MAX / 4)
+		return imgp_fail(EFBIG, "overlay is too large (%zu bytes)", len);
+	/* libfdt wants 8-byte alignment; the caller's bytes may lack it. */
+	ovl = malloc(len);
+	if (!ovl)
+		return imgp_fail(ENOMEM, "out of memory");
+	memcpy(ovl, overlay, len);
+	rc = fdt_check_header(ovl);
+	if (rc) {
+		rc = imgp_fail(EINVAL, "overlay is not a device tree blob: %s",
+			       fdt_strerror(rc));
+		goto out;
+	}
+	olen = fdt_totalsize(ovl);
+	if (olen > len) {
+		rc = imgp_fail(EINVAL, "overlay is %zu bytes but only %zu are there (truncated?)",
+			       olen, len);
+		goto out;
+	}
+	rc = fdt_check_full(ovl, olen);
+	if (rc) {
+		rc = imgp_fail(EINVAL, "broken overlay: %s", fdt_strerror(rc));
+		goto out;
+	}
+	rc = dt_check_fragments(ovl);
+	if (!rc)
+		rc = dt_check_fixups(dtb->fdt, ovl);
+	if (rc)
+		goto out;
+
+	/*
+	 * fdt_overlay_apply() changes both trees and leaves them corrupt when
+	 * it fails, so it works on copies; room for the whole overlay is
+	 * nearly always enough, more is tried a few times.
+	 */
+	size = fdt_totalsize(dtb->fdt) + olen + DT_SLACK;
+	ovl_work = malloc(olen);
+	if (!ovl_work) {
+		rc = imgp_fail(ENOMEM, "out of memory");
+		goto out;
+	}
+	for (tries = 0;; tries++) {
+		if (size > INT_MAX) {
+			rc = imgp_fail(EFBIG, "device tree would grow past %d bytes",
+				       INT_MAX);
+			goto out;
+		}
+		base = malloc(size);
+		if (!base) {
+			rc = imgp_fail(ENOMEM, "out of memory");
+			goto out;
+		}
+		rc = fdt_open_into(dtb->fdt, base, (int)size);
+		if (rc) {
+			rc = imgp_fail(EINVAL, "cannot open device tree: %s",
+				       fdt_strerror(rc));
+			goto out;
+		}
+		memcpy(ovl_work, ovl, olen);
+		rc = fdt_overlay_apply(base, ovl_work);
+		if (rc != -FDT_ERR_NOSPACE || tries == 3)
+			break;
+		free(base);
+		base = NULL;
+		size *= 2;
+	}
+	if (rc) {
+		rc = dt_explain_overlay(dtb->fdt, ovl, rc);
+		goto out;
+	}
+	free(dtb->fdt);
+	dtb->fdt = base;
+	dtb->bufsize = size;
+	base = NULL;
+out:
+	free(base);
+	free(ovl_work);
+	free(ovl);
+	return rc;
+}
+
+/* ------------------------------------------------------------- source */
+
+/*
+ * A value as dtc 1.6 decompiles it: the whole property is one string (its
+ * inner NULs as "\0"), cells or bytes, by the same guess as dtc makes.
+ */
+static int dts_put_value(struct imgp_buf *b, const uint8_t *p, int len)
+{
+	static const char esc_from[] = "\a\b\t\n\v\f\r\\\"";
+	static const char esc_to[] = "abtnvfr\\\"";
+	const char *e;
+	int i, rc = 0;
+
+	if (len == 0)
+		return imgp_buf_append(b, ";\n", 2);
+	if (dt_looks_like_strings(p, len)) {
+		rc = imgp_buf_append(b, " = \"", 4);
+		for (i = 0; !rc && i < len - 1; i++) {
+			e = p[i] ? strchr(esc_from, p[i]) : NULL;
+			if (!p[i])
+				rc = imgp_buf_append(b, "\\0", 2);
+			else if (e)
+				rc = imgp_buf_printf(b, "\\%c", esc_to[e - esc_from]);
+			else
+				rc = imgp_buf_append(b, &p[i], 1);
+		}
+		if (!rc)
+			rc = imgp_buf_append(b, "\";\n", 3);
+	} else if (len % 4 == 0) {
+		rc = imgp_buf_append(b, " = <", 4);
+		for (i = 0; !rc && i < len; i += 4)
+			rc = imgp_buf_printf(b, "%s0x%02x", i ? " " : "",
+					     fdt32_ld((const fdt32_t *)(p + i)));
+		if (!rc)
+			rc = imgp_buf_append(b, ">;\n", 3);
+	} else {
+		rc = imgp_buf_append(b, " = [", 4);
+		for (i = 0; !rc && i < len; i++)
+			rc = imgp_buf_printf(b, "%s%02x", i ? " " : "", p[i]);
+		if (!rc)
+			rc = imgp_buf_append(b, "];\n", 3);
+	}
+	return rc;
+}
+
+static int dts_indent(struct imgp_buf *b, int depth)
+{
+	int rc = 0;
+
+	while (!rc && depth-- > 0)
+		rc = imgp_buf_append(b, "\t", 1);
+	return rc;
+}
+
+static int dts_put_node(struct imgp_buf *b, const void *fdt, int node,
+			int depth)
+{
+	const char *name, *val;
+	int prop, len, rc;
+
+	name = fdt_get_name(fdt, node, &len);
+	if (!name)
+		return imgp_fail(EINVAL, "broken device tree: %s", fdt_strerror(len));
+	/* dtc sets every subnode apart from what comes before it. */
+	rc = depth ? imgp_buf_append(b, "\n", 1) : 0;
+	if (!rc)
+		rc = dts_indent(b, depth);
+	if (!rc)
+		rc = imgp_buf_printf(b, "%s {\n", *name ? name : "/");
+	fdt_for_each_property_offset(prop, fdt, node) {
+		if (rc)
+			return rc;
+		val = fdt_getprop_by_offset(fdt, prop, &name, &len);
+		if (!val || !name)
+			return imgp_fail(EINVAL, "broken device tree: %s",
+					 fdt_strerror(len));
+		rc = dts_indent(b, depth + 1);
+		if (!rc)
+			rc = imgp_buf_append(b, name, strlen(name));
+		if (!rc)
+			rc = dts_put_value(b, (const uint8_t *)val, len);
+	}
+	if (!rc && prop != -FDT_ERR_NOTFOUND)
+		return imgp_fail(EINVAL, "broken device tree: %s", fdt_strerror(prop));
+	return rc;
+}
+
+static int dts_close_node(struct imgp_buf *b, int depth)
+{
+	int rc = dts_indent(b, depth);
+
+	return rc ? rc : imgp_buf_append(b, "};\n", 3);
+}
+
+int imgp_dt_to_dts(const struct imgp_dtb *dtb, struct imgp_buf *out)
+{
+	const void *fdt = dtb->fdt;
+	size_t old_len = out->len;
+	uint64_t addr, size;
+	int node, depth = 0, open = -1, n, i, rc;
+
+	rc = imgp_buf_printf(out, "/dts-v1/;\n\n");
+	n = fdt_num_mem_rsv(fdt);
+	if (n < 0) {
+		rc = imgp_fail(EINVAL, "broken device tree: %s", fdt_strerror(n));
+		goto out;
+	}
+	for (i = 0; !rc && i < n; i++) {
+		rc = fdt_get_mem_rsv(fdt, i, &addr, &size);
+		if (rc) {
+			rc = imgp_fail(EINVAL, "broken device tree: %s",
+				       fdt_strerror(rc));
+			goto out;
+		}
+		rc = imgp_buf_printf(out, "/memreserve/\t0x%016" PRIx64 " 0x%016" PRIx64 ";\n",
+				     addr, size);
+	}
+	/*
+	 * Iterative rather than recursive: a tree from an image can nest as
+	 * deep as it likes. After the root closes, fdt_next_node() returns
+	 * an offset with depth -1.
+	 */
+	for (node = 0; !rc && node >= 0 && depth >= 0;
+	     node = fdt_next_node(fdt, node, &depth)) {
+		for (; !rc && open >= depth; open--)
+			rc = dts_close_node(out, open);
+		if (!rc)
+			rc = dts_put_node(out, fdt, node, depth);
+		open = depth;
+	}
+	if (!rc && node < 0 && node != -FDT_ERR_NOTFOUND)
+		rc = imgp_fail(EINVAL, "broken device tree: %s", fdt_strerror(node));
+	for (; !rc && open >= 0; open--)
+		rc = dts_close_node(out, open);
+out:
+	if (rc == -ENOMEM)
+		rc = imgp_fail(ENOMEM, "out of memory");
+	if (rc) {
+		out->len = old_len;
+		if (out->data)
+			out->data[old_len] = '\0';
+	}
+	return rc;
 }

@@ -473,16 +473,32 @@ static int ext_rewrite(ext2_filsys efs, ext2_ino_t ino, struct ext2_inode *inode
 	return rc;
 }
 
-/* Undoes a half-made file: frees its blocks and the inode itself. */
+/*
+ * Frees an inode nothing links to any more: its blocks, its share of an
+ * xattr block and the inode itself (a half-made file, a replaced symlink).
+ */
 static void ext_forget(ext2_filsys efs, const char *path, ext2_ino_t ino)
 {
 	struct ext2_inode inode;
+	__u32 refs = 0;
+	blk64_t ea;
 	char why[256];
 	errcode_t err;
 
-	err = ext2fs_punch(efs, ino, NULL, NULL, 0, ~(blk64_t)0);
+	err = ext2fs_read_inode(efs, ino, &inode);
+	/* A fast symlink keeps its target in i_block: those are not block numbers. */
+	if (!err && (ext2fs_inode_has_valid_blocks2(efs, &inode) ||
+		     (inode.i_flags & EXT4_INLINE_DATA_FL)))
+		err = ext2fs_punch(efs, ino, NULL, NULL, 0, ~(blk64_t)0);
 	if (!err)
 		err = ext2fs_read_inode(efs, ino, &inode);
+	ea = err ? 0 : ext2fs_file_acl_block(efs, &inode);
+	if (ea) {
+		err = ext2fs_adjust_ea_refcount3(efs, ea, NULL, -1, &refs, ino);
+		if (!err && refs == 0)
+			ext2fs_block_alloc_stats2(efs, ea, -1);
+		ext2fs_file_acl_block_set(efs, &inode, 0);
+	}
 	if (!err) {
 		inode.i_links_count = 0;
 		inode.i_size = 0;
@@ -493,7 +509,7 @@ static void ext_forget(ext2_filsys efs, const char *path, ext2_ino_t ino)
 	if (!err)
 		ext2fs_inode_alloc_stats2(efs, ino, -1, 0);
 	else
-		imgp_warn("'%s': cannot free inode %u after a failed write: %s: run e2fsck -f",
+		imgp_warn("'%s': cannot free inode %u: %s: run e2fsck -f",
 			  path, ino, ext_why(err, why, sizeof(why)));
 }
 
@@ -525,20 +541,63 @@ static int ext_new_inode(ext2_filsys efs, ext2_ino_t parent, ext2_ino_t *ino)
 	return 0;
 }
 
+/* Adds a directory entry (ftype EXT2_FT_*), growing a full directory. */
 static int ext_link(ext2_filsys efs, const char *dir, ext2_ino_t parent,
-		    const char *name, ext2_ino_t ino)
+		    const char *name, ext2_ino_t ino, int ftype)
 {
 	errcode_t err;
 
-	err = ext2fs_link(efs, parent, name, ino, EXT2_FT_REG_FILE);
+	err = ext2fs_link(efs, parent, name, ino, ftype);
 	if (err == EXT2_ET_DIR_NO_SPACE) {
 		err = ext2fs_expand_dir(efs, parent);
 		if (err)
 			return ext_fail(err, "cannot grow directory '%s'", dir);
-		err = ext2fs_link(efs, parent, name, ino, EXT2_FT_REG_FILE);
+		err = ext2fs_link(efs, parent, name, ino, ftype);
 	}
 	if (err)
 		return ext_fail(err, "cannot add an entry to directory '%s'", dir);
+	return 0;
+}
+
+/*
+ * Splits path into its last name and the directory that is to hold it,
+ * which must exist (symlinks followed). *dir is malloc'd, also on failure.
+ */
+static int ext_parent(ext2_filsys efs, const char *path, ext2_ino_t *parent,
+		      const char **name, char **dir)
+{
+	const char *slash = strrchr(path, '/');
+	struct ext2_inode dinode;
+	size_t namelen;
+	int rc;
+
+	*dir = NULL;
+	*name = slash ? slash + 1 : path;
+	namelen = strlen(*name);
+	if (!namelen || !strcmp(*name, ".") || !strcmp(*name, ".."))
+		return imgp_fail(EINVAL, "does not name a file");
+	if (namelen > EXT2_NAME_LEN)
+		return imgp_fail(ENAMETOOLONG, "file name longer than %d bytes",
+				 EXT2_NAME_LEN);
+	if (!slash)
+		*dir = strdup("/");
+	else
+		*dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
+	if (!*dir)
+		return imgp_fail(ENOMEM, "out of memory");
+
+	rc = ext_lookup(efs, *dir, parent, &dinode);
+	if (rc == -ENOENT)
+		return imgp_fail(ENOENT, "cannot create: directory '%s' not found",
+				 *dir);
+	if (rc)
+		return imgp_fail_ctx(rc, "cannot create: directory '%s'", *dir);
+	if (!LINUX_S_ISDIR(dinode.i_mode))
+		return imgp_fail(ENOTDIR, "cannot create: '%s' is not a directory",
+				 *dir);
+	if (dinode.i_flags & EXT4_ENCRYPT_FL)
+		return imgp_fail(ENOTSUP, "cannot create: directory '%s' is encrypted",
+				 *dir);
 	return 0;
 }
 
@@ -546,42 +605,18 @@ static int ext_link(ext2_filsys efs, const char *dir, ext2_ino_t parent,
 static int ext_create(ext2_filsys efs, const char *path, const void *data,
 		      size_t len, bool *modified)
 {
-	const char *slash = strrchr(path, '/');
-	const char *name = slash ? slash + 1 : path;
-	size_t namelen = strlen(name);
-	struct ext2_inode dinode, other_inode;
+	struct ext2_inode other_inode;
 	ext2_ino_t parent, ino, other;
+	const char *name;
+	size_t namelen;
 	char *dir, why[256];
 	errcode_t err;
 	int rc;
 
-	if (!namelen || !strcmp(name, ".") || !strcmp(name, ".."))
-		return imgp_fail(EINVAL, "does not name a file");
-	if (namelen > EXT2_NAME_LEN)
-		return imgp_fail(ENAMETOOLONG, "file name longer than %d bytes",
-				 EXT2_NAME_LEN);
-	if (!slash)
-		dir = strdup("/");
-	else
-		dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
-	if (!dir)
-		return imgp_fail(ENOMEM, "out of memory");
-
-	rc = ext_lookup(efs, dir, &parent, &dinode);
-	if (rc == -ENOENT)
-		rc = imgp_fail(ENOENT, "cannot create: directory '%s' not found", dir);
-	else if (rc)
-		rc = imgp_fail_ctx(rc, "cannot create: directory '%s'", dir);
+	rc = ext_parent(efs, path, &parent, &name, &dir);
 	if (rc)
 		goto out;
-	if (!LINUX_S_ISDIR(dinode.i_mode)) {
-		rc = imgp_fail(ENOTDIR, "cannot create: '%s' is not a directory", dir);
-		goto out;
-	}
-	if (dinode.i_flags & EXT4_ENCRYPT_FL) {
-		rc = imgp_fail(ENOTSUP, "cannot create: directory '%s' is encrypted", dir);
-		goto out;
-	}
+	namelen = strlen(name);
 	/* The name may be there as a symlink whose target is missing. */
 	err = ext2fs_lookup(efs, parent, name, (int)namelen, NULL, &other);
 	if (!err) {
@@ -609,7 +644,7 @@ static int ext_create(ext2_filsys efs, const char *path, const void *data,
 	rc = ext_new_inode(efs, parent, &ino);
 	if (rc)
 		goto out;
-	rc = ext_link(efs, dir, parent, name, ino);
+	rc = ext_link(efs, dir, parent, name, ino, EXT2_FT_REG_FILE);
 	if (rc) {
 		ext_forget(efs, path, ino);
 		goto out;
@@ -691,6 +726,250 @@ static int ext_exists(struct imgp_fs *fs, const char *path)
 	return ext_err(err);
 }
 
+/* The target of a symbolic link: in i_block, inline data or a data block. */
+static int ext_link_target(ext2_filsys efs, ext2_ino_t ino,
+			   struct ext2_inode *inode, struct imgp_buf *out)
+{
+	uint64_t size = EXT2_I_SIZE(inode);
+	size_t old_len = out->len;
+	unsigned int got = 0;
+	ext2_file_t file;
+	errcode_t err, err2;
+
+	if (inode->i_flags & EXT4_ENCRYPT_FL)
+		return imgp_fail(ENOTSUP, "symbolic link is encrypted");
+	/* The kernel keeps a target and its NUL within one block. */
+	if (size == 0 || size >= efs->blocksize)
+		return imgp_fail(EUCLEAN, "symbolic link of %" PRIu64 " bytes is corrupt: run e2fsck -f",
+				 size);
+	if (imgp_buf_reserve(out, (size_t)size))
+		return imgp_fail(ENOMEM, "out of memory");
+	if (!(inode->i_flags & EXT4_INLINE_DATA_FL) &&
+	    ext2fs_is_fast_symlink(inode)) {
+		memcpy(out->data + old_len, inode->i_block, (size_t)size);
+		got = (unsigned int)size;
+	} else {
+		/* The file layer reads inline data and mapped blocks alike. */
+		err = ext2fs_file_open2(efs, ino, inode, 0, &file);
+		if (err)
+			return ext_fail(err, "cannot open the symbolic link");
+		err = ext2fs_file_read(file, out->data + old_len,
+				       (unsigned int)size, &got);
+		err2 = ext2fs_file_close(file);
+		if (err || err2)
+			return ext_fail(err ? err : err2, "cannot read the symbolic link");
+	}
+	if (got != size || memchr(out->data + old_len, '\0', got))
+		return imgp_fail(EUCLEAN, "symbolic link target is corrupt: run e2fsck -f");
+	out->len = old_len + got;
+	out->data[out->len] = '\0';
+	return 0;
+}
+
+/* The inode of path itself, a symlink not followed (lstat). */
+static int ext_lookup_nofollow(ext2_filsys efs, const char *path,
+			       ext2_ino_t *ino, struct ext2_inode *inode)
+{
+	errcode_t err;
+
+	err = ext2fs_namei(efs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, ino);
+	if (err == EXT2_ET_FILE_NOT_FOUND)
+		return imgp_fail(ENOENT, "not found");
+	if (err)
+		return ext_err(err);
+	err = ext2fs_read_inode(efs, *ino, inode);
+	if (err)
+		return ext_fail(err, "cannot read inode %u", *ino);
+	return 0;
+}
+
+static int ext_readlink(struct imgp_fs *fs, const char *path,
+			struct imgp_buf *out)
+{
+	ext2_filsys efs = ext_priv(fs)->fs;
+	struct ext2_inode inode;
+	ext2_ino_t ino;
+	int rc;
+
+	rc = ext_check_path(path);
+	if (!rc)
+		rc = ext_lookup_nofollow(efs, path, &ino, &inode);
+	if (rc)
+		return rc;
+	if (!LINUX_S_ISLNK(inode.i_mode))
+		return imgp_fail(EINVAL, "not a symbolic link");
+	return ext_link_target(efs, ino, &inode, out);
+}
+
+/* Drops one link to an inode that lost its directory entry. */
+static int ext_unref(ext2_filsys efs, const char *path, ext2_ino_t ino)
+{
+	struct ext2_inode inode;
+	errcode_t err;
+
+	err = ext2fs_read_inode(efs, ino, &inode);
+	if (err)
+		return ext_fail(err, "cannot read inode %u", ino);
+	if (inode.i_links_count > 1) {
+		inode.i_links_count--;
+		err = ext2fs_write_inode(efs, ino, &inode);
+		if (err)
+			return ext_fail(err, "cannot write inode %u", ino);
+		return ext_set_times(efs, ino, EXT_TIME_MTIME);
+	}
+	ext_forget(efs, path, ino);
+	return 0;
+}
+
+/*
+ * Takes back a symlink inode that ext2fs_symlink() may have left half
+ * made: accounted for (then freed like any inode) or only written.
+ */
+static void ext_symlink_undo(ext2_filsys efs, const char *path, ext2_ino_t ino)
+{
+	struct ext2_inode zero;
+	char why[256];
+	errcode_t err;
+
+	if (ext2fs_test_inode_bitmap2(efs->inode_map, ino)) {
+		ext_forget(efs, path, ino);
+		return;
+	}
+	memset(&zero, 0, sizeof(zero));
+	err = ext2fs_write_inode(efs, ino, &zero);
+	if (err)
+		imgp_warn("'%s': cannot clear inode %u: %s: run e2fsck -f", path,
+			  ino, ext_why(err, why, sizeof(why)));
+}
+
+/*
+ * Creates path -> target. An existing symlink is replaced by a new inode
+ * (its entry is swapped in place, so the name never disappears for good);
+ * anything else at path is left alone.
+ */
+static int ext_make_symlink(ext2_filsys efs, const char *path,
+			    const char *target, bool *modified)
+{
+	struct imgp_buf old_target = { 0 };
+	struct ext2_inode inode;
+	ext2_ino_t parent, ino, old = 0;
+	const char *name;
+	char *dir, why[256];
+	errcode_t err;
+	int rc;
+
+	rc = ext_parent(efs, path, &parent, &name, &dir);
+	if (rc)
+		goto out;
+	err = ext2fs_lookup(efs, parent, name, (int)strlen(name), NULL, &old);
+	if (!err) {
+		err = ext2fs_read_inode(efs, old, &inode);
+		if (err) {
+			rc = ext_fail(err, "cannot read inode %u", old);
+			goto out;
+		}
+		if (!LINUX_S_ISLNK(inode.i_mode)) {
+			rc = imgp_fail(EEXIST, "exists and is not a symbolic link");
+			goto out;
+		}
+		if (inode.i_flags & (EXT2_IMMUTABLE_FL | EXT2_APPEND_FL)) {
+			rc = imgp_fail(EPERM, "symbolic link is immutable or append-only: clear the flag with chattr -ia first");
+			goto out;
+		}
+		/* Already right: leave the inode and its times alone. */
+		rc = ext_link_target(efs, old, &inode, &old_target);
+		if (!rc && !strcmp((const char *)old_target.data, target))
+			goto out;
+		imgp_errclear();
+		rc = 0;
+	} else if (err != EXT2_ET_FILE_NOT_FOUND) {
+		rc = ext_fail(err, "cannot search directory '%s'", dir);
+		goto out;
+	} else {
+		old = 0;
+	}
+	if (!efs->super->s_free_inodes_count) {
+		rc = imgp_fail(ENOSPC, "cannot create: no free inodes");
+		goto out;
+	}
+	/* A data block for a long target, one more if the directory grows. */
+	rc = ext_check_space(efs, strlen(target), 0, 1);
+	if (rc)
+		goto out;
+
+	*modified = true;
+	err = ext2fs_new_inode(efs, parent, LINUX_S_IFLNK | 0777, NULL, &ino);
+	if (err) {
+		rc = ext_fail(err, "cannot allocate an inode");
+		goto out;
+	}
+	/* No name: linking is ours, so that a full directory can grow. */
+	err = ext2fs_symlink(efs, parent, ino, NULL, target);
+	if (err) {
+		ext_symlink_undo(efs, path, ino);
+		rc = ext_fail(err, "cannot create the symbolic link");
+		goto out;
+	}
+	if (old) {
+		err = ext2fs_unlink(efs, parent, name, old, 0);
+		if (err) {
+			ext_forget(efs, path, ino);
+			rc = ext_fail(err, "cannot remove the old symbolic link");
+			goto out;
+		}
+	}
+	rc = ext_link(efs, dir, parent, name, ino, EXT2_FT_SYMLINK);
+	if (rc) {
+		ext_forget(efs, path, ino);
+		err = old ? ext2fs_link(efs, parent, name, old, EXT2_FT_SYMLINK) : 0;
+		if (err)
+			imgp_warn("'%s': cannot put the old symbolic link back: %s: run e2fsck -f",
+				  path, ext_why(err, why, sizeof(why)));
+		goto out;
+	}
+	if (old)
+		rc = ext_unref(efs, path, old);
+	if (!rc)
+		rc = ext_set_times(efs, ino, EXT_TIME_ALL);
+	/* As the kernel does: a changed entry changes the directory. */
+	if (!rc)
+		rc = ext_set_times(efs, parent, EXT_TIME_MTIME);
+out:
+	imgp_buf_free(&old_target);
+	free(dir);
+	return rc;
+}
+
+static int ext_symlink(struct imgp_fs *fs, const char *path, const char *target)
+{
+	ext2_filsys efs = ext_priv(fs)->fs;
+	bool modified = false;
+	size_t len;
+	errcode_t err;
+	int rc;
+
+	rc = ext_check_path(path);
+	if (rc)
+		return rc;
+	if (!fs->writable || !(efs->flags & EXT2_FLAG_RW))
+		return imgp_fail(EROFS, "filesystem is opened read-only");
+	len = target ? strlen(target) : 0;
+	/* The kernel refuses empty targets and ones that fill a block. */
+	if (!len)
+		return imgp_fail(EINVAL, "empty symbolic link target");
+	if (len >= efs->blocksize)
+		return imgp_fail(ENAMETOOLONG, "symbolic link target of %zu bytes is longer than the %u allowed",
+				 len, efs->blocksize - 1);
+	rc = ext_make_symlink(efs, path, target, &modified);
+	if (!modified)
+		return rc;
+	/* As in write_file: the metadata reaches the image now or never. */
+	err = ext2fs_flush(efs);
+	if (err && !rc)
+		rc = ext_fail(err, "cannot write the filesystem metadata");
+	return rc;
+}
+
 const struct imgp_fs_ops imgp_fs_ext = {
 	.name = "ext",
 	.handles = ext_handles,
@@ -699,4 +978,6 @@ const struct imgp_fs_ops imgp_fs_ext = {
 	.read_file = ext_read_file,
 	.write_file = ext_write_file,
 	.exists = ext_exists,
+	.symlink = ext_symlink,
+	.readlink = ext_readlink,
 };

@@ -249,6 +249,25 @@ static int fat_exists(struct imgp_fs *fs, const char *path)
 	return rc < 0 ? rc : rc > 0;
 }
 
+static int fat_symlink(struct imgp_fs *fs, const char *path, const char *target)
+{
+	(void)fs;
+	(void)path;
+	(void)target;
+	return imgp_fail(ENOTSUP, "FAT has no symbolic links");
+}
+
+static int fat_readlink(struct imgp_fs *fs, const char *path, struct imgp_buf *out)
+{
+	int rc = fat_exists(fs, path);
+
+	(void)out;
+	if (rc < 0)
+		return rc;
+	return rc ? imgp_fail(EINVAL, "not a symbolic link (FAT has none)")
+		  : imgp_fail(ENOENT, "no such file");
+}
+
 const struct imgp_fs_ops imgp_fs_fat = {
 	.name = "vfat",
 	.handles = fat_handles,
@@ -257,4 +276,6 @@ const struct imgp_fs_ops imgp_fs_fat = {
 	.read_file = fat_read_file,
 	.write_file = fat_write_file,
 	.exists = fat_exists,
+	.symlink = fat_symlink,
+	.readlink = fat_readlink,
 };

@@ -80,3 +80,21 @@ int imgp_fs_exists(struct imgp_fs *fs, const char *path)
 
 	return rc < 0 ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : rc;
 }
+
+int imgp_fs_symlink(struct imgp_fs *fs, const char *path, const char *target)
+{
+	int rc;
+
+	if (!fs->writable)
+		return imgp_fail(EBADF, "p%d (%s): %s: filesystem opened read-only",
+				 fs->part->number, fs->part->fstype, path);
+	rc = fs->ops->symlink(fs, path, target);
+	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
+}
+
+int imgp_fs_readlink(struct imgp_fs *fs, const char *path, struct imgp_buf *out)
+{
+	int rc = fs->ops->readlink(fs, path, out);
+
+	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
+}

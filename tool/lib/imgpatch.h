@@ -202,6 +202,17 @@ struct imgp_fs_ops {
 			  size_t len);
 	/* Returns 1 when path exists (any type), 0 when not, <0 on error. */
 	int (*exists)(struct imgp_fs *fs, const char *path);
+	/*
+	 * Creates the symbolic link path -> target (the parent directory must
+	 * exist), or replaces an existing symbolic link; -EEXIST when path is
+	 * something else; -ENOTSUP where the filesystem has no links (FAT).
+	 */
+	int (*symlink)(struct imgp_fs *fs, const char *path, const char *target);
+	/*
+	 * Reads the target of the symbolic link path (not followed) into out.
+	 * -ENOENT when missing, -EINVAL when path is not a symbolic link.
+	 */
+	int (*readlink)(struct imgp_fs *fs, const char *path, struct imgp_buf *out);
 };
 
 struct imgp_fs {
@@ -227,6 +238,8 @@ int imgp_fs_read_file(struct imgp_fs *fs, const char *path, size_t max,
 int imgp_fs_write_file(struct imgp_fs *fs, const char *path, const void *data,
 		       size_t len);
 int imgp_fs_exists(struct imgp_fs *fs, const char *path);
+int imgp_fs_symlink(struct imgp_fs *fs, const char *path, const char *target);
+int imgp_fs_readlink(struct imgp_fs *fs, const char *path, struct imgp_buf *out);
 
 /* ------------------------------------------------------------------- run.c */
 
@@ -334,6 +347,38 @@ int imgp_dt_delete_prop(struct imgp_dtb *dtb, int node, const char *prop);
  */
 int imgp_dt_format_value(const void *val, int len, char *out, size_t outlen);
 
+/*
+ * Parses a property value written as in dtc source: "<1 0x2>" u32 cells,
+ * "\"a\", \"b\"" strings, "[01 02]" bytes, "" (empty); a bare number
+ * ("150000000", "0x20") is one u32 cell and any other bare word one string
+ * ("okay"). Returns 0 or -EINVAL naming the problem.
+ */
+int imgp_dt_parse_value(const char *text, struct imgp_buf *out);
+/* Creates or replaces a property, growing the buffer. Returns 0 or -errno. */
+int imgp_dt_set_prop(struct imgp_dtb *dtb, int node, const char *prop,
+		     const void *val, size_t len);
+/*
+ * Finds or creates the node at an absolute path, creating missing parents.
+ * Returns its offset or -errno.
+ */
+int imgp_dt_add_node(struct imgp_dtb *dtb, const char *path);
+/* Deletes a node and its subtree. Returns 0 or -errno. */
+int imgp_dt_delete_node(struct imgp_dtb *dtb, int node);
+/*
+ * Applies a compiled overlay (.dtbo) with fdt_overlay_apply, on copies so
+ * that a failure leaves dtb as it was. An overlay that refers to labels
+ * (__fixups__) needs a base with __symbols__: -EINVAL "the base tree has no
+ * __symbols__ (compile it with dtc -@)"; a label the base lacks: -EINVAL
+ * "unresolved label 'x' (overlay fragment@0)". Returns 0 or -errno.
+ */
+int imgp_dt_apply_overlay(struct imgp_dtb *dtb, const void *overlay,
+			  size_t len);
+/*
+ * The tree as dtc -I dtb -O dts would print it (same layout, so that two
+ * renderings diff line by line). Returns 0 or -errno.
+ */
+int imgp_dt_to_dts(const struct imgp_dtb *dtb, struct imgp_buf *out);
+
 /* SD/eMMC controller nodes and the properties that limit their speed. */
 struct imgp_dt_mmc_prop {
 	char name[32];
@@ -373,6 +418,16 @@ int imgp_bootscr_parse(struct imgp_bootscr *scr, const void *data, size_t len);
 void imgp_bootscr_free(struct imgp_bootscr *scr);
 /* True when the script text mentions word (e.g. "user-override.dtb"). */
 bool imgp_bootscr_mentions(const struct imgp_bootscr *scr, const char *word);
+/*
+ * Makes a legacy script image from text, byte-identical to
+ * "mkimage -A ARCH -O linux -T script -C none -n NAME -d FILE" run with
+ * SOURCE_DATE_EPOCH=time. arch: "arm64", "arm", "riscv", "x86_64", ...
+ * name may be NULL (no -n). out is emptied first and receives the image.
+ * Returns 0, or -EINVAL for an unknown arch, a name over 32 bytes or an
+ * empty script (which mkimage and U-Boot refuse too).
+ */
+int imgp_bootscr_make(const char *text, size_t len, const char *name,
+		      const char *arch, uint32_t time, struct imgp_buf *out);
 
 /* ----------------------------------------------------------------- fstab.c */
 
@@ -398,6 +453,51 @@ void imgp_fstab_entry_free(struct imgp_fstab_entry *e);
  */
 int imgp_fstab_edit(const char *text, size_t len, const char *mountpoint,
 		    const char *ops, struct imgp_buf *out);
+
+/* -------------------------------------------------------------- textedit.c */
+
+/*
+ * Edits of text files, keeping every byte they do not change. Each returns
+ * 1 when the text changed, 0 when it was already so, or -errno; out always
+ * receives the resulting text.
+ *
+ * Line files (config.txt, uEnv.txt): a line "KEY=VALUE" belongs to KEY when
+ * it starts with KEY followed by '=' (KEY may itself hold '=', as
+ * "dtparam=sd_overclock"). set replaces the first such line that is not
+ * commented out and removes later ones; when there is none it appends
+ * "KEY=VALUE" at the end, or, when section is given ("all"), at the end of
+ * the last "[section]" block (adding "[section]" when the file's last
+ * section header is another one).
+ */
+int imgp_text_set_line(const char *text, size_t len, const char *key,
+		       const char *value, const char *section,
+		       struct imgp_buf *out);
+/* Removes every active line of KEY. */
+int imgp_text_remove_line(const char *text, size_t len, const char *key,
+			  struct imgp_buf *out);
+/*
+ * Token files (cmdline.txt: one line of space-separated tokens). token is
+ * "key=value" (replaces the token with that key, or appends) or "flag"
+ * (appends when absent).
+ */
+int imgp_text_set_token(const char *text, size_t len, const char *token,
+			struct imgp_buf *out);
+/* Removes the tokens "key" and "key=...". */
+int imgp_text_remove_token(const char *text, size_t len, const char *key,
+			   struct imgp_buf *out);
+
+/* ------------------------------------------------------------------ diff.c */
+
+/*
+ * A unified diff (as "diff -u" prints it: "--- label_a", "+++ label_b",
+ * "@@ -l,n +l,n @@" hunks with 3 lines of context) of two texts; nothing
+ * is appended when they are equal. When what lies between their common
+ * head and tail is over 20000 lines or 1 MiB, all of it shows as changed
+ * (one hunk). Returns 0 or -ENOMEM.
+ */
+int imgp_diff_unified(const char *a, size_t alen, const char *b, size_t blen,
+		      const char *label_a, const char *label_b,
+		      struct imgp_buf *out);
 
 /* ------------------------------------------------------------------ disk.c */
 
@@ -446,11 +546,22 @@ int imgp_copy_sparse(const char *src, const char *dst);
  * imgp_patch_commit(). The CLI's patch options and recipe steps both call
  * these operations.
  */
+/* Bounds on what a patch reads into memory. */
+#define IMGP_FIT_MAX ((size_t)1 << 30)
+#define IMGP_TEXT_MAX ((size_t)1 << 20)
+#define IMGP_DTB_MAX ((size_t)64 << 20)
+
+enum imgp_change_kind {
+	IMGP_CHANGE_FILE,        /* whole-file content */
+	IMGP_CHANGE_SYMLINK,     /* symbolic link; old/new hold the targets */
+};
+
 struct imgp_change {
+	enum imgp_change_kind kind;
 	const struct imgp_part *part;
 	char *path;
-	bool existed;            /* the file was there before the patch */
-	bool text;               /* show as a line diff rather than sizes */
+	bool existed;            /* the file (or link) was there before the patch */
+	bool text;               /* show as a unified diff rather than sizes */
 	struct imgp_buf old;
 	struct imgp_buf new;
 	struct imgp_buf notes;   /* "  what changed" lines for the plan */
@@ -464,6 +575,7 @@ struct imgp_patch {
 	const struct imgp_part *boot_part;
 	char *dtb_origin;        /* "fdt-x.dtb in p1 /image.fit" */
 	struct imgp_buf dtb_notes;
+	struct imgp_buf dtb_before; /* the loaded tree as DTS, for the plan's diff */
 	size_t nchanges;
 	struct imgp_change *changes;
 };
@@ -478,7 +590,10 @@ void imgp_patch_free(struct imgp_patch *patch);
 int imgp_patch_read(struct imgp_patch *patch, const struct imgp_part *part,
 		    const char *path, size_t max, struct imgp_buf *out,
 		    bool *existed);
-/* Plans a whole-file replacement; note (may be NULL) is one plan line. */
+/*
+ * Plans a whole-file replacement; note (may be NULL) is added to the plan,
+ * each of its lines indented under the file's line.
+ */
 int imgp_patch_write(struct imgp_patch *patch, const struct imgp_part *part,
 		     const char *path, const void *data, size_t len, bool text,
 		     const char *note);
@@ -507,6 +622,53 @@ int imgp_patch_boot_hook(struct imgp_patch *patch, const char *word);
  */
 int imgp_patch_fstab(struct imgp_patch *patch, const char *root,
 		     const char *mountpoint, const char *ops);
+/*
+ * Resolves a partition for patch options and recipe steps: "boot" (the
+ * partition the device tree came from, else the first with /image.fit,
+ * /boot.scr.uimg, /boot.scr, /config.txt or /extlinux/extlinux.conf),
+ * "root" (the first with /etc/fstab), or a number, GPT name or label.
+ * NULL with a message when there is none.
+ */
+const struct imgp_part *imgp_patch_part(struct imgp_patch *patch,
+					const char *spec);
+/* Loads a plain .dtb file from a partition as the tree to edit. */
+int imgp_patch_load_dtb_file(struct imgp_patch *patch, const char *part,
+			     const char *path);
+/* Sets NODE's property from a dtc-style value ("<1 2>", "\"s\"", "[00]", ""). */
+int imgp_patch_dt_set(struct imgp_patch *patch, const char *node,
+		      const char *prop, const char *value);
+/* Creates the node at an absolute path (and missing parents). */
+int imgp_patch_dt_add_node(struct imgp_patch *patch, const char *path);
+/* Deletes a node (any NODE spec) and its subtree. */
+int imgp_patch_dt_delete_node(struct imgp_patch *patch, const char *node);
+/* Applies a compiled overlay to the loaded tree; name is for messages. */
+int imgp_patch_dt_overlay(struct imgp_patch *patch, const void *dtbo,
+			  size_t len, const char *name);
+/* Plans writing data to path on a partition (see imgp_patch_part). */
+int imgp_patch_put_file(struct imgp_patch *patch, const char *part,
+			const char *path, const void *data, size_t len);
+/* Line and token edits of a text file (see textedit.c); the file must exist. */
+int imgp_patch_line_set(struct imgp_patch *patch, const char *part,
+			const char *path, const char *key, const char *value,
+			const char *section);
+int imgp_patch_line_remove(struct imgp_patch *patch, const char *part,
+			   const char *path, const char *key);
+int imgp_patch_token_set(struct imgp_patch *patch, const char *part,
+			 const char *path, const char *token);
+int imgp_patch_token_remove(struct imgp_patch *patch, const char *part,
+			    const char *path, const char *key);
+/* Plans the symbolic link path -> target (ext only). */
+int imgp_patch_symlink(struct imgp_patch *patch, const char *part,
+		       const char *path, const char *target);
+/*
+ * Plans a U-Boot script image made from text at path (as mkimage -T script
+ * makes it; the header time is SOURCE_DATE_EPOCH, or that of the script
+ * already there when its text is the same, so re-runs change nothing).
+ */
+int imgp_patch_bootscr(struct imgp_patch *patch, const char *part,
+		       const char *path, const char *text, size_t len,
+		       const char *name, const char *arch);
+
 /* Number of planned changes that really change a file. */
 size_t imgp_patch_pending(const struct imgp_patch *patch);
 /* Appends the human-readable plan (before/after of each change) to out. */
@@ -517,5 +679,142 @@ int imgp_patch_describe(const struct imgp_patch *patch, struct imgp_buf *out);
  * Returns 0 or -errno.
  */
 int imgp_patch_commit(struct imgp_patch *patch, const char *path);
+
+/* ---------------------------------------------------------------- recipe.c */
+
+/*
+ * A recipe is a named, documented patch in a file (recipes/README.md has
+ * the format). imgp_recipe_load() checks everything that needs no image;
+ * imgp_recipe_bind() fixes the parameters; imgp_recipe_match() checks the
+ * image before anything is planned; imgp_recipe_apply() runs the steps
+ * through the patch operations above, so a recipe can do nothing that the
+ * patch command cannot.
+ */
+struct imgp_recipe;
+
+struct imgp_recipe_param {
+	const char *name;
+	const char *description;
+	bool is_int;             /* type = "int" */
+	bool has_min, has_max;
+	long min, max;
+	size_t nvalues;          /* allowed values; 0: any value of the type */
+	const char *const *values;
+	const char *def;         /* default, or NULL */
+	bool required;
+	const char *value;       /* the bound value; NULL while unbound */
+};
+
+/*
+ * Parses and validates a recipe file. A recipe without required
+ * parameters comes back bound to its defaults. Returns 0, or -ENOENT /
+ * -EACCES for the file and -EINVAL for its content, with "FILE:LINE: ..."
+ * messages.
+ */
+int imgp_recipe_load(const char *path, struct imgp_recipe **out);
+void imgp_recipe_free(struct imgp_recipe *r);
+/*
+ * Resolves a recipe: a path (it contains '/', or ends in .recipe and
+ * exists), else NAME.recipe in each of dirs (NULL-terminated) in order.
+ * *path_out is malloc'd. Returns 0 or -ENOENT "no recipe 'x' (searched:
+ * ...)".
+ */
+int imgp_recipe_find(const char *name_or_path, const char *const *dirs,
+		     char **path_out);
+/*
+ * Loads every *.recipe in dirs (NULL-terminated; missing ones are skipped),
+ * sorted by name; of two files with the same name the first dir's wins. A
+ * recipe that fails to load is left out with a warning through the log
+ * hook. Returns 0 or -errno.
+ */
+int imgp_recipe_list(const char *const *dirs, struct imgp_recipe ***out,
+		     size_t *n);
+void imgp_recipe_list_free(struct imgp_recipe **list, size_t n);
+
+/* The file it was loaded from, and its texts ("" for absent optional ones). */
+const char *imgp_recipe_path(const struct imgp_recipe *r);
+const char *imgp_recipe_name(const struct imgp_recipe *r);
+const char *imgp_recipe_summary(const struct imgp_recipe *r);
+const char *imgp_recipe_description(const struct imgp_recipe *r);
+const char *imgp_recipe_source(const struct imgp_recipe *r);
+const char *imgp_recipe_risks(const struct imgp_recipe *r);
+const char *imgp_recipe_undo(const struct imgp_recipe *r);
+/* Its parameters in file order; returns how many. */
+size_t imgp_recipe_params(const struct imgp_recipe *r,
+			  const struct imgp_recipe_param **params);
+/*
+ * Appends the text of "imgpatch recipes show": name, summary, description,
+ * parameters, match rules, one line per step, source, risks, undo.
+ */
+int imgp_recipe_describe(const struct imgp_recipe *r, struct imgp_buf *out);
+/*
+ * Binds the parameters from "NAME=VALUE" strings, fills in defaults and
+ * checks every step again with the values in place. -EINVAL for an unknown
+ * parameter, a value out of its list or bounds, a missing required one or a
+ * step the values make invalid; the recipe then keeps its earlier binding.
+ */
+int imgp_recipe_bind(struct imgp_recipe *r, const char *const *sets,
+		     size_t nsets);
+/*
+ * Checks the match rules against the image of patch, planning nothing:
+ * partition labels, files, fdt images in the FIT, and the root compatible
+ * of the tree the first device tree step loads. Returns 0, -ENOENT
+ * "expected X, found: Y" when the image does not fit, or another -errno.
+ */
+int imgp_recipe_match(const struct imgp_recipe *r, struct imgp_patch *patch);
+/*
+ * Runs the steps in order into patch (nothing is written before
+ * imgp_patch_commit). Failures read "step 3 (dt-delete-property): ...".
+ */
+int imgp_recipe_apply(const struct imgp_recipe *r, struct imgp_patch *patch);
+
+/* ------------------------------------------------- unpack.c, pack.c, bmap.c */
+
+/* Container/compression of an image file, detected by content. */
+enum imgp_format {
+	IMGP_FMT_RAW,
+	IMGP_FMT_XZ,
+	IMGP_FMT_GZIP,
+	IMGP_FMT_ZSTD,
+	IMGP_FMT_BZIP2,
+	IMGP_FMT_LZ4,
+	IMGP_FMT_ZIP,            /* archives: must hold exactly one disk image */
+	IMGP_FMT_7Z,
+	IMGP_FMT_TAR,            /* tar, possibly compressed (.tar.xz, ...) */
+};
+
+/* "raw", "xz", "gzip", ... */
+const char *imgp_format_name(enum imgp_format fmt);
+/*
+ * Detects the format of a file from its first bytes (magic numbers, via
+ * libarchive's bidders). Returns 0 or -errno.
+ */
+int imgp_format_detect(const char *path, enum imgp_format *fmt);
+/*
+ * Decompresses / extracts the one disk image in path into dst (created
+ * sparse: runs of zero blocks become holes), with progress. An archive with
+ * no file or several files is -EINVAL naming its entries. Returns 0 or -errno.
+ */
+int imgp_unpack(const char *path, const char *dst);
+
+struct imgp_pack_opts {
+	enum imgp_format format;   /* RAW (sparse copy), XZ, GZIP, ZSTD, BZIP2, LZ4 */
+	int level;                 /* -1: the compressor's default */
+	int threads;               /* 0: all cores (xz, zstd) */
+};
+/* Compresses the raw image src into dst, with progress. Returns 0 or -errno. */
+int imgp_pack(const char *src, const char *dst, const struct imgp_pack_opts *opts);
+/*
+ * The output format a file name asks for: ".xz" XZ, ".gz" GZIP, ".zst"
+ * ZSTD, ".bz2" BZIP2, ".lz4" LZ4, anything else RAW.
+ */
+enum imgp_format imgp_format_from_name(const char *path);
+
+/*
+ * Writes a bmaptool 2.0 block map of the raw image at path (block size
+ * 4096, mapped ranges from SEEK_DATA/SEEK_HOLE, a SHA256 per range and of
+ * the map itself) to bmap_path. Returns 0 or -errno.
+ */
+int imgp_bmap_write(const char *path, const char *bmap_path);
 
 #endif
