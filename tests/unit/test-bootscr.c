@@ -3,11 +3,10 @@
  * U-Boot script images: what mkimage writes at test time parses, and every
  * broken header, CRC, size, type and part list is refused with its reason.
  */
-#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "imgpatch.h"
 #include "unit.h"
@@ -15,68 +14,11 @@
 #define ARCH_ARM64 22
 #define OS_LINUX 5
 
-static char dir[256];
 static const char *const env[] = { "SOURCE_DATE_EPOCH=1700000000", NULL };
 static const char script[] =
 	"echo booting\n"
 	"load mmc 0:1 ${fdt_addr_r} user-override.dtb || load mmc 0:1 ${fdt_addr_r} board.dtb\n"
 	"bootm ${kernel_addr_r} - ${fdt_addr_r}\n";
-
-static const char *at(const char *name)
-{
-	static char paths[8][512];
-	static int next;
-	char *p = paths[next++ % 8];
-
-	snprintf(p, sizeof(paths[0]), "%s/%s", dir, name);
-	return p;
-}
-
-static int write_file(const char *path, const void *data, size_t len)
-{
-	FILE *f = fopen(path, "wb");
-	int ok;
-
-	if (!f)
-		return -1;
-	ok = fwrite(data, 1, len, f) == len;
-	return fclose(f) == 0 && ok ? 0 : -1;
-}
-
-static uint8_t *read_file(const char *path, size_t *len)
-{
-	struct imgp_buf b = { 0 };
-	uint8_t chunk[4096];
-	FILE *f = fopen(path, "rb");
-	size_t n;
-
-	*len = 0;
-	if (!f)
-		return NULL;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		if (imgp_buf_append(&b, chunk, n)) {
-			imgp_buf_free(&b);
-			break;
-		}
-	fclose(f);
-	if (!b.data)
-		return NULL;
-	return imgp_buf_steal(&b, len);
-}
-
-static void cleanup(void)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-
-	if (d) {
-		while ((e = readdir(d)))
-			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-				unlink(at(e->d_name));
-		closedir(d);
-	}
-	rmdir(dir);
-}
 
 /* mkimage -A arm64 -O linux -T type -C comp [-n name] -d input out */
 static int mkimage(const char *type, const char *comp, const char *name,
@@ -84,7 +26,7 @@ static int mkimage(const char *type, const char *comp, const char *name,
 {
 	const char *argv[16] = { "mkimage", "-A", "arm64", "-O", "linux", "-T",
 				 type, "-C", comp };
-	int n = 9, rc;
+	int n = 9;
 
 	if (name) {
 		argv[n++] = "-n";
@@ -92,12 +34,9 @@ static int mkimage(const char *type, const char *comp, const char *name,
 	}
 	argv[n++] = "-d";
 	argv[n++] = input;
-	argv[n++] = at(out);
+	argv[n++] = unit_path(out);
 	argv[n] = NULL;
-	rc = imgp_run(argv, env, NULL);
-	if (rc)
-		printf("# mkimage: %s\n", imgp_errmsg());
-	return rc;
+	return unit_run(argv, env, NULL);
 }
 
 static void put_be32(uint8_t *p, uint32_t v)
@@ -159,7 +98,7 @@ static void check_good(void)
 	size_t len;
 	int rc;
 
-	img = read_file(at("boot.scr"), &len);
+	img = unit_read_file(unit_path("boot.scr"), &len);
 	rc = img ? imgp_bootscr_parse(&scr, img, len) : -1;
 	CHECK(rc == 0, "mkimage script parses");
 	if (rc) {
@@ -181,7 +120,7 @@ static void check_good(void)
 	CHECK(!scr.text, "free empties the struct");
 	free(img);
 
-	img = read_file(at("two.scr"), &len);
+	img = unit_read_file(unit_path("two.scr"), &len);
 	rc = img ? imgp_bootscr_parse(&scr, img, len) : -1;
 	CHECK(rc == 0 && scr.text_len == sizeof(script) - 1 &&
 	      !memcmp(scr.text, script, scr.text_len),
@@ -199,7 +138,7 @@ static void check_corrupt(void)
 	uint8_t *img, *copy;
 	size_t len;
 
-	img = read_file(at("boot.scr"), &len);
+	img = unit_read_file(unit_path("boot.scr"), &len);
 	copy = img ? malloc(len) : NULL;
 	if (!copy) {
 		CHECK(0, "read boot.scr");
@@ -235,11 +174,11 @@ static void check_corrupt(void)
 	free(copy);
 	free(img);
 
-	img = read_file(at("kernel.img"), &len);
+	img = unit_read_file(unit_path("kernel.img"), &len);
 	expect_fail(img, len, -EINVAL, "image type is kernel (2), not script (6)",
 		    "kernel image is not a script");
 	free(img);
-	img = read_file(at("gz.scr"), &len);
+	img = unit_read_file(unit_path("gz.scr"), &len);
 	expect_fail(img, len, -EINVAL,
 		    "script is gzip-compressed; compressed scripts are not supported",
 		    "compressed script is refused");
@@ -308,32 +247,186 @@ static void check_parts(void)
 	free(img);
 }
 
+/* mkimage -A arch -O linux -T script -C none [-n name] -d input out */
+static int mkimage_script(const char *arch, const char *name, const char *input,
+			  const char *out)
+{
+	static const char *const epoch[] = { "SOURCE_DATE_EPOCH=1700000000", NULL };
+	const char *argv[16] = { "mkimage", "-A", arch, "-O", "linux", "-T",
+				 "script", "-C", "none" };
+	int n = 9;
+
+	if (name) {
+		argv[n++] = "-n";
+		argv[n++] = name;
+	}
+	argv[n++] = "-d";
+	argv[n++] = input;
+	argv[n++] = out;
+	argv[n] = NULL;
+	return imgp_run(argv, epoch, NULL);
+}
+
+/* Ours equals mkimage's image byte for byte and parses back to the text. */
+static void expect_make(const char *text, size_t len, const char *arch,
+			const char *name, const char *what)
+{
+	char in[PATH_MAX], out[PATH_MAX], label[160];
+	struct imgp_buf ours = { 0 };
+	struct imgp_bootscr scr;
+	uint8_t *want = NULL;
+	size_t wlen = 0;
+	int rc;
+
+	snprintf(in, sizeof(in), "%s", unit_path("make.txt"));
+	snprintf(out, sizeof(out), "%s", unit_path("make.scr"));
+	snprintf(label, sizeof(label), "make %s, %s: same bytes as mkimage", what, arch);
+	rc = imgp_bootscr_make(text, len, name, arch, 1700000000, &ours);
+	if (rc)
+		printf("# %s\n", imgp_errmsg());
+	if (unit_write_file(in, text, len) || mkimage_script(arch, name, in, out))
+		printf("# mkimage: %s\n", imgp_errmsg());
+	else
+		want = unit_read_file(out, &wlen);
+	CHECK(rc == 0 && want && ours.len == wlen &&
+	      !memcmp(ours.data, want, wlen), label);
+
+	snprintf(label, sizeof(label), "make %s, %s: parses back to the text", what, arch);
+	rc = rc ? rc : imgp_bootscr_parse(&scr, ours.data, ours.len);
+	CHECK(rc == 0 && scr.text_len == len && !memcmp(scr.text, text, len) &&
+	      scr.time == 1700000000 && scr.type == 6 && scr.comp == 0 &&
+	      scr.os == OS_LINUX && !strcmp(scr.name, name ? name : ""), label);
+	if (!rc)
+		imgp_bootscr_free(&scr);
+	free(want);
+	imgp_buf_free(&ours);
+}
+
+static void check_make(void)
+{
+	static const char *const arches[] = { "arm64", "arm" };
+	static const char one[] = "load mmc 0:1 ${fdt_addr_r} user-override.dtb\n";
+	static const char nonl[] = "echo no final newline";
+	char *big = malloc(100 * 1024);
+	size_t i;
+
+	if (!big) {
+		CHECK(0, "allocate 100 KiB");
+		return;
+	}
+	/* Lines of a real script, and bytes that are no text at all. */
+	for (i = 0; i < 100 * 1024; i++)
+		big[i] = i % 61 == 60 ? '\n' : (char)('!' + i % 90);
+	big[5000] = '\0';
+	big[5001] = (char)0xff;
+	for (i = 0; i < 2; i++) {
+		expect_make(script, sizeof(script) - 1, arches[i], "boot script",
+			    "boot.cmd");
+		expect_make(one, sizeof(one) - 1, arches[i], "NAME", "one line");
+		expect_make(nonl, sizeof(nonl) - 1, arches[i], "NAME", "no final newline");
+		expect_make("abc", 3, arches[i], "NAME", "3 bytes");
+		expect_make("x", 1, arches[i], NULL, "no name");
+		expect_make(one, sizeof(one) - 1, arches[i],
+			    "0123456789abcdef0123456789abcdef", "32-byte name");
+		expect_make(big, 100 * 1024, arches[i], "big", "100 KiB");
+	}
+	free(big);
+}
+
+/* Each architecture mkimage knows gets the number mkimage writes. */
+static void check_make_arches(void)
+{
+	static const char *const names[] = {
+		"alpha", "arc", "arm", "arm64", "avr32", "blackfin", "ia64",
+		"m68k", "microblaze", "mips", "mips64", "nds32", "nios2", "or1k",
+		"powerpc", "ppc", "riscv", "s390", "sandbox", "sh", "sparc",
+		"sparc64", "x86", "x86_64", "xtensa", "ARM64",
+	};
+	char in[PATH_MAX], out[PATH_MAX];
+	struct imgp_buf ours = { 0 };
+	int bad = 0;
+	size_t i;
+
+	snprintf(in, sizeof(in), "%s", unit_path("arch.txt"));
+	snprintf(out, sizeof(out), "%s", unit_path("arch.scr"));
+	if (unit_write_file(in, "boot\n", 5)) {
+		CHECK(0, "write arch.txt");
+		return;
+	}
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		uint8_t *want = NULL;
+		size_t wlen = 0;
+
+		if (!mkimage_script(names[i], "a", in, out))
+			want = unit_read_file(out, &wlen);
+		if (imgp_bootscr_make("boot\n", 5, "a", names[i], 1700000000, &ours) ||
+		    !want || wlen != ours.len || memcmp(want, ours.data, wlen)) {
+			printf("# arch %s: %s\n", names[i], imgp_errmsg());
+			bad++;
+		}
+		free(want);
+	}
+	CHECK(bad == 0, "make: every architecture as mkimage numbers it");
+	imgp_buf_free(&ours);
+}
+
+static void check_make_errors(void)
+{
+	char in[PATH_MAX], out[PATH_MAX];
+	struct imgp_buf b = { 0 };
+
+	imgp_buf_append(&b, "stale", 5);
+	CHECK(imgp_bootscr_make("x", 1, "n", "pdp11", 0, &b) == -EINVAL && b.len == 0,
+	      "make: unknown architecture");
+	CHECK(strstr(imgp_errmsg(), "unknown architecture 'pdp11' (try arm64") != NULL,
+	      "make: the message names it and has a hint");
+	CHECK(imgp_bootscr_make("x", 1, "0123456789abcdef0123456789abcdefg", "arm",
+				0, &b) == -EINVAL && b.len == 0,
+	      "make: a 33-byte name");
+	CHECK(strstr(imgp_errmsg(), "is 33 bytes long; U-Boot keeps at most 32") != NULL,
+	      "make: the message gives the name's length");
+
+	/* mkimage refuses an empty script, and U-Boot would not run one. */
+	snprintf(in, sizeof(in), "%s", unit_path("empty.txt"));
+	snprintf(out, sizeof(out), "%s", unit_path("empty.scr"));
+	CHECK(unit_write_file(in, "", 0) == 0 &&
+	      mkimage_script("arm64", "empty", in, out) == -EIO,
+	      "mkimage refuses an empty script");
+	CHECK(imgp_bootscr_make("", 0, "empty", "arm64", 0, &b) == -EINVAL &&
+	      b.len == 0, "make: an empty script is refused too");
+	CHECK(strstr(imgp_errmsg(), "the script is empty") != NULL,
+	      "make: the message says so");
+	imgp_buf_free(&b);
+}
+
 int main(void)
 {
-	const char *tmp = getenv("TMPDIR");
-	char two[1100];
+	char two[2 * PATH_MAX + 2];
 
-	snprintf(dir, sizeof(dir), "%s/imgp-test-bootscr.XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(dir)) {
+	if (unit_tmpdir_create("bootscr")) {
 		perror("mkdtemp");
 		return 1;
 	}
 	/* mkimage -d a:b makes a multi-part script. */
-	snprintf(two, sizeof(two), "%s:%s", at("boot.cmd"), at("two.txt"));
-	if (write_file(at("boot.cmd"), script, sizeof(script) - 1) ||
-	    write_file(at("two.txt"), "second part", 11) ||
-	    mkimage("script", "none", "boot script", at("boot.cmd"), "boot.scr") ||
+	snprintf(two, sizeof(two), "%s:%s", unit_path("boot.cmd"),
+		 unit_path("two.txt"));
+	if (unit_write_file(unit_path("boot.cmd"), script, sizeof(script) - 1) ||
+	    unit_write_file(unit_path("two.txt"), "second part", 11) ||
+	    mkimage("script", "none", "boot script", unit_path("boot.cmd"),
+		    "boot.scr") ||
 	    mkimage("script", "none", NULL, two, "two.scr") ||
-	    mkimage("kernel", "none", NULL, at("boot.cmd"), "kernel.img") ||
-	    mkimage("script", "gzip", NULL, at("boot.cmd"), "gz.scr")) {
+	    mkimage("kernel", "none", NULL, unit_path("boot.cmd"), "kernel.img") ||
+	    mkimage("script", "gzip", NULL, unit_path("boot.cmd"), "gz.scr")) {
 		CHECK(0, "fixtures: mkimage builds the test images");
-		cleanup();
+		unit_tmpdir_remove();
 		return unit_done();
 	}
 	check_good();
 	check_corrupt();
 	check_parts();
-	cleanup();
+	check_make();
+	check_make_arches();
+	check_make_errors();
+	unit_tmpdir_remove();
 	return unit_done();
 }
