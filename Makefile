@@ -12,7 +12,7 @@ BUILD   ?= build
 PKG_CONFIG ?= pkg-config
 
 # Libraries with a .pc file; libfdt ships none on Debian 12, hence the fallback.
-PKGS       := ext2fs com_err blkid nettle zlib
+PKGS       := ext2fs com_err blkid nettle zlib libconfuse libarchive
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 FDT_CFLAGS := $(shell $(PKG_CONFIG) --cflags libfdt 2>/dev/null)
@@ -47,6 +47,16 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 # Unit tests may test CLI helpers too (json.c): an archive of all but main().
 CLI_LIB_OBJ := $(filter-out $(BUILD)/tool/cli/main.o,$(CLI_OBJ))
 
+# Shipped recipes: copied into $(BUILD)/recipes, .dts overlays compiled with
+# symbols (dtc -@) so they can refer to the base tree's labels.
+DTC          ?= dtc
+RECIPE_FILES := $(filter-out recipes/README.md recipes/overlays/%.dts,\
+                  $(wildcard recipes/* recipes/overlays/*))
+RECIPE_FILES := $(filter-out recipes/overlays,$(RECIPE_FILES))
+OVERLAY_SRC  := $(wildcard recipes/overlays/*.dts)
+RECIPES_OUT  := $(RECIPE_FILES:recipes/%=$(BUILD)/recipes/%) \
+                $(OVERLAY_SRC:recipes/overlays/%.dts=$(BUILD)/recipes/overlays/%.dtbo)
+
 ifeq ($(V),1)
 Q :=
 else
@@ -54,7 +64,16 @@ Q := @
 endif
 
 .PHONY: all check asan unit install uninstall clean demo deps
-all: $(BUILD)/imgpatch $(UNIT_BIN)
+all: $(BUILD)/imgpatch $(UNIT_BIN) $(RECIPES_OUT)
+
+$(BUILD)/recipes/%: recipes/%
+	@mkdir -p $(dir $@)
+	$(Q)cp $< $@
+
+$(BUILD)/recipes/overlays/%.dtbo: recipes/overlays/%.dts
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  DTC     $<")
+	$(Q)$(DTC) -q -@ -I dts -O dtb -o $@ $<
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -97,9 +116,12 @@ check: deps
 demo: deps all
 	$(Q)bash tests/demo.sh $(CURDIR)/$(BUILD)/imgpatch
 
-install: $(BUILD)/imgpatch
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/imgpatch/recipes
+install: $(BUILD)/imgpatch $(RECIPES_OUT)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/imgpatch/recipes/overlays
 	install -m 0755 $(BUILD)/imgpatch $(DESTDIR)$(BINDIR)/imgpatch
+	for f in $(RECIPES_OUT:$(BUILD)/recipes/%=%); do \
+		install -m 0644 $(BUILD)/recipes/$$f $(DESTDIR)$(DATADIR)/imgpatch/recipes/$$f || exit 1; \
+	done
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/imgpatch

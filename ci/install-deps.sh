@@ -11,13 +11,13 @@ packages=(
 	# build
 	build-essential gcc clang make pkg-config
 	libfdt-dev libext2fs-dev comerr-dev libblkid-dev nettle-dev
-	zlib1g-dev libarchive-dev
+	zlib1g-dev libarchive-dev libconfuse-dev
 	# run time (mtools is run as a program) and tests
 	mtools dosfstools e2fsprogs fdisk util-linux u-boot-tools
 	device-tree-compiler valgrind xxd coreutils diffutils gzip mawk
 	# a real consumer: U-Boot for QEMU reads the patched image as a board would
 	qemu-system-arm u-boot-qemu
-	sed grep findutils python3
+	sed grep findutils python3 patch
 )
 
 if ! command -v dpkg-query >/dev/null; then

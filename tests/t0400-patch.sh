@@ -51,7 +51,7 @@ test_expect_success '--dry-run prints the plan and changes no byte' '
 	$IMGPATCH patch gpt.img $KV260_ARGS --dry-run >plan &&
 	grep "user-override.dtb: new file" plan &&
 	grep "/axi/mmc@ff170000: delete no-1-8-v" plan &&
-	grep "^  - LABEL=writable" plan && grep "^  + LABEL=writable.*noatime" plan &&
+	grep "^-LABEL=writable" plan && grep "^+LABEL=writable.*noatime" plan &&
 	grep "dry run: 2 changes planned, nothing written" plan &&
 	cmp gpt.img gpt.orig
 '

@@ -22,8 +22,29 @@ int usage_error(const char *cmd, const char *fmt, ...) IMGP_PRINTF(2, 3);
 /* True when stderr is a terminal (progress lines are shown only then). */
 bool cli_stderr_is_tty(void);
 
+/* True when a and b name the same file. */
+bool cli_same_file(const char *a, const char *b);
+/*
+ * Prints the plan, then writes nothing (dry_run), a patched sparse copy to
+ * out (made under a temporary name beside it, renamed when complete) or the
+ * image in place with Ctrl-C held off. Returns an exit status.
+ */
+int cli_commit(struct imgp_patch *patch, const char *image, const char *out,
+	       bool dry_run);
+
+/* The recipe search path (recipe-path.c), NULL-terminated. */
+struct cli_recipe_path {
+	char **dirs;
+	size_t n;
+};
+void cli_recipe_path_init(struct cli_recipe_path *rp, char *const *extra,
+			  size_t nextra);
+void cli_recipe_path_free(struct cli_recipe_path *rp);
+
 int cmd_info(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
 int cmd_patch(int argc, char **argv);
+int cmd_apply(int argc, char **argv);
+int cmd_recipes(int argc, char **argv);
 
 #endif

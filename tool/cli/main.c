@@ -21,6 +21,8 @@ static const struct command commands[] = {
 	{ "info", cmd_info, "show partitions, FIT, boot script, SD controllers, root fstab" },
 	{ "cat", cmd_cat, "print a file from inside a partition" },
 	{ "patch", cmd_patch, "change device tree and fstab of an image, offline" },
+	{ "apply", cmd_apply, "apply a board recipe to an image as one checked transaction" },
+	{ "recipes", cmd_recipes, "list recipes, or show what one does" },
 };
 
 /* Library warnings and progress reach the user only through these hooks. */

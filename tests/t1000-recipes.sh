@@ -1,0 +1,232 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+test_description='recipes and apply: shipped board recipes as checked transactions'
+. "$(dirname "$0")/lib.sh"
+
+# The shipped recipes as the build installs them (overlays compiled).
+export IMGPATCH_RECIPE_PATH="$IMGPATCH_BUILD/recipes"
+
+# refuses IMAGE PATTERN CMD...: exit 1, a message matching PATTERN, and the
+# image byte-identical.
+refuses()
+{
+	img=$1 pattern=$2
+	shift 2
+	sum_file "$img" >before.sum &&
+	test_must_fail_with 1 "$@" >out 2>err &&
+	cat err &&
+	grep -q -- "$pattern" err &&
+	sum_file "$img" >after.sum && test_cmp before.sum after.sum
+}
+
+# fat_cat IMG PART PATH: a file from a FAT partition, read with mtools.
+fat_cat()
+{
+	mtype -i "$1@@$(part_offset "$1" "$2")" "::$3"
+}
+
+test_expect_success 'recipes lists the shipped recipes with summaries' '
+	$IMGPATCH recipes >list &&
+	for r in kv260-uhs fstab-noatime pinephone-vccq-mod rpi-sd-overclock; do
+		grep -q "^$r  *[A-Z]" list || return 1
+	done &&
+	grep "pinephone-vccq-mod.*breaks unmodified phones" list
+'
+
+test_expect_success 'recipes show: parameters, matches, steps, source, risks, undo' '
+	$IMGPATCH recipes show kv260-uhs >show &&
+	grep "carrier (required; one of: revA, revB, revZ)" show &&
+	grep "dt-delete-property" show &&
+	grep "^source:" show && grep "^risks:" show && grep "^undo:" show &&
+	test_must_fail_with 1 $IMGPATCH recipes show no-such-recipe 2>err &&
+	grep "no recipe .no-such-recipe." err
+'
+
+test_expect_success 'build fixtures' '
+	"$FIXTURES/mkimage-kv260.sh" kv.img &&
+	"$FIXTURES/mkimage-kv260.sh" nohook.img --no-hook &&
+	"$FIXTURES/mkimage-rpi.sh" rpi.img &&
+	"$FIXTURES/mkimage-pmos.sh" pmos.img &&
+	"$FIXTURES/mkimage-pmos.sh" pmos-nohook.img --no-user-scr-hook &&
+	mkdir -p uboot-dtb && cp "$DTB_DIR"/u-boot-sunxi-pinephone.dtb uboot-dtb/sun50i-a64-pinephone-1.2.dtb &&
+	DTB_DIR=$PWD/uboot-dtb "$FIXTURES/mkimage-pmos.sh" pmos-symbols.img &&
+	cp kv.img kv.orig
+'
+
+test_expect_success 'kv260-uhs: a required parameter not given' '
+	refuses kv.img "parameter .carrier. is required.*--set carrier=" \
+		$IMGPATCH apply kv260-uhs kv.img
+'
+
+test_expect_success 'kv260-uhs: a carrier the FIT has no tree for' '
+	refuses kv.img "expected FIT fdt .fdt-smk-k26-revA-sck-kv-g-revZ.dtb.*have:.*kv-g-revB" \
+		$IMGPATCH apply kv260-uhs kv.img --set carrier=revZ
+'
+
+test_expect_success 'kv260-uhs: a value outside the allowed ones' '
+	refuses kv.img "revC" $IMGPATCH apply kv260-uhs kv.img --set carrier=revC
+'
+
+test_expect_success 'kv260-uhs: the wrong board (a Raspberry Pi OS image)' '
+	refuses rpi.img "does not match this image: expected" \
+		$IMGPATCH apply kv260-uhs rpi.img --set carrier=revB
+'
+
+test_expect_success 'kv260-uhs: a boot script without the override hook' '
+	refuses nohook.img "does not load user-override.dtb" \
+		$IMGPATCH apply kv260-uhs nohook.img --set carrier=revB
+'
+
+test_expect_success 'kv260-uhs --dry-run: diffs of tree and fstab, nothing written' '
+	$IMGPATCH apply kv260-uhs kv.img --set carrier=revB --dry-run >plan &&
+	grep "^    -			no-1-8-v;" plan &&
+	grep "^-LABEL=writable	/	ext4	discard,errors=remount-ro	0 1" plan &&
+	grep "^+LABEL=writable	/	ext4	errors=remount-ro,noatime	0 1" plan &&
+	grep "user-override.dtb: new file, [0-9]* bytes, sha256 [0-9a-f]\{64\}" plan &&
+	sum_file kv.img >a && sum_file kv.orig >b && test_cmp a b
+'
+
+test_expect_success 'kv260-uhs applies: same bytes as the equivalent patch command' '
+	$IMGPATCH apply kv260-uhs kv.img --set carrier=revB >out &&
+	cp kv.orig via-patch.img &&
+	$IMGPATCH patch via-patch.img --fdt fdt-smk-k26-revA-sck-kv-g-revB.dtb \
+		--dt-delete mmc@ff170000:no-1-8-v --fstab /:-discard,+noatime >/dev/null &&
+	sum_file kv.img >a && sum_file via-patch.img >b && test_cmp a b &&
+	extract_part kv.img 1 p1.fat && fsck.fat -n p1.fat >/dev/null &&
+	extract_part kv.img 2 p2.ext4 && e2fsck -fn p2.ext4 >/dev/null 2>&1 &&
+	fat_cat kv.img 1 /user-override.dtb >ovr.dtb &&
+	fdtget -p ovr.dtb /axi/mmc@ff170000 >props && ! grep -x no-1-8-v props
+'
+
+test_expect_success 'kv260-uhs applied twice: already applied, no byte changes' '
+	sum_file kv.img >a &&
+	$IMGPATCH apply kv260-uhs kv.img --set carrier=revB >out2 &&
+	grep "recipe kv260-uhs: already applied" out2 &&
+	sum_file kv.img >b && test_cmp a b
+'
+
+test_expect_success 'golden: the KV260 carrier overlay on the SOM tree gives Debian'"'"'s merged tree' '
+	dtc -q -I dts -O dtb -o kv-g-revB.dtbo "$TEST_DIR/dts/zynqmp-sck-kv-g-revB.dtso" &&
+	cp kv.orig golden.img &&
+	$IMGPATCH patch golden.img --fdt fdt-zynqmp-smk-k26-revA.dtb --overlay kv-g-revB.dtbo \
+		--dtb-out /merged.dtb --force >/dev/null 2>&1 &&
+	fat_cat golden.img 1 /merged.dtb >merged.dtb &&
+	cmp merged.dtb "$DTB_DIR/smk-k26-revA-sm-k26-revA-sck-kv-g-revB.dtb"
+'
+
+test_expect_success 'patch --dt-set, --dt-delete-node, --overlay, checked with fdtget' '
+	cp kv.orig set.img &&
+	cat >hs.dts <<-\EOD &&
+	/dts-v1/;
+	/plugin/;
+	&sdhci1 { sd-uhs-sdr104; };
+	EOD
+	dtc -q -@ -I dts -O dtb -o hs.dtbo hs.dts &&
+	$IMGPATCH patch set.img --fdt 6 --overlay hs.dtbo \
+		--dt-set mmc@ff170000:max-frequency=150000000 \
+		--dt-set "/axi/mmc@ff170000:xlnx,note=\"fast\"" \
+		--dt-delete-node /gpio-keys >/dev/null &&
+	fat_cat set.img 1 /user-override.dtb >set.dtb &&
+	test "$(fdtget set.dtb /axi/mmc@ff170000 max-frequency)" = 150000000 &&
+	test "$(fdtget -t s set.dtb /axi/mmc@ff170000 xlnx,note)" = fast &&
+	fdtget -p set.dtb /axi/mmc@ff170000 | grep -x sd-uhs-sdr104 &&
+	! fdtget -l set.dtb / | grep -x gpio-keys
+'
+
+test_expect_success 'a recipe file of the user'"'"'s own, by path' '
+	cp kv.orig own.img &&
+	cat >my-board.recipe <<-\EOD &&
+	name = "my-board"
+	summary = "cap the SD clock"
+	description = "A board whose SD slot is unreliable above 100 MHz."
+	source = "this test"
+	risks = "none"
+	undo = "delete it"
+	step { action = "fdt-from-fit" fit = "/image.fit" fdt = "6" }
+	step { action = "dt-set-property" node = "&sdhci1" property = "max-frequency" value = "<100000000>" }
+	step { action = "write-dtb" path = "/user-override.dtb" }
+	EOD
+	$IMGPATCH apply ./my-board.recipe own.img >/dev/null &&
+	fat_cat own.img 1 /user-override.dtb >own.dtb &&
+	test "$(fdtget own.dtb /axi/mmc@ff170000 max-frequency)" = 100000000
+'
+
+test_expect_success 'a broken recipe: file and line in the message, image untouched' '
+	cat >bad.recipe <<-\EOD &&
+	name = "bad"
+	summary = "typo"
+	description = "Misspells an option."
+	source = "this test"
+	risks = "none"
+	undo = "delete it"
+	step { action = "fstab" mountpoint = "/" optons = "+noatime" }
+	EOD
+	refuses kv.img "bad.recipe:7:.*optons" $IMGPATCH apply ./bad.recipe kv.img
+'
+
+test_expect_success 'a recipe cannot reach outside its directory' '
+	cat >escape.recipe <<-\EOD &&
+	name = "escape"
+	summary = "reads a host file"
+	description = "Tries to copy a file from outside its folder."
+	source = "this test"
+	risks = "none"
+	undo = "delete it"
+	step { action = "write-file" part = "boot" path = "/x" file = "../../etc/passwd" }
+	EOD
+	refuses kv.img "\.\." $IMGPATCH apply ./escape.recipe kv.img
+'
+
+test_expect_success 'fstab-noatime on Raspberry Pi OS: fstrim.timer enabled' '
+	$IMGPATCH apply fstab-noatime rpi.img >out &&
+	extract_part rpi.img 2 rpi-root.ext4 && e2fsck -fn rpi-root.ext4 >/dev/null 2>&1 &&
+	debugfs -R "stat /etc/systemd/system/timers.target.wants/fstrim.timer" rpi-root.ext4 2>/dev/null >st &&
+	grep "Type: symlink" st &&
+	grep "Fast link dest: \"/lib/systemd/system/fstrim.timer\"" st &&
+	sum_file rpi.img >a && $IMGPATCH apply fstab-noatime rpi.img >out2 &&
+	grep "already applied" out2 && sum_file rpi.img >b && test_cmp a b
+'
+
+test_expect_success 'rpi-sd-overclock: bounds, then config.txt in [all]' '
+	refuses rpi.img "sd_overclock.*50.*120" \
+		$IMGPATCH apply rpi-sd-overclock rpi.img --set sd_overclock=200 &&
+	fat_cat rpi.img 1 /config.txt >config.before &&
+	$IMGPATCH apply rpi-sd-overclock rpi.img --set sd_overclock=100 >out &&
+	fat_cat rpi.img 1 /config.txt >config.after &&
+	{ diff config.before config.after >cfg.diff; test $? = 1; } &&
+	grep "^> dtparam=sd_overclock=100$" cfg.diff &&
+	test "$(grep -c "^[<>]" cfg.diff)" = 1 &&
+	test "$(sed -n "/^\[/p" config.after | tail -n 1)" = "[all]" &&
+	test "$(tail -n 1 config.after)" = "dtparam=sd_overclock=100" &&
+	extract_part rpi.img 1 rpi-boot.fat && fsck.fat -n rpi-boot.fat >/dev/null
+'
+
+test_expect_success 'pinephone-vccq-mod: refused without the hardware confirmation' '
+	refuses pmos-symbols.img "hardware-mod" \
+		$IMGPATCH apply pinephone-vccq-mod pmos-symbols.img
+'
+
+test_expect_success 'pinephone-vccq-mod: the kernel tree without __symbols__ gets a hint' '
+	refuses pmos.img "no __symbols__.*dtc -@" \
+		$IMGPATCH apply pinephone-vccq-mod pmos.img --set hardware-mod=done
+'
+
+test_expect_success 'pinephone-vccq-mod: refused when boot.scr does not source user.scr' '
+	refuses pmos-nohook.img "user.scr" \
+		$IMGPATCH apply pinephone-vccq-mod pmos-nohook.img --set hardware-mod=done
+'
+
+test_expect_success 'pinephone-vccq-mod: with a tree that has symbols, overlay and user.scr installed' '
+	$IMGPATCH apply pinephone-vccq-mod pmos-symbols.img --set hardware-mod=done >out &&
+	extract_part pmos-symbols.img 1 pmos-boot.ext2 && e2fsck -fn pmos-boot.ext2 >/dev/null 2>&1 &&
+	debugfs -R "dump /pinephone-vccq-mod.dtbo got.dtbo" pmos-boot.ext2 2>/dev/null &&
+	cmp got.dtbo "$IMGPATCH_BUILD/recipes/overlays/pinephone-vccq-mod.dtbo" &&
+	debugfs -R "dump /user.scr got.scr" pmos-boot.ext2 2>/dev/null &&
+	mkimage -A arm -O linux -T script -C none -n "" \
+		-d "$IMGPATCH_BUILD/recipes/pinephone-vccq-mod.user.cmd" want.scr >/dev/null &&
+	cmp want.scr got.scr &&
+	fdtoverlay -i "$DTB_DIR/u-boot-sunxi-pinephone.dtb" -o merged.dtb got.dtbo &&
+	fdtget -p merged.dtb /soc/mmc@1c11000 | grep -x mmc-hs200-1_8v
+'
+
+test_done
