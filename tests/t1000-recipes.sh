@@ -201,6 +201,26 @@ test_expect_success 'rpi-sd-overclock: bounds, then config.txt in [all]' '
 	extract_part rpi.img 1 rpi-boot.fat && fsck.fat -n rpi-boot.fat >/dev/null
 '
 
+test_expect_success 'cmdline.txt tokens and --recipe-path' '
+	mkdir -p mine &&
+	cat >mine/rpi-cmdline.recipe <<-\EOD &&
+	name = "rpi-cmdline"
+	summary = "quiet boot off, a longer SD timeout"
+	description = "Edits kernel command-line tokens."
+	source = "this test"
+	risks = "none"
+	undo = "put quiet back"
+	step { action = "remove-token" part = "boot" path = "/cmdline.txt" key = "quiet" }
+	step { action = "set-token" part = "boot" path = "/cmdline.txt" token = "rootdelay=5" }
+	EOD
+	fat_cat rpi.img 1 /cmdline.txt >cmd.before &&
+	$IMGPATCH apply rpi-cmdline rpi.img --recipe-path mine >out &&
+	fat_cat rpi.img 1 /cmdline.txt >cmd.after &&
+	sed -e "s/ quiet//" -e "s/\$/ rootdelay=5/" cmd.before >cmd.expect &&
+	test_cmp cmd.expect cmd.after &&
+	test "$(wc -l <cmd.after)" = 1
+'
+
 test_expect_success 'pinephone-vccq-mod: refused without the hardware confirmation' '
 	refuses pmos-symbols.img "hardware-mod" \
 		$IMGPATCH apply pinephone-vccq-mod pmos-symbols.img
