@@ -10,9 +10,8 @@
 
 #include "imgpatch.h"
 
-/* Large sequential I/O; zero runs of this granularity become holes. */
+/* Large sequential I/O. */
 #define COPY_CHUNK ((size_t)1 << 20)
-#define HOLE_BLOCK 4096
 
 static imgp_progress_fn progress_fn;
 static void *progress_ctx;
@@ -39,40 +38,23 @@ void imgp_progress(const char *what, uint64_t done, uint64_t total)
 	progress_fn(what, done, total, progress_ctx);
 }
 
-static bool all_zero(const uint8_t *p, size_t len)
-{
-	return len == 0 || (p[0] == 0 && memcmp(p, p + 1, len - 1) == 0);
-}
-
-/* Writes buf at off, leaving HOLE_BLOCK-sized zero blocks unwritten. */
 static int copy_out(int fd, const char *dst, const uint8_t *buf, size_t len,
 		    uint64_t off)
 {
-	size_t pos = 0;
+	size_t done = 0;
 
-	while (pos < len) {
-		size_t n = len - pos < HOLE_BLOCK ? len - pos : HOLE_BLOCK;
-		size_t done = 0;
+	while (done < len) {
+		ssize_t w = pwrite(fd, buf + done, len - done, (off_t)(off + done));
 
-		if (all_zero(buf + pos, n)) {
-			pos += n;
+		if (w < 0 && errno == EINTR)
 			continue;
-		}
-		while (done < n) {
-			ssize_t w = pwrite(fd, buf + pos + done, n - done,
-					   (off_t)(off + pos + done));
+		if (w <= 0) {
+			int err = w < 0 ? errno : EIO;
 
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0) {
-				int err = w < 0 ? errno : EIO;
-
-				return imgp_fail(err, "%s: write error: %s", dst,
-						 strerror(err));
-			}
-			done += (size_t)w;
+			return imgp_fail(err, "%s: write error: %s", dst,
+					 strerror(err));
 		}
-		pos += n;
+		done += (size_t)w;
 	}
 	return 0;
 }

@@ -532,8 +532,10 @@ void imgp_progress(const char *what, uint64_t done, uint64_t total);
 
 /*
  * Copies the file or device src to dst (created with mode 0644, or
- * truncated), keeping holes: ranges that are holes in src or all zeroes stay
- * unwritten, so dst is sparse. Returns 0 or -errno.
+ * truncated), keeping src's holes: ranges that are holes in src stay
+ * unwritten in dst. Zero blocks that src really stores are copied, because
+ * a bmap made from dst must still map them (an unused GPT entry or a free
+ * FAT sector is data a card needs). Returns 0 or -errno.
  */
 int imgp_copy_sparse(const char *src, const char *dst);
 
@@ -791,11 +793,13 @@ const char *imgp_format_name(enum imgp_format fmt);
  */
 int imgp_format_detect(const char *path, enum imgp_format *fmt);
 /*
- * Decompresses / extracts the one disk image in path into dst (created
- * sparse: runs of zero blocks become holes), with progress. An archive with
- * no file or several files is -EINVAL naming its entries. Returns 0 or -errno.
+ * Decompresses / extracts the one disk image in path into dst, with
+ * progress. With zero_holes, runs of zero blocks become holes (a smaller
+ * file, but one whose holes no longer tell "unused" from "zero": do not
+ * make a bmap of it). An archive with no file or several files is -EINVAL
+ * naming its entries. Returns 0 or -errno.
  */
-int imgp_unpack(const char *path, const char *dst);
+int imgp_unpack(const char *path, const char *dst, bool zero_holes);
 
 struct imgp_pack_opts {
 	enum imgp_format format;   /* RAW (sparse copy), XZ, GZIP, ZSTD, BZIP2, LZ4 */
