@@ -17,6 +17,8 @@ packages=(
 	device-tree-compiler valgrind xxd coreutils diffutils gzip mawk
 	# a real consumer: U-Boot for QEMU reads the patched image as a board would
 	qemu-system-arm u-boot-qemu
+	# compressed and archived images, and bmaptool to flash them
+	xz-utils zstd bzip2 lz4 zip unzip p7zip-full tar bmap-tools binutils bsdutils
 	sed grep findutils python3 patch
 )
 

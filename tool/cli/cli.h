@@ -22,15 +22,64 @@ int usage_error(const char *cmd, const char *fmt, ...) IMGP_PRINTF(2, 3);
 /* True when stderr is a terminal (progress lines are shown only then). */
 bool cli_stderr_is_tty(void);
 
-/* True when a and b name the same file. */
-bool cli_same_file(const char *a, const char *b);
+/* Input and output of the writing commands (image-io.c). */
+struct cli_io {
+	const char *image;        /* IMAGE as given */
+	const char *out;          /* -o OUT */
+	const char *bmap;         /* --bmap FILE */
+	bool in_place;            /* --in-place: recompress over a compressed IMAGE */
+	bool dry_run;
+	bool compress_set;        /* --compress given */
+	struct imgp_pack_opts pack;
+	enum imgp_format in_fmt;  /* detected by content */
+	char *work;               /* the raw image the patch is planned on */
+	bool work_is_temp;
+};
+
+/* The options every writing command takes, for getopt_long tables. */
+enum {
+	CLI_OPT_COMPRESS = 512, CLI_OPT_LEVEL, CLI_OPT_THREADS, CLI_OPT_BMAP,
+	CLI_OPT_IN_PLACE,
+};
+#define CLI_IO_OPTIONS                                                        \
+	{ "output", required_argument, NULL, 'o' },                           \
+	{ "dry-run", no_argument, NULL, 'n' },                                \
+	{ "compress", required_argument, NULL, CLI_OPT_COMPRESS },            \
+	{ "level", required_argument, NULL, CLI_OPT_LEVEL },                  \
+	{ "threads", required_argument, NULL, CLI_OPT_THREADS },              \
+	{ "bmap", required_argument, NULL, CLI_OPT_BMAP },                    \
+	{ "in-place", no_argument, NULL, CLI_OPT_IN_PLACE }
+#define CLI_IO_HELP                                                           \
+	"  -o, --output OUT       write a patched copy to OUT (compressed when its name ends\n" \
+	"                         in .xz .gz .zst .bz2 .lz4), leave IMAGE untouched\n"      \
+	"  --compress FMT         output format: xz, zst, gz, bz2, lz4 or none\n"          \
+	"  --level N, --threads N compression level; threads (0: all cores)\n"            \
+	"  --bmap FILE            also write a bmaptool block map of the output\n"         \
+	"  --in-place             recompress over a compressed IMAGE\n"                    \
+	"  -n, --dry-run          print the plan as diffs, write nothing\n"
+
+void cli_io_init(struct cli_io *io);
 /*
- * Prints the plan, then writes nothing (dry_run), a patched sparse copy to
- * out (made under a temporary name beside it, renamed when complete) or the
- * image in place with Ctrl-C held off. Returns an exit status.
+ * Takes one of the CLI_IO_OPTIONS; returns 1 when c was one of them, 0 when
+ * not, or EXIT_USAGE (after a message) for a bad value.
  */
-int cli_commit(struct imgp_patch *patch, const char *image, const char *out,
-	       bool dry_run);
+int cli_io_option(struct cli_io *io, const char *cmd, int c, const char *arg);
+/* Sets --compress by name; -1 for an unknown one. */
+int cli_io_parse_compress(struct cli_io *io, const char *name);
+/*
+ * Checks the options against IMAGE's format (detected by content) and
+ * unpacks a compressed or archived IMAGE into a working copy beside the
+ * output. io->work is then the raw image to plan on. Returns an exit status.
+ */
+int cli_io_open(struct cli_io *io, const char *cmd);
+/*
+ * Prints the plan, then writes nothing (--dry-run), the image in place, or
+ * the output: sparse raw or compressed, made under a temporary name in its
+ * folder and renamed when complete, and the bmap. Returns an exit status.
+ */
+int cli_io_commit(struct cli_io *io, struct imgp_patch *patch);
+/* Removes the working copy, if it was a temporary one. */
+void cli_io_close(struct cli_io *io);
 
 /* The recipe search path (recipe-path.c), NULL-terminated. */
 struct cli_recipe_path {

@@ -14,8 +14,7 @@
 struct apply_opts {
 	const char *recipe;
 	const char *image;
-	const char *out;
-	bool dry_run;
+	struct cli_io io;
 	size_t nsets, npaths;
 	const char **sets;
 	char **paths;
@@ -30,8 +29,7 @@ static void apply_usage(FILE *out)
 		"to IMAGE. Every step is planned and checked before the first byte is\n"
 		"written; one failing step means nothing is written.\n\n"
 		"  --set NAME=VALUE      a recipe parameter; repeatable\n"
-		"  -o, --output OUT      write a patched copy to OUT, leave IMAGE untouched\n"
-		"  -n, --dry-run         print each change as a diff, write nothing\n"
+		CLI_IO_HELP
 		"  --recipe-path DIR     look for recipes in DIR first; repeatable\n"
 		"  -h, --help            this help\n\n"
 		"Exit status: 0 done (also when already applied), 1 error, 2 usage error.\n");
@@ -49,13 +47,12 @@ static int parse_args(int argc, char **argv, struct apply_opts *o)
 {
 	static const struct option opts[] = {
 		{ "set", required_argument, NULL, 's' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "dry-run", no_argument, NULL, 'n' },
+		CLI_IO_OPTIONS,
 		{ "recipe-path", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int c, rc;
 
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "o:nh", opts, NULL)) != -1) {
@@ -66,23 +63,21 @@ static int parse_args(int argc, char **argv, struct apply_opts *o)
 			o->sets = grow(o->sets, o->nsets, sizeof(*o->sets));
 			o->sets[o->nsets++] = optarg;
 			break;
-		case 'o': o->out = optarg; break;
-		case 'n': o->dry_run = true; break;
 		case 'R':
 			o->paths = grow(o->paths, o->npaths, sizeof(*o->paths));
 			o->paths[o->npaths++] = optarg;
 			break;
 		case 'h': apply_usage(stdout); return -1;
-		default: return usage_error("apply", "bad option");
+		default:
+			rc = cli_io_option(&o->io, "apply", c, optarg);
+			if (rc != 1)
+				return rc ? rc : usage_error("apply", "bad option");
 		}
 	}
 	if (argc - optind != 2)
 		return usage_error("apply", "apply takes RECIPE and IMAGE");
 	o->recipe = argv[optind];
-	o->image = argv[optind + 1];
-	if (o->out && cli_same_file(o->image, o->out))
-		return usage_error("apply", "-o %s is IMAGE itself: leave out -o to patch in place",
-				   o->out);
+	o->image = o->io.image = argv[optind + 1];
 	return 0;
 }
 
@@ -112,6 +107,7 @@ int cmd_apply(int argc, char **argv)
 	struct imgp_disk disk;
 	int rc;
 
+	cli_io_init(&o.io);
 	rc = parse_args(argc, argv, &o);
 	if (rc)
 		goto out;
@@ -121,9 +117,12 @@ int cmd_apply(int argc, char **argv)
 		rc = EXIT_ERROR;
 		goto out;
 	}
-	if (imgp_disk_open(&disk, o.image, false)) {
-		rc = error_lib(o.image);
+	rc = cli_io_open(&o.io, "apply");
+	if (rc)
 		goto out;
+	if (imgp_disk_open(&disk, o.io.work, false)) {
+		rc = error_lib(o.image);
+		goto out_io;
 	}
 	imgp_patch_init(&patch, &disk);
 	if (imgp_recipe_match(r, &patch) || imgp_recipe_apply(r, &patch)) {
@@ -131,10 +130,12 @@ int cmd_apply(int argc, char **argv)
 	} else {
 		printf("recipe %s: %s\n", imgp_recipe_name(r),
 		       imgp_patch_pending(&patch) ? "planned" : "already applied");
-		rc = cli_commit(&patch, o.image, o.out, o.dry_run);
+		rc = cli_io_commit(&o.io, &patch);
 	}
 	imgp_patch_free(&patch);
 	imgp_disk_close(&disk);
+out_io:
+	cli_io_close(&o.io);
 out:
 	imgp_recipe_free(r);
 	free(o.sets);

@@ -29,8 +29,7 @@ struct patch_opts {
 	const char *fdt;
 	const char *dtb_out;
 	const char *root;
-	const char *out;
-	bool dry_run;
+	struct cli_io io;
 	bool force;
 	size_t ndt, nfstab;
 	struct dt_op *dt;
@@ -54,8 +53,7 @@ static void patch_usage(FILE *out)
 		"                           (default /user-override.dtb)\n"
 		"  --fstab MNT:OPS          fstab option edits, e.g. /:-discard,+noatime; repeatable\n"
 		"  --root PART              partition with /etc/fstab (default: the first that has one)\n"
-		"  -o, --output OUT         write a patched copy to OUT, leave IMAGE untouched\n"
-		"  -n, --dry-run            print the plan, write nothing\n"
+		CLI_IO_HELP
 		"  -f, --force              write the tree even when the boot script ignores it\n"
 		"  -h, --help               this help\n\n"
 		"Device-tree edits apply in the order given. Exit status: 0 done (also when\n"
@@ -115,8 +113,7 @@ static int parse_args(int argc, char **argv, struct patch_opts *o)
 		{ "dtb-out", required_argument, NULL, OPT_DTB_OUT },
 		{ "fstab", required_argument, NULL, OPT_FSTAB },
 		{ "root", required_argument, NULL, OPT_ROOT },
-		{ "output", required_argument, NULL, 'o' },
-		{ "dry-run", no_argument, NULL, 'n' },
+		CLI_IO_OPTIONS,
 		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -147,16 +144,17 @@ static int parse_args(int argc, char **argv, struct patch_opts *o)
 			o->fstab[o->nfstab++] = optarg;
 			break;
 		case OPT_ROOT: o->root = optarg; break;
-		case 'o': o->out = optarg; break;
-		case 'n': o->dry_run = true; break;
 		case 'f': o->force = true; break;
 		case 'h': patch_usage(stdout); return -1;
-		default: return usage_error("patch", "bad option");
+		default:
+			rc = cli_io_option(&o->io, "patch", c, optarg);
+			if (rc != 1)
+				return rc ? rc : usage_error("patch", "bad option");
 		}
 	}
 	if (argc - optind != 1)
 		return usage_error("patch", "patch takes exactly one IMAGE");
-	o->image = argv[optind];
+	o->image = o->io.image = argv[optind];
 	if (!o->ndt && !o->nfstab && !o->fdt)
 		return usage_error("patch", "nothing to do: give --fdt, --dt-*, --overlay and/or --fstab");
 	if (o->dtb_out && o->dtb_out[0] != '/')
@@ -281,23 +279,22 @@ int cmd_patch(int argc, char **argv)
 	struct imgp_disk disk;
 	int rc;
 
+	cli_io_init(&o.io);
 	rc = parse_args(argc, argv, &o);
+	if (!rc)
+		rc = cli_io_open(&o.io, "patch");
 	if (rc)
 		goto out_opts;
-	if (o.out && cli_same_file(o.image, o.out)) {
-		rc = usage_error("patch", "-o %s is IMAGE itself: leave out -o to patch in place",
-				 o.out);
-		goto out_opts;
-	}
-	if (imgp_disk_open(&disk, o.image, false)) {
+	if (imgp_disk_open(&disk, o.io.work, false)) {
 		rc = error_lib(o.image);
-		goto out_opts;
+		goto out_io;
 	}
 	imgp_patch_init(&patch, &disk);
-	rc = plan_patch(&patch, &o) ? error_lib(o.image)
-				    : cli_commit(&patch, o.image, o.out, o.dry_run);
+	rc = plan_patch(&patch, &o) ? error_lib(o.image) : cli_io_commit(&o.io, &patch);
 	imgp_patch_free(&patch);
 	imgp_disk_close(&disk);
+out_io:
+	cli_io_close(&o.io);
 out_opts:
 	free(o.dt);
 	free(o.fstab);

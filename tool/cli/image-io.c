@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Images as they come and go, for the writing commands (patch, apply):
+ * a compressed or archived input is unpacked into a working copy, the patch
+ * is planned on it and written into it, and the output (raw and sparse, or
+ * compressed, plus a bmap) is made under a temporary name in its folder and
+ * renamed into place only when complete. A raw input without -o is patched
+ * in place, with Ctrl-C held off while it is written.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* Temporary files to remove when the run is interrupted. */
+#define TEMPS_MAX 4
+static char *temps[TEMPS_MAX];
+
+static void on_signal(int sig)
+{
+	for (int i = 0; i < TEMPS_MAX; i++)
+		if (temps[i])
+			unlink(temps[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void temp_register(char *path)
+{
+	static bool handlers;
+
+	if (!handlers) {
+		signal(SIGINT, on_signal);
+		signal(SIGTERM, on_signal);
+		signal(SIGHUP, on_signal);
+		handlers = true;
+	}
+	for (int i = 0; i < TEMPS_MAX; i++) {
+		if (!temps[i]) {
+			temps[i] = path;
+			return;
+		}
+	}
+}
+
+/* Removes a temporary file (if still there) and forgets it. */
+static void temp_drop(char **path)
+{
+	if (!*path)
+		return;
+	for (int i = 0; i < TEMPS_MAX; i++)
+		if (temps[i] == *path)
+			temps[i] = NULL;
+	unlink(*path);
+	free(*path);
+	*path = NULL;
+}
+
+/* A new empty file ".NAME.XXXXXX" in the folder of near (or $TMPDIR). */
+static int temp_create(const char *near, char **out)
+{
+	char *dir_copy = NULL, *base_copy = NULL;
+	const char *dir, *base;
+	int fd, rc = 0;
+
+	if (near) {
+		dir_copy = strdup(near);
+		base_copy = strdup(near);
+		if (!dir_copy || !base_copy)
+			die("out of memory");
+		dir = dirname(dir_copy);
+		base = basename(base_copy);
+	} else {
+		dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+		base = "imgpatch-work";
+	}
+	if (asprintf(out, "%s/.%s.XXXXXX", dir, base) < 0)
+		die("out of memory");
+	fd = mkstemp(*out);
+	if (fd < 0) {
+		rc = imgp_fail(errno, "%s: cannot create a temporary file: %s", *out,
+			       strerror(errno));
+		free(*out);
+		*out = NULL;
+	} else {
+		/* mkstemp makes 0600; outputs get what any new file would. */
+		mode_t mask = umask(0);
+
+		umask(mask);
+		fchmod(fd, 0666 & ~mask);
+		close(fd);
+		temp_register(*out);
+	}
+	free(dir_copy);
+	free(base_copy);
+	return rc;
+}
+
+static int temp_rename(char **tmp, const char *final)
+{
+	if (rename(*tmp, final) < 0)
+		return imgp_fail(errno, "%s: cannot rename into place: %s", final,
+				 strerror(errno));
+	for (int i = 0; i < TEMPS_MAX; i++)
+		if (temps[i] == *tmp)
+			temps[i] = NULL;
+	free(*tmp);
+	*tmp = NULL;
+	return 0;
+}
+
+int cli_io_parse_compress(struct cli_io *io, const char *name)
+{
+	static const struct { const char *name; enum imgp_format fmt; } names[] = {
+		{ "none", IMGP_FMT_RAW }, { "raw", IMGP_FMT_RAW },
+		{ "xz", IMGP_FMT_XZ }, { "gz", IMGP_FMT_GZIP },
+		{ "gzip", IMGP_FMT_GZIP }, { "zst", IMGP_FMT_ZSTD },
+		{ "zstd", IMGP_FMT_ZSTD }, { "bz2", IMGP_FMT_BZIP2 },
+		{ "bzip2", IMGP_FMT_BZIP2 }, { "lz4", IMGP_FMT_LZ4 },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(name, names[i].name) == 0) {
+			io->pack.format = names[i].fmt;
+			io->compress_set = true;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int cli_io_option(struct cli_io *io, const char *cmd, int c, const char *arg)
+{
+	char *end;
+	long n;
+
+	switch (c) {
+	case 'o': io->out = arg; return 1;
+	case 'n': io->dry_run = true; return 1;
+	case CLI_OPT_BMAP: io->bmap = arg; return 1;
+	case CLI_OPT_IN_PLACE: io->in_place = true; return 1;
+	case CLI_OPT_COMPRESS:
+		if (cli_io_parse_compress(io, arg))
+			return usage_error(cmd, "--compress '%s': expected xz, zst, gz, bz2, lz4 or none",
+					   arg);
+		return 1;
+	case CLI_OPT_LEVEL:
+	case CLI_OPT_THREADS:
+		errno = 0;
+		n = strtol(arg, &end, 10);
+		if (errno || *end || end == arg || n < 0 || n > 1024)
+			return usage_error(cmd, "--%s '%s' is not a number from 0 to 1024",
+					   c == CLI_OPT_LEVEL ? "level" : "threads", arg);
+		if (c == CLI_OPT_LEVEL)
+			io->pack.level = (int)n;
+		else
+			io->pack.threads = (int)n;
+		return 1;
+	}
+	return 0;
+}
+
+void cli_io_init(struct cli_io *io)
+{
+	memset(io, 0, sizeof(*io));
+	io->pack.level = -1;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+static bool is_blockdev(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISBLK(st.st_mode);
+}
+
+int cli_io_open(struct cli_io *io, const char *cmd)
+{
+	const char *final;
+	int rc;
+
+	if (io->out && same_file(io->image, io->out))
+		return usage_error(cmd, "-o %s is IMAGE itself: leave out -o to patch in place",
+				   io->out);
+	if (io->in_place && io->out)
+		return usage_error(cmd, "--in-place and -o exclude each other");
+	if (io->bmap && !io->out && !io->in_place)
+		return usage_error(cmd, "--bmap needs -o (or --in-place)");
+	io->in_fmt = IMGP_FMT_RAW;
+	if (!is_blockdev(io->image) && imgp_format_detect(io->image, &io->in_fmt))
+		return error_lib(io->image);
+	if (io->in_fmt == IMGP_FMT_RAW) {
+		if (io->in_place && !io->compress_set)
+			io->in_place = false;   /* a raw image is patched in place anyway */
+		io->work = strdup(io->image);
+		if (!io->work)
+			die("out of memory");
+		return EXIT_OK;
+	}
+	if (!io->out && !io->in_place && !io->dry_run) {
+		error("%s: a %s-compressed image is not patched in place: give -o OUT (or --in-place to recompress over it)",
+		      io->image, imgp_format_name(io->in_fmt));
+		return EXIT_USAGE;
+	}
+	/* The working copy lives where the output will, so the rename is atomic. */
+	final = io->out ? io->out : io->in_place ? io->image : NULL;
+	rc = temp_create(final, &io->work);
+	if (!rc)
+		rc = imgp_unpack(io->image, io->work, !io->bmap);
+	if (rc) {
+		temp_drop(&io->work);
+		return error_lib(io->image);
+	}
+	io->work_is_temp = true;
+	return EXIT_OK;
+}
+
+void cli_io_close(struct cli_io *io)
+{
+	if (io->work_is_temp)
+		temp_drop(&io->work);
+	free(io->work);
+	io->work = NULL;
+}
+
+/* Ctrl-C during an in-place commit must not leave a half-written image. */
+static int commit_in_place(struct imgp_patch *patch, const char *path)
+{
+	sigset_t set, saved;
+	int rc;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &set, &saved);
+	rc = imgp_patch_commit(patch, path);
+	sigprocmask(SIG_SETMASK, &saved, NULL);
+	return rc;
+}
+
+/* The format of the output: --compress, else -o's suffix, else the input's. */
+static enum imgp_format out_format(const struct cli_io *io)
+{
+	if (io->compress_set)
+		return io->pack.format;
+	if (io->out)
+		return imgp_format_from_name(io->out);
+	return io->in_fmt;
+}
+
+/*
+ * Makes the final output from the patched raw working file work: a bmap of
+ * it when asked, then the raw file renamed, or a compressed copy renamed.
+ */
+static int finish_output(struct cli_io *io, char **work, const char *final)
+{
+	struct imgp_pack_opts pack = io->pack;
+	char *bmap_tmp = NULL, *packed = NULL;
+	int rc = 0;
+
+	pack.format = out_format(io);
+	if (pack.format > IMGP_FMT_LZ4)
+		return imgp_fail(EINVAL, "%s: cannot write a %s archive: choose --compress xz, zst, gz, bz2, lz4 or none",
+				 final, imgp_format_name(pack.format));
+	if (io->bmap) {
+		rc = temp_create(io->bmap, &bmap_tmp);
+		if (!rc)
+			rc = imgp_bmap_write(*work, bmap_tmp);
+	}
+	if (!rc && pack.format != IMGP_FMT_RAW) {
+		rc = temp_create(final, &packed);
+		if (!rc)
+			rc = imgp_pack(*work, packed, &pack);
+		if (!rc)
+			rc = temp_rename(&packed, final);
+	} else if (!rc) {
+		rc = temp_rename(work, final);
+	}
+	if (!rc && bmap_tmp)
+		rc = temp_rename(&bmap_tmp, io->bmap);
+	temp_drop(&packed);
+	temp_drop(&bmap_tmp);
+	return rc;
+}
+
+int cli_io_commit(struct cli_io *io, struct imgp_patch *patch)
+{
+	struct imgp_buf plan = { 0 };
+	const char *final = io->out ? io->out : io->in_place ? io->image : NULL;
+	size_t pending;
+	int rc;
+
+	if (imgp_patch_describe(patch, &plan))
+		return error_lib(io->image);
+	fwrite(plan.data, 1, plan.len, stdout);
+	imgp_buf_free(&plan);
+	pending = imgp_patch_pending(patch);
+	if (io->dry_run) {
+		printf("dry run: %zu change%s planned, nothing written\n", pending,
+		       pending == 1 ? "" : "s");
+		return EXIT_OK;
+	}
+	fflush(stdout);
+	if (!final) {
+		if (!pending) {
+			printf("nothing to change: %s is already patched\n", io->image);
+			return EXIT_OK;
+		}
+		rc = commit_in_place(patch, io->work);
+		if (!rc)
+			printf("patched %s: %zu change%s\n", io->image, pending,
+			       pending == 1 ? "" : "s");
+		return rc ? error_lib(io->image) : EXIT_OK;
+	}
+	/* A raw input gets a sparse working copy beside the output first. */
+	if (!io->work_is_temp) {
+		char *copy = NULL;
+
+		rc = temp_create(final, &copy);
+		if (!rc)
+			rc = imgp_copy_sparse(io->image, copy);
+		if (rc) {
+			temp_drop(&copy);
+			return error_lib(final);
+		}
+		free(io->work);
+		io->work = copy;
+		io->work_is_temp = true;
+	}
+	rc = imgp_patch_commit(patch, io->work);
+	if (!rc)
+		rc = finish_output(io, &io->work, final);
+	if (rc)
+		return error_lib(final);
+	if (!io->work)
+		io->work_is_temp = false;
+	printf("wrote %s (%s): %zu change%s\n", final,
+	       imgp_format_name(out_format(io)), pending, pending == 1 ? "" : "s");
+	return EXIT_OK;
+}
