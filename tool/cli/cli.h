@@ -19,6 +19,9 @@ int error_lib(const char *subject);
 /* Usage error: message plus a hint to --help; returns EXIT_USAGE. */
 int usage_error(const char *cmd, const char *fmt, ...) IMGP_PRINTF(2, 3);
 
+/* --quiet: no progress lines even on a terminal. */
+extern bool cli_quiet;
+
 /* True when stderr is a terminal (progress lines are shown only then). */
 bool cli_stderr_is_tty(void);
 
@@ -39,7 +42,7 @@ struct cli_io {
 /* The options every writing command takes, for getopt_long tables. */
 enum {
 	CLI_OPT_COMPRESS = 512, CLI_OPT_LEVEL, CLI_OPT_THREADS, CLI_OPT_BMAP,
-	CLI_OPT_IN_PLACE,
+	CLI_OPT_IN_PLACE, CLI_OPT_QUIET,
 };
 #define CLI_IO_OPTIONS                                                        \
 	{ "output", required_argument, NULL, 'o' },                           \
@@ -48,7 +51,8 @@ enum {
 	{ "level", required_argument, NULL, CLI_OPT_LEVEL },                  \
 	{ "threads", required_argument, NULL, CLI_OPT_THREADS },              \
 	{ "bmap", required_argument, NULL, CLI_OPT_BMAP },                    \
-	{ "in-place", no_argument, NULL, CLI_OPT_IN_PLACE }
+	{ "in-place", no_argument, NULL, CLI_OPT_IN_PLACE },                 \
+	{ "quiet", no_argument, NULL, CLI_OPT_QUIET }
 #define CLI_IO_HELP                                                           \
 	"  -o, --output OUT       write a patched copy to OUT (compressed when its name ends\n" \
 	"                         in .xz .gz .zst .bz2 .lz4), leave IMAGE untouched\n"      \
@@ -56,7 +60,8 @@ enum {
 	"  --level N, --threads N compression level; threads (0: all cores)\n"            \
 	"  --bmap FILE            also write a bmaptool block map of the output\n"         \
 	"  --in-place             recompress over a compressed IMAGE\n"                    \
-	"  -n, --dry-run          print the plan as diffs, write nothing\n"
+	"  -n, --dry-run          print the plan as diffs, write nothing\n"        \
+	"  --quiet                no progress lines, even on a terminal\n"
 
 void cli_io_init(struct cli_io *io);
 /*

@@ -145,6 +145,7 @@ int cli_io_option(struct cli_io *io, const char *cmd, int c, const char *arg)
 	case 'n': io->dry_run = true; return 1;
 	case CLI_OPT_BMAP: io->bmap = arg; return 1;
 	case CLI_OPT_IN_PLACE: io->in_place = true; return 1;
+	case CLI_OPT_QUIET: cli_quiet = true; return 1;
 	case CLI_OPT_COMPRESS:
 		if (cli_io_parse_compress(io, arg))
 			return usage_error(cmd, "--compress '%s': expected xz, zst, gz, bz2, lz4 or none",
@@ -200,6 +201,10 @@ int cli_io_open(struct cli_io *io, const char *cmd)
 	if (io->bmap && !io->out && !io->in_place)
 		return usage_error(cmd, "--bmap needs -o (or --in-place)");
 	io->in_fmt = IMGP_FMT_RAW;
+	/* A mounted card is refused before anything is read from it. */
+	if (is_blockdev(io->image) && !io->dry_run &&
+	    imgp_blockdev_check_unmounted(io->image))
+		return error_lib(io->image);
 	if (!is_blockdev(io->image) && imgp_format_detect(io->image, &io->in_fmt))
 		return error_lib(io->image);
 	if (io->in_fmt == IMGP_FMT_RAW) {

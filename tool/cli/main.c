@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -37,22 +38,45 @@ static void log_handler(enum imgp_log_level level, const char *msg, void *ctx)
 		fprintf(stderr, "imgpatch: debug: %s\n", msg);
 }
 
+bool cli_quiet;
+
+/*
+ * One progress line, rewritten in place: bytes, rate and time left. Only on
+ * a terminal, and never with --quiet.
+ */
 static void progress_handler(const char *what, uint64_t done, uint64_t total,
 			     void *ctx)
 {
+	static char last_what[32];
+	static struct timespec start;
+	struct timespec now;
+	double secs, rate;
+
 	(void)ctx;
-	if (!cli_stderr_is_tty())
+	if (cli_quiet || !cli_stderr_is_tty())
 		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (strncmp(last_what, what, sizeof(last_what) - 1) != 0) {
+		snprintf(last_what, sizeof(last_what), "%s", what);
+		start = now;
+	}
+	secs = (double)(now.tv_sec - start.tv_sec) +
+	       (double)(now.tv_nsec - start.tv_nsec) / 1e9;
+	rate = secs > 0.05 ? (double)done / secs : 0;
+	fprintf(stderr, "\r\033[K%s: %.1f", what, (double)done / (1 << 20));
 	if (total)
-		fprintf(stderr, "\r%s: %llu/%llu MiB (%u%%)", what,
-			(unsigned long long)(done >> 20),
-			(unsigned long long)(total >> 20),
+		fprintf(stderr, "/%.1f MiB (%u%%)", (double)total / (1 << 20),
 			(unsigned)(done * 100 / total));
 	else
-		fprintf(stderr, "\r%s: %llu MiB", what,
-			(unsigned long long)(done >> 20));
-	if (total && done >= total)
+		fputs(" MiB", stderr);
+	if (rate > 0)
+		fprintf(stderr, ", %.1f MiB/s", rate / (1 << 20));
+	if (rate > 0 && total > done)
+		fprintf(stderr, ", %.0f s left", (double)(total - done) / rate);
+	if (total && done >= total) {
 		fputc('\n', stderr);
+		last_what[0] = '\0';
+	}
 }
 
 static void usage(FILE *out)

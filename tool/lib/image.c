@@ -21,9 +21,23 @@ int imgp_image_open(struct imgp_image *img, const char *path, bool writable)
 
 	memset(img, 0, sizeof(*img));
 	img->fd = -1;
-	fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	if (writable) {
+		int rc = imgp_blockdev_check_unmounted(path);
+
+		if (rc)
+			return rc;
+	}
+	/*
+	 * O_EXCL on a block device fails while it is mounted or held by
+	 * another exclusive user; on a regular file it is ignored here.
+	 */
+	fd = open(path, (writable ? O_RDWR | O_EXCL : O_RDONLY) | O_CLOEXEC);
+	if (fd < 0 && writable && errno == EEXIST)
+		fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		err = errno;
+		if (err == EBUSY)
+			return imgp_fail(err, "the device is in use (mounted, or opened by another program)");
 		return imgp_fail(err, "cannot open: %s", strerror(err));
 	}
 	if (fstat(fd, &st) < 0) {

@@ -83,11 +83,18 @@ struct imgp_image {
 };
 
 /*
- * Opens a regular file or block device. Returns 0, or -errno (-ENOENT,
- * -EACCES, -EINVAL for an empty file); messages never repeat the path.
+ * Opens a regular file or block device. Writable block devices are opened
+ * exclusively and refused while mounted (-EBUSY). Returns 0, or -errno
+ * (-ENOENT, -EACCES, -EINVAL for an empty file); messages never repeat the
+ * path.
  */
 int imgp_image_open(struct imgp_image *img, const char *path, bool writable);
 void imgp_image_close(struct imgp_image *img);
+/*
+ * Refuses (-EBUSY "... is mounted on /media/x") a block device that is
+ * mounted or has a mounted partition; 0 for anything else.
+ */
+int imgp_blockdev_check_unmounted(const char *path);
 /*
  * Reads/writes exactly len bytes at off, looping over short transfers and
  * EINTR. Returns 0, -ERANGE when [off, off+len) is not inside the image, or
