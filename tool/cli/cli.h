@@ -95,6 +95,25 @@ void cli_recipe_path_init(struct cli_recipe_path *rp, char *const *extra,
 			  size_t nextra);
 void cli_recipe_path_free(struct cli_recipe_path *rp);
 
+/* apply's options (cmd-apply.c), shared with batch.c. */
+struct cli_apply {
+	const char *recipe;
+	const char *const *images;
+	size_t nimages;
+	struct cli_io io;          /* io.image/io.out are set per image */
+	size_t nsets, npaths;
+	const char **sets;
+	char **paths;
+	long jobs;                 /* -j */
+	const char *json;          /* --json FILE */
+	const char *output_dir;    /* --output-dir DIR */
+};
+/* Applies a bound recipe to one image; returns an exit status. */
+int cli_apply_one(const struct cli_apply *o, const struct imgp_recipe *r,
+		  const char *image, const char *out, size_t *changes);
+/* Applies it to every image, -j at once; returns an exit status. */
+int cli_batch(const struct cli_apply *o, const struct imgp_recipe *r);
+
 int cmd_info(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
 int cmd_patch(int argc, char **argv);

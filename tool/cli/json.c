@@ -283,6 +283,23 @@ int json_kv_string(struct json *j, const char *key, const char *s)
 	return rc ? rc : json_string(j, s);
 }
 
+int json_fixed3(struct json *j, double v)
+{
+	char num[40];
+
+	if (v != v || v > 1e15 || v < -1e15)
+		return json_null(j);
+	snprintf(num, sizeof(num), "%.3f", v);
+	return json_raw(j, num);
+}
+
+int json_kv_fixed3(struct json *j, const char *key, double v)
+{
+	int rc = json_key(j, key);
+
+	return rc ? rc : json_fixed3(j, v);
+}
+
 int json_kv_uint(struct json *j, const char *key, uint64_t v)
 {
 	int rc = json_key(j, key);

@@ -52,6 +52,9 @@ int json_null(struct json *j);
 
 /* "key": value in one call. */
 int json_kv_string(struct json *j, const char *key, const char *s);
+/* A number with three decimals (seconds); null for NaN or huge values. */
+int json_fixed3(struct json *j, double v);
+int json_kv_fixed3(struct json *j, const char *key, double v);
 int json_kv_uint(struct json *j, const char *key, uint64_t v);
 int json_kv_int(struct json *j, const char *key, int64_t v);
 int json_kv_bool(struct json *j, const char *key, bool v);

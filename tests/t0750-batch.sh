@@ -1,0 +1,71 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+test_description='apply on many images: each its own transaction, -j, summary, --json report'
+. "$(dirname "$0")/lib.sh"
+
+export IMGPATCH_RECIPE_PATH="$IMGPATCH_BUILD/recipes"
+
+# patched IMG: the KV260 override is there without no-1-8-v (mtools, fdtget).
+patched()
+{
+	mtype -i "$1@@$(part_offset "$1" 1)" ::/user-override.dtb >o.dtb &&
+	fdtget -p o.dtb /axi/mmc@ff170000 >props && ! grep -qx no-1-8-v props
+}
+
+test_expect_success 'a lab of images, one of them broken' '
+	mkdir lab &&
+	make_kv260 lab/a.img && cp lab/a.img lab/b.img && cp lab/a.img lab/c.img &&
+	cp lab/a.img lab/d.img && head -c 3M lab/a.img >lab/broken.img &&
+	sum_file lab/broken.img >broken.sum
+'
+
+test_expect_success 'batch -j 2: the good ones patched, the broken one reported and untouched' '
+	test_must_fail_with 1 imgpatch apply kv260-uhs lab/a.img lab/b.img lab/broken.img \
+		lab/c.img lab/d.img --set carrier=revB -j 2 --json report.json >out 2>err &&
+	cat out &&
+	test "$(grep -c "^\[[0-9]/5\] " out)" = 5 &&
+	grep "lab/broken.img: FAILED: .*past the end" out &&
+	grep "kv260-uhs: 5 images, 1 failed" out &&
+	for i in a b c d; do patched lab/$i.img || return 1; done &&
+	sum_file lab/broken.img >after.sum && test_cmp broken.sum after.sum
+'
+
+if command -v python3 >/dev/null; then
+test_expect_success 'the --json report: one entry per image' '
+	python3 - report.json <<-\EOF
+	import json, sys
+	r = json.load(open(sys.argv[1]))
+	assert r["schema_version"] == 1 and r["recipe"] == "kv260-uhs"
+	st = {e["image"]: e for e in r["images"]}
+	assert len(st) == 5, st
+	for i in "abcd":
+	    e = st["lab/%s.img" % i]
+	    assert e["status"] == "patched" and e["changes"] == 2 and e["error"] is None, e
+	    assert isinstance(e["seconds"], float) and e["seconds"] >= 0
+	b = st["lab/broken.img"]
+	assert b["status"] == "failed" and "past the end" in b["error"], b
+	EOF
+'
+fi
+
+test_expect_success 'a second batch: already applied, no byte changes' '
+	sum_file lab/a.img >a1 &&
+	imgpatch apply kv260-uhs lab/a.img lab/b.img --set carrier=revB -j 2 >out2 &&
+	grep -c "already applied, 0 changes" out2 | grep -qx 2 &&
+	sum_file lab/a.img >a2 && test_cmp a1 a2
+'
+
+test_expect_success '--output-dir: patched copies, inputs untouched, compressed stays compressed' '
+	make_kv260 fresh.img && xz -k -T1 fresh.img && mkdir outdir &&
+	sum_file fresh.img >f1 &&
+	imgpatch apply kv260-uhs fresh.img fresh.img.xz --set carrier=revB --output-dir outdir >out3 &&
+	sum_file fresh.img >f2 && test_cmp f1 f2 &&
+	patched outdir/fresh.img &&
+	xz -dc outdir/fresh.img.xz >back.img && cmp back.img outdir/fresh.img
+'
+
+test_expect_success 'usage: -o with several images' '
+	test_must_fail_with 2 imgpatch apply kv260-uhs lab/a.img lab/b.img -o x.img --set carrier=revB
+'
+
+test_done

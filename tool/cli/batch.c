@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A batch: one recipe over many images, -j N at once. Each image is patched
+ * in a child process of its own (its own transaction, its own output in a
+ * log), so a failure in one neither stops nor touches the others. One line
+ * per image as it finishes, then a summary table and the --json report.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "json.h"
+
+struct job {
+	const char *image;
+	char *out;               /* --output-dir DIR/NAME, or NULL */
+	pid_t pid;
+	int result_fd;           /* the child writes its change count here */
+	char log[64];            /* the child's stdout and stderr */
+	struct timespec start;
+	double seconds;
+	int status;              /* exit status */
+	size_t changes;
+	char *error;             /* the child's last "imgpatch: " line */
+	bool done;
+};
+
+static double since(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t->tv_sec) +
+	       (double)(now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+static int job_start(const struct cli_apply *o, const struct imgp_recipe *r,
+		     struct job *job)
+{
+	int pipefd[2], logfd;
+
+	snprintf(job->log, sizeof(job->log), "%s/imgpatch-batch-XXXXXX",
+		 getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	logfd = mkstemp(job->log);
+	if (logfd < 0)
+		return imgp_fail(errno, "cannot create a log file: %s", strerror(errno));
+	if (pipe(pipefd) < 0) {
+		close(logfd);
+		return imgp_fail(errno, "pipe: %s", strerror(errno));
+	}
+	fflush(stdout);
+	fflush(stderr);
+	clock_gettime(CLOCK_MONOTONIC, &job->start);
+	job->pid = fork();
+	if (job->pid < 0) {
+		close(logfd);
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return imgp_fail(errno, "fork: %s", strerror(errno));
+	}
+	if (job->pid == 0) {
+		size_t changes = 0;
+		int rc;
+
+		close(pipefd[0]);
+		dup2(logfd, STDOUT_FILENO);
+		dup2(logfd, STDERR_FILENO);
+		close(logfd);
+		rc = cli_apply_one(o, r, job->image, job->out, &changes);
+		fflush(stdout);
+		if (write(pipefd[1], &changes, sizeof(changes)) != sizeof(changes))
+			rc = rc ? rc : EXIT_ERROR;
+		_exit(rc < 0 ? EXIT_OK : rc);
+	}
+	close(logfd);
+	close(pipefd[1]);
+	job->result_fd = pipefd[0];
+	return 0;
+}
+
+/* The last "imgpatch: " line of the child's log: why it failed. */
+static char *log_error(const char *log)
+{
+	char line[4096], *last = NULL;
+	FILE *f = fopen(log, "r");
+
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "imgpatch: ", 10) || !strncmp(line, "imgpatch: warning: ", 19))
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		free(last);
+		last = strdup(line + 10);
+	}
+	fclose(f);
+	return last;
+}
+
+static void job_finish(struct job *job, int wstatus)
+{
+	job->seconds = since(&job->start);
+	job->status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : EXIT_ERROR;
+	if (read(job->result_fd, &job->changes, sizeof(job->changes)) != sizeof(job->changes))
+		job->changes = 0;
+	close(job->result_fd);
+	if (job->status) {
+		size_t n = strlen(job->image);
+
+		job->error = log_error(job->log);
+		/* The report names the image already. */
+		if (job->error && !strncmp(job->error, job->image, n) &&
+		    !strncmp(job->error + n, ": ", 2))
+			memmove(job->error, job->error + n + 2, strlen(job->error + n + 2) + 1);
+	}
+	if (job->status && !job->error && WIFSIGNALED(wstatus) &&
+	    asprintf(&job->error, "killed by signal %d", WTERMSIG(wstatus)) < 0)
+		job->error = NULL;
+	unlink(job->log);
+	job->done = true;
+}
+
+static const char *job_state(const struct job *job)
+{
+	return job->status ? "failed" : job->changes ? "patched" : "already applied";
+}
+
+static void print_summary(const struct job *jobs, size_t n, const char *recipe)
+{
+	size_t width = 5, failed = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(jobs[i].image);
+
+		width = len > width ? len : width;
+		failed += jobs[i].status != 0;
+	}
+	printf("\n%-*s  %-15s  %7s  %8s\n", (int)width, "IMAGE", "STATUS", "CHANGES",
+	       "SECONDS");
+	for (size_t i = 0; i < n; i++)
+		printf("%-*s  %-15s  %7zu  %8.1f\n", (int)width, jobs[i].image,
+		       job_state(&jobs[i]), jobs[i].changes, jobs[i].seconds);
+	printf("%s: %zu image%s, %zu failed\n", recipe, n, n == 1 ? "" : "s", failed);
+}
+
+static int write_report(const char *path, const struct job *jobs, size_t n,
+			const char *recipe)
+{
+	struct json j;
+	FILE *f = fopen(path, "w");
+	int rc;
+
+	if (!f)
+		return imgp_fail(errno, "cannot write: %s", strerror(errno));
+	json_init(&j, f);
+	json_object_begin(&j);
+	json_kv_uint(&j, "schema_version", 1);
+	json_kv_string(&j, "recipe", recipe);
+	json_key(&j, "images");
+	json_array_begin(&j);
+	for (size_t i = 0; i < n; i++) {
+		json_object_begin(&j);
+		json_kv_string(&j, "image", jobs[i].image);
+		if (jobs[i].out)
+			json_kv_string(&j, "output", jobs[i].out);
+		json_kv_string(&j, "recipe", recipe);
+		json_kv_string(&j, "status", job_state(&jobs[i]));
+		json_kv_uint(&j, "changes", jobs[i].changes);
+		json_kv_fixed3(&j, "seconds", jobs[i].seconds);
+		if (jobs[i].error)
+			json_kv_string(&j, "error", jobs[i].error);
+		else
+			json_kv_null(&j, "error");
+		json_object_end(&j);
+	}
+	json_array_end(&j);
+	json_object_end(&j);
+	rc = json_finish(&j);
+	if (fclose(f) && !rc)
+		rc = -errno;
+	return rc ? imgp_fail(-rc, "cannot write: %s", strerror(-rc)) : 0;
+}
+
+int cli_batch(const struct cli_apply *o, const struct imgp_recipe *r)
+{
+	struct job *jobs = calloc(o->nimages, sizeof(*jobs));
+	size_t next = 0, running = 0, finished = 0, failed = 0;
+	int rc = EXIT_OK;
+
+	if (!jobs)
+		die("out of memory");
+	for (size_t i = 0; i < o->nimages; i++) {
+		jobs[i].image = o->images[i];
+		if (o->output_dir) {
+			char *copy = strdup(o->images[i]);
+
+			if (!copy || asprintf(&jobs[i].out, "%s/%s", o->output_dir,
+					      basename(copy)) < 0)
+				die("out of memory");
+			free(copy);
+		}
+	}
+	while (finished < o->nimages) {
+		int wstatus;
+		pid_t pid;
+
+		while (running < (size_t)o->jobs && next < o->nimages) {
+			if (job_start(o, r, &jobs[next])) {
+				jobs[next].status = EXIT_ERROR;
+				jobs[next].error = strdup(imgp_errmsg());
+				jobs[next].done = true;
+				finished++;
+			} else {
+				running++;
+			}
+			next++;
+		}
+		if (!running)
+			continue;
+		pid = waitpid(-1, &wstatus, 0);
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			die("waitpid: %s", strerror(errno));
+		}
+		for (size_t i = 0; i < o->nimages; i++) {
+			struct job *job = &jobs[i];
+
+			if (job->done || job->pid != pid)
+				continue;
+			job_finish(job, wstatus);
+			running--;
+			finished++;
+			/* One line per image, as each finishes. */
+			if (job->status)
+				printf("[%zu/%zu] %s: FAILED: %s\n", finished, o->nimages,
+				       job->image, job->error ? job->error : "see above");
+			else
+				printf("[%zu/%zu] %s: %s, %zu change%s (%.1f s)\n", finished,
+				       o->nimages, job->image, job_state(job), job->changes,
+				       job->changes == 1 ? "" : "s", job->seconds);
+			fflush(stdout);
+		}
+	}
+	for (size_t i = 0; i < o->nimages; i++)
+		failed += jobs[i].status != 0;
+	print_summary(jobs, o->nimages, imgp_recipe_name(r));
+	if (o->json && write_report(o->json, jobs, o->nimages, imgp_recipe_name(r))) {
+		error_lib(o->json);
+		rc = EXIT_ERROR;
+	}
+	if (failed)
+		rc = EXIT_ERROR;
+	for (size_t i = 0; i < o->nimages; i++) {
+		free(jobs[i].out);
+		free(jobs[i].error);
+	}
+	free(jobs);
+	return rc;
+}
