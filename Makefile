@@ -31,7 +31,7 @@ VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1)
 
 # `make SAN=1` builds with AddressSanitizer + UndefinedBehaviorSanitizer.
 ifeq ($(SAN),1)
-SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -DIMGP_TEST_HOOKS \
              -fno-omit-frame-pointer
 endif
 
@@ -63,7 +63,7 @@ else
 Q := @
 endif
 
-.PHONY: all check asan unit install uninstall clean demo deps
+.PHONY: all check asan unit install uninstall clean demo deps fuzz
 all: $(BUILD)/imgpatch $(UNIT_BIN) $(RECIPES_OUT)
 
 $(BUILD)/recipes/%: recipes/%
@@ -132,3 +132,50 @@ clean:
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(UNIT_SRC:%.c=$(BUILD)/%.d) $(UNIT_LIB_OBJ:.o=.d)
 .SECONDARY:
+
+# ------------------------------------------------------------------- fuzz
+# libFuzzer harnesses (tests/fuzz/README.md), clang only: `make fuzz` runs
+# each for FUZZ_TIME seconds, `make fuzz-smoke` for FUZZ_SMOKE_TIME; both
+# fail when a harness finds a crash, a leak or undefined behaviour. The
+# library is compiled again into FUZZ_BUILD with coverage instrumentation.
+FUZZ_BUILD      ?= build-fuzz
+FUZZ_CC         ?= clang
+FUZZ_TIME       ?= 60
+FUZZ_SMOKE_TIME ?= 10
+FUZZ_TARGETS    ?= part fit dtb bootscr fstab recipe
+FUZZ_SAN        := -fsanitize=address,undefined -fno-sanitize-recover=all \
+                   -fno-omit-frame-pointer
+FUZZ_LIB_OBJ    := $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)
+FUZZ_BIN        := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz-%)
+
+$(FUZZ_BUILD)/%: CFLAGS := -g -O1
+$(FUZZ_BUILD)/%: SAN_FLAGS := $(FUZZ_SAN)
+
+$(FUZZ_BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $< (fuzz)")
+	$(Q)$(FUZZ_CC) $(ALL_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_BUILD)/libimgpatch.a: $(FUZZ_LIB_OBJ)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(FUZZ_BUILD)/fuzz-%: $(FUZZ_BUILD)/tests/fuzz/fuzz-%.o $(FUZZ_BUILD)/libimgpatch.a
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(FUZZ_CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
+
+# Seeds from the test fixtures, made once (again when a fixture changes).
+$(FUZZ_BUILD)/corpus/.made: tests/fuzz/make-corpus.sh $(wildcard tests/fixtures/*.sh)
+	@$(if $(Q),echo "  CORPUS  $(dir $@)")
+	$(Q)rm -rf $(dir $@) && bash tests/fuzz/make-corpus.sh $(dir $@) && touch $@
+
+.PHONY: fuzz-smoke fuzz-build
+fuzz-build: $(FUZZ_BIN) $(FUZZ_BUILD)/corpus/.made
+
+fuzz: fuzz-build
+	$(Q)bash tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_TIME) $(FUZZ_TARGETS)
+
+fuzz-smoke: fuzz-build
+	$(Q)bash tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SMOKE_TIME) $(FUZZ_TARGETS)
+
+-include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/tests/fuzz/fuzz-%.d)

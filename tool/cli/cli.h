@@ -37,12 +37,16 @@ struct cli_io {
 	enum imgp_format in_fmt;  /* detected by content */
 	char *work;               /* the raw image the patch is planned on */
 	bool work_is_temp;
+	const char *undo;         /* --undo FILE: the journal of an in-place commit */
+	bool recover;             /* --recover: undo an interrupted run first */
+	char *journal;            /* the journal path in use (in place only) */
+	int lock_fd;              /* the image's lock, in place only */
 };
 
 /* The options every writing command takes, for getopt_long tables. */
 enum {
 	CLI_OPT_COMPRESS = 512, CLI_OPT_LEVEL, CLI_OPT_THREADS, CLI_OPT_BMAP,
-	CLI_OPT_IN_PLACE, CLI_OPT_QUIET,
+	CLI_OPT_IN_PLACE, CLI_OPT_QUIET, CLI_OPT_UNDO, CLI_OPT_RECOVER,
 };
 #define CLI_IO_OPTIONS                                                        \
 	{ "output", required_argument, NULL, 'o' },                           \
@@ -52,7 +56,9 @@ enum {
 	{ "threads", required_argument, NULL, CLI_OPT_THREADS },              \
 	{ "bmap", required_argument, NULL, CLI_OPT_BMAP },                    \
 	{ "in-place", no_argument, NULL, CLI_OPT_IN_PLACE },                 \
-	{ "quiet", no_argument, NULL, CLI_OPT_QUIET }
+	{ "quiet", no_argument, NULL, CLI_OPT_QUIET },                       \
+	{ "undo", required_argument, NULL, CLI_OPT_UNDO },                   \
+	{ "recover", no_argument, NULL, CLI_OPT_RECOVER }
 #define CLI_IO_HELP                                                           \
 	"  -o, --output OUT       write a patched copy to OUT (compressed when its name ends\n" \
 	"                         in .xz .gz .zst .bz2 .lz4), leave IMAGE untouched\n"      \
@@ -61,7 +67,10 @@ enum {
 	"  --bmap FILE            also write a bmaptool block map of the output\n"         \
 	"  --in-place             recompress over a compressed IMAGE\n"                    \
 	"  -n, --dry-run          print the plan as diffs, write nothing\n"        \
-	"  --quiet                no progress lines, even on a terminal\n"
+	"  --quiet                no progress lines, even on a terminal\n"        \
+	"  --undo FILE            undo journal of an in-place run (default\n"     \
+	"                         IMAGE.imgpatch-undo; for a device, in this folder)\n" \
+	"  --recover              first undo what an interrupted run left\n"
 
 void cli_io_init(struct cli_io *io);
 /*
@@ -114,7 +123,11 @@ int cli_apply_one(const struct cli_apply *o, const struct imgp_recipe *r,
 /* Applies it to every image, -j at once; returns an exit status. */
 int cli_batch(const struct cli_apply *o, const struct imgp_recipe *r);
 
+/* The undo journal of an image: --undo, else IMAGE.imgpatch-undo (malloc'd). */
+char *cli_journal_path(const char *image, const char *undo);
+
 int cmd_info(int argc, char **argv);
+int cmd_undo(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
 int cmd_patch(int argc, char **argv);
 int cmd_apply(int argc, char **argv);

@@ -129,7 +129,7 @@ int cli_apply_one(const struct cli_apply *o, const struct imgp_recipe *r,
 	*changes = 0;
 	rc = cli_io_open(&io, "apply");
 	if (rc)
-		return rc;
+		goto out_io;
 	if (imgp_disk_open(&disk, io.work, false)) {
 		rc = error_lib(image);
 		goto out_io;

@@ -281,10 +281,11 @@ int cmd_patch(int argc, char **argv)
 
 	cli_io_init(&o.io);
 	rc = parse_args(argc, argv, &o);
-	if (!rc)
-		rc = cli_io_open(&o.io, "patch");
 	if (rc)
 		goto out_opts;
+	rc = cli_io_open(&o.io, "patch");
+	if (rc)
+		goto out_io;
 	if (imgp_disk_open(&disk, o.io.work, false)) {
 		rc = error_lib(o.image);
 		goto out_io;

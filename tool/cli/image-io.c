@@ -146,6 +146,8 @@ int cli_io_option(struct cli_io *io, const char *cmd, int c, const char *arg)
 	case CLI_OPT_BMAP: io->bmap = arg; return 1;
 	case CLI_OPT_IN_PLACE: io->in_place = true; return 1;
 	case CLI_OPT_QUIET: cli_quiet = true; return 1;
+	case CLI_OPT_UNDO: io->undo = arg; return 1;
+	case CLI_OPT_RECOVER: io->recover = true; return 1;
 	case CLI_OPT_COMPRESS:
 		if (cli_io_parse_compress(io, arg))
 			return usage_error(cmd, "--compress '%s': expected xz, zst, gz, bz2, lz4 or none",
@@ -171,6 +173,7 @@ void cli_io_init(struct cli_io *io)
 {
 	memset(io, 0, sizeof(*io));
 	io->pack.level = -1;
+	io->lock_fd = -1;
 }
 
 static bool same_file(const char *a, const char *b)
@@ -186,6 +189,58 @@ static bool is_blockdev(const char *path)
 	struct stat st;
 
 	return stat(path, &st) == 0 && S_ISBLK(st.st_mode);
+}
+
+char *cli_journal_path(const char *image, const char *undo)
+{
+	char *path = NULL, *copy;
+
+	if (undo)
+		return strdup(undo);
+	/* Not beside a device node in /dev: in the current folder instead. */
+	if (is_blockdev(image)) {
+		copy = strdup(image);
+		if (copy && asprintf(&path, "%s.imgpatch-undo", basename(copy)) < 0)
+			path = NULL;
+		free(copy);
+		return path;
+	}
+	return asprintf(&path, "%s.imgpatch-undo", image) < 0 ? NULL : path;
+}
+
+/*
+ * An in-place run: lock the image for the whole run, and refuse to patch
+ * over an interrupted run's journal unless --recover undoes it first.
+ */
+static int open_in_place(struct cli_io *io)
+{
+	struct imgp_image img;
+	size_t regions;
+	uint64_t bytes;
+	int fd, rc;
+
+	fd = imgp_lock(io->image);
+	if (fd < 0)
+		return error_lib(io->image);
+	io->lock_fd = fd;
+	io->journal = cli_journal_path(io->image, io->undo);
+	if (!io->journal)
+		die("out of memory");
+	if (!imgp_journal_check(io->journal))
+		return EXIT_OK;
+	if (!io->recover)
+		return error_lib(io->image);
+	rc = imgp_image_open(&img, io->image, true);
+	if (!rc) {
+		rc = imgp_journal_undo(io->journal, &img, false, &regions, &bytes);
+		imgp_image_close(&img);
+	}
+	if (rc)
+		return error_lib(io->image);
+	printf("recovered %s: restored %zu region%s (%llu bytes) from %s\n",
+	       io->image, regions, regions == 1 ? "" : "s",
+	       (unsigned long long)bytes, io->journal);
+	return EXIT_OK;
 }
 
 int cli_io_open(struct cli_io *io, const char *cmd)
@@ -213,6 +268,8 @@ int cli_io_open(struct cli_io *io, const char *cmd)
 		io->work = strdup(io->image);
 		if (!io->work)
 			die("out of memory");
+		if (!io->out && !io->in_place && !io->dry_run)
+			return open_in_place(io);
 		return EXIT_OK;
 	}
 	if (!io->out && !io->in_place && !io->dry_run) {
@@ -235,6 +292,10 @@ int cli_io_open(struct cli_io *io, const char *cmd)
 
 void cli_io_close(struct cli_io *io)
 {
+	imgp_unlock(io->lock_fd);
+	io->lock_fd = -1;
+	free(io->journal);
+	io->journal = NULL;
 	if (io->work_is_temp)
 		temp_drop(&io->work);
 	free(io->work);
@@ -242,7 +303,8 @@ void cli_io_close(struct cli_io *io)
 }
 
 /* Ctrl-C during an in-place commit must not leave a half-written image. */
-static int commit_in_place(struct imgp_patch *patch, const char *path)
+static int commit_in_place(struct imgp_patch *patch, const char *path,
+			   const char *journal)
 {
 	sigset_t set, saved;
 	int rc;
@@ -253,7 +315,7 @@ static int commit_in_place(struct imgp_patch *patch, const char *path)
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGQUIT);
 	sigprocmask(SIG_BLOCK, &set, &saved);
-	rc = imgp_patch_commit(patch, path);
+	rc = imgp_patch_commit(patch, path, journal);
 	sigprocmask(SIG_SETMASK, &saved, NULL);
 	return rc;
 }
@@ -326,7 +388,7 @@ int cli_io_commit(struct cli_io *io, struct imgp_patch *patch)
 			printf("nothing to change: %s is already patched\n", io->image);
 			return EXIT_OK;
 		}
-		rc = commit_in_place(patch, io->work);
+		rc = commit_in_place(patch, io->work, io->journal);
 		if (!rc)
 			printf("patched %s: %zu change%s\n", io->image, pending,
 			       pending == 1 ? "" : "s");
@@ -347,7 +409,8 @@ int cli_io_commit(struct cli_io *io, struct imgp_patch *patch)
 		io->work = copy;
 		io->work_is_temp = true;
 	}
-	rc = imgp_patch_commit(patch, io->work);
+	/* A private copy needs no journal: it is renamed only when complete. */
+	rc = imgp_patch_commit(patch, io->work, NULL);
 	if (!rc)
 		rc = finish_output(io, &io->work, final);
 	if (rc)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* imgpatch: patch SD-card disk images offline. Dispatches to cmd-<verb>.c. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@ static const struct command commands[] = {
 	{ "patch", cmd_patch, "change device tree and fstab of an image, offline" },
 	{ "apply", cmd_apply, "apply a board recipe to an image as one checked transaction" },
 	{ "recipes", cmd_recipes, "list recipes, or show what one does" },
+	{ "undo", cmd_undo, "restore an image patched in place, from its undo journal" },
 };
 
 /* Library warnings and progress reach the user only through these hooks. */
@@ -104,6 +106,8 @@ int main(int argc, char **argv)
 		printf("imgpatch %s\n", IMGP_VERSION);
 		return EXIT_OK;
 	}
+	/* Past a file-size limit, a write must fail with EFBIG, not kill us. */
+	signal(SIGXFSZ, SIG_IGN);
 	imgp_log_set_handler(log_handler, NULL);
 	imgp_progress_set_handler(progress_handler, NULL);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {

@@ -16,6 +16,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "imgpatch.h"
+#include "io-capture.h"
 
 /* libext2fs reads and writes files through an unsigned int count. */
 #define EXT_IO_CHUNK (1u << 20)
@@ -197,7 +198,13 @@ static int ext_open(struct imgp_fs *fs)
 			return rc;
 	}
 	snprintf(opts, sizeof(opts), "offset=%" PRIu64, part->start);
-	err = ext2fs_open2(fs->img->path, opts, flags, 0, 0, unix_io_manager, &efs);
+	/* A capturing commit: libext2fs writes into the write set, not the image. */
+	if (fs->capture)
+		imgp_capture_io_target(fs->capture);
+	err = ext2fs_open2(fs->img->path, opts, flags, 0, 0,
+			   fs->capture ? imgp_capture_io_manager : unix_io_manager,
+			   &efs);
+	imgp_capture_io_target(NULL);
 	if (err)
 		return ext_fail(err, "cannot open filesystem");
 

@@ -17,7 +17,12 @@
 
 struct fat_priv {
 	char drive[4200];        /* "-i" argument: IMAGE@@OFFSET */
+	char copy[4096];         /* capture mode: the private copy mtools writes */
 };
+
+/* Chunk of the private copy and of the comparison after it. */
+#define FAT_CHUNK ((size_t)1 << 20)
+#define FAT_SECTOR 512
 
 /* mtools must not read a user's ~/.mtoolsrc, nor refuse odd geometries. */
 static const char *const mtools_env[] = {
@@ -69,10 +74,62 @@ static int fat_check_geometry(struct imgp_fs *fs)
 	return 0;
 }
 
+/*
+ * Capture mode: mtools cannot be journaled from inside, and which free
+ * clusters it takes is its own choice. So it works on a private copy of the
+ * partition, and the sectors that differ afterwards are the write set: the
+ * journal then knows every byte before the image is touched. The copy skips
+ * the image's holes and zero blocks, so it costs what the partition holds.
+ */
+static int fat_copy_partition(struct imgp_fs *fs, const char *dst)
+{
+	const struct imgp_part *part = fs->part;
+	uint8_t *buf = malloc(FAT_CHUNK);
+	uint64_t off = 0;
+	int fd, rc = 0;
+
+	if (!buf)
+		return imgp_fail(ENOMEM, "out of memory");
+	fd = open(dst, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		free(buf);
+		return imgp_fail(errno, "%s: %s", dst, strerror(errno));
+	}
+	while (!rc && off < part->size) {
+		size_t n = part->size - off < FAT_CHUNK ? (size_t)(part->size - off) : FAT_CHUNK;
+		off_t data = lseek(fs->img->fd, (off_t)(part->start + off), SEEK_DATA);
+
+		/* Skip a hole of the image in one step. */
+		if (data >= 0 && (uint64_t)data > part->start + off) {
+			off = (uint64_t)data - part->start;
+			continue;
+		}
+		if (data < 0 && errno == ENXIO)
+			break;
+		rc = imgp_part_read(fs->img, part, off, buf, n);
+		for (size_t i = 0; !rc && i < n; i += FAT_SECTOR) {
+			size_t m = n - i < FAT_SECTOR ? n - i : FAT_SECTOR;
+			bool zero = true;
+
+			for (size_t k = 0; k < m && zero; k++)
+				zero = buf[i + k] == 0;
+			if (!zero && pwrite(fd, buf + i, m, (off_t)(off + i)) != (ssize_t)m)
+				rc = imgp_fail(errno ? errno : EIO, "%s: write error", dst);
+		}
+		off += n;
+	}
+	if (!rc && ftruncate(fd, (off_t)part->size) < 0)
+		rc = imgp_fail(errno, "%s: %s", dst, strerror(errno));
+	close(fd);
+	free(buf);
+	return rc;
+}
+
 static int fat_open(struct imgp_fs *fs)
 {
 	struct fat_priv *priv;
-	int rc, n;
+	const char *tmpdir = getenv("TMPDIR");
+	int rc, n, fd;
 
 	if (strstr(fs->img->path, "@@"))
 		return imgp_fail(EINVAL, "image path contains '@@', which mtools cannot take");
@@ -82,19 +139,86 @@ static int fat_open(struct imgp_fs *fs)
 	priv = calloc(1, sizeof(*priv));
 	if (!priv)
 		return imgp_fail(ENOMEM, "out of memory");
-	n = snprintf(priv->drive, sizeof(priv->drive), "%s@@%llu", fs->img->path,
-		     (unsigned long long)fs->part->start);
-	if (n < 0 || (size_t)n >= sizeof(priv->drive)) {
-		free(priv);
-		return imgp_fail(ENAMETOOLONG, "image path too long");
-	}
 	fs->priv = priv;
-	return 0;
+	if (!fs->capture) {
+		n = snprintf(priv->drive, sizeof(priv->drive), "%s@@%llu", fs->img->path,
+			     (unsigned long long)fs->part->start);
+		if (n < 0 || (size_t)n >= sizeof(priv->drive))
+			rc = imgp_fail(ENAMETOOLONG, "image path too long");
+	} else {
+		snprintf(priv->copy, sizeof(priv->copy), "%s/imgpatch-fat-XXXXXX",
+			 tmpdir && *tmpdir ? tmpdir : "/tmp");
+		fd = mkstemp(priv->copy);
+		if (fd < 0) {
+			rc = imgp_fail(errno, "cannot create %s: %s", priv->copy, strerror(errno));
+			priv->copy[0] = '\0';
+		} else {
+			close(fd);
+			rc = fat_copy_partition(fs, priv->copy);
+			snprintf(priv->drive, sizeof(priv->drive), "%s@@0", priv->copy);
+		}
+	}
+	if (rc) {
+		if (priv->copy[0])
+			unlink(priv->copy);
+		free(priv);
+		fs->priv = NULL;
+	}
+	return rc;
+}
+
+/* Capture mode: every sector the private copy changed goes into the write set. */
+static int fat_finish(struct imgp_fs *fs)
+{
+	struct fat_priv *priv = fs->priv;
+	const struct imgp_part *part = fs->part;
+	uint8_t *a, *b;
+	uint64_t off = 0;
+	int fd, rc = 0;
+
+	if (!fs->capture)
+		return 0;
+	a = malloc(FAT_CHUNK);
+	b = malloc(FAT_CHUNK);
+	fd = open(priv->copy, O_RDONLY | O_CLOEXEC);
+	if (!a || !b || fd < 0) {
+		rc = fd < 0 ? imgp_fail(errno, "%s: %s", priv->copy, strerror(errno))
+			    : imgp_fail(ENOMEM, "out of memory");
+		goto out;
+	}
+	while (!rc && off < part->size) {
+		size_t n = part->size - off < FAT_CHUNK ? (size_t)(part->size - off) : FAT_CHUNK;
+		ssize_t got = pread(fd, b, n, (off_t)off);
+
+		if (got != (ssize_t)n) {
+			rc = imgp_fail(EIO, "%s: short read", priv->copy);
+			break;
+		}
+		rc = imgp_part_read(fs->img, part, off, a, n);
+		for (size_t i = 0; !rc && i < n; i += FAT_SECTOR) {
+			size_t m = n - i < FAT_SECTOR ? n - i : FAT_SECTOR;
+
+			if (memcmp(a + i, b + i, m))
+				rc = imgp_writeset_write(fs->capture, part->start + off + i,
+							 b + i, m);
+		}
+		off += n;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	free(a);
+	free(b);
+	return rc;
 }
 
 static void fat_close(struct imgp_fs *fs)
 {
-	free(fs->priv);
+	struct fat_priv *priv = fs->priv;
+
+	if (priv && priv->copy[0])
+		unlink(priv->copy);
+	free(priv);
 }
 
 /* "::/path" as mtools names files on the -i drive. */
@@ -278,4 +402,5 @@ const struct imgp_fs_ops imgp_fs_fat = {
 	.exists = fat_exists,
 	.symlink = fat_symlink,
 	.readlink = fat_readlink,
+	.finish = fat_finish,
 };

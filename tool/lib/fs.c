@@ -46,6 +46,40 @@ int imgp_fs_open(struct imgp_fs *fs, struct imgp_image *img,
 	return rc;
 }
 
+int imgp_fs_open_capture(struct imgp_fs *fs, struct imgp_image *img,
+			 const struct imgp_part *part, struct imgp_writeset *ws)
+{
+	int rc;
+
+	memset(fs, 0, sizeof(*fs));
+	fs->img = img;
+	fs->part = part;
+	fs->writable = true;
+	fs->capture = ws;
+	for (size_t i = 0; i < sizeof(fs_backends) / sizeof(fs_backends[0]); i++) {
+		if (fs_backends[i]->handles(part->fstype)) {
+			fs->ops = fs_backends[i];
+			break;
+		}
+	}
+	if (!fs->ops)
+		return imgp_fail(ENOTSUP, "p%d: '%s' filesystem is not supported",
+				 part->number, part->fstype);
+	rc = fs->ops->open(fs);
+	if (rc) {
+		imgp_fail_ctx(rc, FS_CTX(fs));
+		fs->ops = NULL;
+	}
+	return rc;
+}
+
+int imgp_fs_finish(struct imgp_fs *fs)
+{
+	int rc = fs->ops->finish ? fs->ops->finish(fs) : 0;
+
+	return rc ? imgp_fail_ctx(rc, FS_CTX(fs)) : 0;
+}
+
 void imgp_fs_close(struct imgp_fs *fs)
 {
 	if (fs->ops)

@@ -220,6 +220,11 @@ struct imgp_fs_ops {
 	 * -ENOENT when missing, -EINVAL when path is not a symbolic link.
 	 */
 	int (*readlink)(struct imgp_fs *fs, const char *path, struct imgp_buf *out);
+	/*
+	 * Completes the writes made so far (in capture mode: every byte they
+	 * changed is in fs->capture afterwards). Returns 0 or -errno.
+	 */
+	int (*finish)(struct imgp_fs *fs);
 };
 
 struct imgp_fs {
@@ -227,6 +232,11 @@ struct imgp_fs {
 	struct imgp_image *img;
 	const struct imgp_part *part;
 	bool writable;
+	/*
+	 * Capture mode: writes go into this write set, the image (opened
+	 * read-only) is never written. See imgp_fs_open_capture().
+	 */
+	struct imgp_writeset *capture;
 	void *priv;
 };
 
@@ -239,6 +249,14 @@ extern const struct imgp_fs_ops imgp_fs_ext;
  */
 int imgp_fs_open(struct imgp_fs *fs, struct imgp_image *img,
 		 const struct imgp_part *part, bool writable);
+/*
+ * Opens a partition's filesystem for writing in capture mode: the changes
+ * are computed against the image but land in ws; imgp_fs_finish() completes
+ * them. The image may be read-only.
+ */
+int imgp_fs_open_capture(struct imgp_fs *fs, struct imgp_image *img,
+			 const struct imgp_part *part, struct imgp_writeset *ws);
+int imgp_fs_finish(struct imgp_fs *fs);
 void imgp_fs_close(struct imgp_fs *fs);
 int imgp_fs_read_file(struct imgp_fs *fs, const char *path, size_t max,
 		      struct imgp_buf *out);
@@ -247,6 +265,72 @@ int imgp_fs_write_file(struct imgp_fs *fs, const char *path, const void *data,
 int imgp_fs_exists(struct imgp_fs *fs, const char *path);
 int imgp_fs_symlink(struct imgp_fs *fs, const char *path, const char *target);
 int imgp_fs_readlink(struct imgp_fs *fs, const char *path, struct imgp_buf *out);
+
+/* -------------------------------------------------------------- writeset.c */
+
+/* The bytes a commit will write, captured before any is written. */
+struct imgp_writeset;
+struct imgp_range {
+	uint64_t off;            /* bytes from the start of the image */
+	size_t len;
+	uint8_t *data;
+};
+
+/* A new empty write set over img (read for partial sectors). */
+int imgp_writeset_new(struct imgp_writeset **out, const struct imgp_image *img);
+void imgp_writeset_free(struct imgp_writeset *ws);
+/* Records a write; -ERANGE outside the image, -EFBIG past 1 GiB in all. */
+int imgp_writeset_write(struct imgp_writeset *ws, uint64_t off,
+			const void *data, size_t len);
+/* Reads as the image will be once the write set is applied. */
+int imgp_writeset_read(struct imgp_writeset *ws, uint64_t off, void *buf,
+		       size_t len);
+/* The captured writes as sorted, merged ranges (freed with imgp_ranges_free). */
+int imgp_writeset_ranges(const struct imgp_writeset *ws,
+			 struct imgp_range **out, size_t *n);
+void imgp_ranges_free(struct imgp_range *ranges, size_t n);
+
+/* --------------------------------------------------------------- journal.c */
+
+struct imgp_journal;
+
+/*
+ * 0 when there is no journal at path or it is finished; -EBUSY "an
+ * interrupted imgpatch run left ..." when a run died before finishing.
+ */
+int imgp_journal_check(const char *path);
+/*
+ * Saves the old bytes of every range about to be written (read from img),
+ * syncs, and marks the journal ready. Only then may the image be written.
+ */
+int imgp_journal_begin(const char *path, const struct imgp_image *img,
+		       const struct imgp_range *ranges, size_t n,
+		       struct imgp_journal **out);
+/* Marks the journal done (every write is in the image and synced); frees it. */
+int imgp_journal_done(struct imgp_journal *j);
+/* Frees a journal left unfinished (after a failed write). */
+void imgp_journal_abandon(struct imgp_journal *j);
+/*
+ * Puts the old bytes of the journal at path back into img and checks each
+ * region's SHA-256. After a finished patch, a region that holds neither the
+ * old nor the patched bytes is refused (-EEXIST) unless force. Returns 0
+ * and the regions and bytes restored, or -errno.
+ */
+int imgp_journal_undo(const char *path, struct imgp_image *img, bool force,
+		      size_t *restored, uint64_t *bytes);
+/* Test builds: the place where a simulated crash may strike after a write. */
+void imgp_fault_point(void);
+
+/* ------------------------------------------------------------------ lock.c */
+
+/*
+ * Takes an exclusive lock on the image for the whole run (flock), so two
+ * runs cannot interleave. -EBUSY "locked by another imgpatch run (pid N)"
+ * when someone holds it. Returns an fd to keep open (the lock lives as long
+ * as it) or -errno.
+ */
+int imgp_lock(const char *path);
+void imgp_unlock(int fd);
 
 /* ------------------------------------------------------------------- run.c */
 
@@ -685,9 +769,12 @@ int imgp_patch_describe(const struct imgp_patch *patch, struct imgp_buf *out);
 /*
  * Writes every pending change into the image at path, which must have the
  * same layout as the one planned on (the image itself, or a copy of it).
- * Returns 0 or -errno.
+ * Every write is first captured in memory; with a journal path the old bytes
+ * of those regions are saved there (see journal.c) before the first byte of
+ * the image is written. Returns 0 or -errno.
  */
-int imgp_patch_commit(struct imgp_patch *patch, const char *path);
+int imgp_patch_commit(struct imgp_patch *patch, const char *path,
+		      const char *journal);
 
 /* ---------------------------------------------------------------- recipe.c */
 

@@ -279,9 +279,73 @@ int imgp_patch_describe(const struct imgp_patch *patch, struct imgp_buf *out)
 	return rc ? imgp_fail(ENOMEM, "out of memory") : 0;
 }
 
-int imgp_patch_commit(struct imgp_patch *patch, const char *path)
+/* Plans every pending change of one partition into the write set. */
+static int capture_partition(struct imgp_patch *patch, struct imgp_image *img,
+			     const struct imgp_part *part, struct imgp_writeset *ws)
 {
+	struct imgp_fs fs;
+	int rc;
+
+	rc = imgp_fs_open_capture(&fs, img, part, ws);
+	if (rc)
+		return rc;
+	for (size_t i = 0; !rc && i < patch->nchanges; i++) {
+		struct imgp_change *c = &patch->changes[i];
+
+		if (c->part != part || !change_pending(c))
+			continue;
+		if (c->kind == IMGP_CHANGE_SYMLINK)
+			rc = imgp_fs_symlink(&fs, c->path, (char *)c->new.data);
+		else
+			rc = imgp_fs_write_file(&fs, c->path, c->new.data, c->new.len);
+	}
+	if (!rc)
+		rc = imgp_fs_finish(&fs);
+	imgp_fs_close(&fs);
+	return rc;
+}
+
+/* Keeps only ranges that really change the image. */
+static int drop_unchanged(const struct imgp_image *img, struct imgp_range *r,
+			  size_t *n)
+{
+	size_t kept = 0;
+	uint8_t *cur = NULL;
+	int rc = 0;
+
+	for (size_t i = 0; i < *n; i++) {
+		uint8_t *grown = realloc(cur, r[i].len);
+
+		if (!grown) {
+			rc = imgp_fail(ENOMEM, "out of memory");
+			break;
+		}
+		cur = grown;
+		rc = imgp_image_read(img, r[i].off, cur, r[i].len);
+		if (rc)
+			break;
+		if (memcmp(cur, r[i].data, r[i].len) == 0) {
+			free(r[i].data);
+			continue;
+		}
+		r[kept++] = r[i];
+	}
+	if (rc)
+		for (size_t i = kept; i < *n; i++)
+			r[kept++] = r[i];
+	*n = kept;
+	free(cur);
+	return rc;
+}
+
+int imgp_patch_commit(struct imgp_patch *patch, const char *path,
+		      const char *journal)
+{
+	struct imgp_journal *jnl = NULL;
+	struct imgp_writeset *ws = NULL;
+	struct imgp_range *ranges = NULL;
 	struct imgp_image img;
+	size_t nranges = 0;
 	int rc;
 
 	rc = imgp_image_open(&img, path, true);
@@ -291,24 +355,43 @@ int imgp_patch_commit(struct imgp_patch *patch, const char *path)
 		imgp_image_close(&img);
 		return imgp_fail(EINVAL, "%s: size differs from the planned image", path);
 	}
-	for (size_t i = 0; !rc && i < patch->nchanges; i++) {
-		struct imgp_change *c = &patch->changes[i];
-		struct imgp_fs fs;
+	/* 1. Every write is computed first, into memory. */
+	rc = imgp_writeset_new(&ws, &img);
+	for (size_t i = 0; !rc && i < patch->disk->tab.nparts; i++) {
+		const struct imgp_part *part = &patch->disk->tab.parts[i];
+		bool touched = false;
 
-		if (!change_pending(c))
-			continue;
-		rc = imgp_fs_open(&fs, &img, c->part, true);
-		if (rc)
-			break;
-		if (c->kind == IMGP_CHANGE_SYMLINK)
-			rc = imgp_fs_symlink(&fs, c->path, (char *)c->new.data);
-		else
-			rc = imgp_fs_write_file(&fs, c->path, c->new.data,
-						c->new.len);
-		imgp_fs_close(&fs);
+		for (size_t k = 0; k < patch->nchanges; k++)
+			touched |= patch->changes[k].part == part &&
+				   change_pending(&patch->changes[k]);
+		if (touched)
+			rc = capture_partition(patch, &img, part, ws);
+	}
+	if (!rc)
+		rc = imgp_writeset_ranges(ws, &ranges, &nranges);
+	if (!rc)
+		rc = drop_unchanged(&img, ranges, &nranges);
+	/* 2. The old bytes are saved and synced before the image is touched. */
+	if (!rc && journal && nranges)
+		rc = imgp_journal_begin(journal, &img, ranges, nranges, &jnl);
+	/* 3. The image is written and synced, 4. the journal marked done. */
+	for (size_t i = 0; !rc && i < nranges; i++) {
+		rc = imgp_image_write(&img, ranges[i].off, ranges[i].data, ranges[i].len);
+		if (!rc)
+			imgp_fault_point();
 	}
 	if (!rc)
 		rc = imgp_image_sync(&img);
+	if (!rc && jnl) {
+		rc = imgp_journal_done(jnl);
+		jnl = NULL;
+	}
+	if (rc && jnl)
+		imgp_fail_ctx(rc, "the image may be half-written: 'imgpatch undo' restores it from %s",
+			      journal);
+	imgp_journal_abandon(jnl);
+	imgp_ranges_free(ranges, nranges);
+	imgp_writeset_free(ws);
 	imgp_image_close(&img);
 	return rc;
 }

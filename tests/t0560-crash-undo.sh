@@ -1,0 +1,114 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+test_description='crash safety: a kill after every single write of a KV260 patch, undo, re-run; full disks'
+. "$(dirname "$0")/lib.sh"
+
+KV260_ARGS="--fdt fdt-smk-k26-revA-sck-kv-g-revB.dtb --dt-delete mmc@ff170000:no-1-8-v --fstab /:-discard,+noatime"
+
+# clean IMG: both filesystems pass their own checkers.
+clean()
+{
+	extract_part "$1" 1 c1.fat && fsck.fat -n c1.fat >/dev/null &&
+	extract_part "$1" 2 c2.ext4 && e2fsck -fn c2.ext4 >/dev/null 2>&1
+}
+
+# crash_after N: patch a fresh copy, killed right after its Nth write.
+crash_after()
+{
+	rm -f img.img img.img.imgpatch-undo && cp --sparse=always orig.img img.img &&
+	# In a subshell, so that the shell does not report the kill.
+	(IMGPATCH_TEST_CRASH_AFTER_WRITES=$1 "$IMGPATCH" patch img.img $KV260_ARGS >/dev/null 2>&1)
+}
+
+test_expect_success 'fixture, and the uninterrupted result' '
+	make_kv260 orig.img && clean orig.img &&
+	cp orig.img want.img && imgpatch patch want.img $KV260_ARGS >/dev/null &&
+	test -f want.img.imgpatch-undo
+'
+
+# The test build kills on request; a build without the hook never does.
+crash_after 1; status=$?
+if [ "$status" -ne 137 ]; then
+	test_skip 'a kill after every write' "this build has no crash hook (test builds: make SAN=1)"
+else
+	writes=1
+	while crash_after $((writes + 1)); [ $? -eq 137 ]; do
+		writes=$((writes + 1))
+		[ $writes -lt 500 ] || break
+	done
+	test_expect_success "the patch makes $writes writes (journal and image)" '
+		test $writes -ge 4 && test $writes -lt 500
+	'
+	# Killed before its last write (the journal's "done" mark): refused
+	# until undone.
+	for n in $(seq 1 $((writes - 1))); do
+		test_expect_success "killed after write $n: refused until undone, undo restores, re-run completes" '
+			status=0 && { crash_after '$n' || status=$?; } && test $status = 137 &&
+			sum_file img.img >killed.sum &&
+			test_must_fail_with 1 imgpatch patch img.img $KV260_ARGS 2>err &&
+			grep "interrupted imgpatch run.*undo" err &&
+			sum_file img.img >refused.sum && test_cmp killed.sum refused.sum &&
+			imgpatch undo img.img >out && grep "^restored img.img" out &&
+			cmp orig.img img.img && clean img.img &&
+			imgpatch patch img.img $KV260_ARGS >/dev/null &&
+			cmp want.img img.img && clean img.img
+		'
+	done
+	test_expect_success "killed after the last write ($writes): patched, and undo still restores" '
+		status=0 && { crash_after '$writes' || status=$?; } && test $status = 137 &&
+		cmp want.img img.img && clean img.img &&
+		imgpatch undo img.img >/dev/null && cmp orig.img img.img
+	'
+	test_expect_success '--recover finishes the rollback and patches in one run' '
+		status=0 && { crash_after $((writes / 2 + 1)) || status=$?; } && test $status = 137 &&
+		imgpatch patch img.img $KV260_ARGS --recover >out &&
+		grep "^recovered img.img" out && cmp want.img img.img
+	'
+fi
+
+test_expect_success 'undo after a finished patch restores the original' '
+	cp orig.img u.img && imgpatch patch u.img $KV260_ARGS >/dev/null &&
+	imgpatch undo u.img >out && cmp orig.img u.img && clean u.img &&
+	test_must_fail_with 1 imgpatch undo u.img 2>err && grep "already undone" err
+'
+
+test_expect_success 'undo refuses an image that changed again since the patch' '
+	cp orig.img v.img && imgpatch patch v.img $KV260_ARGS >/dev/null &&
+	imgpatch patch v.img --fstab /:+commit=30 >/dev/null --undo other.undo &&
+	sum_file v.img >a &&
+	test_must_fail_with 1 imgpatch undo v.img 2>err && grep "changed since" err &&
+	sum_file v.img >b && test_cmp a b
+'
+
+test_expect_success 'a second run on a locked image names the holder' '
+	cp orig.img l.img &&
+	{ flock -x l.img sleep 20 & } && holder=$! &&
+	for i in 1 2 3 4 5 6 7 8 9 10; do grep -q FLOCK /proc/locks && break; sleep 0.2; done &&
+	{ test_must_fail_with 1 imgpatch patch l.img $KV260_ARGS 2>err; status=$?; } ;
+	kill $holder 2>/dev/null; wait $holder 2>/dev/null || true;
+	test "$status" = 0 && grep "locked by another imgpatch run (pid [0-9]*)" err &&
+	cmp orig.img l.img
+'
+
+test_expect_success 'a full disk while writing -o: clear error, input untouched, no output' '
+	sum_file orig.img >a &&
+	{ (ulimit -f 2048; exec "$IMGPATCH" patch orig.img $KV260_ARGS -o full.img) >/dev/null 2>err; test $? = 1; } &&
+	grep "^imgpatch: full.img: .*File too large" err &&
+	test ! -e full.img && ! ls .full.img.* 2>/dev/null &&
+	sum_file orig.img >b && test_cmp a b
+'
+
+if [ "$(id -u)" = 0 ] && mkdir -p small && mount -t tmpfs -o size=16k tmpfs small 2>/dev/null; then
+test_expect_success 'a full disk while writing the undo journal: the image untouched' '
+	cp orig.img j.img && sum_file j.img >a &&
+	test_must_fail_with 1 imgpatch patch j.img $KV260_ARGS --undo small/j.undo 2>err &&
+	grep "undo journal small/j.undo: No space left" err &&
+	sum_file j.img >b && test_cmp a b &&
+	test ! -e small/j.undo
+'
+umount small
+else
+test_skip 'a full disk while writing the undo journal' 'no small tmpfs here (needs root)'
+fi
+
+test_done
