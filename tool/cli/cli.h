@@ -22,6 +22,9 @@ int usage_error(const char *cmd, const char *fmt, ...) IMGP_PRINTF(2, 3);
 /* --quiet: no progress lines even on a terminal. */
 extern bool cli_quiet;
 
+/* An array of n elements grown by one (dies when out of memory). */
+void *cli_grow(void *p, size_t n, size_t size);
+
 /* True when stderr is a terminal (progress lines are shown only then). */
 bool cli_stderr_is_tty(void);
 

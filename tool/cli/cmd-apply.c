@@ -32,14 +32,6 @@ static void apply_usage(FILE *out)
 		"image failed), 2 usage error.\n");
 }
 
-static void *grow(void *p, size_t n, size_t size)
-{
-	p = realloc(p, (n + 1) * size);
-	if (!p)
-		die("out of memory");
-	return p;
-}
-
 enum { OPT_SET = 600, OPT_RECIPE_PATH, OPT_JSON, OPT_OUTPUT_DIR };
 
 static int parse_args(int argc, char **argv, struct cli_apply *o)
@@ -63,11 +55,11 @@ static int parse_args(int argc, char **argv, struct cli_apply *o)
 		case OPT_SET:
 			if (!strchr(optarg, '=') || optarg[0] == '=')
 				return usage_error("apply", "--set '%s' is not NAME=VALUE", optarg);
-			o->sets = grow(o->sets, o->nsets, sizeof(*o->sets));
+			o->sets = cli_grow(o->sets, o->nsets, sizeof(*o->sets));
 			o->sets[o->nsets++] = optarg;
 			break;
 		case OPT_RECIPE_PATH:
-			o->paths = grow(o->paths, o->npaths, sizeof(*o->paths));
+			o->paths = cli_grow(o->paths, o->npaths, sizeof(*o->paths));
 			o->paths[o->npaths++] = optarg;
 			break;
 		case 'j':

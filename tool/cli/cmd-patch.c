@@ -60,14 +60,6 @@ static void patch_usage(FILE *out)
 		"nothing needed changing), 1 error, 2 usage error.\n");
 }
 
-static void *grow(void *p, size_t n, size_t size)
-{
-	p = realloc(p, (n + 1) * size);
-	if (!p)
-		die("out of memory");
-	return p;
-}
-
 /* "MNT:+a,-b": the colon before the first sign. */
 static char *fstab_split(const char *arg)
 {
@@ -129,7 +121,7 @@ static int parse_args(int argc, char **argv, struct patch_opts *o)
 		case OPT_DT_SET:
 		case OPT_DT_DELETE_NODE:
 		case OPT_OVERLAY:
-			o->dt = grow(o->dt, o->ndt, sizeof(*o->dt));
+			o->dt = cli_grow(o->dt, o->ndt, sizeof(*o->dt));
 			o->dt[o->ndt] = (struct dt_op){ c, optarg };
 			rc = check_dt_arg(&o->dt[o->ndt++]);
 			if (rc)
@@ -140,7 +132,7 @@ static int parse_args(int argc, char **argv, struct patch_opts *o)
 			if (!fstab_split(optarg))
 				return usage_error("patch", "--fstab '%s' is not MOUNTPOINT:+opt,-opt",
 						   optarg);
-			o->fstab = grow(o->fstab, o->nfstab, sizeof(*o->fstab));
+			o->fstab = cli_grow(o->fstab, o->nfstab, sizeof(*o->fstab));
 			o->fstab[o->nfstab++] = optarg;
 			break;
 		case OPT_ROOT: o->root = optarg; break;

@@ -68,3 +68,11 @@ bool cli_stderr_is_tty(void)
 	return isatty(STDERR_FILENO) == 1;
 }
 
+
+void *cli_grow(void *p, size_t n, size_t size)
+{
+	p = realloc(p, (n + 1) * size);
+	if (!p)
+		die("out of memory");
+	return p;
+}

@@ -222,16 +222,15 @@ static bool dt_path_matches(const char *spec, const char *path)
 
 enum dt_how { DT_PATH, DT_FULL_NAME, DT_BASE_NAME };
 
+/* By name; paths are matched during the walk (dt_walk_path). */
 static bool dt_node_matches(const void *fdt, int node, const char *spec,
 			    enum dt_how how)
 {
-	char path[DT_PATH_MAX];
 	const char *name;
 
 	switch (how) {
 	case DT_PATH:
-		return fdt_get_path(fdt, node, path, sizeof(path)) == 0 &&
-			dt_path_matches(spec, path);
+		return false;
 	case DT_FULL_NAME:
 		name = fdt_get_name(fdt, node, NULL);
 		return name && strcmp(name, spec) == 0;
@@ -327,13 +326,55 @@ static int dt_find_label(const void *fdt, const char *label)
 	return rc;
 }
 
+/*
+ * The path of each node during one walk in tree order. fdt_get_path() walks
+ * from the root every time, which made a search of a hostile tree with
+ * 40000 nodes take a minute. Any path at depth DT_PATH_MAX or more is too
+ * long, as fdt_get_path() would find.
+ */
+struct dt_path_walk {
+	char path[DT_PATH_MAX];
+	size_t len[DT_PATH_MAX]; /* path length per depth; SIZE_MAX: too long */
+};
+
+/* Sets w->path to node's path; false when it does not fit. */
+static bool dt_walk_path(const void *fdt, int node, int depth,
+			 struct dt_path_walk *w)
+{
+	const char *name;
+	size_t pl;
+	int nl;
+
+	if (depth < 0 || depth >= DT_PATH_MAX)
+		return false;
+	if (depth == 0) {
+		w->len[0] = 0;
+		memcpy(w->path, "/", 2);
+		return true;
+	}
+	/* The parent came earlier in the walk, so path holds its path. */
+	pl = w->len[depth - 1];
+	name = fdt_get_name(fdt, node, &nl);
+	if (pl == SIZE_MAX || !name || nl < 0 ||
+	    pl + 1 + (size_t)nl >= DT_PATH_MAX) {
+		w->len[depth] = SIZE_MAX;
+		return false;
+	}
+	w->path[pl] = '/';
+	memcpy(w->path + pl + 1, name, (size_t)nl);
+	w->path[pl + 1 + nl] = '\0';
+	w->len[depth] = pl + 1 + (size_t)nl;
+	return true;
+}
+
 int imgp_dt_find_node(const struct imgp_dtb *dtb, const char *spec)
 {
 	const void *fdt = dtb->fdt;
 	struct dt_list l = { 0 };
+	struct dt_path_walk *w = NULL;
 	const char *base;
 	enum dt_how how;
-	int node, rc;
+	int node, rc, depth = -1;
 
 	if (!*spec)
 		return imgp_fail(EINVAL, "empty node name");
@@ -355,11 +396,21 @@ int imgp_dt_find_node(const struct imgp_dtb *dtb, const char *spec)
 		how = strchr(spec, '@') ? DT_FULL_NAME : DT_BASE_NAME;
 	}
 
-	for (node = fdt_next_node(fdt, -1, NULL); node >= 0;
-	     node = fdt_next_node(fdt, node, NULL))
-		if (dt_node_matches(fdt, node, spec, how))
+	if (how == DT_PATH) {
+		w = malloc(sizeof(*w));
+		if (!w)
+			return imgp_fail(ENOMEM, "out of memory");
+	}
+	/* With a depth, the walk ends at depth -1 rather than NOTFOUND. */
+	for (node = fdt_next_node(fdt, -1, &depth); node >= 0 && depth >= 0;
+	     node = fdt_next_node(fdt, node, &depth))
+		if (how == DT_PATH ?
+		    dt_walk_path(fdt, node, depth, w) &&
+		    dt_path_matches(spec, w->path) :
+		    dt_node_matches(fdt, node, spec, how))
 			dt_list_add(fdt, node, &l);
-	if (node != -FDT_ERR_NOTFOUND) {
+	free(w);
+	if (node < 0 && node != -FDT_ERR_NOTFOUND) {
 		rc = dt_walk_error(node);
 	} else if (l.err) {
 		rc = imgp_fail(ENOMEM, "out of memory");

@@ -263,6 +263,27 @@ static int fat_stat(struct imgp_fs *fs, const char *target)
 	return rc;
 }
 
+/*
+ * The mtools name of path, refusing a directory; -ENOENT too unless the
+ * file may be missing (it is about to be created).
+ */
+static int fat_file(struct imgp_fs *fs, const char *path, char *target,
+		    size_t len, bool may_be_missing)
+{
+	int rc = fat_target(path, target, len);
+
+	if (rc)
+		return rc;
+	rc = fat_stat(fs, target);
+	if (rc < 0)
+		return rc;
+	if (rc == 0 && !may_be_missing)
+		return imgp_fail(ENOENT, "no such file");
+	if (rc == 2)
+		return imgp_fail(EISDIR, "is a directory, not a file");
+	return 0;
+}
+
 static int fat_read_file(struct imgp_fs *fs, const char *path, size_t max,
 			 struct imgp_buf *out)
 {
@@ -271,16 +292,9 @@ static int fat_read_file(struct imgp_fs *fs, const char *path, size_t max,
 	const char *argv[] = { "mtype", "-i", priv->drive, target, NULL };
 	int rc;
 
-	rc = fat_target(path, target, sizeof(target));
+	rc = fat_file(fs, path, target, sizeof(target), false);
 	if (rc)
 		return rc;
-	rc = fat_stat(fs, target);
-	if (rc < 0)
-		return rc;
-	if (rc == 0)
-		return imgp_fail(ENOENT, "no such file");
-	if (rc == 2)
-		return imgp_fail(EISDIR, "is a directory, not a file");
 	rc = imgp_run(argv, mtools_env, out);
 	if (rc)
 		return rc;
@@ -346,14 +360,9 @@ static int fat_write_file(struct imgp_fs *fs, const char *path,
 			       target, NULL };
 	int rc;
 
-	rc = fat_target(path, target, sizeof(target));
+	rc = fat_file(fs, path, target, sizeof(target), true);
 	if (rc)
 		return rc;
-	rc = fat_stat(fs, target);
-	if (rc < 0)
-		return rc;
-	if (rc == 2)
-		return imgp_fail(EISDIR, "is a directory, not a file");
 	rc = fat_stage(data, len, tmp, sizeof(tmp));
 	if (rc)
 		return rc;

@@ -15,15 +15,12 @@ static const struct imgp_fs_ops *const fs_backends[] = {
 #define FS_PATH_CTX(fs, path) "p%d (%s): %s", (fs)->part->number, \
 	(fs)->part->fstype, (path)
 
-int imgp_fs_open(struct imgp_fs *fs, struct imgp_image *img,
-		 const struct imgp_part *part, bool writable)
+/* Picks the backend for the partition's filesystem and opens it. */
+static int fs_open(struct imgp_fs *fs)
 {
+	const struct imgp_part *part = fs->part;
 	int rc;
 
-	memset(fs, 0, sizeof(*fs));
-	fs->img = img;
-	fs->part = part;
-	fs->writable = writable;
 	for (size_t i = 0; i < sizeof(fs_backends) / sizeof(fs_backends[0]); i++) {
 		if (fs_backends[i]->handles(part->fstype)) {
 			fs->ops = fs_backends[i];
@@ -35,9 +32,6 @@ int imgp_fs_open(struct imgp_fs *fs, struct imgp_image *img,
 				 part->number, part->fstype[0] ? "'" : "",
 				 part->fstype[0] ? part->fstype : "unknown",
 				 part->fstype[0] ? "'" : "");
-	if (writable && !img->writable)
-		return imgp_fail(EBADF, "p%d (%s): image opened read-only",
-				 part->number, part->fstype);
 	rc = fs->ops->open(fs);
 	if (rc) {
 		imgp_fail_ctx(rc, FS_CTX(fs));
@@ -46,31 +40,28 @@ int imgp_fs_open(struct imgp_fs *fs, struct imgp_image *img,
 	return rc;
 }
 
+int imgp_fs_open(struct imgp_fs *fs, struct imgp_image *img,
+		 const struct imgp_part *part, bool writable)
+{
+	memset(fs, 0, sizeof(*fs));
+	fs->img = img;
+	fs->part = part;
+	fs->writable = writable;
+	if (writable && !img->writable)
+		return imgp_fail(EBADF, "p%d (%s): image opened read-only",
+				 part->number, part->fstype);
+	return fs_open(fs);
+}
+
 int imgp_fs_open_capture(struct imgp_fs *fs, struct imgp_image *img,
 			 const struct imgp_part *part, struct imgp_writeset *ws)
 {
-	int rc;
-
 	memset(fs, 0, sizeof(*fs));
 	fs->img = img;
 	fs->part = part;
 	fs->writable = true;
 	fs->capture = ws;
-	for (size_t i = 0; i < sizeof(fs_backends) / sizeof(fs_backends[0]); i++) {
-		if (fs_backends[i]->handles(part->fstype)) {
-			fs->ops = fs_backends[i];
-			break;
-		}
-	}
-	if (!fs->ops)
-		return imgp_fail(ENOTSUP, "p%d: '%s' filesystem is not supported",
-				 part->number, part->fstype);
-	rc = fs->ops->open(fs);
-	if (rc) {
-		imgp_fail_ctx(rc, FS_CTX(fs));
-		fs->ops = NULL;
-	}
-	return rc;
+	return fs_open(fs);
 }
 
 int imgp_fs_finish(struct imgp_fs *fs)

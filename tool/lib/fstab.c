@@ -13,6 +13,8 @@
 /* fstab files are a few hundred bytes; the bound keeps a corrupt one cheap. */
 #define FSTAB_MAX (1024 * 1024)
 #define FSTAB_FIELDS 6
+/* Mount points a "not found" message lists; it is not a listing of the file. */
+#define FSTAB_LIST_MAX 32
 
 enum { F_SPEC, F_FILE, F_TYPE, F_OPTS, F_FREQ, F_PASSNO };
 
@@ -210,11 +212,16 @@ static int fstab_field(const struct fstab *t, const struct fstab_ent *e,
 	return *out ? 0 : imgp_fail(ENOMEM, "out of memory");
 }
 
-/* Lists the mount points for the "not found" message. */
+/*
+ * Lists the mount points for the "not found" message, each once. Comparing
+ * with the listed ones only, and listing at most FSTAB_LIST_MAX, keeps a
+ * hostile fstab of a hundred thousand lines linear.
+ */
 static int fstab_not_found(const struct fstab *t, const char *mountpoint)
 {
+	const struct fstab_ent *listed[FSTAB_LIST_MAX];
 	struct imgp_buf list = { 0 };
-	size_t i, j;
+	size_t i, j, nlisted = 0;
 	int rc = 0;
 
 	for (i = 0; i < t->n && !rc; i++) {
@@ -222,12 +229,17 @@ static int fstab_not_found(const struct fstab *t, const char *mountpoint)
 		char *file;
 		bool dup = false;
 
-		for (j = 0; j < i && !dup; j++)
-			dup = t->ents[j].len[F_FILE] == e->len[F_FILE] &&
-			      !memcmp(t->text + t->ents[j].off[F_FILE],
+		for (j = 0; j < nlisted && !dup; j++)
+			dup = listed[j]->len[F_FILE] == e->len[F_FILE] &&
+			      !memcmp(t->text + listed[j]->off[F_FILE],
 				      t->text + e->off[F_FILE], e->len[F_FILE]);
 		if (dup)
 			continue;
+		if (nlisted == FSTAB_LIST_MAX) {
+			rc = imgp_buf_printf(&list, ", ...");
+			break;
+		}
+		listed[nlisted++] = e;
 		rc = fstab_field(t, e, F_FILE, &file);
 		if (rc)
 			break;
