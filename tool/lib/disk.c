@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* An image opened with its partition table and filesystems identified. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "imgpatch.h"
@@ -34,6 +35,8 @@ const struct imgp_part *imgp_disk_find_file(struct imgp_disk *disk,
 {
 	struct imgp_buf searched = { 0 };
 	const struct imgp_part *found = NULL;
+	char *broken = NULL;
+	int broken_rc = 0;
 
 	for (size_t i = 0; i < disk->tab.nparts && !found; i++) {
 		const struct imgp_part *part = &disk->tab.parts[i];
@@ -49,17 +52,29 @@ const struct imgp_part *imgp_disk_find_file(struct imgp_disk *disk,
 				searched.len ? ", " : "", part->number,
 				part->fstype);
 		if (rc) {
-			/* A broken filesystem elsewhere must not hide the file. */
-			imgp_warn("%s: %s", disk->img.path, imgp_errmsg());
+			/*
+			 * A broken filesystem must not hide the file elsewhere;
+			 * when it is nowhere else, the broken one is the news.
+			 */
+			if (!broken) {
+				broken = strdup(imgp_errmsg());
+				broken_rc = rc;
+			}
+			imgp_debug("%s: %s", disk->img.path, imgp_errmsg());
 			continue;
 		}
 		if (imgp_fs_exists(&fs, path) > 0)
 			found = part;
 		imgp_fs_close(&fs);
 	}
-	if (!found)
+	if (!found && broken)
+		imgp_fail(-broken_rc, "%s (while looking for %s)", broken, path);
+	else if (!found)
 		imgp_fail(ENOENT, "no partition has %s (searched %s)", path,
 			  searched.len ? (char *)searched.data : "no supported filesystem");
+	else
+		imgp_errclear();
+	free(broken);
 	imgp_buf_free(&searched);
 	return found;
 }

@@ -66,6 +66,19 @@ static int fat_check_geometry(struct imgp_fs *fs)
 	total = get_le16(bs + 19);
 	if (total == 0)
 		total = get_le32(bs + 32);
+	{
+		uint64_t reserved = get_le16(bs + 14), nfats = bs[16];
+		uint64_t fatsz = get_le16(bs + 22) ? get_le16(bs + 22) : get_le32(bs + 36);
+		uint64_t rootsecs = ((uint64_t)get_le16(bs + 17) * 32 + bps - 1) / bps;
+
+		/* The areas before the data must fit, or mtools reads past them. */
+		if (!reserved || !nfats || !fatsz ||
+		    reserved + nfats * fatsz + rootsecs >= total)
+			return imgp_fail(EINVAL, "FAT geometry is inconsistent: %llu reserved + %llu FATs of %llu sectors + a root directory of %llu sectors leave no data area in %llu sectors",
+					 (unsigned long long)reserved, (unsigned long long)nfats,
+					 (unsigned long long)fatsz, (unsigned long long)rootsecs,
+					 (unsigned long long)total);
+	}
 	bytes = total * bps;
 	if (bytes > fs->part->size)
 		return imgp_fail(EINVAL, "FAT filesystem (%llu bytes) is larger than its partition (%llu bytes)",

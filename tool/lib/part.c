@@ -149,6 +149,24 @@ static void part_copy_value(char *dst, size_t dstlen, const char *src)
 	dst[n] = '\0';
 }
 
+/*
+ * libblkid ignores a FAT whose geometry is broken. A boot sector that still
+ * says it is FAT (a jump, "FAT" in the file-system-type field, 0x55aa) is
+ * then called vfat anyway, so that the FAT backend's own checks can say
+ * what is wrong with it instead of the partition looking empty.
+ */
+static void part_guess_broken_fat(const struct imgp_image *img, struct imgp_part *p)
+{
+	uint8_t bs[512];
+
+	if (p->size < sizeof(bs) || imgp_part_read(img, p, 0, bs, sizeof(bs)))
+		return;
+	imgp_errclear();
+	if ((bs[0] == 0xeb || bs[0] == 0xe9) && bs[510] == 0x55 && bs[511] == 0xaa &&
+	    (!memcmp(bs + 0x36, "FAT", 3) || !memcmp(bs + 0x52, "FAT32", 5)))
+		snprintf(p->fstype, sizeof(p->fstype), "vfat");
+}
+
 static int part_probe_fs(const struct imgp_image *img, struct imgp_part *p)
 {
 	const char *val;
@@ -189,6 +207,8 @@ static int part_probe_fs(const struct imgp_image *img, struct imgp_part *p)
 			part_copy_value(p->fslabel, sizeof(p->fslabel), val);
 		if (!blkid_probe_lookup_value(pr, "UUID", &val, NULL))
 			part_copy_value(p->fsuuid, sizeof(p->fsuuid), val);
+	} else {
+		part_guess_broken_fat(img, p);
 	}
 	blkid_free_probe(pr);
 	return 0;

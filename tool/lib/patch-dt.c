@@ -73,8 +73,11 @@ int imgp_patch_load_fdt(struct imgp_patch *patch, const char *fit_path,
 	part = imgp_disk_find_file(patch->disk, fit_path);
 	if (!part)
 		return -ENOENT;
+	/* Read errors already name the partition and the file. */
 	rc = imgp_patch_read(patch, part, fit_path, IMGP_FIT_MAX, &raw, &existed);
-	if (!rc) {
+	if (rc)
+		return rc;
+	{
 		uint8_t *data = imgp_buf_steal(&raw, &len);
 
 		rc = imgp_fit_parse(&fit, data, len);
@@ -82,6 +85,7 @@ int imgp_patch_load_fdt(struct imgp_patch *patch, const char *fit_path,
 	if (!rc)
 		rc = spec ? imgp_fit_find_fdt(&fit, spec, &fimg)
 			  : fit_only_fdt(&fit, &fimg);
+	/* Payload errors name the image themselves; the tree's do not. */
 	if (!rc)
 		rc = imgp_fit_payload(&fit, fimg, &payload, &size);
 	if (!rc && asprintf(&origin, "%s in " IMGP_PART_FMT " %s", fimg->name,
@@ -89,10 +93,11 @@ int imgp_patch_load_fdt(struct imgp_patch *patch, const char *fit_path,
 		origin = NULL;
 		rc = imgp_fail(ENOMEM, "out of memory");
 	}
-	if (!rc)
+	if (!rc) {
 		rc = patch_take_dtb(patch, part, payload, size, origin);
-	if (rc && fimg)
-		imgp_fail_ctx(rc, "%s", fimg->name);
+		if (rc)
+			imgp_fail_ctx(rc, "%s", fimg->name);
+	}
 	if (rc)
 		imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", part->number,
 			      part->fstype, fit_path);
@@ -117,7 +122,9 @@ int imgp_patch_load_dtb_file(struct imgp_patch *patch, const char *part_spec,
 	if (!part)
 		return -ENOENT;
 	rc = imgp_patch_read(patch, part, path, IMGP_DTB_MAX, &raw, &existed);
-	if (!rc && !existed)
+	if (rc)
+		return rc;
+	if (!existed)
 		rc = imgp_fail(ENOENT, "no such file");
 	if (!rc && asprintf(&origin, IMGP_PART_FMT " %s", part->number, path) < 0) {
 		origin = NULL;
