@@ -3,6 +3,7 @@
 
 test_description='the test library and the KV260 image fixtures, checked with independent tools only'
 . "$(dirname "$0")/lib.sh"
+. "$FIXTURES/lib-fixture.sh"
 
 test_require_tools sfdisk fsck.fat mdir mcopy dumpimage e2fsck debugfs \
 	fdtget blkid gzip sha1sum
@@ -66,20 +67,11 @@ test_expect_success 'build the GPT/FAT32 image' '
 '
 
 test_expect_success 'GPT: sfdisk sees system-boot and writable' '
-	sfdisk -d gpt.img >actual &&
-	cat >expect <<-\EOF &&
-	label: gpt
-	label-id: 4B563236-0000-4000-8000-000000000000
-	device: gpt.img
-	unit: sectors
-	first-lba: 34
-	last-lba: 233438
-	sector-size: 512
-
+	sfdisk_dump_is gpt.img gpt 4B563236-0000-4000-8000-000000000000 \
+		"first-lba: 34" "last-lba: 233438" <<-\EOF &&
 	gpt.img1 : start=        2048, size=      131072, type=EBD0A0A2-B9E5-4433-87C0-68B6B72699C7, uuid=4B563236-0001-4000-8000-000000000001, name="system-boot"
 	gpt.img2 : start=      133120, size=       98304, type=0FC63DAF-8483-4772-8E79-3D69D8477DE4, uuid=4B563236-0002-4000-8000-000000000002, name="writable"
 	EOF
-	test_cmp expect actual &&
 	sfdisk -J gpt.img >json &&
 	grep -q "\"label\": \"gpt\"" json
 '
@@ -94,18 +86,13 @@ test_expect_success 'part_offset, part_size and part_mtools read sfdisk' '
 '
 
 test_expect_success 'GPT: the boot partition is a clean FAT32 labelled system-boot' '
-	extract_part gpt.img 1 boot.fat &&
-	test "$(stat -c %s boot.fat)" = 67108864 &&
-	fsck.fat -n boot.fat &&
-	blkid -p -o export boot.fat >blkid &&
-	grep -x TYPE=vfat blkid &&
-	grep -x VERSION=FAT32 blkid &&
-	grep -x LABEL=system-boot blkid &&
-	grep -x UUID=4B56-3236 blkid
+	part_fs_is gpt.img 1 boot.fat TYPE=vfat VERSION=FAT32 \
+		LABEL=system-boot UUID=4B56-3236 &&
+	test "$(stat -c %s boot.fat)" = 67108864
 '
 
 test_expect_success 'GPT: mdir lists image.fit and boot.scr.uimg' '
-	mdir -b -i "$(part_mtools gpt.img 1)" :: >actual &&
+	fat_ls gpt.img 1 >actual &&
 	printf "%s\n" ::/boot.scr.uimg ::/image.fit >expect &&
 	test_cmp expect actual &&
 	mcopy -i "$(part_mtools gpt.img 1)" ::image.fit ::boot.scr.uimg .
@@ -177,15 +164,11 @@ test_expect_success 'boot.scr.uimg is a U-Boot script with the override hook' '
 '
 
 test_expect_success 'GPT: the root partition is a clean ext4 labelled writable' '
-	extract_part gpt.img 2 root.ext4 &&
-	e2fsck -fn root.ext4 &&
-	blkid -p -o export root.ext4 >blkid &&
-	grep -x TYPE=ext4 blkid &&
-	grep -x LABEL=writable blkid
+	part_fs_is gpt.img 2 root.ext4 TYPE=ext4 LABEL=writable
 '
 
 test_expect_success 'GPT: /etc/fstab carries the Ubuntu lines' '
-	debugfs -R "cat /etc/fstab" root.ext4 >actual 2>/dev/null &&
+	ext_cat root.ext4 /etc/fstab >actual &&
 	printf "LABEL=writable\t/\text4\tdiscard,errors=remount-ro\t0 1\n" >fstab.expect &&
 	printf "LABEL=system-boot\t/boot/firmware\tvfat\tdefaults\t0 1\n" >>fstab.expect &&
 	test_cmp fstab.expect actual &&
@@ -206,48 +189,31 @@ test_expect_success 'build the MBR/FAT16 image' '
 '
 
 test_expect_success 'MBR: sfdisk sees boot, root, extended and two logicals' '
-	sfdisk -d mbr.img >actual &&
-	cat >expect <<-\EOF &&
-	label: dos
-	label-id: 0x4b563236
-	device: mbr.img
-	unit: sectors
-	sector-size: 512
-
+	sfdisk_dump_is mbr.img dos 0x4b563236 <<-\EOF &&
 	mbr.img1 : start=        2048, size=      131072, type=e, bootable
 	mbr.img2 : start=      133120, size=       98304, type=83
 	mbr.img3 : start=      231424, size=        8192, type=5
 	mbr.img5 : start=      233472, size=        2048, type=83
 	mbr.img6 : start=      237568, size=        2048, type=83
 	EOF
-	test_cmp expect actual &&
 	test "$(part_offset mbr.img 5)" = $((233472 * 512)) &&
 	test "$(part_offset mbr.img 6)" = $((237568 * 512)) &&
 	test_must_fail part_offset mbr.img 4
 '
 
 test_expect_success 'MBR: the boot partition is a clean FAT16 with both files' '
-	extract_part mbr.img 1 boot16.fat &&
-	fsck.fat -n boot16.fat &&
-	blkid -p -o export boot16.fat >blkid &&
-	grep -x VERSION=FAT16 blkid &&
-	grep -x LABEL=system-boot blkid &&
-	grep -x UUID=4B56-3236 blkid &&
-	mdir -b -i "$(part_mtools mbr.img 1)" :: >actual &&
+	part_fs_is mbr.img 1 boot16.fat TYPE=vfat VERSION=FAT16 \
+		LABEL=system-boot UUID=4B56-3236 &&
+	fat_ls mbr.img 1 >actual &&
 	printf "%s\n" ::/boot.scr.uimg ::/image.fit >expect &&
 	test_cmp expect actual
 '
 
 test_expect_success 'MBR: root is clean ext4, logical p5 is ext2 labelled data' '
-	extract_part mbr.img 2 root.ext4 &&
-	e2fsck -fn root.ext4 &&
-	debugfs -R "cat /etc/fstab" root.ext4 >actual 2>/dev/null &&
+	part_fs_is mbr.img 2 root.ext4 TYPE=ext4 LABEL=writable &&
+	ext_cat root.ext4 /etc/fstab >actual &&
 	test_cmp fstab.expect actual &&
-	extract_part mbr.img 5 data.ext2 &&
-	e2fsck -fn data.ext2 &&
-	blkid -p -o export data.ext2 >blkid &&
-	grep -x TYPE=ext2 blkid &&
-	grep -x LABEL=data blkid
+	part_fs_is mbr.img 5 data.ext2 TYPE=ext2 LABEL=data
 '
 
 test_expect_success 'put_part writes a partition back, and only that partition' '
@@ -274,7 +240,7 @@ test_expect_success 'the MBR/FAT16 image is reproducible' '
 
 test_expect_success 'without FIT and hook: only a hookless boot script' '
 	make_kv260 bare.img --no-fit --no-hook &&
-	mdir -b -i "$(part_mtools bare.img 1)" :: >actual &&
+	fat_ls bare.img 1 >actual &&
 	echo ::/boot.scr.uimg >expect &&
 	test_cmp expect actual &&
 	mcopy -i "$(part_mtools bare.img 1)" ::boot.scr.uimg bare.scr &&

@@ -3,20 +3,10 @@
 
 test_description='the postmarketOS and Raspberry Pi OS fixtures and the KV260 golden overlay, checked with independent tools only'
 . "$(dirname "$0")/lib.sh"
+. "$FIXTURES/lib-fixture.sh"
 
 test_require_tools sfdisk fsck.fat mdir mtype mcopy dumpimage e2fsck \
 	debugfs dumpe2fs fdtget dtc fdtoverlay blkid gzip xxd cmp
-
-# debugfs prints its version banner on stderr; these helpers drop it.
-ext_ls()
-{
-	debugfs -R "ls -p $2" "$1" 2>/dev/null | awk -F/ 'NF > 6 { print $6 }'
-}
-
-ext_cat()
-{
-	debugfs -R "cat $2" "$1" 2>/dev/null
-}
 
 # script_text SCR OUT: the script inside a single-script U-Boot image; the
 # payload after the 64-byte header starts with a table of image lengths
@@ -28,6 +18,20 @@ script_text()
 	tail -c +73 "$1" >"$2"
 }
 
+# ext_dirs_empty FS DIR...: succeeds when each DIR of the ext filesystem FS
+# holds nothing but "." and "..".
+ext_dirs_empty()
+{
+	local -; set +x
+	local fs=$1 dir
+
+	shift
+	for dir in "$@"; do
+		test "$(ext_ls "$fs" "$dir" | tr '\n' ' ')" = ". .. " ||
+			{ echo "ext_dirs_empty: '$dir' in '$fs' is not empty" >&2; return 1; }
+	done
+}
+
 # ------------------------------------------------------ postmarketOS (PinePhone)
 
 test_expect_success 'build the postmarketOS image' '
@@ -36,18 +40,10 @@ test_expect_success 'build the postmarketOS image' '
 '
 
 test_expect_success 'pmOS: sfdisk sees a dos label, boot flagged bootable' '
-	sfdisk -d pmos.img >actual &&
-	cat >expect <<-\EOF &&
-	label: dos
-	label-id: 0x706d4f53
-	device: pmos.img
-	unit: sectors
-	sector-size: 512
-
+	sfdisk_dump_is pmos.img dos 0x706d4f53 <<-\EOF &&
 	pmos.img1 : start=        2048, size=       65536, type=83, bootable
 	pmos.img2 : start=       67584, size=       65536, type=83
 	EOF
-	test_cmp expect actual &&
 	blkid -p -o export pmos.img >blkid &&
 	grep -x PTTYPE=dos blkid &&
 	grep -x PTUUID=706d4f53 blkid
@@ -65,12 +61,8 @@ test_expect_success 'pmOS: the boot loader stand-in sits at 8 KiB, before p1' '
 '
 
 test_expect_success 'pmOS: p1 is a clean ext2 labelled pmOS_boot' '
-	extract_part pmos.img 1 boot.ext2 &&
-	e2fsck -fn boot.ext2 &&
-	blkid -p -o export boot.ext2 >blkid &&
-	grep -x TYPE=ext2 blkid &&
-	grep -x LABEL=pmOS_boot blkid &&
-	grep -x UUID=706d4f53-626f-6f74-0000-000000000001 blkid
+	part_fs_is pmos.img 1 boot.ext2 TYPE=ext2 LABEL=pmOS_boot \
+		UUID=706d4f53-626f-6f74-0000-000000000001
 '
 
 test_expect_success 'pmOS: pmOS_boot holds the boot files and the allwinner link' '
@@ -135,12 +127,8 @@ test_expect_success 'pmOS: user.scr is sourced after "fdt addr", before booti' '
 '
 
 test_expect_success 'pmOS: p2 is a clean ext4 labelled pmOS_root, no metadata_csum' '
-	extract_part pmos.img 2 root.ext4 &&
-	e2fsck -fn root.ext4 &&
-	blkid -p -o export root.ext4 >blkid &&
-	grep -x TYPE=ext4 blkid &&
-	grep -x LABEL=pmOS_root blkid &&
-	grep -x UUID=706d4f53-726f-6f74-0000-000000000002 blkid &&
+	part_fs_is pmos.img 2 root.ext4 TYPE=ext4 LABEL=pmOS_root \
+		UUID=706d4f53-726f-6f74-0000-000000000002 &&
 	dumpe2fs -h root.ext4 2>/dev/null | grep "^Filesystem features:" >features &&
 	grep -q " extent" features &&
 	! grep -q metadata_csum features
@@ -163,17 +151,12 @@ test_expect_success 'pmOS: fstab is pmbootstrap'\''s and names both filesystems 
 test_expect_success 'pmOS: fstrim.timer exists, timers.target.wants is empty' '
 	ext_cat root.ext4 /lib/systemd/system/fstrim.timer >timer &&
 	grep -qx "WantedBy=timers.target" timer &&
-	ext_ls root.ext4 /etc/systemd/system/timers.target.wants >actual &&
-	printf "%s\n" . .. >expect &&
-	test_cmp expect actual &&
-	ext_ls root.ext4 /boot >actual &&
-	test_cmp expect actual
+	ext_dirs_empty root.ext4 /etc/systemd/system/timers.target.wants /boot
 '
 
 test_expect_success 'pmOS: --no-user-scr-hook leaves user.scr out of boot.cmd' '
 	"$FIXTURES/mkimage-pmos.sh" nohook.img --no-user-scr-hook &&
-	extract_part nohook.img 1 nohook.ext2 &&
-	e2fsck -fn nohook.ext2 &&
+	part_fs_is nohook.img 1 nohook.ext2 TYPE=ext2 LABEL=pmOS_boot &&
 	debugfs -R "dump /boot.scr nohook.scr" nohook.ext2 2>/dev/null &&
 	dumpimage -l nohook.scr >/dev/null &&
 	script_text nohook.scr nohook.cmd &&
@@ -198,32 +181,19 @@ test_expect_success 'build the Raspberry Pi OS image' '
 '
 
 test_expect_success 'RPi: sfdisk sees bootfs at 8192 and rootfs on 4 MiB' '
-	sfdisk -d rpi.img >actual &&
-	cat >expect <<-\EOF &&
-	label: dos
-	label-id: 0x52506934
-	device: rpi.img
-	unit: sectors
-	sector-size: 512
-
+	sfdisk_dump_is rpi.img dos 0x52506934 <<-\EOF
 	rpi.img1 : start=        8192, size=      131072, type=c
 	rpi.img2 : start=      139264, size=       65536, type=83
 	EOF
-	test_cmp expect actual
 '
 
 test_expect_success 'RPi: p1 is a clean FAT32 labelled bootfs' '
-	extract_part rpi.img 1 bootfs.fat &&
-	fsck.fat -n bootfs.fat &&
-	blkid -p -o export bootfs.fat >blkid &&
-	grep -x TYPE=vfat blkid &&
-	grep -x VERSION=FAT32 blkid &&
-	grep -x LABEL=bootfs blkid &&
-	grep -x UUID=5250-6934 blkid
+	part_fs_is rpi.img 1 bootfs.fat TYPE=vfat VERSION=FAT32 LABEL=bootfs \
+		UUID=5250-6934
 '
 
 test_expect_success 'RPi: mdir lists the firmware files and overlays/' '
-	mdir -b -i "$(part_mtools rpi.img 1)" :: >actual &&
+	fat_ls rpi.img 1 >actual &&
 	cat >expect <<-\EOF &&
 	::/config.txt
 	::/cmdline.txt
@@ -234,7 +204,7 @@ test_expect_success 'RPi: mdir lists the firmware files and overlays/' '
 	::/overlays/
 	EOF
 	test_cmp expect actual &&
-	mdir -b -i "$(part_mtools rpi.img 1)" ::overlays >actual &&
+	fat_ls rpi.img 1 overlays >actual &&
 	echo ::/overlays/vc4-kms-v3d.dtbo >expect &&
 	test_cmp expect actual
 '
@@ -299,11 +269,7 @@ test_expect_success 'RPi: overlays/vc4-kms-v3d.dtbo applies to the Pi 5 stand-in
 '
 
 test_expect_success 'RPi: p2 is a clean ext4 labelled rootfs, without 64bit or huge_file' '
-	extract_part rpi.img 2 rootfs.ext4 &&
-	e2fsck -fn rootfs.ext4 &&
-	blkid -p -o export rootfs.ext4 >blkid &&
-	grep -x TYPE=ext4 blkid &&
-	grep -x LABEL=rootfs blkid &&
+	part_fs_is rpi.img 2 rootfs.ext4 TYPE=ext4 LABEL=rootfs &&
 	dumpe2fs -h rootfs.ext4 2>/dev/null | grep "^Filesystem features:" >features &&
 	grep -q " extent" features &&
 	! grep -q -e 64bit -e huge_file features
@@ -325,11 +291,8 @@ test_expect_success 'RPi: fstab is pi-gen'\''s, with the disk id in both PARTUUI
 test_expect_success 'RPi: fstrim.timer exists, timers.target.wants and /boot/firmware are empty' '
 	ext_cat rootfs.ext4 /lib/systemd/system/fstrim.timer >timer &&
 	grep -qx "WantedBy=timers.target" timer &&
-	printf "%s\n" . .. >expect &&
-	ext_ls rootfs.ext4 /etc/systemd/system/timers.target.wants >actual &&
-	test_cmp expect actual &&
-	ext_ls rootfs.ext4 /boot/firmware >actual &&
-	test_cmp expect actual
+	ext_dirs_empty rootfs.ext4 /etc/systemd/system/timers.target.wants \
+		/boot/firmware
 '
 
 test_expect_success 'the Raspberry Pi OS image is reproducible' '
