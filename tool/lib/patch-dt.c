@@ -75,8 +75,10 @@ int imgp_patch_load_fdt(struct imgp_patch *patch, const char *fit_path,
 		return -ENOENT;
 	/* Read errors already name the partition and the file. */
 	rc = imgp_patch_read(patch, part, fit_path, IMGP_FIT_MAX, &raw, &existed);
-	if (rc)
+	if (rc) {
+		imgp_buf_free(&raw);
 		return rc;
+	}
 	{
 		uint8_t *data = imgp_buf_steal(&raw, &len);
 
@@ -122,8 +124,10 @@ int imgp_patch_load_dtb_file(struct imgp_patch *patch, const char *part_spec,
 	if (!part)
 		return -ENOENT;
 	rc = imgp_patch_read(patch, part, path, IMGP_DTB_MAX, &raw, &existed);
-	if (rc)
+	if (rc) {
+		imgp_buf_free(&raw);
 		return rc;
+	}
 	if (!existed)
 		rc = imgp_fail(ENOENT, "no such file");
 	if (!rc && asprintf(&origin, IMGP_PART_FMT " %s", part->number, path) < 0) {
