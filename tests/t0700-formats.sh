@@ -136,6 +136,18 @@ test_expect_success 'patch -o IMG.xz --bmap: bmaptool flashes the compressed out
 	cmp ref.img junk-xz.img
 '
 
+test_expect_success 'info and cat read compressed and archived images' '
+	imgpatch info kv.img >raw.info &&
+	imgpatch cat kv.img writable:/etc/fstab >raw.fstab &&
+	for in in kv.img.zst kv.zip kv.tar.xz; do
+		imgpatch info $in >$in.info &&
+		tail -n +2 raw.info >a && tail -n +2 $in.info >b && test_cmp a b &&
+		imgpatch cat $in writable:/etc/fstab >$in.fstab &&
+		test_cmp raw.fstab $in.fstab || return 1
+	done &&
+	! ls "${TMPDIR:-/tmp}"/.imgpatch-work.* 2>/dev/null
+'
+
 test_expect_success 'no progress lines when stderr is not a terminal' '
 	imgpatch patch kv.img.xz $KV260_ARGS -o quiet.img.xz >/dev/null 2>err &&
 	test ! -s err

@@ -44,6 +44,7 @@ int cmd_cat(int argc, char **argv)
 	};
 	const struct imgp_part *part;
 	struct imgp_disk disk;
+	struct cli_io io;
 	struct imgp_buf data = { 0 };
 	struct imgp_fs fs;
 	char *spec, *path, *colon;
@@ -68,10 +69,17 @@ int cmd_cat(int argc, char **argv)
 	*colon = '\0';
 	path = colon + 1;
 
-	rc = imgp_disk_open(&disk, argv[optind], false);
+	/* A compressed or archived image is read from an unpacked copy. */
+	cli_io_init(&io);
+	io.image = argv[optind];
+	io.dry_run = true;
+	rc = cli_io_open(&io, "cat");
+	if (!rc && imgp_disk_open(&disk, io.work, false))
+		rc = error_lib(argv[optind]);
 	if (rc) {
+		cli_io_close(&io);
 		free(spec);
-		return error_lib(argv[optind]);
+		return rc;
 	}
 	part = imgp_table_find(&disk.tab, spec);
 	rc = part ? imgp_fs_open(&fs, &disk.img, part, false) : -ENOENT;
@@ -87,6 +95,7 @@ int cmd_cat(int argc, char **argv)
 	}
 	imgp_buf_free(&data);
 	imgp_disk_close(&disk);
+	cli_io_close(&io);
 	free(spec);
 	return rc;
 }

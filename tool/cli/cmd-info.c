@@ -1155,6 +1155,7 @@ static void info_usage(FILE *out)
 
 int cmd_info(int argc, char **argv)
 {
+	struct cli_io io;
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "fit", required_argument, NULL, 'f' },
@@ -1212,10 +1213,17 @@ int cmd_info(int argc, char **argv)
 	in.path = argv[optind];
 	in.fit.path = fit_path ? fit_path : "/image.fit";
 
-	rc = imgp_disk_open(&in.disk, in.path, false);
+	/* A compressed or archived image is read from an unpacked copy. */
+	cli_io_init(&io);
+	io.image = in.path;
+	io.dry_run = true;
+	rc = cli_io_open(&io, "info");
+	if (!rc && imgp_disk_open(&in.disk, io.work, false))
+		rc = error_lib(in.path);
 	if (rc) {
+		cli_io_close(&io);
 		free(fit_path);
-		return error_lib(in.path);
+		return rc;
 	}
 	if (in.disk.tab.used_backup)
 		in.problems++;
@@ -1239,6 +1247,7 @@ int cmd_info(int argc, char **argv)
 		      in.problems == 1 ? "" : "s");
 	rc = (rc || in.problems) ? EXIT_ERROR : EXIT_OK;
 	info_free(&in);
+	cli_io_close(&io);
 	free(fit_path);
 	return rc;
 }
