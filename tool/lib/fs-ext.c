@@ -269,13 +269,17 @@ static int ext_check_path(const char *path)
 	return 0;
 }
 
-/* Looks up a path (following symlinks, also the last one) and its inode. */
-static int ext_lookup(ext2_filsys efs, const char *path, ext2_ino_t *ino,
-		      struct ext2_inode *inode)
+/*
+ * Looks up a path and reads its inode; follow: also the last component when
+ * it is a symlink (stat), else not (lstat).
+ */
+static int ext_lookup_at(ext2_filsys efs, const char *path, bool follow,
+			 ext2_ino_t *ino, struct ext2_inode *inode)
 {
 	errcode_t err;
 
-	err = ext2fs_namei_follow(efs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, ino);
+	err = follow ? ext2fs_namei_follow(efs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, ino)
+		     : ext2fs_namei(efs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, ino);
 	if (err == EXT2_ET_FILE_NOT_FOUND)
 		return imgp_fail(ENOENT, "not found");
 	if (err)
@@ -284,6 +288,13 @@ static int ext_lookup(ext2_filsys efs, const char *path, ext2_ino_t *ino,
 	if (err)
 		return ext_fail(err, "cannot read inode %u", *ino);
 	return 0;
+}
+
+/* Looks up a path (following symlinks, also the last one) and its inode. */
+static int ext_lookup(ext2_filsys efs, const char *path, ext2_ino_t *ino,
+		      struct ext2_inode *inode)
+{
+	return ext_lookup_at(efs, path, true, ino, inode);
 }
 
 static int ext_check_regular(const struct ext2_inode *inode)
@@ -777,17 +788,7 @@ static int ext_link_target(ext2_filsys efs, ext2_ino_t ino,
 static int ext_lookup_nofollow(ext2_filsys efs, const char *path,
 			       ext2_ino_t *ino, struct ext2_inode *inode)
 {
-	errcode_t err;
-
-	err = ext2fs_namei(efs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, ino);
-	if (err == EXT2_ET_FILE_NOT_FOUND)
-		return imgp_fail(ENOENT, "not found");
-	if (err)
-		return ext_err(err);
-	err = ext2fs_read_inode(efs, *ino, inode);
-	if (err)
-		return ext_fail(err, "cannot read inode %u", *ino);
-	return 0;
+	return ext_lookup_at(efs, path, false, ino, inode);
 }
 
 static int ext_readlink(struct imgp_fs *fs, const char *path,
