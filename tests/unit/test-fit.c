@@ -626,6 +626,89 @@ static void check_rounding(void)
 	imgp_fit_free(&fit);
 }
 
+/*
+ * A FIT of nimages one-byte images and one configuration whose loadables
+ * name image 0 nrefs times; malloc'd, NULL on failure.
+ */
+static uint8_t *many_fit(int nimages, int nrefs, size_t *len)
+{
+	size_t cap = (size_t)nimages * 64 + (size_t)nrefs * 4 + 4096;
+	char *refs = calloc((size_t)nrefs ? (size_t)nrefs : 1, 3);
+	uint8_t *fdt = malloc(cap);
+	char name[16];
+	int rc = fdt && refs ? fdt_create(fdt, (int)cap) : -FDT_ERR_NOSPACE;
+
+	for (int i = 0; refs && i < nrefs; i++)
+		memcpy(refs + 3 * i, "i0", 3);
+	if (!rc)
+		rc = fdt_finish_reservemap(fdt);
+	if (!rc)
+		rc = fdt_begin_node(fdt, "");
+	if (!rc)
+		rc = fdt_begin_node(fdt, "images");
+	for (int i = 0; !rc && i < nimages; i++) {
+		snprintf(name, sizeof(name), "i%x", i);
+		rc = fdt_begin_node(fdt, name);
+		if (!rc)
+			rc = fdt_property(fdt, "data", "x", 1);
+		if (!rc)
+			rc = fdt_end_node(fdt);
+	}
+	if (!rc)
+		rc = fdt_end_node(fdt);
+	if (!rc)
+		rc = fdt_begin_node(fdt, "configurations");
+	if (!rc)
+		rc = fdt_begin_node(fdt, "conf-1");
+	if (!rc && nrefs)
+		rc = fdt_property(fdt, "loadables", refs, 3 * nrefs);
+	if (!rc)
+		rc = fdt_end_node(fdt);
+	if (!rc)
+		rc = fdt_end_node(fdt);
+	if (!rc)
+		rc = fdt_end_node(fdt);
+	if (!rc)
+		rc = fdt_finish(fdt);
+	free(refs);
+	if (rc) {
+		free(fdt);
+		return NULL;
+	}
+	*len = fdt_totalsize(fdt);
+	return fdt;
+}
+
+/*
+ * Hostile FITs: 40000 images once took a minute to verify one by one, and
+ * as many references seconds to check. Both are bounded now.
+ */
+static void check_many(void)
+{
+	struct imgp_fit fit;
+	uint8_t *blob;
+	size_t len;
+	int rc;
+
+	blob = many_fit(1024, 64, &len);
+	rc = blob ? imgp_fit_parse(&fit, blob, len) : -1;
+	CHECK(rc == 0 && fit.nimages == 1024, "many: 1024 images parse");
+	if (!rc)
+		imgp_fit_free(&fit);
+
+	blob = many_fit(1025, 0, &len);
+	rc = blob ? imgp_fit_parse(&fit, blob, len) : -1;
+	CHECK(rc == -EINVAL, "many: 1025 images are refused");
+	CHECK_STR(imgp_errmsg(), "FIT has 1025 images, more than the 1024 allowed",
+		  "many: the message gives the bound");
+
+	blob = many_fit(8, 65537, &len);
+	rc = blob ? imgp_fit_parse(&fit, blob, len) : -1;
+	CHECK(rc == -EINVAL, "many: 65537 references are refused");
+	CHECK_STR(imgp_errmsg(), "configurations name more than 65536 images in all",
+		  "many: the message gives the reference bound");
+}
+
 int main(void)
 {
 	if (unit_tmpdir_create("fit")) {
@@ -673,6 +756,7 @@ int main(void)
 
 	check_truncated();
 	check_external_bounds();
+	check_many();
 
 	unit_tmpdir_remove();
 	return unit_done();

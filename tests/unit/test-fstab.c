@@ -333,6 +333,28 @@ static void test_errors(void)
 	imgp_buf_free(&out);
 }
 
+/*
+ * A hostile fstab: the "not found" message once compared every entry with
+ * every earlier one, so 1 MiB of distinct mount points took seconds.
+ */
+static void test_many_entries(void)
+{
+	struct imgp_buf text = { 0 };
+	struct imgp_fstab_entry e;
+	int rc = 0;
+
+	for (int i = 0; !rc && text.len < 1000 * 1000 - 16; i++)
+		rc = imgp_buf_printf(&text, "a /%05x c d\n", i);
+	CHECK(rc == 0, "many entries: text made");
+	imgp_errclear();
+	rc = imgp_fstab_get((const char *)text.data, text.len, "/nope", &e);
+	CHECK(rc == -ENOENT, "many entries: -ENOENT");
+	CHECK(strstr(imgp_errmsg(), "(have: /00000, /00001, ") != NULL &&
+	      strstr(imgp_errmsg(), "/0001f, ...)") != NULL,
+	      "many entries: the message lists the first 32 mount points");
+	imgp_buf_free(&text);
+}
+
 int main(void)
 {
 	test_ubuntu();
@@ -345,5 +367,6 @@ int main(void)
 	test_escapes();
 	test_duplicates();
 	test_errors();
+	test_many_entries();
 	return unit_done();
 }

@@ -279,53 +279,6 @@ static int dt_not_found(const void *fdt, const char *what, const char *spec,
 	return rc;
 }
 
-static int dt_find_label(const void *fdt, const char *label)
-{
-	struct imgp_buf b = { 0 };
-	const char *path;
-	int sym, node, prop, len, rc = 0;
-
-	if (!*label)
-		return imgp_fail(EINVAL, "empty label after '&'");
-	sym = fdt_path_offset(fdt, "/__symbols__");
-	if (sym < 0)
-		return imgp_fail(ENOENT,
-				 "label '%s' not found: the tree has no __symbols__ (compile it with dtc -@)",
-				 label);
-	path = fdt_getprop(fdt, sym, label, &len);
-	if (path) {
-		if (len < 1 || path[len - 1] != '\0')
-			return imgp_fail(EINVAL, "label '%s': __symbols__ entry is not a path",
-					 label);
-		node = fdt_path_offset(fdt, path);
-		if (node < 0)
-			return imgp_fail(ENOENT,
-					 "label '%s' points at '%s', which is not in the tree",
-					 label, path);
-		return node;
-	}
-	/* Not there: suggest the labels that name SD/eMMC controllers. */
-	fdt_for_each_property_offset(prop, fdt, sym) {
-		const char *name;
-
-		path = fdt_getprop_by_offset(fdt, prop, &name, &len);
-		if (!path || len < 1 || path[len - 1] != '\0')
-			continue;
-		node = fdt_path_offset(fdt, path);
-		if (node >= 0 && dt_is_mmc(fdt, node) && !rc)
-			rc = imgp_buf_printf(&b, "%s&%s", b.len ? ", " : "", name);
-	}
-	if (rc)
-		rc = imgp_fail(ENOMEM, "out of memory");
-	else if (b.len)
-		rc = imgp_fail(ENOENT, "label '%s' not found (SD/eMMC labels: %s)",
-			       label, (const char *)b.data);
-	else
-		rc = imgp_fail(ENOENT, "label '%s' not found in __symbols__", label);
-	imgp_buf_free(&b);
-	return rc;
-}
-
 /*
  * The path of each node during one walk in tree order. fdt_get_path() walks
  * from the root every time, which made a search of a hostile tree with
@@ -365,6 +318,75 @@ static bool dt_walk_path(const void *fdt, int node, int depth,
 	w->path[pl + 1 + nl] = '\0';
 	w->len[depth] = pl + 1 + (size_t)nl;
 	return true;
+}
+
+static int dt_find_label(const void *fdt, const char *label)
+{
+	struct {
+		struct dt_path_walk walk;
+		char mmc[DT_LIST_MAX][DT_PATH_MAX];
+	} *h;
+	struct imgp_buf b = { 0 };
+	const char *path;
+	size_t nmmc = 0;
+	int sym, node, prop, len, rc = 0, depth = -1;
+
+	if (!*label)
+		return imgp_fail(EINVAL, "empty label after '&'");
+	sym = fdt_path_offset(fdt, "/__symbols__");
+	if (sym < 0)
+		return imgp_fail(ENOENT,
+				 "label '%s' not found: the tree has no __symbols__ (compile it with dtc -@)",
+				 label);
+	path = fdt_getprop(fdt, sym, label, &len);
+	if (path) {
+		if (len < 1 || path[len - 1] != '\0')
+			return imgp_fail(EINVAL, "label '%s': __symbols__ entry is not a path",
+					 label);
+		node = fdt_path_offset(fdt, path);
+		if (node < 0)
+			return imgp_fail(ENOENT,
+					 "label '%s' points at '%s', which is not in the tree",
+					 label, path);
+		return node;
+	}
+	/*
+	 * Not there: suggest the labels that name SD/eMMC controllers. The
+	 * paths of the first controllers come from one walk; resolving every
+	 * label took a minute on a hostile tree with 40000 of them.
+	 */
+	h = malloc(sizeof(*h));
+	if (!h)
+		return imgp_fail(ENOMEM, "out of memory");
+	for (node = fdt_next_node(fdt, -1, &depth);
+	     node >= 0 && depth >= 0 && nmmc < DT_LIST_MAX;
+	     node = fdt_next_node(fdt, node, &depth))
+		if (dt_walk_path(fdt, node, depth, &h->walk) &&
+		    dt_is_mmc(fdt, node))
+			strcpy(h->mmc[nmmc++], h->walk.path);
+	fdt_for_each_property_offset(prop, fdt, sym) {
+		const char *name;
+
+		path = fdt_getprop_by_offset(fdt, prop, &name, &len);
+		if (!path || len < 1 || path[len - 1] != '\0')
+			continue;
+		for (size_t i = 0; i < nmmc && !rc; i++)
+			if (!strcmp(path, h->mmc[i])) {
+				rc = imgp_buf_printf(&b, "%s&%s",
+						     b.len ? ", " : "", name);
+				break;
+			}
+	}
+	free(h);
+	if (rc)
+		rc = imgp_fail(ENOMEM, "out of memory");
+	else if (b.len)
+		rc = imgp_fail(ENOENT, "label '%s' not found (SD/eMMC labels: %s)",
+			       label, (const char *)b.data);
+	else
+		rc = imgp_fail(ENOENT, "label '%s' not found in __symbols__", label);
+	imgp_buf_free(&b);
+	return rc;
 }
 
 int imgp_dt_find_node(const struct imgp_dtb *dtb, const char *spec)

@@ -17,6 +17,14 @@
 #include "imgpatch.h"
 
 #define FIT_HASH_MAX SHA512_DIGEST_SIZE
+/*
+ * Real FITs hold a kernel and up to a few hundred trees. Image lookups are
+ * by name, one pass over the images each, so these bound a hostile FIT's
+ * cost: 40000 images took a minute to verify, and as many references in a
+ * configuration seconds to check.
+ */
+#define FIT_IMAGES_MAX 1024
+#define FIT_REFS_MAX 65536
 
 /* Copies a string property; absent -> def (may be NULL). */
 static int fit_str(const void *fdt, int node, const char *prop,
@@ -184,7 +192,7 @@ static const struct imgp_fit_image *fit_image_by_name(const struct imgp_fit *fit
 
 /* Every image a configuration names must exist, or U-Boot fails at boot. */
 static int fit_check_conf_refs(const struct imgp_fit *fit, int node,
-			       const char *conf)
+			       const char *conf, size_t *nrefs)
 {
 	static const char *const props[] = {
 		"kernel", "fdt", "ramdisk", "firmware", "loadables", "fpga",
@@ -203,11 +211,16 @@ static int fit_check_conf_refs(const struct imgp_fit *fit, int node,
 			return imgp_fail(EINVAL,
 					 "configuration '%s': property '%s' is not a string list",
 					 conf, props[i]);
-		for (p = val; p < val + len; p += strlen(p) + 1)
+		for (p = val; p < val + len; p += strlen(p) + 1) {
+			if (++*nrefs > FIT_REFS_MAX)
+				return imgp_fail(EINVAL,
+						 "configurations name more than %d images in all",
+						 FIT_REFS_MAX);
 			if (!fit_image_by_name(fit, p))
 				return imgp_fail(EINVAL,
 						 "configuration '%s': %s image '%s' is not in /images",
 						 conf, props[i], p);
+		}
 	}
 	return 0;
 }
@@ -218,7 +231,7 @@ static int fit_parse_confs(struct imgp_fit *fit)
 	char *def = NULL;
 	bool found_default = false;
 	int confs, node, rc = 0;
-	size_t n = 0;
+	size_t n = 0, nrefs = 0;
 
 	confs = fdt_path_offset(fdt, "/configurations");
 	if (confs == -FDT_ERR_NOTFOUND)
@@ -262,7 +275,7 @@ static int fit_parse_confs(struct imgp_fit *fit)
 			rc = imgp_fail_ctx(rc, "configuration '%s'", name);
 			goto out;
 		}
-		rc = fit_check_conf_refs(fit, node, name);
+		rc = fit_check_conf_refs(fit, node, name, &nrefs);
 		if (rc)
 			goto out;
 		if (def && strcmp(def, name) == 0) {
@@ -316,6 +329,11 @@ int imgp_fit_parse(struct imgp_fit *fit, uint8_t *data, size_t size)
 	}
 	fdt_for_each_subnode(node, fdt, images)
 		n++;
+	if (n > FIT_IMAGES_MAX) {
+		rc = imgp_fail(EINVAL, "FIT has %zu images, more than the %d allowed",
+			       n, FIT_IMAGES_MAX);
+		goto fail;
+	}
 	if (n) {
 		fit->images = calloc(n, sizeof(*fit->images));
 		if (!fit->images) {

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Fuzzes the FIT reader and the device-tree extraction that follows it: the
+ * input is an image.fit. Every image is verified and its payload taken;
+ * flat_dt payloads go through the same edits a patch makes.
+ */
+#include "imgpatch.h"
+#include "fuzz.h"
+
+#define FUZZ_MMC_MAX 8
+
+static struct imgp_dt_mmc fuzz_mmc[FUZZ_MMC_MAX];
+
+static void fuzz_fdt(const uint8_t *payload, size_t len)
+{
+	struct imgp_buf dts = { 0 };
+	struct imgp_dtb dtb;
+	const void *blob;
+	size_t blen;
+	int node;
+
+	if (imgp_dtb_load(&dtb, payload, len))
+		return;
+	imgp_dt_list_mmc(&dtb, fuzz_mmc, FUZZ_MMC_MAX);
+	imgp_dt_to_dts(&dtb, &dts);
+	imgp_buf_free(&dts);
+	node = imgp_dt_find_node(&dtb, "mmc");
+	if (node >= 0)
+		imgp_dt_delete_prop(&dtb, node, "no-1-8-v");
+	node = imgp_dt_find_node(&dtb, "/axi/mmc@ff170000");
+	if (node >= 0)
+		imgp_dt_delete_prop(&dtb, node, "no-1-8-v");
+	imgp_dtb_finish(&dtb, &blob, &blen);
+	imgp_dtb_free(&dtb);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const char *const specs[] = {
+		"6", "0", "99999999999", "fdt-smk-k26-revA-sck-kv-g-revB.dtb",
+		"smk-k26-revA-sck-kv-g-revB.dtb", "fdt-1", "kernel-1",
+	};
+	const struct imgp_fit_image *img;
+	struct imgp_fit fit;
+	uint8_t *copy;
+
+	copy = (uint8_t *)fuzz_dup(data, size);
+	if (!copy)
+		return 0;
+	/* Takes copy, also on failure. */
+	if (imgp_fit_parse(&fit, copy, size)) {
+		imgp_errclear();
+		return 0;
+	}
+	for (size_t i = 0; i < fit.nimages; i++) {
+		const uint8_t *payload;
+		size_t len;
+
+		img = &fit.images[i];
+		imgp_fit_verify(&fit, img);
+		/*
+		 * A mutated payload rarely keeps its hash: go on with the
+		 * unverified bytes, whose bounds the parser checked.
+		 */
+		if (imgp_fit_payload(&fit, img, &payload, &len)) {
+			payload = img->data;
+			len = img->size;
+		}
+		if (strcmp(img->type, "flat_dt") == 0)
+			fuzz_fdt(payload, len);
+	}
+	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++)
+		imgp_fit_find_fdt(&fit, specs[i], &img);
+	if (fit.nimages)
+		imgp_fit_find_fdt(&fit, fit.images[fit.nimages - 1].name, &img);
+	imgp_fit_free(&fit);
+	imgp_errclear();
+	return 0;
+}

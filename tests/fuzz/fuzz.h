@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared by the libFuzzer harnesses (tests/fuzz/fuzz-*.c): the entry point
+ * libFuzzer calls, and exact-size copies of the input so that AddressSanitizer
+ * catches a read one byte past what the library was given.
+ */
+#ifndef IMGP_FUZZ_H
+#define IMGP_FUZZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* A malloc'd copy of exactly len bytes (one byte when len is 0); NULL on ENOMEM. */
+static inline char *fuzz_dup(const void *data, size_t len)
+{
+	char *p = malloc(len ? len : 1);
+
+	if (p && len)
+		memcpy(p, data, len);
+	return p;
+}
+
+/* A malloc'd NUL-terminated copy of len bytes (inner NULs cut it short). */
+static inline char *fuzz_str(const void *data, size_t len)
+{
+	char *p = malloc(len + 1);
+
+	if (p) {
+		memcpy(p, data, len);
+		p[len] = '\0';
+	}
+	return p;
+}
+
+/*
+ * Splits [*pos, size) at the next NUL byte: the field's start and length,
+ * and *pos moved past the NUL (or to size). Returns 1, or 0 when no bytes are
+ * left.
+ */
+static inline int fuzz_field(const uint8_t *data, size_t size, size_t *pos,
+			     const uint8_t **field, size_t *len)
+{
+	const uint8_t *nul;
+
+	if (*pos >= size)
+		return 0;
+	*field = data + *pos;
+	nul = memchr(*field, '\0', size - *pos);
+	*len = nul ? (size_t)(nul - *field) : size - *pos;
+	*pos += *len + (nul ? 1 : 0);
+	return 1;
+}
+
+#endif

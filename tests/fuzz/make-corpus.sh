@@ -1,0 +1,299 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# make-corpus.sh OUTDIR
+#
+# Writes the seed corpora of the libFuzzer harnesses into OUTDIR/<area>/
+# (part, fit, dtb, bootscr, fstab, recipe). The seeds come from the test
+# fixtures (tests/fixtures/mkimage-*.sh, tests/dtb, the shipped recipes and
+# the recipes in tests/t1000-recipes.sh), cut down where the fixture is
+# large, plus small hand-made inputs that reach the same code faster. Made
+# at test time like every fixture; nothing here is checked in.
+
+set -euo pipefail
+
+[ $# -eq 1 ] || { echo "usage: $0 OUTDIR" >&2; exit 2; }
+out=$1
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$here/../.." && pwd)
+fixtures=$top/tests/fixtures
+
+export TZ=UTC LC_ALL=C SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-1700000000}
+export E2FSPROGS_FAKE_TIME=$SOURCE_DATE_EPOCH
+export MTOOLS_SKIP_CHECK=1 MTOOLSRC=/dev/null
+export PATH=$PATH:/usr/sbin:/sbin
+umask 022
+
+for tool in sfdisk mkfs.vfat mcopy mke2fs mkimage dtc; do
+	command -v "$tool" >/dev/null ||
+		{ echo "$0: '$tool' not found (run ci/install-deps.sh)" >&2; exit 1; }
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/imgp-corpus.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$out"/{part,fit,dtb,bootscr,fstab,recipe}
+
+# Runs a tool whose warnings about our deliberately odd inputs (a lower-case
+# FAT label, an old-style "hash@2" node) are noise; shows them on failure.
+quiet()
+{
+	"$@" >"$tmp/log" 2>&1 || { cat "$tmp/log" >&2; return 1; }
+}
+
+# ------------------------------------------------------------------ images
+
+"$fixtures/mkimage-kv260.sh" "$tmp/kv260.img"
+"$fixtures/mkimage-kv260.sh" "$tmp/kv260-mbr.img" --mbr
+"$fixtures/mkimage-pmos.sh" "$tmp/pmos.img"
+"$fixtures/mkimage-rpi.sh" "$tmp/rpi.img"
+
+# The fixtures are 65-117 MiB: far too large to mutate. Their first 64 KiB
+# hold the MBR, the primary GPT and its entries; with the last 64 KiB after
+# them, the backup GPT header sits where a reader of the cut image looks.
+for img in kv260 kv260-mbr pmos rpi; do
+	head -c 65536 "$tmp/$img.img" >"$out/part/$img-head"
+done
+{ head -c 65536 "$tmp/kv260.img"; tail -c 65536 "$tmp/kv260.img"; } \
+	>"$out/part/kv260-head-tail"
+
+# Small consistent images: the same labels with tiny filesystems that
+# libblkid identifies.
+quiet mkfs.vfat -C -i 4B563236 -n system-boot "$tmp/fat" 64
+truncate -s 64K "$tmp/ext"
+mke2fs -q -F -t ext4 -b 1024 -N 16 -O ^has_journal,^resize_inode \
+	-L writable -U 4b563236-0000-4000-8000-000000000002 \
+	-E hash_seed=4b563236-0000-4000-8000-000000000003 "$tmp/ext"
+
+small_image()	# NAME SECTORS FS_AT_P1 FS_AT_P2 < sfdisk script
+{
+	local img=$out/part/$1
+
+	rm -f "$img"
+	truncate -s $(($2 * 512)) "$img"
+	sfdisk -q --no-reread --no-tell-kernel "$img" >/dev/null
+	[ "$3" = - ] || dd if="$tmp/fat" of="$img" bs=512 seek="$3" conv=notrunc status=none
+	[ "$4" = - ] || dd if="$tmp/ext" of="$img" bs=512 seek="$4" conv=notrunc status=none
+}
+
+small_image gpt-fs 512 40 168 <<-EOF
+	label: gpt
+	label-id: 4B563236-0000-4000-8000-000000000000
+	first-lba: 34
+	start=40, size=128, type=EBD0A0A2-B9E5-4433-87C0-68B6B72699C7, name="system-boot", uuid=4B563236-0000-4000-8000-000000000001
+	start=168, size=128, type=0FC63DAF-8483-4772-8E79-3D69D8477DE4, name="writable", uuid=4B563236-0000-4000-8000-000000000002
+EOF
+small_image gpt-short 72 - - <<-EOF
+	label: gpt
+	label-id: 4B563236-0000-4000-8000-000000000000
+	table-length: 4
+	first-lba: 6
+	start=8, size=16, type=EBD0A0A2-B9E5-4433-87C0-68B6B72699C7, name="system-boot", attrs="LegacyBIOSBootable"
+	start=24, size=32, type=0FC63DAF-8483-4772-8E79-3D69D8477DE4, name="writable"
+EOF
+small_image mbr-fs 512 8 136 <<-EOF
+	label: dos
+	label-id: 0x4b563236
+	start=8, size=128, type=c, bootable
+	start=136, size=128, type=83
+	start=264, size=240, type=5
+	start=272, size=64, type=83
+	start=344, size=64, type=83
+EOF
+small_image mbr-short 64 - - <<-EOF
+	label: dos
+	label-id: 0x4b563236
+	start=2, size=8, type=e, bootable
+	start=10, size=8, type=83
+	start=18, size=40, type=f
+	start=20, size=8, type=83
+	start=30, size=8, type=c
+	start=40, size=16, type=83
+EOF
+
+# --------------------------------------------------------------- FIT, DTB
+
+mcopy -i "$tmp/kv260.img@@1M" ::image.fit "$tmp/image.fit"
+cp "$tmp/image.fit" "$out/fit/kv260-image.fit"
+
+# A small FIT reaches every hash and both payload placements quicker.
+cat >"$tmp/small.dts" <<-EOF
+	/dts-v1/;
+	/ {
+		compatible = "xlnx,zynqmp-smk-k26";
+		axi {
+			sdhci1: mmc@ff170000 {
+				compatible = "xlnx,zynqmp-8.9a", "arasan,sdhci-8.9a";
+				no-1-8-v;
+				bus-width = <4>;
+				max-frequency = <200000000>;
+			};
+		};
+	};
+EOF
+dtc -q -@ -I dts -O dtb -o "$tmp/small.dtb" "$tmp/small.dts"
+cp "$tmp/small.dtb" "$out/dtb/small.dtb"
+printf 'kernel' >"$tmp/kernel"
+cat >"$tmp/small.its" <<-EOF
+	/dts-v1/;
+	/ {
+		description = "fuzz seed";
+		#address-cells = <1>;
+		images {
+			kernel-1 {
+				data = /incbin/("kernel");
+				type = "kernel"; arch = "arm64"; os = "linux";
+				compression = "gzip";
+				hash-1 { algo = "crc32"; };
+			};
+			fdt-1 {
+				data = /incbin/("small.dtb");
+				type = "flat_dt"; arch = "arm64"; compression = "none";
+				hash-1 { algo = "sha1"; };
+				hash-2 { algo = "md5"; };
+				hash-3 { algo = "sha256"; };
+			};
+			fdt-smk-k26-revA-sck-kv-g-revB.dtb {
+				data = /incbin/("small.dtb");
+				type = "flat_dt"; compression = "none";
+				hash { algo = "sha512"; };
+				hash@2 { algo = "sha384"; };
+			};
+		};
+		configurations {
+			default = "conf-1";
+			conf-1 { kernel = "kernel-1"; fdt = "fdt-1"; };
+			conf-2 { fdt = "fdt-smk-k26-revA-sck-kv-g-revB.dtb"; };
+		};
+	};
+EOF
+(cd "$tmp" && quiet mkimage -f small.its small.fit &&
+	quiet mkimage -E -f small.its small-ext.fit &&
+	quiet mkimage -E -p 0x1000 -f small.its small-pos.fit)
+cp "$tmp/small.fit" "$tmp/small-ext.fit" "$tmp/small-pos.fit" "$out/fit/"
+
+cp "$top"/tests/dtb/*.dtb "$out/dtb/"
+cp "$tmp/small.fit" "$out/dtb/fit-as-dtb"
+for dts in "$top"/recipes/overlays/*.dts "$top"/tests/dts/*.dtso; do
+	name=$(basename "${dts%.*}")
+	dtc -q -@ -I dts -O dtb -o "$out/dtb/$name.dtbo" "$dts"
+done
+
+# The recipes and overlays that tests/t1000-recipes.sh writes inline.
+mkdir -p "$tmp/t1000"
+awk -v dir="$tmp/t1000" '
+	/cat >[^ ]*\.(recipe|dts) <<-\\EOD/ {
+		file = $0
+		sub(/.*cat >/, "", file)
+		sub(/ .*/, "", file)
+		gsub(/\//, "-", file)
+		file = dir "/" file
+		next
+	}
+	file && /^\t*EOD$/ { close(file); file = ""; next }
+	file { line = $0; sub(/^\t+/, "", line); print line > file }
+' "$top/tests/t1000-recipes.sh"
+for dts in "$tmp"/t1000/*.dts; do
+	[ -e "$dts" ] || continue
+	dtc -q -@ -I dts -O dtb -o "$out/dtb/t1000-$(basename "${dts%.dts}").dtbo" "$dts"
+done
+
+# ---------------------------------------------------------- boot scripts
+
+mcopy -i "$tmp/kv260.img@@1M" ::boot.scr.uimg "$out/bootscr/kv260-boot.scr.uimg"
+printf 'echo user script\nload mmc 0:1 ${fdt_addr_r} user-override.dtb\n' >"$tmp/boot.cmd"
+mkimage -q -A arm -O linux -T script -C none -a 0 -e 0 -n postmarketos \
+	-d "$tmp/boot.cmd" "$out/bootscr/small.scr" >/dev/null
+# A multi-file script image: the reader takes its first part.
+printf 'x' >"$tmp/second"
+mkimage -q -A arm64 -O linux -T script -C none \
+	-d "$tmp/boot.cmd:$tmp/second" "$out/bootscr/multi.scr" >/dev/null
+
+# ------------------------------------------------------------------ fstab
+
+# Each seed: fstab text, NUL, mount point, NUL, option edits.
+fstab_seed()	# NAME MOUNTPOINT OPS < text
+{
+	{ cat; printf '\0%s\0%s' "$2" "$3"; } >"$out/fstab/$1"
+}
+printf 'LABEL=writable\t/\text4\tdiscard,errors=remount-ro\t0 1\nLABEL=system-boot\t/boot/firmware\tvfat\tdefaults\t0 1\n' |
+	fstab_seed kv260 / -discard,+noatime
+fstab_seed pmos /boot +noatime,+commit=600 <<-EOF
+	# <file system> <mount point> <type> <options> <dump> <pass>
+	UUID=706d4f53-726f-6f74-0000-000000000002 / ext4 defaults 0 0
+	UUID=706d4f53-626f-6f74-0000-000000000001 /boot ext2 defaults 0 0
+EOF
+fstab_seed rpi / -noatime,-defaults <<-EOF
+	proc            /proc           proc    defaults          0       0
+	PARTUUID=52506934-01  /boot/firmware  vfat    defaults          0       2
+	PARTUUID=52506934-02  /               ext4    defaults,noatime  0       1
+EOF
+printf '/dev/sda1 /mnt/my\\040disk ext4 rw,x-systemd.automount\t0\t2\r\n#/dev/sdb /x\n' |
+	fstab_seed escaped '/mnt/my disk' +x=1,-rw,+ro
+
+# ----------------------------------------------------------------- recipes
+
+cp "$top"/recipes/*.recipe "$out/recipe/"
+for r in "$tmp"/t1000/*.recipe; do
+	[ -e "$r" ] || continue
+	cp "$r" "$out/recipe/t1000-$(basename "$r")"
+done
+cat >"$out/recipe/every-step.recipe" <<-\EOF
+	/* every step kind */
+	name = "every-step"
+	summary = "seed"
+	description = "one of each
+	step"
+	source = "s"
+	risks = "r"
+	undo = "u"
+	param carrier { description = "c" values = {"revA", "revB"} required = true }
+	param mhz { description = "m" type = "int" min = 50 max = 120 default = "100" }
+	match {
+		partition-label = {"system-boot"}
+		file = {"boot:/image.fit"}
+		fit-fdt = {"fdt-${carrier}.dtb"}
+		compatible = {'xlnx,zynqmp-smk-k26'}
+	}
+	step { action = "fdt-from-fit" fit = "/image.fit" fdt = "fdt-${carrier}.dtb" }
+	step { action = "dt-set-property" node = "&sdhci1" property = "max-frequency" value = "<${mhz}000000>" }
+	step { action = "dt-delete-property" node = "mmc@ff170000" property = "no-1-8-v" }
+	step { action = "dt-add-node" path = "/chosen/x" }
+	step { action = "dt-delete-node" node = "/gpio-keys" }
+	step { action = "write-dtb" path = "/user-override.dtb" }
+	step { action = "require-boot-hook" word = "user-override.dtb" }
+	step { action = "set-line" part = "boot" path = "/config.txt" key = "dtparam=sd_overclock" value = '${mhz}' section = "all" }
+	step { action = "remove-line" part = "boot" path = "/config.txt" key = "arm_boost" }
+	step { action = "set-token" part = "boot" path = "/cmdline.txt" token = "rootdelay=5" }
+	step { action = "remove-token" part = "boot" path = "/cmdline.txt" key = "quiet" }
+	step { action = "boot-script" part = "boot" path = "/boot.scr" script = "echo $${x} ${carrier}\n" name = "boot" }
+	step { action = "write-file" part = "root" path = "/etc/motd" content = "hello\n" }
+	step { action = "fstab" mountpoint = "/" options = "-discard,+noatime" }
+	step { action = "symlink" part = "root" path = "/etc/a" target = "../b" }
+EOF
+
+# Text edit seeds: the recipe harness cuts its input in two halves, the
+# text and "KEY\nVALUE\n" (padded to the same length).
+text_seed()	# NAME KEY VALUE < text
+{
+	local text rest
+	text=$(cat; echo x)
+	text=${text%x}
+	rest=$(printf '%s\n%s\n' "$2" "$3"; echo x)
+	rest=${rest%x}
+	while [ ${#rest} -lt ${#text} ]; do rest+=' '; done
+	while [ ${#text} -lt ${#rest} ]; do text+='#'; done
+	printf '%s%s' "$text" "$rest" >"$out/recipe/$1"
+}
+text_seed config.txt dtparam=sd_overclock 100 <<-EOF
+	# comment
+	dtparam=audio=on
+	camera_auto_detect=1
+	[cm4]
+	otg_mode=1
+	[all]
+	#dtparam=sd_overclock=50
+	dtparam=sd_overclock=80
+EOF
+text_seed cmdline.txt quiet rootdelay=5 <<-EOF
+	console=serial0,115200 console=tty1 root=PARTUUID=52506934-02 rootfstype=ext4 fsck.repair=yes rootwait quiet
+EOF

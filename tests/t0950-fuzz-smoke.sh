@@ -1,0 +1,28 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+test_description='libFuzzer harnesses: each runs a short smoke period on seeds from the fixtures'
+. "$(dirname "$0")/lib.sh"
+
+top=$(cd "$TEST_DIR/.." && pwd)
+build=$top/build-fuzz
+secs=${FUZZ_SMOKE_TIME:-8}
+
+if ! command -v clang >/dev/null ||
+   ! echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' |
+	clang -x c -fsanitize=fuzzer -o /dev/null - 2>/dev/null; then
+	test_skip 'fuzz smoke' 'clang with libFuzzer (libclang-rt-14-dev) is not installed'
+	test_done
+fi
+
+test_expect_success 'harnesses and seed corpora build' '
+	make -s -C "$top" fuzz-build >build.log 2>&1 || { cat build.log; false; }
+'
+
+for name in part fit dtb bootscr fstab recipe; do
+	test_expect_success "fuzz-$name survives ${secs} s" '
+		bash "$top/tests/fuzz/run.sh" "$build" '"$secs"' '"$name"' >run.log &&
+		cat run.log && grep "^fuzz-'"$name"': Done [0-9]* runs" run.log
+	'
+done
+
+test_done
