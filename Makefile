@@ -63,7 +63,7 @@ else
 Q := @
 endif
 
-.PHONY: all check asan unit install uninstall clean demo deps fuzz
+.PHONY: all check asan unit install uninstall clean demo deps fuzz bench
 all: $(BUILD)/imgpatch $(UNIT_BIN) $(RECIPES_OUT)
 
 $(BUILD)/recipes/%: recipes/%
@@ -128,7 +128,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(DATADIR)/imgpatch
 
 clean:
-	rm -rf build build-asan build-clang
+	rm -rf build build-asan build-clang build-fuzz
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(UNIT_SRC:%.c=$(BUILD)/%.d) $(UNIT_LIB_OBJ:.o=.d)
 .SECONDARY:
@@ -179,3 +179,14 @@ fuzz-smoke: fuzz-build
 	$(Q)bash tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SMOKE_TIME) $(FUZZ_TARGETS)
 
 -include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/tests/fuzz/fuzz-%.d)
+
+# ------------------------------------------------------------------ bench
+# Timings against the standard tools on an 8 GiB KV260-like image
+# (tests/bench/README.md); not part of `make check`. The fixture is made
+# once into tests/bench/cache/; each case runs BENCH_RUNS times. A missed
+# target is printed, not an error; a wrong output is.
+BENCH_RUNS ?= 3
+
+bench: all
+	$(Q)BENCH_RUNS=$(BENCH_RUNS) bash tests/bench/bench.sh $(CURDIR)/$(BUILD)/imgpatch \
+		$(CURDIR)/$(BUILD)/recipes
