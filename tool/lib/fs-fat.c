@@ -94,6 +94,13 @@ static int fat_check_geometry(struct imgp_fs *fs)
  * journal then knows every byte before the image is touched. The copy skips
  * the image's holes and zero blocks, so it costs what the partition holds.
  */
+static bool sector_is_zero(const uint8_t *p, size_t left)
+{
+	size_t m = left < FAT_SECTOR ? left : FAT_SECTOR;
+
+	return p[0] == 0 && memcmp(p, p + 1, m - 1) == 0;
+}
+
 static int fat_copy_partition(struct imgp_fs *fs, const char *dst)
 {
 	const struct imgp_part *part = fs->part;
@@ -120,14 +127,17 @@ static int fat_copy_partition(struct imgp_fs *fs, const char *dst)
 		if (data < 0 && errno == ENXIO)
 			break;
 		rc = imgp_part_read(fs->img, part, off, buf, n);
-		for (size_t i = 0; !rc && i < n; i += FAT_SECTOR) {
-			size_t m = n - i < FAT_SECTOR ? n - i : FAT_SECTOR;
-			bool zero = true;
+		/* Runs of non-zero sectors go out in one write each. */
+		for (size_t i = 0; !rc && i < n;) {
+			size_t run = i;
 
-			for (size_t k = 0; k < m && zero; k++)
-				zero = buf[i + k] == 0;
-			if (!zero && pwrite(fd, buf + i, m, (off_t)(off + i)) != (ssize_t)m)
+			while (run < n && !sector_is_zero(buf + run, n - run))
+				run += FAT_SECTOR < n - run ? FAT_SECTOR : n - run;
+			if (run > i && pwrite(fd, buf + i, run - i, (off_t)(off + i)) != (ssize_t)(run - i))
 				rc = imgp_fail(errno ? errno : EIO, "%s: write error", dst);
+			i = run;
+			while (i < n && sector_is_zero(buf + i, n - i))
+				i += FAT_SECTOR < n - i ? FAT_SECTOR : n - i;
 		}
 		off += n;
 	}
