@@ -22,6 +22,8 @@ packages=(
 	sed grep findutils python3 patch
 	# libFuzzer for the fuzz smoke test
 	libclang-rt-14-dev
+	# make bench
+	jq openssl time
 )
 
 if ! command -v dpkg-query >/dev/null; then
