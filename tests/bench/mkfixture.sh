@@ -26,6 +26,8 @@ set -euo pipefail
 [ $# = 1 ] || { echo "usage: $0 CACHE_DIR" >&2; exit 2; }
 cache=$1
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# kria_boot_cmd: the same boot script as the test fixtures.
+. "$here/../fixtures/lib-fixture.sh"
 dtb_dir=$here/../dtb
 
 export TZ=UTC LC_ALL=C SOURCE_DATE_EPOCH=1700000000
@@ -128,43 +130,8 @@ gen_pl='
 boot=$tmp/boot fitw=$tmp/fit
 mkdir "$boot" "$fitw"
 
-# The Kria boot script of tests/fixtures/mkimage-kv260.sh, with its
-# user-override.dtb hook.
-cat >"$boot/boot.cmd" <<'EOF'
-# U-Boot script for the Kria K26 SOM on its starter-kit carriers.
-setenv fit_addr 0x10000000
-setenv fdt_addr 0x40000000
-setenv fit_config conf-zynqmp-smk-k26-revA
-
-echo "Selecting DT for Kria boards"
-if test "${card1_name}" = "SCK-KV-G"; then
-	if test "${card1_rev}" = "B" || test "${card1_rev}" = "1"; then
-		setenv fit_config conf-smk-k26-revA-sck-kv-g-revB
-	else
-		setenv fit_config conf-smk-k26-revA-sck-kv-g-revA
-	fi
-	setenv cma 900M
-fi
-if test "${card1_name}" = "SCK-KR-G"; then
-	if test "${card1_rev}" = "B" || test "${card1_rev}" = "1"; then
-		setenv fit_config conf-smk-k26-revA-sck-kr-g-revB
-	else
-		setenv fit_config conf-smk-k26-revA-sck-kr-g-revA
-	fi
-	setenv cma 1000M
-fi
-echo "Kria DT: #${fit_config}"
-
-setenv bootargs "root=LABEL=writable rootwait earlycon console=ttyPS1,115200 console=tty1 clk_ignore_unused cma=${cma}"
-
-fatload mmc ${devnum}:${distro_bootpart} ${fit_addr} image.fit
-if test -e mmc ${devnum}:${distro_bootpart} /user-override.dtb; then
-	echo "Loading user-override.dtb"
-	fatload mmc ${devnum}:${distro_bootpart} ${fdt_addr} user-override.dtb
-	bootm ${fit_addr}:kernel-1 ${fit_addr}:ramdisk-1 ${fdt_addr}
-fi
-bootm ${fit_addr}#${fit_config}
-EOF
+# The Kria boot script of the test fixtures, with its user-override.dtb hook.
+kria_boot_cmd 1 >"$boot/boot.cmd"
 mkimage -A arm64 -O linux -T script -C none -n "boot script" \
 	-d "$boot/boot.cmd" "$boot/boot.scr.uimg" >/dev/null
 
