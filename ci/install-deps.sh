@@ -11,7 +11,7 @@ packages=(
 	# build
 	build-essential gcc clang make pkg-config
 	libfdt-dev libext2fs-dev comerr-dev libblkid-dev nettle-dev
-	zlib1g-dev libarchive-dev libconfuse-dev
+	zlib1g-dev libarchive-dev libconfuse-dev liblzma-dev
 	# run time (mtools is run as a program) and tests
 	mtools dosfstools e2fsprogs fdisk util-linux u-boot-tools
 	device-tree-compiler valgrind xxd coreutils diffutils gzip mawk
