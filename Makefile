@@ -52,7 +52,8 @@ CLI_LIB_OBJ := $(filter-out $(BUILD)/tool/cli/main.o,$(CLI_OBJ))
 DTC          ?= dtc
 RECIPE_FILES := $(filter-out recipes/README.md recipes/overlays/%.dts,\
                   $(wildcard recipes/* recipes/overlays/*))
-RECIPE_FILES := $(filter-out recipes/overlays,$(RECIPE_FILES))
+# The Yocto layer lives beside the recipes but is not one of them.
+RECIPE_FILES := $(filter-out recipes/overlays recipes/meta-imgpatch,$(RECIPE_FILES))
 OVERLAY_SRC  := $(wildcard recipes/overlays/*.dts)
 RECIPES_OUT  := $(RECIPE_FILES:recipes/%=$(BUILD)/recipes/%) \
                 $(OVERLAY_SRC:recipes/overlays/%.dts=$(BUILD)/recipes/overlays/%.dtbo)

@@ -24,6 +24,9 @@ packages=(
 	libclang-rt-14-dev
 	# make bench
 	jq openssl time
+	# man page, shell completion, JSON schemas, Debian package, CI examples
+	scdoc zsh bash-completion python3-jsonschema python3-yaml
+	debhelper dpkg-dev fakeroot lintian
 )
 
 if ! command -v dpkg-query >/dev/null; then
