@@ -180,7 +180,7 @@ static void check_payloads(const struct imgp_fit *fit, const char *file)
 	CHECK(same, "every payload equals dumpimage -T flat_dt -p N -o output");
 }
 
-static void check_fdt_payloads(const struct imgp_fit *fit)
+static void check_fdt_payloads(struct imgp_fit *fit)
 {
 	static const char *const names[] = { "fdt-a.dtb", "fdt-b.dtb", "fdt-c.dtb" };
 	static const char *const files[] = { "a.dtb", "b.dtb", "c.dtb" };

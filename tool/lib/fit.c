@@ -104,6 +104,16 @@ out:
 	return rc ? imgp_fail(ENOMEM, "out of memory") : 0;
 }
 
+/* The value of prop left out of a piecewise-read FIT's node, or NULL. */
+static const struct imgp_fit_elided *fit_elided(const struct imgp_fit *fit,
+						int node, const char *prop)
+{
+	for (size_t i = 0; i < fit->nelided; i++)
+		if (fit->elided[i].node == node && strcmp(fit->elided[i].prop, prop) == 0)
+			return &fit->elided[i];
+	return NULL;
+}
+
 /*
  * Locates the payload. External data wins over "data" as in U-Boot:
  * data-position is absolute, data-offset counts from the end of the FIT
@@ -112,6 +122,7 @@ out:
 static int fit_image_data(const struct imgp_fit *fit, int node,
 			  struct imgp_fit_image *img)
 {
+	const struct imgp_fit_elided *el;
 	const void *fdt = fit->blob;
 	uint32_t pos, size;
 	uint64_t base, start;
@@ -124,7 +135,7 @@ static int fit_image_data(const struct imgp_fit *fit, int node,
 	rc = fit_u32(fdt, node, what, &pos);
 	if (rc == 0) {
 		what = "data-offset";
-		base = ((uint64_t)fdt_totalsize(fdt) + 3) & ~(uint64_t)3;
+		base = ((uint64_t)fit->totalsize + 3) & ~(uint64_t)3;
 		rc = fit_u32(fdt, node, what, &pos);
 	}
 	if (rc < 0)
@@ -133,7 +144,14 @@ static int fit_image_data(const struct imgp_fit *fit, int node,
 		val = fdt_getprop(fdt, node, "data", &len);
 		if (!val)
 			return imgp_fail(EINVAL, "no data, data-offset or data-position");
+		el = fit_elided(fit, node, "data");
+		if (el) {
+			img->pos = el->off;
+			img->size = el->len;
+			return 0;
+		}
 		img->data = val;
+		img->pos = (uint64_t)((const uint8_t *)val - fit->blob);
 		img->size = (size_t)len;
 		return 0;
 	}
@@ -148,7 +166,8 @@ static int fit_image_data(const struct imgp_fit *fit, int node,
 				 "%s %u + data-size %u is beyond the end of the FIT (%zu bytes)",
 				 what, pos, size, fit->size);
 	img->external = true;
-	img->data = fit->blob + start;
+	img->pos = start;
+	img->data = fit->rd.read ? NULL : fit->blob + start;
 	img->size = size;
 	return 0;
 }
@@ -292,11 +311,45 @@ out:
 	return rc;
 }
 
+/* The index of images and configurations of the tree in fit->blob. */
+static int fit_parse_tree(struct imgp_fit *fit, size_t blob_size)
+{
+	const void *fdt = fit->blob;
+	int images, node, rc;
+	size_t n = 0;
+
+	rc = fdt_check_full(fdt, blob_size);
+	if (rc)
+		return imgp_fail(EINVAL, "broken FIT structure: %s", fdt_strerror(rc));
+	images = fdt_path_offset(fdt, "/images");
+	if (images < 0)
+		return imgp_fail(EINVAL, "not a FIT: no /images node");
+	fdt_for_each_subnode(node, fdt, images)
+		n++;
+	if (n > FIT_IMAGES_MAX)
+		return imgp_fail(EINVAL, "FIT has %zu images, more than the %d allowed",
+				 n, FIT_IMAGES_MAX);
+	if (n) {
+		fit->images = calloc(n, sizeof(*fit->images));
+		if (!fit->images)
+			return imgp_fail(ENOMEM, "out of memory");
+	}
+	fdt_for_each_subnode(node, fdt, images) {
+		if (fit->nimages == n)
+			return imgp_fail(EINVAL, "/images: malformed node");
+		rc = fit_parse_image(fit, node, (int)fit->nimages,
+				     &fit->images[fit->nimages]);
+		fit->nimages++;
+		if (rc)
+			return rc;
+	}
+	return fit_parse_confs(fit);
+}
+
 int imgp_fit_parse(struct imgp_fit *fit, uint8_t *data, size_t size)
 {
 	const void *fdt = data;
-	int images, node, rc;
-	size_t n = 0;
+	int rc;
 
 	memset(fit, 0, sizeof(*fit));
 	fit->blob = data;
@@ -316,48 +369,55 @@ int imgp_fit_parse(struct imgp_fit *fit, uint8_t *data, size_t size)
 			       fdt_totalsize(fdt), size);
 		goto fail;
 	}
-	rc = fdt_check_full(fdt, fdt_totalsize(fdt));
-	if (rc) {
-		rc = imgp_fail(EINVAL, "broken FIT structure: %s", fdt_strerror(rc));
-		goto fail;
-	}
-
-	images = fdt_path_offset(fdt, "/images");
-	if (images < 0) {
-		rc = imgp_fail(EINVAL, "not a FIT: no /images node");
-		goto fail;
-	}
-	fdt_for_each_subnode(node, fdt, images)
-		n++;
-	if (n > FIT_IMAGES_MAX) {
-		rc = imgp_fail(EINVAL, "FIT has %zu images, more than the %d allowed",
-			       n, FIT_IMAGES_MAX);
-		goto fail;
-	}
-	if (n) {
-		fit->images = calloc(n, sizeof(*fit->images));
-		if (!fit->images) {
-			rc = imgp_fail(ENOMEM, "out of memory");
-			goto fail;
-		}
-	}
-	fdt_for_each_subnode(node, fdt, images) {
-		if (fit->nimages == n) {
-			rc = imgp_fail(EINVAL, "/images: malformed node");
-			goto fail;
-		}
-		rc = fit_parse_image(fit, node, (int)fit->nimages,
-				     &fit->images[fit->nimages]);
-		fit->nimages++;
-		if (rc)
-			goto fail;
-	}
-	rc = fit_parse_confs(fit);
+	fit->totalsize = fdt_totalsize(fdt);
+	rc = fit_parse_tree(fit, fit->totalsize);
 	if (rc)
 		goto fail;
 	return 0;
 fail:
 	imgp_fit_free(fit);
+	return rc;
+}
+
+/* Payloads up to this size stay in the skeleton: trees, scripts, hashes. */
+#define FIT_KEEP_MAX 4096
+
+int imgp_fit_load(struct imgp_fit *fit, struct imgp_reader *rd)
+{
+	uint8_t *whole;
+	int rc;
+
+	memset(fit, 0, sizeof(*fit));
+	if (rd->size > IMGP_FIT_MAX) {
+		rc = imgp_fail(EFBIG, "FIT file is larger than %llu bytes",
+			       (unsigned long long)IMGP_FIT_MAX);
+		goto fail;
+	}
+	fit->rd = *rd;
+	fit->size = (size_t)rd->size;
+	rc = imgp_fit_skeleton(rd, FIT_KEEP_MAX, (void **)&fit->blob,
+			       &fit->totalsize, &fit->elided, &fit->nelided);
+	if (rc == 0)
+		rc = fit_parse_tree(fit, fdt_totalsize(fit->blob));
+	if (rc != -ENOTSUP) {
+		if (rc)
+			imgp_fit_free(fit);
+		return rc;
+	}
+	/* An old header: the whole file, read and parsed the classic way. */
+	imgp_errclear();
+	whole = malloc(fit->size ? fit->size : 1);
+	rc = whole ? rd->read(rd->ctx, 0, whole, fit->size)
+		   : imgp_fail(ENOMEM, "out of memory");
+	imgp_fit_free(fit);
+	if (rc) {
+		free(whole);
+		return rc;
+	}
+	return imgp_fit_parse(fit, whole, (size_t)rd->size);
+fail:
+	if (rd->close)
+		rd->close(rd->ctx);
 	return rc;
 }
 
@@ -378,9 +438,14 @@ void imgp_fit_free(struct imgp_fit *fit)
 		free(fit->confs[i].kernel);
 		free(fit->confs[i].fdt);
 	}
+	for (i = 0; i < fit->nimages; i++)
+		free(fit->images[i].loaded);
 	free(fit->images);
 	free(fit->confs);
 	free(fit->blob);
+	imgp_fit_elided_free(fit->elided, fit->nelided);
+	if (fit->rd.close)
+		fit->rd.close(fit->rd.ctx);
 	memset(fit, 0, sizeof(*fit));
 }
 
@@ -524,8 +589,8 @@ static const struct fit_hash {
 	{ "sha512", SHA512_DIGEST_SIZE, fit_sha512 },
 };
 
-static int fit_check_hash(const struct imgp_fit_image *img, const void *fdt,
-			  int node, const char *node_name)
+static int fit_check_hash(const struct imgp_fit_image *img, const uint8_t *data,
+			  const void *fdt, int node, const char *node_name)
 {
 	const struct fit_hash *h = NULL;
 	uint8_t digest[FIT_HASH_MAX];
@@ -553,14 +618,34 @@ static int fit_check_hash(const struct imgp_fit_image *img, const void *fdt,
 		return imgp_fail(EBADMSG,
 				 "image '%s': %s value is %d bytes, expected %d (FIT is corrupt)",
 				 img->name, h->name, len, h->size);
-	h->compute(img->data, img->size, digest);
+	h->compute(data, img->size, digest);
 	if (memcmp(digest, value, (size_t)h->size) != 0)
 		return imgp_fail(EBADMSG, "image '%s': %s hash mismatch (FIT is corrupt)",
 				 img->name, h->name);
 	return 0;
 }
 
-int imgp_fit_verify(const struct imgp_fit *fit, const struct imgp_fit_image *img)
+/* The payload of a piecewise-read FIT, read from the file into a new buffer. */
+static int fit_read_payload(const struct imgp_fit *fit,
+			    const struct imgp_fit_image *img, uint8_t **out)
+{
+	uint8_t *buf = malloc(img->size ? img->size : 1);
+	int rc;
+
+	*out = NULL;
+	if (!buf)
+		return imgp_fail(ENOMEM, "out of memory");
+	rc = fit->rd.read(fit->rd.ctx, img->pos, buf, img->size);
+	if (rc) {
+		free(buf);
+		return imgp_fail_ctx(rc, "image '%s'", img->name);
+	}
+	*out = buf;
+	return 0;
+}
+
+static int fit_verify_data(const struct imgp_fit *fit,
+			   const struct imgp_fit_image *img, const uint8_t *data)
 {
 	const void *fdt = fit->blob;
 	int images, node, sub, rc;
@@ -575,7 +660,7 @@ int imgp_fit_verify(const struct imgp_fit *fit, const struct imgp_fit_image *img
 
 		if (!name || !fit_is_hash_node(name))
 			continue;
-		rc = fit_check_hash(img, fdt, sub, name);
+		rc = fit_check_hash(img, data, fdt, sub, name);
 		if (rc)
 			return rc;
 	}
@@ -585,21 +670,43 @@ int imgp_fit_verify(const struct imgp_fit *fit, const struct imgp_fit_image *img
 	return 0;
 }
 
-int imgp_fit_payload(const struct imgp_fit *fit, const struct imgp_fit_image *img,
+int imgp_fit_verify(const struct imgp_fit *fit, const struct imgp_fit_image *img)
+{
+	uint8_t *data;
+	int rc;
+
+	if (img->data)
+		return fit_verify_data(fit, img, img->data);
+	rc = fit_read_payload(fit, img, &data);
+	if (rc)
+		return rc;
+	rc = fit_verify_data(fit, img, data);
+	free(data);
+	return rc;
+}
+
+int imgp_fit_payload(struct imgp_fit *fit, const struct imgp_fit_image *img,
 		     const uint8_t **data, size_t *size)
 {
+	struct imgp_fit_image *own = &fit->images[img - fit->images];
 	int rc;
 
 	*data = NULL;
 	*size = 0;
-	rc = imgp_fit_verify(fit, img);
+	if (!own->data) {
+		rc = fit_read_payload(fit, own, &own->loaded);
+		if (rc)
+			return rc;
+		own->data = own->loaded;
+	}
+	rc = fit_verify_data(fit, own, own->data);
 	if (rc)
 		return rc;
 	if (strcmp(img->compression, "none") != 0)
 		return imgp_fail(ENOTSUP,
 				 "image '%s' is %s-compressed; compressed fdt payloads are not supported",
 				 img->name, img->compression);
-	*data = img->data;
-	*size = img->size;
+	*data = own->data;
+	*size = own->size;
 	return 0;
 }

@@ -24,6 +24,7 @@
 struct ext_priv {
 	ext2_filsys fs;
 	char type[16];           /* "ext4" etc., for messages */
+	struct imgp_writeset *reads; /* read-only opens: an empty write set to read through */
 };
 
 /* libext2fs mixes plain errno values (from the I/O layer) with com_err codes. */
@@ -178,6 +179,7 @@ static int ext_open(struct imgp_fs *fs)
 	const char *type;
 	int flags = EXT2_FLAG_64BITS;
 	ext2_filsys efs = NULL;
+	struct imgp_writeset *reads = NULL;
 	struct ext_priv *priv;
 	unsigned int bsize;
 	char opts[64];
@@ -198,15 +200,26 @@ static int ext_open(struct imgp_fs *fs)
 			return rc;
 	}
 	snprintf(opts, sizeof(opts), "offset=%" PRIu64, part->start);
-	/* A capturing commit: libext2fs writes into the write set, not the image. */
-	if (fs->capture)
-		imgp_capture_io_target(fs->capture);
+	/*
+	 * A capturing commit: libext2fs writes into the write set, not the
+	 * image. A read-only open reads through an empty one: every read then
+	 * goes through imgp_image_read, and closing never syncs the image.
+	 */
+	if (!fs->capture && !fs->writable) {
+		rc = imgp_writeset_new(&reads, fs->img);
+		if (rc)
+			return rc;
+	}
+	if (fs->capture || reads)
+		imgp_capture_io_target(fs->capture ? fs->capture : reads);
 	err = ext2fs_open2(fs->img->path, opts, flags, 0, 0,
-			   fs->capture ? imgp_capture_io_manager : unix_io_manager,
+			   fs->capture || reads ? imgp_capture_io_manager : unix_io_manager,
 			   &efs);
 	imgp_capture_io_target(NULL);
-	if (err)
+	if (err) {
+		imgp_writeset_free(reads);
 		return ext_fail(err, "cannot open filesystem");
+	}
 
 	type = ext_type(part, efs);
 	/* Anything past the partition belongs to someone else. */
@@ -237,11 +250,13 @@ static int ext_open(struct imgp_fs *fs)
 		goto fail;
 	}
 	priv->fs = efs;
+	priv->reads = reads;
 	snprintf(priv->type, sizeof(priv->type), "%s", type);
 	fs->priv = priv;
 	return 0;
 fail:
 	ext2fs_close_free(&efs);
+	imgp_writeset_free(reads);
 	return rc;
 }
 
@@ -258,6 +273,7 @@ static void ext_close(struct imgp_fs *fs)
 	if (err)
 		imgp_warn("%s: closing the filesystem: %s", priv->type,
 			  ext_why(err, why, sizeof(why)));
+	imgp_writeset_free(priv->reads);
 	free(priv);
 	fs->priv = NULL;
 }

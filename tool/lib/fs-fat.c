@@ -1,28 +1,52 @@
 // SPDX-License-Identifier: MIT
 /*
  * FAT12/16/32 through mtools, run as programs on "IMAGE@@OFFSET" so nothing
- * is mounted. imgpatch itself only reads the boot sector, to refuse a FAT
- * whose geometry does not fit its partition before mtools ever writes.
+ * is mounted. imgpatch itself only reads the boot sector: to refuse a FAT
+ * whose geometry does not fit its partition before mtools ever writes, and
+ * to turn the cluster numbers mtools reports (mshowfat) into image offsets.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "imgpatch.h"
 
-struct fat_priv {
-	char drive[4200];        /* "-i" argument: IMAGE@@OFFSET */
-	char copy[4096];         /* capture mode: the private copy mtools writes */
+/* Where the areas of the filesystem lie, in bytes from the partition start. */
+struct fat_geom {
+	uint64_t meta_end;       /* reserved sectors, FATs, FAT12/16 root directory */
+	uint64_t cluster_bytes;
+	uint64_t nclusters;      /* data clusters, numbered from 2 */
 };
 
-/* Chunk of the private copy and of the comparison after it. */
+/* Byte ranges of the partition, sorted and merged by fat_ranges_add(). */
+struct fat_ranges {
+	struct imgp_extent *r;   /* img_off unused: file_off is the partition offset */
+	size_t n;
+};
+
+struct fat_priv {
+	char drive[4200];        /* "-i" argument: IMAGE@@OFFSET, or the private copy */
+	char src[4200];          /* capture mode: the image's own IMAGE@@OFFSET */
+	struct fat_geom geom;
+	int copy_fd;             /* capture mode: the private copy (in memory), else -1 */
+	struct fat_ranges filled; /* capture mode: what the copy holds of the image */
+	char **dirs;             /* capture mode: mtools names of every directory */
+	size_t ndirs;
+	char **written;          /* capture mode: mtools names of the files written */
+	size_t nwritten;
+};
+
+/* Chunk of the comparison after a capture. */
 #define FAT_CHUNK ((size_t)1 << 20)
 #define FAT_SECTOR 512
+/* Names given to one mshowfat run, to keep argv short. */
+#define FAT_DIRS_PER_RUN 256
 
 /* mtools must not read a user's ~/.mtoolsrc, nor refuse odd geometries. */
 static const char *const mtools_env[] = {
@@ -48,10 +72,10 @@ static bool fat_handles(const char *fstype)
 }
 
 /* The boot-sector fields that say how large the filesystem claims to be. */
-static int fat_check_geometry(struct imgp_fs *fs)
+static int fat_check_geometry(struct imgp_fs *fs, struct fat_geom *g)
 {
+	uint64_t total, bytes, reserved, nfats, fatsz, rootsecs, meta;
 	uint8_t bs[512];
-	uint64_t total, bytes;
 	unsigned bps;
 	int rc;
 
@@ -66,157 +90,311 @@ static int fat_check_geometry(struct imgp_fs *fs)
 	total = get_le16(bs + 19);
 	if (total == 0)
 		total = get_le32(bs + 32);
-	{
-		uint64_t reserved = get_le16(bs + 14), nfats = bs[16];
-		uint64_t fatsz = get_le16(bs + 22) ? get_le16(bs + 22) : get_le32(bs + 36);
-		uint64_t rootsecs = ((uint64_t)get_le16(bs + 17) * 32 + bps - 1) / bps;
-
-		/* The areas before the data must fit, or mtools reads past them. */
-		if (!reserved || !nfats || !fatsz ||
-		    reserved + nfats * fatsz + rootsecs >= total)
-			return imgp_fail(EINVAL, "FAT geometry is inconsistent: %llu reserved + %llu FATs of %llu sectors + a root directory of %llu sectors leave no data area in %llu sectors",
-					 (unsigned long long)reserved, (unsigned long long)nfats,
-					 (unsigned long long)fatsz, (unsigned long long)rootsecs,
-					 (unsigned long long)total);
-	}
+	reserved = get_le16(bs + 14);
+	nfats = bs[16];
+	fatsz = get_le16(bs + 22) ? get_le16(bs + 22) : get_le32(bs + 36);
+	rootsecs = ((uint64_t)get_le16(bs + 17) * 32 + bps - 1) / bps;
+	meta = reserved + nfats * fatsz + rootsecs;
+	/* The areas before the data must fit, or mtools reads past them. */
+	if (!reserved || !nfats || !fatsz || meta >= total)
+		return imgp_fail(EINVAL, "FAT geometry is inconsistent: %llu reserved + %llu FATs of %llu sectors + a root directory of %llu sectors leave no data area in %llu sectors",
+				 (unsigned long long)reserved, (unsigned long long)nfats,
+				 (unsigned long long)fatsz, (unsigned long long)rootsecs,
+				 (unsigned long long)total);
 	bytes = total * bps;
 	if (bytes > fs->part->size)
 		return imgp_fail(EINVAL, "FAT filesystem (%llu bytes) is larger than its partition (%llu bytes)",
 				 (unsigned long long)bytes,
 				 (unsigned long long)fs->part->size);
+	g->meta_end = meta * bps;
+	g->cluster_bytes = (uint64_t)bs[13] * bps;
+	g->nclusters = (total - meta) / bs[13];
+	return 0;
+}
+
+/*
+ * Cluster ranges as mshowfat prints them after the name: "<6-184839>",
+ * "<3> <9-12>", or "Root directory or empty file" (no clusters). Each
+ * becomes a byte range of the partition, checked against the data area.
+ */
+static int fat_parse_chain(const struct fat_geom *g, const char *line,
+			   struct fat_ranges *out, uint64_t *file_off)
+{
+	const char *p = strchr(line, '<');
+
+	while (p) {
+		unsigned long long a, b;
+		char *end;
+
+		a = strtoull(p + 1, &end, 10);
+		b = a;
+		if (*end == '-')
+			b = strtoull(end + 1, &end, 10);
+		if (*end != '>' || a < 2 || b < a || b - 2 >= g->nclusters)
+			return imgp_fail(EIO, "mshowfat printed a cluster chain outside the filesystem: %s",
+					 line);
+		{
+			struct imgp_extent *grown = realloc(out->r, (out->n + 1) * sizeof(*grown));
+
+			if (!grown)
+				return imgp_fail(ENOMEM, "out of memory");
+			out->r = grown;
+			grown[out->n].file_off = g->meta_end + (a - 2) * g->cluster_bytes;
+			grown[out->n].len = (b - a + 1) * g->cluster_bytes;
+			grown[out->n].img_off = *file_off;
+			*file_off += grown[out->n].len;
+			out->n++;
+		}
+		p = strchr(end, '<');
+	}
+	return 0;
+}
+
+/* Runs mshowfat on one drive for names; their chains appended to out. */
+static int fat_chains(struct imgp_fs *fs, const char *drive, char **names,
+		      size_t n, struct fat_ranges *out)
+{
+	struct fat_priv *priv = fs->priv;
+	const char **argv = calloc(n + 4, sizeof(*argv));
+	struct imgp_buf o = { 0 };
+	uint64_t file_off = 0;
+	char *line, *save = NULL;
+	int rc;
+
+	if (!argv)
+		return imgp_fail(ENOMEM, "out of memory");
+	argv[0] = "mshowfat";
+	argv[1] = "-i";
+	argv[2] = drive;
+	for (size_t i = 0; i < n; i++)
+		argv[3 + i] = names[i];
+	rc = imgp_run(argv, mtools_env, &o);
+	free(argv);
+	if (!rc)
+		rc = imgp_buf_append(&o, "", 1);
+	for (line = rc ? NULL : strtok_r((char *)o.data, "\n", &save); line && !rc;
+	     line = strtok_r(NULL, "\n", &save))
+		rc = fat_parse_chain(&priv->geom, line, out, &file_off);
+	imgp_buf_free(&o);
+	return rc;
+}
+
+/* Adds [off, off+len) to a sorted list of ranges, merging neighbours. */
+static int fat_ranges_add(struct fat_ranges *set, uint64_t off, uint64_t len)
+{
+	size_t i = 0, j;
+	struct imgp_extent *grown;
+
+	while (i < set->n && set->r[i].file_off + set->r[i].len < off)
+		i++;
+	j = i;
+	while (j < set->n && set->r[j].file_off <= off + len) {
+		uint64_t end = set->r[j].file_off + set->r[j].len;
+
+		if (set->r[j].file_off < off) {
+			len += off - set->r[j].file_off;
+			off = set->r[j].file_off;
+		}
+		if (end > off + len)
+			len = end - off;
+		j++;
+	}
+	if (j > i) {
+		/* Ranges i..j-1 merge into one at i. */
+		set->r[i].file_off = off;
+		set->r[i].len = len;
+		memmove(&set->r[i + 1], &set->r[j], (set->n - j) * sizeof(*set->r));
+		set->n -= j - i - 1;
+		return 0;
+	}
+	grown = realloc(set->r, (set->n + 1) * sizeof(*grown));
+	if (!grown)
+		return imgp_fail(ENOMEM, "out of memory");
+	set->r = grown;
+	memmove(&set->r[i + 1], &set->r[i], (set->n - i) * sizeof(*set->r));
+	set->r[i].file_off = off;
+	set->r[i].len = len;
+	set->r[i].img_off = 0;
+	set->n++;
 	return 0;
 }
 
 /*
  * Capture mode: mtools cannot be journaled from inside, and which free
- * clusters it takes is its own choice. So it works on a private copy of the
- * partition, and the sectors that differ afterwards are the write set: the
- * journal then knows every byte before the image is touched. The copy skips
- * the image's holes and zero blocks, so it costs what the partition holds.
+ * clusters it takes is its own choice. So it works on a private copy of
+ * the partition, and what differs afterwards is the write set: the journal
+ * then knows every byte before the image is touched. The copy is a sparse
+ * file in memory holding only what mtools reads to add or replace a file:
+ * the reserved sectors, the FATs, the root directory and every directory's
+ * clusters. It is filled through a mapping, so the only writes are
+ * mtools's own.
  */
-static bool sector_is_zero(const uint8_t *p, size_t left)
+static int fat_fill(struct imgp_fs *fs, uint64_t off, uint64_t len)
 {
-	size_t m = left < FAT_SECTOR ? left : FAT_SECTOR;
+	struct fat_priv *priv = fs->priv;
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t start = off & ~(uint64_t)(page - 1);
+	size_t maplen = (size_t)(off + len - start);
+	uint8_t *map;
+	int rc;
 
-	return p[0] == 0 && memcmp(p, p + 1, m - 1) == 0;
+	if (!len)
+		return 0;
+	map = mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   priv->copy_fd, (off_t)start);
+	if (map == MAP_FAILED)
+		return imgp_fail(errno, "private copy of the FAT: %s", strerror(errno));
+	rc = imgp_part_read(fs->img, fs->part, off, map + (off - start), (size_t)len);
+	munmap(map, maplen);
+	if (!rc)
+		rc = fat_ranges_add(&priv->filled, off, len);
+	return rc;
 }
 
-static int fat_copy_partition(struct imgp_fs *fs, const char *dst)
+/* The mtools names of every directory, "::/" first ("mdir -/ -b" lists them with a "/"). */
+static int fat_dirs(const char *drive, char ***out, size_t *n)
 {
-	const struct imgp_part *part = fs->part;
-	uint8_t *buf = malloc(FAT_CHUNK);
-	uint64_t off = 0;
-	int fd, rc = 0;
+	const char *argv[] = { "mdir", "-/", "-b", "-a", "-i", drive, "::/", NULL };
+	struct imgp_buf o = { 0 };
+	char **dirs = NULL, *line, *save = NULL;
+	size_t count = 0;
+	int rc;
 
-	if (!buf)
-		return imgp_fail(ENOMEM, "out of memory");
-	fd = open(dst, O_WRONLY | O_CLOEXEC);
-	if (fd < 0) {
-		free(buf);
-		return imgp_fail(errno, "%s: %s", dst, strerror(errno));
+	rc = imgp_run(argv, mtools_env, &o);
+	if (!rc)
+		rc = imgp_buf_append(&o, "", 1);
+	if (!rc) {
+		dirs = calloc(1, sizeof(*dirs));
+		rc = dirs && (dirs[0] = strdup("::/")) ? 0 : imgp_fail(ENOMEM, "out of memory");
+		count = dirs && dirs[0] ? 1 : 0;
 	}
-	while (!rc && off < part->size) {
-		size_t n = part->size - off < FAT_CHUNK ? (size_t)(part->size - off) : FAT_CHUNK;
-		off_t data = lseek(fs->img->fd, (off_t)(part->start + off), SEEK_DATA);
+	for (line = rc ? NULL : strtok_r((char *)o.data, "\n", &save); line && !rc;
+	     line = strtok_r(NULL, "\n", &save)) {
+		size_t len = strlen(line);
+		char **grown;
 
-		/* Skip a hole of the image in one step. */
-		if (data >= 0 && (uint64_t)data > part->start + off) {
-			off = (uint64_t)data - part->start;
+		if (len < 4 || line[len - 1] != '/')
 			continue;
-		}
-		if (data < 0 && errno == ENXIO)
+		line[len - 1] = '\0';
+		grown = realloc(dirs, (count + 1) * sizeof(*grown));
+		if (!grown || !(grown[count] = strdup(line))) {
+			if (grown)
+				dirs = grown;
+			rc = imgp_fail(ENOMEM, "out of memory");
 			break;
-		rc = imgp_part_read(fs->img, part, off, buf, n);
-		/* Runs of non-zero sectors go out in one write each. */
-		for (size_t i = 0; !rc && i < n;) {
-			size_t run = i;
-
-			while (run < n && !sector_is_zero(buf + run, n - run))
-				run += FAT_SECTOR < n - run ? FAT_SECTOR : n - run;
-			if (run > i && pwrite(fd, buf + i, run - i, (off_t)(off + i)) != (ssize_t)(run - i))
-				rc = imgp_fail(errno ? errno : EIO, "%s: write error", dst);
-			i = run;
-			while (i < n && sector_is_zero(buf + i, n - i))
-				i += FAT_SECTOR < n - i ? FAT_SECTOR : n - i;
 		}
-		off += n;
+		dirs = grown;
+		count++;
 	}
-	if (!rc && ftruncate(fd, (off_t)part->size) < 0)
-		rc = imgp_fail(errno, "%s: %s", dst, strerror(errno));
-	close(fd);
-	free(buf);
+	imgp_buf_free(&o);
+	*out = dirs;
+	*n = count;
 	return rc;
+}
+
+static void fat_names_free(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* The clusters of names, mshowfat run on drive in groups. */
+static int fat_chains_all(struct imgp_fs *fs, const char *drive, char **names,
+			  size_t n, struct fat_ranges *out)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < n; i += FAT_DIRS_PER_RUN)
+		rc = fat_chains(fs, drive, names + i,
+				n - i < FAT_DIRS_PER_RUN ? n - i : FAT_DIRS_PER_RUN, out);
+	return rc;
+}
+
+/* Fills the private copy with the metadata and every directory's clusters. */
+static int fat_copy_metadata(struct imgp_fs *fs)
+{
+	struct fat_priv *priv = fs->priv;
+	struct fat_ranges chains = { 0 };
+	int rc;
+
+	if (ftruncate(priv->copy_fd, (off_t)fs->part->size) < 0)
+		return imgp_fail(errno, "private copy of the FAT: %s", strerror(errno));
+	rc = fat_fill(fs, 0, priv->geom.meta_end);
+	if (!rc)
+		rc = fat_dirs(priv->src, &priv->dirs, &priv->ndirs);
+	if (!rc)
+		rc = fat_chains_all(fs, priv->src, priv->dirs, priv->ndirs, &chains);
+	for (size_t i = 0; !rc && i < chains.n; i++)
+		rc = fat_fill(fs, chains.r[i].file_off, chains.r[i].len);
+	free(chains.r);
+	return rc;
+}
+
+static int fat_drive(char *out, size_t len, const char *path, uint64_t off)
+{
+	int n = snprintf(out, len, "%s@@%llu", path, (unsigned long long)off);
+
+	if (n < 0 || (size_t)n >= len)
+		return imgp_fail(ENAMETOOLONG, "image path too long");
+	return 0;
 }
 
 static int fat_open(struct imgp_fs *fs)
 {
 	struct fat_priv *priv;
-	const char *tmpdir = getenv("TMPDIR");
-	int rc, n, fd;
+	char copy[64];
+	int rc;
 
 	if (strstr(fs->img->path, "@@"))
 		return imgp_fail(EINVAL, "image path contains '@@', which mtools cannot take");
-	rc = fat_check_geometry(fs);
-	if (rc)
-		return rc;
 	priv = calloc(1, sizeof(*priv));
 	if (!priv)
 		return imgp_fail(ENOMEM, "out of memory");
+	priv->copy_fd = -1;
 	fs->priv = priv;
-	if (!fs->capture) {
-		n = snprintf(priv->drive, sizeof(priv->drive), "%s@@%llu", fs->img->path,
-			     (unsigned long long)fs->part->start);
-		if (n < 0 || (size_t)n >= sizeof(priv->drive))
-			rc = imgp_fail(ENAMETOOLONG, "image path too long");
-	} else {
-		snprintf(priv->copy, sizeof(priv->copy), "%s/imgpatch-fat-XXXXXX",
-			 tmpdir && *tmpdir ? tmpdir : "/tmp");
-		fd = mkstemp(priv->copy);
-		if (fd < 0) {
-			rc = imgp_fail(errno, "cannot create %s: %s", priv->copy, strerror(errno));
-			priv->copy[0] = '\0';
-		} else {
-			close(fd);
-			rc = fat_copy_partition(fs, priv->copy);
-			snprintf(priv->drive, sizeof(priv->drive), "%s@@0", priv->copy);
+	rc = fat_check_geometry(fs, &priv->geom);
+	/* mtools reads the file itself: an image unpacked on demand must hold it all. */
+	if (!rc)
+		rc = imgp_image_fill(fs->img, fs->part->start, fs->part->size);
+	if (!rc)
+		rc = fat_drive(priv->src, sizeof(priv->src), fs->img->path,
+			       fs->part->start);
+	if (!rc && !fs->capture)
+		memcpy(priv->drive, priv->src, sizeof(priv->drive));
+	if (!rc && fs->capture) {
+		/* Not close-on-exec: mtools opens it as /proc/self/fd/N. */
+		priv->copy_fd = memfd_create("imgpatch-fat", 0);
+		if (priv->copy_fd < 0)
+			rc = imgp_fail(errno, "private copy of the FAT: %s", strerror(errno));
+		if (!rc) {
+			snprintf(copy, sizeof(copy), "/proc/self/fd/%d", priv->copy_fd);
+			rc = fat_drive(priv->drive, sizeof(priv->drive), copy, 0);
 		}
+		if (!rc)
+			rc = fat_copy_metadata(fs);
 	}
 	if (rc) {
-		if (priv->copy[0])
-			unlink(priv->copy);
-		free(priv);
+		fs->ops->close(fs);
 		fs->priv = NULL;
 	}
 	return rc;
 }
 
-/* Capture mode: every sector the private copy changed goes into the write set. */
-static int fat_finish(struct imgp_fs *fs)
+/* Sectors of [off, off+len) of the partition where the copy differs from the image. */
+static int fat_diff(struct imgp_fs *fs, uint64_t off, uint64_t len,
+		    uint8_t *a, uint8_t *b)
 {
 	struct fat_priv *priv = fs->priv;
 	const struct imgp_part *part = fs->part;
-	uint8_t *a, *b;
-	uint64_t off = 0;
-	int fd, rc = 0;
+	int rc = 0;
 
-	if (!fs->capture)
-		return 0;
-	a = malloc(FAT_CHUNK);
-	b = malloc(FAT_CHUNK);
-	fd = open(priv->copy, O_RDONLY | O_CLOEXEC);
-	if (!a || !b || fd < 0) {
-		rc = fd < 0 ? imgp_fail(errno, "%s: %s", priv->copy, strerror(errno))
-			    : imgp_fail(ENOMEM, "out of memory");
-		goto out;
-	}
-	while (!rc && off < part->size) {
-		size_t n = part->size - off < FAT_CHUNK ? (size_t)(part->size - off) : FAT_CHUNK;
-		ssize_t got = pread(fd, b, n, (off_t)off);
+	while (!rc && len) {
+		size_t n = len < FAT_CHUNK ? (size_t)len : FAT_CHUNK;
+		ssize_t got = pread(priv->copy_fd, b, n, (off_t)off);
 
-		if (got != (ssize_t)n) {
-			rc = imgp_fail(EIO, "%s: short read", priv->copy);
-			break;
-		}
+		if (got != (ssize_t)n)
+			return imgp_fail(EIO, "private copy of the FAT: short read");
 		rc = imgp_part_read(fs->img, part, off, a, n);
 		for (size_t i = 0; !rc && i < n; i += FAT_SECTOR) {
 			size_t m = n - i < FAT_SECTOR ? n - i : FAT_SECTOR;
@@ -226,12 +404,53 @@ static int fat_finish(struct imgp_fs *fs)
 							 b + i, m);
 		}
 		off += n;
+		len -= n;
 	}
-out:
-	if (fd >= 0)
-		close(fd);
+	return rc;
+}
+
+/*
+ * Capture mode: the write set is every changed sector of what the copy was
+ * filled with, and of the clusters that now hold the written files and the
+ * directories (a directory may have grown into a free cluster).
+ */
+static int fat_finish(struct imgp_fs *fs)
+{
+	struct fat_priv *priv = fs->priv;
+	struct fat_ranges chains = { 0 }, all = { 0 };
+	uint8_t *a = NULL, *b = NULL;
+	char **names;
+	size_t n;
+	int rc = 0;
+
+	if (!fs->capture)
+		return 0;
+	/* Files are only written into directories that exist: no new ones to list. */
+	n = priv->ndirs + priv->nwritten;
+	names = calloc(n ? n : 1, sizeof(*names));
+	if (!names)
+		return imgp_fail(ENOMEM, "out of memory");
+	memcpy(names, priv->dirs, priv->ndirs * sizeof(*names));
+	if (priv->nwritten)
+		memcpy(names + priv->ndirs, priv->written, priv->nwritten * sizeof(*names));
+	rc = fat_chains_all(fs, priv->drive, names, n, &chains);
+	free(names);
+	for (size_t i = 0; !rc && i < priv->filled.n; i++)
+		rc = fat_ranges_add(&all, priv->filled.r[i].file_off, priv->filled.r[i].len);
+	for (size_t i = 0; !rc && i < chains.n; i++)
+		rc = fat_ranges_add(&all, chains.r[i].file_off, chains.r[i].len);
+	if (!rc) {
+		a = malloc(FAT_CHUNK);
+		b = malloc(FAT_CHUNK);
+		if (!a || !b)
+			rc = imgp_fail(ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; !rc && i < all.n; i++)
+		rc = fat_diff(fs, all.r[i].file_off, all.r[i].len, a, b);
 	free(a);
 	free(b);
+	free(chains.r);
+	free(all.r);
 	return rc;
 }
 
@@ -239,8 +458,13 @@ static void fat_close(struct imgp_fs *fs)
 {
 	struct fat_priv *priv = fs->priv;
 
-	if (priv && priv->copy[0])
-		unlink(priv->copy);
+	if (!priv)
+		return;
+	if (priv->copy_fd >= 0)
+		close(priv->copy_fd);
+	free(priv->filled.r);
+	fat_names_free(priv->dirs, priv->ndirs);
+	fat_names_free(priv->written, priv->nwritten);
 	free(priv);
 }
 
@@ -326,6 +550,21 @@ static int fat_read_file(struct imgp_fs *fs, const char *path, size_t max,
 	return 0;
 }
 
+/* Capture mode: the files whose clusters the write set must hold. */
+static int fat_remember(struct fat_priv *priv, const char *target)
+{
+	char **grown = realloc(priv->written, (priv->nwritten + 1) * sizeof(*grown));
+
+	if (!grown)
+		return imgp_fail(ENOMEM, "out of memory");
+	priv->written = grown;
+	grown[priv->nwritten] = strdup(target);
+	if (!grown[priv->nwritten])
+		return imgp_fail(ENOMEM, "out of memory");
+	priv->nwritten++;
+	return 0;
+}
+
 /* A private temporary copy for mcopy to read, its mtime pinned when asked. */
 static int fat_stage(const void *data, size_t len, char *tmpl, size_t tmplen)
 {
@@ -383,7 +622,15 @@ static int fat_write_file(struct imgp_fs *fs, const char *path,
 			       target, NULL };
 	int rc;
 
-	rc = fat_file(fs, path, target, sizeof(target), true);
+	/* In capture mode the folders are known: no mdir run to refuse one. */
+	if (priv->copy_fd >= 0) {
+		rc = fat_target(path, target, sizeof(target));
+		for (size_t i = 0; !rc && i < priv->ndirs; i++)
+			if (strcasecmp(priv->dirs[i], target) == 0)
+				rc = imgp_fail(EISDIR, "is a directory, not a file");
+	} else {
+		rc = fat_file(fs, path, target, sizeof(target), true);
+	}
 	if (rc)
 		return rc;
 	rc = fat_stage(data, len, tmp, sizeof(tmp));
@@ -391,7 +638,92 @@ static int fat_write_file(struct imgp_fs *fs, const char *path,
 		return rc;
 	rc = imgp_run(argv, mtools_env, NULL);
 	unlink(tmp);
+	if (!rc && priv->copy_fd >= 0)
+		rc = fat_remember(priv, target);
 	return rc;
+}
+
+/*
+ * The size of the file target, from mdir's listing of it: "Directory for
+ * ::/dir" names the folder listed (target itself when it is a folder), and
+ * the summary line gives the bytes: "1 file  94 634 860 bytes".
+ */
+static int fat_size(struct imgp_fs *fs, const char *target, uint64_t *size)
+{
+	struct fat_priv *priv = fs->priv;
+	const char *argv[] = { "mdir", "-a", "-i", priv->drive, target, NULL };
+	struct imgp_buf o = { 0 };
+	char *line, *save = NULL;
+	int rc, found = 0;
+
+	rc = imgp_run(argv, mtools_env, &o);
+	if (rc) {
+		bool missing = strstr(imgp_errmsg(), "not found") != NULL;
+
+		imgp_buf_free(&o);
+		return missing ? imgp_fail(ENOENT, "no such file") : rc;
+	}
+	rc = imgp_buf_append(&o, "", 1);
+	for (line = rc ? NULL : strtok_r((char *)o.data, "\n", &save); line && !rc;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *p = line + strspn(line, " ");
+		uint64_t v = 0;
+
+		if (strncmp(p, "Directory for ", 14) == 0 &&
+		    strcasecmp(p + 14, target) == 0)
+			rc = imgp_fail(EISDIR, "is a directory, not a file");
+		if (strncmp(p, "1 file ", 7) != 0)
+			continue;
+		for (p += 7; *p == ' ' || (*p >= '0' && *p <= '9'); p++)
+			if (*p != ' ' && v < UINT64_MAX / 10)
+				v = v * 10 + (uint64_t)(*p - '0');
+		if (strcmp(p, "bytes") == 0) {
+			*size = v;
+			found = 1;
+		}
+	}
+	imgp_buf_free(&o);
+	if (!rc && !found)
+		rc = imgp_fail(EIO, "mdir did not print the size of %s", target);
+	return rc;
+}
+
+static int fat_map_file(struct imgp_fs *fs, const char *path,
+			struct imgp_file_map *out)
+{
+	struct fat_priv *priv = fs->priv;
+	struct fat_ranges chain = { 0 };
+	char target[4200], *names[1] = { target };
+	uint64_t off = 0;
+	int rc;
+
+	rc = fat_target(path, target, sizeof(target));
+	if (!rc)
+		rc = fat_size(fs, target, &out->size);
+	if (!rc)
+		rc = fat_chains(fs, priv->drive, names, 1, &chain);
+	/* Extents in file order, cut at the file's end. */
+	for (size_t i = 0; !rc && i < chain.n && off < out->size; i++) {
+		uint64_t len = chain.r[i].len;
+
+		if (len > out->size - off)
+			len = out->size - off;
+		chain.r[i].img_off = fs->part->start + chain.r[i].file_off;
+		chain.r[i].file_off = off;
+		chain.r[i].len = len;
+		off += len;
+		out->n = i + 1;
+	}
+	if (!rc && off < out->size)
+		rc = imgp_fail(EIO, "its cluster chain holds %llu of its %llu bytes (FAT is corrupt: run fsck.fat)",
+			       (unsigned long long)off, (unsigned long long)out->size);
+	if (rc) {
+		free(chain.r);
+		out->n = 0;
+		return rc;
+	}
+	out->ext = chain.r;
+	return 0;
 }
 
 static int fat_exists(struct imgp_fs *fs, const char *path)
@@ -435,4 +767,5 @@ const struct imgp_fs_ops imgp_fs_fat = {
 	.symlink = fat_symlink,
 	.readlink = fat_readlink,
 	.finish = fat_finish,
+	.map_file = fat_map_file,
 };

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Filesystem backends: one file each, registered here. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "imgpatch.h"
@@ -122,4 +123,91 @@ int imgp_fs_readlink(struct imgp_fs *fs, const char *path, struct imgp_buf *out)
 	int rc = fs->ops->readlink(fs, path, out);
 
 	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
+}
+
+int imgp_fs_map_file(struct imgp_fs *fs, const char *path,
+		     struct imgp_file_map *out)
+{
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (fs->ops->map_file)
+		rc = fs->ops->map_file(fs, path, out);
+	else
+		rc = imgp_fail(ENOTSUP, "%s files are read whole", fs->ops->name);
+	if (rc)
+		imgp_file_map_free(out);
+	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
+}
+
+void imgp_file_map_free(struct imgp_file_map *map)
+{
+	free(map->ext);
+	memset(map, 0, sizeof(*map));
+}
+
+struct map_reader {
+	const struct imgp_image *img;
+	struct imgp_file_map map;
+};
+
+/* Reads [off, off+len) of the file, extent by extent. */
+static int map_read(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	struct map_reader *r = ctx;
+	const struct imgp_file_map *map = &r->map;
+	uint8_t *p = buf;
+	size_t i = 0;
+	int rc;
+
+	if (off > map->size || len > map->size - off)
+		return imgp_fail(ERANGE, "read of %zu bytes at %llu is past the end of the file (%llu bytes)",
+				 len, (unsigned long long)off,
+				 (unsigned long long)map->size);
+	while (len) {
+		const struct imgp_extent *e;
+		uint64_t in;
+		size_t n;
+
+		while (i < map->n && map->ext[i].file_off + map->ext[i].len <= off)
+			i++;
+		if (i == map->n || map->ext[i].file_off > off)
+			return imgp_fail(EIO, "file offset %llu is not mapped",
+					 (unsigned long long)off);
+		e = &map->ext[i];
+		in = off - e->file_off;
+		n = e->len - in < len ? (size_t)(e->len - in) : len;
+		rc = imgp_image_read(r->img, e->img_off + in, p, n);
+		if (rc)
+			return rc;
+		p += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static void map_close(void *ctx)
+{
+	struct map_reader *r = ctx;
+
+	imgp_file_map_free(&r->map);
+	free(r);
+}
+
+int imgp_file_map_reader(const struct imgp_image *img, struct imgp_file_map *map,
+			 struct imgp_reader *rd)
+{
+	struct map_reader *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return imgp_fail(ENOMEM, "out of memory");
+	r->img = img;
+	r->map = *map;
+	memset(map, 0, sizeof(*map));
+	rd->read = map_read;
+	rd->close = map_close;
+	rd->ctx = r;
+	rd->size = r->map.size;
+	return 0;
 }

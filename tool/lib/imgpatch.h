@@ -74,12 +74,21 @@ uint8_t *imgp_buf_steal(struct imgp_buf *b, size_t *len);
 
 /* ---------------------------------------------------------------- image.c */
 
+/*
+ * Makes [off, off+len) of an image file hold the image's bytes before they
+ * are read or written through its fd (an image unpacked on demand); write
+ * says the range is about to change. Returns 0 or -errno with a message.
+ */
+typedef int (*imgp_fill_fn)(void *ctx, uint64_t off, uint64_t len, bool write);
+
 struct imgp_image {
 	char *path;
 	int fd;
 	bool writable;
 	bool is_blockdev;
 	uint64_t size;
+	imgp_fill_fn fill;       /* NULL for a plain file or device */
+	void *fill_ctx;
 };
 
 /*
@@ -90,6 +99,15 @@ struct imgp_image {
  */
 int imgp_image_open(struct imgp_image *img, const char *path, bool writable);
 void imgp_image_close(struct imgp_image *img);
+/*
+ * Registers fn for the file at path (one at a time per process; NULL fn
+ * forgets it): every imgp_image_open() of that file then reads and writes
+ * through it. External programs (mtools, libblkid) read the file itself,
+ * so whoever hands them a range calls imgp_image_fill() first.
+ */
+int imgp_image_set_filler(const char *path, imgp_fill_fn fn, void *ctx);
+/* Makes [off, off+len) of the file hold the image's bytes (see imgp_fill_fn). */
+int imgp_image_fill(const struct imgp_image *img, uint64_t off, uint64_t len);
 /*
  * Refuses (-EBUSY "... is mounted on /media/x") a block device that is
  * mounted or has a mounted partition; 0 for anything else.
@@ -180,6 +198,23 @@ uint32_t imgp_crc32(uint32_t crc, const void *data, size_t len);
 /* -------------------------------------------------- fs.c, fs-fat.c, fs-ext.c */
 
 struct imgp_fs;
+struct imgp_reader;
+
+/*
+ * Where a regular file's bytes lie in the image, so that parts of a large
+ * file are read without reading it whole: extents in file order.
+ */
+struct imgp_extent {
+	uint64_t file_off;
+	uint64_t img_off;        /* bytes from the start of the image */
+	uint64_t len;
+};
+
+struct imgp_file_map {
+	uint64_t size;           /* of the file */
+	size_t n;
+	struct imgp_extent *ext;
+};
 
 /* One filesystem backend (genimage style); registered in fs.c. */
 struct imgp_fs_ops {
@@ -225,6 +260,13 @@ struct imgp_fs_ops {
 	 * changed is in fs->capture afterwards). Returns 0 or -errno.
 	 */
 	int (*finish)(struct imgp_fs *fs);
+	/*
+	 * Optional: maps a regular file's bytes (see struct imgp_file_map).
+	 * -ENOENT, -EISDIR as read_file; -ENOTSUP where the file cannot be
+	 * mapped (NULL op: never).
+	 */
+	int (*map_file)(struct imgp_fs *fs, const char *path,
+			struct imgp_file_map *out);
 };
 
 struct imgp_fs {
@@ -265,6 +307,16 @@ int imgp_fs_write_file(struct imgp_fs *fs, const char *path, const void *data,
 int imgp_fs_exists(struct imgp_fs *fs, const char *path);
 int imgp_fs_symlink(struct imgp_fs *fs, const char *path, const char *target);
 int imgp_fs_readlink(struct imgp_fs *fs, const char *path, struct imgp_buf *out);
+/* See imgp_fs_ops.map_file; -ENOTSUP from backends that cannot map. */
+int imgp_fs_map_file(struct imgp_fs *fs, const char *path,
+		     struct imgp_file_map *out);
+void imgp_file_map_free(struct imgp_file_map *map);
+/*
+ * A reader (see fit.c) of a mapped file in img, taking over the map: the
+ * image must stay open while the reader is used.
+ */
+int imgp_file_map_reader(const struct imgp_image *img, struct imgp_file_map *map,
+			 struct imgp_reader *rd);
 
 /* -------------------------------------------------------------- writeset.c */
 
@@ -352,6 +404,37 @@ int imgp_run(const char *const argv[], const char *const extra_env[],
 
 /* ------------------------------------------------------------------- fit.c */
 
+/*
+ * Reads byte ranges of one file (a file inside a partition, a buffer):
+ * read() returns 0 or -errno with a message; close() (may be NULL) frees ctx.
+ */
+struct imgp_reader {
+	int (*read)(void *ctx, uint64_t off, void *buf, size_t len);
+	void (*close)(void *ctx);
+	void *ctx;
+	uint64_t size;
+};
+
+/* A property value left out of a FIT skeleton, and where it lies in the file. */
+struct imgp_fit_elided {
+	int node;                /* node offset in the skeleton */
+	char *prop;
+	uint64_t off;
+	uint32_t len;
+};
+
+/*
+ * Builds the structure of the flattened tree rd holds with every property
+ * value longer than keep_max bytes left empty (recorded in *el instead),
+ * reading only the tree's headers, strings and kept values. *totalsize is
+ * the original tree's. Returns 0; -EINVAL for a broken tree; -ENOTSUP for
+ * a header version before 17; -EFBIG past 32 MiB of structure.
+ */
+int imgp_fit_skeleton(const struct imgp_reader *rd, size_t keep_max,
+		      void **fdt, uint32_t *totalsize,
+		      struct imgp_fit_elided **el, size_t *nel);
+void imgp_fit_elided_free(struct imgp_fit_elided *el, size_t n);
+
 struct imgp_fit_image {
 	char *name;              /* node name under /images */
 	int index;               /* position among /images children (dumpimage -p) */
@@ -360,8 +443,14 @@ struct imgp_fit_image {
 	char *compression;       /* "none", "gzip", ... */
 	char *hash_algos;        /* "sha1" or "crc32,sha1"; "" when none */
 	bool external;           /* data-offset / data-position rather than data */
-	const uint8_t *data;     /* payload inside the FIT blob, bounds-checked */
+	/*
+	 * The payload, bounds-checked: inside the FIT blob, or, for a FIT read
+	 * piecewise, NULL until imgp_fit_payload() loads it from pos.
+	 */
+	const uint8_t *data;
 	size_t size;
+	uint64_t pos;            /* payload offset in the FIT file */
+	uint8_t *loaded;         /* the payload, when read piecewise (owned) */
 };
 
 struct imgp_fit_conf {
@@ -373,8 +462,13 @@ struct imgp_fit_conf {
 };
 
 struct imgp_fit {
-	uint8_t *blob;           /* the whole FIT file (owned) */
-	size_t size;
+	/* The whole FIT file, or its skeleton when read piecewise (owned). */
+	uint8_t *blob;
+	size_t size;             /* of the FIT file */
+	uint32_t totalsize;      /* of the FIT structure in the file */
+	struct imgp_reader rd;   /* piecewise: the file (owned); else read NULL */
+	struct imgp_fit_elided *elided;
+	size_t nelided;
 	size_t nimages;
 	struct imgp_fit_image *images;
 	size_t nconfs;
@@ -387,6 +481,12 @@ struct imgp_fit {
  * Returns 0 or -EINVAL with a message (data is freed on failure too).
  */
 int imgp_fit_parse(struct imgp_fit *fit, uint8_t *data, size_t size);
+/*
+ * Parses a FIT through a reader, taking ownership of it (closed on failure
+ * too): only the structure is read, payloads when asked for. Falls back to
+ * reading the file whole for trees the piecewise reader does not take.
+ */
+int imgp_fit_load(struct imgp_fit *fit, struct imgp_reader *rd);
 void imgp_fit_free(struct imgp_fit *fit);
 /*
  * Selects a flat_dt image by node name or by dumpimage index ("6").
@@ -402,10 +502,11 @@ int imgp_fit_find_fdt(const struct imgp_fit *fit, const char *spec,
  */
 int imgp_fit_verify(const struct imgp_fit *fit, const struct imgp_fit_image *img);
 /*
- * Returns the verified, uncompressed payload of an image as a pointer into
- * the FIT (no copy). -ENOTSUP for compressed payloads.
+ * Returns the verified, uncompressed payload of an image, owned by the FIT
+ * (read from the file first when the FIT is read piecewise). -ENOTSUP for
+ * compressed payloads.
  */
-int imgp_fit_payload(const struct imgp_fit *fit, const struct imgp_fit_image *img,
+int imgp_fit_payload(struct imgp_fit *fit, const struct imgp_fit_image *img,
 		     const uint8_t **data, size_t *size);
 
 /* -------------------------------------------------------------------- dt.c */
@@ -684,6 +785,13 @@ int imgp_patch_read(struct imgp_patch *patch, const struct imgp_part *part,
 		    const char *path, size_t max, struct imgp_buf *out,
 		    bool *existed);
 /*
+ * Opens the FIT at path: from the plan when an earlier operation changed
+ * it, else read piecewise from the image (the image stays open while fit
+ * is used). Errors carry "pN (type): path".
+ */
+int imgp_patch_load_fit(struct imgp_patch *patch, const struct imgp_part *part,
+			const char *path, struct imgp_fit *fit);
+/*
  * Plans a whole-file replacement; note (may be NULL) is added to the plan,
  * each of its lines indented under the file's line.
  */
@@ -835,6 +943,14 @@ const char *imgp_recipe_description(const struct imgp_recipe *r);
 const char *imgp_recipe_source(const struct imgp_recipe *r);
 const char *imgp_recipe_risks(const struct imgp_recipe *r);
 const char *imgp_recipe_undo(const struct imgp_recipe *r);
+/* How many steps the recipe has. */
+size_t imgp_recipe_nsteps(const struct imgp_recipe *r);
+/*
+ * Step i: its action's name, and what it does in one line (as "recipes
+ * show" prints it) appended to text. -ERANGE, -ENOMEM.
+ */
+int imgp_recipe_step(const struct imgp_recipe *r, size_t i, const char **action,
+		     struct imgp_buf *text);
 /* Its parameters in file order; returns how many. */
 size_t imgp_recipe_params(const struct imgp_recipe *r,
 			  const struct imgp_recipe_param **params);
@@ -863,6 +979,25 @@ int imgp_recipe_match(const struct imgp_recipe *r, struct imgp_patch *patch);
  * imgp_patch_commit). Failures read "step 3 (dt-delete-property): ...".
  */
 int imgp_recipe_apply(const struct imgp_recipe *r, struct imgp_patch *patch);
+
+/* ------------------------------------------------------------ xz-image.c */
+
+/* A multi-block .xz image patched block-wise (see xz-image.c). */
+struct imgp_xz_image;
+/*
+ * Opens src for block-wise patching through work, an existing file made
+ * the image's size (sparse) and filled on demand: every imgp_image_open()
+ * of work reads through src from now on. threads: decoders and encoders
+ * (0: all cores). -ENOTSUP when src cannot be patched block-wise (a single
+ * block, mixed checks...): then unpack it whole.
+ */
+int imgp_xz_image_open(struct imgp_xz_image **out, const char *src,
+		       const char *work, unsigned threads);
+/* Writes the patched .xz to fd: written blocks re-encoded, the others copied. */
+int imgp_xz_image_write(struct imgp_xz_image *xi, int fd);
+/* How many blocks were written to, and (*nblocks) how many there are. */
+size_t imgp_xz_image_changed(const struct imgp_xz_image *xi, size_t *nblocks);
+void imgp_xz_image_close(struct imgp_xz_image *xi);
 
 /* ------------------------------------------------- unpack.c, pack.c, bmap.c */
 
@@ -914,5 +1049,98 @@ enum imgp_format imgp_format_from_name(const char *path);
  * the map itself) to bmap_path. Returns 0 or -errno.
  */
 int imgp_bmap_write(const char *path, const char *bmap_path);
+
+/* ------------------------------------------------------------- doctor*.c */
+
+/*
+ * The storage-performance findings of an image, read-only: doctor.c gathers
+ * what the checks share (boot and root partitions, FIT, boot script, the
+ * device trees the board may boot, /etc/fstab) once, then runs one check
+ * per area (doctor-mmc.c, doctor-fstab.c, doctor-boot.c, doctor-kernel.c,
+ * doctor-rpi.c). Finding ids are stable: the man page documents them.
+ */
+enum imgp_severity {
+	IMGP_SEVERITY_INFO,
+	IMGP_SEVERITY_WARNING,
+};
+
+/* "info" or "warning". */
+const char *imgp_severity_name(enum imgp_severity sev);
+/* Parses "info" or "warning". Returns 0 or -EINVAL. */
+int imgp_severity_parse(const char *name, enum imgp_severity *out);
+
+/*
+ * One finding. Every string is printable ASCII (other bytes read from the
+ * image become '?'), so it can go to a terminal as it is.
+ */
+struct imgp_finding {
+	const char *id;          /* stable: "uhs-blocked", "fstab-discard", ... */
+	enum imgp_severity severity;
+	char *title;             /* what is wrong, one line */
+	char *cost;              /* what it costs */
+	/* Evidence: where it was seen; NULL or 0 when it does not apply. */
+	int partition;
+	char *file;              /* path inside the partition */
+	char *fdt;               /* FIT image node of the tree */
+	char *node;              /* device-tree node path */
+	char *property;          /* property, mount option or config key */
+	int line;                /* 1-based line in file */
+	/* The fix; NULL where there is none. */
+	const char *recipe;      /* a shipped recipe that fixes it */
+	char *recipe_args;       /* its "--set NAME=VALUE" arguments, "" for none */
+	char *patch_args;        /* "imgpatch patch IMAGE" + these, shell-quoted */
+	char *hint;              /* the fix in words */
+};
+
+struct imgp_doctor_opts {
+	const char *fit_path;    /* the FIT file; NULL: "/image.fit" */
+	const char *fdt;         /* only this FIT fdt (name or index); NULL: all */
+};
+
+struct imgp_doctor {
+	size_t n;
+	struct imgp_finding *findings;
+};
+
+/*
+ * Examines an opened disk (it is only read) and lists every finding in
+ * out, in check order. Returns 0 (with or without findings), or -errno
+ * when the image cannot be read: a filesystem that does not open, a
+ * corrupt FIT, boot script or fstab, an --fdt that names no fdt.
+ */
+int imgp_doctor_run(struct imgp_disk *disk, const struct imgp_doctor_opts *opts,
+		    struct imgp_doctor *out);
+void imgp_doctor_free(struct imgp_doctor *doc);
+/*
+ * Appends arg to out as a POSIX shell word: as it is when it holds only
+ * safe characters, else in single quotes. Returns 0 or -ENOMEM.
+ */
+int imgp_shell_quote(struct imgp_buf *out, const char *arg);
+
+/*
+ * Stand-ins the doctor needs until fs.c, fstab.c and bootscr.c offer them
+ * (fs-list.c, fstab-list.c, bootscr-find.c).
+ *
+ * imgp_fs_list: the names in directory dir of an open filesystem (not "."
+ * or ".."), in directory order, at most 4096. Returns 0, -ENOENT when dir
+ * is missing, -ENOTDIR when it is no directory, or -errno.
+ */
+int imgp_fs_list(struct imgp_fs *fs, const char *dir, char ***names, size_t *n);
+void imgp_fs_list_free(char **names, size_t n);
+/*
+ * imgp_fstab_list: every entry of an fstab in file order. Returns 0, or
+ * -EINVAL for a malformed file (as imgp_fstab_get).
+ */
+int imgp_fstab_list(const char *text, size_t len, struct imgp_fstab_entry **out,
+		    size_t *n);
+void imgp_fstab_list_free(struct imgp_fstab_entry *e, size_t n);
+/*
+ * imgp_bootscr_find: parses the boot script of a filesystem, /boot.scr.uimg
+ * else /boot.scr. Returns 1 with *path (a static string) and scr filled (free
+ * it with imgp_bootscr_free), 0 when there is none, or -errno for one that
+ * cannot be read or parsed ("/boot.scr: ..." message).
+ */
+int imgp_bootscr_find(struct imgp_fs *fs, const char **path,
+		      struct imgp_bootscr *scr);
 
 #endif

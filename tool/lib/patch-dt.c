@@ -61,11 +61,9 @@ int imgp_patch_load_fdt(struct imgp_patch *patch, const char *fit_path,
 	const struct imgp_part *part;
 	const struct imgp_fit_image *fimg = NULL;
 	struct imgp_fit fit = { 0 };
-	struct imgp_buf raw = { 0 };
 	const uint8_t *payload;
 	char *origin = NULL;
-	size_t size, len;
-	bool existed;
+	size_t size;
 	int rc;
 
 	if (patch->have_dtb)
@@ -73,17 +71,10 @@ int imgp_patch_load_fdt(struct imgp_patch *patch, const char *fit_path,
 	part = imgp_disk_find_file(patch->disk, fit_path);
 	if (!part)
 		return -ENOENT;
-	/* Read errors already name the partition and the file. */
-	rc = imgp_patch_read(patch, part, fit_path, IMGP_FIT_MAX, &raw, &existed);
-	if (rc) {
-		imgp_buf_free(&raw);
+	/* Load errors already name the partition and the file. */
+	rc = imgp_patch_load_fit(patch, part, fit_path, &fit);
+	if (rc)
 		return rc;
-	}
-	{
-		uint8_t *data = imgp_buf_steal(&raw, &len);
-
-		rc = imgp_fit_parse(&fit, data, len);
-	}
 	if (!rc)
 		rc = spec ? imgp_fit_find_fdt(&fit, spec, &fimg)
 			  : fit_only_fdt(&fit, &fimg);
@@ -105,7 +96,6 @@ int imgp_patch_load_fdt(struct imgp_patch *patch, const char *fit_path,
 			      part->fstype, fit_path);
 	free(origin);
 	imgp_fit_free(&fit);
-	imgp_buf_free(&raw);
 	return rc;
 }
 

@@ -62,12 +62,25 @@ static int read_from_image(struct imgp_patch *patch,
 	rc = imgp_fs_open(&fs, &patch->disk->img, part, false);
 	if (rc)
 		return rc;
-	rc = imgp_fs_exists(&fs, path);
-	*existed = rc > 0;
-	if (rc > 0)
-		rc = imgp_fs_read_file(&fs, path, max, out);
+	/*
+	 * Read first, look up only when that fails (each is an mtools run on
+	 * FAT): missing is no error, but a dangling symbolic link is.
+	 */
+	rc = imgp_fs_read_file(&fs, path, max, out);
+	*existed = rc == 0;
+	if (rc == -ENOENT) {
+		char *why = strdup(imgp_errmsg());
+		int found = imgp_fs_exists(&fs, path);
+
+		if (found == 0)
+			imgp_errclear();
+		else if (found > 0)
+			imgp_fail(ENOENT, "%s", why ? why : "no such file");
+		rc = found == 0 ? 0 : found < 0 ? found : -ENOENT;
+		free(why);
+	}
 	imgp_fs_close(&fs);
-	return rc < 0 ? rc : 0;
+	return rc;
 }
 
 static int readlink_from_image(struct imgp_patch *patch,
@@ -101,6 +114,61 @@ int imgp_patch_read(struct imgp_patch *patch, const struct imgp_part *part,
 		return read_from_image(patch, part, path, max, out, existed);
 	*existed = true;
 	return imgp_buf_append(out, c->new.data, c->new.len);
+}
+
+/*
+ * A FIT is read piecewise from the image (its structure, then the one
+ * payload asked for) where the filesystem can map it; a FIT an earlier
+ * step changed, or one a filesystem cannot map, is read whole.
+ */
+int imgp_patch_load_fit(struct imgp_patch *patch, const struct imgp_part *part,
+			const char *path, struct imgp_fit *fit)
+{
+	struct imgp_change *c = patch_find(patch, part, path);
+	struct imgp_file_map map;
+	struct imgp_reader rd;
+	struct imgp_buf raw = { 0 };
+	struct imgp_fs fs;
+	bool existed;
+	int rc;
+
+	memset(fit, 0, sizeof(*fit));
+	if (!c) {
+		rc = imgp_fs_open(&fs, &patch->disk->img, part, false);
+		if (rc)
+			return rc;
+		rc = imgp_fs_map_file(&fs, path, &map);
+		imgp_fs_close(&fs);
+		if (rc == 0) {
+			rc = imgp_file_map_reader(&patch->disk->img, &map, &rd);
+			if (rc) {
+				imgp_file_map_free(&map);
+				return rc;
+			}
+			rc = imgp_fit_load(fit, &rd);
+			goto out;
+		}
+		if (rc != -ENOTSUP)
+			return rc;
+		imgp_errclear();
+	}
+	rc = imgp_patch_read(patch, part, path, IMGP_FIT_MAX, &raw, &existed);
+	if (!rc && !existed)
+		rc = imgp_fail(ENOENT, IMGP_PART_FMT " (%s): %s: no such file",
+			       part->number, part->fstype, path);
+	if (rc) {
+		imgp_buf_free(&raw);
+		return rc;
+	}
+	{
+		size_t len;
+		uint8_t *data = imgp_buf_steal(&raw, &len);
+
+		rc = imgp_fit_parse(fit, data, len);
+	}
+out:
+	return rc ? imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", part->number,
+				  part->fstype, path) : 0;
 }
 
 /* Finds the planned change of a file, or starts one with its current state. */

@@ -2247,6 +2247,20 @@ static int put_step(struct imgp_buf *out, const struct recipe_step *st)
 	return rc;
 }
 
+size_t imgp_recipe_nsteps(const struct imgp_recipe *r)
+{
+	return r->nsteps;
+}
+
+int imgp_recipe_step(const struct imgp_recipe *r, size_t i, const char **action,
+		     struct imgp_buf *text)
+{
+	if (i >= r->nsteps)
+		return imgp_fail(ERANGE, "recipe '%s' has %zu steps", r->name, r->nsteps);
+	*action = r->steps[i].action->name;
+	return put_step(text, &r->steps[i]) ? imgp_fail(ENOMEM, "out of memory") : 0;
+}
+
 static int put_section(struct imgp_buf *out, const char *title, const char *text)
 {
 	int rc;
@@ -2428,10 +2442,6 @@ struct match_fit {
 static int fit_get(struct imgp_patch *patch, struct match_fit *mf)
 {
 	const struct imgp_part *part;
-	struct imgp_buf raw = { 0 };
-	uint8_t *data;
-	size_t len;
-	bool existed;
 	int rc;
 
 	if (mf->loaded)
@@ -2439,19 +2449,9 @@ static int fit_get(struct imgp_patch *patch, struct match_fit *mf)
 	part = imgp_disk_find_file(patch->disk, mf->path);
 	if (!part)
 		return -ENOENT;
-	rc = imgp_patch_read(patch, part, mf->path, IMGP_FIT_MAX, &raw, &existed);
-	if (!rc && !existed)
-		rc = imgp_fail(ENOENT, "no such file");
-	if (rc) {
-		imgp_buf_free(&raw);
-		return imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", part->number,
-				     part->fstype, mf->path);
-	}
-	data = imgp_buf_steal(&raw, &len);
-	rc = imgp_fit_parse(&mf->fit, data, len);
+	rc = imgp_patch_load_fit(patch, part, mf->path, &mf->fit);
 	if (rc)
-		return imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", part->number,
-				     part->fstype, mf->path);
+		return rc;
 	mf->loaded = true;
 	return 0;
 }
