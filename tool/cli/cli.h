@@ -44,6 +44,7 @@ struct cli_io {
 	bool recover;             /* --recover: undo an interrupted run first */
 	char *journal;            /* the journal path in use (in place only) */
 	int lock_fd;              /* the image's lock, in place only */
+	struct imgp_xz_image *xz; /* a multi-block .xz patched block-wise */
 };
 
 /* The options every writing command takes, for getopt_long tables. */
@@ -63,10 +64,11 @@ enum {
 	{ "undo", required_argument, NULL, CLI_OPT_UNDO },                   \
 	{ "recover", no_argument, NULL, CLI_OPT_RECOVER }
 #define CLI_IO_HELP                                                           \
-	"  -o, --output OUT       write a patched copy to OUT (compressed when its name ends\n" \
-	"                         in .xz .gz .zst .bz2 .lz4), leave IMAGE untouched\n"      \
+	"  -o, --output OUT       write a patched copy to OUT, leave IMAGE untouched;\n"   \
+	"                         compressed when OUT ends in .xz .gz .zst .bz2 .lz4\n"    \
 	"  --compress FMT         output format: xz, zst, gz, bz2, lz4 or none\n"          \
-	"  --level N, --threads N compression level; threads (0: all cores)\n"            \
+	"  --level N              compression level\n"                                    \
+	"  --threads N            compression threads (0: all cores)\n"                   \
 	"  --bmap FILE            also write a bmaptool block map of the output\n"         \
 	"  --in-place             recompress over a compressed IMAGE\n"                    \
 	"  -n, --dry-run          print the plan as diffs, write nothing\n"        \
@@ -130,6 +132,7 @@ int cli_batch(const struct cli_apply *o, const struct imgp_recipe *r);
 char *cli_journal_path(const char *image, const char *undo);
 
 int cmd_info(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
 int cmd_undo(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
 int cmd_patch(int argc, char **argv);

@@ -14,6 +14,39 @@
 
 #include "imgpatch.h"
 
+/* The one file of this process filled on demand, known by device and inode. */
+static struct {
+	dev_t dev;
+	ino_t ino;
+	imgp_fill_fn fn;
+	void *ctx;
+} filler;
+
+int imgp_image_set_filler(const char *path, imgp_fill_fn fn, void *ctx)
+{
+	struct stat st;
+
+	memset(&filler, 0, sizeof(filler));
+	if (!fn)
+		return 0;
+	if (stat(path, &st) < 0)
+		return imgp_fail(errno, "%s: %s", path, strerror(errno));
+	filler.dev = st.st_dev;
+	filler.ino = st.st_ino;
+	filler.fn = fn;
+	filler.ctx = ctx;
+	return 0;
+}
+
+int imgp_image_fill(const struct imgp_image *img, uint64_t off, uint64_t len)
+{
+	if (!img->fill || !len)
+		return 0;
+	if (off > img->size || len > img->size - off)
+		len = off > img->size ? 0 : img->size - off;
+	return img->fill(img->fill_ctx, off, len, false);
+}
+
 int imgp_image_open(struct imgp_image *img, const char *path, bool writable)
 {
 	struct stat st;
@@ -58,6 +91,10 @@ int imgp_image_open(struct imgp_image *img, const char *path, bool writable)
 		img->is_blockdev = true;
 	} else if (S_ISREG(st.st_mode)) {
 		img->size = (uint64_t)st.st_size;
+		if (filler.fn && st.st_dev == filler.dev && st.st_ino == filler.ino) {
+			img->fill = filler.fn;
+			img->fill_ctx = filler.ctx;
+		}
 	} else {
 		close(fd);
 		return imgp_fail(EINVAL, "not a regular file or block device");
@@ -102,6 +139,8 @@ int imgp_image_read(const struct imgp_image *img, uint64_t off, void *buf,
 	uint8_t *p = buf;
 	int rc = image_check_range(img, off, len);
 
+	if (!rc && img->fill)
+		rc = img->fill(img->fill_ctx, off, len, false);
 	if (rc)
 		return rc;
 	while (len) {
@@ -135,6 +174,8 @@ int imgp_image_write(struct imgp_image *img, uint64_t off, const void *buf,
 	if (!img->writable)
 		return imgp_fail(EBADF, "opened read-only");
 	rc = image_check_range(img, off, len);
+	if (!rc && img->fill)
+		rc = img->fill(img->fill_ctx, off, len, true);
 	if (rc)
 		return rc;
 	while (len) {

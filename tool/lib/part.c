@@ -167,6 +167,9 @@ static void part_guess_broken_fat(const struct imgp_image *img, struct imgp_part
 		snprintf(p->fstype, sizeof(p->fstype), "vfat");
 }
 
+/* What libblkid reads at each end of a partition, at most. */
+#define PROBE_SPAN ((uint64_t)1 << 20)
+
 static int part_probe_fs(const struct imgp_image *img, struct imgp_part *p)
 {
 	const char *val;
@@ -174,6 +177,15 @@ static int part_probe_fs(const struct imgp_image *img, struct imgp_part *p)
 	int rc;
 
 	p->fstype[0] = p->fslabel[0] = p->fsuuid[0] = '\0';
+	/*
+	 * libblkid reads the file itself: an image unpacked on demand must hold
+	 * where superblocks lie, the start of the partition and its end.
+	 */
+	rc = imgp_image_fill(img, p->start, p->size < PROBE_SPAN ? p->size : PROBE_SPAN);
+	if (!rc && p->size > PROBE_SPAN)
+		rc = imgp_image_fill(img, p->start + p->size - PROBE_SPAN, PROBE_SPAN);
+	if (rc)
+		return imgp_fail_ctx(rc, IMGP_PART_FMT, p->number);
 	pr = blkid_new_probe();
 	if (!pr)
 		return imgp_fail(ENOMEM, IMGP_PART_FMT ": out of memory", p->number);
