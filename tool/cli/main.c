@@ -21,6 +21,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "info", cmd_info, "show partitions, FIT, boot script, SD controllers, root fstab" },
+	{ "doctor", cmd_doctor, "list what slows the image's storage down, with fixes" },
 	{ "cat", cmd_cat, "print a file from inside a partition" },
 	{ "patch", cmd_patch, "change device tree and fstab of an image, offline" },
 	{ "apply", cmd_apply, "apply a board recipe to an image as one checked transaction" },
@@ -85,12 +86,14 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: imgpatch COMMAND [ARGS]\n"
+		"       imgpatch --help | --version\n"
 		"Patch SD-card disk images offline: no mounting, no loop devices, no root.\n\n"
 		"Commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\nRun 'imgpatch COMMAND --help' for a command's options.\n"
-		     "Exit status: 0 done, 1 error, 2 usage error.\n");
+		     "Exit status: 0 done, 1 error, 2 usage error, 3 a doctor finding\n"
+		     "at the --fail-on severity. See imgpatch(1).\n");
 }
 
 int main(int argc, char **argv)

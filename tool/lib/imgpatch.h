@@ -317,6 +317,14 @@ void imgp_file_map_free(struct imgp_file_map *map);
  */
 int imgp_file_map_reader(const struct imgp_image *img, struct imgp_file_map *map,
 			 struct imgp_reader *rd);
+struct imgp_fit;
+/*
+ * Opens the FIT at path piecewise where the backend maps files (only its
+ * structure is read now, a payload when asked for; fs->img must stay open
+ * while fit is used), else read whole. Errors carry "pN (type): path";
+ * -ENOENT when there is no such file.
+ */
+int imgp_fs_load_fit(struct imgp_fs *fs, const char *path, struct imgp_fit *fit);
 
 /* -------------------------------------------------------------- writeset.c */
 

@@ -125,11 +125,7 @@ int imgp_patch_load_fit(struct imgp_patch *patch, const struct imgp_part *part,
 			const char *path, struct imgp_fit *fit)
 {
 	struct imgp_change *c = patch_find(patch, part, path);
-	struct imgp_file_map map;
-	struct imgp_reader rd;
-	struct imgp_buf raw = { 0 };
 	struct imgp_fs fs;
-	bool existed;
 	int rc;
 
 	memset(fit, 0, sizeof(*fit));
@@ -137,36 +133,21 @@ int imgp_patch_load_fit(struct imgp_patch *patch, const struct imgp_part *part,
 		rc = imgp_fs_open(&fs, &patch->disk->img, part, false);
 		if (rc)
 			return rc;
-		rc = imgp_fs_map_file(&fs, path, &map);
+		rc = imgp_fs_load_fit(&fs, path, fit);
 		imgp_fs_close(&fs);
-		if (rc == 0) {
-			rc = imgp_file_map_reader(&patch->disk->img, &map, &rd);
-			if (rc) {
-				imgp_file_map_free(&map);
-				return rc;
-			}
-			rc = imgp_fit_load(fit, &rd);
-			goto out;
-		}
-		if (rc != -ENOTSUP)
-			return rc;
-		imgp_errclear();
-	}
-	rc = imgp_patch_read(patch, part, path, IMGP_FIT_MAX, &raw, &existed);
-	if (!rc && !existed)
-		rc = imgp_fail(ENOENT, IMGP_PART_FMT " (%s): %s: no such file",
-			       part->number, part->fstype, path);
-	if (rc) {
-		imgp_buf_free(&raw);
 		return rc;
 	}
+	if (c->kind != IMGP_CHANGE_FILE)
+		return imgp_fail(ENOENT, IMGP_PART_FMT " (%s): %s: no such file",
+				 part->number, part->fstype, path);
 	{
-		size_t len;
-		uint8_t *data = imgp_buf_steal(&raw, &len);
+		uint8_t *copy = malloc(c->new.len ? c->new.len : 1);
 
-		rc = imgp_fit_parse(fit, data, len);
+		if (!copy)
+			return imgp_fail(ENOMEM, "out of memory");
+		memcpy(copy, c->new.data, c->new.len);
+		rc = imgp_fit_parse(fit, copy, c->new.len);
 	}
-out:
 	return rc ? imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", part->number,
 				  part->fstype, path) : 0;
 }

@@ -1,0 +1,377 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+test_description='doctor: storage-performance findings, text and JSON, their fixes, and never a write'
+. "$(dirname "$0")/lib.sh"
+
+test_require_imgpatch
+test_require_tools python3 sfdisk mkfs.vfat mcopy mke2fs debugfs dtc fdtget dumpimage xz
+
+export IMGPATCH_RECIPE_PATH=$IMGPATCH_BUILD/recipes
+SCHEMA=$REPO_DIR/tool/schema/doctor.schema.json
+
+# doctor OUT IMG ARGS...: imgpatch doctor IMG ARGS with stdout in OUT; fails
+# when IMG was written to (its size or nanosecond mtime changed; the test
+# "doctor leaves every image byte-identical" compares checksums). Returns
+# doctor's exit status.
+doctor()
+{
+	local -; set +x
+	local out=$1 img=$2 before rc
+
+	shift 2
+	before=$(stat -c "%s %y" "$img") || return 1
+	imgpatch doctor "$img" "$@" >"$out" && rc=0 || rc=$?
+	if [ "$(stat -c "%s %y" "$img")" != "$before" ]; then
+		_tl_complain "doctor: '$img' was written to"
+		return 1
+	fi
+	return $rc
+}
+
+# findings DOC: one line per finding of a doctor --json document:
+# "id severity partition file fdt node property line recipe", "-" for null.
+findings()
+{
+	local -; set +x
+	python3 - "$1" <<-\EOF
+	import json, sys
+	d = json.load(open(sys.argv[1]))
+	for f in d["findings"]:
+	    e, x = f["evidence"], f["fix"]
+	    v = [f["id"], f["severity"], e["partition"], e["file"], e["fdt"],
+	         e["node"], e["property"], e["line"], x["recipe"]]
+	    print(" ".join("-" if a is None else str(a) for a in v))
+	EOF
+}
+
+# fix_command DOC ID [FDT]: the fix command of the first finding ID (of the
+# tree FDT).
+fix_command()
+{
+	local -; set +x
+	python3 - "$@" <<-\EOF
+	import json, sys
+	d = json.load(open(sys.argv[1]))
+	for f in d["findings"]:
+	    if f["id"] == sys.argv[2] and (len(sys.argv) < 4 or f["evidence"]["fdt"] == sys.argv[3]):
+	        print(f["fix"]["command"])
+	        break
+	else:
+	    sys.exit(1)
+	EOF
+}
+
+# make_a20 OUT MODULES [SATA-STATUS]: a small A20 (Cubietruck) card with a
+# FAT boot partition (extlinux.conf and the tree, whose SATA node has
+# SATA-STATUS, default okay) and an ext4 root whose /lib/modules holds the
+# directories MODULES (space separated).
+make_a20()
+{
+	local out=$1 mods=$2 sata=${3:-okay} m
+
+	rm -rf a20 && mkdir -p a20/boot/extlinux a20/root/etc a20/root/lib/modules &&
+	for m in $mods; do
+		mkdir a20/root/lib/modules/$m && : >a20/root/lib/modules/$m/modules.dep || return 1
+	done &&
+	cat >a20/a20.dts <<-EOF &&
+	/dts-v1/;
+	/ {
+		compatible = "cubietech,cubietruck", "allwinner,sun7i-a20";
+		#address-cells = <1>;
+		#size-cells = <1>;
+		soc {
+			compatible = "simple-bus";
+			#address-cells = <1>;
+			#size-cells = <1>;
+			ranges;
+			mmc@1c0f000 {
+				compatible = "allwinner,sun7i-a20-mmc";
+				reg = <0x01c0f000 0x1000>;
+				bus-width = <4>;
+				status = "okay";
+			};
+			sata@1c18000 {
+				compatible = "allwinner,sun4i-a10-ahci";
+				reg = <0x01c18000 0x1000>;
+				status = "$sata";
+			};
+		};
+	};
+	EOF
+	dtc -q -I dts -O dtb -o a20/boot/sun7i-a20-cubietruck.dtb a20/a20.dts &&
+	printf "LABEL debian\n  KERNEL /vmlinuz\n  FDT /sun7i-a20-cubietruck.dtb\n" \
+		>a20/boot/extlinux/extlinux.conf &&
+	printf "LABEL=root / ext4 defaults,noatime 0 1\n" >a20/root/etc/fstab &&
+	truncate -s 40M "$out" &&
+	printf "label: dos\nstart=2048, size=32768, type=c\nstart=34816, type=83\n" |
+		sfdisk -q "$out" &&
+	mkfs.vfat -C a20/boot.fat 16384 >/dev/null &&
+	mcopy -s -i a20/boot.fat a20/boot/* :: &&
+	mke2fs -q -F -t ext4 -L root -d a20/root a20/root.ext4 20M &&
+	dd if=a20/boot.fat of="$out" bs=512 seek=2048 conv=notrunc status=none &&
+	dd if=a20/root.ext4 of="$out" bs=512 seek=34816 conv=notrunc status=none
+}
+
+# ext_put IMG N LOCAL PATH: replaces PATH in the ext filesystem of
+# partition N with the file LOCAL.
+ext_put()
+{
+	local -; set +x
+	local off
+
+	off=$(part_offset "$1" "$2") &&
+		printf "rm %s\nwrite %s %s\n" "$4" "$3" "$4" >debugfs.cmd &&
+		debugfs -w -f debugfs.cmd "$1?offset=$off" >/dev/null 2>&1
+}
+
+test_expect_success 'build fixtures' '
+	"$FIXTURES/mkimage-kv260.sh" kv.img &&
+	"$FIXTURES/mkimage-kv260.sh" kv-nohook.img --no-hook &&
+	"$FIXTURES/mkimage-pmos.sh" pmos.img &&
+	"$FIXTURES/mkimage-pmos.sh" pmos-nohook.img --no-user-scr-hook &&
+	"$FIXTURES/mkimage-rpi.sh" rpi.img &&
+	make_a20 a20-old.img "4.19.0-27-armmp" &&
+	make_a20 a20-new.img "4.19.0-27-armmp 5.10.0-30-armmp" &&
+	make_a20 a20-nosata.img "4.19.0-27-armmp" disabled
+'
+
+test_expect_success 'doctor leaves every image byte-identical' '
+	for img in kv kv-nohook pmos rpi a20-old; do
+		sum=$(sum_file $img.img) &&
+		imgpatch doctor $img.img >/dev/null &&
+		test_must_fail_with 3 imgpatch doctor $img.img --json --fail-on info >/dev/null &&
+		test_file_unchanged $img.img "$sum" || return 1
+	done
+'
+
+test_expect_success 'kv260: exit 0, the summary counts the findings' '
+	doctor kv.txt kv.img &&
+	doctor kv.json kv.img --json &&
+	findings kv.json >kv.list &&
+	cat kv.list &&
+	w=$(grep -c " warning " kv.list) && i=$(grep -c " info " kv.list) &&
+	tail -n 1 kv.txt | grep -x "kv.img: $((w + i)) findings: $w warnings, $i info" &&
+	test $(grep -c "^warning  \|^info     " kv.txt) = $((w + i))
+'
+
+test_expect_success 'kv260: uhs-blocked in exactly the FIT trees dumpimage shows with an enabled no-1-8-v node' '
+	mcopy -i "kv.img@@$(part_offset kv.img 1)" ::image.fit fit.bin &&
+	dumpimage -l fit.bin >fit.list &&
+	: >expect &&
+	for n in 2 3 4 5 6; do
+		name=$(sed -n "s/^ Image $n (\(.*\))$/\1/p" fit.list) &&
+		dumpimage -T flat_dt -p $n -o $n.dtb fit.bin >/dev/null &&
+		if test "$(fdtget $n.dtb /axi/mmc@ff170000 status)" = okay &&
+		   fdtget -p $n.dtb /axi/mmc@ff170000 | grep -qx no-1-8-v; then
+			echo "uhs-blocked warning 1 /image.fit $name /axi/mmc@ff170000 no-1-8-v - kv260-uhs" >>expect
+		fi || return 1
+	done &&
+	test $(wc -l <expect) = 4 &&
+	grep "^uhs-blocked " kv.list >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'kv260: fstab-discard and fstab-atime at fstab line 1, fit-config per carrier' '
+	grep -x "fstab-discard warning 2 /etc/fstab - - discard 1 fstab-noatime" kv.list &&
+	grep -x "fstab-atime info 2 /etc/fstab - - - 1 fstab-noatime" kv.list &&
+	! grep "^fstrim-timer-off " kv.list &&
+	! grep "^boot-override-ignored " kv.list &&
+	test $(grep -c "^fit-config info 1 /boot.scr.uimg " kv.list) = 5 &&
+	grep "^info     fit-config: card1_name = SCK-KV-G and (card1_rev = B or card1_rev = 1): boots conf-smk-k26-revA-sck-kv-g-revB (fdt-smk-k26-revA-sck-kv-g-revB.dtb)$" kv.txt &&
+	grep "^info     fit-config: by default: boots conf-zynqmp-smk-k26-revA " kv.txt
+'
+
+test_expect_success 'kv260: emmc-hs200-missing only where the SOM eMMC is enabled' '
+	for n in 2 3 4 5 6; do
+		name=$(sed -n "s/^ Image $n (\(.*\))$/\1/p" fit.list) &&
+		if test "$(fdtget $n.dtb /axi/mmc@ff160000 status)" = okay; then
+			echo "emmc-hs200-missing info 1 /image.fit $name /axi/mmc@ff160000 - - -"
+		fi || return 1
+	done >expect &&
+	grep "^emmc-hs200-missing " kv.list >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success '--json is valid against doctor.schema.json on every fixture' '
+	python3 "$TEST_DIR/json/validate.py" "$SCHEMA" &&
+	for img in kv kv-nohook pmos pmos-nohook rpi a20-old a20-new; do
+		doctor $img.json $img.img --json || return 1
+	done &&
+	python3 "$TEST_DIR/json/validate.py" "$SCHEMA" kv.json kv-nohook.json \
+		pmos.json pmos-nohook.json rpi.json a20-old.json a20-new.json
+'
+
+test_expect_success 'a fix command from the JSON removes its finding' '
+	cp kv.img kv-cmd.img &&
+	cmd=$(fix_command kv.json uhs-blocked fdt-smk-k26-revA-sck-kv-g-revB.dtb) &&
+	echo "$cmd" | grep -x "imgpatch patch kv.img --fdt fdt-smk-k26-revA-sck-kv-g-revB.dtb --dt-delete /axi/mmc@ff170000:no-1-8-v" &&
+	eval "${cmd/kv.img/kv-cmd.img} --quiet" >/dev/null &&
+	mcopy -i "kv-cmd.img@@$(part_offset kv-cmd.img 1)" ::user-override.dtb override.dtb &&
+	! fdtget -p override.dtb /axi/mmc@ff170000 | grep -x no-1-8-v &&
+	doctor kv-cmd.json kv-cmd.img --json &&
+	findings kv-cmd.json >kv-cmd.list &&
+	! grep "^uhs-blocked " kv-cmd.list &&
+	grep "^fstab-discard " kv-cmd.list &&
+	grep "^uhs-modes-missing info 1 /user-override.dtb - /axi/mmc@ff170000 " kv-cmd.list
+'
+
+test_expect_success 'kv260 after kv260-uhs and fstab-noatime: no uhs-blocked, no fstab-discard' '
+	cp kv.img kv-fixed.img &&
+	imgpatch apply kv260-uhs kv-fixed.img --set carrier=revB --quiet >/dev/null &&
+	imgpatch apply fstab-noatime kv-fixed.img --quiet >/dev/null &&
+	doctor fixed.json kv-fixed.img --json &&
+	findings fixed.json >fixed.list &&
+	cat fixed.list &&
+	! grep -E "^(uhs-blocked|fstab-discard|fstab-atime|emmc-hs200-missing) " fixed.list &&
+	! grep " warning " fixed.list &&
+	grep "^fit-config " fixed.list &&
+	doctor fixed.txt kv-fixed.img --fail-on warning
+'
+
+test_expect_success '--fail-on: exit 3 at or above the severity, findings still printed' '
+	test_must_fail_with 3 doctor fail.txt kv.img --fail-on warning &&
+	test_cmp kv.txt fail.txt &&
+	test_must_fail_with 3 doctor fail.json kv.img --json --fail-on info &&
+	test_cmp kv.json fail.json &&
+	doctor rpi-w.txt rpi.img --fail-on warning &&
+	test_must_fail_with 3 doctor rpi-i.txt rpi.img --fail-on info
+'
+
+test_expect_success '--fdt: only that tree; a name the FIT lacks is an error' '
+	doctor six.json kv.img --json --fdt 6 &&
+	findings six.json >six.list &&
+	grep "^uhs-blocked " six.list >uhs &&
+	test $(wc -l <uhs) = 1 &&
+	grep " fdt-smk-k26-revA-sck-kv-g-revB.dtb " uhs &&
+	! grep -v "^fit-config " six.list | grep " fdt-smk-k26-revA-sck-kr-g-" &&
+	test_must_fail_with 1 doctor none.txt kv.img --fdt nope 2>err &&
+	grep "fdt .nope. not found (have: fdt-zynqmp-smk-k26-revA.dtb," err &&
+	test_must_fail_with 1 doctor none.txt rpi.img --fdt 2 2>err &&
+	grep "no FIT" err
+'
+
+test_expect_success 'kv260 without the boot hook: boot-override-ignored, no fix that the board would ignore' '
+	findings kv-nohook.json >nohook.list &&
+	grep -x "boot-override-ignored warning 1 /boot.scr.uimg - - user-override.dtb - -" nohook.list &&
+	python3 -c "import json, sys
+d = json.load(open(sys.argv[1]))
+u = [f for f in d[\"findings\"] if f[\"id\"] == \"uhs-blocked\"]
+assert len(u) == 4, u
+assert all(f[\"fix\"][\"command\"] is None and f[\"fix\"][\"recipe\"] is None for f in u), u" kv-nohook.json
+'
+
+test_expect_success 'max-frequency-cap and bus-width-low in a patched user-override.dtb' '
+	cp kv.img kv-slow.img &&
+	imgpatch patch kv-slow.img --fdt 6 --quiet \
+		--dt-set "mmc@ff170000:max-frequency=<50000000>" \
+		--dt-set "mmc@ff170000:bus-width=<1>" >/dev/null &&
+	mcopy -i "kv-slow.img@@$(part_offset kv-slow.img 1)" ::user-override.dtb slow.dtb &&
+	test "$(fdtget -t u slow.dtb /axi/mmc@ff170000 max-frequency)" = 50000000 &&
+	test "$(fdtget -t u slow.dtb /axi/mmc@ff170000 bus-width)" = 1 &&
+	doctor slow.json kv-slow.img --json &&
+	findings slow.json >slow.list &&
+	grep -x "max-frequency-cap warning 1 /user-override.dtb - /axi/mmc@ff170000 max-frequency - -" slow.list &&
+	grep -x "bus-width-low warning 1 /user-override.dtb - /axi/mmc@ff170000 bus-width - -" slow.list &&
+	grep -x "uhs-blocked warning 1 /user-override.dtb - /axi/mmc@ff170000 no-1-8-v - -" slow.list &&
+	doctor slow.txt kv-slow.img &&
+	grep "^warning  max-frequency-cap: SD controller /axi/mmc@ff170000 is capped at 50 MHz; arasan,sdhci-8.9a allows 200 MHz$" slow.txt
+'
+
+test_expect_success 'pmOS: emmc-vqmmc-3v3 where the tree fixes the eMMC rail at 3.3 V' '
+	off=$(part_offset pmos.img 1) &&
+	debugfs -R "dump /sun50i-a64-pinephone-1.2.dtb pp.dtb" "pmos.img?offset=$off" 2>/dev/null &&
+	reg=/soc/rsb@1f03400/pmic@3a3/regulators/dcdc1 &&
+	test "$(fdtget pp.dtb /soc/mmc@1c11000 vqmmc-supply)" = "$(fdtget pp.dtb $reg phandle)" &&
+	test "$(fdtget pp.dtb $reg regulator-min-microvolt)" = 3300000 &&
+	test "$(fdtget pp.dtb $reg regulator-max-microvolt)" = 3300000 &&
+	doctor pmos.txt pmos.img &&
+	grep "^info     emmc-vqmmc-3v3: eMMC /soc/mmc@1c11000 takes its I/O supply from $reg, fixed at 3.3 V$" pmos.txt &&
+	findings pmos.json >pmos.list &&
+	cat pmos.list &&
+	grep -x "emmc-vqmmc-3v3 info 1 /sun50i-a64-pinephone-1.2.dtb - /soc/mmc@1c11000 vqmmc-supply - pinephone-vccq-mod" pmos.list &&
+	! grep "/soc/mmc@1c10000" pmos.list &&
+	grep -x "fstab-atime info 2 /etc/fstab - - - 2 fstab-noatime" pmos.list &&
+	grep -x "fstrim-timer-off info 2 /etc/systemd/system/timers.target.wants/fstrim.timer - - - - fstab-noatime" pmos.list &&
+	! grep "^boot-override-ignored " pmos.list &&
+	findings pmos-nohook.json >pmos-nohook.list &&
+	grep -x "boot-override-ignored warning 1 /boot.scr - - user.scr - -" pmos-nohook.list
+'
+
+test_expect_success 'Raspberry Pi: rpi-sd-overclock, broken-cd; gone after the recipes' '
+	findings rpi.json >rpi.list &&
+	cat rpi.list &&
+	grep -x "rpi-sd-overclock info 1 /config.txt - - dtparam=sd_overclock - rpi-sd-overclock" rpi.list &&
+	grep -x "broken-cd info 1 /bcm2711-rpi-4-b.dtb - /emmc2bus/mmc@7e340000 broken-cd - -" rpi.list &&
+	grep -x "fstrim-timer-off info 2 /etc/systemd/system/timers.target.wants/fstrim.timer - - - - fstab-noatime" rpi.list &&
+	! grep -E "^(fstab-atime|fstab-discard) " rpi.list &&
+	! grep "bcm2712" rpi.list &&
+	cp rpi.img rpi-fixed.img &&
+	imgpatch apply rpi-sd-overclock rpi-fixed.img --set sd_overclock=100 --quiet >/dev/null &&
+	imgpatch apply fstab-noatime rpi-fixed.img --quiet >/dev/null &&
+	mtype -i "rpi-fixed.img@@$(part_offset rpi-fixed.img 1)" ::config.txt | grep -x "dtparam=sd_overclock=100" &&
+	doctor rpi-fixed.json rpi-fixed.img --json &&
+	findings rpi-fixed.json >rpi-fixed.list &&
+	! grep -E "^(rpi-sd-overclock|fstrim-timer-off) " rpi-fixed.list &&
+	grep "^broken-cd " rpi-fixed.list
+'
+
+test_expect_success 'swap-on-sd and fstab-discard on another flash filesystem' '
+	cp rpi.img swap.img &&
+	cat >fstab.swap <<-\EOF &&
+	proc            /proc           proc    defaults          0       0
+	PARTUUID=52506934-01  /boot/firmware  vfat    defaults,discard  0       2
+	PARTUUID=52506934-02  /               ext4    defaults,noatime  0       1
+	/swapfile none swap sw 0 0
+	EOF
+	ext_put swap.img 2 fstab.swap /etc/fstab &&
+	doctor swap.json swap.img --json &&
+	findings swap.json >swap.list &&
+	cat swap.list &&
+	grep -x "swap-on-sd warning 2 /etc/fstab - - - 4 -" swap.list &&
+	grep -x "fstab-discard warning 2 /etc/fstab - - discard 2 -" swap.list &&
+	fix_command swap.json fstab-discard | grep -x "imgpatch patch swap.img --fstab /boot/firmware:-discard"
+'
+
+test_expect_success 'kernel-storage-fix-missing: an A20 with SATA and a kernel before 5.3' '
+	findings a20-old.json >a20-old.list &&
+	cat a20-old.list &&
+	grep -x "kernel-storage-fix-missing warning 2 /lib/modules/4.19.0-27-armmp - /soc/sata@1c18000 - - -" a20-old.list &&
+	findings a20-new.json >a20-new.list &&
+	! grep "^kernel-storage-fix-missing " a20-new.list &&
+	doctor a20-nosata.json a20-nosata.img --json &&
+	findings a20-nosata.json >a20-nosata.list &&
+	! grep "^kernel-storage-fix-missing " a20-nosata.list &&
+	! grep "^kernel-storage-fix-missing " kv.list rpi.list pmos.list
+'
+
+test_expect_success 'a compressed image: the same findings, the input untouched' '
+	xz -T1 -c -1 rpi.img >rpi.img.xz &&
+	doctor rpi-xz.json rpi.img.xz --json &&
+	findings rpi-xz.json >rpi-xz.list &&
+	test_cmp rpi.list rpi-xz.list
+'
+
+test_expect_success 'usage errors exit 2; an unreadable image exits 1' '
+	test_must_fail_with 2 imgpatch doctor 2>err && grep "missing IMAGE" err &&
+	test_must_fail_with 2 imgpatch doctor kv.img rpi.img 2>err &&
+	test_must_fail_with 2 imgpatch doctor kv.img --fail-on error 2>err &&
+	grep "expected warning or info" err &&
+	test_must_fail_with 2 imgpatch doctor kv.img --frobnicate 2>err &&
+	test_must_fail_with 1 imgpatch doctor no-such.img 2>err &&
+	truncate -s 1M blank.img &&
+	test_must_fail_with 1 doctor blank.txt blank.img 2>err &&
+	cat err
+'
+
+test_expect_success 'a corrupt boot script is an error that names it, nothing written' '
+	cp kv.img kv-junk.img &&
+	printf "not a script\n" >junk &&
+	mcopy -o -i "kv-junk.img@@$(part_offset kv-junk.img 1)" junk ::boot.scr.uimg &&
+	sum=$(sum_file kv-junk.img) &&
+	test_must_fail_with 1 imgpatch doctor kv-junk.img 2>err &&
+	cat err &&
+	grep "^imgpatch: kv-junk.img: p1 (vfat): /boot.scr.uimg: " err &&
+	test_file_unchanged kv-junk.img "$sum"
+'
+
+test_done

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+/* The doctor's pure helpers: shell words of fix commands, severities, fstab listing. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "imgpatch.h"
+#include "unit.h"
+
+static void check_quote(const char *arg, const char *want, const char *name)
+{
+	struct imgp_buf b = { 0 };
+	int rc = imgp_shell_quote(&b, arg);
+
+	CHECK_STR(rc == 0 && b.data ? (const char *)b.data : "(failed)", want, name);
+	imgp_buf_free(&b);
+}
+
+static void test_quote(void)
+{
+	check_quote("kv260.img", "kv260.img", "quote: a plain name stays as it is");
+	check_quote("/axi/mmc@ff170000:no-1-8-v", "/axi/mmc@ff170000:no-1-8-v",
+		    "quote: a node:property stays as it is");
+	check_quote("my card.img", "'my card.img'", "quote: a blank is quoted");
+	check_quote("it's.img", "'it'\\''s.img'", "quote: a single quote is closed and escaped");
+	check_quote("$(rm -rf x)", "'$(rm -rf x)'", "quote: shell syntax is inert");
+	check_quote("", "''", "quote: the empty word");
+}
+
+static void test_severity(void)
+{
+	enum imgp_severity s = IMGP_SEVERITY_INFO;
+
+	CHECK(imgp_severity_parse("warning", &s) == 0 && s == IMGP_SEVERITY_WARNING,
+	      "severity: warning parses");
+	CHECK(imgp_severity_parse("info", &s) == 0 && s == IMGP_SEVERITY_INFO,
+	      "severity: info parses");
+	CHECK(imgp_severity_parse("Warning", &s) == -EINVAL, "severity: names are exact");
+	CHECK_STR(imgp_severity_name(IMGP_SEVERITY_WARNING), "warning", "severity: name");
+	CHECK(IMGP_SEVERITY_WARNING > IMGP_SEVERITY_INFO, "severity: warning ranks above info");
+}
+
+static void test_fstab_list(void)
+{
+	const char *text = "# <file system> <mount point> <type> <options>\n"
+			   "LABEL=writable\t/\text4\tdiscard,errors=remount-ro\t0 1\r\n"
+			   "\n"
+			   "/swapfile none swap sw 0 0\n"
+			   "/dev/sdb1 none swap sw\n"
+			   "/dev/sdc1 /mnt/my\\040disk ext4 defaults\n"
+			   "tmpfs /tmp tmpfs mode=1777 0 0";
+	struct imgp_fstab_entry *e;
+	size_t n = 0;
+	int rc;
+
+	rc = imgp_fstab_list(text, strlen(text), &e, &n);
+	CHECK(rc == 0, "fstab list: parses");
+	CHECK(n == 4, "fstab list: every entry but the escaped mount point");
+	if (rc || n != 4)
+		return;
+	CHECK(e[0].line == 2 && strcmp(e[0].file, "/") == 0 &&
+	      strcmp(e[0].options, "discard,errors=remount-ro") == 0,
+	      "fstab list: root with its line number, CR dropped");
+	CHECK(e[1].line == 4 && strcmp(e[1].spec, "/swapfile") == 0,
+	      "fstab list: first swap line");
+	CHECK(e[2].line == 5 && strcmp(e[2].spec, "/dev/sdb1") == 0,
+	      "fstab list: two lines with the same mount point are both there");
+	CHECK(e[3].line == 7 && strcmp(e[3].vfstype, "tmpfs") == 0,
+	      "fstab list: a last line without newline");
+	imgp_fstab_list_free(e, n);
+
+	rc = imgp_fstab_list("/ / ext4\n", 9, &e, &n);
+	CHECK(rc == -EINVAL && n == 0, "fstab list: a malformed line fails the file");
+	CHECK(strstr(imgp_errmsg(), "line 1") != NULL, "fstab list: the message names the line");
+
+	rc = imgp_fstab_list("", 0, &e, &n);
+	CHECK(rc == 0 && n == 0, "fstab list: an empty file has no entries");
+	imgp_fstab_list_free(e, n);
+}
+
+int main(void)
+{
+	test_quote();
+	test_severity();
+	test_fstab_list();
+	return unit_done();
+}

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: MIT
+/*
+ * imgpatch doctor: every storage-performance finding the library knows
+ * for an image (imgp_doctor_run, read-only), as text or as one JSON
+ * document (tool/schema/doctor.schema.json). With --fail-on a CI job can
+ * fail on a finding; without it the exit status only says whether the
+ * image could be examined.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "json.h"
+
+/* --fail-on: a finding at or above the severity was found. */
+#define EXIT_FINDINGS 3
+
+struct doctor_cmd {
+	const char *path;        /* IMAGE as given */
+	char *image;             /* IMAGE as a shell word, for the fix commands */
+	struct imgp_doctor doc;
+};
+
+/* "imgpatch apply RECIPE IMAGE ARGS" / "imgpatch patch IMAGE ARGS", or NULL. */
+static char *fix_command(const struct doctor_cmd *dc, const struct imgp_finding *f,
+			 bool apply)
+{
+	char *s;
+	int n;
+
+	if (apply && f->recipe)
+		n = asprintf(&s, "imgpatch apply %s %s%s%s", f->recipe, dc->image,
+			     f->recipe_args && *f->recipe_args ? " " : "",
+			     f->recipe_args ? f->recipe_args : "");
+	else if (!apply && f->patch_args)
+		n = asprintf(&s, "imgpatch patch %s %s", dc->image, f->patch_args);
+	else
+		return NULL;
+	if (n < 0)
+		die("out of memory");
+	return s;
+}
+
+/* ------------------------------------------------------------------ text */
+
+static void text_evidence(const struct imgp_finding *f)
+{
+	const char *sep = "";
+
+	fputs("         where: ", stdout);
+	if (f->partition) {
+		printf(IMGP_PART_FMT, f->partition);
+		sep = " ";
+	}
+	if (f->file) {
+		printf("%s%s", sep, f->file);
+		if (f->line)
+			printf(":%d", f->line);
+		sep = ", ";
+	}
+	if (f->fdt) {
+		printf("%sfdt %s", sep, f->fdt);
+		sep = ", ";
+	}
+	if (f->node) {
+		printf("%snode %s", sep, f->node);
+		sep = ", ";
+	}
+	if (f->property)
+		printf("%s%s", sep, f->property);
+	putchar('\n');
+}
+
+static void print_text(const struct doctor_cmd *dc)
+{
+	size_t warnings = 0;
+
+	for (size_t i = 0; i < dc->doc.n; i++) {
+		const struct imgp_finding *f = &dc->doc.findings[i];
+		const char *lead = "         fix:   ";
+		char *cmd;
+
+		warnings += f->severity == IMGP_SEVERITY_WARNING;
+		printf("%-7s  %s: %s\n", imgp_severity_name(f->severity), f->id,
+		       f->title ? f->title : "");
+		text_evidence(f);
+		if (f->cost)
+			printf("         cost:  %s\n", f->cost);
+		if (f->hint) {
+			printf("%s%s\n", lead, f->hint);
+			lead = "                ";
+		}
+		for (int apply = 1; apply >= 0; apply--) {
+			cmd = fix_command(dc, f, apply);
+			if (cmd)
+				printf("%s%s\n", lead, cmd);
+			if (cmd)
+				lead = "                ";
+			free(cmd);
+		}
+		putchar('\n');
+	}
+	if (!dc->doc.n)
+		printf("%s: no findings\n", dc->path);
+	else
+		printf("%s: %zu finding%s: %zu warning%s, %zu info\n", dc->path,
+		       dc->doc.n, dc->doc.n == 1 ? "" : "s", warnings,
+		       warnings == 1 ? "" : "s", dc->doc.n - warnings);
+}
+
+/* ------------------------------------------------------------------ JSON */
+
+static void json_opt_int(struct json *j, const char *key, int v)
+{
+	if (v)
+		json_kv_int(j, key, v);
+	else
+		json_kv_null(j, key);
+}
+
+static void json_finding(struct json *j, const struct doctor_cmd *dc,
+			 const struct imgp_finding *f)
+{
+	char *cmd;
+
+	json_object_begin(j);
+	json_kv_string(j, "id", f->id);
+	json_kv_string(j, "severity", imgp_severity_name(f->severity));
+	json_kv_string(j, "title", f->title);
+	json_kv_string(j, "cost", f->cost);
+	json_key(j, "evidence");
+	json_object_begin(j);
+	json_opt_int(j, "partition", f->partition);
+	json_kv_string(j, "file", f->file);
+	json_kv_string(j, "fdt", f->fdt);
+	json_kv_string(j, "node", f->node);
+	json_kv_string(j, "property", f->property);
+	json_opt_int(j, "line", f->line);
+	json_object_end(j);
+	json_key(j, "fix");
+	json_object_begin(j);
+	json_kv_string(j, "recipe", f->recipe);
+	cmd = fix_command(dc, f, true);
+	json_kv_string(j, "apply", cmd);
+	free(cmd);
+	cmd = fix_command(dc, f, false);
+	json_kv_string(j, "command", cmd);
+	free(cmd);
+	json_kv_string(j, "hint", f->hint);
+	json_object_end(j);
+	json_object_end(j);
+}
+
+static int print_json(const struct doctor_cmd *dc)
+{
+	size_t warnings = 0;
+	struct json j;
+	int rc;
+
+	json_init(&j, stdout);
+	json_object_begin(&j);
+	json_kv_uint(&j, "schema_version", 1);
+	json_kv_string(&j, "image", dc->path);
+	json_key(&j, "findings");
+	json_array_begin(&j);
+	for (size_t i = 0; i < dc->doc.n; i++) {
+		json_finding(&j, dc, &dc->doc.findings[i]);
+		warnings += dc->doc.findings[i].severity == IMGP_SEVERITY_WARNING;
+	}
+	json_array_end(&j);
+	json_key(&j, "summary");
+	json_object_begin(&j);
+	json_kv_uint(&j, "warning", warnings);
+	json_kv_uint(&j, "info", dc->doc.n - warnings);
+	json_object_end(&j);
+	json_object_end(&j);
+	rc = json_finish(&j);
+	if (rc == -EINVAL)
+		error("internal error: malformed JSON output");
+	return rc;
+}
+
+/* ------------------------------------------------------------------- cmd */
+
+static void doctor_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: imgpatch doctor IMAGE [--json] [--fit PATH] [--fdt NAME|INDEX]\n"
+		"                       [--fail-on warning|info]\n"
+		"List what keeps IMAGE's storage below what its hardware can do: SD/eMMC\n"
+		"controller settings of the device trees the board boots, fstab options,\n"
+		"swap, fstrim.timer, the boot script's override hook, kernel fixes and\n"
+		"config.txt; each finding with its cost, evidence and fix. Read-only.\n\n"
+		"Options:\n"
+		"      --json               print one JSON document (schema_version 1)\n"
+		"      --fit PATH           FIT file to look for (default /image.fit)\n"
+		"      --fdt NAME|INDEX     examine only this fdt of the FIT\n"
+		"      --fail-on SEVERITY   exit 3 when a finding of SEVERITY (warning or\n"
+		"                           info) or a worse one is found\n"
+		"  -h, --help               show this help\n\n"
+		"Exit status: 0 examined (with or without findings), 1 the image cannot be\n"
+		"read, 2 usage error, 3 a finding at or above the --fail-on severity.\n");
+}
+
+enum { OPT_JSON = 256, OPT_FIT, OPT_FDT, OPT_FAIL_ON };
+
+int cmd_doctor(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "fit", required_argument, NULL, OPT_FIT },
+		{ "fdt", required_argument, NULL, OPT_FDT },
+		{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct imgp_doctor_opts dopts = { 0 };
+	struct doctor_cmd dc = { 0 };
+	enum imgp_severity fail_on = IMGP_SEVERITY_WARNING;
+	struct imgp_buf quoted = { 0 };
+	struct imgp_disk disk;
+	struct cli_io io;
+	bool json = false, fail = false;
+	char *fit_path = NULL;
+	int c, rc;
+
+	/* 0, not 1: GNU getopt then also forgets state from an earlier parse. */
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_JSON:
+			json = true;
+			break;
+		case OPT_FIT:
+			free(fit_path);
+			fit_path = NULL;
+			if (!*optarg)
+				return usage_error("doctor", "--fit needs a path, e.g. /image.fit");
+			if (asprintf(&fit_path, "%s%s", *optarg == '/' ? "" : "/",
+				     optarg) < 0)
+				die("out of memory");
+			break;
+		case OPT_FDT:
+			if (!*optarg) {
+				free(fit_path);
+				return usage_error("doctor", "--fdt needs a name or index");
+			}
+			dopts.fdt = optarg;
+			break;
+		case OPT_FAIL_ON:
+			if (imgp_severity_parse(optarg, &fail_on)) {
+				free(fit_path);
+				return usage_error("doctor", "--fail-on '%s': expected warning or info",
+						   optarg);
+			}
+			fail = true;
+			break;
+		case 'h':
+			free(fit_path);
+			doctor_usage(stdout);
+			return EXIT_OK;
+		case ':':
+			free(fit_path);
+			return usage_error("doctor", "option '%s' needs a value",
+					   argv[optind - 1]);
+		default:
+			free(fit_path);
+			if (optopt)
+				return usage_error("doctor", "unknown option '-%c'", optopt);
+			return usage_error("doctor", "unknown option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (optind >= argc || argc - optind > 1) {
+		free(fit_path);
+		return optind >= argc ? usage_error("doctor", "missing IMAGE") :
+		       usage_error("doctor", "too many arguments: '%s'", argv[optind + 1]);
+	}
+	dc.path = argv[optind];
+	dopts.fit_path = fit_path;
+	if (imgp_shell_quote(&quoted, dc.path))
+		die("out of memory");
+	dc.image = (char *)quoted.data;
+
+	/* A compressed or archived image is examined in an unpacked copy. */
+	cli_io_init(&io);
+	io.image = dc.path;
+	io.dry_run = true;
+	rc = cli_io_open(&io, "doctor");
+	if (!rc && imgp_disk_open(&disk, io.work, false)) {
+		rc = error_lib(dc.path);
+	} else if (!rc) {
+		if (imgp_doctor_run(&disk, &dopts, &dc.doc))
+			rc = error_lib(dc.path);
+		imgp_disk_close(&disk);
+	}
+	if (!rc) {
+		int out;
+
+		if (json) {
+			out = print_json(&dc);
+		} else {
+			print_text(&dc);
+			out = fflush(stdout) || ferror(stdout) ? -EIO : 0;
+		}
+		if (out == -EIO)
+			error("cannot write output: %s", strerror(EIO));
+		if (out)
+			rc = EXIT_ERROR;
+	}
+	for (size_t i = 0; !rc && fail && i < dc.doc.n; i++)
+		if (dc.doc.findings[i].severity >= fail_on)
+			rc = EXIT_FINDINGS;
+	imgp_doctor_free(&dc.doc);
+	imgp_buf_free(&quoted);
+	cli_io_close(&io);
+	free(fit_path);
+	return rc;
+}
