@@ -1006,6 +1006,20 @@ static int dt_parse_word(struct dt_parse *ps)
 		return dt_bad(ps, "/bits/ is not supported: give 32-bit cells <..> or bytes [..]");
 	while (len && strchr(" \t\r\n", ps->p[len - 1]))
 		len--;
+	/* A bare number is one cell, as the contract says: max-frequency=150000000. */
+	if (len && ps->p[0] >= '0' && ps->p[0] <= '9') {
+		char *end;
+		unsigned long long v;
+
+		errno = 0;
+		v = strtoull(ps->p, &end, 0);
+		if ((size_t)(end - ps->p) == len && !errno && v <= UINT32_MAX &&
+		    !(ps->p[0] == '0' && len > 1 && ps->p[1] != 'x' && ps->p[1] != 'X')) {
+			fdt32_t cell = cpu_to_fdt32((uint32_t)v);
+
+			return dt_out_bytes(ps, &cell, sizeof(cell));
+		}
+	}
 	if (memchr(ps->p, '"', len))
 		return dt_bad(ps, "a string with '\"' in it must be quoted");
 	rc = dt_out_bytes(ps, ps->p, len);
