@@ -1,30 +1,190 @@
 // SPDX-License-Identifier: MIT
-/* imgpatch recipes [show NAME]: the recipes there are, and what one does. */
+/*
+ * imgpatch recipes [show NAME] [--json]: the recipes there are, and what one
+ * does, as text or as one JSON document (tool/schema/recipes.schema.json and
+ * recipe.schema.json describe the two documents).
+ */
+#include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "json.h"
+
+/* Bump only for a change that is not additive (tool/schema/README.md). */
+#define RECIPES_SCHEMA_VERSION 1
 
 static void recipes_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: imgpatch recipes [--recipe-path DIR]...\n"
-		"       imgpatch recipes show RECIPE [--recipe-path DIR]...\n"
+		"Usage: imgpatch recipes [--json] [--recipe-path DIR]...\n"
+		"       imgpatch recipes show RECIPE [--json] [--recipe-path DIR]...\n"
 		"List the shipped and your own recipes, or show what one changes, its\n"
 		"parameters, where it applies, its sources, risks and how to undo it.\n"
 		"RECIPE is a name or a path to a .recipe file. Recipes are searched in\n"
-		"--recipe-path DIRs, $IMGPATCH_RECIPE_PATH, then the installed ones.\n");
+		"--recipe-path DIRs, $IMGPATCH_RECIPE_PATH, then the installed ones.\n\n"
+		"  --json                 print one JSON document (schema_version 1)\n"
+		"  --recipe-path DIR      look for recipes in DIR first; repeatable\n"
+		"  -h, --help             this help\n");
 }
 
-static int recipes_list(const struct cli_recipe_path *rp)
+/* ------------------------------------------------------------------ JSON */
+
+/* A string field that is null when the recipe leaves it out (""). */
+static void json_kv_opt(struct json *j, const char *key, const char *s)
+{
+	json_kv_string(j, key, s && *s ? s : NULL);
+}
+
+static void json_param(struct json *j, const struct imgp_recipe_param *p)
+{
+	json_object_begin(j);
+	json_kv_string(j, "name", p->name);
+	json_kv_string(j, "description", p->description);
+	json_kv_string(j, "type", p->is_int ? "int" : "string");
+	json_kv_bool(j, "required", p->required);
+	json_kv_string(j, "default", p->def);
+	json_key(j, "values");
+	if (p->nvalues) {
+		json_array_begin(j);
+		for (size_t i = 0; i < p->nvalues; i++)
+			json_string(j, p->values[i]);
+		json_array_end(j);
+	} else {
+		json_null(j);
+	}
+	if (p->has_min)
+		json_kv_int(j, "min", p->min);
+	else
+		json_kv_null(j, "min");
+	if (p->has_max)
+		json_kv_int(j, "max", p->max);
+	else
+		json_kv_null(j, "max");
+	json_object_end(j);
+}
+
+static void json_params(struct json *j, const struct imgp_recipe *r)
+{
+	const struct imgp_recipe_param *params;
+	size_t n = imgp_recipe_params(r, &params);
+
+	json_key(j, "parameters");
+	json_array_begin(j);
+	for (size_t i = 0; i < n; i++)
+		json_param(j, &params[i]);
+	json_array_end(j);
+}
+
+static int json_steps(struct json *j, const struct imgp_recipe *r)
+{
+	struct imgp_buf text = { 0 };
+	int rc = 0;
+
+	json_key(j, "steps");
+	json_array_begin(j);
+	for (size_t i = 0; !rc && i < imgp_recipe_nsteps(r); i++) {
+		const char *action;
+
+		text.len = 0;
+		rc = imgp_recipe_step(r, i, &action, &text);
+		if (rc)
+			break;
+		json_object_begin(j);
+		json_kv_uint(j, "number", i + 1);
+		json_kv_string(j, "action", action);
+		json_key(j, "text");
+		json_string_len(j, (const char *)text.data, text.len);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	imgp_buf_free(&text);
+	return rc;
+}
+
+/* Ends a document; EXIT_OK or EXIT_ERROR after saying why. */
+static int json_done(struct json *j)
+{
+	int rc = json_finish(j);
+
+	if (rc == -EINVAL)
+		error("internal error: malformed JSON output");
+	else if (rc)
+		error("cannot write the output: %s", strerror(-rc));
+	return rc ? EXIT_ERROR : EXIT_OK;
+}
+
+static int recipes_list_json(const struct cli_recipe_path *rp,
+			     struct imgp_recipe **list, size_t n)
+{
+	struct json j;
+
+	json_init(&j, stdout);
+	json_object_begin(&j);
+	json_kv_uint(&j, "schema_version", RECIPES_SCHEMA_VERSION);
+	json_key(&j, "search_path");
+	json_array_begin(&j);
+	for (size_t i = 0; i < rp->n; i++)
+		json_string(&j, rp->dirs[i]);
+	json_array_end(&j);
+	json_key(&j, "recipes");
+	json_array_begin(&j);
+	for (size_t i = 0; i < n; i++) {
+		json_object_begin(&j);
+		json_kv_string(&j, "name", imgp_recipe_name(list[i]));
+		json_kv_string(&j, "summary", imgp_recipe_summary(list[i]));
+		json_kv_string(&j, "path", imgp_recipe_path(list[i]));
+		json_params(&j, list[i]);
+		json_object_end(&j);
+	}
+	json_array_end(&j);
+	json_object_end(&j);
+	return json_done(&j);
+}
+
+static int recipe_show_json(const struct imgp_recipe *r)
+{
+	struct json j;
+	int rc;
+
+	json_init(&j, stdout);
+	json_object_begin(&j);
+	json_kv_uint(&j, "schema_version", RECIPES_SCHEMA_VERSION);
+	json_kv_string(&j, "name", imgp_recipe_name(r));
+	json_kv_string(&j, "summary", imgp_recipe_summary(r));
+	json_kv_string(&j, "path", imgp_recipe_path(r));
+	json_kv_string(&j, "description", imgp_recipe_description(r));
+	json_kv_string(&j, "source", imgp_recipe_source(r));
+	json_kv_opt(&j, "risks", imgp_recipe_risks(r));
+	json_kv_opt(&j, "undo", imgp_recipe_undo(r));
+	json_params(&j, r);
+	rc = json_steps(&j, r);
+	json_object_end(&j);
+	if (rc) {
+		json_finish(&j);
+		return error_lib(imgp_recipe_name(r));
+	}
+	return json_done(&j);
+}
+
+/* ------------------------------------------------------------------ text */
+
+static int recipes_list(const struct cli_recipe_path *rp, bool json)
 {
 	struct imgp_recipe **list = NULL;
 	size_t n = 0, width = 0;
+	int rc = EXIT_OK;
 
 	if (imgp_recipe_list((const char *const *)rp->dirs, &list, &n))
 		return error_lib("recipes");
+	if (json) {
+		rc = recipes_list_json(rp, list, n);
+		imgp_recipe_list_free(list, n);
+		return rc;
+	}
 	for (size_t i = 0; i < n; i++) {
 		size_t len = strlen(imgp_recipe_name(list[i]));
 
@@ -37,10 +197,11 @@ static int recipes_list(const struct cli_recipe_path *rp)
 		printf("no recipes found (searched: %s%s)\n", rp->n ? rp->dirs[0] : "",
 		       rp->n > 1 ? ", ..." : "");
 	imgp_recipe_list_free(list, n);
-	return EXIT_OK;
+	return rc;
 }
 
-static int recipes_show(const struct cli_recipe_path *rp, const char *name)
+static int recipes_show(const struct cli_recipe_path *rp, const char *name,
+			bool json)
 {
 	struct imgp_recipe *r = NULL;
 	struct imgp_buf text = { 0 };
@@ -55,6 +216,8 @@ static int recipes_show(const struct cli_recipe_path *rp, const char *name)
 	if (rc) {
 		error("%s", imgp_errmsg());
 		rc = EXIT_ERROR;
+	} else if (json) {
+		rc = recipe_show_json(r);
 	} else {
 		fwrite(text.data, 1, text.len, stdout);
 		rc = EXIT_OK;
@@ -69,12 +232,14 @@ int cmd_recipes(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "recipe-path", required_argument, NULL, 'R' },
+		{ "json", no_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct cli_recipe_path rp;
 	char **extra = NULL;
 	size_t nextra = 0;
+	bool json = false;
 	int c, rc;
 
 	optind = 0;
@@ -85,6 +250,9 @@ int cmd_recipes(int argc, char **argv)
 			if (!extra)
 				die("out of memory");
 			extra[nextra++] = optarg;
+			break;
+		case 'J':
+			json = true;
 			break;
 		case 'h':
 			recipes_usage(stdout);
@@ -97,9 +265,9 @@ int cmd_recipes(int argc, char **argv)
 	}
 	cli_recipe_path_init(&rp, extra, nextra);
 	if (optind == argc)
-		rc = recipes_list(&rp);
+		rc = recipes_list(&rp, json);
 	else if (argc - optind == 2 && strcmp(argv[optind], "show") == 0)
-		rc = recipes_show(&rp, argv[optind + 1]);
+		rc = recipes_show(&rp, argv[optind + 1], json);
 	else
 		rc = usage_error("recipes", "expected nothing or 'show RECIPE'");
 	cli_recipe_path_free(&rp);
