@@ -21,7 +21,7 @@ FDT_LIBS   := $(shell $(PKG_CONFIG) --libs libfdt 2>/dev/null || echo -lfdt)
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
            -Wmissing-prototypes -Wformat=2 -Wwrite-strings -Wno-format-nonliteral
 CFLAGS  ?= -O2 -g
-ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) $(SAN_FLAGS) -Itool/lib -Itool/cli \
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CPPFLAGS) $(CFLAGS) $(SAN_FLAGS) -Itool/lib -Itool/cli \
              -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 -DIMGP_VERSION='"$(VERSION)"' \
              -DIMGP_RECIPE_DIR='"$(DATADIR)/imgpatch/recipes"' \
              $(PKG_CFLAGS) $(FDT_CFLAGS) -MMD -MP
@@ -58,14 +58,24 @@ OVERLAY_SRC  := $(wildcard recipes/overlays/*.dts)
 RECIPES_OUT  := $(RECIPE_FILES:recipes/%=$(BUILD)/recipes/%) \
                 $(OVERLAY_SRC:recipes/overlays/%.dts=$(BUILD)/recipes/overlays/%.dtbo)
 
+# The manual (scdoc source, rendered with the installed paths filled in),
+# the shell completions and the JSON schemas, for `make install`.
+SCDOC       ?= scdoc
+MAN_SRC     := tool/man/imgpatch.1.scd
+SCHEMAS     := $(wildcard tool/schema/*.json tool/schema/README.md)
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+ZSHCOMPDIR  ?= $(DATADIR)/zsh/vendor-completions
+# The page's date: SOURCE_DATE_EPOCH (as Debian sets it), else the last commit.
+MAN_EPOCH    = $(or $(SOURCE_DATE_EPOCH),$(shell git log -1 --format=%ct 2>/dev/null))
+
 ifeq ($(V),1)
 Q :=
 else
 Q := @
 endif
 
-.PHONY: all check asan unit install uninstall clean demo deps fuzz bench
-all: $(BUILD)/imgpatch $(UNIT_BIN) $(RECIPES_OUT)
+.PHONY: all check asan unit install uninstall clean demo deps fuzz bench FORCE
+all: $(BUILD)/imgpatch $(UNIT_BIN) $(RECIPES_OUT) $(BUILD)/imgpatch.1
 
 $(BUILD)/recipes/%: recipes/%
 	@mkdir -p $(dir $@)
@@ -75,6 +85,28 @@ $(BUILD)/recipes/overlays/%.dtbo: recipes/overlays/%.dts
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  DTC     $<")
 	$(Q)$(DTC) -q -@ -I dts -O dtb -o $@ $<
+
+# DATADIR is compiled in (the installed recipes) and printed in the manual:
+# both are made again when it changes, so `make install PREFIX=/usr` after a
+# plain `make` installs a binary that finds its recipes. The stamp's time
+# changes only with its content.
+$(BUILD)/datadir.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(DATADIR)' | cmp -s - $@ || echo '$(DATADIR)' >$@
+$(BUILD)/tool/cli/recipe-path.o: $(BUILD)/datadir.stamp
+
+# An option split over two lines cannot be copied: scdoc puts its .nh
+# before .TH, which turns hyphenation back on, so .nh goes after .TH too;
+# and a "-" in bold or italic text (options, paths, properties) becomes
+# "\-", at which troff does not break a line.
+$(BUILD)/imgpatch.1: $(MAN_SRC) $(BUILD)/datadir.stamp
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  SCDOC   $<")
+	$(Q)sed -e 's|@DATADIR@|$(DATADIR)|g' -e 's|@VERSION@|$(VERSION)|g' $< >$@.scd
+	$(Q)$(if $(MAN_EPOCH),SOURCE_DATE_EPOCH=$(MAN_EPOCH)) $(SCDOC) <$@.scd >$@.roff
+	$(Q)sed -e '/^\.TH /a\' -e '.nh' \
+		-e ':a' -e 's/\(\\f[BI]\([^\\]\|\\-\)*\)-/\1\\-/' -e 'ta' \
+		$@.roff >$@.tmp && rm -f $@.scd $@.roff && mv $@.tmp $@
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -91,12 +123,12 @@ $(BUILD)/libimgpatch-cli.a: $(CLI_LIB_OBJ)
 
 $(BUILD)/imgpatch: $(CLI_OBJ) $(BUILD)/libimgpatch.a
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libimgpatch.a $(LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libimgpatch.a $(LIBS)
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(UNIT_LIB_OBJ) $(BUILD)/libimgpatch-cli.a $(BUILD)/libimgpatch.a
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_LIB_OBJ) $(BUILD)/libimgpatch-cli.a $(BUILD)/libimgpatch.a $(LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(UNIT_LIB_OBJ) $(BUILD)/libimgpatch-cli.a $(BUILD)/libimgpatch.a $(LIBS)
 
 deps:
 	$(Q)bash ci/install-deps.sh
@@ -117,16 +149,37 @@ check: deps
 demo: deps all
 	$(Q)bash tests/demo.sh $(CURDIR)/$(BUILD)/imgpatch
 
-install: $(BUILD)/imgpatch $(RECIPES_OUT)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/imgpatch/recipes/overlays
+# Installs the binary, the recipes with their README, the manual, the bash
+# and zsh completions and the JSON schemas; `make uninstall` with the same
+# variables removes exactly these, and the directories of our own that are
+# left empty.
+INSTALLED_RECIPES := $(RECIPES_OUT:$(BUILD)/recipes/%=%) README.md
+INSTALLED_SCHEMAS := $(notdir $(SCHEMAS))
+
+install: $(BUILD)/imgpatch $(RECIPES_OUT) $(BUILD)/imgpatch.1
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/imgpatch/recipes/overlays \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
 	install -m 0755 $(BUILD)/imgpatch $(DESTDIR)$(BINDIR)/imgpatch
 	for f in $(RECIPES_OUT:$(BUILD)/recipes/%=%); do \
 		install -m 0644 $(BUILD)/recipes/$$f $(DESTDIR)$(DATADIR)/imgpatch/recipes/$$f || exit 1; \
 	done
+	install -m 0644 recipes/README.md $(DESTDIR)$(DATADIR)/imgpatch/recipes/README.md
+	install -m 0644 $(BUILD)/imgpatch.1 $(DESTDIR)$(MANDIR)/man1/imgpatch.1
+	install -m 0644 tool/completion/imgpatch.bash $(DESTDIR)$(BASHCOMPDIR)/imgpatch
+	install -m 0644 tool/completion/_imgpatch $(DESTDIR)$(ZSHCOMPDIR)/_imgpatch
+ifneq ($(SCHEMAS),)
+	install -d $(DESTDIR)$(DATADIR)/imgpatch/schema
+	install -m 0644 $(SCHEMAS) $(DESTDIR)$(DATADIR)/imgpatch/schema/
+endif
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/imgpatch
-	rm -rf $(DESTDIR)$(DATADIR)/imgpatch
+	rm -f $(DESTDIR)$(BINDIR)/imgpatch $(DESTDIR)$(MANDIR)/man1/imgpatch.1 \
+		$(DESTDIR)$(BASHCOMPDIR)/imgpatch $(DESTDIR)$(ZSHCOMPDIR)/_imgpatch \
+		$(INSTALLED_RECIPES:%=$(DESTDIR)$(DATADIR)/imgpatch/recipes/%) \
+		$(INSTALLED_SCHEMAS:%=$(DESTDIR)$(DATADIR)/imgpatch/schema/%)
+	for d in recipes/overlays recipes schema ''; do \
+		rmdir $(DESTDIR)$(DATADIR)/imgpatch/$$d 2>/dev/null || true; \
+	done
 
 clean:
 	rm -rf build build-asan build-clang build-fuzz

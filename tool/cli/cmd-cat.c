@@ -18,7 +18,8 @@ static void cat_usage(FILE *out)
 		"Usage: imgpatch cat IMAGE PART:PATH\n"
 		"Print a file from inside a partition of IMAGE to standard output.\n"
 		"PART is a partition number (1-based), a GPT partition name or a\n"
-		"filesystem label, e.g. 'writable:/etc/fstab' or '1:/boot.scr.uimg'.\n");
+		"filesystem label, e.g. 'writable:/etc/fstab' or '1:/boot.scr.uimg'.\n\n"
+		"  -h, --help    this help\n");
 }
 
 static int write_all(int fd, const uint8_t *p, size_t len)
