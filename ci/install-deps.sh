@@ -25,7 +25,7 @@ packages=(
 	# make bench
 	jq openssl time
 	# man page, shell completion, JSON schemas, Debian package, CI examples
-	scdoc zsh bash-completion python3-jsonschema python3-yaml
+	scdoc man-db groff-base zsh bash-completion python3-jsonschema python3-yaml parallel
 	debhelper dpkg-dev fakeroot lintian
 )
 
