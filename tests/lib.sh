@@ -371,3 +371,18 @@ put_part()
 	dd if="$3" of="$1" bs=1M oflag=seek_bytes seek="$off" conv=notrunc \
 		status=none
 }
+
+# kv260_patched IMG: the KV260 recipes' result, read back with independent
+# tools: user-override.dtb without no-1-8-v (mtype, fdtget), / mounted with
+# noatime (debugfs), both filesystems clean (e2fsck, fsck.fat).
+kv260_patched()
+{
+	mtype -i "$(part_mtools "$1" 1)" ::/user-override.dtb >ovr.dtb &&
+	fdtget -p ovr.dtb /axi/mmc@ff170000 >props &&
+	grep -qx disable-wp props && ! grep -qx no-1-8-v props &&
+	extract_part "$1" 2 root.ext4 &&
+	debugfs -R "cat /etc/fstab" root.ext4 2>/dev/null >fstab &&
+	grep -q "^LABEL=writable	/	ext4	errors=remount-ro,noatime	0 1$" fstab &&
+	e2fsck -fn root.ext4 >/dev/null 2>&1 &&
+	extract_part "$1" 1 boot.fat && fsck.fat -n boot.fat >/dev/null
+}

@@ -24,19 +24,6 @@ mkdir bin && ln -s "$IMGPATCH" bin/imgpatch
 export PATH=$TEST_OUT/bin:$PATH
 export IMGPATCH_RECIPE_PATH=$IMGPATCH_BUILD/recipes
 
-# patched IMG: user-override.dtb without no-1-8-v (mtype, fdtget), / mounted
-# with noatime (debugfs), both filesystems clean.
-patched()
-{
-	mtype -i "$(part_mtools "$1" 1)" ::/user-override.dtb >ovr.dtb &&
-	fdtget -p ovr.dtb /axi/mmc@ff170000 >props &&
-	grep -qx disable-wp props && ! grep -qx no-1-8-v props &&
-	extract_part "$1" 2 root.ext4 &&
-	debugfs -R "cat /etc/fstab" root.ext4 2>/dev/null >fstab &&
-	grep -q "^LABEL=writable	/	ext4	errors=remount-ro,noatime	0 1$" fstab &&
-	e2fsck -fn root.ext4 >/dev/null 2>&1 &&
-	extract_part "$1" 1 boot.fat && fsck.fat -n boot.fat >/dev/null
-}
 
 test_expect_success 'build the KV260-like image' '
 	make_kv260 kv.img && sum_file kv.img >kv.sum
@@ -135,7 +122,7 @@ test_expect_success 'the action'"'"'s steps: imgpatch on PATH is used, two recip
 	grep -x "image=gh-out/kv-patched.img.xz" gh/github_output &&
 	grep -x "report=gh-out/kv-patched.img.xz.imgpatch.txt" gh/github_output &&
 	xz -t gh-out/kv-patched.img.xz &&
-	xz -dc gh-out/kv-patched.img.xz >gh.img && patched gh.img &&
+	xz -dc gh-out/kv-patched.img.xz >gh.img && kv260_patched gh.img &&
 	test_file_unchanged kv.img "$(cat kv.sum)" &&
 	grep "^    -			no-1-8-v;" gh-out/kv-patched.img.xz.imgpatch.txt &&
 	grep "^recipe fstab-noatime: already applied" gh-out/kv-patched.img.xz.imgpatch.txt &&
@@ -155,7 +142,7 @@ test_expect_success 'apply: two recipes into a raw copy; NAME=VALUE only to the 
 	"$SCRIPT" apply --image kv.img --recipes "kv260-uhs fstab-noatime" --set carrier=revB \
 		--output out/raw.img --outputs outputs >log &&
 	cat log &&
-	patched out/raw.img &&
+	kv260_patched out/raw.img &&
 	test_file_unchanged kv.img "$(cat kv.sum)" &&
 	grep "^imgpatch-ci: imgpatch apply kv260-uhs kv.img .* --set carrier=revB$" log &&
 	grep "^imgpatch-ci: imgpatch apply fstab-noatime .* -o out/raw.img$" log &&
@@ -166,14 +153,14 @@ test_expect_success 'apply: two recipes into a raw copy; NAME=VALUE only to the 
 test_expect_success 'apply: RECIPE:NAME=VALUE, one recipe, in place' '
 	cp kv.img inplace.img &&
 	"$SCRIPT" apply --image inplace.img --recipes kv260-uhs --set kv260-uhs:carrier=revB >log &&
-	patched inplace.img &&
+	kv260_patched inplace.img &&
 	ls -A >files && ! grep "imgpatch-undo\|^\.imgpatch-ci" files
 '
 
 test_expect_success 'apply: several recipes in place on a compressed image: it stays compressed' '
 	cp kv.img gz.img && gzip -1 gz.img &&
 	"$SCRIPT" apply --image gz.img.gz --recipes "fstab-noatime kv260-uhs" --set carrier=revB >log &&
-	gzip -t gz.img.gz && gzip -dc gz.img.gz >gz.img && patched gz.img
+	gzip -t gz.img.gz && gzip -dc gz.img.gz >gz.img && kv260_patched gz.img
 '
 
 # refuses PATTERN ARGS...: the script fails saying PATTERN, kv.img is
@@ -266,7 +253,7 @@ test_expect_success 'the GitLab job'"'"'s script lines, run as a runner runs the
 	(cd gl && bash --noprofile --norc job.sh >log 2>&1) || { cat gl/log; false; } &&
 	cat gl/log &&
 	grep -x "image=patched/kv.img.gz" gl/imgpatch.env &&
-	gzip -t gl/patched/kv.img.gz && gzip -dc gl/patched/kv.img.gz >gl.img && patched gl.img &&
+	gzip -t gl/patched/kv.img.gz && gzip -dc gl/patched/kv.img.gz >gl.img && kv260_patched gl.img &&
 	test -s gl/patched/kv.img.gz.imgpatch.txt
 '
 
@@ -287,7 +274,7 @@ fleet_ok()
 	for i in a b c; do
 		test_file_unchanged "$1/images/$i.img" "$(cat kv.sum)" || return 1
 	done &&
-	patched "$1/patched/b.img" &&
+	kv260_patched "$1/patched/b.img" &&
 	mtype -i "$(part_mtools "$1/patched/a.img" 1)" ::/user-override.dtb >/dev/null &&
 	mtype -i "$(part_mtools "$1/patched/c.img" 1)" ::/user-override.dtb >/dev/null &&
 	jq -r ".[] | [.image, .output, .status, .changes] | @tsv" "$1/fleet-report.json" | sort >got &&
