@@ -2,8 +2,13 @@
 /*
  * Fuzzes the FIT reader and the device-tree extraction that follows it: the
  * input is an image.fit. Every image is verified and its payload taken;
- * flat_dt payloads go through the same edits a patch makes.
+ * flat_dt payloads go through the same edits a patch makes. The same input
+ * is also read piecewise (the skeleton walk a patch uses): when both readers
+ * accept it, they must agree on every image.
  */
+#include <errno.h>
+#include <stdlib.h>
+
 #include "imgpatch.h"
 #include "fuzz.h"
 
@@ -34,6 +39,53 @@ static void fuzz_fdt(const uint8_t *payload, size_t len)
 	imgp_dtb_free(&dtb);
 }
 
+struct mem {
+	const uint8_t *data;
+	size_t size;
+};
+
+static int mem_read(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	const struct mem *m = ctx;
+
+	if (off > m->size || len > m->size - off)
+		return imgp_fail(ERANGE, "past the end");
+	memcpy(buf, m->data + off, len);
+	return 0;
+}
+
+/* The piecewise reader; its index compared with the whole reader's. */
+static void fuzz_piecewise(const uint8_t *data, size_t size,
+			   const struct imgp_fit *whole)
+{
+	struct mem m = { data, size };
+	struct imgp_reader rd = { mem_read, NULL, &m, size };
+	struct imgp_fit fit;
+
+	if (imgp_fit_load(&fit, &rd)) {
+		imgp_errclear();
+		return;
+	}
+	if (whole) {
+		if (fit.nimages != whole->nimages || fit.nconfs != whole->nconfs)
+			abort();
+		for (size_t i = 0; i < fit.nimages; i++)
+			if (strcmp(fit.images[i].name, whole->images[i].name) ||
+			    fit.images[i].size != whole->images[i].size)
+				abort();
+	}
+	for (size_t i = 0; i < fit.nimages; i++) {
+		const uint8_t *payload;
+		size_t len;
+
+		if (!imgp_fit_payload(&fit, &fit.images[i], &payload, &len) &&
+		    whole && memcmp(payload, whole->images[i].data, len))
+			abort();
+	}
+	imgp_fit_free(&fit);
+	imgp_errclear();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const specs[] = {
@@ -50,8 +102,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Takes copy, also on failure. */
 	if (imgp_fit_parse(&fit, copy, size)) {
 		imgp_errclear();
+		fuzz_piecewise(data, size, NULL);
 		return 0;
 	}
+	fuzz_piecewise(data, size, &fit);
 	for (size_t i = 0; i < fit.nimages; i++) {
 		const uint8_t *payload;
 		size_t len;
