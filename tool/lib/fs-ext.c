@@ -994,6 +994,50 @@ static int ext_symlink(struct imgp_fs *fs, const char *path, const char *target)
 	return rc;
 }
 
+struct ext_listing {
+	char ***names;
+	size_t *n;
+	int rc;
+};
+
+static int ext_list_entry(ext2_ino_t dir, int entry, struct ext2_dir_entry *dirent,
+			  int offset, int blocksize, char *buf, void *priv)
+{
+	struct ext_listing *l = priv;
+
+	(void)dir;
+	(void)entry;
+	(void)offset;
+	(void)blocksize;
+	(void)buf;
+	l->rc = imgp_fs_names_add(l->names, l->n, dirent->name,
+				  (size_t)ext2fs_dirent_name_len(dirent));
+	return l->rc ? DIRENT_ABORT : 0;
+}
+
+/* Links are followed inside the filesystem: /lib may be usr/lib. */
+static int ext_list(struct imgp_fs *fs, const char *dir, char ***names, size_t *n)
+{
+	ext2_filsys efs = ext_priv(fs)->fs;
+	struct ext_listing l = { names, n, 0 };
+	struct ext2_inode inode;
+	ext2_ino_t ino;
+	errcode_t err;
+	int rc;
+
+	rc = ext_lookup(efs, dir, &ino, &inode);
+	if (rc == -ENOENT)
+		return imgp_fail(ENOENT, "%s: no such directory", dir);
+	if (rc)
+		return rc;
+	if (!LINUX_S_ISDIR(inode.i_mode))
+		return imgp_fail(ENOTDIR, "%s: not a directory", dir);
+	err = ext2fs_dir_iterate2(efs, ino, 0, NULL, ext_list_entry, &l);
+	if (l.rc)
+		return l.rc;
+	return err ? ext_fail(err, "%s: cannot read the directory", dir) : 0;
+}
+
 const struct imgp_fs_ops imgp_fs_ext = {
 	.name = "ext",
 	.handles = ext_handles,
@@ -1004,4 +1048,5 @@ const struct imgp_fs_ops imgp_fs_ext = {
 	.exists = ext_exists,
 	.symlink = ext_symlink,
 	.readlink = ext_readlink,
+	.list = ext_list,
 };

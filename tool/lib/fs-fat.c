@@ -251,33 +251,102 @@ static int fat_fill(struct imgp_fs *fs, uint64_t off, uint64_t len)
 	return rc;
 }
 
-/* The mtools names of every directory, "::/" first ("mdir -/ -b" lists them with a "/"). */
-static int fat_dirs(const char *drive, char ***out, size_t *n)
+/*
+ * Every path of a FAT as "mdir -/ -b -a ::/" lists it, one a line, folders
+ * ending in "/". Kept for the image file while neither imgpatch nor mtools
+ * wrote to it (its identity, size and time stamp, and the image write
+ * count, are the key): lookups and the folder list of a commit then cost
+ * no mtools run. Not kept for block devices, whose time stamp says nothing.
+ */
+static struct {
+	char drive[4200];
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	uint64_t writes;
+	char *text;
+} fat_listing;
+
+static void fat_listing_drop(void)
 {
-	const char *argv[] = { "mdir", "-/", "-b", "-a", "-i", drive, "::/", NULL };
+	free(fat_listing.text);
+	memset(&fat_listing, 0, sizeof(fat_listing));
+}
+
+static int fat_list(struct imgp_fs *fs, const char **text)
+{
+	struct fat_priv *priv = fs->priv;
+	const char *argv[] = { "mdir", "-/", "-b", "-a", "-i", priv->src, "::/", NULL };
 	struct imgp_buf o = { 0 };
-	char **dirs = NULL, *line, *save = NULL;
-	size_t count = 0;
+	struct stat st;
 	int rc;
 
+	if (fs->img->is_blockdev || stat(fs->img->path, &st) < 0)
+		memset(&st, 0, sizeof(st));
+	if (fat_listing.text && st.st_ino && !strcmp(fat_listing.drive, priv->src) &&
+	    fat_listing.dev == st.st_dev && fat_listing.ino == st.st_ino &&
+	    fat_listing.size == st.st_size &&
+	    fat_listing.mtime.tv_sec == st.st_mtim.tv_sec &&
+	    fat_listing.mtime.tv_nsec == st.st_mtim.tv_nsec &&
+	    fat_listing.writes == imgp_image_writes()) {
+		*text = fat_listing.text;
+		return 0;
+	}
+	fat_listing_drop();
 	rc = imgp_run(argv, mtools_env, &o);
 	if (!rc)
 		rc = imgp_buf_append(&o, "", 1);
-	if (!rc) {
-		dirs = calloc(1, sizeof(*dirs));
-		rc = dirs && (dirs[0] = strdup("::/")) ? 0 : imgp_fail(ENOMEM, "out of memory");
-		count = dirs && dirs[0] ? 1 : 0;
+	if (rc) {
+		imgp_buf_free(&o);
+		return rc;
 	}
-	for (line = rc ? NULL : strtok_r((char *)o.data, "\n", &save); line && !rc;
-	     line = strtok_r(NULL, "\n", &save)) {
-		size_t len = strlen(line);
+	fat_listing.text = (char *)imgp_buf_steal(&o, NULL);
+	*text = fat_listing.text;
+	if (st.st_ino) {
+		snprintf(fat_listing.drive, sizeof(fat_listing.drive), "%s", priv->src);
+		fat_listing.dev = st.st_dev;
+		fat_listing.ino = st.st_ino;
+		fat_listing.size = st.st_size;
+		fat_listing.mtime = st.st_mtim;
+		fat_listing.writes = imgp_image_writes();
+	} else {
+		/* Used once, by this caller: the next one lists again. */
+		fat_listing.drive[0] = '\0';
+		fat_listing.ino = 0;
+	}
+	return 0;
+}
+
+/* The mtools names of every directory, "::/" first. */
+static int fat_dirs(struct imgp_fs *fs, char ***out, size_t *n)
+{
+	char **dirs = NULL;
+	const char *text, *line, *eol;
+	size_t count = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	rc = fat_list(fs, &text);
+	if (rc)
+		return rc;
+	dirs = calloc(1, sizeof(*dirs));
+	if (!dirs || !(dirs[0] = strdup("::/"))) {
+		free(dirs);
+		return imgp_fail(ENOMEM, "out of memory");
+	}
+	count = 1;
+	for (line = text; *line; line = *eol ? eol + 1 : eol) {
+		size_t len;
 		char **grown;
 
+		eol = strchrnul(line, '\n');
+		len = (size_t)(eol - line);
 		if (len < 4 || line[len - 1] != '/')
 			continue;
-		line[len - 1] = '\0';
 		grown = realloc(dirs, (count + 1) * sizeof(*grown));
-		if (!grown || !(grown[count] = strdup(line))) {
+		if (!grown || !(grown[count] = strndup(line, len - 1))) {
 			if (grown)
 				dirs = grown;
 			rc = imgp_fail(ENOMEM, "out of memory");
@@ -286,10 +355,40 @@ static int fat_dirs(const char *drive, char ***out, size_t *n)
 		dirs = grown;
 		count++;
 	}
-	imgp_buf_free(&o);
 	*out = dirs;
 	*n = count;
 	return rc;
+}
+
+/*
+ * A lookup in the listing: 1 file, 2 folder, 0 missing, -ENOENT when the
+ * listing cannot tell (an 8.3 alias such as BOOTSC~1.UIM, or a name mtools
+ * may print converted: mdir itself is asked then).
+ */
+static int fat_lookup(struct imgp_fs *fs, const char *target)
+{
+	size_t tlen = strlen(target);
+	const char *text, *line, *eol;
+	int rc;
+
+	if (!strcmp(target, "::/"))
+		return 2;
+	for (const char *p = target; *p; p++)
+		if (*p == '~' || (unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
+			return -ENOENT;
+	rc = fat_list(fs, &text);
+	if (rc)
+		return rc;
+	for (line = text; *line; line = *eol ? eol + 1 : eol) {
+		size_t len;
+
+		eol = strchrnul(line, '\n');
+		len = (size_t)(eol - line);
+		if (len >= tlen && !strncasecmp(line, target, tlen) &&
+		    (len == tlen || (len == tlen + 1 && line[tlen] == '/')))
+			return len == tlen ? 1 : 2;
+	}
+	return 0;
 }
 
 static void fat_names_free(char **names, size_t n)
@@ -322,7 +421,7 @@ static int fat_copy_metadata(struct imgp_fs *fs)
 		return imgp_fail(errno, "private copy of the FAT: %s", strerror(errno));
 	rc = fat_fill(fs, 0, priv->geom.meta_end);
 	if (!rc)
-		rc = fat_dirs(priv->src, &priv->dirs, &priv->ndirs);
+		rc = fat_dirs(fs, &priv->dirs, &priv->ndirs);
 	if (!rc)
 		rc = fat_chains_all(fs, priv->src, priv->dirs, priv->ndirs, &chains);
 	for (size_t i = 0; !rc && i < chains.n; i++)
@@ -490,6 +589,12 @@ static int fat_stat(struct imgp_fs *fs, const char *target)
 	size_t tlen = strlen(target);
 	int rc;
 
+	/* The image itself (not a capture's copy): the cached listing answers. */
+	if (priv->copy_fd < 0) {
+		rc = fat_lookup(fs, target);
+		if (rc != -ENOENT)
+			return rc;
+	}
 	rc = imgp_run(argv, mtools_env, &out);
 	if (rc) {
 		bool missing = strstr(imgp_errmsg(), "not found") != NULL;
@@ -548,6 +653,53 @@ static int fat_read_file(struct imgp_fs *fs, const char *path, size_t max,
 	if (out->len > max)
 		return imgp_fail(EFBIG, "file is larger than %zu bytes", max);
 	return 0;
+}
+
+/*
+ * The names in a folder, from the listing: lines "::/dir/name", a folder's
+ * with a "/" after it. A file of that name instead is -ENOTDIR.
+ */
+static int fat_list_dir(struct imgp_fs *fs, const char *dir, char ***names,
+			size_t *n)
+{
+	char target[4200];
+	const char *text, *line, *eol;
+	size_t tlen;
+	int rc, what;
+
+	dir += strspn(dir, "/");
+	rc = fat_target(dir, target, sizeof(target) - 1);
+	if (rc)
+		return rc;
+	tlen = strlen(target);
+	if (target[tlen - 1] == '/')
+		target[--tlen] = '\0';
+	what = fat_stat(fs, *dir ? target : "::/");
+	if (what < 0)
+		return what;
+	if (what == 0)
+		return imgp_fail(ENOENT, "/%s: no such directory", dir);
+	if (what == 1)
+		return imgp_fail(ENOTDIR, "/%s: not a directory", dir);
+	/* The prefix of the folder's lines: "::/dir/", or "::/" for the root. */
+	if (!*dir)
+		tlen = 2;
+	target[tlen++] = '/';
+	target[tlen] = '\0';
+	rc = fat_list(fs, &text);
+	for (line = text; !rc && *line; line = *eol ? eol + 1 : eol) {
+		size_t len, name;
+
+		eol = strchrnul(line, '\n');
+		len = (size_t)(eol - line);
+		if (len <= tlen || strncasecmp(line, target, tlen))
+			continue;
+		name = len - tlen - (line[len - 1] == '/');
+		/* Only the folder's own entries, not those of its subfolders. */
+		if (!memchr(line + tlen, '/', name))
+			rc = imgp_fs_names_add(names, n, line + tlen, name);
+	}
+	return rc;
 }
 
 /* Capture mode: the files whose clusters the write set must hold. */
@@ -638,6 +790,9 @@ static int fat_write_file(struct imgp_fs *fs, const char *path,
 		return rc;
 	rc = imgp_run(argv, mtools_env, NULL);
 	unlink(tmp);
+	/* mcopy wrote to the image itself: what was listed may be gone. */
+	if (priv->copy_fd < 0)
+		fat_listing_drop();
 	if (!rc && priv->copy_fd >= 0)
 		rc = fat_remember(priv, target);
 	return rc;
@@ -768,4 +923,5 @@ const struct imgp_fs_ops imgp_fs_fat = {
 	.readlink = fat_readlink,
 	.finish = fat_finish,
 	.map_file = fat_map_file,
+	.list = fat_list_dir,
 };

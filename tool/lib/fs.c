@@ -241,3 +241,53 @@ int imgp_fs_load_fit(struct imgp_fs *fs, const char *path, struct imgp_fit *fit)
 	}
 	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
 }
+
+/* A directory of a boot partition or /lib/modules holds far fewer. */
+#define FS_LIST_MAX 4096
+
+int imgp_fs_names_add(char ***names, size_t *n, const char *name, size_t len)
+{
+	char **grown;
+
+	if (len == 0 || (len == 1 && name[0] == '.') ||
+	    (len == 2 && name[0] == '.' && name[1] == '.'))
+		return 0;
+	if (*n == FS_LIST_MAX)
+		return imgp_fail(EFBIG, "more than %d directory entries", FS_LIST_MAX);
+	grown = realloc(*names, (*n + 1) * sizeof(*grown));
+	if (!grown)
+		return imgp_fail(ENOMEM, "out of memory");
+	*names = grown;
+	grown[*n] = strndup(name, len);
+	if (!grown[*n])
+		return imgp_fail(ENOMEM, "out of memory");
+	(*n)++;
+	return 0;
+}
+
+int imgp_fs_list(struct imgp_fs *fs, const char *dir, char ***names, size_t *n)
+{
+	int rc;
+
+	*names = NULL;
+	*n = 0;
+	if (fs->ops->list)
+		rc = fs->ops->list(fs, dir, names, n);
+	else
+		rc = imgp_fail(ENOTSUP, "cannot list directories of %s filesystems",
+			       fs->ops->name);
+	if (rc) {
+		imgp_fs_list_free(*names, *n);
+		*names = NULL;
+		*n = 0;
+		return imgp_fail_ctx(rc, FS_CTX(fs));
+	}
+	return 0;
+}
+
+void imgp_fs_list_free(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}

@@ -14,6 +14,14 @@
 
 #include "imgpatch.h"
 
+/* Writes through imgp_image_write() in this process, for caches of what images hold. */
+static uint64_t image_writes;
+
+uint64_t imgp_image_writes(void)
+{
+	return __atomic_load_n(&image_writes, __ATOMIC_RELAXED);
+}
+
 /* The one file of this process filled on demand, known by device and inode. */
 static struct {
 	dev_t dev;
@@ -173,6 +181,7 @@ int imgp_image_write(struct imgp_image *img, uint64_t off, const void *buf,
 
 	if (!img->writable)
 		return imgp_fail(EBADF, "opened read-only");
+	__atomic_add_fetch(&image_writes, 1, __ATOMIC_RELAXED);
 	rc = image_check_range(img, off, len);
 	if (!rc && img->fill)
 		rc = img->fill(img->fill_ctx, off, len, true);

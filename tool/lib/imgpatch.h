@@ -106,6 +106,8 @@ void imgp_image_close(struct imgp_image *img);
  * so whoever hands them a range calls imgp_image_fill() first.
  */
 int imgp_image_set_filler(const char *path, imgp_fill_fn fn, void *ctx);
+/* How many imgp_image_write() calls this process made: caches compare it. */
+uint64_t imgp_image_writes(void);
 /* Makes [off, off+len) of the file hold the image's bytes (see imgp_fill_fn). */
 int imgp_image_fill(const struct imgp_image *img, uint64_t off, uint64_t len);
 /*
@@ -267,6 +269,11 @@ struct imgp_fs_ops {
 	 */
 	int (*map_file)(struct imgp_fs *fs, const char *path,
 			struct imgp_file_map *out);
+	/*
+	 * Optional: the names in directory dir (not "." or ".."), added with
+	 * imgp_fs_names_add(). -ENOENT, -ENOTDIR (NULL op: -ENOTSUP).
+	 */
+	int (*list)(struct imgp_fs *fs, const char *dir, char ***names, size_t *n);
 };
 
 struct imgp_fs {
@@ -307,6 +314,15 @@ int imgp_fs_write_file(struct imgp_fs *fs, const char *path, const void *data,
 int imgp_fs_exists(struct imgp_fs *fs, const char *path);
 int imgp_fs_symlink(struct imgp_fs *fs, const char *path, const char *target);
 int imgp_fs_readlink(struct imgp_fs *fs, const char *path, struct imgp_buf *out);
+/*
+ * The names in directory dir of an open filesystem (not "." or ".."), in
+ * directory order, at most 4096. Returns 0, -ENOENT when dir is missing,
+ * -ENOTDIR when it is no directory, -ENOTSUP where the backend cannot list.
+ */
+int imgp_fs_list(struct imgp_fs *fs, const char *dir, char ***names, size_t *n);
+void imgp_fs_list_free(char **names, size_t n);
+/* For backends: adds a name to a listing, skipping "." and "..". */
+int imgp_fs_names_add(char ***names, size_t *n, const char *name, size_t len);
 /* See imgp_fs_ops.map_file; -ENOTSUP from backends that cannot map. */
 int imgp_fs_map_file(struct imgp_fs *fs, const char *path,
 		     struct imgp_file_map *out);
@@ -1126,16 +1142,9 @@ void imgp_doctor_free(struct imgp_doctor *doc);
 int imgp_shell_quote(struct imgp_buf *out, const char *arg);
 
 /*
- * Stand-ins the doctor needs until fs.c, fstab.c and bootscr.c offer them
- * (fs-list.c, fstab-list.c, bootscr-find.c).
+ * Stand-ins the doctor needs until fstab.c and bootscr.c offer them
+ * (fstab-list.c, bootscr-find.c).
  *
- * imgp_fs_list: the names in directory dir of an open filesystem (not "."
- * or ".."), in directory order, at most 4096. Returns 0, -ENOENT when dir
- * is missing, -ENOTDIR when it is no directory, or -errno.
- */
-int imgp_fs_list(struct imgp_fs *fs, const char *dir, char ***names, size_t *n);
-void imgp_fs_list_free(char **names, size_t n);
-/*
  * imgp_fstab_list: every entry of an fstab in file order. Returns 0, or
  * -EINVAL for a malformed file (as imgp_fstab_get).
  */
