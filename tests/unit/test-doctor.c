@@ -55,8 +55,8 @@ static void test_fstab_list(void)
 
 	rc = imgp_fstab_list(text, strlen(text), &e, &n);
 	CHECK(rc == 0, "fstab list: parses");
-	CHECK(n == 4, "fstab list: every entry but the escaped mount point");
-	if (rc || n != 4)
+	CHECK(n == 5, "fstab list: every entry");
+	if (rc || n != 5)
 		return;
 	CHECK(e[0].line == 2 && strcmp(e[0].file, "/") == 0 &&
 	      strcmp(e[0].options, "discard,errors=remount-ro") == 0,
@@ -65,7 +65,9 @@ static void test_fstab_list(void)
 	      "fstab list: first swap line");
 	CHECK(e[2].line == 5 && strcmp(e[2].spec, "/dev/sdb1") == 0,
 	      "fstab list: two lines with the same mount point are both there");
-	CHECK(e[3].line == 7 && strcmp(e[3].vfstype, "tmpfs") == 0,
+	CHECK(e[3].line == 6 && strcmp(e[3].file, "/mnt/my disk") == 0,
+	      "fstab list: an escaped mount point, unescaped");
+	CHECK(e[4].line == 7 && strcmp(e[4].vfstype, "tmpfs") == 0,
 	      "fstab list: a last line without newline");
 	imgp_fstab_list_free(e, n);
 

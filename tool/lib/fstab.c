@@ -284,6 +284,36 @@ static int fstab_find(const struct fstab *t, const char *mountpoint,
 	return fstab_not_found(t, mountpoint);
 }
 
+/* One parsed line as the public entry: fields unescaped, numbers read. */
+static int fstab_entry(const struct fstab *t, const char *text,
+		       const struct fstab_ent *e, struct imgp_fstab_entry *out)
+{
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->line = e->line;
+	rc = fstab_field(t, e, F_SPEC, &out->spec);
+	if (!rc)
+		rc = fstab_field(t, e, F_FILE, &out->file);
+	if (!rc)
+		rc = fstab_field(t, e, F_TYPE, &out->vfstype);
+	if (!rc)
+		rc = fstab_field(t, e, F_OPTS, &out->options);
+	if (rc) {
+		imgp_fstab_entry_free(out);
+		return rc;
+	}
+	/* Both were validated by the parser; a missing field means 0. */
+	if (e->nfields > F_FREQ)
+		out->freq = fstab_number(text + e->off[F_FREQ], e->len[F_FREQ],
+					 e->line, "dump frequency");
+	if (e->nfields > F_PASSNO)
+		out->passno = fstab_number(text + e->off[F_PASSNO],
+					   e->len[F_PASSNO], e->line,
+					   "fsck pass number");
+	return 0;
+}
+
 int imgp_fstab_get(const char *text, size_t len, const char *mountpoint,
 		   struct imgp_fstab_entry *out)
 {
@@ -296,31 +326,49 @@ int imgp_fstab_get(const char *text, size_t len, const char *mountpoint,
 	if (rc)
 		return rc;
 	rc = fstab_find(&t, mountpoint, &e);
-	if (rc)
-		goto out;
-	out->line = e->line;
-	rc = fstab_field(&t, e, F_SPEC, &out->spec);
 	if (!rc)
-		rc = fstab_field(&t, e, F_FILE, &out->file);
-	if (!rc)
-		rc = fstab_field(&t, e, F_TYPE, &out->vfstype);
-	if (!rc)
-		rc = fstab_field(&t, e, F_OPTS, &out->options);
-	if (rc) {
-		imgp_fstab_entry_free(out);
-		goto out;
-	}
-	/* Both were validated by the parser; a missing field means 0. */
-	if (e->nfields > F_FREQ)
-		out->freq = fstab_number(text + e->off[F_FREQ], e->len[F_FREQ],
-					 e->line, "dump frequency");
-	if (e->nfields > F_PASSNO)
-		out->passno = fstab_number(text + e->off[F_PASSNO],
-					   e->len[F_PASSNO], e->line,
-					   "fsck pass number");
-out:
+		rc = fstab_entry(&t, text, e, out);
 	fstab_free(&t);
 	return rc;
+}
+
+int imgp_fstab_list(const char *text, size_t len, struct imgp_fstab_entry **out,
+		    size_t *n)
+{
+	struct imgp_fstab_entry *list = NULL;
+	struct fstab t;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	rc = fstab_parse(&t, text, len);
+	if (rc)
+		return rc;
+	if (t.n) {
+		list = calloc(t.n, sizeof(*list));
+		if (!list)
+			rc = imgp_fail(ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; !rc && i < t.n; i++) {
+		rc = fstab_entry(&t, text, &t.ents[i], &list[i]);
+		if (!rc)
+			(*n)++;
+	}
+	fstab_free(&t);
+	if (rc) {
+		imgp_fstab_list_free(list, *n);
+		*n = 0;
+		return rc;
+	}
+	*out = list;
+	return 0;
+}
+
+void imgp_fstab_list_free(struct imgp_fstab_entry *e, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		imgp_fstab_entry_free(&e[i]);
+	free(e);
 }
 
 void imgp_fstab_entry_free(struct imgp_fstab_entry *e)

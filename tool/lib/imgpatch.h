@@ -645,6 +645,15 @@ bool imgp_bootscr_mentions(const struct imgp_bootscr *scr, const char *word);
 int imgp_bootscr_make(const char *text, size_t len, const char *name,
 		      const char *arch, uint32_t time, struct imgp_buf *out);
 
+/*
+ * bootscr-find.c: parses the boot script of a filesystem, /boot.scr.uimg
+ * else /boot.scr. Returns 1 with *path (a static string) and scr filled
+ * (free it with imgp_bootscr_free), 0 when there is none, or -errno for one
+ * that cannot be read or parsed ("/boot.scr: ..." message).
+ */
+int imgp_bootscr_find(struct imgp_fs *fs, const char **path,
+		      struct imgp_bootscr *scr);
+
 /* ----------------------------------------------------------------- fstab.c */
 
 struct imgp_fstab_entry {
@@ -660,6 +669,13 @@ struct imgp_fstab_entry {
 int imgp_fstab_get(const char *text, size_t len, const char *mountpoint,
 		   struct imgp_fstab_entry *out);
 void imgp_fstab_entry_free(struct imgp_fstab_entry *e);
+/*
+ * Every entry of an fstab in file order. Returns 0, or -EINVAL for a
+ * malformed file (as imgp_fstab_get).
+ */
+int imgp_fstab_list(const char *text, size_t len, struct imgp_fstab_entry **out,
+		    size_t *n);
+void imgp_fstab_list_free(struct imgp_fstab_entry *e, size_t n);
 /*
  * Applies option edits ("-discard,+noatime": -opt removes opt and opt=*,
  * +opt adds it, +key=val replaces key=*) to the entry at mountpoint. Every
@@ -1140,24 +1156,5 @@ void imgp_doctor_free(struct imgp_doctor *doc);
  * safe characters, else in single quotes. Returns 0 or -ENOMEM.
  */
 int imgp_shell_quote(struct imgp_buf *out, const char *arg);
-
-/*
- * Stand-ins the doctor needs until fstab.c and bootscr.c offer them
- * (fstab-list.c, bootscr-find.c).
- *
- * imgp_fstab_list: every entry of an fstab in file order. Returns 0, or
- * -EINVAL for a malformed file (as imgp_fstab_get).
- */
-int imgp_fstab_list(const char *text, size_t len, struct imgp_fstab_entry **out,
-		    size_t *n);
-void imgp_fstab_list_free(struct imgp_fstab_entry *e, size_t n);
-/*
- * imgp_bootscr_find: parses the boot script of a filesystem, /boot.scr.uimg
- * else /boot.scr. Returns 1 with *path (a static string) and scr filled (free
- * it with imgp_bootscr_free), 0 when there is none, or -errno for one that
- * cannot be read or parsed ("/boot.scr: ..." message).
- */
-int imgp_bootscr_find(struct imgp_fs *fs, const char **path,
-		      struct imgp_bootscr *scr);
 
 #endif
