@@ -126,6 +126,40 @@ test_expect_success 'patch -o IMG --bmap: elements as bmaptool create, flashing 
 	test_cmp tool.elements out.elements
 '
 
+test_expect_success 'apply --in-place --bmap on a raw image: the map of the patched image' '
+	cp --sparse=always kv.img ipb.img &&
+	imgpatch patch ipb.img $KV260_ARGS --in-place --bmap ipb.bmap >/dev/null &&
+	cmp ref.img ipb.img &&
+	bmaptool copy --bmap ipb.bmap ipb.img flashed-ipb.img 2>/dev/null &&
+	cmp ipb.img flashed-ipb.img
+'
+
+# xz_blocks FILE: each block's uncompressed offset, compressed size and
+# check value, sorted (xz --robot -lvv columns 6, 7 and 11).
+xz_blocks()
+{
+	xz --robot -lvv "$1" | awk -F'\t' '$1 == "block" { print $6, $7, $11 }' | sort
+}
+
+test_expect_success 'a multi-block .xz is patched block-wise: the changed blocks re-encoded, the rest copied' '
+	xz -T2 --block-size=1MiB -c kv.img >multi.img.xz &&
+	imgpatch patch multi.img.xz $KV260_ARGS -o multi-out.img.xz >out &&
+	sed -n "s/.*: 2 changes, \([0-9]*\) of \([0-9]*\) xz blocks re-encoded$/\1 \2/p" out >counts &&
+	read changed total <counts &&
+	test "$total" -eq "$(xz_blocks multi.img.xz | wc -l)" &&
+	test "$changed" -ge 1 && test $((changed * 4)) -lt "$total" &&
+	xz -t multi-out.img.xz &&
+	xz -dc multi-out.img.xz | cmp - ref.img &&
+	xz_blocks multi.img.xz >in.blocks && xz_blocks multi-out.img.xz >out.blocks &&
+	test "$(comm -12 in.blocks out.blocks | wc -l)" -ge $((total - changed)) &&
+	IMGPATCH_XZ_WHOLE=1 imgpatch patch multi.img.xz $KV260_ARGS -o whole.img.xz >out2 &&
+	! grep "re-encoded" out2 &&
+	xz -dc whole.img.xz | cmp - ref.img &&
+	cp multi.img.xz ip.img.xz &&
+	imgpatch patch ip.img.xz $KV260_ARGS --in-place >/dev/null &&
+	xz -dc ip.img.xz | cmp - ref.img
+'
+
 # A raw input's holes say "unused" (bmaptool create trusts them too); a
 # compressed input has none, so its bmap must map its zero blocks as well.
 test_expect_success 'patch -o IMG.xz --bmap: bmaptool flashes the compressed output' '

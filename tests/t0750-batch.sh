@@ -64,6 +64,14 @@ test_expect_success '--output-dir: patched copies, inputs untouched, compressed 
 	xz -dc outdir/fresh.img.xz >back.img && cmp back.img outdir/fresh.img
 '
 
+test_expect_success 'one image with -o and --json: the output written, the report names it' '
+	make_kv260 one.img && sum_file one.img >o1 &&
+	imgpatch apply kv260-uhs one.img --set carrier=revB -o one-out.img --json one.json >/dev/null &&
+	sum_file one.img >o2 && test_cmp o1 o2 &&
+	patched one-out.img &&
+	grep "\"output\": *\"one-out.img\"" one.json && grep "\"status\": *\"patched\"" one.json
+'
+
 test_expect_success 'usage: -o with several images' '
 	test_must_fail_with 2 imgpatch apply kv260-uhs lab/a.img lab/b.img -o x.img --set carrier=revB
 '

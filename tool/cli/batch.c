@@ -205,6 +205,11 @@ int cli_batch(const struct cli_apply *o, const struct imgp_recipe *r)
 					      basename(copy)) < 0)
 				die("out of memory");
 			free(copy);
+		} else if (o->io.out) {
+			/* One image with -o and --json: its report, its output. */
+			jobs[i].out = strdup(o->io.out);
+			if (!jobs[i].out)
+				die("out of memory");
 		}
 	}
 	while (finished < o->nimages) {

@@ -412,12 +412,25 @@ static int finish_output(struct cli_io *io, char **work, const char *final)
 	return rc;
 }
 
+static int bmap_in_place(struct cli_io *io)
+{
+	char *tmp = NULL;
+	int rc = temp_create(io->bmap, &tmp);
+
+	if (!rc)
+		rc = imgp_bmap_write(io->work, tmp);
+	if (!rc)
+		rc = temp_rename(&tmp, io->bmap);
+	temp_drop(&tmp);
+	return rc;
+}
+
 int cli_io_commit(struct cli_io *io, struct imgp_patch *patch)
 {
 	struct imgp_buf plan = { 0 };
 	const char *final = io->out ? io->out : io->in_place ? io->image : NULL;
 	size_t pending;
-	int rc;
+	int rc = 0;
 
 	if (imgp_patch_describe(patch, &plan))
 		return error_lib(io->image);
@@ -431,14 +444,16 @@ int cli_io_commit(struct cli_io *io, struct imgp_patch *patch)
 	}
 	fflush(stdout);
 	if (!final) {
-		if (!pending) {
+		if (!pending)
 			printf("nothing to change: %s is already patched\n", io->image);
-			return EXIT_OK;
-		}
-		rc = commit_in_place(patch, io->work, io->journal);
-		if (!rc)
+		else
+			rc = commit_in_place(patch, io->work, io->journal);
+		if (!rc && pending)
 			printf("patched %s: %zu change%s\n", io->image, pending,
 			       pending == 1 ? "" : "s");
+		/* A raw image with --in-place --bmap: the map of the image as it now is. */
+		if (!rc && io->bmap)
+			rc = bmap_in_place(io);
 		return rc ? error_lib(io->image) : EXIT_OK;
 	}
 	/* A raw input gets a sparse working copy beside the output first. */
