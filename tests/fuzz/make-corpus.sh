@@ -4,7 +4,7 @@
 # make-corpus.sh OUTDIR
 #
 # Writes the seed corpora of the libFuzzer harnesses into OUTDIR/<area>/
-# (part, fit, dtb, bootscr, fstab, recipe). The seeds come from the test
+# (part, fit, dtb, bootscr, fstab, recipe, xz). The seeds come from the test
 # fixtures (tests/fixtures/mkimage-*.sh, tests/dtb, the shipped recipes and
 # the recipes in tests/t1000-recipes.sh), cut down where the fixture is
 # large, plus small hand-made inputs that reach the same code faster. Made
@@ -31,7 +31,7 @@ done
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/imgp-corpus.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$out"/{part,fit,dtb,bootscr,fstab,recipe}
+mkdir -p "$out"/{part,fit,dtb,bootscr,fstab,recipe,xz}
 
 # Runs a tool whose warnings about our deliberately odd inputs (a lower-case
 # FAT label, an old-style "hash@2" node) are noise; shows them on failure.
@@ -297,3 +297,13 @@ EOF
 text_seed cmdline.txt quiet rootdelay=5 <<-EOF
 	console=serial0,115200 console=tty1 root=PARTUUID=52506934-02 rootfstype=ext4 fsck.repair=yes rootwait quiet
 EOF
+
+# xz: small multi-block streams as xz -T makes them (text, zeros and FIT
+# bytes, so blocks compress differently), with each check type, and two
+# streams with padding between them.
+{ head -c 40000 "$tmp/image.fit"; head -c 30000 /dev/zero; seq 1 6000; } >"$tmp/xz.bin"
+for check in crc32 crc64 sha256 none; do
+	xz -T2 --block-size=16KiB --check=$check -c "$tmp/xz.bin" >"$out/xz/blocks-$check.xz"
+done
+xz -T1 --block-size=32KiB -e -c "$tmp/xz.bin" >"$out/xz/sizes-unrecorded.xz"
+{ cat "$out/xz/blocks-crc64.xz"; head -c 8 /dev/zero; cat "$out/xz/blocks-crc64.xz"; } >"$out/xz/two-streams.xz"
