@@ -14,8 +14,7 @@
 #include "cli.h"
 #include "json.h"
 
-/* Upper bounds for files read into memory; a FIT may carry kernel and initrd. */
-#define FIT_MAX ((size_t)1 << 30)
+/* Upper bounds for files read into memory (the FIT is read piecewise). */
 #define SCRIPT_MAX ((size_t)1 << 20)
 #define DTB_MAX ((size_t)16 << 20)
 #define FSTAB_MAX ((size_t)1 << 20)
@@ -187,12 +186,14 @@ static void collect_fs(struct info *in)
 	}
 }
 
+/*
+ * The FIT is read piecewise: its structure, then each payload once to
+ * verify its hashes, so memory holds one payload at a time, not the file.
+ */
 static void collect_fit(struct info *in)
 {
 	struct info_fit *f = &in->fit;
-	struct imgp_buf buf = { 0 };
-	uint8_t *data;
-	size_t len;
+	struct imgp_fs fs;
 	int rc;
 
 	f->part = imgp_disk_find_file(&in->disk, f->path);
@@ -200,20 +201,16 @@ static void collect_fit(struct info *in)
 		f->missing = reason(-ENOENT);
 		return;
 	}
-	rc = part_read(in, f->part, f->path, FIT_MAX, &buf);
+	rc = imgp_fs_open(&fs, &in->disk.img, f->part, false);
+	if (!rc) {
+		rc = imgp_fs_load_fit(&fs, f->path, &f->fit);
+		imgp_fs_close(&fs);
+	}
 	if (rc) {
 		f->error = problem(in, rc);
 		return;
 	}
-	f->size = buf.len;
-	data = imgp_buf_steal(&buf, &len);
-	rc = imgp_fit_parse(&f->fit, data, len);
-	if (rc) {
-		imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", f->part->number,
-			      f->part->fstype, f->path);
-		f->error = problem(in, rc);
-		return;
-	}
+	f->size = f->fit.size;
 	f->parsed = true;
 	f->hash = xcalloc(f->fit.nimages, sizeof(*f->hash));
 	for (size_t i = 0; i < f->fit.nimages; i++) {
