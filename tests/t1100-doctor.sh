@@ -351,6 +351,18 @@ test_expect_success 'a compressed image: the same findings, the input untouched'
 	test_cmp rpi.list rpi-xz.list
 '
 
+test_expect_success 'a compressed image: its fix commands recompress it (--in-place), and work' '
+	xz -T2 --block-size=1MiB -c kv.img >kv.img.xz &&
+	doctor kv-xz.json kv.img.xz --json &&
+	python3 -c "import json,sys; [print(f[\"fix\"][\"apply\"]) for f in json.load(open(sys.argv[1]))[\"findings\"] if f[\"id\"] == \"fstab-discard\"]" kv-xz.json >cmd &&
+	grep -x "imgpatch apply fstab-noatime kv.img.xz --in-place" cmd &&
+	eval "$(cat cmd)" >/dev/null &&
+	xz -t kv.img.xz &&
+	doctor kv-xz2.json kv.img.xz --json &&
+	findings kv-xz2.json >kv-xz2.list &&
+	! grep "^fstab-discard " kv-xz2.list
+'
+
 test_expect_success 'usage errors exit 2; an unreadable image exits 1' '
 	test_must_fail_with 2 imgpatch doctor 2>err && grep "missing IMAGE" err &&
 	test_must_fail_with 2 imgpatch doctor kv.img rpi.img 2>err &&

@@ -20,6 +20,7 @@
 struct doctor_cmd {
 	const char *path;        /* IMAGE as given */
 	char *image;             /* IMAGE as a shell word, for the fix commands */
+	bool compressed;         /* fixes recompress it: --in-place */
 	struct imgp_doctor doc;
 };
 
@@ -31,11 +32,13 @@ static char *fix_command(const struct doctor_cmd *dc, const struct imgp_finding 
 	int n;
 
 	if (apply && f->recipe)
-		n = asprintf(&s, "imgpatch apply %s %s%s%s", f->recipe, dc->image,
+		n = asprintf(&s, "imgpatch apply %s %s%s%s%s", f->recipe, dc->image,
 			     f->recipe_args && *f->recipe_args ? " " : "",
-			     f->recipe_args ? f->recipe_args : "");
+			     f->recipe_args ? f->recipe_args : "",
+			     dc->compressed ? " --in-place" : "");
 	else if (!apply && f->patch_args)
-		n = asprintf(&s, "imgpatch patch %s %s", dc->image, f->patch_args);
+		n = asprintf(&s, "imgpatch patch %s %s%s", dc->image, f->patch_args,
+			     dc->compressed ? " --in-place" : "");
 	else
 		return NULL;
 	if (n < 0)
@@ -290,6 +293,7 @@ int cmd_doctor(int argc, char **argv)
 	io.image = dc.path;
 	io.dry_run = true;
 	rc = cli_io_open(&io, "doctor");
+	dc.compressed = io.in_fmt != IMGP_FMT_RAW;
 	if (!rc && imgp_disk_open(&disk, io.work, false)) {
 		rc = error_lib(dc.path);
 	} else if (!rc) {
