@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: MIT
+/* imgpatch info: the collected facts as one JSON document (schema_version 1). */
+#include <errno.h>
+#include <string.h>
+
+#include "info.h"
+#include "json.h"
+
+static const char *const hash_json[] = { "none", "ok", "bad", "unsupported" };
+
+/* A string field that is null when empty. */
+static void info_json_opt(struct json *j, const char *key, const char *s)
+{
+	json_kv_string(j, key, s && *s ? s : NULL);
+}
+
+static void info_json_partitions(struct json *j, const struct info *in)
+{
+	const struct imgp_table *tab = &in->disk.tab;
+	unsigned ss = info_sector_size(in);
+
+	json_key(j, "image");
+	json_object_begin(j);
+	json_kv_string(j, "path", in->path);
+	json_kv_uint(j, "size", in->disk.img.size);
+	json_object_end(j);
+
+	json_key(j, "table");
+	json_object_begin(j);
+	json_kv_string(j, "label", tab->label);
+	json_kv_string(j, "id", tab->id);
+	json_kv_uint(j, "sector_size", ss);
+	json_kv_bool(j, "used_backup", tab->used_backup);
+	json_object_end(j);
+
+	json_key(j, "partitions");
+	json_array_begin(j);
+	for (size_t i = 0; i < tab->nparts; i++) {
+		const struct imgp_part *p = &tab->parts[i];
+
+		json_object_begin(j);
+		json_kv_int(j, "number", p->number);
+		json_kv_uint(j, "start", p->start);
+		json_kv_uint(j, "start_sector", p->start / ss);
+		json_kv_uint(j, "size", p->size);
+		json_kv_uint(j, "size_sectors", p->size / ss);
+		json_kv_string(j, "type", p->type);
+		json_kv_string(j, "type_name", p->type_name);
+		info_json_opt(j, "name", p->name);
+		info_json_opt(j, "uuid", p->uuid);
+		json_kv_bool(j, "bootable", p->bootable);
+		json_kv_bool(j, "logical", p->logical);
+		json_kv_bool(j, "container", p->container);
+		info_json_opt(j, "fstype", p->fstype);
+		info_json_opt(j, "fslabel", p->fslabel);
+		info_json_opt(j, "fsuuid", p->fsuuid);
+		json_kv_string(j, "fs_error", in->fs_error[i]);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
+static void info_json_fit(struct json *j, const struct info *in)
+{
+	const struct info_fit *f = &in->fit;
+
+	json_key(j, "fit");
+	if (f->missing) {
+		json_null(j);
+		return;
+	}
+	json_object_begin(j);
+	json_kv_int(j, "partition", f->part->number);
+	json_kv_string(j, "path", f->path);
+	json_kv_string(j, "error", f->error);
+	if (f->error) {
+		json_object_end(j);
+		return;
+	}
+	json_kv_uint(j, "size", f->size);
+	json_key(j, "images");
+	json_array_begin(j);
+	for (size_t i = 0; i < f->fit.nimages; i++) {
+		const struct imgp_fit_image *img = &f->fit.images[i];
+		const char *algo = img->hash_algos;
+
+		json_object_begin(j);
+		json_kv_int(j, "index", img->index);
+		json_kv_string(j, "name", img->name);
+		json_kv_string(j, "type", img->type);
+		json_kv_string(j, "description", img->description);
+		json_kv_string(j, "compression", img->compression);
+		json_kv_uint(j, "size", img->size);
+		json_kv_bool(j, "external", img->external);
+		json_key(j, "hash_algos");
+		json_array_begin(j);
+		while (*algo) {
+			size_t n = strcspn(algo, ",");
+
+			json_string_len(j, algo, n);
+			algo += n + (algo[n] == ',');
+		}
+		json_array_end(j);
+		json_kv_string(j, "hash_status", hash_json[f->hash[i].state]);
+		json_kv_string(j, "hash_error", f->hash[i].error);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_key(j, "configurations");
+	json_array_begin(j);
+	for (size_t i = 0; i < f->fit.nconfs; i++) {
+		const struct imgp_fit_conf *c = &f->fit.confs[i];
+
+		json_object_begin(j);
+		json_kv_string(j, "name", c->name);
+		json_kv_string(j, "description", c->description);
+		json_kv_string(j, "kernel", c->kernel);
+		json_kv_string(j, "fdt", c->fdt);
+		json_kv_bool(j, "default", c->is_default);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_object_end(j);
+}
+
+static void info_json_script(struct json *j, const struct info *in)
+{
+	const struct info_script *s = &in->script;
+	const struct info_override *o = &in->override;
+
+	json_key(j, "boot_script");
+	if (s->missing) {
+		json_null(j);
+	} else {
+		json_object_begin(j);
+		if (s->part) {
+			json_kv_int(j, "partition", s->part->number);
+			json_kv_string(j, "path", s->path);
+		} else {
+			json_kv_null(j, "partition");
+			json_kv_null(j, "path");
+		}
+		json_kv_string(j, "error", s->error);
+		json_key(j, "crc_ok");
+		if (s->parsed || s->parse_rc == -EBADMSG)
+			json_bool(j, s->parsed);
+		else
+			json_null(j);
+		if (s->parsed) {
+			json_kv_uint(j, "size", s->size);
+			json_kv_string(j, "name", s->scr.name);
+			json_kv_bool(j, "loads_user_override", s->loads_override);
+		}
+		json_object_end(j);
+	}
+
+	json_key(j, "user_override");
+	if (o->missing) {
+		json_null(j);
+		return;
+	}
+	json_object_begin(j);
+	json_kv_int(j, "partition", o->part->number);
+	json_kv_string(j, "path", OVERRIDE_PATH);
+	json_kv_bool(j, "exists", o->exists);
+	if (o->exists && !o->error)
+		json_kv_uint(j, "size", o->data.len);
+	json_kv_string(j, "error", o->error);
+	json_object_end(j);
+}
+
+static const char *const dt_state_json[] = {
+	[DT_OK] = "ok",
+	[DT_COMPRESSED] = "compressed",
+	[DT_SKIPPED] = "skipped",
+	[DT_ERROR] = "error",
+};
+
+static void info_json_dts(struct json *j, const struct info *in)
+{
+	json_key(j, "device_trees");
+	json_array_begin(j);
+	for (size_t i = 0; i < in->ndts; i++) {
+		const struct info_dt *dt = &in->dts[i];
+
+		json_object_begin(j);
+		if (dt->image) {
+			json_kv_string(j, "source", "fit");
+			json_kv_string(j, "image", dt->image->name);
+			json_kv_int(j, "index", dt->image->index);
+			json_kv_string(j, "description", dt->image->description);
+		} else {
+			json_kv_string(j, "source", OVERRIDE_WORD);
+			json_kv_int(j, "partition", in->override.part->number);
+			json_kv_string(j, "path", OVERRIDE_PATH);
+		}
+		json_kv_string(j, "status", dt_state_json[dt->state]);
+		json_kv_string(j, "error", dt->error);
+		json_key(j, "controllers");
+		json_array_begin(j);
+		for (size_t k = 0; k < dt->nmmc; k++) {
+			const struct imgp_dt_mmc *m = &dt->mmc[k];
+			bool blocked = false;
+
+			json_object_begin(j);
+			json_kv_string(j, "path", m->path);
+			json_kv_string(j, "status", m->status);
+			json_key(j, "properties");
+			json_object_begin(j);
+			for (size_t p = 0; p < m->nprops; p++) {
+				json_kv_string(j, m->props[p].name, m->props[p].value);
+				blocked |= info_is_uhs_blocker(m->props[p].name);
+			}
+			json_object_end(j);
+			json_kv_bool(j, "uhs_blocked", blocked);
+			json_object_end(j);
+		}
+		json_array_end(j);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
+static void info_json_fstab(struct json *j, const struct info *in)
+{
+	const struct info_fstab *f = &in->fstab;
+	const struct imgp_fstab_entry *e = &f->root;
+
+	json_key(j, "fstab");
+	if (f->missing) {
+		json_null(j);
+		return;
+	}
+	json_object_begin(j);
+	json_kv_int(j, "partition", f->part->number);
+	json_kv_string(j, "path", "/etc/fstab");
+	json_kv_string(j, "error", f->error);
+	json_key(j, "root");
+	if (f->have_root) {
+		json_object_begin(j);
+		json_kv_int(j, "line", e->line);
+		json_kv_string(j, "spec", e->spec);
+		json_kv_string(j, "file", e->file);
+		json_kv_string(j, "vfstype", e->vfstype);
+		json_kv_string(j, "options", e->options);
+		json_kv_int(j, "freq", e->freq);
+		json_kv_int(j, "passno", e->passno);
+		json_object_end(j);
+	} else {
+		json_null(j);
+	}
+	json_kv_string(j, "no_root", f->no_root);
+	json_object_end(j);
+}
+
+int info_print_json(const struct info *in)
+{
+	struct json j;
+	int rc;
+
+	json_init(&j, stdout);
+	json_object_begin(&j);
+	json_kv_uint(&j, "schema_version", 1);
+	info_json_partitions(&j, in);
+	info_json_fit(&j, in);
+	info_json_script(&j, in);
+	info_json_dts(&j, in);
+	info_json_fstab(&j, in);
+	json_kv_int(&j, "problems", in->problems);
+	json_object_end(&j);
+	rc = json_finish(&j);
+	if (rc == -EINVAL)
+		error("internal error: malformed JSON output");
+	return rc;
+}

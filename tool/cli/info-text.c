@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: MIT
+/* imgpatch info: the collected facts as text, a section at a time. */
+#include <stdio.h>
+#include <string.h>
+
+#include "info.h"
+#include "table.h"
+
+static const char *const hash_text[] = { "-", "ok", "BAD", "unsupported" };
+
+/* "64.0M": binary units with one decimal, as partitioning tools show sizes. */
+static void human_size(uint64_t bytes, char *out, size_t outlen)
+{
+	static const char units[] = "KMGTPE";
+	double v = (double)bytes;
+	size_t u = 0;
+
+	if (bytes < 1024) {
+		snprintf(out, outlen, "%uB", (unsigned)bytes);
+		return;
+	}
+	v /= 1024;
+	while (v >= 1024 && u + 1 < sizeof(units) - 1) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(out, outlen, "%.1f%c", v, units[u]);
+}
+
+unsigned info_sector_size(const struct info *in)
+{
+	return in->disk.tab.sector_size ? in->disk.tab.sector_size : 512;
+}
+
+static void text_partitions(const struct info *in)
+{
+	const struct imgp_table *tab = &in->disk.tab;
+	struct table t = {
+		.ncols = 9,
+		.head = { "Num", "Boot", "Start(sector)", "Size", "Type", "Name",
+			  "FS", "Label", "UUID" },
+		.right = 1u << 0 | 1u << 2,
+		.optional = 1u << 1 | 1u << 5 | 1u << 7 | 1u << 8,
+	};
+
+	table_put_text(in->path);
+	printf(": %llu bytes, %s, disk ", (unsigned long long)in->disk.img.size,
+	       tab->label);
+	table_put_text(tab->id);
+	printf("; sector size %u%s\n", info_sector_size(in),
+	       tab->used_backup ? "; primary GPT header damaged, backup header used" : "");
+	for (size_t i = 0; i < tab->nparts; i++) {
+		const struct imgp_part *p = &tab->parts[i];
+		char num[16], start[24], size[16];
+		const char *cells[9];
+
+		snprintf(num, sizeof(num), "%d", p->number);
+		snprintf(start, sizeof(start), "%llu",
+			 (unsigned long long)(p->start / info_sector_size(in)));
+		human_size(p->size, size, sizeof(size));
+		cells[0] = num;
+		cells[1] = p->bootable ? "*" : "";
+		cells[2] = start;
+		cells[3] = size;
+		cells[4] = p->type_name ? p->type_name : p->type;
+		cells[5] = p->name;
+		cells[6] = p->fstype[0] ? p->fstype : "-";
+		cells[7] = p->fslabel;
+		cells[8] = p->fsuuid;
+		table_row(&t, cells);
+	}
+	table_print(&t, "");
+	for (size_t i = 0; i < tab->nparts; i++) {
+		if (!in->fs_error[i])
+			continue;
+		fputs("error: ", stdout);
+		table_put_text(in->fs_error[i]);
+		putchar('\n');
+	}
+}
+
+/* After "no partition has X": the partitions that could not be searched. */
+static void text_unreadable(const struct info *in)
+{
+	for (size_t i = 0; i < in->disk.tab.nparts; i++)
+		if (in->fs_error[i])
+			printf("; " IMGP_PART_FMT " unreadable (see above)",
+			       in->disk.tab.parts[i].number);
+}
+
+static void text_fit(const struct info *in)
+{
+	const struct info_fit *f = &in->fit;
+	struct table images = {
+		.ncols = 8,
+		.head = { "#", "Image", "Type", "Compression", "Size", "Hash",
+			  "Verify", "Description" },
+		.right = 1u << 0 | 1u << 4,
+		.optional = 1u << 7,
+	};
+	struct table confs = {
+		.ncols = 5,
+		.head = { "Configuration", "Default", "Kernel", "FDT",
+			  "Description" },
+		.optional = 1u << 4,
+	};
+
+	fputs("fit: ", stdout);
+	if (f->missing) {
+		table_put_text(f->missing);
+		text_unreadable(in);
+		putchar('\n');
+		return;
+	}
+	if (f->error) {
+		fputs("error: ", stdout);
+		table_put_text(f->error);
+		putchar('\n');
+		return;
+	}
+	printf(IMGP_PART_FMT " ", f->part->number);
+	table_put_text(f->path);
+	printf(", %zu bytes, %zu images, %zu configurations\n", f->size,
+	       f->fit.nimages, f->fit.nconfs);
+	for (size_t i = 0; i < f->fit.nimages; i++) {
+		const struct imgp_fit_image *img = &f->fit.images[i];
+		char idx[16], size[24];
+		const char *cells[8];
+
+		snprintf(idx, sizeof(idx), "%d", img->index);
+		snprintf(size, sizeof(size), "%zu", img->size);
+		cells[0] = idx;
+		cells[1] = img->name;
+		cells[2] = img->type;
+		cells[3] = img->compression;
+		cells[4] = size;
+		cells[5] = img->hash_algos[0] ? img->hash_algos : "-";
+		cells[6] = hash_text[f->hash[i].state];
+		cells[7] = img->description;
+		table_row(&images, cells);
+	}
+	if (f->fit.nimages)
+		table_print(&images, "  ");
+	for (size_t i = 0; i < f->fit.nimages; i++) {
+		if (!f->hash[i].error)
+			continue;
+		fputs(f->hash[i].state == HASH_BAD ? "error: " : "warning: ", stdout);
+		table_put_text(f->hash[i].error);
+		putchar('\n');
+	}
+	for (size_t i = 0; i < f->fit.nconfs; i++) {
+		const struct imgp_fit_conf *c = &f->fit.confs[i];
+		const char *cells[5] = {
+			c->name, c->is_default ? "yes" : "",
+			c->kernel ? c->kernel : "-", c->fdt ? c->fdt : "-",
+			c->description,
+		};
+
+		table_row(&confs, cells);
+	}
+	if (f->fit.nconfs)
+		table_print(&confs, "  ");
+}
+
+static void text_script(const struct info *in)
+{
+	const struct info_script *s = &in->script;
+	const struct info_override *o = &in->override;
+
+	fputs("boot script: ", stdout);
+	if (s->missing) {
+		table_put_text(s->missing);
+		text_unreadable(in);
+	} else if (s->error) {
+		fputs("error: ", stdout);
+		table_put_text(s->error);
+	} else {
+		printf(IMGP_PART_FMT " %s (\"", s->part->number, s->path);
+		table_put_text(s->scr.name);
+		printf("\"), CRCs ok, loads " OVERRIDE_WORD ": %s",
+		       s->loads_override ? "yes" : "no");
+	}
+	putchar('\n');
+
+	fputs(OVERRIDE_WORD ": ", stdout);
+	if (o->missing) {
+		table_put_text(o->missing);
+	} else if (o->error) {
+		fputs("error: ", stdout);
+		table_put_text(o->error);
+	} else if (o->exists) {
+		printf(IMGP_PART_FMT " " OVERRIDE_PATH ", %zu bytes",
+		       o->part->number, o->data.len);
+	} else {
+		printf("not on " IMGP_PART_FMT, o->part->number);
+	}
+	putchar('\n');
+}
+
+bool info_is_uhs_blocker(const char *prop)
+{
+	return strcmp(prop, "no-1-8-v") == 0;
+}
+
+static void text_dt(const struct info *in, const struct info_dt *dt)
+{
+	if (dt->image) {
+		fputs("fdt '", stdout);
+		table_put_text(dt->image->name);
+		printf("' (#%d): ", dt->image->index);
+	} else {
+		printf(OVERRIDE_WORD " (" IMGP_PART_FMT "): ",
+		       in->override.part->number);
+	}
+	switch (dt->state) {
+	case DT_COMPRESSED:
+		printf("compressed (");
+		table_put_text(dt->image->compression);
+		printf("), not inspected\n");
+		return;
+	case DT_SKIPPED:
+		fputs("not inspected: ", stdout);
+		table_put_text(dt->error);
+		putchar('\n');
+		return;
+	case DT_ERROR:
+		fputs("error: ", stdout);
+		table_put_text(dt->error);
+		putchar('\n');
+		return;
+	case DT_OK:
+		break;
+	}
+	if (!dt->nmmc) {
+		puts("no SD/eMMC controller nodes");
+		return;
+	}
+	printf("%zu SD/eMMC controller%s\n", dt->nmmc, dt->nmmc == 1 ? "" : "s");
+	for (size_t i = 0; i < dt->nmmc; i++) {
+		const struct imgp_dt_mmc *m = &dt->mmc[i];
+
+		fputs("  ", stdout);
+		table_put_text(m->path);
+		putchar(' ');
+		table_put_text(m->status);
+		for (size_t k = 0; k < m->nprops; k++) {
+			fputs(k ? ", " : ": ", stdout);
+			table_put_text(m->props[k].name);
+			if (m->props[k].value[0]) {
+				putchar('=');
+				table_put_text(m->props[k].value);
+			}
+			if (info_is_uhs_blocker(m->props[k].name))
+				fputs(" (UHS-I blocked)", stdout);
+		}
+		putchar('\n');
+	}
+}
+
+static void text_fstab(const struct info *in)
+{
+	const struct info_fstab *f = &in->fstab;
+	const struct imgp_fstab_entry *e = &f->root;
+
+	fputs("root fstab: ", stdout);
+	if (f->missing) {
+		table_put_text(f->missing);
+		text_unreadable(in);
+	} else if (f->error) {
+		fputs("error: ", stdout);
+		table_put_text(f->error);
+	} else if (!f->have_root) {
+		printf(IMGP_PART_FMT " /etc/fstab: ", f->part->number);
+		table_put_text(f->no_root);
+	} else {
+		printf(IMGP_PART_FMT " /etc/fstab line %d: ", f->part->number,
+		       e->line);
+		table_put_text(e->spec);
+		putchar(' ');
+		table_put_text(e->file);
+		putchar(' ');
+		table_put_text(e->vfstype);
+		putchar(' ');
+		table_put_text(e->options);
+		printf(" %d %d", e->freq, e->passno);
+	}
+	putchar('\n');
+}
+
+void info_print_text(const struct info *in)
+{
+	text_partitions(in);
+	putchar('\n');
+	text_fit(in);
+	putchar('\n');
+	text_script(in);
+	putchar('\n');
+	if (!in->ndts)
+		puts("device trees: none to inspect (no FIT fdt, no " OVERRIDE_WORD ")");
+	for (size_t i = 0; i < in->ndts; i++)
+		text_dt(in, &in->dts[i]);
+	putchar('\n');
+	text_fstab(in);
+}
