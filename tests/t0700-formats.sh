@@ -160,6 +160,21 @@ test_expect_success 'a multi-block .xz is patched block-wise: the changed blocks
 	xz -dc ip.img.xz | cmp - ref.img
 '
 
+test_expect_success 'a corrupt block of a multi-block .xz: one-line error, no output, the input untouched' '
+	cp multi.img.xz bad.img.xz &&
+	xz --robot -lvv bad.img.xz | awk -F"\t" "\$1 == \"block\" && \$6 == 1048576 { print \$5 + int(\$7 / 2) }" >pos &&
+	test -s pos &&
+	printf "\377" | dd of=bad.img.xz bs=1 seek="$(cat pos)" conv=notrunc status=none &&
+	sum_file bad.img.xz >bad.sum &&
+	test_must_fail_with 1 imgpatch patch bad.img.xz $KV260_ARGS -o bad-out.img.xz 2>err &&
+	test "$(wc -l <err)" -eq 1 &&
+	grep "^imgpatch: bad\.img\.xz: .*xz block 2 of [0-9]*: corrupt data" err &&
+	test_must_fail_with 1 imgpatch patch bad.img.xz $KV260_ARGS --in-place 2>err &&
+	grep "xz block 2 of" err &&
+	test_file_unchanged bad.img.xz "$(cat bad.sum)" &&
+	! ls -a | grep -E "^(bad-out\.img\.xz|\.bad)"
+'
+
 # A raw input's holes say "unused" (bmaptool create trusts them too); a
 # compressed input has none, so its bmap must map its zero blocks as well.
 test_expect_success 'patch -o IMG.xz --bmap: bmaptool flashes the compressed output' '

@@ -151,7 +151,6 @@ static int fit_image_data(const struct imgp_fit *fit, int node,
 			return 0;
 		}
 		img->data = val;
-		img->pos = (uint64_t)((const uint8_t *)val - fit->blob);
 		img->size = (size_t)len;
 		return 0;
 	}

@@ -118,7 +118,7 @@ static int fat_check_geometry(struct imgp_fs *fs, struct fat_geom *g)
  * becomes a byte range of the partition, checked against the data area.
  */
 static int fat_parse_chain(const struct fat_geom *g, const char *line,
-			   struct fat_ranges *out, uint64_t *file_off)
+			   struct fat_ranges *out)
 {
 	const char *p = strchr(line, '<');
 
@@ -141,8 +141,7 @@ static int fat_parse_chain(const struct fat_geom *g, const char *line,
 			out->r = grown;
 			grown[out->n].file_off = g->meta_end + (a - 2) * g->cluster_bytes;
 			grown[out->n].len = (b - a + 1) * g->cluster_bytes;
-			grown[out->n].img_off = *file_off;
-			*file_off += grown[out->n].len;
+			grown[out->n].img_off = 0;
 			out->n++;
 		}
 		p = strchr(end, '<');
@@ -157,7 +156,6 @@ static int fat_chains(struct imgp_fs *fs, const char *drive, char **names,
 	struct fat_priv *priv = fs->priv;
 	const char **argv = calloc(n + 4, sizeof(*argv));
 	struct imgp_buf o = { 0 };
-	uint64_t file_off = 0;
 	char *line, *save = NULL;
 	int rc;
 
@@ -174,7 +172,7 @@ static int fat_chains(struct imgp_fs *fs, const char *drive, char **names,
 		rc = imgp_buf_append(&o, "", 1);
 	for (line = rc ? NULL : strtok_r((char *)o.data, "\n", &save); line && !rc;
 	     line = strtok_r(NULL, "\n", &save))
-		rc = fat_parse_chain(&priv->geom, line, out, &file_off);
+		rc = fat_parse_chain(&priv->geom, line, out);
 	imgp_buf_free(&o);
 	return rc;
 }

@@ -473,7 +473,7 @@ struct imgp_fit_image {
 	 */
 	const uint8_t *data;
 	size_t size;
-	uint64_t pos;            /* payload offset in the FIT file */
+	uint64_t pos;            /* where a payload still NULL lies in the FIT file */
 	uint8_t *loaded;         /* the payload, when read piecewise (owned) */
 };
 
