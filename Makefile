@@ -35,7 +35,7 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -DIMGP_TEST_
              -fno-omit-frame-pointer
 endif
 
-LIB_SRC  := $(sort $(wildcard tool/lib/*.c))
+LIB_SRC  := $(sort $(wildcard tool/lib/*.c tool/lib/*/*.c))
 CLI_SRC  := $(sort $(wildcard tool/cli/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test-*.c))
 # Helpers shared by the unit tests (temporary dirs, files, running tools).

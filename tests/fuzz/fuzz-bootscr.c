@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Fuzzes the U-Boot script image reader: the input is a boot.scr(.uimg). */
-#include "imgpatch.h"
+#include "imgpatch-internal.h"
 #include "fuzz.h"
 
 /* Legacy image header fields (U-Boot image.h), big-endian. */

@@ -7,7 +7,7 @@
  */
 #include <libfdt.h>
 
-#include "imgpatch.h"
+#include "imgpatch-internal.h"
 #include "fuzz.h"
 
 #define FUZZ_MMC_MAX 8

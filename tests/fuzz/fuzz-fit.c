@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "imgpatch.h"
+#include "imgpatch-internal.h"
 #include "fuzz.h"
 
 #define FUZZ_MMC_MAX 8

@@ -4,7 +4,7 @@
  * the fstab text, a mount point and the option edits; missing parts take
  * the values a recipe would give.
  */
-#include "imgpatch.h"
+#include "imgpatch-internal.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "imgpatch.h"
+#include "imgpatch-internal.h"
 #include "fuzz.h"
 
 /* One directory per process holding the recipe file, removed at exit. */

@@ -10,8 +10,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "imgpatch.h"
-#include "xz-blocks.h"
+#include "imgpatch-internal.h"
+#include "format/xz-blocks.h"
 #include "fuzz.h"
 
 /* Blocks the harness decodes and re-encodes: real ones are 24 MiB, fuzzed small. */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch.h"
+#include "imgpatch-internal.h"
 #include "unit.h"
 
 #define ARCH_ARM64 22

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch.h"
+#include "imgpatch-internal.h"
 #include "unit.h"
 
 /* One text as an array of lines (each with its '\n', the last maybe not). */

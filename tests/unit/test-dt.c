@@ -13,7 +13,7 @@
 
 #include <libfdt.h>
 
-#include "imgpatch.h"
+#include "imgpatch-internal.h"
 #include "unit.h"
 
 #define REAL_DTB "smk-k26-revA-sm-k26-revA-sck-kv-g-revB.dtb"

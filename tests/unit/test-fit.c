@@ -11,7 +11,7 @@
 
 #include <libfdt.h>
 
-#include "imgpatch.h"
+#include "imgpatch-internal.h"
 #include "unit.h"
 
 #define NIMAGES 6

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch.h"
+#include "imgpatch-internal.h"
 #include "unit.h"
 
 #define UBUNTU "LABEL=writable\t/\text4\tdiscard,errors=remount-ro\t0 1\n"

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "imgpatch.h"
+#include "imgpatch-internal.h"
 #include "unit.h"
 
 #define MiB (1024ull * 1024)

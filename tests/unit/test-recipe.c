@@ -13,7 +13,7 @@
 
 #include <libfdt.h>
 
-#include "imgpatch.h"
+#include "imgpatch-internal.h"
 #include "unit.h"
 
 #define HEAD_LINES 4

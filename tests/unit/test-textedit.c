@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch.h"
+#include "imgpatch-internal.h"
 #include "unit.h"
 
 enum op { SET_LINE, REMOVE_LINE, SET_TOKEN, REMOVE_TOKEN };

@@ -15,9 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "imgpatch.h"
+#include "imgpatch-internal.h"
 #include "unit.h"
-#include "xz-blocks.h"
+#include "format/xz-blocks.h"
 
 #define KiB ((size_t)1024)
 #define MiB (1024 * KiB)

@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "imgpatch.h"
+#include "imgpatch-internal.h"
 #include "unit.h"
 
 /* Paths built from $TMPDIR go into fixed buffers and debugfs requests. */

@@ -100,17 +100,6 @@ struct imgp_image {
 int imgp_image_open(struct imgp_image *img, const char *path, bool writable);
 void imgp_image_close(struct imgp_image *img);
 /*
- * Registers fn for the file at path (one at a time per process; NULL fn
- * forgets it): every imgp_image_open() of that file then reads and writes
- * through it. External programs (mtools, libblkid) read the file itself,
- * so whoever hands them a range calls imgp_image_fill() first.
- */
-int imgp_image_set_filler(const char *path, imgp_fill_fn fn, void *ctx);
-/* How many imgp_image_write() calls this process made: caches compare it. */
-uint64_t imgp_image_writes(void);
-/* Makes [off, off+len) of the file hold the image's bytes (see imgp_fill_fn). */
-int imgp_image_fill(const struct imgp_image *img, uint64_t off, uint64_t len);
-/*
  * Refuses (-EBUSY "... is mounted on /media/x") a block device that is
  * mounted or has a mounted partition; 0 for anything else.
  */
@@ -157,18 +146,6 @@ struct imgp_table {
 	struct imgp_part *parts; /* in table order */
 };
 
-/* One partition-label driver (libfdisk style); registered in part.c. */
-struct imgp_label_ops {
-	const char *name;
-	/* Returns 1 when the label is present, 0 when not, <0 on I/O error. */
-	int (*probe)(const struct imgp_image *img);
-	/* Fills tab (label, id, sector_size, parts); returns 0 or -errno. */
-	int (*read)(const struct imgp_image *img, struct imgp_table *tab);
-};
-
-extern const struct imgp_label_ops imgp_label_gpt;
-extern const struct imgp_label_ops imgp_label_mbr;
-
 /*
  * Reads the partition table. Returns 0, -ENOENT "no partition table (neither
  * GPT nor MBR)", -EINVAL for a table that is present but broken (bad CRC in
@@ -188,93 +165,13 @@ const struct imgp_part *imgp_table_find(const struct imgp_table *tab,
 /* Short name used in messages: "p2". */
 #define IMGP_PART_FMT "p%d"
 
-/* Reads inside a partition, bounds-checked against it. Returns 0 or -ERANGE/-EIO. */
-int imgp_part_read(const struct imgp_image *img, const struct imgp_part *part,
-		   uint64_t off, void *buf, size_t len);
-
-/* ------------------------------------------------------------------- crc.c */
-
-/* CRC-32 (IEEE 802.3, as zlib, GPT, FIT and U-Boot legacy images use it). */
-uint32_t imgp_crc32(uint32_t crc, const void *data, size_t len);
 
 /* -------------------------------------------------- fs.c, fs-fat.c, fs-ext.c */
 
 struct imgp_fs;
+struct imgp_fs_ops;
+struct imgp_writeset;
 struct imgp_reader;
-
-/*
- * Where a regular file's bytes lie in the image, so that parts of a large
- * file are read without reading it whole: extents in file order.
- */
-struct imgp_extent {
-	uint64_t file_off;
-	uint64_t img_off;        /* bytes from the start of the image */
-	uint64_t len;
-};
-
-struct imgp_file_map {
-	uint64_t size;           /* of the file */
-	size_t n;
-	struct imgp_extent *ext;
-};
-
-/* One filesystem backend (genimage style); registered in fs.c. */
-struct imgp_fs_ops {
-	const char *name;        /* "vfat", "ext" */
-	/* Returns true when this backend handles a blkid type ("vfat", "ext4"). */
-	bool (*handles)(const char *fstype);
-	/*
-	 * Opens fs->part of fs->img; read-only unless fs->writable. Refuses a
-	 * filesystem that is larger than its partition, has errors or needs
-	 * journal recovery (-EUCLEAN). Sets fs->priv.
-	 */
-	int (*open)(struct imgp_fs *fs);
-	void (*close)(struct imgp_fs *fs);
-	/*
-	 * Reads a whole regular file (following symlinks inside the filesystem,
-	 * bounded) into out. -ENOENT when missing, -EISDIR for a directory,
-	 * -EFBIG when larger than max bytes.
-	 */
-	int (*read_file)(struct imgp_fs *fs, const char *path, size_t max,
-			 struct imgp_buf *out);
-	/*
-	 * Replaces a file's content, creating it (mode 0644, root) when missing.
-	 * An existing file keeps its identity (ext: inode number, mode, owner,
-	 * xattrs; FAT: one directory entry, never old and new side by side).
-	 */
-	int (*write_file)(struct imgp_fs *fs, const char *path, const void *data,
-			  size_t len);
-	/* Returns 1 when path exists (any type), 0 when not, <0 on error. */
-	int (*exists)(struct imgp_fs *fs, const char *path);
-	/*
-	 * Creates the symbolic link path -> target (the parent directory must
-	 * exist), or replaces an existing symbolic link; -EEXIST when path is
-	 * something else; -ENOTSUP where the filesystem has no links (FAT).
-	 */
-	int (*symlink)(struct imgp_fs *fs, const char *path, const char *target);
-	/*
-	 * Reads the target of the symbolic link path (not followed) into out.
-	 * -ENOENT when missing, -EINVAL when path is not a symbolic link.
-	 */
-	int (*readlink)(struct imgp_fs *fs, const char *path, struct imgp_buf *out);
-	/*
-	 * Completes the writes made so far (in capture mode: every byte they
-	 * changed is in fs->capture afterwards). Returns 0 or -errno.
-	 */
-	int (*finish)(struct imgp_fs *fs);
-	/*
-	 * Optional: maps a regular file's bytes (see struct imgp_file_map).
-	 * -ENOENT, -EISDIR as read_file; -ENOTSUP where the file cannot be
-	 * mapped (NULL op: never).
-	 */
-	int (*map_file)(struct imgp_fs *fs, const char *path,
-			struct imgp_file_map *out);
-	/*
-	 * Optional: the names in directory dir (not "." or ".."), added with
-	 * imgp_fs_names_add(). -ENOENT, -ENOTDIR (NULL op: -ENOTSUP).
-	 */
-	int (*list)(struct imgp_fs *fs, const char *dir, char ***names, size_t *n);
-};
 
 struct imgp_fs {
 	const struct imgp_fs_ops *ops;
@@ -289,23 +186,12 @@ struct imgp_fs {
 	void *priv;
 };
 
-extern const struct imgp_fs_ops imgp_fs_fat;
-extern const struct imgp_fs_ops imgp_fs_ext;
-
 /*
  * Opens the filesystem of a partition with the backend that handles
  * part->fstype. -ENOTSUP when none does. Errors carry "pN (type): " context.
  */
 int imgp_fs_open(struct imgp_fs *fs, struct imgp_image *img,
 		 const struct imgp_part *part, bool writable);
-/*
- * Opens a partition's filesystem for writing in capture mode: the changes
- * are computed against the image but land in ws; imgp_fs_finish() completes
- * them. The image may be read-only.
- */
-int imgp_fs_open_capture(struct imgp_fs *fs, struct imgp_image *img,
-			 const struct imgp_part *part, struct imgp_writeset *ws);
-int imgp_fs_finish(struct imgp_fs *fs);
 void imgp_fs_close(struct imgp_fs *fs);
 int imgp_fs_read_file(struct imgp_fs *fs, const char *path, size_t max,
 		      struct imgp_buf *out);
@@ -321,18 +207,6 @@ int imgp_fs_readlink(struct imgp_fs *fs, const char *path, struct imgp_buf *out)
  */
 int imgp_fs_list(struct imgp_fs *fs, const char *dir, char ***names, size_t *n);
 void imgp_fs_list_free(char **names, size_t n);
-/* For backends: adds a name to a listing, skipping "." and "..". */
-int imgp_fs_names_add(char ***names, size_t *n, const char *name, size_t len);
-/* See imgp_fs_ops.map_file; -ENOTSUP from backends that cannot map. */
-int imgp_fs_map_file(struct imgp_fs *fs, const char *path,
-		     struct imgp_file_map *out);
-void imgp_file_map_free(struct imgp_file_map *map);
-/*
- * A reader (see fit.c) of a mapped file in img, taking over the map: the
- * image must stay open while the reader is used.
- */
-int imgp_file_map_reader(const struct imgp_image *img, struct imgp_file_map *map,
-			 struct imgp_reader *rd);
 struct imgp_fit;
 /*
  * Opens the FIT at path piecewise where the backend maps files (only its
@@ -341,30 +215,6 @@ struct imgp_fit;
  * -ENOENT when there is no such file.
  */
 int imgp_fs_load_fit(struct imgp_fs *fs, const char *path, struct imgp_fit *fit);
-
-/* -------------------------------------------------------------- writeset.c */
-
-/* The bytes a commit will write, captured before any is written. */
-struct imgp_writeset;
-struct imgp_range {
-	uint64_t off;            /* bytes from the start of the image */
-	size_t len;
-	uint8_t *data;
-};
-
-/* A new empty write set over img (read for partial sectors). */
-int imgp_writeset_new(struct imgp_writeset **out, const struct imgp_image *img);
-void imgp_writeset_free(struct imgp_writeset *ws);
-/* Records a write; -ERANGE outside the image, -EFBIG past 1 GiB in all. */
-int imgp_writeset_write(struct imgp_writeset *ws, uint64_t off,
-			const void *data, size_t len);
-/* Reads as the image will be once the write set is applied. */
-int imgp_writeset_read(struct imgp_writeset *ws, uint64_t off, void *buf,
-		       size_t len);
-/* The captured writes as sorted, merged ranges (freed with imgp_ranges_free). */
-int imgp_writeset_ranges(const struct imgp_writeset *ws,
-			 struct imgp_range **out, size_t *n);
-void imgp_ranges_free(struct imgp_range *ranges, size_t n);
 
 /* --------------------------------------------------------------- journal.c */
 
@@ -376,17 +226,6 @@ struct imgp_journal;
  */
 int imgp_journal_check(const char *path);
 /*
- * Saves the old bytes of every range about to be written (read from img),
- * syncs, and marks the journal ready. Only then may the image be written.
- */
-int imgp_journal_begin(const char *path, const struct imgp_image *img,
-		       const struct imgp_range *ranges, size_t n,
-		       struct imgp_journal **out);
-/* Marks the journal done (every write is in the image and synced); frees it. */
-int imgp_journal_done(struct imgp_journal *j);
-/* Frees a journal left unfinished (after a failed write). */
-void imgp_journal_abandon(struct imgp_journal *j);
-/*
  * Puts the old bytes of the journal at path back into img and checks each
  * region's SHA-256. After a finished patch, a region that holds neither the
  * old nor the patched bytes is refused (-EEXIST) unless force. Returns 0
@@ -394,8 +233,6 @@ void imgp_journal_abandon(struct imgp_journal *j);
  */
 int imgp_journal_undo(const char *path, struct imgp_image *img, bool force,
 		      size_t *restored, uint64_t *bytes);
-/* Test builds: the place where a simulated crash may strike after a write. */
-void imgp_fault_point(void);
 
 /* ------------------------------------------------------------------ lock.c */
 
@@ -407,24 +244,6 @@ void imgp_fault_point(void);
  */
 int imgp_lock(const char *path);
 void imgp_unlock(int fd);
-
-/* ------------------------------------------------------------------- run.c */
-
-/*
- * Path of an external program: $IMGPATCH_<NAME> (upper case, '-' as '_')
- * when set, else the first executable "name" in $PATH. NULL with a failure
- * message when not found. The string is static until the next call.
- */
-const char *imgp_tool_path(const char *name);
-/*
- * Runs argv[0] (a bare program name resolved with imgp_tool_path) with the
- * given argv, no shell, a clean environment (PATH, LC_ALL=C, TZ=UTC and the
- * variables in extra_env, each "K=V"), stdin from /dev/null, stdout captured
- * into out (may be NULL to discard). Returns 0 when the program exits 0;
- * otherwise -EIO with the program's first stderr line as the message.
- */
-int imgp_run(const char *const argv[], const char *const extra_env[],
-	     struct imgp_buf *out);
 
 /* ------------------------------------------------------------------- fit.c */
 
@@ -439,25 +258,7 @@ struct imgp_reader {
 	uint64_t size;
 };
 
-/* A property value left out of a FIT skeleton, and where it lies in the file. */
-struct imgp_fit_elided {
-	int node;                /* node offset in the skeleton */
-	char *prop;
-	uint64_t off;
-	uint32_t len;
-};
-
-/*
- * Builds the structure of the flattened tree rd holds with every property
- * value longer than keep_max bytes left empty (recorded in *el instead),
- * reading only the tree's headers, strings and kept values. *totalsize is
- * the original tree's. Returns 0; -EINVAL for a broken tree; -ENOTSUP for
- * a header version before 17; -EFBIG past 32 MiB of structure.
- */
-int imgp_fit_skeleton(const struct imgp_reader *rd, size_t keep_max,
-		      void **fdt, uint32_t *totalsize,
-		      struct imgp_fit_elided **el, size_t *nel);
-void imgp_fit_elided_free(struct imgp_fit_elided *el, size_t n);
+struct imgp_fit_elided;
 
 struct imgp_fit_image {
 	char *name;              /* node name under /images */

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+/* Sparse copies of whole images (for -o), with progress for long copies. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "imgpatch-internal.h"
+
+/* Large sequential I/O. */
+#define COPY_CHUNK ((size_t)1 << 20)
+
+static imgp_progress_fn progress_fn;
+static void *progress_ctx;
+
+void imgp_progress_set_handler(imgp_progress_fn fn, void *ctx)
+{
+	progress_fn = fn;
+	progress_ctx = ctx;
+}
+
+void imgp_progress(const char *what, uint64_t done, uint64_t total)
+{
+	static _Thread_local struct timespec last;
+	struct timespec now;
+
+	if (!progress_fn)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	/* At most four updates a second, but always the final one. */
+	if (done < total && (now.tv_sec - last.tv_sec) * 1000000000L +
+				    (now.tv_nsec - last.tv_nsec) < 250000000L)
+		return;
+	last = now;
+	progress_fn(what, done, total, progress_ctx);
+}
+
+static int copy_out(int fd, const char *dst, const uint8_t *buf, size_t len,
+		    uint64_t off)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t w = pwrite(fd, buf + done, len - done, (off_t)(off + done));
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int err = w < 0 ? errno : EIO;
+
+			return imgp_fail(err, "%s: write error: %s", dst,
+					 strerror(err));
+		}
+		done += (size_t)w;
+	}
+	return 0;
+}
+
+static int copy_range(int in, int out, const char *src, const char *dst,
+		      uint64_t start, uint64_t end, uint64_t total, uint8_t *buf)
+{
+	uint64_t off = start;
+
+	while (off < end) {
+		size_t want = end - off < COPY_CHUNK ? (size_t)(end - off) : COPY_CHUNK;
+		ssize_t n = pread(in, buf, want, (off_t)off);
+		int rc;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int err = n < 0 ? errno : EIO;
+
+			return imgp_fail(err, "%s: read error at offset %llu: %s",
+					 src, (unsigned long long)off,
+					 strerror(err));
+		}
+		rc = copy_out(out, dst, buf, (size_t)n, off);
+		if (rc)
+			return rc;
+		off += (uint64_t)n;
+		imgp_progress("copying", off, total);
+	}
+	return 0;
+}
+
+int imgp_copy_sparse(const char *src, const char *dst)
+{
+	struct imgp_image img;
+	uint8_t *buf = NULL;
+	uint64_t off = 0;
+	int out = -1, rc, err;
+
+	rc = imgp_image_open(&img, src, false);
+	if (rc)
+		return imgp_fail_ctx(rc, "%s", src);
+	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out < 0) {
+		err = errno;
+		rc = imgp_fail(err, "%s: cannot create: %s", dst, strerror(err));
+		goto done;
+	}
+	buf = malloc(COPY_CHUNK);
+	if (!buf) {
+		rc = imgp_fail(ENOMEM, "out of memory");
+		goto done;
+	}
+	/* Holes in the source are skipped without reading them (SEEK_DATA). */
+	while (off < img.size) {
+		off_t data = lseek(img.fd, (off_t)off, SEEK_DATA);
+		off_t hole;
+
+		if (data < 0 && errno == ENXIO)
+			break;
+		if (data < 0) {
+			/* No SEEK_DATA (block device, old filesystem): copy it all. */
+			rc = copy_range(img.fd, out, src, dst, off, img.size,
+					img.size, buf);
+			goto sized;
+		}
+		hole = lseek(img.fd, data, SEEK_HOLE);
+		if (hole < 0 || (uint64_t)hole > img.size)
+			hole = (off_t)img.size;
+		rc = copy_range(img.fd, out, src, dst, (uint64_t)data,
+				(uint64_t)hole, img.size, buf);
+		if (rc)
+			goto done;
+		off = (uint64_t)hole;
+	}
+	rc = 0;
+sized:
+	if (!rc && ftruncate(out, (off_t)img.size) < 0) {
+		err = errno;
+		rc = imgp_fail(err, "%s: cannot set size: %s", dst, strerror(err));
+	}
+	if (!rc)
+		imgp_progress("copying", img.size, img.size);
+done:
+	if (out >= 0 && close(out) < 0 && !rc) {
+		err = errno;
+		rc = imgp_fail(err, "%s: %s", dst, strerror(err));
+	}
+	free(buf);
+	imgp_image_close(&img);
+	return rc;
+}

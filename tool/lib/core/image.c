@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Image access: regular files and block devices, bounds-checked positional
+ * I/O. Messages leave the path out: callers print it as the outer context.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "imgpatch-internal.h"
+
+/* Writes through imgp_image_write() in this process, for caches of what images hold. */
+static uint64_t image_writes;
+
+uint64_t imgp_image_writes(void)
+{
+	return __atomic_load_n(&image_writes, __ATOMIC_RELAXED);
+}
+
+/* The one file of this process filled on demand, known by device and inode. */
+static struct {
+	dev_t dev;
+	ino_t ino;
+	imgp_fill_fn fn;
+	void *ctx;
+} filler;
+
+int imgp_image_set_filler(const char *path, imgp_fill_fn fn, void *ctx)
+{
+	struct stat st;
+
+	memset(&filler, 0, sizeof(filler));
+	if (!fn)
+		return 0;
+	if (stat(path, &st) < 0)
+		return imgp_fail(errno, "%s: %s", path, strerror(errno));
+	filler.dev = st.st_dev;
+	filler.ino = st.st_ino;
+	filler.fn = fn;
+	filler.ctx = ctx;
+	return 0;
+}
+
+int imgp_image_fill(const struct imgp_image *img, uint64_t off, uint64_t len)
+{
+	if (!img->fill || !len)
+		return 0;
+	if (off > img->size || len > img->size - off)
+		len = off > img->size ? 0 : img->size - off;
+	return img->fill(img->fill_ctx, off, len, false);
+}
+
+int imgp_image_open(struct imgp_image *img, const char *path, bool writable)
+{
+	struct stat st;
+	int fd, err;
+
+	memset(img, 0, sizeof(*img));
+	img->fd = -1;
+	if (writable) {
+		int rc = imgp_blockdev_check_unmounted(path);
+
+		if (rc)
+			return rc;
+	}
+	/*
+	 * O_EXCL on a block device fails while it is mounted or held by
+	 * another exclusive user; on a regular file it is ignored here.
+	 */
+	fd = open(path, (writable ? O_RDWR | O_EXCL : O_RDONLY) | O_CLOEXEC);
+	if (fd < 0 && writable && errno == EEXIST)
+		fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		if (err == EBUSY)
+			return imgp_fail(err, "the device is in use (mounted, or opened by another program)");
+		return imgp_fail(err, "cannot open: %s", strerror(err));
+	}
+	if (fstat(fd, &st) < 0) {
+		err = errno;
+		close(fd);
+		return imgp_fail(err, "cannot stat: %s", strerror(err));
+	}
+	if (S_ISBLK(st.st_mode)) {
+		uint64_t size = 0;
+
+		if (ioctl(fd, BLKGETSIZE64, &size) < 0) {
+			err = errno;
+			close(fd);
+			return imgp_fail(err, "cannot get device size: %s",
+					 strerror(err));
+		}
+		img->size = size;
+		img->is_blockdev = true;
+	} else if (S_ISREG(st.st_mode)) {
+		img->size = (uint64_t)st.st_size;
+		if (filler.fn && st.st_dev == filler.dev && st.st_ino == filler.ino) {
+			img->fill = filler.fn;
+			img->fill_ctx = filler.ctx;
+		}
+	} else {
+		close(fd);
+		return imgp_fail(EINVAL, "not a regular file or block device");
+	}
+	if (img->size == 0) {
+		close(fd);
+		return imgp_fail(EINVAL, "empty image");
+	}
+	img->path = strdup(path);
+	if (!img->path) {
+		close(fd);
+		return imgp_fail(ENOMEM, "out of memory");
+	}
+	img->fd = fd;
+	img->writable = writable;
+	return 0;
+}
+
+void imgp_image_close(struct imgp_image *img)
+{
+	if (img->fd >= 0)
+		close(img->fd);
+	img->fd = -1;
+	free(img->path);
+	img->path = NULL;
+}
+
+static int image_check_range(const struct imgp_image *img, uint64_t off,
+			     size_t len)
+{
+	if (off > img->size || len > img->size - off)
+		return imgp_fail(ERANGE,
+				 "read of %zu bytes at offset %llu is past the end of the image (%llu bytes): truncated image?",
+				 len, (unsigned long long)off,
+				 (unsigned long long)img->size);
+	return 0;
+}
+
+int imgp_image_read(const struct imgp_image *img, uint64_t off, void *buf,
+		    size_t len)
+{
+	uint8_t *p = buf;
+	int rc = image_check_range(img, off, len);
+
+	if (!rc && img->fill)
+		rc = img->fill(img->fill_ctx, off, len, false);
+	if (rc)
+		return rc;
+	while (len) {
+		ssize_t n = pread(img->fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int err = errno;
+
+			return imgp_fail(err, "read error at offset %llu: %s",
+					 (unsigned long long)off,
+					 strerror(err));
+		}
+		if (n == 0)
+			return imgp_fail(EIO, "unexpected end of file at offset %llu",
+					 (unsigned long long)off);
+		p += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int imgp_image_write(struct imgp_image *img, uint64_t off, const void *buf,
+		     size_t len)
+{
+	const uint8_t *p = buf;
+	int rc;
+
+	if (!img->writable)
+		return imgp_fail(EBADF, "opened read-only");
+	__atomic_add_fetch(&image_writes, 1, __ATOMIC_RELAXED);
+	rc = image_check_range(img, off, len);
+	if (!rc && img->fill)
+		rc = img->fill(img->fill_ctx, off, len, true);
+	if (rc)
+		return rc;
+	while (len) {
+		ssize_t n = pwrite(img->fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int err = n < 0 ? errno : EIO;
+
+			return imgp_fail(err, "write error at offset %llu: %s",
+					 (unsigned long long)off,
+					 strerror(err));
+		}
+		p += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int imgp_image_sync(struct imgp_image *img)
+{
+	if (fsync(img->fd) < 0) {
+		int err = errno;
+
+		return imgp_fail(err, "fsync: %s", strerror(err));
+	}
+	return 0;
+}

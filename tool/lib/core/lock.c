@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One run at a time per image: an exclusive flock held for the whole run.
+ * flock (unlike POSIX record locks) survives libext2fs and mtools opening
+ * and closing the same file, and /proc/locks names the holder.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "imgpatch-internal.h"
+
+/* The pid holding a flock on the file, from /proc/locks; 0 if unknown. */
+static long lock_holder(int fd)
+{
+	char line[256];
+	struct stat st;
+	long pid = 0;
+	FILE *f;
+
+	if (fstat(fd, &st) < 0)
+		return 0;
+	f = fopen("/proc/locks", "r");
+	if (!f)
+		return 0;
+	while (!pid && fgets(line, sizeof(line), f)) {
+		unsigned maj, min;
+		unsigned long long ino;
+		long p;
+
+		/* "1: FLOCK  ADVISORY  WRITE 1234 08:02:5678 0 EOF" */
+		if (!strstr(line, "FLOCK") ||
+		    sscanf(strstr(line, "FLOCK"), "FLOCK %*s %*s %ld %x:%x:%llu", &p,
+			   &maj, &min, &ino) != 4)
+			continue;
+		if (ino == (unsigned long long)st.st_ino && makedev(maj, min) == st.st_dev)
+			pid = p;
+	}
+	fclose(f);
+	return pid;
+}
+
+int imgp_lock(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	long pid;
+
+	if (fd < 0)
+		return imgp_fail(errno, "cannot open: %s", strerror(errno));
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return fd;
+	if (errno != EWOULDBLOCK) {
+		int err = errno;
+
+		close(fd);
+		return imgp_fail(err, "cannot lock: %s", strerror(err));
+	}
+	pid = lock_holder(fd);
+	close(fd);
+	if (pid > 0)
+		return imgp_fail(EBUSY, "locked by another imgpatch run (pid %ld): wait for it to finish",
+				 pid);
+	return imgp_fail(EBUSY, "locked by another imgpatch run: wait for it to finish");
+}
+
+void imgp_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}

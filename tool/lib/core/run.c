@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: MIT
+/*
+ * External programs (mtools): fork/exec through posix_spawn with an argv,
+ * never a shell, in a clean environment, stdout captured.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "imgpatch-internal.h"
+
+#define TOOL_PATH_MAX 4096
+#define ENV_MAX 16
+#define STDERR_KEEP 4096
+
+static _Thread_local char tool_path[TOOL_PATH_MAX];
+
+static bool is_executable(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	       access(path, X_OK) == 0;
+}
+
+const char *imgp_tool_path(const char *name)
+{
+	char var[64] = "IMGPATCH_";
+	const char *override, *path, *p;
+	size_t n = strlen(var);
+
+	for (p = name; *p && n + 1 < sizeof(var); p++)
+		var[n++] = *p == '-' ? '_' : (char)toupper((unsigned char)*p);
+	var[n] = '\0';
+	override = getenv(var);
+	if (override && *override) {
+		if (!is_executable(override)) {
+			imgp_fail(ENOENT, "%s=%s is not an executable file", var,
+				  override);
+			return NULL;
+		}
+		snprintf(tool_path, sizeof(tool_path), "%s", override);
+		return tool_path;
+	}
+	path = getenv("PATH");
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path; *p;) {
+		const char *end = strchr(p, ':');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+
+		if (len && len + strlen(name) + 2 < sizeof(tool_path)) {
+			memcpy(tool_path, p, len);
+			tool_path[len] = '/';
+			strcpy(tool_path + len + 1, name);
+			if (is_executable(tool_path))
+				return tool_path;
+		}
+		p += len;
+		if (*p == ':')
+			p++;
+	}
+	imgp_fail(ENOENT, "program '%s' not found in PATH (install mtools, or set %s)",
+		  name, var);
+	return NULL;
+}
+
+/* Reads both pipes until EOF so neither child pipe can fill up and block. */
+static int run_collect(int out_fd, int err_fd, struct imgp_buf *out,
+		       char *errtext, size_t errcap)
+{
+	struct pollfd fds[2] = { { out_fd, POLLIN, 0 }, { err_fd, POLLIN, 0 } };
+	size_t errlen = 0;
+	uint8_t chunk[65536];
+	int open_fds = 2, rc = 0;
+
+	while (open_fds) {
+		if (poll(fds, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		for (int i = 0; i < 2; i++) {
+			ssize_t n;
+
+			if (fds[i].fd < 0 || !fds[i].revents)
+				continue;
+			n = read(fds[i].fd, chunk, sizeof(chunk));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				fds[i].fd = -1;
+				open_fds--;
+				continue;
+			}
+			if (i == 0 && out && !rc) {
+				rc = imgp_buf_append(out, chunk, (size_t)n);
+			} else if (i == 1 && errlen + 1 < errcap) {
+				size_t keep = (size_t)n;
+
+				if (keep > errcap - errlen - 1)
+					keep = errcap - errlen - 1;
+				memcpy(errtext + errlen, chunk, keep);
+				errlen += keep;
+			}
+		}
+	}
+	errtext[errlen] = '\0';
+	return rc;
+}
+
+/* The first non-empty line of a program's stderr, for the failure message. */
+static const char *first_line(char *text)
+{
+	char *p = text, *nl;
+
+	while (*p == '\n' || *p == ' ')
+		p++;
+	nl = strchr(p, '\n');
+	if (nl)
+		*nl = '\0';
+	return p;
+}
+
+int imgp_run(const char *const argv[], const char *const extra_env[],
+	     struct imgp_buf *out)
+{
+	const char *env[ENV_MAX + 4];
+	char errtext[STDERR_KEEP];
+	posix_spawn_file_actions_t fa;
+	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
+	const char *prog;
+	char *prog_copy;
+	size_t n = 0;
+	pid_t pid;
+	int rc, status;
+
+	prog = imgp_tool_path(argv[0]);
+	if (!prog)
+		return -ENOENT;
+	prog_copy = strdup(prog);
+	if (!prog_copy)
+		return imgp_fail(ENOMEM, "out of memory");
+	env[n++] = "PATH=/usr/local/bin:/usr/bin:/bin";
+	env[n++] = "LC_ALL=C";
+	env[n++] = "TZ=UTC";
+	for (size_t i = 0; extra_env && extra_env[i] && i < ENV_MAX; i++)
+		env[n++] = extra_env[i];
+	env[n] = NULL;
+
+	if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
+		rc = imgp_fail(errno, "pipe: %s", strerror(errno));
+		goto out_close;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, outp[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
+	rc = posix_spawn(&pid, prog_copy, &fa, NULL, (char *const *)argv,
+			 (char *const *)env);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc) {
+		rc = imgp_fail(rc, "cannot run %s: %s", prog_copy, strerror(rc));
+		goto out_close;
+	}
+	close(outp[1]);
+	close(errp[1]);
+	outp[1] = errp[1] = -1;
+
+	rc = run_collect(outp[0], errp[0], out, errtext, sizeof(errtext));
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			rc = imgp_fail(errno, "waitpid: %s", strerror(errno));
+			goto out_close;
+		}
+	}
+	if (rc) {
+		rc = imgp_fail(-rc, "%s: cannot collect output: %s", argv[0],
+			       strerror(-rc));
+	} else if (WIFSIGNALED(status)) {
+		rc = imgp_fail(EIO, "%s was killed by signal %d", argv[0],
+			       WTERMSIG(status));
+	} else if (WEXITSTATUS(status) != 0) {
+		const char *line = first_line(errtext);
+
+		rc = imgp_fail(EIO, "%s failed (exit status %d)%s%s", argv[0],
+			       WEXITSTATUS(status), *line ? ": " : "", line);
+	}
+out_close:
+	for (int i = 0; i < 2; i++) {
+		if (outp[i] >= 0)
+			close(outp[i]);
+		if (errp[i] >= 0)
+			close(errp[i]);
+	}
+	free(prog_copy);
+	return rc;
+}

@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: MIT
+/*
+ * SD and eMMC controllers of the trees the board may boot: the device-tree
+ * properties that keep a card or an eMMC below the speed the controller
+ * and the board allow. The controllers are the ones imgp_dt_list_mmc()
+ * finds; SDIO slots (a Wi-Fi chip behind the controller) are left alone.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libfdt.h>
+
+#include "doctor/doctor.h"
+
+#define MMC_MAX 64
+#define HZ_SDR104 200000000u
+
+/*
+ * Controllers whose UHS-I / HS200 abilities are known. SDHCI hosts read
+ * the modes they support from their capability register, so a tree without
+ * sd-uhs-* or mmc-hs200-* costs nothing when the register says so; others
+ * (sunxi-mmc) use only the modes the tree lists. max_hz: the highest clock
+ * the SoC's own tree gives the controller.
+ */
+static const struct mmc_host {
+	const char *compatible;
+	bool sdhci;
+	unsigned max_hz;
+} mmc_hosts[] = {
+	{ "arasan,sdhci-8.9a", true, 200000000 },          /* Xilinx ZynqMP */
+	{ "arasan,sdhci-5.1", true, 200000000 },
+	{ "brcm,bcm2711-emmc2", true, 0 },                 /* Raspberry Pi 4 */
+	{ "brcm,bcm2712-sdhci", true, 0 },                 /* Raspberry Pi 5 */
+	{ "allwinner,sun50i-a64-mmc", false, 150000000 },  /* sun50i-a64.dtsi */
+	{ "allwinner,sun50i-h6-mmc", false, 150000000 },   /* sun50i-h6.dtsi */
+};
+
+enum mmc_kind { MMC_SD, MMC_EMMC, MMC_SDIO };
+
+/* What one controller node says, read once. */
+struct mmc {
+	const struct doctor_tree *tree;
+	const char *path;
+	int node;
+	enum mmc_kind kind;
+	const struct mmc_host *host;        /* NULL: not in mmc_hosts */
+	bool no_1_8_v;
+	int bus_width;                      /* 0: absent */
+	unsigned max_hz;                    /* 0: absent */
+	int vqmmc_min, vqmmc_max;           /* microvolts; 0: unknown */
+	char vqmmc_path[256];
+};
+
+static bool has_prop(const void *fdt, int node, const char *name)
+{
+	return fdt_getprop(fdt, node, name, NULL) != NULL;
+}
+
+static bool has_prefix_prop(const void *fdt, int node, const char *prefix)
+{
+	int prop;
+
+	fdt_for_each_property_offset(prop, fdt, node) {
+		const char *name;
+
+		if (fdt_getprop_by_offset(fdt, prop, &name, NULL) && name &&
+		    strncmp(name, prefix, strlen(prefix)) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* A one-cell property; -1 when absent or not one cell. */
+static long long cell(const void *fdt, int node, const char *name)
+{
+	int len;
+	const fdt32_t *p = fdt_getprop(fdt, node, name, &len);
+
+	return p && len == 4 ? (long long)fdt32_to_cpu(*p) : -1;
+}
+
+static enum mmc_kind mmc_kind(const void *fdt, int node)
+{
+	/* A function node below the controller, or SDIO interrupts: Wi-Fi. */
+	if (fdt_first_subnode(fdt, node) >= 0 || has_prop(fdt, node, "cap-sdio-irq") ||
+	    has_prop(fdt, node, "no-mmc"))
+		return MMC_SDIO;
+	if (has_prop(fdt, node, "non-removable") || has_prop(fdt, node, "no-sd") ||
+	    cell(fdt, node, "bus-width") == 8 || has_prefix_prop(fdt, node, "mmc-ddr-") ||
+	    has_prefix_prop(fdt, node, "mmc-hs"))
+		return MMC_EMMC;
+	return MMC_SD;
+}
+
+static void mmc_vqmmc(struct mmc *m, const void *fdt)
+{
+	long long ph = cell(fdt, m->node, "vqmmc-supply");
+	long long lo, hi;
+	int reg;
+
+	if (ph <= 0)
+		return;
+	reg = fdt_node_offset_by_phandle(fdt, (uint32_t)ph);
+	if (reg < 0)
+		return;
+	lo = cell(fdt, reg, "regulator-min-microvolt");
+	hi = cell(fdt, reg, "regulator-max-microvolt");
+	if (lo <= 0 || hi <= 0 || lo > INT32_MAX || hi > INT32_MAX)
+		return;
+	m->vqmmc_min = (int)lo;
+	m->vqmmc_max = (int)hi;
+	if (fdt_get_path(fdt, reg, m->vqmmc_path, sizeof(m->vqmmc_path)) < 0)
+		snprintf(m->vqmmc_path, sizeof(m->vqmmc_path), "<phandle %lld>", ph);
+}
+
+static void mmc_read(struct mmc *m, const struct doctor_tree *t, int node,
+		     const char *path)
+{
+	const void *fdt = t->dtb.fdt;
+	long long v;
+
+	memset(m, 0, sizeof(*m));
+	m->tree = t;
+	m->path = path;
+	m->node = node;
+	m->kind = mmc_kind(fdt, node);
+	for (size_t i = 0; i < sizeof(mmc_hosts) / sizeof(mmc_hosts[0]); i++)
+		if (doctor_dt_has_string(fdt, node, "compatible", mmc_hosts[i].compatible))
+			m->host = &mmc_hosts[i];
+	m->no_1_8_v = has_prop(fdt, node, "no-1-8-v");
+	v = cell(fdt, node, "bus-width");
+	m->bus_width = v > 0 && v <= 8 ? (int)v : 0;
+	v = cell(fdt, node, "max-frequency");
+	m->max_hz = v > 0 ? (unsigned)v : 0;
+	mmc_vqmmc(m, fdt);
+}
+
+/* The I/O rail cannot go below 2.7 V: no 1.8 V signalling, whatever the tree says. */
+static bool vqmmc_3v3_only(const struct mmc *m)
+{
+	return m->vqmmc_min >= 2700000;
+}
+
+static const char *kind_name(const struct mmc *m)
+{
+	return m->kind == MMC_EMMC ? "eMMC" : "SD";
+}
+
+static struct imgp_finding *mmc_finding(struct doctor *d, const struct mmc *m,
+					const char *id, enum imgp_severity sev,
+					const char *prop)
+{
+	struct imgp_finding *f = doctor_add(d, id, sev);
+
+	if (f && doctor_tree_evidence(f, m->tree, m->path, prop))
+		return NULL;
+	return f;
+}
+
+/*
+ * The kv260-uhs recipe fits a FIT tree named after a Kria starter-kit
+ * carrier (fdt-smk-k26-revA-sck-kv-g-revB.dtb) when the boot script loads
+ * user-override.dtb: it deletes no-1-8-v of mmc@ff170000 there.
+ */
+static int kria_recipe(struct doctor *d, const struct mmc *m, struct imgp_finding *f)
+{
+	const char *name = m->tree->image ? m->tree->image->name : "";
+	char board[3], carrier[5], end[8];
+
+	if (strcmp(m->path, "/axi/mmc@ff170000") != 0 ||
+	    !doctor_script_mentions(d, DOCTOR_OVERRIDE_WORD) ||
+	    sscanf(name, "fdt-smk-k26-revA-sck-%2[a-z]-g-%4[a-zA-Z]%7s", board,
+		   carrier, end) != 3 || strcmp(end, ".dtb") != 0 ||
+	    (strcmp(board, "kv") != 0 && strcmp(board, "kr") != 0) ||
+	    (strcmp(carrier, "revA") != 0 && strcmp(carrier, "revB") != 0 &&
+	     strcmp(carrier, "revZ") != 0))
+		return 0;
+	f->recipe = "kv260-uhs";
+	return strcmp(board, "kv") == 0 ?
+	       doctor_set(&f->recipe_args, "--set carrier=%s", carrier) :
+	       doctor_set(&f->recipe_args, "--set carrier=%s --set board=kr", carrier);
+}
+
+static int check_no_1_8_v(struct doctor *d, const struct mmc *m)
+{
+	struct imgp_finding *f;
+	char arg[300];
+	int rc;
+
+	if (!m->no_1_8_v)
+		return 0;
+	f = mmc_finding(d, m, "uhs-blocked", IMGP_SEVERITY_WARNING, "no-1-8-v");
+	if (!f)
+		return -ENOMEM;
+	if (m->kind == MMC_SD) {
+		rc = doctor_set(&f->title, "SD controller %s may not switch to 1.8 V: UHS-I modes blocked",
+				m->path);
+		if (!rc)
+			rc = doctor_set(&f->cost, "the card stays at High Speed (50 MHz, about 25 MB/s) instead of SDR104 (200 MHz, 60 MB/s and more)");
+	} else {
+		rc = doctor_set(&f->title, "eMMC controller %s may not switch to 1.8 V: HS200/HS400 blocked",
+				m->path);
+		if (!rc)
+			rc = doctor_set(&f->cost, "the eMMC stays at 52 MHz (High Speed or DDR52) instead of HS200 (200 MHz)");
+	}
+	if (!rc)
+		rc = doctor_set(&f->hint, "delete no-1-8-v from %s%s", m->path,
+				vqmmc_3v3_only(m) ? " (but its I/O supply is fixed at 3.3 V)" : "");
+	snprintf(arg, sizeof(arg), "%s:no-1-8-v", m->path);
+	if (!rc)
+		rc = doctor_tree_patch(d, f, m->tree, "--dt-delete", arg);
+	if (!rc)
+		rc = kria_recipe(d, m, f);
+	return rc;
+}
+
+static int check_uhs_modes(struct doctor *d, const struct mmc *m)
+{
+	static const char *const modes[] = { "sd-uhs-sdr50", "sd-uhs-sdr104", "sd-uhs-ddr50" };
+	const void *fdt = m->tree->dtb.fdt;
+	struct imgp_finding *f;
+	char arg[300];
+	int rc;
+
+	if (m->kind != MMC_SD || m->no_1_8_v || !m->host || vqmmc_3v3_only(m))
+		return 0;
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (has_prop(fdt, m->node, modes[i]))
+			return 0;
+	/* Without an SDHCI host's own 1.8 V switch, a 1.8 V capable rail is needed. */
+	if (!m->host->sdhci && !(m->vqmmc_min > 0 && m->vqmmc_min <= 1950000))
+		return 0;
+	f = mmc_finding(d, m, "uhs-modes-missing",
+			m->host->sdhci ? IMGP_SEVERITY_INFO : IMGP_SEVERITY_WARNING, NULL);
+	if (!f)
+		return -ENOMEM;
+	rc = doctor_set(&f->title, "SD controller %s (%s) lists no UHS-I mode (sd-uhs-sdr50, -sdr104, -ddr50)",
+			m->path, m->host->compatible);
+	if (!rc)
+		rc = doctor_set(&f->cost, m->host->sdhci ?
+				"none when the controller's capability register reports the modes; else High Speed (about 25 MB/s)" :
+				"the driver uses only the modes the tree lists: High Speed (about 25 MB/s) instead of SDR50/SDR104");
+	if (!rc)
+		rc = doctor_set(&f->hint, "add sd-uhs-sdr50 to %s (sd-uhs-sdr104 too when the board's traces allow 200 MHz)",
+				m->path);
+	snprintf(arg, sizeof(arg), "%s:sd-uhs-sdr50=", m->path);
+	if (!rc)
+		rc = doctor_tree_patch(d, f, m->tree, "--dt-set", arg);
+	return rc;
+}
+
+static int check_max_frequency(struct doctor *d, const struct mmc *m)
+{
+	unsigned limit;
+	struct imgp_finding *f;
+	char arg[300];
+	int rc;
+
+	if (!m->host || !m->host->max_hz || !m->max_hz)
+		return 0;
+	limit = m->host->max_hz < HZ_SDR104 ? m->host->max_hz : HZ_SDR104;
+	if (m->max_hz >= limit)
+		return 0;
+	f = mmc_finding(d, m, "max-frequency-cap", IMGP_SEVERITY_WARNING, "max-frequency");
+	if (!f)
+		return -ENOMEM;
+	rc = doctor_set(&f->title, "%s controller %s is capped at %u MHz; %s allows %u MHz",
+			kind_name(m), m->path, m->max_hz / 1000000,
+			m->host->compatible, limit / 1000000);
+	if (!rc)
+		rc = doctor_set(&f->cost, "the bus clock, and with it the transfer rate, stays at %u%% of what the controller can do",
+				(unsigned)((unsigned long long)m->max_hz * 100 / limit));
+	if (!rc)
+		rc = doctor_set(&f->hint, "raise max-frequency of %s to %u (or delete it)",
+				m->path, limit);
+	snprintf(arg, sizeof(arg), "%s:max-frequency=<%u>", m->path, limit);
+	if (!rc)
+		rc = doctor_tree_patch(d, f, m->tree, "--dt-set", arg);
+	return rc;
+}
+
+static int check_broken_cd(struct doctor *d, const struct mmc *m)
+{
+	const void *fdt = m->tree->dtb.fdt;
+	bool gpio = has_prop(fdt, m->node, "cd-gpios");
+	struct imgp_finding *f;
+	char arg[300];
+	int rc;
+
+	if (m->kind != MMC_SD || !has_prop(fdt, m->node, "broken-cd"))
+		return 0;
+	f = mmc_finding(d, m, "broken-cd", IMGP_SEVERITY_INFO, "broken-cd");
+	if (!f)
+		return -ENOMEM;
+	rc = doctor_set(&f->title, "SD slot %s polls for the card (broken-cd)", m->path);
+	if (!rc)
+		rc = doctor_set(&f->cost, "a card-detect poll every second: CPU wakeups, and a card change is seen late");
+	if (!rc)
+		rc = doctor_set(&f->hint, gpio ?
+				"delete broken-cd from %s: it has cd-gpios" :
+				"if the board wires a card-detect line, describe it (cd-gpios) and delete broken-cd from %s",
+				m->path);
+	snprintf(arg, sizeof(arg), "%s:broken-cd", m->path);
+	if (!rc && gpio)
+		rc = doctor_tree_patch(d, f, m->tree, "--dt-delete", arg);
+	return rc;
+}
+
+/* The PinePhone's eMMC rail: only the R615->R614 hardware mod gives it 1.8 V. */
+static int pinephone_recipe(struct doctor *d, const struct mmc *m,
+			    struct imgp_finding *f)
+{
+	const void *fdt = m->tree->dtb.fdt;
+	char rev[4], end[8];
+
+	if (strcmp(m->path, "/soc/mmc@1c11000") != 0 || m->tree->image ||
+	    !doctor_dt_has_string(fdt, 0, "compatible", "pine64,pinephone") ||
+	    !doctor_script_mentions(d, "user.scr") ||
+	    sscanf(m->tree->file, "/sun50i-a64-pinephone-%3[0-9.]%7s", rev, end) != 2 ||
+	    strcmp(end, ".dtb") != 0)
+		return 0;
+	f->recipe = "pinephone-vccq-mod";
+	return doctor_set(&f->recipe_args, "--set hardware-mod=done --set revision=%s", rev);
+}
+
+static int check_emmc_vqmmc(struct doctor *d, const struct mmc *m)
+{
+	struct imgp_finding *f;
+	int rc;
+
+	if (m->kind != MMC_EMMC || !vqmmc_3v3_only(m))
+		return 0;
+	f = mmc_finding(d, m, "emmc-vqmmc-3v3", IMGP_SEVERITY_INFO, "vqmmc-supply");
+	if (!f)
+		return -ENOMEM;
+	rc = doctor_set(&f->title, "eMMC %s takes its I/O supply from %s, fixed at %d.%d V",
+			m->path, m->vqmmc_path, m->vqmmc_min / 1000000,
+			m->vqmmc_min / 100000 % 10);
+	if (!rc)
+		rc = doctor_set(&f->cost, "HS200 and HS400 need 1.8 V I/O: the eMMC stays at 52 MHz (about 40 MB/s)");
+	if (!rc)
+		rc = doctor_set(&f->hint, "a hardware change: feed the eMMC's VCCQ from a 1.8 V rail, then point vqmmc-supply at it and add mmc-hs200-1_8v");
+	if (!rc)
+		rc = pinephone_recipe(d, m, f);
+	return rc;
+}
+
+static int check_emmc_hs200(struct doctor *d, const struct mmc *m)
+{
+	const void *fdt = m->tree->dtb.fdt;
+	struct imgp_finding *f;
+	char arg[300];
+	int rc;
+
+	/* A 3.3 V rail or no-1-8-v is the cause then, reported as such. */
+	if (m->kind != MMC_EMMC || m->no_1_8_v || vqmmc_3v3_only(m) ||
+	    has_prop(fdt, m->node, "mmc-hs200-1_8v") ||
+	    has_prop(fdt, m->node, "mmc-hs400-1_8v"))
+		return 0;
+	f = mmc_finding(d, m, "emmc-hs200-missing",
+			m->host && m->host->sdhci ? IMGP_SEVERITY_INFO : IMGP_SEVERITY_WARNING,
+			NULL);
+	if (!f)
+		return -ENOMEM;
+	rc = doctor_set(&f->title, "eMMC controller %s lists neither mmc-hs200-1_8v nor mmc-hs400-1_8v",
+			m->path);
+	if (!rc)
+		rc = doctor_set(&f->cost, m->host && m->host->sdhci ?
+				"none when the controller's capability register reports HS200; else 52 MHz instead of 200 MHz" :
+				"the eMMC stays at 52 MHz instead of HS200 (200 MHz)");
+	if (!rc)
+		rc = doctor_set(&f->hint, "add mmc-hs200-1_8v to %s when its I/O supply is 1.8 V",
+				m->path);
+	snprintf(arg, sizeof(arg), "%s:mmc-hs200-1_8v=", m->path);
+	if (!rc)
+		rc = doctor_tree_patch(d, f, m->tree, "--dt-set", arg);
+	return rc;
+}
+
+static int check_bus_width(struct doctor *d, const struct mmc *m)
+{
+	struct imgp_finding *f;
+	char arg[300];
+	int rc;
+
+	/* Only the certain case: one data line where SD and eMMC have four or more. */
+	if (m->bus_width != 1)
+		return 0;
+	f = mmc_finding(d, m, "bus-width-low", IMGP_SEVERITY_WARNING, "bus-width");
+	if (!f)
+		return -ENOMEM;
+	rc = doctor_set(&f->title, "%s controller %s uses one data line (bus-width = <1>)",
+			kind_name(m), m->path);
+	if (!rc)
+		rc = doctor_set(&f->cost, m->kind == MMC_SD ?
+				"a quarter of the 4-bit bandwidth" :
+				"a quarter or an eighth of the 4- or 8-bit bandwidth");
+	if (!rc)
+		rc = doctor_set(&f->hint, "set bus-width of %s to the data lines the board wires (%s)",
+				m->path, m->kind == MMC_SD ? "4 for an SD slot" : "4 or 8");
+	snprintf(arg, sizeof(arg), "%s:bus-width=<4>", m->path);
+	if (!rc && m->kind == MMC_SD)
+		rc = doctor_tree_patch(d, f, m->tree, "--dt-set", arg);
+	return rc;
+}
+
+static int check_tree(struct doctor *d, const struct doctor_tree *t)
+{
+	static int (*const checks[])(struct doctor *, const struct mmc *) = {
+		check_no_1_8_v, check_uhs_modes, check_max_frequency,
+		check_broken_cd, check_emmc_vqmmc, check_emmc_hs200,
+		check_bus_width,
+	};
+	struct imgp_dt_mmc *list;
+	int n, rc = 0;
+
+	list = calloc(MMC_MAX, sizeof(*list));
+	if (!list)
+		return imgp_fail(ENOMEM, "out of memory");
+	n = imgp_dt_list_mmc(&t->dtb, list, MMC_MAX);
+	if (n < 0)
+		rc = n;
+	for (int i = 0; i < n && !rc; i++) {
+		struct mmc m;
+		int node;
+
+		if (strcmp(list[i].status, "okay") != 0 && strcmp(list[i].status, "ok") != 0)
+			continue;
+		node = fdt_path_offset(t->dtb.fdt, list[i].path);
+		if (node < 0)
+			continue;
+		mmc_read(&m, t, node, list[i].path);
+		if (m.kind == MMC_SDIO)
+			continue;
+		for (size_t k = 0; k < sizeof(checks) / sizeof(checks[0]) && !rc; k++)
+			rc = checks[k](d, &m);
+	}
+	free(list);
+	return rc;
+}
+
+int doctor_check_mmc(struct doctor *d)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < d->ntrees && !rc; i++)
+		rc = check_tree(d, &d->trees[i]);
+	return rc;
+}

@@ -1,0 +1,545 @@
+// SPDX-License-Identifier: MIT
+/*
+ * imgpatch doctor: storage-performance findings of an image, read-only.
+ * What every check needs (boot and root partitions, the FIT, the boot
+ * script, the device trees the board may boot, /etc/fstab) is gathered
+ * here once; then each check of the registry below adds its findings.
+ * Each filesystem is opened once and only read.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libfdt.h>
+
+#include "doctor/doctor.h"
+
+/* At most this many .dtb files of a boot partition are examined. */
+#define DOCTOR_DTB_FILES 64
+
+static const struct {
+	const char *name;
+	int (*run)(struct doctor *d);
+} doctor_checks[] = {
+	/* mmc first: the boot check rates its finding by the trees' findings. */
+	{ "mmc", doctor_check_mmc },
+	{ "fstab", doctor_check_fstab },
+	{ "boot", doctor_check_boot },
+	{ "kernel", doctor_check_kernel },
+	{ "rpi", doctor_check_rpi },
+};
+
+const char *imgp_severity_name(enum imgp_severity sev)
+{
+	return sev == IMGP_SEVERITY_WARNING ? "warning" : "info";
+}
+
+int imgp_severity_parse(const char *name, enum imgp_severity *out)
+{
+	if (strcmp(name, "warning") == 0)
+		*out = IMGP_SEVERITY_WARNING;
+	else if (strcmp(name, "info") == 0)
+		*out = IMGP_SEVERITY_INFO;
+	else
+		return imgp_fail(EINVAL, "unknown severity '%s' (have: warning, info)",
+				 name);
+	return 0;
+}
+
+int imgp_shell_quote(struct imgp_buf *out, const char *arg)
+{
+	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				   "0123456789_@%+=:,./-";
+	int rc;
+
+	if (*arg && strspn(arg, safe) == strlen(arg))
+		return imgp_buf_append(out, arg, strlen(arg));
+	rc = imgp_buf_append(out, "'", 1);
+	for (const char *p = arg; !rc && *p; p++)
+		rc = *p == '\'' ? imgp_buf_append(out, "'\\''", 4) :
+				  imgp_buf_append(out, p, 1);
+	return rc ? rc : imgp_buf_append(out, "'", 1);
+}
+
+/* ------------------------------------------------------------ findings */
+
+struct imgp_finding *doctor_add(struct doctor *d, const char *id,
+				enum imgp_severity sev)
+{
+	struct imgp_doctor *out = d->out;
+	struct imgp_finding *grown, *f;
+
+	grown = realloc(out->findings, (out->n + 1) * sizeof(*grown));
+	if (!grown) {
+		imgp_fail(ENOMEM, "out of memory");
+		return NULL;
+	}
+	out->findings = grown;
+	f = &out->findings[out->n++];
+	memset(f, 0, sizeof(*f));
+	f->id = id;
+	f->severity = sev;
+	return f;
+}
+
+int doctor_set(char **field, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return imgp_fail(ENOMEM, "out of memory");
+	/* Names come from the image: nothing in them may drive a terminal. */
+	for (unsigned char *p = (unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p >= 0x7f)
+			*p = '?';
+	free(*field);
+	*field = s;
+	return 0;
+}
+
+int doctor_tree_evidence(struct imgp_finding *f, const struct doctor_tree *t,
+			 const char *node, const char *prop)
+{
+	int rc;
+
+	f->partition = t->part->number;
+	rc = doctor_set(&f->file, "%s", t->file);
+	if (!rc && t->image)
+		rc = doctor_set(&f->fdt, "%s", t->image->name);
+	if (!rc && node)
+		rc = doctor_set(&f->node, "%s", node);
+	if (!rc && prop)
+		rc = doctor_set(&f->property, "%s", prop);
+	return rc;
+}
+
+int doctor_tree_patch(struct doctor *d, struct imgp_finding *f,
+		      const struct doctor_tree *t, const char *option,
+		      const char *arg)
+{
+	struct imgp_buf b = { 0 };
+	int rc = 0;
+
+	if (!t->image || !doctor_script_mentions(d, DOCTOR_OVERRIDE_WORD))
+		return 0;
+	if (strcmp(d->fit_path, "/image.fit") != 0) {
+		rc = imgp_buf_printf(&b, "--fit ");
+		if (!rc)
+			rc = imgp_shell_quote(&b, d->fit_path);
+		if (!rc)
+			rc = imgp_buf_printf(&b, " ");
+	}
+	if (!rc)
+		rc = imgp_buf_printf(&b, "--fdt ");
+	if (!rc)
+		rc = imgp_shell_quote(&b, t->image->name);
+	if (!rc)
+		rc = imgp_buf_printf(&b, " %s ", option);
+	if (!rc)
+		rc = imgp_shell_quote(&b, arg);
+	if (!rc)
+		rc = doctor_set(&f->patch_args, "%s", (char *)b.data);
+	imgp_buf_free(&b);
+	return rc ? imgp_fail(ENOMEM, "out of memory") : 0;
+}
+
+bool doctor_dt_has_string(const void *fdt, int node, const char *prop,
+			  const char *s)
+{
+	return fdt_stringlist_search(fdt, node, prop, s) >= 0;
+}
+
+static void finding_free(struct imgp_finding *f)
+{
+	free(f->title);
+	free(f->cost);
+	free(f->file);
+	free(f->fdt);
+	free(f->node);
+	free(f->property);
+	free(f->recipe_args);
+	free(f->patch_args);
+	free(f->hint);
+}
+
+void imgp_doctor_free(struct imgp_doctor *doc)
+{
+	for (size_t i = 0; i < doc->n; i++)
+		finding_free(&doc->findings[i]);
+	free(doc->findings);
+	doc->findings = NULL;
+	doc->n = 0;
+}
+
+/* --------------------------------------------------------------- reads */
+
+static struct imgp_fs *doctor_fs(struct doctor *d, const struct imgp_part *part)
+{
+	size_t i = (size_t)(part - d->disk->tab.parts);
+
+	if (i >= d->disk->tab.nparts || !d->fs_open[i]) {
+		imgp_fail(ENOTSUP, IMGP_PART_FMT " (%s): no filesystem imgpatch reads",
+			  part->number, part->fstype);
+		return NULL;
+	}
+	return &d->fs[i];
+}
+
+int doctor_exists(struct doctor *d, const struct imgp_part *part,
+		  const char *path)
+{
+	struct imgp_fs *fs = doctor_fs(d, part);
+
+	return fs ? imgp_fs_exists(fs, path) : -ENOTSUP;
+}
+
+int doctor_read(struct doctor *d, const struct imgp_part *part,
+		const char *path, size_t max, struct imgp_buf *out)
+{
+	struct imgp_fs *fs = doctor_fs(d, part);
+	int rc;
+
+	out->len = 0;
+	if (!fs)
+		return -ENOTSUP;
+	rc = imgp_fs_exists(fs, path);
+	if (rc > 0)
+		rc = imgp_fs_read_file(fs, path, max, out);
+	else if (rc == 0)
+		return 0;
+	if (rc)
+		return imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", part->number,
+				     part->fstype, path);
+	return 1;
+}
+
+int doctor_list(struct doctor *d, const struct imgp_part *part,
+		const char *dir, char ***names, size_t *n)
+{
+	struct imgp_fs *fs = doctor_fs(d, part);
+
+	*names = NULL;
+	*n = 0;
+	return fs ? imgp_fs_list(fs, dir, names, n) : -ENOTSUP;
+}
+
+bool doctor_script_mentions(const struct doctor *d, const char *word)
+{
+	return d->script_path && imgp_bootscr_mentions(&d->scr, word);
+}
+
+bool doctor_override_in_effect(const struct doctor *d)
+{
+	return d->override_exists &&
+	       doctor_script_mentions(d, DOCTOR_OVERRIDE_WORD);
+}
+
+/* ------------------------------------------------------------- gather */
+
+/* Every filesystem is opened once: one that does not open is an error. */
+static int gather_fs(struct doctor *d)
+{
+	struct imgp_table *tab = &d->disk->tab;
+
+	d->fs = calloc(tab->nparts ? tab->nparts : 1, sizeof(*d->fs));
+	d->fs_open = calloc(tab->nparts ? tab->nparts : 1, sizeof(*d->fs_open));
+	if (!d->fs || !d->fs_open)
+		return imgp_fail(ENOMEM, "out of memory");
+	for (size_t i = 0; i < tab->nparts; i++) {
+		const struct imgp_part *part = &tab->parts[i];
+		int rc;
+
+		if (part->container || !part->fstype[0])
+			continue;
+		rc = imgp_fs_open(&d->fs[i], &d->disk->img, part, false);
+		if (rc == -ENOTSUP) {
+			imgp_errclear();
+			continue;
+		}
+		if (rc)
+			return rc;
+		d->fs_open[i] = true;
+	}
+	return 0;
+}
+
+static int gather_parts(struct doctor *d, const struct imgp_part **fit_part)
+{
+	struct imgp_patch patch;
+
+	*fit_part = imgp_disk_find_file(d->disk, d->fit_path);
+	imgp_patch_init(&patch, d->disk);
+	/* The same rules as patch and the recipes use for "boot" and "root". */
+	d->boot = *fit_part ? *fit_part : imgp_patch_part(&patch, "boot");
+	d->root = imgp_patch_part(&patch, "root");
+	imgp_patch_free(&patch);
+	imgp_errclear();
+	if (d->boot && !doctor_fs(d, d->boot))
+		d->boot = NULL;
+	if (d->root && !doctor_fs(d, d->root))
+		d->root = NULL;
+	imgp_errclear();
+	return 0;
+}
+
+/* Only the FIT's structure is read, and the payloads of the trees examined. */
+static int gather_fit(struct doctor *d, const struct imgp_part *part)
+{
+	struct imgp_fs *fs = doctor_fs(d, part);
+	int rc;
+
+	if (!fs)
+		return -ENOTSUP;
+	rc = imgp_fs_load_fit(fs, d->fit_path, &d->fit);
+	if (rc == -ENOENT) {
+		imgp_errclear();
+		return 0;
+	}
+	if (rc)
+		return rc;
+	d->have_fit = true;
+	for (size_t i = 0; i < d->fit.nimages; i++)
+		d->nfit_fdts += strcmp(d->fit.images[i].type, "flat_dt") == 0;
+	return 0;
+}
+
+static int gather_script(struct doctor *d)
+{
+	struct imgp_fs *fs = doctor_fs(d, d->boot);
+	int rc;
+
+	if (!fs)
+		return -ENOTSUP;
+	rc = imgp_bootscr_find(fs, &d->script_path, &d->scr);
+	if (rc < 0)
+		return imgp_fail_ctx(rc, IMGP_PART_FMT " (%s)", d->boot->number,
+				     d->boot->fstype);
+	return 0;
+}
+
+static struct doctor_tree *tree_new(struct doctor *d,
+				    const struct imgp_part *part,
+				    const char *file)
+{
+	struct doctor_tree *grown, *t;
+
+	grown = realloc(d->trees, (d->ntrees + 1) * sizeof(*grown));
+	if (!grown)
+		return NULL;
+	d->trees = grown;
+	t = &d->trees[d->ntrees];
+	memset(t, 0, sizeof(*t));
+	t->part = part;
+	t->file = strdup(file);
+	if (!t->file)
+		return NULL;
+	d->ntrees++;
+	return t;
+}
+
+static int tree_load(struct doctor *d, struct doctor_tree *t, const void *blob,
+		     size_t size)
+{
+	int rc = imgp_dtb_load(&t->dtb, blob, size);
+
+	if (rc) {
+		/* Not counted as a tree: nothing to free but the name. */
+		free(t->file);
+		d->ntrees--;
+		if (t->image)
+			return imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s: %s",
+					     t->part->number, t->part->fstype,
+					     d->fit_path, t->image->name);
+		return imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", t->part->number,
+				     t->part->fstype, t->file);
+	}
+	return 0;
+}
+
+static int add_fit_tree(struct doctor *d, const struct imgp_fit_image *img)
+{
+	struct doctor_tree *t;
+	const uint8_t *data;
+	size_t size;
+	int rc;
+
+	rc = imgp_fit_payload(&d->fit, img, &data, &size);
+	if (rc == -ENOTSUP && strcmp(img->compression, "none") != 0) {
+		/* Compressed fdt payloads are not read (see README, Limits). */
+		imgp_debug("%s: %s: %s", d->fit_path, img->name, imgp_errmsg());
+		imgp_errclear();
+		return 0;
+	}
+	if (rc)
+		return imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", d->boot->number,
+				     d->boot->fstype, d->fit_path);
+	t = tree_new(d, d->boot, d->fit_path);
+	if (!t)
+		return imgp_fail(ENOMEM, "out of memory");
+	t->image = img;
+	return tree_load(d, t, data, size);
+}
+
+static int add_file_tree(struct doctor *d, const char *path)
+{
+	struct imgp_buf buf = { 0 };
+	struct doctor_tree *t;
+	int rc;
+
+	rc = doctor_read(d, d->boot, path, IMGP_DTB_MAX, &buf);
+	if (rc > 0) {
+		t = tree_new(d, d->boot, path);
+		rc = t ? tree_load(d, t, buf.data, buf.len) :
+			 imgp_fail(ENOMEM, "out of memory");
+	}
+	imgp_buf_free(&buf);
+	return rc < 0 ? rc : 0;
+}
+
+static bool is_dtb_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len > 4 && strcmp(name + len - 4, ".dtb") == 0;
+}
+
+/*
+ * The trees the board may boot: the one --fdt names; else the override
+ * when the boot script loads it (it then replaces every FIT tree); else
+ * every FIT fdt; else the .dtb files at the top of the boot partition.
+ */
+static int gather_trees(struct doctor *d, const char *fdt_spec)
+{
+	const struct imgp_fit_image *img;
+	size_t files = 0;
+	int rc = 0;
+
+	if (fdt_spec) {
+		if (!d->have_fit)
+			return imgp_fail(ENOENT, "--fdt '%s': no FIT (no partition has %s)",
+					 fdt_spec, d->fit_path);
+		rc = imgp_fit_find_fdt(&d->fit, fdt_spec, &img);
+		return rc ? rc : add_fit_tree(d, img);
+	}
+	if (doctor_override_in_effect(d))
+		return add_file_tree(d, DOCTOR_OVERRIDE_PATH);
+	if (d->have_fit) {
+		for (size_t i = 0; i < d->fit.nimages && !rc; i++)
+			if (strcmp(d->fit.images[i].type, "flat_dt") == 0)
+				rc = add_fit_tree(d, &d->fit.images[i]);
+		return rc;
+	}
+	for (size_t i = 0; i < d->nboot_names && !rc; i++) {
+		char path[512];
+
+		if (!is_dtb_name(d->boot_names[i]))
+			continue;
+		if (++files > DOCTOR_DTB_FILES) {
+			imgp_warn(IMGP_PART_FMT ": more than %d .dtb files, examining the first %d",
+				  d->boot->number, DOCTOR_DTB_FILES, DOCTOR_DTB_FILES);
+			break;
+		}
+		if ((size_t)snprintf(path, sizeof(path), "/%s", d->boot_names[i]) >=
+		    sizeof(path))
+			continue;
+		rc = add_file_tree(d, path);
+	}
+	return rc;
+}
+
+static int gather_fstab(struct doctor *d)
+{
+	struct imgp_buf buf = { 0 };
+	size_t len;
+	int rc;
+
+	if (!d->root)
+		return 0;
+	rc = doctor_read(d, d->root, "/etc/fstab", IMGP_TEXT_MAX, &buf);
+	if (rc > 0) {
+		d->fstab = (char *)imgp_buf_steal(&buf, &len);
+		d->fstab_len = len;
+	}
+	imgp_buf_free(&buf);
+	return rc < 0 ? rc : 0;
+}
+
+static int gather(struct doctor *d, const struct imgp_doctor_opts *opts)
+{
+	const struct imgp_part *fit_part;
+	int rc;
+
+	rc = gather_fs(d);
+	if (!rc)
+		rc = gather_parts(d, &fit_part);
+	if (!rc && fit_part)
+		rc = gather_fit(d, fit_part);
+	if (rc || !d->boot)
+		return rc ? rc : gather_fstab(d);
+	rc = gather_script(d);
+	if (!rc) {
+		rc = doctor_exists(d, d->boot, DOCTOR_OVERRIDE_PATH);
+		d->override_exists = rc > 0;
+	}
+	if (rc >= 0)
+		rc = doctor_list(d, d->boot, "/", &d->boot_names, &d->nboot_names);
+	if (rc == -ENOTSUP) {
+		/* A filesystem without listings: no .dtb files to find. */
+		imgp_errclear();
+		rc = 0;
+	}
+	if (!rc)
+		rc = gather_trees(d, opts->fdt);
+	if (!rc)
+		rc = gather_fstab(d);
+	return rc;
+}
+
+static void doctor_release(struct doctor *d)
+{
+	for (size_t i = 0; i < d->ntrees; i++) {
+		free(d->trees[i].file);
+		imgp_dtb_free(&d->trees[i].dtb);
+	}
+	free(d->trees);
+	free(d->fstab);
+	imgp_fs_list_free(d->boot_names, d->nboot_names);
+	if (d->script_path)
+		imgp_bootscr_free(&d->scr);
+	if (d->have_fit)
+		imgp_fit_free(&d->fit);
+	for (size_t i = 0; d->fs_open && i < d->disk->tab.nparts; i++)
+		if (d->fs_open[i])
+			imgp_fs_close(&d->fs[i]);
+	free(d->fs);
+	free(d->fs_open);
+}
+
+int imgp_doctor_run(struct imgp_disk *disk, const struct imgp_doctor_opts *opts,
+		    struct imgp_doctor *out)
+{
+	struct doctor d = {
+		.disk = disk,
+		.fit_path = opts->fit_path ? opts->fit_path : "/image.fit",
+		.out = out,
+	};
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = gather(&d, opts);
+	for (size_t i = 0; !rc && i < sizeof(doctor_checks) / sizeof(doctor_checks[0]); i++) {
+		rc = doctor_checks[i].run(&d);
+		if (rc)
+			imgp_fail_ctx(rc, "%s check", doctor_checks[i].name);
+	}
+	doctor_release(&d);
+	if (rc)
+		imgp_doctor_free(out);
+	return rc;
+}

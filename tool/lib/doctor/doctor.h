@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Inside the doctor: what doctor.c gathers once and every check reads,
+ * the checks themselves, and the helpers they add findings with.
+ */
+#ifndef IMGP_DOCTOR_H
+#define IMGP_DOCTOR_H
+
+#include "imgpatch-internal.h"
+
+#define DOCTOR_OVERRIDE_PATH "/user-override.dtb"
+#define DOCTOR_OVERRIDE_WORD "user-override.dtb"
+
+/* A device tree the board may boot. */
+struct doctor_tree {
+	const struct imgp_part *part;
+	char *file;                         /* "/image.fit", "/x.dtb" (owned) */
+	const struct imgp_fit_image *image; /* its FIT image; NULL for a .dtb file */
+	struct imgp_dtb dtb;
+};
+
+struct doctor {
+	struct imgp_disk *disk;
+	const char *fit_path;
+	struct imgp_doctor *out;
+	struct imgp_fs *fs;                 /* per partition, opened once */
+	bool *fs_open;
+	const struct imgp_part *boot;       /* NULL when there is none */
+	const struct imgp_part *root;       /* the partition with /etc/fstab */
+	char **boot_names;                  /* the boot partition's top directory */
+	size_t nboot_names;
+	bool have_fit;                      /* fit_path on the boot partition */
+	struct imgp_fit fit;
+	size_t nfit_fdts;
+	const char *script_path;            /* NULL when there is no boot script */
+	struct imgp_bootscr scr;
+	bool override_exists;               /* /user-override.dtb on the boot partition */
+	size_t ntrees;
+	struct doctor_tree *trees;
+	char *fstab;                        /* the root's /etc/fstab; NULL when none */
+	size_t fstab_len;
+};
+
+/* The checks, in the order they run (doctor.c). Each returns 0 or -errno. */
+int doctor_check_mmc(struct doctor *d);
+int doctor_check_fstab(struct doctor *d);
+int doctor_check_boot(struct doctor *d);
+int doctor_check_kernel(struct doctor *d);
+int doctor_check_rpi(struct doctor *d);
+
+/* Reads a file; 1 when read, 0 when it does not exist, or -errno. */
+int doctor_read(struct doctor *d, const struct imgp_part *part,
+		const char *path, size_t max, struct imgp_buf *out);
+/* 1 when path exists (a link counts, even dangling), 0 when not, or -errno. */
+int doctor_exists(struct doctor *d, const struct imgp_part *part,
+		  const char *path);
+/* The names in a directory; -ENOENT when it is missing. */
+int doctor_list(struct doctor *d, const struct imgp_part *part,
+		const char *dir, char ***names, size_t *n);
+/* True when the boot script mentions word. */
+bool doctor_script_mentions(const struct doctor *d, const char *word);
+/* True when the boot script loads /user-override.dtb and it is there. */
+bool doctor_override_in_effect(const struct doctor *d);
+
+/*
+ * Adds a finding and returns it, or NULL (message set) when out of memory.
+ * The pointer stays valid until the next doctor_add().
+ */
+struct imgp_finding *doctor_add(struct doctor *d, const char *id,
+				enum imgp_severity sev);
+/* printf into *field (replacing it); non-printable bytes become '?'. */
+int doctor_set(char **field, const char *fmt, ...) IMGP_PRINTF(2, 3);
+/* Evidence of a device-tree finding: partition, file, fdt, node, property. */
+int doctor_tree_evidence(struct imgp_finding *f, const struct doctor_tree *t,
+			 const char *node, const char *prop);
+/*
+ * The imgpatch patch arguments that apply one device-tree edit (option
+ * "--dt-delete", "--dt-set", ...; arg "NODE:PROP[=VALUE]") to tree t: only
+ * for a FIT tree, and only when the boot script loads user-override.dtb
+ * (where patch writes the result). Otherwise leaves patch_args NULL.
+ */
+int doctor_tree_patch(struct doctor *d, struct imgp_finding *f,
+		      const struct doctor_tree *t, const char *option,
+		      const char *arg);
+/* True when a string-list property of node holds s. */
+bool doctor_dt_has_string(const void *fdt, int node, const char *prop,
+			  const char *s);
+
+/* Kernel releases that fixed a storage problem (doctor-kernel-fixes.c). */
+struct doctor_kernel_fix {
+	const char *soc;         /* root compatible of the boards it concerns */
+	const char *device;      /* compatible of the device the fix is in */
+	unsigned version[3];     /* first release with the fix */
+	const char *title;
+	const char *cost;
+};
+extern const struct doctor_kernel_fix doctor_kernel_fixes[];
+extern const size_t doctor_nkernel_fixes;
+
+#endif

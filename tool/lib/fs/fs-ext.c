@@ -1,0 +1,1052 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ext2/3/4 backend on libext2fs: reads files and rewrites them in place
+ * inside a partition of the image, without mounting it. Paths and symlinks
+ * are resolved inside the filesystem only, never on the host.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <et/com_err.h>
+#include <ext2fs/ext2fs.h>
+
+#include "imgpatch-internal.h"
+#include "fs/io-capture.h"
+
+/* libext2fs reads and writes files through an unsigned int count. */
+#define EXT_IO_CHUNK (1u << 20)
+
+struct ext_priv {
+	ext2_filsys fs;
+	char type[16];           /* "ext4" etc., for messages */
+	struct imgp_writeset *reads; /* read-only opens: an empty write set to read through */
+};
+
+/* libext2fs mixes plain errno values (from the I/O layer) with com_err codes. */
+static int ext_errno(errcode_t err)
+{
+	if (err > 0 && err < 4096)
+		return (int)err;
+	switch (err) {
+	case EXT2_ET_NO_MEMORY:
+		return ENOMEM;
+	case EXT2_ET_FILE_NOT_FOUND:
+		return ENOENT;
+	case EXT2_ET_NO_DIRECTORY:
+		return ENOTDIR;
+	case EXT2_ET_SYMLINK_LOOP:
+		return ELOOP;
+	case EXT2_ET_FILE_EXISTS:
+		return EEXIST;
+	case EXT2_ET_RO_FILSYS:
+		return EROFS;
+	case EXT2_ET_FILE_TOO_BIG:
+		return EFBIG;
+	case EXT2_ET_DIR_NO_SPACE:
+	case EXT2_ET_DIR_NO_SPACE_FOR_CSUM:
+	case EXT2_ET_BLOCK_ALLOC_FAIL:
+	case EXT2_ET_INODE_ALLOC_FAIL:
+		return ENOSPC;
+	case EXT2_ET_BAD_MAGIC:
+	case EXT2_ET_SB_CSUM_INVALID:
+	case EXT2_ET_CORRUPT_SUPERBLOCK:
+	case EXT2_ET_UNSUPP_FEATURE:
+	case EXT2_ET_RO_UNSUPP_FEATURE:
+		return EINVAL;
+	default:
+		return EIO;
+	}
+}
+
+static pthread_once_t ext_et_once = PTHREAD_ONCE_INIT;
+
+static void ext_et_init(void)
+{
+	initialize_ext2_error_table();
+}
+
+/* libext2fs's text for err, without the full stop some of it ends in. */
+static const char *ext_why(errcode_t err, char *buf, size_t size)
+{
+	size_t n;
+
+	snprintf(buf, size, "%s", error_message(err));
+	n = strlen(buf);
+	if (n && buf[n - 1] == '.')
+		buf[n - 1] = '\0';
+	return buf;
+}
+
+/* Records libext2fs's text for err and returns the matching -errno. */
+static int ext_err(errcode_t err)
+{
+	char why[256];
+
+	return imgp_fail(ext_errno(err), "%s", ext_why(err, why, sizeof(why)));
+}
+
+/* Records "<context>: <libext2fs text>" and returns the matching -errno. */
+static int ext_fail(errcode_t err, const char *fmt, ...) IMGP_PRINTF(2, 3);
+static int ext_fail(errcode_t err, const char *fmt, ...)
+{
+	char ctx[512], why[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ctx, sizeof(ctx), fmt, ap);
+	va_end(ap);
+	return imgp_fail(ext_errno(err), "%s: %s", ctx,
+			 ext_why(err, why, sizeof(why)));
+}
+
+static bool ext_handles(const char *fstype)
+{
+	return !strcmp(fstype, "ext2") || !strcmp(fstype, "ext3") ||
+	       !strcmp(fstype, "ext4");
+}
+
+static struct ext_priv *ext_priv(const struct imgp_fs *fs)
+{
+	return fs->priv;
+}
+
+/* SOURCE_DATE_EPOCH pins every time we write, for reproducible images. */
+static int ext_epoch(time_t *out)
+{
+	const char *s = getenv("SOURCE_DATE_EPOCH");
+	unsigned long long v;
+	char *end;
+
+	*out = 0;
+	if (!s || !*s)
+		return 0;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*s < '0' || *s > '9' || *end || errno || v > (unsigned long long)INT64_MAX)
+		return imgp_fail(EINVAL, "SOURCE_DATE_EPOCH '%s' is not a number of seconds",
+				 s);
+	*out = (time_t)v;
+	return 0;
+}
+
+static time_t ext_now(ext2_filsys efs)
+{
+	return efs->now ? efs->now : time(NULL);
+}
+
+/* The name blkid would give: part->fstype when probed, else from the features. */
+static const char *ext_type(const struct imgp_part *part, ext2_filsys efs)
+{
+	struct ext2_super_block *sb = efs->super;
+
+	if (part->fstype[0])
+		return part->fstype;
+	if (ext2fs_has_feature_extents(sb) || ext2fs_has_feature_64bit(sb) ||
+	    ext2fs_has_feature_flex_bg(sb) || ext2fs_has_feature_huge_file(sb) ||
+	    ext2fs_has_feature_metadata_csum(sb))
+		return "ext4";
+	return ext2fs_has_feature_journal(sb) ? "ext3" : "ext2";
+}
+
+static int ext_check_clean(ext2_filsys efs, const char *type)
+{
+	struct ext2_super_block *sb = efs->super;
+	char why[256];
+	errcode_t err;
+
+	if (ext2fs_has_feature_journal_needs_recovery(sb))
+		return imgp_fail(EUCLEAN, "%s filesystem needs journal recovery (it was not cleanly unmounted): run e2fsck -fy on it first",
+				 type);
+	if ((sb->s_state & EXT2_ERROR_FS) || !(sb->s_state & EXT2_VALID_FS))
+		return imgp_fail(EUCLEAN, "%s filesystem has errors: run e2fsck -f first",
+				 type);
+	/* Bitmaps and inode tables must lie inside their groups before we write. */
+	err = ext2fs_check_desc(efs);
+	if (err)
+		return imgp_fail(EUCLEAN, "%s filesystem has errors (%s): run e2fsck -f first",
+				 type, ext_why(err, why, sizeof(why)));
+	return 0;
+}
+
+static int ext_open(struct imgp_fs *fs)
+{
+	const struct imgp_part *part = fs->part;
+	const char *type;
+	int flags = EXT2_FLAG_64BITS;
+	ext2_filsys efs = NULL;
+	struct imgp_writeset *reads = NULL;
+	struct ext_priv *priv;
+	unsigned int bsize;
+	char opts[64];
+	time_t epoch = 0;
+	errcode_t err;
+	int rc;
+
+	/* error_message() only knows libext2fs codes once the table is in. */
+	pthread_once(&ext_et_once, ext_et_init);
+	fs->priv = NULL;
+	if (part->start > fs->img->size || part->size > fs->img->size - part->start)
+		return imgp_fail(ERANGE, "partition (%" PRIu64 " bytes at %" PRIu64 ") is past the end of the image (%" PRIu64 " bytes): truncated image?",
+				 part->size, part->start, fs->img->size);
+	if (fs->writable) {
+		flags |= EXT2_FLAG_RW;
+		rc = ext_epoch(&epoch);
+		if (rc)
+			return rc;
+	}
+	snprintf(opts, sizeof(opts), "offset=%" PRIu64, part->start);
+	/*
+	 * A capturing commit: libext2fs writes into the write set, not the
+	 * image. A read-only open reads through an empty one: every read then
+	 * goes through imgp_image_read, and closing never syncs the image.
+	 */
+	if (!fs->capture && !fs->writable) {
+		rc = imgp_writeset_new(&reads, fs->img);
+		if (rc)
+			return rc;
+	}
+	if (fs->capture || reads)
+		imgp_capture_io_target(fs->capture ? fs->capture : reads);
+	err = ext2fs_open2(fs->img->path, opts, flags, 0, 0,
+			   fs->capture || reads ? imgp_capture_io_manager : unix_io_manager,
+			   &efs);
+	imgp_capture_io_target(NULL);
+	if (err) {
+		imgp_writeset_free(reads);
+		return ext_fail(err, "cannot open filesystem");
+	}
+
+	type = ext_type(part, efs);
+	/* Anything past the partition belongs to someone else. */
+	bsize = EXT2_BLOCK_SIZE(efs->super);
+	if (ext2fs_blocks_count(efs->super) > part->size / bsize) {
+		rc = imgp_fail(EINVAL, "%s filesystem (%llu blocks of %u bytes) is larger than its partition (%" PRIu64 " bytes): truncated image or wrong partition table?",
+			       type,
+			       (unsigned long long)ext2fs_blocks_count(efs->super),
+			       bsize, part->size);
+		goto fail;
+	}
+	/* Reading a dirty filesystem could return stale data, so refuse both ways. */
+	rc = ext_check_clean(efs, type);
+	if (rc)
+		goto fail;
+	if (fs->writable) {
+		err = ext2fs_read_bitmaps(efs);
+		if (err) {
+			rc = ext_fail(err, "cannot read the allocation bitmaps");
+			goto fail;
+		}
+		if (epoch)
+			efs->now = epoch;
+	}
+	priv = calloc(1, sizeof(*priv));
+	if (!priv) {
+		rc = imgp_fail(ENOMEM, "out of memory");
+		goto fail;
+	}
+	priv->fs = efs;
+	priv->reads = reads;
+	snprintf(priv->type, sizeof(priv->type), "%s", type);
+	fs->priv = priv;
+	return 0;
+fail:
+	ext2fs_close_free(&efs);
+	imgp_writeset_free(reads);
+	return rc;
+}
+
+static void ext_close(struct imgp_fs *fs)
+{
+	struct ext_priv *priv = ext_priv(fs);
+	char why[256];
+	errcode_t err;
+
+	if (!priv)
+		return;
+	/* write_file already flushed; this only frees, unless a flush failed. */
+	err = ext2fs_close_free(&priv->fs);
+	if (err)
+		imgp_warn("%s: closing the filesystem: %s", priv->type,
+			  ext_why(err, why, sizeof(why)));
+	imgp_writeset_free(priv->reads);
+	free(priv);
+	fs->priv = NULL;
+}
+
+static int ext_check_path(const char *path)
+{
+	if (!path || !*path)
+		return imgp_fail(EINVAL, "empty path");
+	return 0;
+}
+
+/*
+ * Looks up a path and reads its inode; follow: also the last component when
+ * it is a symlink (stat), else not (lstat).
+ */
+static int ext_lookup_at(ext2_filsys efs, const char *path, bool follow,
+			 ext2_ino_t *ino, struct ext2_inode *inode)
+{
+	errcode_t err;
+
+	err = follow ? ext2fs_namei_follow(efs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, ino)
+		     : ext2fs_namei(efs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, ino);
+	if (err == EXT2_ET_FILE_NOT_FOUND)
+		return imgp_fail(ENOENT, "not found");
+	if (err)
+		return ext_err(err);
+	err = ext2fs_read_inode(efs, *ino, inode);
+	if (err)
+		return ext_fail(err, "cannot read inode %u", *ino);
+	return 0;
+}
+
+/* Looks up a path (following symlinks, also the last one) and its inode. */
+static int ext_lookup(ext2_filsys efs, const char *path, ext2_ino_t *ino,
+		      struct ext2_inode *inode)
+{
+	return ext_lookup_at(efs, path, true, ino, inode);
+}
+
+static int ext_check_regular(const struct ext2_inode *inode)
+{
+	if (LINUX_S_ISDIR(inode->i_mode))
+		return imgp_fail(EISDIR, "is a directory");
+	if (!LINUX_S_ISREG(inode->i_mode))
+		return imgp_fail(EINVAL, "not a regular file");
+	return 0;
+}
+
+static int ext_read_file(struct imgp_fs *fs, const char *path, size_t max,
+			 struct imgp_buf *out)
+{
+	ext2_filsys efs = ext_priv(fs)->fs;
+	struct ext2_inode inode;
+	size_t old_len = out->len, got = 0;
+	ext2_file_t file;
+	ext2_ino_t ino;
+	uint64_t size;
+	errcode_t err, err2;
+	int rc;
+
+	rc = ext_check_path(path);
+	if (!rc)
+		rc = ext_lookup(efs, path, &ino, &inode);
+	if (!rc)
+		rc = ext_check_regular(&inode);
+	if (rc)
+		return rc;
+	/* libext2fs would hand back ciphertext. */
+	if (inode.i_flags & EXT4_ENCRYPT_FL)
+		return imgp_fail(ENOTSUP, "file is encrypted");
+	size = EXT2_I_SIZE(&inode);
+	if (size > max)
+		return imgp_fail(EFBIG, "file is %" PRIu64 " bytes, more than the %zu allowed",
+				 size, max);
+	rc = imgp_buf_reserve(out, (size_t)size);
+	if (rc)
+		return imgp_fail(ENOMEM, "out of memory");
+	err = ext2fs_file_open(efs, ino, 0, &file);
+	if (err)
+		return ext_fail(err, "cannot open");
+	while (got < size) {
+		size_t want = size - got > EXT_IO_CHUNK ? EXT_IO_CHUNK : size - got;
+		unsigned int n = 0;
+
+		err = ext2fs_file_read(file, out->data + old_len + got,
+				       (unsigned int)want, &n);
+		if (err || n == 0)
+			break;
+		got += n;
+	}
+	err2 = ext2fs_file_close(file);
+	if (err)
+		return ext_fail(err, "read error");
+	if (got != size)
+		return imgp_fail(EIO, "short read (%zu of %" PRIu64 " bytes)",
+				 got, size);
+	if (err2)
+		return ext_fail(err2, "cannot close");
+	out->len = old_len + got;
+	out->data[out->len] = '\0';
+	return 0;
+}
+
+/* Stores a time in an inode field pair (seconds + "extra" epoch bits). */
+static void ext_time_set(__u32 *sec, __u32 *extra, time_t t)
+{
+	int64_t v = (int64_t)t;
+
+	*sec = (__u32)v;
+	/* The two low bits of the extra field extend the range past 2038. */
+	if (extra)
+		*extra = (__u32)(((uint64_t)(v - (int32_t)(uint32_t)v) >> 32) & 3);
+}
+
+#define EXT_TIME_MTIME 1u        /* mtime and ctime: content changed */
+#define EXT_TIME_ALL   2u        /* also atime and crtime: a new inode */
+
+static int ext_set_times(ext2_filsys efs, ext2_ino_t ino, unsigned int what)
+{
+	struct ext2_inode_large inode;
+	size_t isize = EXT2_INODE_SIZE(efs->super);
+	time_t now = ext_now(efs);
+	bool extra;
+	errcode_t err;
+
+	if (isize > sizeof(inode))
+		isize = sizeof(inode);
+	memset(&inode, 0, sizeof(inode));
+	err = ext2fs_read_inode_full(efs, ino, (struct ext2_inode *)&inode,
+				     (int)isize);
+	if (err)
+		return ext_fail(err, "cannot read inode %u", ino);
+	extra = isize > EXT2_GOOD_OLD_INODE_SIZE &&
+		EXT2_GOOD_OLD_INODE_SIZE + (size_t)inode.i_extra_isize >=
+			offsetof(struct ext2_inode_large, i_crtime_extra) +
+				sizeof(inode.i_crtime_extra);
+	ext_time_set(&inode.i_mtime, extra ? &inode.i_mtime_extra : NULL, now);
+	ext_time_set(&inode.i_ctime, extra ? &inode.i_ctime_extra : NULL, now);
+	if (what == EXT_TIME_ALL) {
+		ext_time_set(&inode.i_atime, extra ? &inode.i_atime_extra : NULL, now);
+		if (extra)
+			ext_time_set(&inode.i_crtime, &inode.i_crtime_extra, now);
+	}
+	err = ext2fs_write_inode_full(efs, ino, (struct ext2_inode *)&inode,
+				      (int)isize);
+	if (err)
+		return ext_fail(err, "cannot write inode %u", ino);
+	return 0;
+}
+
+/* Writes data from offset 0 and cuts the file to len, freeing any tail. */
+static int ext_write_data(ext2_filsys efs, ext2_ino_t ino, const void *data,
+			  size_t len)
+{
+	const char *p = data;
+	ext2_file_t file;
+	size_t done = 0;
+	errcode_t err, err2;
+
+	err = ext2fs_file_open(efs, ino, EXT2_FILE_WRITE, &file);
+	if (err)
+		return ext_fail(err, "cannot open for writing");
+	while (!err && done < len) {
+		size_t want = len - done > EXT_IO_CHUNK ? EXT_IO_CHUNK : len - done;
+		unsigned int n = 0;
+
+		err = ext2fs_file_write(file, p + done, (unsigned int)want, &n);
+		if (!err && n == 0)
+			err = EXT2_ET_SHORT_WRITE;
+		done += n;
+	}
+	if (!err)
+		err = ext2fs_file_set_size2(file, len);
+	err2 = ext2fs_file_close(file);
+	if (err)
+		return ext_fail(err, "write error");
+	if (err2)
+		return ext_fail(err2, "write error");
+	return 0;
+}
+
+/*
+ * Refuses up front a write that cannot fit, so that the common failure
+ * does not leave a half-written file behind. owned: blocks the file has.
+ */
+static int ext_check_space(ext2_filsys efs, size_t len, blk64_t owned,
+			   blk64_t extra)
+{
+	blk64_t bsize = EXT2_BLOCK_SIZE(efs->super);
+	blk64_t need = len / bsize + (len % bsize != 0) + extra;
+	blk64_t avail = ext2fs_free_blocks_count(efs->super);
+
+	if (need > owned && need - owned > avail)
+		return imgp_fail(ENOSPC, "not enough free space (%llu blocks needed, %llu free)",
+				 (unsigned long long)(need - owned),
+				 (unsigned long long)avail);
+	return 0;
+}
+
+/* The kernel would refuse these writes; so do we. */
+static int ext_check_flags(const struct ext2_inode *inode)
+{
+	if (inode->i_flags & (EXT2_IMMUTABLE_FL | EXT2_APPEND_FL))
+		return imgp_fail(EPERM, "file is immutable or append-only: clear the flag with chattr -ia first");
+	if (inode->i_flags & (EXT4_ENCRYPT_FL | EXT4_VERITY_FL))
+		return imgp_fail(ENOTSUP, "file is encrypted or verity-protected");
+	return 0;
+}
+
+/* Replaces the content of an existing file, keeping its inode. */
+static int ext_rewrite(ext2_filsys efs, ext2_ino_t ino, struct ext2_inode *inode,
+		       const void *data, size_t len, bool *modified)
+{
+	blk64_t owned;
+	int rc;
+
+	rc = ext_check_regular(inode);
+	if (!rc)
+		rc = ext_check_flags(inode);
+	if (rc)
+		return rc;
+	owned = ext2fs_get_stat_i_blocks(efs, inode) /
+		(EXT2_BLOCK_SIZE(efs->super) / 512);
+	rc = ext_check_space(efs, len, owned, 0);
+	if (rc)
+		return rc;
+	*modified = true;
+	rc = ext_write_data(efs, ino, data, len);
+	if (!rc)
+		rc = ext_set_times(efs, ino, EXT_TIME_MTIME);
+	return rc;
+}
+
+/*
+ * Frees an inode nothing links to any more: its blocks, its share of an
+ * xattr block and the inode itself (a half-made file, a replaced symlink).
+ */
+static void ext_forget(ext2_filsys efs, const char *path, ext2_ino_t ino)
+{
+	struct ext2_inode inode;
+	__u32 refs = 0;
+	blk64_t ea;
+	char why[256];
+	errcode_t err;
+
+	err = ext2fs_read_inode(efs, ino, &inode);
+	/* A fast symlink keeps its target in i_block: those are not block numbers. */
+	if (!err && (ext2fs_inode_has_valid_blocks2(efs, &inode) ||
+		     (inode.i_flags & EXT4_INLINE_DATA_FL)))
+		err = ext2fs_punch(efs, ino, NULL, NULL, 0, ~(blk64_t)0);
+	if (!err)
+		err = ext2fs_read_inode(efs, ino, &inode);
+	ea = err ? 0 : ext2fs_file_acl_block(efs, &inode);
+	if (ea) {
+		err = ext2fs_adjust_ea_refcount3(efs, ea, NULL, -1, &refs, ino);
+		if (!err && refs == 0)
+			ext2fs_block_alloc_stats2(efs, ea, -1);
+		ext2fs_file_acl_block_set(efs, &inode, 0);
+	}
+	if (!err) {
+		inode.i_links_count = 0;
+		inode.i_size = 0;
+		inode.i_size_high = 0;
+		inode.i_dtime = (__u32)ext_now(efs);
+		err = ext2fs_write_inode(efs, ino, &inode);
+	}
+	if (!err)
+		ext2fs_inode_alloc_stats2(efs, ino, -1, 0);
+	else
+		imgp_warn("'%s': cannot free inode %u: %s: run e2fsck -f",
+			  path, ino, ext_why(err, why, sizeof(why)));
+}
+
+static int ext_new_inode(ext2_filsys efs, ext2_ino_t parent, ext2_ino_t *ino)
+{
+	struct ext2_inode inode;
+	ext2_extent_handle_t handle;
+	time_t now = ext_now(efs);
+	errcode_t err;
+
+	err = ext2fs_new_inode(efs, parent, LINUX_S_IFREG | 0644, NULL, ino);
+	if (err)
+		return ext_fail(err, "cannot allocate an inode");
+	memset(&inode, 0, sizeof(inode));
+	inode.i_mode = LINUX_S_IFREG | 0644;
+	inode.i_links_count = 1;
+	inode.i_atime = inode.i_ctime = inode.i_mtime = (__u32)now;
+	if (ext2fs_has_feature_extents(efs->super)) {
+		/* Opening an extent handle on an empty inode sets up the tree root. */
+		err = ext2fs_extent_open2(efs, *ino, &inode, &handle);
+		if (err)
+			return ext_fail(err, "cannot set up extents");
+		ext2fs_extent_free(handle);
+	}
+	err = ext2fs_write_new_inode(efs, *ino, &inode);
+	if (err)
+		return ext_fail(err, "cannot write inode %u", *ino);
+	ext2fs_inode_alloc_stats2(efs, *ino, +1, 0);
+	return 0;
+}
+
+/* Adds a directory entry (ftype EXT2_FT_*), growing a full directory. */
+static int ext_link(ext2_filsys efs, const char *dir, ext2_ino_t parent,
+		    const char *name, ext2_ino_t ino, int ftype)
+{
+	errcode_t err;
+
+	err = ext2fs_link(efs, parent, name, ino, ftype);
+	if (err == EXT2_ET_DIR_NO_SPACE) {
+		err = ext2fs_expand_dir(efs, parent);
+		if (err)
+			return ext_fail(err, "cannot grow directory '%s'", dir);
+		err = ext2fs_link(efs, parent, name, ino, ftype);
+	}
+	if (err)
+		return ext_fail(err, "cannot add an entry to directory '%s'", dir);
+	return 0;
+}
+
+/*
+ * Splits path into its last name and the directory that is to hold it,
+ * which must exist (symlinks followed). *dir is malloc'd, also on failure.
+ */
+static int ext_parent(ext2_filsys efs, const char *path, ext2_ino_t *parent,
+		      const char **name, char **dir)
+{
+	const char *slash = strrchr(path, '/');
+	struct ext2_inode dinode;
+	size_t namelen;
+	int rc;
+
+	*dir = NULL;
+	*name = slash ? slash + 1 : path;
+	namelen = strlen(*name);
+	if (!namelen || !strcmp(*name, ".") || !strcmp(*name, ".."))
+		return imgp_fail(EINVAL, "does not name a file");
+	if (namelen > EXT2_NAME_LEN)
+		return imgp_fail(ENAMETOOLONG, "file name longer than %d bytes",
+				 EXT2_NAME_LEN);
+	if (!slash)
+		*dir = strdup("/");
+	else
+		*dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
+	if (!*dir)
+		return imgp_fail(ENOMEM, "out of memory");
+
+	rc = ext_lookup(efs, *dir, parent, &dinode);
+	if (rc == -ENOENT)
+		return imgp_fail(ENOENT, "cannot create: directory '%s' not found",
+				 *dir);
+	if (rc)
+		return imgp_fail_ctx(rc, "cannot create: directory '%s'", *dir);
+	if (!LINUX_S_ISDIR(dinode.i_mode))
+		return imgp_fail(ENOTDIR, "cannot create: '%s' is not a directory",
+				 *dir);
+	if (dinode.i_flags & EXT4_ENCRYPT_FL)
+		return imgp_fail(ENOTSUP, "cannot create: directory '%s' is encrypted",
+				 *dir);
+	return 0;
+}
+
+/* Creates a missing file (mode 0644, owned by root) in an existing directory. */
+static int ext_create(ext2_filsys efs, const char *path, const void *data,
+		      size_t len, bool *modified)
+{
+	struct ext2_inode other_inode;
+	ext2_ino_t parent, ino, other;
+	const char *name;
+	size_t namelen;
+	char *dir, why[256];
+	errcode_t err;
+	int rc;
+
+	rc = ext_parent(efs, path, &parent, &name, &dir);
+	if (rc)
+		goto out;
+	namelen = strlen(name);
+	/* The name may be there as a symlink whose target is missing. */
+	err = ext2fs_lookup(efs, parent, name, (int)namelen, NULL, &other);
+	if (!err) {
+		err = ext2fs_read_inode(efs, other, &other_inode);
+		if (!err && LINUX_S_ISLNK(other_inode.i_mode))
+			rc = imgp_fail(ENOENT, "symlink to a missing file: write to its target instead");
+		else
+			rc = imgp_fail(EEXIST, "exists but cannot be resolved");
+		goto out;
+	}
+	if (err != EXT2_ET_FILE_NOT_FOUND) {
+		rc = ext_fail(err, "cannot search directory '%s'", dir);
+		goto out;
+	}
+	if (!efs->super->s_free_inodes_count) {
+		rc = imgp_fail(ENOSPC, "cannot create: no free inodes");
+		goto out;
+	}
+	/* One more block in case the directory has to grow. */
+	rc = ext_check_space(efs, len, 0, 1);
+	if (rc)
+		goto out;
+
+	*modified = true;
+	rc = ext_new_inode(efs, parent, &ino);
+	if (rc)
+		goto out;
+	rc = ext_link(efs, dir, parent, name, ino, EXT2_FT_REG_FILE);
+	if (rc) {
+		ext_forget(efs, path, ino);
+		goto out;
+	}
+	rc = ext_write_data(efs, ino, data, len);
+	if (!rc)
+		rc = ext_set_times(efs, ino, EXT_TIME_ALL);
+	if (rc) {
+		err = ext2fs_unlink(efs, parent, name, ino, 0);
+		if (err)
+			imgp_warn("'%s': cannot remove the entry after a failed write: %s: run e2fsck -f",
+				  path, ext_why(err, why, sizeof(why)));
+		else
+			ext_forget(efs, path, ino);
+		goto out;
+	}
+	/* As the kernel does: a new entry changes the directory. */
+	rc = ext_set_times(efs, parent, EXT_TIME_MTIME);
+out:
+	free(dir);
+	return rc;
+}
+
+static int ext_write_file(struct imgp_fs *fs, const char *path,
+			  const void *data, size_t len)
+{
+	struct ext_priv *priv = ext_priv(fs);
+	ext2_filsys efs = priv->fs;
+	struct ext2_inode inode;
+	bool modified = false;
+	ext2_ino_t ino;
+	errcode_t err;
+	int rc;
+
+	rc = ext_check_path(path);
+	if (rc)
+		return rc;
+	if (!fs->writable || !(efs->flags & EXT2_FLAG_RW))
+		return imgp_fail(EROFS, "filesystem is opened read-only");
+	err = ext2fs_namei_follow(efs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, &ino);
+	if (!err) {
+		err = ext2fs_read_inode(efs, ino, &inode);
+		if (err)
+			return ext_fail(err, "cannot read inode %u", ino);
+		rc = ext_rewrite(efs, ino, &inode, data, len, &modified);
+	} else if (err == EXT2_ET_FILE_NOT_FOUND) {
+		rc = ext_create(efs, path, data, len, &modified);
+	} else {
+		return ext_err(err);
+	}
+	if (!modified)
+		return rc;
+	/*
+	 * Flush now, even after a failure (the undo changed the bitmaps too):
+	 * close() cannot report errors, and metadata must reach the image.
+	 */
+	err = ext2fs_flush(efs);
+	if (err && !rc)
+		rc = ext_fail(err, "cannot write the filesystem metadata");
+	return rc;
+}
+
+static int ext_exists(struct imgp_fs *fs, const char *path)
+{
+	ext2_filsys efs = ext_priv(fs)->fs;
+	ext2_ino_t ino;
+	errcode_t err;
+	int rc;
+
+	rc = ext_check_path(path);
+	if (rc)
+		return rc;
+	/* Like lstat: a symlink exists even when its target does not. */
+	err = ext2fs_namei(efs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, &ino);
+	if (!err)
+		return 1;
+	if (err == EXT2_ET_FILE_NOT_FOUND || err == EXT2_ET_NO_DIRECTORY)
+		return 0;
+	return ext_err(err);
+}
+
+/* The target of a symbolic link: in i_block, inline data or a data block. */
+static int ext_link_target(ext2_filsys efs, ext2_ino_t ino,
+			   struct ext2_inode *inode, struct imgp_buf *out)
+{
+	uint64_t size = EXT2_I_SIZE(inode);
+	size_t old_len = out->len;
+	unsigned int got = 0;
+	ext2_file_t file;
+	errcode_t err, err2;
+
+	if (inode->i_flags & EXT4_ENCRYPT_FL)
+		return imgp_fail(ENOTSUP, "symbolic link is encrypted");
+	/* The kernel keeps a target and its NUL within one block. */
+	if (size == 0 || size >= efs->blocksize)
+		return imgp_fail(EUCLEAN, "symbolic link of %" PRIu64 " bytes is corrupt: run e2fsck -f",
+				 size);
+	if (imgp_buf_reserve(out, (size_t)size))
+		return imgp_fail(ENOMEM, "out of memory");
+	if (!(inode->i_flags & EXT4_INLINE_DATA_FL) &&
+	    ext2fs_is_fast_symlink(inode)) {
+		memcpy(out->data + old_len, inode->i_block, (size_t)size);
+		got = (unsigned int)size;
+	} else {
+		/* The file layer reads inline data and mapped blocks alike. */
+		err = ext2fs_file_open2(efs, ino, inode, 0, &file);
+		if (err)
+			return ext_fail(err, "cannot open the symbolic link");
+		err = ext2fs_file_read(file, out->data + old_len,
+				       (unsigned int)size, &got);
+		err2 = ext2fs_file_close(file);
+		if (err || err2)
+			return ext_fail(err ? err : err2, "cannot read the symbolic link");
+	}
+	if (got != size || memchr(out->data + old_len, '\0', got))
+		return imgp_fail(EUCLEAN, "symbolic link target is corrupt: run e2fsck -f");
+	out->len = old_len + got;
+	out->data[out->len] = '\0';
+	return 0;
+}
+
+/* The inode of path itself, a symlink not followed (lstat). */
+static int ext_lookup_nofollow(ext2_filsys efs, const char *path,
+			       ext2_ino_t *ino, struct ext2_inode *inode)
+{
+	return ext_lookup_at(efs, path, false, ino, inode);
+}
+
+static int ext_readlink(struct imgp_fs *fs, const char *path,
+			struct imgp_buf *out)
+{
+	ext2_filsys efs = ext_priv(fs)->fs;
+	struct ext2_inode inode;
+	ext2_ino_t ino;
+	int rc;
+
+	rc = ext_check_path(path);
+	if (!rc)
+		rc = ext_lookup_nofollow(efs, path, &ino, &inode);
+	if (rc)
+		return rc;
+	if (!LINUX_S_ISLNK(inode.i_mode))
+		return imgp_fail(EINVAL, "not a symbolic link");
+	return ext_link_target(efs, ino, &inode, out);
+}
+
+/* Drops one link to an inode that lost its directory entry. */
+static int ext_unref(ext2_filsys efs, const char *path, ext2_ino_t ino)
+{
+	struct ext2_inode inode;
+	errcode_t err;
+
+	err = ext2fs_read_inode(efs, ino, &inode);
+	if (err)
+		return ext_fail(err, "cannot read inode %u", ino);
+	if (inode.i_links_count > 1) {
+		inode.i_links_count--;
+		err = ext2fs_write_inode(efs, ino, &inode);
+		if (err)
+			return ext_fail(err, "cannot write inode %u", ino);
+		return ext_set_times(efs, ino, EXT_TIME_MTIME);
+	}
+	ext_forget(efs, path, ino);
+	return 0;
+}
+
+/*
+ * Takes back a symlink inode that ext2fs_symlink() may have left half
+ * made: accounted for (then freed like any inode) or only written.
+ */
+static void ext_symlink_undo(ext2_filsys efs, const char *path, ext2_ino_t ino)
+{
+	struct ext2_inode zero;
+	char why[256];
+	errcode_t err;
+
+	if (ext2fs_test_inode_bitmap2(efs->inode_map, ino)) {
+		ext_forget(efs, path, ino);
+		return;
+	}
+	memset(&zero, 0, sizeof(zero));
+	err = ext2fs_write_inode(efs, ino, &zero);
+	if (err)
+		imgp_warn("'%s': cannot clear inode %u: %s: run e2fsck -f", path,
+			  ino, ext_why(err, why, sizeof(why)));
+}
+
+/*
+ * Creates path -> target. An existing symlink is replaced by a new inode
+ * (its entry is swapped in place, so the name never disappears for good);
+ * anything else at path is left alone.
+ */
+static int ext_make_symlink(ext2_filsys efs, const char *path,
+			    const char *target, bool *modified)
+{
+	struct imgp_buf old_target = { 0 };
+	struct ext2_inode inode;
+	ext2_ino_t parent, ino, old = 0;
+	const char *name;
+	char *dir, why[256];
+	errcode_t err;
+	int rc;
+
+	rc = ext_parent(efs, path, &parent, &name, &dir);
+	if (rc)
+		goto out;
+	err = ext2fs_lookup(efs, parent, name, (int)strlen(name), NULL, &old);
+	if (!err) {
+		err = ext2fs_read_inode(efs, old, &inode);
+		if (err) {
+			rc = ext_fail(err, "cannot read inode %u", old);
+			goto out;
+		}
+		if (!LINUX_S_ISLNK(inode.i_mode)) {
+			rc = imgp_fail(EEXIST, "exists and is not a symbolic link");
+			goto out;
+		}
+		if (inode.i_flags & (EXT2_IMMUTABLE_FL | EXT2_APPEND_FL)) {
+			rc = imgp_fail(EPERM, "symbolic link is immutable or append-only: clear the flag with chattr -ia first");
+			goto out;
+		}
+		/* Already right: leave the inode and its times alone. */
+		rc = ext_link_target(efs, old, &inode, &old_target);
+		if (!rc && !strcmp((const char *)old_target.data, target))
+			goto out;
+		imgp_errclear();
+		rc = 0;
+	} else if (err != EXT2_ET_FILE_NOT_FOUND) {
+		rc = ext_fail(err, "cannot search directory '%s'", dir);
+		goto out;
+	} else {
+		old = 0;
+	}
+	if (!efs->super->s_free_inodes_count) {
+		rc = imgp_fail(ENOSPC, "cannot create: no free inodes");
+		goto out;
+	}
+	/* A data block for a long target, one more if the directory grows. */
+	rc = ext_check_space(efs, strlen(target), 0, 1);
+	if (rc)
+		goto out;
+
+	*modified = true;
+	err = ext2fs_new_inode(efs, parent, LINUX_S_IFLNK | 0777, NULL, &ino);
+	if (err) {
+		rc = ext_fail(err, "cannot allocate an inode");
+		goto out;
+	}
+	/* No name: linking is ours, so that a full directory can grow. */
+	err = ext2fs_symlink(efs, parent, ino, NULL, target);
+	if (err) {
+		ext_symlink_undo(efs, path, ino);
+		rc = ext_fail(err, "cannot create the symbolic link");
+		goto out;
+	}
+	if (old) {
+		err = ext2fs_unlink(efs, parent, name, old, 0);
+		if (err) {
+			ext_forget(efs, path, ino);
+			rc = ext_fail(err, "cannot remove the old symbolic link");
+			goto out;
+		}
+	}
+	rc = ext_link(efs, dir, parent, name, ino, EXT2_FT_SYMLINK);
+	if (rc) {
+		ext_forget(efs, path, ino);
+		err = old ? ext2fs_link(efs, parent, name, old, EXT2_FT_SYMLINK) : 0;
+		if (err)
+			imgp_warn("'%s': cannot put the old symbolic link back: %s: run e2fsck -f",
+				  path, ext_why(err, why, sizeof(why)));
+		goto out;
+	}
+	if (old)
+		rc = ext_unref(efs, path, old);
+	if (!rc)
+		rc = ext_set_times(efs, ino, EXT_TIME_ALL);
+	/* As the kernel does: a changed entry changes the directory. */
+	if (!rc)
+		rc = ext_set_times(efs, parent, EXT_TIME_MTIME);
+out:
+	imgp_buf_free(&old_target);
+	free(dir);
+	return rc;
+}
+
+static int ext_symlink(struct imgp_fs *fs, const char *path, const char *target)
+{
+	ext2_filsys efs = ext_priv(fs)->fs;
+	bool modified = false;
+	size_t len;
+	errcode_t err;
+	int rc;
+
+	rc = ext_check_path(path);
+	if (rc)
+		return rc;
+	if (!fs->writable || !(efs->flags & EXT2_FLAG_RW))
+		return imgp_fail(EROFS, "filesystem is opened read-only");
+	len = target ? strlen(target) : 0;
+	/* The kernel refuses empty targets and ones that fill a block. */
+	if (!len)
+		return imgp_fail(EINVAL, "empty symbolic link target");
+	if (len >= efs->blocksize)
+		return imgp_fail(ENAMETOOLONG, "symbolic link target of %zu bytes is longer than the %u allowed",
+				 len, efs->blocksize - 1);
+	rc = ext_make_symlink(efs, path, target, &modified);
+	if (!modified)
+		return rc;
+	/* As in write_file: the metadata reaches the image now or never. */
+	err = ext2fs_flush(efs);
+	if (err && !rc)
+		rc = ext_fail(err, "cannot write the filesystem metadata");
+	return rc;
+}
+
+struct ext_listing {
+	char ***names;
+	size_t *n;
+	int rc;
+};
+
+static int ext_list_entry(ext2_ino_t dir, int entry, struct ext2_dir_entry *dirent,
+			  int offset, int blocksize, char *buf, void *priv)
+{
+	struct ext_listing *l = priv;
+
+	(void)dir;
+	(void)entry;
+	(void)offset;
+	(void)blocksize;
+	(void)buf;
+	l->rc = imgp_fs_names_add(l->names, l->n, dirent->name,
+				  (size_t)ext2fs_dirent_name_len(dirent));
+	return l->rc ? DIRENT_ABORT : 0;
+}
+
+/* Links are followed inside the filesystem: /lib may be usr/lib. */
+static int ext_list(struct imgp_fs *fs, const char *dir, char ***names, size_t *n)
+{
+	ext2_filsys efs = ext_priv(fs)->fs;
+	struct ext_listing l = { names, n, 0 };
+	struct ext2_inode inode;
+	ext2_ino_t ino;
+	errcode_t err;
+	int rc;
+
+	rc = ext_lookup(efs, dir, &ino, &inode);
+	if (rc == -ENOENT)
+		return imgp_fail(ENOENT, "%s: no such directory", dir);
+	if (rc)
+		return rc;
+	if (!LINUX_S_ISDIR(inode.i_mode))
+		return imgp_fail(ENOTDIR, "%s: not a directory", dir);
+	err = ext2fs_dir_iterate2(efs, ino, 0, NULL, ext_list_entry, &l);
+	if (l.rc)
+		return l.rc;
+	return err ? ext_fail(err, "%s: cannot read the directory", dir) : 0;
+}
+
+const struct imgp_fs_ops imgp_fs_ext = {
+	.name = "ext",
+	.handles = ext_handles,
+	.open = ext_open,
+	.close = ext_close,
+	.read_file = ext_read_file,
+	.write_file = ext_write_file,
+	.exists = ext_exists,
+	.symlink = ext_symlink,
+	.readlink = ext_readlink,
+	.list = ext_list,
+};

@@ -1,0 +1,925 @@
+// SPDX-License-Identifier: MIT
+/*
+ * FAT12/16/32 through mtools, run as programs on "IMAGE@@OFFSET" so nothing
+ * is mounted. imgpatch itself only reads the boot sector: to refuse a FAT
+ * whose geometry does not fit its partition before mtools ever writes, and
+ * to turn the cluster numbers mtools reports (mshowfat) into image offsets.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "imgpatch-internal.h"
+
+/* Where the areas of the filesystem lie, in bytes from the partition start. */
+struct fat_geom {
+	uint64_t meta_end;       /* reserved sectors, FATs, FAT12/16 root directory */
+	uint64_t cluster_bytes;
+	uint64_t nclusters;      /* data clusters, numbered from 2 */
+};
+
+/* Byte ranges of the partition, sorted and merged by fat_ranges_add(). */
+struct fat_ranges {
+	struct imgp_extent *r;   /* img_off unused: file_off is the partition offset */
+	size_t n;
+};
+
+struct fat_priv {
+	char drive[4200];        /* "-i" argument: IMAGE@@OFFSET, or the private copy */
+	char src[4200];          /* capture mode: the image's own IMAGE@@OFFSET */
+	struct fat_geom geom;
+	int copy_fd;             /* capture mode: the private copy (in memory), else -1 */
+	struct fat_ranges filled; /* capture mode: what the copy holds of the image */
+	char **dirs;             /* capture mode: mtools names of every directory */
+	size_t ndirs;
+	char **written;          /* capture mode: mtools names of the files written */
+	size_t nwritten;
+};
+
+/* Chunk of the comparison after a capture. */
+#define FAT_CHUNK ((size_t)1 << 20)
+#define FAT_SECTOR 512
+/* Names given to one mshowfat run, to keep argv short. */
+#define FAT_DIRS_PER_RUN 256
+
+/* mtools must not read a user's ~/.mtoolsrc, nor refuse odd geometries. */
+static const char *const mtools_env[] = {
+	"MTOOLS_SKIP_CHECK=1",
+	"MTOOLSRC=/dev/null",
+	NULL,
+};
+
+static uint16_t get_le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint32_t get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static bool fat_handles(const char *fstype)
+{
+	return strcmp(fstype, "vfat") == 0 || strcmp(fstype, "msdos") == 0;
+}
+
+/* The boot-sector fields that say how large the filesystem claims to be. */
+static int fat_check_geometry(struct imgp_fs *fs, struct fat_geom *g)
+{
+	uint64_t total, bytes, reserved, nfats, fatsz, rootsecs, meta;
+	uint8_t bs[512];
+	unsigned bps;
+	int rc;
+
+	rc = imgp_part_read(fs->img, fs->part, 0, bs, sizeof(bs));
+	if (rc)
+		return rc;
+	bps = get_le16(bs + 11);
+	if (bps < 512 || bps > 4096 || (bps & (bps - 1)) || bs[13] == 0 ||
+	    bs[510] != 0x55 || bs[511] != 0xaa)
+		return imgp_fail(EINVAL, "FAT boot sector is invalid (bytes per sector %u, sectors per cluster %u)",
+				 bps, bs[13]);
+	total = get_le16(bs + 19);
+	if (total == 0)
+		total = get_le32(bs + 32);
+	reserved = get_le16(bs + 14);
+	nfats = bs[16];
+	fatsz = get_le16(bs + 22) ? get_le16(bs + 22) : get_le32(bs + 36);
+	rootsecs = ((uint64_t)get_le16(bs + 17) * 32 + bps - 1) / bps;
+	meta = reserved + nfats * fatsz + rootsecs;
+	/* The areas before the data must fit, or mtools reads past them. */
+	if (!reserved || !nfats || !fatsz || meta >= total)
+		return imgp_fail(EINVAL, "FAT geometry is inconsistent: %llu reserved + %llu FATs of %llu sectors + a root directory of %llu sectors leave no data area in %llu sectors",
+				 (unsigned long long)reserved, (unsigned long long)nfats,
+				 (unsigned long long)fatsz, (unsigned long long)rootsecs,
+				 (unsigned long long)total);
+	bytes = total * bps;
+	if (bytes > fs->part->size)
+		return imgp_fail(EINVAL, "FAT filesystem (%llu bytes) is larger than its partition (%llu bytes)",
+				 (unsigned long long)bytes,
+				 (unsigned long long)fs->part->size);
+	g->meta_end = meta * bps;
+	g->cluster_bytes = (uint64_t)bs[13] * bps;
+	g->nclusters = (total - meta) / bs[13];
+	return 0;
+}
+
+/*
+ * Cluster ranges as mshowfat prints them after the name: "<6-184839>",
+ * "<3> <9-12>", or "Root directory or empty file" (no clusters). Each
+ * becomes a byte range of the partition, checked against the data area.
+ */
+static int fat_parse_chain(const struct fat_geom *g, const char *line,
+			   struct fat_ranges *out)
+{
+	const char *p = strchr(line, '<');
+
+	while (p) {
+		unsigned long long a, b;
+		char *end;
+
+		a = strtoull(p + 1, &end, 10);
+		b = a;
+		if (*end == '-')
+			b = strtoull(end + 1, &end, 10);
+		if (*end != '>' || a < 2 || b < a || b - 2 >= g->nclusters)
+			return imgp_fail(EIO, "mshowfat printed a cluster chain outside the filesystem: %s",
+					 line);
+		{
+			struct imgp_extent *grown = realloc(out->r, (out->n + 1) * sizeof(*grown));
+
+			if (!grown)
+				return imgp_fail(ENOMEM, "out of memory");
+			out->r = grown;
+			grown[out->n].file_off = g->meta_end + (a - 2) * g->cluster_bytes;
+			grown[out->n].len = (b - a + 1) * g->cluster_bytes;
+			grown[out->n].img_off = 0;
+			out->n++;
+		}
+		p = strchr(end, '<');
+	}
+	return 0;
+}
+
+/* Runs mshowfat on one drive for names; their chains appended to out. */
+static int fat_chains(struct imgp_fs *fs, const char *drive, char **names,
+		      size_t n, struct fat_ranges *out)
+{
+	struct fat_priv *priv = fs->priv;
+	const char **argv = calloc(n + 4, sizeof(*argv));
+	struct imgp_buf o = { 0 };
+	char *line, *save = NULL;
+	int rc;
+
+	if (!argv)
+		return imgp_fail(ENOMEM, "out of memory");
+	argv[0] = "mshowfat";
+	argv[1] = "-i";
+	argv[2] = drive;
+	for (size_t i = 0; i < n; i++)
+		argv[3 + i] = names[i];
+	rc = imgp_run(argv, mtools_env, &o);
+	free(argv);
+	if (!rc)
+		rc = imgp_buf_append(&o, "", 1);
+	for (line = rc ? NULL : strtok_r((char *)o.data, "\n", &save); line && !rc;
+	     line = strtok_r(NULL, "\n", &save))
+		rc = fat_parse_chain(&priv->geom, line, out);
+	imgp_buf_free(&o);
+	return rc;
+}
+
+/* Adds [off, off+len) to a sorted list of ranges, merging neighbours. */
+static int fat_ranges_add(struct fat_ranges *set, uint64_t off, uint64_t len)
+{
+	size_t i = 0, j;
+	struct imgp_extent *grown;
+
+	while (i < set->n && set->r[i].file_off + set->r[i].len < off)
+		i++;
+	j = i;
+	while (j < set->n && set->r[j].file_off <= off + len) {
+		uint64_t end = set->r[j].file_off + set->r[j].len;
+
+		if (set->r[j].file_off < off) {
+			len += off - set->r[j].file_off;
+			off = set->r[j].file_off;
+		}
+		if (end > off + len)
+			len = end - off;
+		j++;
+	}
+	if (j > i) {
+		/* Ranges i..j-1 merge into one at i. */
+		set->r[i].file_off = off;
+		set->r[i].len = len;
+		memmove(&set->r[i + 1], &set->r[j], (set->n - j) * sizeof(*set->r));
+		set->n -= j - i - 1;
+		return 0;
+	}
+	grown = realloc(set->r, (set->n + 1) * sizeof(*grown));
+	if (!grown)
+		return imgp_fail(ENOMEM, "out of memory");
+	set->r = grown;
+	memmove(&set->r[i + 1], &set->r[i], (set->n - i) * sizeof(*set->r));
+	set->r[i].file_off = off;
+	set->r[i].len = len;
+	set->r[i].img_off = 0;
+	set->n++;
+	return 0;
+}
+
+/*
+ * Capture mode: mtools cannot be journaled from inside, and which free
+ * clusters it takes is its own choice. So it works on a private copy of
+ * the partition, and what differs afterwards is the write set: the journal
+ * then knows every byte before the image is touched. The copy is a sparse
+ * file in memory holding only what mtools reads to add or replace a file:
+ * the reserved sectors, the FATs, the root directory and every directory's
+ * clusters. It is filled through a mapping, so the only writes are
+ * mtools's own.
+ */
+static int fat_fill(struct imgp_fs *fs, uint64_t off, uint64_t len)
+{
+	struct fat_priv *priv = fs->priv;
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t start = off & ~(uint64_t)(page - 1);
+	size_t maplen = (size_t)(off + len - start);
+	uint8_t *map;
+	int rc;
+
+	if (!len)
+		return 0;
+	map = mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   priv->copy_fd, (off_t)start);
+	if (map == MAP_FAILED)
+		return imgp_fail(errno, "private copy of the FAT: %s", strerror(errno));
+	rc = imgp_part_read(fs->img, fs->part, off, map + (off - start), (size_t)len);
+	munmap(map, maplen);
+	if (!rc)
+		rc = fat_ranges_add(&priv->filled, off, len);
+	return rc;
+}
+
+/*
+ * Every path of a FAT as "mdir -/ -b -a ::/" lists it, one a line, folders
+ * ending in "/". Kept for the image file while neither imgpatch nor mtools
+ * wrote to it (its identity, size and time stamp, and the image write
+ * count, are the key): lookups and the folder list of a commit then cost
+ * no mtools run. Not kept for block devices, whose time stamp says nothing.
+ */
+static struct {
+	char drive[4200];
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	uint64_t writes;
+	char *text;
+} fat_listing;
+
+static void fat_listing_drop(void)
+{
+	free(fat_listing.text);
+	memset(&fat_listing, 0, sizeof(fat_listing));
+}
+
+static int fat_list(struct imgp_fs *fs, const char **text)
+{
+	struct fat_priv *priv = fs->priv;
+	const char *argv[] = { "mdir", "-/", "-b", "-a", "-i", priv->src, "::/", NULL };
+	struct imgp_buf o = { 0 };
+	struct stat st;
+	int rc;
+
+	if (fs->img->is_blockdev || stat(fs->img->path, &st) < 0)
+		memset(&st, 0, sizeof(st));
+	if (fat_listing.text && st.st_ino && !strcmp(fat_listing.drive, priv->src) &&
+	    fat_listing.dev == st.st_dev && fat_listing.ino == st.st_ino &&
+	    fat_listing.size == st.st_size &&
+	    fat_listing.mtime.tv_sec == st.st_mtim.tv_sec &&
+	    fat_listing.mtime.tv_nsec == st.st_mtim.tv_nsec &&
+	    fat_listing.writes == imgp_image_writes()) {
+		*text = fat_listing.text;
+		return 0;
+	}
+	fat_listing_drop();
+	rc = imgp_run(argv, mtools_env, &o);
+	if (!rc)
+		rc = imgp_buf_append(&o, "", 1);
+	if (rc) {
+		imgp_buf_free(&o);
+		return rc;
+	}
+	fat_listing.text = (char *)imgp_buf_steal(&o, NULL);
+	*text = fat_listing.text;
+	if (st.st_ino) {
+		snprintf(fat_listing.drive, sizeof(fat_listing.drive), "%s", priv->src);
+		fat_listing.dev = st.st_dev;
+		fat_listing.ino = st.st_ino;
+		fat_listing.size = st.st_size;
+		fat_listing.mtime = st.st_mtim;
+		fat_listing.writes = imgp_image_writes();
+	} else {
+		/* Used once, by this caller: the next one lists again. */
+		fat_listing.drive[0] = '\0';
+		fat_listing.ino = 0;
+	}
+	return 0;
+}
+
+/* The mtools names of every directory, "::/" first. */
+static int fat_dirs(struct imgp_fs *fs, char ***out, size_t *n)
+{
+	char **dirs = NULL;
+	const char *text, *line, *eol;
+	size_t count = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	rc = fat_list(fs, &text);
+	if (rc)
+		return rc;
+	dirs = calloc(1, sizeof(*dirs));
+	if (!dirs || !(dirs[0] = strdup("::/"))) {
+		free(dirs);
+		return imgp_fail(ENOMEM, "out of memory");
+	}
+	count = 1;
+	for (line = text; *line; line = *eol ? eol + 1 : eol) {
+		size_t len;
+		char **grown;
+
+		eol = strchrnul(line, '\n');
+		len = (size_t)(eol - line);
+		if (len < 4 || line[len - 1] != '/')
+			continue;
+		grown = realloc(dirs, (count + 1) * sizeof(*grown));
+		if (!grown || !(grown[count] = strndup(line, len - 1))) {
+			if (grown)
+				dirs = grown;
+			rc = imgp_fail(ENOMEM, "out of memory");
+			break;
+		}
+		dirs = grown;
+		count++;
+	}
+	*out = dirs;
+	*n = count;
+	return rc;
+}
+
+/*
+ * A lookup in the listing: 1 file, 2 folder, 0 missing, -ENOENT when the
+ * listing cannot tell (an 8.3 alias such as BOOTSC~1.UIM, or a name mtools
+ * may print converted: mdir itself is asked then).
+ */
+static int fat_lookup(struct imgp_fs *fs, const char *target)
+{
+	size_t tlen = strlen(target);
+	const char *text, *line, *eol;
+	int rc;
+
+	if (!strcmp(target, "::/"))
+		return 2;
+	for (const char *p = target; *p; p++)
+		if (*p == '~' || (unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
+			return -ENOENT;
+	rc = fat_list(fs, &text);
+	if (rc)
+		return rc;
+	for (line = text; *line; line = *eol ? eol + 1 : eol) {
+		size_t len;
+
+		eol = strchrnul(line, '\n');
+		len = (size_t)(eol - line);
+		if (len >= tlen && !strncasecmp(line, target, tlen) &&
+		    (len == tlen || (len == tlen + 1 && line[tlen] == '/')))
+			return len == tlen ? 1 : 2;
+	}
+	return 0;
+}
+
+static void fat_names_free(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* The clusters of names, mshowfat run on drive in groups. */
+static int fat_chains_all(struct imgp_fs *fs, const char *drive, char **names,
+			  size_t n, struct fat_ranges *out)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < n; i += FAT_DIRS_PER_RUN)
+		rc = fat_chains(fs, drive, names + i,
+				n - i < FAT_DIRS_PER_RUN ? n - i : FAT_DIRS_PER_RUN, out);
+	return rc;
+}
+
+/* Fills the private copy with the metadata and every directory's clusters. */
+static int fat_copy_metadata(struct imgp_fs *fs)
+{
+	struct fat_priv *priv = fs->priv;
+	struct fat_ranges chains = { 0 };
+	int rc;
+
+	if (ftruncate(priv->copy_fd, (off_t)fs->part->size) < 0)
+		return imgp_fail(errno, "private copy of the FAT: %s", strerror(errno));
+	rc = fat_fill(fs, 0, priv->geom.meta_end);
+	if (!rc)
+		rc = fat_dirs(fs, &priv->dirs, &priv->ndirs);
+	if (!rc)
+		rc = fat_chains_all(fs, priv->src, priv->dirs, priv->ndirs, &chains);
+	for (size_t i = 0; !rc && i < chains.n; i++)
+		rc = fat_fill(fs, chains.r[i].file_off, chains.r[i].len);
+	free(chains.r);
+	return rc;
+}
+
+static int fat_drive(char *out, size_t len, const char *path, uint64_t off)
+{
+	int n = snprintf(out, len, "%s@@%llu", path, (unsigned long long)off);
+
+	if (n < 0 || (size_t)n >= len)
+		return imgp_fail(ENAMETOOLONG, "image path too long");
+	return 0;
+}
+
+static int fat_open(struct imgp_fs *fs)
+{
+	struct fat_priv *priv;
+	char copy[64];
+	int rc;
+
+	if (strstr(fs->img->path, "@@"))
+		return imgp_fail(EINVAL, "image path contains '@@', which mtools cannot take");
+	priv = calloc(1, sizeof(*priv));
+	if (!priv)
+		return imgp_fail(ENOMEM, "out of memory");
+	priv->copy_fd = -1;
+	fs->priv = priv;
+	rc = fat_check_geometry(fs, &priv->geom);
+	/* mtools reads the file itself: an image unpacked on demand must hold it all. */
+	if (!rc)
+		rc = imgp_image_fill(fs->img, fs->part->start, fs->part->size);
+	if (!rc)
+		rc = fat_drive(priv->src, sizeof(priv->src), fs->img->path,
+			       fs->part->start);
+	if (!rc && !fs->capture)
+		memcpy(priv->drive, priv->src, sizeof(priv->drive));
+	if (!rc && fs->capture) {
+		/* Not close-on-exec: mtools opens it as /proc/self/fd/N. */
+		priv->copy_fd = memfd_create("imgpatch-fat", 0);
+		if (priv->copy_fd < 0)
+			rc = imgp_fail(errno, "private copy of the FAT: %s", strerror(errno));
+		if (!rc) {
+			snprintf(copy, sizeof(copy), "/proc/self/fd/%d", priv->copy_fd);
+			rc = fat_drive(priv->drive, sizeof(priv->drive), copy, 0);
+		}
+		if (!rc)
+			rc = fat_copy_metadata(fs);
+	}
+	if (rc) {
+		fs->ops->close(fs);
+		fs->priv = NULL;
+	}
+	return rc;
+}
+
+/* Sectors of [off, off+len) of the partition where the copy differs from the image. */
+static int fat_diff(struct imgp_fs *fs, uint64_t off, uint64_t len,
+		    uint8_t *a, uint8_t *b)
+{
+	struct fat_priv *priv = fs->priv;
+	const struct imgp_part *part = fs->part;
+	int rc = 0;
+
+	while (!rc && len) {
+		size_t n = len < FAT_CHUNK ? (size_t)len : FAT_CHUNK;
+		ssize_t got = pread(priv->copy_fd, b, n, (off_t)off);
+
+		if (got != (ssize_t)n)
+			return imgp_fail(EIO, "private copy of the FAT: short read");
+		rc = imgp_part_read(fs->img, part, off, a, n);
+		for (size_t i = 0; !rc && i < n; i += FAT_SECTOR) {
+			size_t m = n - i < FAT_SECTOR ? n - i : FAT_SECTOR;
+
+			if (memcmp(a + i, b + i, m))
+				rc = imgp_writeset_write(fs->capture, part->start + off + i,
+							 b + i, m);
+		}
+		off += n;
+		len -= n;
+	}
+	return rc;
+}
+
+/*
+ * Capture mode: the write set is every changed sector of what the copy was
+ * filled with, and of the clusters that now hold the written files and the
+ * directories (a directory may have grown into a free cluster).
+ */
+static int fat_finish(struct imgp_fs *fs)
+{
+	struct fat_priv *priv = fs->priv;
+	struct fat_ranges chains = { 0 }, all = { 0 };
+	uint8_t *a = NULL, *b = NULL;
+	char **names;
+	size_t n;
+	int rc = 0;
+
+	if (!fs->capture)
+		return 0;
+	/* Files are only written into directories that exist: no new ones to list. */
+	n = priv->ndirs + priv->nwritten;
+	names = calloc(n ? n : 1, sizeof(*names));
+	if (!names)
+		return imgp_fail(ENOMEM, "out of memory");
+	memcpy(names, priv->dirs, priv->ndirs * sizeof(*names));
+	if (priv->nwritten)
+		memcpy(names + priv->ndirs, priv->written, priv->nwritten * sizeof(*names));
+	rc = fat_chains_all(fs, priv->drive, names, n, &chains);
+	free(names);
+	for (size_t i = 0; !rc && i < priv->filled.n; i++)
+		rc = fat_ranges_add(&all, priv->filled.r[i].file_off, priv->filled.r[i].len);
+	for (size_t i = 0; !rc && i < chains.n; i++)
+		rc = fat_ranges_add(&all, chains.r[i].file_off, chains.r[i].len);
+	if (!rc) {
+		a = malloc(FAT_CHUNK);
+		b = malloc(FAT_CHUNK);
+		if (!a || !b)
+			rc = imgp_fail(ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; !rc && i < all.n; i++)
+		rc = fat_diff(fs, all.r[i].file_off, all.r[i].len, a, b);
+	free(a);
+	free(b);
+	free(chains.r);
+	free(all.r);
+	return rc;
+}
+
+static void fat_close(struct imgp_fs *fs)
+{
+	struct fat_priv *priv = fs->priv;
+
+	if (!priv)
+		return;
+	if (priv->copy_fd >= 0)
+		close(priv->copy_fd);
+	free(priv->filled.r);
+	fat_names_free(priv->dirs, priv->ndirs);
+	fat_names_free(priv->written, priv->nwritten);
+	free(priv);
+}
+
+/* "::/path" as mtools names files on the -i drive. */
+static int fat_target(const char *path, char *out, size_t outlen)
+{
+	int n = snprintf(out, outlen, "::%s%s", path[0] == '/' ? "" : "/", path);
+
+	if (n < 0 || (size_t)n >= outlen)
+		return imgp_fail(ENAMETOOLONG, "path too long");
+	return 0;
+}
+
+/*
+ * mdir -b prints "::/path" for a file, and the children for a directory:
+ * returns 1 for a file, 2 for a directory, 0 when missing.
+ */
+static int fat_stat(struct imgp_fs *fs, const char *target)
+{
+	struct fat_priv *priv = fs->priv;
+	const char *argv[] = { "mdir", "-b", "-a", "-i", priv->drive, target, NULL };
+	struct imgp_buf out = { 0 };
+	size_t tlen = strlen(target);
+	int rc;
+
+	/* The image itself (not a capture's copy): the cached listing answers. */
+	if (priv->copy_fd < 0) {
+		rc = fat_lookup(fs, target);
+		if (rc != -ENOENT)
+			return rc;
+	}
+	rc = imgp_run(argv, mtools_env, &out);
+	if (rc) {
+		bool missing = strstr(imgp_errmsg(), "not found") != NULL;
+
+		imgp_buf_free(&out);
+		if (missing) {
+			imgp_errclear();
+			return 0;
+		}
+		return rc;
+	}
+	/* mdir may end the name with a newline; compare case-insensitively as FAT does. */
+	rc = 2;
+	if (out.len >= tlen && strncasecmp((char *)out.data, target, tlen) == 0 &&
+	    (out.len == tlen || (out.len == tlen + 1 && out.data[tlen] == '\n')))
+		rc = 1;
+	imgp_buf_free(&out);
+	return rc;
+}
+
+/*
+ * The mtools name of path, refusing a directory; -ENOENT too unless the
+ * file may be missing (it is about to be created).
+ */
+static int fat_file(struct imgp_fs *fs, const char *path, char *target,
+		    size_t len, bool may_be_missing)
+{
+	int rc = fat_target(path, target, len);
+
+	if (rc)
+		return rc;
+	rc = fat_stat(fs, target);
+	if (rc < 0)
+		return rc;
+	if (rc == 0 && !may_be_missing)
+		return imgp_fail(ENOENT, "no such file");
+	if (rc == 2)
+		return imgp_fail(EISDIR, "is a directory, not a file");
+	return 0;
+}
+
+static int fat_read_file(struct imgp_fs *fs, const char *path, size_t max,
+			 struct imgp_buf *out)
+{
+	struct fat_priv *priv = fs->priv;
+	char target[4200];
+	const char *argv[] = { "mtype", "-i", priv->drive, target, NULL };
+	int rc;
+
+	rc = fat_file(fs, path, target, sizeof(target), false);
+	if (rc)
+		return rc;
+	rc = imgp_run(argv, mtools_env, out);
+	if (rc)
+		return rc;
+	if (out->len > max)
+		return imgp_fail(EFBIG, "file is larger than %zu bytes", max);
+	return 0;
+}
+
+/*
+ * The names in a folder, from the listing: lines "::/dir/name", a folder's
+ * with a "/" after it. A file of that name instead is -ENOTDIR.
+ */
+static int fat_list_dir(struct imgp_fs *fs, const char *dir, char ***names,
+			size_t *n)
+{
+	char target[4200];
+	const char *text, *line, *eol;
+	size_t tlen;
+	int rc, what;
+
+	dir += strspn(dir, "/");
+	rc = fat_target(dir, target, sizeof(target) - 1);
+	if (rc)
+		return rc;
+	tlen = strlen(target);
+	if (target[tlen - 1] == '/')
+		target[--tlen] = '\0';
+	what = fat_stat(fs, *dir ? target : "::/");
+	if (what < 0)
+		return what;
+	if (what == 0)
+		return imgp_fail(ENOENT, "/%s: no such directory", dir);
+	if (what == 1)
+		return imgp_fail(ENOTDIR, "/%s: not a directory", dir);
+	/* The prefix of the folder's lines: "::/dir/", or "::/" for the root. */
+	if (!*dir)
+		tlen = 2;
+	target[tlen++] = '/';
+	target[tlen] = '\0';
+	rc = fat_list(fs, &text);
+	for (line = text; !rc && *line; line = *eol ? eol + 1 : eol) {
+		size_t len, name;
+
+		eol = strchrnul(line, '\n');
+		len = (size_t)(eol - line);
+		if (len <= tlen || strncasecmp(line, target, tlen))
+			continue;
+		name = len - tlen - (line[len - 1] == '/');
+		/* Only the folder's own entries, not those of its subfolders. */
+		if (!memchr(line + tlen, '/', name))
+			rc = imgp_fs_names_add(names, n, line + tlen, name);
+	}
+	return rc;
+}
+
+/* Capture mode: the files whose clusters the write set must hold. */
+static int fat_remember(struct fat_priv *priv, const char *target)
+{
+	char **grown = realloc(priv->written, (priv->nwritten + 1) * sizeof(*grown));
+
+	if (!grown)
+		return imgp_fail(ENOMEM, "out of memory");
+	priv->written = grown;
+	grown[priv->nwritten] = strdup(target);
+	if (!grown[priv->nwritten])
+		return imgp_fail(ENOMEM, "out of memory");
+	priv->nwritten++;
+	return 0;
+}
+
+/* A private temporary copy for mcopy to read, its mtime pinned when asked. */
+static int fat_stage(const void *data, size_t len, char *tmpl, size_t tmplen)
+{
+	const char *dir = getenv("TMPDIR");
+	struct timespec times[2];
+	const char *epoch = getenv("SOURCE_DATE_EPOCH");
+	const uint8_t *p = data;
+	int fd, n, err;
+
+	n = snprintf(tmpl, tmplen, "%s/imgpatch-XXXXXX", dir && *dir ? dir : "/tmp");
+	if (n < 0 || (size_t)n >= tmplen)
+		return imgp_fail(ENAMETOOLONG, "TMPDIR too long");
+	fd = mkstemp(tmpl);
+	if (fd < 0) {
+		err = errno;
+		return imgp_fail(err, "cannot create temporary file %s: %s", tmpl,
+				 strerror(err));
+	}
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			err = w < 0 ? errno : EIO;
+			close(fd);
+			unlink(tmpl);
+			return imgp_fail(err, "cannot write temporary file %s: %s",
+					 tmpl, strerror(err));
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	/* Reproducible images: the FAT timestamp comes from SOURCE_DATE_EPOCH. */
+	times[0].tv_nsec = times[1].tv_nsec = UTIME_NOW;
+	if (epoch && *epoch) {
+		times[0].tv_sec = times[1].tv_sec = (time_t)strtoll(epoch, NULL, 10);
+		times[0].tv_nsec = times[1].tv_nsec = 0;
+	}
+	if (futimens(fd, times) < 0 || close(fd) < 0) {
+		err = errno;
+		unlink(tmpl);
+		return imgp_fail(err, "temporary file %s: %s", tmpl, strerror(err));
+	}
+	return 0;
+}
+
+static int fat_write_file(struct imgp_fs *fs, const char *path,
+			  const void *data, size_t len)
+{
+	struct fat_priv *priv = fs->priv;
+	char target[4200], tmp[4200];
+	/* -o replaces the existing entry (long name and 8.3 alias alike). */
+	const char *argv[] = { "mcopy", "-o", "-m", "-i", priv->drive, tmp,
+			       target, NULL };
+	int rc;
+
+	/* In capture mode the folders are known: no mdir run to refuse one. */
+	if (priv->copy_fd >= 0) {
+		rc = fat_target(path, target, sizeof(target));
+		for (size_t i = 0; !rc && i < priv->ndirs; i++)
+			if (strcasecmp(priv->dirs[i], target) == 0)
+				rc = imgp_fail(EISDIR, "is a directory, not a file");
+	} else {
+		rc = fat_file(fs, path, target, sizeof(target), true);
+	}
+	if (rc)
+		return rc;
+	rc = fat_stage(data, len, tmp, sizeof(tmp));
+	if (rc)
+		return rc;
+	rc = imgp_run(argv, mtools_env, NULL);
+	unlink(tmp);
+	/* mcopy wrote to the image itself: what was listed may be gone. */
+	if (priv->copy_fd < 0)
+		fat_listing_drop();
+	if (!rc && priv->copy_fd >= 0)
+		rc = fat_remember(priv, target);
+	return rc;
+}
+
+/*
+ * The size of the file target, from mdir's listing of it: "Directory for
+ * ::/dir" names the folder listed (target itself when it is a folder), and
+ * the summary line gives the bytes: "1 file  94 634 860 bytes".
+ */
+static int fat_size(struct imgp_fs *fs, const char *target, uint64_t *size)
+{
+	struct fat_priv *priv = fs->priv;
+	const char *argv[] = { "mdir", "-a", "-i", priv->drive, target, NULL };
+	struct imgp_buf o = { 0 };
+	char *line, *save = NULL;
+	int rc, found = 0;
+
+	rc = imgp_run(argv, mtools_env, &o);
+	if (rc) {
+		bool missing = strstr(imgp_errmsg(), "not found") != NULL;
+
+		imgp_buf_free(&o);
+		return missing ? imgp_fail(ENOENT, "no such file") : rc;
+	}
+	rc = imgp_buf_append(&o, "", 1);
+	for (line = rc ? NULL : strtok_r((char *)o.data, "\n", &save); line && !rc;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *p = line + strspn(line, " ");
+		uint64_t v = 0;
+
+		if (strncmp(p, "Directory for ", 14) == 0 &&
+		    strcasecmp(p + 14, target) == 0)
+			rc = imgp_fail(EISDIR, "is a directory, not a file");
+		if (strncmp(p, "1 file ", 7) != 0)
+			continue;
+		for (p += 7; *p == ' ' || (*p >= '0' && *p <= '9'); p++)
+			if (*p != ' ' && v < UINT64_MAX / 10)
+				v = v * 10 + (uint64_t)(*p - '0');
+		if (strcmp(p, "bytes") == 0) {
+			*size = v;
+			found = 1;
+		}
+	}
+	imgp_buf_free(&o);
+	if (!rc && !found)
+		rc = imgp_fail(EIO, "mdir did not print the size of %s", target);
+	return rc;
+}
+
+static int fat_map_file(struct imgp_fs *fs, const char *path,
+			struct imgp_file_map *out)
+{
+	struct fat_priv *priv = fs->priv;
+	struct fat_ranges chain = { 0 };
+	char target[4200], *names[1] = { target };
+	uint64_t off = 0;
+	int rc;
+
+	rc = fat_target(path, target, sizeof(target));
+	if (!rc)
+		rc = fat_size(fs, target, &out->size);
+	if (!rc)
+		rc = fat_chains(fs, priv->drive, names, 1, &chain);
+	/* Extents in file order, cut at the file's end. */
+	for (size_t i = 0; !rc && i < chain.n && off < out->size; i++) {
+		uint64_t len = chain.r[i].len;
+
+		if (len > out->size - off)
+			len = out->size - off;
+		chain.r[i].img_off = fs->part->start + chain.r[i].file_off;
+		chain.r[i].file_off = off;
+		chain.r[i].len = len;
+		off += len;
+		out->n = i + 1;
+	}
+	if (!rc && off < out->size)
+		rc = imgp_fail(EIO, "its cluster chain holds %llu of its %llu bytes (FAT is corrupt: run fsck.fat)",
+			       (unsigned long long)off, (unsigned long long)out->size);
+	if (rc) {
+		free(chain.r);
+		out->n = 0;
+		return rc;
+	}
+	out->ext = chain.r;
+	return 0;
+}
+
+static int fat_exists(struct imgp_fs *fs, const char *path)
+{
+	char target[4200];
+	int rc = fat_target(path, target, sizeof(target));
+
+	if (rc)
+		return rc;
+	rc = fat_stat(fs, target);
+	return rc < 0 ? rc : rc > 0;
+}
+
+static int fat_symlink(struct imgp_fs *fs, const char *path, const char *target)
+{
+	(void)fs;
+	(void)path;
+	(void)target;
+	return imgp_fail(ENOTSUP, "FAT has no symbolic links");
+}
+
+static int fat_readlink(struct imgp_fs *fs, const char *path, struct imgp_buf *out)
+{
+	int rc = fat_exists(fs, path);
+
+	(void)out;
+	if (rc < 0)
+		return rc;
+	return rc ? imgp_fail(EINVAL, "not a symbolic link (FAT has none)")
+		  : imgp_fail(ENOENT, "no such file");
+}
+
+const struct imgp_fs_ops imgp_fs_fat = {
+	.name = "vfat",
+	.handles = fat_handles,
+	.open = fat_open,
+	.close = fat_close,
+	.read_file = fat_read_file,
+	.write_file = fat_write_file,
+	.exists = fat_exists,
+	.symlink = fat_symlink,
+	.readlink = fat_readlink,
+	.finish = fat_finish,
+	.map_file = fat_map_file,
+	.list = fat_list_dir,
+};

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: MIT
+/* Filesystem backends: one file each, registered here. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "imgpatch-internal.h"
+
+static const struct imgp_fs_ops *const fs_backends[] = {
+	&imgp_fs_fat,
+	&imgp_fs_ext,
+};
+
+/* Backends name neither the partition nor the path: these wrappers add both. */
+#define FS_CTX(fs) "p%d (%s)", (fs)->part->number, (fs)->part->fstype
+#define FS_PATH_CTX(fs, path) "p%d (%s): %s", (fs)->part->number, \
+	(fs)->part->fstype, (path)
+
+/* Picks the backend for the partition's filesystem and opens it. */
+static int fs_open(struct imgp_fs *fs)
+{
+	const struct imgp_part *part = fs->part;
+	int rc;
+
+	for (size_t i = 0; i < sizeof(fs_backends) / sizeof(fs_backends[0]); i++) {
+		if (fs_backends[i]->handles(part->fstype)) {
+			fs->ops = fs_backends[i];
+			break;
+		}
+	}
+	if (!fs->ops)
+		return imgp_fail(ENOTSUP, "p%d: %s%s%s filesystem is not supported (FAT and ext2/3/4 are)",
+				 part->number, part->fstype[0] ? "'" : "",
+				 part->fstype[0] ? part->fstype : "unknown",
+				 part->fstype[0] ? "'" : "");
+	rc = fs->ops->open(fs);
+	if (rc) {
+		imgp_fail_ctx(rc, FS_CTX(fs));
+		fs->ops = NULL;
+	}
+	return rc;
+}
+
+int imgp_fs_open(struct imgp_fs *fs, struct imgp_image *img,
+		 const struct imgp_part *part, bool writable)
+{
+	memset(fs, 0, sizeof(*fs));
+	fs->img = img;
+	fs->part = part;
+	fs->writable = writable;
+	if (writable && !img->writable)
+		return imgp_fail(EBADF, "p%d (%s): image opened read-only",
+				 part->number, part->fstype);
+	return fs_open(fs);
+}
+
+int imgp_fs_open_capture(struct imgp_fs *fs, struct imgp_image *img,
+			 const struct imgp_part *part, struct imgp_writeset *ws)
+{
+	memset(fs, 0, sizeof(*fs));
+	fs->img = img;
+	fs->part = part;
+	fs->writable = true;
+	fs->capture = ws;
+	return fs_open(fs);
+}
+
+int imgp_fs_finish(struct imgp_fs *fs)
+{
+	int rc = fs->ops->finish ? fs->ops->finish(fs) : 0;
+
+	return rc ? imgp_fail_ctx(rc, FS_CTX(fs)) : 0;
+}
+
+void imgp_fs_close(struct imgp_fs *fs)
+{
+	if (fs->ops)
+		fs->ops->close(fs);
+	fs->ops = NULL;
+	fs->priv = NULL;
+}
+
+int imgp_fs_read_file(struct imgp_fs *fs, const char *path, size_t max,
+		      struct imgp_buf *out)
+{
+	int rc = fs->ops->read_file(fs, path, max, out);
+
+	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
+}
+
+int imgp_fs_write_file(struct imgp_fs *fs, const char *path, const void *data,
+		       size_t len)
+{
+	int rc;
+
+	if (!fs->writable)
+		return imgp_fail(EBADF, "p%d (%s): %s: filesystem opened read-only",
+				 fs->part->number, fs->part->fstype, path);
+	rc = fs->ops->write_file(fs, path, data, len);
+	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
+}
+
+int imgp_fs_exists(struct imgp_fs *fs, const char *path)
+{
+	int rc = fs->ops->exists(fs, path);
+
+	return rc < 0 ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : rc;
+}
+
+int imgp_fs_symlink(struct imgp_fs *fs, const char *path, const char *target)
+{
+	int rc;
+
+	if (!fs->writable)
+		return imgp_fail(EBADF, "p%d (%s): %s: filesystem opened read-only",
+				 fs->part->number, fs->part->fstype, path);
+	rc = fs->ops->symlink(fs, path, target);
+	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
+}
+
+int imgp_fs_readlink(struct imgp_fs *fs, const char *path, struct imgp_buf *out)
+{
+	int rc = fs->ops->readlink(fs, path, out);
+
+	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
+}
+
+int imgp_fs_map_file(struct imgp_fs *fs, const char *path,
+		     struct imgp_file_map *out)
+{
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (fs->ops->map_file)
+		rc = fs->ops->map_file(fs, path, out);
+	else
+		rc = imgp_fail(ENOTSUP, "%s files are read whole", fs->ops->name);
+	if (rc)
+		imgp_file_map_free(out);
+	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
+}
+
+void imgp_file_map_free(struct imgp_file_map *map)
+{
+	free(map->ext);
+	memset(map, 0, sizeof(*map));
+}
+
+struct map_reader {
+	const struct imgp_image *img;
+	struct imgp_file_map map;
+};
+
+/* Reads [off, off+len) of the file, extent by extent. */
+static int map_read(void *ctx, uint64_t off, void *buf, size_t len)
+{
+	struct map_reader *r = ctx;
+	const struct imgp_file_map *map = &r->map;
+	uint8_t *p = buf;
+	size_t i = 0;
+	int rc;
+
+	if (off > map->size || len > map->size - off)
+		return imgp_fail(ERANGE, "read of %zu bytes at %llu is past the end of the file (%llu bytes)",
+				 len, (unsigned long long)off,
+				 (unsigned long long)map->size);
+	while (len) {
+		const struct imgp_extent *e;
+		uint64_t in;
+		size_t n;
+
+		while (i < map->n && map->ext[i].file_off + map->ext[i].len <= off)
+			i++;
+		if (i == map->n || map->ext[i].file_off > off)
+			return imgp_fail(EIO, "file offset %llu is not mapped",
+					 (unsigned long long)off);
+		e = &map->ext[i];
+		in = off - e->file_off;
+		n = e->len - in < len ? (size_t)(e->len - in) : len;
+		rc = imgp_image_read(r->img, e->img_off + in, p, n);
+		if (rc)
+			return rc;
+		p += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static void map_close(void *ctx)
+{
+	struct map_reader *r = ctx;
+
+	imgp_file_map_free(&r->map);
+	free(r);
+}
+
+int imgp_file_map_reader(const struct imgp_image *img, struct imgp_file_map *map,
+			 struct imgp_reader *rd)
+{
+	struct map_reader *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return imgp_fail(ENOMEM, "out of memory");
+	r->img = img;
+	r->map = *map;
+	memset(map, 0, sizeof(*map));
+	rd->read = map_read;
+	rd->close = map_close;
+	rd->ctx = r;
+	rd->size = r->map.size;
+	return 0;
+}
+
+int imgp_fs_load_fit(struct imgp_fs *fs, const char *path, struct imgp_fit *fit)
+{
+	struct imgp_file_map map;
+	struct imgp_reader rd;
+	struct imgp_buf raw = { 0 };
+	size_t len;
+	int rc;
+
+	memset(fit, 0, sizeof(*fit));
+	rc = imgp_fs_map_file(fs, path, &map);
+	if (rc == 0) {
+		rc = imgp_file_map_reader(fs->img, &map, &rd);
+		if (rc) {
+			imgp_file_map_free(&map);
+			return rc;
+		}
+		rc = imgp_fit_load(fit, &rd);
+	} else if (rc == -ENOTSUP) {
+		/* A filesystem whose files cannot be mapped: the FIT read whole. */
+		imgp_errclear();
+		rc = imgp_fs_read_file(fs, path, IMGP_FIT_MAX, &raw);
+		if (rc)
+			return rc;
+		rc = imgp_fit_parse(fit, imgp_buf_steal(&raw, &len), len);
+	} else {
+		return rc;
+	}
+	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
+}
+
+/* A directory of a boot partition or /lib/modules holds far fewer. */
+#define FS_LIST_MAX 4096
+
+int imgp_fs_names_add(char ***names, size_t *n, const char *name, size_t len)
+{
+	char **grown;
+
+	if (len == 0 || (len == 1 && name[0] == '.') ||
+	    (len == 2 && name[0] == '.' && name[1] == '.'))
+		return 0;
+	if (*n == FS_LIST_MAX)
+		return imgp_fail(EFBIG, "more than %d directory entries", FS_LIST_MAX);
+	grown = realloc(*names, (*n + 1) * sizeof(*grown));
+	if (!grown)
+		return imgp_fail(ENOMEM, "out of memory");
+	*names = grown;
+	grown[*n] = strndup(name, len);
+	if (!grown[*n])
+		return imgp_fail(ENOMEM, "out of memory");
+	(*n)++;
+	return 0;
+}
+
+int imgp_fs_list(struct imgp_fs *fs, const char *dir, char ***names, size_t *n)
+{
+	int rc;
+
+	*names = NULL;
+	*n = 0;
+	if (fs->ops->list)
+		rc = fs->ops->list(fs, dir, names, n);
+	else
+		rc = imgp_fail(ENOTSUP, "cannot list directories of %s filesystems",
+			       fs->ops->name);
+	if (rc) {
+		imgp_fs_list_free(*names, *n);
+		*names = NULL;
+		*n = 0;
+		return imgp_fail_ctx(rc, FS_CTX(fs));
+	}
+	return 0;
+}
+
+void imgp_fs_list_free(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}

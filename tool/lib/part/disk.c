@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+/* An image opened with its partition table and filesystems identified. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "imgpatch-internal.h"
+
+int imgp_disk_open(struct imgp_disk *disk, const char *path, bool writable)
+{
+	int rc;
+
+	memset(disk, 0, sizeof(*disk));
+	rc = imgp_image_open(&disk->img, path, writable);
+	if (rc)
+		return rc;
+	rc = imgp_table_read(&disk->img, &disk->tab);
+	if (!rc)
+		rc = imgp_table_probe_fs(&disk->img, &disk->tab);
+	if (rc) {
+		imgp_table_free(&disk->tab);
+		imgp_image_close(&disk->img);
+	}
+	return rc;
+}
+
+void imgp_disk_close(struct imgp_disk *disk)
+{
+	imgp_table_free(&disk->tab);
+	imgp_image_close(&disk->img);
+}
+
+const struct imgp_part *imgp_disk_find_file(struct imgp_disk *disk,
+					    const char *path)
+{
+	struct imgp_buf searched = { 0 };
+	const struct imgp_part *found = NULL;
+	char *broken = NULL;
+	int broken_rc = 0;
+
+	for (size_t i = 0; i < disk->tab.nparts && !found; i++) {
+		const struct imgp_part *part = &disk->tab.parts[i];
+		struct imgp_fs fs;
+		int rc;
+
+		if (part->container || !part->fstype[0])
+			continue;
+		rc = imgp_fs_open(&fs, &disk->img, part, false);
+		if (rc == -ENOTSUP)
+			continue;
+		imgp_buf_printf(&searched, "%s" IMGP_PART_FMT " (%s)",
+				searched.len ? ", " : "", part->number,
+				part->fstype);
+		if (rc) {
+			/*
+			 * A broken filesystem must not hide the file elsewhere;
+			 * when it is nowhere else, the broken one is the news.
+			 */
+			if (!broken) {
+				broken = strdup(imgp_errmsg());
+				broken_rc = rc;
+			}
+			imgp_debug("%s: %s", disk->img.path, imgp_errmsg());
+			continue;
+		}
+		if (imgp_fs_exists(&fs, path) > 0)
+			found = part;
+		imgp_fs_close(&fs);
+	}
+	if (!found && broken)
+		imgp_fail(-broken_rc, "%s (while looking for %s)", broken, path);
+	else if (!found)
+		imgp_fail(ENOENT, "no partition has %s (searched %s)", path,
+			  searched.len ? (char *)searched.data : "no supported filesystem");
+	else
+		imgp_errclear();
+	free(broken);
+	imgp_buf_free(&searched);
+	return found;
+}

@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Partition tables: the label registry, checks every label shares (no
+ * overlapping partitions), lookup by number/name/label, bounded reads inside
+ * a partition and filesystem identification through libblkid.
+ */
+#include <blkid.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "imgpatch-internal.h"
+
+/* GPT first: a GPT disk also carries a (protective or hybrid) MBR. */
+static const struct {
+	const struct imgp_label_ops *ops;
+	const char *title;       /* how messages name the label */
+} labels[] = {
+	{ &imgp_label_gpt, "GPT" },
+	{ &imgp_label_mbr, "MBR" },
+};
+
+static int part_cmp_start(const void *a, const void *b)
+{
+	const struct imgp_part *x = *(const struct imgp_part *const *)a;
+	const struct imgp_part *y = *(const struct imgp_part *const *)b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->number > y->number) - (x->number < y->number);
+}
+
+static bool part_overlap(const struct imgp_part *a, const struct imgp_part *b)
+{
+	return a->start < b->start + b->size && b->start < a->start + a->size;
+}
+
+static int part_overlap_fail(const struct imgp_table *tab, const char *title,
+			     const struct imgp_part *a, const struct imgp_part *b)
+{
+	uint64_t ss = tab->sector_size;
+
+	if (a->number > b->number) {
+		const struct imgp_part *t = a;
+
+		a = b;
+		b = t;
+	}
+	return imgp_fail(EINVAL,
+			 "%s: partitions %d and %d overlap (" IMGP_PART_FMT ": sectors %llu..%llu, " IMGP_PART_FMT ": sectors %llu..%llu)",
+			 title, a->number, b->number, a->number,
+			 (unsigned long long)(a->start / ss),
+			 (unsigned long long)((a->start + a->size) / ss - 1),
+			 b->number, (unsigned long long)(b->start / ss),
+			 (unsigned long long)((b->start + b->size) / ss - 1));
+}
+
+/*
+ * No two partitions may share a sector, except that logical partitions lie
+ * inside their extended container (the label checks that they do). Sorting
+ * keeps this O(n log n) for GPTs with many entries.
+ */
+static int table_check_overlaps(const struct imgp_table *tab, const char *title)
+{
+	const struct imgp_part **sorted;
+	const struct imgp_part *widest = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (!tab->nparts)
+		return 0;
+	sorted = calloc(tab->nparts, sizeof(*sorted));
+	if (!sorted)
+		return imgp_fail(ENOMEM, "%s: out of memory", title);
+	for (size_t i = 0; i < tab->nparts; i++)
+		if (!tab->parts[i].container)
+			sorted[n++] = &tab->parts[i];
+	qsort(sorted, n, sizeof(*sorted), part_cmp_start);
+	for (size_t i = 0; i < n; i++) {
+		if (widest && part_overlap(widest, sorted[i])) {
+			rc = part_overlap_fail(tab, title, widest, sorted[i]);
+			goto out;
+		}
+		if (!widest || sorted[i]->start + sorted[i]->size >
+			       widest->start + widest->size)
+			widest = sorted[i];
+	}
+	for (size_t i = 0; i < tab->nparts; i++) {
+		const struct imgp_part *c = &tab->parts[i];
+
+		if (!c->container)
+			continue;
+		for (size_t j = 0; j < tab->nparts; j++) {
+			const struct imgp_part *p = &tab->parts[j];
+
+			if (p != c && !p->logical && part_overlap(c, p)) {
+				rc = part_overlap_fail(tab, title, c, p);
+				goto out;
+			}
+		}
+	}
+out:
+	free(sorted);
+	return rc;
+}
+
+int imgp_table_read(const struct imgp_image *img, struct imgp_table *tab)
+{
+	int rc;
+
+	memset(tab, 0, sizeof(*tab));
+	if (img->size < 512)
+		return imgp_fail(EINVAL,
+				 "image is too small to hold a partition table (%llu bytes, an MBR needs 512)",
+				 (unsigned long long)img->size);
+	for (size_t i = 0; i < sizeof(labels) / sizeof(labels[0]); i++) {
+		rc = labels[i].ops->probe(img);
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
+			continue;
+		rc = labels[i].ops->read(img, tab);
+		if (!rc)
+			rc = table_check_overlaps(tab, labels[i].title);
+		if (rc)
+			imgp_table_free(tab);
+		return rc;
+	}
+	return imgp_fail(ENOENT, "no partition table (neither GPT nor MBR)");
+}
+
+void imgp_table_free(struct imgp_table *tab)
+{
+	free(tab->parts);
+	memset(tab, 0, sizeof(*tab));
+}
+
+/* Copies a blkid value, cutting only at a UTF-8 character boundary. */
+static void part_copy_value(char *dst, size_t dstlen, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (n >= dstlen) {
+		n = dstlen - 1;
+		while (n && ((unsigned char)src[n] & 0xc0) == 0x80)
+			n--;
+	}
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/*
+ * libblkid ignores a FAT whose geometry is broken. A boot sector that still
+ * says it is FAT (a jump, "FAT" in the file-system-type field, 0x55aa) is
+ * then called vfat anyway, so that the FAT backend's own checks can say
+ * what is wrong with it instead of the partition looking empty.
+ */
+static void part_guess_broken_fat(const struct imgp_image *img, struct imgp_part *p)
+{
+	uint8_t bs[512];
+
+	if (p->size < sizeof(bs) || imgp_part_read(img, p, 0, bs, sizeof(bs)))
+		return;
+	imgp_errclear();
+	if ((bs[0] == 0xeb || bs[0] == 0xe9) && bs[510] == 0x55 && bs[511] == 0xaa &&
+	    (!memcmp(bs + 0x36, "FAT", 3) || !memcmp(bs + 0x52, "FAT32", 5)))
+		snprintf(p->fstype, sizeof(p->fstype), "vfat");
+}
+
+/* What libblkid reads at each end of a partition, at most. */
+#define PROBE_SPAN ((uint64_t)1 << 20)
+
+static int part_probe_fs(const struct imgp_image *img, struct imgp_part *p)
+{
+	const char *val;
+	blkid_probe pr;
+	int rc;
+
+	p->fstype[0] = p->fslabel[0] = p->fsuuid[0] = '\0';
+	/*
+	 * libblkid reads the file itself: an image unpacked on demand must hold
+	 * where superblocks lie, the start of the partition and its end.
+	 */
+	rc = imgp_image_fill(img, p->start, p->size < PROBE_SPAN ? p->size : PROBE_SPAN);
+	if (!rc && p->size > PROBE_SPAN)
+		rc = imgp_image_fill(img, p->start + p->size - PROBE_SPAN, PROBE_SPAN);
+	if (rc)
+		return imgp_fail_ctx(rc, IMGP_PART_FMT, p->number);
+	pr = blkid_new_probe();
+	if (!pr)
+		return imgp_fail(ENOMEM, IMGP_PART_FMT ": out of memory", p->number);
+	if (blkid_probe_set_device(pr, img->fd, (blkid_loff_t)p->start,
+				   (blkid_loff_t)p->size)) {
+		blkid_free_probe(pr);
+		return imgp_fail(EIO, IMGP_PART_FMT ": libblkid cannot use the image",
+				 p->number);
+	}
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE |
+					  BLKID_SUBLKS_LABEL | BLKID_SUBLKS_UUID);
+	blkid_probe_enable_partitions(pr, 0);
+	errno = 0;
+	rc = blkid_do_safeprobe(pr);
+	if (rc == -1) {
+		int err = errno ? errno : EIO;
+
+		blkid_free_probe(pr);
+		return imgp_fail(err, IMGP_PART_FMT ": cannot identify the filesystem: %s",
+				 p->number, strerror(err));
+	}
+	if (rc == -2) {
+		/* Several signatures: guessing could patch the wrong filesystem. */
+		imgp_warn("%s: " IMGP_PART_FMT ": conflicting filesystem signatures; treating the filesystem as unknown (see wipefs)",
+			  img->path, p->number);
+	} else if (rc == 0) {
+		if (!blkid_probe_lookup_value(pr, "TYPE", &val, NULL))
+			part_copy_value(p->fstype, sizeof(p->fstype), val);
+		if (!blkid_probe_lookup_value(pr, "LABEL", &val, NULL))
+			part_copy_value(p->fslabel, sizeof(p->fslabel), val);
+		if (!blkid_probe_lookup_value(pr, "UUID", &val, NULL))
+			part_copy_value(p->fsuuid, sizeof(p->fsuuid), val);
+	} else {
+		part_guess_broken_fat(img, p);
+	}
+	blkid_free_probe(pr);
+	return 0;
+}
+
+int imgp_table_probe_fs(const struct imgp_image *img, struct imgp_table *tab)
+{
+	for (size_t i = 0; i < tab->nparts; i++) {
+		struct imgp_part *p = &tab->parts[i];
+		int rc;
+
+		/* An extended container holds EBRs, not a filesystem. */
+		if (p->container)
+			continue;
+		rc = part_probe_fs(img, p);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Describes the partitions for "not found" messages. */
+static void table_list(const struct imgp_table *tab, struct imgp_buf *b)
+{
+	if (!tab->nparts) {
+		imgp_buf_printf(b, "the table has no partitions");
+		return;
+	}
+	imgp_buf_printf(b, "have: ");
+	for (size_t i = 0; i < tab->nparts; i++) {
+		const struct imgp_part *p = &tab->parts[i];
+
+		imgp_buf_printf(b, "%s%d", i ? ", " : "", p->number);
+		if (p->name[0])
+			imgp_buf_printf(b, " '%s'", p->name);
+		if (p->container)
+			imgp_buf_printf(b, " (extended)");
+		if (p->fstype[0])
+			imgp_buf_printf(b, " %s", p->fstype);
+		if (p->fslabel[0])
+			imgp_buf_printf(b, " %s", p->fslabel);
+	}
+}
+
+/* Numbers of the partitions matching a GPT name or filesystem label. */
+static const struct imgp_part *table_find_text(const struct imgp_table *tab,
+					       const char *spec, bool by_name,
+					       size_t *count, struct imgp_buf *nums)
+{
+	const struct imgp_part *found = NULL;
+
+	*count = 0;
+	for (size_t i = 0; i < tab->nparts; i++) {
+		const struct imgp_part *p = &tab->parts[i];
+		const char *s = by_name ? p->name : p->fslabel;
+
+		if (!s[0] || strcmp(s, spec))
+			continue;
+		imgp_buf_printf(nums, "%s%d", *count ? ", " : "", p->number);
+		if (!found)
+			found = p;
+		(*count)++;
+	}
+	return found;
+}
+
+static bool is_number(const char *s)
+{
+	size_t n = strspn(s, "0123456789");
+
+	return n > 0 && n <= 9 && !s[n];
+}
+
+const struct imgp_part *imgp_table_find(const struct imgp_table *tab,
+					const char *spec)
+{
+	struct imgp_buf b = { 0 };
+	const struct imgp_part *p = NULL;
+	size_t count = 0;
+
+	if (is_number(spec)) {
+		int n = atoi(spec);
+
+		for (size_t i = 0; i < tab->nparts; i++)
+			if (tab->parts[i].number == n)
+				return &tab->parts[i];
+	} else {
+		for (int pass = 0; pass < 2 && !p; pass++) {
+			imgp_buf_free(&b);
+			p = table_find_text(tab, spec, pass == 0, &count, &b);
+		}
+		if (count == 1) {
+			imgp_buf_free(&b);
+			return p;
+		}
+		if (count > 1) {
+			/* Patching the wrong one of two would be worse than asking. */
+			imgp_fail(EEXIST,
+				  "partition %s '%s' is ambiguous (partitions %s): give the number",
+				  p->name[0] && !strcmp(p->name, spec) ? "name" : "label",
+				  spec, b.data ? (const char *)b.data : "");
+			imgp_buf_free(&b);
+			return NULL;
+		}
+	}
+	imgp_buf_free(&b);
+	table_list(tab, &b);
+	imgp_fail(ENOENT, "no partition '%s' (%s)", spec,
+		  b.data ? (const char *)b.data : "out of memory");
+	imgp_buf_free(&b);
+	return NULL;
+}
+
+int imgp_part_read(const struct imgp_image *img, const struct imgp_part *part,
+		   uint64_t off, void *buf, size_t len)
+{
+	if (off > part->size || len > part->size - off)
+		return imgp_fail(ERANGE,
+				 IMGP_PART_FMT ": read of %zu bytes at offset %llu is past the end of the partition (%llu bytes)",
+				 part->number, len, (unsigned long long)off,
+				 (unsigned long long)part->size);
+	return imgp_image_read(img, part->start + off, buf, len);
+}

@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The undo journal of an in-place commit. Before the first byte of the
+ * image is written, every region about to be overwritten is saved here
+ * with its offset and the SHA-256 of its old and new content, and synced;
+ * then the image is written and synced; then the journal is marked done.
+ * imgpatch undo puts the old bytes back and checks every region's hash.
+ *
+ * Layout: a 4096-byte header, then per region: offset (u64), length (u64),
+ * SHA-256 of the old bytes, SHA-256 of the new bytes, the old bytes.
+ * Integers are little-endian.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <nettle/sha2.h>
+
+#include "imgpatch-internal.h"
+
+#define JOURNAL_MAGIC "IMGPUNDO"
+#define JOURNAL_VERSION 1
+#define HEADER_SIZE 4096
+#define ENTRY_SIZE (8 + 8 + 32 + 32)
+
+enum journal_state {
+	STATE_WRITING = 1,       /* being written: the image is untouched */
+	STATE_READY = 2,         /* complete and synced: image writes may have begun */
+	STATE_DONE = 3,          /* every image write done and synced */
+	STATE_UNDONE = 4,        /* the old bytes were put back */
+};
+
+struct journal_header {
+	char magic[8];
+	uint8_t version[4];
+	uint8_t state[4];
+	uint8_t target_size[8];
+	uint8_t nregions[8];
+	uint8_t crc[4];          /* of the header with this field zero */
+	char target[HEADER_SIZE - 36];
+};
+_Static_assert(sizeof(struct journal_header) == HEADER_SIZE, "journal header size");
+
+struct imgp_journal {
+	char *path;
+	int fd;
+	struct journal_header hdr;
+};
+
+static void put_le(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_le(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = n - 1; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static void sha256(const void *data, size_t len, uint8_t out[32])
+{
+	struct sha256_ctx ctx;
+
+	sha256_init(&ctx);
+	sha256_update(&ctx, len, data);
+	sha256_digest(&ctx, 32, out);
+}
+
+#ifdef IMGP_TEST_HOOKS
+/*
+ * Test builds only: IMGPATCH_TEST_CRASH_AFTER_WRITES=N kills the process
+ * right after the Nth write of a commit, to prove that no interruption
+ * leaves an image that undo cannot restore.
+ */
+void imgp_fault_point(void)
+{
+	static long writes;
+	const char *n = getenv("IMGPATCH_TEST_CRASH_AFTER_WRITES");
+
+	if (n && ++writes == strtol(n, NULL, 10))
+		raise(SIGKILL);
+}
+#else
+void imgp_fault_point(void)
+{
+}
+#endif
+
+static int write_at(int fd, const char *path, uint64_t off, const void *data,
+		    size_t len)
+{
+	const uint8_t *p = data;
+
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return imgp_fail(n < 0 ? errno : EIO, "undo journal %s: %s", path,
+					 strerror(n < 0 ? errno : EIO));
+		p += n;
+		off += (uint64_t)n;
+		len -= (size_t)n;
+	}
+	imgp_fault_point();
+	return 0;
+}
+
+static int sync_fd(int fd, const char *path)
+{
+	if (fsync(fd) < 0)
+		return imgp_fail(errno, "undo journal %s: fsync: %s", path, strerror(errno));
+	return 0;
+}
+
+static int header_write(struct imgp_journal *j, enum journal_state state)
+{
+	int rc;
+
+	put_le(j->hdr.state, state, 4);
+	memset(j->hdr.crc, 0, sizeof(j->hdr.crc));
+	put_le(j->hdr.crc, imgp_crc32(0, &j->hdr, sizeof(j->hdr)), 4);
+	rc = write_at(j->fd, j->path, 0, &j->hdr, sizeof(j->hdr));
+	return rc ? rc : sync_fd(j->fd, j->path);
+}
+
+static int header_read(int fd, const char *path, struct journal_header *hdr)
+{
+	uint32_t crc;
+	ssize_t n = pread(fd, hdr, sizeof(*hdr), 0);
+
+	if (n != (ssize_t)sizeof(*hdr) || memcmp(hdr->magic, JOURNAL_MAGIC, 8))
+		return imgp_fail(EINVAL, "%s is not an imgpatch undo journal", path);
+	crc = (uint32_t)get_le(hdr->crc, 4);
+	memset(hdr->crc, 0, sizeof(hdr->crc));
+	if (imgp_crc32(0, hdr, sizeof(*hdr)) != crc)
+		return imgp_fail(EINVAL, "undo journal %s: header checksum mismatch (damaged)", path);
+	put_le(hdr->crc, crc, 4);
+	if (get_le(hdr->version, 4) != JOURNAL_VERSION)
+		return imgp_fail(EINVAL, "undo journal %s: version %llu is not supported",
+				 path, (unsigned long long)get_le(hdr->version, 4));
+	return 0;
+}
+
+/* Makes the journal's directory entry durable too. */
+static void sync_dir(const char *path)
+{
+	char *copy = strdup(path), *slash;
+	int fd;
+
+	if (!copy)
+		return;
+	slash = strrchr(copy, '/');
+	if (slash == copy)
+		slash[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	fd = open(slash ? copy : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	free(copy);
+}
+
+int imgp_journal_check(const char *path)
+{
+	struct journal_header hdr;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	uint64_t state;
+	int rc;
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : imgp_fail(errno, "undo journal %s: %s", path,
+							 strerror(errno));
+	rc = header_read(fd, path, &hdr);
+	close(fd);
+	if (rc)
+		return rc;
+	state = get_le(hdr.state, 4);
+	if (state == STATE_WRITING || state == STATE_READY)
+		return imgp_fail(EBUSY, "an interrupted imgpatch run left %s: run 'imgpatch undo' on the image first (or give --recover)",
+				 path);
+	return 0;
+}
+
+int imgp_journal_begin(const char *path, const struct imgp_image *img,
+		       const struct imgp_range *ranges, size_t n,
+		       struct imgp_journal **out)
+{
+	struct imgp_journal *j = calloc(1, sizeof(*j));
+	uint8_t entry[ENTRY_SIZE];
+	uint64_t off = HEADER_SIZE;
+	uint8_t *old = NULL;
+	int rc = 0;
+
+	if (!j || !(j->path = strdup(path))) {
+		free(j);
+		return imgp_fail(ENOMEM, "out of memory");
+	}
+	j->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (j->fd < 0) {
+		rc = imgp_fail(errno, "cannot create the undo journal %s: %s", path,
+			       strerror(errno));
+		free(j->path);
+		free(j);
+		return rc;
+	}
+	memcpy(j->hdr.magic, JOURNAL_MAGIC, 8);
+	put_le(j->hdr.version, JOURNAL_VERSION, 4);
+	put_le(j->hdr.target_size, img->size, 8);
+	put_le(j->hdr.nregions, n, 8);
+	snprintf(j->hdr.target, sizeof(j->hdr.target), "%s", img->path);
+	rc = header_write(j, STATE_WRITING);
+	for (size_t i = 0; !rc && i < n; i++) {
+		uint8_t *grown = realloc(old, ranges[i].len ? ranges[i].len : 1);
+
+		if (!grown) {
+			rc = imgp_fail(ENOMEM, "out of memory");
+			break;
+		}
+		old = grown;
+		rc = imgp_image_read(img, ranges[i].off, old, ranges[i].len);
+		if (rc)
+			break;
+		put_le(entry, ranges[i].off, 8);
+		put_le(entry + 8, ranges[i].len, 8);
+		sha256(old, ranges[i].len, entry + 16);
+		sha256(ranges[i].data, ranges[i].len, entry + 48);
+		rc = write_at(j->fd, path, off, entry, sizeof(entry));
+		if (!rc)
+			rc = write_at(j->fd, path, off + ENTRY_SIZE, old, ranges[i].len);
+		off += ENTRY_SIZE + ranges[i].len;
+	}
+	free(old);
+	/* Synced before it says "ready": the image is written only after this. */
+	if (!rc)
+		rc = sync_fd(j->fd, path);
+	if (!rc)
+		rc = header_write(j, STATE_READY);
+	if (!rc)
+		sync_dir(path);
+	if (rc) {
+		close(j->fd);
+		unlink(path);
+		free(j->path);
+		free(j);
+		return rc;
+	}
+	*out = j;
+	return 0;
+}
+
+int imgp_journal_done(struct imgp_journal *j)
+{
+	int rc = header_write(j, STATE_DONE);
+
+	close(j->fd);
+	free(j->path);
+	free(j);
+	return rc;
+}
+
+void imgp_journal_abandon(struct imgp_journal *j)
+{
+	if (!j)
+		return;
+	close(j->fd);
+	free(j->path);
+	free(j);
+}
+
+int imgp_journal_undo(const char *path, struct imgp_image *img, bool force,
+		      size_t *restored, uint64_t *bytes)
+{
+	struct imgp_journal j = { .path = (char *)path };
+	uint8_t entry[ENTRY_SIZE], hash[32];
+	uint8_t *old = NULL, *cur = NULL;
+	uint64_t off = HEADER_SIZE, n, state;
+	struct stat st;
+	int rc;
+
+	*restored = 0;
+	*bytes = 0;
+	j.fd = open(path, O_RDWR | O_CLOEXEC);
+	if (j.fd < 0)
+		return imgp_fail(errno, "undo journal %s: %s", path, strerror(errno));
+	rc = header_read(j.fd, path, &j.hdr);
+	if (!rc && fstat(j.fd, &st) < 0)
+		rc = imgp_fail(errno, "undo journal %s: %s", path, strerror(errno));
+	if (rc)
+		goto out;
+	state = get_le(j.hdr.state, 4);
+	n = get_le(j.hdr.nregions, 8);
+	if (state == STATE_UNDONE) {
+		rc = imgp_fail(EALREADY, "undo journal %s was already undone", path);
+		goto out;
+	}
+	if (get_le(j.hdr.target_size, 8) != img->size) {
+		rc = imgp_fail(EINVAL, "undo journal %s is for an image of %llu bytes, not this one (%llu bytes)",
+			       path, (unsigned long long)get_le(j.hdr.target_size, 8),
+			       (unsigned long long)img->size);
+		goto out;
+	}
+	/* A journal still being written means the image was never touched. */
+	if (state == STATE_WRITING)
+		goto mark;
+	/* First pass: every region is readable and, when done, as the patch left it. */
+	for (int pass = 0; pass < 2 && !rc; pass++) {
+		off = HEADER_SIZE;
+		for (uint64_t i = 0; i < n && !rc; i++) {
+			uint64_t roff, rlen;
+
+			if (pread(j.fd, entry, sizeof(entry), (off_t)off) != (ssize_t)sizeof(entry)) {
+				rc = imgp_fail(EINVAL, "undo journal %s: region %llu is missing (truncated journal)",
+					       path, (unsigned long long)i);
+				break;
+			}
+			roff = get_le(entry, 8);
+			rlen = get_le(entry + 8, 8);
+			if (rlen > ((uint64_t)1 << 30) || off + ENTRY_SIZE + rlen > (uint64_t)st.st_size ||
+			    roff > img->size || rlen > img->size - roff) {
+				rc = imgp_fail(EINVAL, "undo journal %s: region %llu is damaged",
+					       path, (unsigned long long)i);
+				break;
+			}
+			free(old);
+			free(cur);
+			old = malloc(rlen ? rlen : 1);
+			cur = malloc(rlen ? rlen : 1);
+			if (!old || !cur) {
+				rc = imgp_fail(ENOMEM, "out of memory");
+				break;
+			}
+			if (pread(j.fd, old, rlen, (off_t)(off + ENTRY_SIZE)) != (ssize_t)rlen) {
+				rc = imgp_fail(EIO, "undo journal %s: read error", path);
+				break;
+			}
+			sha256(old, rlen, hash);
+			if (memcmp(hash, entry + 16, 32)) {
+				rc = imgp_fail(EINVAL, "undo journal %s: region %llu does not match its checksum",
+					       path, (unsigned long long)i);
+				break;
+			}
+			rc = imgp_image_read(img, roff, cur, rlen);
+			if (rc)
+				break;
+			sha256(cur, rlen, hash);
+			if (pass == 0) {
+				/* After a finished patch, anything else means the image moved on. */
+				if (state == STATE_DONE && !force && memcmp(hash, entry + 48, 32) &&
+				    memcmp(hash, entry + 16, 32))
+					rc = imgp_fail(EEXIST, "the image changed since it was patched (bytes %llu-%llu): not undoing (--force does it anyway)",
+						       (unsigned long long)roff,
+						       (unsigned long long)(roff + rlen - 1));
+			} else if (memcmp(hash, entry + 16, 32)) {
+				rc = imgp_image_write(img, roff, old, rlen);
+				if (!rc) {
+					imgp_fault_point();
+					(*restored)++;
+					*bytes += rlen;
+				}
+			}
+			off += ENTRY_SIZE + rlen;
+		}
+		if (!rc && pass == 1)
+			rc = imgp_image_sync(img);
+	}
+	/* Verify: every region now holds its old bytes. */
+	off = HEADER_SIZE;
+	for (uint64_t i = 0; i < n && !rc; i++) {
+		uint64_t roff, rlen;
+
+		if (pread(j.fd, entry, sizeof(entry), (off_t)off) != (ssize_t)sizeof(entry))
+			break;
+		roff = get_le(entry, 8);
+		rlen = get_le(entry + 8, 8);
+		free(cur);
+		cur = malloc(rlen ? rlen : 1);
+		if (!cur) {
+			rc = imgp_fail(ENOMEM, "out of memory");
+			break;
+		}
+		rc = imgp_image_read(img, roff, cur, rlen);
+		sha256(cur, rlen, hash);
+		if (!rc && memcmp(hash, entry + 16, 32))
+			rc = imgp_fail(EIO, "bytes %llu-%llu do not read back as they were after undo",
+				       (unsigned long long)roff,
+				       (unsigned long long)(roff + rlen - 1));
+		off += ENTRY_SIZE + rlen;
+	}
+mark:
+	if (!rc)
+		rc = header_write(&j, STATE_UNDONE);
+out:
+	free(old);
+	free(cur);
+	close(j.fd);
+	return rc;
+}

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Patch operations on a device tree: load it from a FIT or a .dtb file,
+ * edit it in memory, plan writing it back. The plan shows the change as a
+ * diff of the decompiled tree before and after.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "imgpatch-internal.h"
+
+#define BOOTSCR_MAX ((size_t)1 << 20)
+
+/* Makes blob the tree being edited; origin names it in messages. */
+static int patch_take_dtb(struct imgp_patch *patch, const struct imgp_part *part,
+			  const void *blob, size_t size, const char *origin)
+{
+	int rc;
+
+	rc = imgp_dtb_load(&patch->dtb, blob, size);
+	if (rc)
+		return rc;
+	patch->have_dtb = true;
+	patch->boot_part = part;
+	patch->dtb_origin = strdup(origin);
+	rc = patch->dtb_origin ? imgp_dt_to_dts(&patch->dtb, &patch->dtb_before)
+			       : imgp_fail(ENOMEM, "out of memory");
+	return rc;
+}
+
+/* The only flat_dt image of a FIT, or a message listing them all. */
+static int fit_only_fdt(const struct imgp_fit *fit,
+			const struct imgp_fit_image **out)
+{
+	struct imgp_buf names = { 0 };
+	size_t n = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < fit->nimages; i++) {
+		if (strcmp(fit->images[i].type, "flat_dt"))
+			continue;
+		*out = &fit->images[i];
+		imgp_buf_printf(&names, "%s%d %s", n ? ", " : "", (*out)->index,
+				(*out)->name);
+		n++;
+	}
+	if (n != 1) {
+		*out = NULL;
+		rc = imgp_fail(EINVAL, n ? "the FIT has %zu fdt images: choose one with --fdt (have: %s)"
+					 : "the FIT has %zu fdt images%s",
+			       n, names.len ? (char *)names.data : "");
+	}
+	imgp_buf_free(&names);
+	return rc;
+}
+
+int imgp_patch_load_fdt(struct imgp_patch *patch, const char *fit_path,
+			const char *spec)
+{
+	const struct imgp_part *part;
+	const struct imgp_fit_image *fimg = NULL;
+	struct imgp_fit fit = { 0 };
+	const uint8_t *payload;
+	char *origin = NULL;
+	size_t size;
+	int rc;
+
+	if (patch->have_dtb)
+		return imgp_fail(EINVAL, "a device tree is already loaded");
+	part = imgp_disk_find_file(patch->disk, fit_path);
+	if (!part)
+		return -ENOENT;
+	/* Load errors already name the partition and the file. */
+	rc = imgp_patch_load_fit(patch, part, fit_path, &fit);
+	if (rc)
+		return rc;
+	if (!rc)
+		rc = spec ? imgp_fit_find_fdt(&fit, spec, &fimg)
+			  : fit_only_fdt(&fit, &fimg);
+	/* Payload errors name the image themselves; the tree's do not. */
+	if (!rc)
+		rc = imgp_fit_payload(&fit, fimg, &payload, &size);
+	if (!rc && asprintf(&origin, "%s in " IMGP_PART_FMT " %s", fimg->name,
+			    part->number, fit_path) < 0) {
+		origin = NULL;
+		rc = imgp_fail(ENOMEM, "out of memory");
+	}
+	if (!rc) {
+		rc = patch_take_dtb(patch, part, payload, size, origin);
+		if (rc)
+			imgp_fail_ctx(rc, "%s", fimg->name);
+	}
+	if (rc)
+		imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", part->number,
+			      part->fstype, fit_path);
+	free(origin);
+	imgp_fit_free(&fit);
+	return rc;
+}
+
+int imgp_patch_load_dtb_file(struct imgp_patch *patch, const char *part_spec,
+			     const char *path)
+{
+	const struct imgp_part *part;
+	struct imgp_buf raw = { 0 };
+	char *origin = NULL;
+	bool existed;
+	int rc;
+
+	if (patch->have_dtb)
+		return imgp_fail(EINVAL, "a device tree is already loaded");
+	part = imgp_patch_part(patch, part_spec);
+	if (!part)
+		return -ENOENT;
+	rc = imgp_patch_read(patch, part, path, IMGP_DTB_MAX, &raw, &existed);
+	if (rc) {
+		imgp_buf_free(&raw);
+		return rc;
+	}
+	if (!existed)
+		rc = imgp_fail(ENOENT, "no such file");
+	if (!rc && asprintf(&origin, IMGP_PART_FMT " %s", part->number, path) < 0) {
+		origin = NULL;
+		rc = imgp_fail(ENOMEM, "out of memory");
+	}
+	if (!rc)
+		rc = patch_take_dtb(patch, part, raw.data, raw.len, origin);
+	if (rc)
+		imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", part->number,
+			      part->fstype, path);
+	free(origin);
+	imgp_buf_free(&raw);
+	return rc;
+}
+
+/* Resolves NODE in the loaded tree and gives its path for the plan. */
+static int patch_node(struct imgp_patch *patch, const char *node, char *path,
+		      size_t pathlen)
+{
+	int off, rc;
+
+	if (!patch->have_dtb)
+		return imgp_fail(EINVAL, "no device tree loaded (a recipe needs an fdt-from-fit or dtb-from-file step first)");
+	off = imgp_dt_find_node(&patch->dtb, node);
+	if (off < 0)
+		return imgp_fail_ctx(off, "%s", patch->dtb_origin);
+	rc = imgp_dt_node_path(&patch->dtb, off, path, pathlen);
+	return rc ? rc : off;
+}
+
+static int dt_note(struct imgp_patch *patch, const char *fmt, const char *a,
+		   const char *b)
+{
+	int rc = imgp_buf_printf(&patch->dtb_notes, fmt, a, b);
+
+	return rc ? imgp_fail(ENOMEM, "out of memory") : 0;
+}
+
+int imgp_patch_dt_delete(struct imgp_patch *patch, const char *node,
+			 const char *prop)
+{
+	char path[1024];
+	int off, rc;
+
+	off = patch_node(patch, node, path, sizeof(path));
+	if (off < 0)
+		return off;
+	rc = imgp_dt_delete_prop(&patch->dtb, off, prop);
+	if (rc < 0)
+		return imgp_fail_ctx(rc, "%s: %s: delete %s", patch->dtb_origin,
+				     path, prop);
+	return dt_note(patch, rc == 1 ? "%s: already without %s\n"
+				      : "%s: delete %s\n", path, prop);
+}
+
+int imgp_patch_dt_set(struct imgp_patch *patch, const char *node,
+		      const char *prop, const char *value)
+{
+	struct imgp_buf val = { 0 };
+	char path[1024], what[1200];
+	int off, rc;
+
+	off = patch_node(patch, node, path, sizeof(path));
+	if (off < 0)
+		return off;
+	rc = imgp_dt_parse_value(value, &val);
+	if (!rc)
+		rc = imgp_dt_set_prop(&patch->dtb, off, prop, val.data, val.len);
+	imgp_buf_free(&val);
+	if (rc)
+		return imgp_fail_ctx(rc, "%s: %s: set %s", patch->dtb_origin, path,
+				     prop);
+	snprintf(what, sizeof(what), "%s = %s", prop, *value ? value : "(empty)");
+	return dt_note(patch, "%s: set %s\n", path, what);
+}
+
+int imgp_patch_dt_add_node(struct imgp_patch *patch, const char *path)
+{
+	int rc;
+
+	if (!patch->have_dtb)
+		return imgp_fail(EINVAL, "no device tree loaded");
+	rc = imgp_dt_add_node(&patch->dtb, path);
+	if (rc < 0)
+		return imgp_fail_ctx(rc, "%s: add node %s", patch->dtb_origin, path);
+	return dt_note(patch, "%s: add node%s\n", path, "");
+}
+
+int imgp_patch_dt_delete_node(struct imgp_patch *patch, const char *node)
+{
+	char path[1024];
+	int off, rc;
+
+	off = patch_node(patch, node, path, sizeof(path));
+	if (off < 0)
+		return off;
+	rc = imgp_dt_delete_node(&patch->dtb, off);
+	if (rc)
+		return imgp_fail_ctx(rc, "%s: delete node %s", patch->dtb_origin, path);
+	return dt_note(patch, "%s: delete node%s\n", path, "");
+}
+
+int imgp_patch_dt_overlay(struct imgp_patch *patch, const void *dtbo,
+			  size_t len, const char *name)
+{
+	int rc;
+
+	if (!patch->have_dtb)
+		return imgp_fail(EINVAL, "no device tree loaded");
+	rc = imgp_dt_apply_overlay(&patch->dtb, dtbo, len);
+	if (rc)
+		return imgp_fail_ctx(rc, "%s: overlay %s", patch->dtb_origin, name);
+	return dt_note(patch, "apply overlay %s%s\n", name, "");
+}
+
+int imgp_patch_write_dtb(struct imgp_patch *patch, const char *path)
+{
+	struct imgp_buf note = { 0 }, after = { 0 };
+	const void *blob;
+	size_t size;
+	int rc;
+
+	if (!patch->have_dtb)
+		return imgp_fail(EINVAL, "no device tree loaded");
+	rc = imgp_dtb_finish(&patch->dtb, &blob, &size);
+	if (rc)
+		return rc;
+	/* The plan shows what changed in the tree, decompiled, as a diff. */
+	rc = imgp_buf_printf(&note, "from %s\n", patch->dtb_origin);
+	if (!rc)
+		rc = imgp_buf_append(&note, patch->dtb_notes.data,
+				     patch->dtb_notes.len);
+	if (!rc)
+		rc = imgp_dt_to_dts(&patch->dtb, &after);
+	if (!rc)
+		rc = imgp_diff_unified((char *)patch->dtb_before.data,
+				       patch->dtb_before.len, (char *)after.data,
+				       after.len, patch->dtb_origin, path, &note);
+	if (!rc)
+		rc = imgp_patch_write(patch, patch->boot_part, path, blob, size,
+				      false, (char *)note.data);
+	imgp_buf_free(&note);
+	imgp_buf_free(&after);
+	return rc;
+}
+
+int imgp_patch_boot_hook(struct imgp_patch *patch, const char *word)
+{
+	static const char *const scripts[] = { "/boot.scr.uimg", "/boot.scr" };
+	const struct imgp_part *part = imgp_patch_part(patch, "boot");
+	struct imgp_buf raw = { 0 };
+	struct imgp_bootscr scr;
+	bool existed = false;
+	int rc = 0;
+
+	if (!part)
+		return -ENOENT;
+	for (size_t i = 0; i < sizeof(scripts) / sizeof(scripts[0]); i++) {
+		rc = imgp_patch_read(patch, part, scripts[i], BOOTSCR_MAX, &raw,
+				     &existed);
+		if (rc || !existed)
+			continue;
+		rc = imgp_bootscr_parse(&scr, raw.data, raw.len);
+		if (rc) {
+			imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", part->number,
+				      part->fstype, scripts[i]);
+			break;
+		}
+		rc = imgp_bootscr_mentions(&scr, word);
+		if (!rc)
+			imgp_fail(ENOENT, IMGP_PART_FMT " (%s): %s does not load %s: the board will ignore it",
+				  part->number, part->fstype, scripts[i], word);
+		imgp_bootscr_free(&scr);
+		break;
+	}
+	if (!rc && !existed)
+		imgp_fail(ENOENT, IMGP_PART_FMT " (%s): no boot script (/boot.scr.uimg or /boot.scr) to load %s: the board will ignore it",
+			  part->number, part->fstype, word);
+	imgp_buf_free(&raw);
+	return rc;
+}

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Patch operations on files: fstab options, whole files, config.txt-style
+ * lines, cmdline.txt tokens, symbolic links and U-Boot script images.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "imgpatch-internal.h"
+
+/* Partition spec to partition, with the message callers expect. */
+static const struct imgp_part *files_part(struct imgp_patch *patch,
+					  const char *spec)
+{
+	return imgp_patch_part(patch, spec ? spec : "boot");
+}
+
+int imgp_patch_fstab(struct imgp_patch *patch, const char *root,
+		     const char *mountpoint, const char *ops)
+{
+	static const char fstab[] = "/etc/fstab";
+	const struct imgp_part *part;
+	struct imgp_buf old = { 0 }, new = { 0 };
+	struct imgp_fstab_entry before, after;
+	char note[1024];
+	bool existed;
+	int rc;
+
+	part = imgp_patch_part(patch, root ? root : "root");
+	if (!part)
+		return -ENOENT;
+	rc = imgp_patch_read(patch, part, fstab, IMGP_TEXT_MAX, &old, &existed);
+	if (!rc && !existed)
+		rc = imgp_fail(ENOENT, IMGP_PART_FMT " (%s): %s: no such file",
+			       part->number, part->fstype, fstab);
+	if (rc)
+		goto out;
+	rc = imgp_fstab_edit((char *)old.data, old.len, mountpoint, ops, &new);
+	if (rc < 0) {
+		imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", part->number,
+			      part->fstype, fstab);
+		goto out;
+	}
+	note[0] = '\0';
+	if (imgp_fstab_get((char *)old.data, old.len, mountpoint, &before) == 0) {
+		if (imgp_fstab_get((char *)new.data, new.len, mountpoint, &after) == 0) {
+			snprintf(note, sizeof(note), "%s: options %s -> %s%s",
+				 mountpoint, before.options, after.options,
+				 rc ? "" : " (unchanged)");
+			imgp_fstab_entry_free(&after);
+		}
+		imgp_fstab_entry_free(&before);
+	}
+	rc = imgp_patch_write(patch, part, fstab, new.data, new.len, true,
+			      note[0] ? note : NULL);
+out:
+	imgp_buf_free(&old);
+	imgp_buf_free(&new);
+	return rc;
+}
+
+int imgp_patch_put_file(struct imgp_patch *patch, const char *part_spec,
+			const char *path, const void *data, size_t len)
+{
+	const struct imgp_part *part = files_part(patch, part_spec);
+
+	if (!part)
+		return -ENOENT;
+	return imgp_patch_write(patch, part, path, data, len, false, NULL);
+}
+
+/* One edit of an existing text file; edit() fills out, returns 1 if changed. */
+typedef int (*text_edit_fn)(const char *text, size_t len, const void *arg,
+			    struct imgp_buf *out);
+
+static int patch_text(struct imgp_patch *patch, const char *part_spec,
+		      const char *path, text_edit_fn edit, const void *arg,
+		      const char *note)
+{
+	const struct imgp_part *part = files_part(patch, part_spec);
+	struct imgp_buf old = { 0 }, new = { 0 };
+	bool existed;
+	int rc;
+
+	if (!part)
+		return -ENOENT;
+	rc = imgp_patch_read(patch, part, path, IMGP_TEXT_MAX, &old, &existed);
+	if (!rc && !existed)
+		rc = imgp_fail(ENOENT, IMGP_PART_FMT " (%s): %s: no such file",
+			       part->number, part->fstype, path);
+	if (!rc) {
+		rc = edit(old.data ? (char *)old.data : "", old.len, arg, &new);
+		if (rc < 0)
+			imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", part->number,
+				      part->fstype, path);
+	}
+	if (rc >= 0)
+		rc = imgp_patch_write(patch, part, path, new.data, new.len, true,
+				      note);
+	imgp_buf_free(&old);
+	imgp_buf_free(&new);
+	return rc;
+}
+
+struct line_arg {
+	const char *key, *value, *section;
+};
+
+static int edit_line_set(const char *text, size_t len, const void *arg,
+			 struct imgp_buf *out)
+{
+	const struct line_arg *a = arg;
+
+	return imgp_text_set_line(text, len, a->key, a->value, a->section, out);
+}
+
+static int edit_line_remove(const char *text, size_t len, const void *arg,
+			    struct imgp_buf *out)
+{
+	const struct line_arg *a = arg;
+
+	return imgp_text_remove_line(text, len, a->key, out);
+}
+
+static int edit_token_set(const char *text, size_t len, const void *arg,
+			  struct imgp_buf *out)
+{
+	return imgp_text_set_token(text, len, arg, out);
+}
+
+static int edit_token_remove(const char *text, size_t len, const void *arg,
+			     struct imgp_buf *out)
+{
+	return imgp_text_remove_token(text, len, arg, out);
+}
+
+int imgp_patch_line_set(struct imgp_patch *patch, const char *part,
+			const char *path, const char *key, const char *value,
+			const char *section)
+{
+	struct line_arg a = { key, value, section };
+
+	return patch_text(patch, part, path, edit_line_set, &a, NULL);
+}
+
+int imgp_patch_line_remove(struct imgp_patch *patch, const char *part,
+			   const char *path, const char *key)
+{
+	struct line_arg a = { key, NULL, NULL };
+
+	return patch_text(patch, part, path, edit_line_remove, &a, NULL);
+}
+
+int imgp_patch_token_set(struct imgp_patch *patch, const char *part,
+			 const char *path, const char *token)
+{
+	return patch_text(patch, part, path, edit_token_set, token, NULL);
+}
+
+int imgp_patch_token_remove(struct imgp_patch *patch, const char *part,
+			    const char *path, const char *key)
+{
+	return patch_text(patch, part, path, edit_token_remove, key, NULL);
+}
+
+/* The header time of a new script: SOURCE_DATE_EPOCH, else now. */
+static uint32_t bootscr_time(void)
+{
+	const char *epoch = getenv("SOURCE_DATE_EPOCH");
+
+	if (epoch && *epoch)
+		return (uint32_t)strtoull(epoch, NULL, 10);
+	return (uint32_t)time(NULL);
+}
+
+int imgp_patch_bootscr(struct imgp_patch *patch, const char *part_spec,
+		       const char *path, const char *text, size_t len,
+		       const char *name, const char *arch)
+{
+	const struct imgp_part *part = files_part(patch, part_spec);
+	struct imgp_buf old = { 0 }, made = { 0 };
+	struct imgp_bootscr scr;
+	uint32_t when = bootscr_time();
+	bool existed;
+	int rc;
+
+	if (!part)
+		return -ENOENT;
+	rc = imgp_patch_read(patch, part, path, IMGP_TEXT_MAX, &old, &existed);
+	if (rc)
+		goto out;
+	/* Same script already there: keep its time so a re-run changes nothing. */
+	if (existed && imgp_bootscr_parse(&scr, old.data, old.len) == 0) {
+		if (scr.text_len == len && memcmp(scr.text, text, len) == 0)
+			when = scr.time;
+		imgp_bootscr_free(&scr);
+	}
+	imgp_errclear();
+	rc = imgp_bootscr_make(text, len, name ? name : "", arch ? arch : "arm64",
+			       when, &made);
+	if (!rc)
+		rc = imgp_patch_write(patch, part, path, made.data, made.len, false,
+				      "U-Boot script image (mkimage -T script)");
+out:
+	imgp_buf_free(&old);
+	imgp_buf_free(&made);
+	return rc;
+}

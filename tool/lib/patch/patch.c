@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Patch planning and the single commit point. Operations record whole-file
+ * replacements in memory; only imgp_patch_commit() writes, after every
+ * operation has been validated, so bad input never changes the image.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <nettle/sha2.h>
+
+#include "imgpatch-internal.h"
+
+
+void imgp_patch_init(struct imgp_patch *patch, struct imgp_disk *disk)
+{
+	memset(patch, 0, sizeof(*patch));
+	patch->disk = disk;
+}
+
+void imgp_patch_free(struct imgp_patch *patch)
+{
+	for (size_t i = 0; i < patch->nchanges; i++) {
+		struct imgp_change *c = &patch->changes[i];
+
+		free(c->path);
+		imgp_buf_free(&c->old);
+		imgp_buf_free(&c->new);
+		imgp_buf_free(&c->notes);
+	}
+	free(patch->changes);
+	if (patch->have_dtb)
+		imgp_dtb_free(&patch->dtb);
+	free(patch->dtb_origin);
+	imgp_buf_free(&patch->dtb_notes);
+	imgp_buf_free(&patch->dtb_before);
+	memset(patch, 0, sizeof(*patch));
+}
+
+static struct imgp_change *patch_find(struct imgp_patch *patch,
+				      const struct imgp_part *part,
+				      const char *path)
+{
+	for (size_t i = 0; i < patch->nchanges; i++) {
+		struct imgp_change *c = &patch->changes[i];
+
+		if (c->part == part && strcmp(c->path, path) == 0)
+			return c;
+	}
+	return NULL;
+}
+
+static int read_from_image(struct imgp_patch *patch,
+			   const struct imgp_part *part, const char *path,
+			   size_t max, struct imgp_buf *out, bool *existed)
+{
+	struct imgp_fs fs;
+	int rc;
+
+	rc = imgp_fs_open(&fs, &patch->disk->img, part, false);
+	if (rc)
+		return rc;
+	/*
+	 * Read first, look up only when that fails (each is an mtools run on
+	 * FAT): missing is no error, but a dangling symbolic link is.
+	 */
+	rc = imgp_fs_read_file(&fs, path, max, out);
+	*existed = rc == 0;
+	if (rc == -ENOENT) {
+		char *why = strdup(imgp_errmsg());
+		int found = imgp_fs_exists(&fs, path);
+
+		if (found == 0)
+			imgp_errclear();
+		else if (found > 0)
+			imgp_fail(ENOENT, "%s", why ? why : "no such file");
+		rc = found == 0 ? 0 : found < 0 ? found : -ENOENT;
+		free(why);
+	}
+	imgp_fs_close(&fs);
+	return rc;
+}
+
+static int readlink_from_image(struct imgp_patch *patch,
+			       const struct imgp_part *part, const char *path,
+			       struct imgp_buf *out, bool *existed)
+{
+	struct imgp_fs fs;
+	int rc;
+
+	rc = imgp_fs_open(&fs, &patch->disk->img, part, false);
+	if (rc)
+		return rc;
+	rc = imgp_fs_exists(&fs, path);
+	*existed = false;
+	if (rc > 0) {
+		rc = imgp_fs_readlink(&fs, path, out);
+		*existed = rc == 0;
+	}
+	imgp_fs_close(&fs);
+	return rc < 0 ? rc : 0;
+}
+
+int imgp_patch_read(struct imgp_patch *patch, const struct imgp_part *part,
+		    const char *path, size_t max, struct imgp_buf *out,
+		    bool *existed)
+{
+	struct imgp_change *c = patch_find(patch, part, path);
+
+	out->len = 0;
+	if (!c)
+		return read_from_image(patch, part, path, max, out, existed);
+	*existed = true;
+	return imgp_buf_append(out, c->new.data, c->new.len);
+}
+
+/*
+ * A FIT is read piecewise from the image (its structure, then the one
+ * payload asked for) where the filesystem can map it; a FIT an earlier
+ * step changed, or one a filesystem cannot map, is read whole.
+ */
+int imgp_patch_load_fit(struct imgp_patch *patch, const struct imgp_part *part,
+			const char *path, struct imgp_fit *fit)
+{
+	struct imgp_change *c = patch_find(patch, part, path);
+	struct imgp_fs fs;
+	int rc;
+
+	memset(fit, 0, sizeof(*fit));
+	if (!c) {
+		rc = imgp_fs_open(&fs, &patch->disk->img, part, false);
+		if (rc)
+			return rc;
+		rc = imgp_fs_load_fit(&fs, path, fit);
+		imgp_fs_close(&fs);
+		return rc;
+	}
+	if (c->kind != IMGP_CHANGE_FILE)
+		return imgp_fail(ENOENT, IMGP_PART_FMT " (%s): %s: no such file",
+				 part->number, part->fstype, path);
+	{
+		uint8_t *copy = malloc(c->new.len ? c->new.len : 1);
+
+		if (!copy)
+			return imgp_fail(ENOMEM, "out of memory");
+		memcpy(copy, c->new.data, c->new.len);
+		rc = imgp_fit_parse(fit, copy, c->new.len);
+	}
+	return rc ? imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", part->number,
+				  part->fstype, path) : 0;
+}
+
+/* Finds the planned change of a file, or starts one with its current state. */
+static int patch_change(struct imgp_patch *patch, enum imgp_change_kind kind,
+			const struct imgp_part *part, const char *path,
+			struct imgp_change **out)
+{
+	struct imgp_change *c = patch_find(patch, part, path);
+	struct imgp_change *grown;
+	int rc;
+
+	if (c) {
+		if (c->kind != kind)
+			return imgp_fail(EINVAL, IMGP_PART_FMT " (%s): %s: planned both as a file and as a symbolic link",
+					 part->number, part->fstype, path);
+		*out = c;
+		return 0;
+	}
+	grown = realloc(patch->changes, (patch->nchanges + 1) * sizeof(*grown));
+	if (!grown)
+		return imgp_fail(ENOMEM, "out of memory");
+	patch->changes = grown;
+	c = &patch->changes[patch->nchanges];
+	memset(c, 0, sizeof(*c));
+	c->kind = kind;
+	c->part = part;
+	c->path = strdup(path);
+	if (!c->path)
+		return imgp_fail(ENOMEM, "out of memory");
+	patch->nchanges++;
+	if (kind == IMGP_CHANGE_SYMLINK)
+		rc = readlink_from_image(patch, part, path, &c->old, &c->existed);
+	else
+		rc = read_from_image(patch, part, path, SIZE_MAX, &c->old,
+				     &c->existed);
+	if (rc)
+		return rc;
+	*out = c;
+	return 0;
+}
+
+int imgp_patch_write(struct imgp_patch *patch, const struct imgp_part *part,
+		     const char *path, const void *data, size_t len, bool text,
+		     const char *note)
+{
+	struct imgp_change *c;
+	int rc;
+
+	rc = patch_change(patch, IMGP_CHANGE_FILE, part, path, &c);
+	if (rc)
+		return rc;
+	c->text = text;
+	c->new.len = 0;
+	rc = imgp_buf_append(&c->new, data, len);
+	while (!rc && note && *note) {
+		const char *nl = strchr(note, '\n');
+		int n = nl ? (int)(nl - note) : (int)strlen(note);
+
+		rc = imgp_buf_printf(&c->notes, "    %.*s\n", n, note);
+		note += n + (nl ? 1 : 0);
+	}
+	return rc ? imgp_fail(-rc, "out of memory") : 0;
+}
+
+int imgp_patch_symlink(struct imgp_patch *patch, const char *part_spec,
+		       const char *path, const char *target)
+{
+	const struct imgp_part *part = imgp_patch_part(patch, part_spec);
+	struct imgp_change *c;
+	int rc;
+
+	if (!part)
+		return -ENOENT;
+	rc = patch_change(patch, IMGP_CHANGE_SYMLINK, part, path, &c);
+	if (rc)
+		return rc;
+	c->new.len = 0;
+	rc = imgp_buf_append(&c->new, target, strlen(target));
+	return rc ? imgp_fail(ENOMEM, "out of memory") : 0;
+}
+
+/* Files that mark a boot partition, most specific first. */
+static const char *const boot_markers[] = {
+	"/image.fit", "/boot.scr.uimg", "/boot.scr", "/config.txt",
+	"/extlinux/extlinux.conf",
+};
+
+const struct imgp_part *imgp_patch_part(struct imgp_patch *patch,
+					const char *spec)
+{
+	const struct imgp_part *part = NULL;
+
+	if (strcmp(spec, "root") == 0)
+		return imgp_disk_find_file(patch->disk, "/etc/fstab");
+	if (strcmp(spec, "boot") != 0)
+		return imgp_table_find(&patch->disk->tab, spec);
+	if (patch->boot_part)
+		return patch->boot_part;
+	for (size_t i = 0; !part && i < sizeof(boot_markers) / sizeof(boot_markers[0]); i++)
+		part = imgp_disk_find_file(patch->disk, boot_markers[i]);
+	if (!part) {
+		imgp_fail(ENOENT, "no boot partition: no partition has /image.fit, /boot.scr.uimg, /boot.scr, /config.txt or /extlinux/extlinux.conf");
+		return NULL;
+	}
+	imgp_errclear();
+	patch->boot_part = part;
+	return part;
+}
+
+static bool change_pending(const struct imgp_change *c)
+{
+	return !c->existed || c->old.len != c->new.len ||
+	       memcmp(c->old.data, c->new.data, c->new.len) != 0;
+}
+
+size_t imgp_patch_pending(const struct imgp_patch *patch)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < patch->nchanges; i++)
+		n += change_pending(&patch->changes[i]);
+	return n;
+}
+
+static int describe_change(const struct imgp_change *c, struct imgp_buf *out)
+{
+	char a[1200], b[1200];
+	int rc;
+
+	rc = imgp_buf_printf(out, IMGP_PART_FMT " (%s) %s: ", c->part->number,
+			     c->part->fstype, c->path);
+	if (rc)
+		return rc;
+	if (!change_pending(c))
+		return imgp_buf_printf(out, "unchanged (already applied)\n");
+	if (c->kind == IMGP_CHANGE_SYMLINK) {
+		if (c->existed)
+			return imgp_buf_printf(out, "symbolic link -> %s (was -> %s)\n",
+					       (char *)c->new.data, (char *)c->old.data);
+		return imgp_buf_printf(out, "new symbolic link -> %s\n",
+				       (char *)c->new.data);
+	}
+	if (!c->existed) {
+		uint8_t digest[SHA256_DIGEST_SIZE];
+		struct sha256_ctx ctx;
+
+		sha256_init(&ctx);
+		sha256_update(&ctx, c->new.len, c->new.data);
+		sha256_digest(&ctx, sizeof(digest), digest);
+		rc = imgp_buf_printf(out, "new file, %zu bytes, sha256 ", c->new.len);
+		for (size_t i = 0; !rc && i < sizeof(digest); i++)
+			rc = imgp_buf_printf(out, "%02x", digest[i]);
+		rc = rc ? rc : imgp_buf_printf(out, "\n");
+	} else {
+		rc = imgp_buf_printf(out, "%zu -> %zu bytes\n", c->old.len,
+				     c->new.len);
+	}
+	if (!rc)
+		rc = imgp_buf_append(out, c->notes.data, c->notes.len);
+	if (rc || !c->text)
+		return rc;
+	/* Text files: a unified diff, as "diff -u a/... b/..." would print. */
+	snprintf(a, sizeof(a), "a/" IMGP_PART_FMT "%s", c->part->number, c->path);
+	snprintf(b, sizeof(b), "b/" IMGP_PART_FMT "%s", c->part->number, c->path);
+	return imgp_diff_unified(c->existed ? (char *)c->old.data : "",
+				 c->old.len, (char *)c->new.data, c->new.len, a,
+				 b, out);
+}
+
+int imgp_patch_describe(const struct imgp_patch *patch, struct imgp_buf *out)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < patch->nchanges; i++)
+		rc = describe_change(&patch->changes[i], out);
+	return rc ? imgp_fail(ENOMEM, "out of memory") : 0;
+}
+
+/* Plans every pending change of one partition into the write set. */
+static int capture_partition(struct imgp_patch *patch, struct imgp_image *img,
+			     const struct imgp_part *part, struct imgp_writeset *ws)
+{
+	struct imgp_fs fs;
+	int rc;
+
+	rc = imgp_fs_open_capture(&fs, img, part, ws);
+	if (rc)
+		return rc;
+	for (size_t i = 0; !rc && i < patch->nchanges; i++) {
+		struct imgp_change *c = &patch->changes[i];
+
+		if (c->part != part || !change_pending(c))
+			continue;
+		if (c->kind == IMGP_CHANGE_SYMLINK)
+			rc = imgp_fs_symlink(&fs, c->path, (char *)c->new.data);
+		else
+			rc = imgp_fs_write_file(&fs, c->path, c->new.data, c->new.len);
+	}
+	if (!rc)
+		rc = imgp_fs_finish(&fs);
+	imgp_fs_close(&fs);
+	return rc;
+}
+
+/* Keeps only ranges that really change the image. */
+static int drop_unchanged(const struct imgp_image *img, struct imgp_range *r,
+			  size_t *n)
+{
+	size_t kept = 0;
+	uint8_t *cur = NULL;
+	int rc = 0;
+
+	for (size_t i = 0; i < *n; i++) {
+		uint8_t *grown = realloc(cur, r[i].len);
+
+		if (!grown) {
+			rc = imgp_fail(ENOMEM, "out of memory");
+			break;
+		}
+		cur = grown;
+		rc = imgp_image_read(img, r[i].off, cur, r[i].len);
+		if (rc)
+			break;
+		if (memcmp(cur, r[i].data, r[i].len) == 0) {
+			free(r[i].data);
+			continue;
+		}
+		r[kept++] = r[i];
+	}
+	if (rc)
+		for (size_t i = kept; i < *n; i++)
+			r[kept++] = r[i];
+	*n = kept;
+	free(cur);
+	return rc;
+}
+
+int imgp_patch_commit(struct imgp_patch *patch, const char *path,
+		      const char *journal)
+{
+	struct imgp_journal *jnl = NULL;
+	struct imgp_writeset *ws = NULL;
+	struct imgp_range *ranges = NULL;
+	struct imgp_image img;
+	size_t nranges = 0;
+	int rc;
+
+	rc = imgp_image_open(&img, path, true);
+	if (rc)
+		return rc;
+	if (img.size != patch->disk->img.size) {
+		imgp_image_close(&img);
+		return imgp_fail(EINVAL, "%s: size differs from the planned image", path);
+	}
+	/* 1. Every write is computed first, into memory. */
+	rc = imgp_writeset_new(&ws, &img);
+	for (size_t i = 0; !rc && i < patch->disk->tab.nparts; i++) {
+		const struct imgp_part *part = &patch->disk->tab.parts[i];
+		bool touched = false;
+
+		for (size_t k = 0; k < patch->nchanges; k++)
+			touched |= patch->changes[k].part == part &&
+				   change_pending(&patch->changes[k]);
+		if (touched)
+			rc = capture_partition(patch, &img, part, ws);
+	}
+	if (!rc)
+		rc = imgp_writeset_ranges(ws, &ranges, &nranges);
+	if (!rc)
+		rc = drop_unchanged(&img, ranges, &nranges);
+	/* 2. The old bytes are saved and synced before the image is touched. */
+	if (!rc && journal && nranges)
+		rc = imgp_journal_begin(journal, &img, ranges, nranges, &jnl);
+	/* 3. The image is written and synced, 4. the journal marked done. */
+	for (size_t i = 0; !rc && i < nranges; i++) {
+		rc = imgp_image_write(&img, ranges[i].off, ranges[i].data, ranges[i].len);
+		if (!rc)
+			imgp_fault_point();
+	}
+	if (!rc)
+		rc = imgp_image_sync(&img);
+	if (!rc && jnl) {
+		rc = imgp_journal_done(jnl);
+		jnl = NULL;
+	}
+	if (rc && jnl)
+		imgp_fail_ctx(rc, "the image may be half-written: 'imgpatch undo' restores it from %s",
+			      journal);
+	imgp_journal_abandon(jnl);
+	imgp_ranges_free(ranges, nranges);
+	imgp_writeset_free(ws);
+	imgp_image_close(&img);
+	return rc;
+}
