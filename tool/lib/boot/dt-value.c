@@ -11,6 +11,7 @@
 
 #include <libfdt.h>
 
+#include "core/endian.h"
 #include "dt-internal.h"
 
 /* ---------------------------------------------------------- formatting */
@@ -212,10 +213,7 @@ static int dt_parse_cell(struct dt_parse *ps, const char *tok, size_t len)
 			return dt_bad(ps, "'%.*s' does not fit in 32 bits",
 				      (int)len, tok);
 	}
-	be[0] = (uint8_t)(v >> 24);
-	be[1] = (uint8_t)(v >> 16);
-	be[2] = (uint8_t)(v >> 8);
-	be[3] = (uint8_t)v;
+	put_be32(be, (uint32_t)v);
 	return dt_out_bytes(ps, be, sizeof(be));
 }
 

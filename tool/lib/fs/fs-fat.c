@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "imgpatch-internal.h"
+#include "core/endian.h"
 
 /* Where the areas of the filesystem lie, in bytes from the partition start. */
 struct fat_geom {
@@ -54,17 +55,6 @@ static const char *const mtools_env[] = {
 	"MTOOLSRC=/dev/null",
 	NULL,
 };
-
-static uint16_t get_le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t get_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
 
 static bool fat_handles(const char *fstype)
 {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "imgpatch-internal.h"
+#include "core/endian.h"
 
 #define GPT_SIGNATURE "EFI PART"
 #define GPT_HEADER_MIN 92u
@@ -98,22 +99,6 @@ struct gpt_copy {
 	uint8_t *entries;        /* num_entries * entry_size bytes, owned */
 	char why[160];           /* what is wrong, when gpt_load() returns 1 */
 };
-
-static uint16_t get_le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t get_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static uint64_t get_le64(const uint8_t *p)
-{
-	return (uint64_t)get_le32(p) | (uint64_t)get_le32(p + 4) << 32;
-}
 
 /* The mixed-endian text form: the first three fields are little-endian. */
 static void gpt_guid_str(const uint8_t *g, char *out, size_t outlen)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "imgpatch-internal.h"
+#include "core/endian.h"
 
 /* SD cards and image files use 512-byte logical sectors; so does the MBR. */
 #define MBR_SECTOR 512u
@@ -59,12 +60,6 @@ static const struct {
 	{ 0xef, "EFI (FAT-12/16/32)" },
 	{ 0xfd, "Linux raid autodetect" },
 };
-
-static uint32_t get_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
 
 static bool mbr_is_extended(uint8_t type)
 {
