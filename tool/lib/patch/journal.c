@@ -21,6 +21,7 @@
 #include <nettle/sha2.h>
 
 #include "imgpatch-internal.h"
+#include "core/endian.h"
 
 #define JOURNAL_MAGIC "IMGPUNDO"
 #define JOURNAL_VERSION 1
@@ -50,21 +51,6 @@ struct imgp_journal {
 	int fd;
 	struct journal_header hdr;
 };
-
-static void put_le(uint8_t *p, uint64_t v, int n)
-{
-	for (int i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get_le(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-
-	for (int i = n - 1; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
 
 static void sha256(const void *data, size_t len, uint8_t out[32])
 {
@@ -127,9 +113,9 @@ static int header_write(struct imgp_journal *j, enum journal_state state)
 {
 	int rc;
 
-	put_le(j->hdr.state, state, 4);
+	put_le32(j->hdr.state, state);
 	memset(j->hdr.crc, 0, sizeof(j->hdr.crc));
-	put_le(j->hdr.crc, imgp_crc32(0, &j->hdr, sizeof(j->hdr)), 4);
+	put_le32(j->hdr.crc, imgp_crc32(0, &j->hdr, sizeof(j->hdr)));
 	rc = write_at(j->fd, j->path, 0, &j->hdr, sizeof(j->hdr));
 	return rc ? rc : sync_fd(j->fd, j->path);
 }
@@ -141,14 +127,14 @@ static int header_read(int fd, const char *path, struct journal_header *hdr)
 
 	if (n != (ssize_t)sizeof(*hdr) || memcmp(hdr->magic, JOURNAL_MAGIC, 8))
 		return imgp_fail(EINVAL, "%s is not an imgpatch undo journal", path);
-	crc = (uint32_t)get_le(hdr->crc, 4);
+	crc = (uint32_t)get_le32(hdr->crc);
 	memset(hdr->crc, 0, sizeof(hdr->crc));
 	if (imgp_crc32(0, hdr, sizeof(*hdr)) != crc)
 		return imgp_fail(EINVAL, "undo journal %s: header checksum mismatch (damaged)", path);
-	put_le(hdr->crc, crc, 4);
-	if (get_le(hdr->version, 4) != JOURNAL_VERSION)
+	put_le32(hdr->crc, crc);
+	if (get_le32(hdr->version) != JOURNAL_VERSION)
 		return imgp_fail(EINVAL, "undo journal %s: version %llu is not supported",
-				 path, (unsigned long long)get_le(hdr->version, 4));
+				 path, (unsigned long long)get_le32(hdr->version));
 	return 0;
 }
 
@@ -187,7 +173,7 @@ int imgp_journal_check(const char *path)
 	close(fd);
 	if (rc)
 		return rc;
-	state = get_le(hdr.state, 4);
+	state = get_le32(hdr.state);
 	if (state == STATE_WRITING || state == STATE_READY)
 		return imgp_fail(EBUSY, "an interrupted imgpatch run left %s: run 'imgpatch undo' on the image first (or give --recover)",
 				 path);
@@ -217,9 +203,9 @@ int imgp_journal_begin(const char *path, const struct imgp_image *img,
 		return rc;
 	}
 	memcpy(j->hdr.magic, JOURNAL_MAGIC, 8);
-	put_le(j->hdr.version, JOURNAL_VERSION, 4);
-	put_le(j->hdr.target_size, img->size, 8);
-	put_le(j->hdr.nregions, n, 8);
+	put_le32(j->hdr.version, JOURNAL_VERSION);
+	put_le64(j->hdr.target_size, img->size);
+	put_le64(j->hdr.nregions, n);
 	snprintf(j->hdr.target, sizeof(j->hdr.target), "%s", img->path);
 	rc = header_write(j, STATE_WRITING);
 	for (size_t i = 0; !rc && i < n; i++) {
@@ -233,8 +219,8 @@ int imgp_journal_begin(const char *path, const struct imgp_image *img,
 		rc = imgp_image_read(img, ranges[i].off, old, ranges[i].len);
 		if (rc)
 			break;
-		put_le(entry, ranges[i].off, 8);
-		put_le(entry + 8, ranges[i].len, 8);
+		put_le64(entry, ranges[i].off);
+		put_le64(entry + 8, ranges[i].len);
 		sha256(old, ranges[i].len, entry + 16);
 		sha256(ranges[i].data, ranges[i].len, entry + 48);
 		rc = write_at(j->fd, path, off, entry, sizeof(entry));
@@ -300,15 +286,15 @@ int imgp_journal_undo(const char *path, struct imgp_image *img, bool force,
 		rc = imgp_fail(errno, "undo journal %s: %s", path, strerror(errno));
 	if (rc)
 		goto out;
-	state = get_le(j.hdr.state, 4);
-	n = get_le(j.hdr.nregions, 8);
+	state = get_le32(j.hdr.state);
+	n = get_le64(j.hdr.nregions);
 	if (state == STATE_UNDONE) {
 		rc = imgp_fail(EALREADY, "undo journal %s was already undone", path);
 		goto out;
 	}
-	if (get_le(j.hdr.target_size, 8) != img->size) {
+	if (get_le64(j.hdr.target_size) != img->size) {
 		rc = imgp_fail(EINVAL, "undo journal %s is for an image of %llu bytes, not this one (%llu bytes)",
-			       path, (unsigned long long)get_le(j.hdr.target_size, 8),
+			       path, (unsigned long long)get_le64(j.hdr.target_size),
 			       (unsigned long long)img->size);
 		goto out;
 	}
@@ -326,8 +312,8 @@ int imgp_journal_undo(const char *path, struct imgp_image *img, bool force,
 					       path, (unsigned long long)i);
 				break;
 			}
-			roff = get_le(entry, 8);
-			rlen = get_le(entry + 8, 8);
+			roff = get_le64(entry);
+			rlen = get_le64(entry + 8);
 			if (rlen > ((uint64_t)1 << 30) || off + ENTRY_SIZE + rlen > (uint64_t)st.st_size ||
 			    roff > img->size || rlen > img->size - roff) {
 				rc = imgp_fail(EINVAL, "undo journal %s: region %llu is damaged",
@@ -383,8 +369,8 @@ int imgp_journal_undo(const char *path, struct imgp_image *img, bool force,
 
 		if (pread(j.fd, entry, sizeof(entry), (off_t)off) != (ssize_t)sizeof(entry))
 			break;
-		roff = get_le(entry, 8);
-		rlen = get_le(entry + 8, 8);
+		roff = get_le64(entry);
+		rlen = get_le64(entry + 8);
 		free(cur);
 		cur = malloc(rlen ? rlen : 1);
 		if (!cur) {
