@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "imgpatch-internal.h"
+#include "core/io.h"
 
 /* Read size for the compressed input. */
 #define READ_BLOCK ((size_t)1 << 20)
@@ -273,21 +274,10 @@ static bool all_zero(const uint8_t *p, size_t len)
 
 static int write_at(struct sink *s, const uint8_t *p, size_t len, uint64_t off)
 {
-	while (len) {
-		ssize_t n = pwrite(s->fd, p, len, (off_t)off);
+	int rc = imgp_write_all(s->fd, p, len, (off_t)off);
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int err = n < 0 ? errno : EIO;
-
-			return imgp_fail(err, "%s: write error: %s", s->path,
-					 strerror(err));
-		}
-		p += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
+	if (rc)
+		return imgp_fail(-rc, "%s: write error: %s", s->path, strerror(-rc));
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "imgpatch-internal.h"
+#include "core/io.h"
 #include "core/endian.h"
 
 /* Where the areas of the filesystem lie, in bytes from the partition start. */
@@ -478,7 +479,7 @@ static int fat_diff(struct imgp_fs *fs, uint64_t off, uint64_t len,
 
 	while (!rc && len) {
 		size_t n = len < FAT_CHUNK ? (size_t)len : FAT_CHUNK;
-		ssize_t got = pread(priv->copy_fd, b, n, (off_t)off);
+		ssize_t got = imgp_read_all(priv->copy_fd, b, n, (off_t)off);
 
 		if (got != (ssize_t)n)
 			return imgp_fail(EIO, "private copy of the FAT: short read");
@@ -723,20 +724,12 @@ static int fat_stage(const void *data, size_t len, char *tmpl, size_t tmplen)
 		return imgp_fail(err, "cannot create temporary file %s: %s", tmpl,
 				 strerror(err));
 	}
-	while (len) {
-		ssize_t w = write(fd, p, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			err = w < 0 ? errno : EIO;
-			close(fd);
-			unlink(tmpl);
-			return imgp_fail(err, "cannot write temporary file %s: %s",
-					 tmpl, strerror(err));
-		}
-		p += w;
-		len -= (size_t)w;
+	err = -imgp_write_all(fd, p, len, -1);
+	if (err) {
+		close(fd);
+		unlink(tmpl);
+		return imgp_fail(err, "cannot write temporary file %s: %s",
+				 tmpl, strerror(err));
 	}
 	/* Reproducible images: the FAT timestamp comes from SOURCE_DATE_EPOCH. */
 	times[0].tv_nsec = times[1].tv_nsec = UTIME_NOW;

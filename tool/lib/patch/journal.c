@@ -21,6 +21,7 @@
 #include <nettle/sha2.h>
 
 #include "imgpatch-internal.h"
+#include "core/io.h"
 #include "core/endian.h"
 
 #define JOURNAL_MAGIC "IMGPUNDO"
@@ -84,20 +85,10 @@ void imgp_fault_point(void)
 static int write_at(int fd, const char *path, uint64_t off, const void *data,
 		    size_t len)
 {
-	const uint8_t *p = data;
+	int rc = imgp_write_all(fd, data, len, (off_t)off);
 
-	while (len) {
-		ssize_t n = pwrite(fd, p, len, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return imgp_fail(n < 0 ? errno : EIO, "undo journal %s: %s", path,
-					 strerror(n < 0 ? errno : EIO));
-		p += n;
-		off += (uint64_t)n;
-		len -= (size_t)n;
-	}
+	if (rc)
+		return imgp_fail(-rc, "undo journal %s: %s", path, strerror(-rc));
 	imgp_fault_point();
 	return 0;
 }
@@ -123,7 +114,7 @@ static int header_write(struct imgp_journal *j, enum journal_state state)
 static int header_read(int fd, const char *path, struct journal_header *hdr)
 {
 	uint32_t crc;
-	ssize_t n = pread(fd, hdr, sizeof(*hdr), 0);
+	ssize_t n = imgp_read_all(fd, hdr, sizeof(*hdr), 0);
 
 	if (n != (ssize_t)sizeof(*hdr) || memcmp(hdr->magic, JOURNAL_MAGIC, 8))
 		return imgp_fail(EINVAL, "%s is not an imgpatch undo journal", path);
@@ -307,7 +298,7 @@ int imgp_journal_undo(const char *path, struct imgp_image *img, bool force,
 		for (uint64_t i = 0; i < n && !rc; i++) {
 			uint64_t roff, rlen;
 
-			if (pread(j.fd, entry, sizeof(entry), (off_t)off) != (ssize_t)sizeof(entry)) {
+			if (imgp_read_all(j.fd, entry, sizeof(entry), (off_t)off) != (ssize_t)sizeof(entry)) {
 				rc = imgp_fail(EINVAL, "undo journal %s: region %llu is missing (truncated journal)",
 					       path, (unsigned long long)i);
 				break;
@@ -328,7 +319,7 @@ int imgp_journal_undo(const char *path, struct imgp_image *img, bool force,
 				rc = imgp_fail(ENOMEM, "out of memory");
 				break;
 			}
-			if (pread(j.fd, old, rlen, (off_t)(off + ENTRY_SIZE)) != (ssize_t)rlen) {
+			if (imgp_read_all(j.fd, old, rlen, (off_t)(off + ENTRY_SIZE)) != (ssize_t)rlen) {
 				rc = imgp_fail(EIO, "undo journal %s: read error", path);
 				break;
 			}
@@ -367,7 +358,7 @@ int imgp_journal_undo(const char *path, struct imgp_image *img, bool force,
 	for (uint64_t i = 0; i < n && !rc; i++) {
 		uint64_t roff, rlen;
 
-		if (pread(j.fd, entry, sizeof(entry), (off_t)off) != (ssize_t)sizeof(entry))
+		if (imgp_read_all(j.fd, entry, sizeof(entry), (off_t)off) != (ssize_t)sizeof(entry))
 			break;
 		roff = get_le64(entry);
 		rlen = get_le64(entry + 8);

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/io.h"
 #include "recipe-internal.h"
 
 /* ---------------------------------------------------- file helpers */
@@ -51,12 +52,10 @@ int recipe_read_whole(const char *path, size_t max, bool nofollow,
 	}
 	for (;;) {
 		uint8_t chunk[8192];
-		ssize_t n = read(fd, chunk, sizeof(chunk));
+		ssize_t n = imgp_read_all(fd, chunk, sizeof(chunk), -1);
 
-		if (n < 0 && errno == EINTR)
-			continue;
 		if (n < 0) {
-			err = errno;
+			err = (int)-n;
 			rc = imgp_fail(err, "%s: read error: %s", path, strerror(err));
 			break;
 		}
