@@ -16,6 +16,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "imgpatch-internal.h"
+#include "core/epoch.h"
 #include "fs/io-capture.h"
 
 /* libext2fs reads and writes files through an unsigned int count. */
@@ -118,20 +119,11 @@ static struct ext_priv *ext_priv(const struct imgp_fs *fs)
 /* SOURCE_DATE_EPOCH pins every time we write, for reproducible images. */
 static int ext_epoch(time_t *out)
 {
-	const char *s = getenv("SOURCE_DATE_EPOCH");
-	unsigned long long v;
-	char *end;
+	int64_t v;
+	int rc = imgp_source_date_epoch(&v);
 
-	*out = 0;
-	if (!s || !*s)
-		return 0;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (*s < '0' || *s > '9' || *end || errno || v > (unsigned long long)INT64_MAX)
-		return imgp_fail(EINVAL, "SOURCE_DATE_EPOCH '%s' is not a number of seconds",
-				 s);
-	*out = (time_t)v;
-	return 0;
+	*out = rc || v < 0 ? 0 : (time_t)v;
+	return rc;
 }
 
 static time_t ext_now(ext2_filsys efs)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "imgpatch-internal.h"
+#include "core/epoch.h"
 #include "core/io.h"
 #include "core/endian.h"
 
@@ -711,10 +712,12 @@ static int fat_stage(const void *data, size_t len, char *tmpl, size_t tmplen)
 {
 	const char *dir = getenv("TMPDIR");
 	struct timespec times[2];
-	const char *epoch = getenv("SOURCE_DATE_EPOCH");
 	const uint8_t *p = data;
-	int fd, n, err;
+	int64_t epoch;
+	int fd, n, err = -imgp_source_date_epoch(&epoch);
 
+	if (err)
+		return -err;
 	n = snprintf(tmpl, tmplen, "%s/imgpatch-XXXXXX", dir && *dir ? dir : "/tmp");
 	if (n < 0 || (size_t)n >= tmplen)
 		return imgp_fail(ENAMETOOLONG, "TMPDIR too long");
@@ -733,8 +736,8 @@ static int fat_stage(const void *data, size_t len, char *tmpl, size_t tmplen)
 	}
 	/* Reproducible images: the FAT timestamp comes from SOURCE_DATE_EPOCH. */
 	times[0].tv_nsec = times[1].tv_nsec = UTIME_NOW;
-	if (epoch && *epoch) {
-		times[0].tv_sec = times[1].tv_sec = (time_t)strtoll(epoch, NULL, 10);
+	if (epoch >= 0) {
+		times[0].tv_sec = times[1].tv_sec = (time_t)epoch;
 		times[0].tv_nsec = times[1].tv_nsec = 0;
 	}
 	if (futimens(fd, times) < 0 || close(fd) < 0) {

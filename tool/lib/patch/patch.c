@@ -12,6 +12,7 @@
 #include <nettle/sha2.h>
 
 #include "imgpatch-internal.h"
+#include "core/epoch.h"
 
 
 void imgp_patch_init(struct imgp_patch *patch, struct imgp_disk *disk)
@@ -321,8 +322,12 @@ static int describe_change(const struct imgp_change *c, struct imgp_buf *out)
 
 int imgp_patch_describe(const struct imgp_patch *patch, struct imgp_buf *out)
 {
-	int rc = 0;
+	int64_t epoch;
+	/* Refused before the plan is shown, not when the commit gets to it. */
+	int rc = imgp_source_date_epoch(&epoch);
 
+	if (rc)
+		return rc;
 	for (size_t i = 0; !rc && i < patch->nchanges; i++)
 		rc = describe_change(&patch->changes[i], out);
 	return rc ? imgp_fail(ENOMEM, "out of memory") : 0;
