@@ -10,40 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/distance.h"
 #include "recipe-internal.h"
 
 /* ---------------------------------------------------- libconfuse glue */
 
 static _Thread_local const char *cfg_path;
 static _Thread_local bool cfg_failed;
-
-/* Edit distance of two short words, capped: enough to catch typos. */
-static size_t word_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), row[NAME_MAX_LEN + 1];
-
-	if (la > NAME_MAX_LEN || lb > NAME_MAX_LEN)
-		return SIZE_MAX;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t best = diag + (a[i - 1] != b[j - 1]);
-
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
 
 /* libconfuse's messages, as "FILE:LINE: msg", into the failure message. */
 static void cfg_errfn(cfg_t *cfg, const char *fmt, va_list ap)
@@ -61,7 +34,7 @@ static void cfg_errfn(cfg_t *cfg, const char *fmt, va_list ap)
 		size_t best = 3;
 
 		for (cfg_opt_t *o = cfg->opts; o->name; o++) {
-			size_t d = word_distance(key, o->name);
+			size_t d = imgp_word_distance(key, o->name);
 
 			if (d < best) {
 				best = d;
