@@ -358,6 +358,15 @@ int imgp_dt_node_path(const struct imgp_dtb *dtb, int node, char *out,
 		      size_t outlen);
 /* Deletes a property. Returns 0 when deleted, 1 when it was absent. */
 int imgp_dt_delete_prop(struct imgp_dtb *dtb, int node, const char *prop);
+/* Whether the node at path has prop; false when there is no such node. */
+bool imgp_dt_has_prop(const struct imgp_dtb *dtb, const char *path,
+		      const char *prop);
+/*
+ * -ENOENT for a property the node lacks, the message naming the ones it has
+ * with a close name (a typo, another case), or else all it has.
+ */
+int imgp_dt_prop_not_found(const struct imgp_dtb *dtb, int node,
+			   const char *prop);
 /*
  * Formats a property value as dtc would print it ("<0x01 0x02>", "\"a\", \"b\"",
  * "[01 02]", "" for empty) into out. Returns 0 or -ENOSPC (truncated).
@@ -611,6 +620,7 @@ struct imgp_patch {
 	char *dtb_origin;        /* "fdt-x.dtb in p1 /image.fit" */
 	struct imgp_buf dtb_notes;
 	struct imgp_buf dtb_before; /* the loaded tree as DTS, for the plan's diff */
+	struct imgp_dtb dtb_source; /* the tree as loaded, before this run's edits */
 	size_t nchanges;
 	struct imgp_change *changes;
 };

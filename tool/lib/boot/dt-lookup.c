@@ -9,9 +9,11 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <libfdt.h>
 
+#include "core/distance.h"
 #include "dt-internal.h"
 
 /* Candidate lists in messages stop here: a message is not a listing. */
@@ -314,5 +316,62 @@ int imgp_dt_find_node(const struct imgp_dtb *dtb, const char *spec)
 		rc = dt_not_found(fdt, "node", spec, base, dt_base_len(base));
 	}
 	imgp_buf_free(&l.buf);
+	return rc;
+}
+
+/* ---------------------------------------------------------- properties */
+
+/* Property names this close to the one asked for are offered as typos. */
+#define DT_CLOSE 2
+
+bool imgp_dt_has_prop(const struct imgp_dtb *dtb, const char *path,
+		      const char *prop)
+{
+	int node;
+
+	if (!dtb->fdt)
+		return false;
+	node = fdt_path_offset(dtb->fdt, path);
+	return node >= 0 && fdt_getprop(dtb->fdt, node, prop, NULL) != NULL;
+}
+
+int imgp_dt_prop_not_found(const struct imgp_dtb *dtb, int node,
+			   const char *prop)
+{
+	const void *fdt = dtb->fdt;
+	struct imgp_buf close = { 0 }, all = { 0 };
+	size_t nclose = 0, nall = 0;
+	int off, err = 0, rc;
+
+	fdt_for_each_property_offset(off, fdt, node) {
+		const char *name;
+
+		if (!fdt_getprop_by_offset(fdt, off, &name, NULL))
+			continue;
+		if (nall < DT_LIST_MAX)
+			err |= imgp_buf_printf(&all, "%s%s", nall ? ", " : "", name);
+		else if (nall == DT_LIST_MAX)
+			err |= imgp_buf_printf(&all, ", ...");
+		nall++;
+		if (strcasecmp(name, prop) &&
+		    imgp_word_distance(name, prop) > DT_CLOSE)
+			continue;
+		if (nclose < DT_LIST_MAX)
+			err |= imgp_buf_printf(&close, "%s%s", nclose ? ", " : "", name);
+		nclose++;
+	}
+	if (err)
+		rc = imgp_fail(ENOMEM, "out of memory");
+	else if (nclose)
+		rc = imgp_fail(ENOENT, "property '%s' not found (candidates: %s)",
+			       prop, (const char *)close.data);
+	else if (nall)
+		rc = imgp_fail(ENOENT, "property '%s' not found (the node has: %s)",
+			       prop, (const char *)all.data);
+	else
+		rc = imgp_fail(ENOENT, "property '%s' not found (the node has none)",
+			       prop);
+	imgp_buf_free(&close);
+	imgp_buf_free(&all);
 	return rc;
 }

@@ -34,6 +34,7 @@ void imgp_patch_free(struct imgp_patch *patch)
 	free(patch->changes);
 	if (patch->have_dtb)
 		imgp_dtb_free(&patch->dtb);
+	imgp_dtb_free(&patch->dtb_source);
 	free(patch->dtb_origin);
 	imgp_buf_free(&patch->dtb_notes);
 	imgp_buf_free(&patch->dtb_before);
