@@ -723,7 +723,11 @@ int imgp_patch_bootscr(struct imgp_patch *patch, const char *part,
 
 /* Number of planned changes that really change a file. */
 size_t imgp_patch_pending(const struct imgp_patch *patch);
-/* Appends the human-readable plan (before/after of each change) to out. */
+/*
+ * Appends the human-readable plan (before/after of each change) to out.
+ * Returns 0, -ENOMEM, or -EINVAL when SOURCE_DATE_EPOCH is not a number of
+ * seconds (checked here, so that a bad value stops a run before its plan).
+ */
 int imgp_patch_describe(const struct imgp_patch *patch, struct imgp_buf *out);
 /*
  * Writes every pending change into the image at path, which must have the
