@@ -61,7 +61,7 @@ plan_problem()
 
 	plans=$(grep -E '^1\.\.[0-9]+' "$1" | sed 's/[^0-9.].*//')
 	case "$plans" in
-	'') echo "no plan (1..N): it stopped before the end" ;;
+	'') echo "no plan (1..N): it stopped early, or prints none" ;;
 	*$'\n'*) echo "more than one plan" ;;
 	"1..$2") ;;
 	*) echo "plan $plans, but $2 checks ran" ;;
