@@ -617,9 +617,10 @@ static bool setup(const char *fsfile, const char *disk)
 	return make_disk(disk, fsfile);
 }
 
-static bool have_tools(void)
+/* The first tool of the fixtures that does not run, or NULL. */
+static const char *missing_tool(void)
 {
-	const char *const tools[][3] = {
+	static const char *const tools[][3] = {
 		{ "mke2fs", "-V", NULL }, { "debugfs", "-V", NULL },
 		{ "e2fsck", "-V", NULL }, { "sfdisk", "--version", NULL },
 	};
@@ -627,8 +628,8 @@ static bool have_tools(void)
 
 	for (i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
 		if (unit_spawn(tools[i], NULL, NULL) != 0)
-			return false;
-	return true;
+			return tools[i][0];
+	return NULL;
 }
 
 /* ---------------------------------------------------------- symbolic links */
@@ -999,7 +1000,7 @@ int main(void)
 {
 	const char *path = getenv("PATH");
 	char newpath[4096], fbuf[128], dbuf[128], cbuf[128];
-	const char *fsfile, *disk, *copy;
+	const char *fsfile, *disk, *copy, *missing;
 
 	/* e2fsprogs live in sbin, which is not always on PATH. */
 	snprintf(newpath, sizeof(newpath), "%s:/usr/sbin:/sbin", path ? path : "/usr/bin:/bin");
@@ -1007,8 +1008,10 @@ int main(void)
 	setenv("LC_ALL", "C", 1);
 	setenv("TZ", "UTC", 1);
 	setenv("SOURCE_DATE_EPOCH", EPOCH, 1);
-	if (!have_tools()) {
-		printf("ok 1 - ext backend # SKIP e2fsprogs or sfdisk not installed\n");
+	missing = missing_tool();
+	if (missing) {
+		/* The form tests/run.sh reads: in CI the tool cannot be missing. */
+		printf("ok 1 - ext backend # SKIP missing tool: %s\n1..1\n", missing);
 		return 0;
 	}
 	if (unit_tmpdir_create("fs-ext")) {

@@ -53,8 +53,7 @@ static int check_hook(struct doctor *d)
 		word = "user.scr";
 	if (!word || doctor_script_mentions(d, word))
 		return 0;
-	f = doctor_add(d, "boot-override-ignored",
-		       tree_findings(d) ? IMGP_SEVERITY_WARNING : IMGP_SEVERITY_INFO);
+	f = doctor_add_milder(d, DOCTOR_BOOT_OVERRIDE_IGNORED, !tree_findings(d));
 	if (!f)
 		return -ENOMEM;
 	f->partition = d->boot->number;
@@ -245,7 +244,7 @@ static int add_choice(struct doctor *d, const struct fit_choice *c)
 	size_t warnings;
 	int rc;
 
-	f = doctor_add(d, "fit-config", IMGP_SEVERITY_INFO);
+	f = doctor_add(d, DOCTOR_FIT_CONFIG);
 	if (!f)
 		return -ENOMEM;
 	f->partition = d->boot->number;
