@@ -77,7 +77,7 @@ static int job_start(const struct cli_apply *o, const struct imgp_recipe *r,
 		fflush(stdout);
 		if (write(pipefd[1], &changes, sizeof(changes)) != sizeof(changes))
 			rc = rc ? rc : EXIT_ERROR;
-		_exit(rc < 0 ? EXIT_OK : rc);
+		_exit(rc);
 	}
 	close(logfd);
 	close(pipefd[1]);
