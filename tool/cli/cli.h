@@ -77,6 +77,14 @@ int cli_io_commit(struct cli_io *io, struct imgp_patch *patch);
 /* Removes the working copy, if it was a temporary one. */
 void cli_io_close(struct cli_io *io);
 
+/*
+ * Checks, before any work, that new files can be made in dir (the folder
+ * itself) or beside path: else one error line naming it, why not and the
+ * hint, and EXIT_ERROR.
+ */
+int cli_check_folder(const char *dir, const char *what, const char *hint);
+int cli_check_output(const char *path, const char *what);
+
 /* An image opened only to be read (info, cat, doctor). */
 struct cli_read {
 	struct imgp_work src;     /* src.format: the image's format */

@@ -262,29 +262,36 @@ static char *folder_of(const char *path)
 	return dir;
 }
 
-/*
- * Whether a new file can be made in the folder of path: "" when it can,
- * else why not.
- */
-static const char *folder_problem(const char *path, char **dir)
+/* Whether new files can be made in dir: "" when they can, else why not. */
+static const char *folder_problem(const char *dir)
 {
 	struct stat st;
 
-	*dir = folder_of(path);
-	if (stat(*dir, &st) < 0)
+	if (stat(dir, &st) < 0)
 		return errno == ENOENT ? "does not exist" : strerror(errno);
 	if (!S_ISDIR(st.st_mode))
 		return "is not a folder";
-	if (access(*dir, W_OK | X_OK) < 0)
+	if (access(dir, W_OK | X_OK) < 0)
 		return errno == EROFS ? "is on a read-only file system" : "is not writable";
 	return "";
 }
 
-/* A file for path can be made in its folder; else an error (exit 1) with hint. */
+int cli_check_folder(const char *dir, const char *what, const char *hint)
+{
+	const char *why = folder_problem(dir);
+
+	if (!*why)
+		return EXIT_OK;
+	error("%s: cannot write %s: the folder %s%s%s", dir, what, why,
+	      hint ? ": " : "", hint ? hint : "");
+	return EXIT_ERROR;
+}
+
+/* A new file path can be made (beside a temporary one); else an error with hint. */
 static int check_folder(const char *path, const char *what, const char *hint)
 {
-	char *dir;
-	const char *why = folder_problem(path, &dir);
+	char *dir = folder_of(path);
+	const char *why = folder_problem(dir);
 	int rc = EXIT_OK;
 
 	if (*why) {
@@ -294,6 +301,11 @@ static int check_folder(const char *path, const char *what, const char *hint)
 	}
 	free(dir);
 	return rc;
+}
+
+int cli_check_output(const char *path, const char *what)
+{
+	return check_folder(path, what, NULL);
 }
 
 /*

@@ -132,7 +132,10 @@ static int unknown_option(struct cli_parser *p, const char *shown)
 	for (size_t i = 0; n < NAMES_MAX && (o = option_at(p->cmd, i)); i++)
 		names[n++] = o->name;
 	near = strlen(shown) > 2 ? cli_closest(shown + strspn(shown, "-"), names, n) : NULL;
-	if (near)
+	/* "-xyz" that is no long option's typo: only its unknown letter. */
+	if (!near && shown[1] != '-' && shown[2])
+		usage_error(p->cmd->name, "unknown option '-%c'", shown[1]);
+	else if (near)
 		usage_error(p->cmd->name, "unknown option '%s' (did you mean '--%s'?)",
 			    shown, near);
 	else
@@ -194,6 +197,7 @@ static int read_long(struct cli_parser *p, const char *arg)
 static int read_short(struct cli_parser *p)
 {
 	const struct cli_option *o;
+	const char *shown;
 	char letter = *p->cluster++;
 
 	for (size_t i = 0; (o = option_at(p->cmd, i)); i++) {
@@ -212,8 +216,11 @@ static int read_short(struct cli_parser *p)
 			p->cluster = NULL;
 		return 0;
 	}
+	/* "-dry-run": the whole word, when it starts the cluster, may be a typo. */
+	shown = p->cluster - 1 == p->argv[p->next - 1] + 1 ? p->argv[p->next - 1]
+							    : (char[]){ '-', letter, '\0' };
 	p->cluster = NULL;
-	return unknown_option(p, (char[]){ '-', letter, '\0' });
+	return unknown_option(p, shown);
 }
 
 int cli_next(struct cli_parser *p)
