@@ -153,7 +153,10 @@ test_expect_success '-o or --bmap into a folder that does not exist: refused bef
 		patch kv.img.xz $FSTAB_EDIT -o nodir/out.img.xz &&
 	refused 1 "^imgpatch: nodir/o.bmap: cannot write the block map: folder nodir does not exist\$" \
 		apply kv260-uhs kv.img --set carrier=revB -o o.img --bmap nodir/o.bmap &&
-	test ! -e o.img && test ! -e nodir &&
+	mkdir adir &&
+	refused 1 "^imgpatch: adir: cannot write the output: it is a folder: give -o a file name\$" \
+		patch kv.img $FSTAB_EDIT -o adir &&
+	test ! -e o.img && test ! -e nodir && test -z "$(ls -A adir)" &&
 	! ls .out.img.* .o.img.* 2>/dev/null &&
 	# A dry run writes nothing and needs no folder.
 	imgpatch patch kv.img $FSTAB_EDIT -o nodir/out.img -n >out &&

@@ -320,6 +320,13 @@ static int check_outputs(const struct cli_io *io, bool in_place_raw)
 	if (io->dry_run)
 		return EXIT_OK;
 	if (io->out) {
+		struct stat st;
+
+		if (stat(io->out, &st) == 0 && S_ISDIR(st.st_mode)) {
+			error("%s: cannot write the output: it is a folder: give -o a file name",
+			      io->out);
+			return EXIT_ERROR;
+		}
 		rc = check_folder(io->out, "the output", NULL);
 		if (rc)
 			return rc;
