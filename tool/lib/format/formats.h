@@ -3,7 +3,7 @@
  * The registry of image formats (formats.c), private to tool/lib/format:
  * each compression and archive format is one entry with its names, file
  * suffix, how libarchive recognises and reads it, and how it is written.
- * unpack.c, pack.c and work.c only look formats up here; a new format is
+ * unpack.c and pack.c only look formats up here; a new format is
  * one entry.
  */
 #ifndef IMGP_FORMATS_H
