@@ -166,6 +166,18 @@ assert s[\"broken.img\"][\"status\"] == \"failed\" and \"past the end\" in s[\"b
 	test -f outdir/two.img && ! test -e outdir/broken.img
 '
 
+test_expect_success 'apply --dry-run --json on a batch: a valid report of plans' '
+	cp --sparse=always kv.img three.img && s=$(sum_file three.img) &&
+	imgpatch apply kv260-uhs one.img three.img --set carrier=revB -n --json dry.json >out &&
+	validate apply.schema.json dry.json &&
+	json_check dry.json "
+s = {e[\"image\"]: e for e in d[\"images\"]}
+assert d[\"dry_run\"] is True, d
+assert s[\"one.img\"][\"status\"] == \"already applied\", s
+assert s[\"three.img\"][\"status\"] == \"planned\" and s[\"three.img\"][\"changes\"] > 0, s" &&
+	test_file_unchanged three.img "$s"
+'
+
 test_expect_success 'recipes --json: valid, and every shipped recipe file is listed' '
 	imgpatch recipes --json >recipes.json &&
 	validate recipes.schema.json recipes.json &&

@@ -82,6 +82,24 @@ static void progress_handler(const char *what, uint64_t done, uint64_t total,
 	}
 }
 
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+/* "'instal' is not an imgpatch command (did you mean 'info'?)": exit 2. */
+static int unknown_command(const char *word)
+{
+	const char *names[NCOMMANDS], *near;
+
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		names[i] = commands[i].name;
+	near = word[0] == '-' ? NULL : cli_closest(word, names, NCOMMANDS);
+	if (word[0] == '-')
+		return usage_error(NULL, "unknown option '%s'", word);
+	if (near)
+		return usage_error(NULL, "'%s' is not an imgpatch command (did you mean '%s'?)",
+				   word, near);
+	return usage_error(NULL, "'%s' is not an imgpatch command", word);
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -89,7 +107,7 @@ static void usage(FILE *out)
 		"       imgpatch --help | --version\n"
 		"Patch SD-card disk images offline: no mounting, no loop devices, no root.\n\n"
 		"Commands:\n");
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (size_t i = 0; i < NCOMMANDS; i++)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\nRun 'imgpatch COMMAND --help' for a command's options.\n"
 		     "Exit status: 0 done, 1 error, 2 usage error, 3 a doctor finding\n"
@@ -113,9 +131,9 @@ int main(int argc, char **argv)
 	signal(SIGXFSZ, SIG_IGN);
 	imgp_log_set_handler(log_handler, NULL);
 	imgp_progress_set_handler(progress_handler, NULL);
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+	for (size_t i = 0; i < NCOMMANDS; i++) {
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
 	}
-	return usage_error(NULL, "'%s' is not an imgpatch command", argv[1]);
+	return unknown_command(argv[1]);
 }

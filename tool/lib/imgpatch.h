@@ -869,8 +869,22 @@ enum imgp_format {
 	IMGP_FMT_TAR,            /* tar, possibly compressed (.tar.xz, ...) */
 };
 
+/*
+ * Every format is one entry of the registry in format/formats.c: its name,
+ * --compress names, output suffix, how it is recognised and read, and how
+ * it is written (levels, threads).
+ */
 /* "raw", "xz", "gzip", ... */
 const char *imgp_format_name(enum imgp_format fmt);
+/*
+ * A format asked for by name ("xz", "gz" or "gzip", "none" or "raw"): only
+ * those imgpatch can write. Returns 0 or -EINVAL.
+ */
+int imgp_format_parse(const char *name, enum imgp_format *fmt);
+/* What imgp_format_parse() takes, for messages: "xz, gz, zst, bz2, lz4 or none". */
+const char *imgp_format_choices(void);
+/* True for a compressed stream imgpatch can also write (not raw, no archive). */
+bool imgp_format_is_compressed(enum imgp_format fmt);
 /*
  * Detects the format of a file from its first bytes (magic numbers, via
  * libarchive's bidders). Returns 0 or -errno.
@@ -897,6 +911,52 @@ int imgp_pack(const char *src, const char *dst, const struct imgp_pack_opts *opt
  * ZSTD, ".bz2" BZIP2, ".lz4" LZ4, anything else RAW.
  */
 enum imgp_format imgp_format_from_name(const char *path);
+
+/* ----------------------------------------------------------------- work.c */
+
+/*
+ * Any image imgpatch reads (raw, compressed, archived, a block device) as
+ * a raw working image, and the working image written back. A raw image is
+ * worked on as it is; anything else is unpacked into a working copy the
+ * caller names (and removes), block-wise when it is a multi-block .xz that
+ * will be written back as .xz (only the blocks read are decoded, only those
+ * written re-encoded).
+ */
+struct imgp_work {
+	const char *image;          /* as given */
+	enum imgp_format format;    /* of image, by content (a device: RAW) */
+	const char *path;           /* the raw image to open: image, or the copy */
+	struct imgp_xz_image *xz;   /* the block-wise .xz, or NULL */
+};
+
+struct imgp_work_opts {
+	/* How the result is written back; NULL: only read (never block-wise). */
+	const struct imgp_pack_opts *out;
+	bool whole;                 /* unpack whole: a bmap of the output needs it */
+	bool zero_holes;            /* see imgp_unpack() */
+};
+
+/*
+ * Detects image's format (a block device is not read: RAW). Then
+ * imgp_work_unpack() is needed unless it is RAW. Returns 0 or -errno.
+ */
+int imgp_work_probe(struct imgp_work *w, const char *image);
+/*
+ * Unpacks a compressed or archived image into copy (a file the caller
+ * made), block-wise for a multi-block .xz written back as .xz with the
+ * default level; w->path is copy then. Returns 0 or -errno.
+ */
+int imgp_work_unpack(struct imgp_work *w, const char *copy,
+		     const struct imgp_work_opts *opts);
+/*
+ * Writes the working image into dst (created or truncated) as opts asks:
+ * a block-wise .xz re-encodes only the blocks written to, other formats
+ * compress it whole, RAW copies it sparse. Synced. Returns 0 or -errno.
+ */
+int imgp_work_pack(struct imgp_work *w, const char *dst,
+		   const struct imgp_pack_opts *opts);
+/* Releases w (the copy itself stays the caller's). */
+void imgp_work_close(struct imgp_work *w);
 
 /*
  * Writes a bmaptool 2.0 block map of the raw image at path (block size
