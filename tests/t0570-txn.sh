@@ -104,6 +104,29 @@ test_expect_success 'a finished journal of another image with another disk: refu
 	test_file_unchanged d.img "$(cat d.sum)" && test_file_unchanged e.img "$(cat e.sum)"
 '
 
+# sync_order TRACE NAME: the order of the syncs and the rename that put the
+# output NAME in place, from "strace -y": fsync file, rename, fsync folder.
+sync_order()
+{
+	awk -v name="$2" -v dir="$PWD" '
+		index($0, "fsync(") && index($0, "/." name ".") { print "fsync file" }
+		index($0, "rename(") && index($0, ", \"" name "\")") { print "rename" }
+		index($0, "fsync(") && index($0, "<" dir ">)") { print "fsync folder" }
+	' "$1" | uniq
+}
+
+if command -v strace >/dev/null; then
+test_expect_success 'an output is synced, renamed, and then its folder synced' '
+	# LeakSanitizer cannot run under ptrace.
+	ASAN_OPTIONS=$ASAN_OPTIONS:detect_leaks=0 strace -f -y -e trace=fsync,rename -o trace \
+		"$IMGPATCH" patch orig.img --fstab /:+noatime -o st.img >/dev/null &&
+	sync_order trace st.img >order &&
+	printf "fsync file\nrename\nfsync folder\n" >want.order && test_cmp want.order order
+'
+else
+test_skip 'an output is synced, renamed, and then its folder synced' 'no strace here'
+fi
+
 # The test build pauses on request; a build without the hook never does.
 IMGPATCH_TEST_PAUSE=copy:$PWD/probe "$IMGPATCH" patch orig.img --fstab /:+noatime \
 	-o probe.img >/dev/null 2>&1 &
