@@ -48,9 +48,9 @@ static int job_start(const struct cli_apply *o, const struct imgp_recipe *r,
 
 	snprintf(job->log, sizeof(job->log), "%s/imgpatch-batch-XXXXXX",
 		 getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	logfd = mkstemp(job->log);
+	logfd = imgp_temp_create(job->log);
 	if (logfd < 0)
-		return imgp_fail(errno, "cannot create a log file: %s", strerror(errno));
+		return logfd;
 	if (pipe(pipefd) < 0) {
 		close(logfd);
 		return imgp_fail(errno, "pipe: %s", strerror(errno));
@@ -123,7 +123,7 @@ static void job_finish(struct job *job, int wstatus)
 	if (job->status && !job->error && WIFSIGNALED(wstatus) &&
 	    asprintf(&job->error, "killed by signal %d", WTERMSIG(wstatus)) < 0)
 		job->error = NULL;
-	unlink(job->log);
+	imgp_temp_remove(job->log);
 	job->done = true;
 }
 

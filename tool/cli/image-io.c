@@ -3,11 +3,12 @@
  * Images as they come and go. The writing commands (patch, apply): the
  * library's working image (imgp_work_*) is planned on and written into, and
  * the output (raw and sparse, or compressed, plus a bmap) is made under a
- * temporary name in its folder and renamed into place only when complete.
- * A raw input without -o is patched in place, with Ctrl-C held off while it
- * is written. Every output and permission is checked before the plan. The
- * reading commands (info, cat, doctor) open an image read-only, a
- * compressed one through a working copy in $TMPDIR.
+ * temporary name in its folder and renamed into place only when complete
+ * (the signal handler in main.c removes the temporary files). A raw input
+ * without -o is patched in place, with Ctrl-C held off while it is written.
+ * Every output and permission is checked before the plan. The reading
+ * commands (info, cat, doctor) open an image read-only, a compressed one
+ * through a working copy in $TMPDIR.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,46 +22,12 @@
 
 #include "cli.h"
 
-/* Temporary files to remove when the run is interrupted. */
-#define TEMPS_MAX 4
-static char *temps[TEMPS_MAX];
-
-static void on_signal(int sig)
-{
-	for (int i = 0; i < TEMPS_MAX; i++)
-		if (temps[i])
-			unlink(temps[i]);
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static void temp_register(char *path)
-{
-	static bool handlers;
-
-	if (!handlers) {
-		signal(SIGINT, on_signal);
-		signal(SIGTERM, on_signal);
-		signal(SIGHUP, on_signal);
-		handlers = true;
-	}
-	for (int i = 0; i < TEMPS_MAX; i++) {
-		if (!temps[i]) {
-			temps[i] = path;
-			return;
-		}
-	}
-}
-
 /* Removes a temporary file (if still there) and forgets it. */
 static void temp_drop(char **path)
 {
 	if (!*path)
 		return;
-	for (int i = 0; i < TEMPS_MAX; i++)
-		if (temps[i] == *path)
-			temps[i] = NULL;
-	unlink(*path);
+	imgp_temp_remove(*path);
 	free(*path);
 	*path = NULL;
 }
@@ -85,10 +52,9 @@ static int temp_create(const char *near, char **out)
 	}
 	if (asprintf(out, "%s/.%s.XXXXXX", dir, base) < 0)
 		die("out of memory");
-	fd = mkstemp(*out);
+	fd = imgp_temp_create(*out);
 	if (fd < 0) {
-		rc = imgp_fail(errno, "%s: cannot create a temporary file: %s", *out,
-			       strerror(errno));
+		rc = fd;
 		free(*out);
 		*out = NULL;
 	} else {
@@ -98,7 +64,6 @@ static int temp_create(const char *near, char **out)
 		umask(mask);
 		fchmod(fd, 0666 & ~mask);
 		close(fd);
-		temp_register(*out);
 	}
 	free(dir_copy);
 	free(base_copy);
@@ -107,12 +72,10 @@ static int temp_create(const char *near, char **out)
 
 static int temp_rename(char **tmp, const char *final)
 {
-	if (rename(*tmp, final) < 0)
-		return imgp_fail(errno, "%s: cannot rename into place: %s", final,
-				 strerror(errno));
-	for (int i = 0; i < TEMPS_MAX; i++)
-		if (temps[i] == *tmp)
-			temps[i] = NULL;
+	int rc = imgp_temp_commit(*tmp, final);
+
+	if (rc)
+		return rc;
 	free(*tmp);
 	*tmp = NULL;
 	return 0;
@@ -403,6 +366,9 @@ int cli_io_open(struct cli_io *io, const char *cmd)
 			return open_in_place(io);
 		return EXIT_OK;
 	}
+	/* --in-place replaces IMAGE: one run at a time, as for a raw image. */
+	if (io->in_place && !io->dry_run && (io->lock_fd = imgp_lock(io->image)) < 0)
+		return error_lib(io->image);
 	/* The working copy lives where the output will, so the rename is atomic. */
 	final = io->out ? io->out : io->in_place ? io->image : NULL;
 	/* A bmap maps the whole image; IMGPATCH_XZ_WHOLE turns block-wise off. */

@@ -189,6 +189,12 @@ void imgp_journal_abandon(struct imgp_journal *j);
 
 /* Test builds: the place where a simulated crash may strike after a write. */
 void imgp_fault_point(void);
+/*
+ * Test builds: IMGPATCH_TEST_PAUSE=POINT:FILE makes the run create FILE on
+ * reaching POINT and wait there while FILE exists (at most a minute), so a
+ * test can act (a signal, a second run) at a known step. A no-op otherwise.
+ */
+void imgp_test_pause(const char *point);
 
 /* ------------------------------------------------------------------- run.c */
 

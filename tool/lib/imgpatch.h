@@ -581,6 +581,29 @@ void imgp_progress(const char *what, uint64_t done, uint64_t total);
  */
 int imgp_copy_sparse(const char *src, const char *dst);
 
+/* ------------------------------------------------------------ tempfiles.c */
+
+/*
+ * Creates a temporary file from tmpl ("DIR/NAME-XXXXXX", mkstemp) and puts
+ * it on the run's list of temporary files, with no signal in between.
+ * Returns the open fd (O_CLOEXEC) or -errno with a message.
+ */
+int imgp_temp_create(char *tmpl);
+/* Takes path off the list (it was renamed or removed). */
+void imgp_temp_forget(const char *path);
+/* Removes the temporary file path and takes it off the list. */
+void imgp_temp_remove(const char *path);
+/*
+ * Puts the temporary file tmp in place as final, durably: syncs tmp,
+ * renames it, takes it off the list, syncs final's folder. 0 or -errno.
+ */
+int imgp_temp_commit(const char *tmp, const char *final);
+/*
+ * Removes every temporary file this process has on the list. Only unlink()
+ * and atomic operations: safe in a signal handler and at exit.
+ */
+void imgp_temp_remove_all(void);
+
 /* ----------------------------------------------------------------- patch.c */
 
 /*

@@ -91,6 +91,7 @@ int imgp_copy_sparse(const char *src, const char *dst)
 		rc = imgp_fail(err, "%s: cannot create: %s", dst, strerror(err));
 		goto done;
 	}
+	imgp_test_pause("copy");
 	buf = malloc(COPY_CHUNK);
 	if (!buf) {
 		rc = imgp_fail(ENOMEM, "out of memory");

@@ -721,16 +721,13 @@ static int fat_stage(const void *data, size_t len, char *tmpl, size_t tmplen)
 	n = snprintf(tmpl, tmplen, "%s/imgpatch-XXXXXX", dir && *dir ? dir : "/tmp");
 	if (n < 0 || (size_t)n >= tmplen)
 		return imgp_fail(ENAMETOOLONG, "TMPDIR too long");
-	fd = mkstemp(tmpl);
-	if (fd < 0) {
-		err = errno;
-		return imgp_fail(err, "cannot create temporary file %s: %s", tmpl,
-				 strerror(err));
-	}
+	fd = imgp_temp_create(tmpl);
+	if (fd < 0)
+		return fd;
 	err = -imgp_write_all(fd, p, len, -1);
 	if (err) {
 		close(fd);
-		unlink(tmpl);
+		imgp_temp_remove(tmpl);
 		return imgp_fail(err, "cannot write temporary file %s: %s",
 				 tmpl, strerror(err));
 	}
@@ -742,9 +739,10 @@ static int fat_stage(const void *data, size_t len, char *tmpl, size_t tmplen)
 	}
 	if (futimens(fd, times) < 0 || close(fd) < 0) {
 		err = errno;
-		unlink(tmpl);
+		imgp_temp_remove(tmpl);
 		return imgp_fail(err, "temporary file %s: %s", tmpl, strerror(err));
 	}
+	imgp_test_pause("stage");
 	return 0;
 }
 
@@ -773,7 +771,7 @@ static int fat_write_file(struct imgp_fs *fs, const char *path,
 	if (rc)
 		return rc;
 	rc = imgp_run(argv, mtools_env, NULL);
-	unlink(tmp);
+	imgp_temp_remove(tmp);
 	/* mcopy wrote to the image itself: what was listed may be gone. */
 	if (priv->copy_fd < 0)
 		fat_listing_drop();
