@@ -224,6 +224,16 @@ for label in atari sun dvh mac; do
 	'
 done
 
+# parted clears a GPT when it writes another label; a Sun label copied
+# over sector 0 of a GPT disk leaves both GPT headers: still a Sun disk to
+# libblkid and sfdisk.
+test_expect_success 'Sun label over a GPT: refused by name, not as a GPT' '
+	make_sgdisk sungpt.img &&
+	dd if=sun.img of=sungpt.img bs=512 count=1 conv=notrunc 2>/dev/null &&
+	sfdisk -J sungpt.img | jq -e ".partitiontable.label == \"sun\"" &&
+	refuses sungpt.img "sun partition table: not supported (imgpatch reads GPT and MBR)\$"
+'
+
 # mtools 4.0.33 fails "mdir -/ ::/" on an empty root folder.
 test_expect_success 'FAT with an empty root folder: info, cat, a write' '
 	truncate -s 64M empty.img &&

@@ -122,11 +122,12 @@ static void part_copy_value(char *dst, size_t dstlen, const char *src)
 #define PROBE_SPAN ((uint64_t)1 << 20)
 
 /*
- * Neither GPT nor MBR: libblkid names the labels imgpatch does not read
- * (Atari, BSD, Sun, SGI, Mac...), so that the refusal says what is there.
- * It reads the file itself: an image unpacked on demand must hold both ends.
+ * Refuses the labels imgpatch does not read (Atari, BSD, Sun, SGI, Mac...)
+ * by the name libblkid gives them, so that the refusal says what is there;
+ * 0 when libblkid names none and !last, else "no partition table". It
+ * reads the file itself: an image unpacked on demand must hold both ends.
  */
-static int table_refuse_foreign(const struct imgp_image *img)
+static int table_refuse_foreign(const struct imgp_image *img, bool last)
 {
 	const char *val;
 	char pttype[32] = "";
@@ -154,11 +155,13 @@ static int table_refuse_foreign(const struct imgp_image *img)
 	    strcmp(pttype, "PMBR"))
 		return imgp_fail(ENOTSUP, "%s partition table: not supported (imgpatch reads GPT and MBR)",
 				 pttype);
-	return imgp_fail(ENOENT, "no partition table (neither GPT nor MBR)");
+	return last ? imgp_fail(ENOENT, "no partition table (neither GPT nor MBR)") : 0;
 }
 
 int imgp_table_read(const struct imgp_image *img, struct imgp_table *tab)
 {
+	uint8_t sig[2];
+	bool no_mbr;
 	int rc;
 
 	memset(tab, 0, sizeof(*tab));
@@ -166,6 +169,19 @@ int imgp_table_read(const struct imgp_image *img, struct imgp_table *tab)
 		return imgp_fail(EINVAL,
 				 "image is too small to hold a partition table (%llu bytes, an MBR needs 512)",
 				 (unsigned long long)img->size);
+	/*
+	 * Without 0x55aa in sector 0 there is no MBR, nor a GPT's protective
+	 * one: a label over a stale GPT header (parted's Sun label) is that.
+	 */
+	rc = imgp_image_read(img, 510, sig, sizeof(sig));
+	if (rc)
+		return rc;
+	no_mbr = sig[0] != 0x55 || sig[1] != 0xaa;
+	if (no_mbr) {
+		rc = table_refuse_foreign(img, false);
+		if (rc)
+			return rc;
+	}
 	for (size_t i = 0; i < sizeof(labels) / sizeof(labels[0]); i++) {
 		rc = labels[i].ops->probe(img);
 		if (rc < 0)
@@ -179,7 +195,9 @@ int imgp_table_read(const struct imgp_image *img, struct imgp_table *tab)
 			imgp_table_free(tab);
 		return rc;
 	}
-	return table_refuse_foreign(img);
+	/* libblkid was asked already when there is no MBR. */
+	return no_mbr ? imgp_fail(ENOENT, "no partition table (neither GPT nor MBR)")
+		      : table_refuse_foreign(img, true);
 }
 
 void imgp_table_free(struct imgp_table *tab)
