@@ -192,6 +192,21 @@ test_expect_success 'damaged backup GPT entries: the primary is used, with a war
 	warns bake.img "GPT: the backup header (LBA 131071) is damaged (entries array CRC mismatch)"
 '
 
+# Both copies sound but different: sfdisk is silent, Linux warns
+# (compare_gpts), and so does imgpatch; the primary is listed.
+test_expect_success 'backup GPT differing from the primary: the primary is used, with a warning' '
+	make_sgdisk diff.img &&
+	python3 "$TEST_DIR/bad/gptedit.py" diff.img --backup 2.name.flip &&
+	sum=$(sum_file diff.img) &&
+	sfdisk_parts diff.img >sfdisk.list &&
+	$IMGPATCH info --json diff.img >info.json 2>info.err &&
+	imgpatch_parts info.json >imgpatch.list &&
+	test_cmp sfdisk.list imgpatch.list &&
+	echo "imgpatch: warning: diff.img: GPT: the backup table (LBA 131071) differs from the primary; using the primary; \`sgdisk -e\` writes the backup again" >expect.err &&
+	test_cmp expect.err info.err &&
+	test_file_unchanged diff.img "$sum"
+'
+
 test_expect_success 'damaged primary GPT header: the backup is used, with a warning' '
 	make_sgdisk pri.img &&
 	printf "\132" | dd of=pri.img bs=1 seek=$((512 + 60)) conv=notrunc 2>/dev/null &&
