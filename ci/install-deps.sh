@@ -37,6 +37,8 @@ check_packages=(
 	# compressed and archived images, and bmaptool to flash them
 	xz-utils zstd bzip2 lz4 zip unzip p7zip-full tar bmap-tools binutils bsdutils
 	sed grep findutils python3 patch
+	# partition tables made by other tools (t0150)
+	gdisk parted xorriso
 	# libFuzzer for the fuzz smoke test
 	libclang-rt-14-dev
 	# make bench

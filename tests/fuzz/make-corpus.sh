@@ -4,7 +4,7 @@
 # make-corpus.sh OUTDIR
 #
 # Writes the seed corpora of the libFuzzer harnesses into OUTDIR/<area>/
-# (part, fit, dtb, bootscr, fstab, recipe, xz). The seeds come from the test
+# (part, fit, dtb, bootscr, fstab, recipe, xz, fat). The seeds come from the test
 # fixtures (tests/fixtures/mkimage-*.sh, tests/dtb, the shipped recipes and
 # the recipes in tests/t1000-recipes.sh), cut down where the fixture is
 # large, plus small hand-made inputs that reach the same code faster. Made
@@ -31,7 +31,7 @@ done
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/imgp-corpus.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$out"/{part,fit,dtb,bootscr,fstab,recipe,xz}
+mkdir -p "$out"/{part,fit,dtb,bootscr,fstab,recipe,xz,fat}
 
 # Runs a tool whose warnings about our deliberately odd inputs (a lower-case
 # FAT label, an old-style "hash@2" node) are noise; shows them on failure.
@@ -109,6 +109,30 @@ small_image mbr-short 64 - - <<-EOF
 	start=30, size=8, type=c
 	start=40, size=16, type=83
 EOF
+
+# -------------------------------------------------------------------- FAT
+# A boot sector, then what mtools prints of that FAT, NUL-separated:
+# mshowfat's chains, the "mdir -/ -b -a" listing, an "mdir -a" listing of
+# one file, and the name looked up.
+fat_seed()	# NAME FAT DRIVE FILE
+{
+	{
+		head -c 512 "$2"
+		mshowfat -i "$3" ::/ "$4" ::/boot; printf '\0'
+		mdir -/ -b -a -i "$3" ::/; printf '\0'
+		mdir -a -i "$3" "$4"; printf '\0'
+		printf '%s' "$4"
+	} >"$out/fat/$1" 2>/dev/null || true
+}
+fat_seed kv260 "$tmp/kv260.img" "$tmp/kv260.img@@1M" ::/image.fit
+truncate -s 16M "$tmp/fat16"
+quiet mkfs.vfat -F 16 -n BOOT "$tmp/fat16"
+mmd -i "$tmp/fat16" ::/boot ::/boot/overlays
+printf 'hello\n' >"$tmp/hello"
+mcopy -i "$tmp/fat16" "$tmp/hello" ::/boot/config.txt
+mcopy -i "$tmp/fat16" "$tmp/hello" "::/A long name.txt"
+fat_seed fat16 "$tmp/fat16" "$tmp/fat16" ::/boot/config.txt
+fat_seed kv260-empty "$tmp/fat" "$tmp/fat" ::/x
 
 # --------------------------------------------------------------- FIT, DTB
 

@@ -16,6 +16,8 @@
 /* Linux stops at a few hundred too; a longer chain is a loop or garbage. */
 #define MBR_MAX_LOGICAL 128
 #define MBR_MAX_PARTS (4 + MBR_MAX_LOGICAL)
+/* ISO 9660: the first volume descriptor's identifier, in its 2048-byte block 16. */
+#define ISO_VD_ID (16 * 2048 + 1)
 
 /* One 16-byte partition entry, as in the MBR and in every EBR. */
 struct mbr_entry {
@@ -248,6 +250,25 @@ static int mbr_read_chain(const struct imgp_image *img, struct imgp_table *tab,
 	}
 }
 
+/*
+ * An isohybrid image (xorriso, isohybrid) starts a partition at sector 0:
+ * it spans the ISO 9660 filesystem, whose first volume descriptor says
+ * "CD001" at byte 32769. sfdisk lists it as it is; no backend writes
+ * ISO 9660. Anywhere else a partition on top of the table is refused.
+ */
+static int mbr_is_isohybrid(const struct imgp_image *img)
+{
+	uint8_t id[5];
+	int rc;
+
+	if (img->size < ISO_VD_ID + sizeof(id))
+		return 0;
+	rc = imgp_image_read(img, ISO_VD_ID, id, sizeof(id));
+	if (rc)
+		return rc;
+	return !memcmp(id, "CD001", sizeof(id));
+}
+
 static int mbr_read(const struct imgp_image *img, struct imgp_table *tab)
 {
 	struct mbr_sector s;
@@ -287,7 +308,10 @@ static int mbr_read(const struct imgp_image *img, struct imgp_table *tab)
 			return imgp_fail(EINVAL,
 					 "MBR: partition %d is a GPT protective entry (type 0xee) but there is no valid GPT",
 					 i + 1);
-		if (start == 0)
+		rc = start == 0 ? mbr_is_isohybrid(img) : 1;
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
 			return imgp_fail(EINVAL,
 					 "MBR: partition %d starts at sector 0, on top of the partition table",
 					 i + 1);
