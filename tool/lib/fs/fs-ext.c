@@ -307,6 +307,41 @@ static bool ext_inode_used(ext2_filsys efs, ext2_ino_t ino,
 	       ext2fs_inode_data_blocks2(efs, (struct ext2_inode *)inode);
 }
 
+/*
+ * Walks an extent tree node by node (ext2fs_block_iterate3 does not report
+ * a corrupt tree), claiming the tree's own blocks and every mapped block.
+ */
+static void ext_survey_extents(struct ext_survey *sv, ext2_ino_t ino,
+			       struct ext2_inode *inode)
+{
+	struct ext2fs_extent extent;
+	ext2_extent_handle_t handle = NULL;
+	int op = EXT2_EXTENT_ROOT;
+	char why[256];
+	errcode_t err;
+
+	err = ext2fs_extent_open2(sv->efs, ino, inode, &handle);
+	while (!err && !sv->finding[0]) {
+		err = ext2fs_extent_get(handle, op, &extent);
+		op = EXT2_EXTENT_NEXT;
+		if (err)
+			break;
+		if (!(extent.e_flags & EXT2_EXTENT_FLAGS_LEAF)) {
+			/* An index entry: e_pblk is the node below, visited next. */
+			if (!(extent.e_flags & EXT2_EXTENT_FLAGS_SECOND_VISIT))
+				ext_claim(sv, extent.e_pblk);
+			continue;
+		}
+		for (__u32 i = 0; i < extent.e_len && !sv->finding[0]; i++)
+			ext_claim(sv, extent.e_pblk + i);
+	}
+	if (err && err != EXT2_ET_EXTENT_NO_NEXT)
+		ext_found(sv, "inode %u: its extent tree is corrupt (%s)", ino,
+			  ext_why(err, why, sizeof(why)));
+	if (handle)
+		ext2fs_extent_free(handle);
+}
+
 static void ext_survey_inode(struct ext_survey *sv, ext2_ino_t ino,
 			     struct ext2_inode *inode)
 {
@@ -335,6 +370,10 @@ static void ext_survey_inode(struct ext_survey *sv, ext2_ino_t ino,
 	}
 	if (!ext2fs_inode_has_valid_blocks2(efs, inode))
 		return;
+	if (inode->i_flags & EXT4_EXTENTS_FL) {
+		ext_survey_extents(sv, ino, inode);
+		return;
+	}
 	err = ext2fs_block_iterate3(efs, ino, BLOCK_FLAG_READ_ONLY, NULL,
 				    ext_claim_block, sv);
 	if (err)
@@ -820,7 +859,7 @@ static void ext_forget(ext2_filsys efs, const char *path, ext2_ino_t ino)
 static int ext_new_inode(ext2_filsys efs, ext2_ino_t parent, ext2_ino_t *ino)
 {
 	struct ext2_inode inode;
-	ext2_extent_handle_t handle;
+	ext2_extent_handle_t handle = NULL;
 	time_t now = ext_now(efs);
 	errcode_t err;
 
@@ -986,6 +1025,7 @@ static int ext_check_entry(ext2_ino_t dir, int entry, struct ext2_dir_entry *dir
 {
 	struct ext_dir_check *dc = priv;
 	ext2_ino_t ino = dirent->inode;
+	struct ext2_inode inode;
 
 	(void)dir;
 	(void)entry;
@@ -994,7 +1034,9 @@ static int ext_check_entry(ext2_ino_t dir, int entry, struct ext2_dir_entry *dir
 	(void)buf;
 	if (ino > dc->efs->super->s_inodes_count ||
 	    (ino >= EXT2_FIRST_INO(dc->efs->super) &&
-	     !ext2fs_test_inode_bitmap2(dc->efs->inode_map, ino))) {
+	     (!ext2fs_test_inode_bitmap2(dc->efs->inode_map, ino) ||
+	      ext2fs_read_inode(dc->efs, ino, &inode) ||
+	      !inode.i_links_count))) {
 		dc->bad = ino;
 		return DIRENT_ABORT;
 	}
