@@ -443,9 +443,8 @@ static int ext_check_damage(ext2_filsys efs, const char *type)
 		rc = ext_fail(err, "cannot check the filesystem before writing");
 		goto out;
 	}
-	ext_survey_counts(&sv);
-	if (!sv.finding[0])
-		ext_claim_layout(&sv);
+	/* Inodes first: what they claim names a problem better than a count. */
+	ext_claim_layout(&sv);
 	while (!sv.finding[0]) {
 		err = ext2fs_get_next_inode_full(scan, &ino, &inode, sizeof(inode));
 		if (err) {
@@ -457,6 +456,8 @@ static int ext_check_damage(ext2_filsys efs, const char *type)
 		if (ext_inode_used(efs, ino, &inode))
 			ext_survey_inode(&sv, ino, &inode);
 	}
+	if (!sv.finding[0])
+		ext_survey_counts(&sv);
 	if (sv.finding[0])
 		rc = imgp_fail(EUCLEAN, "%s filesystem has errors (%s): run e2fsck -f first",
 			       type, sv.finding);
