@@ -357,7 +357,10 @@ static void ext_survey_inode(struct ext_survey *sv, ext2_ino_t ino,
 			  ino);
 		return;
 	}
-	if (ea && !ext2fs_test_block_bitmap2(sv->shared, ea)) {
+	/* An xattr block may be shared: claimed once, by its first owner. */
+	if (ea && (ea < efs->super->s_first_data_block ||
+		   ea >= ext2fs_blocks_count(efs->super) ||
+		   !ext2fs_test_block_bitmap2(sv->shared, ea))) {
 		if (!ext_claim(sv, ea))
 			return;
 		ext2fs_mark_block_bitmap2(sv->shared, ea);
