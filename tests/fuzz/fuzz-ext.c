@@ -81,7 +81,7 @@ static void fuzz_reads(struct imgp_image *img, const struct imgp_part *part)
 	char **names;
 	size_t n;
 
-	if (imgp_fs_open(&fs, img, part, false))
+	if (imgp_fs_open(&fs, img, part))
 		return;
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		buf.len = 0;

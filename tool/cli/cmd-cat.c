@@ -83,7 +83,7 @@ int cmd_cat(int argc, char **argv)
 		return rc;
 	}
 	part = imgp_table_find(&disk.tab, spec);
-	rc = part ? imgp_fs_open(&fs, &disk.img, part, false) : -ENOENT;
+	rc = part ? imgp_fs_open(&fs, &disk.img, part) : -ENOENT;
 	if (!rc) {
 		rc = imgp_fs_read_file(&fs, path, CAT_MAX, &data);
 		imgp_fs_close(&fs);
