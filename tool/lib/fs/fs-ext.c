@@ -1068,11 +1068,14 @@ static int ext_check_dirs(ext2_filsys efs, const char *type, const char *path)
 
 		if (path[end] != '/' && end)
 			continue;
-		/* "/" for the root, else the path up to this slash. */
-		memcpy(dir, path, end ? end : 1);
-		dir[end ? end : 1] = '\0';
 		if (end && path[end - 1] == '/')
 			continue;
+		/* "/" for the root, else the path up to this slash. */
+		if (end)
+			memcpy(dir, path, end);
+		else
+			dir[0] = '/';
+		dir[end ? end : 1] = '\0';
 		err = ext2fs_namei_follow(efs, EXT2_ROOT_INO, EXT2_ROOT_INO, dir, &ino);
 		if (err == EXT2_ET_FILE_NOT_FOUND || err == EXT2_ET_NO_DIRECTORY)
 			break;
