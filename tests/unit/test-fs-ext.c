@@ -162,8 +162,13 @@ struct session {
 	struct imgp_image img;
 	struct imgp_part part;
 	struct imgp_fs fs;
+	struct imgp_writeset *ws; /* writable: what the writes captured */
 };
 
+/*
+ * writable: opened as a patch commit opens it, capturing the writes into a
+ * write set that fs_close() then writes into the image.
+ */
 static int fs_open(struct session *s, const char *disk, uint64_t part_size,
 		   bool writable)
 {
@@ -181,16 +186,41 @@ static int fs_open(struct session *s, const char *disk, uint64_t part_size,
 	s->fs.ops = &imgp_fs_ext;
 	s->fs.img = &s->img;
 	s->fs.part = &s->part;
-	s->fs.writable = writable;
-	rc = s->fs.ops->open(&s->fs);
-	if (rc)
+	if (writable) {
+		rc = imgp_writeset_new(&s->ws, &s->img);
+		s->fs.capture = s->ws;
+	}
+	if (!rc)
+		rc = s->fs.ops->open(&s->fs);
+	if (rc) {
+		imgp_writeset_free(s->ws);
 		imgp_image_close(&s->img);
+	}
+	return rc;
+}
+
+/* Writes what the session captured into the image; 0 or -errno. */
+static int fs_commit(struct session *s)
+{
+	struct imgp_range *ranges = NULL;
+	size_t n = 0;
+	int rc;
+
+	rc = imgp_writeset_ranges(s->ws, &ranges, &n);
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = imgp_image_write(&s->img, ranges[i].off, ranges[i].data,
+				      ranges[i].len);
+	imgp_ranges_free(ranges, n);
 	return rc;
 }
 
 static void fs_close(struct session *s)
 {
 	s->fs.ops->close(&s->fs);
+	if (s->ws) {
+		CHECK(fs_commit(s) == 0, "session: captured writes reach the image");
+		imgp_writeset_free(s->ws);
+	}
 	imgp_image_close(&s->img);
 }
 

@@ -56,7 +56,7 @@ static int part_read(struct info *in, const struct imgp_part *part,
 	struct imgp_fs fs;
 	int rc;
 
-	rc = imgp_fs_open(&fs, &in->disk.img, part, false);
+	rc = imgp_fs_open(&fs, &in->disk.img, part);
 	if (rc)
 		return rc;
 	rc = imgp_fs_read_file(&fs, path, max, out);
@@ -73,7 +73,7 @@ static int part_exists(struct info *in, const struct imgp_part *part,
 	struct imgp_fs fs;
 	int rc;
 
-	rc = imgp_fs_open(&fs, &in->disk.img, part, false);
+	rc = imgp_fs_open(&fs, &in->disk.img, part);
 	if (rc)
 		return rc;
 	rc = imgp_fs_exists(&fs, path);
@@ -92,7 +92,7 @@ void info_collect_fs(struct info *in)
 
 		if (part->container || !part->fstype[0])
 			continue;
-		rc = imgp_fs_open(&fs, &in->disk.img, part, false);
+		rc = imgp_fs_open(&fs, &in->disk.img, part);
 		if (rc == -ENOTSUP)
 			continue;
 		if (rc) {
@@ -118,7 +118,7 @@ void info_collect_fit(struct info *in)
 		f->missing = reason(-ENOENT);
 		return;
 	}
-	rc = imgp_fs_open(&fs, &in->disk.img, f->part, false);
+	rc = imgp_fs_open(&fs, &in->disk.img, f->part);
 	if (!rc) {
 		rc = imgp_fs_load_fit(&fs, f->path, &f->fit);
 		imgp_fs_close(&fs);

@@ -72,9 +72,10 @@ struct imgp_fs_ops {
 	/* Returns true when this backend handles a blkid type ("vfat", "ext4"). */
 	bool (*handles)(const char *fstype);
 	/*
-	 * Opens fs->part of fs->img; read-only unless fs->writable. Refuses a
+	 * Opens fs->part of fs->img; read-only unless fs->capture. Refuses a
 	 * filesystem that is larger than its partition, has errors or needs
-	 * journal recovery (-EUCLEAN). Sets fs->priv.
+	 * journal recovery (-EUCLEAN), and for writing one with the damage a
+	 * write would depend on (-EUCLEAN, the problem named). Sets fs->priv.
 	 */
 	int (*open)(struct imgp_fs *fs);
 	void (*close)(struct imgp_fs *fs);

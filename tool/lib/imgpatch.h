@@ -177,10 +177,9 @@ struct imgp_fs {
 	const struct imgp_fs_ops *ops;
 	struct imgp_image *img;
 	const struct imgp_part *part;
-	bool writable;
 	/*
-	 * Capture mode: writes go into this write set, the image (opened
-	 * read-only) is never written. See imgp_fs_open_capture().
+	 * Set for writing (imgp_fs_open_capture()): writes go into this write
+	 * set, the image is never written. NULL: opened read-only.
 	 */
 	struct imgp_writeset *capture;
 	void *priv;
@@ -191,7 +190,7 @@ struct imgp_fs {
  * part->fstype. -ENOTSUP when none does. Errors carry "pN (type): " context.
  */
 int imgp_fs_open(struct imgp_fs *fs, struct imgp_image *img,
-		 const struct imgp_part *part, bool writable);
+		 const struct imgp_part *part);
 void imgp_fs_close(struct imgp_fs *fs);
 int imgp_fs_read_file(struct imgp_fs *fs, const char *path, size_t max,
 		      struct imgp_buf *out);

@@ -238,7 +238,7 @@ static int gather_fs(struct doctor *d)
 
 		if (part->container || !part->fstype[0])
 			continue;
-		rc = imgp_fs_open(&d->fs[i], &d->disk->img, part, false);
+		rc = imgp_fs_open(&d->fs[i], &d->disk->img, part);
 		if (rc == -ENOTSUP) {
 			imgp_errclear();
 			continue;

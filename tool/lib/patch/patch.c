@@ -61,7 +61,7 @@ static int read_from_image(struct imgp_patch *patch,
 	struct imgp_fs fs;
 	int rc;
 
-	rc = imgp_fs_open(&fs, &patch->disk->img, part, false);
+	rc = imgp_fs_open(&fs, &patch->disk->img, part);
 	if (rc)
 		return rc;
 	/*
@@ -92,7 +92,7 @@ static int readlink_from_image(struct imgp_patch *patch,
 	struct imgp_fs fs;
 	int rc;
 
-	rc = imgp_fs_open(&fs, &patch->disk->img, part, false);
+	rc = imgp_fs_open(&fs, &patch->disk->img, part);
 	if (rc)
 		return rc;
 	rc = imgp_fs_exists(&fs, path);
@@ -132,7 +132,7 @@ int imgp_patch_load_fit(struct imgp_patch *patch, const struct imgp_part *part,
 
 	memset(fit, 0, sizeof(*fit));
 	if (!c) {
-		rc = imgp_fs_open(&fs, &patch->disk->img, part, false);
+		rc = imgp_fs_open(&fs, &patch->disk->img, part);
 		if (rc)
 			return rc;
 		rc = imgp_fs_load_fit(&fs, path, fit);

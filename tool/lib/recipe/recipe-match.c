@@ -65,7 +65,7 @@ static int match_file(struct imgp_patch *patch, const char *spec)
 	part = imgp_patch_part(patch, pspec);
 	if (!part)
 		return imgp_fail_ctx(-ENOENT, "expected %s, found", spec);
-	rc = imgp_fs_open(&fs, &patch->disk->img, part, false);
+	rc = imgp_fs_open(&fs, &patch->disk->img, part);
 	if (rc)
 		return imgp_fail_ctx(rc, "expected %s, found", spec);
 	rc = imgp_fs_exists(&fs, colon + 1);
