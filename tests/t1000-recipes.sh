@@ -246,7 +246,55 @@ test_expect_success 'pinephone-vccq-mod: with a tree that has symbols, overlay a
 		-d "$IMGPATCH_BUILD/recipes/pinephone-vccq-mod.user.cmd" want.scr >/dev/null &&
 	cmp want.scr got.scr &&
 	fdtoverlay -i "$DTB_DIR/u-boot-sunxi-pinephone.dtb" -o merged.dtb got.dtbo &&
-	fdtget -p merged.dtb /soc/mmc@1c11000 | grep -x mmc-hs200-1_8v
+	fdtget -p merged.dtb /soc/mmc@1c11000 | grep -x mmc-hs200-1_8v &&
+	grep -F "load mmc \${mmc_bootdev}:1 \${fdtoverlay_addr_r} pinephone-vccq-mod.dtbo" \
+		"$IMGPATCH_BUILD/recipes/pinephone-vccq-mod.user.cmd" &&
+	! grep -i "0x5" "$IMGPATCH_BUILD/recipes/pinephone-vccq-mod.user.cmd"
+'
+
+# What postmarketOS's device-pine64-pinephone-vccq-mod package changes in
+# the tree (pmaports, device-pine64-pinephone/pinephone-vccq-mod.dts), as
+# an overlay of the same properties: the recipe's tree must come out the same.
+test_expect_success 'pinephone-vccq-mod: the same tree as the postmarketOS package gives' '
+	cat >package.dts <<-\EOD &&
+	/dts-v1/;
+	/plugin/;
+	&mmc2 {
+		pinctrl-0 = <&mmc2_pins>, <&mmc2_ds_pin>;
+		vqmmc-supply = <&reg_eldo1>;
+		mmc-hs200-1_8v;
+	};
+	&pio {
+		vcc-pc-supply = <&reg_eldo1>;
+	};
+	EOD
+	dtc -q -@ -I dts -O dtb -o package.dtbo package.dts &&
+	fdtoverlay -i "$DTB_DIR/u-boot-sunxi-pinephone.dtb" -o package.dtb package.dtbo &&
+	dtc -q -I dtb -O dts -s package.dtb >package.merged.dts &&
+	dtc -q -I dtb -O dts -s merged.dtb >recipe.merged.dts &&
+	test_cmp package.merged.dts recipe.merged.dts &&
+	eldo1=$(fdtget package.dtb /__symbols__ reg_eldo1) &&
+	test "$(fdtget merged.dtb /soc/pinctrl@1c20800 vcc-pc-supply)" = \
+		"$(fdtget merged.dtb "$eldo1" phandle)"
+'
+
+test_expect_success 'pinephone-vccq-mod: a second run changes nothing' '
+	sum_file pmos-symbols.img >a &&
+	$IMGPATCH apply pinephone-vccq-mod pmos-symbols.img --set hardware-mod=done >out2 &&
+	grep "already applied" out2 &&
+	sum_file pmos-symbols.img >b && test_cmp a b
+'
+
+test_expect_success 'pinephone-vccq-mod: an owner'"'"'s own user.scr is refused, not replaced' '
+	DTB_DIR=$PWD/uboot-dtb "$FIXTURES/mkimage-pmos.sh" pmos-own.img &&
+	printf "echo my own user script\n" >own.cmd &&
+	mkimage -A arm -O linux -T script -C none -n mine -d own.cmd own.scr >/dev/null &&
+	extract_part pmos-own.img 1 own-boot.ext2 &&
+	debugfs -w -R "write own.scr user.scr" own-boot.ext2 >/dev/null 2>&1 &&
+	dd if=own-boot.ext2 of=pmos-own.img bs=512 seek=$(($(part_offset pmos-own.img 1) / 512)) \
+		conv=notrunc status=none &&
+	refuses pmos-own.img "/user.scr: exists and was not written by this recipe" \
+		$IMGPATCH apply pinephone-vccq-mod pmos-own.img --set hardware-mod=done
 '
 
 test_done

@@ -129,11 +129,57 @@ static int run_symlink(struct imgp_patch *patch, const struct recipe_step *st)
 				  st->val[OP_TARGET]);
 }
 
+/*
+ * With a marker, the script at the step's path is replaced only when it is
+ * absent or its text carries the marker: a script the owner wrote (or
+ * another package installed) is never overwritten behind their back. The
+ * new text must carry the marker too, or a second run would refuse.
+ */
+static int check_script_owner(struct imgp_patch *patch,
+			      const struct recipe_step *st,
+			      const struct imgp_buf *text)
+{
+	const char *marker = st->val[OP_MARKER];
+	const struct imgp_part *part;
+	struct imgp_buf old = { 0 };
+	struct imgp_bootscr scr;
+	bool existed, ours;
+	int rc;
+
+	if (!marker)
+		return 0;
+	if (!memmem(text->data, text->len, marker, strlen(marker)))
+		return imgp_fail(EINVAL, "%s: the script does not carry its marker '%s'",
+				 st->val[OP_FILE] ? st->val[OP_FILE] : "script",
+				 marker);
+	part = imgp_patch_part(patch, st->val[OP_PART]);
+	if (!part)
+		return -ENOENT;
+	rc = imgp_patch_read(patch, part, st->val[OP_PATH], IMGP_TEXT_MAX, &old,
+			     &existed);
+	if (rc || !existed)
+		goto out;
+	ours = imgp_bootscr_parse(&scr, old.data, old.len) == 0;
+	if (ours) {
+		ours = memmem(scr.text, scr.text_len, marker, strlen(marker)) != NULL;
+		imgp_bootscr_free(&scr);
+	}
+	imgp_errclear();
+	if (!ours)
+		rc = imgp_fail(EEXIST, IMGP_PART_FMT " (%s): %s: exists and was not written by this recipe (no '%s' in it): merge its commands by hand, or move it away and apply again",
+			       part->number, part->fstype, st->val[OP_PATH], marker);
+out:
+	imgp_buf_free(&old);
+	return rc;
+}
+
 static int run_boot_script(struct imgp_patch *patch, const struct recipe_step *st)
 {
 	struct imgp_buf text = { 0 };
 	int rc = step_text(st, OP_SCRIPT, &text);
 
+	if (!rc)
+		rc = check_script_owner(patch, st, &text);
 	if (!rc)
 		rc = imgp_patch_bootscr(patch, st->val[OP_PART], st->val[OP_PATH],
 					(const char *)text.data, text.len,
@@ -192,10 +238,11 @@ const struct action recipe_actions[] = {
 	{ "symlink", DT_NONE, "link {part}:{path} -> {target}", run_symlink,
 	  { PART_PATH, { OP_TARGET, K_WORD, REQ } } },
 	{ "boot-script", DT_NONE,
-	  "write the U-Boot script image {part}:{path} from [the file {file}][{?script}inline text][, name '{name}'][, arch {arch}]",
+	  "write the U-Boot script image {part}:{path} from [the file {file}][{?script}inline text][, name '{name}'][, arch {arch}][; an existing one only if it has '{marker}']",
 	  run_boot_script,
 	  { PART_PATH, { OP_SCRIPT, K_TEXT, ALT }, { OP_FILE, K_LOCAL, ALT },
-	    { OP_NAME, K_SCRNAME, OPT }, { OP_ARCH, K_ARCH, OPT } } },
+	    { OP_NAME, K_SCRNAME, OPT }, { OP_ARCH, K_ARCH, OPT },
+	    { OP_MARKER, K_WORD, OPT } } },
 };
 
 #define NACTIONS (sizeof(recipe_actions) / sizeof(recipe_actions[0]))

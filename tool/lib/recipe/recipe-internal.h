@@ -23,13 +23,14 @@
 enum opt {
 	OP_ACTION, OP_FIT, OP_FDT, OP_PART, OP_PATH, OP_NODE, OP_PROPERTY, OP_VALUE,
 	OP_OVERLAY, OP_WORD, OP_MOUNTPOINT, OP_OPTIONS, OP_CONTENT, OP_FILE, OP_KEY,
-	OP_SECTION, OP_TOKEN, OP_TARGET, OP_SCRIPT, OP_NAME, OP_ARCH, OP_COUNT
+	OP_SECTION, OP_TOKEN, OP_TARGET, OP_SCRIPT, OP_NAME, OP_ARCH, OP_MARKER,
+	OP_COUNT
 };
 
 static const char *const opt_names[OP_COUNT] = {
 	"action", "fit", "fdt", "part", "path", "node", "property", "value",
 	"overlay", "word", "mountpoint", "options", "content", "file", "key",
-	"section", "token", "target", "script", "name", "arch",
+	"section", "token", "target", "script", "name", "arch", "marker",
 };
 
 /* What an option's value must look like. */
@@ -72,7 +73,7 @@ struct action {
 	 * in it is set; "{?opt}" shows nothing but needs opt. */
 	const char *show;
 	int (*run)(struct imgp_patch *patch, const struct recipe_step *st);
-	struct action_opt opts[7];
+	struct action_opt opts[8];
 };
 
 struct recipe_step {
