@@ -3,71 +3,13 @@
 test_description='a real consumer: U-Boot under QEMU reads the patched dtb and fstab as a board would'
 . "$(dirname "$0")/lib.sh"
 
-# Debian's u-boot-qemu and qemu-system-arm; without them every check is
-# skipped, not failed.
-export QEMU_AARCH64=${QEMU_AARCH64:-qemu-system-aarch64}
-export UBOOT_BIN=${UBOOT_BIN:-/usr/lib/u-boot/qemu_arm64/u-boot.bin}
-CONSOLE=$TEST_DIR/uboot/uboot-console.sh
+. "$TEST_DIR/uboot/uboot-lib.sh"
 CMDS=$TEST_DIR/uboot/kv260.cmds
 
 FDT=fdt-smk-k26-revA-sck-kv-g-revB.dtb
 KV260_ARGS="--fdt $FDT --dt-delete mmc@ff170000:no-1-8-v --fstab /:-discard,+noatime"
 
-# The missing tool: a command, or the package of a file.
-missing=
-if ! command -v "$QEMU_AARCH64" >/dev/null 2>&1; then
-	missing=$QEMU_AARCH64
-elif [ ! -r "$UBOOT_BIN" ]; then
-	missing=u-boot-qemu
-else
-	test_require_imgpatch
-	test_require_tools sfdisk mtype debugfs gzip od xxd timeout
-fi
-
-# check NAME BODY: a test, or a skipped one when QEMU or U-Boot is missing.
-check()
-{
-	if [ -n "$missing" ]; then
-		test_skip_tool "$1" "$missing"
-	else
-		test_expect_success "$1" "$2"
-	fi
-}
-
-# boot_uboot KIND: one U-Boot session on KIND.img running every command of
-# $CMDS; outputs in KIND/, the whole console in KIND.console, shown when
-# the session fails.
-boot_uboot()
-{
-	local -; set +x
-	local kind=$1 start=$SECONDS
-
-	if "$CONSOLE" "$kind.console" "$kind" "$kind.img" <"$CMDS"; then
-		echo "U-Boot session on $kind.img: $((SECONDS - start))s"
-		return 0
-	fi
-	echo "--- console of the U-Boot session on $kind.img:"
-	tr -d '\r' <"$kind.console"
-	echo
-	return 1
-}
-
-# uboot_ok KIND NAME: shows what command NAME printed; fails unless it
-# succeeded.
-uboot_ok()
-{
-	local -; set +x
-	local out=$1/$2.out rc
-
-	if [ ! -f "$out" ]; then
-		echo "no output for '$2': the U-Boot session did not get that far"
-		return 1
-	fi
-	rc=$(cat "$1/$2.rc")
-	echo "--- U-Boot '$2' (status $rc):"
-	cat "$out"
-	test "$rc" = 0
-}
+uboot_missing sfdisk mtype debugfs gzip od xxd timeout
 
 # uboot_parts FILE: the partitions in `part list` output, "N START SIZE" in
 # sectors; GPT lists start and end LBA in hex, DOS start and size.
@@ -91,15 +33,6 @@ sfdisk_parts()
 	local -; set +x
 	sfdisk -d "$1" |
 		sed -n 's/^.*[^0-9]\([0-9][0-9]*\) *: start= *\([0-9]*\), size= *\([0-9]*\).*/\1 \2 \3/p'
-}
-
-# crc32_of FILE: the CRC-32 U-Boot's crc32 prints, from gzip's trailer
-# (stored little-endian).
-crc32_of()
-{
-	local -; set +x
-	gzip -c <"$1" | tail -c 8 | od -An -tx1 -N4 |
-		awk '{ print $4 $3 $2 $1 }'
 }
 
 # md_bytes FILE: the bytes of an `md.b` dump ("ADDR: xx xx ...  ascii").
@@ -126,7 +59,7 @@ for kind in gpt mbr; do
 	'
 
 	check "$what: U-Boot boots on the image and runs every command" '
-		boot_uboot $kind
+		boot_uboot $kind "$CMDS" $kind.img
 	'
 
 	check "$what: virtio scan finds the disk, part list shows the $label partitions" '

@@ -22,6 +22,8 @@
 #   UBOOT_BIN      the firmware (default Debian's u-boot-qemu build,
 #                  /usr/lib/u-boot/qemu_arm64/u-boot.bin)
 #   UBOOT_TIMEOUT  seconds for the whole run, boot included (default 60)
+#   UBOOT_MEM      the machine's RAM in MiB (default 256); it starts at
+#                  0x40000000, as on the 64-bit Allwinner boards
 
 set -u
 shopt -s extglob
@@ -29,6 +31,7 @@ shopt -s extglob
 qemu=${QEMU_AARCH64:-qemu-system-aarch64}
 uboot=${UBOOT_BIN:-/usr/lib/u-boot/qemu_arm64/u-boot.bin}
 timeout_s=${UBOOT_TIMEOUT:-60}
+mem_mib=${UBOOT_MEM:-256}
 prog=${0##*/}
 
 if [ $# -lt 3 ]; then
@@ -86,7 +89,7 @@ mkfifo "$tmp/console" || exit 1
 exec 3<>"$tmp/console" || exit 1
 # timeout(1) ends QEMU even should this script be killed without its trap.
 timeout -k 5 $((timeout_s + 30)) \
-	"$qemu" -nodefaults -no-user-config -machine virt -cpu cortex-a57 -m 256 \
+	"$qemu" -nodefaults -no-user-config -machine virt -cpu cortex-a57 -m "$mem_mib" \
 		-display none -serial stdio -monitor none -nic none -no-reboot \
 		-bios "$uboot" "${drives[@]}" \
 		<"$tmp/console" >"$log" 2>"$tmp/qemu.err" &
