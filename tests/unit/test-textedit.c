@@ -124,8 +124,22 @@ static void check_sections(void)
 	set_line("[pi4]\r\nx=1\r\n", "k", "v", "all", 1,
 		 "[pi4]\r\nx=1\r\n\r\n[all]\r\nk=v\r\n", "new section in CRLF");
 	set_line("[pi4]\nk=1\n[all]\ny=2\n", "k", "2", "all", 1,
-		 "[pi4]\nk=2\n[all]\ny=2\n",
-		 "key active under [pi4]: replaced where it stands");
+		 "[pi4]\nk=1\n[all]\ny=2\nk=2\n",
+		 "key active under [pi4] only: [all] gets its own, [pi4]'s stays");
+	set_line("k=1\n[pi4]\nx=1\n[all]\ny=2\n", "k", "2", "all", 1,
+		 "k=2\n[pi4]\nx=1\n[all]\ny=2\n",
+		 "key above the first header is in [all]: replaced where it stands");
+	set_line("[pi3]\nk=1\n[pi4]\nk=5\n", "k", "2", "pi3", 1,
+		 "[pi3]\nk=2\n[pi4]\nk=5\n",
+		 "[pi3]'s key replaced, [pi4]'s left alone");
+	set_line("[pi3]\nk=2\n[pi4]\nk=5\n", "k", "2", "pi3", 0,
+		 "[pi3]\nk=2\n[pi4]\nk=5\n", "[pi3]'s key already so");
+	set_line("k=1\n[pi4]\nx=1\n", "k", "2", "pi4", 1,
+		 "k=1\n[pi4]\nx=1\nk=2\n",
+		 "key only in [all]: [pi4] gets its own line");
+	set_line("[pi3]\nk=1\n[all]\n[pi3]\nk=3\n", "k", "2", "pi3", 1,
+		 "[pi3]\nk=2\n[all]\n[pi3]\n",
+		 "[pi3] twice: the first line set, the later one dropped");
 }
 
 static void check_remove_line(void)

@@ -508,7 +508,8 @@ int imgp_fstab_edit(const char *text, size_t len, const char *mountpoint,
  * commented out and removes later ones; when there is none it appends
  * "KEY=VALUE" at the end, or, when section is given ("all"), at the end of
  * the last "[section]" block (adding "[section]" when the file's last
- * section header is another one).
+ * section header is another one). With a section only lines under that
+ * section's headers count ("all" also those above the first header).
  */
 int imgp_text_set_line(const char *text, size_t len, const char *key,
 		       const char *value, const char *section,

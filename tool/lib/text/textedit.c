@@ -199,6 +199,7 @@ int imgp_text_set_line(const char *text, size_t len, const char *key,
 	size_t klen = strlen(key), pos, vpos, point;
 	const char *eol;
 	bool found = false, need_header, need_gap;
+	bool in_section = !section || !strcmp(section, "all");
 	struct line l;
 	int rc;
 
@@ -219,9 +220,20 @@ int imgp_text_set_line(const char *text, size_t len, const char *key,
 		return rc;
 	eol = text_eol(text, len);
 
-	/* The first active line is rewritten in place, later ones dropped. */
+	/*
+	 * The first active line is rewritten in place, later ones dropped.
+	 * With a section only the lines under its headers count ("all" also
+	 * those above the first header): config.txt's [pi3] and [pi4] may
+	 * each hold the same key for their own boards.
+	 */
 	for (pos = 0; line_at(text, len, pos, &l); pos = l.next) {
-		if (!line_has_key(text, &l, key, klen, &vpos)) {
+		const char *name;
+		size_t nlen;
+
+		if (section && line_section(text, &l, &name, &nlen))
+			in_section = nlen == strlen(section) &&
+				     !memcmp(name, section, nlen);
+		if (!in_section || !line_has_key(text, &l, key, klen, &vpos)) {
 			rc = imgp_buf_append(out, text + l.start, l.next - l.start);
 		} else if (!found) {
 			found = true;
