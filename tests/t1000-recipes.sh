@@ -27,7 +27,7 @@ fat_cat()
 
 test_expect_success 'recipes lists the shipped recipes with summaries' '
 	$IMGPATCH recipes >list &&
-	for r in kv260-uhs fstab-noatime pinephone-vccq-mod rpi-sd-overclock; do
+	for r in kv260-uhs fstab-noatime pinephone-vccq-mod rpi-sd-overclock rpi5-sd-cqe; do
 		grep -q "^$r  *[A-Z]" list || return 1
 	done &&
 	grep "pinephone-vccq-mod.*breaks unmodified phones" list
@@ -187,18 +187,60 @@ test_expect_success 'fstab-noatime on Raspberry Pi OS: fstrim.timer enabled' '
 	grep "already applied" out2 && sum_file rpi.img >b && test_cmp a b
 '
 
-test_expect_success 'rpi-sd-overclock: bounds, then config.txt in [all]' '
+test_expect_success 'rpi-sd-overclock: bounds, a model, then config.txt in [pi3]' '
 	refuses rpi.img "sd_overclock.*50.*120" \
-		$IMGPATCH apply rpi-sd-overclock rpi.img --set sd_overclock=200 &&
+		$IMGPATCH apply rpi-sd-overclock rpi.img --set model=pi3 --set sd_overclock=200 &&
+	refuses rpi.img "parameter .model. is required (one of: pi0, pi1, pi2, pi3)" \
+		$IMGPATCH apply rpi-sd-overclock rpi.img --set sd_overclock=100 &&
+	refuses rpi.img "pi4" \
+		$IMGPATCH apply rpi-sd-overclock rpi.img --set model=pi4 --set sd_overclock=100 &&
 	fat_cat rpi.img 1 /config.txt >config.before &&
-	$IMGPATCH apply rpi-sd-overclock rpi.img --set sd_overclock=100 >out &&
+	$IMGPATCH apply rpi-sd-overclock rpi.img --set model=pi3 --set sd_overclock=100 >out &&
 	fat_cat rpi.img 1 /config.txt >config.after &&
 	{ diff config.before config.after >cfg.diff; test $? = 1; } &&
-	grep "^> dtparam=sd_overclock=100$" cfg.diff &&
-	test "$(grep -c "^[<>]" cfg.diff)" = 1 &&
-	test "$(sed -n "/^\[/p" config.after | tail -n 1)" = "[all]" &&
-	test "$(tail -n 1 config.after)" = "dtparam=sd_overclock=100" &&
+	cat cfg.diff &&
+	printf "> \n> [pi3]\n> dtparam=sd_overclock=100\n" >cfg.expect &&
+	grep "^[<>]" cfg.diff | tr -d "\r" >cfg.got && test_cmp cfg.expect cfg.got &&
 	extract_part rpi.img 1 rpi-boot.fat && fsck.fat -n rpi-boot.fat >/dev/null
+'
+
+test_expect_success 'rpi-sd-overclock: another model gets its own line, [pi3] keeps its own' '
+	$IMGPATCH apply rpi-sd-overclock rpi.img --set model=pi2 --set sd_overclock=80 >out &&
+	fat_cat rpi.img 1 /config.txt | tr -d "\r" >config.two &&
+	sed -n "/^\[pi3\]/,\$p" config.two >tail.got &&
+	printf "[pi3]\ndtparam=sd_overclock=100\n\n[pi2]\ndtparam=sd_overclock=80\n" >tail.expect &&
+	test_cmp tail.expect tail.got &&
+	sum_file rpi.img >a &&
+	$IMGPATCH apply rpi-sd-overclock rpi.img --set model=pi3 --set sd_overclock=100 >out2 &&
+	grep "already applied" out2 && sum_file rpi.img >b && test_cmp a b
+'
+
+test_expect_success 'rpi5-sd-cqe: dtparam=sd_cqe in [pi5], needs the Pi 5 tree' '
+	fat_cat rpi.img 1 /config.txt >cqe.before &&
+	$IMGPATCH apply rpi5-sd-cqe rpi.img --set sd_cqe=off >out &&
+	fat_cat rpi.img 1 /config.txt | tr -d "\r" >cqe.after &&
+	test "$(tail -n 2 cqe.after)" = "$(printf "[pi5]\ndtparam=sd_cqe=off")" &&
+	$IMGPATCH apply rpi5-sd-cqe rpi.img --set sd_cqe=on >out &&
+	fat_cat rpi.img 1 /config.txt | tr -d "\r" >cqe.on &&
+	test "$(grep -c "sd_cqe" cqe.on)" = 1 && grep -x "dtparam=sd_cqe=on" cqe.on &&
+	refuses kv.img "does not match this image" $IMGPATCH apply rpi5-sd-cqe kv.img --set sd_cqe=on &&
+	cp rpi.img pi4only.img && mdel -i "pi4only.img@@$(part_offset pi4only.img 1)" ::bcm2712-rpi-5-b.dtb &&
+	refuses pi4only.img "bcm2712-rpi-5-b.dtb" $IMGPATCH apply rpi5-sd-cqe pi4only.img --set sd_cqe=on
+'
+
+# Ubuntu for Raspberry Pi labels its partitions system-boot and writable.
+test_expect_success 'the Raspberry Pi recipes match Ubuntu'"'"'s labels too' '
+	"$FIXTURES/mkimage-rpi.sh" ubuntu-rpi.img &&
+	mlabel -i "ubuntu-rpi.img@@$(part_offset ubuntu-rpi.img 1)" ::system-boot &&
+	extract_part ubuntu-rpi.img 2 writable.ext4 &&
+	e2label writable.ext4 writable &&
+	dd if=writable.ext4 of=ubuntu-rpi.img bs=512 conv=notrunc status=none \
+		seek=$(($(part_offset ubuntu-rpi.img 2) / 512)) &&
+	$IMGPATCH apply rpi-sd-overclock ubuntu-rpi.img --set model=pi3 --set sd_overclock=100 >out &&
+	$IMGPATCH apply rpi5-sd-cqe ubuntu-rpi.img --set sd_cqe=on >out &&
+	fat_cat ubuntu-rpi.img 1 /config.txt | tr -d "\r" >ubuntu.config &&
+	grep -x "dtparam=sd_overclock=100" ubuntu.config &&
+	grep -x "dtparam=sd_cqe=on" ubuntu.config
 '
 
 test_expect_success 'cmdline.txt tokens and --recipe-path' '

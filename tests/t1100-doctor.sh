@@ -297,16 +297,28 @@ test_expect_success 'pmOS: emmc-vqmmc-3v3 where the tree fixes the eMMC rail at 
 	grep -x "boot-override-ignored warning 1 /boot.scr - - user.scr - -" pmos-nohook.list
 '
 
-test_expect_success 'Raspberry Pi: rpi-sd-overclock, broken-cd; gone after the recipes' '
+test_expect_success 'Raspberry Pi 4/5 image: no sd_overclock promise, broken-cd' '
 	findings rpi.json >rpi.list &&
 	cat rpi.list &&
-	grep -x "rpi-sd-overclock info 1 /config.txt - - dtparam=sd_overclock - rpi-sd-overclock" rpi.list &&
+	! grep "^rpi-sd-overclock " rpi.list &&
 	grep -x "broken-cd info 1 /bcm2711-rpi-4-b.dtb - /emmc2bus/mmc@7e340000 broken-cd - -" rpi.list &&
 	grep -x "fstrim-timer-off info 2 /etc/systemd/system/timers.target.wants/fstrim.timer - - - - fstab-noatime" rpi.list &&
 	! grep -E "^(fstab-atime|fstab-discard) " rpi.list &&
-	! grep "bcm2712" rpi.list &&
-	cp rpi.img rpi-fixed.img &&
-	imgpatch apply rpi-sd-overclock rpi-fixed.img --set sd_overclock=100 --quiet >/dev/null &&
+	! grep "bcm2712" rpi.list
+'
+
+# A Pi 3's tree beside them: an image that also boots an sdhost board.
+test_expect_success 'Raspberry Pi 3 tree: rpi-sd-overclock for [pi3]; gone after the recipes' '
+	cp rpi.img rpi3.img &&
+	mcopy -i "rpi3.img@@$(part_offset rpi3.img 1)" "$DTB_DIR/bcm2711-rpi-4-b.dtb" ::bcm2710-rpi-3-b.dtb &&
+	doctor rpi3.json rpi3.img --json &&
+	findings rpi3.json >rpi3.list &&
+	cat rpi3.list &&
+	grep -x "rpi-sd-overclock info 1 /config.txt - - dtparam=sd_overclock - rpi-sd-overclock" rpi3.list &&
+	grep -F -- "--set model=pi3 --set sd_overclock=100" rpi3.json &&
+	grep "\[pi3\] section" rpi3.json &&
+	cp rpi3.img rpi-fixed.img &&
+	imgpatch apply rpi-sd-overclock rpi-fixed.img --set model=pi3 --set sd_overclock=100 --quiet >/dev/null &&
 	imgpatch apply fstab-noatime rpi-fixed.img --quiet >/dev/null &&
 	mtype -i "rpi-fixed.img@@$(part_offset rpi-fixed.img 1)" ::config.txt | grep -x "dtparam=sd_overclock=100" &&
 	doctor rpi-fixed.json rpi-fixed.img --json &&

@@ -201,7 +201,8 @@ p = {x[\"name\"]: x for x in d[\"parameters\"]}
 assert p[\"carrier\"][\"required\"] and p[\"carrier\"][\"values\"] == [\"revA\", \"revB\", \"revZ\"], p
 assert d[\"steps\"][2][\"action\"] == \"dt-delete-property\", d[\"steps\"]" &&
 	json_check show-rpi-sd-overclock.json "
-(p,) = d[\"parameters\"]
+(m, p) = d[\"parameters\"]
+assert m[\"required\"] and m[\"values\"] == [\"pi0\", \"pi1\", \"pi2\", \"pi3\"], m
 assert (p[\"type\"], p[\"min\"], p[\"max\"], p[\"values\"]) == (\"int\", 50, 120, None), p"
 '
 
