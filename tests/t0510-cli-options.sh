@@ -152,7 +152,7 @@ test_expect_success '-o or --bmap into a folder that does not exist: refused bef
 	refused 1 "^imgpatch: nodir/out.img.xz: cannot write the output: folder nodir does not exist\$" \
 		patch kv.img.xz $FSTAB_EDIT -o nodir/out.img.xz &&
 	refused 1 "^imgpatch: nodir/o.bmap: cannot write the block map: folder nodir does not exist\$" \
-		apply kv260-uhs kv.img --set carrier=revB -o o.img --bmap nodir/o.bmap &&
+		apply kv260-uhs kv.img --set board=kv --set carrier=revB -o o.img --bmap nodir/o.bmap &&
 	mkdir adir &&
 	refused 1 "^imgpatch: adir: cannot write the output: it is a folder: give -o a file name\$" \
 		patch kv.img $FSTAB_EDIT -o adir &&
@@ -181,12 +181,12 @@ if [ "$have_user" = 1 ]; then
 	test_expect_success 'a read-only image: refused before the plan, with the -o hint' '
 		cp kv.img ro/kv.img && chmod 444 ro/kv.img && s=$(sum_file ro/kv.img) &&
 		test_must_fail_with 1 as_user "$IMGPATCH" apply kv260-uhs ro/kv.img \
-			--set carrier=revB >out 2>err &&
+			--set board=kv --set carrier=revB >out 2>err &&
 		cat err && test "$(wc -l <err)" = 1 &&
 		grep -x "imgpatch: ro/kv.img: cannot patch in place: the image is not writable: give -o OUT for a patched copy" err &&
 		! grep -q "^p[0-9]" out &&
 		test_file_unchanged ro/kv.img "$s" &&
-		as_user "$IMGPATCH" apply kv260-uhs ro/kv.img --set carrier=revB -o ro/copy.img >/dev/null &&
+		as_user "$IMGPATCH" apply kv260-uhs ro/kv.img --set board=kv --set carrier=revB -o ro/copy.img >/dev/null &&
 		test_file_unchanged ro/kv.img "$s"
 	'
 

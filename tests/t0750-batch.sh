@@ -21,7 +21,7 @@ test_expect_success 'a lab of images, one of them broken' '
 
 test_expect_success 'batch -j 2: the good ones patched, the broken one reported and untouched' '
 	test_must_fail_with 1 imgpatch apply kv260-uhs lab/a.img lab/b.img lab/broken.img \
-		lab/c.img lab/d.img --set carrier=revB -j 2 --json report.json >out 2>err &&
+		lab/c.img lab/d.img --set board=kv --set carrier=revB -j 2 --json report.json >out 2>err &&
 	cat out &&
 	test "$(grep -c "^\[[0-9]/5\] " out)" = 5 &&
 	grep "lab/broken.img: FAILED: .*past the end" out &&
@@ -50,7 +50,7 @@ fi
 
 test_expect_success 'a second batch: already applied, no byte changes' '
 	sum_file lab/a.img >a1 &&
-	imgpatch apply kv260-uhs lab/a.img lab/b.img --set carrier=revB -j 2 >out2 &&
+	imgpatch apply kv260-uhs lab/a.img lab/b.img --set board=kv --set carrier=revB -j 2 >out2 &&
 	grep -c "already applied, 0 changes" out2 | grep -qx 2 &&
 	sum_file lab/a.img >a2 && test_cmp a1 a2
 '
@@ -58,7 +58,7 @@ test_expect_success 'a second batch: already applied, no byte changes' '
 test_expect_success '--output-dir: patched copies, inputs untouched, compressed stays compressed' '
 	make_kv260 fresh.img && xz -k -T1 fresh.img && mkdir outdir &&
 	sum_file fresh.img >f1 &&
-	imgpatch apply kv260-uhs fresh.img fresh.img.xz --set carrier=revB --output-dir outdir >out3 &&
+	imgpatch apply kv260-uhs fresh.img fresh.img.xz --set board=kv --set carrier=revB --output-dir outdir >out3 &&
 	sum_file fresh.img >f2 && test_cmp f1 f2 &&
 	patched outdir/fresh.img &&
 	xz -dc outdir/fresh.img.xz >back.img && cmp back.img outdir/fresh.img
@@ -66,20 +66,20 @@ test_expect_success '--output-dir: patched copies, inputs untouched, compressed 
 
 test_expect_success 'one image with -o and --json: the output written, the report names it' '
 	make_kv260 one.img && sum_file one.img >o1 &&
-	imgpatch apply kv260-uhs one.img --set carrier=revB -o one-out.img --json one.json >/dev/null &&
+	imgpatch apply kv260-uhs one.img --set board=kv --set carrier=revB -o one-out.img --json one.json >/dev/null &&
 	sum_file one.img >o2 && test_cmp o1 o2 &&
 	patched one-out.img &&
 	grep "\"output\": *\"one-out.img\"" one.json && grep "\"status\": *\"patched\"" one.json
 '
 
 test_expect_success 'usage: -o with several images' '
-	test_must_fail_with 2 imgpatch apply kv260-uhs lab/a.img lab/b.img -o x.img --set carrier=revB
+	test_must_fail_with 2 imgpatch apply kv260-uhs lab/a.img lab/b.img -o x.img --set board=kv --set carrier=revB
 '
 
 test_expect_success 'a batch --dry-run reports plans, not patches, and writes nothing' '
 	make_kv260 dry1.img && cp dry1.img dry2.img &&
 	sum_file dry1.img >d1 && sum_file dry2.img >d2 &&
-	imgpatch apply kv260-uhs dry1.img dry2.img --set carrier=revB -n --json dry.json >out &&
+	imgpatch apply kv260-uhs dry1.img dry2.img --set board=kv --set carrier=revB -n --json dry.json >out &&
 	test "$(grep -c "^\[[0-9]/2\] dry[12].img: planned, 2 changes" out)" = 2 &&
 	grep -E "^dry1.img +planned +2 " out &&
 	grep "kv260-uhs: 2 images, 0 failed (dry run: nothing written)" out &&
@@ -97,13 +97,13 @@ assert all(e[\"changes\"] == 2 for e in d[\"images\"]), d
 
 test_expect_success 'a real batch reports dry_run false' '
 	make_kv260 wet.img &&
-	imgpatch apply kv260-uhs wet.img --set carrier=revB --json wet.json >/dev/null &&
+	imgpatch apply kv260-uhs wet.img --set board=kv --set carrier=revB --json wet.json >/dev/null &&
 	grep "\"dry_run\": *false" wet.json && grep "\"status\": *\"patched\"" wet.json
 '
 
 test_expect_success '--output-dir that does not exist: refused before any image, all untouched' '
 	make_kv260 od.img && sum_file od.img >od1 &&
-	test_must_fail_with 1 imgpatch apply kv260-uhs od.img lab/a.img --set carrier=revB \
+	test_must_fail_with 1 imgpatch apply kv260-uhs od.img lab/a.img --set board=kv --set carrier=revB \
 		--output-dir no-such-dir >out 2>err &&
 	cat err &&
 	test "$(wc -l <err)" = 1 &&
@@ -113,7 +113,7 @@ test_expect_success '--output-dir that does not exist: refused before any image,
 '
 
 test_expect_success '--json into a folder that does not exist: refused before any image' '
-	test_must_fail_with 1 imgpatch apply kv260-uhs od.img --set carrier=revB \
+	test_must_fail_with 1 imgpatch apply kv260-uhs od.img --set board=kv --set carrier=revB \
 		--json no-such-dir/r.json >out 2>err &&
 	grep -x "imgpatch: no-such-dir/r.json: cannot write the report: folder no-such-dir does not exist" err &&
 	test_file_unchanged od.img "$(cat od1)"

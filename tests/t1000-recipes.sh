@@ -35,7 +35,8 @@ test_expect_success 'recipes lists the shipped recipes with summaries' '
 
 test_expect_success 'recipes show: parameters, matches, steps, source, risks, undo' '
 	$IMGPATCH recipes show kv260-uhs >show &&
-	grep "carrier (required; one of: revA, revB, revZ)" show &&
+	grep "carrier (required; one of: revA, revB; revZ means revA)" show &&
+	grep "board (required; one of: kv, kr)" show &&
 	grep "dt-delete-property" show &&
 	grep "^source:" show && grep "^risks:" show && grep "^undo:" show &&
 	test_must_fail_with 1 $IMGPATCH recipes show no-such-recipe 2>err &&
@@ -55,30 +56,71 @@ test_expect_success 'build fixtures' '
 
 test_expect_success 'kv260-uhs: a required parameter not given' '
 	refuses kv.img "parameter .carrier. is required.*--set carrier=" \
-		$IMGPATCH apply kv260-uhs kv.img
+		$IMGPATCH apply kv260-uhs kv.img --set board=kv
 '
 
-test_expect_success 'kv260-uhs: a carrier the FIT has no tree for' '
-	refuses kv.img "expected FIT fdt .fdt-smk-k26-revA-sck-kv-g-revZ.dtb.*have:.*kv-g-revB" \
-		$IMGPATCH apply kv260-uhs kv.img --set carrier=revZ
+test_expect_success 'kv260-uhs: the board is required, never guessed' '
+	refuses kv.img "parameter .board. is required (one of: kv, kr): give --set board=kv" \
+		$IMGPATCH apply kv260-uhs kv.img --set carrier=revB
+'
+
+test_expect_success 'kv260-uhs: carrier revZ boots the revA tree, as Ubuntu'"'"'s FIT does' '
+	$IMGPATCH recipes show kv260-uhs >show.kv &&
+	grep "carrier (required; one of: revA, revB; revZ means revA)" show.kv &&
+	cp kv.orig revz.img && cp kv.orig reva.img &&
+	$IMGPATCH apply kv260-uhs revz.img --set board=kv --set carrier=revZ >revz.out &&
+	$IMGPATCH apply kv260-uhs reva.img --set board=kv --set carrier=revA >reva.out &&
+	sum_file revz.img >a && sum_file reva.img >b && test_cmp a b &&
+	grep "fdt-smk-k26-revA-sck-kv-g-revA.dtb" revz.out
+'
+
+test_expect_success 'param alias: load errors name the line' '
+	mkdir -p alias &&
+	for a in "\"revA=revB\"" "\"revZ\"" "\"revZ=revC\"" "\"revZ=revA\", \"revZ=revB\""; do
+		cat >alias/al.recipe <<-EOD &&
+		name = "al"
+		summary = "s"
+		description = "d"
+		source = "this test"
+		param carrier {
+			description = "c"
+			values = {"revA", "revB"}
+			alias = {$a}
+			required = true
+		}
+		step { action = "fstab" mountpoint = "/" options = "+noatime" }
+		EOD
+		test_must_fail_with 1 $IMGPATCH recipes show ./alias/al.recipe 2>err &&
+		cat err && grep -q "al.recipe:8: parameter .carrier.: " err || return 1
+	done &&
+	grep "alias .revZ. is listed twice" err
+'
+
+test_expect_success 'kv260-uhs: board=kr takes the KR260 tree' '
+	cp kv.orig kr.img &&
+	$IMGPATCH apply kv260-uhs kr.img --set board=kr --set carrier=revB >kr.out &&
+	cp kv.orig kr-patch.img &&
+	$IMGPATCH patch kr-patch.img --fdt fdt-smk-k26-revA-sck-kr-g-revB.dtb \
+		--dt-delete mmc@ff170000:no-1-8-v --fstab /:-discard,+noatime >/dev/null &&
+	sum_file kr.img >a && sum_file kr-patch.img >b && test_cmp a b
 '
 
 test_expect_success 'kv260-uhs: a value outside the allowed ones' '
-	refuses kv.img "revC" $IMGPATCH apply kv260-uhs kv.img --set carrier=revC
+	refuses kv.img "revC" $IMGPATCH apply kv260-uhs kv.img --set board=kv --set carrier=revC
 '
 
 test_expect_success 'kv260-uhs: the wrong board (a Raspberry Pi OS image)' '
 	refuses rpi.img "does not match this image: expected" \
-		$IMGPATCH apply kv260-uhs rpi.img --set carrier=revB
+		$IMGPATCH apply kv260-uhs rpi.img --set board=kv --set carrier=revB
 '
 
 test_expect_success 'kv260-uhs: a boot script without the override hook' '
 	refuses nohook.img "does not load user-override.dtb" \
-		$IMGPATCH apply kv260-uhs nohook.img --set carrier=revB
+		$IMGPATCH apply kv260-uhs nohook.img --set board=kv --set carrier=revB
 '
 
 test_expect_success 'kv260-uhs --dry-run: diffs of tree and fstab, nothing written' '
-	$IMGPATCH apply kv260-uhs kv.img --set carrier=revB --dry-run >plan &&
+	$IMGPATCH apply kv260-uhs kv.img --set board=kv --set carrier=revB --dry-run >plan &&
 	grep "^    -			no-1-8-v;" plan &&
 	grep "^-LABEL=writable	/	ext4	discard,errors=remount-ro	0 1" plan &&
 	grep "^+LABEL=writable	/	ext4	errors=remount-ro,noatime	0 1" plan &&
@@ -87,7 +129,7 @@ test_expect_success 'kv260-uhs --dry-run: diffs of tree and fstab, nothing writt
 '
 
 test_expect_success 'kv260-uhs applies: same bytes as the equivalent patch command' '
-	$IMGPATCH apply kv260-uhs kv.img --set carrier=revB >out &&
+	$IMGPATCH apply kv260-uhs kv.img --set board=kv --set carrier=revB >out &&
 	cp kv.orig via-patch.img &&
 	$IMGPATCH patch via-patch.img --fdt fdt-smk-k26-revA-sck-kv-g-revB.dtb \
 		--dt-delete mmc@ff170000:no-1-8-v --fstab /:-discard,+noatime >/dev/null &&
@@ -100,7 +142,7 @@ test_expect_success 'kv260-uhs applies: same bytes as the equivalent patch comma
 
 test_expect_success 'kv260-uhs applied twice: already applied, no byte changes' '
 	sum_file kv.img >a &&
-	$IMGPATCH apply kv260-uhs kv.img --set carrier=revB >out2 &&
+	$IMGPATCH apply kv260-uhs kv.img --set board=kv --set carrier=revB >out2 &&
 	grep "recipe kv260-uhs: already applied" out2 &&
 	sum_file kv.img >b && test_cmp a b
 '

@@ -217,7 +217,7 @@ test_expect_success 'a fix command from the JSON removes its finding' '
 
 test_expect_success 'kv260 after kv260-uhs and fstab-noatime: no uhs-blocked, no fstab-discard' '
 	cp kv.img kv-fixed.img &&
-	imgpatch apply kv260-uhs kv-fixed.img --set carrier=revB --quiet >/dev/null &&
+	imgpatch apply kv260-uhs kv-fixed.img --set board=kv --set carrier=revB --quiet >/dev/null &&
 	imgpatch apply fstab-noatime kv-fixed.img --quiet >/dev/null &&
 	doctor fixed.json kv-fixed.img --json &&
 	findings fixed.json >fixed.list &&

@@ -162,7 +162,7 @@ test_expect_success 'bash: --set parameters and values of the recipe on the line
 	test -s values &&
 	complete_line "imgpatch apply kv260-uhs x.img --set carrier=" >out &&
 	test_cmp values out &&
-	complete_line "imgpatch apply kv260-uhs x.img --set carrier=revB" >out &&
+	complete_line "imgpatch apply kv260-uhs x.img --set board=kv --set carrier=revB" >out &&
 	echo revB >expect &&
 	test_cmp expect out
 '

@@ -96,11 +96,11 @@ test_expect_success 'the installed imgpatch finds the installed recipes' '
 test_expect_success 'and applies one, found nowhere else' '
 	make_kv260 kv.img &&
 	env -u IMGPATCH_RECIPE_PATH "$prefix/bin/imgpatch" apply kv260-uhs kv.img \
-		--set carrier=revB --dry-run >out &&
+		--set board=kv --set carrier=revB --dry-run >out &&
 	grep -q "^recipe kv260-uhs: planned" out &&
 	mv "$prefix/share/imgpatch/recipes" moved &&
 	test_must_fail_with 1 env -u IMGPATCH_RECIPE_PATH "$prefix/bin/imgpatch" \
-		apply kv260-uhs kv.img --set carrier=revB --dry-run 2>err &&
+		apply kv260-uhs kv.img --set board=kv --set carrier=revB --dry-run 2>err &&
 	mv moved "$prefix/share/imgpatch/recipes" &&
 	env -u IMGPATCH_RECIPE_PATH "$prefix/bin/imgpatch" recipes show kv260-uhs >/dev/null
 '

@@ -129,7 +129,7 @@ assert d[\"problems\"] == 1, d[\"problems\"]" &&
 
 test_expect_success 'apply --json on one image: a valid report, and the image is patched' '
 	cp --sparse=always kv.img one.img &&
-	imgpatch apply kv260-uhs one.img --set carrier=revB --json one.json >out &&
+	imgpatch apply kv260-uhs one.img --set board=kv --set carrier=revB --json one.json >out &&
 	validate apply.schema.json one.json &&
 	json_check one.json "
 (e,) = d[\"images\"]
@@ -155,7 +155,7 @@ test_expect_success 'apply --json on a batch with a failing image: a valid repor
 	cp --sparse=always kv.img two.img && head -c 3M kv.img >broken.img &&
 	mkdir outdir &&
 	test_must_fail_with 1 imgpatch apply kv260-uhs one.img two.img broken.img \
-		--set carrier=revB -j 2 --output-dir outdir --json batch.json >out &&
+		--set board=kv --set carrier=revB -j 2 --output-dir outdir --json batch.json >out &&
 	validate apply.schema.json batch.json &&
 	json_check batch.json "
 s = {e[\"image\"]: e for e in d[\"images\"]}
@@ -168,7 +168,7 @@ assert s[\"broken.img\"][\"status\"] == \"failed\" and \"past the end\" in s[\"b
 
 test_expect_success 'apply --dry-run --json on a batch: a valid report of plans' '
 	cp --sparse=always kv.img three.img && s=$(sum_file three.img) &&
-	imgpatch apply kv260-uhs one.img three.img --set carrier=revB -n --json dry.json >out &&
+	imgpatch apply kv260-uhs one.img three.img --set board=kv --set carrier=revB -n --json dry.json >out &&
 	validate apply.schema.json dry.json &&
 	json_check dry.json "
 s = {e[\"image\"]: e for e in d[\"images\"]}
@@ -198,7 +198,8 @@ test_expect_success 'recipes show --json of every shipped recipe: valid, one ste
 	done &&
 	json_check show-kv260-uhs.json "
 p = {x[\"name\"]: x for x in d[\"parameters\"]}
-assert p[\"carrier\"][\"required\"] and p[\"carrier\"][\"values\"] == [\"revA\", \"revB\", \"revZ\"], p
+assert p[\"carrier\"][\"required\"] and p[\"carrier\"][\"values\"] == [\"revA\", \"revB\"], p
+assert p[\"board\"][\"required\"] and p[\"board\"][\"default\"] is None, p
 assert d[\"steps\"][2][\"action\"] == \"dt-delete-property\", d[\"steps\"]" &&
 	json_check show-rpi-sd-overclock.json "
 (m, p) = d[\"parameters\"]

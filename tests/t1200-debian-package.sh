@@ -167,7 +167,7 @@ test_expect_success 'apply kv260-uhs with the installed recipe: no no-1-8-v in u
 	grep -x no-1-8-v before &&
 	test_must_fail mtype -i "$(part_mtools kv.img 1)" ::/user-override.dtb &&
 	env -u IMGPATCH_RECIPE_PATH "$ROOT/usr/bin/imgpatch" apply kv260-uhs kv.img \
-		--set carrier=revB $RECIPE_ARGS &&
+		--set board=kv --set carrier=revB $RECIPE_ARGS &&
 	mtype -i "$(part_mtools kv.img 1)" ::/user-override.dtb >ovr.dtb &&
 	fdtget -p ovr.dtb /axi/mmc@ff170000 >after &&
 	grep -x compatible after &&

@@ -175,14 +175,14 @@ test_expect_success 'build the KV260-like image' '
 test_expect_success 'the class patches the .wic: kv260-uhs with carrier=revB (kirkstone naming)' '
 	deploy k "core-image-minimal-kv260-20240101.rootfs.wic" &&
 	run_hook k --var IMAGE_NAME=core-image-minimal-kv260-20240101 --var IMAGE_NAME_SUFFIX=.rootfs \
-		--var IMGPATCH_RECIPES=kv260-uhs --var IMGPATCH_SET=carrier=revB &&
+		--var IMGPATCH_RECIPES=kv260-uhs --var IMGPATCH_SET="board=kv carrier=revB" &&
 	grep "^NOTE: imgpatch: kv260-uhs: patched .*: 2 changes" k/log &&
 	kv260_patched k/deploy/core-image-minimal-kv260-20240101.rootfs.wic
 '
 
 test_expect_success 'the dry-run report is beside the image, linked; the undo journal is not' '
 	report=k/deploy/core-image-minimal-kv260-20240101.rootfs.wic.imgpatch.txt &&
-	grep "^# imgpatch apply kv260-uhs core-image-minimal-kv260-20240101.rootfs.wic --set carrier=revB --dry-run" $report &&
+	grep "^# imgpatch apply kv260-uhs core-image-minimal-kv260-20240101.rootfs.wic --set board=kv --set carrier=revB --dry-run" $report &&
 	grep "^    -			no-1-8-v;" $report &&
 	grep "^dry run: 2 changes planned, nothing written" $report &&
 	test "$(readlink k/deploy/core-image-minimal-kv260.wic.imgpatch.txt)" = \
@@ -194,7 +194,7 @@ test_expect_success 'the dry-run report is beside the image, linked; the undo jo
 test_expect_success 'two recipes, NAME=VALUE only to the one that takes it (scarthgap naming)' '
 	deploy s "core-image-minimal-kv260.rootfs-20240101.wic" &&
 	run_hook s --var IMAGE_NAME=core-image-minimal-kv260.rootfs-20240101 --var IMAGE_NAME_SUFFIX=.rootfs \
-		--var IMGPATCH_RECIPES="kv260-uhs fstab-noatime" --var IMGPATCH_SET=carrier=revB &&
+		--var IMGPATCH_RECIPES="kv260-uhs fstab-noatime" --var IMGPATCH_SET="board=kv carrier=revB" &&
 	grep "^NOTE: imgpatch: fstab-noatime: nothing to change" s/log &&
 	kv260_patched s/deploy/core-image-minimal-kv260.rootfs-20240101.wic &&
 	report=s/deploy/core-image-minimal-kv260.rootfs-20240101.wic.imgpatch.txt &&
@@ -205,7 +205,7 @@ test_expect_success 'two recipes, NAME=VALUE only to the one that takes it (scar
 test_expect_success 'RECIPE:NAME=VALUE reaches that recipe only' '
 	deploy r img-1.rootfs.wic &&
 	run_hook r --var IMAGE_NAME=img-1 --var IMAGE_NAME_SUFFIX=.rootfs \
-		--var IMGPATCH_RECIPES="fstab-noatime kv260-uhs" --var IMGPATCH_SET=kv260-uhs:carrier=revB &&
+		--var IMGPATCH_RECIPES="fstab-noatime kv260-uhs" --var IMGPATCH_SET="kv260-uhs:board=kv kv260-uhs:carrier=revB" &&
 	kv260_patched r/deploy/img-1.rootfs.wic
 '
 
@@ -242,7 +242,7 @@ test_expect_success 'a missing parameter fails the build with imgpatch'"'"'s mes
 
 test_expect_success 'a value the recipe does not allow fails the build' '
 	refused f2 "^ERROR: imgpatch: recipe kv260-uhs on img-1.rootfs.wic: .*revC" \
-		--var IMGPATCH_RECIPES=kv260-uhs --var IMGPATCH_SET=carrier=revC
+		--var IMGPATCH_RECIPES=kv260-uhs --var IMGPATCH_SET="board=kv carrier=revC"
 '
 
 test_expect_success 'a parameter no recipe takes fails the build (a typo is not ignored)' '

@@ -112,7 +112,7 @@ run_steps()
 test_expect_success 'the action'"'"'s steps: imgpatch on PATH is used, two recipes, an .xz output' '
 	mkdir gh &&
 	cat >gh/inputs.json <<-\EOF &&
-	{"image": "kv.img", "recipes": "kv260-uhs\nfstab-noatime", "set": "carrier=revB",
+	{"image": "kv.img", "recipes": "kv260-uhs\nfstab-noatime", "set": "board=kv carrier=revB",
 	 "output": "gh-out/kv-patched.img.xz", "level": "0"}
 	EOF
 	render_action gh/inputs.json gh &&
@@ -139,12 +139,12 @@ test_expect_success 'the action with install: never runs no install step' '
 # ---------------------------------------------------------------- the script
 
 test_expect_success 'apply: two recipes into a raw copy; NAME=VALUE only to the recipe that takes it' '
-	"$SCRIPT" apply --image kv.img --recipes "kv260-uhs fstab-noatime" --set carrier=revB \
+	"$SCRIPT" apply --image kv.img --recipes "kv260-uhs fstab-noatime" --set "board=kv carrier=revB" \
 		--output out/raw.img --outputs outputs >log &&
 	cat log &&
 	kv260_patched out/raw.img &&
 	test_file_unchanged kv.img "$(cat kv.sum)" &&
-	grep "^imgpatch-ci: imgpatch apply kv260-uhs kv.img .* --set carrier=revB$" log &&
+	grep "^imgpatch-ci: imgpatch apply kv260-uhs kv.img .* --set board=kv --set carrier=revB$" log &&
 	grep "^imgpatch-ci: imgpatch apply fstab-noatime .* -o out/raw.img$" log &&
 	printf "image=out/raw.img\nreport=out/raw.img.imgpatch.txt\n" >expect && test_cmp expect outputs &&
 	ls -A out >files && printf "raw.img\nraw.img.imgpatch.txt\n" >expect && test_cmp expect files
@@ -152,14 +152,14 @@ test_expect_success 'apply: two recipes into a raw copy; NAME=VALUE only to the 
 
 test_expect_success 'apply: RECIPE:NAME=VALUE, one recipe, in place' '
 	cp kv.img inplace.img &&
-	"$SCRIPT" apply --image inplace.img --recipes kv260-uhs --set kv260-uhs:carrier=revB >log &&
+	"$SCRIPT" apply --image inplace.img --recipes kv260-uhs --set "kv260-uhs:board=kv kv260-uhs:carrier=revB" >log &&
 	kv260_patched inplace.img &&
 	ls -A >files && ! grep "imgpatch-undo\|^\.imgpatch-ci" files
 '
 
 test_expect_success 'apply: several recipes in place on a compressed image: it stays compressed' '
 	cp kv.img gz.img && gzip -1 gz.img &&
-	"$SCRIPT" apply --image gz.img.gz --recipes "fstab-noatime kv260-uhs" --set carrier=revB >log &&
+	"$SCRIPT" apply --image gz.img.gz --recipes "fstab-noatime kv260-uhs" --set "board=kv carrier=revB" >log &&
 	gzip -t gz.img.gz && gzip -dc gz.img.gz >gz.img && kv260_patched gz.img
 '
 
@@ -240,7 +240,7 @@ test_expect_success 'the GitLab job'"'"'s script lines, run as a runner runs the
 	env = dict(job["variables"])
 	# The example job of the file header, with the tree checked out here.
 	env.update({"IMGPATCH_DIR": "REPO", "IMGPATCH_IMAGE": "../kv.img",
-	            "IMGPATCH_RECIPES": "kv260-uhs fstab-noatime", "IMGPATCH_SET": "carrier=revB",
+	            "IMGPATCH_RECIPES": "kv260-uhs fstab-noatime", "IMGPATCH_SET": "board=kv carrier=revB",
 	            "IMGPATCH_OUTPUT": "patched/kv.img.gz", "IMGPATCH_LEVEL": "1"})
 	with open(sys.argv[2], "w") as f:
 	    f.write("set -eo pipefail\n")

@@ -8,7 +8,7 @@ param carrier {
 }
 step { action = "fstab" mountpoint = "/" options = "+noatime" }
 EOD
-CMD=(apply ./maybe.recipe bad.img --set carrier=revB)
+CMD=(apply ./maybe.recipe bad.img --set board=kv --set carrier=revB)
 TARGET=bad.img
 STATUS=1
 EXPECT="^imgpatch: \./maybe\.recipe:7: invalid boolean value for option 'required'$"

@@ -267,13 +267,13 @@ if want batch; then
 		for f in $(imgs b); do fresh "$fix/kv260.img" "$f"; done
 		t=$(clock)
 		# shellcheck disable=SC2046
-		run "$w/log" "$imgpatch" apply kv260-uhs $(imgs b) --set carrier=revB -j 2 --quiet
+		run "$w/log" "$imgpatch" apply kv260-uhs $(imgs b) --set board=kv --set carrier=revB -j 2 --quiet
 		times_bj+=("$(since "$t")")
 
 		for f in $(imgs s); do fresh "$fix/kv260.img" "$f"; done
 		t=$(clock)
 		for f in $(imgs s); do
-			run "$w/log" "$imgpatch" apply kv260-uhs "$f" --set carrier=revB --quiet
+			run "$w/log" "$imgpatch" apply kv260-uhs "$f" --set board=kv --set carrier=revB --quiet
 		done
 		times_bs+=("$(since "$t")")
 

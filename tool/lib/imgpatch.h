@@ -782,6 +782,8 @@ struct imgp_recipe_param {
 	long min, max;
 	size_t nvalues;          /* allowed values; 0: any value of the type */
 	const char *const *values;
+	size_t naliases;         /* other names for values: --set NAME=GIVEN */
+	const char *const *alias_given, *const *alias_value;  /* binds the value */
 	const char *def;         /* default, or NULL */
 	bool required;
 	const char *value;       /* the bound value; NULL while unbound */

@@ -6,7 +6,7 @@
 #   IMAGE_CLASSES += "imgpatch"      (local.conf: every image), or
 #   inherit imgpatch                 (in one image recipe)
 #   IMGPATCH_RECIPES = "kv260-uhs fstab-noatime"
-#   IMGPATCH_SET = "carrier=revB"
+#   IMGPATCH_SET = "board=kv carrier=revB"
 #
 # IMGPATCH_RECIPES  imgpatch recipes to apply, in this order: names, found
 #                   in IMGPATCH_RECIPE_DIRS and then among the shipped ones,

@@ -65,7 +65,7 @@ int imgp_recipe_bind(struct imgp_recipe *r, const char *const *sets,
 	if (!values)
 		return imgp_fail(ENOMEM, "out of memory");
 	for (size_t i = 0; !rc && i < nsets; i++) {
-		const char *eq = strchr(sets[i], '=');
+		const char *eq = strchr(sets[i], '='), *given;
 		struct imgp_recipe_param *p;
 
 		if (!eq || eq == sets[i]) {
@@ -86,9 +86,13 @@ int imgp_recipe_bind(struct imgp_recipe *r, const char *const *sets,
 			rc = imgp_fail(EINVAL, "parameter '%s' is given twice", p->name);
 			break;
 		}
-		rc = recipe_param_check(p, eq + 1, &num);
+		given = eq + 1;
+		for (size_t k = 0; k < p->naliases; k++)
+			if (!strcmp(p->alias_given[k], given))
+				given = p->alias_value[k];
+		rc = recipe_param_check(p, given, &num);
 		if (!rc) {
-			values[p - r->params] = recipe_param_norm(r, p, eq + 1, num);
+			values[p - r->params] = recipe_param_norm(r, p, given, num);
 			if (!values[p - r->params])
 				rc = imgp_fail(ENOMEM, "out of memory");
 		}

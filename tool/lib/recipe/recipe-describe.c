@@ -184,6 +184,9 @@ int imgp_recipe_describe(const struct imgp_recipe *r, struct imgp_buf *out)
 						     p->values[k]);
 			sep = "; ";
 		}
+		for (size_t k = 0; !rc && k < p->naliases; k++)
+			rc = imgp_buf_printf(out, "%s%s means %s", k ? ", " : sep,
+					     p->alias_given[k], p->alias_value[k]);
 		if (!rc && p->def)
 			rc = imgp_buf_printf(out, "%sdefault: %s", sep, p->def);
 		if (!rc)

@@ -149,6 +149,64 @@ const char *recipe_param_norm(struct imgp_recipe *r,
 	return recipe_pool_keep(r, s);
 }
 
+/*
+ * alias = {"GIVEN=VALUE", ...}: another name a user may give for one of the
+ * values (a carrier revision that boots another revision's tree). GIVEN is
+ * not a value itself; VALUE must be one.
+ */
+static int load_aliases(struct loader *ld, cfg_t *sec, size_t si,
+			struct imgp_recipe_param *p)
+{
+	struct imgp_recipe *r = ld->r;
+	unsigned n = cfg_size(sec, "alias");
+	int line = recipe_key_line(&ld->sc, si, "alias");
+	const char **given, **value;
+	long num;
+
+	if (recipe_has_key(&ld->sc, si, "alias") && !n)
+		return load_err(ld, line, "parameter '%s': empty list of aliases",
+				p->name);
+	given = calloc(n ? n : 1, sizeof(*given));
+	value = calloc(n ? n : 1, sizeof(*value));
+	if (!given || !recipe_pool_keep(r, (char *)given)) {
+		free(value);
+		return imgp_fail(ENOMEM, "out of memory");
+	}
+	if (!value || !recipe_pool_keep(r, (char *)value))
+		return imgp_fail(ENOMEM, "out of memory");
+	for (unsigned k = 0; k < n; k++) {
+		const char *a = cfg_getnstr(sec, "alias", k);
+		const char *eq = a ? strchr(a, '=') : NULL;
+		const char *from;
+
+		if (!eq || eq == a || recipe_has_ctl(a, false))
+			return load_err(ld, line, "parameter '%s': an alias is \"GIVEN=VALUE\" on one line (got '%s')",
+					p->name, a ? a : "");
+		from = recipe_pool_keep(r, strndup(a, (size_t)(eq - a)));
+		if (!from)
+			return imgp_fail(ENOMEM, "out of memory");
+		if (!recipe_param_check(p, from, &num))
+			return load_err(ld, line, "parameter '%s': alias '%s' is already one of its values",
+					p->name, from);
+		imgp_errclear();
+		for (unsigned j = 0; j < k; j++)
+			if (!strcmp(given[j], from))
+				return load_err(ld, line, "parameter '%s': alias '%s' is listed twice",
+						p->name, from);
+		if (recipe_param_check(p, eq + 1, &num))
+			return load_err(ld, line, "parameter '%s': alias '%s': %s",
+					p->name, from, imgp_errmsg());
+		given[k] = from;
+		value[k] = recipe_pool_dup(r, eq + 1);
+		if (!value[k])
+			return imgp_fail(ENOMEM, "out of memory");
+	}
+	p->alias_given = given;
+	p->alias_value = value;
+	p->naliases = n;
+	return 0;
+}
+
 static int load_param(struct loader *ld, size_t i)
 {
 	struct imgp_recipe *r = ld->r;
@@ -162,6 +220,7 @@ static int load_param(struct loader *ld, size_t i)
 	unsigned nvalues = cfg_size(sec, "values");
 	const char **values;
 	long num;
+	int rc;
 
 	if (!title || !recipe_is_ident(title, strlen(title)))
 		return load_err(ld, line, "parameter name '%s' must be letters, digits, '_' and '-', starting with a letter or '_'",
@@ -225,6 +284,9 @@ static int load_param(struct loader *ld, size_t i)
 	}
 	p->values = values;
 	p->nvalues = nvalues;
+	rc = load_aliases(ld, sec, si, p);
+	if (rc)
+		return rc;
 	p->required = cfg_size(sec, "required") && cfg_getbool(sec, "required");
 	if (cfg_size(sec, "default")) {
 		const char *d = cfg_getstr(sec, "default");
@@ -482,6 +544,7 @@ static int parse_recipe(struct loader *ld)
 		CFG_STR("description", NULL, CFGF_NODEFAULT),
 		CFG_STR("type", NULL, CFGF_NODEFAULT),
 		CFG_STR_LIST("values", NULL, CFGF_NODEFAULT),
+		CFG_STR_LIST("alias", NULL, CFGF_NODEFAULT),
 		CFG_STR("default", NULL, CFGF_NODEFAULT),
 		CFG_INT("min", 0, CFGF_NODEFAULT),
 		CFG_INT("max", 0, CFGF_NODEFAULT),
