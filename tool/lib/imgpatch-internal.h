@@ -246,6 +246,24 @@ const char *imgp_tool_path(const char *name);
 int imgp_run(const char *const argv[], const char *const extra_env[],
 	     struct imgp_buf *out);
 
+/* --------------------------------------------------------- mmc-hosts.c */
+
+/* Whether a host controller can do a bus mode. */
+enum imgp_mmc_cap { IMGP_MMC_CAP_UNKNOWN, IMGP_MMC_CAP_NO, IMGP_MMC_CAP_YES };
+
+/* What an SD/eMMC host controller can do, and who says so. */
+struct imgp_mmc_host {
+	const char *compatible;
+	bool sdhci;              /* also reads its modes from capability registers */
+	enum imgp_mmc_cap uhs;   /* UHS-I (1.8 V) modes of SD cards */
+	enum imgp_mmc_cap hs200;
+	enum imgp_mmc_cap hs400;
+	unsigned max_hz;         /* the SoC tree's clock for it; 0: unknown */
+	const char *source;      /* the driver file (Linux 6.1) or tree that says so */
+};
+/* The table's entry for node's compatible list, or NULL. */
+const struct imgp_mmc_host *imgp_mmc_host_find(const void *fdt, int node);
+
 /* -------------------------------------------------------- fit-skeleton.c */
 
 /* A property value left out of a FIT skeleton, and where it lies in the file. */

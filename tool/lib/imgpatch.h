@@ -409,20 +409,31 @@ struct imgp_dt_mmc_prop {
 	char name[32];
 	char value[128];         /* formatted; "" for an empty (boolean) property */
 };
+/* What a controller's slot holds, as the binding properties tell. */
+enum imgp_dt_mmc_kind {
+	IMGP_DT_MMC_SD,          /* a removable card slot */
+	IMGP_DT_MMC_EMMC,        /* a soldered eMMC */
+	IMGP_DT_MMC_SDIO,        /* an SDIO function (Wi-Fi, Bluetooth) */
+};
 struct imgp_dt_mmc {
 	char path[256];
 	char status[16];         /* "okay" when absent */
+	enum imgp_dt_mmc_kind kind;
 	size_t nprops;
 	struct imgp_dt_mmc_prop props[16];
 };
 /*
- * Lists SD/eMMC controllers (nodes named mmc/sdhci/sdmmc/emmc with or without
- * a unit address, or compatible with an sdhci/mmc driver) with the properties
- * no-1-8-v, max-frequency, bus-width, sd-uhs-*, mmc-hs200-*, mmc-hs400-*.
+ * Lists SD/eMMC host controllers (nodes with registers whose compatible
+ * names a host driver; a node named mmc or sdhci without any compatible)
+ * with what their slot holds and the properties no-1-8-v, max-frequency,
+ * bus-width, sd-uhs-*, mmc-hs200-*, mmc-hs400-*.
  * Returns the number found (at most max) or -errno.
  */
 int imgp_dt_list_mmc(const struct imgp_dtb *dtb, struct imgp_dt_mmc *out,
 		     size_t max);
+/* What the slot of controller node holds; its name "sd", "emmc", "sdio". */
+enum imgp_dt_mmc_kind imgp_dt_mmc_kind_of(const void *fdt, int node);
+const char *imgp_dt_mmc_kind_name(enum imgp_dt_mmc_kind kind);
 
 /* --------------------------------------------------------------- bootscr.c */
 
