@@ -85,7 +85,7 @@ int cmd_cat(int argc, char **argv)
 	part = imgp_table_find(&disk.tab, spec);
 	rc = part ? imgp_fs_open(&fs, &disk.img, part, false) : -ENOENT;
 	if (!rc) {
-		rc = imgp_fs_read_file(&fs, path, CAT_MAX, &data);
+		rc = imgp_survey_read_file(&fs, path, CAT_MAX, &data);
 		imgp_fs_close(&fs);
 	}
 	if (rc) {

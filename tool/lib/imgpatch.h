@@ -541,7 +541,9 @@ void imgp_disk_close(struct imgp_disk *disk);
 /*
  * Finds the first partition, in table order, whose filesystem (any supported
  * backend) has a file at path. Returns it, or NULL with -ENOENT's message
- * "no partition has /image.fit (searched p1 (vfat), p2 (ext4))".
+ * "no partition has /image.fit (searched p1 (vfat), p2 (ext4))", or the
+ * message of a lookup that failed (a corrupt directory block) when no
+ * other partition has it. A survey (below) finds files by the same rule.
  */
 const struct imgp_part *imgp_disk_find_file(struct imgp_disk *disk,
 					    const char *path);
@@ -565,9 +567,10 @@ const struct imgp_part *imgp_disk_find_file(struct imgp_disk *disk,
  * The rules: the boot partition is the one of the first boot path that
  * recognises itself (the FIT's partition, else the first with
  * /boot.scr.uimg, else the first with /boot.scr), else the first with
- * /config.txt or /extlinux/extlinux.conf. The boot script and the hook
- * file are looked for on the boot partition only; the root partition is
- * the first with /etc/fstab. "First" is in table order; a filesystem that
+ * /config.txt or /extlinux/extlinux.conf. The boot script is looked for
+ * on the boot partition only, and so is the hook file when a boot path
+ * was recognised (else on the first partition that has it); the root
+ * partition is the first with /etc/fstab. "First" is in table order; a filesystem that
  * does not open or a lookup that fails does not hide a file elsewhere.
  */
 #define IMGP_FIT_PATH "/image.fit"
@@ -629,7 +632,7 @@ struct imgp_survey_script {
 	struct imgp_bootscr scr;
 };
 
-/* IMGP_OVERRIDE_PATH on the boot partition (with none: on the first that has it). */
+/* IMGP_OVERRIDE_PATH on the boot path's partition (with none: the first that has it). */
 struct imgp_survey_override {
 	const struct imgp_part *part; /* where it was looked for; NULL: nowhere */
 	int rc;
@@ -694,6 +697,13 @@ void imgp_survey_free(struct imgp_survey *sv);
 /* The open filesystem of part; NULL with -ENOTSUP's message when there is none. */
 struct imgp_fs *imgp_survey_fs(const struct imgp_survey *sv,
 			       const struct imgp_part *part);
+/*
+ * imgp_fs_read_file(), except that a symbolic link whose target does not
+ * exist says so ("symbolic link to X, which does not exist"), not "not
+ * found": what the survey and every command read a file with.
+ */
+int imgp_survey_read_file(struct imgp_fs *fs, const char *path, size_t max,
+			  struct imgp_buf *out);
 /* Makes a recorded failure (rc, error) the current one again; returns rc. */
 int imgp_survey_fail(int rc, const char *error);
 

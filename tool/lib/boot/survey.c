@@ -132,6 +132,28 @@ int imgp_survey_find(struct imgp_survey *sv, const char *path,
 	return rc;
 }
 
+int imgp_survey_read_file(struct imgp_fs *fs, const char *path, size_t max,
+			  struct imgp_buf *out)
+{
+	struct imgp_buf target = { 0 };
+	char *why;
+	int rc;
+
+	rc = imgp_fs_read_file(fs, path, max, out);
+	if (rc != -ENOENT)
+		return rc;
+	why = strdup(imgp_errmsg());
+	if (imgp_fs_readlink(fs, path, &target) == 0)
+		rc = imgp_fail(ENOENT, IMGP_PART_FMT " (%s): %s: symbolic link to %s, which does not exist",
+			       fs->part->number, fs->part->fstype, path,
+			       (char *)target.data);
+	else
+		rc = imgp_fail(ENOENT, "%s", why ? why : "not found");
+	imgp_buf_free(&target);
+	free(why);
+	return rc;
+}
+
 /* -------------------------------------------------------------- gathering */
 
 /* A filesystem that does not open (dirty, larger than its partition) is kept as such. */
@@ -303,7 +325,7 @@ static int survey_script(struct imgp_survey *sv)
 				       imgp_bootscr_paths[0], imgp_bootscr_paths[1]);
 		return script_fail(sv, rc);
 	}
-	rc = imgp_fs_read_file(fs, sv->script.path, SCRIPT_MAX, &buf);
+	rc = imgp_survey_read_file(fs, sv->script.path, SCRIPT_MAX, &buf);
 	if (rc) {
 		imgp_buf_free(&buf);
 		return script_fail(sv, rc);
@@ -326,16 +348,17 @@ static int override_fail(struct imgp_survey *sv, int rc)
 }
 
 /*
- * The hook file on the boot partition; with no boot partition, wherever
- * it is, so that a tree written there is still shown.
+ * The hook file on the boot path's partition; with no boot path (nothing
+ * that would load it), wherever it is, so that a tree written there is
+ * still shown.
  */
 static int survey_override(struct imgp_survey *sv, bool read)
 {
 	struct imgp_fs *fs;
 	int rc;
 
-	sv->override.part = sv->boot;
-	if (!sv->boot) {
+	sv->override.part = sv->bootpath ? sv->boot : NULL;
+	if (!sv->bootpath) {
 		rc = imgp_survey_find(sv, IMGP_OVERRIDE_PATH, &sv->override.part,
 				      &sv->override.error);
 		if (rc == -ENOMEM && !sv->override.error)
@@ -358,8 +381,8 @@ static int survey_override(struct imgp_survey *sv, bool read)
 	if (!sv->override.exists || !read)
 		return 0;
 	fs = imgp_survey_fs(sv, sv->override.part);
-	rc = fs ? imgp_fs_read_file(fs, IMGP_OVERRIDE_PATH, IMGP_DTB_MAX,
-				    &sv->override.data) : -ENOTSUP;
+	rc = fs ? imgp_survey_read_file(fs, IMGP_OVERRIDE_PATH, IMGP_DTB_MAX,
+					&sv->override.data) : -ENOTSUP;
 	if (rc) {
 		imgp_buf_free(&sv->override.data);
 		return override_fail(sv, rc);
@@ -492,7 +515,8 @@ static int survey_fstab(struct imgp_survey *sv)
 		return fstab_fail(sv, sv->root_rc);
 	}
 	fs = imgp_survey_fs(sv, sv->root);
-	rc = fs ? imgp_fs_read_file(fs, IMGP_FSTAB_PATH, IMGP_TEXT_MAX, &buf) : -ENOTSUP;
+	rc = fs ? imgp_survey_read_file(fs, IMGP_FSTAB_PATH, IMGP_TEXT_MAX, &buf) :
+		  -ENOTSUP;
 	if (rc) {
 		imgp_buf_free(&buf);
 		return fstab_fail(sv, rc);

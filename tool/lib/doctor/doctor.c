@@ -198,13 +198,11 @@ int doctor_read(struct doctor *d, const struct imgp_part *part,
 		return -ENOTSUP;
 	rc = imgp_fs_exists(fs, path);
 	if (rc > 0)
-		rc = imgp_fs_read_file(fs, path, max, out);
+		rc = imgp_survey_read_file(fs, path, max, out);
 	else if (rc == 0)
 		return 0;
-	if (rc)
-		return imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", part->number,
-				     part->fstype, path);
-	return 1;
+	/* The filesystem layer's message names the partition and the file. */
+	return rc ? rc : 1;
 }
 
 int doctor_list(struct doctor *d, const struct imgp_part *part,
@@ -250,14 +248,17 @@ static int survey_readable(const struct imgp_survey *sv)
 		rc = unreadable(sv->boot_rc, sv->boot_error);
 	if (!rc)
 		rc = unreadable(sv->fit.rc, sv->fit.error);
+	/* Found but not read (a dangling link, a bad CRC) is an error too. */
 	if (!rc && sv->boot)
-		rc = unreadable(sv->script.rc, sv->script.error);
+		rc = sv->script.path && sv->script.rc ?
+		     imgp_survey_fail(sv->script.rc, sv->script.error) :
+		     unreadable(sv->script.rc, sv->script.error);
 	if (!rc && sv->boot)
 		rc = unreadable(sv->override.rc, sv->override.error);
 	if (!rc)
 		rc = unreadable(sv->root_rc, sv->root_error);
-	if (!rc && sv->root)
-		rc = unreadable(sv->fstab.rc, sv->fstab.error);
+	if (!rc && sv->root && sv->fstab.rc)
+		rc = imgp_survey_fail(sv->fstab.rc, sv->fstab.error);
 	return rc;
 }
 

@@ -69,7 +69,7 @@ static int read_from_image(struct imgp_patch *patch,
 	 * Read first, look up only when that fails (each is an mtools run on
 	 * FAT): missing is no error, but a dangling symbolic link is.
 	 */
-	rc = imgp_fs_read_file(&fs, path, max, out);
+	rc = imgp_survey_read_file(&fs, path, max, out);
 	*existed = rc == 0;
 	if (rc == -ENOENT) {
 		char *why = strdup(imgp_errmsg());
