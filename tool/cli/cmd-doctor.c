@@ -198,7 +198,7 @@ static void doctor_usage(FILE *out)
 		"config.txt; each finding with its cost, evidence and fix. Read-only.\n\n"
 		"Options:\n"
 		"      --json               print one JSON document (schema_version 1)\n"
-		"      --fit PATH           FIT file to look for (default /image.fit)\n"
+		"      --fit PATH           FIT file to look for (default " IMGP_FIT_PATH ")\n"
 		"      --fdt NAME|INDEX     examine only this fdt of the FIT\n"
 		"      --fail-on SEVERITY   exit 3 when a finding of SEVERITY (warning or\n"
 		"                           info) or a worse one is found\n"
@@ -241,7 +241,7 @@ int cmd_doctor(int argc, char **argv)
 			free(fit_path);
 			fit_path = NULL;
 			if (!*optarg)
-				return usage_error("doctor", "--fit needs a path, e.g. /image.fit");
+				return usage_error("doctor", "--fit needs a path, e.g. " IMGP_FIT_PATH);
 			if (asprintf(&fit_path, "%s%s", *optarg == '/' ? "" : "/",
 				     optarg) < 0)
 				die("out of memory");

@@ -78,7 +78,7 @@ static void info_usage(FILE *out)
 		"settings and the root fstab entry. Read-only.\n\n"
 		"Options:\n"
 		"      --json       print one JSON document (schema_version 1)\n"
-		"      --fit PATH   FIT file to look for (default /image.fit)\n"
+		"      --fit PATH   FIT file to look for (default " IMGP_FIT_PATH ")\n"
 		"  -h, --help       show this help\n\n"
 		"Exit status: 0 all fine, 1 a problem was found (reported in its\n"
 		"section) or the image cannot be read, 2 usage error.\n");
@@ -112,7 +112,7 @@ int cmd_info(int argc, char **argv)
 		case 'f':
 			if (!*optarg) {
 				free(fit_path);
-				return usage_error("info", "--fit needs a path, e.g. /image.fit");
+				return usage_error("info", "--fit needs a path, e.g. " IMGP_FIT_PATH);
 			}
 			free(fit_path);
 			if (asprintf(&fit_path, "%s%s", *optarg == '/' ? "" : "/",

@@ -699,7 +699,7 @@ struct imgp_fs *imgp_survey_fs(const struct imgp_survey *sv,
 			       const struct imgp_part *part);
 /*
  * imgp_fs_read_file(), except that a symbolic link whose target does not
- * exist says so ("symbolic link to X, which does not exist"), not "not
+ * exist says so ("dangling symbolic link to X"), not "not
  * found": what the survey and every command read a file with.
  */
 int imgp_survey_read_file(struct imgp_fs *fs, const char *path, size_t max,

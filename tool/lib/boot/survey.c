@@ -144,7 +144,7 @@ int imgp_survey_read_file(struct imgp_fs *fs, const char *path, size_t max,
 		return rc;
 	why = strdup(imgp_errmsg());
 	if (imgp_fs_readlink(fs, path, &target) == 0)
-		rc = imgp_fail(ENOENT, IMGP_PART_FMT " (%s): %s: symbolic link to %s, which does not exist",
+		rc = imgp_fail(ENOENT, IMGP_PART_FMT " (%s): %s: dangling symbolic link to %s",
 			       fs->part->number, fs->part->fstype, path,
 			       (char *)target.data);
 	else

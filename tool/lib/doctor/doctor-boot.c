@@ -65,7 +65,7 @@ static int check_hook(struct doctor *d)
 	if (!rc)
 		rc = doctor_set(&f->hint, strcmp(word, "user.scr") == 0 ?
 				"boot with a boot.scr that loads and sources user.scr after loading the tree, as postmarketOS's does" :
-				"boot with a script that loads /user-override.dtb when it exists, as Ubuntu's Kria boot.scr.uimg does");
+				"boot with a script that loads " IMGP_OVERRIDE_PATH " when it exists, as Ubuntu's Kria boot.scr.uimg does");
 	return rc;
 }
 

@@ -106,7 +106,7 @@ static struct imgp_finding *fstab_finding(struct doctor *d, const char *id,
 		return NULL;
 	f->partition = d->sv.root->number;
 	f->line = e->line;
-	rc = doctor_set(&f->file, "/etc/fstab");
+	rc = doctor_set(&f->file, IMGP_FSTAB_PATH);
 	if (!rc && prop)
 		rc = doctor_set(&f->property, "%s", prop);
 	return rc ? NULL : f;
