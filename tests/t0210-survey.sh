@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-test_description='a lookup that fails keeps its cause in info, doctor, patch and cat; nothing written'
+test_description='one survey: info, doctor and patch find the boot script by one rule; a lookup that fails keeps its cause in each, and in cat; nothing written'
 . "$(dirname "$0")/lib.sh"
 
 test_require_tools debugfs e2fsck
@@ -52,6 +52,24 @@ test_expect_success 'dangling symbolic link at /etc/fstab' '
 	debugfs -R "stat /etc/fstab" link.ext4 2>/dev/null | grep "Type: symlink" &&
 	cp good.img link.img && put_part link.img 2 link.ext4 &&
 	same_cause link.img "dangling symbolic link to /etc/nowhere"
+'
+
+test_expect_success 'a boot script away from the FIT is the same news in info, doctor and patch' '
+	cp good.img away.img &&
+	mcopy -n -i "$(part_mtools away.img 1)" ::/boot.scr.uimg boot.scr.uimg &&
+	mdel -i "$(part_mtools away.img 1)" ::/boot.scr.uimg &&
+	extract_part away.img 2 away.ext4 &&
+	debugfs -w -R "write boot.scr.uimg /boot.scr.uimg" away.ext4 &&
+	put_part away.img 2 away.ext4 &&
+	sum=$(sum_file away.img) &&
+	$IMGPATCH info away.img >info.out &&
+	grep -x "boot script: p1 (vfat) has no /boot.scr.uimg or /boot.scr next to /image.fit" info.out &&
+	grep -x "user-override.dtb: not on p1" info.out &&
+	$IMGPATCH doctor away.img >doctor.out &&
+	grep "boot-override-ignored: no boot script (boot.scr.uimg, boot.scr) loads user-override.dtb" doctor.out &&
+	test_must_fail_with 1 $IMGPATCH patch away.img --fdt 6 --dt-delete mmc@ff170000:no-1-8-v 2>patch.err &&
+	grep -x "imgpatch: away.img: p1 (vfat): no boot script (/boot.scr.uimg or /boot.scr) to load user-override.dtb: the board will ignore it; not writing it (use --force to write it anyway)" patch.err &&
+	test_file_unchanged away.img "$sum"
 '
 
 test_done
