@@ -287,18 +287,18 @@ static int tree_load(struct doctor *d, struct doctor_tree *t, const void *blob,
 {
 	int rc = imgp_dtb_load(&t->dtb, blob, size);
 
-	if (rc) {
-		/* Not counted as a tree: nothing to free but the name. */
-		free(t->file);
-		d->ntrees--;
-		if (t->image)
-			return imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s: %s",
-					     t->part->number, t->part->fstype,
-					     d->sv.fit_path, t->image->name);
-		return imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", t->part->number,
-				     t->part->fstype, t->file);
-	}
-	return 0;
+	if (!rc)
+		return 0;
+	if (t->image)
+		imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s: %s", t->part->number,
+			      t->part->fstype, d->sv.fit_path, t->image->name);
+	else
+		imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", t->part->number,
+			      t->part->fstype, t->file);
+	/* Not counted as a tree: nothing to free but the name (named above). */
+	free(t->file);
+	d->ntrees--;
+	return rc;
 }
 
 static int add_fit_tree(struct doctor *d, const struct imgp_fit_image *img)
