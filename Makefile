@@ -74,7 +74,7 @@ else
 Q := @
 endif
 
-.PHONY: all check asan unit install uninstall clean demo deps fuzz bench FORCE
+.PHONY: all check asan unit install uninstall clean demo deps deps-demo fuzz bench FORCE
 all: $(BUILD)/imgpatch $(UNIT_BIN) $(RECIPES_OUT) $(BUILD)/imgpatch.1
 
 $(BUILD)/recipes/%: recipes/%
@@ -130,8 +130,13 @@ $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(UNIT_LIB_OBJ) $(BUILD)/libimgpatch-c
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(UNIT_LIB_OBJ) $(BUILD)/libimgpatch-cli.a $(BUILD)/libimgpatch.a $(LIBS)
 
+# Missing Debian packages: `deps` all that `make check` needs, `deps-demo`
+# only what `make demo` needs (ci/install-deps.sh lists both sets).
 deps:
 	$(Q)bash ci/install-deps.sh
+
+deps-demo:
+	$(Q)bash ci/install-deps.sh --demo
 
 # The test suite runs against the sanitizer build.
 asan:
@@ -146,7 +151,12 @@ check: deps
 	$(Q)IMGPATCH_BUILD=$(CURDIR)/build-asan IMGPATCH_PLAIN_BUILD=$(CURDIR)/$(BUILD) \
 		bash tests/run.sh
 
-demo: deps all
+# Only the binary: the manual (scdoc), the recipes' overlays and the unit
+# tests are not needed to build and patch the sample image. Built by a
+# second make, after the packages are in, so that pkg-config is asked again
+# (and `make -j` does not compile while the libraries are being installed).
+demo: deps-demo
+	$(Q)$(MAKE) --no-print-directory $(BUILD)/imgpatch
 	$(Q)bash tests/demo.sh $(CURDIR)/$(BUILD)/imgpatch
 
 # Installs the binary, the recipes with their README, the manual, the bash
@@ -196,7 +206,7 @@ FUZZ_BUILD      ?= build-fuzz
 FUZZ_CC         ?= clang
 FUZZ_TIME       ?= 60
 FUZZ_SMOKE_TIME ?= 10
-FUZZ_TARGETS    ?= part fit dtb bootscr fstab recipe xz
+FUZZ_TARGETS    ?= part fit dtb bootscr fstab recipe xz fat ext
 FUZZ_SAN        := -fsanitize=address,undefined -fno-sanitize-recover=all \
                    -fno-omit-frame-pointer
 FUZZ_LIB_OBJ    := $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)

@@ -155,6 +155,27 @@ test_skip()
 	echo "ok $_tl_count - $1 # SKIP $2"
 }
 
+# test_skip_tool NAME TOOL...: skips NAME because TOOLs (commands, or Debian
+# packages where no command tells) are missing. The skip reads
+# "# SKIP missing tool: TOOL...", which tests/run.sh reads: with CI=true, a
+# tool that ci/install-deps.sh installs cannot be missing, and the skip fails.
+test_skip_tool()
+{
+	test_skip "$1" "missing tool: ${*:2}"
+}
+
+# test_fail NAME REASON: a check that failed without a body to run.
+test_fail()
+{
+	_tl_count=$((_tl_count + 1))
+	_tl_failed=$((_tl_failed + 1))
+	echo "not ok $_tl_count - $1"
+	echo "# $2"
+}
+
+# test_done: prints the plan ("1..N", which tests/run.sh checks against the
+# checks that ran) and a summary, and ends the script: status 1 when a check
+# failed.
 test_done()
 {
 	local passed=$((_tl_count - _tl_failed - _tl_skipped)) extra=
@@ -215,6 +236,37 @@ test_must_fail_with()
 	return 1
 }
 
+# A run that a test build kills on purpose (IMGPATCH_TEST_CRASH_AFTER_WRITES:
+# raise(SIGKILL), which no sanitizer can catch) ends with this status.
+TEST_KILLED_STATUS=$((128 + 9))
+
+# test_crash_walk CMD...: runs "CMD 1", "CMD 2", ..., where "CMD N" is a
+# run that a test build kills right after its Nth write, until one
+# finishes (exit 0); prints how many were killed (0: the build has no crash
+# hook). Fails, naming N and how it ended, when a run ends any other way: a
+# sanitizer report, another signal, an error exit, or more than 500 writes.
+test_crash_walk()
+{
+	local -; set +x
+	local n=1 rc bad
+
+	while [ $n -le 500 ]; do
+		"$@" $n && rc=0 || rc=$?
+		if [ $rc -eq 0 ]; then
+			echo $((n - 1))
+			return 0
+		fi
+		if [ $rc -ne "$TEST_KILLED_STATUS" ]; then
+			bad=$(_tl_bad_status $rc)
+			_tl_complain "test_crash_walk: to be killed after write $n, it ended with ${bad:-exit $rc} instead: $* $n"
+			return 1
+		fi
+		n=$((n + 1))
+	done
+	_tl_complain "test_crash_walk: still writing after 500 writes: $*"
+	return 1
+}
+
 # test_cmp EXPECTED ACTUAL
 test_cmp()
 {
@@ -245,29 +297,30 @@ test_file_unchanged()
 	fi
 }
 
-# test_require_tools TOOL...: stops the script when a tool is missing;
-# ci/install-deps.sh installs them all, so a missing one is an error.
+# test_require_tools TOOL...: when a tool is missing, skips the rest of the
+# script (test_skip_tool) and ends it. ci/install-deps.sh installs them all:
+# tests/run.sh with CI=true counts such a skip as a failure.
 test_require_tools()
 {
-	local tool missing=
+	local tool missing=()
 
 	for tool in "$@"; do
-		command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"
+		command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 	done
-	[ -n "$missing" ] || return 0
-	echo "not ok $((_tl_count + 1)) - required tools present"
-	echo "# missing:$missing (run ci/install-deps.sh)"
-	exit 1
+	[ ${#missing[@]} -ne 0 ] || return 0
+	test_skip_tool "required tools present" "${missing[@]}"
+	echo "# run ci/install-deps.sh"
+	test_done
 }
 
-# test_require_imgpatch: stops the script when the binary under test is
-# not built.
+# test_require_imgpatch: stops the script, failed, when the binary under
+# test is not built.
 test_require_imgpatch()
 {
 	[ -x "$IMGPATCH" ] && return 0
-	echo "not ok $((_tl_count + 1)) - imgpatch binary present"
-	echo "# '$IMGPATCH' not found (build it, or set IMGPATCH_BUILD)"
-	exit 1
+	test_fail "imgpatch binary present" \
+		"'$IMGPATCH' not found (build it, or set IMGPATCH_BUILD)"
+	test_done
 }
 
 # imgpatch ARGS...: runs the binary under test; TEST_VALGRIND=1 runs the

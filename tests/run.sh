@@ -5,10 +5,16 @@
 # and then every shell test (tests/t[0-9]*.sh, sorted), or only those whose
 # name contains one of the NAMEs. Each one's output goes to
 # tests/out/<name>.log (or $TEST_OUTPUT_DIR/<name>.log); the logs of failing
-# ones are shown. Every "ok" and "not ok" TAP line is counted; a program that
-# exits non-zero without any "not ok" line counts as one more failure. The
-# last line is always "N passed, N failed" (", N skipped" when some were).
-# Exits 1 when anything failed.
+# ones are shown. Every "ok" and "not ok" TAP line is counted. A program
+# fails once more when it exits non-zero without any "not ok" line, or when
+# its plan ("1..N") is missing, repeated or disagrees with the checks that
+# ran: a program that stops early cannot pass for one that finished.
+#
+# Every skip ("ok ... # SKIP reason") is counted and printed. A skip for a
+# missing tool says which ("# SKIP missing tool: NAME..."); with CI=true a
+# tool that ci/install-deps.sh installs cannot be missing, so such a skip
+# counts as a failure. The last line is always "N passed, N failed"
+# (", N skipped" when some were). Exits 1 when anything failed.
 #
 # TEST_TIMEOUT (seconds, default 600) bounds each program. TEST_VALGRIND=1
 # runs the unit tests of the unsanitized build (IMGPATCH_PLAIN_BUILD) under
@@ -47,11 +53,44 @@ count()
 	grep -c -E "$1" "$2" 2>/dev/null || true
 }
 
+# plan_problem LOG NCHECKS: says what is wrong with LOG's TAP plan, if
+# anything.
+plan_problem()
+{
+	local plans
+
+	plans=$(grep -E '^1\.\.[0-9]+' "$1" | sed 's/[^0-9.].*//')
+	case "$plans" in
+	'') echo "no plan (1..N): it stopped early, or prints none" ;;
+	*$'\n'*) echo "more than one plan" ;;
+	"1..$2") ;;
+	*) echo "plan $plans, but $2 checks ran" ;;
+	esac
+}
+
+# ci_failures SKIPS: for each skip line in SKIPS that names a missing tool
+# ci/install-deps.sh installs, prints why it fails in CI.
+ci_failures()
+{
+	local line tool pkg
+
+	[ "${CI:-}" = true ] || return 0
+	while IFS= read -r line; do
+		for tool in $(sed -n 's/.*# *SKIP missing tool:\(\( [^ ]*\)*\)$/\1/p' <<<"$line"); do
+			pkg=$(bash "$repo/ci/install-deps.sh" --package-of "$tool")
+			[ "$pkg" != - ] || continue
+			echo "not ok - CI=true: '$tool' is missing, but ci/install-deps.sh installs it ($pkg): ${line#ok }"
+			break
+		done
+	done <<<"$1"
+}
+
 # run_one NAME LOGNAME CMD...: runs CMD with its output in LOGNAME.log and
 # reports it as NAME.
 run_one()
 {
-	local name=$1 log=$TEST_OUTPUT_DIR/$2.log rc oks fail skip line
+	local name=$1 log=$TEST_OUTPUT_DIR/$2.log rc oks fail skip pass line problem
+	local skips= refused= nrefused=0
 
 	shift 2
 	# In a subshell that cannot exec the command, so a "Segmentation fault"
@@ -61,23 +100,34 @@ run_one()
 	oks=$(count '^ok( |$)' "$log")
 	skip=$(count '^ok( |$).*# *[Ss][Kk][Ii][Pp]' "$log")
 	fail=$(count '^not ok( |$)' "$log")
-	if [ $rc -ne 0 ] && [ "$fail" -eq 0 ]; then
-		fail=1
+	pass=$((oks - skip))
+	problem=$(plan_problem "$log" $((oks + fail)))
+	if [ $rc -ne 0 ] && [ "$fail" -eq 0 ] || [ -n "$problem" ]; then
+		fail=$((fail + 1))
 		if [ $rc -eq 124 ]; then
 			echo "not ok - $name timed out after ${timeout_s}s" >>"$log"
-		else
+		elif [ $rc -ne 0 ]; then
 			echo "not ok - $name exited with status $rc" >>"$log"
 		fi
+		[ -z "$problem" ] || echo "not ok - $name: $problem" >>"$log"
 	fi
 
-	total_pass=$((total_pass + oks - skip))
-	total_fail=$((total_fail + fail))
-	total_skip=$((total_skip + skip))
+	if [ "$skip" -ne 0 ]; then
+		skips=$(grep -E '^ok( |$).*# *[Ss][Kk][Ii][Pp]' "$log")
+		refused=$(ci_failures "$skips")
+		[ -z "$refused" ] || nrefused=$(grep -c . <<<"$refused")
+	fi
 
-	line="$name .. $((oks - skip)) passed"
-	[ "$fail" -eq 0 ] || line="$line, $fail failed"
-	[ "$skip" -eq 0 ] || line="$line, $skip skipped"
+	total_pass=$((total_pass + pass))
+	total_fail=$((total_fail + fail + nrefused))
+	total_skip=$((total_skip + skip - nrefused))
+
+	line="$name .. $pass passed"
+	[ $((fail + nrefused)) -eq 0 ] || line="$line, $((fail + nrefused)) failed"
+	[ $((skip - nrefused)) -eq 0 ] || line="$line, $((skip - nrefused)) skipped"
 	echo "$line"
+	[ -z "$skips" ] || sed -e 's/^/    /' <<<"$skips"
+	[ -z "$refused" ] || sed -e 's/^/    /' <<<"$refused"
 	if [ "$fail" -ne 0 ]; then
 		# Passing checks only bury the failures; everything else stays.
 		grep -v -E '^ok( |$)' "$log" | sed -e 's/^/    /'

@@ -59,6 +59,125 @@ test_expect_success 'a failing command in a body fails the test' '
 	test_cmp expect actual
 '
 
+test_expect_success 'test_done prints the plan; a missing tool skips the rest, named' '
+	cat >t9998-tools.sh <<-EOF &&
+	. "$TEST_DIR/lib.sh"
+	test_expect_success "passes" "true"
+	test_require_tools sh no-such-tool-here other-missing-tool
+	test_expect_success "never runs" "false"
+	test_done
+	EOF
+	TEST_OUTPUT_DIR=$PWD/inner-out bash t9998-tools.sh >tools.out &&
+	grep -v "^#" tools.out >actual &&
+	cat >expect <<-EOF &&
+	ok 1 - passes
+	ok 2 - required tools present # SKIP missing tool: no-such-tool-here other-missing-tool
+	1..2
+	EOF
+	test_cmp expect actual
+'
+
+test_expect_success 'test_crash_walk counts the killed runs, and fails on any other end' '
+	cat >t9997-crash.sh <<-\EOF &&
+	. "$TEST_DIR/lib.sh"
+	# writes N: killed after write N (SIGKILL), when it makes that many.
+	writes() { (if [ "$1" -le 3 ]; then kill -KILL $BASHPID; fi; exit 0); }
+	# asan N: a sanitizer report (status 99) at the second write.
+	asan() { (if [ "$1" -ge 2 ]; then exit 99; fi; kill -KILL $BASHPID); }
+	# segv N: another signal at the third.
+	segv() { (if [ "$1" -ge 3 ]; then kill -SEGV $BASHPID; fi; kill -KILL $BASHPID); }
+	test_expect_success "three writes" "test \"\$(test_crash_walk writes)\" = 3"
+	test_expect_success "sanitizer" "test_crash_walk asan"
+	test_expect_success "signal" "test_crash_walk segv"
+	test_expect_success "error" "test_crash_walk false"
+	test_done
+	EOF
+	TEST_OUTPUT_DIR=$PWD/inner-out test_must_fail_with 1 bash t9997-crash.sh >crash.out &&
+	sed -n -e "/^ok/p" -e "/^not ok/p" -e "/test_crash_walk:/p" crash.out >actual &&
+	cat >expect <<-\EOF &&
+	ok 1 - three writes
+	not ok 2 - sanitizer
+	# test_crash_walk: to be killed after write 2, it ended with sanitizer or valgrind error (exit 99) instead: asan 2
+	not ok 3 - signal
+	# test_crash_walk: to be killed after write 3, it ended with killed by signal 11 instead: segv 3
+	not ok 4 - error
+	# test_crash_walk: to be killed after write 1, it ended with exit 1 instead: false 1
+	EOF
+	test_cmp expect actual
+'
+
+# run_suite NAME SCRIPT...: a copy of tests/run.sh, lib.sh and
+# ci/install-deps.sh in NAME/ that runs only the given scripts; its output
+# in NAME.out, its exit status in NAME.rc.
+run_suite()
+{
+	local dir=$1
+
+	shift
+	mkdir -p "$dir/tests" "$dir/ci" "$dir/build" &&
+	cp "$TEST_DIR/run.sh" "$TEST_DIR/lib.sh" "$dir/tests/" &&
+	cp "$REPO_DIR/ci/install-deps.sh" "$dir/ci/" &&
+	cp "$@" "$dir/tests/" || return 1
+	IMGPATCH_BUILD=$PWD/$dir/build TEST_OUTPUT_DIR=$PWD/$dir/out \
+		bash "$dir/tests/run.sh" >"$dir.out" 2>&1
+	echo $? >"$dir.rc"
+}
+
+test_expect_success 'run.sh: a program whose plan disagrees, or that has none, fails' '
+	printf "%s\n" "echo \"ok 1 - one\"" "echo \"ok 2 - two\"" "echo 1..3" >t0001-short.sh &&
+	printf "%s\n" "echo \"ok 1 - one\"" >t0002-noplan.sh &&
+	printf "%s\n" "echo 1..1" "echo \"ok 1 - one\"" "echo 1..1" >t0003-twice.sh &&
+	printf "%s\n" "echo \"ok 1 - one\"" "echo 1..1" >t0004-fine.sh &&
+	run_suite plans t0001-short.sh t0002-noplan.sh t0003-twice.sh t0004-fine.sh &&
+	test "$(cat plans.rc)" = 1 &&
+	grep -x "t0001-short.sh .. 2 passed, 1 failed" plans.out &&
+	grep -x "    not ok - t0001-short.sh: plan 1..3, but 2 checks ran" plans.out &&
+	grep -x "t0002-noplan.sh .. 1 passed, 1 failed" plans.out &&
+	grep -x "    not ok - t0002-noplan.sh: no plan (1..N): it stopped early, or prints none" plans.out &&
+	grep -x "    not ok - t0003-twice.sh: more than one plan" plans.out &&
+	grep -x "t0004-fine.sh .. 1 passed" plans.out &&
+	test "$(tail -n 1 plans.out)" = "5 passed, 3 failed"
+'
+
+test_expect_success 'run.sh: skips are counted and printed; with CI=true a missing installed tool fails' '
+	cat >t0005-skips.sh <<-\EOF &&
+	. "$(dirname "$0")/lib.sh"
+	test_expect_success "passes" "true"
+	test_skip "no loop device" "needs root"
+	test_skip_tool "mtools" mtype
+	test_skip_tool "something of our own" not-a-debian-tool
+	test_done
+	EOF
+	run_suite local t0005-skips.sh &&
+	test "$(cat local.rc)" = 0 &&
+	grep -x "t0005-skips.sh .. 1 passed, 3 skipped" local.out &&
+	grep -x "    ok 3 - mtools # SKIP missing tool: mtype" local.out &&
+	test "$(tail -n 1 local.out)" = "1 passed, 0 failed, 3 skipped" &&
+	CI=true run_suite ci t0005-skips.sh &&
+	test "$(cat ci.rc)" = 1 &&
+	grep -x "t0005-skips.sh .. 1 passed, 1 failed, 2 skipped" ci.out &&
+	grep -x "    not ok - CI=true: .mtype. is missing, but ci/install-deps.sh installs it (mtools): 3 - mtools # SKIP missing tool: mtype" ci.out &&
+	test "$(tail -n 1 ci.out)" = "1 passed, 1 failed, 2 skipped"
+'
+
+test_expect_success 'every tool a test requires or skips for is one ci/install-deps.sh installs' '
+	for t in "$TEST_DIR"/t[0-9]*.sh; do
+		# This file: not the made-up tools of the self-tests above.
+		if [ "$t" = "$TEST_DIR/$TEST_NAME.sh" ]; then
+			sed -n "/^test_require_tools/,/[^\\\\]$/p" "$t"
+		else
+			cat "$t"
+		fi
+	done | sed -e ":a" -e "/\\\\$/{N;s/\\\\\n//;ba}" |
+		sed -n -e "s/^[[:space:]]*test_require_tools //p" \
+		       -e "s/^[[:space:]]*test_skip_tool \(\"[^\"]*\"\|'"'"'[^'"'"']*'"'"'\) //p" |
+		tr -s " \t" "\n\n" | grep -v -e "^\\$" -e "^\"" -e "^$" | sort -u >tools &&
+	grep -x mtype tools && grep -x python3-jsonschema tools &&
+	bash "$REPO_DIR/ci/install-deps.sh" --package-of $(cat tools) >pkgs &&
+	paste tools pkgs | awk "\$2 == \"-\"" >unknown &&
+	test_cmp /dev/null unknown
+'
+
 # ------------------------------------------------- GPT + FAT32 (the default)
 
 test_expect_success 'build the GPT/FAT32 image' '

@@ -85,7 +85,7 @@ test_expect_success '--json is one valid document with the same facts' '
 	test "$(json_get nofit.json "d[\"fit\"]")" = None
 '
 else
-test_skip '--json is one valid document with the same facts' 'python3 not installed'
+test_skip_tool '--json is one valid document with the same facts' python3
 fi
 
 test_expect_success 'after a patch, info shows the override without no-1-8-v and the new fstab' '

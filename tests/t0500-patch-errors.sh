@@ -34,8 +34,8 @@ test_expect_success 'usage errors exit 2' '
 	test_must_fail_with 2 $IMGPATCH frobnicate &&
 	test_must_fail_with 2 $IMGPATCH patch good.img &&
 	test_must_fail_with 2 $IMGPATCH patch good.img --bogus &&
-	refuses good.img 2 "is not NODE:PROP" --fdt 6 --dt-delete no-1-8-v &&
-	refuses good.img 2 "is not MOUNTPOINT" --fstab /noatime
+	refuses good.img 2 "expected NODE:PROP" --fdt 6 --dt-delete no-1-8-v &&
+	refuses good.img 2 "expected MOUNTPOINT" --fstab /noatime
 '
 
 test_expect_success 'missing image' '

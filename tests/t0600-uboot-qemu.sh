@@ -13,11 +13,12 @@ CMDS=$TEST_DIR/uboot/kv260.cmds
 FDT=fdt-smk-k26-revA-sck-kv-g-revB.dtb
 KV260_ARGS="--fdt $FDT --dt-delete mmc@ff170000:no-1-8-v --fstab /:-discard,+noatime"
 
+# The missing tool: a command, or the package of a file.
 missing=
 if ! command -v "$QEMU_AARCH64" >/dev/null 2>&1; then
-	missing="'$QEMU_AARCH64' not found (Debian package qemu-system-arm)"
+	missing=$QEMU_AARCH64
 elif [ ! -r "$UBOOT_BIN" ]; then
-	missing="'$UBOOT_BIN' not found (Debian package u-boot-qemu)"
+	missing=u-boot-qemu
 else
 	test_require_imgpatch
 	test_require_tools sfdisk mtype debugfs gzip od xxd timeout
@@ -27,7 +28,7 @@ fi
 check()
 {
 	if [ -n "$missing" ]; then
-		test_skip "$1" "$missing"
+		test_skip_tool "$1" "$missing"
 	else
 		test_expect_success "$1" "$2"
 	fi

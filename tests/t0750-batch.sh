@@ -76,4 +76,47 @@ test_expect_success 'usage: -o with several images' '
 	test_must_fail_with 2 imgpatch apply kv260-uhs lab/a.img lab/b.img -o x.img --set carrier=revB
 '
 
+test_expect_success 'a batch --dry-run reports plans, not patches, and writes nothing' '
+	make_kv260 dry1.img && cp dry1.img dry2.img &&
+	sum_file dry1.img >d1 && sum_file dry2.img >d2 &&
+	imgpatch apply kv260-uhs dry1.img dry2.img --set carrier=revB -n --json dry.json >out &&
+	test "$(grep -c "^\[[0-9]/2\] dry[12].img: planned, 2 changes" out)" = 2 &&
+	grep -E "^dry1.img +planned +2 " out &&
+	grep "kv260-uhs: 2 images, 0 failed (dry run: nothing written)" out &&
+	! grep -w patched out &&
+	python3 -c "
+import json, sys
+d = json.load(open(\"dry.json\"))
+assert d[\"dry_run\"] is True, d
+assert [e[\"status\"] for e in d[\"images\"]] == [\"planned\", \"planned\"], d
+assert all(e[\"changes\"] == 2 for e in d[\"images\"]), d
+" &&
+	test_file_unchanged dry1.img "$(cat d1)" && test_file_unchanged dry2.img "$(cat d2)" &&
+	! ls dry1.img.imgpatch-undo 2>/dev/null
+'
+
+test_expect_success 'a real batch reports dry_run false' '
+	make_kv260 wet.img &&
+	imgpatch apply kv260-uhs wet.img --set carrier=revB --json wet.json >/dev/null &&
+	grep "\"dry_run\": *false" wet.json && grep "\"status\": *\"patched\"" wet.json
+'
+
+test_expect_success '--output-dir that does not exist: refused before any image, all untouched' '
+	make_kv260 od.img && sum_file od.img >od1 &&
+	test_must_fail_with 1 imgpatch apply kv260-uhs od.img lab/a.img --set carrier=revB \
+		--output-dir no-such-dir >out 2>err &&
+	cat err &&
+	test "$(wc -l <err)" = 1 &&
+	grep -x "imgpatch: no-such-dir: cannot write the patched copies: the folder does not exist" err &&
+	! grep "^\[" out &&
+	test_file_unchanged od.img "$(cat od1)" && test ! -e no-such-dir
+'
+
+test_expect_success '--json into a folder that does not exist: refused before any image' '
+	test_must_fail_with 1 imgpatch apply kv260-uhs od.img --set carrier=revB \
+		--json no-such-dir/r.json >out 2>err &&
+	grep -x "imgpatch: no-such-dir/r.json: cannot write the report: folder no-such-dir does not exist" err &&
+	test_file_unchanged od.img "$(cat od1)"
+'
+
 test_done

@@ -12,8 +12,12 @@ vg()
 		--trace-children=no "$plain" "$@"
 }
 
-if ! command -v valgrind >/dev/null || [ ! -x "$plain" ]; then
-	test_skip 'valgrind runs' 'valgrind or the plain build is missing'
+if ! command -v valgrind >/dev/null; then
+	test_skip_tool 'valgrind runs' valgrind
+	test_done
+fi
+if [ ! -x "$plain" ]; then
+	test_skip 'valgrind runs' "the plain build is missing ($plain)"
 	test_done
 fi
 

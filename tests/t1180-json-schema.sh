@@ -7,9 +7,8 @@ test_description='--json of info, apply and recipes: valid against tool/schema/*
 test_require_imgpatch
 test_require_tools python3 sfdisk mcopy mtype debugfs fdtput fdtget mkimage gzip xxd
 if ! python3 -c 'import jsonschema, referencing' 2>/dev/null; then
-	echo "not ok 1 - python3 jsonschema present"
-	echo "# python3 cannot import jsonschema (run ci/install-deps.sh)"
-	exit 1
+	test_skip_tool 'python3 jsonschema present' python3-jsonschema
+	test_done
 fi
 
 export IMGPATCH_RECIPE_PATH=$IMGPATCH_BUILD/recipes
@@ -165,6 +164,18 @@ assert s[\"one.img\"][\"status\"] == \"already applied\" and s[\"one.img\"][\"ch
 assert s[\"two.img\"][\"status\"] == \"patched\" and s[\"two.img\"][\"output\"] == \"outdir/two.img\"
 assert s[\"broken.img\"][\"status\"] == \"failed\" and \"past the end\" in s[\"broken.img\"][\"error\"]" &&
 	test -f outdir/two.img && ! test -e outdir/broken.img
+'
+
+test_expect_success 'apply --dry-run --json on a batch: a valid report of plans' '
+	cp --sparse=always kv.img three.img && s=$(sum_file three.img) &&
+	imgpatch apply kv260-uhs one.img three.img --set carrier=revB -n --json dry.json >out &&
+	validate apply.schema.json dry.json &&
+	json_check dry.json "
+s = {e[\"image\"]: e for e in d[\"images\"]}
+assert d[\"dry_run\"] is True, d
+assert s[\"one.img\"][\"status\"] == \"already applied\", s
+assert s[\"three.img\"][\"status\"] == \"planned\" and s[\"three.img\"][\"changes\"] > 0, s" &&
+	test_file_unchanged three.img "$s"
 '
 
 test_expect_success 'recipes --json: valid, and every shipped recipe file is listed' '

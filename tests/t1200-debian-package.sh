@@ -6,8 +6,7 @@ test_description='Debian package: dpkg-buildpackage builds it, lintian finds no 
 # A whole package build (every source compiled again): about a minute.
 
 if ! command -v dpkg-buildpackage >/dev/null 2>&1; then
-	test_skip 'Debian package' \
-		'dpkg-buildpackage not installed (ci/install-deps.sh installs dpkg-dev and debhelper)'
+	test_skip_tool 'Debian package' dpkg-buildpackage
 	test_done
 fi
 test_require_tools dpkg-deb dpkg-parsechangelog dh lintian \

@@ -299,7 +299,7 @@ if command -v parallel >/dev/null; then
 		fleet_ok fp
 	'
 else
-	test_skip 'fleet, GNU parallel: the README block runs as written' 'GNU parallel is not installed'
+	test_skip_tool 'fleet, GNU parallel: the README block runs as written' parallel
 fi
 
 test_done

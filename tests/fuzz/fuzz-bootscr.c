@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Fuzzes the U-Boot script image reader: the input is a boot.scr(.uimg). */
 #include "imgpatch-internal.h"
+#include "core/endian.h"
 #include "fuzz.h"
 
 /* Legacy image header fields (U-Boot image.h), big-endian. */
@@ -8,20 +9,6 @@
 #define UIMAGE_HCRC 4
 #define UIMAGE_SIZE 12
 #define UIMAGE_DCRC 24
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
 
 /*
  * Mutations nearly always break both CRCs, which would keep the fuzzer
@@ -35,7 +22,7 @@ static void fix_crcs(uint8_t *p, size_t size)
 
 	if (size < UIMAGE_HEADER)
 		return;
-	dsize = be32(p + UIMAGE_SIZE);
+	dsize = get_be32(p + UIMAGE_SIZE);
 	if (dsize <= size - UIMAGE_HEADER)
 		put_be32(p + UIMAGE_DCRC,
 			 imgp_crc32(0, p + UIMAGE_HEADER, dsize));

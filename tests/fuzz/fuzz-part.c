@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "imgpatch-internal.h"
+#include "core/endian.h"
 #include "fuzz.h"
 
 /* Bounds the reads per input: a GPT may list 128 partitions or more. */
@@ -29,25 +30,6 @@
 static int fuzz_fd = -1;
 static char fuzz_path[64];
 
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static uint64_t le64(const uint8_t *p)
-{
-	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
-
-static void put_le32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
-
 /*
  * Mutations nearly always break the CRCs, which would keep the fuzzer out
  * of everything behind them: a GPT header at lba gets correct CRCs (of its
@@ -63,13 +45,13 @@ static void gpt_fix(uint8_t *img, size_t size, unsigned ss, uint64_t lba)
 	if (lba >= size / ss)
 		return;
 	h = img + lba * ss;
-	if (memcmp(h, "EFI PART", 8) || le32(h + GPT_RESERVED))
+	if (memcmp(h, "EFI PART", 8) || get_le32(h + GPT_RESERVED))
 		return;
-	hsize = le32(h + GPT_HSIZE);
+	hsize = get_le32(h + GPT_HSIZE);
 	if (hsize < 92 || hsize > ss)
 		return;
-	elba = le64(h + GPT_ELBA);
-	len = (uint64_t)le32(h + GPT_NUM) * le32(h + GPT_ESIZE);
+	elba = get_le64(h + GPT_ELBA);
+	len = (uint64_t)get_le32(h + GPT_NUM) * get_le32(h + GPT_ESIZE);
 	if (len <= GPT_ARRAY_MAX && elba < size / ss && len <= size - elba * ss)
 		put_le32(h + GPT_ECRC, imgp_crc32(0, img + elba * ss, len));
 	put_le32(h + GPT_HCRC, 0);
@@ -85,7 +67,7 @@ static void gpt_fix_all(uint8_t *img, size_t size)
 
 		if (size / ss < 2)
 			continue;
-		gpt_fix(img, size, ss, le64(img + ss + GPT_ALT_LBA));
+		gpt_fix(img, size, ss, get_le64(img + ss + GPT_ALT_LBA));
 		gpt_fix(img, size, ss, size / ss - 1);
 		/* Last: the primary's CRC covers its alternate LBA field. */
 		gpt_fix(img, size, ss, 1);

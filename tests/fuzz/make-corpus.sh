@@ -4,7 +4,7 @@
 # make-corpus.sh OUTDIR
 #
 # Writes the seed corpora of the libFuzzer harnesses into OUTDIR/<area>/
-# (part, fit, dtb, bootscr, fstab, recipe, xz). The seeds come from the test
+# (part, fit, dtb, bootscr, fstab, recipe, xz, fat, ext). The seeds come from the test
 # fixtures (tests/fixtures/mkimage-*.sh, tests/dtb, the shipped recipes and
 # the recipes in tests/t1000-recipes.sh), cut down where the fixture is
 # large, plus small hand-made inputs that reach the same code faster. Made
@@ -31,7 +31,7 @@ done
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/imgp-corpus.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$out"/{part,fit,dtb,bootscr,fstab,recipe,xz}
+mkdir -p "$out"/{part,fit,dtb,bootscr,fstab,recipe,xz,fat,ext}
 
 # Runs a tool whose warnings about our deliberately odd inputs (a lower-case
 # FAT label, an old-style "hash@2" node) are noise; shows them on failure.
@@ -109,6 +109,30 @@ small_image mbr-short 64 - - <<-EOF
 	start=30, size=8, type=c
 	start=40, size=16, type=83
 EOF
+
+# -------------------------------------------------------------------- FAT
+# A boot sector, then what mtools prints of that FAT, NUL-separated:
+# mshowfat's chains, the "mdir -/ -b -a" listing, an "mdir -a" listing of
+# one file, and the name looked up.
+fat_seed()	# NAME FAT DRIVE FILE
+{
+	{
+		head -c 512 "$2"
+		mshowfat -i "$3" ::/ "$4" ::/boot; printf '\0'
+		mdir -/ -b -a -i "$3" ::/; printf '\0'
+		mdir -a -i "$3" "$4"; printf '\0'
+		printf '%s' "$4"
+	} >"$out/fat/$1" 2>/dev/null || true
+}
+fat_seed kv260 "$tmp/kv260.img" "$tmp/kv260.img@@1M" ::/image.fit
+truncate -s 16M "$tmp/fat16"
+quiet mkfs.vfat -F 16 -n BOOT "$tmp/fat16"
+mmd -i "$tmp/fat16" ::/boot ::/boot/overlays
+printf 'hello\n' >"$tmp/hello"
+mcopy -i "$tmp/fat16" "$tmp/hello" ::/boot/config.txt
+mcopy -i "$tmp/fat16" "$tmp/hello" "::/A long name.txt"
+fat_seed fat16 "$tmp/fat16" "$tmp/fat16" ::/boot/config.txt
+fat_seed kv260-empty "$tmp/fat" "$tmp/fat" ::/x
 
 # --------------------------------------------------------------- FIT, DTB
 
@@ -307,3 +331,31 @@ for check in crc32 crc64 sha256 none; do
 done
 xz -T1 --block-size=32KiB -e -c "$tmp/xz.bin" >"$out/xz/sizes-unrecorded.xz"
 { cat "$out/xz/blocks-crc64.xz"; head -c 8 /dev/zero; cat "$out/xz/blocks-crc64.xz"; } >"$out/xz/two-streams.xz"
+
+# ext: small filesystems holding what fuzz-ext reads and writes (/etc/fstab,
+# symlinks, a loop), one per layout the backend meets: ext2 block maps,
+# ext4 with and without metadata_csum, inline_data, MMP, quota.
+mkdir -p "$tmp/extroot/etc"
+printf 'LABEL=writable\t/\text4\tdefaults\t0 1\n' >"$tmp/extroot/etc/fstab"
+ln -s fstab "$tmp/extroot/etc/link"
+ln -s /etc/fstab "$tmp/extroot/etc/abs"
+ln -s loop1 "$tmp/extroot/etc/loop1"
+ext_seed()	# NAME MKE2FS-ARGS...
+{
+	local name=$1
+
+	shift
+	rm -f "$out/ext/$name"
+	truncate -s 256K "$out/ext/$name"
+	mke2fs -q -F -b 1024 -N 32 -U 4b563236-0000-4000-8000-000000000002 \
+		-E hash_seed=4b563236-0000-4000-8000-000000000003,root_owner=0:0 \
+		"$@" -d "$tmp/extroot" "$out/ext/$name" 256
+}
+ext_seed ext2 -t ext2 -O ^resize_inode
+ext_seed ext4 -t ext4 -O ^has_journal,^resize_inode
+ext_seed ext4-nocsum -t ext4 -O ^has_journal,^resize_inode,^metadata_csum
+ext_seed ext4-inline -t ext4 -O ^has_journal,^resize_inode,inline_data
+ext_seed ext4-mmp -t ext4 -O ^has_journal,^resize_inode,mmp
+ext_seed ext4-quota -t ext4 -O ^has_journal,^resize_inode
+# mke2fs -d of e2fsprogs 1.47.0 counts quota wrong; tune2fs counts it right.
+quiet tune2fs -O quota "$out/ext/ext4-quota"

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "imgpatch-internal.h"
+#include "core/endian.h"
 #include "unit.h"
 
 #define ARCH_ARM64 22
@@ -37,14 +38,6 @@ static int mkimage(const char *type, const char *comp, const char *name,
 	argv[n++] = unit_path(out);
 	argv[n] = NULL;
 	return unit_run(argv, env, NULL);
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
 }
 
 /* Rewrites both CRCs after an edit, so only the edit itself is wrong. */

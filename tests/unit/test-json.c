@@ -383,7 +383,7 @@ static void test_python_parses(void)
 		CHECK(0, "python: run python3");
 	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
 		unit_count++;
-		printf("ok %d # SKIP python3 -m json.tool: python3 not found\n",
+		printf("ok %d - python3 -m json.tool # SKIP missing tool: python3\n",
 		       unit_count);
 	} else {
 		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,

@@ -29,7 +29,7 @@ static char tmpdir[128];
 
 int unit_done(void)
 {
-	printf("# %d checks, %d failed\n", unit_count, unit_failed);
+	printf("1..%d\n# %d checks, %d failed\n", unit_count, unit_count, unit_failed);
 	return unit_failed ? 1 : 0;
 }
 

@@ -39,7 +39,10 @@ extern int unit_failed, unit_count;
 			       g_ ? g_ : "(null)", w_);                       \
 	} while (0)
 
-/* Prints the summary line; returns the exit status (1 when a check failed). */
+/*
+ * Prints the TAP plan (which tests/run.sh checks against the checks that
+ * ran) and a summary line; returns the exit status (1 when a check failed).
+ */
 int unit_done(void);
 
 /*

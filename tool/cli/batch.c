@@ -48,9 +48,9 @@ static int job_start(const struct cli_apply *o, const struct imgp_recipe *r,
 
 	snprintf(job->log, sizeof(job->log), "%s/imgpatch-batch-XXXXXX",
 		 getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	logfd = mkstemp(job->log);
+	logfd = imgp_temp_create(job->log);
 	if (logfd < 0)
-		return imgp_fail(errno, "cannot create a log file: %s", strerror(errno));
+		return logfd;
 	if (pipe(pipefd) < 0) {
 		close(logfd);
 		return imgp_fail(errno, "pipe: %s", strerror(errno));
@@ -77,7 +77,7 @@ static int job_start(const struct cli_apply *o, const struct imgp_recipe *r,
 		fflush(stdout);
 		if (write(pipefd[1], &changes, sizeof(changes)) != sizeof(changes))
 			rc = rc ? rc : EXIT_ERROR;
-		_exit(rc < 0 ? EXIT_OK : rc);
+		_exit(rc);
 	}
 	close(logfd);
 	close(pipefd[1]);
@@ -123,16 +123,22 @@ static void job_finish(struct job *job, int wstatus)
 	if (job->status && !job->error && WIFSIGNALED(wstatus) &&
 	    asprintf(&job->error, "killed by signal %d", WTERMSIG(wstatus)) < 0)
 		job->error = NULL;
-	unlink(job->log);
+	imgp_temp_remove(job->log);
 	job->done = true;
 }
 
-static const char *job_state(const struct job *job)
+/* A dry run writes nothing: its changes are only planned. */
+static const char *job_state(const struct job *job, bool dry_run)
 {
-	return job->status ? "failed" : job->changes ? "patched" : "already applied";
+	if (job->status)
+		return "failed";
+	if (!job->changes)
+		return "already applied";
+	return dry_run ? "planned" : "patched";
 }
 
-static void print_summary(const struct job *jobs, size_t n, const char *recipe)
+static void print_summary(const struct job *jobs, size_t n, const char *recipe,
+			  bool dry_run)
 {
 	size_t width = 5, failed = 0;
 
@@ -146,12 +152,13 @@ static void print_summary(const struct job *jobs, size_t n, const char *recipe)
 	       "SECONDS");
 	for (size_t i = 0; i < n; i++)
 		printf("%-*s  %-15s  %7zu  %8.1f\n", (int)width, jobs[i].image,
-		       job_state(&jobs[i]), jobs[i].changes, jobs[i].seconds);
-	printf("%s: %zu image%s, %zu failed\n", recipe, n, n == 1 ? "" : "s", failed);
+		       job_state(&jobs[i], dry_run), jobs[i].changes, jobs[i].seconds);
+	printf("%s: %zu image%s, %zu failed%s\n", recipe, n, n == 1 ? "" : "s", failed,
+	       dry_run ? " (dry run: nothing written)" : "");
 }
 
 static int write_report(const char *path, const struct job *jobs, size_t n,
-			const char *recipe)
+			const char *recipe, bool dry_run)
 {
 	struct json j;
 	FILE *f = fopen(path, "w");
@@ -163,6 +170,7 @@ static int write_report(const char *path, const struct job *jobs, size_t n,
 	json_object_begin(&j);
 	json_kv_uint(&j, "schema_version", 1);
 	json_kv_string(&j, "recipe", recipe);
+	json_kv_bool(&j, "dry_run", dry_run);
 	json_key(&j, "images");
 	json_array_begin(&j);
 	for (size_t i = 0; i < n; i++) {
@@ -171,7 +179,7 @@ static int write_report(const char *path, const struct job *jobs, size_t n,
 		if (jobs[i].out)
 			json_kv_string(&j, "output", jobs[i].out);
 		json_kv_string(&j, "recipe", recipe);
-		json_kv_string(&j, "status", job_state(&jobs[i]));
+		json_kv_string(&j, "status", job_state(&jobs[i], dry_run));
 		json_kv_uint(&j, "changes", jobs[i].changes);
 		json_kv_fixed3(&j, "seconds", jobs[i].seconds);
 		if (jobs[i].error)
@@ -196,6 +204,13 @@ int cli_batch(const struct cli_apply *o, const struct imgp_recipe *r)
 
 	if (!jobs)
 		die("out of memory");
+	/* Where the copies and the report go, before any image is worked on. */
+	if ((o->output_dir && !o->io.dry_run &&
+	     cli_check_folder(o->output_dir, "the patched copies", NULL)) ||
+	    (o->json && cli_check_output(o->json, "the report"))) {
+		free(jobs);
+		return EXIT_ERROR;
+	}
 	for (size_t i = 0; i < o->nimages; i++) {
 		jobs[i].image = o->images[i];
 		if (o->output_dir) {
@@ -249,15 +264,16 @@ int cli_batch(const struct cli_apply *o, const struct imgp_recipe *r)
 				       job->image, job->error ? job->error : "see above");
 			else
 				printf("[%zu/%zu] %s: %s, %zu change%s (%.1f s)\n", finished,
-				       o->nimages, job->image, job_state(job), job->changes,
+				       o->nimages, job->image, job_state(job, o->io.dry_run), job->changes,
 				       job->changes == 1 ? "" : "s", job->seconds);
 			fflush(stdout);
 		}
 	}
 	for (size_t i = 0; i < o->nimages; i++)
 		failed += jobs[i].status != 0;
-	print_summary(jobs, o->nimages, imgp_recipe_name(r));
-	if (o->json && write_report(o->json, jobs, o->nimages, imgp_recipe_name(r))) {
+	print_summary(jobs, o->nimages, imgp_recipe_name(r), o->io.dry_run);
+	if (o->json && write_report(o->json, jobs, o->nimages, imgp_recipe_name(r),
+				    o->io.dry_run)) {
 		error_lib(o->json);
 		rc = EXIT_ERROR;
 	}

@@ -4,8 +4,9 @@
 #define IMGP_CLI_H
 
 #include "imgpatch.h"
+#include "options.h"
 
-/* Exit statuses (documented in README.md). */
+/* Exit statuses (documented in imgpatch(1), EXIT STATUS). */
 #define EXIT_OK 0
 #define EXIT_ERROR 1
 #define EXIT_USAGE 2
@@ -37,58 +38,34 @@ struct cli_io {
 	bool dry_run;
 	bool compress_set;        /* --compress given */
 	struct imgp_pack_opts pack;
-	enum imgp_format in_fmt;  /* detected by content */
+	struct imgp_pack_opts out_pack; /* pack with the output's format */
+	struct imgp_work src;     /* IMAGE as the library works on it */
 	char *work;               /* the raw image the patch is planned on */
 	bool work_is_temp;
 	const char *undo;         /* --undo FILE: the journal of an in-place commit */
 	bool recover;             /* --recover: undo an interrupted run first */
 	char *journal;            /* the journal path in use (in place only) */
 	int lock_fd;              /* the image's lock, in place only */
-	struct imgp_xz_image *xz; /* a multi-block .xz patched block-wise */
 };
 
-/* The options every writing command takes, for getopt_long tables. */
+/* The ids of the options every writing command takes (cli_io_options). */
 enum {
 	CLI_OPT_COMPRESS = 512, CLI_OPT_LEVEL, CLI_OPT_THREADS, CLI_OPT_BMAP,
 	CLI_OPT_IN_PLACE, CLI_OPT_QUIET, CLI_OPT_UNDO, CLI_OPT_RECOVER,
 };
-#define CLI_IO_OPTIONS                                                        \
-	{ "output", required_argument, NULL, 'o' },                           \
-	{ "dry-run", no_argument, NULL, 'n' },                                \
-	{ "compress", required_argument, NULL, CLI_OPT_COMPRESS },            \
-	{ "level", required_argument, NULL, CLI_OPT_LEVEL },                  \
-	{ "threads", required_argument, NULL, CLI_OPT_THREADS },              \
-	{ "bmap", required_argument, NULL, CLI_OPT_BMAP },                    \
-	{ "in-place", no_argument, NULL, CLI_OPT_IN_PLACE },                 \
-	{ "quiet", no_argument, NULL, CLI_OPT_QUIET },                       \
-	{ "undo", required_argument, NULL, CLI_OPT_UNDO },                   \
-	{ "recover", no_argument, NULL, CLI_OPT_RECOVER }
-#define CLI_IO_HELP                                                           \
-	"  -o, --output OUT       write a patched copy to OUT, leave IMAGE untouched;\n"   \
-	"                         compressed when OUT ends in .xz .gz .zst .bz2 .lz4\n"    \
-	"  --compress FMT         output format: xz, zst, gz, bz2, lz4 or none\n"          \
-	"  --level N              compression level\n"                                    \
-	"  --threads N            compression threads (0: all cores)\n"                   \
-	"  --bmap FILE            also write a bmaptool block map of the output\n"         \
-	"  --in-place             recompress over a compressed IMAGE\n"                    \
-	"  -n, --dry-run          print the plan as diffs, write nothing\n"        \
-	"  --quiet                no progress lines, even on a terminal\n"        \
-	"  --undo FILE            undo journal of an in-place run (default\n"     \
-	"                         IMAGE.imgpatch-undo; for a device, in this folder)\n" \
-	"  --recover              first undo what an interrupted run left\n"
+extern const struct cli_option cli_io_options[];
 
 void cli_io_init(struct cli_io *io);
 /*
- * Takes one of the CLI_IO_OPTIONS; returns 1 when c was one of them, 0 when
+ * Takes one of cli_io_options; returns 1 when c was one of them, 0 when
  * not, or EXIT_USAGE (after a message) for a bad value.
  */
-int cli_io_option(struct cli_io *io, const char *cmd, int c, const char *arg);
-/* Sets --compress by name; -1 for an unknown one. */
-int cli_io_parse_compress(struct cli_io *io, const char *name);
+int cli_io_option(struct cli_io *io, const struct cli_parser *p, int c);
 /*
  * Checks the options against IMAGE's format (detected by content) and
- * unpacks a compressed or archived IMAGE into a working copy beside the
- * output. io->work is then the raw image to plan on. Returns an exit status.
+ * everything the commit will write (folders, permissions), then opens
+ * IMAGE as a working image (a compressed one unpacked beside the output).
+ * io->work is then the raw image to plan on. Returns an exit status.
  */
 int cli_io_open(struct cli_io *io, const char *cmd);
 /*
@@ -100,6 +77,25 @@ int cli_io_commit(struct cli_io *io, struct imgp_patch *patch);
 /* Removes the working copy, if it was a temporary one. */
 void cli_io_close(struct cli_io *io);
 
+/*
+ * Checks, before any work, that new files can be made in dir (the folder
+ * itself) or beside path: else one error line naming it, why not and the
+ * hint, and EXIT_ERROR.
+ */
+int cli_check_folder(const char *dir, const char *what, const char *hint);
+int cli_check_output(const char *path, const char *what);
+
+/* An image opened only to be read (info, cat, doctor). */
+struct cli_read {
+	struct imgp_work src;     /* src.format: the image's format */
+	char *copy;               /* the unpacked copy of a compressed image */
+	struct imgp_disk disk;
+	bool disk_open;
+};
+/* Opens image read-only (reports the failure): an exit status. */
+int cli_read_open(struct cli_read *r, const char *image);
+void cli_read_close(struct cli_read *r);
+
 /* The recipe search path (recipe-path.c), NULL-terminated. */
 struct cli_recipe_path {
 	char **dirs;
@@ -108,6 +104,12 @@ struct cli_recipe_path {
 void cli_recipe_path_init(struct cli_recipe_path *rp, char *const *extra,
 			  size_t nextra);
 void cli_recipe_path_free(struct cli_recipe_path *rp);
+/*
+ * imgp_recipe_find() over the path; a name not found is offered the closest
+ * recipe name ("did you mean 'kv260-uhs'?"). Returns 0 or -errno.
+ */
+int cli_recipe_find(const struct cli_recipe_path *rp, const char *spec,
+		    char **path);
 
 /* apply's options (cmd-apply.c), shared with batch.c. */
 struct cli_apply {
@@ -121,6 +123,8 @@ struct cli_apply {
 	long jobs;                 /* -j */
 	const char *json;          /* --json FILE */
 	const char *output_dir;    /* --output-dir DIR */
+	char **argv_images;        /* RECIPE IMAGE...: images points into it */
+	bool stop;                 /* --help was printed */
 };
 /* Applies a bound recipe to one image; returns an exit status. */
 int cli_apply_one(const struct cli_apply *o, const struct imgp_recipe *r,

@@ -5,89 +5,97 @@
  * planned, and only then is anything written (or, with --dry-run, nothing).
  * Several images form a batch (batch.c): each its own transaction.
  */
-#include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
-static void apply_usage(FILE *out)
-{
-	fprintf(out,
-		"Usage: imgpatch apply RECIPE IMAGE... [--set NAME=VALUE]... [-o OUT] [--dry-run]\n"
-		"                      [--recipe-path DIR]... [-j N] [--json FILE] [--output-dir DIR]\n"
-		"Apply a recipe (a shipped name, see 'imgpatch recipes', or a .recipe file)\n"
-		"to IMAGE. Every step is planned and checked before the first byte is\n"
-		"written; one failing step means nothing is written.\n\n"
-		"  --set NAME=VALUE       a recipe parameter; repeatable\n"
-		CLI_IO_HELP
-		"  --recipe-path DIR      look for recipes in DIR first; repeatable\n"
-		"With several IMAGEs (a batch; each image is its own transaction):\n"
-		"  -j, --jobs N           patch N images at once (default 1)\n"
-		"  --json FILE            write a report: image, recipe, status, changes, seconds\n"
-		"  --output-dir DIR       write patched copies to DIR instead of in place\n"
-		"  -h, --help             this help\n\n"
-		"Exit status: 0 done (also when already applied), 1 error (in a batch: any\n"
-		"image failed), 2 usage error.\n");
-}
-
 enum { OPT_SET = 600, OPT_RECIPE_PATH, OPT_JSON, OPT_OUTPUT_DIR };
+
+static const struct cli_option apply_set_option[] = {
+	{ OPT_SET, "set", 0, "NAME=VALUE", "a recipe parameter; repeatable" },
+	CLI_OPTIONS_END,
+};
+
+static const struct cli_option apply_options[] = {
+	{ OPT_RECIPE_PATH, "recipe-path", 0, "DIR", "look for recipes in DIR first; repeatable" },
+	CLI_HEADING("With several IMAGEs (a batch; each image is its own transaction):"),
+	{ 'j', "jobs", 'j', "N", "patch N images at once (default 1)" },
+	{ OPT_JSON, "json", 0, "FILE", "write a report: image, recipe, status, changes, seconds" },
+	{ OPT_OUTPUT_DIR, "output-dir", 0, "DIR", "write patched copies to DIR instead of in place" },
+	CLI_OPTIONS_END,
+};
+
+static const struct cli_option *const apply_tables[] = {
+	apply_set_option, cli_io_options, apply_options, NULL,
+};
+
+static const struct cli_command apply_command = {
+	"apply",
+	"Usage: imgpatch apply RECIPE IMAGE... [--set NAME=VALUE]... [-o OUT] [--dry-run]\n"
+	"                      [--recipe-path DIR]... [-j N] [--json FILE] [--output-dir DIR]\n"
+	"Apply a recipe (a shipped name, see 'imgpatch recipes', or a .recipe file)\n"
+	"to IMAGE. Every step is planned and checked before the first byte is\n"
+	"written; one failing step means nothing is written.\n\n",
+	apply_tables,
+	"Exit status: 0 done (also when already applied), 1 error (in a batch: any\n"
+	"image failed), 2 usage error.\n",
+};
 
 static int parse_args(int argc, char **argv, struct cli_apply *o)
 {
-	static const struct option opts[] = {
-		{ "set", required_argument, NULL, OPT_SET },
-		CLI_IO_OPTIONS,
-		{ "recipe-path", required_argument, NULL, OPT_RECIPE_PATH },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "json", required_argument, NULL, OPT_JSON },
-		{ "output-dir", required_argument, NULL, OPT_OUTPUT_DIR },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	char *end;
-	int c, rc;
+	static const char *const args[] = { "RECIPE", "IMAGE..." };
+	struct cli_parser p;
+	long jobs;
+	int c = CLI_END, rc = 0;
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "o:nj:h", opts, NULL)) != -1) {
+	cli_parser_init(&p, &apply_command, argc, argv);
+	while (!rc && (c = cli_next(&p)) > 0) {
 		switch (c) {
 		case OPT_SET:
-			if (!strchr(optarg, '=') || optarg[0] == '=')
-				return usage_error("apply", "--set '%s' is not NAME=VALUE", optarg);
+			if (!strchr(p.value, '=') || p.value[0] == '=')
+				rc = cli_bad_value(&p, "NAME=VALUE");
 			o->sets = cli_grow(o->sets, o->nsets, sizeof(*o->sets));
-			o->sets[o->nsets++] = optarg;
+			o->sets[o->nsets++] = p.value;
 			break;
 		case OPT_RECIPE_PATH:
 			o->paths = cli_grow(o->paths, o->npaths, sizeof(*o->paths));
-			o->paths[o->npaths++] = optarg;
+			o->paths[o->npaths++] = (char *)p.value;
 			break;
 		case 'j':
-			o->jobs = strtol(optarg, &end, 10);
-			if (*end || end == optarg || o->jobs < 1 || o->jobs > 256)
-				return usage_error("apply", "-j '%s' is not a number from 1 to 256", optarg);
+			rc = cli_number(&p, 1, 256, &jobs);
+			o->jobs = jobs;
 			break;
-		case OPT_JSON: o->json = optarg; break;
-		case OPT_OUTPUT_DIR: o->output_dir = optarg; break;
-		case 'h': apply_usage(stdout); return -1;
+		case OPT_JSON: o->json = p.value; break;
+		case OPT_OUTPUT_DIR: o->output_dir = p.value; break;
 		default:
-			rc = cli_io_option(&o->io, "apply", c, optarg);
-			if (rc != 1)
-				return rc ? rc : usage_error("apply", "bad option");
+			rc = cli_io_option(&o->io, &p, c);
+			rc = rc == 1 ? 0 : rc;
 		}
 	}
-	if (argc - optind < 2)
-		return usage_error("apply", "apply takes RECIPE and IMAGE...");
-	o->recipe = argv[optind];
-	o->images = (const char *const *)argv + optind + 1;
-	o->nimages = (size_t)(argc - optind - 1);
-	if (o->nimages > 1 && o->io.out)
-		return usage_error("apply", "-o takes one IMAGE: with several, use --output-dir DIR");
-	if (o->output_dir && o->io.out)
-		return usage_error("apply", "-o and --output-dir exclude each other");
+	if (!rc && c == CLI_STOP) {
+		o->stop = true;
+		rc = p.exit;
+	}
+	if (!rc && !o->stop)
+		rc = cli_arguments(&p, 2, SIZE_MAX, args);
+	if (!rc && !o->stop) {
+		o->recipe = p.args[0];
+		o->argv_images = p.args;
+		p.args = NULL;
+		o->images = (const char *const *)o->argv_images + 1;
+		o->nimages = p.nargs - 1;
+		if (o->nimages > 1 && o->io.out)
+			rc = usage_error("apply", "-o takes one IMAGE: with several, use --output-dir DIR");
+		else if (o->output_dir && o->io.out)
+			rc = usage_error("apply", "-o and --output-dir exclude each other");
+	}
+	cli_parser_free(&p);
 	if (!o->jobs)
 		o->jobs = 1;
-	return 0;
+	return rc;
 }
 
 /* Loads and binds the recipe; nothing about the image yet. */
@@ -98,7 +106,7 @@ static int load_recipe(const struct cli_apply *o, struct imgp_recipe **r)
 	int rc;
 
 	cli_recipe_path_init(&rp, o->paths, o->npaths);
-	rc = imgp_recipe_find(o->recipe, (const char *const *)rp.dirs, &path);
+	rc = cli_recipe_find(&rp, o->recipe, &path);
 	if (!rc)
 		rc = imgp_recipe_load(path, r);
 	if (!rc)
@@ -151,7 +159,7 @@ int cmd_apply(int argc, char **argv)
 
 	cli_io_init(&o.io);
 	rc = parse_args(argc, argv, &o);
-	if (rc)
+	if (rc || o.stop)
 		goto out;
 	if (load_recipe(&o, &r)) {
 		/* Recipe messages already start with the recipe file. */
@@ -167,5 +175,6 @@ out:
 	imgp_recipe_free(r);
 	free(o.sets);
 	free(o.paths);
-	return rc < 0 ? EXIT_OK : rc;
+	free(o.argv_images);
+	return rc;
 }

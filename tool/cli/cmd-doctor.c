@@ -7,7 +7,6 @@
  * image could be examined.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -187,120 +186,84 @@ static int print_json(const struct doctor_cmd *dc)
 
 /* ------------------------------------------------------------------- cmd */
 
-static void doctor_usage(FILE *out)
-{
-	fprintf(out,
-		"Usage: imgpatch doctor IMAGE [--json] [--fit PATH] [--fdt NAME|INDEX]\n"
-		"                       [--fail-on warning|info]\n"
-		"List what keeps IMAGE's storage below what its hardware can do: SD/eMMC\n"
-		"controller settings of the device trees the board boots, fstab options,\n"
-		"swap, fstrim.timer, the boot script's override hook, kernel fixes and\n"
-		"config.txt; each finding with its cost, evidence and fix. Read-only.\n\n"
-		"Options:\n"
-		"      --json               print one JSON document (schema_version 1)\n"
-		"      --fit PATH           FIT file to look for (default " IMGP_FIT_PATH ")\n"
-		"      --fdt NAME|INDEX     examine only this fdt of the FIT\n"
-		"      --fail-on SEVERITY   exit 3 when a finding of SEVERITY (warning or\n"
-		"                           info) or a worse one is found\n"
-		"  -h, --help               show this help\n\n"
-		"Exit status: 0 examined (with or without findings), 1 the image cannot be\n"
-		"read, 2 usage error, 3 a finding at or above the --fail-on severity.\n");
-}
-
 enum { OPT_JSON = 256, OPT_FIT, OPT_FDT, OPT_FAIL_ON };
+
+static const struct cli_option doctor_options[] = {
+	{ OPT_JSON, "json", 0, NULL, "print one JSON document (schema_version 1)" },
+	{ OPT_FIT, "fit", 0, "PATH", "FIT file to look for (default " IMGP_FIT_PATH ")" },
+	{ OPT_FDT, "fdt", 0, "NAME|INDEX", "examine only this fdt of the FIT" },
+	{ OPT_FAIL_ON, "fail-on", 0, "SEVERITY", "exit 3 when a finding of SEVERITY (warning or\n"
+	  "info) or a worse one is found" },
+	CLI_OPTIONS_END,
+};
+
+static const struct cli_option *const doctor_tables[] = { doctor_options, NULL };
+
+static const struct cli_command doctor_command = {
+	"doctor",
+	"Usage: imgpatch doctor IMAGE [--json] [--fit PATH] [--fdt NAME|INDEX]\n"
+	"                       [--fail-on warning|info]\n"
+	"List what keeps IMAGE's storage below what its hardware can do: SD/eMMC\n"
+	"controller settings of the device trees the board boots, fstab options,\n"
+	"swap, fstrim.timer, the boot script's override hook, kernel fixes and\n"
+	"config.txt; each finding with its cost, evidence and fix. Read-only.\n\n",
+	doctor_tables,
+	"Exit status: 0 examined (with or without findings), 1 the image cannot be\n"
+	"read, 2 usage error, 3 a finding at or above the --fail-on severity.\n",
+};
 
 int cmd_doctor(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "fit", required_argument, NULL, OPT_FIT },
-		{ "fdt", required_argument, NULL, OPT_FDT },
-		{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	static const char *const args[] = { "IMAGE" };
 	struct imgp_doctor_opts dopts = { 0 };
 	struct doctor_cmd dc = { 0 };
 	enum imgp_severity fail_on = IMGP_SEVERITY_WARNING;
 	struct imgp_buf quoted = { 0 };
-	struct imgp_disk disk;
-	struct cli_io io;
+	struct cli_parser p;
+	struct cli_read img;
 	bool json = false, fail = false;
 	char *fit_path = NULL;
-	int c, rc;
+	int c = CLI_END, rc = 0;
 
-	/* 0, not 1: GNU getopt then also forgets state from an earlier parse. */
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	cli_parser_init(&p, &doctor_command, argc, argv);
+	while (!rc && (c = cli_next(&p)) > 0) {
 		switch (c) {
 		case OPT_JSON:
 			json = true;
 			break;
 		case OPT_FIT:
 			free(fit_path);
-			fit_path = NULL;
-			if (!*optarg)
-				return usage_error("doctor", "--fit needs a path, e.g. " IMGP_FIT_PATH);
-			if (asprintf(&fit_path, "%s%s", *optarg == '/' ? "" : "/",
-				     optarg) < 0)
+			if (asprintf(&fit_path, "%s%s", *p.value == '/' ? "" : "/",
+				     p.value) < 0)
 				die("out of memory");
 			break;
 		case OPT_FDT:
-			if (!*optarg) {
-				free(fit_path);
-				return usage_error("doctor", "--fdt needs a name or index");
-			}
-			dopts.fdt = optarg;
+			dopts.fdt = p.value;
 			break;
 		case OPT_FAIL_ON:
-			if (imgp_severity_parse(optarg, &fail_on)) {
-				free(fit_path);
-				return usage_error("doctor", "--fail-on '%s': expected warning or info",
-						   optarg);
-			}
+			if (imgp_severity_parse(p.value, &fail_on))
+				rc = cli_bad_value(&p, "warning or info");
 			fail = true;
 			break;
-		case 'h':
-			free(fit_path);
-			doctor_usage(stdout);
-			return EXIT_OK;
-		case ':':
-			free(fit_path);
-			return usage_error("doctor", "option '%s' needs a value",
-					   argv[optind - 1]);
-		default:
-			free(fit_path);
-			if (optopt)
-				return usage_error("doctor", "unknown option '-%c'", optopt);
-			return usage_error("doctor", "unknown option '%s'",
-					   argv[optind - 1]);
 		}
 	}
-	if (optind >= argc || argc - optind > 1) {
+	if (!rc)
+		rc = c == CLI_STOP ? p.exit : cli_arguments(&p, 1, 1, args);
+	dc.path = rc || c == CLI_STOP ? NULL : p.args[0];
+	cli_parser_free(&p);
+	if (rc || c == CLI_STOP) {
 		free(fit_path);
-		return optind >= argc ? usage_error("doctor", "missing IMAGE") :
-		       usage_error("doctor", "too many arguments: '%s'", argv[optind + 1]);
+		return rc;
 	}
-	dc.path = argv[optind];
 	dopts.fit_path = fit_path;
 	if (imgp_shell_quote(&quoted, dc.path))
 		die("out of memory");
 	dc.image = (char *)quoted.data;
 
-	/* A compressed or archived image is examined in an unpacked copy. */
-	cli_io_init(&io);
-	io.image = dc.path;
-	io.dry_run = true;
-	rc = cli_io_open(&io, "doctor");
-	dc.compressed = io.in_fmt != IMGP_FMT_RAW;
-	if (!rc && imgp_disk_open(&disk, io.work, false)) {
+	rc = cli_read_open(&img, dc.path);
+	dc.compressed = img.src.format != IMGP_FMT_RAW;
+	if (!rc && imgp_doctor_run(&img.disk, &dopts, &dc.doc))
 		rc = error_lib(dc.path);
-	} else if (!rc) {
-		if (imgp_doctor_run(&disk, &dopts, &dc.doc))
-			rc = error_lib(dc.path);
-		imgp_disk_close(&disk);
-	}
 	if (!rc) {
 		int out;
 
@@ -320,7 +283,7 @@ int cmd_doctor(int argc, char **argv)
 			rc = EXIT_FINDINGS;
 	imgp_doctor_free(&dc.doc);
 	imgp_buf_free(&quoted);
-	cli_io_close(&io);
+	cli_read_close(&img);
 	free(fit_path);
 	return rc;
 }

@@ -7,7 +7,6 @@
  * into 1, but never stops the other sections.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,9 +53,9 @@ const char *info_fstab_error(const struct info *in)
 static int count_problems(const struct info *in)
 {
 	const struct imgp_survey *sv = &in->sv;
-	int n = in->disk.tab.used_backup;
+	int n = in->disk->tab.used_backup;
 
-	for (size_t i = 0; i < in->disk.tab.nparts; i++)
+	for (size_t i = 0; i < in->disk->tab.nparts; i++)
 		n += sv->fs_rc[i] != 0;
 	n += !info_fit_missing(in) && sv->fit.rc;
 	for (size_t i = 0; sv->fit.hash && i < sv->fit.fit.nimages; i++)
@@ -70,29 +69,31 @@ static int count_problems(const struct info *in)
 	return n;
 }
 
-static void info_usage(FILE *out)
-{
-	fprintf(out,
-		"Usage: imgpatch info [--json] [--fit PATH] IMAGE\n"
-		"Show an image's partitions, its FIT, boot script, SD/eMMC controller\n"
-		"settings and the root fstab entry. Read-only.\n\n"
-		"Options:\n"
-		"      --json       print one JSON document (schema_version 1)\n"
-		"      --fit PATH   FIT file to look for (default " IMGP_FIT_PATH ")\n"
-		"  -h, --help       show this help\n\n"
-		"Exit status: 0 all fine, 1 a problem was found (reported in its\n"
-		"section) or the image cannot be read, 2 usage error.\n");
-}
+enum { OPT_JSON = 256, OPT_FIT };
+
+static const struct cli_option info_options[] = {
+	{ OPT_JSON, "json", 0, NULL, "print one JSON document (schema_version 1)" },
+	{ OPT_FIT, "fit", 0, "PATH", "FIT file to look for (default " IMGP_FIT_PATH ")" },
+	CLI_OPTIONS_END,
+};
+
+static const struct cli_option *const info_tables[] = { info_options, NULL };
+
+static const struct cli_command info_command = {
+	"info",
+	"Usage: imgpatch info [--json] [--fit PATH] IMAGE\n"
+	"Show an image's partitions, its FIT, boot script, SD/eMMC controller\n"
+	"settings and the root fstab entry. Read-only.\n\n",
+	info_tables,
+	"Exit status: 0 all fine, 1 a problem was found (reported in its\n"
+	"section) or the image cannot be read, 2 usage error.\n",
+};
 
 int cmd_info(int argc, char **argv)
 {
-	struct cli_io io;
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "fit", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	static const char *const args[] = { "IMAGE" };
+	struct cli_parser p;
+	struct cli_read img;
 	struct imgp_survey_opts sopts = {
 		.what = IMGP_SURVEY_BOOT | IMGP_SURVEY_TREES | IMGP_SURVEY_FSTAB,
 	};
@@ -101,71 +102,38 @@ int cmd_info(int argc, char **argv)
 	bool json = false;
 	int c, rc;
 
-	/* 0, not 1: GNU getopt then also forgets state from an earlier parse. */
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
+	cli_parser_init(&p, &info_command, argc, argv);
+	while ((c = cli_next(&p)) > 0) {
+		if (c == OPT_JSON) {
 			json = true;
-			break;
-		case 'f':
-			if (!*optarg) {
-				free(fit_path);
-				return usage_error("info", "--fit needs a path, e.g. " IMGP_FIT_PATH);
-			}
-			free(fit_path);
-			if (asprintf(&fit_path, "%s%s", *optarg == '/' ? "" : "/",
-				     optarg) < 0)
-				die("out of memory");
-			break;
-		case 'h':
-			free(fit_path);
-			info_usage(stdout);
-			return EXIT_OK;
-		case ':':
-			free(fit_path);
-			return usage_error("info", "option '%s' needs a value",
-					   argv[optind - 1]);
-		default:
-			free(fit_path);
-			if (optopt)
-				return usage_error("info", "unknown option '-%c'", optopt);
-			return usage_error("info", "unknown option '%s'",
-					   argv[optind - 1]);
+			continue;
 		}
-	}
-	if (optind >= argc) {
 		free(fit_path);
-		return usage_error("info", "missing IMAGE");
+		if (asprintf(&fit_path, "%s%s", *p.value == '/' ? "" : "/",
+			     p.value) < 0)
+			die("out of memory");
 	}
-	if (argc - optind > 1) {
-		free(fit_path);
-		return usage_error("info", "too many arguments: '%s'",
-				   argv[optind + 1]);
-	}
-	in.path = argv[optind];
-
-	/* A compressed or archived image is read from an unpacked copy. */
-	cli_io_init(&io);
-	io.image = in.path;
-	io.dry_run = true;
-	rc = cli_io_open(&io, "info");
-	if (!rc && imgp_disk_open(&in.disk, io.work, false))
-		rc = error_lib(in.path);
-	if (rc) {
-		cli_io_close(&io);
+	rc = c == CLI_STOP ? p.exit : cli_arguments(&p, 1, 1, args);
+	in.path = rc || c == CLI_STOP ? NULL : p.args[0];
+	cli_parser_free(&p);
+	if (rc || c == CLI_STOP) {
 		free(fit_path);
 		return rc;
 	}
 	sopts.fit_path = fit_path;
-	if (imgp_survey_open(&in.sv, &in.disk, &sopts)) {
-		rc = error_lib(in.path);
-		imgp_disk_close(&in.disk);
-		cli_io_close(&io);
+
+	rc = cli_read_open(&img, in.path);
+	if (rc) {
 		free(fit_path);
 		return rc;
 	}
+	if (imgp_survey_open(&in.sv, &img.disk, &sopts)) {
+		rc = error_lib(in.path);
+		cli_read_close(&img);
+		free(fit_path);
+		return rc;
+	}
+	in.disk = &img.disk;
 	in.problems = count_problems(&in);
 
 	if (json) {
@@ -181,8 +149,7 @@ int cmd_info(int argc, char **argv)
 		      in.problems == 1 ? "" : "s");
 	rc = (rc || in.problems) ? EXIT_ERROR : EXIT_OK;
 	imgp_survey_free(&in.sv);
-	imgp_disk_close(&in.disk);
-	cli_io_close(&io);
+	cli_read_close(&img);
 	free(fit_path);
 	return rc;
 }

@@ -5,7 +5,6 @@
  * options, planned in full before one commit (in place, or a copy with -o).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,38 +30,48 @@ struct patch_opts {
 	const char *root;
 	struct cli_io io;
 	bool force;
+	bool stop;               /* --help was printed */
 	size_t ndt, nfstab;
 	struct dt_op *dt;
 	const char **fstab;      /* MOUNTPOINT:OPS */
 };
 
-static void patch_usage(FILE *out)
-{
-	fprintf(out,
-		"Usage: imgpatch patch IMAGE [options]\n"
-		"Patch the boot device tree and fstab of IMAGE offline.\n\n"
-		"  --fit PATH             FIT on the boot partition (default /image.fit)\n"
-		"  --fdt NAME|INDEX       FIT fdt image to start from, by name or by index as\n"
-		"                         dumpimage -l counts\n"
-		"  --dt-delete NODE:PROP  delete a property; NODE is /a/path, name@unit, name\n"
-		"                         or &label; repeatable\n"
-		"  --dt-set NODE:PROP=VALUE\n"
-		"                         set a property; VALUE as in dts: <1 2>, \"str\",\n"
-		"                         [00 01], a bare number (one cell) or empty; repeatable\n"
-		"  --dt-delete-node NODE  delete a node and its subtree; repeatable\n"
-		"  --overlay FILE.dtbo    apply a compiled overlay (dtc -@); repeatable\n"
-		"  --dtb-out PATH         where the tree goes on the boot partition\n"
-		"                         (default /user-override.dtb)\n"
-		"  --fstab MNT:OPS        fstab option edits, e.g. /:-discard,+noatime;\n"
-		"                         repeatable\n"
-		"  --root PART            partition with /etc/fstab (default: the first that\n"
-		"                         has one)\n"
-		CLI_IO_HELP
-		"  -f, --force            write the tree even when the boot script ignores it\n"
-		"  -h, --help             this help\n\n"
-		"Device-tree edits apply in the order given. Exit status: 0 done (also when\n"
-		"nothing needed changing), 1 error, 2 usage error.\n");
-}
+static const struct cli_option patch_options[] = {
+	{ OPT_FIT, "fit", 0, "PATH", "FIT on the boot partition (default /image.fit)" },
+	{ OPT_FDT, "fdt", 0, "NAME|INDEX", "FIT fdt image to start from, by name or by index as\n"
+	  "dumpimage -l counts" },
+	{ OPT_DT_DELETE, "dt-delete", 0, "NODE:PROP", "delete a property; NODE is /a/path, name@unit, name\n"
+	  "or &label; repeatable" },
+	{ OPT_DT_SET, "dt-set", 0, "NODE:PROP=VALUE", "set a property; VALUE as in dts: <1 2>, \"str\",\n"
+	  "[00 01], a bare number (one cell) or empty; repeatable" },
+	{ OPT_DT_DELETE_NODE, "dt-delete-node", 0, "NODE", "delete a node and its subtree; repeatable" },
+	{ OPT_OVERLAY, "overlay", 0, "FILE.dtbo", "apply a compiled overlay (dtc -@); repeatable" },
+	{ OPT_DTB_OUT, "dtb-out", 0, "PATH", "where the tree goes on the boot partition\n"
+	  "(default /user-override.dtb)" },
+	{ OPT_FSTAB, "fstab", 0, "MNT:OPS", "fstab option edits, e.g. /:-discard,+noatime;\n"
+	  "repeatable" },
+	{ OPT_ROOT, "root", 0, "PART", "partition with /etc/fstab (default: the first that\n"
+	  "has one)" },
+	CLI_OPTIONS_END,
+};
+
+static const struct cli_option patch_force_option[] = {
+	{ 'f', "force", 'f', NULL, "write the tree even when the boot script ignores it" },
+	CLI_OPTIONS_END,
+};
+
+static const struct cli_option *const patch_tables[] = {
+	patch_options, cli_io_options, patch_force_option, NULL,
+};
+
+static const struct cli_command patch_command = {
+	"patch",
+	"Usage: imgpatch patch IMAGE [options]\n"
+	"Patch the boot device tree and fstab of IMAGE offline.\n\n",
+	patch_tables,
+	"Device-tree edits apply in the order given. Exit status: 0 done (also when\n"
+	"nothing needed changing), 1 error, 2 usage error.\n",
+};
 
 /* "MNT:+a,-b": the colon before the first sign. */
 static char *fstab_split(const char *arg)
@@ -74,92 +83,80 @@ static char *fstab_split(const char *arg)
 	return plus && plus != arg ? (char *)plus : NULL;
 }
 
-static int check_dt_arg(const struct dt_op *op)
+static int check_dt_arg(const struct cli_parser *p)
 {
-	const char *colon = strrchr(op->arg, ':');
+	const char *arg = p->value, *colon = strrchr(arg, ':');
 
-	switch (op->kind) {
+	switch (p->opt->id) {
 	case OPT_DT_DELETE:
-		if (!colon || colon == op->arg || !colon[1])
-			return usage_error("patch", "--dt-delete '%s' is not NODE:PROP", op->arg);
+		if (!colon || colon == arg || !colon[1])
+			return cli_bad_value(p, "NODE:PROP");
 		break;
 	case OPT_DT_SET:
 		/* The value may hold ':' ("<...>"), so split NODE:PROP at '=' first. */
-		colon = memchr(op->arg, ':', strcspn(op->arg, "="));
-		if (!colon || colon == op->arg || !strchr(colon, '=') ||
+		colon = memchr(arg, ':', strcspn(arg, "="));
+		if (!colon || colon == arg || !strchr(colon, '=') ||
 		    strchr(colon, '=') == colon + 1)
-			return usage_error("patch", "--dt-set '%s' is not NODE:PROP=VALUE", op->arg);
+			return cli_bad_value(p, "NODE:PROP=VALUE");
 		break;
-	default:
-		if (!*op->arg)
-			return usage_error("patch", "empty argument");
 	}
 	return 0;
 }
 
 static int parse_args(int argc, char **argv, struct patch_opts *o)
 {
-	static const struct option opts[] = {
-		{ "fit", required_argument, NULL, OPT_FIT },
-		{ "fdt", required_argument, NULL, OPT_FDT },
-		{ "dt-delete", required_argument, NULL, OPT_DT_DELETE },
-		{ "dt-set", required_argument, NULL, OPT_DT_SET },
-		{ "dt-delete-node", required_argument, NULL, OPT_DT_DELETE_NODE },
-		{ "overlay", required_argument, NULL, OPT_OVERLAY },
-		{ "dtb-out", required_argument, NULL, OPT_DTB_OUT },
-		{ "fstab", required_argument, NULL, OPT_FSTAB },
-		{ "root", required_argument, NULL, OPT_ROOT },
-		CLI_IO_OPTIONS,
-		{ "force", no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, rc;
+	static const char *const args[] = { "IMAGE" };
+	struct cli_parser p;
+	int c = CLI_END, rc = 0;
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "o:nfh", opts, NULL)) != -1) {
+	cli_parser_init(&p, &patch_command, argc, argv);
+	while (!rc && (c = cli_next(&p)) > 0) {
 		switch (c) {
-		case OPT_FIT: o->fit = optarg; break;
-		case OPT_FDT: o->fdt = optarg; break;
+		case OPT_FIT: o->fit = p.value; break;
+		case OPT_FDT: o->fdt = p.value; break;
 		case OPT_DT_DELETE:
 		case OPT_DT_SET:
 		case OPT_DT_DELETE_NODE:
 		case OPT_OVERLAY:
+			rc = check_dt_arg(&p);
 			o->dt = cli_grow(o->dt, o->ndt, sizeof(*o->dt));
-			o->dt[o->ndt] = (struct dt_op){ c, optarg };
-			rc = check_dt_arg(&o->dt[o->ndt++]);
-			if (rc)
-				return rc;
+			o->dt[o->ndt++] = (struct dt_op){ c, p.value };
 			break;
-		case OPT_DTB_OUT: o->dtb_out = optarg; break;
+		case OPT_DTB_OUT:
+			if (p.value[0] != '/')
+				rc = cli_bad_value(&p, "an absolute path");
+			o->dtb_out = p.value;
+			break;
 		case OPT_FSTAB:
-			if (!fstab_split(optarg))
-				return usage_error("patch", "--fstab '%s' is not MOUNTPOINT:+opt,-opt",
-						   optarg);
+			if (!fstab_split(p.value))
+				rc = cli_bad_value(&p, "MOUNTPOINT:+opt,-opt");
 			o->fstab = cli_grow(o->fstab, o->nfstab, sizeof(*o->fstab));
-			o->fstab[o->nfstab++] = optarg;
+			o->fstab[o->nfstab++] = p.value;
 			break;
-		case OPT_ROOT: o->root = optarg; break;
+		case OPT_ROOT: o->root = p.value; break;
 		case 'f': o->force = true; break;
-		case 'h': patch_usage(stdout); return -1;
 		default:
-			rc = cli_io_option(&o->io, "patch", c, optarg);
-			if (rc != 1)
-				return rc ? rc : usage_error("patch", "bad option");
+			rc = cli_io_option(&o->io, &p, c);
+			rc = rc == 1 ? 0 : rc;
 		}
 	}
-	if (argc - optind != 1)
-		return usage_error("patch", "patch takes exactly one IMAGE");
-	o->image = o->io.image = argv[optind];
-	if (!o->ndt && !o->nfstab && !o->fdt)
-		return usage_error("patch", "nothing to do: give --fdt, --dt-*, --overlay and/or --fstab");
-	if (o->dtb_out && o->dtb_out[0] != '/')
-		return usage_error("patch", "--dtb-out '%s' must be an absolute path", o->dtb_out);
+	if (!rc && c == CLI_STOP) {
+		o->stop = true;
+		rc = p.exit;
+	}
+	if (!rc && !o->stop)
+		rc = cli_arguments(&p, 1, 1, args);
+	if (!rc && !o->stop) {
+		o->image = o->io.image = p.args[0];
+		if (!o->ndt && !o->nfstab && !o->fdt)
+			rc = usage_error("patch", "nothing to do: give --fdt, --dt-*, --overlay and/or --fstab");
+	}
+	cli_parser_free(&p);
 	if (!o->fit)
 		o->fit = "/image.fit";
 	if (!o->dtb_out)
 		o->dtb_out = "/user-override.dtb";
-	return 0;
+	return rc;
 }
 
 static int apply_overlay_file(struct imgp_patch *patch, const char *path)
@@ -277,7 +274,7 @@ int cmd_patch(int argc, char **argv)
 
 	cli_io_init(&o.io);
 	rc = parse_args(argc, argv, &o);
-	if (rc)
+	if (rc || o.stop)
 		goto out_opts;
 	rc = cli_io_open(&o.io, "patch");
 	if (rc)
@@ -295,5 +292,5 @@ out_io:
 out_opts:
 	free(o.dt);
 	free(o.fstab);
-	return rc < 0 ? EXIT_OK : rc;
+	return rc;
 }

@@ -6,7 +6,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,19 +16,27 @@
 /* Bump only for a change that is not additive (tool/schema/README.md). */
 #define RECIPES_SCHEMA_VERSION 1
 
-static void recipes_usage(FILE *out)
-{
-	fprintf(out,
-		"Usage: imgpatch recipes [--json] [--recipe-path DIR]...\n"
-		"       imgpatch recipes show RECIPE [--json] [--recipe-path DIR]...\n"
-		"List the shipped and your own recipes, or show what one changes, its\n"
-		"parameters, where it applies, its sources, risks and how to undo it.\n"
-		"RECIPE is a name or a path to a .recipe file. Recipes are searched in\n"
-		"--recipe-path DIRs, $IMGPATCH_RECIPE_PATH, then the installed ones.\n\n"
-		"  --json                 print one JSON document (schema_version 1)\n"
-		"  --recipe-path DIR      look for recipes in DIR first; repeatable\n"
-		"  -h, --help             this help\n");
-}
+enum { OPT_RECIPE_PATH = 256, OPT_JSON };
+
+static const struct cli_option recipes_options[] = {
+	{ OPT_JSON, "json", 0, NULL, "print one JSON document (schema_version 1)" },
+	{ OPT_RECIPE_PATH, "recipe-path", 0, "DIR", "look for recipes in DIR first; repeatable" },
+	CLI_OPTIONS_END,
+};
+
+static const struct cli_option *const recipes_tables[] = { recipes_options, NULL };
+
+static const struct cli_command recipes_command = {
+	"recipes",
+	"Usage: imgpatch recipes [--json] [--recipe-path DIR]...\n"
+	"       imgpatch recipes show RECIPE [--json] [--recipe-path DIR]...\n"
+	"List the shipped and your own recipes, or show what one changes, its\n"
+	"parameters, where it applies, its sources, risks and how to undo it.\n"
+	"RECIPE is a name or a path to a .recipe file. Recipes are searched in\n"
+	"--recipe-path DIRs, $IMGPATCH_RECIPE_PATH, then the installed ones.\n\n",
+	recipes_tables,
+	NULL,
+};
 
 /* ------------------------------------------------------------------ JSON */
 
@@ -208,7 +215,7 @@ static int recipes_show(const struct cli_recipe_path *rp, const char *name,
 	char *path = NULL;
 	int rc;
 
-	rc = imgp_recipe_find(name, (const char *const *)rp->dirs, &path);
+	rc = cli_recipe_find(rp, name, &path);
 	if (!rc)
 		rc = imgp_recipe_load(path, &r);
 	if (!rc)
@@ -230,47 +237,41 @@ static int recipes_show(const struct cli_recipe_path *rp, const char *name,
 
 int cmd_recipes(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "recipe-path", required_argument, NULL, 'R' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	static const char *const args[] = { "show", "RECIPE" };
 	struct cli_recipe_path rp;
+	struct cli_parser p;
 	char **extra = NULL;
 	size_t nextra = 0;
 	bool json = false;
-	int c, rc;
+	int c = CLI_END, rc = 0;
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'R':
-			extra = realloc(extra, (nextra + 1) * sizeof(*extra));
-			if (!extra)
-				die("out of memory");
-			extra[nextra++] = optarg;
-			break;
-		case 'J':
+	cli_parser_init(&p, &recipes_command, argc, argv);
+	while ((c = cli_next(&p)) > 0) {
+		if (c == OPT_JSON) {
 			json = true;
-			break;
-		case 'h':
-			recipes_usage(stdout);
-			free(extra);
-			return EXIT_OK;
-		default:
-			free(extra);
-			return usage_error("recipes", "bad option");
+		} else {
+			extra = cli_grow(extra, nextra, sizeof(*extra));
+			extra[nextra++] = (char *)p.value;
 		}
 	}
-	cli_recipe_path_init(&rp, extra, nextra);
-	if (optind == argc)
-		rc = recipes_list(&rp, json);
-	else if (argc - optind == 2 && strcmp(argv[optind], "show") == 0)
-		rc = recipes_show(&rp, argv[optind + 1], json);
+	if (c == CLI_STOP)
+		rc = p.exit;
 	else
-		rc = usage_error("recipes", "expected nothing or 'show RECIPE'");
-	cli_recipe_path_free(&rp);
+		rc = cli_arguments(&p, 0, 2, args);
+	if (!rc && c != CLI_STOP && p.nargs && strcmp(p.args[0], "show"))
+		rc = usage_error("recipes", "unexpected argument '%s': expected 'show RECIPE'",
+				 p.args[0]);
+	else if (!rc && c != CLI_STOP && p.nargs == 1)
+		rc = usage_error("recipes", "missing RECIPE");
+	if (!rc && c != CLI_STOP) {
+		cli_recipe_path_init(&rp, extra, nextra);
+		if (p.nargs == 0)
+			rc = recipes_list(&rp, json);
+		else
+			rc = recipes_show(&rp, p.args[1], json);
+		cli_recipe_path_free(&rp);
+	}
+	cli_parser_free(&p);
 	free(extra);
 	return rc;
 }

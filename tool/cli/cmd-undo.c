@@ -3,33 +3,36 @@
  * imgpatch undo IMAGE: put back the bytes an in-place patch changed, from
  * its undo journal, and check every region against its recorded SHA-256.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "cli.h"
 
-static void undo_usage(FILE *out)
-{
-	fprintf(out,
-		"Usage: imgpatch undo IMAGE [--undo FILE] [--force]\n"
-		"Restore IMAGE as it was before the last in-place patch or apply, from its\n"
-		"undo journal (default IMAGE.imgpatch-undo; for a device, DEVICE-NAME.imgpatch-undo\n"
-		"in this folder). Also finishes the rollback of an interrupted run.\n\n"
-		"  --undo FILE   the journal to use\n"
-		"  --force       restore even regions that changed again since the patch\n"
-		"  -h, --help    this help\n");
-}
+enum { OPT_UNDO = 256 };
+
+static const struct cli_option undo_options[] = {
+	{ OPT_UNDO, "undo", 0, "FILE", "the journal to use" },
+	{ 'f', "force", 'f', NULL, "restore even regions that changed again since the patch" },
+	CLI_OPTIONS_END,
+};
+
+static const struct cli_option *const undo_tables[] = { undo_options, NULL };
+
+static const struct cli_command undo_command = {
+	"undo",
+	"Usage: imgpatch undo IMAGE [--undo FILE] [--force]\n"
+	"Restore IMAGE as it was before the last in-place patch or apply, from its\n"
+	"undo journal (default IMAGE.imgpatch-undo; for a device, DEVICE-NAME.imgpatch-undo\n"
+	"in this folder). Also finishes the rollback of an interrupted run.\n\n",
+	undo_tables,
+	NULL,
+};
 
 int cmd_undo(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "undo", required_argument, NULL, 'u' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	static const char *const args[] = { "IMAGE" };
 	const char *undo = NULL, *image;
+	struct cli_parser p;
 	struct imgp_image img;
 	bool force = false;
 	size_t regions;
@@ -37,18 +40,18 @@ int cmd_undo(int argc, char **argv)
 	char *journal;
 	int c, lock, rc;
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'u': undo = optarg; break;
-		case 'f': force = true; break;
-		case 'h': undo_usage(stdout); return EXIT_OK;
-		default: return usage_error("undo", "bad option");
-		}
+	cli_parser_init(&p, &undo_command, argc, argv);
+	while ((c = cli_next(&p)) > 0) {
+		if (c == OPT_UNDO)
+			undo = p.value;
+		else
+			force = true;
 	}
-	if (argc - optind != 1)
-		return usage_error("undo", "undo takes exactly one IMAGE");
-	image = argv[optind];
+	rc = c == CLI_STOP ? p.exit : cli_arguments(&p, 1, 1, args);
+	image = p.nargs ? p.args[0] : NULL;
+	cli_parser_free(&p);
+	if (rc || c == CLI_STOP)
+		return rc;
 	journal = cli_journal_path(image, undo);
 	if (!journal)
 		die("out of memory");

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * Images as they come and go, for the writing commands (patch, apply):
- * a compressed or archived input is unpacked into a working copy, the patch
- * is planned on it and written into it, and the output (raw and sparse, or
- * compressed, plus a bmap) is made under a temporary name in its folder and
- * renamed into place only when complete. A raw input without -o is patched
- * in place, with Ctrl-C held off while it is written.
+ * Images as they come and go. The writing commands (patch, apply): the
+ * library's working image (imgp_work_*) is planned on and written into, and
+ * the output (raw and sparse, or compressed, plus a bmap) is made under a
+ * temporary name in its folder and renamed into place only when complete
+ * (the signal handler in main.c removes the temporary files). A raw input
+ * without -o is patched in place, with Ctrl-C held off while it is written.
+ * Every output and permission is checked before the plan. The reading
+ * commands (info, cat, doctor) open an image read-only, a compressed one
+ * through a working copy in $TMPDIR.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,46 +22,12 @@
 
 #include "cli.h"
 
-/* Temporary files to remove when the run is interrupted. */
-#define TEMPS_MAX 4
-static char *temps[TEMPS_MAX];
-
-static void on_signal(int sig)
-{
-	for (int i = 0; i < TEMPS_MAX; i++)
-		if (temps[i])
-			unlink(temps[i]);
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static void temp_register(char *path)
-{
-	static bool handlers;
-
-	if (!handlers) {
-		signal(SIGINT, on_signal);
-		signal(SIGTERM, on_signal);
-		signal(SIGHUP, on_signal);
-		handlers = true;
-	}
-	for (int i = 0; i < TEMPS_MAX; i++) {
-		if (!temps[i]) {
-			temps[i] = path;
-			return;
-		}
-	}
-}
-
 /* Removes a temporary file (if still there) and forgets it. */
 static void temp_drop(char **path)
 {
 	if (!*path)
 		return;
-	for (int i = 0; i < TEMPS_MAX; i++)
-		if (temps[i] == *path)
-			temps[i] = NULL;
-	unlink(*path);
+	imgp_temp_remove(*path);
 	free(*path);
 	*path = NULL;
 }
@@ -83,10 +52,9 @@ static int temp_create(const char *near, char **out)
 	}
 	if (asprintf(out, "%s/.%s.XXXXXX", dir, base) < 0)
 		die("out of memory");
-	fd = mkstemp(*out);
+	fd = imgp_temp_create(*out);
 	if (fd < 0) {
-		rc = imgp_fail(errno, "%s: cannot create a temporary file: %s", *out,
-			       strerror(errno));
+		rc = fd;
 		free(*out);
 		*out = NULL;
 	} else {
@@ -96,7 +64,6 @@ static int temp_create(const char *near, char **out)
 		umask(mask);
 		fchmod(fd, 0666 & ~mask);
 		close(fd);
-		temp_register(*out);
 	}
 	free(dir_copy);
 	free(base_copy);
@@ -105,62 +72,52 @@ static int temp_create(const char *near, char **out)
 
 static int temp_rename(char **tmp, const char *final)
 {
-	if (rename(*tmp, final) < 0)
-		return imgp_fail(errno, "%s: cannot rename into place: %s", final,
-				 strerror(errno));
-	for (int i = 0; i < TEMPS_MAX; i++)
-		if (temps[i] == *tmp)
-			temps[i] = NULL;
+	int rc = imgp_temp_commit(*tmp, final);
+
+	if (rc)
+		return rc;
 	free(*tmp);
 	*tmp = NULL;
 	return 0;
 }
 
-int cli_io_parse_compress(struct cli_io *io, const char *name)
-{
-	static const struct { const char *name; enum imgp_format fmt; } names[] = {
-		{ "none", IMGP_FMT_RAW }, { "raw", IMGP_FMT_RAW },
-		{ "xz", IMGP_FMT_XZ }, { "gz", IMGP_FMT_GZIP },
-		{ "gzip", IMGP_FMT_GZIP }, { "zst", IMGP_FMT_ZSTD },
-		{ "zstd", IMGP_FMT_ZSTD }, { "bz2", IMGP_FMT_BZIP2 },
-		{ "bzip2", IMGP_FMT_BZIP2 }, { "lz4", IMGP_FMT_LZ4 },
-	};
+const struct cli_option cli_io_options[] = {
+	{ 'o', "output", 'o', "OUT", "write a patched copy to OUT, leave IMAGE untouched;\n"
+	  "compressed when OUT ends in .xz .gz .zst .bz2 .lz4" },
+	{ CLI_OPT_COMPRESS, "compress", 0, "FMT", "output format: xz, gz, zst, bz2, lz4 or none" },
+	{ CLI_OPT_LEVEL, "level", 0, "N", "compression level" },
+	{ CLI_OPT_THREADS, "threads", 0, "N", "compression threads (0: all cores)" },
+	{ CLI_OPT_BMAP, "bmap", 0, "FILE", "also write a bmaptool block map of the output" },
+	{ CLI_OPT_IN_PLACE, "in-place", 0, NULL, "recompress over a compressed IMAGE" },
+	{ 'n', "dry-run", 'n', NULL, "print the plan as diffs, write nothing" },
+	{ CLI_OPT_QUIET, "quiet", 0, NULL, "no progress lines, even on a terminal" },
+	{ CLI_OPT_UNDO, "undo", 0, "FILE", "undo journal of an in-place run (default\n"
+	  "IMAGE.imgpatch-undo; for a device, in this folder)" },
+	{ CLI_OPT_RECOVER, "recover", 0, NULL, "first undo what an interrupted run left" },
+	CLI_OPTIONS_END,
+};
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (strcmp(name, names[i].name) == 0) {
-			io->pack.format = names[i].fmt;
-			io->compress_set = true;
-			return 0;
-		}
-	}
-	return -1;
-}
-
-int cli_io_option(struct cli_io *io, const char *cmd, int c, const char *arg)
+int cli_io_option(struct cli_io *io, const struct cli_parser *p, int c)
 {
-	char *end;
 	long n;
 
 	switch (c) {
-	case 'o': io->out = arg; return 1;
+	case 'o': io->out = p->value; return 1;
 	case 'n': io->dry_run = true; return 1;
-	case CLI_OPT_BMAP: io->bmap = arg; return 1;
+	case CLI_OPT_BMAP: io->bmap = p->value; return 1;
 	case CLI_OPT_IN_PLACE: io->in_place = true; return 1;
 	case CLI_OPT_QUIET: cli_quiet = true; return 1;
-	case CLI_OPT_UNDO: io->undo = arg; return 1;
+	case CLI_OPT_UNDO: io->undo = p->value; return 1;
 	case CLI_OPT_RECOVER: io->recover = true; return 1;
 	case CLI_OPT_COMPRESS:
-		if (cli_io_parse_compress(io, arg))
-			return usage_error(cmd, "--compress '%s': expected xz, zst, gz, bz2, lz4 or none",
-					   arg);
+		if (imgp_format_parse(p->value, &io->pack.format))
+			return cli_bad_value(p, "%s", imgp_format_choices());
+		io->compress_set = true;
 		return 1;
 	case CLI_OPT_LEVEL:
 	case CLI_OPT_THREADS:
-		errno = 0;
-		n = strtol(arg, &end, 10);
-		if (errno || *end || end == arg || n < 0 || n > 1024)
-			return usage_error(cmd, "--%s '%s' is not a number from 0 to 1024",
-					   c == CLI_OPT_LEVEL ? "level" : "threads", arg);
+		if (cli_number(p, 0, 1024, &n))
+			return EXIT_USAGE;
 		if (c == CLI_OPT_LEVEL)
 			io->pack.level = (int)n;
 		else
@@ -244,23 +201,137 @@ static int open_in_place(struct cli_io *io)
 	return EXIT_OK;
 }
 
-static enum imgp_format out_format(const struct cli_io *io);
+/* The format of the output: --compress, else -o's suffix, else the input's. */
+static enum imgp_format out_format(const struct cli_io *io)
+{
+	if (io->compress_set)
+		return io->pack.format;
+	if (io->out)
+		return imgp_format_from_name(io->out);
+	return io->src.format;
+}
+
+/* The folder path is in ("." for a bare name), malloc'd. */
+static char *folder_of(const char *path)
+{
+	char *copy = strdup(path), *dir;
+
+	if (!copy)
+		die("out of memory");
+	dir = strdup(dirname(copy));
+	free(copy);
+	if (!dir)
+		die("out of memory");
+	return dir;
+}
+
+/* Whether new files can be made in dir: "" when they can, else why not. */
+static const char *folder_problem(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st) < 0)
+		return errno == ENOENT ? "does not exist" : strerror(errno);
+	if (!S_ISDIR(st.st_mode))
+		return "is not a folder";
+	if (access(dir, W_OK | X_OK) < 0)
+		return errno == EROFS ? "is on a read-only file system" : "is not writable";
+	return "";
+}
+
+int cli_check_folder(const char *dir, const char *what, const char *hint)
+{
+	const char *why = folder_problem(dir);
+
+	if (!*why)
+		return EXIT_OK;
+	error("%s: cannot write %s: the folder %s%s%s", dir, what, why,
+	      hint ? ": " : "", hint ? hint : "");
+	return EXIT_ERROR;
+}
+
+/* A new file path can be made (beside a temporary one); else an error with hint. */
+static int check_folder(const char *path, const char *what, const char *hint)
+{
+	char *dir = folder_of(path);
+	const char *why = folder_problem(dir);
+	int rc = EXIT_OK;
+
+	if (*why) {
+		error("%s: cannot write %s: folder %s %s%s%s", path, what, dir, why,
+		      hint ? ": " : "", hint ? hint : "");
+		rc = EXIT_ERROR;
+	}
+	free(dir);
+	return rc;
+}
+
+int cli_check_output(const char *path, const char *what)
+{
+	return check_folder(path, what, NULL);
+}
 
 /*
- * A multi-block .xz that becomes an .xz again is patched block-wise: only
- * the blocks read are decoded, only those written re-encoded (with their
- * own filters, so not when --level asks for others), and a bmap needs the
- * whole image anyway.
+ * Everything a commit will write, checked before the plan is made: the
+ * output's folder, and for an in-place run the image and the folder of its
+ * undo journal. A dry run writes nothing and needs none of it.
  */
-static bool block_wise(const struct cli_io *io)
+static int check_outputs(const struct cli_io *io, bool in_place_raw)
 {
-	return io->in_fmt == IMGP_FMT_XZ && out_format(io) == IMGP_FMT_XZ &&
-	       !io->bmap && io->pack.level < 0 && !getenv("IMGPATCH_XZ_WHOLE");
+	int rc;
+
+	if (io->dry_run)
+		return EXIT_OK;
+	if (io->out) {
+		struct stat st;
+
+		if (stat(io->out, &st) == 0 && S_ISDIR(st.st_mode)) {
+			error("%s: cannot write the output: it is a folder: give -o a file name",
+			      io->out);
+			return EXIT_ERROR;
+		}
+		rc = check_folder(io->out, "the output", NULL);
+		if (rc)
+			return rc;
+	}
+	if (io->bmap) {
+		rc = check_folder(io->bmap, "the block map", NULL);
+		if (rc)
+			return rc;
+	}
+	if (io->in_place && !in_place_raw) {
+		rc = check_folder(io->image, "the recompressed image",
+				  "give -o OUT for a patched copy elsewhere");
+		if (rc)
+			return rc;
+	}
+	if (in_place_raw) {
+		char *journal = cli_journal_path(io->image, io->undo);
+
+		if (!journal)
+			die("out of memory");
+		if (access(io->image, W_OK) < 0) {
+			error("%s: cannot patch in place: %s: give -o OUT for a patched copy",
+			      io->image, errno == EROFS ? "read-only file system" :
+			      "the image is not writable");
+			rc = EXIT_ERROR;
+		} else {
+			rc = check_folder(journal, "the undo journal",
+					  io->undo ? "give -o OUT for a patched copy" :
+					  "give --undo FILE in a writable folder, or -o OUT");
+		}
+		free(journal);
+		if (rc)
+			return rc;
+	}
+	return EXIT_OK;
 }
 
 int cli_io_open(struct cli_io *io, const char *cmd)
 {
+	struct imgp_work_opts wopts = { .out = &io->out_pack, .zero_holes = !io->bmap };
 	const char *final;
+	bool raw;
 	int rc;
 
 	if (io->out && same_file(io->image, io->out))
@@ -270,16 +341,24 @@ int cli_io_open(struct cli_io *io, const char *cmd)
 		return usage_error(cmd, "--in-place and -o exclude each other");
 	if (io->bmap && !io->out && !io->in_place)
 		return usage_error(cmd, "--bmap needs -o (or --in-place)");
-	io->in_fmt = IMGP_FMT_RAW;
 	/* A mounted card is refused before anything is read from it. */
 	if (is_blockdev(io->image) && !io->dry_run &&
 	    imgp_blockdev_check_unmounted(io->image))
 		return error_lib(io->image);
-	if (!is_blockdev(io->image) && imgp_format_detect(io->image, &io->in_fmt))
+	if (imgp_work_probe(&io->src, io->image))
 		return error_lib(io->image);
-	if (io->in_fmt == IMGP_FMT_RAW) {
-		if (io->in_place && !io->compress_set)
-			io->in_place = false;   /* a raw image is patched in place anyway */
+	raw = io->src.format == IMGP_FMT_RAW;
+	if (raw && io->in_place && !io->compress_set)
+		io->in_place = false;   /* a raw image is patched in place anyway */
+	if (!raw && !io->out && !io->in_place && !io->dry_run) {
+		error("%s: a %s-compressed image is not patched in place: give -o OUT (or --in-place to recompress over it)",
+		      io->image, imgp_format_name(io->src.format));
+		return EXIT_USAGE;
+	}
+	rc = check_outputs(io, raw && !io->out && !io->in_place);
+	if (rc)
+		return rc;
+	if (raw) {
 		io->work = strdup(io->image);
 		if (!io->work)
 			die("out of memory");
@@ -287,25 +366,18 @@ int cli_io_open(struct cli_io *io, const char *cmd)
 			return open_in_place(io);
 		return EXIT_OK;
 	}
-	if (!io->out && !io->in_place && !io->dry_run) {
-		error("%s: a %s-compressed image is not patched in place: give -o OUT (or --in-place to recompress over it)",
-		      io->image, imgp_format_name(io->in_fmt));
-		return EXIT_USAGE;
-	}
+	/* --in-place replaces IMAGE: one run at a time, as for a raw image. */
+	if (io->in_place && !io->dry_run && (io->lock_fd = imgp_lock(io->image)) < 0)
+		return error_lib(io->image);
 	/* The working copy lives where the output will, so the rename is atomic. */
 	final = io->out ? io->out : io->in_place ? io->image : NULL;
+	/* A bmap maps the whole image; IMGPATCH_XZ_WHOLE turns block-wise off. */
+	wopts.whole = io->bmap || getenv("IMGPATCH_XZ_WHOLE");
+	io->out_pack = io->pack;
+	io->out_pack.format = out_format(io);
 	rc = temp_create(final, &io->work);
-	if (!rc && block_wise(io)) {
-		rc = imgp_xz_image_open(&io->xz, io->image, io->work,
-					(unsigned)io->pack.threads);
-		/* One block, mixed checks...: unpacked whole instead. */
-		if (rc == -ENOTSUP) {
-			imgp_errclear();
-			rc = 0;
-		}
-	}
-	if (!rc && !io->xz)
-		rc = imgp_unpack(io->image, io->work, !io->bmap);
+	if (!rc)
+		rc = imgp_work_unpack(&io->src, io->work, &wopts);
 	if (rc) {
 		temp_drop(&io->work);
 		return error_lib(io->image);
@@ -316,8 +388,7 @@ int cli_io_open(struct cli_io *io, const char *cmd)
 
 void cli_io_close(struct cli_io *io)
 {
-	imgp_xz_image_close(io->xz);
-	io->xz = NULL;
+	imgp_work_close(&io->src);
 	imgp_unlock(io->lock_fd);
 	io->lock_fd = -1;
 	free(io->journal);
@@ -326,6 +397,42 @@ void cli_io_close(struct cli_io *io)
 		temp_drop(&io->work);
 	free(io->work);
 	io->work = NULL;
+}
+
+int cli_read_open(struct cli_read *r, const char *image)
+{
+	struct imgp_work_opts wopts = { .zero_holes = true };
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (imgp_work_probe(&r->src, image))
+		return error_lib(image);
+	/* A compressed or archived image is read from an unpacked copy. */
+	if (r->src.format != IMGP_FMT_RAW) {
+		rc = temp_create(NULL, &r->copy);
+		if (!rc)
+			rc = imgp_work_unpack(&r->src, r->copy, &wopts);
+		if (rc) {
+			temp_drop(&r->copy);
+			return error_lib(image);
+		}
+	}
+	if (imgp_disk_open(&r->disk, r->src.path, false)) {
+		rc = error_lib(image);
+		cli_read_close(r);
+		return rc;
+	}
+	r->disk_open = true;
+	return EXIT_OK;
+}
+
+void cli_read_close(struct cli_read *r)
+{
+	if (r->disk_open)
+		imgp_disk_close(&r->disk);
+	r->disk_open = false;
+	imgp_work_close(&r->src);
+	temp_drop(&r->copy);
 }
 
 /* Ctrl-C during an in-place commit must not leave a half-written image. */
@@ -346,31 +453,6 @@ static int commit_in_place(struct imgp_patch *patch, const char *path,
 	return rc;
 }
 
-/* The format of the output: --compress, else -o's suffix, else the input's. */
-static enum imgp_format out_format(const struct cli_io *io)
-{
-	if (io->compress_set)
-		return io->pack.format;
-	if (io->out)
-		return imgp_format_from_name(io->out);
-	return io->in_fmt;
-}
-
-/* The block-wise .xz output into the temporary file path, synced. */
-static int xz_write(struct imgp_xz_image *xz, const char *path)
-{
-	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC), rc;
-
-	if (fd < 0)
-		return imgp_fail(errno, "%s: %s", path, strerror(errno));
-	rc = imgp_xz_image_write(xz, fd);
-	if (!rc && fsync(fd) < 0)
-		rc = imgp_fail(errno, "%s: fsync: %s", path, strerror(errno));
-	if (close(fd) < 0 && !rc)
-		rc = imgp_fail(errno, "%s: %s", path, strerror(errno));
-	return rc;
-}
-
 /*
  * Makes the final output from the patched raw working file work: a bmap of
  * it when asked, then the raw file renamed, or a compressed copy renamed.
@@ -382,24 +464,18 @@ static int finish_output(struct cli_io *io, char **work, const char *final)
 	int rc = 0;
 
 	pack.format = out_format(io);
-	if (pack.format > IMGP_FMT_LZ4)
-		return imgp_fail(EINVAL, "%s: cannot write a %s archive: choose --compress xz, zst, gz, bz2, lz4 or none",
-				 final, imgp_format_name(pack.format));
+	if (pack.format != IMGP_FMT_RAW && !imgp_format_is_compressed(pack.format))
+		return imgp_fail(EINVAL, "%s: cannot write a %s archive: choose --compress %s",
+				 final, imgp_format_name(pack.format), imgp_format_choices());
 	if (io->bmap) {
 		rc = temp_create(io->bmap, &bmap_tmp);
 		if (!rc)
 			rc = imgp_bmap_write(*work, bmap_tmp);
 	}
-	if (!rc && io->xz) {
+	if (!rc && pack.format != IMGP_FMT_RAW) {
 		rc = temp_create(final, &packed);
 		if (!rc)
-			rc = xz_write(io->xz, packed);
-		if (!rc)
-			rc = temp_rename(&packed, final);
-	} else if (!rc && pack.format != IMGP_FMT_RAW) {
-		rc = temp_create(final, &packed);
-		if (!rc)
-			rc = imgp_pack(*work, packed, &pack);
+			rc = imgp_work_pack(&io->src, packed, &pack);
 		if (!rc)
 			rc = temp_rename(&packed, final);
 	} else if (!rc) {
@@ -470,6 +546,8 @@ int cli_io_commit(struct cli_io *io, struct imgp_patch *patch)
 		free(io->work);
 		io->work = copy;
 		io->work_is_temp = true;
+		/* The copy is the working image the output is made from. */
+		io->src.path = io->work;
 	}
 	/* A private copy needs no journal: it is renamed only when complete. */
 	rc = imgp_patch_commit(patch, io->work, NULL);
@@ -481,8 +559,8 @@ int cli_io_commit(struct cli_io *io, struct imgp_patch *patch)
 		io->work_is_temp = false;
 	printf("wrote %s (%s): %zu change%s", final,
 	       imgp_format_name(out_format(io)), pending, pending == 1 ? "" : "s");
-	if (io->xz) {
-		size_t nblocks, changed = imgp_xz_image_changed(io->xz, &nblocks);
+	if (io->src.xz) {
+		size_t nblocks, changed = imgp_xz_image_changed(io->src.xz, &nblocks);
 
 		printf(", %zu of %zu xz blocks re-encoded", changed, nblocks);
 	}

@@ -11,7 +11,7 @@
 
 struct info {
 	const char *path;
-	struct imgp_disk disk;
+	const struct imgp_disk *disk; /* the survey's */
 	struct imgp_survey sv;
 	int problems;            /* facts that could not be read, bad hashes */
 };

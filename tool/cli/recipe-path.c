@@ -4,6 +4,8 @@
  * $IMGPATCH_RECIPE_PATH (colon-separated), then "recipes" beside the
  * executable (a build tree), then the installed recipe directory.
  */
+#include <dirent.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,4 +87,57 @@ void cli_recipe_path_free(struct cli_recipe_path *rp)
 	free(rp->dirs);
 	rp->dirs = NULL;
 	rp->n = 0;
+}
+
+/* The recipe names of the path's folders ("NAME" of NAME.recipe), malloc'd. */
+static size_t recipe_names(const struct cli_recipe_path *rp, char ***out)
+{
+	char **names = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < rp->n; i++) {
+		DIR *d = opendir(rp->dirs[i]);
+		struct dirent *e;
+
+		while (d && (e = readdir(d))) {
+			size_t len = strlen(e->d_name);
+
+			if (len <= 7 || strcmp(e->d_name + len - 7, ".recipe"))
+				continue;
+			names = cli_grow(names, n, sizeof(*names));
+			names[n] = strndup(e->d_name, len - 7);
+			if (!names[n++])
+				die("out of memory");
+		}
+		if (d)
+			closedir(d);
+	}
+	*out = names;
+	return n;
+}
+
+int cli_recipe_find(const struct cli_recipe_path *rp, const char *spec,
+		    char **path)
+{
+	int rc = imgp_recipe_find(spec, (const char *const *)rp->dirs, path);
+	char **names, *msg;
+	const char *near;
+	size_t n;
+
+	/* A name, not a path, that is not there: maybe a typo of one that is. */
+	if (rc != -ENOENT || strchr(spec, '/'))
+		return rc;
+	n = recipe_names(rp, &names);
+	near = cli_closest(spec, (const char *const *)names, n);
+	if (near) {
+		msg = strdup(imgp_errmsg());
+		if (!msg)
+			die("out of memory");
+		rc = imgp_fail(ENOENT, "%s; did you mean '%s'?", msg, near);
+		free(msg);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return rc;
 }

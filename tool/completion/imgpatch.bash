@@ -17,7 +17,7 @@ _imgpatch_opts_patch="--fit --fdt --dt-delete --dt-set --dt-delete-node --overla
 _imgpatch_opts_apply="--set $_imgpatch_io_opts --recipe-path -j --jobs --json
 	--output-dir --help"
 _imgpatch_opts_recipes='--json --recipe-path --help'
-_imgpatch_opts_undo='--undo --force --help'
+_imgpatch_opts_undo='--undo -f --force --help'
 _imgpatch_opts_doctor='--json --fail-on --fit --fdt --help'
 
 _imgpatch_args_info='--fit'
@@ -31,7 +31,7 @@ _imgpatch_args_undo='--undo'
 _imgpatch_args_doctor='--fail-on --fit --fdt'
 
 _imgpatch_commands='info cat patch apply recipes undo doctor'
-_imgpatch_formats='xz zst gz bz2 lz4 none'
+_imgpatch_formats='xz gz zst bz2 lz4 none'
 
 # _imgpatch_takes_arg CMD OPT: succeeds when OPT of CMD takes an argument.
 _imgpatch_takes_arg()

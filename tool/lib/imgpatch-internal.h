@@ -72,9 +72,10 @@ struct imgp_fs_ops {
 	/* Returns true when this backend handles a blkid type ("vfat", "ext4"). */
 	bool (*handles)(const char *fstype);
 	/*
-	 * Opens fs->part of fs->img; read-only unless fs->writable. Refuses a
+	 * Opens fs->part of fs->img; read-only unless fs->capture. Refuses a
 	 * filesystem that is larger than its partition, has errors or needs
-	 * journal recovery (-EUCLEAN). Sets fs->priv.
+	 * journal recovery (-EUCLEAN), and for writing one with the damage a
+	 * write would depend on (-EUCLEAN, the problem named). Sets fs->priv.
 	 */
 	int (*open)(struct imgp_fs *fs);
 	void (*close)(struct imgp_fs *fs);
@@ -138,6 +139,37 @@ int imgp_fs_finish(struct imgp_fs *fs);
 
 /* For backends: adds a name to a listing, skipping "." and "..". */
 int imgp_fs_names_add(char ***names, size_t *n, const char *name, size_t len);
+
+/*
+ * fs-fat.c: what imgpatch itself parses of a FAT, the boot sector and what
+ * mtools prints; pure, so that tests/fuzz/fuzz-fat.c reaches it.
+ */
+struct imgp_fat_geom {
+	uint64_t meta_end;       /* reserved sectors, FATs, FAT12/16 root directory */
+	uint64_t cluster_bytes;
+	uint64_t nclusters;      /* data clusters, numbered from 2 */
+};
+
+/* Byte ranges of the partition: file_off is the partition offset, img_off unused. */
+struct imgp_fat_ranges {
+	struct imgp_extent *r;
+	size_t n;
+};
+
+/* Checks a 512-byte boot sector against a partition of part_size bytes. 0 or -EINVAL. */
+int imgp_fat_geometry(const uint8_t *bs, uint64_t part_size, struct imgp_fat_geom *g);
+/* Appends the clusters of one line of mshowfat to out. 0, -EIO (outside g) or -ENOMEM. */
+int imgp_fat_parse_chain(const struct imgp_fat_geom *g, const char *line,
+			 struct imgp_fat_ranges *out);
+/* In a listing ("mdir -/ -b -a ::/"): 1 file, 2 folder, 0 missing, -ENOENT when it cannot tell. */
+int imgp_fat_listing_find(const char *text, const char *target);
+/* The mtools names of the folders of a listing, "::/" first. 0 or -ENOMEM. */
+int imgp_fat_listing_dirs(const char *text, char ***out, size_t *n);
+/* The names right inside the folder whose lines start with prefix ("::/dir/"). 0 or -ENOMEM. */
+int imgp_fat_listing_children(const char *text, const char *prefix, char ***names,
+			      size_t *n);
+/* The size of file target from what "mdir -a target" printed. 0, -EISDIR or -EIO. */
+int imgp_fat_parse_size(const char *text, const char *target, uint64_t *size);
 /* See imgp_fs_ops.map_file; -ENOTSUP from backends that cannot map. */
 int imgp_fs_map_file(struct imgp_fs *fs, const char *path,
 		     struct imgp_file_map *out);
@@ -189,6 +221,12 @@ void imgp_journal_abandon(struct imgp_journal *j);
 
 /* Test builds: the place where a simulated crash may strike after a write. */
 void imgp_fault_point(void);
+/*
+ * Test builds: IMGPATCH_TEST_PAUSE=POINT:FILE makes the run create FILE on
+ * reaching POINT and wait there while FILE exists (at most a minute), so a
+ * test can act (a signal, a second run) at a known step. A no-op otherwise.
+ */
+void imgp_test_pause(const char *point);
 
 /* ------------------------------------------------------------------- run.c */
 

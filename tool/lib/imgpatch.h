@@ -177,10 +177,9 @@ struct imgp_fs {
 	const struct imgp_fs_ops *ops;
 	struct imgp_image *img;
 	const struct imgp_part *part;
-	bool writable;
 	/*
-	 * Capture mode: writes go into this write set, the image (opened
-	 * read-only) is never written. See imgp_fs_open_capture().
+	 * Set for writing (imgp_fs_open_capture()): writes go into this write
+	 * set, the image is never written. NULL: opened read-only.
 	 */
 	struct imgp_writeset *capture;
 	void *priv;
@@ -191,7 +190,7 @@ struct imgp_fs {
  * part->fstype. -ENOTSUP when none does. Errors carry "pN (type): " context.
  */
 int imgp_fs_open(struct imgp_fs *fs, struct imgp_image *img,
-		 const struct imgp_part *part, bool writable);
+		 const struct imgp_part *part);
 void imgp_fs_close(struct imgp_fs *fs);
 int imgp_fs_read_file(struct imgp_fs *fs, const char *path, size_t max,
 		      struct imgp_buf *out);
@@ -358,6 +357,15 @@ int imgp_dt_node_path(const struct imgp_dtb *dtb, int node, char *out,
 		      size_t outlen);
 /* Deletes a property. Returns 0 when deleted, 1 when it was absent. */
 int imgp_dt_delete_prop(struct imgp_dtb *dtb, int node, const char *prop);
+/* Whether the node at path has prop; false when there is no such node. */
+bool imgp_dt_has_prop(const struct imgp_dtb *dtb, const char *path,
+		      const char *prop);
+/*
+ * -ENOENT for a property the node lacks, the message naming the ones it has
+ * with a close name (a typo, another case), or else all it has.
+ */
+int imgp_dt_prop_not_found(const struct imgp_dtb *dtb, int node,
+			   const char *prop);
 /*
  * Formats a property value as dtc would print it ("<0x01 0x02>", "\"a\", \"b\"",
  * "[01 02]", "" for empty) into out. Returns 0 or -ENOSPC (truncated).
@@ -724,6 +732,29 @@ void imgp_progress(const char *what, uint64_t done, uint64_t total);
  */
 int imgp_copy_sparse(const char *src, const char *dst);
 
+/* ------------------------------------------------------------ tempfiles.c */
+
+/*
+ * Creates a temporary file from tmpl ("DIR/NAME-XXXXXX", mkstemp) and puts
+ * it on the run's list of temporary files, with no signal in between.
+ * Returns the open fd (O_CLOEXEC) or -errno with a message.
+ */
+int imgp_temp_create(char *tmpl);
+/* Takes path off the list (it was renamed or removed). */
+void imgp_temp_forget(const char *path);
+/* Removes the temporary file path and takes it off the list. */
+void imgp_temp_remove(const char *path);
+/*
+ * Puts the temporary file tmp in place as final, durably: syncs tmp,
+ * renames it, takes it off the list, syncs final's folder. 0 or -errno.
+ */
+int imgp_temp_commit(const char *tmp, const char *final);
+/*
+ * Removes every temporary file this process has on the list. Only unlink()
+ * and atomic operations: safe in a signal handler and at exit.
+ */
+void imgp_temp_remove_all(void);
+
 /* ----------------------------------------------------------------- patch.c */
 
 /*
@@ -763,6 +794,7 @@ struct imgp_patch {
 	char *dtb_origin;        /* "fdt-x.dtb in p1 /image.fit" */
 	struct imgp_buf dtb_notes;
 	struct imgp_buf dtb_before; /* the loaded tree as DTS, for the plan's diff */
+	struct imgp_dtb dtb_source; /* the tree as loaded, before this run's edits */
 	size_t nchanges;
 	struct imgp_change *changes;
 	/* Where "boot", "root" and the FIT are: surveyed once, when first asked. */
@@ -868,7 +900,11 @@ int imgp_patch_bootscr(struct imgp_patch *patch, const char *part,
 
 /* Number of planned changes that really change a file. */
 size_t imgp_patch_pending(const struct imgp_patch *patch);
-/* Appends the human-readable plan (before/after of each change) to out. */
+/*
+ * Appends the human-readable plan (before/after of each change) to out.
+ * Returns 0, -ENOMEM, or -EINVAL when SOURCE_DATE_EPOCH is not a number of
+ * seconds (checked here, so that a bad value stops a run before its plan).
+ */
 int imgp_patch_describe(const struct imgp_patch *patch, struct imgp_buf *out);
 /*
  * Writes every pending change into the image at path, which must have the
@@ -1010,8 +1046,22 @@ enum imgp_format {
 	IMGP_FMT_TAR,            /* tar, possibly compressed (.tar.xz, ...) */
 };
 
+/*
+ * Every format is one entry of the registry in format/formats.c: its name,
+ * --compress names, output suffix, how it is recognised and read, and how
+ * it is written (levels, threads).
+ */
 /* "raw", "xz", "gzip", ... */
 const char *imgp_format_name(enum imgp_format fmt);
+/*
+ * A format asked for by name ("xz", "gz" or "gzip", "none" or "raw"): only
+ * those imgpatch can write. Returns 0 or -EINVAL.
+ */
+int imgp_format_parse(const char *name, enum imgp_format *fmt);
+/* What imgp_format_parse() takes, for messages: "xz, gz, zst, bz2, lz4 or none". */
+const char *imgp_format_choices(void);
+/* True for a compressed stream imgpatch can also write (not raw, no archive). */
+bool imgp_format_is_compressed(enum imgp_format fmt);
 /*
  * Detects the format of a file from its first bytes (magic numbers, via
  * libarchive's bidders). Returns 0 or -errno.
@@ -1038,6 +1088,52 @@ int imgp_pack(const char *src, const char *dst, const struct imgp_pack_opts *opt
  * ZSTD, ".bz2" BZIP2, ".lz4" LZ4, anything else RAW.
  */
 enum imgp_format imgp_format_from_name(const char *path);
+
+/* ----------------------------------------------------------------- work.c */
+
+/*
+ * Any image imgpatch reads (raw, compressed, archived, a block device) as
+ * a raw working image, and the working image written back. A raw image is
+ * worked on as it is; anything else is unpacked into a working copy the
+ * caller names (and removes), block-wise when it is a multi-block .xz that
+ * will be written back as .xz (only the blocks read are decoded, only those
+ * written re-encoded).
+ */
+struct imgp_work {
+	const char *image;          /* as given */
+	enum imgp_format format;    /* of image, by content (a device: RAW) */
+	const char *path;           /* the raw image to open: image, or the copy */
+	struct imgp_xz_image *xz;   /* the block-wise .xz, or NULL */
+};
+
+struct imgp_work_opts {
+	/* How the result is written back; NULL: only read (never block-wise). */
+	const struct imgp_pack_opts *out;
+	bool whole;                 /* unpack whole: a bmap of the output needs it */
+	bool zero_holes;            /* see imgp_unpack() */
+};
+
+/*
+ * Detects image's format (a block device is not read: RAW). Then
+ * imgp_work_unpack() is needed unless it is RAW. Returns 0 or -errno.
+ */
+int imgp_work_probe(struct imgp_work *w, const char *image);
+/*
+ * Unpacks a compressed or archived image into copy (a file the caller
+ * made), block-wise for a multi-block .xz written back as .xz with the
+ * default level; w->path is copy then. Returns 0 or -errno.
+ */
+int imgp_work_unpack(struct imgp_work *w, const char *copy,
+		     const struct imgp_work_opts *opts);
+/*
+ * Writes the working image into dst (created or truncated) as opts asks:
+ * a block-wise .xz re-encodes only the blocks written to, other formats
+ * compress it whole, RAW copies it sparse. Synced. Returns 0 or -errno.
+ */
+int imgp_work_pack(struct imgp_work *w, const char *dst,
+		   const struct imgp_pack_opts *opts);
+/* Releases w (the copy itself stays the caller's). */
+void imgp_work_close(struct imgp_work *w);
 
 /*
  * Writes a bmaptool 2.0 block map of the raw image at path (block size

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "imgpatch-internal.h"
+#include "core/endian.h"
 
 #define UIMAGE_MAGIC 0x27051956u
 #define UIMAGE_OS_LINUX 5
@@ -39,14 +40,6 @@ _Static_assert(sizeof(struct uimage_header) == 64, "uImage header is 64 bytes");
 
 static uint32_t be32(uint32_t v)
 {
-	return be32toh(v);
-}
-
-static uint32_t be32_at(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
 	return be32toh(v);
 }
 
@@ -85,14 +78,14 @@ static int bootscr_first_part(const uint8_t *data, uint32_t size,
 		if ((uint64_t)n * 4 + 4 > size)
 			return imgp_fail(EINVAL,
 					 "part length list has no terminating 0 word");
-		if (be32_at(data + (size_t)n * 4) == 0)
+		if (get_be32(data + (size_t)n * 4) == 0)
 			break;
 	}
 	if (n == 0)
 		return imgp_fail(EINVAL, "script image has no parts");
 	pos = (uint64_t)n * 4 + 4;
 	for (i = 0; i < n; i++) {
-		part = be32_at(data + (size_t)i * 4);
+		part = get_be32(data + (size_t)i * 4);
 		end = pos + part;
 		if (end > size)
 			return imgp_fail(EINVAL,
@@ -213,12 +206,6 @@ static int uimage_arch(const char *name, uint8_t *arch)
 	return imgp_fail(EINVAL,
 			 "unknown architecture '%s' (try arm64, arm, riscv, x86_64, x86)",
 			 name);
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	v = htobe32(v);
-	memcpy(p, &v, sizeof(v));
 }
 
 int imgp_bootscr_make(const char *text, size_t len, const char *name,

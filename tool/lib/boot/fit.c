@@ -15,6 +15,7 @@
 #include <nettle/sha2.h>
 
 #include "imgpatch-internal.h"
+#include "core/endian.h"
 
 #define FIT_HASH_MAX SHA512_DIGEST_SIZE
 /*
@@ -524,10 +525,7 @@ static void fit_crc32(const uint8_t *data, size_t len, uint8_t *out)
 	uint32_t crc = imgp_crc32(0, data, len);
 
 	/* FIT stores the CRC as one big-endian cell. */
-	out[0] = (uint8_t)(crc >> 24);
-	out[1] = (uint8_t)(crc >> 16);
-	out[2] = (uint8_t)(crc >> 8);
-	out[3] = (uint8_t)crc;
+	put_be32(out, crc);
 }
 
 static void fit_md5(const uint8_t *data, size_t len, uint8_t *out)

@@ -174,7 +174,7 @@ static int survey_fs(struct imgp_survey *sv)
 
 		if (part->container || !part->fstype[0])
 			continue;
-		rc = imgp_fs_open(&sv->fs[i], &sv->disk->img, part, false);
+		rc = imgp_fs_open(&sv->fs[i], &sv->disk->img, part);
 		if (rc == -ENOTSUP) {
 			imgp_errclear();
 			continue;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "imgpatch-internal.h"
+#include "core/io.h"
 
 /* Large sequential I/O. */
 #define COPY_CHUNK ((size_t)1 << 20)
@@ -41,21 +42,10 @@ void imgp_progress(const char *what, uint64_t done, uint64_t total)
 static int copy_out(int fd, const char *dst, const uint8_t *buf, size_t len,
 		    uint64_t off)
 {
-	size_t done = 0;
+	int rc = imgp_write_all(fd, buf, len, (off_t)off);
 
-	while (done < len) {
-		ssize_t w = pwrite(fd, buf + done, len - done, (off_t)(off + done));
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			int err = w < 0 ? errno : EIO;
-
-			return imgp_fail(err, "%s: write error: %s", dst,
-					 strerror(err));
-		}
-		done += (size_t)w;
-	}
+	if (rc)
+		return imgp_fail(-rc, "%s: write error: %s", dst, strerror(-rc));
 	return 0;
 }
 
@@ -66,13 +56,11 @@ static int copy_range(int in, int out, const char *src, const char *dst,
 
 	while (off < end) {
 		size_t want = end - off < COPY_CHUNK ? (size_t)(end - off) : COPY_CHUNK;
-		ssize_t n = pread(in, buf, want, (off_t)off);
+		ssize_t n = imgp_read_all(in, buf, want, (off_t)off);
 		int rc;
 
-		if (n < 0 && errno == EINTR)
-			continue;
 		if (n <= 0) {
-			int err = n < 0 ? errno : EIO;
+			int err = n < 0 ? (int)-n : EIO;
 
 			return imgp_fail(err, "%s: read error at offset %llu: %s",
 					 src, (unsigned long long)off,
@@ -103,6 +91,7 @@ int imgp_copy_sparse(const char *src, const char *dst)
 		rc = imgp_fail(err, "%s: cannot create: %s", dst, strerror(err));
 		goto done;
 	}
+	imgp_test_pause("copy");
 	buf = malloc(COPY_CHUNK);
 	if (!buf) {
 		rc = imgp_fail(ENOMEM, "out of memory");

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "imgpatch-internal.h"
+#include "core/io.h"
 
 /* Writes through imgp_image_write() in this process, for caches of what images hold. */
 static uint64_t image_writes;
@@ -144,39 +145,26 @@ static int image_check_range(const struct imgp_image *img, uint64_t off,
 int imgp_image_read(const struct imgp_image *img, uint64_t off, void *buf,
 		    size_t len)
 {
-	uint8_t *p = buf;
+	ssize_t n;
 	int rc = image_check_range(img, off, len);
 
 	if (!rc && img->fill)
 		rc = img->fill(img->fill_ctx, off, len, false);
 	if (rc)
 		return rc;
-	while (len) {
-		ssize_t n = pread(img->fd, p, len, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int err = errno;
-
-			return imgp_fail(err, "read error at offset %llu: %s",
-					 (unsigned long long)off,
-					 strerror(err));
-		}
-		if (n == 0)
-			return imgp_fail(EIO, "unexpected end of file at offset %llu",
-					 (unsigned long long)off);
-		p += n;
-		off += (uint64_t)n;
-		len -= (size_t)n;
-	}
+	n = imgp_read_all(img->fd, buf, len, (off_t)off);
+	if (n < 0)
+		return imgp_fail((int)-n, "read error at offset %llu: %s",
+				 (unsigned long long)off, strerror((int)-n));
+	if ((size_t)n < len)
+		return imgp_fail(EIO, "unexpected end of file at offset %llu",
+				 (unsigned long long)(off + (uint64_t)n));
 	return 0;
 }
 
 int imgp_image_write(struct imgp_image *img, uint64_t off, const void *buf,
 		     size_t len)
 {
-	const uint8_t *p = buf;
 	int rc;
 
 	if (!img->writable)
@@ -187,22 +175,10 @@ int imgp_image_write(struct imgp_image *img, uint64_t off, const void *buf,
 		rc = img->fill(img->fill_ctx, off, len, true);
 	if (rc)
 		return rc;
-	while (len) {
-		ssize_t n = pwrite(img->fd, p, len, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int err = n < 0 ? errno : EIO;
-
-			return imgp_fail(err, "write error at offset %llu: %s",
-					 (unsigned long long)off,
-					 strerror(err));
-		}
-		p += n;
-		off += (uint64_t)n;
-		len -= (size_t)n;
-	}
+	rc = imgp_write_all(img->fd, buf, len, (off_t)off);
+	if (rc)
+		return imgp_fail(-rc, "write error at offset %llu: %s",
+				 (unsigned long long)off, strerror(-rc));
 	return 0;
 }
 

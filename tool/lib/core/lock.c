@@ -2,7 +2,9 @@
 /*
  * One run at a time per image: an exclusive flock held for the whole run.
  * flock (unlike POSIX record locks) survives libext2fs and mtools opening
- * and closing the same file, and /proc/locks names the holder.
+ * and closing the same file, and /proc/locks names the holder. Every way of
+ * writing an image takes it: in place, --in-place over a compressed image,
+ * undo.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -45,27 +47,47 @@ static long lock_holder(int fd)
 	return pid;
 }
 
+/* True while path still names the file open as fd. */
+static bool still_named(int fd, const char *path)
+{
+	struct stat a, b;
+
+	return fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
 int imgp_lock(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	long pid;
+	/*
+	 * A run that replaces the image (a compressed --in-place) renames a
+	 * new file over it and then unlocks the old one: a lock won on the
+	 * old file after that guards nothing, so it is taken again on the new.
+	 */
+	for (int tries = 0; tries < 100; tries++) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+		long pid;
 
-	if (fd < 0)
-		return imgp_fail(errno, "cannot open: %s", strerror(errno));
-	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-		return fd;
-	if (errno != EWOULDBLOCK) {
-		int err = errno;
-
+		if (fd < 0)
+			return imgp_fail(errno, "cannot open: %s", strerror(errno));
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+			if (still_named(fd, path))
+				return fd;
+			close(fd);
+			continue;
+		}
+		err = errno;
+		if (err != EWOULDBLOCK) {
+			close(fd);
+			return imgp_fail(err, "cannot lock: %s", strerror(err));
+		}
+		pid = lock_holder(fd);
 		close(fd);
-		return imgp_fail(err, "cannot lock: %s", strerror(err));
+		if (pid > 0)
+			return imgp_fail(EBUSY, "locked by another imgpatch run (pid %ld): wait for it to finish",
+					 pid);
+		return imgp_fail(EBUSY, "locked by another imgpatch run: wait for it to finish");
 	}
-	pid = lock_holder(fd);
-	close(fd);
-	if (pid > 0)
-		return imgp_fail(EBUSY, "locked by another imgpatch run (pid %ld): wait for it to finish",
-				 pid);
-	return imgp_fail(EBUSY, "locked by another imgpatch run: wait for it to finish");
+	return imgp_fail(EBUSY, "replaced again and again while being locked: try again");
 }
 
 void imgp_unlock(int fd)

@@ -45,8 +45,7 @@ static int check_hook(struct doctor *d)
 	word = d->sv.hook;
 	if (!word || d->sv.hook_loaded)
 		return 0;
-	f = doctor_add(d, "boot-override-ignored",
-		       tree_findings(d) ? IMGP_SEVERITY_WARNING : IMGP_SEVERITY_INFO);
+	f = doctor_add_milder(d, DOCTOR_BOOT_OVERRIDE_IGNORED, !tree_findings(d));
 	if (!f)
 		return -ENOMEM;
 	f->partition = d->sv.boot->number;
@@ -237,7 +236,7 @@ static int add_choice(struct doctor *d, const struct fit_choice *c)
 	size_t warnings;
 	int rc;
 
-	f = doctor_add(d, "fit-config", IMGP_SEVERITY_INFO);
+	f = doctor_add(d, DOCTOR_FIT_CONFIG);
 	if (!f)
 		return -ENOMEM;
 	f->partition = d->sv.boot->number;

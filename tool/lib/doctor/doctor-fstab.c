@@ -94,12 +94,12 @@ static bool on_card(const struct doctor *d, const struct imgp_fstab_entry *e)
 	       strcmp(e->file, "/") == 0;
 }
 
-static struct imgp_finding *fstab_finding(struct doctor *d, const char *id,
-					  enum imgp_severity sev,
+static struct imgp_finding *fstab_finding(struct doctor *d,
+					  enum doctor_finding_id id,
 					  const struct imgp_fstab_entry *e,
 					  const char *prop)
 {
-	struct imgp_finding *f = doctor_add(d, id, sev);
+	struct imgp_finding *f = doctor_add(d, id);
 	int rc;
 
 	if (!f)
@@ -162,7 +162,7 @@ static int check_discard(struct doctor *d, const struct imgp_fstab_entry *e)
 
 	if (!is_flash_fs(e->vfstype) || !on_card(d, e) || !has_discard(e->options))
 		return 0;
-	f = fstab_finding(d, "fstab-discard", IMGP_SEVERITY_WARNING, e, "discard");
+	f = fstab_finding(d, DOCTOR_FSTAB_DISCARD, e, "discard");
 	if (!f)
 		return -ENOMEM;
 	rc = doctor_set(&f->title, "%s (%s) is mounted with discard: a TRIM for every delete",
@@ -188,7 +188,7 @@ static int check_atime(struct doctor *d, const struct imgp_fstab_entry *e)
 	    has_opt(e->options, "noatime", NULL) || has_opt(e->options, "relatime", NULL) ||
 	    has_opt(e->options, "lazytime", NULL))
 		return 0;
-	f = fstab_finding(d, "fstab-atime", IMGP_SEVERITY_INFO, e, NULL);
+	f = fstab_finding(d, DOCTOR_FSTAB_ATIME, e, NULL);
 	if (!f)
 		return -ENOMEM;
 	rc = doctor_set(&f->title, "/ (%s) makes no access-time choice (%s)", e->vfstype,
@@ -214,7 +214,7 @@ static int check_swap(struct doctor *d, const struct imgp_fstab_entry *e)
 
 	if (strcmp(e->vfstype, "swap") != 0)
 		return 0;
-	f = fstab_finding(d, "swap-on-sd", IMGP_SEVERITY_WARNING, e, NULL);
+	f = fstab_finding(d, DOCTOR_SWAP_ON_SD, e, NULL);
 	if (!f)
 		return -ENOMEM;
 	if (p)
@@ -241,7 +241,7 @@ static int check_swap_parts(struct doctor *d, bool fstab_swap)
 
 		if (strcmp(p->fstype, "swap") != 0)
 			continue;
-		f = doctor_add(d, "swap-on-sd", IMGP_SEVERITY_WARNING);
+		f = doctor_add(d, DOCTOR_SWAP_ON_SD);
 		if (!f)
 			return -ENOMEM;
 		f->partition = p->number;
@@ -267,7 +267,7 @@ static int check_fstrim(struct doctor *d, const struct imgp_fstab_entry *root)
 	rc = doctor_exists(d, d->sv.root, FSTRIM_WANTS);
 	if (rc)
 		return rc < 0 ? rc : 0;
-	f = doctor_add(d, "fstrim-timer-off", IMGP_SEVERITY_INFO);
+	f = doctor_add(d, DOCTOR_FSTRIM_TIMER_OFF);
 	if (!f)
 		return -ENOMEM;
 	f->partition = d->sv.root->number;

@@ -130,7 +130,7 @@ static int check_fix(struct doctor *d, const struct doctor_kernel_fix *fix,
 			t = &d->trees[i];
 	if (!t || version_cmp(k->v, fix->version) >= 0)
 		return 0;
-	f = doctor_add(d, "kernel-storage-fix-missing", IMGP_SEVERITY_WARNING);
+	f = doctor_add(d, DOCTOR_KERNEL_STORAGE_FIX_MISSING);
 	if (!f)
 		return -ENOMEM;
 	rc = doctor_set(&f->node, "%s", node);

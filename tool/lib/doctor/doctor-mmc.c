@@ -147,11 +147,12 @@ static const char *kind_name(const struct mmc *m)
 	return m->kind == MMC_EMMC ? "eMMC" : "SD";
 }
 
+/* A finding of kind id about m (with the kind's milder severity when milder). */
 static struct imgp_finding *mmc_finding(struct doctor *d, const struct mmc *m,
-					const char *id, enum imgp_severity sev,
+					enum doctor_finding_id id, bool milder,
 					const char *prop)
 {
-	struct imgp_finding *f = doctor_add(d, id, sev);
+	struct imgp_finding *f = doctor_add_milder(d, id, milder);
 
 	if (f && doctor_tree_evidence(f, m->tree, m->path, prop))
 		return NULL;
@@ -190,7 +191,7 @@ static int check_no_1_8_v(struct doctor *d, const struct mmc *m)
 
 	if (!m->no_1_8_v)
 		return 0;
-	f = mmc_finding(d, m, "uhs-blocked", IMGP_SEVERITY_WARNING, "no-1-8-v");
+	f = mmc_finding(d, m, DOCTOR_UHS_BLOCKED, false, "no-1-8-v");
 	if (!f)
 		return -ENOMEM;
 	if (m->kind == MMC_SD) {
@@ -231,8 +232,7 @@ static int check_uhs_modes(struct doctor *d, const struct mmc *m)
 	/* Without an SDHCI host's own 1.8 V switch, a 1.8 V capable rail is needed. */
 	if (!m->host->sdhci && !(m->vqmmc_min > 0 && m->vqmmc_min <= 1950000))
 		return 0;
-	f = mmc_finding(d, m, "uhs-modes-missing",
-			m->host->sdhci ? IMGP_SEVERITY_INFO : IMGP_SEVERITY_WARNING, NULL);
+	f = mmc_finding(d, m, DOCTOR_UHS_MODES_MISSING, m->host->sdhci, NULL);
 	if (!f)
 		return -ENOMEM;
 	rc = doctor_set(&f->title, "SD controller %s (%s) lists no UHS-I mode (sd-uhs-sdr50, -sdr104, -ddr50)",
@@ -262,7 +262,7 @@ static int check_max_frequency(struct doctor *d, const struct mmc *m)
 	limit = m->host->max_hz < HZ_SDR104 ? m->host->max_hz : HZ_SDR104;
 	if (m->max_hz >= limit)
 		return 0;
-	f = mmc_finding(d, m, "max-frequency-cap", IMGP_SEVERITY_WARNING, "max-frequency");
+	f = mmc_finding(d, m, DOCTOR_MAX_FREQUENCY_CAP, false, "max-frequency");
 	if (!f)
 		return -ENOMEM;
 	rc = doctor_set(&f->title, "%s controller %s is capped at %u MHz; %s allows %u MHz",
@@ -290,7 +290,7 @@ static int check_broken_cd(struct doctor *d, const struct mmc *m)
 
 	if (m->kind != MMC_SD || !has_prop(fdt, m->node, "broken-cd"))
 		return 0;
-	f = mmc_finding(d, m, "broken-cd", IMGP_SEVERITY_INFO, "broken-cd");
+	f = mmc_finding(d, m, DOCTOR_BROKEN_CD, false, "broken-cd");
 	if (!f)
 		return -ENOMEM;
 	rc = doctor_set(&f->title, "SD slot %s polls for the card (broken-cd)", m->path);
@@ -331,7 +331,7 @@ static int check_emmc_vqmmc(struct doctor *d, const struct mmc *m)
 
 	if (m->kind != MMC_EMMC || !vqmmc_3v3_only(m))
 		return 0;
-	f = mmc_finding(d, m, "emmc-vqmmc-3v3", IMGP_SEVERITY_INFO, "vqmmc-supply");
+	f = mmc_finding(d, m, DOCTOR_EMMC_VQMMC_3V3, false, "vqmmc-supply");
 	if (!f)
 		return -ENOMEM;
 	rc = doctor_set(&f->title, "eMMC %s takes its I/O supply from %s, fixed at %d.%d V",
@@ -358,9 +358,8 @@ static int check_emmc_hs200(struct doctor *d, const struct mmc *m)
 	    has_prop(fdt, m->node, "mmc-hs200-1_8v") ||
 	    has_prop(fdt, m->node, "mmc-hs400-1_8v"))
 		return 0;
-	f = mmc_finding(d, m, "emmc-hs200-missing",
-			m->host && m->host->sdhci ? IMGP_SEVERITY_INFO : IMGP_SEVERITY_WARNING,
-			NULL);
+	f = mmc_finding(d, m, DOCTOR_EMMC_HS200_MISSING,
+			m->host && m->host->sdhci, NULL);
 	if (!f)
 		return -ENOMEM;
 	rc = doctor_set(&f->title, "eMMC controller %s lists neither mmc-hs200-1_8v nor mmc-hs400-1_8v",
@@ -387,7 +386,7 @@ static int check_bus_width(struct doctor *d, const struct mmc *m)
 	/* Only the certain case: one data line where SD and eMMC have four or more. */
 	if (m->bus_width != 1)
 		return 0;
-	f = mmc_finding(d, m, "bus-width-low", IMGP_SEVERITY_WARNING, "bus-width");
+	f = mmc_finding(d, m, DOCTOR_BUS_WIDTH_LOW, false, "bus-width");
 	if (!f)
 		return -ENOMEM;
 	rc = doctor_set(&f->title, "%s controller %s uses one data line (bus-width = <1>)",

@@ -58,7 +58,7 @@ int doctor_check_rpi(struct doctor *d)
 	imgp_buf_free(&text);
 	if (rc)
 		return rc < 0 ? rc : 0;
-	f = doctor_add(d, "rpi-sd-overclock", IMGP_SEVERITY_INFO);
+	f = doctor_add(d, DOCTOR_RPI_SD_OVERCLOCK);
 	if (!f)
 		return -ENOMEM;
 	f->partition = d->sv.boot->number;

@@ -64,25 +64,6 @@ int imgp_shell_quote(struct imgp_buf *out, const char *arg)
 
 /* ------------------------------------------------------------ findings */
 
-struct imgp_finding *doctor_add(struct doctor *d, const char *id,
-				enum imgp_severity sev)
-{
-	struct imgp_doctor *out = d->out;
-	struct imgp_finding *grown, *f;
-
-	grown = realloc(out->findings, (out->n + 1) * sizeof(*grown));
-	if (!grown) {
-		imgp_fail(ENOMEM, "out of memory");
-		return NULL;
-	}
-	out->findings = grown;
-	f = &out->findings[out->n++];
-	memset(f, 0, sizeof(*f));
-	f->id = id;
-	f->severity = sev;
-	return f;
-}
-
 int doctor_set(char **field, const char *fmt, ...)
 {
 	va_list ap;

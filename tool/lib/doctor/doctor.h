@@ -52,12 +52,47 @@ bool doctor_script_mentions(const struct doctor *d, const char *word);
 /* True when the boot script loads IMGP_OVERRIDE_PATH and it is there. */
 bool doctor_override_in_effect(const struct doctor *d);
 
+/* The kinds of finding; each has its entry in doctor_findings[]. */
+enum doctor_finding_id {
+	DOCTOR_UHS_BLOCKED,
+	DOCTOR_UHS_MODES_MISSING,
+	DOCTOR_MAX_FREQUENCY_CAP,
+	DOCTOR_BROKEN_CD,
+	DOCTOR_EMMC_HS200_MISSING,
+	DOCTOR_EMMC_VQMMC_3V3,
+	DOCTOR_BUS_WIDTH_LOW,
+	DOCTOR_FSTAB_DISCARD,
+	DOCTOR_FSTAB_ATIME,
+	DOCTOR_FSTRIM_TIMER_OFF,
+	DOCTOR_SWAP_ON_SD,
+	DOCTOR_BOOT_OVERRIDE_IGNORED,
+	DOCTOR_FIT_CONFIG,
+	DOCTOR_KERNEL_STORAGE_FIX_MISSING,
+	DOCTOR_RPI_SD_OVERCLOCK,
+	DOCTOR_NFINDINGS
+};
+
+/* A kind of finding, as the manual and the JSON schema list it. */
+struct doctor_finding_kind {
+	const char *id;              /* stable: JSON "id", text output, manual */
+	enum imgp_severity severity; /* as a rule */
+	enum imgp_severity milder;   /* where the check sees a smaller cost */
+	const char *title;           /* what is wrong, in general */
+	const char *cost;            /* what it costs, in general */
+	const char *anchor;          /* its subsection of DOCTOR FINDINGS in imgpatch(1) */
+};
+/* The table (findings.c), indexed by enum doctor_finding_id. */
+extern const struct doctor_finding_kind doctor_findings[DOCTOR_NFINDINGS];
+
 /*
- * Adds a finding and returns it, or NULL (message set) when out of memory.
- * The pointer stays valid until the next doctor_add().
+ * Adds a finding of kind id with its severity and returns it, or NULL
+ * (message set) when out of memory. The pointer stays valid until the next
+ * doctor_add().
  */
-struct imgp_finding *doctor_add(struct doctor *d, const char *id,
-				enum imgp_severity sev);
+struct imgp_finding *doctor_add(struct doctor *d, enum doctor_finding_id id);
+/* doctor_add(), with the kind's milder severity when milder is true. */
+struct imgp_finding *doctor_add_milder(struct doctor *d, enum doctor_finding_id id,
+				       bool milder);
 /* printf into *field (replacing it); non-printable bytes become '?'. */
 int doctor_set(char **field, const char *fmt, ...) IMGP_PRINTF(2, 3);
 /* Evidence of a device-tree finding: partition, file, fdt, node, property. */

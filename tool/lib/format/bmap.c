@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "imgpatch-internal.h"
+#include "core/io.h"
 
 #define BMAP_BLOCK 4096
 #define HASH_CHUNK ((size_t)1 << 20)
@@ -147,7 +148,6 @@ static int digits(uint64_t n)
 
 static int write_file(const char *path, const void *data, size_t len)
 {
-	const uint8_t *p = data;
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	int err = 0;
 
@@ -155,18 +155,7 @@ static int write_file(const char *path, const void *data, size_t len)
 		err = errno;
 		return imgp_fail(err, "%s: cannot create: %s", path, strerror(err));
 	}
-	while (len && !err) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			err = n < 0 ? errno : EIO;
-		else {
-			p += n;
-			len -= (size_t)n;
-		}
-	}
+	err = -imgp_write_all(fd, data, len, -1);
 	if (!err && fsync(fd) < 0)
 		err = errno;
 	if (close(fd) < 0 && !err)

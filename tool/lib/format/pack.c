@@ -10,47 +10,15 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "imgpatch-internal.h"
+#include "format/formats.h"
 
 /* The unit of reading the image and of feeding the compressor. */
 #define PACK_CHUNK ((size_t)1 << 20)
 /* liblzma fails to set up far beyond this; no machine needs more. */
 #define MAX_THREADS 1024
-
-/* One compressor: its libarchive filter and the options it takes. */
-struct packer {
-	enum imgp_format fmt;
-	const char *filter;      /* archive_write_add_filter_by_name() */
-	const char *suffix;
-	int min_level, max_level;
-	bool threads;
-};
-
-static const struct packer packers[] = {
-	{ IMGP_FMT_XZ, "xz", ".xz", 0, 9, true },
-	{ IMGP_FMT_GZIP, "gzip", ".gz", 1, 9, false },
-	{ IMGP_FMT_ZSTD, "zstd", ".zst", 1, 22, true },
-	{ IMGP_FMT_BZIP2, "bzip2", ".bz2", 1, 9, false },
-	{ IMGP_FMT_LZ4, "lz4", ".lz4", 1, 9, false },
-};
-
-#define NPACKERS (sizeof(packers) / sizeof(packers[0]))
-
-enum imgp_format imgp_format_from_name(const char *path)
-{
-	size_t len = strlen(path);
-
-	for (size_t i = 0; i < NPACKERS; i++) {
-		size_t n = strlen(packers[i].suffix);
-
-		if (len > n && !strcasecmp(path + len - n, packers[i].suffix))
-			return packers[i].fmt;
-	}
-	return IMGP_FMT_RAW;
-}
 
 static int pack_fail(struct archive *a, const char *dst)
 {
@@ -74,7 +42,7 @@ static const unsigned xz_thread_mib[10] = {
  * "All cores": the online CPUs, but for xz no more threads than fit in a
  * quarter of the memory, as xz itself limits them (-9 needs 1 GiB each).
  */
-static int auto_threads(const struct packer *p, int level)
+static int auto_threads(const struct imgp_format_entry *p, int level)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
@@ -102,13 +70,13 @@ static int set_option(struct archive *a, const char *key, int value,
 	return 0;
 }
 
-static int writer_setup(struct archive *a, const struct packer *p,
+static int writer_setup(struct archive *a, const struct imgp_format_entry *p,
 			const struct imgp_pack_opts *opts, const char *dst)
 {
 	int rc;
 
 	if (archive_write_set_format_raw(a) != ARCHIVE_OK ||
-	    archive_write_add_filter_by_name(a, p->filter) != ARCHIVE_OK)
+	    archive_write_add_filter_by_name(a, p->writer) != ARCHIVE_OK)
 		return pack_fail(a, dst);
 	/* No blocking: a padded last block would be trailing garbage to gzip. */
 	if (archive_write_set_bytes_per_block(a, (int)PACK_CHUNK) != ARCHIVE_OK ||
@@ -207,7 +175,7 @@ out:
 	return rc;
 }
 
-static int compress(const struct packer *p, const struct imgp_pack_opts *opts,
+static int compress(const struct imgp_format_entry *p, const struct imgp_pack_opts *opts,
 		    const char *src, const char *dst)
 {
 	struct archive_entry *e = NULL;
@@ -285,24 +253,24 @@ static int sync_path(const char *path)
 
 int imgp_pack(const char *src, const char *dst, const struct imgp_pack_opts *opts)
 {
-	const struct packer *p = NULL;
+	const struct imgp_format_entry *p;
+	char list[128];
 	int rc;
 
 	if (opts->format == IMGP_FMT_RAW) {
 		rc = imgp_copy_sparse(src, dst);
 		return rc ? rc : sync_path(dst);
 	}
-	for (size_t i = 0; i < NPACKERS; i++)
-		if (packers[i].fmt == opts->format)
-			p = &packers[i];
-	if (!p)
-		return imgp_fail(ENOTSUP, "cannot write %s output (use xz, gzip, zstd, bzip2, lz4 or raw)",
-				 imgp_format_name(opts->format));
+	p = imgp_format_entry(opts->format);
+	if (!p || !p->writer)
+		return imgp_fail(ENOTSUP, "cannot write %s output (use %s)",
+				 imgp_format_name(opts->format),
+				 imgp_format_list(list, sizeof(list), false, "raw"));
 	/* libarchive calls a bad level an "undefined option": say what it is. */
 	if (opts->level != -1 &&
 	    (opts->level < p->min_level || opts->level > p->max_level))
 		return imgp_fail(EINVAL, "compression level %d is out of range for %s (%d-%d)",
-				 opts->level, p->filter, p->min_level, p->max_level);
+				 opts->level, p->name, p->min_level, p->max_level);
 	if (opts->threads < 0 || opts->threads > MAX_THREADS)
 		return imgp_fail(EINVAL, "thread count %d is out of range (0-%d)",
 				 opts->threads, MAX_THREADS);

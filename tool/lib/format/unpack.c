@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "imgpatch-internal.h"
+#include "core/io.h"
+#include "format/formats.h"
 
 /* Read size for the compressed input. */
 #define READ_BLOCK ((size_t)1 << 20)
@@ -30,37 +32,11 @@
 /* Entry names listed in the "expected exactly one disk image" message. */
 #define NAMES_MAX 8
 
-static const struct {
-	int code;
-	enum imgp_format fmt;
-} filter_map[] = {
-	{ ARCHIVE_FILTER_NONE, IMGP_FMT_RAW },
-	{ ARCHIVE_FILTER_XZ, IMGP_FMT_XZ },
-	{ ARCHIVE_FILTER_GZIP, IMGP_FMT_GZIP },
-	{ ARCHIVE_FILTER_ZSTD, IMGP_FMT_ZSTD },
-	{ ARCHIVE_FILTER_BZIP2, IMGP_FMT_BZIP2 },
-	{ ARCHIVE_FILTER_LZ4, IMGP_FMT_LZ4 },
-};
-
-const char *imgp_format_name(enum imgp_format fmt)
-{
-	switch (fmt) {
-	case IMGP_FMT_RAW: return "raw";
-	case IMGP_FMT_XZ: return "xz";
-	case IMGP_FMT_GZIP: return "gzip";
-	case IMGP_FMT_ZSTD: return "zstd";
-	case IMGP_FMT_BZIP2: return "bzip2";
-	case IMGP_FMT_LZ4: return "lz4";
-	case IMGP_FMT_ZIP: return "zip";
-	case IMGP_FMT_7Z: return "7z";
-	case IMGP_FMT_TAR: return "tar";
-	}
-	return "unknown";
-}
-
 static bool is_archive(enum imgp_format fmt)
 {
-	return fmt == IMGP_FMT_ZIP || fmt == IMGP_FMT_7Z || fmt == IMGP_FMT_TAR;
+	const struct imgp_format_entry *e = imgp_format_entry(fmt);
+
+	return e && e->archive_format;
 }
 
 /*
@@ -174,19 +150,21 @@ static int map_filter(struct archive *a, enum imgp_format *fmt)
 {
 	int n = archive_filter_count(a);
 	int code = n > 1 ? archive_filter_code(a, 0) : ARCHIVE_FILTER_NONE;
+	const struct imgp_format_entry *e;
+	char list[128];
 
 	/* Filter -1 (the last) is always the file itself. */
 	if (n > 2)
 		return imgp_fail(ENOTSUP, "nested compression (%s inside %s) is not supported",
 				 archive_filter_name(a, 0), archive_filter_name(a, 1));
-	for (size_t i = 0; i < sizeof(filter_map) / sizeof(filter_map[0]); i++) {
-		if (filter_map[i].code == code) {
-			*fmt = filter_map[i].fmt;
-			return 0;
-		}
+	e = imgp_format_by_filter(code);
+	if (e) {
+		*fmt = e->fmt;
+		return 0;
 	}
-	return imgp_fail(ENOTSUP, "%s compression is not supported (use xz, gzip, zstd, bzip2 or lz4)",
-			 archive_filter_name(a, 0));
+	return imgp_fail(ENOTSUP, "%s compression is not supported (use %s)",
+			 archive_filter_name(a, 0),
+			 imgp_format_list(list, sizeof(list), false, NULL));
 }
 
 int imgp_format_detect(const char *path, enum imgp_format *fmt)
@@ -194,6 +172,7 @@ int imgp_format_detect(const char *path, enum imgp_format *fmt)
 	struct archive *a = reader_new();
 	struct archive_entry *e;
 	enum imgp_format stream = IMGP_FMT_RAW, found = IMGP_FMT_RAW;
+	const struct imgp_format_entry *container;
 	int r, rc;
 
 	if (!a)
@@ -208,13 +187,8 @@ int imgp_format_detect(const char *path, enum imgp_format *fmt)
 	rc = map_filter(a, &stream);
 	if (rc)
 		goto out;
+	container = imgp_format_by_archive(archive_format(a) & ARCHIVE_FORMAT_BASE_MASK);
 	switch (archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) {
-	case ARCHIVE_FORMAT_ZIP:
-		found = IMGP_FMT_ZIP;
-		break;
-	case ARCHIVE_FORMAT_7ZIP:
-		found = IMGP_FMT_7Z;
-		break;
 	case ARCHIVE_FORMAT_TAR:
 		found = IMGP_FMT_TAR;
 		/*
@@ -245,6 +219,10 @@ int imgp_format_detect(const char *path, enum imgp_format *fmt)
 		found = stream;
 		break;
 	default:
+		if (container) {
+			found = container->fmt;
+			break;
+		}
 		rc = imgp_fail(ENOTSUP, "'%s' archives are not supported (use zip, 7z or tar)",
 			       archive_format_name(a));
 		goto out;
@@ -273,21 +251,10 @@ static bool all_zero(const uint8_t *p, size_t len)
 
 static int write_at(struct sink *s, const uint8_t *p, size_t len, uint64_t off)
 {
-	while (len) {
-		ssize_t n = pwrite(s->fd, p, len, (off_t)off);
+	int rc = imgp_write_all(s->fd, p, len, (off_t)off);
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int err = n < 0 ? errno : EIO;
-
-			return imgp_fail(err, "%s: write error: %s", s->path,
-					 strerror(err));
-		}
-		p += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
+	if (rc)
+		return imgp_fail(-rc, "%s: write error: %s", s->path, strerror(-rc));
 	return 0;
 }
 
@@ -471,14 +438,7 @@ int imgp_unpack(const char *path, const char *dst, bool zero_holes)
 	 * Only the detected kind: a compressed image that starts with a zero
 	 * block must not be taken for a tar archive here either.
 	 */
-	if (fmt == IMGP_FMT_ZIP)
-		archive_read_support_format_zip(a);
-	else if (fmt == IMGP_FMT_7Z)
-		archive_read_support_format_7zip(a);
-	else if (fmt == IMGP_FMT_TAR)
-		archive_read_support_format_tar(a);
-	else
-		archive_read_support_format_raw(a);
+	imgp_format_entry(fmt)->read_support(a);
 	rc = reader_open(a, path);
 	if (rc)
 		goto out;

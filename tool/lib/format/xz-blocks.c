@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "imgpatch-internal.h"
+#include "core/io.h"
 #include "format/xz-blocks.h"
 
 /* Verbatim copies and reads of compressed data move this much at a time. */
@@ -96,46 +97,23 @@ static int lzma_errno(lzma_ret ret)
 /* Reads exactly len bytes at off; a short read means the file shrank. */
 static int read_at(int fd, uint64_t off, void *buf, size_t len)
 {
-	uint8_t *p = buf;
+	ssize_t n = imgp_read_all(fd, buf, len, (off_t)off);
 
-	while (len) {
-		ssize_t n = pread(fd, p, len, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int err = errno;
-
-			return imgp_fail(err, "read error at byte %" PRIu64 ": %s",
-					 off, strerror(err));
-		}
-		if (n == 0)
-			return imgp_fail(EIO, "file ends at byte %" PRIu64
-					 " (did it change while open?)", off);
-		p += n;
-		off += (uint64_t)n;
-		len -= (size_t)n;
-	}
+	if (n < 0)
+		return imgp_fail((int)-n, "read error at byte %" PRIu64 ": %s",
+				 off, strerror((int)-n));
+	if ((size_t)n < len)
+		return imgp_fail(EIO, "file ends at byte %" PRIu64
+				 " (did it change while open?)", off + (uint64_t)n);
 	return 0;
 }
 
 static int write_all(int fd, const void *buf, size_t len)
 {
-	const uint8_t *p = buf;
+	int rc = imgp_write_all(fd, buf, len, -1);
 
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int err = n < 0 ? errno : EIO;
-
-			return imgp_fail(err, "write error: %s", strerror(err));
-		}
-		p += n;
-		len -= (size_t)n;
-	}
+	if (rc)
+		return imgp_fail(-rc, "write error: %s", strerror(-rc));
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "imgpatch-internal.h"
+#include "core/io.h"
 #include "format/xz-blocks.h"
 
 /* Zero runs of a decoded block are left as holes of the working file. */
@@ -40,21 +41,15 @@ static int xzi_store(int fd, const uint8_t *buf, uint64_t off, uint64_t size)
 	for (uint64_t i = 0; i < size;) {
 		size_t n = size - i < XZI_PAGE ? (size_t)(size - i) : XZI_PAGE;
 		uint64_t run = i;
+		int rc;
 
 		while (run < size && !page_is_zero(buf + run, n)) {
 			run += n;
 			n = size - run < XZI_PAGE ? (size_t)(size - run) : XZI_PAGE;
 		}
-		for (uint64_t w = i; w < run;) {
-			ssize_t got = pwrite(fd, buf + w, (size_t)(run - w), (off_t)(off + w));
-
-			if (got < 0 && errno == EINTR)
-				continue;
-			if (got <= 0)
-				return imgp_fail(got < 0 ? errno : EIO, "working copy: write error: %s",
-						 strerror(got < 0 ? errno : EIO));
-			w += (uint64_t)got;
-		}
+		rc = imgp_write_all(fd, buf + i, (size_t)(run - i), (off_t)(off + i));
+		if (rc)
+			return imgp_fail(-rc, "working copy: write error: %s", strerror(-rc));
 		i = run;
 		while (i < size) {
 			n = size - i < XZI_PAGE ? (size_t)(size - i) : XZI_PAGE;
@@ -216,20 +211,12 @@ static int xzi_block(void *ctx, size_t block, void *buf)
 {
 	struct imgp_xz_image *xi = ctx;
 	uint64_t off, size;
-	uint8_t *p = buf;
+	ssize_t n;
 
 	imgp_xz_block_range(xi->xz, block, &off, &size);
-	while (size) {
-		ssize_t n = pread(xi->work_fd, p, size, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return imgp_fail(n < 0 ? errno : EIO, "working copy: read error");
-		p += n;
-		off += (uint64_t)n;
-		size -= (uint64_t)n;
-	}
+	n = imgp_read_all(xi->work_fd, buf, size, (off_t)off);
+	if (n < 0 || (uint64_t)n < size)
+		return imgp_fail(n < 0 ? (int)-n : EIO, "working copy: read error");
 	return 0;
 }
 

@@ -16,26 +16,16 @@
 #include <unistd.h>
 
 #include "imgpatch-internal.h"
-
-/* Where the areas of the filesystem lie, in bytes from the partition start. */
-struct fat_geom {
-	uint64_t meta_end;       /* reserved sectors, FATs, FAT12/16 root directory */
-	uint64_t cluster_bytes;
-	uint64_t nclusters;      /* data clusters, numbered from 2 */
-};
-
-/* Byte ranges of the partition, sorted and merged by fat_ranges_add(). */
-struct fat_ranges {
-	struct imgp_extent *r;   /* img_off unused: file_off is the partition offset */
-	size_t n;
-};
+#include "core/epoch.h"
+#include "core/io.h"
+#include "core/endian.h"
 
 struct fat_priv {
 	char drive[4200];        /* "-i" argument: IMAGE@@OFFSET, or the private copy */
 	char src[4200];          /* capture mode: the image's own IMAGE@@OFFSET */
-	struct fat_geom geom;
+	struct imgp_fat_geom geom;
 	int copy_fd;             /* capture mode: the private copy (in memory), else -1 */
-	struct fat_ranges filled; /* capture mode: what the copy holds of the image */
+	struct imgp_fat_ranges filled; /* capture mode: what the copy holds of the image */
 	char **dirs;             /* capture mode: mtools names of every directory */
 	size_t ndirs;
 	char **written;          /* capture mode: mtools names of the files written */
@@ -55,33 +45,17 @@ static const char *const mtools_env[] = {
 	NULL,
 };
 
-static uint16_t get_le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t get_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
 static bool fat_handles(const char *fstype)
 {
 	return strcmp(fstype, "vfat") == 0 || strcmp(fstype, "msdos") == 0;
 }
 
 /* The boot-sector fields that say how large the filesystem claims to be. */
-static int fat_check_geometry(struct imgp_fs *fs, struct fat_geom *g)
+int imgp_fat_geometry(const uint8_t *bs, uint64_t part_size, struct imgp_fat_geom *g)
 {
 	uint64_t total, bytes, reserved, nfats, fatsz, rootsecs, meta;
-	uint8_t bs[512];
 	unsigned bps;
-	int rc;
 
-	rc = imgp_part_read(fs->img, fs->part, 0, bs, sizeof(bs));
-	if (rc)
-		return rc;
 	bps = get_le16(bs + 11);
 	if (bps < 512 || bps > 4096 || (bps & (bps - 1)) || bs[13] == 0 ||
 	    bs[510] != 0x55 || bs[511] != 0xaa)
@@ -102,14 +76,21 @@ static int fat_check_geometry(struct imgp_fs *fs, struct fat_geom *g)
 				 (unsigned long long)fatsz, (unsigned long long)rootsecs,
 				 (unsigned long long)total);
 	bytes = total * bps;
-	if (bytes > fs->part->size)
+	if (bytes > part_size)
 		return imgp_fail(EINVAL, "FAT filesystem (%llu bytes) is larger than its partition (%llu bytes)",
-				 (unsigned long long)bytes,
-				 (unsigned long long)fs->part->size);
+				 (unsigned long long)bytes, (unsigned long long)part_size);
 	g->meta_end = meta * bps;
 	g->cluster_bytes = (uint64_t)bs[13] * bps;
 	g->nclusters = (total - meta) / bs[13];
 	return 0;
+}
+
+static int fat_check_geometry(struct imgp_fs *fs, struct imgp_fat_geom *g)
+{
+	uint8_t bs[512];
+	int rc = imgp_part_read(fs->img, fs->part, 0, bs, sizeof(bs));
+
+	return rc ? rc : imgp_fat_geometry(bs, fs->part->size, g);
 }
 
 /*
@@ -117,8 +98,8 @@ static int fat_check_geometry(struct imgp_fs *fs, struct fat_geom *g)
  * "<3> <9-12>", or "Root directory or empty file" (no clusters). Each
  * becomes a byte range of the partition, checked against the data area.
  */
-static int fat_parse_chain(const struct fat_geom *g, const char *line,
-			   struct fat_ranges *out)
+int imgp_fat_parse_chain(const struct imgp_fat_geom *g, const char *line,
+			 struct imgp_fat_ranges *out)
 {
 	const char *p = strchr(line, '<');
 
@@ -151,7 +132,7 @@ static int fat_parse_chain(const struct fat_geom *g, const char *line,
 
 /* Runs mshowfat on one drive for names; their chains appended to out. */
 static int fat_chains(struct imgp_fs *fs, const char *drive, char **names,
-		      size_t n, struct fat_ranges *out)
+		      size_t n, struct imgp_fat_ranges *out)
 {
 	struct fat_priv *priv = fs->priv;
 	const char **argv = calloc(n + 4, sizeof(*argv));
@@ -172,13 +153,13 @@ static int fat_chains(struct imgp_fs *fs, const char *drive, char **names,
 		rc = imgp_buf_append(&o, "", 1);
 	for (line = rc ? NULL : strtok_r((char *)o.data, "\n", &save); line && !rc;
 	     line = strtok_r(NULL, "\n", &save))
-		rc = fat_parse_chain(&priv->geom, line, out);
+		rc = imgp_fat_parse_chain(&priv->geom, line, out);
 	imgp_buf_free(&o);
 	return rc;
 }
 
 /* Adds [off, off+len) to a sorted list of ranges, merging neighbours. */
-static int fat_ranges_add(struct fat_ranges *set, uint64_t off, uint64_t len)
+static int fat_ranges_add(struct imgp_fat_ranges *set, uint64_t off, uint64_t len)
 {
 	size_t i = 0, j;
 	struct imgp_extent *grown;
@@ -272,6 +253,35 @@ static void fat_listing_drop(void)
 	memset(&fat_listing, 0, sizeof(fat_listing));
 }
 
+/*
+ * mtools 4.0.33 (Debian 12) fails "mdir -/ ::/" on an empty root folder,
+ * exit status 1 and 'File "::/" not found'. Only that exact failure is
+ * taken for an empty root, and only when mdir without -/ then lists the
+ * root and prints nothing: any other failure stays one.
+ */
+static bool fat_root_is_empty(struct imgp_fs *fs)
+{
+	static const char empty_root[] =
+		"mdir failed (exit status 1): mdir: File \"::/\" not found";
+	struct fat_priv *priv = fs->priv;
+	const char *argv[] = { "mdir", "-b", "-a", "-i", priv->src, "::/", NULL };
+	struct imgp_buf o = { 0 };
+	bool empty;
+
+	if (strcmp(imgp_errmsg(), empty_root))
+		return false;
+	empty = !imgp_run(argv, mtools_env, &o);
+	for (size_t i = 0; empty && i < o.len; i++)
+		if (o.data[i] != '\n' && o.data[i] != ' ')
+			empty = false;
+	imgp_buf_free(&o);
+	if (empty)
+		imgp_errclear();
+	else
+		imgp_fail(EIO, "%s", empty_root);
+	return empty;
+}
+
 static int fat_list(struct imgp_fs *fs, const char **text)
 {
 	struct fat_priv *priv = fs->priv;
@@ -293,6 +303,10 @@ static int fat_list(struct imgp_fs *fs, const char **text)
 	}
 	fat_listing_drop();
 	rc = imgp_run(argv, mtools_env, &o);
+	if (rc && fat_root_is_empty(fs)) {
+		imgp_buf_free(&o);
+		rc = 0;
+	}
 	if (!rc)
 		rc = imgp_buf_append(&o, "", 1);
 	if (rc) {
@@ -316,25 +330,27 @@ static int fat_list(struct imgp_fs *fs, const char **text)
 	return 0;
 }
 
-/* The mtools names of every directory, "::/" first. */
-static int fat_dirs(struct imgp_fs *fs, char ***out, size_t *n)
+static void fat_names_free(char **names, size_t n)
 {
-	char **dirs = NULL;
-	const char *text, *line, *eol;
-	size_t count = 0;
-	int rc;
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* The mtools names of every directory, "::/" first. */
+int imgp_fat_listing_dirs(const char *text, char ***out, size_t *n)
+{
+	const char *line, *eol;
+	char **dirs;
+	size_t count = 1;
 
 	*out = NULL;
 	*n = 0;
-	rc = fat_list(fs, &text);
-	if (rc)
-		return rc;
 	dirs = calloc(1, sizeof(*dirs));
 	if (!dirs || !(dirs[0] = strdup("::/"))) {
 		free(dirs);
 		return imgp_fail(ENOMEM, "out of memory");
 	}
-	count = 1;
 	for (line = text; *line; line = *eol ? eol + 1 : eol) {
 		size_t len;
 		char **grown;
@@ -344,18 +360,27 @@ static int fat_dirs(struct imgp_fs *fs, char ***out, size_t *n)
 		if (len < 4 || line[len - 1] != '/')
 			continue;
 		grown = realloc(dirs, (count + 1) * sizeof(*grown));
-		if (!grown || !(grown[count] = strndup(line, len - 1))) {
-			if (grown)
-				dirs = grown;
-			rc = imgp_fail(ENOMEM, "out of memory");
-			break;
+		if (grown)
+			dirs = grown;
+		if (!grown || !(dirs[count] = strndup(line, len - 1))) {
+			fat_names_free(dirs, count);
+			return imgp_fail(ENOMEM, "out of memory");
 		}
-		dirs = grown;
 		count++;
 	}
 	*out = dirs;
 	*n = count;
-	return rc;
+	return 0;
+}
+
+static int fat_dirs(struct imgp_fs *fs, char ***out, size_t *n)
+{
+	const char *text;
+	int rc = fat_list(fs, &text);
+
+	*out = NULL;
+	*n = 0;
+	return rc ? rc : imgp_fat_listing_dirs(text, out, n);
 }
 
 /*
@@ -363,20 +388,16 @@ static int fat_dirs(struct imgp_fs *fs, char ***out, size_t *n)
  * listing cannot tell (an 8.3 alias such as BOOTSC~1.UIM, or a name mtools
  * may print converted: mdir itself is asked then).
  */
-static int fat_lookup(struct imgp_fs *fs, const char *target)
+int imgp_fat_listing_find(const char *text, const char *target)
 {
 	size_t tlen = strlen(target);
-	const char *text, *line, *eol;
-	int rc;
+	const char *line, *eol;
 
 	if (!strcmp(target, "::/"))
 		return 2;
 	for (const char *p = target; *p; p++)
 		if (*p == '~' || (unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
 			return -ENOENT;
-	rc = fat_list(fs, &text);
-	if (rc)
-		return rc;
 	for (line = text; *line; line = *eol ? eol + 1 : eol) {
 		size_t len;
 
@@ -389,16 +410,21 @@ static int fat_lookup(struct imgp_fs *fs, const char *target)
 	return 0;
 }
 
-static void fat_names_free(char **names, size_t n)
+static int fat_lookup(struct imgp_fs *fs, const char *target)
 {
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	const char *text = "";
+	/* The answers that need no listing first: no mdir run for them. */
+	int rc = imgp_fat_listing_find(text, target);
+
+	if (rc)
+		return rc;
+	rc = fat_list(fs, &text);
+	return rc ? rc : imgp_fat_listing_find(text, target);
 }
 
 /* The clusters of names, mshowfat run on drive in groups. */
 static int fat_chains_all(struct imgp_fs *fs, const char *drive, char **names,
-			  size_t n, struct fat_ranges *out)
+			  size_t n, struct imgp_fat_ranges *out)
 {
 	int rc = 0;
 
@@ -412,7 +438,7 @@ static int fat_chains_all(struct imgp_fs *fs, const char *drive, char **names,
 static int fat_copy_metadata(struct imgp_fs *fs)
 {
 	struct fat_priv *priv = fs->priv;
-	struct fat_ranges chains = { 0 };
+	struct imgp_fat_ranges chains = { 0 };
 	int rc;
 
 	if (ftruncate(priv->copy_fd, (off_t)fs->part->size) < 0)
@@ -488,7 +514,7 @@ static int fat_diff(struct imgp_fs *fs, uint64_t off, uint64_t len,
 
 	while (!rc && len) {
 		size_t n = len < FAT_CHUNK ? (size_t)len : FAT_CHUNK;
-		ssize_t got = pread(priv->copy_fd, b, n, (off_t)off);
+		ssize_t got = imgp_read_all(priv->copy_fd, b, n, (off_t)off);
 
 		if (got != (ssize_t)n)
 			return imgp_fail(EIO, "private copy of the FAT: short read");
@@ -514,7 +540,7 @@ static int fat_diff(struct imgp_fs *fs, uint64_t off, uint64_t len,
 static int fat_finish(struct imgp_fs *fs)
 {
 	struct fat_priv *priv = fs->priv;
-	struct fat_ranges chains = { 0 }, all = { 0 };
+	struct imgp_fat_ranges chains = { 0 }, all = { 0 };
 	uint8_t *a = NULL, *b = NULL;
 	char **names;
 	size_t n;
@@ -655,13 +681,36 @@ static int fat_read_file(struct imgp_fs *fs, const char *path, size_t max,
 
 /*
  * The names in a folder, from the listing: lines "::/dir/name", a folder's
- * with a "/" after it. A file of that name instead is -ENOTDIR.
+ * with a "/" after it.
  */
+int imgp_fat_listing_children(const char *text, const char *prefix, char ***names,
+			      size_t *n)
+{
+	size_t plen = strlen(prefix);
+	const char *line, *eol;
+	int rc = 0;
+
+	for (line = text; !rc && *line; line = *eol ? eol + 1 : eol) {
+		size_t len, name;
+
+		eol = strchrnul(line, '\n');
+		len = (size_t)(eol - line);
+		if (len <= plen || strncasecmp(line, prefix, plen))
+			continue;
+		name = len - plen - (line[len - 1] == '/');
+		/* Only the folder's own entries, not those of its subfolders. */
+		if (!memchr(line + plen, '/', name))
+			rc = imgp_fs_names_add(names, n, line + plen, name);
+	}
+	return rc;
+}
+
+/* A folder's names from the listing; a file of that name instead is -ENOTDIR. */
 static int fat_list_dir(struct imgp_fs *fs, const char *dir, char ***names,
 			size_t *n)
 {
 	char target[4200];
-	const char *text, *line, *eol;
+	const char *text;
 	size_t tlen;
 	int rc, what;
 
@@ -685,19 +734,7 @@ static int fat_list_dir(struct imgp_fs *fs, const char *dir, char ***names,
 	target[tlen++] = '/';
 	target[tlen] = '\0';
 	rc = fat_list(fs, &text);
-	for (line = text; !rc && *line; line = *eol ? eol + 1 : eol) {
-		size_t len, name;
-
-		eol = strchrnul(line, '\n');
-		len = (size_t)(eol - line);
-		if (len <= tlen || strncasecmp(line, target, tlen))
-			continue;
-		name = len - tlen - (line[len - 1] == '/');
-		/* Only the folder's own entries, not those of its subfolders. */
-		if (!memchr(line + tlen, '/', name))
-			rc = imgp_fs_names_add(names, n, line + tlen, name);
-	}
-	return rc;
+	return rc ? rc : imgp_fat_listing_children(text, target, names, n);
 }
 
 /* Capture mode: the files whose clusters the write set must hold. */
@@ -720,45 +757,37 @@ static int fat_stage(const void *data, size_t len, char *tmpl, size_t tmplen)
 {
 	const char *dir = getenv("TMPDIR");
 	struct timespec times[2];
-	const char *epoch = getenv("SOURCE_DATE_EPOCH");
 	const uint8_t *p = data;
-	int fd, n, err;
+	int64_t epoch;
+	int fd, n, err = -imgp_source_date_epoch(&epoch);
 
+	if (err)
+		return -err;
 	n = snprintf(tmpl, tmplen, "%s/imgpatch-XXXXXX", dir && *dir ? dir : "/tmp");
 	if (n < 0 || (size_t)n >= tmplen)
 		return imgp_fail(ENAMETOOLONG, "TMPDIR too long");
-	fd = mkstemp(tmpl);
-	if (fd < 0) {
-		err = errno;
-		return imgp_fail(err, "cannot create temporary file %s: %s", tmpl,
-				 strerror(err));
-	}
-	while (len) {
-		ssize_t w = write(fd, p, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			err = w < 0 ? errno : EIO;
-			close(fd);
-			unlink(tmpl);
-			return imgp_fail(err, "cannot write temporary file %s: %s",
-					 tmpl, strerror(err));
-		}
-		p += w;
-		len -= (size_t)w;
+	fd = imgp_temp_create(tmpl);
+	if (fd < 0)
+		return fd;
+	err = -imgp_write_all(fd, p, len, -1);
+	if (err) {
+		close(fd);
+		imgp_temp_remove(tmpl);
+		return imgp_fail(err, "cannot write temporary file %s: %s",
+				 tmpl, strerror(err));
 	}
 	/* Reproducible images: the FAT timestamp comes from SOURCE_DATE_EPOCH. */
 	times[0].tv_nsec = times[1].tv_nsec = UTIME_NOW;
-	if (epoch && *epoch) {
-		times[0].tv_sec = times[1].tv_sec = (time_t)strtoll(epoch, NULL, 10);
+	if (epoch >= 0) {
+		times[0].tv_sec = times[1].tv_sec = (time_t)epoch;
 		times[0].tv_nsec = times[1].tv_nsec = 0;
 	}
 	if (futimens(fd, times) < 0 || close(fd) < 0) {
 		err = errno;
-		unlink(tmpl);
+		imgp_temp_remove(tmpl);
 		return imgp_fail(err, "temporary file %s: %s", tmpl, strerror(err));
 	}
+	imgp_test_pause("stage");
 	return 0;
 }
 
@@ -787,7 +816,7 @@ static int fat_write_file(struct imgp_fs *fs, const char *path,
 	if (rc)
 		return rc;
 	rc = imgp_run(argv, mtools_env, NULL);
-	unlink(tmp);
+	imgp_temp_remove(tmp);
 	/* mcopy wrote to the image itself: what was listed may be gone. */
 	if (priv->copy_fd < 0)
 		fat_listing_drop();
@@ -801,13 +830,41 @@ static int fat_write_file(struct imgp_fs *fs, const char *path,
  * ::/dir" names the folder listed (target itself when it is a folder), and
  * the summary line gives the bytes: "1 file  94 634 860 bytes".
  */
-static int fat_size(struct imgp_fs *fs, const char *target, uint64_t *size)
+int imgp_fat_parse_size(const char *text, const char *target, uint64_t *size)
+{
+	size_t tlen = strlen(target);
+	const char *line, *eol;
+	bool found = false;
+
+	for (line = text; *line; line = *eol ? eol + 1 : eol) {
+		const char *p = line + strspn(line, " ");
+		uint64_t v = 0;
+
+		eol = strchrnul(line, '\n');
+		if ((size_t)(eol - p) == 14 + tlen && !strncmp(p, "Directory for ", 14) &&
+		    !strncasecmp(p + 14, target, tlen))
+			return imgp_fail(EISDIR, "is a directory, not a file");
+		if ((size_t)(eol - p) < 7 || strncmp(p, "1 file ", 7))
+			continue;
+		for (p += 7; p < eol && (*p == ' ' || (*p >= '0' && *p <= '9')); p++)
+			if (*p != ' ' && v < UINT64_MAX / 10)
+				v = v * 10 + (uint64_t)(*p - '0');
+		if (eol - p == 5 && !strncmp(p, "bytes", 5)) {
+			*size = v;
+			found = true;
+		}
+	}
+	if (!found)
+		return imgp_fail(EIO, "mdir did not print the size of %s", target);
+	return 0;
+}
+
+static int fat_mdir_size(struct imgp_fs *fs, const char *target, uint64_t *size)
 {
 	struct fat_priv *priv = fs->priv;
 	const char *argv[] = { "mdir", "-a", "-i", priv->drive, target, NULL };
 	struct imgp_buf o = { 0 };
-	char *line, *save = NULL;
-	int rc, found = 0;
+	int rc;
 
 	rc = imgp_run(argv, mtools_env, &o);
 	if (rc) {
@@ -817,27 +874,9 @@ static int fat_size(struct imgp_fs *fs, const char *target, uint64_t *size)
 		return missing ? imgp_fail(ENOENT, "no such file") : rc;
 	}
 	rc = imgp_buf_append(&o, "", 1);
-	for (line = rc ? NULL : strtok_r((char *)o.data, "\n", &save); line && !rc;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *p = line + strspn(line, " ");
-		uint64_t v = 0;
-
-		if (strncmp(p, "Directory for ", 14) == 0 &&
-		    strcasecmp(p + 14, target) == 0)
-			rc = imgp_fail(EISDIR, "is a directory, not a file");
-		if (strncmp(p, "1 file ", 7) != 0)
-			continue;
-		for (p += 7; *p == ' ' || (*p >= '0' && *p <= '9'); p++)
-			if (*p != ' ' && v < UINT64_MAX / 10)
-				v = v * 10 + (uint64_t)(*p - '0');
-		if (strcmp(p, "bytes") == 0) {
-			*size = v;
-			found = 1;
-		}
-	}
+	if (!rc)
+		rc = imgp_fat_parse_size((const char *)o.data, target, size);
 	imgp_buf_free(&o);
-	if (!rc && !found)
-		rc = imgp_fail(EIO, "mdir did not print the size of %s", target);
 	return rc;
 }
 
@@ -845,14 +884,14 @@ static int fat_map_file(struct imgp_fs *fs, const char *path,
 			struct imgp_file_map *out)
 {
 	struct fat_priv *priv = fs->priv;
-	struct fat_ranges chain = { 0 };
+	struct imgp_fat_ranges chain = { 0 };
 	char target[4200], *names[1] = { target };
 	uint64_t off = 0;
 	int rc;
 
 	rc = fat_target(path, target, sizeof(target));
 	if (!rc)
-		rc = fat_size(fs, target, &out->size);
+		rc = fat_mdir_size(fs, target, &out->size);
 	if (!rc)
 		rc = fat_chains(fs, priv->drive, names, 1, &chain);
 	/* Extents in file order, cut at the file's end. */

@@ -42,15 +42,11 @@ static int fs_open(struct imgp_fs *fs)
 }
 
 int imgp_fs_open(struct imgp_fs *fs, struct imgp_image *img,
-		 const struct imgp_part *part, bool writable)
+		 const struct imgp_part *part)
 {
 	memset(fs, 0, sizeof(*fs));
 	fs->img = img;
 	fs->part = part;
-	fs->writable = writable;
-	if (writable && !img->writable)
-		return imgp_fail(EBADF, "p%d (%s): image opened read-only",
-				 part->number, part->fstype);
 	return fs_open(fs);
 }
 
@@ -60,7 +56,6 @@ int imgp_fs_open_capture(struct imgp_fs *fs, struct imgp_image *img,
 	memset(fs, 0, sizeof(*fs));
 	fs->img = img;
 	fs->part = part;
-	fs->writable = true;
 	fs->capture = ws;
 	return fs_open(fs);
 }
@@ -93,7 +88,7 @@ int imgp_fs_write_file(struct imgp_fs *fs, const char *path, const void *data,
 {
 	int rc;
 
-	if (!fs->writable)
+	if (!fs->capture)
 		return imgp_fail(EBADF, "p%d (%s): %s: filesystem opened read-only",
 				 fs->part->number, fs->part->fstype, path);
 	rc = fs->ops->write_file(fs, path, data, len);
@@ -111,7 +106,7 @@ int imgp_fs_symlink(struct imgp_fs *fs, const char *path, const char *target)
 {
 	int rc;
 
-	if (!fs->writable)
+	if (!fs->capture)
 		return imgp_fail(EBADF, "p%d (%s): %s: filesystem opened read-only",
 				 fs->part->number, fs->part->fstype, path);
 	rc = fs->ops->symlink(fs, path, target);

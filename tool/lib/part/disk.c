@@ -45,7 +45,7 @@ const struct imgp_part *imgp_disk_find_file(struct imgp_disk *disk,
 
 		if (part->container || !part->fstype[0])
 			continue;
-		rc = imgp_fs_open(&fs, &disk->img, part, false);
+		rc = imgp_fs_open(&fs, &disk->img, part);
 		if (rc == -ENOTSUP)
 			continue;
 		imgp_buf_printf(&searched, "%s" IMGP_PART_FMT " (%s)",

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "imgpatch-internal.h"
+#include "core/endian.h"
 
 #define GPT_SIGNATURE "EFI PART"
 #define GPT_HEADER_MIN 92u
@@ -98,22 +99,6 @@ struct gpt_copy {
 	uint8_t *entries;        /* num_entries * entry_size bytes, owned */
 	char why[160];           /* what is wrong, when gpt_load() returns 1 */
 };
-
-static uint16_t get_le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t get_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static uint64_t get_le64(const uint8_t *p)
-{
-	return (uint64_t)get_le32(p) | (uint64_t)get_le32(p + 4) << 32;
-}
 
 /* The mixed-endian text form: the first three fields are little-endian. */
 static void gpt_guid_str(const uint8_t *g, char *out, size_t outlen)
@@ -224,7 +209,7 @@ static int gpt_signature_at(const struct imgp_image *img, unsigned ss,
 /*
  * A GPT needs a protective MBR; an MBR without one is a plain MBR even when
  * a stale GPT header lingers at LBA 1. Without any MBR, a GPT header alone
- * is enough.
+ * is found, so that gpt_read() can say why it is refused.
  */
 static int gpt_probe(const struct imgp_image *img)
 {
@@ -247,6 +232,23 @@ static int gpt_probe(const struct imgp_image *img)
 	if (rc)
 		return rc;
 	return gpt_signature_at(img, 4096, 1);
+}
+
+/*
+ * sfdisk, libblkid and Linux see no partition table where sector 0 holds no
+ * MBR, whatever follows: patching partitions nothing will find is refused.
+ */
+static int gpt_refuse_without_pmbr(const struct imgp_image *img)
+{
+	uint8_t sig[2];
+	int rc = imgp_image_read(img, 510, sig, sizeof(sig));
+
+	if (rc)
+		return rc;
+	if (sig[0] == 0x55 && sig[1] == 0xaa)
+		return 0;
+	return imgp_fail(EINVAL,
+			 "GPT: there is a GPT header but no protective MBR (sector 0 has no 0x55aa signature): sfdisk, libblkid and Linux see no partition table; `sgdisk -e` writes a protective MBR");
 }
 
 /*
@@ -455,6 +457,57 @@ static int gpt_load_any(const struct imgp_image *img, unsigned ss,
 			 primary.why, (unsigned long long)backup.lba, backup.why);
 }
 
+/*
+ * The primary is used: say, as fdisk does, what is wrong at the other end,
+ * since firmware and Linux fall back on the backup when the primary breaks.
+ * An image shortened after its last partition has its usable area and its
+ * backup past its end: sfdisk, libblkid and Linux then see no GPT in the
+ * file itself, though the card it is written to (at least as large as the
+ * table says) is fine, and the partitions are whole; hence a warning.
+ */
+static int gpt_check_backup(const struct imgp_image *img, unsigned ss,
+			    const struct gpt_copy *primary)
+{
+	const struct gpt_header *h = &primary->hdr;
+	uint64_t nsectors = img->size / ss;
+	uint64_t alt = get_le64(h->alternate_lba);
+	uint64_t ufirst = get_le64(h->first_usable);
+	uint64_t ulast = get_le64(h->last_usable);
+	struct gpt_copy backup;
+	int rc;
+
+	if (ulast >= nsectors) {
+		imgp_warn("%s: GPT: the usable area (LBA %llu..%llu) runs past the end of the image (%llu sectors): a shortened image? sfdisk, libblkid and Linux see no GPT in it until it is written to a device of at least %llu bytes; `sgdisk -e` fits the table to the image",
+			  img->path, (unsigned long long)ufirst,
+			  (unsigned long long)ulast, (unsigned long long)nsectors,
+			  (unsigned long long)(((alt > ulast ? alt : ulast) + 1) * ss));
+		return 0;
+	}
+	if (alt <= 1) {
+		imgp_warn("%s: GPT: the primary header names no backup header (alternate LBA %llu); `sgdisk -e` writes one at the end",
+			  img->path, (unsigned long long)alt);
+		return 0;
+	}
+	if (alt >= nsectors) {
+		imgp_warn("%s: GPT: the backup header (LBA %llu) lies past the end of the image (%llu sectors): a shortened image? `sgdisk -e` writes one at the end",
+			  img->path, (unsigned long long)alt,
+			  (unsigned long long)nsectors);
+		return 0;
+	}
+	rc = gpt_load(img, ss, alt, &backup);
+	if (rc == 1)
+		imgp_warn("%s: GPT: the backup header (LBA %llu) is damaged (%s); using the primary header; `sgdisk -e` writes the backup again",
+			  img->path, (unsigned long long)alt, backup.why);
+	else if (!rc && (get_le32(backup.hdr.entries_crc) != get_le32(h->entries_crc) ||
+			 memcmp(backup.hdr.disk_guid, h->disk_guid, 16) ||
+			 get_le64(backup.hdr.first_usable) != ufirst ||
+			 get_le64(backup.hdr.last_usable) != ulast))
+		imgp_warn("%s: GPT: the backup table (LBA %llu) differs from the primary; using the primary; `sgdisk -e` writes the backup again",
+			  img->path, (unsigned long long)alt);
+	gpt_copy_free(&backup);
+	return rc < 0 ? rc : 0;
+}
+
 /* Checks one entry against the image and the header's usable area. */
 static int gpt_check_entry(const struct imgp_image *img, unsigned ss,
 			   const struct gpt_header *h, int number,
@@ -497,6 +550,9 @@ static int gpt_read(const struct imgp_image *img, struct imgp_table *tab)
 		return imgp_fail(EINVAL,
 				 "GPT: image is too small to hold a partition table (%llu bytes)",
 				 (unsigned long long)img->size);
+	rc = gpt_refuse_without_pmbr(img);
+	if (rc)
+		return rc;
 	rc = gpt_sector_size(img, &ss);
 	if (rc)
 		return rc;
@@ -543,8 +599,10 @@ static int gpt_read(const struct imgp_image *img, struct imgp_table *tab)
 		gpt_guid_str(e->unique_guid, p->uuid, sizeof(p->uuid));
 		p->bootable = get_le64(e->attributes) & GPT_ATTR_LEGACY_BOOT;
 	}
+	if (!tab->used_backup)
+		rc = gpt_check_backup(img, ss, &c);
 	gpt_copy_free(&c);
-	return 0;
+	return rc;
 }
 
 const struct imgp_label_ops imgp_label_gpt = {

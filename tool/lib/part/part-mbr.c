@@ -9,12 +9,15 @@
 #include <string.h>
 
 #include "imgpatch-internal.h"
+#include "core/endian.h"
 
 /* SD cards and image files use 512-byte logical sectors; so does the MBR. */
 #define MBR_SECTOR 512u
 /* Linux stops at a few hundred too; a longer chain is a loop or garbage. */
 #define MBR_MAX_LOGICAL 128
 #define MBR_MAX_PARTS (4 + MBR_MAX_LOGICAL)
+/* ISO 9660: the first volume descriptor's identifier, in its 2048-byte block 16. */
+#define ISO_VD_ID (16 * 2048 + 1)
 
 /* One 16-byte partition entry, as in the MBR and in every EBR. */
 struct mbr_entry {
@@ -59,12 +62,6 @@ static const struct {
 	{ 0xef, "EFI (FAT-12/16/32)" },
 	{ 0xfd, "Linux raid autodetect" },
 };
-
-static uint32_t get_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
 
 static bool mbr_is_extended(uint8_t type)
 {
@@ -253,6 +250,25 @@ static int mbr_read_chain(const struct imgp_image *img, struct imgp_table *tab,
 	}
 }
 
+/*
+ * An isohybrid image (xorriso, isohybrid) starts a partition at sector 0:
+ * it spans the ISO 9660 filesystem, whose first volume descriptor says
+ * "CD001" at byte 32769. sfdisk lists it as it is; no backend writes
+ * ISO 9660. Anywhere else a partition on top of the table is refused.
+ */
+static int mbr_is_isohybrid(const struct imgp_image *img)
+{
+	uint8_t id[5];
+	int rc;
+
+	if (img->size < ISO_VD_ID + sizeof(id))
+		return 0;
+	rc = imgp_image_read(img, ISO_VD_ID, id, sizeof(id));
+	if (rc)
+		return rc;
+	return !memcmp(id, "CD001", sizeof(id));
+}
+
 static int mbr_read(const struct imgp_image *img, struct imgp_table *tab)
 {
 	struct mbr_sector s;
@@ -292,7 +308,10 @@ static int mbr_read(const struct imgp_image *img, struct imgp_table *tab)
 			return imgp_fail(EINVAL,
 					 "MBR: partition %d is a GPT protective entry (type 0xee) but there is no valid GPT",
 					 i + 1);
-		if (start == 0)
+		rc = start == 0 ? mbr_is_isohybrid(img) : 1;
+		if (rc < 0)
+			return rc;
+		if (rc == 0)
 			return imgp_fail(EINVAL,
 					 "MBR: partition %d starts at sector 0, on top of the partition table",
 					 i + 1);

@@ -104,8 +104,64 @@ out:
 	return rc;
 }
 
+/* Copies a blkid value, cutting only at a UTF-8 character boundary. */
+static void part_copy_value(char *dst, size_t dstlen, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (n >= dstlen) {
+		n = dstlen - 1;
+		while (n && ((unsigned char)src[n] & 0xc0) == 0x80)
+			n--;
+	}
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* What libblkid reads at each end of a partition or disk, at most. */
+#define PROBE_SPAN ((uint64_t)1 << 20)
+
+/*
+ * Refuses the labels imgpatch does not read (Atari, BSD, Sun, SGI, Mac...)
+ * by the name libblkid gives them, so that the refusal says what is there;
+ * 0 when libblkid names none and !last, else "no partition table". It
+ * reads the file itself: an image unpacked on demand must hold both ends.
+ */
+static int table_refuse_foreign(const struct imgp_image *img, bool last)
+{
+	const char *val;
+	char pttype[32] = "";
+	blkid_probe pr;
+	uint64_t span = img->size < PROBE_SPAN ? img->size : PROBE_SPAN;
+	int rc;
+
+	rc = imgp_image_fill(img, 0, span);
+	if (!rc)
+		rc = imgp_image_fill(img, img->size - span, span);
+	if (rc)
+		return rc;
+	pr = blkid_new_probe();
+	if (pr && !blkid_probe_set_device(pr, img->fd, 0, (blkid_loff_t)img->size)) {
+		blkid_probe_enable_superblocks(pr, 0);
+		blkid_probe_enable_partitions(pr, 1);
+		if (!blkid_do_safeprobe(pr) &&
+		    !blkid_probe_lookup_value(pr, "PTTYPE", &val, NULL))
+			part_copy_value(pttype, sizeof(pttype), val);
+	}
+	if (pr)
+		blkid_free_probe(pr);
+	/* "dos", "gpt" and "PMBR" are tables the labels above refused to read. */
+	if (pttype[0] && strcmp(pttype, "dos") && strcmp(pttype, "gpt") &&
+	    strcmp(pttype, "PMBR"))
+		return imgp_fail(ENOTSUP, "%s partition table: not supported (imgpatch reads GPT and MBR)",
+				 pttype);
+	return last ? imgp_fail(ENOENT, "no partition table (neither GPT nor MBR)") : 0;
+}
+
 int imgp_table_read(const struct imgp_image *img, struct imgp_table *tab)
 {
+	uint8_t sig[2];
+	bool no_mbr;
 	int rc;
 
 	memset(tab, 0, sizeof(*tab));
@@ -113,6 +169,19 @@ int imgp_table_read(const struct imgp_image *img, struct imgp_table *tab)
 		return imgp_fail(EINVAL,
 				 "image is too small to hold a partition table (%llu bytes, an MBR needs 512)",
 				 (unsigned long long)img->size);
+	/*
+	 * Without 0x55aa in sector 0 there is no MBR, nor a GPT's protective
+	 * one: a label over a stale GPT header (parted's Sun label) is that.
+	 */
+	rc = imgp_image_read(img, 510, sig, sizeof(sig));
+	if (rc)
+		return rc;
+	no_mbr = sig[0] != 0x55 || sig[1] != 0xaa;
+	if (no_mbr) {
+		rc = table_refuse_foreign(img, false);
+		if (rc)
+			return rc;
+	}
 	for (size_t i = 0; i < sizeof(labels) / sizeof(labels[0]); i++) {
 		rc = labels[i].ops->probe(img);
 		if (rc < 0)
@@ -126,27 +195,15 @@ int imgp_table_read(const struct imgp_image *img, struct imgp_table *tab)
 			imgp_table_free(tab);
 		return rc;
 	}
-	return imgp_fail(ENOENT, "no partition table (neither GPT nor MBR)");
+	/* libblkid was asked already when there is no MBR. */
+	return no_mbr ? imgp_fail(ENOENT, "no partition table (neither GPT nor MBR)")
+		      : table_refuse_foreign(img, true);
 }
 
 void imgp_table_free(struct imgp_table *tab)
 {
 	free(tab->parts);
 	memset(tab, 0, sizeof(*tab));
-}
-
-/* Copies a blkid value, cutting only at a UTF-8 character boundary. */
-static void part_copy_value(char *dst, size_t dstlen, const char *src)
-{
-	size_t n = strlen(src);
-
-	if (n >= dstlen) {
-		n = dstlen - 1;
-		while (n && ((unsigned char)src[n] & 0xc0) == 0x80)
-			n--;
-	}
-	memcpy(dst, src, n);
-	dst[n] = '\0';
 }
 
 /*
@@ -166,9 +223,6 @@ static void part_guess_broken_fat(const struct imgp_image *img, struct imgp_part
 	    (!memcmp(bs + 0x36, "FAT", 3) || !memcmp(bs + 0x52, "FAT32", 5)))
 		snprintf(p->fstype, sizeof(p->fstype), "vfat");
 }
-
-/* What libblkid reads at each end of a partition, at most. */
-#define PROBE_SPAN ((uint64_t)1 << 20)
 
 static int part_probe_fs(const struct imgp_image *img, struct imgp_part *p)
 {

@@ -6,9 +6,16 @@
  * then the image is written and synced; then the journal is marked done.
  * imgpatch undo puts the old bytes back and checks every region's hash.
  *
+ * A journal is bound to its image: the header records the image's size and
+ * its partition table's disk identifier (the GPT disk GUID or the MBR disk
+ * id, which a card keeps whatever device node it gets), and undo refuses an
+ * image that differs in either, or whose regions hold neither their old nor
+ * their new content, before the first byte is restored. The journal is
+ * created exclusively and never through a symbolic link.
+ *
  * Layout: a 4096-byte header, then per region: offset (u64), length (u64),
  * SHA-256 of the old bytes, SHA-256 of the new bytes, the old bytes.
- * Integers are little-endian.
+ * Integers are little-endian. Version 1 had no identity (it reads as "").
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,11 +28,14 @@
 #include <nettle/sha2.h>
 
 #include "imgpatch-internal.h"
+#include "core/io.h"
+#include "core/endian.h"
 
 #define JOURNAL_MAGIC "IMGPUNDO"
-#define JOURNAL_VERSION 1
+#define JOURNAL_VERSION 2
 #define HEADER_SIZE 4096
 #define ENTRY_SIZE (8 + 8 + 32 + 32)
+#define IDENTITY_SIZE 64
 
 enum journal_state {
 	STATE_WRITING = 1,       /* being written: the image is untouched */
@@ -41,7 +51,8 @@ struct journal_header {
 	uint8_t target_size[8];
 	uint8_t nregions[8];
 	uint8_t crc[4];          /* of the header with this field zero */
-	char target[HEADER_SIZE - 36];
+	char target[HEADER_SIZE - 36 - IDENTITY_SIZE]; /* the image's path */
+	char identity[IDENTITY_SIZE]; /* "dos disk 0x1234abcd", "gpt disk <guid>" */
 };
 _Static_assert(sizeof(struct journal_header) == HEADER_SIZE, "journal header size");
 
@@ -50,21 +61,6 @@ struct imgp_journal {
 	int fd;
 	struct journal_header hdr;
 };
-
-static void put_le(uint8_t *p, uint64_t v, int n)
-{
-	for (int i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get_le(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-
-	for (int i = n - 1; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
 
 static void sha256(const void *data, size_t len, uint8_t out[32])
 {
@@ -89,29 +85,41 @@ void imgp_fault_point(void)
 	if (n && ++writes == strtol(n, NULL, 10))
 		raise(SIGKILL);
 }
+
+void imgp_test_pause(const char *point)
+{
+	const char *spec = getenv("IMGPATCH_TEST_PAUSE");
+	size_t len = strlen(point);
+	const char *file;
+	int fd;
+
+	if (!spec || strncmp(spec, point, len) || spec[len] != ':')
+		return;
+	file = spec + len + 1;
+	fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		close(fd);
+	for (int i = 0; i < 6000 && access(file, F_OK) == 0; i++)
+		usleep(10000);
+}
 #else
 void imgp_fault_point(void)
 {
+}
+
+void imgp_test_pause(const char *point)
+{
+	(void)point;
 }
 #endif
 
 static int write_at(int fd, const char *path, uint64_t off, const void *data,
 		    size_t len)
 {
-	const uint8_t *p = data;
+	int rc = imgp_write_all(fd, data, len, (off_t)off);
 
-	while (len) {
-		ssize_t n = pwrite(fd, p, len, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return imgp_fail(n < 0 ? errno : EIO, "undo journal %s: %s", path,
-					 strerror(n < 0 ? errno : EIO));
-		p += n;
-		off += (uint64_t)n;
-		len -= (size_t)n;
-	}
+	if (rc)
+		return imgp_fail(-rc, "undo journal %s: %s", path, strerror(-rc));
 	imgp_fault_point();
 	return 0;
 }
@@ -127,9 +135,9 @@ static int header_write(struct imgp_journal *j, enum journal_state state)
 {
 	int rc;
 
-	put_le(j->hdr.state, state, 4);
+	put_le32(j->hdr.state, state);
 	memset(j->hdr.crc, 0, sizeof(j->hdr.crc));
-	put_le(j->hdr.crc, imgp_crc32(0, &j->hdr, sizeof(j->hdr)), 4);
+	put_le32(j->hdr.crc, imgp_crc32(0, &j->hdr, sizeof(j->hdr)));
 	rc = write_at(j->fd, j->path, 0, &j->hdr, sizeof(j->hdr));
 	return rc ? rc : sync_fd(j->fd, j->path);
 }
@@ -137,18 +145,20 @@ static int header_write(struct imgp_journal *j, enum journal_state state)
 static int header_read(int fd, const char *path, struct journal_header *hdr)
 {
 	uint32_t crc;
-	ssize_t n = pread(fd, hdr, sizeof(*hdr), 0);
+	ssize_t n = imgp_read_all(fd, hdr, sizeof(*hdr), 0);
 
 	if (n != (ssize_t)sizeof(*hdr) || memcmp(hdr->magic, JOURNAL_MAGIC, 8))
 		return imgp_fail(EINVAL, "%s is not an imgpatch undo journal", path);
-	crc = (uint32_t)get_le(hdr->crc, 4);
+	crc = (uint32_t)get_le32(hdr->crc);
 	memset(hdr->crc, 0, sizeof(hdr->crc));
 	if (imgp_crc32(0, hdr, sizeof(*hdr)) != crc)
 		return imgp_fail(EINVAL, "undo journal %s: header checksum mismatch (damaged)", path);
-	put_le(hdr->crc, crc, 4);
-	if (get_le(hdr->version, 4) != JOURNAL_VERSION)
+	put_le32(hdr->crc, crc);
+	hdr->target[sizeof(hdr->target) - 1] = '\0';
+	hdr->identity[sizeof(hdr->identity) - 1] = '\0';
+	if (get_le32(hdr->version) != 1 && get_le32(hdr->version) != JOURNAL_VERSION)
 		return imgp_fail(EINVAL, "undo journal %s: version %llu is not supported",
-				 path, (unsigned long long)get_le(hdr->version, 4));
+				 path, (unsigned long long)get_le32(hdr->version));
 	return 0;
 }
 
@@ -173,24 +183,114 @@ static void sync_dir(const char *path)
 	free(copy);
 }
 
+/*
+ * Opens a journal, never through a symbolic link: a link could make undo
+ * write its state into any file the user can write. Returns an fd or -errno.
+ */
+static int journal_open(const char *path, int flags)
+{
+	int fd = open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	int err;
+
+	if (fd < 0 && errno == ELOOP)
+		return imgp_fail(ELOOP, "undo journal %s is a symbolic link: not following it",
+				 path);
+	if (fd < 0) {
+		err = errno;
+		return imgp_fail(err, "undo journal %s: %s", path, strerror(err));
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return imgp_fail(EINVAL, "undo journal %s is not a regular file", path);
+	}
+	return fd;
+}
+
+/*
+ * What identifies an image apart from its size: its partition table's
+ * disk identifier. A device name does not: another card may get it.
+ */
+static void image_identity(const struct imgp_image *img, char *out, size_t len)
+{
+	struct imgp_table tab;
+
+	if (imgp_table_read(img, &tab)) {
+		imgp_errclear();
+		snprintf(out, len, "no partition table");
+		return;
+	}
+	snprintf(out, len, "%s disk %s", tab.label, tab.id);
+	imgp_table_free(&tab);
+}
+
+/* Refuses an image the journal was not made for (version 1: size only). */
+static int check_identity(const char *path, const struct journal_header *hdr,
+			  const struct imgp_image *img)
+{
+	unsigned long long want = get_le64(hdr->target_size);
+	char have[IDENTITY_SIZE];
+
+	image_identity(img, have, sizeof(have));
+	if (want == img->size && (!hdr->identity[0] || !strcmp(hdr->identity, have)))
+		return 0;
+	if (!hdr->identity[0])
+		return imgp_fail(EINVAL, "undo journal %s was made for %s (%llu bytes), not this image (%llu bytes)",
+				 path, hdr->target, want, (unsigned long long)img->size);
+	return imgp_fail(EINVAL, "undo journal %s was made for %s (%s, %llu bytes), not this image (%s, %llu bytes)",
+			 path, hdr->target, hdr->identity, want, have,
+			 (unsigned long long)img->size);
+}
+
 int imgp_journal_check(const char *path)
 {
 	struct journal_header hdr;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = journal_open(path, O_RDONLY);
 	uint64_t state;
 	int rc;
 
+	if (fd == -ENOENT) {
+		imgp_errclear();
+		return 0;
+	}
 	if (fd < 0)
-		return errno == ENOENT ? 0 : imgp_fail(errno, "undo journal %s: %s", path,
-							 strerror(errno));
+		return fd;
 	rc = header_read(fd, path, &hdr);
 	close(fd);
 	if (rc)
 		return rc;
-	state = get_le(hdr.state, 4);
+	state = get_le32(hdr.state);
 	if (state == STATE_WRITING || state == STATE_READY)
-		return imgp_fail(EBUSY, "an interrupted imgpatch run left %s: run 'imgpatch undo' on the image first (or give --recover)",
+		return imgp_fail(EBUSY, "an interrupted imgpatch run on %s left %s: run 'imgpatch undo' on the image first (or give --recover)",
+				 hdr.target, path);
+	return 0;
+}
+
+/*
+ * Makes room for a new journal at path: nothing there, or a finished
+ * journal (removed). Anything else is refused, never overwritten.
+ */
+static int journal_make_room(const char *path)
+{
+	struct journal_header hdr;
+	struct stat st;
+	int fd, rc;
+
+	if (lstat(path, &st) < 0 && errno == ENOENT)
+		return 0;
+	fd = journal_open(path, O_RDONLY);
+	if (fd < 0)
+		return fd;
+	rc = header_read(fd, path, &hdr);
+	close(fd);
+	if (rc)
+		return imgp_fail(EEXIST, "%s exists and is not an imgpatch undo journal: not overwriting it",
 				 path);
+	if (get_le32(hdr.state) != STATE_DONE && get_le32(hdr.state) != STATE_UNDONE)
+		return imgp_fail(EBUSY, "an interrupted imgpatch run on %s left %s: run 'imgpatch undo' on that image first",
+				 hdr.target, path);
+	if (unlink(path) < 0)
+		return imgp_fail(errno, "undo journal %s: %s", path, strerror(errno));
 	return 0;
 }
 
@@ -208,18 +308,22 @@ int imgp_journal_begin(const char *path, const struct imgp_image *img,
 		free(j);
 		return imgp_fail(ENOMEM, "out of memory");
 	}
-	j->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	rc = journal_make_room(path);
+	/* O_EXCL: a link or file put there since is refused, not followed. */
+	j->fd = rc ? -1 : open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (j->fd < 0) {
-		rc = imgp_fail(errno, "cannot create the undo journal %s: %s", path,
-			       strerror(errno));
+		if (!rc)
+			rc = imgp_fail(errno, "cannot create the undo journal %s: %s", path,
+				       strerror(errno));
 		free(j->path);
 		free(j);
 		return rc;
 	}
+	image_identity(img, j->hdr.identity, sizeof(j->hdr.identity));
 	memcpy(j->hdr.magic, JOURNAL_MAGIC, 8);
-	put_le(j->hdr.version, JOURNAL_VERSION, 4);
-	put_le(j->hdr.target_size, img->size, 8);
-	put_le(j->hdr.nregions, n, 8);
+	put_le32(j->hdr.version, JOURNAL_VERSION);
+	put_le64(j->hdr.target_size, img->size);
+	put_le64(j->hdr.nregions, n);
 	snprintf(j->hdr.target, sizeof(j->hdr.target), "%s", img->path);
 	rc = header_write(j, STATE_WRITING);
 	for (size_t i = 0; !rc && i < n; i++) {
@@ -233,8 +337,8 @@ int imgp_journal_begin(const char *path, const struct imgp_image *img,
 		rc = imgp_image_read(img, ranges[i].off, old, ranges[i].len);
 		if (rc)
 			break;
-		put_le(entry, ranges[i].off, 8);
-		put_le(entry + 8, ranges[i].len, 8);
+		put_le64(entry, ranges[i].off);
+		put_le64(entry + 8, ranges[i].len);
 		sha256(old, ranges[i].len, entry + 16);
 		sha256(ranges[i].data, ranges[i].len, entry + 48);
 		rc = write_at(j->fd, path, off, entry, sizeof(entry));
@@ -250,6 +354,8 @@ int imgp_journal_begin(const char *path, const struct imgp_image *img,
 		rc = header_write(j, STATE_READY);
 	if (!rc)
 		sync_dir(path);
+	if (!rc)
+		imgp_test_pause("journal");
 	if (rc) {
 		close(j->fd);
 		unlink(path);
@@ -292,42 +398,44 @@ int imgp_journal_undo(const char *path, struct imgp_image *img, bool force,
 
 	*restored = 0;
 	*bytes = 0;
-	j.fd = open(path, O_RDWR | O_CLOEXEC);
+	j.fd = journal_open(path, O_RDWR);
 	if (j.fd < 0)
-		return imgp_fail(errno, "undo journal %s: %s", path, strerror(errno));
+		return j.fd;
 	rc = header_read(j.fd, path, &j.hdr);
 	if (!rc && fstat(j.fd, &st) < 0)
 		rc = imgp_fail(errno, "undo journal %s: %s", path, strerror(errno));
+	/* In every state: a journal never touches an image it was not made for. */
+	if (!rc)
+		rc = check_identity(path, &j.hdr, img);
 	if (rc)
 		goto out;
-	state = get_le(j.hdr.state, 4);
-	n = get_le(j.hdr.nregions, 8);
+	state = get_le32(j.hdr.state);
+	n = get_le64(j.hdr.nregions);
 	if (state == STATE_UNDONE) {
 		rc = imgp_fail(EALREADY, "undo journal %s was already undone", path);
-		goto out;
-	}
-	if (get_le(j.hdr.target_size, 8) != img->size) {
-		rc = imgp_fail(EINVAL, "undo journal %s is for an image of %llu bytes, not this one (%llu bytes)",
-			       path, (unsigned long long)get_le(j.hdr.target_size, 8),
-			       (unsigned long long)img->size);
 		goto out;
 	}
 	/* A journal still being written means the image was never touched. */
 	if (state == STATE_WRITING)
 		goto mark;
-	/* First pass: every region is readable and, when done, as the patch left it. */
+	/*
+	 * First pass, before anything is restored: every region is readable
+	 * and holds its old or its new content. After an interruption each
+	 * region was written whole or not at all; anything else means another
+	 * image, or one that moved on.
+	 */
 	for (int pass = 0; pass < 2 && !rc; pass++) {
 		off = HEADER_SIZE;
 		for (uint64_t i = 0; i < n && !rc; i++) {
 			uint64_t roff, rlen;
 
-			if (pread(j.fd, entry, sizeof(entry), (off_t)off) != (ssize_t)sizeof(entry)) {
+			if (imgp_read_all(j.fd, entry, sizeof(entry), (off_t)off) != (ssize_t)sizeof(entry)) {
 				rc = imgp_fail(EINVAL, "undo journal %s: region %llu is missing (truncated journal)",
 					       path, (unsigned long long)i);
 				break;
 			}
-			roff = get_le(entry, 8);
-			rlen = get_le(entry + 8, 8);
+			roff = get_le64(entry);
+			rlen = get_le64(entry + 8);
 			if (rlen > ((uint64_t)1 << 30) || off + ENTRY_SIZE + rlen > (uint64_t)st.st_size ||
 			    roff > img->size || rlen > img->size - roff) {
 				rc = imgp_fail(EINVAL, "undo journal %s: region %llu is damaged",
@@ -342,7 +450,7 @@ int imgp_journal_undo(const char *path, struct imgp_image *img, bool force,
 				rc = imgp_fail(ENOMEM, "out of memory");
 				break;
 			}
-			if (pread(j.fd, old, rlen, (off_t)(off + ENTRY_SIZE)) != (ssize_t)rlen) {
+			if (imgp_read_all(j.fd, old, rlen, (off_t)(off + ENTRY_SIZE)) != (ssize_t)rlen) {
 				rc = imgp_fail(EIO, "undo journal %s: read error", path);
 				break;
 			}
@@ -357,12 +465,18 @@ int imgp_journal_undo(const char *path, struct imgp_image *img, bool force,
 				break;
 			sha256(cur, rlen, hash);
 			if (pass == 0) {
-				/* After a finished patch, anything else means the image moved on. */
-				if (state == STATE_DONE && !force && memcmp(hash, entry + 48, 32) &&
-				    memcmp(hash, entry + 16, 32))
+				bool known = !memcmp(hash, entry + 48, 32) ||
+					     !memcmp(hash, entry + 16, 32);
+
+				if (!known && !force && state == STATE_DONE)
 					rc = imgp_fail(EEXIST, "the image changed since it was patched (bytes %llu-%llu): not undoing (--force does it anyway)",
 						       (unsigned long long)roff,
 						       (unsigned long long)(roff + rlen - 1));
+				else if (!known && !force)
+					rc = imgp_fail(EEXIST, "bytes %llu-%llu hold neither the content before nor after the run that left undo journal %s (for %s): not undoing (--force does it anyway)",
+						       (unsigned long long)roff,
+						       (unsigned long long)(roff + rlen - 1),
+						       path, j.hdr.target);
 			} else if (memcmp(hash, entry + 16, 32)) {
 				rc = imgp_image_write(img, roff, old, rlen);
 				if (!rc) {
@@ -381,10 +495,10 @@ int imgp_journal_undo(const char *path, struct imgp_image *img, bool force,
 	for (uint64_t i = 0; i < n && !rc; i++) {
 		uint64_t roff, rlen;
 
-		if (pread(j.fd, entry, sizeof(entry), (off_t)off) != (ssize_t)sizeof(entry))
+		if (imgp_read_all(j.fd, entry, sizeof(entry), (off_t)off) != (ssize_t)sizeof(entry))
 			break;
-		roff = get_le(entry, 8);
-		rlen = get_le(entry + 8, 8);
+		roff = get_le64(entry);
+		rlen = get_le64(entry + 8);
 		free(cur);
 		cur = malloc(rlen ? rlen : 1);
 		if (!cur) {

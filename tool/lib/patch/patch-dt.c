@@ -22,6 +22,11 @@ static int patch_take_dtb(struct imgp_patch *patch, const struct imgp_part *part
 	rc = imgp_dtb_load(&patch->dtb, blob, size);
 	if (rc)
 		return rc;
+	rc = imgp_dtb_load(&patch->dtb_source, blob, size);
+	if (rc) {
+		imgp_dtb_free(&patch->dtb);
+		return rc;
+	}
 	patch->have_dtb = true;
 	patch->boot_part = part;
 	patch->dtb_origin = strdup(origin);
@@ -174,6 +179,9 @@ int imgp_patch_dt_delete(struct imgp_patch *patch, const char *node,
 	if (off < 0)
 		return off;
 	rc = imgp_dt_delete_prop(&patch->dtb, off, prop);
+	/* Absent from the tree as loaded too: a typo, or the wrong tree. */
+	if (rc == 1 && !imgp_dt_has_prop(&patch->dtb_source, path, prop))
+		rc = imgp_dt_prop_not_found(&patch->dtb, off, prop);
 	if (rc < 0)
 		return imgp_fail_ctx(rc, "%s: %s: delete %s", patch->dtb_origin,
 				     path, prop);

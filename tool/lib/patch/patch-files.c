@@ -4,11 +4,13 @@
  * lines, cmdline.txt tokens, symbolic links and U-Boot script images.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "imgpatch-internal.h"
+#include "core/epoch.h"
 
 /* Partition spec to partition, with the message callers expect. */
 static const struct imgp_part *files_part(struct imgp_patch *patch,
@@ -166,13 +168,19 @@ int imgp_patch_token_remove(struct imgp_patch *patch, const char *part,
 }
 
 /* The header time of a new script: SOURCE_DATE_EPOCH, else now. */
-static uint32_t bootscr_time(void)
+static int bootscr_time(uint32_t *out)
 {
-	const char *epoch = getenv("SOURCE_DATE_EPOCH");
+	int64_t epoch;
+	int rc = imgp_source_date_epoch(&epoch);
 
-	if (epoch && *epoch)
-		return (uint32_t)strtoull(epoch, NULL, 10);
-	return (uint32_t)time(NULL);
+	if (rc)
+		return rc;
+	/* The legacy image header has 32 bits for it: refuse, never wrap. */
+	if (epoch > (int64_t)UINT32_MAX)
+		return imgp_fail(EINVAL, "SOURCE_DATE_EPOCH %" PRId64 " does not fit in a U-Boot image header (32 bits)",
+				 epoch);
+	*out = epoch >= 0 ? (uint32_t)epoch : (uint32_t)time(NULL);
+	return 0;
 }
 
 int imgp_patch_bootscr(struct imgp_patch *patch, const char *part_spec,
@@ -182,12 +190,15 @@ int imgp_patch_bootscr(struct imgp_patch *patch, const char *part_spec,
 	const struct imgp_part *part = files_part(patch, part_spec);
 	struct imgp_buf old = { 0 }, made = { 0 };
 	struct imgp_bootscr scr;
-	uint32_t when = bootscr_time();
+	uint32_t when = 0;
 	bool existed;
 	int rc;
 
 	if (!part)
 		return -ENOENT;
+	rc = bootscr_time(&when);
+	if (rc)
+		return rc;
 	rc = imgp_patch_read(patch, part, path, IMGP_TEXT_MAX, &old, &existed);
 	if (rc)
 		goto out;

@@ -12,6 +12,7 @@
 #include <nettle/sha2.h>
 
 #include "imgpatch-internal.h"
+#include "core/epoch.h"
 
 
 void imgp_patch_init(struct imgp_patch *patch, struct imgp_disk *disk)
@@ -33,6 +34,7 @@ void imgp_patch_free(struct imgp_patch *patch)
 	free(patch->changes);
 	if (patch->have_dtb)
 		imgp_dtb_free(&patch->dtb);
+	imgp_dtb_free(&patch->dtb_source);
 	free(patch->dtb_origin);
 	imgp_buf_free(&patch->dtb_notes);
 	imgp_buf_free(&patch->dtb_before);
@@ -62,7 +64,7 @@ static int read_from_image(struct imgp_patch *patch,
 	struct imgp_fs fs;
 	int rc;
 
-	rc = imgp_fs_open(&fs, &patch->disk->img, part, false);
+	rc = imgp_fs_open(&fs, &patch->disk->img, part);
 	if (rc)
 		return rc;
 	/*
@@ -93,7 +95,7 @@ static int readlink_from_image(struct imgp_patch *patch,
 	struct imgp_fs fs;
 	int rc;
 
-	rc = imgp_fs_open(&fs, &patch->disk->img, part, false);
+	rc = imgp_fs_open(&fs, &patch->disk->img, part);
 	if (rc)
 		return rc;
 	rc = imgp_fs_exists(&fs, path);
@@ -133,7 +135,7 @@ int imgp_patch_load_fit(struct imgp_patch *patch, const struct imgp_part *part,
 
 	memset(fit, 0, sizeof(*fit));
 	if (!c) {
-		rc = imgp_fs_open(&fs, &patch->disk->img, part, false);
+		rc = imgp_fs_open(&fs, &patch->disk->img, part);
 		if (rc)
 			return rc;
 		rc = imgp_fs_load_fit(&fs, path, fit);
@@ -332,8 +334,12 @@ static int describe_change(const struct imgp_change *c, struct imgp_buf *out)
 
 int imgp_patch_describe(const struct imgp_patch *patch, struct imgp_buf *out)
 {
-	int rc = 0;
+	int64_t epoch;
+	/* Refused before the plan is shown, not when the commit gets to it. */
+	int rc = imgp_source_date_epoch(&epoch);
 
+	if (rc)
+		return rc;
 	for (size_t i = 0; !rc && i < patch->nchanges; i++)
 		rc = describe_change(&patch->changes[i], out);
 	return rc ? imgp_fail(ENOMEM, "out of memory") : 0;

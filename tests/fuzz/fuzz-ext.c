@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Fuzzes the ext2/3/4 backend: the input is the filesystem (the partition
+ * itself). Reads every way a query does, then makes the changes a patch
+ * makes through a capture, whose open surveys the filesystem for damage
+ * first; the captured write set is dropped, never written.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <ext2fs/ext2fs.h>
+
+#include "imgpatch-internal.h"
+#include "fuzz.h"
+
+#define FUZZ_EXT_READ_MAX (64u << 10)
+
+/* One memory file per process, rewritten for every input: no disk I/O. */
+static int fuzz_fd = -1;
+static char fuzz_path[64];
+
+static int fuzz_image(const uint8_t *data, size_t size)
+{
+	size_t done = 0;
+
+	if (fuzz_fd < 0) {
+		fuzz_fd = memfd_create("fuzz-ext", MFD_CLOEXEC);
+		if (fuzz_fd < 0)
+			return -1;
+		snprintf(fuzz_path, sizeof(fuzz_path), "/proc/self/fd/%d",
+			 fuzz_fd);
+	}
+	if (ftruncate(fuzz_fd, 0) < 0)
+		return -1;
+	while (done < size) {
+		ssize_t n = pwrite(fuzz_fd, data + done, size - done,
+				   (off_t)done);
+
+		if (n <= 0)
+			return -1;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * A mutation nearly always breaks the superblock checksum, which would
+ * stop every input at the first check: it is made right again unless the
+ * superblock's s_checksum_type is not crc32c (so that the fuzzer can still
+ * reach the refusal).
+ */
+static void sb_fix(uint8_t *img, size_t size)
+{
+	struct ext2_super_block sb;
+	size_t at = SUPERBLOCK_OFFSET;
+
+	if (size < at + sizeof(sb))
+		return;
+	memcpy(&sb, img + at, sizeof(sb));
+	if (ext2fs_le16_to_cpu(sb.s_magic) != EXT2_SUPER_MAGIC ||
+	    !(ext2fs_le32_to_cpu(sb.s_feature_ro_compat) &
+	      EXT4_FEATURE_RO_COMPAT_METADATA_CSUM) ||
+	    sb.s_checksum_type != EXT2_CRC32C_CHKSUM)
+		return;
+	sb.s_checksum = ext2fs_cpu_to_le32(
+		ext2fs_crc32c_le(~0U, (unsigned char *)&sb,
+				 offsetof(struct ext2_super_block, s_checksum)));
+	memcpy(img + at, &sb, sizeof(sb));
+}
+
+static void fuzz_reads(struct imgp_image *img, const struct imgp_part *part)
+{
+	static const char *const files[] = {
+		"/etc/fstab", "/etc/link", "/etc/abs", "/etc", "/missing",
+		"/etc/fstab/x", "/etc/loop1",
+	};
+	struct imgp_buf buf = { 0 };
+	struct imgp_fs fs;
+	char **names;
+	size_t n;
+
+	if (imgp_fs_open(&fs, img, part))
+		return;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		buf.len = 0;
+		imgp_fs_read_file(&fs, files[i], FUZZ_EXT_READ_MAX, &buf);
+		buf.len = 0;
+		imgp_fs_readlink(&fs, files[i], &buf);
+		imgp_fs_exists(&fs, files[i]);
+	}
+	if (imgp_fs_list(&fs, "/etc", &names, &n) == 0)
+		imgp_fs_list_free(names, n);
+	if (imgp_fs_list(&fs, "/", &names, &n) == 0)
+		imgp_fs_list_free(names, n);
+	imgp_buf_free(&buf);
+	imgp_fs_close(&fs);
+}
+
+/* The changes of a patch: a rewrite that grows, a new file, a symlink. */
+static void fuzz_writes(struct imgp_image *img, const struct imgp_part *part)
+{
+	static char grown[6000];
+	struct imgp_writeset *ws = NULL;
+	struct imgp_range *ranges = NULL;
+	struct imgp_fs fs;
+	size_t n = 0;
+	int rc;
+
+	memset(grown, '#', sizeof(grown));
+	if (imgp_writeset_new(&ws, img))
+		return;
+	if (imgp_fs_open_capture(&fs, img, part, ws) == 0) {
+		rc = imgp_fs_write_file(&fs, "/etc/fstab", grown, sizeof(grown));
+		if (!rc)
+			rc = imgp_fs_write_file(&fs, "/etc/new.conf", "x=1\n", 4);
+		if (!rc)
+			rc = imgp_fs_symlink(&fs, "/etc/link", "new.conf");
+		if (!rc)
+			rc = imgp_fs_finish(&fs);
+		imgp_fs_close(&fs);
+		if (!rc && imgp_writeset_ranges(ws, &ranges, &n) == 0)
+			imgp_ranges_free(ranges, n);
+	}
+	imgp_writeset_free(ws);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct imgp_part part = { .number = 1, .fstype = "ext4" };
+	struct imgp_image img;
+	uint8_t *copy;
+
+	copy = (uint8_t *)fuzz_dup(data, size);
+	if (!copy)
+		return 0;
+	sb_fix(copy, size);
+	if (fuzz_image(copy, size))
+		abort();
+	free(copy);
+	if (imgp_image_open(&img, fuzz_path, false))
+		return 0;
+	part.size = img.size;
+	fuzz_reads(&img, &part);
+	fuzz_writes(&img, &part);
+	imgp_image_close(&img);
+	imgp_errclear();
+	return 0;
+}

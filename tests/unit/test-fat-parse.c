@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What the FAT backend parses itself (no mtools run): the boot sector's
+ * geometry, mshowfat's cluster chains, mdir's listings and size line. The
+ * texts are as mtools 4.0.33 prints them.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "imgpatch-internal.h"
+#include "unit.h"
+
+static void put16(uint8_t *p, unsigned v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	put16(p, v & 0xffff);
+	put16(p + 2, v >> 16);
+}
+
+/* A FAT32 boot sector: 512-byte sectors, 1 per cluster, 32 reserved, 2 FATs of 100. */
+static void fat32_boot_sector(uint8_t *bs, uint32_t total)
+{
+	memset(bs, 0, 512);
+	bs[0] = 0xeb;
+	put16(bs + 11, 512);
+	bs[13] = 1;
+	put16(bs + 14, 32);
+	bs[16] = 2;
+	put32(bs + 32, total);
+	put32(bs + 36, 100);
+	bs[510] = 0x55;
+	bs[511] = 0xaa;
+}
+
+static void test_geometry(void)
+{
+	struct imgp_fat_geom g;
+	uint8_t bs[512];
+
+	fat32_boot_sector(bs, 65536);
+	CHECK(imgp_fat_geometry(bs, 65536 * 512ull, &g) == 0, "geometry: FAT32 accepted");
+	CHECK(g.meta_end == 232 * 512 && g.cluster_bytes == 512 &&
+	      g.nclusters == 65536 - 232, "geometry: data area after 32 + 2 * 100 sectors");
+	CHECK(imgp_fat_geometry(bs, 65535 * 512ull, &g) == -EINVAL &&
+	      strstr(imgp_errmsg(), "larger than its partition"),
+	      "geometry: larger than the partition");
+	bs[13] = 0;
+	CHECK(imgp_fat_geometry(bs, 65536 * 512ull, &g) == -EINVAL,
+	      "geometry: 0 sectors per cluster");
+	fat32_boot_sector(bs, 200);
+	CHECK(imgp_fat_geometry(bs, 65536 * 512ull, &g) == -EINVAL &&
+	      strstr(imgp_errmsg(), "leave no data area"), "geometry: no data area");
+	imgp_errclear();
+}
+
+static void test_chain(void)
+{
+	const struct imgp_fat_geom g = { .meta_end = 1000, .cluster_bytes = 512, .nclusters = 100 };
+	struct imgp_fat_ranges r = { 0 };
+
+	CHECK(imgp_fat_parse_chain(&g, "::/image.fit <6-8> <3>", &r) == 0 && r.n == 2,
+	      "chain: two ranges");
+	if (r.n == 2) {
+		CHECK(r.r[0].file_off == 1000 + 4 * 512 && r.r[0].len == 3 * 512,
+		      "chain: clusters 6-8 after the metadata");
+		CHECK(r.r[1].file_off == 1000 + 512 && r.r[1].len == 512, "chain: cluster 3");
+	}
+	CHECK(imgp_fat_parse_chain(&g, "::/ Root directory or empty file", &r) == 0 &&
+	      r.n == 2, "chain: an empty file adds nothing");
+	CHECK(imgp_fat_parse_chain(&g, "::/x <101-102>", &r) == -EIO,
+	      "chain: past the last cluster");
+	CHECK(imgp_fat_parse_chain(&g, "::/x <1>", &r) == -EIO, "chain: cluster 1");
+	CHECK(imgp_fat_parse_chain(&g, "::/x <9-4>", &r) == -EIO, "chain: reversed range");
+	CHECK(imgp_fat_parse_chain(&g, "::/x <5", &r) == -EIO, "chain: unterminated");
+	free(r.r);
+	imgp_errclear();
+}
+
+static const char listing[] =
+	"::/boot/\n"
+	"::/boot/config.txt\n"
+	"::/boot/overlays/\n"
+	"::/boot/overlays/a.dtbo\n"
+	"::/Image\n";
+
+static void names_free(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+static void test_listing(void)
+{
+	char **names = NULL;
+	size_t n = 0;
+
+	CHECK(imgp_fat_listing_find(listing, "::/BOOT") == 2, "find: a folder, any case");
+	CHECK(imgp_fat_listing_find(listing, "::/boot/config.txt") == 1, "find: a file");
+	CHECK(imgp_fat_listing_find(listing, "::/boot/config") == 0, "find: a prefix is not a match");
+	CHECK(imgp_fat_listing_find(listing, "::/BOOTSC~1.UIM") == -ENOENT,
+	      "find: an 8.3 alias cannot be told");
+	CHECK(imgp_fat_listing_find("", "::/") == 2, "find: the root of an empty listing");
+	CHECK(imgp_fat_listing_find("", "::/x") == 0, "find: nothing in an empty listing");
+
+	CHECK(imgp_fat_listing_dirs(listing, &names, &n) == 0 && n == 3, "dirs: root and two");
+	if (n == 3) {
+		CHECK_STR(names[0], "::/", "dirs: the root first");
+		CHECK_STR(names[2], "::/boot/overlays", "dirs: without the slash");
+	}
+	names_free(names, n);
+	names = NULL;
+	n = 0;
+	CHECK(imgp_fat_listing_dirs("", &names, &n) == 0 && n == 1,
+	      "dirs: an empty root is one folder");
+	names_free(names, n);
+	names = NULL;
+	n = 0;
+
+	CHECK(imgp_fat_listing_children(listing, "::/boot/", &names, &n) == 0 && n == 2,
+	      "children: not those of subfolders");
+	if (n == 2) {
+		CHECK_STR(names[0], "config.txt", "children: a file");
+		CHECK_STR(names[1], "overlays", "children: a folder, without the slash");
+	}
+	names_free(names, n);
+	names = NULL;
+	n = 0;
+	CHECK(imgp_fat_listing_children("", "::/", &names, &n) == 0 && n == 0,
+	      "children: none in an empty root");
+	free(names);
+}
+
+static void test_size(void)
+{
+	uint64_t size = 0;
+
+	CHECK(imgp_fat_parse_size(" Volume in drive : is BOOT\n"
+				  "Directory for ::/\n\n"
+				  "image    fit    190748 2023-11-14  22:13\n"
+				  "        1 file              190 748 bytes\n"
+				  "                         65 866 240 bytes free\n",
+				  "::/image.fit", &size) == 0 && size == 190748,
+	      "size: the summary line, digits grouped");
+	CHECK(imgp_fat_parse_size("Directory for ::/boot\n\nNo files\n", "::/BOOT", &size) == -EISDIR,
+	      "size: a folder");
+	CHECK(imgp_fat_parse_size("        2 files              10 bytes\n", "::/x", &size) == -EIO,
+	      "size: no one-file line");
+	CHECK(imgp_fat_parse_size("1 file 12 bytes free\n", "::/x", &size) == -EIO,
+	      "size: a line that only starts like one");
+	imgp_errclear();
+}
+
+int main(void)
+{
+	test_geometry();
+	test_chain();
+	test_listing();
+	test_size();
+	return unit_done();
+}

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Applying a device tree overlay, with the reason named when it does not
+ * apply.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libfdt.h>
+
+#include "dt-internal.h"
+
+/* ------------------------------------------------------------- overlays */
+
+/*
+ * "fragment@0" from a __fixups__ entry "/fragment@0/__overlay__/x:clocks:4":
+ * the first component of the path.
+ */
+static int dt_fixup_fragment(const char *entry, struct imgp_buf *frags)
+{
+	const char *name = entry + strspn(entry, "/");
+	size_t len = strcspn(name, "/:");
+	const char *p, *end;
+
+	if (!len)
+		return 0;
+	/* One mention per fragment, however many properties use the label. */
+	p = frags->data ? (const char *)frags->data : "";
+	for (end = p + frags->len; p < end;) {
+		size_t n = strcspn(p, ",");
+
+		if (n == len && !memcmp(p, name, len))
+			return 0;
+		p += n + 2;
+	}
+	return imgp_buf_printf(frags, "%s%.*s", frags->len ? ", " : "",
+			       (int)len, name);
+}
+
+/*
+ * libfdt reports a label the base lacks as a bare FDT_ERR_NOTFOUND, after
+ * it has half-modified both trees; check them up front and name the labels.
+ */
+static int dt_check_fixups(const void *base, const void *ovl)
+{
+	struct imgp_buf msg = { 0 }, frags = { 0 };
+	const char *label, *val, *p, *end;
+	int fix, sym, prop, len, missing = 0, err = 0, rc;
+
+	fix = fdt_path_offset(ovl, "/__fixups__");
+	if (fix == -FDT_ERR_NOTFOUND)
+		return 0;
+	if (fix < 0)
+		return imgp_fail(EINVAL, "broken overlay: %s", fdt_strerror(fix));
+	if (fdt_first_property_offset(ovl, fix) < 0)
+		return 0;
+	sym = fdt_path_offset(base, "/__symbols__");
+	if (sym < 0)
+		return imgp_fail(EINVAL, "the base tree has no __symbols__ (compile it with dtc -@)");
+
+	fdt_for_each_property_offset(prop, ovl, fix) {
+		val = fdt_getprop_by_offset(ovl, prop, &label, &len);
+		if (!val || !label)
+			return imgp_fail(EINVAL, "broken overlay: %s", fdt_strerror(len));
+		if (fdt_getprop(base, sym, label, NULL))
+			continue;
+		frags.len = 0;
+		if (len > 0 && val[len - 1] == '\0')
+			for (p = val, end = val + len; p < end && !err;
+			     p += strlen(p) + 1)
+				err = dt_fixup_fragment(p, &frags);
+		if (!err)
+			err = imgp_buf_printf(&msg, "%s'%s'", missing ? ", " : "",
+					      label);
+		if (!err && frags.len)
+			err = imgp_buf_printf(&msg, " (overlay %s)",
+					      (const char *)frags.data);
+		missing++;
+	}
+	if (err)
+		rc = imgp_fail(ENOMEM, "out of memory");
+	else if (missing)
+		rc = imgp_fail(EINVAL, "unresolved label%s %s", missing > 1 ? "s" : "",
+			       (const char *)msg.data);
+	else
+		rc = 0;
+	imgp_buf_free(&msg);
+	imgp_buf_free(&frags);
+	return rc;
+}
+
+/* A tree without a single fragment would "apply" as a silent no-op. */
+static int dt_check_fragments(const void *ovl)
+{
+	int frag;
+
+	fdt_for_each_subnode(frag, ovl, 0)
+		if (fdt_subnode_offset(ovl, frag, "__overlay__") >= 0)
+			return 0;
+	return imgp_fail(EINVAL, "not an overlay: no fragment has an __overlay__ node (compile it from a /plugin/; source)");
+}
+
+/* After a failed apply: a target-path the base lacks is the usual reason. */
+static int dt_explain_overlay(const void *base, const void *ovl, int err)
+{
+	const char *path, *name;
+	int frag, len;
+
+	fdt_for_each_subnode(frag, ovl, 0) {
+		path = fdt_getprop(ovl, frag, "target-path", &len);
+		if (!path || len < 1 || path[len - 1] != '\0')
+			continue;
+		if (fdt_path_offset(base, path) >= 0)
+			continue;
+		name = fdt_get_name(ovl, frag, NULL);
+		return imgp_fail(ENOENT, "overlay %s: target-path '%s' is not in the base tree",
+				 name ? name : "?", path);
+	}
+	return imgp_fail(EINVAL, "cannot apply the overlay: %s", fdt_strerror(err));
+}
+
+int imgp_dt_apply_overlay(struct imgp_dtb *dtb, const void *overlay,
+			  size_t len)
+{
+	void *ovl = NULL, *ovl_work = NULL, *base = NULL;
+	size_t olen, size;
+	int rc, tries;
+
+	if (len < sizeof(struct fdt_header))
+		return imgp_fail(EINVAL, "overlay is not a device tree blob: only %zu bytes",
+				 len);
+	if (len > INT_MAX / 4)
+		return imgp_fail(EFBIG, "overlay is too large (%zu bytes)", len);
+	/* libfdt wants 8-byte alignment; the caller's bytes may lack it. */
+	ovl = malloc(len);
+	if (!ovl)
+		return imgp_fail(ENOMEM, "out of memory");
+	memcpy(ovl, overlay, len);
+	rc = fdt_check_header(ovl);
+	if (rc) {
+		rc = imgp_fail(EINVAL, "overlay is not a device tree blob: %s",
+			       fdt_strerror(rc));
+		goto out;
+	}
+	olen = fdt_totalsize(ovl);
+	if (olen > len) {
+		rc = imgp_fail(EINVAL, "overlay is %zu bytes but only %zu are there (truncated?)",
+			       olen, len);
+		goto out;
+	}
+	rc = fdt_check_full(ovl, olen);
+	if (rc) {
+		rc = imgp_fail(EINVAL, "broken overlay: %s", fdt_strerror(rc));
+		goto out;
+	}
+	rc = dt_check_fragments(ovl);
+	if (!rc)
+		rc = dt_check_fixups(dtb->fdt, ovl);
+	if (rc)
+		goto out;
+
+	/*
+	 * fdt_overlay_apply() changes both trees and leaves them corrupt when
+	 * it fails, so it works on copies; room for the whole overlay is
+	 * nearly always enough, more is tried a few times.
+	 */
+	size = fdt_totalsize(dtb->fdt) + olen + DT_SLACK;
+	ovl_work = malloc(olen);
+	if (!ovl_work) {
+		rc = imgp_fail(ENOMEM, "out of memory");
+		goto out;
+	}
+	for (tries = 0;; tries++) {
+		if (size > INT_MAX) {
+			rc = imgp_fail(EFBIG, "device tree would grow past %d bytes",
+				       INT_MAX);
+			goto out;
+		}
+		base = malloc(size);
+		if (!base) {
+			rc = imgp_fail(ENOMEM, "out of memory");
+			goto out;
+		}
+		rc = fdt_open_into(dtb->fdt, base, (int)size);
+		if (rc) {
+			rc = imgp_fail(EINVAL, "cannot open device tree: %s",
+				       fdt_strerror(rc));
+			goto out;
+		}
+		memcpy(ovl_work, ovl, olen);
+		rc = fdt_overlay_apply(base, ovl_work);
+		if (rc != -FDT_ERR_NOSPACE || tries == 3)
+			break;
+		free(base);
+		base = NULL;
+		size *= 2;
+	}
+	if (rc) {
+		rc = dt_explain_overlay(dtb->fdt, ovl, rc);
+		goto out;
+	}
+	free(dtb->fdt);
+	dtb->fdt = base;
+	dtb->bufsize = size;
+	base = NULL;
+out:
+	free(base);
+	free(ovl_work);
+	free(ovl);
+	return rc;
+}

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The working image (imgpatch.h, imgp_work_*): whatever file a command is
+ * given becomes a raw image to open, and is written back in the format
+ * asked for. The choice of the block-wise .xz path is made here, so every
+ * caller of the library gets it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "imgpatch-internal.h"
+
+static bool is_blockdev(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISBLK(st.st_mode);
+}
+
+int imgp_work_probe(struct imgp_work *w, const char *image)
+{
+	memset(w, 0, sizeof(*w));
+	w->image = image;
+	w->path = image;
+	w->format = IMGP_FMT_RAW;
+	/* A card is a raw image; its content is not probed for a format. */
+	if (is_blockdev(image))
+		return 0;
+	return imgp_format_detect(image, &w->format);
+}
+
+/*
+ * Block-wise only when the result is an .xz again with the input's own
+ * filters (a --level asks for others), and no bmap needs the whole image.
+ */
+static bool block_wise(const struct imgp_work *w, const struct imgp_work_opts *o)
+{
+	return w->format == IMGP_FMT_XZ && o->out && o->out->format == IMGP_FMT_XZ &&
+	       o->out->level < 0 && !o->whole;
+}
+
+int imgp_work_unpack(struct imgp_work *w, const char *copy,
+		     const struct imgp_work_opts *opts)
+{
+	int rc = 0;
+
+	if (w->format == IMGP_FMT_RAW)
+		return 0;
+	if (block_wise(w, opts)) {
+		rc = imgp_xz_image_open(&w->xz, w->image, copy,
+					(unsigned)opts->out->threads);
+		/* One block, mixed checks...: unpacked whole instead. */
+		if (rc == -ENOTSUP) {
+			imgp_errclear();
+			rc = 0;
+		}
+	}
+	if (!rc && !w->xz)
+		rc = imgp_unpack(w->image, copy, opts->zero_holes);
+	if (!rc)
+		w->path = copy;
+	return rc;
+}
+
+/* The block-wise .xz into dst, synced. */
+static int xz_write(struct imgp_xz_image *xz, const char *dst)
+{
+	int fd = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), rc;
+
+	if (fd < 0)
+		return imgp_fail(errno, "%s: %s", dst, strerror(errno));
+	rc = imgp_xz_image_write(xz, fd);
+	if (!rc && fsync(fd) < 0)
+		rc = imgp_fail(errno, "%s: fsync: %s", dst, strerror(errno));
+	if (close(fd) < 0 && !rc)
+		rc = imgp_fail(errno, "%s: %s", dst, strerror(errno));
+	return rc;
+}
+
+int imgp_work_pack(struct imgp_work *w, const char *dst,
+		   const struct imgp_pack_opts *opts)
+{
+	if (w->xz && opts->format == IMGP_FMT_XZ)
+		return xz_write(w->xz, dst);
+	return imgp_pack(w->path, dst, opts);
+}
+
+void imgp_work_close(struct imgp_work *w)
+{
+	imgp_xz_image_close(w->xz);
+	w->xz = NULL;
+}

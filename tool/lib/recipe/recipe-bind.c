@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Binding: fixes a recipe's parameters from --set values and defaults,
+ * substitutes them into the steps and rules and checks the steps again
+ * with their values in place.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recipe-internal.h"
+
+/* ---------------------------------------------------------- binding */
+
+/* The hint for a required parameter that was not given. */
+static int required_error(const struct imgp_recipe_param *p)
+{
+	char list[512];
+	size_t off = 0;
+
+	list[0] = '\0';
+	for (size_t i = 0; i < p->nvalues && off < sizeof(list); i++)
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
+					i ? ", " : "", p->values[i]);
+	if (p->nvalues)
+		return imgp_fail(EINVAL, "parameter '%s' is required (one of: %s): give --set %s=%s",
+				 p->name, list, p->name, p->values[0]);
+	if (p->is_int && p->has_min && p->has_max)
+		return imgp_fail(EINVAL, "parameter '%s' is required (%ld..%ld): give --set %s=%ld",
+				 p->name, p->min, p->max, p->name, p->min);
+	return imgp_fail(EINVAL, "parameter '%s' is required (%s): give --set %s=VALUE",
+			 p->name, p->description, p->name);
+}
+
+/* Substitutes the bound values into s; *out is pooled. */
+static int substitute(struct imgp_recipe *r, const char *s,
+		      const char *const *values, const char **out)
+{
+	struct imgp_buf b = { 0 };
+	char why[512];
+	int rc;
+
+	rc = imgp_buf_append(&b, "", 0);
+	if (!rc)
+		rc = recipe_walk_refs(r, s, values, &b, why, sizeof(why));
+	if (rc) {
+		imgp_buf_free(&b);
+		/* References were checked at load time: only memory is left. */
+		return rc == -ENOMEM ? imgp_fail(ENOMEM, "out of memory")
+				     : imgp_fail(EINVAL, "%s", why);
+	}
+	*out = recipe_pool_keep(r, (char *)imgp_buf_steal(&b, NULL));
+	return *out ? 0 : imgp_fail(ENOMEM, "out of memory");
+}
+
+int imgp_recipe_bind(struct imgp_recipe *r, const char *const *sets,
+		     size_t nsets)
+{
+	const char **values = calloc(r->nparams ? r->nparams : 1, sizeof(*values));
+	const char **saved_val = NULL, **saved_local = NULL, **saved_rule = NULL;
+	char names[512];
+	long num;
+	int rc = 0;
+
+	if (!values)
+		return imgp_fail(ENOMEM, "out of memory");
+	for (size_t i = 0; !rc && i < nsets; i++) {
+		const char *eq = strchr(sets[i], '=');
+		struct imgp_recipe_param *p;
+
+		if (!eq || eq == sets[i]) {
+			rc = imgp_fail(EINVAL, "'%s': expected NAME=VALUE", sets[i]);
+			break;
+		}
+		p = recipe_find_param(r, sets[i], (size_t)(eq - sets[i]));
+		if (!p) {
+			recipe_param_names(r, names, sizeof(names));
+			rc = r->nparams ?
+				imgp_fail(EINVAL, "recipe '%s' has no parameter '%.*s' (parameters: %s)",
+					  r->name, (int)(eq - sets[i]), sets[i], names) :
+				imgp_fail(EINVAL, "recipe '%s' has no parameter '%.*s' (it takes none)",
+					  r->name, (int)(eq - sets[i]), sets[i]);
+			break;
+		}
+		if (values[p - r->params]) {
+			rc = imgp_fail(EINVAL, "parameter '%s' is given twice", p->name);
+			break;
+		}
+		rc = recipe_param_check(p, eq + 1, &num);
+		if (!rc) {
+			values[p - r->params] = recipe_param_norm(r, p, eq + 1, num);
+			if (!values[p - r->params])
+				rc = imgp_fail(ENOMEM, "out of memory");
+		}
+	}
+	for (size_t i = 0; !rc && i < r->nparams; i++) {
+		if (values[i])
+			continue;
+		if (r->params[i].required)
+			rc = required_error(&r->params[i]);
+		else
+			values[i] = r->params[i].def;
+	}
+	if (rc)
+		goto out;
+
+	/* Keep the old binding until the new one has passed every check. */
+	saved_val = calloc(r->nsteps * OP_COUNT + 1, sizeof(*saved_val));
+	saved_local = calloc(r->nsteps + 1, sizeof(*saved_local));
+	saved_rule = calloc(r->nrules + 1, sizeof(*saved_rule));
+	if (!saved_val || !saved_local || !saved_rule) {
+		rc = imgp_fail(ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < r->nsteps; i++) {
+		memcpy(saved_val + i * OP_COUNT, r->steps[i].val,
+		       sizeof(r->steps[i].val));
+		saved_local[i] = r->steps[i].local;
+	}
+	for (size_t i = 0; i < r->nrules; i++)
+		saved_rule[i] = r->rules[i].val;
+
+	for (size_t i = 0; !rc && i < r->nsteps; i++) {
+		struct recipe_step *st = &r->steps[i];
+
+		st->local = NULL;
+		for (const struct action_opt *ao = st->action->opts; !rc && ao->flags; ao++) {
+			const char *bad;
+			char why[1024];
+
+			st->val[ao->opt] = NULL;
+			if (!st->raw[ao->opt])
+				continue;
+			rc = substitute(r, st->raw[ao->opt], values, &st->val[ao->opt]);
+			if (rc)
+				break;
+			bad = recipe_check_value(ao->kind, st->val[ao->opt], true, why,
+						 sizeof(why));
+			if (bad)
+				rc = imgp_fail(EINVAL, "%s:%d: step %zu (%s): %s '%s': %s",
+					       r->path, st->line, i + 1,
+					       st->action->name, opt_names[ao->opt],
+					       st->val[ao->opt], bad);
+		}
+	}
+	for (size_t i = 0; !rc && i < r->nrules; i++) {
+		struct match_rule *rule = &r->rules[i];
+		char why[1024];
+		const char *bad;
+
+		rc = substitute(r, rule->raw, values, &rule->val);
+		if (rc)
+			break;
+		if (rule->kind == R_FILE) {
+			const char *colon = strchr(rule->val, ':');
+			char part[256];
+
+			bad = "must be PART:/PATH (as boot:/image.fit)";
+			if (colon && colon[1] == '/') {
+				snprintf(part, sizeof(part), "%.*s",
+					 (int)(colon - rule->val), rule->val);
+				bad = recipe_check_value(K_PART, part, true, why, sizeof(why));
+				if (!bad)
+					bad = recipe_check_value(K_FSPATH, colon + 1, true,
+								 why, sizeof(why));
+			}
+		} else {
+			bad = recipe_check_value(K_WORD, rule->val, true, why, sizeof(why));
+		}
+		if (bad)
+			rc = imgp_fail(EINVAL, "%s:%d: match: %s '%s': %s", r->path,
+				       rule->line, rule_keys[rule->kind], rule->val,
+				       bad);
+	}
+	if (!rc)
+		rc = recipe_resolve_locals(r, true, NULL);
+	if (rc) {
+		for (size_t i = 0; i < r->nsteps; i++) {
+			memcpy(r->steps[i].val, saved_val + i * OP_COUNT,
+			       sizeof(r->steps[i].val));
+			r->steps[i].local = saved_local[i];
+		}
+		for (size_t i = 0; i < r->nrules; i++)
+			r->rules[i].val = saved_rule[i];
+		goto out;
+	}
+	for (size_t i = 0; i < r->nparams; i++)
+		r->params[i].value = values[i];
+	r->bound = true;
+out:
+	free(saved_val);
+	free(saved_local);
+	free(saved_rule);
+	free(values);
+	return rc;
+}
+
+int recipe_check_bound(const struct imgp_recipe *r)
+{
+	if (r->bound)
+		return 0;
+	for (size_t i = 0; i < r->nparams; i++)
+		if (r->params[i].required && !r->params[i].value)
+			return required_error(&r->params[i]);
+	return imgp_fail(EINVAL, "recipe '%s': parameters are not bound", r->name);
+}

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What the recipe files share: the model of a loaded recipe and the
+ * helpers one stage offers the next. Not part of any API.
+ */
+#ifndef IMGP_RECIPE_INTERNAL_H
+#define IMGP_RECIPE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "imgpatch-internal.h"
+
+#define RECIPE_MAX ((size_t)1 << 20)  /* a recipe file */
+#define LOCAL_MAX ((size_t)16 << 20)  /* an overlay, script or file it names */
+#define NAME_MAX_LEN 64               /* recipe and parameter names */
+#define SCRIPT_NAME_MAX 32            /* U-Boot legacy image name */
+#define WRAP 78                       /* describe output width */
+
+/* ------------------------------------------------------------ the model */
+
+/* Every option a step can have; each action takes some of them. */
+enum opt {
+	OP_ACTION, OP_FIT, OP_FDT, OP_PART, OP_PATH, OP_NODE, OP_PROPERTY, OP_VALUE,
+	OP_OVERLAY, OP_WORD, OP_MOUNTPOINT, OP_OPTIONS, OP_CONTENT, OP_FILE, OP_KEY,
+	OP_SECTION, OP_TOKEN, OP_TARGET, OP_SCRIPT, OP_NAME, OP_ARCH, OP_COUNT
+};
+
+static const char *const opt_names[OP_COUNT] = {
+	"action", "fit", "fdt", "part", "path", "node", "property", "value",
+	"overlay", "word", "mountpoint", "options", "content", "file", "key",
+	"section", "token", "target", "script", "name", "arch",
+};
+
+/* What an option's value must look like. */
+enum kind {
+	K_FSPATH,       /* absolute path inside a filesystem, no "." or ".." */
+	K_PART,         /* "boot", "root", a partition number or a label */
+	K_LOCAL,        /* a file next to the recipe (or in overlays/) */
+	K_TEXT,         /* any text, newlines too */
+	K_LINE,         /* one line, may be empty */
+	K_WORD,         /* one non-empty line */
+	K_NOSPACE,      /* non-empty, no white space */
+	K_DTPATH,       /* absolute device tree node path */
+	K_DTVALUE,      /* property value in dtc syntax */
+	K_FSTABOPS,     /* "-discard,+noatime" */
+	K_ARCH,         /* U-Boot architecture name */
+	K_SCRNAME,      /* U-Boot image name */
+};
+
+#define REQ 1u  /* required */
+#define OPT 2u  /* optional */
+#define ALT 4u  /* exactly one of the ALT options */
+
+struct action_opt {
+	enum opt opt;
+	enum kind kind;
+	unsigned flags;         /* 0 ends the list */
+};
+
+/*
+ * How a step uses the device tree being edited, for the order checks. An
+ * overlay that is never written still proves that it applies: a check.
+ */
+enum dt_use { DT_NONE, DT_LOAD, DT_EDIT, DT_CHECK, DT_WRITE };
+
+struct recipe_step;
+struct action {
+	const char *name;
+	enum dt_use dt;
+	/* "{opt}" is the option's value; "[...]" shows only when every option
+	 * in it is set; "{?opt}" shows nothing but needs opt. */
+	const char *show;
+	int (*run)(struct imgp_patch *patch, const struct recipe_step *st);
+	struct action_opt opts[7];
+};
+
+struct recipe_step {
+	const struct action *action;
+	int line;
+	const char *raw[OP_COUNT];       /* as written; NULL when absent */
+	const char *val[OP_COUNT];       /* with parameters substituted */
+	const char *local;              /* resolved path of a K_LOCAL option */
+};
+
+enum rule_kind { R_LABEL, R_FILE, R_FITFDT, R_COMPAT, R_COUNT };
+
+static const char *const rule_keys[R_COUNT] = {
+	"partition-label", "file", "fit-fdt", "compatible",
+};
+
+struct match_rule {
+	enum rule_kind kind;
+	int line;
+	const char *raw;
+	const char *val;
+};
+
+struct imgp_recipe {
+	const char *path;
+	const char *dir;                /* real path of its directory */
+	const char *name, *summary, *description, *source, *risks, *undo;
+	size_t nparams;
+	struct imgp_recipe_param *params;
+	size_t nrules;
+	struct match_rule *rules;
+	size_t nsteps;
+	struct recipe_step *steps;
+	bool bound;
+	/* Every string above is owned here, freed together. */
+	char **pool;
+	size_t npool, cappool;
+};
+
+/* ---------------------------------------------------------- the scanner */
+
+/*
+ * libconfuse reads "${VAR}" in double-quoted and bare strings as an
+ * environment variable, and miscounts lines after comments. So the text it
+ * parses is first rewritten here: comments become blanks (newlines kept),
+ * "${" inside double quotes becomes "\${" (which libconfuse reads back as
+ * "${"), and "${" outside quotes is refused. On the way the scanner notes
+ * the line of every top-level section and of every key, which libconfuse
+ * does not keep, for messages and duplicate checks.
+ */
+struct scan_sec {
+	char kind[32];
+	int line;
+};
+
+struct scan_key {
+	size_t sec;                     /* 0: top level; n: secs[n - 1] */
+	char key[32];
+	int line;
+};
+
+struct scan {
+	const char *path;
+	struct imgp_buf out;
+	size_t nsecs, nkeys;
+	struct scan_sec *secs;
+	struct scan_key *keys;
+	/* parser state */
+	enum { S_KEY, S_AFTER_KEY, S_TITLE, S_VALUE, S_LIST, S_FUNC } st;
+	int depth;
+	size_t cur;
+	char key[32];
+	int keyline;
+};
+
+/* ------------------------------------------------ what the stages share */
+
+/* recipe.c: the string pool every loaded string lives in */
+const char *recipe_pool_keep(struct imgp_recipe *r, char *s);
+const char *recipe_pool_dup(struct imgp_recipe *r, const char *s);
+
+/* recipe-path.c: files */
+int recipe_read_whole(const char *path, size_t max, bool nofollow,
+		      struct imgp_buf *out);
+bool recipe_is_regular(const char *path);
+bool recipe_ends_with(const char *s, const char *suffix);
+
+/* recipe-value.c: value checks and parameter references */
+bool recipe_is_ident(const char *s, size_t len);
+bool recipe_is_name(const char *s);
+bool recipe_has_ctl(const char *s, bool tab_ok);
+bool recipe_parse_long(const char *s, long *out);
+const char *recipe_check_value(enum kind k, const char *v, bool bound,
+			       char *why, size_t whylen);
+struct imgp_recipe_param *recipe_find_param(const struct imgp_recipe *r,
+					    const char *name, size_t len);
+void recipe_param_names(const struct imgp_recipe *r, char *buf, size_t len);
+int recipe_walk_refs(const struct imgp_recipe *r, const char *s,
+		     const char *const *values, struct imgp_buf *out,
+		     char *why, size_t whylen);
+
+/* recipe-lex.c: the scanner */
+int recipe_scan_text(struct scan *s, const char *t, size_t len);
+void recipe_scan_free(struct scan *s);
+size_t recipe_scan_sec(const struct scan *s, const char *kind, size_t ordinal);
+int recipe_sec_line(const struct scan *s, size_t sec);
+bool recipe_has_key(const struct scan *s, size_t sec, const char *key);
+int recipe_key_line(const struct scan *s, size_t sec, const char *key);
+
+/* recipe-actions.c: the action table */
+extern const struct action recipe_actions[];
+extern const size_t recipe_nactions;
+int recipe_run_fdt_from_fit(struct imgp_patch *patch, const struct recipe_step *st);
+const struct action *recipe_find_action(const char *name);
+const struct action_opt *recipe_action_opt(const struct action *a, enum opt o);
+
+/* recipe-load.c: loading */
+struct loader;
+int recipe_param_check(const struct imgp_recipe_param *p, const char *v,
+		       long *num);
+const char *recipe_param_norm(struct imgp_recipe *r,
+			      const struct imgp_recipe_param *p, const char *v,
+			      long num);
+const struct recipe_step *recipe_first_dt_load(const struct imgp_recipe *r);
+int recipe_resolve_locals(struct imgp_recipe *r, bool bound, struct loader *ld);
+
+/* recipe-bind.c: binding */
+int recipe_check_bound(const struct imgp_recipe *r);
+
+#endif
