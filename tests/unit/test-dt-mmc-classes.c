@@ -56,7 +56,7 @@ static int check_tree(const char *path, const char *name, struct imgp_dtb *dtb,
 {
 	static const struct imgp_part part = { .number = 1 };
 	struct doctor_tree tree = { .part = &part, .file = (char *)name };
-	struct doctor d = { .out = out, .fit_path = "/image.fit", .ntrees = 1, .trees = &tree };
+	struct doctor d = { .out = out, .ntrees = 1, .trees = &tree };
 	size_t len;
 	void *raw = unit_read_file(path, &len);
 	int rc;
