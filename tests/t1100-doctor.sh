@@ -4,7 +4,7 @@ test_description='doctor: storage-performance findings, text and JSON, their fix
 . "$(dirname "$0")/lib.sh"
 
 test_require_imgpatch
-test_require_tools python3 sfdisk mkfs.vfat mcopy mke2fs debugfs dtc fdtget dumpimage xz
+test_require_tools python3 sfdisk mkfs.vfat mcopy mke2fs debugfs dtc fdtget dumpimage mkimage xz
 
 export IMGPATCH_RECIPE_PATH=$IMGPATCH_BUILD/recipes
 SCHEMA=$REPO_DIR/tool/schema/doctor.schema.json
@@ -384,6 +384,27 @@ test_expect_success 'a corrupt boot script is an error that names it, nothing wr
 	cat err &&
 	grep "^imgpatch: kv-junk.img: p1 (vfat): /boot.scr.uimg: " err &&
 	test_file_unchanged kv-junk.img "$sum"
+'
+
+test_expect_success 'a FIT over the image limit: its trees are not examined, the rest is judged' '
+	cp kv.img kv-many.img &&
+	{
+		echo "/dts-v1/;" &&
+		echo "/ { description = \"many\"; #address-cells = <1>; images {" &&
+		for i in $(seq 0 1025); do
+			echo "fdt-$i { data = [00]; type = \"flat_dt\"; arch = \"arm64\"; compression = \"none\"; };"
+		done &&
+		echo "}; configurations { default = \"conf-0\"; conf-0 { fdt = \"fdt-0\"; }; }; };"
+	} >many.its &&
+	mkimage -f many.its many.fit >/dev/null &&
+	mcopy -o -i "kv-many.img@@$(part_offset kv-many.img 1)" many.fit ::image.fit &&
+	sum=$(sum_file kv-many.img) &&
+	doctor many.json kv-many.img --json 2>err &&
+	grep -x "imgpatch: warning: p1 (vfat): /image.fit: FIT has 1026 images, more than the 1024 allowed: its device trees are not examined" err &&
+	python3 "$TEST_DIR/json/validate.py" "$SCHEMA" many.json &&
+	findings many.json | cut -d" " -f1 >ids &&
+	grep -x fstab-discard ids &&
+	test_file_unchanged kv-many.img "$sum"
 '
 
 test_done
