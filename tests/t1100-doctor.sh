@@ -310,7 +310,7 @@ test_expect_success 'Raspberry Pi 4/5 image: no sd_overclock promise, broken-cd'
 # A Pi 3's tree beside them: an image that also boots an sdhost board.
 test_expect_success 'Raspberry Pi 3 tree: rpi-sd-overclock for [pi3]; gone after the recipes' '
 	cp rpi.img rpi3.img &&
-	mcopy -i "rpi3.img@@$(part_offset rpi3.img 1)" "$DTB_DIR/bcm2711-rpi-4-b.dtb" ::bcm2710-rpi-3-b.dtb &&
+	mcopy -i "rpi3.img@@$(part_offset rpi3.img 1)" "$DTB_DIR/bcm2837-rpi-3-b.dtb" ::bcm2837-rpi-3-b.dtb &&
 	doctor rpi3.json rpi3.img --json &&
 	findings rpi3.json >rpi3.list &&
 	cat rpi3.list &&
