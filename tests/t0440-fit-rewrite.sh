@@ -168,4 +168,35 @@ external_case()
 external_case data-offset
 external_case data-position -p 0x2000
 
+# U-Boot under QEMU, when Debian's u-boot-qemu and qemu-system-arm are
+# there: iminfo verifies every hash of the rewritten FIT, imxtract gives the
+# edited tree.
+export QEMU_AARCH64=${QEMU_AARCH64:-qemu-system-aarch64}
+export UBOOT_BIN=${UBOOT_BIN:-/usr/lib/u-boot/qemu_arm64/u-boot.bin}
+if ! command -v "$QEMU_AARCH64" >/dev/null 2>&1; then
+	test_skip_tool 'U-Boot verifies the rewritten FIT' "$QEMU_AARCH64"
+elif [ ! -r "$UBOOT_BIN" ]; then
+	test_skip_tool 'U-Boot verifies the rewritten FIT' u-boot-qemu
+else
+	test_expect_success 'U-Boot verifies the rewritten FIT (iminfo) and extracts the edited tree' '
+		cat >fit.cmds <<-EOF &&
+		scan      virtio scan
+		fit       fatload virtio 0:1 \${kernel_addr_r} /image.fit
+		iminfo    iminfo \${kernel_addr_r}
+		extract   imxtract \${kernel_addr_r} $FDT \${ramdisk_addr_r}
+		addr      fdt addr \${ramdisk_addr_r}
+		list      fdt list /axi/mmc@ff170000
+		EOF
+		"$TEST_DIR/uboot/uboot-console.sh" uboot.console uboot img.img <fit.cmds &&
+		for c in scan fit iminfo extract addr list; do
+			test "$(cat uboot/$c.rc)" = 0 || { cat uboot/$c.out; return 1; }
+		done &&
+		cat uboot/iminfo.out &&
+		test "$(grep -c "Hash(es) for Image [0-6] (.*): sha1+ *\$" uboot/iminfo.out)" = 7 &&
+		! grep -i "error\|bad hash" uboot/iminfo.out &&
+		grep "disable-wp" uboot/list.out &&
+		! grep "no-1-8-v" uboot/list.out
+	'
+fi
+
 test_done
