@@ -114,8 +114,8 @@ test_expect_success 'an ext4 root that needs journal recovery is refused' '
 	refuses journal.img 1 "recovery" --fstab /:-discard
 '
 
-test_expect_success 'boot script without the user-override.dtb hook: refused without --force' '
-	refuses nohook.img 1 "does not load user-override.dtb.*--force" $KV260_ARGS
+test_expect_success 'boot script without the user-override.dtb hook: --via override refused without --force' '
+	refuses nohook.img 1 "does not load user-override.dtb.*--force" $KV260_ARGS --via override
 '
 
 test_expect_success '--force writes it anyway, loudly' '

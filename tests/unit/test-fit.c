@@ -709,6 +709,123 @@ static void check_many(void)
 		  "many: the message gives the reference bound");
 }
 
+/* ---------------------------------------------------------------- rewrite */
+
+/* A tree with one property more (grow) or without its model. */
+static uint8_t *changed_tree(const uint8_t *tree, size_t size, bool grow,
+			     size_t *len)
+{
+	size_t cap = size + 64;
+	uint8_t *buf = malloc(cap), *src = malloc(size);
+	int rc;
+
+	/* libfdt wants the tree 8-byte aligned; a payload may not be. */
+	if (src)
+		memcpy(src, tree, size);
+	if (!buf || !src || fdt_open_into(src, buf, (int)cap)) {
+		free(src);
+		free(buf);
+		return NULL;
+	}
+	free(src);
+	rc = grow ? fdt_setprop_string(buf, 0, "rewritten", "yes")
+		  : fdt_delprop(buf, 0, "model");
+	if (rc || fdt_pack(buf)) {
+		free(buf);
+		return NULL;
+	}
+	*len = fdt_totalsize(buf);
+	return buf;
+}
+
+/*
+ * Replaces victim's tree: the new FIT parses, every image's hashes verify,
+ * the victim holds the new tree and every other payload is unchanged, and
+ * dumpimage agrees on images and payloads.
+ */
+static void check_rewrite(const char *file, const char *victim, bool grow)
+{
+	struct imgp_fit old = { 0 }, new = { 0 };
+	const struct imgp_fit_image *img;
+	struct imgp_buf out = { 0 };
+	uint8_t *raw, *tree = NULL, *copy;
+	size_t len, tlen = 0, i;
+	char what[160];
+	int ok = 1, rc;
+
+	snprintf(what, sizeof(what), "%s: %s %s: rewritten", file, victim,
+		 grow ? "grown" : "shrunk");
+	raw = unit_read_file(unit_path(file), &len);
+	rc = raw ? imgp_fit_parse(&old, raw, len) : -1;
+	img = rc ? NULL : image(&old, victim);
+	if (img)
+		tree = changed_tree(img->data, img->size, grow, &tlen);
+	rc = tree ? imgp_fit_rewrite(&old, victim, tree, tlen, &out) : -1;
+	CHECK(rc == 0, what);
+	if (rc) {
+		printf("#   %s\n", imgp_errmsg());
+		goto out;
+	}
+	copy = malloc(out.len);
+	rc = copy && !unit_write_file(unit_path("rewritten.fit"), out.data, out.len)
+		? (memcpy(copy, out.data, out.len), imgp_fit_parse(&new, copy, out.len))
+		: -1;
+	snprintf(what, sizeof(what), "%s: %s: the new FIT parses, every hash verifies",
+		 file, victim);
+	for (i = 0; !rc && i < new.nimages; i++)
+		rc = imgp_fit_verify(&new, &new.images[i]);
+	CHECK(rc == 0 && new.nimages == old.nimages, what);
+	if (rc)
+		goto out;
+	for (i = 0; i < new.nimages; i++) {
+		const struct imgp_fit_image *n = &new.images[i], *o = &old.images[i];
+		bool is_victim = strcmp(n->name, victim) == 0;
+		const uint8_t *want = is_victim ? tree : o->data;
+		size_t wlen = is_victim ? tlen : o->size;
+
+		if (n->size != wlen || memcmp(n->data, want, wlen) ||
+		    n->external != o->external)
+			ok = 0;
+	}
+	snprintf(what, sizeof(what), "%s: %s: the new tree in, every other payload unchanged",
+		 file, victim);
+	CHECK(ok, what);
+	check_against_dumpimage(&new, "rewritten.fit");
+	check_payloads(&new, "rewritten.fit");
+out:
+	imgp_fit_free(&new);
+	imgp_fit_free(&old);
+	imgp_buf_free(&out);
+	free(tree);
+}
+
+static int edit_signed(void *fdt)
+{
+	int conf = fdt_path_offset(fdt, "/configurations/conf-b");
+	int sig = fdt_add_subnode(fdt, conf, "signature-1");
+
+	return sig < 0 ? sig : fdt_setprop_string(fdt, sig, "algo", "sha256,rsa2048");
+}
+
+static void check_rewrite_signed(void)
+{
+	struct imgp_fit fit = { 0 };
+	struct imgp_buf out = { 0 };
+	size_t len;
+	uint8_t *raw = edited("embedded.fit", &len, edit_signed);
+	int rc = raw ? imgp_fit_parse(&fit, raw, len) : -1;
+
+	if (!rc)
+		rc = imgp_fit_rewrite(&fit, "fdt-a.dtb", fit.images[2].data,
+				      fit.images[2].size, &out);
+	CHECK(rc == -EPERM && out.len == 0, "a signed FIT is not rewritten");
+	CHECK_STR(imgp_errmsg(),
+		  "the FIT is signed (/configurations/conf-b/signature-1): re-signing needs the key; use --via override where the boot script loads one",
+		  "the refusal names the signature and the way out");
+	imgp_fit_free(&fit);
+	imgp_buf_free(&out);
+}
+
 int main(void)
 {
 	if (unit_tmpdir_create("fit")) {
@@ -757,6 +874,14 @@ int main(void)
 	check_truncated();
 	check_external_bounds();
 	check_many();
+
+	check_rewrite("embedded.fit", "fdt-b.dtb", true);
+	check_rewrite("embedded.fit", "fdt-a.dtb", false);
+	check_rewrite("external.fit", "fdt-b.dtb", true);
+	check_rewrite("external.fit", "fdt-c.dtb", false);
+	check_rewrite("position.fit", "fdt-a.dtb", true);
+	check_rewrite("position.fit", "fdt-b.dtb", false);
+	check_rewrite_signed();
 
 	unit_tmpdir_remove();
 	return unit_done();

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * imgpatch patch IMAGE [options]: edit a FIT fdt (delete or set properties,
- * delete nodes, apply overlays) into user-override.dtb and edit fstab
- * options, planned in full before one commit (in place, or a copy with -o).
+ * delete nodes, apply overlays) into user-override.dtb, or into the FIT
+ * itself when the boot script loads no override, and edit fstab options,
+ * planned in full before one commit (in place, or a copy with -o).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,7 +20,7 @@ struct dt_op {
 
 enum {
 	OPT_FIT = 256, OPT_FDT, OPT_DT_DELETE, OPT_DT_SET, OPT_DT_DELETE_NODE,
-	OPT_OVERLAY, OPT_DTB_OUT, OPT_FSTAB, OPT_ROOT,
+	OPT_OVERLAY, OPT_DTB_OUT, OPT_FSTAB, OPT_ROOT, OPT_VIA,
 };
 
 struct patch_opts {
@@ -27,6 +28,7 @@ struct patch_opts {
 	const char *fit;
 	const char *fdt;
 	const char *dtb_out;
+	const char *via;         /* "override", "fit"; NULL: chosen from the boot script */
 	const char *root;
 	struct cli_io io;
 	bool force;
@@ -46,6 +48,9 @@ static const struct cli_option patch_options[] = {
 	  "[00 01], a bare number (one cell) or empty; repeatable" },
 	{ OPT_DT_DELETE_NODE, "dt-delete-node", 0, "NODE", "delete a node and its subtree; repeatable" },
 	{ OPT_OVERLAY, "overlay", 0, "FILE.dtbo", "apply a compiled overlay (dtc -@); repeatable" },
+	{ OPT_VIA, "via", 0, "override|fit", "how the tree reaches the board: an override file\n"
+	  "the boot script loads, or the FIT rewritten (default:\n"
+	  "override when the boot script loads one, else fit)" },
 	{ OPT_DTB_OUT, "dtb-out", 0, "PATH", "where the tree goes on the boot partition\n"
 	  "(default /user-override.dtb)" },
 	{ OPT_FSTAB, "fstab", 0, "MNT:OPS", "fstab option edits, e.g. /:-discard,+noatime;\n"
@@ -127,6 +132,11 @@ static int parse_args(int argc, char **argv, struct patch_opts *o)
 				rc = cli_bad_value(&p, "an absolute path");
 			o->dtb_out = p.value;
 			break;
+		case OPT_VIA:
+			if (strcmp(p.value, "override") && strcmp(p.value, "fit"))
+				rc = cli_bad_value(&p, "override or fit");
+			o->via = p.value;
+			break;
 		case OPT_FSTAB:
 			if (!fstab_split(p.value))
 				rc = cli_bad_value(&p, "MOUNTPOINT:+opt,-opt");
@@ -151,6 +161,12 @@ static int parse_args(int argc, char **argv, struct patch_opts *o)
 		if (!o->ndt && !o->nfstab && !o->fdt)
 			rc = usage_error("patch", "nothing to do: give --fdt, --dt-*, --overlay and/or --fstab");
 	}
+	if (!rc && !o->stop && o->via && strcmp(o->via, "fit") == 0 &&
+	    (o->dtb_out || o->force))
+		rc = usage_error("patch", "--via fit rewrites the FIT: --dtb-out and --force go with --via override");
+	/* An explicit file or --force keeps the override file. */
+	if (!o->via && (o->dtb_out || o->force))
+		o->via = "override";
 	cli_parser_free(&p);
 	if (!o->fit)
 		o->fit = "/image.fit";
@@ -237,19 +253,56 @@ static int check_boot_hook(struct imgp_patch *patch, const struct patch_opts *o)
 	return rc;
 }
 
+/*
+ * The tree goes where the board reads it: the override file when the boot
+ * script loads one (or --via override says so), else into the FIT. Chosen
+ * before the edits: edits made in place judge an absent property apart.
+ */
+static int choose_via(struct imgp_patch *patch, const struct patch_opts *o,
+		      const char **why)
+{
+	int rc;
+
+	*why = NULL;
+	if (o->via && strcmp(o->via, "override") == 0)
+		return 0;
+	if (!o->via) {
+		rc = imgp_patch_boot_hook(patch, "user-override.dtb");
+		if (rc)
+			return rc < 0 ? rc : 0;
+		imgp_errclear();
+	}
+	*why = o->via ? "via fit: --via fit"
+		      : "via fit: the boot script loads no override file";
+	patch->dt_in_place = true;
+	return 0;
+}
+
+static int write_tree(struct imgp_patch *patch, const struct patch_opts *o,
+		      const char *why)
+{
+	int rc;
+
+	if (why)
+		return imgp_patch_write_fit(patch, why);
+	rc = imgp_patch_write_dtb(patch, o->dtb_out);
+	return rc || !o->via ? rc : check_boot_hook(patch, o);
+}
+
 /* Builds the whole plan; nothing is written here. */
 static int plan_patch(struct imgp_patch *patch, const struct patch_opts *o)
 {
+	const char *why = NULL;
 	int rc = 0;
 
 	if (o->fdt || o->ndt) {
 		rc = imgp_patch_load_fdt(patch, o->fit, o->fdt);
+		if (!rc)
+			rc = choose_via(patch, o, &why);
 		for (size_t i = 0; !rc && i < o->ndt; i++)
 			rc = apply_dt_op(patch, &o->dt[i]);
 		if (!rc)
-			rc = imgp_patch_write_dtb(patch, o->dtb_out);
-		if (!rc)
-			rc = check_boot_hook(patch, o);
+			rc = write_tree(patch, o, why);
 	}
 	for (size_t i = 0; !rc && i < o->nfstab; i++) {
 		char *mnt = strdup(o->fstab[i]);

@@ -332,6 +332,30 @@ int imgp_fit_verify(const struct imgp_fit *fit, const struct imgp_fit_image *img
  */
 int imgp_fit_payload(struct imgp_fit *fit, const struct imgp_fit_image *img,
 		     const uint8_t **data, size_t *size);
+/* The largest digest a FIT hash node holds (sha512). */
+#define IMGP_FIT_HASH_MAX 64
+/*
+ * Computes a FIT hash (crc32 as one big-endian cell, md5, sha1, sha256,
+ * sha384, sha512) of data into out. Returns the digest size or -ENOTSUP.
+ */
+int imgp_fit_hash(const char *algo, const uint8_t *data, size_t len,
+		  uint8_t out[IMGP_FIT_HASH_MAX]);
+
+/* ----------------------------------------------------------- fit-rewrite.c */
+
+/*
+ * Builds a new FIT file in out from fit (parsed whole: imgp_fit_parse) with
+ * the payload of the image named image replaced by tree: its data (embedded
+ * "data", or the external payload with data-size), its hash-* nodes
+ * recomputed, the offsets and positions of the external payloads after it
+ * moved with it; every other property and payload byte-identical. The
+ * whole file is held in memory (old and new: about twice its size).
+ * -EPERM when an image or configuration carries a signature node (the
+ * message names it: re-signing needs the key), -ENOTSUP for payloads that
+ * overlap, -EINVAL for a FIT read piecewise.
+ */
+int imgp_fit_rewrite(const struct imgp_fit *fit, const char *image,
+		     const void *tree, size_t tree_size, struct imgp_buf *out);
 
 /* -------------------------------------------------------------------- dt.c */
 
@@ -804,6 +828,13 @@ struct imgp_patch {
 	bool have_dtb;
 	const struct imgp_part *boot_part;
 	char *dtb_origin;        /* "fdt-x.dtb in p1 /image.fit" */
+	char *fit_path;          /* the FIT the tree came from; NULL: a .dtb file */
+	char *fit_image;         /* its image node */
+	/*
+	 * The edits go back where the tree came from (the FIT rewritten): a
+	 * property already absent may be an earlier run's work, not a typo.
+	 */
+	bool dt_in_place;
 	struct imgp_buf dtb_notes;
 	struct imgp_buf dtb_before; /* the loaded tree as DTS, for the plan's diff */
 	struct imgp_dtb dtb_source; /* the tree as loaded, before this run's edits */
@@ -849,6 +880,12 @@ int imgp_patch_dt_delete(struct imgp_patch *patch, const char *node,
 			 const char *prop);
 /* Plans writing the loaded tree to path on the boot partition. */
 int imgp_patch_write_dtb(struct imgp_patch *patch, const char *path);
+/*
+ * Plans rewriting the FIT the tree came from with the edited tree (see
+ * imgp_fit_rewrite); why (may be NULL) heads the plan's note ("via fit:
+ * ..."). -EINVAL when the tree came from a .dtb file.
+ */
+int imgp_patch_write_fit(struct imgp_patch *patch, const char *why);
 /*
  * Checks that the boot partition's boot script (/boot.scr.uimg or
  * /boot.scr), as the patch would leave it, mentions word. Returns 1 when

@@ -18,6 +18,7 @@
 #include "core/endian.h"
 
 #define FIT_HASH_MAX SHA512_DIGEST_SIZE
+_Static_assert(FIT_HASH_MAX == IMGP_FIT_HASH_MAX, "digest buffer size");
 /*
  * Real FITs hold a kernel and up to a few hundred trees. Image lookups are
  * by name, one pass over the images each, so these bound a hostile FIT's
@@ -586,23 +587,41 @@ static const struct fit_hash {
 	{ "sha512", SHA512_DIGEST_SIZE, fit_sha512 },
 };
 
+static const struct fit_hash *fit_hash_find(const char *algo)
+{
+	for (size_t i = 0; i < sizeof(fit_hashes) / sizeof(fit_hashes[0]); i++)
+		if (strcmp(fit_hashes[i].name, algo) == 0)
+			return &fit_hashes[i];
+	return NULL;
+}
+
+int imgp_fit_hash(const char *algo, const uint8_t *data, size_t len,
+		  uint8_t out[IMGP_FIT_HASH_MAX])
+{
+	const struct fit_hash *h = fit_hash_find(algo);
+
+	if (!h)
+		return imgp_fail(ENOTSUP,
+				 "hash algorithm '%s' is not supported (have: crc32, md5, sha1, sha256, sha384, sha512)",
+				 algo);
+	h->compute(data, len, out);
+	return h->size;
+}
+
 static int fit_check_hash(const struct imgp_fit_image *img, const uint8_t *data,
 			  const void *fdt, int node, const char *node_name)
 {
-	const struct fit_hash *h = NULL;
+	const struct fit_hash *h;
 	uint8_t digest[FIT_HASH_MAX];
 	const char *algo;
 	const void *value;
 	int len;
-	size_t i;
 
 	algo = fdt_getprop(fdt, node, "algo", &len);
 	if (!algo || len < 1 || algo[len - 1] != '\0')
 		return imgp_fail(EBADMSG, "image '%s': %s has no algo (FIT is corrupt)",
 				 img->name, node_name);
-	for (i = 0; i < sizeof(fit_hashes) / sizeof(fit_hashes[0]); i++)
-		if (strcmp(fit_hashes[i].name, algo) == 0)
-			h = &fit_hashes[i];
+	h = fit_hash_find(algo);
 	if (!h)
 		return imgp_fail(ENOTSUP,
 				 "image '%s': hash algorithm '%s' is not supported (have: crc32, md5, sha1, sha256, sha384, sha512)",

@@ -103,6 +103,12 @@ int imgp_patch_load_fdt(struct imgp_patch *patch, const char *fit_path,
 		if (rc)
 			imgp_fail_ctx(rc, "%s", fimg->name);
 	}
+	if (!rc) {
+		patch->fit_path = strdup(fit_path);
+		patch->fit_image = strdup(fimg->name);
+		if (!patch->fit_path || !patch->fit_image)
+			rc = imgp_fail(ENOMEM, "out of memory");
+	}
 	if (rc)
 		imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", part->number,
 			      part->fstype, fit_path);
@@ -180,7 +186,8 @@ int imgp_patch_dt_delete(struct imgp_patch *patch, const char *node,
 		return off;
 	rc = imgp_dt_delete_prop(&patch->dtb, off, prop);
 	/* Absent from the tree as loaded too: a typo, or the wrong tree. */
-	if (rc == 1 && !imgp_dt_has_prop(&patch->dtb_source, path, prop))
+	if (rc == 1 && !patch->dt_in_place &&
+	    !imgp_dt_has_prop(&patch->dtb_source, path, prop))
 		rc = imgp_dt_prop_not_found(&patch->dtb, off, prop);
 	if (rc < 0)
 		return imgp_fail_ctx(rc, "%s: %s: delete %s", patch->dtb_origin,
@@ -249,9 +256,36 @@ int imgp_patch_dt_overlay(struct imgp_patch *patch, const void *dtbo,
 	return dt_note(patch, "apply overlay %s%s\n", name, "");
 }
 
+/*
+ * The plan's note for the edited tree: why it goes where it goes, where it
+ * came from, the edits, and the decompiled tree before and after as a diff.
+ */
+static int dt_plan_note(struct imgp_patch *patch, const char *why,
+			const char *target, struct imgp_buf *note)
+{
+	struct imgp_buf after = { 0 };
+	int rc = 0;
+
+	if (why)
+		rc = imgp_buf_printf(note, "%s\n", why);
+	if (!rc)
+		rc = imgp_buf_printf(note, "from %s\n", patch->dtb_origin);
+	if (!rc)
+		rc = imgp_buf_append(note, patch->dtb_notes.data,
+				     patch->dtb_notes.len);
+	if (!rc)
+		rc = imgp_dt_to_dts(&patch->dtb, &after);
+	if (!rc)
+		rc = imgp_diff_unified((char *)patch->dtb_before.data,
+				       patch->dtb_before.len, (char *)after.data,
+				       after.len, patch->dtb_origin, target, note);
+	imgp_buf_free(&after);
+	return rc;
+}
+
 int imgp_patch_write_dtb(struct imgp_patch *patch, const char *path)
 {
-	struct imgp_buf note = { 0 }, after = { 0 };
+	struct imgp_buf note = { 0 };
 	const void *blob;
 	size_t size;
 	int rc;
@@ -259,24 +293,61 @@ int imgp_patch_write_dtb(struct imgp_patch *patch, const char *path)
 	if (!patch->have_dtb)
 		return imgp_fail(EINVAL, "no device tree loaded");
 	rc = imgp_dtb_finish(&patch->dtb, &blob, &size);
-	if (rc)
-		return rc;
-	/* The plan shows what changed in the tree, decompiled, as a diff. */
-	rc = imgp_buf_printf(&note, "from %s\n", patch->dtb_origin);
 	if (!rc)
-		rc = imgp_buf_append(&note, patch->dtb_notes.data,
-				     patch->dtb_notes.len);
-	if (!rc)
-		rc = imgp_dt_to_dts(&patch->dtb, &after);
-	if (!rc)
-		rc = imgp_diff_unified((char *)patch->dtb_before.data,
-				       patch->dtb_before.len, (char *)after.data,
-				       after.len, patch->dtb_origin, path, &note);
+		rc = dt_plan_note(patch, NULL, path, &note);
 	if (!rc)
 		rc = imgp_patch_write(patch, patch->boot_part, path, blob, size,
 				      false, (char *)note.data);
 	imgp_buf_free(&note);
-	imgp_buf_free(&after);
+	return rc;
+}
+
+int imgp_patch_write_fit(struct imgp_patch *patch, const char *why)
+{
+	const struct imgp_part *part = patch->boot_part;
+	struct imgp_buf raw = { 0 }, note = { 0 }, out = { 0 };
+	struct imgp_fit fit = { 0 };
+	char target[1200];
+	const void *blob;
+	size_t size, len;
+	bool existed;
+	uint8_t *whole;
+	int rc;
+
+	if (!patch->have_dtb)
+		return imgp_fail(EINVAL, "no device tree loaded");
+	if (!patch->fit_path)
+		return imgp_fail(EINVAL, "%s: the tree is no FIT image: nothing to rewrite",
+				 patch->dtb_origin);
+	rc = imgp_dtb_finish(&patch->dtb, &blob, &size);
+	if (rc)
+		return rc;
+	/* Whole: every payload after the tree may move. */
+	rc = imgp_patch_read(patch, part, patch->fit_path, IMGP_FIT_MAX, &raw,
+			     &existed);
+	if (!rc && !existed)
+		rc = imgp_fail(ENOENT, "no such file");
+	if (!rc) {
+		whole = imgp_buf_steal(&raw, &len);
+		rc = whole ? imgp_fit_parse(&fit, whole, len)
+			   : imgp_fail(EINVAL, "empty file");
+	}
+	if (!rc)
+		rc = imgp_fit_rewrite(&fit, patch->fit_image, blob, size, &out);
+	snprintf(target, sizeof(target), "%s in " IMGP_PART_FMT " %s (rewritten)",
+		 patch->fit_image, part->number, patch->fit_path);
+	if (!rc)
+		rc = dt_plan_note(patch, why, target, &note);
+	if (!rc)
+		rc = imgp_patch_write(patch, part, patch->fit_path, out.data,
+				      out.len, false, (char *)note.data);
+	else
+		imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", part->number,
+			      part->fstype, patch->fit_path);
+	imgp_fit_free(&fit);
+	imgp_buf_free(&raw);
+	imgp_buf_free(&note);
+	imgp_buf_free(&out);
 	return rc;
 }
 

@@ -36,6 +36,8 @@ void imgp_patch_free(struct imgp_patch *patch)
 		imgp_dtb_free(&patch->dtb);
 	imgp_dtb_free(&patch->dtb_source);
 	free(patch->dtb_origin);
+	free(patch->fit_path);
+	free(patch->fit_image);
 	imgp_buf_free(&patch->dtb_notes);
 	imgp_buf_free(&patch->dtb_before);
 	if (patch->survey)
