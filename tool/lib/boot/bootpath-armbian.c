@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Boot path "armbian": Armbian's single ext4 root carries /boot/boot.scr,
+ * which imports /boot/armbianEnv.txt and loads /boot/dtb/${fdtfile}, then
+ * applies each of ${overlays} as
+ * /boot/dtb/<vendor>/overlay/${overlay_prefix}-NAME.dtbo and each of
+ * ${user_overlays} as /boot/overlay-user/NAME.dtbo, in that order.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "imgpatch-internal.h"
+
+#define ENV_PATH "/boot/armbianEnv.txt"
+#define SCRIPT_PATH "/boot/boot.scr"
+
+static int armbian_probe(struct imgp_survey *sv)
+{
+	const struct imgp_part *part;
+	char *error = NULL;
+	int rc;
+
+	rc = imgp_survey_find(sv, ENV_PATH, &part, &error);
+	if (rc == -ENOMEM && !error)
+		return rc;
+	if (!rc)
+		sv->boot = part;
+	else
+		rc = imgp_survey_boot_cause(sv, rc, error);
+	free(error);
+	return rc < 0 ? rc : sv->boot != NULL;
+}
+
+/* The value of "key=" on a line of armbianEnv.txt; NULL when another key. */
+static const char *env_value(const char *line, const char *key)
+{
+	size_t n = strlen(key);
+
+	return strncmp(line, key, n) == 0 && line[n] == '=' ? line + n + 1 : NULL;
+}
+
+static int armbian_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
+{
+	const char *fdtfile = NULL, *prefix = "", *overlays = "", *user = "";
+	struct imgp_survey_bootdt *dt;
+	struct imgp_buf path = { 0 };
+	char *text, *cursor, *line;
+	size_t vendor;
+	int rc;
+
+	rc = imgp_bootinfo_summary(bi, "U-Boot script " SCRIPT_PATH " (Armbian), "
+				   ENV_PATH);
+	if (!rc)
+		rc = imgp_bootinfo_read(sv, bi, sv->boot, ENV_PATH, &text);
+	if (rc)
+		return rc == -ENOMEM ? rc : 0;
+	/* env import -t: the last setting of a name wins. */
+	cursor = text;
+	while ((line = imgp_bootinfo_line(&cursor))) {
+		const char *v;
+
+		if ((v = env_value(line, "fdtfile")))
+			fdtfile = v;
+		else if ((v = env_value(line, "overlay_prefix")))
+			prefix = v;
+		else if ((v = env_value(line, "overlays")))
+			overlays = v;
+		else if ((v = env_value(line, "user_overlays")))
+			user = v;
+	}
+	rc = imgp_bootinfo_summary(bi, "U-Boot script " SCRIPT_PATH " (Armbian), "
+				   "fdtfile %s, overlays: %s%s%s",
+				   fdtfile ? fdtfile : "(unset)",
+				   *overlays ? overlays : "none",
+				   *user ? ", user_overlays: " : "", user);
+	if (rc || !fdtfile)
+		goto out;
+	rc = imgp_buf_printf(&path, "/boot/dtb/%s", fdtfile);
+	dt = rc ? NULL : imgp_bootinfo_add_dt(bi, NULL, (char *)path.data);
+	if (!dt) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	/* The vendor directory of the tree holds its overlays. */
+	vendor = strchr(fdtfile, '/') ? (size_t)(strchr(fdtfile, '/') - fdtfile) : 0;
+	path.len = 0;
+	rc = imgp_buf_printf(&path, "/boot/dtb/%.*s%soverlay/%s-", (int)vendor,
+			     fdtfile, vendor ? "/" : "", prefix);
+	if (!rc)
+		rc = imgp_bootinfo_add_overlays(dt, (char *)path.data, overlays, ".dtbo");
+	if (!rc)
+		rc = imgp_bootinfo_add_overlays(dt, "/boot/overlay-user/", user, ".dtbo");
+out:
+	imgp_buf_free(&path);
+	free(text);
+	return rc;
+}
+
+const struct imgp_bootpath imgp_bootpath_armbian = {
+	.name = "armbian",
+	.probe = armbian_probe,
+	.describe = armbian_describe,
+};
