@@ -90,6 +90,20 @@ test_expect_success 'the JSON of every boot path validates against the schema' '
 		armbian.json fdtdir.json fdt.json rpi.json
 '
 
+test_expect_success 'Armbian settings that cannot be read: an error, a problem, the image unchanged' '
+	cp armbian.img dangling.img &&
+	printf "rm /boot/armbianEnv.txt\nsymlink /boot/armbianEnv.txt /boot/nowhere.txt\n" >dangling.cmd &&
+	debugfs -w -f dangling.cmd "dangling.img?offset=$((8192 * 512))" >/dev/null 2>&1 &&
+	sum_file dangling.img >before.sum &&
+	test_must_fail $IMGPATCH info dangling.img >dangling.txt &&
+	grep -Fx "error: p1 (ext4): /boot/armbianEnv.txt: dangling symbolic link to /boot/nowhere.txt" dangling.txt &&
+	test_must_fail $IMGPATCH info --json dangling.img >dangling.json &&
+	test "$(json_get dangling.json "d[\"problems\"]")" = 1 &&
+	python3 "$TEST_DIR/json/validate.py" "$TEST_DIR/../tool/schema/info.schema.json" dangling.json &&
+	sum_file dangling.img >after.sum &&
+	test_cmp before.sum after.sum
+'
+
 test_expect_success 'info only reads: the images are unchanged' '
 	sum_file armbian.img >a.sum &&
 	$IMGPATCH info armbian.img >/dev/null &&
