@@ -20,6 +20,17 @@ test_expect_success 'build fixtures' '
 	"$FIXTURES/mkimage-pmos.sh" pmos.img
 '
 
+test_expect_success 'the new fixtures are clean ext4 and the same bytes twice' '
+	dd if=armbian.img of=armbian.p1 bs=512 skip=8192 status=none &&
+	e2fsck -fn armbian.p1 >/dev/null 2>&1 &&
+	dd if=fdt.img of=fdt.p1 bs=512 skip=2048 status=none &&
+	e2fsck -fn fdt.p1 >/dev/null 2>&1 &&
+	"$FIXTURES/mkimage-armbian.sh" again.img &&
+	cmp again.img armbian.img &&
+	"$FIXTURES/mkimage-extlinux.sh" again.img &&
+	cmp again.img fdtdir.img
+'
+
 test_expect_success 'Armbian: boot.scr made by mkimage, its files where Armbian puts them' '
 	debugfs -R "cat /boot/boot.scr" "armbian.img?offset=$((8192 * 512))" 2>/dev/null >boot.scr &&
 	dumpimage -l boot.scr | grep -i "script" &&
