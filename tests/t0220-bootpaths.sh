@@ -13,6 +13,7 @@ dtbs=/usr/lib/linux-image-6.1.0-13-arm64
 
 test_expect_success 'build fixtures' '
 	"$FIXTURES/mkimage-armbian.sh" armbian.img &&
+	"$FIXTURES/mkimage-armbian.sh" bootfs.img --bootfs &&
 	"$FIXTURES/mkimage-extlinux.sh" fdtdir.img &&
 	"$FIXTURES/mkimage-extlinux.sh" fdt.img --fdt &&
 	"$FIXTURES/mkimage-rpi.sh" rpi.img &&
@@ -53,6 +54,13 @@ test_expect_success 'Armbian: JSON' '
 	test "$(json_get armbian.json "\" \".join(d[\"boot_path\"][\"trees\"][0][\"overlays\"])")" = \
 		"/boot/dtb/allwinner/overlay/sun50i-a64-uart1.dtbo /boot/dtb/allwinner/overlay/sun50i-a64-i2c0.dtbo /boot/overlay-user/sdfix.dtbo" &&
 	test "$(json_get armbian.json "d[\"boot_path\"][\"error\"]")" = None
+'
+
+test_expect_success 'Armbian with a boot filesystem: its script, not the plain script path, under prefix /' '
+	$IMGPATCH info bootfs.img >bootfs.txt &&
+	grep -Fx "boot path: U-Boot script /boot.scr (Armbian), fdtfile allwinner/sun50i-a64-pinephone-1.2.dtb, overlays: uart1 i2c0, user_overlays: sdfix (p1)" bootfs.txt &&
+	grep -Fx "  tree: /dtb/allwinner/sun50i-a64-pinephone-1.2.dtb + /dtb/allwinner/overlay/sun50i-a64-uart1.dtbo, /dtb/allwinner/overlay/sun50i-a64-i2c0.dtbo, /overlay-user/sdfix.dtbo" bootfs.txt &&
+	grep "^root fstab: p2 " bootfs.txt
 '
 
 test_expect_success 'every tree and overlay Armbian names is in the image' '

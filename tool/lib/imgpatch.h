@@ -585,9 +585,10 @@ const struct imgp_part *imgp_disk_find_file(struct imgp_disk *disk,
  *
  * The rules: the boot partition is the one of the first boot path that
  * recognises itself (the FIT's partition, else the first with an
- * extlinux.conf, else the first with /boot.scr.uimg, else the first with
- * /boot.scr, else the first with Armbian's /boot/armbianEnv.txt, else the
- * first with the Raspberry Pi firmware's /config.txt), else the first with
+ * extlinux.conf, else the first with Armbian's /armbianEnv.txt or
+ * /boot/armbianEnv.txt, else the first with /boot.scr.uimg, else the first
+ * with /boot.scr, else the first with the Raspberry Pi firmware's
+ * /config.txt beside its trees or firmware), else the first with
  * /config.txt or /extlinux/extlinux.conf. The boot script is looked for
  * on the boot partition only, and so is the hook file when a boot path
  * was recognised (else on the first partition that has it); the root
@@ -604,7 +605,7 @@ extern const char *const imgp_bootscr_paths[];
 extern const size_t imgp_nbootscr_paths;
 
 /* What a survey reads beyond the filesystems and the boot and root partitions. */
-#define IMGP_SURVEY_BOOT  (1u << 0) /* FIT structure, boot script, hook file */
+#define IMGP_SURVEY_BOOT  (1u << 0) /* FIT structure, boot script, hook file, the boot path's trees */
 #define IMGP_SURVEY_TREES (1u << 1) /* + every FIT hash verified, each tree's SD/eMMC controllers */
 #define IMGP_SURVEY_FSTAB (1u << 2) /* the root's /etc/fstab and its "/" entry */
 

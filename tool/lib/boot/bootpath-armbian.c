@@ -4,32 +4,59 @@
  * which imports /boot/armbianEnv.txt and loads /boot/dtb/${fdtfile}, then
  * applies each of ${overlays} as
  * /boot/dtb/<vendor>/overlay/${overlay_prefix}-NAME.dtbo and each of
- * ${user_overlays} as /boot/overlay-user/NAME.dtbo, in that order.
+ * ${user_overlays} as /boot/overlay-user/NAME.dtbo, in that order. With a
+ * separate boot partition the script's ${prefix} is "/" and the same
+ * files sit at that partition's root.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "imgpatch-internal.h"
 
-#define ENV_PATH "/boot/armbianEnv.txt"
-#define SCRIPT_PATH "/boot/boot.scr"
+/* U-Boot's distro boot prefixes, in the order it tries them on a partition. */
+static const char *const prefixes[] = { "/", "/boot/" };
+#define NPREFIXES (sizeof(prefixes) / sizeof(prefixes[0]))
+#define ENV_NAME "armbianEnv.txt"
 
 static int armbian_probe(struct imgp_survey *sv)
 {
-	const struct imgp_part *part;
 	char *error = NULL;
-	int rc;
+	int rc = 0;
 
-	rc = imgp_survey_find(sv, ENV_PATH, &part, &error);
-	if (rc == -ENOMEM && !error)
-		return rc;
-	if (!rc)
-		sv->boot = part;
-	else
-		rc = imgp_survey_boot_cause(sv, rc, error);
+	for (size_t i = 0; i < NPREFIXES && !sv->boot; i++) {
+		const struct imgp_part *part;
+		char path[32];
+
+		snprintf(path, sizeof(path), "%s" ENV_NAME, prefixes[i]);
+		rc = imgp_survey_find(sv, path, &part, &error);
+		if (rc == -ENOMEM && !error)
+			return rc;
+		if (!rc)
+			sv->boot = part;
+		else
+			rc = imgp_survey_boot_cause(sv, rc, error);
+		if (rc)
+			break;
+	}
 	free(error);
 	return rc < 0 ? rc : sv->boot != NULL;
+}
+
+/* The prefix under which the boot partition has armbianEnv.txt. */
+static const char *env_prefix(struct imgp_survey *sv)
+{
+	struct imgp_fs *fs = imgp_survey_fs(sv, sv->boot);
+	char path[32];
+
+	for (size_t i = 0; fs && i < NPREFIXES; i++) {
+		snprintf(path, sizeof(path), "%s" ENV_NAME, prefixes[i]);
+		if (imgp_fs_exists(fs, path) > 0)
+			return prefixes[i];
+	}
+	imgp_errclear();
+	return prefixes[NPREFIXES - 1];
 }
 
 /* The value of "key=" on a line of armbianEnv.txt; NULL when another key. */
@@ -49,10 +76,13 @@ static int armbian_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo 
 	size_t vendor;
 	int rc;
 
-	rc = imgp_bootinfo_summary(bi, "U-Boot script " SCRIPT_PATH " (Armbian), "
-				   ENV_PATH);
+	const char *pre = env_prefix(sv);
+	char env[32];
+
+	snprintf(env, sizeof(env), "%s" ENV_NAME, pre);
+	rc = imgp_bootinfo_summary(bi, "U-Boot script %sboot.scr (Armbian), %s", pre, env);
 	if (!rc)
-		rc = imgp_bootinfo_read(sv, bi, sv->boot, ENV_PATH, &text);
+		rc = imgp_bootinfo_read(sv, bi, sv->boot, env, &text);
 	if (rc)
 		return rc == -ENOMEM ? rc : 0;
 	/* env import -t: the last setting of a name wins. */
@@ -69,14 +99,14 @@ static int armbian_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo 
 		else if ((v = env_value(line, "user_overlays")))
 			user = v;
 	}
-	rc = imgp_bootinfo_summary(bi, "U-Boot script " SCRIPT_PATH " (Armbian), "
-				   "fdtfile %s, overlays: %s%s%s",
+	rc = imgp_bootinfo_summary(bi, "U-Boot script %sboot.scr (Armbian), "
+				   "fdtfile %s, overlays: %s%s%s", pre,
 				   fdtfile ? fdtfile : "(unset)",
 				   *overlays ? overlays : "none",
 				   *user ? ", user_overlays: " : "", user);
 	if (rc || !fdtfile)
 		goto out;
-	rc = imgp_buf_printf(&path, "/boot/dtb/%s", fdtfile);
+	rc = imgp_buf_printf(&path, "%sdtb/%s", pre, fdtfile);
 	dt = rc ? NULL : imgp_bootinfo_add_dt(bi, NULL, (char *)path.data);
 	if (!dt) {
 		rc = -ENOMEM;
@@ -85,12 +115,15 @@ static int armbian_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo 
 	/* The vendor directory of the tree holds its overlays. */
 	vendor = strchr(fdtfile, '/') ? (size_t)(strchr(fdtfile, '/') - fdtfile) : 0;
 	path.len = 0;
-	rc = imgp_buf_printf(&path, "/boot/dtb/%.*s%soverlay/%s-", (int)vendor,
+	rc = imgp_buf_printf(&path, "%sdtb/%.*s%soverlay/%s-", pre, (int)vendor,
 			     fdtfile, vendor ? "/" : "", prefix);
 	if (!rc)
 		rc = imgp_bootinfo_add_overlays(dt, (char *)path.data, overlays, ".dtbo");
+	path.len = 0;
 	if (!rc)
-		rc = imgp_bootinfo_add_overlays(dt, "/boot/overlay-user/", user, ".dtbo");
+		rc = imgp_buf_printf(&path, "%soverlay-user/", pre);
+	if (!rc)
+		rc = imgp_bootinfo_add_overlays(dt, (char *)path.data, user, ".dtbo");
 out:
 	imgp_buf_free(&path);
 	free(text);
