@@ -66,6 +66,7 @@ static int count_problems(const struct info *in)
 	for (size_t i = 0; i < sv->ntrees; i++)
 		n += sv->trees[i].state == IMGP_TREE_ERROR;
 	n += info_fstab_error(in) != NULL;
+	n += sv->bootinfo.rc != 0;
 	return n;
 }
 

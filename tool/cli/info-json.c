@@ -60,6 +60,39 @@ static void info_json_partitions(struct json *j, const struct info *in)
 	json_array_end(j);
 }
 
+static void info_json_bootpath(struct json *j, const struct info *in)
+{
+	const struct imgp_survey_bootinfo *bi = &in->sv.bootinfo;
+
+	json_key(j, "boot_path");
+	if (!in->sv.bootpath) {
+		json_null(j);
+		return;
+	}
+	json_object_begin(j);
+	json_kv_string(j, "name", in->sv.bootpath_name);
+	json_kv_int(j, "partition", in->sv.boot->number);
+	json_kv_string(j, "summary", bi->summary);
+	json_kv_string(j, "error", bi->rc ? bi->error : NULL);
+	json_key(j, "trees");
+	json_array_begin(j);
+	for (size_t i = 0; i < bi->ndts; i++) {
+		const struct imgp_survey_bootdt *dt = &bi->dts[i];
+
+		json_object_begin(j);
+		json_kv_string(j, "model", dt->model);
+		json_kv_string(j, "path", dt->path);
+		json_key(j, "overlays");
+		json_array_begin(j);
+		for (size_t k = 0; k < dt->noverlays; k++)
+			json_string(j, dt->overlays[k]);
+		json_array_end(j);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_object_end(j);
+}
+
 static void info_json_fit(struct json *j, const struct info *in)
 {
 	const struct imgp_survey_fit *f = &in->sv.fit;
@@ -266,6 +299,7 @@ int info_print_json(const struct info *in)
 	json_object_begin(&j);
 	json_kv_uint(&j, "schema_version", 1);
 	info_json_partitions(&j, in);
+	info_json_bootpath(&j, in);
 	info_json_fit(&j, in);
 	info_json_script(&j, in);
 	info_json_dts(&j, in);

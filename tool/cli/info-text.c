@@ -89,6 +89,38 @@ static void text_unreadable(const struct info *in)
 			       in->disk->tab.parts[i].number);
 }
 
+/* The way the board picks its tree, and each tree it can boot with its overlays. */
+static void text_bootpath(const struct info *in)
+{
+	const struct imgp_survey_bootinfo *bi = &in->sv.bootinfo;
+
+	fputs("boot path: ", stdout);
+	if (!in->sv.bootpath) {
+		puts("none recognised");
+		return;
+	}
+	table_put_text(bi->summary ? bi->summary : in->sv.bootpath_name);
+	printf(" (" IMGP_PART_FMT ")\n", in->sv.boot->number);
+	if (bi->rc) {
+		fputs("error: ", stdout);
+		table_put_text(bi->error);
+		putchar('\n');
+	}
+	for (size_t i = 0; i < bi->ndts; i++) {
+		const struct imgp_survey_bootdt *dt = &bi->dts[i];
+
+		fputs("  ", stdout);
+		table_put_text(dt->model ? dt->model : "tree");
+		fputs(": ", stdout);
+		table_put_text(dt->path);
+		for (size_t k = 0; k < dt->noverlays; k++) {
+			fputs(k ? ", " : " + ", stdout);
+			table_put_text(dt->overlays[k]);
+		}
+		putchar('\n');
+	}
+}
+
 static void text_fit(const struct info *in)
 {
 	const struct imgp_survey *sv = &in->sv;
@@ -296,6 +328,7 @@ void info_print_text(const struct info *in)
 {
 	text_partitions(in);
 	putchar('\n');
+	text_bootpath(in);
 	text_fit(in);
 	putchar('\n');
 	text_script(in);

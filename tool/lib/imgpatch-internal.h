@@ -303,13 +303,47 @@ struct imgp_bootpath {
 	int (*probe)(struct imgp_survey *sv);
 	/*
 	 * The file the boot script must load for a fixed device tree to take
-	 * effect ("user-override.dtb"); NULL when this way has none.
+	 * effect ("user-override.dtb"); NULL when this way has none. A method
+	 * without hook honours no hook file: the survey then shows the hook
+	 * file wherever it is, as with no boot path.
 	 */
 	const char *(*hook)(const struct imgp_survey *sv);
+	/*
+	 * Fills bi: one line naming the way and what it picks, the trees it
+	 * can boot and the overlays applied to each, in order. A file that
+	 * cannot be read is kept in bi->rc/error. Returns 0 or -ENOMEM.
+	 */
+	int (*describe)(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi);
 };
 
 extern const struct imgp_bootpath imgp_bootpath_fit;
+extern const struct imgp_bootpath imgp_bootpath_extlinux;
 extern const struct imgp_bootpath imgp_bootpath_script;
+extern const struct imgp_bootpath imgp_bootpath_armbian;
+extern const struct imgp_bootpath imgp_bootpath_rpi;
+
+/*
+ * survey.c, for describe(): a text file of part, NUL-terminated, in *text
+ * (owned). Returns 0, or -errno with the failure kept in bi.
+ */
+int imgp_bootinfo_read(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
+		       const struct imgp_part *part, const char *path, char **text);
+/* Appends a tree (model may be NULL); NULL: out of memory. */
+struct imgp_survey_bootdt *imgp_bootinfo_add_dt(struct imgp_survey_bootinfo *bi,
+						const char *model, const char *path);
+/* Appends an overlay to dt; 0 or -ENOMEM. */
+int imgp_bootinfo_add_overlay(struct imgp_survey_bootdt *dt, const char *path);
+/* Each blank-separated NAME of list, as prefix NAME suffix, onto dt; 0 or -ENOMEM. */
+int imgp_bootinfo_add_overlays(struct imgp_survey_bootdt *dt, const char *prefix,
+			       const char *list, const char *suffix);
+/* Replaces bi->summary with the printf result; 0 or -ENOMEM. */
+int imgp_bootinfo_summary(struct imgp_survey_bootinfo *bi, const char *fmt, ...)
+	IMGP_PRINTF(2, 3);
+/*
+ * The next line of *text (advanced past it), blanks around it and a
+ * comment from '#' cut; NULL at the end. Writes into the text.
+ */
+char *imgp_bootinfo_line(char **text);
 
 /*
  * survey.c, for the boot paths: the first partition (table order) whose

@@ -609,8 +609,11 @@ const struct imgp_part *imgp_disk_find_file(struct imgp_disk *disk,
  * error holds the library's message for any non-zero rc.
  *
  * The rules: the boot partition is the one of the first boot path that
- * recognises itself (the FIT's partition, else the first with
- * /boot.scr.uimg, else the first with /boot.scr), else the first with
+ * recognises itself (the FIT's partition, else the first with an
+ * extlinux.conf, else the first with Armbian's /armbianEnv.txt or
+ * /boot/armbianEnv.txt, else the first with /boot.scr.uimg, else the first
+ * with /boot.scr, else the first with the Raspberry Pi firmware's
+ * /config.txt beside its trees or firmware), else the first with
  * /config.txt or /extlinux/extlinux.conf. The boot script is looked for
  * on the boot partition only, and so is the hook file when a boot path
  * was recognised (else on the first partition that has it); the root
@@ -627,7 +630,7 @@ extern const char *const imgp_bootscr_paths[];
 extern const size_t imgp_nbootscr_paths;
 
 /* What a survey reads beyond the filesystems and the boot and root partitions. */
-#define IMGP_SURVEY_BOOT  (1u << 0) /* FIT structure, boot script, hook file */
+#define IMGP_SURVEY_BOOT  (1u << 0) /* FIT structure, boot script, hook file, the boot path's trees */
 #define IMGP_SURVEY_TREES (1u << 1) /* + every FIT hash verified, each tree's SD/eMMC controllers */
 #define IMGP_SURVEY_FSTAB (1u << 2) /* the root's /etc/fstab and its "/" entry */
 
@@ -697,6 +700,23 @@ struct imgp_survey_fstab {
 	struct imgp_fstab_entry root;
 };
 
+/* A device tree a boot path can boot, and the overlays it applies to it. */
+struct imgp_survey_bootdt {
+	char *model;             /* the boards it is for ("pi4"); NULL: the board */
+	char *path;              /* the tree, on the boot path's partition */
+	size_t noverlays;
+	char **overlays;         /* overlay files, in the order they are applied */
+};
+
+/* How the recognised boot path picks its tree (IMGP_SURVEY_BOOT). */
+struct imgp_survey_bootinfo {
+	char *summary;           /* "U-Boot script /boot/boot.scr (Armbian), fdtfile ..." */
+	int rc;                  /* reading its configuration failed */
+	char *error;
+	size_t ndts;
+	struct imgp_survey_bootdt *dts;
+};
+
 struct imgp_bootpath;
 
 struct imgp_survey {
@@ -708,7 +728,8 @@ struct imgp_survey {
 	int *fs_rc;              /* why it does not open (0: open, or not supported) */
 	char **fs_error;
 	const struct imgp_bootpath *bootpath; /* NULL: no boot path recognised */
-	const char *bootpath_name; /* "fit", "script"; NULL */
+	const char *bootpath_name; /* "fit", "extlinux", "script", "armbian", "rpi"; NULL */
+	struct imgp_survey_bootinfo bootinfo; /* IMGP_SURVEY_BOOT, with a boot path */
 	const struct imgp_part *boot;
 	int boot_rc;
 	char *boot_error;

@@ -37,8 +37,17 @@ static const char *fit_hook(const struct imgp_survey *sv)
 	return IMGP_OVERRIDE_NAME;
 }
 
+/* The trees are the FIT's fdt images, listed with the FIT. */
+static int fit_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
+{
+	return imgp_bootinfo_summary(bi, "FIT %s, picked by the boot script%s%s",
+				     sv->fit_path, sv->hook ? ", hook " : "",
+				     sv->hook ? sv->hook : "");
+}
+
 const struct imgp_bootpath imgp_bootpath_fit = {
 	.name = "fit",
 	.probe = fit_probe,
 	.hook = fit_hook,
+	.describe = fit_describe,
 };

@@ -46,8 +46,17 @@ static const char *script_hook(const struct imgp_survey *sv)
 	return sv->script.parsed && is_pmos(sv) ? "user.scr" : NULL;
 }
 
+/* Which tree the script loads is its own business: it is named, not followed. */
+static int script_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
+{
+	return imgp_bootinfo_summary(bi, "U-Boot script %s%s%s",
+				     sv->script.path ? sv->script.path : "",
+				     sv->hook ? ", hook " : "", sv->hook ? sv->hook : "");
+}
+
 const struct imgp_bootpath imgp_bootpath_script = {
 	.name = "script",
 	.probe = script_probe,
 	.hook = script_hook,
+	.describe = script_describe,
 };

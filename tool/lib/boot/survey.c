@@ -5,7 +5,10 @@
  * keeps its cause instead of stopping the others. The boot paths
  * (bootpath-*.c) recognise themselves here, in the order of the table.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,10 +22,17 @@ const char *const imgp_bootscr_paths[] = { "/boot.scr.uimg", "/boot.scr" };
 const size_t imgp_nbootscr_paths =
 	sizeof(imgp_bootscr_paths) / sizeof(imgp_bootscr_paths[0]);
 
-/* The ways of booting, most specific first. */
+/*
+ * The ways of booting, most specific first; extlinux before the scripts,
+ * as U-Boot's distro boot scans a partition, and Armbian's script (known
+ * by its armbianEnv.txt) before any other.
+ */
 static const struct imgp_bootpath *const bootpaths[] = {
 	&imgp_bootpath_fit,
+	&imgp_bootpath_extlinux,
+	&imgp_bootpath_armbian,
 	&imgp_bootpath_script,
+	&imgp_bootpath_rpi,
 };
 
 /* Files that mark a boot partition whose way of booting is no method yet. */
@@ -152,6 +162,139 @@ int imgp_survey_read_file(struct imgp_fs *fs, const char *path, size_t max,
 	imgp_buf_free(&target);
 	free(why);
 	return rc;
+}
+
+/* ------------------------------------------------------- for describe() */
+
+int imgp_bootinfo_read(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
+		       const struct imgp_part *part, const char *path, char **text)
+{
+	struct imgp_buf buf = { 0 };
+	struct imgp_fs *fs = imgp_survey_fs(sv, part);
+	int rc = fs ? imgp_survey_read_file(fs, path, IMGP_TEXT_MAX, &buf) : -ENOTSUP;
+
+	if (!rc)
+		rc = imgp_buf_printf(&buf, "%s", "");
+	*text = rc ? NULL : (char *)imgp_buf_steal(&buf, NULL);
+	imgp_buf_free(&buf);
+	if (!rc && !*text)
+		rc = imgp_fail(ENOMEM, "out of memory");
+	if (rc && rc != -ENOMEM && !bi->rc)
+		return note(&bi->rc, &bi->error, rc) ? -ENOMEM : rc;
+	return rc;
+}
+
+static int add_string(char ***list, size_t *n, const char *s)
+{
+	char **grown = realloc(*list, (*n + 1) * sizeof(**list));
+
+	if (!grown)
+		return imgp_fail(ENOMEM, "out of memory");
+	*list = grown;
+	grown[*n] = strdup(s);
+	if (!grown[*n])
+		return imgp_fail(ENOMEM, "out of memory");
+	(*n)++;
+	return 0;
+}
+
+struct imgp_survey_bootdt *imgp_bootinfo_add_dt(struct imgp_survey_bootinfo *bi,
+						const char *model, const char *path)
+{
+	struct imgp_survey_bootdt *grown = realloc(bi->dts, (bi->ndts + 1) * sizeof(*grown));
+	struct imgp_survey_bootdt *dt;
+
+	if (!grown) {
+		imgp_fail(ENOMEM, "out of memory");
+		return NULL;
+	}
+	bi->dts = grown;
+	dt = memset(&grown[bi->ndts], 0, sizeof(*dt));
+	dt->model = model ? strdup(model) : NULL;
+	dt->path = strdup(path);
+	bi->ndts++;
+	if (!dt->path || (model && !dt->model)) {
+		imgp_fail(ENOMEM, "out of memory");
+		return NULL;
+	}
+	return dt;
+}
+
+int imgp_bootinfo_add_overlay(struct imgp_survey_bootdt *dt, const char *path)
+{
+	return add_string(&dt->overlays, &dt->noverlays, path);
+}
+
+int imgp_bootinfo_add_overlays(struct imgp_survey_bootdt *dt, const char *prefix,
+			       const char *list, const char *suffix)
+{
+	struct imgp_buf path = { 0 };
+	int rc = 0;
+
+	while (!rc && *list) {
+		size_t n;
+
+		list += strspn(list, " \t");
+		n = strcspn(list, " \t");
+		if (!n)
+			break;
+		path.len = 0;
+		rc = imgp_buf_printf(&path, "%s%.*s%s", prefix, (int)n, list, suffix);
+		if (!rc)
+			rc = imgp_bootinfo_add_overlay(dt, (char *)path.data);
+		list += n;
+	}
+	imgp_buf_free(&path);
+	return rc;
+}
+
+int imgp_bootinfo_summary(struct imgp_survey_bootinfo *bi, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return imgp_fail(ENOMEM, "out of memory");
+	free(bi->summary);
+	bi->summary = s;
+	return 0;
+}
+
+char *imgp_bootinfo_line(char **text)
+{
+	char *line = *text, *end;
+
+	if (!line || !*line)
+		return NULL;
+	end = strchr(line, '\n');
+	*text = end ? end + 1 : line + strlen(line);
+	if (end)
+		*end = '\0';
+	line[strcspn(line, "#\r")] = '\0';
+	while (isspace((unsigned char)*line))
+		line++;
+	end = line + strlen(line);
+	while (end > line && isspace((unsigned char)end[-1]))
+		*--end = '\0';
+	return line;
+}
+
+static void bootinfo_free(struct imgp_survey_bootinfo *bi)
+{
+	for (size_t i = 0; i < bi->ndts; i++) {
+		for (size_t k = 0; k < bi->dts[i].noverlays; k++)
+			free(bi->dts[i].overlays[k]);
+		free(bi->dts[i].overlays);
+		free(bi->dts[i].model);
+		free(bi->dts[i].path);
+	}
+	free(bi->dts);
+	free(bi->summary);
+	free(bi->error);
 }
 
 /* -------------------------------------------------------------- gathering */
@@ -357,8 +500,10 @@ static int survey_override(struct imgp_survey *sv, bool read)
 	struct imgp_fs *fs;
 	int rc;
 
-	sv->override.part = sv->bootpath ? sv->boot : NULL;
-	if (!sv->bootpath) {
+	bool honours = sv->bootpath && sv->bootpath->hook;
+
+	sv->override.part = honours ? sv->boot : NULL;
+	if (!honours) {
 		rc = imgp_survey_find(sv, IMGP_OVERRIDE_PATH, &sv->override.part,
 				      &sv->override.error);
 		if (rc == -ENOMEM && !sv->override.error)
@@ -558,9 +703,12 @@ int imgp_survey_open(struct imgp_survey *sv, struct imgp_disk *disk,
 			rc = survey_script(sv);
 		if (!rc)
 			rc = survey_override(sv, what & IMGP_SURVEY_TREES);
-		sv->hook = sv->bootpath ? sv->bootpath->hook(sv) : NULL;
+		sv->hook = sv->bootpath && sv->bootpath->hook ?
+				   sv->bootpath->hook(sv) : NULL;
 		sv->hook_loaded = sv->hook && sv->script.parsed &&
 				  imgp_bootscr_mentions(&sv->script.scr, sv->hook);
+		if (!rc && sv->bootpath && sv->bootpath->describe)
+			rc = sv->bootpath->describe(sv, &sv->bootinfo);
 	}
 	if (!rc && (what & IMGP_SURVEY_TREES) && sv->fit.parsed)
 		rc = survey_hashes(sv);
@@ -585,6 +733,7 @@ void imgp_survey_free(struct imgp_survey *sv)
 		free(sv->trees[i].mmc);
 	}
 	free(sv->trees);
+	bootinfo_free(&sv->bootinfo);
 	if (sv->fit.hash)
 		for (size_t i = 0; i < sv->fit.fit.nimages; i++)
 			free(sv->fit.hash[i].error);

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Boot path "extlinux": U-Boot's sysboot reads /extlinux/extlinux.conf or
+ * /boot/extlinux/extlinux.conf (its distro boot prefixes) and boots the
+ * DEFAULT label (else the first): its FDT (DEVICETREE) names the tree, or
+ * FDTDIR (DEVICETREEDIR) a directory where U-Boot loads ${fdtfile}; the
+ * files of FDTOVERLAYS are applied to it in order (Jetson's L4T writes
+ * OVERLAYS). Debian's u-boot-menu writes such a file on the root.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "imgpatch-internal.h"
+
+static const char *const conf_paths[] = {
+	"/extlinux/extlinux.conf", "/boot/extlinux/extlinux.conf",
+};
+#define NCONF (sizeof(conf_paths) / sizeof(conf_paths[0]))
+#define LABELS_MAX 64
+#define DTBS_MAX 512
+
+struct label {
+	const char *name, *fdt, *fdtdir, *overlays;
+};
+
+static int extlinux_probe(struct imgp_survey *sv)
+{
+	char *error = NULL;
+	int rc = 0;
+
+	for (size_t i = 0; i < NCONF && !sv->boot; i++) {
+		const struct imgp_part *part;
+
+		rc = imgp_survey_find(sv, conf_paths[i], &part, &error);
+		if (rc == -ENOMEM && !error)
+			return rc;
+		if (!rc)
+			sv->boot = part;
+		else
+			rc = imgp_survey_boot_cause(sv, rc, error);
+		if (rc)
+			break;
+	}
+	free(error);
+	return rc < 0 ? rc : sv->boot != NULL;
+}
+
+/* The value after keyword (case-insensitive, as U-Boot's pxe parser); NULL: another. */
+static const char *keyword(const char *line, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (strncasecmp(line, word, n) != 0 || (line[n] && !isspace((unsigned char)line[n])))
+		return NULL;
+	line += n;
+	while (isspace((unsigned char)*line))
+		line++;
+	return line;
+}
+
+/* Every *.dtb in dir and its vendor subdirectories, as U-Boot may pick by ${fdtfile}. */
+static int add_dtbdir(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
+		      const char *dir, const struct label *l, int depth)
+{
+	struct imgp_fs *fs = imgp_survey_fs(sv, sv->boot);
+	struct imgp_buf path = { 0 };
+	char **names = NULL;
+	size_t n = 0;
+	int rc;
+
+	rc = fs ? imgp_fs_list(fs, dir, &names, &n) : -ENOTSUP;
+	if (rc) {
+		imgp_errclear();
+		return 0;
+	}
+	for (size_t i = 0; !rc && i < n && bi->ndts < DTBS_MAX; i++) {
+		size_t len = strlen(names[i]);
+		struct imgp_survey_bootdt *dt;
+
+		path.len = 0;
+		rc = imgp_buf_printf(&path, "%s%s%s", dir,
+				     dir[strlen(dir) - 1] == '/' ? "" : "/", names[i]);
+		if (rc)
+			break;
+		if (len < 5 || strcmp(names[i] + len - 4, ".dtb") != 0) {
+			if (depth == 0 && !strchr(names[i], '.'))
+				rc = add_dtbdir(sv, bi, (char *)path.data, l, 1);
+			continue;
+		}
+		dt = imgp_bootinfo_add_dt(bi, NULL, (char *)path.data);
+		if (!dt)
+			rc = -ENOMEM;
+		if (!rc && l->overlays)
+			rc = imgp_bootinfo_add_overlays(dt, "", l->overlays, "");
+	}
+	imgp_fs_list_free(names, n);
+	imgp_buf_free(&path);
+	return rc;
+}
+
+static int extlinux_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
+{
+	struct imgp_fs *fs = imgp_survey_fs(sv, sv->boot);
+	struct label labels[LABELS_MAX], *l = NULL;
+	const char *conf = conf_paths[0], *deflt = NULL;
+	char *text, *cursor, *line;
+	size_t nlabels = 0;
+	int rc;
+
+	for (size_t i = 0; fs && i < NCONF; i++)
+		if (imgp_fs_exists(fs, conf_paths[i]) > 0) {
+			conf = conf_paths[i];
+			break;
+		}
+	imgp_errclear();
+	rc = imgp_bootinfo_summary(bi, "extlinux %s", conf);
+	if (!rc)
+		rc = imgp_bootinfo_read(sv, bi, sv->boot, conf, &text);
+	if (rc)
+		return rc == -ENOMEM ? rc : 0;
+	cursor = text;
+	while ((line = imgp_bootinfo_line(&cursor))) {
+		const char *v;
+
+		if ((v = keyword(line, "default")))
+			deflt = v;
+		else if ((v = keyword(line, "label")) && nlabels < LABELS_MAX)
+			labels[nlabels++] = (struct label){ .name = v };
+		else if (!nlabels)
+			continue;
+		else if ((v = keyword(line, "fdt")) || (v = keyword(line, "devicetree")))
+			labels[nlabels - 1].fdt = v;
+		else if ((v = keyword(line, "fdtdir")) || (v = keyword(line, "devicetreedir")))
+			labels[nlabels - 1].fdtdir = v;
+		else if ((v = keyword(line, "fdtoverlays")) || (v = keyword(line, "overlays")))
+			labels[nlabels - 1].overlays = v;
+	}
+	for (size_t i = 0; i < nlabels && !l; i++)
+		if (deflt && strcmp(labels[i].name, deflt) == 0)
+			l = &labels[i];
+	if (!l && nlabels)
+		l = &labels[0];
+	if (!l) {
+		rc = imgp_bootinfo_summary(bi, "extlinux %s, no LABEL", conf);
+	} else {
+		rc = imgp_bootinfo_summary(bi, "extlinux %s, label %s, %s %s%s, overlays: %s",
+					   conf, l->name,
+					   l->fdt && *l->fdt ? "fdt" :
+					   l->fdtdir ? "fdtdir" : "fdt",
+					   l->fdt && *l->fdt ? l->fdt :
+					   l->fdtdir ? l->fdtdir : "(none: U-Boot's own)",
+					   !(l->fdt && *l->fdt) && l->fdtdir ? " + ${fdtfile}" : "",
+					   l->overlays && *l->overlays ? l->overlays : "none");
+		if (!rc && l->fdt && *l->fdt) {
+			struct imgp_survey_bootdt *dt = imgp_bootinfo_add_dt(bi, NULL, l->fdt);
+
+			rc = dt ? 0 : -ENOMEM;
+			if (!rc && l->overlays)
+				rc = imgp_bootinfo_add_overlays(dt, "", l->overlays, "");
+		} else if (!rc && l->fdtdir && *l->fdtdir) {
+			rc = add_dtbdir(sv, bi, l->fdtdir, l, 0);
+		}
+	}
+	free(text);
+	return rc;
+}
+
+const struct imgp_bootpath imgp_bootpath_extlinux = {
+	.name = "extlinux",
+	.probe = extlinux_probe,
+	.describe = extlinux_describe,
+};

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Boot path "rpi": the Raspberry Pi firmware reads /config.txt on the FAT
+ * boot partition and loads the tree for the board's model from the FAT
+ * root (bcm2711-rpi-4-b.dtb, bcm2712-rpi-5-b.dtb, ...), under os_prefix,
+ * or the file device_tree= names; it then applies the dtoverlay= and
+ * dtparam= lines in order. Lines under a model filter ([pi4], [cm5], ...)
+ * count for that model only, [all] ends the filter; other conditional
+ * filters ([gpio4=1], [HDMI:0], ...) are taken as true.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "imgpatch-internal.h"
+
+#define CONFIG_PATH "/config.txt"
+
+/* Model filters and the tree names they cover (the longest prefix names the model). */
+static const struct model {
+	const char *filter, *prefix;
+} models[] = {
+	{ "pi0", "bcm2708-rpi-zero" },   { "pi0", "bcm2835-rpi-zero" },
+	{ "pi02", "bcm2710-rpi-zero-2" }, { "pi02", "bcm2837-rpi-zero-2" },
+	{ "pi1", "bcm2708-rpi-" },       { "pi1", "bcm2835-rpi-" },
+	{ "pi2", "bcm2709-rpi-" },       { "pi2", "bcm2836-rpi-" },
+	{ "pi3", "bcm2710-rpi-" },       { "pi3", "bcm2837-rpi-" },
+	{ "pi3+", "bcm2710-rpi-3-b-plus" },
+	{ "pi4", "bcm2711-rpi-" },       { "pi400", "bcm2711-rpi-400" },
+	{ "cm4", "bcm2711-rpi-cm4" },
+	{ "pi5", "bcm2712-rpi-" },       { "pi5", "bcm2712d0-rpi-" },
+	{ "pi500", "bcm2712-rpi-500" },  { "cm5", "bcm2712-rpi-cm5" },
+};
+#define NMODELS (sizeof(models) / sizeof(models[0]))
+
+static bool is_prefix(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static bool is_dtb(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 4 && strcmp(name + n - 4, ".dtb") == 0;
+}
+
+/* The model of a tree name; NULL: no Raspberry Pi tree. */
+static const char *model_of(const char *dtb)
+{
+	const struct model *best = NULL;
+
+	if (!is_dtb(dtb))
+		return NULL;
+	for (size_t i = 0; i < NMODELS; i++)
+		if (is_prefix(dtb, models[i].prefix) &&
+		    (!best || strlen(models[i].prefix) > strlen(best->prefix)))
+			best = &models[i];
+	return best ? best->filter : NULL;
+}
+
+/* 1: filter is a model filter covering dtb; 0: one that does not; -1: no model filter. */
+static int filter_covers(const char *filter, const char *dtb)
+{
+	int known = -1;
+
+	for (size_t i = 0; i < NMODELS; i++) {
+		if (strcmp(filter, models[i].filter) != 0)
+			continue;
+		if (is_prefix(dtb, models[i].prefix))
+			return 1;
+		known = 0;
+	}
+	if (strcmp(filter, "none") == 0)
+		return 0;
+	return known;
+}
+
+static int rpi_probe(struct imgp_survey *sv)
+{
+	const struct imgp_part *part;
+	struct imgp_fs *fs;
+	char *error = NULL, **names = NULL;
+	size_t n = 0;
+	int rc, found = 0;
+
+	rc = imgp_survey_find(sv, CONFIG_PATH, &part, &error);
+	if (rc == -ENOMEM && !error)
+		return rc;
+	if (rc) {
+		rc = imgp_survey_boot_cause(sv, rc, error);
+		free(error);
+		return rc;
+	}
+	free(error);
+	/* config.txt alone is no Raspberry Pi: its trees or firmware are beside it. */
+	fs = imgp_survey_fs(sv, part);
+	if (!fs || imgp_fs_list(fs, "/", &names, &n)) {
+		imgp_errclear();
+		return 0;
+	}
+	for (size_t i = 0; i < n && !found; i++)
+		found = model_of(names[i]) || is_prefix(names[i], "start") ||
+			strcmp(names[i], "kernel8.img") == 0;
+	imgp_fs_list_free(names, n);
+	if (found)
+		sv->boot = part;
+	return found;
+}
+
+/* The tree the firmware loads for dtb, and what it applies, from config.txt. */
+static int describe_model(struct imgp_survey_bootinfo *bi, const char *dtb,
+			  char *text)
+{
+	/* Indexed by setting: os_prefix, overlay_prefix, device_tree. */
+	static const char *const keys[] = { "os_prefix=", "overlay_prefix=", "device_tree=" };
+	char *set[3] = { NULL, NULL, NULL };
+	struct imgp_survey_bootdt *dt = NULL;
+	struct imgp_buf path = { 0 };
+	char *config = strdup(text), *cursor = config, *line;
+	bool applies = true;
+	int rc = 0;
+
+	if (!config)
+		return imgp_fail(ENOMEM, "out of memory");
+	/* Two passes: the tree's name may be set after the first overlay. */
+	for (int pass = 0; pass < 2 && !rc; pass++) {
+		if (pass) {
+			strcpy(config, text);
+			cursor = config;
+			applies = true;
+			path.len = 0;
+			rc = imgp_buf_printf(&path, "/%s%s", set[0] ? set[0] : "",
+					     set[2] ? set[2] : dtb);
+			dt = rc ? NULL : imgp_bootinfo_add_dt(bi, model_of(dtb),
+							      (char *)path.data);
+			if (!dt) {
+				rc = -ENOMEM;
+				break;
+			}
+		}
+		while (!rc && (line = imgp_bootinfo_line(&cursor))) {
+			size_t len = strlen(line);
+
+			if (line[0] == '[' && len > 1 && line[len - 1] == ']') {
+				int covers;
+
+				line[len - 1] = '\0';
+				covers = filter_covers(line + 1, dtb);
+				if (strcmp(line + 1, "all") == 0)
+					applies = true;
+				else if (covers >= 0)
+					applies = covers;
+				continue;
+			}
+			if (!applies)
+				continue;
+			for (size_t k = 0; !pass && k < 3; k++) {
+				if (!is_prefix(line, keys[k]))
+					continue;
+				free(set[k]);
+				set[k] = strdup(line + strlen(keys[k]));
+				if (!set[k])
+					rc = imgp_fail(ENOMEM, "out of memory");
+			}
+			if (!pass)
+				continue;
+			if (is_prefix(line, "dtoverlay=") && line[10]) {
+				line[10 + strcspn(line + 10, ",")] = '\0';
+				path.len = 0;
+				rc = imgp_buf_printf(&path, "/%s%s%s.dtbo",
+						     set[0] ? set[0] : "",
+						     set[1] ? set[1] : "overlays/", line + 10);
+				if (!rc)
+					rc = imgp_bootinfo_add_overlay(dt, (char *)path.data);
+			} else if (is_prefix(line, "dtparam=")) {
+				rc = imgp_bootinfo_add_overlay(dt, line);
+			}
+		}
+	}
+	for (size_t k = 0; k < 3; k++)
+		free(set[k]);
+	imgp_buf_free(&path);
+	free(config);
+	return rc;
+}
+
+static int rpi_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
+{
+	struct imgp_fs *fs = imgp_survey_fs(sv, sv->boot);
+	char *text, **names = NULL;
+	size_t n = 0;
+	int rc;
+
+	rc = imgp_bootinfo_summary(bi, "Raspberry Pi firmware " CONFIG_PATH);
+	if (!rc)
+		rc = imgp_bootinfo_read(sv, bi, sv->boot, CONFIG_PATH, &text);
+	if (rc)
+		return rc == -ENOMEM ? rc : 0;
+	rc = fs ? imgp_fs_list(fs, "/", &names, &n) : -ENOTSUP;
+	if (rc) {
+		imgp_errclear();
+		rc = 0;
+	}
+	for (size_t i = 0; !rc && i < n; i++)
+		if (model_of(names[i]))
+			rc = describe_model(bi, names[i], text);
+	if (!rc)
+		rc = imgp_bootinfo_summary(bi, "Raspberry Pi firmware " CONFIG_PATH
+					   ", a tree by model from the FAT root");
+	imgp_fs_list_free(names, n);
+	free(text);
+	return rc;
+}
+
+const struct imgp_bootpath imgp_bootpath_rpi = {
+	.name = "rpi",
+	.probe = rpi_probe,
+	.describe = rpi_describe,
+};
