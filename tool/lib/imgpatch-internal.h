@@ -268,4 +268,19 @@ int imgp_fit_skeleton(const struct imgp_reader *rd, size_t keep_max,
 		      struct imgp_fit_elided **el, size_t *nel);
 void imgp_fit_elided_free(struct imgp_fit_elided *el, size_t n);
 
+
+/* ------------------------------------------------- fsmap.c, usedmap-*.c */
+
+/* Adds bytes [start, end) to m (in any order; imgp_fsmap_build sorts). */
+int imgp_fsmap_add(struct imgp_fsmap *m, uint64_t start, uint64_t end);
+/*
+ * The used part of one partition's filesystem, added to m as image
+ * offsets: 0, -EINVAL when it does not read as that filesystem (the caller
+ * then maps the partition whole), -ENOMEM.
+ */
+int imgp_usedmap_fat(const struct imgp_image *img, const struct imgp_part *part,
+		     struct imgp_fsmap *m);
+int imgp_usedmap_ext(const struct imgp_image *img, const struct imgp_part *part,
+		     struct imgp_fsmap *m);
+
 #endif /* IMGPATCH_INTERNAL_H */
