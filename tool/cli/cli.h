@@ -142,5 +142,6 @@ int cmd_cat(int argc, char **argv);
 int cmd_patch(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
 int cmd_recipes(int argc, char **argv);
+int cmd_write(int argc, char **argv);
 
 #endif

@@ -1100,4 +1100,27 @@ int imgp_csv_parse(const char *text, size_t len, struct imgp_csv *out);
 const char *imgp_csv_cell(const struct imgp_csv *c, size_t row, size_t col);
 void imgp_csv_free(struct imgp_csv *c);
 
+
+/* -------------------------------------------------------------- flash.c */
+
+struct imgp_flash_result {
+	uint64_t written;        /* bytes written to the card */
+	bool has_offset;         /* the failure happened at offset */
+	uint64_t offset;
+};
+
+/* Called as bytes are written, then again as they are verified. */
+typedef void (*imgp_flash_progress_fn)(uint64_t bytes, void *ctx);
+
+/*
+ * Writes the ranges of map from the raw image to target (a block device,
+ * opened exclusively, or a file), syncs, reads them back past the page
+ * cache and compares. Returns 0 or -errno: "write error at offset N: ...",
+ * "verify: the card differs at offset N (wrote 0x.., read 0x..)", with the
+ * offset also in res.
+ */
+int imgp_flash(const char *image, const struct imgp_fsmap *map, const char *target,
+	       imgp_flash_progress_fn progress, void *ctx,
+	       struct imgp_flash_result *res);
+
 #endif
