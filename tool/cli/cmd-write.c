@@ -321,21 +321,17 @@ static void free_recipes(struct imgp_recipe **recipes)
  * is not mounted, not held and of a card's size, or a file of at least
  * the image's size (made when missing, outside /dev).
  */
-static int check_target(const char *target, uint64_t size, bool force, struct stat *st)
+static int check_target(const char *target, uint64_t size, bool force, struct stat *st,
+			bool *missing)
 {
 	uint64_t bytes;
 	int fd;
 
-	if (stat(target, st) < 0 && errno == ENOENT && strncmp(target, "/dev/", 5)) {
-		fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		if (fd < 0 || ftruncate(fd, (off_t)size) < 0 || fstat(fd, st) < 0) {
-			error("%s: cannot make the file: %s", target, strerror(errno));
-			if (fd >= 0)
-				close(fd);
-			return EXIT_ERROR;
-		}
-		close(fd);
-		return EXIT_OK;
+	/* Made only once every target has passed (make_missing). */
+	*missing = stat(target, st) < 0 && errno == ENOENT && strncmp(target, "/dev/", 5);
+	if (*missing) {
+		memset(st, 0, sizeof(*st));
+		return cli_check_output(target, "the card's file");
 	}
 	if (stat(target, st) < 0) {
 		error("%s: %s", target, strerror(errno));
@@ -379,21 +375,39 @@ static int check_target(const char *target, uint64_t size, bool force, struct st
 	return EXIT_OK;
 }
 
+/* A file that stands in for a card, of the image's size (sparse). */
+static int make_missing(const char *target, uint64_t size)
+{
+	int fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+	if (fd < 0 || ftruncate(fd, (off_t)size) < 0) {
+		error("%s: cannot make the file: %s", target, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return EXIT_ERROR;
+	}
+	close(fd);
+	return EXIT_OK;
+}
+
 /* Every target, and no two the same file or device, nor the image. */
 static int check_targets(const struct write_opts *o, const char *raw, uint64_t size)
 {
 	struct stat *st = calloc(o->ntargets, sizeof(*st)), src;
+	bool *missing = calloc(o->ntargets, sizeof(*missing));
 	int rc = EXIT_OK;
 
-	if (!st)
+	if (!st || !missing)
 		die("out of memory");
 	if (stat(raw, &src) < 0)
 		memset(&src, 0, sizeof(src));
 	for (size_t i = 0; i < o->ntargets && !rc; i++) {
-		rc = check_target(o->targets[i], size, o->force, &st[i]);
+		rc = check_target(o->targets[i], size, o->force, &st[i], &missing[i]);
 		for (size_t j = 0; j <= i && !rc; j++) {
 			const struct stat *a = &st[i], *b = j < i ? &st[j] : &src;
-			bool same = S_ISBLK(a->st_mode) ? S_ISBLK(b->st_mode) && a->st_rdev == b->st_rdev :
+			bool same = missing[i] ? j < i && missing[j] &&
+					!strcmp(o->targets[i], o->targets[j]) :
+				    S_ISBLK(a->st_mode) ? S_ISBLK(b->st_mode) && a->st_rdev == b->st_rdev :
 				    a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 
 			if (same) {
@@ -403,6 +417,10 @@ static int check_targets(const struct write_opts *o, const char *raw, uint64_t s
 			}
 		}
 	}
+	for (size_t i = 0; i < o->ntargets && !rc; i++)
+		if (missing[i])
+			rc = make_missing(o->targets[i], size);
+	free(missing);
 	free(st);
 	return rc;
 }

@@ -92,9 +92,8 @@ static int patch_copy(struct card_run *run, char *copy)
 		rc = imgp_recipe_bind(c->recipes[k], c->sets[k], c->nsets[k]);
 		if (!rc)
 			rc = imgp_recipe_match(c->recipes[k], &patch);
-		if (!rc)
-			rc = imgp_recipe_apply(c->recipes[k], &patch);
-		if (rc)
+		/* A step's failure names the step, not its recipe. */
+		if (!rc && (rc = imgp_recipe_apply(c->recipes[k], &patch)))
 			imgp_fail_ctx(rc, "recipe %s", imgp_recipe_name(c->recipes[k]));
 	}
 	if (!rc)
