@@ -361,7 +361,7 @@ test_expect_success 'zsh: recipe names' '
 	zsh_result 9 >out &&
 	comm -23 expect out >missing &&
 	test_cmp /dev/null missing &&
-	zsh_result 17 >out &&
+	zsh_result 15 >out &&
 	echo kv260-uhs >expect &&
 	test_cmp expect out
 '
