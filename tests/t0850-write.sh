@@ -121,6 +121,29 @@ test_expect_success 'a card that does not match the recipe fails alone' '
 	grep "card1.img: FAILED: recipe .rpi-sd-overclock. does not match this image: expected a partition labelled" out
 '
 
+test_expect_success 'apply --each: a row of parameters per image, every row checked first' '
+	cp kv.img im1.img && cp kv.img im2.img &&
+	{ echo "image,hostname" && echo "im2.img,host-2" && echo "im1.img,\"host-1\""; } >im.csv &&
+	imgpatch apply hostname im1.img im2.img --each im.csv >out &&
+	grep "^hostname: 2 images, 0 failed$" out &&
+	for i in 1 2; do
+		extract_part im$i.img 2 im.ext4 &&
+		debugfs -R "cat /etc/hostname" im.ext4 2>/dev/null >host &&
+		echo host-$i >want && test_cmp want host || return 1
+	done &&
+	sum_file im1.img >im1.sum &&
+	{ echo "image,hostname,colour" && echo "im1.img,a,red"; } >imbad.csv &&
+	test_must_fail_with 1 imgpatch apply hostname im1.img --each imbad.csv 2>err &&
+	grep "^imgpatch: imbad.csv: recipe hostname has no parameter .colour.$" err &&
+	{ echo "image,hostname" && echo "im1.img,a"; } >imone.csv &&
+	test_must_fail_with 1 imgpatch apply hostname im1.img im2.img --each imone.csv 2>err &&
+	grep "^imgpatch: imone.csv: no row for image im2.img$" err &&
+	{ echo "image,hostname" && echo "im1.img," && echo "im2.img,b"; } >imempty.csv &&
+	test_must_fail_with 1 imgpatch apply hostname im1.img im2.img --each imempty.csv 2>err &&
+	grep "^imgpatch: im1.img: .*hostname.* is required" err &&
+	test_file_unchanged im1.img "$(cat im1.sum)"
+'
+
 # A full filesystem under a card: the writes past its end fail (ENOSPC),
 # and a loop device over such a file returns EIO.
 if [ "$(id -u)" = 0 ] && mkdir -p full && mount -t tmpfs -o size=4M tmpfs full 2>/dev/null; then

@@ -70,8 +70,9 @@ struct write_opts {
 	const char *each, *json;
 	bool force, stop;
 	bool targets_owned;        /* targets is the table's column */
+	bool has_table;
 	char **argv_args;
-	struct imgp_csv table;
+	struct cli_each table;     /* --each */
 };
 
 static int parse_args(int argc, char **argv, struct write_opts *o)
@@ -124,135 +125,48 @@ static int parse_args(int argc, char **argv, struct write_opts *o)
 	return rc;
 }
 
-/*
- * The table's rows in target order: with TARGETs given, each must have its
- * row; without, the table's targets are the targets.
- */
-static int read_table(struct write_opts *o, size_t **row_of)
-{
-	struct imgp_buf text = { 0 };
-	char chunk[4096];
-	size_t *rows, n;
-	FILE *f = fopen(o->each, "r");
-	int rc = 0;
-
-	if (!f) {
-		error("%s: %s", o->each, strerror(errno));
-		return EXIT_ERROR;
-	}
-	while (!rc && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		rc = imgp_buf_append(&text, chunk, n) ? imgp_fail(ENOMEM, "out of memory") : 0;
-	if (!rc && ferror(f))
-		rc = imgp_fail(EIO, "read error");
-	fclose(f);
-	if (!rc)
-		rc = imgp_csv_parse(text.data ? (const char *)text.data : "", text.len, &o->table);
-	imgp_buf_free(&text);
-	if (rc)
-		return error_lib(o->each);
-	if (strcmp(imgp_csv_cell(&o->table, 0, 0), "target")) {
-		error("%s: the first column must be 'target', not '%s'", o->each,
-		      imgp_csv_cell(&o->table, 0, 0));
-		return EXIT_ERROR;
-	}
-	if (o->table.nrows < 2) {
-		error("%s: the table has no rows", o->each);
-		return EXIT_ERROR;
-	}
-	if (!o->ntargets) {
-		o->ntargets = o->table.nrows - 1;
-		o->targets = calloc(o->ntargets, sizeof(*o->targets));
-		if (!o->targets)
-			die("out of memory");
-		for (size_t i = 0; i < o->ntargets; i++)
-			o->targets[i] = (char *)imgp_csv_cell(&o->table, i + 1, 0);
-		o->targets_owned = true;
-	}
-	rows = calloc(o->ntargets, sizeof(*rows));
-	if (!rows)
-		die("out of memory");
-	for (size_t i = 0; i < o->ntargets; i++) {
-		for (size_t r = 1; r < o->table.nrows && !rows[i]; r++)
-			if (!strcmp(imgp_csv_cell(&o->table, r, 0), o->targets[i]))
-				rows[i] = r;
-		if (!rows[i]) {
-			error("%s: no row for target %s", o->each, o->targets[i]);
-			free(rows);
-			return EXIT_ERROR;
-		}
-	}
-	*row_of = rows;
-	return EXIT_OK;
-}
-
-/* Does recipe r declare parameter name (name ends at '=' or NUL)? */
-static bool recipe_has(const struct imgp_recipe *r, const char *name, size_t len)
-{
-	const struct imgp_recipe_param *params;
-	size_t n = imgp_recipe_params(r, &params);
-
-	for (size_t i = 0; i < n; i++)
-		if (strlen(params[i].name) == len && !strncmp(params[i].name, name, len))
-			return true;
-	return false;
-}
-
-/*
- * One card's "NAME=VALUE" list for recipe k: the --set ones, then the
- * card's row (an empty cell leaves the parameter to --set or its default).
- */
+/* Target t's parameters for recipe r: --set, then its row. */
 static const char **card_sets(const struct write_opts *o, const struct imgp_recipe *r,
-			      size_t row, char ***owned, size_t *n)
+			      size_t t, char ***owned, size_t *n)
 {
-	const char **sets = NULL;
-	char **mine = NULL;
-	size_t nmine = 0;
+	const struct cli_each *e = o->has_table ? &o->table : NULL;
 
-	*n = 0;
-	for (size_t i = 0; i < o->nsets; i++) {
-		if (!recipe_has(r, o->sets[i], strcspn(o->sets[i], "=")))
-			continue;
-		sets = cli_grow(sets, *n, sizeof(*sets));
-		sets[(*n)++] = o->sets[i];
-	}
-	for (size_t c = 1; row && c < o->table.ncols; c++) {
-		const char *name = imgp_csv_cell(&o->table, 0, c);
-		const char *value = imgp_csv_cell(&o->table, row, c);
-		char *kv;
-
-		if (!*value || !recipe_has(r, name, strlen(name)))
-			continue;
-		if (asprintf(&kv, "%s=%s", name, value) < 0)
-			die("out of memory");
-		mine = cli_grow(mine, nmine, sizeof(*mine));
-		mine[nmine++] = kv;
-		sets = cli_grow(sets, *n, sizeof(*sets));
-		sets[(*n)++] = kv;
-	}
-	mine = cli_grow(mine, nmine, sizeof(*mine));
-	mine[nmine] = NULL;
-	*owned = mine;
-	return sets;
+	return cli_each_sets(e, e ? cli_each_row(e, o->targets[t]) : 0, r, o->sets, o->nsets,
+			     owned, n);
 }
 
-static void free_owned(char **owned)
+/* The table; without TARGET arguments, its targets are the targets. */
+static int read_table(struct write_opts *o)
 {
-	for (size_t i = 0; owned && owned[i]; i++)
-		free(owned[i]);
-	free(owned);
+	int rc = cli_each_read(&o->table, o->each, "target",
+			       (const char *const *)o->targets, o->ntargets);
+
+	o->has_table = true;
+	if (rc || o->ntargets)
+		return rc;
+	o->ntargets = o->table.table.nrows - 1;
+	o->targets = calloc(o->ntargets, sizeof(*o->targets));
+	if (!o->targets)
+		die("out of memory");
+	for (size_t i = 0; i < o->ntargets; i++)
+		o->targets[i] = (char *)imgp_csv_cell(&o->table.table, i + 1, 0);
+	o->targets_owned = true;
+	return EXIT_OK;
 }
 
 /* Every --set and every column names a parameter of some recipe. */
 static int check_names(const struct write_opts *o, struct imgp_recipe *const *recipes)
 {
-	for (size_t i = 0; i < o->nsets + (o->table.ncols ? o->table.ncols - 1 : 0); i++) {
+	size_t ncols = o->has_table ? o->table.table.ncols - 1 : 0;
+
+	for (size_t i = 0; i < o->nsets + ncols; i++) {
 		const char *name = i < o->nsets ? o->sets[i] :
-				   imgp_csv_cell(&o->table, 0, i - o->nsets + 1);
+				   imgp_csv_cell(&o->table.table, 0, i - o->nsets + 1);
 		size_t len = strcspn(name, "=");
 		bool found = false;
 
 		for (size_t k = 0; k < o->nrecipes && !found; k++)
-			found = recipe_has(recipes[k], name, len);
+			found = cli_recipe_has_param(recipes[k], name, len);
 		if (!found) {
 			error("%s%s: no recipe given has a parameter '%.*s'",
 			      i < o->nsets ? "--set " : o->each, i < o->nsets ? name : "",
@@ -267,8 +181,7 @@ static int check_names(const struct write_opts *o, struct imgp_recipe *const *re
  * Loads the recipes and binds them with every card's parameters, so that
  * a bad value in any row stops the run before anything is written.
  */
-static int load_recipes(const struct write_opts *o, const size_t *row_of,
-			struct imgp_recipe ***out)
+static int load_recipes(const struct write_opts *o, struct imgp_recipe ***out)
 {
 	struct imgp_recipe **recipes = calloc(o->nrecipes + 1, sizeof(*recipes));
 	struct cli_recipe_path rp;
@@ -294,15 +207,13 @@ static int load_recipes(const struct write_opts *o, const size_t *row_of,
 		for (size_t k = 0; k < o->nrecipes && !rc; k++) {
 			char **owned;
 			size_t n;
-			const char **sets = card_sets(o, recipes[k], row_of ? row_of[t] : 0,
-						      &owned, &n);
+			const char **sets = card_sets(o, recipes[k], t, &owned, &n);
 
 			if (imgp_recipe_bind(recipes[k], sets, n)) {
 				error("%s: %s", o->targets[t], imgp_errmsg());
 				rc = EXIT_ERROR;
 			}
-			free(sets);
-			free_owned(owned);
+			cli_each_sets_free(sets, owned);
 		}
 	}
 	*out = recipes;
@@ -643,8 +554,8 @@ static size_t run_cards(struct card_job *jobs, size_t n)
 	return failed;
 }
 
-static int write_all(const struct write_opts *o, const size_t *row_of,
-		     struct imgp_recipe **recipes, const char *raw, uint64_t size)
+static int write_all(const struct write_opts *o, struct imgp_recipe **recipes,
+		     const char *raw, uint64_t size)
 {
 	struct card_job *jobs = calloc(o->ntargets, sizeof(*jobs));
 	size_t failed;
@@ -666,8 +577,7 @@ static int write_all(const struct write_opts *o, const size_t *row_of,
 		if (!c->sets || !c->nsets || !c->owned)
 			die("out of memory");
 		for (size_t k = 0; k < o->nrecipes; k++)
-			c->sets[k] = card_sets(o, recipes[k], row_of ? row_of[i] : 0,
-					       &c->owned[k], &c->nsets[k]);
+			c->sets[k] = card_sets(o, recipes[k], i, &c->owned[k], &c->nsets[k]);
 	}
 	failed = run_cards(jobs, o->ntargets);
 	print_summary(jobs, o->ntargets);
@@ -680,10 +590,8 @@ static int write_all(const struct write_opts *o, const size_t *row_of,
 	for (size_t i = 0; i < o->ntargets; i++) {
 		struct write_card *c = &jobs[i].card;
 
-		for (size_t k = 0; k < o->nrecipes; k++) {
-			free(c->sets[k]);
-			free_owned(c->owned[k]);
-		}
+		for (size_t k = 0; k < o->nrecipes; k++)
+			cli_each_sets_free(c->sets[k], c->owned[k]);
 		free(c->sets);
 		free(c->nsets);
 		free(c->owned);
@@ -698,16 +606,15 @@ int cmd_write(int argc, char **argv)
 	struct imgp_recipe **recipes = NULL;
 	struct cli_read in;
 	bool in_open = false;
-	size_t *row_of = NULL;
 	struct stat st;
 	int rc;
 
 	rc = parse_args(argc, argv, &o);
 	if (rc || o.stop)
 		goto out;
-	if (o.each && (rc = read_table(&o, &row_of)))
+	if (o.each && (rc = read_table(&o)))
 		goto out;
-	if (o.nrecipes && (rc = load_recipes(&o, row_of, &recipes)))
+	if (o.nrecipes && (rc = load_recipes(&o, &recipes)))
 		goto out;
 	if (o.json && (rc = cli_check_output(o.json, "the report")))
 		goto out;
@@ -723,15 +630,14 @@ int cmd_write(int argc, char **argv)
 	}
 	rc = check_targets(&o, in.src.path, (uint64_t)st.st_size);
 	if (!rc)
-		rc = write_all(&o, row_of, recipes, in.src.path, (uint64_t)st.st_size);
+		rc = write_all(&o, recipes, in.src.path, (uint64_t)st.st_size);
 out:
 	if (in_open)
 		cli_read_close(&in);
 	free_recipes(recipes);
-	imgp_csv_free(&o.table);
+	cli_each_free(&o.table);
 	if (o.targets_owned)
 		free(o.targets);
-	free(row_of);
 	free(o.recipes);
 	free(o.sets);
 	free(o.paths);

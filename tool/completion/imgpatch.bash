@@ -14,7 +14,7 @@ _imgpatch_opts_info='--json --fit --help'
 _imgpatch_opts_cat='--help'
 _imgpatch_opts_patch="--fit --fdt --dt-delete --dt-set --dt-delete-node --overlay
 	--dtb-out --fstab --root $_imgpatch_io_opts -f --force --help"
-_imgpatch_opts_apply="--set $_imgpatch_io_opts --recipe-path -j --jobs --json
+_imgpatch_opts_apply="--set --each $_imgpatch_io_opts --recipe-path -j --jobs --json
 	--output-dir --help"
 _imgpatch_opts_write='--apply --set --each --recipe-path --json --force --quiet --help'
 _imgpatch_opts_recipes='--json --recipe-path --help'
@@ -25,7 +25,7 @@ _imgpatch_args_info='--fit'
 _imgpatch_args_cat=''
 _imgpatch_args_patch='--fit --fdt --dt-delete --dt-set --dt-delete-node --overlay
 	--dtb-out --fstab --root -o --output --compress --level --threads --bmap --undo'
-_imgpatch_args_apply='--set -o --output --compress --level --threads --bmap --undo
+_imgpatch_args_apply='--set --each -o --output --compress --level --threads --bmap --undo
 	--recipe-path -j --jobs --json --output-dir'
 _imgpatch_args_write='--apply --set --each --recipe-path --json'
 _imgpatch_args_recipes='--recipe-path'
