@@ -986,6 +986,12 @@ void imgp_work_close(struct imgp_work *w);
  * the map itself) to bmap_path. Returns 0 or -errno.
  */
 int imgp_bmap_write(const char *path, const char *bmap_path);
+/*
+ * The same, with the mapped ranges from the image's filesystems
+ * (imgp_fsmap_build): for an image unpacked from a compressed stream, whose
+ * unused blocks are not holes. Returns 0 or -errno.
+ */
+int imgp_bmap_write_fs(const char *path, const char *bmap_path);
 
 /* ------------------------------------------------------------- doctor*.c */
 
