@@ -75,6 +75,13 @@ test_expect_success 'the --json report: one entry per card, the used blocks only
 '
 fi
 
+if python3 -c "import jsonschema, referencing" 2>/dev/null; then
+test_expect_success 'the report is valid against write.schema.json' '
+	python3 "$TEST_DIR/json/validate.py" "$REPO_DIR/tool/schema/write.schema.json" \
+		report.json
+'
+fi
+
 test_expect_success 'without --each: cards byte-identical to what apply makes, even over junk' '
 	imgpatch apply hostname kv.img --set hostname=lab-x -o ref.img >/dev/null &&
 	junk_card junk.img $size &&
@@ -144,6 +151,13 @@ test_expect_success 'apply --each: a row of parameters per image, every row chec
 	test_file_unchanged im1.img "$(cat im1.sum)"
 '
 
+if command -v script >/dev/null; then
+test_expect_success 'progress per card on a terminal' '
+	script -qec "$IMGPATCH write kv.img.xz tty1.img tty2.img" /dev/null >tty.log &&
+	grep "writing: \[1\] " tty.log && grep "tty2.img: written and verified" tty.log
+'
+fi
+
 # A full filesystem under a card: the writes past its end fail (ENOSPC),
 # and a loop device over such a file returns EIO.
 if [ "$(id -u)" = 0 ] && mkdir -p full && mount -t tmpfs -o size=4M tmpfs full 2>/dev/null; then
@@ -162,7 +176,11 @@ test_expect_success 'a card that fails mid-write fails alone and says where' '
 		python3 -c "import json; r = json.load(open(\"fail.json\")); \
 c = {x[\"target\"]: x for x in r[\"cards\"]}; \
 assert c[\"full/bad.img\"][\"status\"] == \"failed\" and c[\"full/bad.img\"][\"error_offset\"] > 0; \
-assert c[\"ok1.img\"][\"status\"] == \"verified\""
+assert c[\"ok1.img\"][\"status\"] == \"verified\"" &&
+		if python3 -c "import jsonschema, referencing" 2>/dev/null; then
+			python3 "$TEST_DIR/json/validate.py" \
+				"$REPO_DIR/tool/schema/write.schema.json" fail.json
+		fi
 	fi
 '
 umount full
@@ -183,6 +201,13 @@ test_expect_success 'a loop device: written exclusively, read back with O_DIRECT
 	grep "$dev1: written and verified" out &&
 	cmp dev1.img card5.img &&
 	card_has dev1.img lab-05 "$KEY1"
+'
+test_expect_success 'a device larger than a card plausibly is: refused unless --force' '
+	truncate -s 3T big.img && big=$(losetup -f --show big.img) && loops+=("$big") &&
+	test_must_fail_with 1 imgpatch write kv.img "$big" 2>err &&
+	grep "^imgpatch: $big: the device is 3072 GiB, larger than a card plausibly is: give --force" err &&
+	imgpatch write kv.img "$big" --force >out &&
+	grep "$big: written and verified" out
 '
 test_expect_success 'a mounted device is refused, the others not started' '
 	truncate -s "$size" m.img && mke2fs -q -t ext4 m.img &&
@@ -215,7 +240,10 @@ test_expect_success 'verification catches a byte flipped on the card' '
 	cat out &&
 	test $status = 1 &&
 	grep "flip.img: FAILED: verify: the card differs at offset 1024 (wrote 0x.., read 0x01)" out &&
-	grep "\"error_offset\": 1024" flip.json
+	grep "\"error_offset\": 1024" flip.json &&
+	if python3 -c "import jsonschema, referencing" 2>/dev/null; then
+		python3 "$TEST_DIR/json/validate.py" "$REPO_DIR/tool/schema/write.schema.json" flip.json
+	fi
 '
 else
 test_skip 'verification catches a flipped byte' 'this build has no test hooks (test builds: make SAN=1)'

@@ -426,7 +426,7 @@ static void show_progress(const struct card_job *jobs, size_t n)
 			fprintf(stderr, " [%zu] %u%%", i + 1,
 				(unsigned)(jobs[i].done * 100 / jobs[i].total));
 		else
-			fprintf(stderr, " [%zu] %s", i + 1, jobs[i].finished ? "done" : "patching");
+			fprintf(stderr, " [%zu] %s", i + 1, jobs[i].finished ? "done" : "preparing");
 	}
 	fflush(stderr);
 }
