@@ -94,6 +94,31 @@ test_expect_success 'without --each: cards byte-identical to what apply makes, e
 	mtype -i junk.img@@$(part_offset junk.img 1) ::/boot.scr.uimg >/dev/null
 '
 
+# mini.img: FAT12, FAT16 and a partition of no known filesystem, each with
+# data, so that the FAT12 and FAT16 tables are read and the unknown
+# partition is written whole.
+test_expect_success 'FAT12, FAT16 and an unknown partition, written over junk' '
+	truncate -s 40M mini.img &&
+	printf "label: dos\n2048,8192,1\n10240,40960,6\n51200,20480,83\n" | sfdisk -q mini.img &&
+	truncate -s 4M p1.fat && mkfs.vfat -F 12 -n SMALL p1.fat >/dev/null &&
+	truncate -s 20M p2.fat && mkfs.vfat -F 16 -n MID p2.fat >/dev/null &&
+	head -c 300000 /dev/urandom >blob && mcopy -i p1.fat blob ::/blob &&
+	mcopy -i p2.fat blob ::/blob && mmd -i p2.fat ::/dir && mcopy -i p2.fat blob ::/dir/b2 &&
+	head -c 10M /dev/urandom >p3.raw &&
+	put_part mini.img 1 p1.fat && put_part mini.img 2 p2.fat && put_part mini.img 3 p3.raw &&
+	junk_card mini-card.img $(stat -c %s mini.img) &&
+	imgpatch write mini.img mini-card.img --json mini.json >out &&
+	extract_part mini-card.img 1 c1.fat && fsck.fat -n c1.fat >/dev/null &&
+	extract_part mini-card.img 2 c2.fat && fsck.fat -n c2.fat >/dev/null &&
+	mtype -i c1.fat ::/blob >b1 && cmp blob b1 &&
+	mtype -i c2.fat ::/dir/b2 >b2 && cmp blob b2 &&
+	extract_part mini-card.img 3 c3.raw && cmp p3.raw c3.raw &&
+	cmp -n 1048576 mini.img mini-card.img &&
+	grep -q "\"mapped_bytes\": [0-9]" mini.json &&
+	mapped=$(sed -n "s/.*\"mapped_bytes\": \([0-9]*\).*/\1/p" mini.json) &&
+	test "$mapped" -lt $((30 << 20))
+'
+
 test_expect_success 'a raw image without recipes: the card equals the image' '
 	imgpatch write kv.img plain.img >out &&
 	cmp kv.img plain.img
