@@ -119,6 +119,24 @@ test_expect_success 'FAT12, FAT16 and an unknown partition, written over junk' '
 	test "$mapped" -lt $((30 << 20))
 '
 
+test_expect_success 'Raspberry Pi OS: first user and SSH, and a host name, per card' '
+	"$FIXTURES/mkimage-rpi.sh" rpi.img &&
+	{ echo "target,user,password_hash,hostname" &&
+	  echo "pi1.img,pi,\$6\$salt\$hash1,pi-01" &&
+	  echo "pi2.img,lab,\$6\$salt\$hash2,pi-02"; } >pi.csv &&
+	imgpatch write rpi.img --apply rpi-user --apply hostname --each pi.csv >out &&
+	grep "^write: 2 cards, 0 failed$" out &&
+	mtype -i "$(part_mtools pi1.img 1)" ::/userconf.txt >u1 &&
+	echo "pi:\$6\$salt\$hash1" >want && test_cmp want u1 &&
+	mtype -i "$(part_mtools pi2.img 1)" ::/userconf.txt >u2 &&
+	echo "lab:\$6\$salt\$hash2" >want && test_cmp want u2 &&
+	mtype -i "$(part_mtools pi2.img 1)" ::/ssh >s2 && test ! -s s2 &&
+	extract_part pi2.img 1 pi2.fat && fsck.fat -n pi2.fat >/dev/null &&
+	extract_part pi2.img 2 pi2.ext4 && e2fsck -fn pi2.ext4 >/dev/null 2>&1 &&
+	debugfs -R "cat /etc/hostname" pi2.ext4 2>/dev/null >host &&
+	echo pi-02 >want && test_cmp want host
+'
+
 test_expect_success 'a raw image without recipes: the card equals the image' '
 	imgpatch write kv.img plain.img >out &&
 	cmp kv.img plain.img
