@@ -54,13 +54,14 @@ command_packages=(
 	sfdisk:fdisk
 	mkfs.vfat:dosfstools fsck.fat:dosfstools
 	mdir:mtools mtype:mtools mcopy:mtools mdel:mtools mmd:mtools mshowfat:mtools
-	mke2fs:e2fsprogs e2fsck:e2fsprogs debugfs:e2fsprogs dumpe2fs:e2fsprogs
+	mke2fs:e2fsprogs e2fsck:e2fsprogs debugfs:e2fsprogs dumpe2fs:e2fsprogs tune2fs:e2fsprogs
 	mkimage:u-boot-tools dumpimage:u-boot-tools
 	dtc:device-tree-compiler fdtget:device-tree-compiler
 	fdtput:device-tree-compiler fdtoverlay:device-tree-compiler
 	blkid:util-linux
 	cmp:diffutils awk:mawk xargs:findutils
-	od:coreutils timeout:coreutils sha1sum:coreutils install:coreutils
+	od:coreutils timeout:coreutils sha1sum:coreutils install:coreutils env:coreutils
+	sgdisk:gdisk
 	xz:xz-utils 7z:p7zip-full bmaptool:bmap-tools
 	qemu-system-aarch64:qemu-system-arm
 	man:man-db groff:groff-base

@@ -263,7 +263,7 @@ static void check_load(void)
 
 static void check_find(void)
 {
-	struct imgp_dtb dtb;
+	struct imgp_dtb dtb, dtb2;
 	const char *path;
 	int rc;
 
@@ -276,6 +276,15 @@ static void check_find(void)
 	CHECK_STR(imgp_errmsg(),
 		  "node 'mmc' is ambiguous (matches: /soc/mmc@1000, /soc/mmc@2000, /soc/mmc@5000); give a full path or a &label",
 		  "ambiguous message lists every match");
+	if (load_file(&dtb2, unit_path("nosym.dtb")) == 0) {
+		find(&dtb2, "mmc", &rc);
+		CHECK_STR(imgp_errmsg(),
+			  "node 'mmc' is ambiguous (matches: /soc/mmc@1000, /soc/mmc@2000, /soc/mmc@5000); give a full path",
+			  "ambiguous: no &label hint in a tree without __symbols__");
+		imgp_dtb_free(&dtb2);
+	} else {
+		CHECK(0, "load the test tree without __symbols__");
+	}
 	path = find(&dtb, "mmc@2000", &rc);
 	CHECK_STR(path, "/soc/mmc@2000", "name@unit");
 	path = find(&dtb, "dwmmc", &rc);
@@ -972,6 +981,28 @@ static void check_overlays(void)
 	static const char bad_path[] =
 		"/dts-v1/;\n/plugin/;\n"
 		"&{/nothere} { x; };\n";
+	/*
+	 * As Raspberry Pi's overlays: __overrides__ refers to a fragment
+	 * whose target is a label (with a target-path, libfdt merges it).
+	 */
+	static const char overrides[] =
+		"/dts-v1/;\n/plugin/;\n"
+		"/ {\n"
+		"	fragment@0 {\n"
+		"		target = <&sdhci1>;\n"
+		"		frag0: __overlay__ { brcm,overclock-50 = <0>; };\n"
+		"	};\n"
+		"	__overrides__ { overclock_50 = <&frag0>, \"brcm,overclock-50:0\"; };\n"
+		"};\n";
+	static const char dormant[] =
+		"/dts-v1/;\n/plugin/;\n"
+		"/ {\n"
+		"	fragment@0 {\n"
+		"		target-path = \"/soc/mmc@1000\";\n"
+		"		__dormant__ { status = \"disabled\"; };\n"
+		"	};\n"
+		"	__overrides__ { off = <0>, \"-0\"; };\n"
+		"};\n";
 	char kria[512];
 	const char *real = real_path(REAL_DTB), *file;
 	struct imgp_dtb dtb;
@@ -1020,6 +1051,16 @@ static void check_overlays(void)
 				      -ENOENT,
 				      "overlay fragment@0: target-path '/nothere' is not in the base tree",
 				      "with a target-path the base lacks");
+	if (compile("overrides.dtbo", overrides, true))
+		check_overlay_refused(unit_path("t.dtb"), unit_path("overrides.dtbo"),
+				      -EINVAL,
+				      "cannot apply the overlay: the __overlay__ node of fragment@0 has a phandle of its own (a label that __overrides__ or another node refers to), which libfdt cannot merge; the Raspberry Pi firmware applies such overlays through dtoverlay= in config.txt",
+				      "whose __overlay__ node has a phandle");
+	if (compile("dormant.dtbo", dormant, true))
+		check_overlay_refused(unit_path("t.dtb"), unit_path("dormant.dtbo"),
+				      -EINVAL,
+				      "overlay has only dormant fragments (__dormant__): a parameter enables them when the firmware applies it (dtoverlay=NAME,PARAM in config.txt); applied as it is, it would change nothing",
+				      "with only dormant fragments");
 	check_overlay_refused(unit_path("t.dtb"), unit_path("nosym.dtb"), -EINVAL,
 			      "not an overlay: no fragment has an __overlay__ node (compile it from a /plugin/; source)",
 			      "that is a plain tree");

@@ -77,7 +77,7 @@ int cmd_cat(int argc, char **argv)
 	part = imgp_table_find(&in.disk.tab, spec);
 	rc = part ? imgp_fs_open(&fs, &in.disk.img, part) : -ENOENT;
 	if (!rc) {
-		rc = imgp_fs_read_file(&fs, path, CAT_MAX, &data);
+		rc = imgp_survey_read_file(&fs, path, CAT_MAX, &data);
 		imgp_fs_close(&fs);
 	}
 	if (rc) {

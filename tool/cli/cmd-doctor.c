@@ -190,7 +190,7 @@ enum { OPT_JSON = 256, OPT_FIT, OPT_FDT, OPT_FAIL_ON };
 
 static const struct cli_option doctor_options[] = {
 	{ OPT_JSON, "json", 0, NULL, "print one JSON document (schema_version 1)" },
-	{ OPT_FIT, "fit", 0, "PATH", "FIT file to look for (default /image.fit)" },
+	{ OPT_FIT, "fit", 0, "PATH", "FIT file to look for (default " IMGP_FIT_PATH ")" },
 	{ OPT_FDT, "fdt", 0, "NAME|INDEX", "examine only this fdt of the FIT" },
 	{ OPT_FAIL_ON, "fail-on", 0, "SEVERITY", "exit 3 when a finding of SEVERITY (warning or\n"
 	  "info) or a worse one is found" },

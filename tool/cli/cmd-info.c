@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * imgpatch info: what an image holds, read-only. Every fact is collected
- * first and printed afterwards, as text or as one JSON document, so both
- * outputs always say the same. A damaged section (bad FIT hash, corrupt boot
+ * imgpatch info: what an image holds, read-only. The library surveys the
+ * image first (survey.c); the survey is printed afterwards, as text or as
+ * one JSON document, so both outputs always say the same. A damaged section (bad FIT hash, corrupt boot
  * script, dirty ext4) is reported where it belongs and turns the exit status
  * into 1, but never stops the other sections.
  */
@@ -12,11 +12,68 @@
 
 #include "info.h"
 
+bool info_fit_missing(const struct info *in)
+{
+	return !in->sv.fit.part;
+}
+
+bool info_script_missing(const struct info *in)
+{
+	return !in->sv.script.path && in->sv.script.rc == -ENOENT;
+}
+
+bool info_override_missing(const struct info *in)
+{
+	return !in->sv.override.part;
+}
+
+bool info_fstab_missing(const struct info *in)
+{
+	return !in->sv.root && in->sv.root_rc == -ENOENT;
+}
+
+bool info_script_loads_override(const struct info *in)
+{
+	return in->sv.script.parsed &&
+	       imgp_bootscr_mentions(&in->sv.script.scr, IMGP_OVERRIDE_NAME);
+}
+
+const char *info_fstab_error(const struct info *in)
+{
+	const struct imgp_survey_fstab *f = &in->sv.fstab;
+
+	if (info_fstab_missing(in))
+		return NULL;
+	if (f->rc)
+		return f->error;
+	return f->root_rc && f->root_rc != -ENOENT ? f->root_error : NULL;
+}
+
+/* What makes info exit with status 1: each fact that could not be read. */
+static int count_problems(const struct info *in)
+{
+	const struct imgp_survey *sv = &in->sv;
+	int n = in->disk->tab.used_backup;
+
+	for (size_t i = 0; i < in->disk->tab.nparts; i++)
+		n += sv->fs_rc[i] != 0;
+	n += !info_fit_missing(in) && sv->fit.rc;
+	for (size_t i = 0; sv->fit.hash && i < sv->fit.fit.nimages; i++)
+		n += sv->fit.hash[i].state == IMGP_HASH_BAD;
+	n += !info_script_missing(in) && sv->script.rc;
+	n += !info_override_missing(in) && sv->override.rc &&
+	     sv->override.rc != -ENOENT;
+	for (size_t i = 0; i < sv->ntrees; i++)
+		n += sv->trees[i].state == IMGP_TREE_ERROR;
+	n += info_fstab_error(in) != NULL;
+	return n;
+}
+
 enum { OPT_JSON = 256, OPT_FIT };
 
 static const struct cli_option info_options[] = {
 	{ OPT_JSON, "json", 0, NULL, "print one JSON document (schema_version 1)" },
-	{ OPT_FIT, "fit", 0, "PATH", "FIT file to look for (default /image.fit)" },
+	{ OPT_FIT, "fit", 0, "PATH", "FIT file to look for (default " IMGP_FIT_PATH ")" },
 	CLI_OPTIONS_END,
 };
 
@@ -37,6 +94,9 @@ int cmd_info(int argc, char **argv)
 	static const char *const args[] = { "IMAGE" };
 	struct cli_parser p;
 	struct cli_read img;
+	struct imgp_survey_opts sopts = {
+		.what = IMGP_SURVEY_BOOT | IMGP_SURVEY_TREES | IMGP_SURVEY_FSTAB,
+	};
 	struct info in = { 0 };
 	char *fit_path = NULL;
 	bool json = false;
@@ -60,24 +120,21 @@ int cmd_info(int argc, char **argv)
 		free(fit_path);
 		return rc;
 	}
-	in.fit.path = fit_path ? fit_path : "/image.fit";
+	sopts.fit_path = fit_path;
 
 	rc = cli_read_open(&img, in.path);
 	if (rc) {
 		free(fit_path);
 		return rc;
 	}
-	/* The collectors own the disk from here: info_free() closes it. */
-	in.disk = img.disk;
-	img.disk_open = false;
-	if (in.disk.tab.used_backup)
-		in.problems++;
-	info_collect_fs(&in);
-	info_collect_fit(&in);
-	info_collect_script(&in);
-	info_collect_override(&in);
-	info_collect_dts(&in);
-	info_collect_fstab(&in);
+	if (imgp_survey_open(&in.sv, &img.disk, &sopts)) {
+		rc = error_lib(in.path);
+		cli_read_close(&img);
+		free(fit_path);
+		return rc;
+	}
+	in.disk = &img.disk;
+	in.problems = count_problems(&in);
 
 	if (json) {
 		rc = info_print_json(&in);
@@ -91,7 +148,7 @@ int cmd_info(int argc, char **argv)
 		error("%s: %d problem%s found", in.path, in.problems,
 		      in.problems == 1 ? "" : "s");
 	rc = (rc || in.problems) ? EXIT_ERROR : EXIT_OK;
-	info_free(&in);
+	imgp_survey_free(&in.sv);
 	cli_read_close(&img);
 	free(fit_path);
 	return rc;

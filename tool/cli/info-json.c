@@ -16,13 +16,13 @@ static void info_json_opt(struct json *j, const char *key, const char *s)
 
 static void info_json_partitions(struct json *j, const struct info *in)
 {
-	const struct imgp_table *tab = &in->disk.tab;
+	const struct imgp_table *tab = &in->disk->tab;
 	unsigned ss = info_sector_size(in);
 
 	json_key(j, "image");
 	json_object_begin(j);
 	json_kv_string(j, "path", in->path);
-	json_kv_uint(j, "size", in->disk.img.size);
+	json_kv_uint(j, "size", in->disk->img.size);
 	json_object_end(j);
 
 	json_key(j, "table");
@@ -54,7 +54,7 @@ static void info_json_partitions(struct json *j, const struct info *in)
 		info_json_opt(j, "fstype", p->fstype);
 		info_json_opt(j, "fslabel", p->fslabel);
 		info_json_opt(j, "fsuuid", p->fsuuid);
-		json_kv_string(j, "fs_error", in->fs_error[i]);
+		json_kv_string(j, "fs_error", in->sv.fs_error[i]);
 		json_object_end(j);
 	}
 	json_array_end(j);
@@ -62,22 +62,22 @@ static void info_json_partitions(struct json *j, const struct info *in)
 
 static void info_json_fit(struct json *j, const struct info *in)
 {
-	const struct info_fit *f = &in->fit;
+	const struct imgp_survey_fit *f = &in->sv.fit;
 
 	json_key(j, "fit");
-	if (f->missing) {
+	if (info_fit_missing(in)) {
 		json_null(j);
 		return;
 	}
 	json_object_begin(j);
 	json_kv_int(j, "partition", f->part->number);
-	json_kv_string(j, "path", f->path);
-	json_kv_string(j, "error", f->error);
-	if (f->error) {
+	json_kv_string(j, "path", in->sv.fit_path);
+	json_kv_string(j, "error", f->rc ? f->error : NULL);
+	if (f->rc) {
 		json_object_end(j);
 		return;
 	}
-	json_kv_uint(j, "size", f->size);
+	json_kv_uint(j, "size", f->fit.size);
 	json_key(j, "images");
 	json_array_begin(j);
 	for (size_t i = 0; i < f->fit.nimages; i++) {
@@ -125,22 +125,23 @@ static void info_json_fit(struct json *j, const struct info *in)
 
 static void info_json_script(struct json *j, const struct info *in)
 {
-	const struct info_script *s = &in->script;
-	const struct info_override *o = &in->override;
+	const struct imgp_survey_script *s = &in->sv.script;
+	const struct imgp_survey_override *o = &in->sv.override;
 
 	json_key(j, "boot_script");
-	if (s->missing) {
+	if (info_script_missing(in)) {
 		json_null(j);
 	} else {
 		json_object_begin(j);
-		if (s->part) {
+		/* Both null when looking for it failed. */
+		if (s->path) {
 			json_kv_int(j, "partition", s->part->number);
 			json_kv_string(j, "path", s->path);
 		} else {
 			json_kv_null(j, "partition");
 			json_kv_null(j, "path");
 		}
-		json_kv_string(j, "error", s->error);
+		json_kv_string(j, "error", s->rc ? s->error : NULL);
 		json_key(j, "crc_ok");
 		if (s->parsed || s->parse_rc == -EBADMSG)
 			json_bool(j, s->parsed);
@@ -149,39 +150,40 @@ static void info_json_script(struct json *j, const struct info *in)
 		if (s->parsed) {
 			json_kv_uint(j, "size", s->size);
 			json_kv_string(j, "name", s->scr.name);
-			json_kv_bool(j, "loads_user_override", s->loads_override);
+			json_kv_bool(j, "loads_user_override",
+				     info_script_loads_override(in));
 		}
 		json_object_end(j);
 	}
 
 	json_key(j, "user_override");
-	if (o->missing) {
+	if (info_override_missing(in)) {
 		json_null(j);
 		return;
 	}
 	json_object_begin(j);
 	json_kv_int(j, "partition", o->part->number);
-	json_kv_string(j, "path", OVERRIDE_PATH);
+	json_kv_string(j, "path", IMGP_OVERRIDE_PATH);
 	json_kv_bool(j, "exists", o->exists);
-	if (o->exists && !o->error)
+	if (o->exists && !o->rc)
 		json_kv_uint(j, "size", o->data.len);
-	json_kv_string(j, "error", o->error);
+	json_kv_string(j, "error", o->rc && o->rc != -ENOENT ? o->error : NULL);
 	json_object_end(j);
 }
 
 static const char *const dt_state_json[] = {
-	[DT_OK] = "ok",
-	[DT_COMPRESSED] = "compressed",
-	[DT_SKIPPED] = "skipped",
-	[DT_ERROR] = "error",
+	[IMGP_TREE_OK] = "ok",
+	[IMGP_TREE_COMPRESSED] = "compressed",
+	[IMGP_TREE_SKIPPED] = "skipped",
+	[IMGP_TREE_ERROR] = "error",
 };
 
 static void info_json_dts(struct json *j, const struct info *in)
 {
 	json_key(j, "device_trees");
 	json_array_begin(j);
-	for (size_t i = 0; i < in->ndts; i++) {
-		const struct info_dt *dt = &in->dts[i];
+	for (size_t i = 0; i < in->sv.ntrees; i++) {
+		const struct imgp_survey_tree *dt = &in->sv.trees[i];
 
 		json_object_begin(j);
 		if (dt->image) {
@@ -190,9 +192,9 @@ static void info_json_dts(struct json *j, const struct info *in)
 			json_kv_int(j, "index", dt->image->index);
 			json_kv_string(j, "description", dt->image->description);
 		} else {
-			json_kv_string(j, "source", OVERRIDE_WORD);
-			json_kv_int(j, "partition", in->override.part->number);
-			json_kv_string(j, "path", OVERRIDE_PATH);
+			json_kv_string(j, "source", IMGP_OVERRIDE_NAME);
+			json_kv_int(j, "partition", in->sv.override.part->number);
+			json_kv_string(j, "path", IMGP_OVERRIDE_PATH);
 		}
 		json_kv_string(j, "status", dt_state_json[dt->state]);
 		json_kv_string(j, "error", dt->error);
@@ -223,20 +225,21 @@ static void info_json_dts(struct json *j, const struct info *in)
 
 static void info_json_fstab(struct json *j, const struct info *in)
 {
-	const struct info_fstab *f = &in->fstab;
+	const struct imgp_survey_fstab *f = &in->sv.fstab;
 	const struct imgp_fstab_entry *e = &f->root;
+	const char *error = info_fstab_error(in);
 
 	json_key(j, "fstab");
-	if (f->missing) {
+	if (info_fstab_missing(in)) {
 		json_null(j);
 		return;
 	}
 	json_object_begin(j);
 	json_kv_int(j, "partition", f->part->number);
-	json_kv_string(j, "path", "/etc/fstab");
-	json_kv_string(j, "error", f->error);
+	json_kv_string(j, "path", IMGP_FSTAB_PATH);
+	json_kv_string(j, "error", error);
 	json_key(j, "root");
-	if (f->have_root) {
+	if (!error && !f->root_rc) {
 		json_object_begin(j);
 		json_kv_int(j, "line", e->line);
 		json_kv_string(j, "spec", e->spec);
@@ -249,7 +252,8 @@ static void info_json_fstab(struct json *j, const struct info *in)
 	} else {
 		json_null(j);
 	}
-	json_kv_string(j, "no_root", f->no_root);
+	json_kv_string(j, "no_root", !error && f->root_rc == -ENOENT ?
+				     f->root_error : NULL);
 	json_object_end(j);
 }
 

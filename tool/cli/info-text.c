@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* imgpatch info: the collected facts as text, a section at a time. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,12 +30,12 @@ static void human_size(uint64_t bytes, char *out, size_t outlen)
 
 unsigned info_sector_size(const struct info *in)
 {
-	return in->disk.tab.sector_size ? in->disk.tab.sector_size : 512;
+	return in->disk->tab.sector_size ? in->disk->tab.sector_size : 512;
 }
 
 static void text_partitions(const struct info *in)
 {
-	const struct imgp_table *tab = &in->disk.tab;
+	const struct imgp_table *tab = &in->disk->tab;
 	struct table t = {
 		.ncols = 9,
 		.head = { "Num", "Boot", "Start(sector)", "Size", "Type", "Name",
@@ -44,7 +45,7 @@ static void text_partitions(const struct info *in)
 	};
 
 	table_put_text(in->path);
-	printf(": %llu bytes, %s, disk ", (unsigned long long)in->disk.img.size,
+	printf(": %llu bytes, %s, disk ", (unsigned long long)in->disk->img.size,
 	       tab->label);
 	table_put_text(tab->id);
 	printf("; sector size %u%s\n", info_sector_size(in),
@@ -71,10 +72,10 @@ static void text_partitions(const struct info *in)
 	}
 	table_print(&t, "");
 	for (size_t i = 0; i < tab->nparts; i++) {
-		if (!in->fs_error[i])
+		if (!in->sv.fs_error[i])
 			continue;
 		fputs("error: ", stdout);
-		table_put_text(in->fs_error[i]);
+		table_put_text(in->sv.fs_error[i]);
 		putchar('\n');
 	}
 }
@@ -82,15 +83,16 @@ static void text_partitions(const struct info *in)
 /* After "no partition has X": the partitions that could not be searched. */
 static void text_unreadable(const struct info *in)
 {
-	for (size_t i = 0; i < in->disk.tab.nparts; i++)
-		if (in->fs_error[i])
+	for (size_t i = 0; i < in->disk->tab.nparts; i++)
+		if (in->sv.fs_error[i])
 			printf("; " IMGP_PART_FMT " unreadable (see above)",
-			       in->disk.tab.parts[i].number);
+			       in->disk->tab.parts[i].number);
 }
 
 static void text_fit(const struct info *in)
 {
-	const struct info_fit *f = &in->fit;
+	const struct imgp_survey *sv = &in->sv;
+	const struct imgp_fit *fit = &sv->fit.fit;
 	struct table images = {
 		.ncols = 8,
 		.head = { "#", "Image", "Type", "Compression", "Size", "Hash",
@@ -106,24 +108,24 @@ static void text_fit(const struct info *in)
 	};
 
 	fputs("fit: ", stdout);
-	if (f->missing) {
-		table_put_text(f->missing);
+	if (info_fit_missing(in)) {
+		table_put_text(sv->fit.error);
 		text_unreadable(in);
 		putchar('\n');
 		return;
 	}
-	if (f->error) {
+	if (sv->fit.rc) {
 		fputs("error: ", stdout);
-		table_put_text(f->error);
+		table_put_text(sv->fit.error);
 		putchar('\n');
 		return;
 	}
-	printf(IMGP_PART_FMT " ", f->part->number);
-	table_put_text(f->path);
-	printf(", %zu bytes, %zu images, %zu configurations\n", f->size,
-	       f->fit.nimages, f->fit.nconfs);
-	for (size_t i = 0; i < f->fit.nimages; i++) {
-		const struct imgp_fit_image *img = &f->fit.images[i];
+	printf(IMGP_PART_FMT " ", sv->fit.part->number);
+	table_put_text(sv->fit_path);
+	printf(", %zu bytes, %zu images, %zu configurations\n", fit->size,
+	       fit->nimages, fit->nconfs);
+	for (size_t i = 0; i < fit->nimages; i++) {
+		const struct imgp_fit_image *img = &fit->images[i];
 		char idx[16], size[24];
 		const char *cells[8];
 
@@ -135,21 +137,23 @@ static void text_fit(const struct info *in)
 		cells[3] = img->compression;
 		cells[4] = size;
 		cells[5] = img->hash_algos[0] ? img->hash_algos : "-";
-		cells[6] = hash_text[f->hash[i].state];
+		cells[6] = hash_text[sv->fit.hash[i].state];
 		cells[7] = img->description;
 		table_row(&images, cells);
 	}
-	if (f->fit.nimages)
+	if (fit->nimages)
 		table_print(&images, "  ");
-	for (size_t i = 0; i < f->fit.nimages; i++) {
-		if (!f->hash[i].error)
+	for (size_t i = 0; i < fit->nimages; i++) {
+		const struct imgp_survey_hash *h = &sv->fit.hash[i];
+
+		if (!h->error)
 			continue;
-		fputs(f->hash[i].state == HASH_BAD ? "error: " : "warning: ", stdout);
-		table_put_text(f->hash[i].error);
+		fputs(h->state == IMGP_HASH_BAD ? "error: " : "warning: ", stdout);
+		table_put_text(h->error);
 		putchar('\n');
 	}
-	for (size_t i = 0; i < f->fit.nconfs; i++) {
-		const struct imgp_fit_conf *c = &f->fit.confs[i];
+	for (size_t i = 0; i < fit->nconfs; i++) {
+		const struct imgp_fit_conf *c = &fit->confs[i];
 		const char *cells[5] = {
 			c->name, c->is_default ? "yes" : "",
 			c->kernel ? c->kernel : "-", c->fdt ? c->fdt : "-",
@@ -158,38 +162,39 @@ static void text_fit(const struct info *in)
 
 		table_row(&confs, cells);
 	}
-	if (f->fit.nconfs)
+	if (fit->nconfs)
 		table_print(&confs, "  ");
 }
 
 static void text_script(const struct info *in)
 {
-	const struct info_script *s = &in->script;
-	const struct info_override *o = &in->override;
+	const struct imgp_survey *sv = &in->sv;
+	const struct imgp_survey_script *s = &sv->script;
+	const struct imgp_survey_override *o = &sv->override;
 
 	fputs("boot script: ", stdout);
-	if (s->missing) {
-		table_put_text(s->missing);
+	if (info_script_missing(in)) {
+		table_put_text(s->error);
 		text_unreadable(in);
-	} else if (s->error) {
+	} else if (s->rc) {
 		fputs("error: ", stdout);
 		table_put_text(s->error);
 	} else {
 		printf(IMGP_PART_FMT " %s (\"", s->part->number, s->path);
 		table_put_text(s->scr.name);
-		printf("\"), CRCs ok, loads " OVERRIDE_WORD ": %s",
-		       s->loads_override ? "yes" : "no");
+		printf("\"), CRCs ok, loads %s: %s", IMGP_OVERRIDE_NAME,
+		       info_script_loads_override(in) ? "yes" : "no");
 	}
 	putchar('\n');
 
-	fputs(OVERRIDE_WORD ": ", stdout);
-	if (o->missing) {
-		table_put_text(o->missing);
-	} else if (o->error) {
+	printf("%s: ", IMGP_OVERRIDE_NAME);
+	if (info_override_missing(in)) {
+		table_put_text(o->error);
+	} else if (o->rc && o->rc != -ENOENT) {
 		fputs("error: ", stdout);
 		table_put_text(o->error);
 	} else if (o->exists) {
-		printf(IMGP_PART_FMT " " OVERRIDE_PATH ", %zu bytes",
+		printf(IMGP_PART_FMT " " IMGP_OVERRIDE_PATH ", %zu bytes",
 		       o->part->number, o->data.len);
 	} else {
 		printf("not on " IMGP_PART_FMT, o->part->number);
@@ -202,33 +207,33 @@ bool info_is_uhs_blocker(const char *prop)
 	return strcmp(prop, "no-1-8-v") == 0;
 }
 
-static void text_dt(const struct info *in, const struct info_dt *dt)
+static void text_dt(const struct info *in, const struct imgp_survey_tree *dt)
 {
 	if (dt->image) {
 		fputs("fdt '", stdout);
 		table_put_text(dt->image->name);
 		printf("' (#%d): ", dt->image->index);
 	} else {
-		printf(OVERRIDE_WORD " (" IMGP_PART_FMT "): ",
-		       in->override.part->number);
+		printf("%s (" IMGP_PART_FMT "): ", IMGP_OVERRIDE_NAME,
+		       in->sv.override.part->number);
 	}
 	switch (dt->state) {
-	case DT_COMPRESSED:
+	case IMGP_TREE_COMPRESSED:
 		printf("compressed (");
 		table_put_text(dt->image->compression);
 		printf("), not inspected\n");
 		return;
-	case DT_SKIPPED:
+	case IMGP_TREE_SKIPPED:
 		fputs("not inspected: ", stdout);
 		table_put_text(dt->error);
 		putchar('\n');
 		return;
-	case DT_ERROR:
+	case IMGP_TREE_ERROR:
 		fputs("error: ", stdout);
 		table_put_text(dt->error);
 		putchar('\n');
 		return;
-	case DT_OK:
+	case IMGP_TREE_OK:
 		break;
 	}
 	if (!dt->nmmc) {
@@ -259,21 +264,21 @@ static void text_dt(const struct info *in, const struct info_dt *dt)
 
 static void text_fstab(const struct info *in)
 {
-	const struct info_fstab *f = &in->fstab;
+	const struct imgp_survey_fstab *f = &in->sv.fstab;
 	const struct imgp_fstab_entry *e = &f->root;
 
 	fputs("root fstab: ", stdout);
-	if (f->missing) {
-		table_put_text(f->missing);
+	if (info_fstab_missing(in)) {
+		table_put_text(in->sv.root_error);
 		text_unreadable(in);
-	} else if (f->error) {
+	} else if (info_fstab_error(in)) {
 		fputs("error: ", stdout);
-		table_put_text(f->error);
-	} else if (!f->have_root) {
-		printf(IMGP_PART_FMT " /etc/fstab: ", f->part->number);
-		table_put_text(f->no_root);
+		table_put_text(info_fstab_error(in));
+	} else if (f->root_rc) {
+		printf(IMGP_PART_FMT " " IMGP_FSTAB_PATH ": ", f->part->number);
+		table_put_text(f->root_error);
 	} else {
-		printf(IMGP_PART_FMT " /etc/fstab line %d: ", f->part->number,
+		printf(IMGP_PART_FMT " " IMGP_FSTAB_PATH " line %d: ", f->part->number,
 		       e->line);
 		table_put_text(e->spec);
 		putchar(' ');
@@ -295,10 +300,10 @@ void info_print_text(const struct info *in)
 	putchar('\n');
 	text_script(in);
 	putchar('\n');
-	if (!in->ndts)
-		puts("device trees: none to inspect (no FIT fdt, no " OVERRIDE_WORD ")");
-	for (size_t i = 0; i < in->ndts; i++)
-		text_dt(in, &in->dts[i]);
+	if (!in->sv.ntrees)
+		printf("device trees: none to inspect (no FIT fdt, no %s)\n", IMGP_OVERRIDE_NAME);
+	for (size_t i = 0; i < in->sv.ntrees; i++)
+		text_dt(in, &in->sv.trees[i]);
 	putchar('\n');
 	text_fstab(in);
 }

@@ -246,6 +246,24 @@ const char *imgp_tool_path(const char *name);
 int imgp_run(const char *const argv[], const char *const extra_env[],
 	     struct imgp_buf *out);
 
+/* --------------------------------------------------------- mmc-hosts.c */
+
+/* Whether a host controller can do a bus mode. */
+enum imgp_mmc_cap { IMGP_MMC_CAP_UNKNOWN, IMGP_MMC_CAP_NO, IMGP_MMC_CAP_YES };
+
+/* What an SD/eMMC host controller can do, and who says so. */
+struct imgp_mmc_host {
+	const char *compatible;
+	bool sdhci;              /* also reads its modes from capability registers */
+	enum imgp_mmc_cap uhs;   /* UHS-I (1.8 V) modes of SD cards */
+	enum imgp_mmc_cap hs200;
+	enum imgp_mmc_cap hs400;
+	unsigned max_hz;         /* the SoC tree's clock for it; 0: unknown */
+	const char *source;      /* the driver file (Linux 6.1) or tree that says so */
+};
+/* The table's entry for node's compatible list, or NULL. */
+const struct imgp_mmc_host *imgp_mmc_host_find(const void *fdt, int node);
+
 /* -------------------------------------------------------- fit-skeleton.c */
 
 /* A property value left out of a FIT skeleton, and where it lies in the file. */
@@ -268,6 +286,52 @@ int imgp_fit_skeleton(const struct imgp_reader *rd, size_t keep_max,
 		      struct imgp_fit_elided **el, size_t *nel);
 void imgp_fit_elided_free(struct imgp_fit_elided *el, size_t n);
 
+/* --------------------------------------------------------- bootpath-*.c */
+
+/*
+ * One way the board boots and picks its device tree, in the shape of
+ * U-Boot's boot/bootmeth_*.c: each is one file ending in one of these,
+ * listed in survey.c's table and tried in that order.
+ */
+struct imgp_bootpath {
+	const char *name;
+	/*
+	 * Recognises the method in sv (its filesystems open): 1 when the image
+	 * boots this way, with sv->boot set; 0 when not. What it looked for,
+	 * and why looking failed, stays in sv; <0 only when out of memory.
+	 */
+	int (*probe)(struct imgp_survey *sv);
+	/*
+	 * The file the boot script must load for a fixed device tree to take
+	 * effect ("user-override.dtb"); NULL when this way has none.
+	 */
+	const char *(*hook)(const struct imgp_survey *sv);
+};
+
+extern const struct imgp_bootpath imgp_bootpath_fit;
+extern const struct imgp_bootpath imgp_bootpath_script;
+
+/*
+ * survey.c, for the boot paths: the first partition (table order) whose
+ * filesystem has path. Returns 0 with *part, or -ENOENT, or the -errno of
+ * a lookup that failed (*part: where) when no other partition has it; the
+ * message is kept in *error (owned, replaced) for any non-zero return.
+ */
+int imgp_survey_find(struct imgp_survey *sv, const char *path,
+		     const struct imgp_part **part, char **error);
+/*
+ * Keeps the current message (or strerror(-rc)) in *error (replacing it);
+ * returns rc, or -ENOMEM (*error NULL) when it cannot be kept.
+ */
+int imgp_survey_keep(int rc, char **error);
+/*
+ * A probe's lookup that failed with a cause (rc not -ENOENT): the first is
+ * kept as the reason when no partition turns out to be the boot partition.
+ * Returns 0 or -ENOMEM.
+ */
+int imgp_survey_boot_cause(struct imgp_survey *sv, int rc, const char *error);
+/* patch.c: the patch's survey of its disk (no boot path read), made when first asked; NULL: ENOMEM. */
+struct imgp_survey *imgp_patch_survey(struct imgp_patch *patch);
 
 /* ------------------------------------------------- fsmap.c, usedmap-*.c */
 

@@ -409,20 +409,31 @@ struct imgp_dt_mmc_prop {
 	char name[32];
 	char value[128];         /* formatted; "" for an empty (boolean) property */
 };
+/* What a controller's slot holds, as the binding properties tell. */
+enum imgp_dt_mmc_kind {
+	IMGP_DT_MMC_SD,          /* a removable card slot */
+	IMGP_DT_MMC_EMMC,        /* a soldered eMMC */
+	IMGP_DT_MMC_SDIO,        /* an SDIO function (Wi-Fi, Bluetooth) */
+};
 struct imgp_dt_mmc {
 	char path[256];
 	char status[16];         /* "okay" when absent */
+	enum imgp_dt_mmc_kind kind;
 	size_t nprops;
 	struct imgp_dt_mmc_prop props[16];
 };
 /*
- * Lists SD/eMMC controllers (nodes named mmc/sdhci/sdmmc/emmc with or without
- * a unit address, or compatible with an sdhci/mmc driver) with the properties
- * no-1-8-v, max-frequency, bus-width, sd-uhs-*, mmc-hs200-*, mmc-hs400-*.
+ * Lists SD/eMMC host controllers (nodes with registers whose compatible
+ * names a host driver; a node named mmc or sdhci without any compatible)
+ * with what their slot holds and the properties no-1-8-v, max-frequency,
+ * bus-width, sd-uhs-*, mmc-hs200-*, mmc-hs400-*.
  * Returns the number found (at most max) or -errno.
  */
 int imgp_dt_list_mmc(const struct imgp_dtb *dtb, struct imgp_dt_mmc *out,
 		     size_t max);
+/* What the slot of controller node holds; its name "sd", "emmc", "sdio". */
+enum imgp_dt_mmc_kind imgp_dt_mmc_kind_of(const void *fdt, int node);
+const char *imgp_dt_mmc_kind_name(enum imgp_dt_mmc_kind kind);
 
 /* --------------------------------------------------------------- bootscr.c */
 
@@ -453,15 +464,6 @@ bool imgp_bootscr_mentions(const struct imgp_bootscr *scr, const char *word);
  */
 int imgp_bootscr_make(const char *text, size_t len, const char *name,
 		      const char *arch, uint32_t time, struct imgp_buf *out);
-
-/*
- * bootscr-find.c: parses the boot script of a filesystem, /boot.scr.uimg
- * else /boot.scr. Returns 1 with *path (a static string) and scr filled
- * (free it with imgp_bootscr_free), 0 when there is none, or -errno for one
- * that cannot be read or parsed ("/boot.scr: ..." message).
- */
-int imgp_bootscr_find(struct imgp_fs *fs, const char **path,
-		      struct imgp_bootscr *scr);
 
 /* ----------------------------------------------------------------- fstab.c */
 
@@ -558,10 +560,171 @@ void imgp_disk_close(struct imgp_disk *disk);
 /*
  * Finds the first partition, in table order, whose filesystem (any supported
  * backend) has a file at path. Returns it, or NULL with -ENOENT's message
- * "no partition has /image.fit (searched p1 (vfat), p2 (ext4))".
+ * "no partition has /image.fit (searched p1 (vfat), p2 (ext4))", or the
+ * message of a lookup that failed (a corrupt directory block) when no
+ * other partition has it. A survey (below) finds files by the same rule.
  */
 const struct imgp_part *imgp_disk_find_file(struct imgp_disk *disk,
 					    const char *path);
+
+/* ---------------------------------------------------- survey.c, bootpath-*.c */
+
+/*
+ * One survey of an image, read once with one set of rules: the partitions'
+ * filesystems, the boot and the root partition, how the board picks its
+ * device tree (its boot path: a FIT, the boot script and the hook file the
+ * script honours; one file per way of booting, bootpath-*.c), the trees
+ * there are and the root fstab. info prints a survey, doctor judges one,
+ * patch and the recipes resolve "boot" and "root" through one; nothing else
+ * looks these things up.
+ *
+ * A fact that could not be read keeps why: its rc is 0 when it was found
+ * (and read), -ENOENT when it is not there, another -errno when looking or
+ * reading failed (a corrupt directory block, a dangling link, a bad CRC);
+ * error holds the library's message for any non-zero rc.
+ *
+ * The rules: the boot partition is the one of the first boot path that
+ * recognises itself (the FIT's partition, else the first with
+ * /boot.scr.uimg, else the first with /boot.scr), else the first with
+ * /config.txt or /extlinux/extlinux.conf. The boot script is looked for
+ * on the boot partition only, and so is the hook file when a boot path
+ * was recognised (else on the first partition that has it); the root
+ * partition is the first with /etc/fstab. "First" is in table order; a filesystem that
+ * does not open or a lookup that fails does not hide a file elsewhere.
+ */
+#define IMGP_FIT_PATH "/image.fit"
+/* The tree a boot script loads instead of the FIT's when it is there. */
+#define IMGP_OVERRIDE_NAME "user-override.dtb"
+#define IMGP_OVERRIDE_PATH "/" IMGP_OVERRIDE_NAME
+#define IMGP_FSTAB_PATH "/etc/fstab"
+/* The boot script names, in the order U-Boot's distro boot tries them. */
+extern const char *const imgp_bootscr_paths[];
+extern const size_t imgp_nbootscr_paths;
+
+/* What a survey reads beyond the filesystems and the boot and root partitions. */
+#define IMGP_SURVEY_BOOT  (1u << 0) /* FIT structure, boot script, hook file */
+#define IMGP_SURVEY_TREES (1u << 1) /* + every FIT hash verified, each tree's SD/eMMC controllers */
+#define IMGP_SURVEY_FSTAB (1u << 2) /* the root's /etc/fstab and its "/" entry */
+
+struct imgp_survey_opts {
+	const char *fit_path;    /* NULL: IMGP_FIT_PATH */
+	unsigned what;           /* IMGP_SURVEY_* */
+};
+
+enum imgp_hash_state { IMGP_HASH_NONE, IMGP_HASH_OK, IMGP_HASH_BAD, IMGP_HASH_UNSUPPORTED };
+
+struct imgp_survey_hash {
+	enum imgp_hash_state state;
+	char *error;             /* why the hashes do not verify */
+};
+
+enum imgp_tree_state { IMGP_TREE_OK, IMGP_TREE_COMPRESSED, IMGP_TREE_SKIPPED, IMGP_TREE_ERROR };
+
+/* A device tree there is, with its SD/eMMC controllers. */
+struct imgp_survey_tree {
+	const struct imgp_fit_image *image; /* NULL: the hook file IMGP_OVERRIDE_PATH */
+	enum imgp_tree_state state;
+	char *error;             /* SKIPPED, ERROR: why */
+	size_t nmmc;
+	struct imgp_dt_mmc *mmc;
+};
+
+/* The FIT at the survey's fit_path. */
+struct imgp_survey_fit {
+	const struct imgp_part *part; /* where it is, or where looking failed */
+	int rc;
+	char *error;
+	bool parsed;
+	struct imgp_fit fit;
+	struct imgp_survey_hash *hash; /* IMGP_SURVEY_TREES: one per image */
+};
+
+/* The boot script of the boot partition. */
+struct imgp_survey_script {
+	const struct imgp_part *part; /* the boot partition; NULL: there is none */
+	const char *path;        /* one of imgp_bootscr_paths; NULL: none there */
+	int rc;
+	char *error;
+	int parse_rc;            /* -EBADMSG: a CRC does not match */
+	size_t size;
+	bool parsed;
+	struct imgp_bootscr scr;
+};
+
+/* IMGP_OVERRIDE_PATH on the boot path's partition (with none: the first that has it). */
+struct imgp_survey_override {
+	const struct imgp_part *part; /* where it was looked for; NULL: nowhere */
+	int rc;
+	char *error;
+	bool exists;
+	struct imgp_buf data;    /* IMGP_SURVEY_TREES: its bytes */
+};
+
+/* The root partition's /etc/fstab. */
+struct imgp_survey_fstab {
+	const struct imgp_part *part; /* the root, or where looking failed */
+	int rc;
+	char *error;
+	char *text;              /* NUL-terminated; NULL when not read */
+	size_t len;
+	int root_rc;             /* the "/" entry: 0, -ENOENT (not a problem), -EINVAL */
+	char *root_error;
+	struct imgp_fstab_entry root;
+};
+
+struct imgp_bootpath;
+
+struct imgp_survey {
+	struct imgp_disk *disk;
+	const char *fit_path;
+	/* Per partition: its filesystem, opened once, open while the survey lives. */
+	struct imgp_fs *fs;
+	bool *fs_open;
+	int *fs_rc;              /* why it does not open (0: open, or not supported) */
+	char **fs_error;
+	const struct imgp_bootpath *bootpath; /* NULL: no boot path recognised */
+	const char *bootpath_name; /* "fit", "script"; NULL */
+	const struct imgp_part *boot;
+	int boot_rc;
+	char *boot_error;
+	const struct imgp_part *root;
+	int root_rc;
+	char *root_error;
+	/* IMGP_SURVEY_BOOT (the FIT is looked for always: it marks the boot partition) */
+	struct imgp_survey_fit fit;
+	struct imgp_survey_script script;
+	/* The file the boot script must load for a fixed tree to count; NULL: none. */
+	const char *hook;
+	bool hook_loaded;        /* the boot script mentions hook */
+	struct imgp_survey_override override;
+	/* IMGP_SURVEY_TREES: the FIT's fdt images, then the hook file's tree. */
+	size_t ntrees;
+	struct imgp_survey_tree *trees;
+	/* IMGP_SURVEY_FSTAB */
+	struct imgp_survey_fstab fstab;
+};
+
+/*
+ * Surveys an opened disk (only read): every filesystem is opened and kept
+ * open until imgp_survey_free(); what opts->what asks for is read. Returns
+ * 0 with every fact's failure recorded in sv, or -ENOMEM.
+ */
+int imgp_survey_open(struct imgp_survey *sv, struct imgp_disk *disk,
+		     const struct imgp_survey_opts *opts);
+/* Closes the filesystems and frees what the survey holds (not the disk). */
+void imgp_survey_free(struct imgp_survey *sv);
+/* The open filesystem of part; NULL with -ENOTSUP's message when there is none. */
+struct imgp_fs *imgp_survey_fs(const struct imgp_survey *sv,
+			       const struct imgp_part *part);
+/*
+ * imgp_fs_read_file(), except that a symbolic link whose target does not
+ * exist says so ("dangling symbolic link to X"), not "not
+ * found": what the survey and every command read a file with.
+ */
+int imgp_survey_read_file(struct imgp_fs *fs, const char *path, size_t max,
+			  struct imgp_buf *out);
+/* Makes a recorded failure (rc, error) the current one again; returns rc. */
+int imgp_survey_fail(int rc, const char *error);
 
 /* ---------------------------------------------------------------- copy.c */
 
@@ -645,6 +808,8 @@ struct imgp_patch {
 	struct imgp_dtb dtb_source; /* the tree as loaded, before this run's edits */
 	size_t nchanges;
 	struct imgp_change *changes;
+	/* Where "boot", "root" and the FIT are: surveyed once, when first asked. */
+	struct imgp_survey *survey;
 };
 
 void imgp_patch_init(struct imgp_patch *patch, struct imgp_disk *disk);
@@ -685,8 +850,9 @@ int imgp_patch_dt_delete(struct imgp_patch *patch, const char *node,
 int imgp_patch_write_dtb(struct imgp_patch *patch, const char *path);
 /*
  * Checks that the boot partition's boot script (/boot.scr.uimg or
- * /boot.scr) mentions word. Returns 1 when it does, 0 when it does not or
- * there is no boot script (the message says which), <0 on a corrupt script.
+ * /boot.scr), as the patch would leave it, mentions word. Returns 1 when
+ * it does, 0 when it does not or there is no boot script (the message says
+ * which), <0 on a script that cannot be read or parsed.
  */
 int imgp_patch_boot_hook(struct imgp_patch *patch, const char *word);
 /*
@@ -698,10 +864,10 @@ int imgp_patch_fstab(struct imgp_patch *patch, const char *root,
 		     const char *mountpoint, const char *ops);
 /*
  * Resolves a partition for patch options and recipe steps: "boot" (the
- * partition the device tree came from, else the first with /image.fit,
- * /boot.scr.uimg, /boot.scr, /config.txt or /extlinux/extlinux.conf),
- * "root" (the first with /etc/fstab), or a number, GPT name or label.
- * NULL with a message when there is none.
+ * partition the device tree came from, else the survey's boot partition),
+ * "root" (the survey's: the first with /etc/fstab), or a number, GPT name
+ * or label. NULL with a message when there is none; the message keeps why
+ * a lookup failed (a corrupt directory block is no "no partition has").
  */
 const struct imgp_part *imgp_patch_part(struct imgp_patch *patch,
 					const char *spec);

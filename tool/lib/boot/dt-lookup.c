@@ -307,9 +307,10 @@ int imgp_dt_find_node(const struct imgp_dtb *dtb, const char *spec)
 	} else if (l.count == 1) {
 		rc = l.first;
 	} else if (l.count > 1) {
-		rc = imgp_fail(EEXIST,
-			       "node '%s' is ambiguous (matches: %s); give a full path or a &label",
-			       spec, (const char *)l.buf.data);
+		/* A &label only works where the tree kept its labels (dtc -@). */
+		rc = imgp_fail(EEXIST, "node '%s' is ambiguous (matches: %s); give a full path%s",
+			       spec, (const char *)l.buf.data,
+			       fdt_path_offset(fdt, "/__symbols__") >= 0 ? " or a &label" : "");
 	} else {
 		base = strrchr(spec, '/');
 		base = base ? base + 1 : spec;

@@ -15,32 +15,164 @@
 
 /* ---------------------------------------------------------------- mmc */
 
-bool dt_is_mmc(const void *fdt, int node)
+/*
+ * A compatible string of an SD/eMMC host driver: the SDHCI family ("sdhci",
+ * "esdhc", "usdhc", "wm8505-sdhc"), Synopsys ("dw-mshc", "dwcmshc"), TI
+ * "hsmmc", Atmel "hsmci", Renesas "sdhi", Cadence "sd4hc", Broadcom
+ * "sdhost" and "emmc2", ARM PrimeCell "pl18x"/"pl180", and the vendor
+ * hosts named "<soc>-mmc", "<soc>-emmc", "<soc>-sdio" (Allwinner, Amlogic,
+ * Marvell orion-sdio). Not: "mmc-pwrseq-*", "mmc-card", "mmc-slot", clock
+ * controllers ("qcom,mmcc-*"), PHYs and ECC blocks, which also say mmc.
+ */
+static bool dt_is_host_compatible(const char *c)
 {
-	static const char *const names[] = { "mmc", "sdhci", "sdmmc", "emmc", "sd" };
-	static const char *const drivers[] = { "sdhci", "mmc", "dw-mshc" };
-	const char *name, *p, *end;
-	size_t i;
-	int len;
+	static const char *const inside[] = {
+		"sdhci", "sdhc", "mshc", "hsmmc", "hsmci", "sdhi", "sd4hc",
+		"sdhost", "emmc2", "pl18x", "pl180",
+	};
+	static const char *const ending[] = { "-mmc", "-emmc", "-sdio" };
+	static const char *const never[] = { "pwrseq", "-phy", "-ecc", "clock", "mmcc" };
+	const char *model = strchr(c, ',');
+	size_t len, i;
 
-	name = fdt_get_name(fdt, node, NULL);
-	if (!name)
+	if (strcmp(c, "mmc-spi-slot") == 0)
+		return true;
+	if (!model)
 		return false;
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (dt_base_eq(name, names[i], strlen(names[i])))
+	model++;
+	for (i = 0; i < sizeof(never) / sizeof(never[0]); i++)
+		if (strstr(model, never[i]))
+			return false;
+	for (i = 0; i < sizeof(inside) / sizeof(inside[0]); i++)
+		if (strstr(model, inside[i]))
 			return true;
-	p = fdt_getprop(fdt, node, "compatible", &len);
-	if (!p || len <= 0 || p[len - 1] != '\0')
-		return false;
-	for (end = p + len; p < end; p += strlen(p) + 1) {
-		/* "mmc-pwrseq-simple" powers a card; it is not a controller. */
-		if (strstr(p, "pwrseq"))
-			continue;
-		for (i = 0; i < sizeof(drivers) / sizeof(drivers[0]); i++)
-			if (strstr(p, drivers[i]))
-				return true;
+	len = strlen(model);
+	for (i = 0; i < sizeof(ending) / sizeof(ending[0]); i++) {
+		size_t n = strlen(ending[i]);
+
+		if (len > n && strcmp(model + len - n, ending[i]) == 0)
+			return true;
 	}
 	return false;
+}
+
+bool dt_is_mmc(const void *fdt, int node)
+{
+	const char *name, *p, *end;
+	int len;
+
+	if (node <= 0)
+		return false;
+	p = fdt_getprop(fdt, node, "compatible", &len);
+	if (!p) {
+		/*
+		 * A hand-written tree may leave the compatible to an include it
+		 * lacks; the unit address leaves out pin groups and LEDs named mmc.
+		 */
+		name = fdt_get_name(fdt, node, NULL);
+		return name && strchr(name, '@') &&
+		       (dt_base_eq(name, "mmc", 3) || dt_base_eq(name, "sdhci", 5));
+	}
+	/* A host has registers; regulators, power sequences and boards' root nodes do not. */
+	if (!fdt_getprop(fdt, node, "reg", NULL))
+		return false;
+	if (len <= 0 || p[len - 1] != '\0')
+		return false;
+	for (end = p + len; p < end; p += strlen(p) + 1)
+		if (dt_is_host_compatible(p))
+			return true;
+	return false;
+}
+
+/* The node a one-cell phandle property points at; -1 when none. */
+static int dt_phandle_target(const void *fdt, int node, const char *prop)
+{
+	int len;
+	const fdt32_t *p = fdt_getprop(fdt, node, prop, &len);
+
+	if (!p || len < 4)
+		return -1;
+	return fdt_node_offset_by_phandle(fdt, fdt32_to_cpu(*p));
+}
+
+static bool dt_has(const void *fdt, int node, const char *prop)
+{
+	return fdt_getprop(fdt, node, prop, NULL) != NULL;
+}
+
+static bool dt_has_prefix(const void *fdt, int node, const char *prefix)
+{
+	int prop;
+
+	fdt_for_each_property_offset(prop, fdt, node) {
+		const char *name;
+
+		if (fdt_getprop_by_offset(fdt, prop, &name, NULL) && name &&
+		    strncmp(name, prefix, strlen(prefix)) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * What the slot holds, from the mmc-controller binding's properties, the
+ * strongest evidence first: a child node describing the card ("mmc-card"
+ * is an eMMC; any other child an SDIO function), the no-sd/no-sdio/no-mmc
+ * triple, a card-detect line (a removable slot), the power sequence
+ * (mmc-pwrseq-emmc resets an eMMC, the others power a Wi-Fi chip), and
+ * for soldered devices the bus width and eMMC modes. mmc-ddr-* and
+ * cap-sdio-irq are host abilities, not evidence of what is plugged in.
+ */
+enum imgp_dt_mmc_kind imgp_dt_mmc_kind_of(const void *fdt, int node)
+{
+	bool no_sd = dt_has(fdt, node, "no-sd"), no_sdio = dt_has(fdt, node, "no-sdio");
+	bool no_mmc = dt_has(fdt, node, "no-mmc");
+	bool fixed = dt_has(fdt, node, "non-removable");
+	int child, seq, len;
+	const fdt32_t *bw;
+
+	fdt_for_each_subnode(child, fdt, node) {
+		int l;
+		const char *c = fdt_getprop(fdt, child, "compatible", &l);
+
+		if (c && l > 0 && fdt_stringlist_contains(c, l, "mmc-card"))
+			return IMGP_DT_MMC_EMMC;
+	}
+	if (no_sd && no_sdio && !no_mmc)
+		return IMGP_DT_MMC_EMMC;
+	if (no_mmc && no_sdio && !no_sd)
+		return IMGP_DT_MMC_SD;
+	if (no_mmc && no_sd && !no_sdio)
+		return IMGP_DT_MMC_SDIO;
+	fdt_for_each_subnode(child, fdt, node)
+		if (dt_has(fdt, child, "reg"))
+			return IMGP_DT_MMC_SDIO;
+	if (!fixed && (dt_has(fdt, node, "cd-gpios") || dt_has(fdt, node, "broken-cd") ||
+		       dt_has(fdt, node, "cd-inverted")) && !no_sd)
+		return IMGP_DT_MMC_SD;
+	seq = dt_phandle_target(fdt, node, "mmc-pwrseq");
+	if (seq >= 0) {
+		const char *c = fdt_getprop(fdt, seq, "compatible", &len);
+
+		if (c && len > 0 && fdt_stringlist_contains(c, len, "mmc-pwrseq-emmc"))
+			return IMGP_DT_MMC_EMMC;
+		if (fixed || no_sd || no_mmc)
+			return IMGP_DT_MMC_SDIO;
+	}
+	if (fixed && (dt_has(fdt, node, "cap-sdio-irq") || no_mmc))
+		return IMGP_DT_MMC_SDIO;
+	bw = fdt_getprop(fdt, node, "bus-width", &len);
+	if (no_sd || (bw && len == 4 && fdt32_to_cpu(*bw) == 8) ||
+	    dt_has_prefix(fdt, node, "mmc-hs"))
+		return IMGP_DT_MMC_EMMC;
+	if (fixed && !dt_has_prefix(fdt, node, "sd-uhs-"))
+		return IMGP_DT_MMC_EMMC;
+	return IMGP_DT_MMC_SD;
+}
+
+const char *imgp_dt_mmc_kind_name(enum imgp_dt_mmc_kind kind)
+{
+	return kind == IMGP_DT_MMC_EMMC ? "emmc" : kind == IMGP_DT_MMC_SDIO ? "sdio" : "sd";
 }
 
 static bool dt_is_speed_prop(const char *name)
@@ -81,6 +213,7 @@ static int dt_fill_mmc(const struct imgp_dtb *dtb, int node,
 		snprintf(m->status, sizeof(m->status), "%s", status);
 	else
 		snprintf(m->status, sizeof(m->status), "okay");
+	m->kind = imgp_dt_mmc_kind_of(fdt, node);
 
 	fdt_for_each_property_offset(prop, fdt, node) {
 		struct imgp_dt_mmc_prop *mp;

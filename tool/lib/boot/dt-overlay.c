@@ -92,15 +92,43 @@ static int dt_check_fixups(const void *base, const void *ovl)
 	return rc;
 }
 
-/* A tree without a single fragment would "apply" as a silent no-op. */
+/*
+ * A tree without a single fragment would "apply" as a silent no-op. One
+ * whose fragments are all __dormant__ is a parameter-only overlay (Raspberry
+ * Pi's): its fragments take effect only when a parameter of the firmware's
+ * dtoverlay= enables them, so recompiling it would not help.
+ */
 static int dt_check_fragments(const void *ovl)
 {
-	int frag;
+	int frag, dormant = 0;
 
-	fdt_for_each_subnode(frag, ovl, 0)
+	fdt_for_each_subnode(frag, ovl, 0) {
 		if (fdt_subnode_offset(ovl, frag, "__overlay__") >= 0)
 			return 0;
+		if (fdt_subnode_offset(ovl, frag, "__dormant__") >= 0)
+			dormant++;
+	}
+	if (dormant)
+		return imgp_fail(EINVAL, "overlay has only dormant fragments (__dormant__): a parameter enables them when the firmware applies it (dtoverlay=NAME,PARAM in config.txt); applied as it is, it would change nothing");
 	return imgp_fail(EINVAL, "not an overlay: no fragment has an __overlay__ node (compile it from a /plugin/; source)");
+}
+
+/*
+ * The fragment whose __overlay__ node carries a phandle of its own (its label
+ * is referenced, as Raspberry Pi overlays' __overrides__ do): libfdt cannot
+ * merge such a node and says only FDT_ERR_NOTFOUND. NULL when there is none.
+ */
+static const char *dt_overlay_with_phandle(const void *ovl)
+{
+	int frag, node;
+
+	fdt_for_each_subnode(frag, ovl, 0) {
+		node = fdt_subnode_offset(ovl, frag, "__overlay__");
+		if (node >= 0 && (fdt_getprop(ovl, node, "phandle", NULL) ||
+				  fdt_getprop(ovl, node, "linux,phandle", NULL)))
+			return fdt_get_name(ovl, frag, NULL);
+	}
+	return NULL;
 }
 
 /* After a failed apply: a target-path the base lacks is the usual reason. */
@@ -119,6 +147,10 @@ static int dt_explain_overlay(const void *base, const void *ovl, int err)
 		return imgp_fail(ENOENT, "overlay %s: target-path '%s' is not in the base tree",
 				 name ? name : "?", path);
 	}
+	name = err == -FDT_ERR_NOTFOUND ? dt_overlay_with_phandle(ovl) : NULL;
+	if (name)
+		return imgp_fail(EINVAL, "cannot apply the overlay: the __overlay__ node of %s has a phandle of its own (a label that __overrides__ or another node refers to), which libfdt cannot merge; the Raspberry Pi firmware applies such overlays through dtoverlay= in config.txt",
+				 name);
 	return imgp_fail(EINVAL, "cannot apply the overlay: %s", fdt_strerror(err));
 }
 

@@ -327,7 +327,7 @@ static int fit_parse_tree(struct imgp_fit *fit, size_t blob_size)
 	fdt_for_each_subnode(node, fdt, images)
 		n++;
 	if (n > FIT_IMAGES_MAX)
-		return imgp_fail(EINVAL, "FIT has %zu images, more than the %d allowed",
+		return imgp_fail(E2BIG, "FIT has %zu images, more than the %d allowed",
 				 n, FIT_IMAGES_MAX);
 	if (n) {
 		fit->images = calloc(n, sizeof(*fit->images));

@@ -25,12 +25,6 @@ struct fit_choice {
 	int line;
 };
 
-static bool is_pmos(const struct doctor *d)
-{
-	return strcmp(d->scr.name, "postmarketos") == 0 ||
-	       strcmp(d->boot->fslabel, "pmOS_boot") == 0;
-}
-
 /* Findings about the trees the board boots: what a hook would let one fix. */
 static size_t tree_findings(const struct doctor *d)
 {
@@ -47,23 +41,21 @@ static int check_hook(struct doctor *d)
 	struct imgp_finding *f;
 	int rc;
 
-	if (d->have_fit)
-		word = DOCTOR_OVERRIDE_WORD;
-	else if (d->script_path && is_pmos(d))
-		word = "user.scr";
-	if (!word || doctor_script_mentions(d, word))
+	/* The boot path says which file its script must load (bootpath-*.c). */
+	word = d->sv.hook;
+	if (!word || d->sv.hook_loaded)
 		return 0;
 	f = doctor_add_milder(d, DOCTOR_BOOT_OVERRIDE_IGNORED, !tree_findings(d));
 	if (!f)
 		return -ENOMEM;
-	f->partition = d->boot->number;
+	f->partition = d->sv.boot->number;
 	rc = doctor_set(&f->property, "%s", word);
-	if (!rc && d->script_path)
-		rc = doctor_set(&f->file, "%s", d->script_path);
+	if (!rc && d->sv.script.path)
+		rc = doctor_set(&f->file, "%s", d->sv.script.path);
 	if (!rc)
-		rc = d->script_path ?
+		rc = d->sv.script.path ?
 		     doctor_set(&f->title, "the boot script %s never loads %s: a fixed tree there is ignored",
-				d->script_path, word) :
+				d->sv.script.path, word) :
 		     doctor_set(&f->title, "no boot script (boot.scr.uimg, boot.scr) loads %s: a fixed tree there is ignored",
 				word);
 	if (!rc)
@@ -72,7 +64,7 @@ static int check_hook(struct doctor *d)
 	if (!rc)
 		rc = doctor_set(&f->hint, strcmp(word, "user.scr") == 0 ?
 				"boot with a boot.scr that loads and sources user.scr after loading the tree, as postmarketOS's does" :
-				"boot with a script that loads /user-override.dtb when it exists, as Ubuntu's Kria boot.scr.uimg does");
+				"boot with a script that loads " IMGP_OVERRIDE_PATH " when it exists, as Ubuntu's Kria boot.scr.uimg does");
 	return rc;
 }
 
@@ -216,9 +208,9 @@ static size_t read_choices(const char *text, size_t text_len,
 
 static const struct imgp_fit_conf *find_conf(const struct doctor *d, const char *name)
 {
-	for (size_t i = 0; i < d->fit.nconfs; i++)
-		if (strcmp(d->fit.confs[i].name, name) == 0)
-			return &d->fit.confs[i];
+	for (size_t i = 0; i < d->sv.fit.fit.nconfs; i++)
+		if (strcmp(d->sv.fit.fit.confs[i].name, name) == 0)
+			return &d->sv.fit.fit.confs[i];
 	return NULL;
 }
 
@@ -247,9 +239,9 @@ static int add_choice(struct doctor *d, const struct fit_choice *c)
 	f = doctor_add(d, DOCTOR_FIT_CONFIG);
 	if (!f)
 		return -ENOMEM;
-	f->partition = d->boot->number;
+	f->partition = d->sv.boot->number;
 	f->line = c->line;
-	rc = doctor_set(&f->file, "%s", d->script_path);
+	rc = doctor_set(&f->file, "%s", d->sv.script.path);
 	if (!rc)
 		rc = doctor_set(&f->property, "fit_config");
 	if (!rc && fdt)
@@ -261,7 +253,7 @@ static int add_choice(struct doctor *d, const struct fit_choice *c)
 	if (rc)
 		return rc;
 	if (doctor_override_in_effect(d))
-		return doctor_set(&f->cost, "none: " DOCTOR_OVERRIDE_PATH " replaces this tree");
+		return doctor_set(&f->cost, "none: " IMGP_OVERRIDE_PATH " replaces this tree");
 	if (warnings)
 		return doctor_set(&f->cost, "this tree has %zu of the warnings above", warnings);
 	return doctor_set(&f->cost, "none known");
@@ -273,12 +265,12 @@ static int check_fit_config(struct doctor *d)
 	size_t n;
 	int rc = 0;
 
-	if (!d->have_fit || !d->script_path)
+	if (!d->sv.fit.parsed || !d->sv.script.path)
 		return 0;
 	choices = calloc(CONFIG_MAX, sizeof(*choices));
 	if (!choices)
 		return imgp_fail(ENOMEM, "out of memory");
-	n = read_choices(d->scr.text, d->scr.text_len, choices, CONFIG_MAX);
+	n = read_choices(d->sv.script.scr.text, d->sv.script.scr.text_len, choices, CONFIG_MAX);
 	for (size_t i = 0; i < n && !rc; i++)
 		rc = add_choice(d, &choices[i]);
 	free(choices);
@@ -289,7 +281,7 @@ int doctor_check_boot(struct doctor *d)
 {
 	int rc;
 
-	if (!d->boot)
+	if (!d->sv.boot)
 		return 0;
 	rc = check_hook(d);
 	if (!rc)

@@ -69,7 +69,7 @@ static bool has_discard(const char *opts)
 static const struct imgp_part *spec_part(const struct doctor *d, const char *spec)
 {
 	static const char *const keys[] = { "LABEL=", "UUID=", "PARTUUID=", "PARTLABEL=" };
-	const struct imgp_table *tab = &d->disk->tab;
+	const struct imgp_table *tab = &d->sv.disk->tab;
 
 	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
 		const char *v = spec + strlen(keys[k]);
@@ -104,9 +104,9 @@ static struct imgp_finding *fstab_finding(struct doctor *d,
 
 	if (!f)
 		return NULL;
-	f->partition = d->root->number;
+	f->partition = d->sv.root->number;
 	f->line = e->line;
-	rc = doctor_set(&f->file, "/etc/fstab");
+	rc = doctor_set(&f->file, IMGP_FSTAB_PATH);
 	if (!rc && prop)
 		rc = doctor_set(&f->property, "%s", prop);
 	return rc ? NULL : f;
@@ -118,7 +118,7 @@ static int fstrim_unit(struct doctor *d)
 	int rc = 0;
 
 	for (size_t i = 0; i < sizeof(fstrim_units) / sizeof(fstrim_units[0]) && !rc; i++)
-		rc = doctor_exists(d, d->root, fstrim_units[i]);
+		rc = doctor_exists(d, d->sv.root, fstrim_units[i]);
 	return rc;
 }
 
@@ -232,7 +232,7 @@ static int check_swap(struct doctor *d, const struct imgp_fstab_entry *e)
 /* A swap partition no fstab line mentions may still be activated (systemd's gpt-auto). */
 static int check_swap_parts(struct doctor *d, bool fstab_swap)
 {
-	const struct imgp_table *tab = &d->disk->tab;
+	const struct imgp_table *tab = &d->sv.disk->tab;
 	int rc = 0;
 
 	for (size_t i = 0; i < tab->nparts && !rc && !fstab_swap; i++) {
@@ -264,13 +264,13 @@ static int check_fstrim(struct doctor *d, const struct imgp_fstab_entry *root)
 	rc = fstrim_unit(d);
 	if (rc <= 0)
 		return rc;     /* no systemd unit to enable */
-	rc = doctor_exists(d, d->root, FSTRIM_WANTS);
+	rc = doctor_exists(d, d->sv.root, FSTRIM_WANTS);
 	if (rc)
 		return rc < 0 ? rc : 0;
 	f = doctor_add(d, DOCTOR_FSTRIM_TIMER_OFF);
 	if (!f)
 		return -ENOMEM;
-	f->partition = d->root->number;
+	f->partition = d->sv.root->number;
 	rc = doctor_set(&f->file, FSTRIM_WANTS);
 	if (!rc)
 		rc = doctor_set(&f->title, "fstrim.timer is not enabled and / has no discard: the card is never trimmed");
@@ -292,12 +292,12 @@ int doctor_check_fstab(struct doctor *d)
 	size_t n;
 	int rc;
 
-	if (!d->fstab)
+	if (!d->sv.fstab.text)
 		return check_swap_parts(d, false);
-	rc = imgp_fstab_list(d->fstab, d->fstab_len, &e, &n);
+	rc = imgp_fstab_list(d->sv.fstab.text, d->sv.fstab.len, &e, &n);
 	if (rc)
-		return imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): /etc/fstab", d->root->number,
-				     d->root->fstype);
+		return imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): /etc/fstab", d->sv.root->number,
+				     d->sv.root->fstype);
 	for (size_t i = 0; i < n && !rc; i++) {
 		rc = check_discard(d, &e[i]);
 		if (!rc)

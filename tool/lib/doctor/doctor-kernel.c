@@ -64,8 +64,8 @@ static int kernel_version(struct doctor *d, struct kver *k)
 	int rc = 0;
 
 	memset(k, 0, sizeof(*k));
-	if (d->root) {
-		rc = doctor_list(d, d->root, "/lib/modules", &names, &n);
+	if (d->sv.root) {
+		rc = doctor_list(d, d->sv.root, "/lib/modules", &names, &n);
 		if (rc == -ENOENT || rc == -ENOTDIR || rc == -ENOTSUP) {
 			imgp_errclear();
 			rc = 0;
@@ -80,10 +80,10 @@ static int kernel_version(struct doctor *d, struct kver *k)
 		}
 		imgp_fs_list_free(names, n);
 	}
-	if (rc || k->found || !d->have_fit)
+	if (rc || k->found || !d->sv.fit.parsed)
 		return rc;
-	for (size_t i = 0; i < d->fit.nimages; i++) {
-		const struct imgp_fit_image *img = &d->fit.images[i];
+	for (size_t i = 0; i < d->sv.fit.fit.nimages; i++) {
+		const struct imgp_fit_image *img = &d->sv.fit.fit.images[i];
 
 		if (strcmp(img->type, "kernel") != 0)
 			continue;
@@ -135,12 +135,12 @@ static int check_fix(struct doctor *d, const struct doctor_kernel_fix *fix,
 		return -ENOMEM;
 	rc = doctor_set(&f->node, "%s", node);
 	if (!rc && k->in_fit) {
-		f->partition = d->boot->number;
-		rc = doctor_set(&f->file, "%s", d->fit_path);
+		f->partition = d->sv.boot->number;
+		rc = doctor_set(&f->file, "%s", d->sv.fit_path);
 		if (!rc)
 			rc = doctor_set(&f->fdt, "%s", k->where);
 	} else if (!rc) {
-		f->partition = d->root->number;
+		f->partition = d->sv.root->number;
 		rc = doctor_set(&f->file, "%s", k->where);
 	}
 	if (!rc)

@@ -16,27 +16,7 @@
 #define MMC_MAX 64
 #define HZ_SDR104 200000000u
 
-/*
- * Controllers whose UHS-I / HS200 abilities are known. SDHCI hosts read
- * the modes they support from their capability register, so a tree without
- * sd-uhs-* or mmc-hs200-* costs nothing when the register says so; others
- * (sunxi-mmc) use only the modes the tree lists. max_hz: the highest clock
- * the SoC's own tree gives the controller.
- */
-static const struct mmc_host {
-	const char *compatible;
-	bool sdhci;
-	unsigned max_hz;
-} mmc_hosts[] = {
-	{ "arasan,sdhci-8.9a", true, 200000000 },          /* Xilinx ZynqMP */
-	{ "arasan,sdhci-5.1", true, 200000000 },
-	{ "brcm,bcm2711-emmc2", true, 0 },                 /* Raspberry Pi 4 */
-	{ "brcm,bcm2712-sdhci", true, 0 },                 /* Raspberry Pi 5 */
-	{ "allwinner,sun50i-a64-mmc", false, 150000000 },  /* sun50i-a64.dtsi */
-	{ "allwinner,sun50i-h6-mmc", false, 150000000 },   /* sun50i-h6.dtsi */
-};
-
-enum mmc_kind { MMC_SD, MMC_EMMC, MMC_SDIO };
+enum mmc_kind { MMC_SD = IMGP_DT_MMC_SD, MMC_EMMC = IMGP_DT_MMC_EMMC, MMC_SDIO = IMGP_DT_MMC_SDIO };
 
 /* What one controller node says, read once. */
 struct mmc {
@@ -44,7 +24,7 @@ struct mmc {
 	const char *path;
 	int node;
 	enum mmc_kind kind;
-	const struct mmc_host *host;        /* NULL: not in mmc_hosts */
+	const struct imgp_mmc_host *host;   /* NULL: not in the table (mmc-hosts.c) */
 	bool no_1_8_v;
 	int bus_width;                      /* 0: absent */
 	unsigned max_hz;                    /* 0: absent */
@@ -57,20 +37,6 @@ static bool has_prop(const void *fdt, int node, const char *name)
 	return fdt_getprop(fdt, node, name, NULL) != NULL;
 }
 
-static bool has_prefix_prop(const void *fdt, int node, const char *prefix)
-{
-	int prop;
-
-	fdt_for_each_property_offset(prop, fdt, node) {
-		const char *name;
-
-		if (fdt_getprop_by_offset(fdt, prop, &name, NULL) && name &&
-		    strncmp(name, prefix, strlen(prefix)) == 0)
-			return true;
-	}
-	return false;
-}
-
 /* A one-cell property; -1 when absent or not one cell. */
 static long long cell(const void *fdt, int node, const char *name)
 {
@@ -78,19 +44,6 @@ static long long cell(const void *fdt, int node, const char *name)
 	const fdt32_t *p = fdt_getprop(fdt, node, name, &len);
 
 	return p && len == 4 ? (long long)fdt32_to_cpu(*p) : -1;
-}
-
-static enum mmc_kind mmc_kind(const void *fdt, int node)
-{
-	/* A function node below the controller, or SDIO interrupts: Wi-Fi. */
-	if (fdt_first_subnode(fdt, node) >= 0 || has_prop(fdt, node, "cap-sdio-irq") ||
-	    has_prop(fdt, node, "no-mmc"))
-		return MMC_SDIO;
-	if (has_prop(fdt, node, "non-removable") || has_prop(fdt, node, "no-sd") ||
-	    cell(fdt, node, "bus-width") == 8 || has_prefix_prop(fdt, node, "mmc-ddr-") ||
-	    has_prefix_prop(fdt, node, "mmc-hs"))
-		return MMC_EMMC;
-	return MMC_SD;
 }
 
 static void mmc_vqmmc(struct mmc *m, const void *fdt)
@@ -115,19 +68,17 @@ static void mmc_vqmmc(struct mmc *m, const void *fdt)
 }
 
 static void mmc_read(struct mmc *m, const struct doctor_tree *t, int node,
-		     const char *path)
+		     const struct imgp_dt_mmc *listed)
 {
 	const void *fdt = t->dtb.fdt;
 	long long v;
 
 	memset(m, 0, sizeof(*m));
 	m->tree = t;
-	m->path = path;
+	m->path = listed->path;
 	m->node = node;
-	m->kind = mmc_kind(fdt, node);
-	for (size_t i = 0; i < sizeof(mmc_hosts) / sizeof(mmc_hosts[0]); i++)
-		if (doctor_dt_has_string(fdt, node, "compatible", mmc_hosts[i].compatible))
-			m->host = &mmc_hosts[i];
+	m->kind = (enum mmc_kind)listed->kind;
+	m->host = imgp_mmc_host_find(fdt, node);
 	m->no_1_8_v = has_prop(fdt, node, "no-1-8-v");
 	v = cell(fdt, node, "bus-width");
 	m->bus_width = v > 0 && v <= 8 ? (int)v : 0;
@@ -145,6 +96,14 @@ static bool vqmmc_3v3_only(const struct mmc *m)
 static const char *kind_name(const struct mmc *m)
 {
 	return m->kind == MMC_EMMC ? "eMMC" : "SD";
+}
+
+/* The 1.8 V modes of the slot's kind: UHS-I for an SD card, HS200 for an eMMC. */
+static enum imgp_mmc_cap fast_modes(const struct mmc *m)
+{
+	if (!m->host)
+		return IMGP_MMC_CAP_UNKNOWN;
+	return m->kind == MMC_SD ? m->host->uhs : m->host->hs200;
 }
 
 /* A finding of kind id about m (with the kind's milder severity when milder). */
@@ -170,7 +129,7 @@ static int kria_recipe(struct doctor *d, const struct mmc *m, struct imgp_findin
 	char board[3], carrier[5], end[8];
 
 	if (strcmp(m->path, "/axi/mmc@ff170000") != 0 ||
-	    !doctor_script_mentions(d, DOCTOR_OVERRIDE_WORD) ||
+	    !doctor_script_mentions(d, IMGP_OVERRIDE_NAME) ||
 	    sscanf(name, "fdt-smk-k26-revA-sck-%2[a-z]-g-%4[a-zA-Z]%7s", board,
 		   carrier, end) != 3 || strcmp(end, ".dtb") != 0 ||
 	    (strcmp(board, "kv") != 0 && strcmp(board, "kr") != 0) ||
@@ -183,15 +142,24 @@ static int kria_recipe(struct doctor *d, const struct mmc *m, struct imgp_findin
 	       doctor_set(&f->recipe_args, "--set carrier=%s --set board=kr", carrier);
 }
 
+/*
+ * no-1-8-v costs something only where the host has 1.8 V modes, and is
+ * sometimes there because the board needs it: a carrier whose level
+ * shifter cannot pass 1.8 V signalling fails in UHS mode (the Kria
+ * SCK-KV-G rev B overlay says the property "should be removed if the board
+ * has level shifter and need to work in UHS mode"). The hint says so.
+ */
 static int check_no_1_8_v(struct doctor *d, const struct mmc *m)
 {
+	enum imgp_mmc_cap modes = fast_modes(m);
 	struct imgp_finding *f;
 	char arg[300];
 	int rc;
 
-	if (!m->no_1_8_v)
+	/* With the I/O rail fixed at 3.3 V the rail blocks 1.8 V, not the property. */
+	if (!m->no_1_8_v || modes == IMGP_MMC_CAP_NO || vqmmc_3v3_only(m))
 		return 0;
-	f = mmc_finding(d, m, DOCTOR_UHS_BLOCKED, false, "no-1-8-v");
+	f = mmc_finding(d, m, DOCTOR_UHS_BLOCKED, modes != IMGP_MMC_CAP_YES, "no-1-8-v");
 	if (!f)
 		return -ENOMEM;
 	if (m->kind == MMC_SD) {
@@ -206,8 +174,8 @@ static int check_no_1_8_v(struct doctor *d, const struct mmc *m)
 			rc = doctor_set(&f->cost, "the eMMC stays at 52 MHz (High Speed or DDR52) instead of HS200 (200 MHz)");
 	}
 	if (!rc)
-		rc = doctor_set(&f->hint, "delete no-1-8-v from %s%s", m->path,
-				vqmmc_3v3_only(m) ? " (but its I/O supply is fixed at 3.3 V)" : "");
+		rc = doctor_set(&f->hint, "delete no-1-8-v from %s only where the board carries 1.8 V signalling: a vqmmc regulator that switches to 1.8 V and, between SoC and slot, no level shifter or one rated for UHS; boards without one fail at 1.8 V and need the property",
+				m->path);
 	snprintf(arg, sizeof(arg), "%s:no-1-8-v", m->path);
 	if (!rc)
 		rc = doctor_tree_patch(d, f, m->tree, "--dt-delete", arg);
@@ -224,7 +192,8 @@ static int check_uhs_modes(struct doctor *d, const struct mmc *m)
 	char arg[300];
 	int rc;
 
-	if (m->kind != MMC_SD || m->no_1_8_v || !m->host || vqmmc_3v3_only(m))
+	if (m->kind != MMC_SD || m->no_1_8_v || !m->host ||
+	    m->host->uhs != IMGP_MMC_CAP_YES || vqmmc_3v3_only(m))
 		return 0;
 	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
 		if (has_prop(fdt, m->node, modes[i]))
@@ -242,41 +211,59 @@ static int check_uhs_modes(struct doctor *d, const struct mmc *m)
 				"none when the controller's capability register reports the modes; else High Speed (about 25 MB/s)" :
 				"the driver uses only the modes the tree lists: High Speed (about 25 MB/s) instead of SDR50/SDR104");
 	if (!rc)
-		rc = doctor_set(&f->hint, "add sd-uhs-sdr50 to %s (sd-uhs-sdr104 too when the board's traces allow 200 MHz)",
-				m->path);
+		rc = doctor_set(&f->hint, "add sd-uhs-sdr50 to %s when its I/O supply switches to 1.8 V (sd-uhs-sdr104 too when the board's traces allow 200 MHz; %s)",
+				m->path, m->host->source);
 	snprintf(arg, sizeof(arg), "%s:sd-uhs-sdr50=", m->path);
 	if (!rc)
 		rc = doctor_tree_patch(d, f, m->tree, "--dt-set", arg);
 	return rc;
 }
 
+/*
+ * The highest clock the host runs: its SoC tree's, else 200 MHz for a host
+ * with SDR104/HS200; at 3.3 V signalling (no-1-8-v, a fixed 3.3 V rail)
+ * High Speed's 50 MHz (SD) or 52 MHz (eMMC).
+ */
+static unsigned host_limit(const struct mmc *m, const char **who)
+{
+	unsigned limit = m->host ? m->host->max_hz : 0;
+
+	*who = m->host ? m->host->compatible : "";
+	if (!limit && fast_modes(m) == IMGP_MMC_CAP_YES)
+		limit = HZ_SDR104;
+	if (limit > 52000000u && (m->no_1_8_v || vqmmc_3v3_only(m))) {
+		*who = "High Speed at 3.3 V";
+		limit = m->kind == MMC_SD ? 50000000u : 52000000u;
+	}
+	return limit < HZ_SDR104 ? limit : HZ_SDR104;
+}
+
+/*
+ * A cap in a board's tree is that board's choice, made for its traces,
+ * level shifters or card: information with the condition for raising it,
+ * never a patch.
+ */
 static int check_max_frequency(struct doctor *d, const struct mmc *m)
 {
-	unsigned limit;
+	const char *who;
+	unsigned limit = host_limit(m, &who);
 	struct imgp_finding *f;
-	char arg[300];
 	int rc;
 
-	if (!m->host || !m->host->max_hz || !m->max_hz)
-		return 0;
-	limit = m->host->max_hz < HZ_SDR104 ? m->host->max_hz : HZ_SDR104;
-	if (m->max_hz >= limit)
+	if (!limit || !m->max_hz || m->max_hz >= limit)
 		return 0;
 	f = mmc_finding(d, m, DOCTOR_MAX_FREQUENCY_CAP, false, "max-frequency");
 	if (!f)
 		return -ENOMEM;
 	rc = doctor_set(&f->title, "%s controller %s is capped at %u MHz; %s allows %u MHz",
-			kind_name(m), m->path, m->max_hz / 1000000,
-			m->host->compatible, limit / 1000000);
+			kind_name(m), m->path, m->max_hz / 1000000, who,
+			limit / 1000000);
 	if (!rc)
 		rc = doctor_set(&f->cost, "the bus clock, and with it the transfer rate, stays at %u%% of what the controller can do",
 				(unsigned)((unsigned long long)m->max_hz * 100 / limit));
 	if (!rc)
-		rc = doctor_set(&f->hint, "raise max-frequency of %s to %u (or delete it)",
-				m->path, limit);
-	snprintf(arg, sizeof(arg), "%s:max-frequency=<%u>", m->path, limit);
-	if (!rc)
-		rc = doctor_tree_patch(d, f, m->tree, "--dt-set", arg);
+		rc = doctor_set(&f->hint, "raise max-frequency of %s towards %u only when the board's traces and any level shifter are rated for that clock (the board's vendor knows; %s)",
+				m->path, limit, m->host->source);
 	return rc;
 }
 
@@ -354,23 +341,23 @@ static int check_emmc_hs200(struct doctor *d, const struct mmc *m)
 	int rc;
 
 	/* A 3.3 V rail or no-1-8-v is the cause then, reported as such. */
-	if (m->kind != MMC_EMMC || m->no_1_8_v || vqmmc_3v3_only(m) ||
+	if (m->kind != MMC_EMMC || !m->host || m->host->hs200 != IMGP_MMC_CAP_YES ||
+	    m->no_1_8_v || vqmmc_3v3_only(m) ||
 	    has_prop(fdt, m->node, "mmc-hs200-1_8v") ||
 	    has_prop(fdt, m->node, "mmc-hs400-1_8v"))
 		return 0;
-	f = mmc_finding(d, m, DOCTOR_EMMC_HS200_MISSING,
-			m->host && m->host->sdhci, NULL);
+	f = mmc_finding(d, m, DOCTOR_EMMC_HS200_MISSING, false, NULL);
 	if (!f)
 		return -ENOMEM;
 	rc = doctor_set(&f->title, "eMMC controller %s lists neither mmc-hs200-1_8v nor mmc-hs400-1_8v",
 			m->path);
 	if (!rc)
-		rc = doctor_set(&f->cost, m->host && m->host->sdhci ?
+		rc = doctor_set(&f->cost, m->host->sdhci ?
 				"none when the controller's capability register reports HS200; else 52 MHz instead of 200 MHz" :
 				"the eMMC stays at 52 MHz instead of HS200 (200 MHz)");
 	if (!rc)
-		rc = doctor_set(&f->hint, "add mmc-hs200-1_8v to %s when its I/O supply is 1.8 V",
-				m->path);
+		rc = doctor_set(&f->hint, "add mmc-hs200-1_8v to %s when the eMMC's I/O supply (VCCQ) is 1.8 V (%s)",
+				m->path, m->host->source);
 	snprintf(arg, sizeof(arg), "%s:mmc-hs200-1_8v=", m->path);
 	if (!rc)
 		rc = doctor_tree_patch(d, f, m->tree, "--dt-set", arg);
@@ -429,7 +416,7 @@ static int check_tree(struct doctor *d, const struct doctor_tree *t)
 		node = fdt_path_offset(t->dtb.fdt, list[i].path);
 		if (node < 0)
 			continue;
-		mmc_read(&m, t, node, list[i].path);
+		mmc_read(&m, t, node, &list[i]);
 		if (m.kind == MMC_SDIO)
 			continue;
 		for (size_t k = 0; k < sizeof(checks) / sizeof(checks[0]) && !rc; k++)

@@ -45,9 +45,9 @@ int doctor_check_rpi(struct doctor *d)
 	struct imgp_finding *f;
 	int rc;
 
-	if (!d->boot || !is_rpi(d))
+	if (!d->sv.boot || !is_rpi(d))
 		return 0;
-	rc = doctor_read(d, d->boot, "/config.txt", IMGP_TEXT_MAX, &text);
+	rc = doctor_read(d, d->sv.boot, "/config.txt", IMGP_TEXT_MAX, &text);
 	if (rc > 0)
 		rc = has_line(&text, "dtparam=sd_overclock");
 	else if (rc == 0)
@@ -61,7 +61,7 @@ int doctor_check_rpi(struct doctor *d)
 	f = doctor_add(d, DOCTOR_RPI_SD_OVERCLOCK);
 	if (!f)
 		return -ENOMEM;
-	f->partition = d->boot->number;
+	f->partition = d->sv.boot->number;
 	f->recipe = "rpi-sd-overclock";
 	rc = doctor_set(&f->file, "/config.txt");
 	if (!rc)

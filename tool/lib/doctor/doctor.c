@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * imgpatch doctor: storage-performance findings of an image, read-only.
- * What every check needs (boot and root partitions, the FIT, the boot
- * script, the device trees the board may boot, /etc/fstab) is gathered
- * here once; then each check of the registry below adds its findings.
- * Each filesystem is opened once and only read.
+ * What every check needs comes from one survey of the image (survey.c:
+ * boot and root partitions, the FIT, the boot script and its hook,
+ * /etc/fstab); here the doctor only picks the device trees the board may
+ * boot. Then each check of the registry below adds its findings.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -107,12 +107,12 @@ int doctor_tree_patch(struct doctor *d, struct imgp_finding *f,
 	struct imgp_buf b = { 0 };
 	int rc = 0;
 
-	if (!t->image || !doctor_script_mentions(d, DOCTOR_OVERRIDE_WORD))
+	if (!t->image || !doctor_script_mentions(d, IMGP_OVERRIDE_NAME))
 		return 0;
-	if (strcmp(d->fit_path, "/image.fit") != 0) {
+	if (strcmp(d->sv.fit_path, IMGP_FIT_PATH) != 0) {
 		rc = imgp_buf_printf(&b, "--fit ");
 		if (!rc)
-			rc = imgp_shell_quote(&b, d->fit_path);
+			rc = imgp_shell_quote(&b, d->sv.fit_path);
 		if (!rc)
 			rc = imgp_buf_printf(&b, " ");
 	}
@@ -160,22 +160,10 @@ void imgp_doctor_free(struct imgp_doctor *doc)
 
 /* --------------------------------------------------------------- reads */
 
-static struct imgp_fs *doctor_fs(struct doctor *d, const struct imgp_part *part)
-{
-	size_t i = (size_t)(part - d->disk->tab.parts);
-
-	if (i >= d->disk->tab.nparts || !d->fs_open[i]) {
-		imgp_fail(ENOTSUP, IMGP_PART_FMT " (%s): no filesystem imgpatch reads",
-			  part->number, part->fstype);
-		return NULL;
-	}
-	return &d->fs[i];
-}
-
 int doctor_exists(struct doctor *d, const struct imgp_part *part,
 		  const char *path)
 {
-	struct imgp_fs *fs = doctor_fs(d, part);
+	struct imgp_fs *fs = imgp_survey_fs(&d->sv, part);
 
 	return fs ? imgp_fs_exists(fs, path) : -ENOTSUP;
 }
@@ -183,7 +171,7 @@ int doctor_exists(struct doctor *d, const struct imgp_part *part,
 int doctor_read(struct doctor *d, const struct imgp_part *part,
 		const char *path, size_t max, struct imgp_buf *out)
 {
-	struct imgp_fs *fs = doctor_fs(d, part);
+	struct imgp_fs *fs = imgp_survey_fs(&d->sv, part);
 	int rc;
 
 	out->len = 0;
@@ -191,19 +179,17 @@ int doctor_read(struct doctor *d, const struct imgp_part *part,
 		return -ENOTSUP;
 	rc = imgp_fs_exists(fs, path);
 	if (rc > 0)
-		rc = imgp_fs_read_file(fs, path, max, out);
+		rc = imgp_survey_read_file(fs, path, max, out);
 	else if (rc == 0)
 		return 0;
-	if (rc)
-		return imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", part->number,
-				     part->fstype, path);
-	return 1;
+	/* The filesystem layer's message names the partition and the file. */
+	return rc ? rc : 1;
 }
 
 int doctor_list(struct doctor *d, const struct imgp_part *part,
 		const char *dir, char ***names, size_t *n)
 {
-	struct imgp_fs *fs = doctor_fs(d, part);
+	struct imgp_fs *fs = imgp_survey_fs(&d->sv, part);
 
 	*names = NULL;
 	*n = 0;
@@ -212,96 +198,55 @@ int doctor_list(struct doctor *d, const struct imgp_part *part,
 
 bool doctor_script_mentions(const struct doctor *d, const char *word)
 {
-	return d->script_path && imgp_bootscr_mentions(&d->scr, word);
+	return d->sv.script.parsed && imgp_bootscr_mentions(&d->sv.script.scr, word);
 }
 
 bool doctor_override_in_effect(const struct doctor *d)
 {
-	return d->override_exists &&
-	       doctor_script_mentions(d, DOCTOR_OVERRIDE_WORD);
+	return d->sv.override.exists &&
+	       doctor_script_mentions(d, IMGP_OVERRIDE_NAME);
 }
 
-/* ------------------------------------------------------------- gather */
+/* ------------------------------------------------------------- judge */
 
-/* Every filesystem is opened once: one that does not open is an error. */
-static int gather_fs(struct doctor *d)
+/* A fact the survey could not read, other than "not there", stops the doctor. */
+static int unreadable(int rc, const char *error)
 {
-	struct imgp_table *tab = &d->disk->tab;
-
-	d->fs = calloc(tab->nparts ? tab->nparts : 1, sizeof(*d->fs));
-	d->fs_open = calloc(tab->nparts ? tab->nparts : 1, sizeof(*d->fs_open));
-	if (!d->fs || !d->fs_open)
-		return imgp_fail(ENOMEM, "out of memory");
-	for (size_t i = 0; i < tab->nparts; i++) {
-		const struct imgp_part *part = &tab->parts[i];
-		int rc;
-
-		if (part->container || !part->fstype[0])
-			continue;
-		rc = imgp_fs_open(&d->fs[i], &d->disk->img, part);
-		if (rc == -ENOTSUP) {
-			imgp_errclear();
-			continue;
-		}
-		if (rc)
-			return rc;
-		d->fs_open[i] = true;
-	}
-	return 0;
+	return rc && rc != -ENOENT ? imgp_survey_fail(rc, error) : 0;
 }
 
-static int gather_parts(struct doctor *d, const struct imgp_part **fit_part)
+/*
+ * The doctor examines only what reads: a filesystem that does not open,
+ * a lookup that failed, a corrupt FIT, boot script or fstab is the error.
+ */
+static int survey_readable(const struct imgp_survey *sv)
 {
-	struct imgp_patch patch;
+	int rc = 0;
 
-	*fit_part = imgp_disk_find_file(d->disk, d->fit_path);
-	imgp_patch_init(&patch, d->disk);
-	/* The same rules as patch and the recipes use for "boot" and "root". */
-	d->boot = *fit_part ? *fit_part : imgp_patch_part(&patch, "boot");
-	d->root = imgp_patch_part(&patch, "root");
-	imgp_patch_free(&patch);
-	imgp_errclear();
-	if (d->boot && !doctor_fs(d, d->boot))
-		d->boot = NULL;
-	if (d->root && !doctor_fs(d, d->root))
-		d->root = NULL;
-	imgp_errclear();
-	return 0;
-}
-
-/* Only the FIT's structure is read, and the payloads of the trees examined. */
-static int gather_fit(struct doctor *d, const struct imgp_part *part)
-{
-	struct imgp_fs *fs = doctor_fs(d, part);
-	int rc;
-
-	if (!fs)
-		return -ENOTSUP;
-	rc = imgp_fs_load_fit(fs, d->fit_path, &d->fit);
-	if (rc == -ENOENT) {
-		imgp_errclear();
-		return 0;
-	}
-	if (rc)
-		return rc;
-	d->have_fit = true;
-	for (size_t i = 0; i < d->fit.nimages; i++)
-		d->nfit_fdts += strcmp(d->fit.images[i].type, "flat_dt") == 0;
-	return 0;
-}
-
-static int gather_script(struct doctor *d)
-{
-	struct imgp_fs *fs = doctor_fs(d, d->boot);
-	int rc;
-
-	if (!fs)
-		return -ENOTSUP;
-	rc = imgp_bootscr_find(fs, &d->script_path, &d->scr);
-	if (rc < 0)
-		return imgp_fail_ctx(rc, IMGP_PART_FMT " (%s)", d->boot->number,
-				     d->boot->fstype);
-	return 0;
+	for (size_t i = 0; !rc && i < sv->disk->tab.nparts; i++)
+		rc = sv->fs_rc[i] ? imgp_survey_fail(sv->fs_rc[i], sv->fs_error[i]) : 0;
+	if (!rc)
+		rc = unreadable(sv->boot_rc, sv->boot_error);
+	/*
+	 * A FIT over imgpatch's own limits is not broken: its trees go
+	 * unexamined, everything else is still judged (as info reports it).
+	 */
+	if (!rc && sv->fit.rc == -E2BIG)
+		imgp_warn("%s: its device trees are not examined", sv->fit.error);
+	else if (!rc)
+		rc = unreadable(sv->fit.rc, sv->fit.error);
+	/* Found but not read (a dangling link, a bad CRC) is an error too. */
+	if (!rc && sv->boot)
+		rc = sv->script.path && sv->script.rc ?
+		     imgp_survey_fail(sv->script.rc, sv->script.error) :
+		     unreadable(sv->script.rc, sv->script.error);
+	if (!rc && sv->boot)
+		rc = unreadable(sv->override.rc, sv->override.error);
+	if (!rc)
+		rc = unreadable(sv->root_rc, sv->root_error);
+	if (!rc && sv->root && sv->fstab.rc)
+		rc = imgp_survey_fail(sv->fstab.rc, sv->fstab.error);
+	return rc;
 }
 
 static struct doctor_tree *tree_new(struct doctor *d,
@@ -329,38 +274,39 @@ static int tree_load(struct doctor *d, struct doctor_tree *t, const void *blob,
 {
 	int rc = imgp_dtb_load(&t->dtb, blob, size);
 
-	if (rc) {
-		/* Not counted as a tree: nothing to free but the name. */
-		free(t->file);
-		d->ntrees--;
-		if (t->image)
-			return imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s: %s",
-					     t->part->number, t->part->fstype,
-					     d->fit_path, t->image->name);
-		return imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", t->part->number,
-				     t->part->fstype, t->file);
-	}
-	return 0;
+	if (!rc)
+		return 0;
+	if (t->image)
+		imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s: %s", t->part->number,
+			      t->part->fstype, d->sv.fit_path, t->image->name);
+	else
+		imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", t->part->number,
+			      t->part->fstype, t->file);
+	/* Not counted as a tree: nothing to free but the name (named above). */
+	free(t->file);
+	d->ntrees--;
+	return rc;
 }
 
 static int add_fit_tree(struct doctor *d, const struct imgp_fit_image *img)
 {
+	const struct imgp_part *boot = d->sv.boot;
 	struct doctor_tree *t;
 	const uint8_t *data;
 	size_t size;
 	int rc;
 
-	rc = imgp_fit_payload(&d->fit, img, &data, &size);
+	rc = imgp_fit_payload(&d->sv.fit.fit, img, &data, &size);
 	if (rc == -ENOTSUP && strcmp(img->compression, "none") != 0) {
 		/* Compressed fdt payloads are not read (see README, Limits). */
-		imgp_debug("%s: %s: %s", d->fit_path, img->name, imgp_errmsg());
+		imgp_debug("%s: %s: %s", d->sv.fit_path, img->name, imgp_errmsg());
 		imgp_errclear();
 		return 0;
 	}
 	if (rc)
-		return imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", d->boot->number,
-				     d->boot->fstype, d->fit_path);
-	t = tree_new(d, d->boot, d->fit_path);
+		return imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", boot->number,
+				     boot->fstype, d->sv.fit_path);
+	t = tree_new(d, boot, d->sv.fit_path);
 	if (!t)
 		return imgp_fail(ENOMEM, "out of memory");
 	t->image = img;
@@ -373,9 +319,9 @@ static int add_file_tree(struct doctor *d, const char *path)
 	struct doctor_tree *t;
 	int rc;
 
-	rc = doctor_read(d, d->boot, path, IMGP_DTB_MAX, &buf);
+	rc = doctor_read(d, d->sv.boot, path, IMGP_DTB_MAX, &buf);
 	if (rc > 0) {
-		t = tree_new(d, d->boot, path);
+		t = tree_new(d, d->sv.boot, path);
 		rc = t ? tree_load(d, t, buf.data, buf.len) :
 			 imgp_fail(ENOMEM, "out of memory");
 	}
@@ -395,25 +341,26 @@ static bool is_dtb_name(const char *name)
  * when the boot script loads it (it then replaces every FIT tree); else
  * every FIT fdt; else the .dtb files at the top of the boot partition.
  */
-static int gather_trees(struct doctor *d, const char *fdt_spec)
+static int pick_trees(struct doctor *d, const char *fdt_spec)
 {
+	const struct imgp_fit *fit = &d->sv.fit.fit;
 	const struct imgp_fit_image *img;
 	size_t files = 0;
 	int rc = 0;
 
 	if (fdt_spec) {
-		if (!d->have_fit)
+		if (!d->sv.fit.parsed)
 			return imgp_fail(ENOENT, "--fdt '%s': no FIT (no partition has %s)",
-					 fdt_spec, d->fit_path);
-		rc = imgp_fit_find_fdt(&d->fit, fdt_spec, &img);
+					 fdt_spec, d->sv.fit_path);
+		rc = imgp_fit_find_fdt(fit, fdt_spec, &img);
 		return rc ? rc : add_fit_tree(d, img);
 	}
 	if (doctor_override_in_effect(d))
-		return add_file_tree(d, DOCTOR_OVERRIDE_PATH);
-	if (d->have_fit) {
-		for (size_t i = 0; i < d->fit.nimages && !rc; i++)
-			if (strcmp(d->fit.images[i].type, "flat_dt") == 0)
-				rc = add_fit_tree(d, &d->fit.images[i]);
+		return add_file_tree(d, IMGP_OVERRIDE_PATH);
+	if (d->sv.fit.parsed) {
+		for (size_t i = 0; i < fit->nimages && !rc; i++)
+			if (strcmp(fit->images[i].type, "flat_dt") == 0)
+				rc = add_fit_tree(d, &fit->images[i]);
 		return rc;
 	}
 	for (size_t i = 0; i < d->nboot_names && !rc; i++) {
@@ -423,7 +370,7 @@ static int gather_trees(struct doctor *d, const char *fdt_spec)
 			continue;
 		if (++files > DOCTOR_DTB_FILES) {
 			imgp_warn(IMGP_PART_FMT ": more than %d .dtb files, examining the first %d",
-				  d->boot->number, DOCTOR_DTB_FILES, DOCTOR_DTB_FILES);
+				  d->sv.boot->number, DOCTOR_DTB_FILES, DOCTOR_DTB_FILES);
 			break;
 		}
 		if ((size_t)snprintf(path, sizeof(path), "/%s", d->boot_names[i]) >=
@@ -434,52 +381,27 @@ static int gather_trees(struct doctor *d, const char *fdt_spec)
 	return rc;
 }
 
-static int gather_fstab(struct doctor *d)
+static int gather(struct doctor *d, struct imgp_disk *disk,
+		  const struct imgp_doctor_opts *opts)
 {
-	struct imgp_buf buf = { 0 };
-	size_t len;
+	const struct imgp_survey_opts sopts = {
+		.fit_path = opts->fit_path,
+		.what = IMGP_SURVEY_BOOT | IMGP_SURVEY_FSTAB,
+	};
 	int rc;
 
-	if (!d->root)
-		return 0;
-	rc = doctor_read(d, d->root, "/etc/fstab", IMGP_TEXT_MAX, &buf);
-	if (rc > 0) {
-		d->fstab = (char *)imgp_buf_steal(&buf, &len);
-		d->fstab_len = len;
-	}
-	imgp_buf_free(&buf);
-	return rc < 0 ? rc : 0;
-}
-
-static int gather(struct doctor *d, const struct imgp_doctor_opts *opts)
-{
-	const struct imgp_part *fit_part;
-	int rc;
-
-	rc = gather_fs(d);
+	rc = imgp_survey_open(&d->sv, disk, &sopts);
 	if (!rc)
-		rc = gather_parts(d, &fit_part);
-	if (!rc && fit_part)
-		rc = gather_fit(d, fit_part);
-	if (rc || !d->boot)
-		return rc ? rc : gather_fstab(d);
-	rc = gather_script(d);
-	if (!rc) {
-		rc = doctor_exists(d, d->boot, DOCTOR_OVERRIDE_PATH);
-		d->override_exists = rc > 0;
-	}
-	if (rc >= 0)
-		rc = doctor_list(d, d->boot, "/", &d->boot_names, &d->nboot_names);
+		rc = survey_readable(&d->sv);
+	if (rc || !d->sv.boot)
+		return rc;
+	rc = doctor_list(d, d->sv.boot, "/", &d->boot_names, &d->nboot_names);
 	if (rc == -ENOTSUP) {
 		/* A filesystem without listings: no .dtb files to find. */
 		imgp_errclear();
 		rc = 0;
 	}
-	if (!rc)
-		rc = gather_trees(d, opts->fdt);
-	if (!rc)
-		rc = gather_fstab(d);
-	return rc;
+	return rc ? rc : pick_trees(d, opts->fdt);
 }
 
 static void doctor_release(struct doctor *d)
@@ -489,31 +411,18 @@ static void doctor_release(struct doctor *d)
 		imgp_dtb_free(&d->trees[i].dtb);
 	}
 	free(d->trees);
-	free(d->fstab);
 	imgp_fs_list_free(d->boot_names, d->nboot_names);
-	if (d->script_path)
-		imgp_bootscr_free(&d->scr);
-	if (d->have_fit)
-		imgp_fit_free(&d->fit);
-	for (size_t i = 0; d->fs_open && i < d->disk->tab.nparts; i++)
-		if (d->fs_open[i])
-			imgp_fs_close(&d->fs[i]);
-	free(d->fs);
-	free(d->fs_open);
+	imgp_survey_free(&d->sv);
 }
 
 int imgp_doctor_run(struct imgp_disk *disk, const struct imgp_doctor_opts *opts,
 		    struct imgp_doctor *out)
 {
-	struct doctor d = {
-		.disk = disk,
-		.fit_path = opts->fit_path ? opts->fit_path : "/image.fit",
-		.out = out,
-	};
+	struct doctor d = { .out = out };
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	rc = gather(&d, opts);
+	rc = gather(&d, disk, opts);
 	for (size_t i = 0; !rc && i < sizeof(doctor_checks) / sizeof(doctor_checks[0]); i++) {
 		rc = doctor_checks[i].run(&d);
 		if (rc)

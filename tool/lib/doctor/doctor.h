@@ -8,37 +8,27 @@
 
 #include "imgpatch-internal.h"
 
-#define DOCTOR_OVERRIDE_PATH "/user-override.dtb"
-#define DOCTOR_OVERRIDE_WORD "user-override.dtb"
-
 /* A device tree the board may boot. */
 struct doctor_tree {
 	const struct imgp_part *part;
-	char *file;                         /* "/image.fit", "/x.dtb" (owned) */
+	char *file;                         /* IMGP_FIT_PATH, "/x.dtb" (owned) */
 	const struct imgp_fit_image *image; /* its FIT image; NULL for a .dtb file */
 	struct imgp_dtb dtb;
 };
 
+/*
+ * What the checks read: the survey of the image (boot and root partitions,
+ * the FIT, the boot script and its hook, the root's /etc/fstab), and what
+ * only the doctor asks: the boot partition's top directory and the trees
+ * the board may boot.
+ */
 struct doctor {
-	struct imgp_disk *disk;
-	const char *fit_path;
+	struct imgp_survey sv;
 	struct imgp_doctor *out;
-	struct imgp_fs *fs;                 /* per partition, opened once */
-	bool *fs_open;
-	const struct imgp_part *boot;       /* NULL when there is none */
-	const struct imgp_part *root;       /* the partition with /etc/fstab */
 	char **boot_names;                  /* the boot partition's top directory */
 	size_t nboot_names;
-	bool have_fit;                      /* fit_path on the boot partition */
-	struct imgp_fit fit;
-	size_t nfit_fdts;
-	const char *script_path;            /* NULL when there is no boot script */
-	struct imgp_bootscr scr;
-	bool override_exists;               /* /user-override.dtb on the boot partition */
 	size_t ntrees;
 	struct doctor_tree *trees;
-	char *fstab;                        /* the root's /etc/fstab; NULL when none */
-	size_t fstab_len;
 };
 
 /* The checks, in the order they run (doctor.c). Each returns 0 or -errno. */
@@ -59,7 +49,7 @@ int doctor_list(struct doctor *d, const struct imgp_part *part,
 		const char *dir, char ***names, size_t *n);
 /* True when the boot script mentions word. */
 bool doctor_script_mentions(const struct doctor *d, const char *word);
-/* True when the boot script loads /user-override.dtb and it is there. */
+/* True when the boot script loads IMGP_OVERRIDE_PATH and it is there. */
 bool doctor_override_in_effect(const struct doctor *d);
 
 /* The kinds of finding; each has its entry in doctor_findings[]. */

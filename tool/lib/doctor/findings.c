@@ -24,7 +24,7 @@
 
 const struct doctor_finding_kind doctor_findings[DOCTOR_NFINDINGS] = {
 	[DOCTOR_UHS_BLOCKED] = {
-		"uhs-blocked", WARNING, WARNING,
+		"uhs-blocked", WARNING, INFO,
 		"a controller may not switch to 1.8 V (no-1-8-v)",
 		"UHS-I modes of SD cards, HS200 and HS400 of eMMC are blocked",
 		MAN_MMC },
@@ -34,7 +34,7 @@ const struct doctor_finding_kind doctor_findings[DOCTOR_NFINDINGS] = {
 		"the card may stay at High Speed (50 MHz)",
 		MAN_MMC },
 	[DOCTOR_MAX_FREQUENCY_CAP] = {
-		"max-frequency-cap", WARNING, WARNING,
+		"max-frequency-cap", INFO, INFO,
 		"max-frequency holds the bus clock below what the controller allows",
 		"the transfer rate drops with the clock",
 		MAN_MMC },
@@ -44,7 +44,7 @@ const struct doctor_finding_kind doctor_findings[DOCTOR_NFINDINGS] = {
 		"a wakeup every second, and a card change is seen late",
 		MAN_MMC },
 	[DOCTOR_EMMC_HS200_MISSING] = {
-		"emmc-hs200-missing", WARNING, INFO,
+		"emmc-hs200-missing", INFO, INFO,
 		"an eMMC controller lists neither HS200 nor HS400",
 		"the eMMC may stay at 52 MHz",
 		MAN_MMC },

@@ -35,8 +35,8 @@ const struct imgp_part *imgp_disk_find_file(struct imgp_disk *disk,
 {
 	struct imgp_buf searched = { 0 };
 	const struct imgp_part *found = NULL;
-	char *broken = NULL;
-	int broken_rc = 0;
+	char *broken = NULL, *failed = NULL;
+	int broken_rc = 0, failed_rc = 0;
 
 	for (size_t i = 0; i < disk->tab.nparts && !found; i++) {
 		const struct imgp_part *part = &disk->tab.parts[i];
@@ -63,11 +63,19 @@ const struct imgp_part *imgp_disk_find_file(struct imgp_disk *disk,
 			imgp_debug("%s: %s", disk->img.path, imgp_errmsg());
 			continue;
 		}
-		if (imgp_fs_exists(&fs, path) > 0)
+		rc = imgp_fs_exists(&fs, path);
+		if (rc > 0)
 			found = part;
+		else if (rc < 0 && !failed) {
+			/* A lookup that failed keeps its cause (a corrupt directory block). */
+			failed = strdup(imgp_errmsg());
+			failed_rc = rc;
+		}
 		imgp_fs_close(&fs);
 	}
-	if (!found && broken)
+	if (!found && failed)
+		imgp_fail(-failed_rc, "%s", failed);
+	else if (!found && broken)
 		imgp_fail(-broken_rc, "%s (while looking for %s)", broken, path);
 	else if (!found)
 		imgp_fail(ENOENT, "no partition has %s (searched %s)", path,
@@ -75,6 +83,7 @@ const struct imgp_part *imgp_disk_find_file(struct imgp_disk *disk,
 	else
 		imgp_errclear();
 	free(broken);
+	free(failed);
 	imgp_buf_free(&searched);
 	return found;
 }

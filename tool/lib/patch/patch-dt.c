@@ -10,6 +10,7 @@
 
 #include "imgpatch-internal.h"
 
+/* A boot script is a few kilobytes; the bound keeps a hostile one cheap. */
 #define BOOTSCR_MAX ((size_t)1 << 20)
 
 /* Makes blob the tree being edited; origin names it in messages. */
@@ -66,16 +67,22 @@ int imgp_patch_load_fdt(struct imgp_patch *patch, const char *fit_path,
 	const struct imgp_part *part;
 	const struct imgp_fit_image *fimg = NULL;
 	struct imgp_fit fit = { 0 };
+	struct imgp_survey *sv;
 	const uint8_t *payload;
-	char *origin = NULL;
+	char *origin = NULL, *error = NULL;
 	size_t size;
 	int rc;
 
 	if (patch->have_dtb)
 		return imgp_fail(EINVAL, "a device tree is already loaded");
-	part = imgp_disk_find_file(patch->disk, fit_path);
-	if (!part)
-		return -ENOENT;
+	sv = imgp_patch_survey(patch);
+	if (!sv)
+		return -ENOMEM;
+	/* Any FIT path (--fit, a recipe's) is found by the survey's one rule. */
+	rc = imgp_survey_find(sv, fit_path, &part, &error);
+	free(error);
+	if (rc)
+		return rc;
 	/* Load errors already name the partition and the file. */
 	rc = imgp_patch_load_fit(patch, part, fit_path, &fit);
 	if (rc)
@@ -273,38 +280,42 @@ int imgp_patch_write_dtb(struct imgp_patch *patch, const char *path)
 	return rc;
 }
 
+/*
+ * Read through the patch, not from the survey: a script an earlier step
+ * planned is the one the board will run.
+ */
 int imgp_patch_boot_hook(struct imgp_patch *patch, const char *word)
 {
-	static const char *const scripts[] = { "/boot.scr.uimg", "/boot.scr" };
 	const struct imgp_part *part = imgp_patch_part(patch, "boot");
 	struct imgp_buf raw = { 0 };
 	struct imgp_bootscr scr;
+	const char *path = NULL;
 	bool existed = false;
 	int rc = 0;
 
 	if (!part)
 		return -ENOENT;
-	for (size_t i = 0; i < sizeof(scripts) / sizeof(scripts[0]); i++) {
-		rc = imgp_patch_read(patch, part, scripts[i], BOOTSCR_MAX, &raw,
-				     &existed);
-		if (rc || !existed)
-			continue;
+	for (size_t i = 0; !rc && !existed && i < imgp_nbootscr_paths; i++) {
+		path = imgp_bootscr_paths[i];
+		rc = imgp_patch_read(patch, part, path, BOOTSCR_MAX, &raw, &existed);
+	}
+	if (!rc && existed) {
 		rc = imgp_bootscr_parse(&scr, raw.data, raw.len);
-		if (rc) {
+		if (rc)
 			imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", part->number,
-				      part->fstype, scripts[i]);
-			break;
-		}
+				      part->fstype, path);
+	}
+	if (!rc && existed) {
 		rc = imgp_bootscr_mentions(&scr, word);
 		if (!rc)
 			imgp_fail(ENOENT, IMGP_PART_FMT " (%s): %s does not load %s: the board will ignore it",
-				  part->number, part->fstype, scripts[i], word);
+				  part->number, part->fstype, path, word);
 		imgp_bootscr_free(&scr);
-		break;
 	}
 	if (!rc && !existed)
-		imgp_fail(ENOENT, IMGP_PART_FMT " (%s): no boot script (/boot.scr.uimg or /boot.scr) to load %s: the board will ignore it",
-			  part->number, part->fstype, word);
+		imgp_fail(ENOENT, IMGP_PART_FMT " (%s): no boot script (%s or %s) to load %s: the board will ignore it",
+			  part->number, part->fstype, imgp_bootscr_paths[0],
+			  imgp_bootscr_paths[1], word);
 	imgp_buf_free(&raw);
 	return rc;
 }

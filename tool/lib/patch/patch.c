@@ -38,6 +38,9 @@ void imgp_patch_free(struct imgp_patch *patch)
 	free(patch->dtb_origin);
 	imgp_buf_free(&patch->dtb_notes);
 	imgp_buf_free(&patch->dtb_before);
+	if (patch->survey)
+		imgp_survey_free(patch->survey);
+	free(patch->survey);
 	memset(patch, 0, sizeof(*patch));
 }
 
@@ -68,7 +71,7 @@ static int read_from_image(struct imgp_patch *patch,
 	 * Read first, look up only when that fails (each is an mtools run on
 	 * FAT): missing is no error, but a dangling symbolic link is.
 	 */
-	rc = imgp_fs_read_file(&fs, path, max, out);
+	rc = imgp_survey_read_file(&fs, path, max, out);
 	*existed = rc == 0;
 	if (rc == -ENOENT) {
 		char *why = strdup(imgp_errmsg());
@@ -233,32 +236,40 @@ int imgp_patch_symlink(struct imgp_patch *patch, const char *part_spec,
 	return rc ? imgp_fail(ENOMEM, "out of memory") : 0;
 }
 
-/* Files that mark a boot partition, most specific first. */
-static const char *const boot_markers[] = {
-	"/image.fit", "/boot.scr.uimg", "/boot.scr", "/config.txt",
-	"/extlinux/extlinux.conf",
-};
+struct imgp_survey *imgp_patch_survey(struct imgp_patch *patch)
+{
+	struct imgp_survey *sv = patch->survey;
+
+	if (sv)
+		return sv;
+	sv = calloc(1, sizeof(*sv));
+	if (!sv || imgp_survey_open(sv, patch->disk, NULL)) {
+		free(sv);
+		imgp_fail(ENOMEM, "out of memory");
+		return NULL;
+	}
+	patch->survey = sv;
+	return sv;
+}
 
 const struct imgp_part *imgp_patch_part(struct imgp_patch *patch,
 					const char *spec)
 {
-	const struct imgp_part *part = NULL;
+	const struct imgp_survey *sv;
+	bool boot = strcmp(spec, "boot") == 0;
 
-	if (strcmp(spec, "root") == 0)
-		return imgp_disk_find_file(patch->disk, "/etc/fstab");
-	if (strcmp(spec, "boot") != 0)
+	if (!boot && strcmp(spec, "root") != 0)
 		return imgp_table_find(&patch->disk->tab, spec);
-	if (patch->boot_part)
+	if (boot && patch->boot_part)
 		return patch->boot_part;
-	for (size_t i = 0; !part && i < sizeof(boot_markers) / sizeof(boot_markers[0]); i++)
-		part = imgp_disk_find_file(patch->disk, boot_markers[i]);
-	if (!part) {
-		imgp_fail(ENOENT, "no boot partition: no partition has /image.fit, /boot.scr.uimg, /boot.scr, /config.txt or /extlinux/extlinux.conf");
+	sv = imgp_patch_survey(patch);
+	if (!sv)
 		return NULL;
-	}
-	imgp_errclear();
-	patch->boot_part = part;
-	return part;
+	if (boot && !sv->boot)
+		imgp_survey_fail(sv->boot_rc, sv->boot_error);
+	else if (!boot && !sv->root)
+		imgp_survey_fail(sv->root_rc, sv->root_error);
+	return boot ? sv->boot : sv->root;
 }
 
 static bool change_pending(const struct imgp_change *c)

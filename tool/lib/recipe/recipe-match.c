@@ -89,13 +89,20 @@ struct match_fit {
 static int fit_get(struct imgp_patch *patch, struct match_fit *mf)
 {
 	const struct imgp_part *part;
+	struct imgp_survey *sv;
+	char *error = NULL;
 	int rc;
 
 	if (mf->loaded)
 		return 0;
-	part = imgp_disk_find_file(patch->disk, mf->path);
-	if (!part)
-		return -ENOENT;
+	/* Found as patch's fdt-from-fit finds it: the survey's one rule. */
+	sv = imgp_patch_survey(patch);
+	if (!sv)
+		return -ENOMEM;
+	rc = imgp_survey_find(sv, mf->path, &part, &error);
+	free(error);
+	if (rc)
+		return rc;
 	rc = imgp_patch_load_fit(patch, part, mf->path, &mf->fit);
 	if (rc)
 		return rc;
@@ -200,7 +207,7 @@ static int match_compat(const struct imgp_dtb *dtb, const char *want)
 int imgp_recipe_match(const struct imgp_recipe *r, struct imgp_patch *patch)
 {
 	const struct recipe_step *load = recipe_first_dt_load(r);
-	struct match_fit mf = { "/image.fit", false, { 0 } };
+	struct match_fit mf = { IMGP_FIT_PATH, false, { 0 } };
 	struct imgp_dtb dtb = { 0 };
 	bool have_dtb = false;
 	int rc = recipe_check_bound(r);

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Boot path "fit": U-Boot loads a FIT (/image.fit, or the --fit path) and
+ * a boot script next to it picks the configuration; the script may load
+ * /user-override.dtb instead of the FIT's tree when it is there, as
+ * Ubuntu's Kria boot.scr.uimg does. That file is where patch writes a
+ * fixed tree, and the hook this way of booting honours.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "imgpatch-internal.h"
+
+/* The FIT's partition is the boot partition. */
+static int fit_probe(struct imgp_survey *sv)
+{
+	const struct imgp_part *part;
+	int rc;
+
+	rc = imgp_survey_find(sv, sv->fit_path, &part, &sv->fit.error);
+	if (rc == -ENOMEM && !sv->fit.error)
+		return rc;
+	sv->fit.rc = rc;
+	if (rc == -ENOENT)
+		return 0;
+	/* A lookup that failed still says where the FIT may be. */
+	sv->fit.part = part;
+	if (rc)
+		return imgp_survey_boot_cause(sv, rc, sv->fit.error);
+	sv->boot = part;
+	return 1;
+}
+
+static const char *fit_hook(const struct imgp_survey *sv)
+{
+	(void)sv;
+	return IMGP_OVERRIDE_NAME;
+}
+
+const struct imgp_bootpath imgp_bootpath_fit = {
+	.name = "fit",
+	.probe = fit_probe,
+	.hook = fit_hook,
+};

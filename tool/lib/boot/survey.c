@@ -1,0 +1,618 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One survey of an image (imgpatch.h has the rules): every filesystem is
+ * opened once, each fact is looked up once, and a fact that cannot be read
+ * keeps its cause instead of stopping the others. The boot paths
+ * (bootpath-*.c) recognise themselves here, in the order of the table.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "imgpatch-internal.h"
+
+/* Upper bounds for files read into memory (the FIT is read piecewise). */
+#define SCRIPT_MAX ((size_t)1 << 20)
+#define MMC_MAX 64
+
+const char *const imgp_bootscr_paths[] = { "/boot.scr.uimg", "/boot.scr" };
+const size_t imgp_nbootscr_paths =
+	sizeof(imgp_bootscr_paths) / sizeof(imgp_bootscr_paths[0]);
+
+/* The ways of booting, most specific first. */
+static const struct imgp_bootpath *const bootpaths[] = {
+	&imgp_bootpath_fit,
+	&imgp_bootpath_script,
+};
+
+/* Files that mark a boot partition whose way of booting is no method yet. */
+static const char *const boot_markers[] = {
+	"/config.txt", "/extlinux/extlinux.conf",
+};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+int imgp_survey_keep(int rc, char **error)
+{
+	const char *msg = imgp_errmsg();
+
+	free(*error);
+	*error = strdup(*msg ? msg : strerror(rc < 0 ? -rc : rc));
+	return *error ? rc : imgp_fail(ENOMEM, "out of memory");
+}
+
+/*
+ * Records a fact's failure: *rcp = rc and the current message in *error.
+ * Returns 0, or -ENOMEM when the message cannot be kept.
+ */
+static int note(int *rcp, char **error, int rc)
+{
+	*rcp = rc;
+	return imgp_survey_keep(rc, error) == -ENOMEM && !*error ? -ENOMEM : 0;
+}
+
+int imgp_survey_fail(int rc, const char *error)
+{
+	return imgp_fail(rc < 0 ? -rc : rc, "%s", error ? error : strerror(-rc));
+}
+
+static size_t part_index(const struct imgp_survey *sv,
+			 const struct imgp_part *part)
+{
+	return (size_t)(part - sv->disk->tab.parts);
+}
+
+struct imgp_fs *imgp_survey_fs(const struct imgp_survey *sv,
+			       const struct imgp_part *part)
+{
+	size_t i = part_index(sv, part);
+
+	if (i >= sv->disk->tab.nparts || !sv->fs_open[i]) {
+		imgp_fail(ENOTSUP, IMGP_PART_FMT " (%s): no filesystem imgpatch reads",
+			  part->number, part->fstype);
+		return NULL;
+	}
+	return &sv->fs[i];
+}
+
+int imgp_survey_find(struct imgp_survey *sv, const char *path,
+		     const struct imgp_part **part, char **error)
+{
+	const struct imgp_table *tab = &sv->disk->tab;
+	struct imgp_buf searched = { 0 };
+	const struct imgp_part *failed = NULL;
+	char *failure = NULL;
+	size_t broken = tab->nparts;
+	int rc = 0, failed_rc = 0;
+
+	*part = NULL;
+	for (size_t i = 0; i < tab->nparts && !*part; i++) {
+		const struct imgp_part *p = &tab->parts[i];
+
+		if (!sv->fs_open[i] && !sv->fs_rc[i])
+			continue;
+		imgp_buf_printf(&searched, "%s" IMGP_PART_FMT " (%s)",
+				searched.len ? ", " : "", p->number, p->fstype);
+		if (!sv->fs_open[i]) {
+			broken = broken < i ? broken : i;
+			continue;
+		}
+		rc = imgp_fs_exists(&sv->fs[i], path);
+		if (rc > 0)
+			*part = p;
+		else if (rc < 0 && !failed) {
+			/* A lookup that failed must not hide the file elsewhere. */
+			failed = p;
+			failed_rc = imgp_survey_keep(rc, &failure);
+			if (failed_rc == -ENOMEM && !failure)
+				break;
+		}
+	}
+	if (*part) {
+		rc = 0;
+		imgp_errclear();
+	} else if (failed && failure) {
+		/* Where the file may be and could not be looked for: the news. */
+		*part = failed;
+		rc = imgp_survey_fail(failed_rc, failure);
+	} else if (failed) {
+		rc = -ENOMEM;
+	} else if (broken < tab->nparts) {
+		rc = imgp_fail(ENOENT, "%s (while looking for %s)",
+			       sv->fs_error[broken], path);
+	} else {
+		rc = imgp_fail(ENOENT, "no partition has %s (searched %s)", path,
+			       searched.len ? (char *)searched.data :
+					      "no supported filesystem");
+	}
+	free(failure);
+	imgp_buf_free(&searched);
+	if (rc && imgp_survey_keep(rc, error) == -ENOMEM && !*error)
+		return -ENOMEM;
+	return rc;
+}
+
+int imgp_survey_read_file(struct imgp_fs *fs, const char *path, size_t max,
+			  struct imgp_buf *out)
+{
+	struct imgp_buf target = { 0 };
+	char *why;
+	int rc;
+
+	rc = imgp_fs_read_file(fs, path, max, out);
+	if (rc != -ENOENT)
+		return rc;
+	why = strdup(imgp_errmsg());
+	if (imgp_fs_readlink(fs, path, &target) == 0)
+		rc = imgp_fail(ENOENT, IMGP_PART_FMT " (%s): %s: dangling symbolic link to %s",
+			       fs->part->number, fs->part->fstype, path,
+			       (char *)target.data);
+	else
+		rc = imgp_fail(ENOENT, "%s", why ? why : "not found");
+	imgp_buf_free(&target);
+	free(why);
+	return rc;
+}
+
+/* -------------------------------------------------------------- gathering */
+
+/* A filesystem that does not open (dirty, larger than its partition) is kept as such. */
+static int survey_fs(struct imgp_survey *sv)
+{
+	const struct imgp_table *tab = &sv->disk->tab;
+	size_t n = tab->nparts ? tab->nparts : 1;
+	int rc;
+
+	sv->fs = calloc(n, sizeof(*sv->fs));
+	sv->fs_open = calloc(n, sizeof(*sv->fs_open));
+	sv->fs_rc = calloc(n, sizeof(*sv->fs_rc));
+	sv->fs_error = calloc(n, sizeof(*sv->fs_error));
+	if (!sv->fs || !sv->fs_open || !sv->fs_rc || !sv->fs_error)
+		return imgp_fail(ENOMEM, "out of memory");
+	for (size_t i = 0; i < tab->nparts; i++) {
+		const struct imgp_part *part = &tab->parts[i];
+
+		if (part->container || !part->fstype[0])
+			continue;
+		rc = imgp_fs_open(&sv->fs[i], &sv->disk->img, part);
+		if (rc == -ENOTSUP) {
+			imgp_errclear();
+			continue;
+		}
+		if (rc) {
+			if (note(&sv->fs_rc[i], &sv->fs_error[i], rc))
+				return -ENOMEM;
+			imgp_debug("%s: %s", sv->disk->img.path, sv->fs_error[i]);
+			continue;
+		}
+		sv->fs_open[i] = true;
+	}
+	return 0;
+}
+
+/* The boot path that recognises itself, else a partition with a marker. */
+static int survey_boot(struct imgp_survey *sv)
+{
+	struct imgp_buf names = { 0 };
+	char *error = NULL;
+	int rc = 0;
+
+	for (size_t i = 0; i < COUNT(bootpaths) && !sv->boot; i++) {
+		rc = bootpaths[i]->probe(sv);
+		if (rc < 0)
+			return rc;
+		if (rc > 0)
+			sv->bootpath = bootpaths[i];
+	}
+	for (size_t i = 0; i < COUNT(boot_markers) && !sv->boot; i++) {
+		const struct imgp_part *part;
+
+		rc = imgp_survey_find(sv, boot_markers[i], &part, &error);
+		if (rc == -ENOMEM && !error)
+			return rc;
+		if (!rc)
+			sv->boot = part;
+		else
+			rc = imgp_survey_boot_cause(sv, rc, error);
+		if (rc == -ENOMEM)
+			break;
+	}
+	free(error);
+	if (rc == -ENOMEM)
+		return rc;
+	sv->bootpath_name = sv->bootpath ? sv->bootpath->name : NULL;
+	if (sv->boot) {
+		sv->boot_rc = 0;
+		free(sv->boot_error);
+		sv->boot_error = NULL;
+		return 0;
+	}
+	/* A lookup that failed on the way is the reason there is none. */
+	if (sv->boot_rc)
+		return 0;
+	/* "no partition has /image.fit, /boot.scr.uimg, ... or /extlinux/extlinux.conf" */
+	rc = imgp_buf_printf(&names, "%s", sv->fit_path);
+	for (size_t i = 0; !rc && i < imgp_nbootscr_paths; i++)
+		rc = imgp_buf_printf(&names, ", %s", imgp_bootscr_paths[i]);
+	for (size_t i = 0; !rc && i + 1 < COUNT(boot_markers); i++)
+		rc = imgp_buf_printf(&names, ", %s", boot_markers[i]);
+	if (!rc)
+		rc = imgp_fail(ENOENT, "no boot partition: no partition has %s or %s",
+			       (char *)names.data, boot_markers[COUNT(boot_markers) - 1]);
+	imgp_buf_free(&names);
+	return rc == -ENOENT ? note(&sv->boot_rc, &sv->boot_error, rc) :
+			       imgp_fail(ENOMEM, "out of memory");
+}
+
+int imgp_survey_boot_cause(struct imgp_survey *sv, int rc, const char *error)
+{
+	if (rc == -ENOENT || sv->boot_rc)
+		return 0;
+	sv->boot_error = strdup(error);
+	if (!sv->boot_error)
+		return imgp_fail(ENOMEM, "out of memory");
+	sv->boot_rc = rc;
+	return 0;
+}
+
+static int survey_root(struct imgp_survey *sv)
+{
+	const struct imgp_part *part;
+	int rc = imgp_survey_find(sv, IMGP_FSTAB_PATH, &part, &sv->root_error);
+
+	if (rc == -ENOMEM && !sv->root_error)
+		return rc;
+	/* The first with /etc/fstab, as the recipes' "root" has always been. */
+	sv->root_rc = rc;
+	sv->root = rc ? NULL : part;
+	sv->fstab.part = part;
+	return 0;
+}
+
+/* The FIT's structure; its payloads are read when asked for. */
+static int survey_fit(struct imgp_survey *sv)
+{
+	struct imgp_fs *fs;
+	int rc;
+
+	if (sv->fit.rc || !sv->fit.part)
+		return 0;
+	fs = imgp_survey_fs(sv, sv->fit.part);
+	rc = fs ? imgp_fs_load_fit(fs, sv->fit_path, &sv->fit.fit) : -ENOTSUP;
+	if (rc)
+		return note(&sv->fit.rc, &sv->fit.error, rc);
+	sv->fit.parsed = true;
+	return 0;
+}
+
+static int script_fail(struct imgp_survey *sv, int rc)
+{
+	return note(&sv->script.rc, &sv->script.error, rc);
+}
+
+/* The boot script of the boot partition: U-Boot's order of names. */
+static int survey_script(struct imgp_survey *sv)
+{
+	const struct imgp_part *part = sv->boot;
+	struct imgp_buf buf = { 0 };
+	struct imgp_fs *fs;
+	int rc = 0;
+
+	sv->script.part = part;
+	if (!part) {
+		sv->script.rc = imgp_fail(ENOENT, "no partition has %s or %s",
+					  imgp_bootscr_paths[0], imgp_bootscr_paths[1]);
+		return script_fail(sv, sv->script.rc);
+	}
+	fs = imgp_survey_fs(sv, part);
+	if (!fs)
+		return script_fail(sv, -ENOTSUP);
+	for (size_t i = 0; i < imgp_nbootscr_paths && !sv->script.path; i++) {
+		rc = imgp_fs_exists(fs, imgp_bootscr_paths[i]);
+		if (rc < 0)
+			return script_fail(sv, rc);
+		if (rc > 0)
+			sv->script.path = imgp_bootscr_paths[i];
+	}
+	if (!sv->script.path) {
+		/* Without a boot path, no partition has one (it would have been one). */
+		if (sv->bootpath == &imgp_bootpath_fit)
+			rc = imgp_fail(ENOENT, IMGP_PART_FMT " (%s) has no %s or %s next to %s",
+				       part->number, part->fstype, imgp_bootscr_paths[0],
+				       imgp_bootscr_paths[1], sv->fit_path);
+		else
+			rc = imgp_fail(ENOENT, "no partition has %s or %s",
+				       imgp_bootscr_paths[0], imgp_bootscr_paths[1]);
+		return script_fail(sv, rc);
+	}
+	rc = imgp_survey_read_file(fs, sv->script.path, SCRIPT_MAX, &buf);
+	if (rc) {
+		imgp_buf_free(&buf);
+		return script_fail(sv, rc);
+	}
+	sv->script.size = buf.len;
+	rc = imgp_bootscr_parse(&sv->script.scr, buf.data, buf.len);
+	imgp_buf_free(&buf);
+	sv->script.parse_rc = rc;
+	if (rc)
+		return script_fail(sv, imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s",
+						     part->number, part->fstype,
+						     sv->script.path));
+	sv->script.parsed = true;
+	return 0;
+}
+
+static int override_fail(struct imgp_survey *sv, int rc)
+{
+	return note(&sv->override.rc, &sv->override.error, rc);
+}
+
+/*
+ * The hook file on the boot path's partition; with no boot path (nothing
+ * that would load it), wherever it is, so that a tree written there is
+ * still shown.
+ */
+static int survey_override(struct imgp_survey *sv, bool read)
+{
+	struct imgp_fs *fs;
+	int rc;
+
+	sv->override.part = sv->bootpath ? sv->boot : NULL;
+	if (!sv->bootpath) {
+		rc = imgp_survey_find(sv, IMGP_OVERRIDE_PATH, &sv->override.part,
+				      &sv->override.error);
+		if (rc == -ENOMEM && !sv->override.error)
+			return rc;
+		sv->override.rc = rc;
+		if (rc == -ENOENT)
+			sv->override.part = NULL;
+		else if (!rc)
+			sv->override.exists = true;
+	} else {
+		fs = imgp_survey_fs(sv, sv->boot);
+		rc = fs ? imgp_fs_exists(fs, IMGP_OVERRIDE_PATH) : -ENOTSUP;
+		if (rc < 0)
+			return override_fail(sv, rc);
+		sv->override.exists = rc > 0;
+		if (!sv->override.exists)
+			return override_fail(sv, imgp_fail(ENOENT, "not on " IMGP_PART_FMT,
+							   sv->boot->number));
+	}
+	if (!sv->override.exists || !read)
+		return 0;
+	fs = imgp_survey_fs(sv, sv->override.part);
+	rc = fs ? imgp_survey_read_file(fs, IMGP_OVERRIDE_PATH, IMGP_DTB_MAX,
+					&sv->override.data) : -ENOTSUP;
+	if (rc) {
+		imgp_buf_free(&sv->override.data);
+		return override_fail(sv, rc);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ trees */
+
+/* Each payload is read once to verify its hashes: one in memory at a time. */
+static int survey_hashes(struct imgp_survey *sv)
+{
+	struct imgp_fit *fit = &sv->fit.fit;
+
+	sv->fit.hash = calloc(fit->nimages ? fit->nimages : 1, sizeof(*sv->fit.hash));
+	if (!sv->fit.hash)
+		return imgp_fail(ENOMEM, "out of memory");
+	for (size_t i = 0; i < fit->nimages; i++) {
+		struct imgp_survey_hash *h = &sv->fit.hash[i];
+		int rc;
+
+		if (!fit->images[i].hash_algos[0])
+			continue;
+		rc = imgp_fit_verify(fit, &fit->images[i]);
+		if (!rc) {
+			h->state = IMGP_HASH_OK;
+			continue;
+		}
+		/* -ENOTSUP: not known to be bad. */
+		h->state = rc == -ENOTSUP ? IMGP_HASH_UNSUPPORTED : IMGP_HASH_BAD;
+		if (note(&rc, &h->error, rc))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int tree_fail(struct imgp_survey_tree *t, int rc)
+{
+	int ignored;
+
+	t->state = IMGP_TREE_ERROR;
+	return note(&ignored, &t->error, rc);
+}
+
+static int tree_mmc(struct imgp_survey_tree *t, const void *blob, size_t size)
+{
+	struct imgp_dtb dtb;
+	int rc;
+
+	rc = imgp_dtb_load(&dtb, blob, size);
+	if (rc)
+		return tree_fail(t, rc);
+	t->mmc = calloc(MMC_MAX, sizeof(*t->mmc));
+	if (!t->mmc) {
+		imgp_dtb_free(&dtb);
+		return imgp_fail(ENOMEM, "out of memory");
+	}
+	rc = imgp_dt_list_mmc(&dtb, t->mmc, MMC_MAX);
+	imgp_dtb_free(&dtb);
+	if (rc < 0)
+		return tree_fail(t, rc);
+	t->nmmc = (size_t)rc;
+	return 0;
+}
+
+static int tree_fit(struct imgp_survey *sv, struct imgp_survey_tree *t, size_t i)
+{
+	const struct imgp_fit_image *img = &sv->fit.fit.images[i];
+	const struct imgp_survey_hash *h = &sv->fit.hash[i];
+	const uint8_t *data;
+	size_t size;
+	int rc;
+
+	t->image = img;
+	if (strcmp(img->compression, "none") != 0) {
+		t->state = IMGP_TREE_COMPRESSED;
+		return 0;
+	}
+	/* Already reported with the image: counting it twice would mislead. */
+	if (h->state == IMGP_HASH_BAD || h->state == IMGP_HASH_UNSUPPORTED) {
+		t->state = IMGP_TREE_SKIPPED;
+		t->error = strdup(h->error);
+		return t->error ? 0 : imgp_fail(ENOMEM, "out of memory");
+	}
+	rc = imgp_fit_payload(&sv->fit.fit, img, &data, &size);
+	if (rc)
+		return tree_fail(t, rc);
+	return tree_mmc(t, data, size);
+}
+
+static int survey_trees(struct imgp_survey *sv)
+{
+	const struct imgp_fit *fit = &sv->fit.fit;
+	bool override = sv->override.exists && !sv->override.rc;
+	size_t n = 0;
+	int rc = 0;
+
+	if (sv->fit.parsed)
+		for (size_t i = 0; i < fit->nimages; i++)
+			n += strcmp(fit->images[i].type, "flat_dt") == 0;
+	n += override;
+	sv->trees = calloc(n ? n : 1, sizeof(*sv->trees));
+	if (!sv->trees)
+		return imgp_fail(ENOMEM, "out of memory");
+	for (size_t i = 0; sv->fit.parsed && !rc && i < fit->nimages; i++)
+		if (strcmp(fit->images[i].type, "flat_dt") == 0)
+			rc = tree_fit(sv, &sv->trees[sv->ntrees++], i);
+	if (!rc && override)
+		rc = tree_mmc(&sv->trees[sv->ntrees++], sv->override.data.data,
+			      sv->override.data.len);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ fstab */
+
+static int fstab_fail(struct imgp_survey *sv, int rc)
+{
+	return note(&sv->fstab.rc, &sv->fstab.error, rc);
+}
+
+static int survey_fstab(struct imgp_survey *sv)
+{
+	struct imgp_buf buf = { 0 };
+	struct imgp_fs *fs;
+	size_t len;
+	int rc;
+
+	if (!sv->root) {
+		imgp_fail(-sv->root_rc, "%s", sv->root_error);
+		return fstab_fail(sv, sv->root_rc);
+	}
+	fs = imgp_survey_fs(sv, sv->root);
+	rc = fs ? imgp_survey_read_file(fs, IMGP_FSTAB_PATH, IMGP_TEXT_MAX, &buf) :
+		  -ENOTSUP;
+	if (rc) {
+		imgp_buf_free(&buf);
+		return fstab_fail(sv, rc);
+	}
+	sv->fstab.text = (char *)imgp_buf_steal(&buf, &len);
+	sv->fstab.len = len;
+	imgp_buf_free(&buf);
+	if (!sv->fstab.text)
+		return imgp_fail(ENOMEM, "out of memory");
+	rc = imgp_fstab_get(sv->fstab.text, sv->fstab.len, "/", &sv->fstab.root);
+	sv->fstab.root_rc = rc;
+	if (rc && rc != -ENOENT)
+		imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): " IMGP_FSTAB_PATH,
+			      sv->root->number, sv->root->fstype);
+	return rc ? note(&sv->fstab.root_rc, &sv->fstab.root_error, rc) : 0;
+}
+
+/* ------------------------------------------------------------------- api */
+
+int imgp_survey_open(struct imgp_survey *sv, struct imgp_disk *disk,
+		     const struct imgp_survey_opts *opts)
+{
+	unsigned what = opts ? opts->what : 0;
+	int rc;
+
+	memset(sv, 0, sizeof(*sv));
+	sv->disk = disk;
+	sv->fit_path = opts && opts->fit_path ? opts->fit_path : IMGP_FIT_PATH;
+	if (what & IMGP_SURVEY_TREES)
+		what |= IMGP_SURVEY_BOOT;
+	rc = survey_fs(sv);
+	if (!rc)
+		rc = survey_boot(sv);
+	if (!rc)
+		rc = survey_root(sv);
+	if (!rc && (what & IMGP_SURVEY_BOOT)) {
+		rc = survey_fit(sv);
+		if (!rc)
+			rc = survey_script(sv);
+		if (!rc)
+			rc = survey_override(sv, what & IMGP_SURVEY_TREES);
+		sv->hook = sv->bootpath ? sv->bootpath->hook(sv) : NULL;
+		sv->hook_loaded = sv->hook && sv->script.parsed &&
+				  imgp_bootscr_mentions(&sv->script.scr, sv->hook);
+	}
+	if (!rc && (what & IMGP_SURVEY_TREES) && sv->fit.parsed)
+		rc = survey_hashes(sv);
+	if (!rc && (what & IMGP_SURVEY_TREES))
+		rc = survey_trees(sv);
+	if (!rc && (what & IMGP_SURVEY_FSTAB))
+		rc = survey_fstab(sv);
+	if (rc) {
+		imgp_survey_free(sv);
+		return imgp_fail(ENOMEM, "out of memory");
+	}
+	imgp_errclear();
+	return 0;
+}
+
+void imgp_survey_free(struct imgp_survey *sv)
+{
+	size_t nparts = sv->disk ? sv->disk->tab.nparts : 0;
+
+	for (size_t i = 0; i < sv->ntrees; i++) {
+		free(sv->trees[i].error);
+		free(sv->trees[i].mmc);
+	}
+	free(sv->trees);
+	if (sv->fit.hash)
+		for (size_t i = 0; i < sv->fit.fit.nimages; i++)
+			free(sv->fit.hash[i].error);
+	free(sv->fit.hash);
+	if (sv->fit.parsed)
+		imgp_fit_free(&sv->fit.fit);
+	free(sv->fit.error);
+	if (sv->script.parsed)
+		imgp_bootscr_free(&sv->script.scr);
+	free(sv->script.error);
+	imgp_buf_free(&sv->override.data);
+	free(sv->override.error);
+	free(sv->fstab.error);
+	free(sv->fstab.text);
+	if (!sv->fstab.root_rc && sv->fstab.text)
+		imgp_fstab_entry_free(&sv->fstab.root);
+	free(sv->fstab.root_error);
+	free(sv->boot_error);
+	free(sv->root_error);
+	for (size_t i = 0; i < nparts; i++) {
+		if (sv->fs_open && sv->fs_open[i])
+			imgp_fs_close(&sv->fs[i]);
+		if (sv->fs_error)
+			free(sv->fs_error[i]);
+	}
+	free(sv->fs);
+	free(sv->fs_open);
+	free(sv->fs_rc);
+	free(sv->fs_error);
+	memset(sv, 0, sizeof(*sv));
+}
