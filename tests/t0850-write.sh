@@ -119,6 +119,18 @@ test_expect_success 'FAT12, FAT16 and an unknown partition, written over junk' '
 	test "$mapped" -lt $((30 << 20))
 '
 
+test_expect_success 'Ubuntu: the host name in cloud-init meta-data, per card' '
+	{ echo "target,hostname" && echo "ci1.img,lab-a" && echo "ci2.img,lab-b"; } >ci.csv &&
+	imgpatch write kv.img ci1.img ci2.img --apply cloud-init-hostname --apply hostname \
+		--each ci.csv >out &&
+	grep "^write: 2 cards, 0 failed$" out &&
+	mtype -i "$(part_mtools ci2.img 1)" ::/meta-data >md &&
+	printf "instance-id: lab-b\nlocal-hostname: lab-b\n" >want && test_cmp want md &&
+	mtype -i "$(part_mtools ci1.img 1)" ::/meta-data >md &&
+	printf "instance-id: lab-a\nlocal-hostname: lab-a\n" >want && test_cmp want md &&
+	extract_part ci1.img 1 ci1.fat && fsck.fat -n ci1.fat >/dev/null
+'
+
 test_expect_success 'Raspberry Pi OS: first user and SSH, and a host name, per card' '
 	"$FIXTURES/mkimage-rpi.sh" rpi.img &&
 	{ echo "target,user,password_hash,hostname" &&
