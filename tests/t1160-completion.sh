@@ -92,7 +92,7 @@ test_expect_success 'bash: the commands are those of imgpatch --help' '
 	test_cmp expect out
 '
 
-for cmd in info cat patch apply recipes undo doctor; do
+for cmd in info cat patch apply write recipes undo doctor; do
 	if [ "$cmd" = doctor ] && ! have_command doctor; then
 		test_skip "bash: doctor options are those of its --help" \
 			"imgpatch doctor --help fails: the command is not built yet"
@@ -283,6 +283,7 @@ zsh_lines=(
 	"imgpatch patch kv.img --compress "
 	"imgpatch recipes show kv"
 	"imgpatch doctor kv.img --fail-on "
+	"imgpatch write --"
 )
 
 zsh_result()
@@ -346,6 +347,12 @@ for cmd in info cat patch apply recipes undo doctor; do
 		test_cmp expect out
 	'
 done
+
+test_expect_success 'zsh: write options are those of its --help' '
+	help_options write >expect &&
+	zsh_result 17 >out &&
+	test_cmp expect out
+'
 
 test_expect_success 'zsh: recipe names' '
 	for f in "$IMGPATCH_BUILD"/recipes/*.recipe; do

@@ -41,7 +41,7 @@ static double since(const struct timespec *t)
 	       (double)(now.tv_nsec - t->tv_nsec) / 1e9;
 }
 
-static int job_start(const struct cli_apply *o, const struct imgp_recipe *r,
+static int job_start(const struct cli_apply *o, struct imgp_recipe *r,
 		     struct job *job)
 {
 	int pipefd[2], logfd;
@@ -196,7 +196,7 @@ static int write_report(const char *path, const struct job *jobs, size_t n,
 	return rc ? imgp_fail(-rc, "cannot write: %s", strerror(-rc)) : 0;
 }
 
-int cli_batch(const struct cli_apply *o, const struct imgp_recipe *r)
+int cli_batch(const struct cli_apply *o, struct imgp_recipe *r)
 {
 	struct job *jobs = calloc(o->nimages, sizeof(*jobs));
 	size_t next = 0, running = 0, finished = 0, failed = 0;

@@ -111,6 +111,32 @@ void cli_recipe_path_free(struct cli_recipe_path *rp);
 int cli_recipe_find(const struct cli_recipe_path *rp, const char *spec,
 		    char **path);
 
+/* --each FILE.csv (each.c): a row of recipe parameters per image or target. */
+struct cli_each {
+	const char *path;
+	struct imgp_csv table;
+};
+/*
+ * Reads the table: its first column must be key ("image", "target"), no
+ * two rows name the same one, and each of names has a row. Returns an
+ * exit status after the message.
+ */
+int cli_each_read(struct cli_each *e, const char *path, const char *key,
+		  const char *const *names, size_t n);
+/* The row of name, or 0 when it has none. */
+size_t cli_each_row(const struct cli_each *e, const char *name);
+/* Does the recipe declare the parameter name (len bytes of it)? */
+bool cli_recipe_has_param(const struct imgp_recipe *r, const char *name, size_t len);
+/*
+ * The "NAME=VALUE" list for recipe r: those of sets it declares, then the
+ * non-empty cells of row (e may be NULL, row 0: none) it declares. The
+ * strings made for it are in *owned; free both with cli_each_sets_free.
+ */
+const char **cli_each_sets(const struct cli_each *e, size_t row, const struct imgp_recipe *r,
+			   const char *const *sets, size_t nsets, char ***owned, size_t *n);
+void cli_each_sets_free(const char **sets, char **owned);
+void cli_each_free(struct cli_each *e);
+
 /* apply's options (cmd-apply.c), shared with batch.c. */
 struct cli_apply {
 	const char *recipe;
@@ -123,14 +149,16 @@ struct cli_apply {
 	long jobs;                 /* -j */
 	const char *json;          /* --json FILE */
 	const char *output_dir;    /* --output-dir DIR */
+	const char *each;          /* --each FILE.csv */
+	struct cli_each table;     /* its rows, one per image */
 	char **argv_images;        /* RECIPE IMAGE...: images points into it */
 	bool stop;                 /* --help was printed */
 };
 /* Applies a bound recipe to one image; returns an exit status. */
-int cli_apply_one(const struct cli_apply *o, const struct imgp_recipe *r,
+int cli_apply_one(const struct cli_apply *o, struct imgp_recipe *r,
 		  const char *image, const char *out, size_t *changes);
 /* Applies it to every image, -j at once; returns an exit status. */
-int cli_batch(const struct cli_apply *o, const struct imgp_recipe *r);
+int cli_batch(const struct cli_apply *o, struct imgp_recipe *r);
 
 /* The undo journal of an image: --undo, else IMAGE.imgpatch-undo (malloc'd). */
 char *cli_journal_path(const char *image, const char *undo);
@@ -142,5 +170,6 @@ int cmd_cat(int argc, char **argv);
 int cmd_patch(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
 int cmd_recipes(int argc, char **argv);
+int cmd_write(int argc, char **argv);
 
 #endif

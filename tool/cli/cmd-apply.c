@@ -12,10 +12,12 @@
 
 #include "cli.h"
 
-enum { OPT_SET = 600, OPT_RECIPE_PATH, OPT_JSON, OPT_OUTPUT_DIR };
+enum { OPT_SET = 600, OPT_RECIPE_PATH, OPT_JSON, OPT_OUTPUT_DIR, OPT_EACH };
 
 static const struct cli_option apply_set_option[] = {
 	{ OPT_SET, "set", 0, "NAME=VALUE", "a recipe parameter; repeatable" },
+	{ OPT_EACH, "each", 0, "FILE", "a CSV table, one row per image: column 'image',\n"
+	  "then one column per recipe parameter" },
 	CLI_OPTIONS_END,
 };
 
@@ -34,8 +36,9 @@ static const struct cli_option *const apply_tables[] = {
 
 static const struct cli_command apply_command = {
 	"apply",
-	"Usage: imgpatch apply RECIPE IMAGE... [--set NAME=VALUE]... [-o OUT] [--dry-run]\n"
-	"                      [--recipe-path DIR]... [-j N] [--json FILE] [--output-dir DIR]\n"
+	"Usage: imgpatch apply RECIPE IMAGE... [--set NAME=VALUE]... [--each FILE.csv]\n"
+	"                      [-o OUT] [--dry-run] [--recipe-path DIR]... [-j N]\n"
+	"                      [--json FILE] [--output-dir DIR]\n"
 	"Apply a recipe (a shipped name, see 'imgpatch recipes', or a .recipe file)\n"
 	"to IMAGE. Every step is planned and checked before the first byte is\n"
 	"written; one failing step means nothing is written.\n\n",
@@ -70,6 +73,7 @@ static int parse_args(int argc, char **argv, struct cli_apply *o)
 			break;
 		case OPT_JSON: o->json = p.value; break;
 		case OPT_OUTPUT_DIR: o->output_dir = p.value; break;
+		case OPT_EACH: o->each = p.value; break;
 		default:
 			rc = cli_io_option(&o->io, &p, c);
 			rc = rc == 1 ? 0 : rc;
@@ -98,6 +102,52 @@ static int parse_args(int argc, char **argv, struct cli_apply *o)
 	return rc;
 }
 
+/*
+ * Binds the recipe with image's parameters: --set, then its row of --each.
+ * Without --each, the recipe is bound once, when it is loaded.
+ */
+static int bind_image(const struct cli_apply *o, struct imgp_recipe *r, const char *image)
+{
+	char **owned;
+	size_t n;
+	const char **sets;
+	int rc;
+
+	if (!o->each)
+		return 0;
+	sets = cli_each_sets(&o->table, cli_each_row(&o->table, image), r, o->sets,
+			     o->nsets, &owned, &n);
+	rc = imgp_recipe_bind(r, sets, n);
+	cli_each_sets_free(sets, owned);
+	return rc;
+}
+
+/*
+ * The table: a row per image, every column a parameter of the recipe, and
+ * every row binds, before any image is worked on.
+ */
+static int check_table(struct cli_apply *o, struct imgp_recipe *r)
+{
+	int rc = cli_each_read(&o->table, o->each, "image", o->images, o->nimages);
+
+	for (size_t c = 1; !rc && c < o->table.table.ncols; c++) {
+		const char *name = imgp_csv_cell(&o->table.table, 0, c);
+
+		if (!cli_recipe_has_param(r, name, strlen(name))) {
+			error("%s: recipe %s has no parameter '%s'", o->each,
+			      imgp_recipe_name(r), name);
+			rc = EXIT_ERROR;
+		}
+	}
+	for (size_t i = 0; !rc && i < o->nimages; i++) {
+		if (bind_image(o, r, o->images[i])) {
+			error("%s: %s", o->images[i], imgp_errmsg());
+			rc = EXIT_ERROR;
+		}
+	}
+	return rc;
+}
+
 /* Loads and binds the recipe; nothing about the image yet. */
 static int load_recipe(const struct cli_apply *o, struct imgp_recipe **r)
 {
@@ -109,14 +159,15 @@ static int load_recipe(const struct cli_apply *o, struct imgp_recipe **r)
 	rc = cli_recipe_find(&rp, o->recipe, &path);
 	if (!rc)
 		rc = imgp_recipe_load(path, r);
-	if (!rc)
+	/* With --each, each image is bound with its own row. */
+	if (!rc && !o->each)
 		rc = imgp_recipe_bind(*r, o->sets, o->nsets);
 	free(path);
 	cli_recipe_path_free(&rp);
 	return rc;
 }
 
-int cli_apply_one(const struct cli_apply *o, const struct imgp_recipe *r,
+int cli_apply_one(const struct cli_apply *o, struct imgp_recipe *r,
 		  const char *image, const char *out, size_t *changes)
 {
 	struct imgp_patch patch;
@@ -135,7 +186,8 @@ int cli_apply_one(const struct cli_apply *o, const struct imgp_recipe *r,
 		goto out_io;
 	}
 	imgp_patch_init(&patch, &disk);
-	if (imgp_recipe_match(r, &patch) || imgp_recipe_apply(r, &patch)) {
+	if (bind_image(o, r, image) || imgp_recipe_match(r, &patch) ||
+	    imgp_recipe_apply(r, &patch)) {
 		rc = error_lib(image);
 	} else {
 		*changes = imgp_patch_pending(&patch);
@@ -167,12 +219,15 @@ int cmd_apply(int argc, char **argv)
 		rc = EXIT_ERROR;
 		goto out;
 	}
+	if (o.each && (rc = check_table(&o, r)))
+		goto out;
 	if (o.nimages > 1 || o.json || o.output_dir)
 		rc = cli_batch(&o, r);
 	else
 		rc = cli_apply_one(&o, r, o.images[0], o.io.out, &changes);
 out:
 	imgp_recipe_free(r);
+	cli_each_free(&o.table);
 	free(o.sets);
 	free(o.paths);
 	free(o.argv_images);

@@ -470,7 +470,9 @@ static int finish_output(struct cli_io *io, char **work, const char *final)
 	if (io->bmap) {
 		rc = temp_create(io->bmap, &bmap_tmp);
 		if (!rc)
-			rc = imgp_bmap_write(*work, bmap_tmp);
+			/* An unpacked stream has no holes: its filesystems say what is used. */
+			rc = io->src.format == IMGP_FMT_RAW ? imgp_bmap_write(*work, bmap_tmp) :
+			     imgp_bmap_write_fs(*work, bmap_tmp);
 	}
 	if (!rc && pack.format != IMGP_FMT_RAW) {
 		rc = temp_create(final, &packed);

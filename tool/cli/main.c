@@ -25,6 +25,7 @@ static const struct command commands[] = {
 	{ "cat", cmd_cat, "print a file from inside a partition" },
 	{ "patch", cmd_patch, "change device tree and fstab of an image, offline" },
 	{ "apply", cmd_apply, "apply a board recipe to an image as one checked transaction" },
+	{ "write", cmd_write, "write an image to many cards at once, patched per card, verified" },
 	{ "recipes", cmd_recipes, "list recipes, or show what one does" },
 	{ "undo", cmd_undo, "restore an image patched in place, from its undo journal" },
 };

@@ -14,8 +14,9 @@ _imgpatch_opts_info='--json --fit --help'
 _imgpatch_opts_cat='--help'
 _imgpatch_opts_patch="--fit --fdt --dt-delete --dt-set --dt-delete-node --overlay
 	--via --dtb-out --fstab --root $_imgpatch_io_opts -f --force --help"
-_imgpatch_opts_apply="--set $_imgpatch_io_opts --recipe-path -j --jobs --json
+_imgpatch_opts_apply="--set --each $_imgpatch_io_opts --recipe-path -j --jobs --json
 	--output-dir --help"
+_imgpatch_opts_write='--apply --set --each --recipe-path --json --force --quiet --help'
 _imgpatch_opts_recipes='--json --recipe-path --help'
 _imgpatch_opts_undo='--undo -f --force --help'
 _imgpatch_opts_doctor='--json --fail-on --fit --fdt --help'
@@ -24,13 +25,14 @@ _imgpatch_args_info='--fit'
 _imgpatch_args_cat=''
 _imgpatch_args_patch='--fit --fdt --dt-delete --dt-set --dt-delete-node --overlay
 	--via --dtb-out --fstab --root -o --output --compress --level --threads --bmap --undo'
-_imgpatch_args_apply='--set -o --output --compress --level --threads --bmap --undo
+_imgpatch_args_apply='--set --each -o --output --compress --level --threads --bmap --undo
 	--recipe-path -j --jobs --json --output-dir'
+_imgpatch_args_write='--apply --set --each --recipe-path --json'
 _imgpatch_args_recipes='--recipe-path'
 _imgpatch_args_undo='--undo'
 _imgpatch_args_doctor='--fail-on --fit --fdt'
 
-_imgpatch_commands='info cat patch apply recipes undo doctor'
+_imgpatch_commands='info cat patch apply write recipes undo doctor'
 _imgpatch_formats='xz gz zst bz2 lz4 none'
 
 # _imgpatch_takes_arg CMD OPT: succeeds when OPT of CMD takes an argument.
@@ -218,8 +220,17 @@ _imgpatch()
 			[[ -n $prog && ${#pos[@]} -ge 2 ]] &&
 				_imgpatch_words "$(_imgpatch_fdts "${pos[1]}")"
 			;;
+		--apply)
+			[[ $cur != */* && -n $prog ]] &&
+				_imgpatch_words "$(_imgpatch_recipes)"
+			_imgpatch_filedir recipe
+			;;
+		--each)
+			_imgpatch_filedir csv
+			;;
 		--set)
-			if [[ -n $prog && ${#pos[@]} -ge 2 ]]; then
+			# apply's recipe is its first argument; write's are many.
+			if [[ $cmd == apply && -n $prog && ${#pos[@]} -ge 2 ]]; then
 				_imgpatch_words "$(_imgpatch_params "${pos[1]}")"
 				[[ ${COMPREPLY[0]-} == *= ]] && _imgpatch_nospace
 				_imgpatch_ltrim "="
@@ -269,6 +280,9 @@ _imgpatch()
 				_imgpatch_words "$(_imgpatch_recipes)"
 			_imgpatch_filedir recipe
 		fi
+		;;
+	write)
+		_imgpatch_filedir
 		;;
 	*)
 		((${#pos[@]} == 1)) && _imgpatch_filedir

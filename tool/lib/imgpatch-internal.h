@@ -367,4 +367,18 @@ int imgp_survey_boot_cause(struct imgp_survey *sv, int rc, const char *error);
 /* patch.c: the patch's survey of its disk (no boot path read), made when first asked; NULL: ENOMEM. */
 struct imgp_survey *imgp_patch_survey(struct imgp_patch *patch);
 
+/* ------------------------------------------------- fsmap.c, usedmap-*.c */
+
+/* Adds bytes [start, end) to m (in any order; imgp_fsmap_build sorts). */
+int imgp_fsmap_add(struct imgp_fsmap *m, uint64_t start, uint64_t end);
+/*
+ * The used part of one partition's filesystem, added to m as image
+ * offsets: 0, -EINVAL when it does not read as that filesystem (the caller
+ * then maps the partition whole), -ENOMEM.
+ */
+int imgp_usedmap_fat(const struct imgp_image *img, const struct imgp_part *part,
+		     struct imgp_fsmap *m);
+int imgp_usedmap_ext(const struct imgp_image *img, const struct imgp_part *part,
+		     struct imgp_fsmap *m);
+
 #endif /* IMGPATCH_INTERNAL_H */

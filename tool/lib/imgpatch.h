@@ -1213,6 +1213,12 @@ void imgp_work_close(struct imgp_work *w);
  * the map itself) to bmap_path. Returns 0 or -errno.
  */
 int imgp_bmap_write(const char *path, const char *bmap_path);
+/*
+ * The same, with the mapped ranges from the image's filesystems
+ * (imgp_fsmap_build): for an image unpacked from a compressed stream, whose
+ * unused blocks are not holes. Returns 0 or -errno.
+ */
+int imgp_bmap_write_fs(const char *path, const char *bmap_path);
 
 /* ------------------------------------------------------------- doctor*.c */
 
@@ -1280,5 +1286,74 @@ void imgp_doctor_free(struct imgp_doctor *doc);
  * safe characters, else in single quotes. Returns 0 or -ENOMEM.
  */
 int imgp_shell_quote(struct imgp_buf *out, const char *arg);
+
+
+/* -------------------------------------------------------------- fsmap.c */
+
+/* Bytes [start, end) of an image. */
+struct imgp_span {
+	uint64_t start, end;
+};
+
+/* The blocks of an image that a card needs, sorted and merged. */
+struct imgp_fsmap {
+	struct imgp_span *r;     /* 4 KiB aligned; the last may end at size */
+	size_t n, cap;
+	uint64_t size;           /* the image's size */
+	uint64_t mapped;         /* bytes in r */
+};
+
+/*
+ * Maps the raw image at path from its filesystems, as e2image and
+ * partclone do: everything outside partitions, the metadata and the used
+ * clusters of FAT, the metadata and the used blocks of ext2/3/4 (inode
+ * tables, journal and bitmaps included), and every block of a partition
+ * whose filesystem is not one of those, or does not read as one. An image
+ * without a partition table is mapped whole. Returns 0 or -errno.
+ */
+int imgp_fsmap_build(const char *path, struct imgp_fsmap *out);
+void imgp_fsmap_free(struct imgp_fsmap *m);
+
+
+/* ---------------------------------------------------------------- csv.c */
+
+/* A CSV table: row 0 is the header; every row has ncols cells. */
+struct imgp_csv {
+	size_t nrows, ncols;
+	char **cells;            /* row by row */
+};
+
+/*
+ * Reads RFC 4180 CSV (quoted fields, doubled quotes, CRLF or LF, blank
+ * lines skipped). Returns 0, -EINVAL "line N: ..." for a malformed record
+ * or one whose field count differs from the header's, or -ENOMEM.
+ */
+int imgp_csv_parse(const char *text, size_t len, struct imgp_csv *out);
+/* The cell at row, col, or NULL outside the table. */
+const char *imgp_csv_cell(const struct imgp_csv *c, size_t row, size_t col);
+void imgp_csv_free(struct imgp_csv *c);
+
+
+/* -------------------------------------------------------------- flash.c */
+
+struct imgp_flash_result {
+	uint64_t written;        /* bytes written to the card */
+	bool has_offset;         /* the failure happened at offset */
+	uint64_t offset;
+};
+
+/* Called as bytes are written, then again as they are verified. */
+typedef void (*imgp_flash_progress_fn)(uint64_t bytes, void *ctx);
+
+/*
+ * Writes the ranges of map from the raw image to target (a block device,
+ * opened exclusively, or a file), syncs, reads them back past the page
+ * cache and compares. Returns 0 or -errno: "write error at offset N: ...",
+ * "verify: the card differs at offset N (wrote 0x.., read 0x..)", with the
+ * offset also in res.
+ */
+int imgp_flash(const char *image, const struct imgp_fsmap *map, const char *target,
+	       imgp_flash_progress_fn progress, void *ctx,
+	       struct imgp_flash_result *res);
 
 #endif

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * Block maps for bmaptool (format 2.0): which 4 KiB blocks of a sparse raw
- * image hold data, with a SHA256 per range of blocks and one of the map
- * itself, so that flashing writes only those blocks and checks them.
+ * image hold data (its holes say which do not; an image unpacked from a
+ * stream has none, and is mapped from its filesystems instead), with a
+ * SHA256 per range of blocks and one of the map itself, so that flashing
+ * writes only those blocks and checks them.
  * Element for element as "bmaptool create" writes it; only the comments are
  * worded differently.
  */
@@ -75,6 +77,22 @@ static int map_ranges(const struct imgp_image *img, uint64_t blocks,
 		off = (uint64_t)hole;
 	}
 	return 0;
+}
+
+/*
+ * The mapped ranges from the filesystems (imgp_fsmap_build): for an image
+ * unpacked from a stream, which has no holes to tell the unused blocks by.
+ */
+static int map_ranges_fs(const struct imgp_image *img, uint64_t blocks,
+			 struct imgp_buf *ranges)
+{
+	struct imgp_fsmap map;
+	int rc = imgp_fsmap_build(img->path, &map);
+
+	for (size_t i = 0; !rc && i < map.n; i++)
+		rc = add_range(ranges, map.r[i].start, map.r[i].end, blocks);
+	imgp_fsmap_free(&map);
+	return rc;
 }
 
 static void to_hex(const uint8_t *digest, char *hex)
@@ -221,7 +239,7 @@ static int bmap_text(const struct imgp_image *img, uint64_t blocks,
 	return rc ? imgp_fail(ENOMEM, "out of memory") : 0;
 }
 
-int imgp_bmap_write(const char *path, const char *bmap_path)
+static int bmap_write(const char *path, const char *bmap_path, bool by_fs)
 {
 	struct imgp_buf ranges = { 0 }, lines = { 0 }, text = { 0 };
 	uint8_t digest[SHA256_DIGEST_SIZE];
@@ -237,7 +255,7 @@ int imgp_bmap_write(const char *path, const char *bmap_path)
 	if (rc)
 		return imgp_fail_ctx(rc, "%s", path);
 	blocks = (img.size + BMAP_BLOCK - 1) / BMAP_BLOCK;
-	rc = map_ranges(&img, blocks, &ranges);
+	rc = by_fs ? map_ranges_fs(&img, blocks, &ranges) : map_ranges(&img, blocks, &ranges);
 	if (rc)
 		goto out;
 	n = ranges.len / sizeof(struct range);
@@ -287,4 +305,14 @@ out:
 	imgp_buf_free(&ranges);
 	imgp_image_close(&img);
 	return rc;
+}
+
+int imgp_bmap_write(const char *path, const char *bmap_path)
+{
+	return bmap_write(path, bmap_path, false);
+}
+
+int imgp_bmap_write_fs(const char *path, const char *bmap_path)
+{
+	return bmap_write(path, bmap_path, true);
 }

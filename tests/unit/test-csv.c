@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+/* CSV tables (RFC 4180): quoting, line breaks, and every malformed record refused. */
+#include <errno.h>
+#include <string.h>
+
+#include "imgpatch-internal.h"
+#include "unit.h"
+
+static int parse(const char *text, struct imgp_csv *c)
+{
+	imgp_errclear();
+	return imgp_csv_parse(text, strlen(text), c);
+}
+
+static void test_plain(void)
+{
+	struct imgp_csv c;
+	int rc = parse("target,hostname\n/dev/sdb,lab-01\r\n/dev/sdc,lab-02", &c);
+
+	CHECK(rc == 0, "plain: parsed");
+	CHECK(c.nrows == 3 && c.ncols == 2, "plain: 3 rows of 2");
+	CHECK_STR(imgp_csv_cell(&c, 0, 1), "hostname", "plain: header cell");
+	CHECK_STR(imgp_csv_cell(&c, 1, 1), "lab-01", "plain: CRLF ends a record");
+	CHECK_STR(imgp_csv_cell(&c, 2, 0), "/dev/sdc", "plain: last line without a break");
+	CHECK(imgp_csv_cell(&c, 3, 0) == NULL, "plain: no row past the end");
+	imgp_csv_free(&c);
+}
+
+static void test_quoted(void)
+{
+	struct imgp_csv c;
+	int rc = parse("target,key,note\n"
+		       "a.img,\"ssh-ed25519 AAAA x@y, z\",\"say \"\"hi\"\"\"\n"
+		       "\n"
+		       "b.img,\"two\nlines\",\n", &c);
+
+	CHECK(rc == 0, "quoted: parsed");
+	CHECK(c.nrows == 3, "quoted: blank line skipped");
+	CHECK_STR(imgp_csv_cell(&c, 1, 1), "ssh-ed25519 AAAA x@y, z", "quoted: comma inside quotes");
+	CHECK_STR(imgp_csv_cell(&c, 1, 2), "say \"hi\"", "quoted: doubled quotes");
+	CHECK_STR(imgp_csv_cell(&c, 2, 1), "two\nlines", "quoted: line break inside quotes");
+	CHECK_STR(imgp_csv_cell(&c, 2, 2), "", "quoted: empty last field");
+	imgp_csv_free(&c);
+}
+
+static void test_bad(void)
+{
+	struct imgp_csv c;
+
+	CHECK(parse("a,b\n1,2,3\n", &c) == -EINVAL &&
+	      strstr(imgp_errmsg(), "line 2: 3 fields, the header has 2"), "bad: field count");
+	CHECK(parse("a,b\n1,\"open\n", &c) == -EINVAL &&
+	      strstr(imgp_errmsg(), "line 2: a quoted field is not closed"), "bad: unclosed quote");
+	CHECK(parse("a,b\n1,\"x\"y\n", &c) == -EINVAL &&
+	      strstr(imgp_errmsg(), "text after the closing quote"), "bad: text after quote");
+	CHECK(parse("a,b\n1,x\"y\n", &c) == -EINVAL &&
+	      strstr(imgp_errmsg(), "a quote inside an unquoted field"), "bad: stray quote");
+	CHECK(parse("\n\n", &c) == -EINVAL, "bad: no header");
+}
+
+int main(void)
+{
+	test_plain();
+	test_quoted();
+	test_bad();
+	return unit_done();
+}

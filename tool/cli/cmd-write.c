@@ -1,0 +1,646 @@
+// SPDX-License-Identifier: MIT
+/*
+ * imgpatch write IMAGE TARGET...: a lab's cards in one run. IMAGE (raw,
+ * compressed or archived) is unpacked once; each TARGET (a card, or a file
+ * standing in for one) gets its own copy patched with the recipes and that
+ * card's parameters (--set, a row of --each), then only the blocks its
+ * filesystems use (imgp_fsmap_build) are written and read back past the
+ * page cache. Every target is checked before the first byte is written;
+ * then each card is written by a process of its own (write-card.c), so a
+ * card that fails fails alone.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "json.h"
+#include "write.h"
+
+enum { OPT_APPLY = 700, OPT_SET, OPT_EACH, OPT_JSON, OPT_RECIPE_PATH, OPT_FORCE };
+
+static const struct cli_option write_options[] = {
+	{ OPT_APPLY, "apply", 0, "RECIPE", "patch each card with RECIPE on the way;\n"
+	  "repeatable, run in order as one transaction" },
+	{ OPT_SET, "set", 0, "NAME=VALUE", "a recipe parameter for every card; repeatable" },
+	{ OPT_EACH, "each", 0, "FILE", "a CSV table, one row per card: column 'target',\n"
+	  "then one column per recipe parameter" },
+	{ OPT_RECIPE_PATH, "recipe-path", 0, "DIR", "look for recipes in DIR first; repeatable" },
+	{ OPT_JSON, "json", 0, "FILE", "write a report: target, status, bytes, seconds, error" },
+	{ OPT_FORCE, "force", 0, NULL, "write to a device larger than a card plausibly is" },
+	{ CLI_OPT_QUIET, "quiet", 0, NULL, "no progress lines, even on a terminal" },
+	CLI_OPTIONS_END,
+};
+
+static const struct cli_option *const write_tables[] = { write_options, NULL };
+
+static const struct cli_command write_command = {
+	"write",
+	"Usage: imgpatch write IMAGE TARGET... [--apply RECIPE]... [--set NAME=VALUE]...\n"
+	"                      [--each FILE.csv] [--json FILE] [--force]\n"
+	"Write IMAGE (raw, compressed or archived) to every TARGET at once: a card\n"
+	"(block device) or a file of at least the image's size (made when missing).\n"
+	"Each is patched on the way, written only where its filesystems hold data,\n"
+	"and read back. With --each, TARGETs may come from the table instead.\n\n",
+	write_tables,
+	"Exit status: 0 every card written and verified, 1 error (any card failed;\n"
+	"the others are written), 2 usage error.\n",
+};
+
+/* A card larger than this is more likely a system disk (SDXC ends at 2 TiB). */
+#define CARD_SIZE_MAX ((uint64_t)2 << 40)
+
+struct write_opts {
+	const char *image;
+	char **targets;            /* from argv, or the table's column */
+	size_t ntargets;
+	const char **recipes, **sets;
+	size_t nrecipes, nsets;
+	char **paths;
+	size_t npaths;
+	const char *each, *json;
+	bool force, stop;
+	bool targets_owned;        /* targets is the table's column */
+	bool has_table;
+	char **argv_args;
+	struct cli_each table;     /* --each */
+};
+
+static int parse_args(int argc, char **argv, struct write_opts *o)
+{
+	static const char *const args[] = { "IMAGE", "TARGET..." };
+	struct cli_parser p;
+	int c = CLI_END, rc = 0;
+
+	cli_parser_init(&p, &write_command, argc, argv);
+	while (!rc && (c = cli_next(&p)) > 0) {
+		switch (c) {
+		case OPT_APPLY:
+			o->recipes = cli_grow(o->recipes, o->nrecipes, sizeof(*o->recipes));
+			o->recipes[o->nrecipes++] = p.value;
+			break;
+		case OPT_SET:
+			if (!strchr(p.value, '=') || p.value[0] == '=')
+				rc = cli_bad_value(&p, "NAME=VALUE");
+			o->sets = cli_grow(o->sets, o->nsets, sizeof(*o->sets));
+			o->sets[o->nsets++] = p.value;
+			break;
+		case OPT_RECIPE_PATH:
+			o->paths = cli_grow(o->paths, o->npaths, sizeof(*o->paths));
+			o->paths[o->npaths++] = (char *)p.value;
+			break;
+		case OPT_EACH: o->each = p.value; break;
+		case OPT_JSON: o->json = p.value; break;
+		case OPT_FORCE: o->force = true; break;
+		case CLI_OPT_QUIET: cli_quiet = true; break;
+		}
+	}
+	if (!rc && c == CLI_STOP) {
+		o->stop = true;
+		rc = p.exit;
+	}
+	if (!rc && !o->stop)
+		rc = cli_arguments(&p, o->each ? 1 : 2, SIZE_MAX, args);
+	if (!rc && !o->stop) {
+		o->image = p.args[0];
+		o->argv_args = p.args;
+		p.args = NULL;
+		o->targets = o->argv_args + 1;
+		o->ntargets = p.nargs - 1;
+		if (o->each && !o->nrecipes)
+			rc = usage_error("write", "--each sets recipe parameters: give --apply RECIPE");
+		else if (o->nsets && !o->nrecipes)
+			rc = usage_error("write", "--set sets recipe parameters: give --apply RECIPE");
+	}
+	cli_parser_free(&p);
+	return rc;
+}
+
+/* Target t's parameters for recipe r: --set, then its row. */
+static const char **card_sets(const struct write_opts *o, const struct imgp_recipe *r,
+			      size_t t, char ***owned, size_t *n)
+{
+	const struct cli_each *e = o->has_table ? &o->table : NULL;
+
+	return cli_each_sets(e, e ? cli_each_row(e, o->targets[t]) : 0, r, o->sets, o->nsets,
+			     owned, n);
+}
+
+/* The table; without TARGET arguments, its targets are the targets. */
+static int read_table(struct write_opts *o)
+{
+	int rc = cli_each_read(&o->table, o->each, "target",
+			       (const char *const *)o->targets, o->ntargets);
+
+	o->has_table = true;
+	if (rc || o->ntargets)
+		return rc;
+	o->ntargets = o->table.table.nrows - 1;
+	o->targets = calloc(o->ntargets, sizeof(*o->targets));
+	if (!o->targets)
+		die("out of memory");
+	for (size_t i = 0; i < o->ntargets; i++)
+		o->targets[i] = (char *)imgp_csv_cell(&o->table.table, i + 1, 0);
+	o->targets_owned = true;
+	return EXIT_OK;
+}
+
+/* Every --set and every column names a parameter of some recipe. */
+static int check_names(const struct write_opts *o, struct imgp_recipe *const *recipes)
+{
+	size_t ncols = o->has_table ? o->table.table.ncols - 1 : 0;
+
+	for (size_t i = 0; i < o->nsets + ncols; i++) {
+		const char *name = i < o->nsets ? o->sets[i] :
+				   imgp_csv_cell(&o->table.table, 0, i - o->nsets + 1);
+		size_t len = strcspn(name, "=");
+		bool found = false;
+
+		for (size_t k = 0; k < o->nrecipes && !found; k++)
+			found = cli_recipe_has_param(recipes[k], name, len);
+		if (!found) {
+			error("%s%s: no recipe given has a parameter '%.*s'",
+			      i < o->nsets ? "--set " : o->each, i < o->nsets ? name : "",
+			      (int)len, name);
+			return EXIT_ERROR;
+		}
+	}
+	return EXIT_OK;
+}
+
+/*
+ * Loads the recipes and binds them with every card's parameters, so that
+ * a bad value in any row stops the run before anything is written.
+ */
+static int load_recipes(const struct write_opts *o, struct imgp_recipe ***out)
+{
+	struct imgp_recipe **recipes = calloc(o->nrecipes + 1, sizeof(*recipes));
+	struct cli_recipe_path rp;
+	int rc = EXIT_OK;
+
+	if (!recipes)
+		die("out of memory");
+	cli_recipe_path_init(&rp, o->paths, o->npaths);
+	for (size_t k = 0; k < o->nrecipes && !rc; k++) {
+		char *path = NULL;
+
+		if (cli_recipe_find(&rp, o->recipes[k], &path) ||
+		    imgp_recipe_load(path, &recipes[k])) {
+			error("%s", imgp_errmsg());
+			rc = EXIT_ERROR;
+		}
+		free(path);
+	}
+	cli_recipe_path_free(&rp);
+	if (!rc)
+		rc = check_names(o, recipes);
+	for (size_t t = 0; t < o->ntargets && !rc; t++) {
+		for (size_t k = 0; k < o->nrecipes && !rc; k++) {
+			char **owned;
+			size_t n;
+			const char **sets = card_sets(o, recipes[k], t, &owned, &n);
+
+			if (imgp_recipe_bind(recipes[k], sets, n)) {
+				error("%s: %s", o->targets[t], imgp_errmsg());
+				rc = EXIT_ERROR;
+			}
+			cli_each_sets_free(sets, owned);
+		}
+	}
+	*out = recipes;
+	return rc;
+}
+
+static void free_recipes(struct imgp_recipe **recipes)
+{
+	for (size_t k = 0; recipes && recipes[k]; k++)
+		imgp_recipe_free(recipes[k]);
+	free(recipes);
+}
+
+/*
+ * A target as it must be before anything is written: a block device that
+ * is not mounted, not held and of a card's size, or a file of at least
+ * the image's size (made when missing, outside /dev).
+ */
+static int check_target(const char *target, uint64_t size, bool force, struct stat *st,
+			bool *missing)
+{
+	uint64_t bytes;
+	int fd;
+
+	/* Made only once every target has passed (make_missing). */
+	*missing = stat(target, st) < 0 && errno == ENOENT && strncmp(target, "/dev/", 5);
+	if (*missing) {
+		memset(st, 0, sizeof(*st));
+		return cli_check_output(target, "the card's file");
+	}
+	if (stat(target, st) < 0) {
+		error("%s: %s", target, strerror(errno));
+		return EXIT_ERROR;
+	}
+	if (S_ISREG(st->st_mode)) {
+		if ((uint64_t)st->st_size < size) {
+			error("%s: the file is %llu bytes, smaller than the image (%llu bytes)",
+			      target, (unsigned long long)st->st_size, (unsigned long long)size);
+			return EXIT_ERROR;
+		}
+		return EXIT_OK;
+	}
+	if (!S_ISBLK(st->st_mode)) {
+		error("%s: not a block device or a regular file", target);
+		return EXIT_ERROR;
+	}
+	if (imgp_blockdev_check_unmounted(target))
+		return error_lib(target);
+	/* O_EXCL on a block device: refused while mounted, held by dm, md, swap. */
+	fd = open(target, O_RDONLY | O_EXCL | O_CLOEXEC);
+	if (fd < 0) {
+		error("%s: %s", target, errno == EBUSY ?
+		      "the device is in use (mounted, swap, RAID or device mapper)" :
+		      strerror(errno));
+		return EXIT_ERROR;
+	}
+	if (ioctl(fd, BLKGETSIZE64, &bytes) < 0)
+		bytes = 0;
+	close(fd);
+	if (bytes < size) {
+		error("%s: the device is %llu bytes, smaller than the image (%llu bytes)",
+		      target, (unsigned long long)bytes, (unsigned long long)size);
+		return EXIT_ERROR;
+	}
+	if (bytes > CARD_SIZE_MAX && !force) {
+		error("%s: the device is %.0f GiB, larger than a card plausibly is: give --force if it is the card",
+		      target, (double)bytes / (1 << 30));
+		return EXIT_ERROR;
+	}
+	return EXIT_OK;
+}
+
+/* A file that stands in for a card, of the image's size (sparse). */
+static int make_missing(const char *target, uint64_t size)
+{
+	int fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+	if (fd < 0 || ftruncate(fd, (off_t)size) < 0) {
+		error("%s: cannot make the file: %s", target, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return EXIT_ERROR;
+	}
+	close(fd);
+	return EXIT_OK;
+}
+
+/* Every target, and no two the same file or device, nor the image. */
+static int check_targets(const struct write_opts *o, const char *raw, uint64_t size)
+{
+	struct stat *st = calloc(o->ntargets, sizeof(*st)), src;
+	bool *missing = calloc(o->ntargets, sizeof(*missing));
+	int rc = EXIT_OK;
+
+	if (!st || !missing)
+		die("out of memory");
+	if (stat(raw, &src) < 0)
+		memset(&src, 0, sizeof(src));
+	for (size_t i = 0; i < o->ntargets && !rc; i++) {
+		rc = check_target(o->targets[i], size, o->force, &st[i], &missing[i]);
+		for (size_t j = 0; j <= i && !rc; j++) {
+			const struct stat *a = &st[i], *b = j < i ? &st[j] : &src;
+			bool same = missing[i] ? j < i && missing[j] &&
+					!strcmp(o->targets[i], o->targets[j]) :
+				    S_ISBLK(a->st_mode) ? S_ISBLK(b->st_mode) && a->st_rdev == b->st_rdev :
+				    a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+
+			if (same) {
+				error("%s: %s", o->targets[i], j < i ?
+				      "given twice as a TARGET" : "is the image itself");
+				rc = EXIT_ERROR;
+			}
+		}
+	}
+	for (size_t i = 0; i < o->ntargets && !rc; i++)
+		if (missing[i])
+			rc = make_missing(o->targets[i], size);
+	free(missing);
+	free(st);
+	return rc;
+}
+
+static double since(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t->tv_sec) +
+	       (double)(now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+struct card_job {
+	struct write_card card;
+	struct card_result res;
+	pid_t pid;
+	int fd;                    /* the child's messages */
+	struct timespec start;
+	uint64_t done, total;
+	bool finished;
+};
+
+static int card_start(struct card_job *job)
+{
+	int pipefd[2];
+
+	if (pipe(pipefd) < 0)
+		return imgp_fail(errno, "pipe: %s", strerror(errno));
+	fflush(stdout);
+	fflush(stderr);
+	clock_gettime(CLOCK_MONOTONIC, &job->start);
+	job->pid = fork();
+	if (job->pid < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return imgp_fail(errno, "fork: %s", strerror(errno));
+	}
+	if (job->pid == 0) {
+		close(pipefd[0]);
+		_exit(write_card_run(&job->card, pipefd[1]));
+	}
+	close(pipefd[1]);
+	job->fd = pipefd[0];
+	return 0;
+}
+
+/* Reads what a child sent; at its end, the card is finished. */
+static void card_read(struct card_job *job)
+{
+	struct card_msg msg;
+	ssize_t n = read(job->fd, &msg, sizeof(msg));
+
+	if (n == (ssize_t)sizeof(msg) && msg.kind == CARD_MSG_PROGRESS) {
+		job->done = msg.done;
+		job->total = msg.total;
+		return;
+	}
+	if (n == (ssize_t)sizeof(msg) && msg.kind == CARD_MSG_RESULT) {
+		job->res = msg.result;
+		return;
+	}
+	if (n < 0 && errno == EINTR)
+		return;
+	close(job->fd);
+	job->fd = -1;
+}
+
+static void card_reap(struct card_job *job)
+{
+	int wstatus;
+
+	while (waitpid(job->pid, &wstatus, 0) < 0 && errno == EINTR)
+		;
+	job->res.seconds = since(&job->start);
+	if (!job->res.done) {
+		job->res.failed = true;
+		snprintf(job->res.error, sizeof(job->res.error), "%s",
+			 WIFSIGNALED(wstatus) ? "killed by a signal" : "stopped without a result");
+	}
+	job->finished = true;
+}
+
+/* One line: each card's share written so far, or what it is doing. */
+static void show_progress(const struct card_job *jobs, size_t n)
+{
+	if (cli_quiet || !cli_stderr_is_tty())
+		return;
+	fputs("\r\033[Kwriting:", stderr);
+	for (size_t i = 0; i < n; i++) {
+		if (!jobs[i].finished && jobs[i].total)
+			fprintf(stderr, " [%zu] %u%%", i + 1,
+				(unsigned)(jobs[i].done * 100 / jobs[i].total));
+		else
+			fprintf(stderr, " [%zu] %s", i + 1, jobs[i].finished ? "done" : "preparing");
+	}
+	fflush(stderr);
+}
+
+static void print_card(const struct card_job *job, size_t finished, size_t n)
+{
+	if (!cli_quiet && cli_stderr_is_tty())
+		fputs("\r\033[K", stderr);
+	if (job->res.failed)
+		printf("[%zu/%zu] %s: FAILED: %s\n", finished, n, job->card.target,
+		       job->res.error);
+	else
+		printf("[%zu/%zu] %s: written and verified, %.1f MiB (%.1f s)\n", finished, n,
+		       job->card.target, (double)job->res.written / (1 << 20), job->res.seconds);
+	fflush(stdout);
+}
+
+static void print_summary(const struct card_job *jobs, size_t n)
+{
+	size_t width = 6, failed = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(jobs[i].card.target);
+
+		width = len > width ? len : width;
+		failed += jobs[i].res.failed;
+	}
+	printf("\n%-*s  %-8s  %10s  %8s\n", (int)width, "TARGET", "STATUS", "WRITTEN",
+	       "SECONDS");
+	for (size_t i = 0; i < n; i++)
+		printf("%-*s  %-8s  %6.1f MiB  %8.1f\n", (int)width, jobs[i].card.target,
+		       jobs[i].res.failed ? "failed" : "verified",
+		       (double)jobs[i].res.written / (1 << 20), jobs[i].res.seconds);
+	printf("write: %zu card%s, %zu failed\n", n, n == 1 ? "" : "s", failed);
+}
+
+static int write_report(const char *path, const struct write_opts *o,
+			const struct card_job *jobs, uint64_t size)
+{
+	struct json j;
+	FILE *f = fopen(path, "w");
+	int rc;
+
+	if (!f)
+		return imgp_fail(errno, "cannot write: %s", strerror(errno));
+	json_init(&j, f);
+	json_object_begin(&j);
+	json_kv_uint(&j, "schema_version", 1);
+	json_kv_string(&j, "image", o->image);
+	json_kv_uint(&j, "image_size", size);
+	json_key(&j, "recipes");
+	json_array_begin(&j);
+	for (size_t k = 0; k < o->nrecipes; k++)
+		json_string(&j, o->recipes[k]);
+	json_array_end(&j);
+	json_key(&j, "cards");
+	json_array_begin(&j);
+	for (size_t i = 0; i < o->ntargets; i++) {
+		const struct card_result *r = &jobs[i].res;
+
+		json_object_begin(&j);
+		json_kv_string(&j, "target", jobs[i].card.target);
+		json_kv_string(&j, "status", r->failed ? "failed" : "verified");
+		json_kv_uint(&j, "mapped_bytes", r->mapped);
+		json_kv_uint(&j, "written_bytes", r->written);
+		json_kv_fixed3(&j, "seconds", r->seconds);
+		if (r->failed)
+			json_kv_string(&j, "error", r->error);
+		else
+			json_kv_null(&j, "error");
+		if (r->failed && r->has_offset)
+			json_kv_uint(&j, "error_offset", r->offset);
+		else
+			json_kv_null(&j, "error_offset");
+		json_object_end(&j);
+	}
+	json_array_end(&j);
+	json_object_end(&j);
+	rc = json_finish(&j);
+	if (fclose(f) && !rc)
+		rc = -errno;
+	return rc ? imgp_fail(-rc, "cannot write: %s", strerror(-rc)) : 0;
+}
+
+/* Runs every card at once; returns the number that failed. */
+static size_t run_cards(struct card_job *jobs, size_t n)
+{
+	struct pollfd *pfd = calloc(n, sizeof(*pfd));
+	size_t finished = 0, failed = 0;
+
+	if (!pfd)
+		die("out of memory");
+	for (size_t i = 0; i < n; i++) {
+		jobs[i].fd = -1;
+		if (card_start(&jobs[i])) {
+			jobs[i].res.failed = true;
+			snprintf(jobs[i].res.error, sizeof(jobs[i].res.error), "%s", imgp_errmsg());
+			jobs[i].finished = true;
+			print_card(&jobs[i], ++finished, n);
+		}
+	}
+	while (finished < n) {
+		for (size_t i = 0; i < n; i++) {
+			pfd[i].fd = jobs[i].finished ? -1 : jobs[i].fd;
+			pfd[i].events = POLLIN;
+		}
+		if (poll(pfd, n, 200) < 0 && errno != EINTR)
+			die("poll: %s", strerror(errno));
+		for (size_t i = 0; i < n; i++) {
+			if (jobs[i].finished || !(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			card_read(&jobs[i]);
+			if (jobs[i].fd < 0) {
+				card_reap(&jobs[i]);
+				print_card(&jobs[i], ++finished, n);
+			}
+		}
+		show_progress(jobs, n);
+	}
+	if (!cli_quiet && cli_stderr_is_tty())
+		fputs("\r\033[K", stderr);
+	for (size_t i = 0; i < n; i++)
+		failed += jobs[i].res.failed;
+	free(pfd);
+	return failed;
+}
+
+static int write_all(const struct write_opts *o, struct imgp_recipe **recipes,
+		     const char *raw, uint64_t size)
+{
+	struct card_job *jobs = calloc(o->ntargets, sizeof(*jobs));
+	size_t failed;
+	int rc = EXIT_OK;
+
+	if (!jobs)
+		die("out of memory");
+	for (size_t i = 0; i < o->ntargets; i++) {
+		struct write_card *c = &jobs[i].card;
+
+		c->target = o->targets[i];
+		c->image = raw;
+		c->size = size;
+		c->recipes = recipes;
+		c->nrecipes = o->nrecipes;
+		c->sets = calloc(o->nrecipes + 1, sizeof(*c->sets));
+		c->nsets = calloc(o->nrecipes + 1, sizeof(*c->nsets));
+		c->owned = calloc(o->nrecipes + 1, sizeof(*c->owned));
+		if (!c->sets || !c->nsets || !c->owned)
+			die("out of memory");
+		for (size_t k = 0; k < o->nrecipes; k++)
+			c->sets[k] = card_sets(o, recipes[k], i, &c->owned[k], &c->nsets[k]);
+	}
+	failed = run_cards(jobs, o->ntargets);
+	print_summary(jobs, o->ntargets);
+	if (o->json && write_report(o->json, o, jobs, size)) {
+		error_lib(o->json);
+		rc = EXIT_ERROR;
+	}
+	if (failed)
+		rc = EXIT_ERROR;
+	for (size_t i = 0; i < o->ntargets; i++) {
+		struct write_card *c = &jobs[i].card;
+
+		for (size_t k = 0; k < o->nrecipes; k++)
+			cli_each_sets_free(c->sets[k], c->owned[k]);
+		free(c->sets);
+		free(c->nsets);
+		free(c->owned);
+	}
+	free(jobs);
+	return rc;
+}
+
+int cmd_write(int argc, char **argv)
+{
+	struct write_opts o = { 0 };
+	struct imgp_recipe **recipes = NULL;
+	struct cli_read in;
+	bool in_open = false;
+	struct stat st;
+	int rc;
+
+	rc = parse_args(argc, argv, &o);
+	if (rc || o.stop)
+		goto out;
+	if (o.each && (rc = read_table(&o)))
+		goto out;
+	if (o.nrecipes && (rc = load_recipes(&o, &recipes)))
+		goto out;
+	if (o.json && (rc = cli_check_output(o.json, "the report")))
+		goto out;
+	/* Unpacked once, for every card. */
+	rc = cli_read_open(&in, o.image);
+	if (rc)
+		goto out;
+	in_open = true;
+	if (stat(in.src.path, &st) < 0) {
+		error("%s: %s", o.image, strerror(errno));
+		rc = EXIT_ERROR;
+		goto out;
+	}
+	rc = check_targets(&o, in.src.path, (uint64_t)st.st_size);
+	if (!rc)
+		rc = write_all(&o, recipes, in.src.path, (uint64_t)st.st_size);
+out:
+	if (in_open)
+		cli_read_close(&in);
+	free_recipes(recipes);
+	cli_each_free(&o.table);
+	if (o.targets_owned)
+		free(o.targets);
+	free(o.recipes);
+	free(o.sets);
+	free(o.paths);
+	free(o.argv_args);
+	return rc;
+}

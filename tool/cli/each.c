@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+/*
+ * --each FILE.csv: one row of recipe parameters per target (write) or
+ * image (apply). The first column names the target or image, the others
+ * are parameters; an empty cell leaves a parameter to --set or its default.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+int cli_each_read(struct cli_each *e, const char *path, const char *key,
+		  const char *const *names, size_t n)
+{
+	struct imgp_buf text = { 0 };
+	char chunk[4096];
+	size_t got;
+	FILE *f = fopen(path, "r");
+	int rc = 0;
+
+	memset(e, 0, sizeof(*e));
+	e->path = path;
+	if (!f) {
+		error("%s: %s", path, strerror(errno));
+		return EXIT_ERROR;
+	}
+	while (!rc && (got = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		rc = imgp_buf_append(&text, chunk, got) ? imgp_fail(ENOMEM, "out of memory") : 0;
+	if (!rc && ferror(f))
+		rc = imgp_fail(EIO, "read error");
+	fclose(f);
+	if (!rc)
+		rc = imgp_csv_parse(text.data ? (const char *)text.data : "", text.len, &e->table);
+	imgp_buf_free(&text);
+	if (rc)
+		return error_lib(path);
+	if (strcmp(imgp_csv_cell(&e->table, 0, 0), key)) {
+		error("%s: the first column must be '%s', not '%s'", path, key,
+		      imgp_csv_cell(&e->table, 0, 0));
+		return EXIT_ERROR;
+	}
+	if (e->table.nrows < 2) {
+		error("%s: the table has no rows", path);
+		return EXIT_ERROR;
+	}
+	for (size_t r = 1; r < e->table.nrows; r++)
+		for (size_t q = 1; q < r; q++)
+			if (!strcmp(imgp_csv_cell(&e->table, r, 0), imgp_csv_cell(&e->table, q, 0))) {
+				error("%s: two rows for %s", path, imgp_csv_cell(&e->table, r, 0));
+				return EXIT_ERROR;
+			}
+	for (size_t i = 0; i < n; i++)
+		if (!cli_each_row(e, names[i])) {
+			error("%s: no row for %s %s", path, key, names[i]);
+			return EXIT_ERROR;
+		}
+	return EXIT_OK;
+}
+
+size_t cli_each_row(const struct cli_each *e, const char *name)
+{
+	for (size_t r = 1; r < e->table.nrows; r++)
+		if (!strcmp(imgp_csv_cell(&e->table, r, 0), name))
+			return r;
+	return 0;
+}
+
+bool cli_recipe_has_param(const struct imgp_recipe *r, const char *name, size_t len)
+{
+	const struct imgp_recipe_param *params;
+	size_t n = imgp_recipe_params(r, &params);
+
+	for (size_t i = 0; i < n; i++)
+		if (strlen(params[i].name) == len && !strncmp(params[i].name, name, len))
+			return true;
+	return false;
+}
+
+const char **cli_each_sets(const struct cli_each *e, size_t row, const struct imgp_recipe *r,
+			   const char *const *sets, size_t nsets, char ***owned, size_t *n)
+{
+	const char **out = NULL;
+	char **mine = NULL;
+	size_t nmine = 0;
+
+	*n = 0;
+	for (size_t i = 0; i < nsets; i++) {
+		if (!cli_recipe_has_param(r, sets[i], strcspn(sets[i], "=")))
+			continue;
+		out = cli_grow(out, *n, sizeof(*out));
+		out[(*n)++] = sets[i];
+	}
+	for (size_t c = 1; e && row && c < e->table.ncols; c++) {
+		const char *name = imgp_csv_cell(&e->table, 0, c);
+		const char *value = imgp_csv_cell(&e->table, row, c);
+		char *kv;
+
+		if (!*value || !cli_recipe_has_param(r, name, strlen(name)))
+			continue;
+		if (asprintf(&kv, "%s=%s", name, value) < 0)
+			die("out of memory");
+		mine = cli_grow(mine, nmine, sizeof(*mine));
+		mine[nmine++] = kv;
+		out = cli_grow(out, *n, sizeof(*out));
+		out[(*n)++] = kv;
+	}
+	mine = cli_grow(mine, nmine, sizeof(*mine));
+	mine[nmine] = NULL;
+	*owned = mine;
+	return out;
+}
+
+void cli_each_sets_free(const char **sets, char **owned)
+{
+	for (size_t i = 0; owned && owned[i]; i++)
+		free(owned[i]);
+	free(owned);
+	free(sets);
+}
+
+void cli_each_free(struct cli_each *e)
+{
+	imgp_csv_free(&e->table);
+}

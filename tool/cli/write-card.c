@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: MIT
+/*
+ * One card of "imgpatch write", in a process of its own: its own copy of
+ * the image patched with its own parameters (one transaction for all the
+ * recipes), then the blocks the copy's filesystems use written to the card
+ * and read back (imgp_flash). Progress and the result go to the parent
+ * through a pipe.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "write.h"
+
+struct card_run {
+	const struct write_card *card;
+	int msg_fd;
+	struct card_result res;
+	uint64_t done, total;
+	struct timespec last;
+};
+
+static void send_msg(struct card_run *run, int kind)
+{
+	struct card_msg msg;
+	ssize_t n;
+
+	memset(&msg, 0, sizeof(msg));
+	msg.kind = kind;
+	msg.done = run->done;
+	msg.total = run->total;
+	msg.result = run->res;
+	/* Smaller than PIPE_BUF: one write, never interleaved. */
+	do
+		n = write(run->msg_fd, &msg, sizeof(msg));
+	while (n < 0 && errno == EINTR);
+}
+
+/* A few times a second at most. */
+static void progress(struct card_run *run, uint64_t bytes)
+{
+	struct timespec now;
+
+	run->done += bytes;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if ((now.tv_sec - run->last.tv_sec) * 1000 +
+	    (now.tv_nsec - run->last.tv_nsec) / 1000000 < 200)
+		return;
+	run->last = now;
+	send_msg(run, CARD_MSG_PROGRESS);
+}
+
+static int fail(struct card_run *run, bool has_offset, uint64_t offset,
+		const char *fmt, ...) IMGP_PRINTF(4, 5);
+
+static int fail(struct card_run *run, bool has_offset, uint64_t offset,
+		const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(run->res.error, sizeof(run->res.error), fmt, ap);
+	va_end(ap);
+	run->res.failed = true;
+	run->res.has_offset = has_offset;
+	run->res.offset = offset;
+	return EXIT_ERROR;
+}
+
+/* The card's copy of the image with every recipe applied: one commit. */
+static int patch_copy(struct card_run *run, char *copy)
+{
+	const struct write_card *c = run->card;
+	struct imgp_patch patch;
+	struct imgp_disk disk;
+	int fd, rc;
+
+	fd = imgp_temp_create(copy);
+	if (fd < 0)
+		return fail(run, false, 0, "%s", imgp_errmsg());
+	close(fd);
+	if (imgp_copy_sparse(c->image, copy) || imgp_disk_open(&disk, copy, false))
+		return fail(run, false, 0, "%s", imgp_errmsg());
+	imgp_patch_init(&patch, &disk);
+	rc = 0;
+	for (size_t k = 0; !rc && k < c->nrecipes; k++) {
+		rc = imgp_recipe_bind(c->recipes[k], c->sets[k], c->nsets[k]);
+		if (!rc)
+			rc = imgp_recipe_match(c->recipes[k], &patch);
+		/* A step's failure names the step, not its recipe. */
+		if (!rc && (rc = imgp_recipe_apply(c->recipes[k], &patch)))
+			imgp_fail_ctx(rc, "recipe %s", imgp_recipe_name(c->recipes[k]));
+	}
+	if (!rc)
+		rc = imgp_patch_commit(&patch, copy, NULL);
+	imgp_patch_free(&patch);
+	imgp_disk_close(&disk);
+	return rc ? fail(run, false, 0, "%s", imgp_errmsg()) : EXIT_OK;
+}
+
+static void flash_progress(uint64_t bytes, void *ctx)
+{
+	progress(ctx, bytes);
+}
+
+/* The map of what this card gets, written and checked. */
+static int write_and_verify(struct card_run *run, const char *image)
+{
+	struct imgp_flash_result res;
+	struct imgp_fsmap map;
+	int rc;
+
+	if (imgp_fsmap_build(image, &map))
+		return fail(run, false, 0, "%s", imgp_errmsg());
+	run->res.mapped = map.mapped;
+	run->total = 2 * map.mapped;
+	send_msg(run, CARD_MSG_PROGRESS);
+	rc = imgp_flash(image, &map, run->card->target, flash_progress, run, &res);
+	imgp_fsmap_free(&map);
+	run->res.written = res.written;
+	return rc ? fail(run, res.has_offset, res.offset, "%s", imgp_errmsg()) : EXIT_OK;
+}
+
+int write_card_run(const struct write_card *card, int fd)
+{
+	struct card_run run = { .card = card, .msg_fd = fd };
+	const char *tmpdir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char *copy = NULL;
+	int rc = EXIT_OK;
+
+	/* The parent shows progress; library progress would garble it. */
+	cli_quiet = true;
+	if (card->nrecipes) {
+		if (asprintf(&copy, "%s/imgpatch-card-XXXXXX", tmpdir) < 0)
+			return EXIT_ERROR;
+		rc = patch_copy(&run, copy);
+	}
+	if (!rc)
+		rc = write_and_verify(&run, copy ? copy : card->image);
+	if (copy) {
+		imgp_temp_remove(copy);
+		free(copy);
+	}
+	run.res.done = true;
+	send_msg(&run, CARD_MSG_RESULT);
+	close(fd);
+	return rc;
+}

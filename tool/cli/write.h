@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/* imgpatch write: one card's work (write-card.c), run in a child of cmd-write.c. */
+#ifndef IMGP_CLI_WRITE_H
+#define IMGP_CLI_WRITE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "imgpatch.h"
+
+/* What a card is written from. */
+struct write_card {
+	const char *target;
+	const char *image;             /* the raw image, shared by every card */
+	uint64_t size;
+	struct imgp_recipe **recipes;  /* loaded; bound again with sets[k] */
+	size_t nrecipes;
+	const char ***sets;            /* per recipe: this card's NAME=VALUE */
+	size_t *nsets;
+	char ***owned;                 /* the strings of sets made for this card */
+};
+
+struct card_result {
+	bool done;                     /* the child got as far as reporting */
+	bool failed;
+	bool has_offset;               /* offset is where the card failed */
+	uint64_t offset;
+	uint64_t mapped, written;
+	double seconds;
+	char error[512];
+};
+
+enum { CARD_MSG_PROGRESS = 1, CARD_MSG_RESULT };
+
+/* What a child sends its parent through a pipe: fixed size, one write each. */
+struct card_msg {
+	int kind;
+	uint64_t done, total;
+	struct card_result result;
+};
+
+/*
+ * Patches a private copy of the image (when there are recipes), writes its
+ * mapped blocks to the target, syncs, reads them back past the page cache
+ * and compares. Sends progress and one result to fd. Returns the exit
+ * status of the child.
+ */
+int write_card_run(const struct write_card *card, int fd);
+
+#endif

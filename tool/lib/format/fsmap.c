@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The block map of an image made from its filesystems (imgp_fsmap_build):
+ * what a card needs written, so that flashing skips what no filesystem
+ * will read. The partition table says where each filesystem is; what lies
+ * outside partitions (tables, boot loaders, the GPT backup) is always
+ * mapped, and so is every partition whose filesystem imgpatch cannot read
+ * the allocation of. Blocks are 4 KiB, as in a bmap.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "imgpatch-internal.h"
+
+#define FSMAP_BLOCK 4096
+
+int imgp_fsmap_add(struct imgp_fsmap *m, uint64_t start, uint64_t end)
+{
+	if (end <= start)
+		return 0;
+	if (m->n == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 64;
+		struct imgp_span *r = realloc(m->r, cap * sizeof(*r));
+
+		if (!r)
+			return imgp_fail(ENOMEM, "out of memory");
+		m->r = r;
+		m->cap = cap;
+	}
+	m->r[m->n].start = start;
+	m->r[m->n].end = end;
+	m->n++;
+	return 0;
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct imgp_span *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Widens every range to whole blocks inside the image, sorts and merges them. */
+static void fsmap_normalize(struct imgp_fsmap *m)
+{
+	size_t out = 0;
+
+	for (size_t i = 0; i < m->n; i++) {
+		m->r[i].start -= m->r[i].start % FSMAP_BLOCK;
+		m->r[i].end = (m->r[i].end + FSMAP_BLOCK - 1) / FSMAP_BLOCK * FSMAP_BLOCK;
+		if (m->r[i].end > m->size)
+			m->r[i].end = m->size;
+	}
+	qsort(m->r, m->n, sizeof(*m->r), range_cmp);
+	m->mapped = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		if (m->r[i].start >= m->r[i].end)
+			continue;
+		if (out && m->r[i].start <= m->r[out - 1].end) {
+			if (m->r[i].end > m->r[out - 1].end)
+				m->r[out - 1].end = m->r[i].end;
+			continue;
+		}
+		m->r[out++] = m->r[i];
+	}
+	m->n = out;
+	for (size_t i = 0; i < m->n; i++)
+		m->mapped += m->r[i].end - m->r[i].start;
+}
+
+static bool is_fat(const char *fstype)
+{
+	return !strcmp(fstype, "vfat") || !strcmp(fstype, "msdos");
+}
+
+static bool is_ext(const char *fstype)
+{
+	return !strcmp(fstype, "ext2") || !strcmp(fstype, "ext3") || !strcmp(fstype, "ext4");
+}
+
+/* One partition: its used blocks, or all of it when they cannot be told. */
+static int map_part(const struct imgp_image *img, const struct imgp_part *part,
+		    struct imgp_fsmap *m)
+{
+	size_t before = m->n;
+	int rc = -ENOTSUP;
+
+	if (is_fat(part->fstype))
+		rc = imgp_usedmap_fat(img, part, m);
+	else if (is_ext(part->fstype))
+		rc = imgp_usedmap_ext(img, part, m);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc) {
+		/* A filesystem we cannot read the allocation of is needed whole. */
+		if (rc != -ENOTSUP)
+			imgp_debug("p%d (%s): mapped whole: %s", part->number,
+				   part->fstype, imgp_errmsg());
+		imgp_errclear();
+		m->n = before;
+		rc = imgp_fsmap_add(m, part->start, part->start + part->size);
+	}
+	return rc;
+}
+
+/* Everything outside the partitions that hold a filesystem. */
+static int map_outside(const struct imgp_table *tab, struct imgp_fsmap *m)
+{
+	struct imgp_fsmap parts = { 0 };
+	uint64_t at = 0;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < tab->nparts; i++)
+		if (!tab->parts[i].container)
+			rc = imgp_fsmap_add(&parts, tab->parts[i].start,
+					    tab->parts[i].start + tab->parts[i].size);
+	qsort(parts.r, parts.n, sizeof(*parts.r), range_cmp);
+	for (size_t i = 0; !rc && i < parts.n; i++) {
+		if (parts.r[i].start > at)
+			rc = imgp_fsmap_add(m, at, parts.r[i].start);
+		if (parts.r[i].end > at)
+			at = parts.r[i].end;
+	}
+	if (!rc && at < m->size)
+		rc = imgp_fsmap_add(m, at, m->size);
+	imgp_fsmap_free(&parts);
+	return rc;
+}
+
+int imgp_fsmap_build(const char *path, struct imgp_fsmap *out)
+{
+	struct imgp_disk disk;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = imgp_disk_open(&disk, path, false);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc) {
+		struct imgp_image img;
+
+		/* No partition table we read: the image is needed whole. */
+		imgp_errclear();
+		rc = imgp_image_open(&img, path, false);
+		if (rc)
+			return imgp_fail_ctx(rc, "%s", path);
+		out->size = img.size;
+		imgp_image_close(&img);
+		rc = imgp_fsmap_add(out, 0, out->size);
+		fsmap_normalize(out);
+		return rc;
+	}
+	out->size = disk.img.size;
+	rc = map_outside(&disk.tab, out);
+	for (size_t i = 0; !rc && i < disk.tab.nparts; i++) {
+		const struct imgp_part *part = &disk.tab.parts[i];
+
+		if (part->container || part->start >= out->size)
+			continue;
+		rc = map_part(&disk.img, part, out);
+	}
+	imgp_disk_close(&disk);
+	if (rc)
+		imgp_fsmap_free(out);
+	else
+		fsmap_normalize(out);
+	return rc;
+}
+
+void imgp_fsmap_free(struct imgp_fsmap *m)
+{
+	free(m->r);
+	memset(m, 0, sizeof(*m));
+}

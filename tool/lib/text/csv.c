@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Tables in CSV (RFC 4180): fields separated by commas, records by CRLF or
+ * LF; a field in double quotes may hold commas, line breaks and doubled
+ * quotes (""). Strict where the RFC is: a quote inside an unquoted field,
+ * text after a closing quote and an unclosed quote are errors, and every
+ * record has as many fields as the header. Blank lines are skipped.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "imgpatch-internal.h"
+
+/* One record being read: its fields as offsets into one text buffer. */
+struct csv_reader {
+	const char *p, *end;
+	unsigned line;
+	struct imgp_buf field;
+	char **fields;
+	size_t nfields;
+};
+
+static int take_field(struct csv_reader *rd)
+{
+	char **f = realloc(rd->fields, (rd->nfields + 1) * sizeof(*f));
+
+	if (!f)
+		return imgp_fail(ENOMEM, "out of memory");
+	rd->fields = f;
+	f[rd->nfields] = strndup(rd->field.data ? (const char *)rd->field.data : "",
+				 rd->field.len);
+	if (!f[rd->nfields])
+		return imgp_fail(ENOMEM, "out of memory");
+	rd->nfields++;
+	rd->field.len = 0;
+	return 0;
+}
+
+static bool at_eol(const struct csv_reader *rd)
+{
+	return rd->p == rd->end || *rd->p == '\n' ||
+	       (*rd->p == '\r' && rd->p + 1 < rd->end && rd->p[1] == '\n');
+}
+
+static void skip_eol(struct csv_reader *rd)
+{
+	if (rd->p < rd->end && *rd->p == '\r')
+		rd->p++;
+	if (rd->p < rd->end && *rd->p == '\n') {
+		rd->p++;
+		rd->line++;
+	}
+}
+
+/* A quoted field, from its opening quote to the character after the closing one. */
+static int read_quoted(struct csv_reader *rd)
+{
+	unsigned opened = rd->line;
+
+	rd->p++;
+	for (;;) {
+		if (rd->p == rd->end)
+			return imgp_fail(EINVAL, "line %u: a quoted field is not closed", opened);
+		if (*rd->p == '"') {
+			if (rd->p + 1 < rd->end && rd->p[1] == '"') {
+				rd->p++;
+			} else {
+				rd->p++;
+				break;
+			}
+		}
+		if (*rd->p == '\n')
+			rd->line++;
+		if (imgp_buf_append(&rd->field, rd->p, 1))
+			return imgp_fail(ENOMEM, "out of memory");
+		rd->p++;
+	}
+	if (!at_eol(rd) && *rd->p != ',')
+		return imgp_fail(EINVAL, "line %u: text after the closing quote of a field",
+				 rd->line);
+	return 0;
+}
+
+/* One record into rd->fields; the cursor ends after its line break. */
+static int read_record(struct csv_reader *rd)
+{
+	int rc = 0;
+
+	rd->nfields = 0;
+	for (;;) {
+		if (rd->p < rd->end && *rd->p == '"') {
+			rc = read_quoted(rd);
+		} else {
+			while (!rc && !at_eol(rd) && *rd->p != ',') {
+				if (*rd->p == '"')
+					return imgp_fail(EINVAL, "line %u: a quote inside an unquoted field (quote the whole field and double the quote)",
+							 rd->line);
+				if (imgp_buf_append(&rd->field, rd->p++, 1))
+					rc = imgp_fail(ENOMEM, "out of memory");
+			}
+		}
+		if (!rc)
+			rc = take_field(rd);
+		if (rc || at_eol(rd))
+			break;
+		rd->p++;   /* the comma */
+	}
+	skip_eol(rd);
+	return rc;
+}
+
+static void free_fields(struct csv_reader *rd)
+{
+	for (size_t i = 0; i < rd->nfields; i++)
+		free(rd->fields[i]);
+	rd->nfields = 0;
+}
+
+int imgp_csv_parse(const char *text, size_t len, struct imgp_csv *out)
+{
+	struct csv_reader rd = { .p = text, .end = text + len, .line = 1 };
+	int rc = 0;
+
+	memset(out, 0, sizeof(*out));
+	while (!rc && rd.p < rd.end) {
+		unsigned line = rd.line;
+
+		if (at_eol(&rd)) {
+			skip_eol(&rd);
+			continue;
+		}
+		rc = read_record(&rd);
+		if (!rc && out->nrows && rd.nfields != out->ncols)
+			rc = imgp_fail(EINVAL, "line %u: %zu field%s, the header has %zu",
+				       line, rd.nfields, rd.nfields == 1 ? "" : "s", out->ncols);
+		if (!rc && !out->nrows)
+			out->ncols = rd.nfields;
+		if (!rc) {
+			char **cells = realloc(out->cells, (out->nrows + 1) * out->ncols *
+						   sizeof(*cells));
+
+			if (!cells) {
+				rc = imgp_fail(ENOMEM, "out of memory");
+			} else {
+				out->cells = cells;
+				memcpy(cells + out->nrows * out->ncols, rd.fields,
+				       out->ncols * sizeof(*cells));
+				out->nrows++;
+				rd.nfields = 0;   /* the cells own them now */
+			}
+		}
+		free_fields(&rd);
+	}
+	free(rd.fields);
+	imgp_buf_free(&rd.field);
+	if (!rc && !out->nrows)
+		rc = imgp_fail(EINVAL, "no header line");
+	if (rc)
+		imgp_csv_free(out);
+	return rc;
+}
+
+const char *imgp_csv_cell(const struct imgp_csv *c, size_t row, size_t col)
+{
+	return row < c->nrows && col < c->ncols ? c->cells[row * c->ncols + col] : NULL;
+}
+
+void imgp_csv_free(struct imgp_csv *c)
+{
+	for (size_t i = 0; i < c->nrows * c->ncols; i++)
+		free(c->cells[i]);
+	free(c->cells);
+	memset(c, 0, sizeof(*c));
+}
