@@ -179,8 +179,8 @@ test_expect_success 'refused before any card is written: bad row, small file, tw
 
 test_expect_success 'a card that does not match the recipe fails alone' '
 	test_must_fail_with 1 imgpatch write kv.img card1.img --apply rpi-sd-overclock \
-		--set sd_overclock=100 >out 2>err &&
-	grep "card1.img: FAILED: recipe .rpi-sd-overclock. does not match this image: expected a partition labelled" out
+		--set model=pi3 --set sd_overclock=100 >out 2>err &&
+	grep "card1.img: FAILED: recipe .rpi-sd-overclock. does not match this image: expected boot:/config.txt" out
 '
 
 test_expect_success 'apply --each: a row of parameters per image, every row checked first' '
