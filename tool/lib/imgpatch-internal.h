@@ -364,6 +364,13 @@ int imgp_survey_keep(int rc, char **error);
  * Returns 0 or -ENOMEM.
  */
 int imgp_survey_boot_cause(struct imgp_survey *sv, int rc, const char *error);
+/*
+ * A probe by marker files: the first partition (in table order) that has
+ * paths[0], else paths[1], ... becomes sv->boot. Returns 1 when one does,
+ * 0 when none (a failed lookup kept as the cause), or -ENOMEM.
+ */
+int imgp_survey_probe_paths(struct imgp_survey *sv, const char *const *paths,
+			    size_t n);
 /* patch.c: the patch's survey of its disk (no boot path read), made when first asked; NULL: ENOMEM. */
 struct imgp_survey *imgp_patch_survey(struct imgp_patch *patch);
 

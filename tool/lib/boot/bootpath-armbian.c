@@ -18,30 +18,14 @@
 /* U-Boot's distro boot prefixes, in the order it tries them on a partition. */
 static const char *const prefixes[] = { "/", "/boot/" };
 #define NPREFIXES (sizeof(prefixes) / sizeof(prefixes[0]))
+/* The same order, as the paths of the settings file. */
+static const char *const env_paths[] = { "/armbianEnv.txt", "/boot/armbianEnv.txt" };
+#define NENV_PATHS (sizeof(env_paths) / sizeof(env_paths[0]))
 #define ENV_NAME "armbianEnv.txt"
 
 static int armbian_probe(struct imgp_survey *sv)
 {
-	char *error = NULL;
-	int rc = 0;
-
-	for (size_t i = 0; i < NPREFIXES && !sv->boot; i++) {
-		const struct imgp_part *part;
-		char path[32];
-
-		snprintf(path, sizeof(path), "%s" ENV_NAME, prefixes[i]);
-		rc = imgp_survey_find(sv, path, &part, &error);
-		if (rc == -ENOMEM && !error)
-			return rc;
-		if (!rc)
-			sv->boot = part;
-		else
-			rc = imgp_survey_boot_cause(sv, rc, error);
-		if (rc)
-			break;
-	}
-	free(error);
-	return rc < 0 ? rc : sv->boot != NULL;
+	return imgp_survey_probe_paths(sv, env_paths, NENV_PATHS);
 }
 
 /* The prefix under which the boot partition has armbianEnv.txt. */

@@ -28,24 +28,7 @@ struct label {
 
 static int extlinux_probe(struct imgp_survey *sv)
 {
-	char *error = NULL;
-	int rc = 0;
-
-	for (size_t i = 0; i < NCONF && !sv->boot; i++) {
-		const struct imgp_part *part;
-
-		rc = imgp_survey_find(sv, conf_paths[i], &part, &error);
-		if (rc == -ENOMEM && !error)
-			return rc;
-		if (!rc)
-			sv->boot = part;
-		else
-			rc = imgp_survey_boot_cause(sv, rc, error);
-		if (rc)
-			break;
-	}
-	free(error);
-	return rc < 0 ? rc : sv->boot != NULL;
+	return imgp_survey_probe_paths(sv, conf_paths, NCONF);
 }
 
 /* The value after keyword (case-insensitive, as U-Boot's pxe parser); NULL: another. */

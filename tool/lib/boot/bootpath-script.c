@@ -14,24 +14,7 @@
 /* The first partition with a boot script is the boot partition. */
 static int script_probe(struct imgp_survey *sv)
 {
-	char *error = NULL;
-	int rc = 0;
-
-	for (size_t i = 0; i < imgp_nbootscr_paths && !sv->boot; i++) {
-		const struct imgp_part *part;
-
-		rc = imgp_survey_find(sv, imgp_bootscr_paths[i], &part, &error);
-		if (rc == -ENOMEM && !error)
-			return rc;
-		if (!rc)
-			sv->boot = part;
-		else
-			rc = imgp_survey_boot_cause(sv, rc, error);
-		if (rc)
-			break;
-	}
-	free(error);
-	return rc < 0 ? rc : sv->boot != NULL;
+	return imgp_survey_probe_paths(sv, imgp_bootscr_paths, imgp_nbootscr_paths);
 }
 
 static bool is_pmos(const struct imgp_survey *sv)

@@ -398,6 +398,29 @@ int imgp_survey_boot_cause(struct imgp_survey *sv, int rc, const char *error)
 	return 0;
 }
 
+int imgp_survey_probe_paths(struct imgp_survey *sv, const char *const *paths,
+			    size_t n)
+{
+	char *error = NULL;
+	int rc = 0;
+
+	for (size_t i = 0; i < n && !sv->boot; i++) {
+		const struct imgp_part *part;
+
+		rc = imgp_survey_find(sv, paths[i], &part, &error);
+		if (rc == -ENOMEM && !error)
+			return rc;
+		if (!rc)
+			sv->boot = part;
+		else
+			rc = imgp_survey_boot_cause(sv, rc, error);
+		if (rc)
+			break;
+	}
+	free(error);
+	return rc < 0 ? rc : sv->boot != NULL;
+}
+
 static int survey_root(struct imgp_survey *sv)
 {
 	const struct imgp_part *part;
