@@ -67,8 +67,12 @@ test_expect_success 'a boot script away from the FIT is the same news in info, d
 	grep -x "user-override.dtb: not on p1" info.out &&
 	$IMGPATCH doctor away.img >doctor.out &&
 	grep "boot-override-ignored: no boot script (boot.scr.uimg, boot.scr) loads user-override.dtb" doctor.out &&
-	test_must_fail_with 1 $IMGPATCH patch away.img --fdt 6 --dt-delete mmc@ff170000:no-1-8-v 2>patch.err &&
+	test_must_fail_with 1 $IMGPATCH patch away.img --fdt 6 --via override \
+		--dt-delete mmc@ff170000:no-1-8-v 2>patch.err &&
 	grep -x "imgpatch: away.img: p1 (vfat): no boot script (/boot.scr.uimg or /boot.scr) to load user-override.dtb: the board will ignore it; not writing it (use --force to write it anyway)" patch.err &&
+	test_file_unchanged away.img "$sum" &&
+	$IMGPATCH patch away.img --fdt 6 --dry-run --dt-delete mmc@ff170000:no-1-8-v >plan.out &&
+	grep "via fit: the boot script loads no override file" plan.out &&
 	test_file_unchanged away.img "$sum"
 '
 
