@@ -108,7 +108,8 @@ test_expect_success 'test_crash_walk counts the killed runs, and fails on any ot
 
 # run_suite NAME SCRIPT...: a copy of tests/run.sh, lib.sh and
 # ci/install-deps.sh in NAME/ that runs only the given scripts; its output
-# in NAME.out, its exit status in NAME.rc.
+# in NAME.out, its exit status in NAME.rc. The copy runs as CI only when
+# SUITE_CI=true: this suite itself may be running under CI=true.
 run_suite()
 {
 	local dir=$1
@@ -118,7 +119,7 @@ run_suite()
 	cp "$TEST_DIR/run.sh" "$TEST_DIR/lib.sh" "$dir/tests/" &&
 	cp "$REPO_DIR/ci/install-deps.sh" "$dir/ci/" &&
 	cp "$@" "$dir/tests/" || return 1
-	IMGPATCH_BUILD=$PWD/$dir/build TEST_OUTPUT_DIR=$PWD/$dir/out \
+	CI=${SUITE_CI:-} IMGPATCH_BUILD=$PWD/$dir/build TEST_OUTPUT_DIR=$PWD/$dir/out \
 		bash "$dir/tests/run.sh" >"$dir.out" 2>&1
 	echo $? >"$dir.rc"
 }
@@ -153,7 +154,7 @@ test_expect_success 'run.sh: skips are counted and printed; with CI=true a missi
 	grep -x "t0005-skips.sh .. 1 passed, 3 skipped" local.out &&
 	grep -x "    ok 3 - mtools # SKIP missing tool: mtype" local.out &&
 	test "$(tail -n 1 local.out)" = "1 passed, 0 failed, 3 skipped" &&
-	CI=true run_suite ci t0005-skips.sh &&
+	SUITE_CI=true run_suite ci t0005-skips.sh &&
 	test "$(cat ci.rc)" = 1 &&
 	grep -x "t0005-skips.sh .. 1 passed, 1 failed, 2 skipped" ci.out &&
 	grep -x "    not ok - CI=true: .mtype. is missing, but ci/install-deps.sh installs it (mtools): 3 - mtools # SKIP missing tool: mtype" ci.out &&
