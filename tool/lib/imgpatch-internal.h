@@ -314,6 +314,15 @@ struct imgp_bootpath {
 	 * cannot be read is kept in bi->rc/error. Returns 0 or -ENOMEM.
 	 */
 	int (*describe)(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi);
+	/*
+	 * Applies entry i of dt->overlays to the tree in *fdt (*size bytes,
+	 * which it may grow with realloc) as this way's loader does (the
+	 * Raspberry Pi firmware's dtoverlay/dtparam with parameters, ...).
+	 * NULL: the entry names an overlay file on sv->boot, applied as
+	 * U-Boot's "fdt apply" does. Returns 0, or -errno with imgp_fail().
+	 */
+	int (*apply)(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt,
+		     size_t i, void **fdt, size_t *size);
 };
 
 extern const struct imgp_bootpath imgp_bootpath_fit;
