@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The Raspberry Pi firmware's dtoverlay= and dtparam= lines, checked
+ * against Raspberry Pi's own dtmerge: for each case of
+ * tests/dts/rpi/cases.txt the tree imgpatch makes must decompile (dtc -s)
+ * to the very text dtmerge's tree did (tests/dts/rpi/expected/, made with
+ * make-expected.sh; dtmerge itself is not needed here). Then what the
+ * firmware ignores (warned about, tree as without it), what makes an
+ * overlay fail (tree untouched), and the boot path's apply method on a
+ * Raspberry Pi OS image whose config.txt sets overlays and parameters.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "imgpatch-internal.h"
+#include "unit.h"
+
+static char dts_dir[PATH_MAX];
+static char warnings[4096];
+
+static void log_hook(enum imgp_log_level level, const char *msg, void *ctx)
+{
+	(void)ctx;
+	if (level == IMGP_LOG_WARNING && strlen(warnings) + strlen(msg) + 2 < sizeof(warnings)) {
+		strcat(warnings, msg);
+		strcat(warnings, "\n");
+	}
+}
+
+/* dtc -@ of tests/dts/rpi/SRC into the temporary directory as OUT. */
+static int compile(const char *src, const char *out)
+{
+	char in[PATH_MAX + 64], dst[PATH_MAX];
+	const char *argv[] = { "dtc", "-q", "-@", "-I", "dts", "-O", "dtb", "-o",
+			       dst, in, NULL };
+
+	snprintf(in, sizeof(in), "%s/%s", dts_dir, src);
+	unit_path_keep(dst, sizeof(dst), out);
+	return unit_run(argv, NULL, NULL);
+}
+
+/* The tree as "dtc -I dtb -O dts -s" prints it; NULL on failure. */
+static char *decompile(const void *fdt, size_t size)
+{
+	char path[PATH_MAX];
+	const char *argv[] = { "dtc", "-q", "-I", "dtb", "-O", "dts", "-s", path, NULL };
+	struct imgp_buf out = { 0 };
+
+	unit_path_keep(path, sizeof(path), "out.dtb");
+	if (unit_write_file(path, fdt, size) || unit_run(argv, NULL, &out) ||
+	    imgp_buf_append(&out, "", 1)) {
+		imgp_buf_free(&out);
+		return NULL;
+	}
+	return (char *)out.data;
+}
+
+/* Prints the first line where got and want differ. */
+static void show_difference(const char *got, const char *want)
+{
+	const char *g = got, *w = want;
+	int line = 1;
+
+	while (*g && *g == *w) {
+		if (*g == '\n') {
+			line++;
+			got = g + 1;
+			want = w + 1;
+		}
+		g++;
+		w++;
+	}
+	printf("#   line %d: got '%.*s', want '%.*s'\n", line,
+	       (int)strcspn(got, "\n"), got, (int)strcspn(want, "\n"), want);
+}
+
+/*
+ * Applies one config.txt line ("dtparam=LIST", "dtoverlay=NAME,LIST") to
+ * the tree in *fdt; the overlay from NAME.dtbo in the temporary directory.
+ */
+static int apply_line(const char *line, void **fdt, size_t *size)
+{
+	char name[256], *params, *dtbo;
+	size_t len;
+	int rc;
+
+	if (strncmp(line, "dtparam=", 8) == 0)
+		return imgp_rpi_dtparam(fdt, size, line + 8);
+	if (strncmp(line, "dtoverlay=", 10) != 0)
+		return -EINVAL;
+	snprintf(name, sizeof(name), "%s", line + 10);
+	params = strchr(name, ',');
+	if (params)
+		*params++ = '\0';
+	{
+		char file[300];
+
+		snprintf(file, sizeof(file), "%s.dtbo", name);
+		dtbo = unit_read_file(unit_path(file), &len);
+	}
+	if (!dtbo)
+		return -ENOENT;
+	rc = imgp_rpi_dtoverlay(fdt, size, dtbo, len, name, params);
+	free(dtbo);
+	return rc;
+}
+
+static void *load_base(size_t *size)
+{
+	return unit_read_file(unit_path("base.dtb"), size);
+}
+
+/* Every case of cases.txt against dtmerge's tree. */
+static void test_cases(void)
+{
+	char path[PATH_MAX + 32];
+	char *cases, *line, *next;
+
+	snprintf(path, sizeof(path), "%s/cases.txt", dts_dir);
+	cases = unit_read_file(path, NULL);
+	CHECK(cases != NULL, "cases.txt is there");
+	if (!cases)
+		return;
+	for (line = cases; line && *line; line = next) {
+		char *tab, *want, *got = NULL, name[300];
+		size_t size;
+		void *fdt;
+		int rc;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		tab = strchr(line, '\t');
+		if (line[0] == '#' || !tab)
+			continue;
+		*tab = '\0';
+		snprintf(path, sizeof(path), "%s/expected/%s.dts", dts_dir, line);
+		want = unit_read_file(path, NULL);
+		fdt = load_base(&size);
+		warnings[0] = '\0';
+		rc = fdt && want ? apply_line(tab + 1, &fdt, &size) : -EIO;
+		if (rc)
+			printf("# %s: %s\n", tab + 1, imgp_errmsg());
+		if (!rc)
+			got = decompile(fdt, size);
+		snprintf(name, sizeof(name), "%s: %s gives dtmerge's tree", line, tab + 1);
+		CHECK(got && strcmp(got, want) == 0, name);
+		if (got && want && strcmp(got, want) != 0)
+			show_difference(got, want);
+		snprintf(name, sizeof(name), "%s: no warning", line);
+		CHECK(!warnings[0], name);
+		free(got);
+		free(want);
+		free(fdt);
+	}
+	free(cases);
+}
+
+/*
+ * A line the firmware partly ignores gives the tree of the line without
+ * the ignored part, and a warning that names it.
+ */
+static void check_ignored(const char *line, const char *same_as,
+			  const char *warning)
+{
+	char path[PATH_MAX + 32], name[300];
+	char *want, *got = NULL;
+	size_t size;
+	void *fdt = load_base(&size);
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/expected/%s.dts", dts_dir, same_as);
+	want = unit_read_file(path, NULL);
+	if (!want) {
+		/* The base tree as it is. */
+		want = fdt ? decompile(fdt, size) : NULL;
+	}
+	warnings[0] = '\0';
+	rc = fdt && want ? apply_line(line, &fdt, &size) : -EIO;
+	if (!rc)
+		got = decompile(fdt, size);
+	snprintf(name, sizeof(name), "%s: applies as %s", line, same_as);
+	CHECK(got && want && strcmp(got, want) == 0, name);
+	snprintf(name, sizeof(name), "%s: warns", line);
+	CHECK(strstr(warnings, warning) != NULL, name);
+	if (!strstr(warnings, warning))
+		printf("#   warnings: '%s'\n", warnings);
+	free(got);
+	free(want);
+	free(fdt);
+}
+
+static void test_ignored(void)
+{
+	check_ignored("dtoverlay=sdio,nosuch=1,poll_once=off,bus_width=1,sdio_overclock=50",
+		      "sdio-params",
+		      "dtoverlay=sdio: unknown parameter 'nosuch': ignored, as the firmware does");
+	check_ignored("dtparam=audio", "(base)",
+		      "dtparam: parameter 'audio': no match for 'true' in its lookup table");
+	check_ignored("dtparam=sd_overclock=fast", "(base)",
+		      "parameter 'sd_overclock': invalid value 'fast'");
+	check_ignored("dtparam=nosuch,audio=on", "base-audio-on",
+		      "dtparam: unknown parameter 'nosuch'");
+	check_ignored("dtoverlay=edge,esc=\\q", "edge", "invalid escape");
+	check_ignored("dtoverlay=edge,mac=0g", "edge", "invalid byte string '0g'");
+}
+
+/* An overlay that cannot apply leaves the tree as it was. */
+static void test_failures(void)
+{
+	static const char missing_label[] =
+		"/dts-v1/;\n/plugin/;\n/ {\n"
+		"	fragment@0 {\n		target = <&nosuch>;\n"
+		"		__overlay__ { status = \"okay\"; };\n	};\n};\n";
+	static const char missing_path[] =
+		"/dts-v1/;\n/plugin/;\n/ {\n"
+		"	fragment@0 {\n		target-path = \"/nosuch\";\n"
+		"		__overlay__ { status = \"okay\"; };\n	};\n};\n";
+	static const char plain[] = "/dts-v1/;\n/ { model = \"no symbols\"; };\n";
+	const struct {
+		const char *src, *name, *message;
+		int rc;
+	} cases[] = {
+		{ missing_label, "missing-label",
+		  "overlay missing-label refers to label 'nosuch', which the base tree does not have",
+		  -ENOENT },
+		{ missing_path, "missing-path",
+		  "overlay missing-path: fragment@0: target-path '/nosuch' is not in the base tree",
+		  -ENOENT },
+	};
+	size_t size, plain_size;
+	void *fdt, *before, *plain_fdt;
+	char file[64], name[200];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(file, sizeof(file), "%s-overlay.dts", cases[i].name);
+		if (unit_write_text(unit_path(file), cases[i].src)) {
+			CHECK(0, "writes the overlay source");
+			continue;
+		}
+		{
+			char src[PATH_MAX], dst[PATH_MAX], out[80];
+			const char *argv[] = { "dtc", "-q", "-@", "-I", "dts", "-O", "dtb",
+					       "-o", dst, src, NULL };
+
+			snprintf(out, sizeof(out), "%s.dtbo", cases[i].name);
+			unit_path_keep(src, sizeof(src), file);
+			unit_path_keep(dst, sizeof(dst), out);
+			unit_run(argv, NULL, NULL);
+		}
+		fdt = load_base(&size);
+		before = fdt ? malloc(size) : NULL;
+		if (before)
+			memcpy(before, fdt, size);
+		snprintf(file, sizeof(file), "dtoverlay=%s", cases[i].name);
+		snprintf(name, sizeof(name), "%s: refused with %d", file, cases[i].rc);
+		CHECK(before && apply_line(file, &fdt, &size) == cases[i].rc, name);
+		CHECK_STR(imgp_errmsg(), cases[i].message, "names the problem");
+		CHECK(before && memcmp(before, fdt, size) == 0, "the tree is unchanged");
+		free(before);
+		free(fdt);
+	}
+
+	/* A base tree compiled without -@ has no labels to resolve. */
+	if (unit_write_text(unit_path("plain.dts"), plain) == 0) {
+		char src[PATH_MAX], dst[PATH_MAX];
+		const char *argv[] = { "dtc", "-q", "-I", "dts", "-O", "dtb", "-o", dst,
+				       src, NULL };
+
+		unit_path_keep(src, sizeof(src), "plain.dts");
+		unit_path_keep(dst, sizeof(dst), "plain.dtb");
+		unit_run(argv, NULL, NULL);
+	}
+	plain_fdt = unit_read_file(unit_path("plain.dtb"), &plain_size);
+	CHECK(plain_fdt && apply_line("dtoverlay=sdio", &plain_fdt, &plain_size) == -EINVAL,
+	      "dtoverlay on a tree without __symbols__: refused");
+	CHECK(strstr(imgp_errmsg(), "has no __symbols__ (it was not compiled with dtc -@)") != NULL,
+	      "says the base tree lacks __symbols__");
+	warnings[0] = '\0';
+	CHECK(plain_fdt && imgp_rpi_dtparam(&plain_fdt, &plain_size, "audio=on") == 0 &&
+	      strstr(warnings, "unknown parameter 'audio'"),
+	      "dtparam on a tree without __overrides__: ignored with a warning");
+	free(plain_fdt);
+
+	size = 8;
+	fdt = calloc(1, size);
+	CHECK(fdt && imgp_rpi_dtparam(&fdt, &size, "audio=on") == -EINVAL,
+	      "dtparam on 8 zero bytes: refused");
+	free(fdt);
+}
+
+int main(void)
+{
+	const char *dir = getenv("IMGP_TEST_RPI_DTS");
+	static const char *const sources[][2] = {
+		{ "bcm2711-rpi-4-b.dts", "base.dtb" },
+		{ "sdhost-overlay.dts", "sdhost.dtbo" },
+		{ "sdio-overlay.dts", "sdio.dtbo" },
+		{ "spi0-1cs-overlay.dts", "spi0-1cs.dtbo" },
+		{ "dwc2-overlay.dts", "dwc2.dtbo" },
+		{ "edge-overlay.dts", "edge.dtbo" },
+	};
+	bool ok = true;
+
+	snprintf(dts_dir, sizeof(dts_dir), "%s", dir && *dir ? dir : "tests/dts/rpi");
+	if (unit_tmpdir_create("rpi-params")) {
+		perror("tmpdir");
+		return 1;
+	}
+	imgp_log_set_handler(log_hook, NULL);
+	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++)
+		ok = ok && compile(sources[i][0], sources[i][1]) == 0;
+	CHECK(ok, "dtc -@ compiles the Raspberry Pi trees and overlays");
+	if (ok) {
+		test_cases();
+		test_ignored();
+		test_failures();
+	}
+	unit_tmpdir_remove();
+	return unit_done();
+}
