@@ -308,6 +308,132 @@ static void test_failures(void)
 	free(fdt);
 }
 
+/* The lines the Raspberry Pi OS fixture's config.txt ends with here. */
+static const char config_extra[] =
+	"[pi4]\n"
+	"dtoverlay=sdio,poll_once=off\n"
+	"dtparam=bus_width=1\n"
+	"dtparam=sdio_overclock=50\n"
+	"dtoverlay=\n"
+	"dtparam=sd_overclock=62,sd_poll_once\n"
+	"[pi5]\n"
+	"dtoverlay=nosuch\n"
+	"[all]\n";
+
+/* The survey's tree for model, NULL when there is none. */
+static const struct imgp_survey_bootdt *tree_for(const struct imgp_survey *sv,
+						 const char *model)
+{
+	for (size_t i = 0; i < sv->bootinfo.ndts; i++)
+		if (sv->bootinfo.dts[i].model && strcmp(sv->bootinfo.dts[i].model, model) == 0)
+			return &sv->bootinfo.dts[i];
+	return NULL;
+}
+
+/*
+ * The boot path's apply method on a Raspberry Pi OS image: the Pi 4 tree
+ * with every entry of its list applied is dtmerge's tree for the same
+ * lines (case image-pi4).
+ */
+static void test_image(void)
+{
+	static const char *const pi4_list[] = {
+		"dtparam=audio=on",
+		"/overlays/vc4-kms-v3d.dtbo",
+		"/overlays/sdio.dtbo,poll_once=off,bus_width=1,sdio_overclock=50",
+		"dtparam=sd_overclock=62,sd_poll_once",
+	};
+	const char *fixtures = getenv("IMGP_TEST_FIXTURES");
+	char script[PATH_MAX], img[PATH_MAX], config[PATH_MAX], option[PATH_MAX + 16];
+	char path[PATH_MAX + 32], *want = NULL, *got = NULL;
+	const char *argv[] = { "bash", script, img, "--rpi-trees", option, NULL };
+	struct imgp_survey_opts opts = { .what = IMGP_SURVEY_BOOT };
+	const struct imgp_survey_bootdt *pi4, *pi5;
+	struct imgp_survey sv;
+	struct imgp_disk disk;
+	struct imgp_buf base = { 0 };
+	void *fdt = NULL;
+	size_t size = 0;
+	bool same;
+	int rc = 0;
+
+	snprintf(script, sizeof(script), "%s/mkimage-rpi.sh",
+		 fixtures && *fixtures ? fixtures : "tests/fixtures");
+	unit_path_keep(img, sizeof(img), "rpi.img");
+	unit_path_keep(config, sizeof(config), "config-extra.txt");
+	snprintf(option, sizeof(option), "--config=%s", config);
+	if (unit_write_text(config, config_extra) || unit_spawn(argv, NULL, NULL) != 0) {
+		CHECK(0, "mkimage-rpi.sh --rpi-trees builds the image");
+		return;
+	}
+	if (imgp_disk_open(&disk, img, false)) {
+		CHECK(0, "opens the image");
+		return;
+	}
+	if (imgp_survey_open(&sv, &disk, &opts)) {
+		CHECK(0, "surveys the image");
+		imgp_disk_close(&disk);
+		return;
+	}
+	CHECK(sv.bootpath == &imgp_bootpath_rpi, "boot path rpi");
+	pi4 = tree_for(&sv, "pi4");
+	pi5 = tree_for(&sv, "pi5");
+	same = pi4 && pi4->noverlays == sizeof(pi4_list) / sizeof(pi4_list[0]);
+	for (size_t i = 0; same && i < pi4->noverlays; i++) {
+		same = strcmp(pi4->overlays[i], pi4_list[i]) == 0;
+		if (!same)
+			printf("#   entry %zu: '%s'\n", i, pi4->overlays[i]);
+	}
+	CHECK(same, "pi4: dtparam= lines after dtoverlay=sdio are its parameters, up to dtoverlay=");
+
+	if (pi4 && sv.bootpath && sv.bootpath->apply)
+		rc = imgp_fs_read_file(imgp_survey_fs(&sv, sv.boot), pi4->path, 1u << 20, &base);
+	if (pi4 && !rc && base.len) {
+		fdt = imgp_buf_steal(&base, &size);
+		warnings[0] = '\0';
+		for (size_t i = 0; !rc && i < pi4->noverlays; i++)
+			rc = sv.bootpath->apply(&sv, pi4, i, &fdt, &size);
+		if (rc)
+			printf("# %s\n", imgp_errmsg());
+		got = rc ? NULL : decompile(fdt, size);
+	}
+	snprintf(path, sizeof(path), "%s/expected/image-pi4.dts", dts_dir);
+	want = unit_read_file(path, NULL);
+	CHECK(got && want && strcmp(got, want) == 0,
+	      "pi4: the tree the boot path applies is dtmerge's (image-pi4)");
+	if (got && want && strcmp(got, want) != 0)
+		show_difference(got, want);
+	CHECK(!warnings[0], "pi4: no warning");
+	free(got);
+	free(want);
+	free(fdt);
+	fdt = NULL;
+
+	/* The stand-in Pi 5 tree has no __overrides__ and no overlays/nosuch.dtbo. */
+	CHECK(pi5 && pi5->noverlays == 3 && strcmp(pi5->overlays[2], "/overlays/nosuch.dtbo") == 0,
+	      "pi5: audio=on, vc4-kms-v3d, nosuch");
+	base.len = 0;
+	rc = pi5 ? imgp_fs_read_file(imgp_survey_fs(&sv, sv.boot), pi5->path, 1u << 20, &base) : -ENOENT;
+	if (!rc) {
+		fdt = imgp_buf_steal(&base, &size);
+		warnings[0] = '\0';
+		rc = sv.bootpath->apply(&sv, pi5, 0, &fdt, &size);
+		CHECK(rc == 0 && strstr(warnings, "dtparam: unknown parameter 'audio': ignored, as the firmware does"),
+		      "pi5: dtparam=audio=on on a tree without __overrides__: a warning");
+		CHECK(sv.bootpath->apply(&sv, pi5, 1, &fdt, &size) == 0, "pi5: vc4-kms-v3d applies");
+		CHECK(sv.bootpath->apply(&sv, pi5, 2, &fdt, &size) == -ENOENT,
+		      "pi5: a missing overlay file fails");
+		CHECK(strstr(imgp_errmsg(), "p1: /overlays/nosuch.dtbo") != NULL,
+		      "names the partition and the file");
+		if (!strstr(imgp_errmsg(), "p1: /overlays/nosuch.dtbo"))
+			printf("#   %s\n", imgp_errmsg());
+	}
+	free(fdt);
+	imgp_buf_free(&base);
+	imgp_survey_free(&sv);
+	imgp_disk_close(&disk);
+}
+
 int main(void)
 {
 	const char *dir = getenv("IMGP_TEST_RPI_DTS");
@@ -335,6 +461,7 @@ int main(void)
 		test_cases();
 		test_ignored();
 		test_failures();
+		test_image();
 	}
 	unit_tmpdir_remove();
 	return unit_done();

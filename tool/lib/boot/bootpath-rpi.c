@@ -7,6 +7,14 @@
  * dtparam= lines in order. Lines under a model filter ([pi4], [cm5], ...)
  * count for that model only, [all] ends the filter; other conditional
  * filters ([gpio4=1], [HDMI:0], ...) are taken as true.
+ *
+ * A tree's overlay list has one entry per step the firmware takes:
+ * "/overlays/NAME.dtbo,PARAM=VALUE,..." for a dtoverlay= line, with the
+ * parameters of the dtparam= lines that follow it (as Raspberry Pi's
+ * documentation says, they belong to that overlay until the next
+ * dtoverlay= line, an empty one included; a name the overlay lacks falls
+ * back to the base tree's), and "dtparam=LIST" for the base tree's own.
+ * apply() carries each out as the firmware does (dt-rpi-*.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,6 +23,8 @@
 #include "imgpatch-internal.h"
 
 #define CONFIG_PATH "/config.txt"
+/* Overlays are a few KiB; the firmware's own limit for one is far below this. */
+#define OVERLAY_MAX (4u << 20)
 
 /* Model filters and the tree names they cover (the longest prefix names the model). */
 static const struct model {
@@ -108,6 +118,23 @@ static int rpi_probe(struct imgp_survey *sv)
 	return found;
 }
 
+/* Appends ",list" to the overlay entry *entry; 0 or -ENOMEM. */
+static int add_params(char **entry, const char *list)
+{
+	size_t len = strlen(*entry), n = strlen(list);
+	char *grown;
+
+	if (!n)
+		return 0;
+	grown = realloc(*entry, len + 1 + n + 1);
+	if (!grown)
+		return imgp_fail(ENOMEM, "out of memory");
+	grown[len] = ',';
+	memcpy(grown + len + 1, list, n + 1);
+	*entry = grown;
+	return 0;
+}
+
 /* The tree the firmware loads for dtb, and what it applies, from config.txt. */
 static int describe_model(struct imgp_survey_bootinfo *bi, const char *dtb,
 			  char *text)
@@ -119,6 +146,7 @@ static int describe_model(struct imgp_survey_bootinfo *bi, const char *dtb,
 	struct imgp_buf path = { 0 };
 	char *config = strdup(text), *cursor = config, *line;
 	bool applies = true;
+	size_t scope = 0;        /* 1 + the overlay whose parameters dtparam= sets */
 	int rc = 0;
 
 	if (!config)
@@ -165,14 +193,22 @@ static int describe_model(struct imgp_survey_bootinfo *bi, const char *dtb,
 			}
 			if (!pass)
 				continue;
-			if (is_prefix(line, "dtoverlay=") && line[10]) {
-				line[10 + strcspn(line + 10, ",")] = '\0';
+			if (is_prefix(line, "dtoverlay=")) {
+				size_t n = strcspn(line + 10, ",");
+
+				scope = 0;
+				if (!n)
+					continue;
 				path.len = 0;
-				rc = imgp_buf_printf(&path, "/%s%s%s.dtbo",
+				rc = imgp_buf_printf(&path, "/%s%s%.*s.dtbo%s",
 						     set[0] ? set[0] : "",
-						     set[1] ? set[1] : "overlays/", line + 10);
+						     set[1] ? set[1] : "overlays/", (int)n,
+						     line + 10, line + 10 + n);
 				if (!rc)
 					rc = imgp_bootinfo_add_overlay(dt, (char *)path.data);
+				scope = dt->noverlays;
+			} else if (is_prefix(line, "dtparam=") && scope) {
+				rc = add_params(&dt->overlays[scope - 1], line + 8);
 			} else if (is_prefix(line, "dtparam=")) {
 				rc = imgp_bootinfo_add_overlay(dt, line);
 			}
@@ -213,8 +249,57 @@ static int rpi_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
 	return rc;
 }
 
+/*
+ * Entry i of dt->overlays as the firmware applies it. A parameter it
+ * ignores is a warning; an overlay it cannot load or apply fails here
+ * (the firmware then boots without it: the caller says so).
+ */
+static int rpi_apply(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt,
+		     size_t i, void **fdt, size_t *size)
+{
+	const char *entry = dt->overlays[i], *base, *params;
+	struct imgp_buf blob = { 0 };
+	struct imgp_fs *fs;
+	char *path = NULL, *name = NULL;
+	int rc;
+
+	if (is_prefix(entry, "dtparam=")) {
+		rc = imgp_rpi_dtparam(fdt, size, entry + 8);
+		return rc ? imgp_fail_ctx(rc, "%s: %s", dt->path, entry) : 0;
+	}
+	/* "/overlays/sdio.dtbo,poll_once=off": the file, then its parameters. */
+	base = strrchr(entry, '/');
+	base = base ? base + 1 : entry;
+	params = strchr(base, ',');
+	path = strndup(entry, params ? (size_t)(params - entry) : strlen(entry));
+	name = strndup(base, strcspn(base, ","));
+	if (!path || !name) {
+		rc = imgp_fail(ENOMEM, "out of memory");
+		goto out;
+	}
+	if (strlen(name) > 5 && strcmp(name + strlen(name) - 5, ".dtbo") == 0)
+		name[strlen(name) - 5] = '\0';
+	fs = imgp_survey_fs(sv, sv->boot);
+	rc = fs ? imgp_survey_read_file(fs, path, OVERLAY_MAX, &blob) : -ENOTSUP;
+	if (rc) {
+		rc = imgp_fail_ctx(rc, "p%d: %s", sv->boot->number, path);
+		goto out;
+	}
+	rc = imgp_rpi_dtoverlay(fdt, size, blob.data, blob.len, name,
+				params ? params + 1 : NULL);
+	if (rc)
+		rc = imgp_fail_ctx(rc, "%s: dtoverlay=%s%s", dt->path, name,
+				   params ? params : "");
+out:
+	imgp_buf_free(&blob);
+	free(name);
+	free(path);
+	return rc;
+}
+
 const struct imgp_bootpath imgp_bootpath_rpi = {
 	.name = "rpi",
 	.probe = rpi_probe,
 	.describe = rpi_describe,
+	.apply = rpi_apply,
 };
