@@ -23,6 +23,21 @@ dtoverlay=nosuch
 [all]
 EOF
 
+# Names overlay_map.dtb maps: per platform (ramoops is ramoops-pi4 on a
+# Pi 4), renamed, deprecated (the firmware loads neither sdtweak nor
+# sdio-1bit), for one platform only (i2c3: Pi 4).
+cat >config-map.txt <<'EOF'
+[pi4]
+dtoverlay=ramoops
+dtoverlay=pi3-disable-bt
+dtoverlay=sdtweak,poll_once
+dtparam=sd_debug
+[pi5]
+dtoverlay=i2c3
+dtoverlay=sdio-1bit
+[all]
+EOF
+
 test_expect_success 'build the fixture with the Raspberry Pi kernel trees, twice the same bytes' '
 	"$FIXTURES/mkimage-rpi.sh" rpi.img --rpi-trees --config=config-extra.txt &&
 	"$FIXTURES/mkimage-rpi.sh" again.img --rpi-trees --config=config-extra.txt &&
@@ -39,6 +54,13 @@ test_expect_success 'info: one entry per step the firmware takes, parameters kep
 	grep -Fx "  pi4: /bcm2711-rpi-4-b.dtb + dtparam=audio=on, /overlays/vc4-kms-v3d.dtbo, /overlays/sdio.dtbo,poll_once=off,bus_width=1,sdio_overclock=50, dtparam=sd_overclock=62,sd_poll_once" info.txt &&
 	grep -Fx "  pi5: /bcm2712-rpi-5-b.dtb + dtparam=audio=on, /overlays/vc4-kms-v3d.dtbo, /overlays/nosuch.dtbo" info.txt &&
 	test_file_unchanged rpi.img "$sum"
+'
+
+test_expect_success 'overlay_map.dtb: the overlay the firmware loads for each name' '
+	"$FIXTURES/mkimage-rpi.sh" map.img --rpi-trees --config=config-map.txt &&
+	$IMGPATCH info map.img >map.txt &&
+	grep -Fx "  pi4: /bcm2711-rpi-4-b.dtb + dtparam=audio=on, /overlays/vc4-kms-v3d.dtbo, /overlays/ramoops-pi4.dtbo, /overlays/disable-bt.dtbo, /overlays/sdtweak.dtbo,poll_once,sd_debug" map.txt &&
+	grep -Fx "  pi5: /bcm2712-rpi-5-b.dtb + dtparam=audio=on, /overlays/vc4-kms-v3d.dtbo, /overlays/i2c3.dtbo, /overlays/sdio-1bit.dtbo" map.txt
 '
 
 test_expect_success 'the kept dtmerge results are those of the sources here' '

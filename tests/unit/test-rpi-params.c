@@ -318,6 +318,7 @@ static const char config_extra[] =
 	"dtparam=sd_overclock=62,sd_poll_once\n"
 	"[pi5]\n"
 	"dtoverlay=nosuch\n"
+	"dtoverlay=sdtweak,poll_once\n"
 	"[all]\n";
 
 /* The survey's tree for model, NULL when there is none. */
@@ -410,8 +411,9 @@ static void test_image(void)
 	fdt = NULL;
 
 	/* The stand-in Pi 5 tree has no __overrides__ and no overlays/nosuch.dtbo. */
-	CHECK(pi5 && pi5->noverlays == 3 && strcmp(pi5->overlays[2], "/overlays/nosuch.dtbo") == 0,
-	      "pi5: audio=on, vc4-kms-v3d, nosuch");
+	CHECK(pi5 && pi5->noverlays == 4 && strcmp(pi5->overlays[2], "/overlays/nosuch.dtbo") == 0 &&
+	      strcmp(pi5->overlays[3], "/overlays/sdtweak.dtbo,poll_once") == 0,
+	      "pi5: audio=on, vc4-kms-v3d, nosuch, sdtweak");
 	base.len = 0;
 	rc = pi5 ? imgp_fs_read_file(imgp_survey_fs(&sv, sv.boot), pi5->path, 1u << 20, &base) : -ENOENT;
 	if (!rc) {
@@ -427,6 +429,10 @@ static void test_image(void)
 		      "names the partition and the file");
 		if (!strstr(imgp_errmsg(), "p1: /overlays/nosuch.dtbo"))
 			printf("#   %s\n", imgp_errmsg());
+		CHECK(sv.bootpath->apply(&sv, pi5, 3, &fdt, &size) == -EINVAL,
+		      "pi5: an overlay overlay_map.dtb deprecates fails");
+		CHECK_STR(imgp_errmsg(), "/bcm2712-rpi-5-b.dtb: overlay 'sdtweak' is deprecated: use 'dtparam=sd_poll_once' etc. (/overlays/overlay_map.dtb): the firmware does not load it",
+			  "says why, as the map does");
 	}
 	free(fdt);
 	imgp_buf_free(&base);
