@@ -407,6 +407,22 @@ static void test_image(void)
 	CHECK(!warnings[0], "pi4: no warning");
 	free(got);
 	free(want);
+
+	/* A parameter's value may hold '/' and ".dtbo": the file is what precedes ".dtbo,". */
+	if (pi4 && fdt) {
+		char entry[] = "/overlays/sdio.dtbo,bus_width=1,x=/overlays/y.dtbo,z";
+		char *list[] = { entry };
+		struct imgp_survey_bootdt one = { .model = pi4->model, .path = pi4->path,
+						  .noverlays = 1, .overlays = list };
+
+		warnings[0] = '\0';
+		rc = sv.bootpath->apply(&sv, &one, 0, &fdt, &size);
+		CHECK(rc == 0 && strstr(warnings, "dtoverlay=sdio: unknown parameter 'x'") &&
+		      strstr(warnings, "dtoverlay=sdio: unknown parameter 'z'"),
+		      "an entry whose parameter value is a path: the overlay file still found");
+		if (rc)
+			printf("# %s\n", imgp_errmsg());
+	}
 	free(fdt);
 	fdt = NULL;
 

@@ -304,8 +304,10 @@ static int describe_model(struct imgp_survey *sv, struct imgp_survey_bootinfo *b
 				if (*params)
 					*params++ = '\0';
 				rc = map_lookup(&map, platform_of(dtb), name, &to, &why);
+				/* One the firmware does not load stays listed: apply() says why. */
+				rc = rc > 0 ? 0 : rc;
 				path.len = 0;
-				if (rc >= 0)
+				if (!rc)
 					rc = imgp_buf_printf(&path, "%s%.*s.dtbo%s%s%s",
 							     (const char *)dir.data,
 							     (int)strcspn(to ? to : name, ","),
@@ -389,6 +391,35 @@ static int refused(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt,
 }
 
 /*
+ * Splits an overlay entry "/overlays/sdio.dtbo,poll_once=off" into the
+ * file, the overlay's name ("sdio") and its parameters (NULL: none). A
+ * value may hold '/'; only the file is followed by ".dtbo,". 0 or -ENOMEM.
+ */
+static int split_entry(const char *entry, char **path, char **name,
+		       const char **params)
+{
+	const char *comma = strstr(entry, ".dtbo,"), *file;
+	size_t n;
+
+	*params = comma ? comma + 6 : NULL;
+	*path = strndup(entry, comma ? (size_t)(comma + 5 - entry) : strlen(entry));
+	if (!*path)
+		return imgp_fail(ENOMEM, "out of memory");
+	file = strrchr(*path, '/');
+	file = file ? file + 1 : *path;
+	n = strlen(file);
+	if (n > 5 && strcmp(file + n - 5, ".dtbo") == 0)
+		n -= 5;
+	*name = strndup(file, n);
+	if (!*name) {
+		free(*path);
+		*path = NULL;
+		return imgp_fail(ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/*
  * Entry i of dt->overlays as the firmware applies it. A parameter it
  * ignores is a warning; an overlay it cannot load or apply fails here
  * (the firmware then boots without it: the caller says so).
@@ -396,28 +427,19 @@ static int refused(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt,
 static int rpi_apply(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt,
 		     size_t i, void **fdt, size_t *size)
 {
-	const char *entry = dt->overlays[i], *base, *params;
+	const char *entry = dt->overlays[i], *params;
 	struct imgp_buf blob = { 0 };
 	struct imgp_fs *fs;
-	char *path = NULL, *name = NULL;
+	char *path, *name;
 	int rc;
 
 	if (is_prefix(entry, "dtparam=")) {
 		rc = imgp_rpi_dtparam(fdt, size, entry + 8);
 		return rc ? imgp_fail_ctx(rc, "%s: %s", dt->path, entry) : 0;
 	}
-	/* "/overlays/sdio.dtbo,poll_once=off": the file, then its parameters. */
-	base = strrchr(entry, '/');
-	base = base ? base + 1 : entry;
-	params = strchr(base, ',');
-	path = strndup(entry, params ? (size_t)(params - entry) : strlen(entry));
-	name = strndup(base, strcspn(base, ","));
-	if (!path || !name) {
-		rc = imgp_fail(ENOMEM, "out of memory");
-		goto out;
-	}
-	if (strlen(name) > 5 && strcmp(name + strlen(name) - 5, ".dtbo") == 0)
-		name[strlen(name) - 5] = '\0';
+	rc = split_entry(entry, &path, &name, &params);
+	if (rc)
+		return rc;
 	rc = refused(sv, dt, path, name);
 	if (rc)
 		goto out;
@@ -427,11 +449,10 @@ static int rpi_apply(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt
 		rc = imgp_fail_ctx(rc, "p%d: %s", sv->boot->number, path);
 		goto out;
 	}
-	rc = imgp_rpi_dtoverlay(fdt, size, blob.data, blob.len, name,
-				params ? params + 1 : NULL);
+	rc = imgp_rpi_dtoverlay(fdt, size, blob.data, blob.len, name, params);
 	if (rc)
-		rc = imgp_fail_ctx(rc, "%s: dtoverlay=%s%s", dt->path, name,
-				   params ? params : "");
+		rc = imgp_fail_ctx(rc, "%s: dtoverlay=%s%s%s", dt->path, name,
+				   params ? "," : "", params ? params : "");
 out:
 	imgp_buf_free(&blob);
 	free(name);
