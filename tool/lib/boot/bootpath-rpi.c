@@ -428,18 +428,26 @@ static int rpi_apply(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt
 		     size_t i, void **fdt, size_t *size)
 {
 	const char *entry = dt->overlays[i], *params;
-	struct imgp_buf blob = { 0 };
+	struct imgp_buf blob = { 0 }, what = { 0 };
 	struct imgp_fs *fs;
 	char *path, *name;
 	int rc;
 
+	/* Warnings and failures name the tree and the line: "/x.dtb: dtparam=a". */
 	if (is_prefix(entry, "dtparam=")) {
-		rc = imgp_rpi_dtparam(fdt, size, entry + 8);
-		return rc ? imgp_fail_ctx(rc, "%s: %s", dt->path, entry) : 0;
+		rc = imgp_buf_printf(&what, "%s: %s", dt->path, entry);
+		if (!rc)
+			rc = imgp_rpi_dtparam(fdt, size, entry + 8, (const char *)what.data);
+		imgp_buf_free(&what);
+		return rc == -ENOMEM || !rc ? rc : imgp_fail_ctx(rc, "%s: %s", dt->path, entry);
 	}
 	rc = split_entry(entry, &path, &name, &params);
 	if (rc)
 		return rc;
+	rc = imgp_buf_printf(&what, "%s: dtoverlay=%s%s%s", dt->path, name,
+			     params ? "," : "", params ? params : "");
+	if (rc)
+		goto out;
 	rc = refused(sv, dt, path, name);
 	if (rc)
 		goto out;
@@ -449,11 +457,12 @@ static int rpi_apply(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt
 		rc = imgp_fail_ctx(rc, "p%d: %s", sv->boot->number, path);
 		goto out;
 	}
-	rc = imgp_rpi_dtoverlay(fdt, size, blob.data, blob.len, name, params);
-	if (rc)
-		rc = imgp_fail_ctx(rc, "%s: dtoverlay=%s%s%s", dt->path, name,
-				   params ? "," : "", params ? params : "");
+	rc = imgp_rpi_dtoverlay(fdt, size, blob.data, blob.len, name, params,
+				(const char *)what.data);
+	if (rc && rc != -ENOMEM)
+		rc = imgp_fail_ctx(rc, "%s", (const char *)what.data);
 out:
+	imgp_buf_free(&what);
 	imgp_buf_free(&blob);
 	free(name);
 	free(path);

@@ -461,21 +461,22 @@ static int rpi_merge(struct rpi_tree *base, struct rpi_tree *ovl, uint32_t ovl_m
 }
 
 int imgp_rpi_dtoverlay(void **fdt, size_t *size, const void *overlay,
-		       size_t len, const char *name, const char *params)
+		       size_t len, const char *name, const char *params,
+		       const char *what)
 {
 	struct rpi_tree base = { 0 }, ovl = { 0 };
-	struct imgp_buf what = { 0 }, line = { 0 };
+	struct imgp_buf label = { 0 }, line = { 0 };
 	uint32_t base_max, ovl_max;
 	int rc;
 
-	if (imgp_buf_printf(&what, "overlay %s", name) ||
+	if (imgp_buf_printf(&label, "overlay %s", name) ||
 	    imgp_buf_printf(&line, "dtoverlay=%s", name)) {
 		rc = imgp_fail(ENOMEM, "out of memory");
 		goto out;
 	}
 	rc = rpi_tree_load(&base, *fdt, *size, "the base tree");
 	if (!rc)
-		rc = rpi_tree_load(&ovl, overlay, len, (const char *)what.data);
+		rc = rpi_tree_load(&ovl, overlay, len, (const char *)label.data);
 	if (rc)
 		goto out;
 	base_max = rpi_max_phandle(base.fdt);
@@ -485,7 +486,8 @@ int imgp_rpi_dtoverlay(void **fdt, size_t *size, const void *overlay,
 		rc = rpi_relocate(&ovl, base_max);
 	ovl_max += base_max;
 	if (!rc)
-		rc = rpi_params_apply(&ovl, &base, params, (const char *)line.data);
+		rc = rpi_params_apply(&ovl, &base, params,
+				      what ? what : (const char *)line.data);
 	if (!rc)
 		rc = rpi_merge(&base, &ovl, ovl_max);
 	if (rc)
@@ -497,7 +499,7 @@ int imgp_rpi_dtoverlay(void **fdt, size_t *size, const void *overlay,
 out:
 	rpi_tree_free(&base);
 	rpi_tree_free(&ovl);
-	imgp_buf_free(&what);
+	imgp_buf_free(&label);
 	imgp_buf_free(&line);
 	return rc;
 }

@@ -778,14 +778,15 @@ int rpi_params_apply(struct rpi_tree *ovl, struct rpi_tree *base,
 	return rc;
 }
 
-int imgp_rpi_dtparam(void **fdt, size_t *size, const char *params)
+int imgp_rpi_dtparam(void **fdt, size_t *size, const char *params,
+		     const char *what)
 {
 	struct rpi_tree base;
 	int rc;
 
 	rc = rpi_tree_load(&base, *fdt, *size, "the base tree");
 	if (!rc)
-		rc = rpi_params_apply(NULL, &base, params, "dtparam");
+		rc = rpi_params_apply(NULL, &base, params, what ? what : "dtparam");
 	if (rc) {
 		rpi_tree_free(&base);
 		return rc;
