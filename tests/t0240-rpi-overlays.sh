@@ -28,10 +28,10 @@ EOF
 # sdio-1bit), for one platform only (i2c3: Pi 4).
 cat >config-map.txt <<'EOF'
 [pi4]
-dtoverlay=ramoops
-dtoverlay=pi3-disable-bt
 dtoverlay=sdtweak,poll_once
 dtparam=sd_debug
+dtoverlay=ramoops
+dtoverlay=pi3-disable-bt
 [pi5]
 dtoverlay=i2c3
 dtoverlay=sdio-1bit
@@ -59,7 +59,7 @@ test_expect_success 'info: one entry per step the firmware takes, parameters kep
 test_expect_success 'overlay_map.dtb: the overlay the firmware loads for each name' '
 	"$FIXTURES/mkimage-rpi.sh" map.img --rpi-trees --config=config-map.txt &&
 	$IMGPATCH info map.img >map.txt &&
-	grep -Fx "  pi4: /bcm2711-rpi-4-b.dtb + dtparam=audio=on, /overlays/vc4-kms-v3d.dtbo, /overlays/ramoops-pi4.dtbo, /overlays/disable-bt.dtbo, /overlays/sdtweak.dtbo,poll_once,sd_debug" map.txt &&
+	grep -Fx "  pi4: /bcm2711-rpi-4-b.dtb + dtparam=audio=on, /overlays/vc4-kms-v3d.dtbo, /overlays/sdtweak.dtbo,poll_once,sd_debug, /overlays/ramoops-pi4.dtbo, /overlays/disable-bt.dtbo" map.txt &&
 	grep -Fx "  pi5: /bcm2712-rpi-5-b.dtb + dtparam=audio=on, /overlays/vc4-kms-v3d.dtbo, /overlays/i2c3.dtbo, /overlays/sdio-1bit.dtbo" map.txt
 '
 

@@ -452,11 +452,10 @@ static int rpi_apply(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt
 	if (rc)
 		goto out;
 	fs = imgp_survey_fs(sv, sv->boot);
+	/* Its message names the partition and the file. */
 	rc = fs ? imgp_survey_read_file(fs, path, OVERLAY_MAX, &blob) : -ENOTSUP;
-	if (rc) {
-		rc = imgp_fail_ctx(rc, "p%d: %s", sv->boot->number, path);
+	if (rc)
 		goto out;
-	}
 	rc = imgp_rpi_dtoverlay(fdt, size, blob.data, blob.len, name, params,
 				(const char *)what.data);
 	if (rc && rc != -ENOMEM)
