@@ -60,13 +60,19 @@ make_disk()
 }
 
 # refused IMG PATTERN: patching exits 1 with one error line naming IMG and
-# matching PATTERN, and IMG is byte-identical afterwards.
+# matching PATTERN, and IMG is byte-identical afterwards; a dry run first
+# is refused the same way, with the same error.
 refused()
 {
 	sum_file "$1" >before.sum &&
 	test_must_fail_with 1 timeout 60 $IMGPATCH patch "$1" --fstab /:+noatime \
+		--dry-run >dry.out 2>dry.err &&
+	sum_file "$1" >after.sum && test_cmp before.sum after.sum &&
+	! grep -q "^dry run:" dry.out &&
+	test_must_fail_with 1 timeout 60 $IMGPATCH patch "$1" --fstab /:+noatime \
 		>out 2>err &&
 	cat err &&
+	test_cmp err dry.err &&
 	test "$(grep -vc "^imgpatch: warning:" err)" = 1 &&
 	grep -q "^imgpatch: $1: " err &&
 	grep -q -- "$2" err &&
@@ -85,6 +91,10 @@ patched()
 
 test_expect_success 'healthy ext4: fstab grows past its block, e2fsck clean' '
 	make_fs ok.ext4 4092 -t ext4 && make_disk ok.img ok.ext4 &&
+	sum_file ok.img >before.sum &&
+	$IMGPATCH patch ok.img --fstab /:+noatime --dry-run >dry.out &&
+	grep -q "^dry run: 1 change planned, nothing written$" dry.out &&
+	sum_file ok.img >after.sum && test_cmp before.sum after.sum &&
 	patched ok.img
 '
 
