@@ -380,6 +380,13 @@ int imgp_survey_boot_cause(struct imgp_survey *sv, int rc, const char *error);
  */
 int imgp_survey_probe_paths(struct imgp_survey *sv, const char *const *paths,
 			    size_t n);
+/*
+ * effective.c, for the doctor's --fdt: the effective tree of one fdt image
+ * of sv's FIT, as imgp_effective_build() makes it. Returns 0 (a failure
+ * kept in t->rc) or -ENOMEM.
+ */
+int imgp_effective_fit_image(struct imgp_survey *sv, const struct imgp_fit_image *img,
+			     struct imgp_effective *t);
 /* patch.c: the patch's survey of its disk (no boot path read), made when first asked; NULL: ENOMEM. */
 struct imgp_survey *imgp_patch_survey(struct imgp_patch *patch);
 
