@@ -792,6 +792,7 @@ int imgp_survey_fail(int rc, const char *error);
  */
 struct imgp_effective {
 	char *model;             /* the boards it is for ("pi4", a FIT configuration); NULL: the board */
+	const char *boot_path;   /* the survey's bootpath_name: "fit", "armbian", ... */
 	char *provenance;        /* "boot path armbian: /boot/dtb/x.dtb + /boot/dtb/overlay/y.dtbo" */
 	const struct imgp_part *part; /* where the base tree and its overlays are */
 	char *path;              /* the base tree's file; for a FIT tree the FIT's path */
@@ -1306,6 +1307,10 @@ struct imgp_finding {
 	char *node;              /* device-tree node path */
 	char *property;          /* property, mount option or config key */
 	int line;                /* 1-based line in file */
+	/* A device-tree finding: the effective tree it was seen in (effective.c). */
+	char *boot_path;         /* "fit", "armbian", ...; NULL: a .dtb file no boot path names */
+	char *model;             /* the tree's model; NULL: the board */
+	char *tree;              /* its provenance: "boot path armbian: /boot/dtb/x.dtb + ..." */
 	/* The fix; NULL where there is none. */
 	const char *recipe;      /* a shipped recipe that fixes it */
 	char *recipe_args;       /* its "--set NAME=VALUE" arguments, "" for none */

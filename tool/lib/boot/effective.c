@@ -24,7 +24,8 @@ enum apply_failure {
 
 static enum apply_failure apply_failure(const struct imgp_survey *sv)
 {
-	if (sv->bootpath->apply)
+	/* The Raspberry Pi firmware reports a bad overlay and goes on. */
+	if (sv->bootpath->apply || sv->bootpath == &imgp_bootpath_rpi)
 		return FAILURE_SKIPS;
 	/* Armbian's boot.scr: "fdt apply || setenv overlay_error", then a reload. */
 	if (sv->bootpath == &imgp_bootpath_armbian)
@@ -242,6 +243,7 @@ static int build(struct imgp_survey *sv, struct imgp_effective *t)
 
 	if (!applied)
 		return imgp_fail(ENOMEM, "out of memory");
+	t->boot_path = sv->bootpath_name;
 	rc = load_base(sv, t);
 	if (rc && rc != -ENOMEM)
 		rc = keep_failure(t, rc, NULL, NULL);
@@ -277,6 +279,12 @@ int imgp_effective_fit_image(struct imgp_survey *sv, const struct imgp_fit_image
 	return build(sv, t);
 }
 
+bool imgp_effective_override_loaded(const struct imgp_survey *sv)
+{
+	return sv->bootpath == &imgp_bootpath_fit && sv->hook_loaded &&
+	       sv->override.exists;
+}
+
 /* The trees of a FIT: the override the script loads, else each fdt image. */
 static int build_fit(struct imgp_survey *sv, struct imgp_effective **trees, size_t *n)
 {
@@ -284,7 +292,7 @@ static int build_fit(struct imgp_survey *sv, struct imgp_effective **trees, size
 	size_t count = 0;
 	int rc = 0;
 
-	if (sv->hook_loaded && sv->override.exists) {
+	if (imgp_effective_override_loaded(sv)) {
 		*trees = calloc(1, sizeof(**trees));
 		if (!*trees)
 			return imgp_fail(ENOMEM, "out of memory");
