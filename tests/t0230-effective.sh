@@ -177,6 +177,42 @@ test_expect_success 'pmOS: after pinephone-vccq-mod, the overlay user.scr applie
 	grep "mmc-hs200-1_8v" got
 '
 
+test_expect_success 'pmOS: an owner'"'"'s user.scr: each fdt apply takes the file last loaded at its address' '
+	cat >a.dts <<-\EOF &&
+	/dts-v1/;
+	/plugin/;
+	&mmc0 { max-frequency = <50000000>; };
+	EOF
+	cat >b.dts <<-\EOF &&
+	/dts-v1/;
+	/plugin/;
+	&mmc0 { max-frequency = <25000000>; bus-width = <1>; };
+	EOF
+	dtc -q -@ -I dts -O dtb -o a.dtbo a.dts &&
+	dtc -q -@ -I dts -O dtb -o b.dtbo b.dts &&
+	cat >user.cmd <<-\EOF &&
+	# not applied: loaded, never applied
+	load mmc ${mmc_bootdev}:1 ${kernel_addr_r} notes.txt
+	setenv ov 0x4fe00000
+	load mmc ${mmc_bootdev}:1 ${ov} a.dtbo && fdt apply ${ov}
+	if load mmc ${mmc_bootdev}:1 ${fdtoverlay_addr_r} /b.dtbo; then fdt resize 8192; fdt apply ${fdtoverlay_addr_r}; fi
+	EOF
+	mkimage -A arm -O linux -T script -C none -d user.cmd user.scr >/dev/null &&
+	cp pmos.img pmos-owner.img &&
+	extract_part pmos-owner.img 1 boot.ext2 &&
+	for f in a.dtbo b.dtbo user.scr; do
+		debugfs -w -R "write $f /$f" boot.ext2 >/dev/null 2>&1 || return 1
+	done &&
+	e2fsck -fn boot.ext2 >/dev/null 2>&1 &&
+	put_part pmos-owner.img 1 boot.ext2 &&
+	fdtoverlay -i base.dtb -o merged.dtb a.dtbo b.dtbo &&
+	expect_dts merged.dtb expect &&
+	effective pmos-owner.img got &&
+	test_cmp expect got &&
+	echo "// boot path script: /sun50i-a64-pinephone-1.2.dtb + /a.dtbo + /b.dtbo" >head.expect &&
+	test_cmp head.expect got.head
+'
+
 test_expect_success 'usage: --model and --fit need --dtb; --dtb takes no PART:PATH' '
 	test_must_fail_with 2 imgpatch cat kv.img 1:/boot.scr.uimg --model x &&
 	test_must_fail_with 2 imgpatch cat kv.img 1:/boot.scr.uimg --fit x &&

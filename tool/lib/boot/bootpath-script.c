@@ -67,9 +67,11 @@ static bool is_load(const char *cmd)
 
 /*
  * The overlays of a hook script's text, onto dt: each "fdt apply ADDR"
- * applies the file the last "load ... ADDR FILE" put there. Conditions
- * are taken as true (the recipe's "if load ...; then fdt apply" does both
- * when the file is there). Writes into text. Returns 0 or -ENOMEM.
+ * applies the file the last "load ... ADDR FILE" put there (from the boot
+ * partition, where postmarketOS keeps both). Conditions are taken as true
+ * (the recipe's "if load ...; then fdt apply" does both when the file is
+ * there; a missing file is the effective tree's to report). Writes into
+ * text. Returns 0 or -ENOMEM.
  */
 static int hook_overlays(char *text, struct imgp_survey_bootdt *dt)
 {
@@ -80,7 +82,11 @@ static int hook_overlays(char *text, struct imgp_survey_bootdt *dt)
 	int rc = 0;
 
 	while (!rc && (line = imgp_bootinfo_line(&cursor))) {
-		char *stmt = line, *next;
+		char *stmt = line, *next, *op;
+
+		/* "load ... && fdt apply ...": each side is a statement. */
+		while ((op = strstr(line, "&&")) || (op = strstr(line, "||")))
+			op[0] = op[1] = ';';
 
 		for (; !rc && stmt; stmt = next) {
 			char *words[WORDS_MAX];
