@@ -482,6 +482,26 @@ test_expect_success 'extlinux: emmc-vqmmc-3v3 gone with the overlay on the FDTOV
 	! grep "^emmc-vqmmc-3v3 " fixed.list
 '
 
+test_expect_success 'overlay-not-applied: a warning where the loader loses more than the overlay, info where it skips it' '
+	"$FIXTURES/mkimage-armbian.sh" armbian-nosym.img &&
+	"$FIXTURES/mkimage-extlinux.sh" extlinux-nosym.img --fdt &&
+	doctor nosym.json armbian-nosym.img --json &&
+	findings nosym.json >nosym.list &&
+	grep -x "overlay-not-applied warning 1 /boot/dtb/allwinner/overlay/sun50i-a64-uart1.dtbo - - - - -" nosym.list &&
+	grep "reloads the base tree, without any overlay" nosym.json &&
+	doctor nosym.json extlinux-nosym.img --json &&
+	findings nosym.json >nosym.list &&
+	grep -x "overlay-not-applied warning 1 /boot/dtbo//sdfix.dtbo - - - - -" nosym.list &&
+	grep "this boot fails" nosym.json &&
+	cp pp-armbian.img pp-armbian-missing.img &&
+	sed "s/^overlays=.*/overlays=uart1 nosuch i2c0/" env >env.missing &&
+	ext_write pp-armbian-missing.img env.missing /boot/armbianEnv.txt &&
+	doctor missing.json pp-armbian-missing.img --json &&
+	findings missing.json >missing.list &&
+	grep -x "overlay-not-applied info 1 /boot/dtb/allwinner/overlay/sun50i-a64-nosuch.dtbo - - - - -" missing.list &&
+	python3 "$TEST_DIR/json/validate.py" "$SCHEMA" nosym.json missing.json
+'
+
 test_expect_success 'usage errors exit 2; an unreadable image exits 1' '
 	test_must_fail_with 2 imgpatch doctor 2>err && grep "missing IMAGE" err &&
 	test_must_fail_with 2 imgpatch doctor kv.img rpi.img 2>err &&

@@ -799,6 +799,7 @@ struct imgp_effective {
 	const struct imgp_fit_image *image; /* the base's FIT image; NULL: a file */
 	const struct imgp_survey_bootdt *bootdt; /* the boot path's entry; NULL for a FIT */
 	size_t napplied;         /* overlays in the tree */
+	bool reverted;           /* a failure made the loader boot the base tree alone */
 	struct imgp_dtb dtb;     /* the tree booted; fdt NULL: none (rc says why) */
 	int rc;                  /* 0, or the first failure, -errno */
 	char *error;             /* its message, with what the loader does then */

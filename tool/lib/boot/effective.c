@@ -176,9 +176,17 @@ static int apply_overlays(struct imgp_survey *sv, struct imgp_effective *t,
 
 	for (size_t i = 0; i < dt->noverlays; i++) {
 		bool missing = false;
-		int rc = sv->bootpath->apply ? apply_own(sv, t, i) :
-			 apply_file(sv, t, i, &missing);
+		int rc;
 
+		/*
+		 * A parameter line (the Raspberry Pi's "dtparam=x=on") is no file:
+		 * only the path's own apply method knows what it does.
+		 */
+		if (!sv->bootpath->apply && strchr(dt->overlays[i], '=') &&
+		    !strchr(dt->overlays[i], '/'))
+			continue;
+		rc = sv->bootpath->apply ? apply_own(sv, t, i) :
+		     apply_file(sv, t, i, &missing);
 		if (rc == -ENOMEM)
 			return rc;
 		if (!rc) {
@@ -205,6 +213,7 @@ static int apply_overlays(struct imgp_survey *sv, struct imgp_effective *t,
 		rc = load_base(sv, t);
 		if (rc)
 			return rc == -ENOMEM ? rc : keep_failure(t, rc, NULL, NULL);
+		t->reverted = true;
 		return 0;
 	}
 	return 0;

@@ -298,7 +298,7 @@ static int tree_load(struct doctor *d, struct doctor_tree *t, const void *blob,
 }
 
 /*
- * An effective tree joins the trees judged (its dtb moves over). One the
+ * An effective tree joins the trees judged (sharing its dtb). One the
  * board boots no tree from is not judged: the base tree not there, a FIT
  * fdt compressed (see README, Limits), an overlay that leaves no tree; a
  * base tree that does not read is the error.
@@ -316,8 +316,7 @@ static int add_effective(struct doctor *d, struct imgp_effective *eff)
 	}
 	if (!eff->dtb.fdt && !eff->failed)
 		return imgp_survey_fail(eff->rc, eff->error);
-	if (eff->rc)
-		imgp_warn("%s: %s", eff->provenance, eff->error);
+	/* An overlay that failed is the boot check's finding (doctor-boot.c). */
 	if (!eff->dtb.fdt)
 		return 0;
 	t = tree_new(d, eff->part, eff->path);
@@ -325,23 +324,22 @@ static int add_effective(struct doctor *d, struct imgp_effective *eff)
 		return imgp_fail(ENOMEM, "out of memory");
 	t->image = eff->image;
 	t->eff = eff;
+	/* Shared: the effective tree keeps it (and frees it). */
 	t->dtb = eff->dtb;
-	memset(&eff->dtb, 0, sizeof(eff->dtb));
 	return 0;
 }
 
-/* --fdt: that fdt image of the FIT, whatever the boot script loads. */
+/* --fdt: that fdt image of the FIT, whatever the boot script loads (the only tree). */
 static int add_fit_tree(struct doctor *d, const struct imgp_fit_image *img)
 {
-	struct imgp_effective *grown;
 	int rc;
 
-	grown = realloc(d->effective, (d->neffective + 1) * sizeof(*grown));
-	if (!grown)
+	d->effective = calloc(1, sizeof(*d->effective));
+	if (!d->effective)
 		return imgp_fail(ENOMEM, "out of memory");
-	d->effective = grown;
-	rc = imgp_effective_fit_image(&d->sv, img, &grown[d->neffective++]);
-	return rc ? rc : add_effective(d, &grown[d->neffective - 1]);
+	d->neffective = 1;
+	rc = imgp_effective_fit_image(&d->sv, img, d->effective);
+	return rc ? rc : add_effective(d, d->effective);
 }
 
 static int add_file_tree(struct doctor *d, const char *path)
@@ -437,7 +435,8 @@ static void doctor_release(struct doctor *d)
 {
 	for (size_t i = 0; i < d->ntrees; i++) {
 		free(d->trees[i].file);
-		imgp_dtb_free(&d->trees[i].dtb);
+		if (!d->trees[i].eff)
+			imgp_dtb_free(&d->trees[i].dtb);
 	}
 	free(d->trees);
 	imgp_effective_free(d->effective, d->neffective);

@@ -14,7 +14,7 @@ struct doctor_tree {
 	char *file;                         /* IMGP_FIT_PATH, "/x.dtb" (owned) */
 	const struct imgp_fit_image *image; /* its FIT image; NULL for a .dtb file */
 	const struct imgp_effective *eff;   /* the effective tree; NULL: a file no boot path names */
-	struct imgp_dtb dtb;
+	struct imgp_dtb dtb;                /* owned unless eff's */
 };
 
 /*
@@ -30,7 +30,7 @@ struct doctor {
 	size_t nboot_names;
 	size_t ntrees;
 	struct doctor_tree *trees;
-	size_t neffective;                  /* the effective trees (their dtb moved to trees) */
+	size_t neffective;                  /* the effective trees (trees share their dtb) */
 	struct imgp_effective *effective;
 };
 
@@ -70,6 +70,7 @@ enum doctor_finding_id {
 	DOCTOR_SWAP_ON_SD,
 	DOCTOR_BOOT_OVERRIDE_IGNORED,
 	DOCTOR_FIT_CONFIG,
+	DOCTOR_OVERLAY_NOT_APPLIED,
 	DOCTOR_KERNEL_STORAGE_FIX_MISSING,
 	DOCTOR_RPI_SD_OVERCLOCK,
 	DOCTOR_NFINDINGS
