@@ -65,6 +65,22 @@ static bool is_load(const char *cmd)
 	return false;
 }
 
+/* A file a "load" put at an address of the script's. */
+struct loaded {
+	const char *addr, *file;
+};
+
+/* "fdt apply ADDR": the file last loaded at ADDR joins dt's overlays. */
+static int add_applied(struct imgp_survey_bootdt *dt, const struct loaded *loads,
+		       size_t n, const char *addr)
+{
+	while (n-- > 0)
+		if (strcmp(loads[n].addr, addr) == 0)
+			return imgp_bootinfo_add_overlays(dt, *loads[n].file == '/' ? "" : "/",
+							  loads[n].file, "");
+	return 0;
+}
+
 /*
  * The overlays of a hook script's text, onto dt: each "fdt apply ADDR"
  * applies the file the last "load ... ADDR FILE" put there (from the boot
@@ -76,7 +92,7 @@ static bool is_load(const char *cmd)
 static int hook_overlays(char *text, struct imgp_survey_bootdt *dt)
 {
 	static const char *const keywords[] = { "if", "then", "else", "elif", "do" };
-	struct { char *addr, *file; } loads[LOADS_MAX];
+	struct loaded loads[LOADS_MAX];
 	size_t nloads = 0;
 	char *cursor = text, *line;
 	int rc = 0;
@@ -110,19 +126,18 @@ static int hook_overlays(char *text, struct imgp_survey_bootdt *dt)
 				loads[nloads++].file = words[w + 4];
 			} else if (n - w >= 3 && strcmp(words[w], "fdt") == 0 &&
 				   strcmp(words[w + 1], "apply") == 0) {
-				for (size_t k = nloads; k-- > 0;)
-					if (strcmp(loads[k].addr, words[w + 2]) == 0) {
-						rc = imgp_bootinfo_add_overlays(dt, *loads[k].file == '/' ? "" : "/",
-										loads[k].file, "");
-						break;
-					}
+				rc = add_applied(dt, loads, nloads, words[w + 2]);
 			}
 		}
 	}
 	return rc;
 }
 
-/* The hook script's text; NULL when it is not there or does not read (kept in bi). */
+/*
+ * The hook script's text into *text (owned): NULL when it is not there
+ * (boot.scr's load fails and it goes on) or does not read (kept in bi).
+ * Returns 0 or -ENOMEM.
+ */
 static int read_hook(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
 		     char **text)
 {
@@ -141,7 +156,6 @@ static int read_hook(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
 	}
 	imgp_buf_free(&buf);
 	if (rc == -ENOENT) {
-		/* boot.scr's "load" fails and it goes on: no hook, no overlay. */
 		imgp_errclear();
 		return 0;
 	}
