@@ -801,7 +801,12 @@ struct imgp_effective {
 	size_t napplied;         /* overlays in the tree */
 	bool reverted;           /* a failure made the loader boot the base tree alone */
 	struct imgp_dtb dtb;     /* the tree booted; fdt NULL: none (rc says why) */
-	int rc;                  /* 0, or the first failure, -errno */
+	/*
+	 * 0, or the failure (-errno): with failed set, -ENOENT when that
+	 * overlay file is not there, another when it does not read or apply
+	 * (which wins over a missing one); with failed NULL, the base tree's.
+	 */
+	int rc;
 	char *error;             /* its message, with what the loader does then */
 	char *failed;            /* the overlay that failed; NULL: the base tree did */
 };

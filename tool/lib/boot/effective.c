@@ -48,7 +48,9 @@ static int keep_failure(struct imgp_effective *t, int rc, const char *overlay,
 
 	t->rc = rc;
 	free(t->error);
+	free(t->failed);
 	t->error = NULL;
+	t->failed = NULL;
 	if (asprintf(&t->error, "%s%s%s", *msg ? msg : strerror(-rc),
 		     then ? ": " : "", then ? then : "") < 0) {
 		t->error = NULL;
@@ -140,7 +142,7 @@ static int apply_own(struct imgp_survey *sv, struct imgp_effective *t, size_t i)
 	rc = sv->bootpath->apply(sv, t->bootdt, i, &fdt, &size);
 	if (rc) {
 		free(fdt);
-		return rc;
+		return rc == -ENOENT ? -EINVAL : rc;
 	}
 	free(t->dtb.fdt);
 	t->dtb.fdt = fdt;
@@ -158,8 +160,11 @@ static int apply_file(struct imgp_survey *sv, struct imgp_effective *t, size_t i
 
 	rc = read_blob(sv, t->part, path, &buf);
 	*missing = rc == -ENOENT;
-	if (!rc)
+	if (!rc) {
 		rc = imgp_dt_apply_overlay(&t->dtb, buf.data, buf.len);
+		/* -ENOENT stays "the file is not there" (a target it lacks is not that). */
+		rc = rc == -ENOENT ? -EINVAL : rc;
+	}
 	if (rc && rc != -ENOMEM && !*missing)
 		imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", t->part->number,
 			      t->part->fstype, path);
@@ -201,7 +206,9 @@ static int apply_overlays(struct imgp_survey *sv, struct imgp_effective *t,
 				return -ENOMEM;
 			continue;
 		}
-		if (!t->rc && keep_failure(t, rc, dt->overlays[i], failure_text[on_failure]))
+		/* One that does not apply is news over one that is not there. */
+		if ((!t->rc || t->rc == -ENOENT) &&
+		    keep_failure(t, rc, dt->overlays[i], failure_text[on_failure]))
 			return -ENOMEM;
 		if (on_failure == FAILURE_SKIPS)
 			continue;
