@@ -788,7 +788,9 @@ int imgp_survey_fail(int rc, const char *error);
  * reload the base tree (no overlay at all), the Raspberry Pi firmware
  * skip it, and U-Boot's "fdt apply" (extlinux FDTOVERLAYS, a user.scr)
  * leave no valid tree, since libfdt erases a tree's magic when an apply
- * fails: the boot fails there (dtb.fdt NULL).
+ * fails: the boot fails there (dtb.fdt NULL). A parameter line (the
+ * Raspberry Pi's dtparam=) takes the boot path's own apply method; without
+ * one it is left out.
  */
 struct imgp_effective {
 	char *model;             /* the boards it is for ("pi4", a FIT configuration); NULL: the board */
@@ -819,7 +821,7 @@ struct imgp_effective {
 int imgp_effective_build(struct imgp_survey *sv, struct imgp_effective **trees,
 			 size_t *n);
 void imgp_effective_free(struct imgp_effective *trees, size_t n);
-/* The name a tree is picked by: its model, else its base tree's path. */
+/* The name a tree is shown by: its model, else its FIT image's name, else its path. */
 const char *imgp_effective_name(const struct imgp_effective *t);
 /*
  * The tree named model (its model, its path, or its FIT image's name);

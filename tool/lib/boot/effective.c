@@ -128,7 +128,11 @@ static int load_base(struct imgp_survey *sv, struct imgp_effective *t)
 	return rc;
 }
 
-/* Entry i of the boot path's list, through the path's own loader. */
+/*
+ * Entry i of the boot path's list, through the path's own loader: it gets
+ * a malloc'd copy of the tree, *size being the buffer's size (room to
+ * grow in), which it may realloc.
+ */
 static int apply_own(struct imgp_survey *sv, struct imgp_effective *t, size_t i)
 {
 	size_t size = t->dtb.bufsize;
