@@ -43,7 +43,7 @@ test_expect_success 'Armbian: boot.scr made by mkimage, its files where Armbian 
 test_expect_success 'Armbian: info names the script, fdtfile and overlays, and the tree with them in order' '
 	$IMGPATCH info armbian.img >armbian.txt &&
 	grep -Fx "boot path: U-Boot script /boot/boot.scr (Armbian), fdtfile allwinner/sun50i-a64-pinephone-1.2.dtb, overlays: uart1 i2c0, user_overlays: sdfix (p1)" armbian.txt &&
-	grep -Fx "  tree: /boot/dtb/allwinner/sun50i-a64-pinephone-1.2.dtb + /boot/dtb/allwinner/overlay/sun50i-a64-uart1.dtbo, /boot/dtb/allwinner/overlay/sun50i-a64-i2c0.dtbo, /boot/overlay-user/sdfix.dtbo" armbian.txt
+	grep -Fx "  tree: /boot/dtb/allwinner/sun50i-a64-pinephone-1.2.dtb + /boot/dtb/allwinner/overlay/sun50i-a64-uart1.dtbo + /boot/dtb/allwinner/overlay/sun50i-a64-i2c0.dtbo + /boot/overlay-user/sdfix.dtbo" armbian.txt
 '
 
 test_expect_success 'Armbian: JSON' '
@@ -59,7 +59,7 @@ test_expect_success 'Armbian: JSON' '
 test_expect_success 'Armbian with a boot filesystem: its script, not the plain script path, under prefix /' '
 	$IMGPATCH info bootfs.img >bootfs.txt &&
 	grep -Fx "boot path: U-Boot script /boot.scr (Armbian), fdtfile allwinner/sun50i-a64-pinephone-1.2.dtb, overlays: uart1 i2c0, user_overlays: sdfix (p1)" bootfs.txt &&
-	grep -Fx "  tree: /dtb/allwinner/sun50i-a64-pinephone-1.2.dtb + /dtb/allwinner/overlay/sun50i-a64-uart1.dtbo, /dtb/allwinner/overlay/sun50i-a64-i2c0.dtbo, /overlay-user/sdfix.dtbo" bootfs.txt &&
+	grep -Fx "  tree: /dtb/allwinner/sun50i-a64-pinephone-1.2.dtb + /dtb/allwinner/overlay/sun50i-a64-uart1.dtbo + /dtb/allwinner/overlay/sun50i-a64-i2c0.dtbo + /overlay-user/sdfix.dtbo" bootfs.txt &&
 	grep "^root fstab: p2 " bootfs.txt
 '
 
@@ -90,8 +90,8 @@ test_expect_success 'extlinux with fdt and fdtoverlays' '
 test_expect_success 'Raspberry Pi: a tree per model, [cm5] lines only for the CM5' '
 	$IMGPATCH info rpi.img >rpi.txt &&
 	grep -Fx "boot path: Raspberry Pi firmware /config.txt, a tree by model from the FAT root (p1)" rpi.txt &&
-	grep -Fx "  pi4: /bcm2711-rpi-4-b.dtb + dtparam=audio=on, /overlays/vc4-kms-v3d.dtbo" rpi.txt &&
-	grep -Fx "  pi5: /bcm2712-rpi-5-b.dtb + dtparam=audio=on, /overlays/vc4-kms-v3d.dtbo" rpi.txt &&
+	grep -Fx "  tree: /bcm2711-rpi-4-b.dtb + dtparam=audio=on + /overlays/vc4-kms-v3d.dtbo (model pi4)" rpi.txt &&
+	grep -Fx "  tree: /bcm2712-rpi-5-b.dtb + dtparam=audio=on + /overlays/vc4-kms-v3d.dtbo (model pi5)" rpi.txt &&
 	! grep dwc2 rpi.txt &&
 	$IMGPATCH info --json rpi.img >rpi.json &&
 	test "$(json_get rpi.json "\" \".join(t[\"model\"] for t in d[\"boot_path\"][\"trees\"])")" = "pi4 pi5"
@@ -108,8 +108,8 @@ test_expect_success 'Raspberry Pi: overlay entries keep their parameters, dtpara
 	EOF
 	"$FIXTURES/mkimage-rpi.sh" rpi-params.img --rpi-trees --config=params.txt &&
 	$IMGPATCH info rpi-params.img >rpi-params.txt &&
-	grep -Fx "  pi4: /bcm2711-rpi-4-b.dtb + dtparam=audio=on, /overlays/vc4-kms-v3d.dtbo, /overlays/sdio.dtbo,poll_once=off,bus_width=1, dtparam=sd_overclock=62,sd_poll_once" rpi-params.txt &&
-	grep -Fx "  pi5: /bcm2712-rpi-5-b.dtb + dtparam=audio=on, /overlays/vc4-kms-v3d.dtbo" rpi-params.txt &&
+	grep -Fx "  tree: /bcm2711-rpi-4-b.dtb + dtparam=audio=on + /overlays/vc4-kms-v3d.dtbo + /overlays/sdio.dtbo,poll_once=off,bus_width=1 + dtparam=sd_overclock=62,sd_poll_once (model pi4)" rpi-params.txt &&
+	grep -Fx "  tree: /bcm2712-rpi-5-b.dtb + dtparam=audio=on + /overlays/vc4-kms-v3d.dtbo (model pi5)" rpi-params.txt &&
 	$IMGPATCH info --json rpi-params.img >rpi-params.json &&
 	test "$(json_get rpi-params.json "d[\"boot_path\"][\"trees\"][0][\"overlays\"][2]")" = \
 		/overlays/sdio.dtbo,poll_once=off,bus_width=1
