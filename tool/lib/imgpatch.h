@@ -670,7 +670,7 @@ struct imgp_survey_fit {
 /* The boot script of the boot partition. */
 struct imgp_survey_script {
 	const struct imgp_part *part; /* the boot partition; NULL: there is none */
-	const char *path;        /* one of imgp_bootscr_paths; NULL: none there */
+	const char *path;        /* imgp_bootscr_paths, or under /boot/; NULL: none */
 	int rc;
 	char *error;
 	int parse_rc;            /* -EBADMSG: a CRC does not match */

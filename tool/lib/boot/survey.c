@@ -21,6 +21,14 @@
 const char *const imgp_bootscr_paths[] = { "/boot.scr.uimg", "/boot.scr" };
 const size_t imgp_nbootscr_paths =
 	sizeof(imgp_bootscr_paths) / sizeof(imgp_bootscr_paths[0]);
+/*
+ * Where U-Boot's distro boot looks for the script on the boot partition:
+ * each of its boot_prefixes ("/ /boot/") with each name, prefix first. A
+ * single root keeps it in /boot/ (Armbian's /boot/boot.scr).
+ */
+static const char *const script_paths[] = {
+	"/boot.scr.uimg", "/boot.scr", "/boot/boot.scr.uimg", "/boot/boot.scr",
+};
 
 /*
  * The ways of booting, most specific first; extlinux before the scripts,
@@ -473,12 +481,12 @@ static int survey_script(struct imgp_survey *sv)
 	fs = imgp_survey_fs(sv, part);
 	if (!fs)
 		return script_fail(sv, -ENOTSUP);
-	for (size_t i = 0; i < imgp_nbootscr_paths && !sv->script.path; i++) {
-		rc = imgp_fs_exists(fs, imgp_bootscr_paths[i]);
+	for (size_t i = 0; i < COUNT(script_paths) && !sv->script.path; i++) {
+		rc = imgp_fs_exists(fs, script_paths[i]);
 		if (rc < 0)
 			return script_fail(sv, rc);
 		if (rc > 0)
-			sv->script.path = imgp_bootscr_paths[i];
+			sv->script.path = script_paths[i];
 	}
 	if (!sv->script.path) {
 		/* Without a boot path, no partition has one (it would have been one). */
