@@ -329,6 +329,7 @@ extern const struct imgp_bootpath imgp_bootpath_fit;
 extern const struct imgp_bootpath imgp_bootpath_extlinux;
 extern const struct imgp_bootpath imgp_bootpath_script;
 extern const struct imgp_bootpath imgp_bootpath_armbian;
+extern const struct imgp_bootpath imgp_bootpath_uenv;
 extern const struct imgp_bootpath imgp_bootpath_rpi;
 
 /*

@@ -33,12 +33,13 @@ static const char *const script_paths[] = {
 /*
  * The ways of booting, most specific first; extlinux before the scripts,
  * as U-Boot's distro boot scans a partition, and Armbian's script (known
- * by its armbianEnv.txt) before any other.
+ * by its armbianEnv.txt) and BeagleBone's /boot/uEnv.txt before any other.
  */
 static const struct imgp_bootpath *const bootpaths[] = {
 	&imgp_bootpath_fit,
 	&imgp_bootpath_extlinux,
 	&imgp_bootpath_armbian,
+	&imgp_bootpath_uenv,
 	&imgp_bootpath_script,
 	&imgp_bootpath_rpi,
 };
