@@ -117,6 +117,73 @@ test_expect_success 'Armbian: fdtdir= in armbianEnv.txt moves the tree and its o
 	grep -Fx "  tree: /boot/dtb-6.6.63-current-sunxi64/allwinner/sun50i-a64-pinephone-1.2.dtb + /boot/dtb-6.6.63-current-sunxi64/allwinner/overlay/sun50i-a64-uart1.dtbo, /boot/dtb-6.6.63-current-sunxi64/allwinner/overlay/sun50i-a64-i2c0.dtbo, /boot/overlay-user/sdfix.dtbo" fdtdir-env.txt
 '
 
+# put_root IMG START FILE PATH: FILE as PATH on the ext4 at sector START of IMG.
+put_root()
+{
+	printf "rm %s\nwrite %s %s\n" "$4" "$3" "$4" >put.cmd &&
+	debugfs -w -f put.cmd "$1?offset=$(($2 * 512))" >/dev/null 2>&1
+}
+
+test_expect_success 'Armbian: a vendor-less fdtfile, as boot-sun50i-next.cmd reads it (its ${vendor} folder)' '
+	cp armbian.img novendor.img &&
+	sed -e "s|^fdtfile=allwinner/|fdtfile=|" -e "/^fdtdir=/d" env.txt >novendor.txt &&
+	put_root novendor.img 8192 novendor.txt /boot/armbianEnv.txt &&
+	$IMGPATCH info novendor.img >novendor.out &&
+	grep -Fx "  tree: /boot/dtb/allwinner/sun50i-a64-pinephone-1.2.dtb + /boot/dtb/allwinner/overlay/sun50i-a64-uart1.dtbo, /boot/dtb/allwinner/overlay/sun50i-a64-i2c0.dtbo, /boot/overlay-user/sdfix.dtbo" novendor.out
+'
+
+test_expect_success 'Armbian: a boot-rockchip64.cmd-style script: the tree and the overlay folder it names' '
+	cp armbian.img rk.img &&
+	cat >rk.cmd <<-\EOF &&
+	setenv load_addr "0x9000000"
+	if test -e ${devtype} ${devnum}:${distro_bootpart} ${prefix}armbianEnv.txt; then
+		load ${devtype} ${devnum}:${distro_bootpart} ${load_addr} ${prefix}armbianEnv.txt
+		env import -t ${load_addr} ${filesize}
+	fi
+	load ${devtype} ${devnum}:${distro_bootpart} ${fdt_addr_r} ${prefix}dtb/${fdtfile}
+	fdt addr ${fdt_addr_r}
+	fdt resize 65536
+	for overlay_file in ${overlays}; do
+		if load ${devtype} ${devnum}:${distro_bootpart} ${load_addr} ${prefix}dtb/rockchip/overlay/${overlay_prefix}-${overlay_file}.dtbo; then
+			echo "Applying kernel provided DT overlay ${overlay_prefix}-${overlay_file}.dtbo"
+			fdt apply ${load_addr} || setenv overlay_error "true"
+		fi
+	done
+	EOF
+	mkimage -C none -A arm -T script -d rk.cmd rk.scr >/dev/null &&
+	put_root rk.img 8192 rk.scr /boot/boot.scr &&
+	printf "overlay_prefix=rockchip\noverlays=pcie-gen2\nfdtfile=rk3399-rockpro64.dtb\n" >rk.txt &&
+	put_root rk.img 8192 rk.txt /boot/armbianEnv.txt &&
+	$IMGPATCH info rk.img >rk.out &&
+	grep -Fx "  tree: /boot/dtb/rk3399-rockpro64.dtb + /boot/dtb/rockchip/overlay/rockchip-pcie-gen2.dtbo" rk.out
+'
+
+test_expect_success 'extlinux: the first fdt and overlay line of a label, paths relative to extlinux.conf, DEVICETREE-OVERLAY' '
+	cp fdtdir.img rel.img &&
+	cat >rel.conf <<-\EOF &&
+	DEFAULT second
+	LABEL first
+		FDT /first.dtb
+	LABEL second
+		FDT ../dtbs/board.dtb
+		FDT /ignored.dtb
+		DEVICETREE-OVERLAY a.dtbo /boot/dtbo/b.dtbo
+		FDTOVERLAYS /ignored.dtbo
+	EOF
+	put_root rel.img 2048 rel.conf /boot/extlinux/extlinux.conf &&
+	$IMGPATCH info rel.img >rel.out &&
+	grep -Fx "  tree: /boot/extlinux/../dtbs/board.dtb + /boot/extlinux/a.dtbo, /boot/dtbo/b.dtbo" rel.out &&
+	grep "label second, fdt ../dtbs/board.dtb, overlays: a.dtbo /boot/dtbo/b.dtbo (p1)\$" rel.out
+'
+
+test_expect_success 'extlinux: "menu default" marks the default label when there is no DEFAULT' '
+	cp fdtdir.img menu.img &&
+	printf "label a\n\tfdt /a.dtb\nlabel b\n\tmenu default\n\tfdt /b.dtb\n" >menu.conf &&
+	put_root menu.img 2048 menu.conf /boot/extlinux/extlinux.conf &&
+	$IMGPATCH info menu.img >menu.out &&
+	grep -Fx "  tree: /b.dtb" menu.out
+'
+
 bb=/boot/dtbs/5.10.168-ti-r72
 
 test_expect_success 'BeagleBone: uEnv.txt as shipped, the U-Boot base tree and the virtual capes' '

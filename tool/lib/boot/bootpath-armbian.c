@@ -34,7 +34,8 @@ static const char *const env_paths[] = { "/armbianEnv.txt", "/boot/armbianEnv.tx
 #define ENV_NAME "armbianEnv.txt"
 /* What a script without those lines does (boot-rockchip64.cmd's shape). */
 #define DEFAULT_TREE "${prefix}dtb/${fdtfile}"
-#define OVERLAY_WORD "${overlay_prefix}-${overlay_file}.dtbo"
+/* How the kernel overlays are loaded: the folder comes before it. */
+#define OVERLAY_WORD "/${overlay_prefix}-${overlay_file}.dtbo"
 
 /* The variables the paths are made of, as the script has them set. */
 struct vars {
@@ -79,23 +80,21 @@ static const char *env_value(const char *line, const char *key)
 }
 
 /*
- * The blank-separated word of text that contains needle (the first such),
- * cut before needle when cut is set: into out (emptied). Returns 1, 0 when
- * text has no needle, or -ENOMEM.
+ * The start of the blank-separated word of text that contains needle (the
+ * first such), up to the first character of needle: into out (emptied).
+ * Returns 1, 0 when text has no needle, or -ENOMEM.
  */
-static int script_word(const char *text, const char *needle, bool cut,
-		       struct imgp_buf *out)
+static int script_word(const char *text, const char *needle, struct imgp_buf *out)
 {
 	const char *hit = text ? strstr(text, needle) : NULL;
-	const char *start, *end;
+	const char *start;
 
 	if (!hit)
 		return 0;
 	for (start = hit; start > text && !strchr(" \t\n", start[-1]); start--)
 		;
-	end = cut ? hit : hit + strcspn(hit, " \t\n;");
 	out->len = 0;
-	return imgp_buf_printf(out, "%.*s", (int)(end - start), start) < 0 ? -ENOMEM : 1;
+	return imgp_buf_printf(out, "%.*s", (int)(hit + 1 - start), start) < 0 ? -ENOMEM : 1;
 }
 
 /*
@@ -305,7 +304,7 @@ static int armbian_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo 
 		rc = imgp_buf_printf(&fallback, "${prefix}dtb/%.*soverlay/", (int)n, fdtfile);
 	}
 	if (rc >= 0)
-		rc = script_word(script, OVERLAY_WORD, true, &word);
+		rc = script_word(script, OVERLAY_WORD, &word);
 	if (rc >= 0)
 		rc = resolve(&ovl, rc, (char *)word.data, (char *)fallback.data, &v);
 	if (rc >= 0)
