@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 #
-# Sourced by the tests that run U-Boot under QEMU (t0600 to t0630) after
+# Sourced by the tests that run U-Boot under QEMU (t0600 to t0640) after
 # lib.sh: finds the emulator and the firmware, runs one session, reads back
 # what each command printed.
 
@@ -82,7 +82,7 @@ crc32_of()
 
 # ------------------------------------------------------- trees compared
 #
-# For the tests that compare the tree U-Boot ends with (t0620, t0630) with
+# For the tests that compare the tree U-Boot ends with (t0620 to t0640) with
 # the one imgpatch reports.
 
 # dtb_dts DTB OUT: the tree as dtc writes it as DTS, without /memreserve/
