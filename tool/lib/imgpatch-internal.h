@@ -354,6 +354,10 @@ int imgp_bootinfo_summary(struct imgp_survey_bootinfo *bi, const char *fmt, ...)
  * comment from '#' cut; NULL at the end. Writes into the text.
  */
 char *imgp_bootinfo_line(char **text);
+/* The value of a "key=value" line (env import -t's format); NULL: another key. */
+const char *imgp_bootinfo_value(const char *line, const char *key);
+/* Whether the boot partition has path (a failed lookup counts as no). */
+bool imgp_bootinfo_exists(struct imgp_survey *sv, const char *path);
 
 /*
  * survey.c, for the boot paths: the first partition (table order) whose

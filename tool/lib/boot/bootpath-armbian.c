@@ -50,33 +50,10 @@ static int armbian_probe(struct imgp_survey *sv)
 /* The prefix under which the boot partition has armbianEnv.txt. */
 static const char *env_prefix(struct imgp_survey *sv)
 {
-	struct imgp_fs *fs = imgp_survey_fs(sv, sv->boot);
-	char path[32];
-
-	for (size_t i = 0; fs && i < NPREFIXES; i++) {
-		snprintf(path, sizeof(path), "%s" ENV_NAME, prefixes[i]);
-		if (imgp_fs_exists(fs, path) > 0)
+	for (size_t i = 0; i < NPREFIXES; i++)
+		if (imgp_bootinfo_exists(sv, env_paths[i]))
 			return prefixes[i];
-	}
-	imgp_errclear();
 	return prefixes[NPREFIXES - 1];
-}
-
-static bool exists(struct imgp_survey *sv, const char *path)
-{
-	struct imgp_fs *fs = imgp_survey_fs(sv, sv->boot);
-	bool yes = fs && imgp_fs_exists(fs, path) > 0;
-
-	imgp_errclear();
-	return yes;
-}
-
-/* The value of "key=" on a line of armbianEnv.txt; NULL when another key. */
-static const char *env_value(const char *line, const char *key)
-{
-	size_t n = strlen(key);
-
-	return strncmp(line, key, n) == 0 && line[n] == '=' ? line + n + 1 : NULL;
 }
 
 /*
@@ -212,10 +189,10 @@ static int vendor_paths(struct imgp_survey *sv, const struct vars *v, const char
 				  imgp_buf_printf(dir, "%sdtb/%s", v->prefix, v->vendor);
 	if (!rc)
 		rc = imgp_buf_printf(&path, "%s/%s", (char *)dir->data, f);
-	if (!rc && !exists(sv, (char *)path.data)) {
+	if (!rc && !imgp_bootinfo_exists(sv, (char *)path.data)) {
 		path.len = 0;
 		rc = imgp_buf_printf(&path, "%sdtb/%s", v->prefix, f);
-		if (!rc && exists(sv, (char *)path.data)) {
+		if (!rc && imgp_bootinfo_exists(sv, (char *)path.data)) {
 			dir->len = 0;
 			rc = imgp_buf_printf(dir, "%sdtb", v->prefix);
 		}
@@ -236,7 +213,7 @@ static int add_fixups(struct imgp_survey *sv, const char *overlay_dir, const str
 		rc = i == 0 ? imgp_buf_printf(&path, "%s%s-fixup.scr", overlay_dir,
 					      v->overlay_prefix) :
 			      imgp_buf_printf(&path, "%sfixup.scr", v->prefix);
-		if (!rc && exists(sv, (char *)path.data))
+		if (!rc && imgp_bootinfo_exists(sv, (char *)path.data))
 			rc = imgp_buf_printf(out, "%s%s", found++ ? ", " : ", fixup: ",
 					     (char *)path.data);
 	}
@@ -269,15 +246,15 @@ static int armbian_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo 
 	while ((line = imgp_bootinfo_line(&cursor))) {
 		const char *val;
 
-		if ((val = env_value(line, "fdtfile")))
+		if ((val = imgp_bootinfo_value(line, "fdtfile")))
 			fdtfile = val;
-		else if ((val = env_value(line, "fdtdir")))
+		else if ((val = imgp_bootinfo_value(line, "fdtdir")))
 			fdtdir = val;
-		else if ((val = env_value(line, "overlay_prefix")))
+		else if ((val = imgp_bootinfo_value(line, "overlay_prefix")))
 			prefix = val;
-		else if ((val = env_value(line, "overlays")))
+		else if ((val = imgp_bootinfo_value(line, "overlays")))
 			overlays = val;
-		else if ((val = env_value(line, "user_overlays")))
+		else if ((val = imgp_bootinfo_value(line, "user_overlays")))
 			user = val;
 	}
 	if (!fdtfile)

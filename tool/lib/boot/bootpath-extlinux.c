@@ -137,7 +137,6 @@ static int add_dtbdir(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
 
 static int extlinux_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
 {
-	struct imgp_fs *fs = imgp_survey_fs(sv, sv->boot);
 	struct label labels[LABELS_MAX], *l = NULL;
 	const char *conf = conf_paths[0], *deflt = NULL;
 	struct imgp_buf path = { 0 };
@@ -145,12 +144,11 @@ static int extlinux_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo
 	size_t nlabels = 0;
 	int rc;
 
-	for (size_t i = 0; fs && i < NCONF; i++)
-		if (imgp_fs_exists(fs, conf_paths[i]) > 0) {
+	for (size_t i = 0; i < NCONF; i++)
+		if (imgp_bootinfo_exists(sv, conf_paths[i])) {
 			conf = conf_paths[i];
 			break;
 		}
-	imgp_errclear();
 	rc = imgp_bootinfo_summary(bi, "extlinux %s", conf);
 	if (!rc)
 		rc = imgp_bootinfo_read(sv, bi, sv->boot, conf, &text);

@@ -22,7 +22,6 @@
  * images are made for first (its tree and virtual capes below).
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,21 +92,12 @@ static const char *get(const struct uenv *u, enum key k)
 	return u->value[k] && *u->value[k] ? u->value[k] : NULL;
 }
 
-static bool exists(struct imgp_survey *sv, const char *path)
-{
-	struct imgp_fs *fs = imgp_survey_fs(sv, sv->boot);
-	bool yes = fs && imgp_fs_exists(fs, path) > 0;
-
-	imgp_errclear();
-	return yes;
-}
-
 static bool exists_in(struct imgp_survey *sv, const char *dir, const char *name,
 		      struct imgp_buf *path)
 {
 	path->len = 0;
 	return imgp_buf_printf(path, "%s/%s", dir, name) == 0 &&
-	       exists(sv, (char *)path->data);
+	       imgp_bootinfo_exists(sv, (char *)path->data);
 }
 
 /*
@@ -130,7 +120,7 @@ static int find_tree(struct uenv *u, const char *fdtfile, struct imgp_buf *path)
 	path->len = 0;
 	if (!rc)
 		rc = imgp_buf_printf(path, "%s", fdtfile);
-	if (!rc && !exists(u->sv, fdtfile))
+	if (!rc && !imgp_bootinfo_exists(u->sv, fdtfile))
 		path->len = 0;
 	return rc;
 }
@@ -148,7 +138,7 @@ static int add_overlay(struct uenv *u, struct imgp_survey_bootdt *dt, const char
 	if (!rc && !found) {
 		path.len = 0;
 		rc = imgp_buf_printf(&path, "%s", name);
-		found = !rc && exists(u->sv, name);
+		found = !rc && imgp_bootinfo_exists(u->sv, name);
 	}
 	if (!rc && found)
 		rc = imgp_bootinfo_add_overlay(dt, (char *)path.data);
@@ -204,12 +194,9 @@ static int uenv_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi
 	/* env import -t: the last setting of a name wins. */
 	cursor = text;
 	while ((line = imgp_bootinfo_line(&cursor)))
-		for (int k = 0; k < NKEYS; k++) {
-			size_t n = strlen(key_names[k]);
-
-			if (strncmp(line, key_names[k], n) == 0 && line[n] == '=')
-				u.value[k] = line + n + 1;
-		}
+		for (int k = 0; k < NKEYS; k++)
+			if (imgp_bootinfo_value(line, key_names[k]))
+				u.value[k] = imgp_bootinfo_value(line, key_names[k]);
 	if (!get(&u, K_UNAME_R)) {
 		rc = imgp_bootinfo_summary(bi, "U-Boot " UENV_PATH " (BeagleBone Debian), "
 					   "no uname_r: U-Boot boots its default");

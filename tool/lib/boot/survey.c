@@ -292,6 +292,22 @@ char *imgp_bootinfo_line(char **text)
 	return line;
 }
 
+const char *imgp_bootinfo_value(const char *line, const char *key)
+{
+	size_t n = strlen(key);
+
+	return strncmp(line, key, n) == 0 && line[n] == '=' ? line + n + 1 : NULL;
+}
+
+bool imgp_bootinfo_exists(struct imgp_survey *sv, const char *path)
+{
+	struct imgp_fs *fs = imgp_survey_fs(sv, sv->boot);
+	bool yes = fs && imgp_fs_exists(fs, path) > 0;
+
+	imgp_errclear();
+	return yes;
+}
+
 static void bootinfo_free(struct imgp_survey_bootinfo *bi)
 {
 	for (size_t i = 0; i < bi->ndts; i++) {
