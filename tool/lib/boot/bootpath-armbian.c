@@ -223,7 +223,8 @@ static int add_fixups(struct imgp_survey *sv, const char *overlay_dir, const str
 
 static int armbian_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
 {
-	const char *fdtfile = NULL, *fdtdir = NULL, *prefix = "", *overlays = "", *user = "";
+	const char *fdtfile = NULL, *fdtdir = NULL, *overlay_prefix = "", *overlays = "";
+	const char *user = "";
 	struct imgp_buf path = { 0 }, word = { 0 }, vendor = { 0 }, dir = { 0 },
 			file = { 0 }, ovl = { 0 }, fallback = { 0 }, fixups = { 0 };
 	const char *script = sv->script.parsed ? sv->script.scr.text : NULL;
@@ -251,7 +252,7 @@ static int armbian_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo 
 		else if ((val = imgp_bootinfo_value(line, "fdtdir")))
 			fdtdir = val;
 		else if ((val = imgp_bootinfo_value(line, "overlay_prefix")))
-			prefix = val;
+			overlay_prefix = val;
 		else if ((val = imgp_bootinfo_value(line, "overlays")))
 			overlays = val;
 		else if ((val = imgp_bootinfo_value(line, "user_overlays")))
@@ -260,7 +261,7 @@ static int armbian_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo 
 	if (!fdtfile)
 		goto summary;
 	v = (struct vars){ .prefix = pre, .fdtdir = fdtdir, .fdtfile = fdtfile,
-			   .overlay_prefix = prefix };
+			   .overlay_prefix = overlay_prefix };
 	rc = script_setenv(script, "vendor", &vendor);
 	if (rc == 1) {
 		v.vendor = (char *)vendor.data;
@@ -294,7 +295,7 @@ static int armbian_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo 
 		goto out;
 	}
 	path.len = 0;
-	rc = imgp_buf_printf(&path, "%s%s-", (char *)ovl.data, prefix);
+	rc = imgp_buf_printf(&path, "%s%s-", (char *)ovl.data, overlay_prefix);
 	if (!rc)
 		rc = imgp_bootinfo_add_overlays(dt, (char *)path.data, overlays, ".dtbo");
 	path.len = 0;
