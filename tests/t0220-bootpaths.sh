@@ -209,7 +209,7 @@ test_expect_success 'BeagleBone: the overlays apply to the tree in that order (f
 	fdtget capes.dtb /ocp/interconnect@48000000/segment@0/target-module@60000/mmc@0 no-1-8-v
 '
 
-test_expect_success 'BeagleBone: dtb= without U-Boot overlays, found in the next folder; no uname_r' '
+test_expect_success 'BeagleBone: dtb= without U-Boot overlays; no uname_r; no kernel for uname_r' '
 	cp beagle.img plain.img &&
 	printf "uname_r=5.10.168-ti-r72\ndtb=am335x-boneblack.dtb\n" >plain.txt &&
 	printf "rm /boot/uEnv.txt\nwrite plain.txt /boot/uEnv.txt\n" >plain.cmd &&
@@ -222,7 +222,12 @@ test_expect_success 'BeagleBone: dtb= without U-Boot overlays, found in the next
 	debugfs -w -f none.cmd "plain.img?offset=$((8192 * 512))" >/dev/null 2>&1 &&
 	$IMGPATCH info plain.img >none.out &&
 	grep -Fx "boot path: U-Boot /boot/uEnv.txt (BeagleBone Debian), no uname_r: U-Boot boots its default (p1)" none.out &&
-	! grep "^  tree:" none.out
+	! grep "^  tree:" none.out &&
+	printf "uname_r=6.1.0-99\n" >other.txt &&
+	printf "rm /boot/uEnv.txt\nwrite other.txt /boot/uEnv.txt\n" >other.cmd &&
+	debugfs -w -f other.cmd "plain.img?offset=$((8192 * 512))" >/dev/null 2>&1 &&
+	$IMGPATCH info plain.img >other.out &&
+	grep -Fx "boot path: U-Boot /boot/uEnv.txt (BeagleBone Debian), uname_r 6.1.0-99, no /boot/vmlinuz-6.1.0-99: U-Boot boots its default (p1)" other.out
 '
 
 test_expect_success 'Raspberry Pi: a tree per model, [cm5] lines only for the CM5' '

@@ -4,8 +4,8 @@
  * U-Boot (am335x_evm with BeagleBoard's patches: ti_armv7_common.h's
  * "boot" and "uname_boot" commands, board/ti/am335x/board.c) looks at
  * partitions 1 to 7 for /boot/uEnv.txt, imports it and, when it sets
- * uname_r, boots /boot/vmlinuz-${uname_r} with the tree ${fdtfile} (the
- * board's, or dtb=) from the first of /boot/dtbs/${uname_r},
+ * uname_r and /boot/vmlinuz-${uname_r} is there, boots that with the tree
+ * ${fdtfile} (the board's, or dtb=) from the first of /boot/dtbs/${uname_r},
  * /usr/lib/linux-image-${uname_r}, /lib/firmware/${uname_r}/device-tree,
  * /boot/dtb-${uname_r}, /boot/dtbs, /boot/dtb and /boot that has it.
  * With enable_uboot_overlays set, the tree is the board's U-Boot base
@@ -202,6 +202,17 @@ static int uenv_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi
 					   "no uname_r: U-Boot boots its default");
 		goto out;
 	}
+	/* uname_boot does nothing without the kernel. */
+	rc = imgp_buf_printf(&path, "/boot/vmlinuz-%s", get(&u, K_UNAME_R));
+	if (!rc && !imgp_bootinfo_exists(sv, (char *)path.data)) {
+		rc = imgp_bootinfo_summary(bi, "U-Boot " UENV_PATH " (BeagleBone Debian), "
+					   "uname_r %s, no %s: U-Boot boots its default",
+					   get(&u, K_UNAME_R), (char *)path.data);
+		goto out;
+	}
+	path.len = 0;
+	if (rc)
+		goto out;
 	fdtfile = get(&u, K_DTB) ? get(&u, K_DTB) : board_fdtfile;
 	if (get(&u, K_OVERLAYS)) {
 		/* The base tree replaces dtb= when /boot/dtbs/${uname_r} has it. */
