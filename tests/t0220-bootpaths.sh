@@ -176,9 +176,17 @@ test_expect_success 'extlinux: the first fdt and overlay line of a label, paths 
 	grep "label second, fdt ../dtbs/board.dtb, overlays: a.dtbo /boot/dtbo/b.dtbo (p1)\$" rel.out
 '
 
-test_expect_success 'extlinux: "menu default" marks the default label when there is no DEFAULT' '
+test_expect_success 'extlinux: "menu default" marks the default label unless DEFAULT came first; a later DEFAULT wins' '
 	cp fdtdir.img menu.img &&
 	printf "label a\n\tfdt /a.dtb\nlabel b\n\tmenu default\n\tfdt /b.dtb\n" >menu.conf &&
+	put_root menu.img 2048 menu.conf /boot/extlinux/extlinux.conf &&
+	$IMGPATCH info menu.img >menu.out &&
+	grep -Fx "  tree: /b.dtb" menu.out &&
+	printf "default a\nlabel a\n\tfdt /a.dtb\nlabel b\n\tmenu default\n\tfdt /b.dtb\n" >menu.conf &&
+	put_root menu.img 2048 menu.conf /boot/extlinux/extlinux.conf &&
+	$IMGPATCH info menu.img >menu.out &&
+	grep -Fx "  tree: /a.dtb" menu.out &&
+	printf "label a\n\tfdt /a.dtb\n\tmenu default\nlabel b\n\tfdt /b.dtb\ndefault b\n" >menu.conf &&
 	put_root menu.img 2048 menu.conf /boot/extlinux/extlinux.conf &&
 	$IMGPATCH info menu.img >menu.out &&
 	grep -Fx "  tree: /b.dtb" menu.out

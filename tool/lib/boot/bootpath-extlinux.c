@@ -2,9 +2,10 @@
 /*
  * Boot path "extlinux": U-Boot's sysboot reads /extlinux/extlinux.conf or
  * /boot/extlinux/extlinux.conf (its distro boot prefixes) and boots the
- * DEFAULT label (or the label marked "menu default"; with neither, the
- * first). As boot/pxe_utils.c reads a label: keywords in any case, the
- * first FDT (DEVICETREE), FDTDIR (DEVICETREEDIR) and FDTOVERLAYS
+ * label DEFAULT (or ONTIMEOUT) names, the last one that does; a "menu
+ * default" in a label counts when none was named before it; with none,
+ * the first label. As boot/pxe_utils.c reads a label: keywords in any
+ * case, the first FDT (DEVICETREE), FDTDIR (DEVICETREEDIR) and FDTOVERLAYS
  * (DEVICETREE-OVERLAY) line of a label counts, FDT wins over FDTDIR, where
  * U-Boot loads ${fdtfile} (else ${soc}-${board}.dtb), and the overlays are
  * applied in their order. A path without a leading '/' is relative to the
@@ -160,13 +161,13 @@ static int extlinux_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo
 
 		struct label *cur = nlabels ? &labels[nlabels - 1] : NULL;
 
-		if ((v = keyword(line, "default")))
+		if ((v = keyword(line, "default")) || (v = keyword(line, "ontimeout")))
 			deflt = v;
 		else if ((v = keyword(line, "label")) && nlabels < LABELS_MAX)
 			labels[nlabels++] = (struct label){ .name = v };
 		else if (!cur)
 			continue;
-		else if ((v = keyword(line, "menu")) && keyword(v, "default"))
+		else if ((v = keyword(line, "menu")) && keyword(v, "default") && !deflt)
 			deflt = cur->name;
 		else if ((v = keyword(line, "fdt")) || (v = keyword(line, "devicetree")))
 			set_once(&cur->fdt, v);
