@@ -158,7 +158,7 @@ test_expect_success 'Armbian: a boot-rockchip64.cmd-style script: the tree and t
 	grep -Fx "  tree: /boot/dtb/rk3399-rockpro64.dtb + /boot/dtb/rockchip/overlay/rockchip-pcie-gen2.dtbo" rk.out
 '
 
-test_expect_success 'extlinux: the first fdt and overlay line of a label, paths relative to extlinux.conf, DEVICETREE-OVERLAY' '
+test_expect_success 'extlinux: paths relative to extlinux.conf, DEVICETREE-OVERLAY; a second fdt line ends the label' '
 	cp fdtdir.img rel.img &&
 	cat >rel.conf <<-\EOF &&
 	DEFAULT second
@@ -166,14 +166,18 @@ test_expect_success 'extlinux: the first fdt and overlay line of a label, paths 
 		FDT /first.dtb
 	LABEL second
 		FDT ../dtbs/board.dtb
-		FDT /ignored.dtb
 		DEVICETREE-OVERLAY a.dtbo /boot/dtbo/b.dtbo
-		FDTOVERLAYS /ignored.dtbo
+		FDT /ignored.dtb
+		FDTDIR /ignored/
 	EOF
 	put_root rel.img 2048 rel.conf /boot/extlinux/extlinux.conf &&
 	$IMGPATCH info rel.img >rel.out &&
 	grep -Fx "  tree: /boot/extlinux/../dtbs/board.dtb + /boot/extlinux/a.dtbo, /boot/dtbo/b.dtbo" rel.out &&
-	grep "label second, fdt ../dtbs/board.dtb, overlays: a.dtbo /boot/dtbo/b.dtbo (p1)\$" rel.out
+	grep "label second, fdt ../dtbs/board.dtb, overlays: a.dtbo /boot/dtbo/b.dtbo (p1)\$" rel.out &&
+	printf "label a\n\tfdtdir /x/\n\tfdtdir /y/\n\tfdt /z.dtb\n\tfdtoverlays /o.dtbo\n" >ended.conf &&
+	put_root rel.img 2048 ended.conf /boot/extlinux/extlinux.conf &&
+	$IMGPATCH info rel.img >ended.out &&
+	grep "label a, fdtdir /x/ + \${fdtfile}, overlays: none (p1)\$" ended.out
 '
 
 test_expect_success 'extlinux: "menu default" marks the default label unless DEFAULT came first; a later DEFAULT wins' '

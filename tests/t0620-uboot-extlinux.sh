@@ -29,11 +29,15 @@ qemu_copy()
 }
 
 # first_label SYSBOOT: the files U-Boot retrieved for the label it tried
-# first, after the kernel command line: the tree, then its overlays.
+# first but the kernel and initrd: the tree, then its overlays. Each
+# attempt starts at a line "N:<tab>MENU LABEL" (after "Enter choice: " when
+# the menu was shown; the menu itself lists the labels the same way, but
+# retrieves nothing).
 first_label()
 {
-	awk '/^append: / { n++ } n == 1 && /^Retrieving file: / { print $3 }
-	     /^Bad Linux ARM64 Image magic!/ && n == 1 { exit }' "$1"
+	awk '/^(Enter choice: )?[0-9]+:\t/ { if (done) exit; group = 1; next }
+	     group && /^Retrieving file: / && $3 !~ /^\/boot\/(vmlinuz|initrd\.img)-/ { print $3 }
+	     group && /^Retrieving file: / { done = 1 }' "$1"
 }
 
 check 'build the Debian images and their QEMU copies (a kernel U-Boot will not start)' '
@@ -92,6 +96,38 @@ check 'the tree U-Boot ends with is the tree imgpatch reports' '
 		test_cmp "$s.expected.dts" "$s.uboot.dts" || return 1
 	done &&
 	grep -c "Bad Linux ARM64 Image magic!" fdt/sysboot.out | grep -qx 2
+'
+
+# What u-boot-menu does not write but U-Boot reads: the last DEFAULT, upper
+# case, a path relative to extlinux.conf, the first FDT line of a label
+# (a second one ends the label: U-Boot then ignores its APPEND).
+check 'a hand-written extlinux.conf: U-Boot loads the tree imgpatch names' '
+	cat >rel.conf <<-EOF &&
+	default first
+	label first
+		linux /boot/vmlinuz-$version
+		fdt /missing.dtb
+		append ro
+	LABEL second
+		LINUX /boot/vmlinuz-$version
+		FDT ../../usr/lib/linux-image-$version/allwinner/sun50i-a64-pinephone-1.2.dtb
+		FDT /missing.dtb
+		APPEND ro
+	DEFAULT second
+	EOF
+	for i in img qemu; do
+		cp fdtdir.$i rel.$i &&
+		printf "rm /boot/extlinux/extlinux.conf\nwrite rel.conf /boot/extlinux/extlinux.conf\n" >rel.cmd &&
+		debugfs -w -f rel.cmd "rel.$i?offset=$((2048 * 512))" >/dev/null 2>&1 || return 1
+	done &&
+	imgpatch info --json rel.img >rel.json &&
+	boot_uboot rel "$CMDS" rel.qemu &&
+	first_label rel/sysboot.out >rel.files &&
+	test "1:$(cat rel.files)" = "$(boot_path_files rel.json)" &&
+	test "$(cat rel.files)" = "/boot/extlinux/../../usr/lib/linux-image-$version/allwinner/sun50i-a64-pinephone-1.2.dtb" &&
+	grep -x "Ignoring unknown command: APPEND" rel/sysboot.out &&
+	uboot_tree_dts rel/tree.out rel.uboot.dts &&
+	test_cmp fdtdir.expected.dts rel.uboot.dts
 '
 
 check 'fdt: the effective tree imgpatch reports is its tree with sdfix.dtbo applied' '

@@ -4,13 +4,15 @@
  * /boot/extlinux/extlinux.conf (its distro boot prefixes) and boots the
  * label DEFAULT (or ONTIMEOUT) names, the last one that does; a "menu
  * default" in a label counts when none was named before it; with none,
- * the first label. As boot/pxe_utils.c reads a label: keywords in any
- * case, the first FDT (DEVICETREE), FDTDIR (DEVICETREEDIR) and FDTOVERLAYS
- * (DEVICETREE-OVERLAY) line of a label counts, FDT wins over FDTDIR, where
- * U-Boot loads ${fdtfile} (else ${soc}-${board}.dtb), and the overlays are
- * applied in their order. A path without a leading '/' is relative to the
- * folder of extlinux.conf. Jetson's L4T writes OVERLAYS, read as
- * FDTOVERLAYS. Debian's u-boot-menu writes such a file on the root.
+ * the first label. It reads a label as boot/pxe_utils.c does: keywords in
+ * any case; the first FDT (DEVICETREE), FDTDIR (DEVICETREEDIR) and
+ * FDTOVERLAYS (DEVICETREE-OVERLAY) line counts, and a second one, or a
+ * word that is no label keyword, ends the label there; FDT wins over
+ * FDTDIR, under which U-Boot loads ${fdtfile} (else ${soc}-${board}.dtb);
+ * the overlays are applied in their order; a path without a leading '/'
+ * is relative to the folder of extlinux.conf. Jetson's L4T writes
+ * OVERLAYS, read as FDTOVERLAYS. Debian's u-boot-menu writes such a file
+ * on the root.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -28,14 +30,47 @@ static const char *const conf_paths[] = {
 #define DTBS_MAX 512
 
 struct label {
-	const char *name, *fdt, *fdtdir, *overlays;
+	const char *name, *initrd, *fdt, *fdtdir, *overlays;
 };
 
-/* A label's setting: the first line of a keyword counts, as in U-Boot. */
-static void set_once(const char **field, const char *value)
+/* The value after keyword (case-insensitive, as U-Boot's pxe parser); NULL: another. */
+static const char *keyword(const char *line, const char *word)
 {
-	if (!*field)
-		*field = value;
+	size_t n = strlen(word);
+
+	if (strncasecmp(line, word, n) != 0 || (line[n] && !isspace((unsigned char)line[n])))
+		return NULL;
+	line += n;
+	while (isspace((unsigned char)*line))
+		line++;
+	return line;
+}
+
+/*
+ * A label's setting. U-Boot keeps the first line of a keyword; a second
+ * one leaves its value unread, which ends the label (pxe_utils.c's
+ * parse_label returns at a word it has no case for): false then.
+ */
+static bool set_once(const char **field, const char *value)
+{
+	if (*field)
+		return false;
+	*field = value;
+	return true;
+}
+
+/* The other keywords of a label in U-Boot 2023.01 (any other ends it). */
+static bool label_keyword(const char *line)
+{
+	static const char *const words[] = {
+		"menu", "kernel", "linux", "append", "localboot",
+		"ipappend", "kaslrseed",
+	};
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (keyword(line, words[i]))
+			return true;
+	return false;
 }
 
 /*
@@ -83,18 +118,6 @@ static int extlinux_probe(struct imgp_survey *sv)
 	return imgp_survey_probe_paths(sv, conf_paths, NCONF);
 }
 
-/* The value after keyword (case-insensitive, as U-Boot's pxe parser); NULL: another. */
-static const char *keyword(const char *line, const char *word)
-{
-	size_t n = strlen(word);
-
-	if (strncasecmp(line, word, n) != 0 || (line[n] && !isspace((unsigned char)line[n])))
-		return NULL;
-	line += n;
-	while (isspace((unsigned char)*line))
-		line++;
-	return line;
-}
 
 /* Every *.dtb in dir and its vendor subdirectories, as U-Boot may pick by ${fdtfile}. */
 static int add_dtbdir(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
@@ -138,7 +161,7 @@ static int add_dtbdir(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
 
 static int extlinux_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
 {
-	struct label labels[LABELS_MAX], *l = NULL;
+	struct label labels[LABELS_MAX], *l = NULL, *cur = NULL;
 	const char *conf = conf_paths[0], *deflt = NULL;
 	struct imgp_buf path = { 0 };
 	char *text, *cursor, *line;
@@ -159,24 +182,29 @@ static int extlinux_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo
 	while ((line = imgp_bootinfo_line(&cursor))) {
 		const char *v;
 
-		struct label *cur = nlabels ? &labels[nlabels - 1] : NULL;
-
+		if (!*line)
+			continue;
 		if ((v = keyword(line, "default")) || (v = keyword(line, "ontimeout")))
 			deflt = v;
-		else if ((v = keyword(line, "label")) && nlabels < LABELS_MAX)
-			labels[nlabels++] = (struct label){ .name = v };
-		else if (!cur)
+		else if ((v = keyword(line, "label")) && nlabels < LABELS_MAX) {
+			cur = &labels[nlabels++];
+			*cur = (struct label){ .name = v };
+		} else if (!cur)
 			continue;
-		else if ((v = keyword(line, "menu")) && keyword(v, "default") && !deflt)
-			deflt = cur->name;
+		else if ((v = keyword(line, "initrd")))
+			cur = set_once(&cur->initrd, v) ? cur : NULL;
 		else if ((v = keyword(line, "fdt")) || (v = keyword(line, "devicetree")))
-			set_once(&cur->fdt, v);
+			cur = set_once(&cur->fdt, v) ? cur : NULL;
 		else if ((v = keyword(line, "fdtdir")) || (v = keyword(line, "devicetreedir")))
-			set_once(&cur->fdtdir, v);
+			cur = set_once(&cur->fdtdir, v) ? cur : NULL;
 		else if ((v = keyword(line, "fdtoverlays")) ||
 			 (v = keyword(line, "devicetree-overlay")) ||
 			 (v = keyword(line, "overlays")))
-			set_once(&cur->overlays, v);
+			cur = set_once(&cur->overlays, v) ? cur : NULL;
+		else if ((v = keyword(line, "menu")) && keyword(v, "default") && !deflt)
+			deflt = cur->name;
+		else if (!label_keyword(line))
+			cur = NULL;
 	}
 	for (size_t i = 0; i < nlabels && !l; i++)
 		if (deflt && strcmp(labels[i].name, deflt) == 0)
