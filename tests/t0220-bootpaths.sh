@@ -87,10 +87,10 @@ test_expect_success 'extlinux with fdtdir: the default label, every tree in the 
 
 test_expect_success 'extlinux with fdt and fdtoverlays' '
 	$IMGPATCH info fdt.img >fdt.txt &&
-	grep -Fx "boot path: extlinux /boot/extlinux/extlinux.conf, label l0, fdt $dtbs/allwinner/sun50i-a64-pinephone-1.2.dtb, overlays: /boot/dtbo/sdfix.dtbo (p1)" fdt.txt &&
-	grep -Fx "  tree: $dtbs/allwinner/sun50i-a64-pinephone-1.2.dtb + /boot/dtbo/sdfix.dtbo" fdt.txt &&
+	grep -Fx "boot path: extlinux /boot/extlinux/extlinux.conf, label l0, fdt $dtbs/allwinner/sun50i-a64-pinephone-1.2.dtb, overlays: /boot/dtbo//sdfix.dtbo (p1)" fdt.txt &&
+	grep -Fx "  tree: $dtbs/allwinner/sun50i-a64-pinephone-1.2.dtb + /boot/dtbo//sdfix.dtbo" fdt.txt &&
 	$IMGPATCH info --json fdt.img >fdt.json &&
-	test "$(json_get fdt.json "\" \".join(d[\"boot_path\"][\"trees\"][0][\"overlays\"])")" = /boot/dtbo/sdfix.dtbo
+	test "$(json_get fdt.json "\" \".join(d[\"boot_path\"][\"trees\"][0][\"overlays\"])")" = /boot/dtbo//sdfix.dtbo
 '
 
 test_expect_success 'Armbian: info names the boot script under /boot/ too' '

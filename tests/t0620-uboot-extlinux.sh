@@ -41,8 +41,9 @@ first_label()
 }
 
 check 'build the Debian images and their QEMU copies (a kernel U-Boot will not start)' '
-	"$FIXTURES/mkimage-extlinux.sh" fdtdir.img &&
-	"$FIXTURES/mkimage-extlinux.sh" fdt.img --fdt &&
+	symbols_dtb_dir symbols &&
+	DTB_DIR=$PWD/symbols "$FIXTURES/mkimage-extlinux.sh" fdtdir.img &&
+	DTB_DIR=$PWD/symbols "$FIXTURES/mkimage-extlinux.sh" fdt.img --fdt &&
 	qemu_copy fdtdir.img fdtdir.qemu &&
 	qemu_copy fdt.img fdt.qemu &&
 	imgpatch info --json fdtdir.img >fdtdir.json &&
@@ -74,7 +75,7 @@ check 'fdt: U-Boot loads the tree imgpatch names; fdtdir: the board'"'"'s ${fdtf
 # label_boot_fdtoverlay out), so there the list is imgpatch's alone.
 check 'fdtoverlays: U-Boot loads imgpatch'"'"'s overlays in order where it can apply them' '
 	boot_path_files fdt.json | tail -n +2 | sed "s/^1://" >fdt.overlays &&
-	test "$(cat fdt.overlays)" = /boot/dtbo/sdfix.dtbo &&
+	test "$(cat fdt.overlays)" = /boot/dtbo//sdfix.dtbo &&
 	if uboot_has_fdt_apply fdt/fdthelp.out; then
 		tail -n +2 fdt.files >uboot.overlays &&
 		test_cmp fdt.overlays uboot.overlays
@@ -131,7 +132,7 @@ check 'a hand-written extlinux.conf: U-Boot loads the tree imgpatch names' '
 '
 
 check 'fdt: the effective tree imgpatch reports is its tree with sdfix.dtbo applied' '
-	effective_tree fdt.img fdt.json effective.dts &&
+	effective_tree fdt.img effective.dts &&
 	fdtget effective.dts.dtb /soc/mmc@1c0f000 no-1-8-v &&
 	! fdtget fdt.base.dtb /soc/mmc@1c0f000 no-1-8-v 2>/dev/null
 '

@@ -56,7 +56,7 @@ check 'the tree U-Boot ends with is the one imgpatch reports' '
 	for s in beagle capes; do
 		uboot_tree_dts $s/tree.out $s.uboot.dts || return 1
 		if uboot_has_fdt_apply $s/fdthelp.out; then
-			effective_tree $s.img $s.json $s.expected.dts
+			effective_tree $s.img $s.expected.dts
 		else
 			echo "this U-Boot has no fdt apply: the base tree stays" &&
 			imgpatch cat $s.img "$(boot_path_files $s.json | head -n 1)" >$s.base.dtb &&
@@ -66,9 +66,20 @@ check 'the tree U-Boot ends with is the one imgpatch reports' '
 	done
 '
 
-check 'the owner'"'"'s overlay takes effect in the tree imgpatch reports' '
-	effective_tree capes.img capes.json effective.dts &&
-	fdtget effective.dts.dtb /ocp/interconnect@48000000/segment@0/target-module@60000/mmc@0 no-1-8-v
+check 'cat --dtb: the files U-Boot loaded, applied in its order by fdtoverlay' '
+	for s in beagle capes; do
+		n=0 && files= &&
+		for f in $(cat $s.uboot); do
+			imgpatch cat $s.img "1:$f" >$s.file$n || return 1
+			files="$files $s.file$n" && n=$((n + 1))
+		done &&
+		# shellcheck disable=SC2086 # the list of files
+		fdtoverlay -i $files -o $s.merged.dtb &&
+		dtb_dts $s.merged.dtb $s.merged.dts &&
+		effective_tree $s.img $s.effective.dts &&
+		test_cmp $s.merged.dts $s.effective.dts || return 1
+	done &&
+	fdtget capes.effective.dts.dtb /ocp/interconnect@48000000/segment@0/target-module@60000/mmc@0 no-1-8-v
 '
 
 test_done

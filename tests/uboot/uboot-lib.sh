@@ -124,28 +124,24 @@ t = b["trees"][0]
 print("\n".join("%d:%s" % (b["partition"], f) for f in [t["path"]] + t["overlays"]))' "$1"
 }
 
-# effective_tree IMG JSON OUT: the tree imgpatch says the board boots, as
-# dtb_dts writes it: "imgpatch cat IMG --dtb" where imgpatch has it, else
-# the base tree with the overlays applied by fdtoverlay in imgpatch's
-# order (the files read with imgpatch cat).
+# effective_tree IMG OUT: the tree imgpatch says the board boots ("cat
+# IMG --dtb", DTS after a comment line), as dtb_dts writes it, and as a
+# blob in OUT.dtb.
 effective_tree()
 {
 	local -; set +x
-	local img=$1 json=$2 out=$3 f n=0 files=()
 
-	if imgpatch cat "$img" --dtb >"$out.dts" 2>/dev/null; then
-		dtc -q -I dts -O dtb -o "$out.dtb" "$out.dts" && dtb_dts "$out.dtb" "$out"
-		return
-	fi
-	for f in $(boot_path_files "$json"); do
-		imgpatch cat "$img" "$f" >"$out.$n" || return 1
-		files+=("$out.$n")
-		n=$((n + 1))
-	done
-	if [ $n -gt 1 ]; then
-		fdtoverlay -i "${files[0]}" -o "$out.dtb" "${files[@]:1}" || return 1
-	else
-		cp "${files[0]}" "$out.dtb"
-	fi
-	dtb_dts "$out.dtb" "$out"
+	imgpatch cat "$1" --dtb >"$2.dts" &&
+	dtc -q -I dts -O dtb -o "$2.dtb" "$2.dts" &&
+	dtb_dts "$2.dtb" "$2"
+}
+
+# symbols_dtb_dir DIR: a DTB_DIR for the fixtures whose PinePhone tree has
+# __symbols__ (U-Boot's build of it), as the distributions that apply
+# overlays build theirs with -@; tests/dtb's kernel tree has none.
+symbols_dtb_dir()
+{
+	mkdir -p "$1" &&
+	cp "$DTB_DIR"/*.dtb "$1/" &&
+	cp "$DTB_DIR/u-boot-sunxi-pinephone.dtb" "$1/sun50i-a64-pinephone-1.2.dtb"
 }
