@@ -192,6 +192,8 @@ int imgp_patch_dt_delete(struct imgp_patch *patch, const char *node,
 	if (rc < 0)
 		return imgp_fail_ctx(rc, "%s: %s: delete %s", patch->dtb_origin,
 				     path, prop);
+	if (imgp_dt_plan_record(patch, IMGP_DT_EDIT_DELETE, path, prop, NULL, 0, NULL))
+		return -ENOMEM;
 	return dt_note(patch, rc == 1 ? "%s: already without %s\n"
 				      : "%s: delete %s\n", path, prop);
 }
@@ -209,6 +211,9 @@ int imgp_patch_dt_set(struct imgp_patch *patch, const char *node,
 	rc = imgp_dt_parse_value(value, &val);
 	if (!rc)
 		rc = imgp_dt_set_prop(&patch->dtb, off, prop, val.data, val.len);
+	if (!rc)
+		rc = imgp_dt_plan_record(patch, IMGP_DT_EDIT_SET, path, prop,
+					 val.data, val.len, NULL);
 	imgp_buf_free(&val);
 	if (rc)
 		return imgp_fail_ctx(rc, "%s: %s: set %s", patch->dtb_origin, path,
@@ -226,6 +231,8 @@ int imgp_patch_dt_add_node(struct imgp_patch *patch, const char *path)
 	rc = imgp_dt_add_node(&patch->dtb, path);
 	if (rc < 0)
 		return imgp_fail_ctx(rc, "%s: add node %s", patch->dtb_origin, path);
+	if (imgp_dt_plan_record(patch, IMGP_DT_EDIT_ADD_NODE, path, NULL, NULL, 0, NULL))
+		return -ENOMEM;
 	return dt_note(patch, "%s: add node%s\n", path, "");
 }
 
@@ -240,6 +247,8 @@ int imgp_patch_dt_delete_node(struct imgp_patch *patch, const char *node)
 	rc = imgp_dt_delete_node(&patch->dtb, off);
 	if (rc)
 		return imgp_fail_ctx(rc, "%s: delete node %s", patch->dtb_origin, path);
+	if (imgp_dt_plan_record(patch, IMGP_DT_EDIT_DELETE_NODE, path, NULL, NULL, 0, NULL))
+		return -ENOMEM;
 	return dt_note(patch, "%s: delete node%s\n", path, "");
 }
 
@@ -253,6 +262,8 @@ int imgp_patch_dt_overlay(struct imgp_patch *patch, const void *dtbo,
 	rc = imgp_dt_apply_overlay(&patch->dtb, dtbo, len);
 	if (rc)
 		return imgp_fail_ctx(rc, "%s: overlay %s", patch->dtb_origin, name);
+	if (imgp_dt_plan_record(patch, IMGP_DT_EDIT_OVERLAY, NULL, NULL, dtbo, len, name))
+		return -ENOMEM;
 	return dt_note(patch, "apply overlay %s%s\n", name, "");
 }
 
@@ -260,8 +271,8 @@ int imgp_patch_dt_overlay(struct imgp_patch *patch, const void *dtbo,
  * The plan's note for the edited tree: why it goes where it goes, where it
  * came from, the edits, and the decompiled tree before and after as a diff.
  */
-static int dt_plan_note(struct imgp_patch *patch, const char *why,
-			const char *target, struct imgp_buf *note)
+int imgp_patch_dt_note(struct imgp_patch *patch, const char *why,
+		       const char *target, struct imgp_buf *note)
 {
 	struct imgp_buf after = { 0 };
 	int rc = 0;
@@ -285,6 +296,12 @@ static int dt_plan_note(struct imgp_patch *patch, const char *why,
 
 int imgp_patch_write_dtb(struct imgp_patch *patch, const char *path)
 {
+	return imgp_patch_write_dtb_note(patch, path, NULL);
+}
+
+int imgp_patch_write_dtb_note(struct imgp_patch *patch, const char *path,
+			      const char *why)
+{
 	struct imgp_buf note = { 0 };
 	const void *blob;
 	size_t size;
@@ -294,7 +311,7 @@ int imgp_patch_write_dtb(struct imgp_patch *patch, const char *path)
 		return imgp_fail(EINVAL, "no device tree loaded");
 	rc = imgp_dtb_finish(&patch->dtb, &blob, &size);
 	if (!rc)
-		rc = dt_plan_note(patch, NULL, path, &note);
+		rc = imgp_patch_dt_note(patch, why, path, &note);
 	if (!rc)
 		rc = imgp_patch_write(patch, patch->boot_part, path, blob, size,
 				      false, (char *)note.data);
@@ -337,7 +354,7 @@ int imgp_patch_write_fit(struct imgp_patch *patch, const char *why)
 	snprintf(target, sizeof(target), "%s in " IMGP_PART_FMT " %s (rewritten)",
 		 patch->fit_image, part->number, patch->fit_path);
 	if (!rc)
-		rc = dt_plan_note(patch, why, target, &note);
+		rc = imgp_patch_dt_note(patch, why, target, &note);
 	if (!rc)
 		rc = imgp_patch_write(patch, part, patch->fit_path, out.data,
 				      out.len, false, (char *)note.data);
