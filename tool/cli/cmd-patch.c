@@ -345,12 +345,11 @@ static int plan_booted_tree(struct imgp_patch *patch, const struct patch_opts *o
 	return rc;
 }
 
-/* Whether the tree is a FIT's: asked for, or the boot path's way. */
+/* Whether the tree is a FIT's: --fit or --fdt say so, else the boot path. */
 static bool tree_is_fit(struct imgp_patch *patch, const struct patch_opts *o)
 {
-	if (o->fit_given || o->fdt ||
-	    (o->via && (!strcmp(o->via, "override") || !strcmp(o->via, "fit"))))
-		return !o->model;
+	if (o->fit_given || o->fdt)
+		return true;
 	return !imgp_patch_boots_files(patch);
 }
 
