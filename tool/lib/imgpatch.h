@@ -1014,6 +1014,9 @@ bool imgp_patch_boots_files(struct imgp_patch *patch);
  * (the message lists them).
  */
 int imgp_patch_load_booted(struct imgp_patch *patch, const char *model);
+/* The tree imgp_patch_load_booted() would load (on the boot partition), not loaded. */
+int imgp_patch_find_booted(struct imgp_patch *patch, const char *model,
+			   const struct imgp_survey_bootdt **out);
 /*
  * The way for the tree imgp_patch_load_booted() loads: asked, or by
  * default a new overlay where the path applies a list of them and no

@@ -196,12 +196,12 @@ static int list_trees(const struct imgp_survey_bootinfo *bi, struct imgp_buf *ou
 	return rc;
 }
 
-int imgp_patch_load_booted(struct imgp_patch *patch, const char *model)
+int imgp_patch_find_booted(struct imgp_patch *patch, const char *model,
+			   const struct imgp_survey_bootdt **out)
 {
 	struct imgp_survey *sv = imgp_patch_survey(patch);
 	const struct imgp_survey_bootinfo *bi;
 	const struct imgp_survey_bootdt *dt = NULL;
-	struct imgp_dt_plan *p;
 	struct imgp_buf names = { 0 };
 	size_t found = 0;
 	int rc = 0;
@@ -232,7 +232,19 @@ int imgp_patch_load_booted(struct imgp_patch *patch, const char *model)
 		imgp_buf_free(&names);
 		return rc;
 	}
-	rc = imgp_patch_load_dtb_file(patch, "boot", dt->path);
+	*out = dt;
+	return 0;
+}
+
+int imgp_patch_load_booted(struct imgp_patch *patch, const char *model)
+{
+	const struct imgp_survey_bootdt *dt = NULL;
+	struct imgp_dt_plan *p;
+	int rc;
+
+	rc = imgp_patch_find_booted(patch, model, &dt);
+	if (!rc)
+		rc = imgp_patch_load_dtb_file(patch, "boot", dt->path);
 	p = rc ? NULL : plan_of(patch);
 	if (!rc && !p)
 		rc = imgp_fail(ENOMEM, "out of memory");
