@@ -258,6 +258,13 @@ test_expect_success 'postmarketOS: the script picks its tree; no overlay list to
 	grep "applies no list of overlays imgpatch can add to (its hook is one script" err
 '
 
+test_expect_success 'a FIT image: --via overlay and --via file are refused, naming override and fit' '
+	make_kv260 kv.img &&
+	fails kv.img --via overlay --dt-delete mmc@ff170000:no-1-8-v &&
+	grep "the tree is a FIT.s (/image.fit): use --via override or fit" err &&
+	fails kv.img --via file --dt-set "mmc@ff170000:max-frequency=<50000000>"
+'
+
 test_expect_success 'usage: --model with --fdt, --dtb-out with --via overlay, an unknown way' '
 	test_must_fail_with 2 imgpatch patch rpi.img --model pi4 --fdt x --dt-set "a:b=1" &&
 	test_must_fail_with 2 imgpatch patch rpi.img --via overlay --dtb-out /x.dtb --dt-set "a:b=1" &&

@@ -311,6 +311,9 @@ static int plan_fit_tree(struct imgp_patch *patch, const struct patch_opts *o)
 	const char *why = NULL;
 	int rc;
 
+	if (o->via && (!strcmp(o->via, "overlay") || !strcmp(o->via, "file")))
+		return imgp_fail(EINVAL, "--via %s: the tree is a FIT's (%s): use --via override or fit",
+				 o->via, o->fit);
 	rc = imgp_patch_load_fdt(patch, o->fit, o->fdt);
 	if (!rc)
 		rc = choose_via(patch, o, &why);
