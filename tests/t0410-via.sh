@@ -262,7 +262,9 @@ test_expect_success 'a FIT image: --via overlay and --via file are refused, nami
 	make_kv260 kv.img &&
 	fails kv.img --via overlay --dt-delete mmc@ff170000:no-1-8-v &&
 	grep "the tree is a FIT.s (/image.fit): use --via override or fit" err &&
-	fails kv.img --via file --dt-set "mmc@ff170000:max-frequency=<50000000>"
+	fails kv.img --via file --dt-set "mmc@ff170000:max-frequency=<50000000>" &&
+	fails kv.img --model pi4 --dt-delete mmc@ff170000:no-1-8-v &&
+	grep "^imgpatch: kv.img: --model: the tree is a FIT.s (/image.fit): pick it with --fdt$" err
 '
 
 test_expect_success 'usage: --model with --fdt, --dtb-out with --via overlay, an unknown way' '

@@ -314,6 +314,9 @@ static int plan_fit_tree(struct imgp_patch *patch, const struct patch_opts *o)
 	if (o->via && (!strcmp(o->via, "overlay") || !strcmp(o->via, "file")))
 		return imgp_fail(EINVAL, "--via %s: the tree is a FIT's (%s): use --via override or fit",
 				 o->via, o->fit);
+	if (o->model)
+		return imgp_fail(EINVAL, "--model: the tree is a FIT's (%s): pick it with --fdt",
+				 o->fit);
 	rc = imgp_patch_load_fdt(patch, o->fit, o->fdt);
 	if (!rc)
 		rc = choose_via(patch, o, &why);

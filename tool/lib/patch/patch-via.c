@@ -213,9 +213,12 @@ int imgp_patch_find_booted(struct imgp_patch *patch, const char *model,
 		return imgp_fail(ENOENT, "no boot path recognised: no FIT, extlinux.conf, armbianEnv.txt, boot script or config.txt names a tree");
 	if (bi->rc)
 		return imgp_survey_fail(bi->rc, bi->error);
+	if (!bi->ndts && sv->bootpath_name && !strcmp(sv->bootpath_name, "fit"))
+		return imgp_fail(EINVAL, "%s: the board boots a FIT's tree: pick it with --fdt (in a recipe: fdt-from-fit)",
+				 bi->summary ? bi->summary : "FIT");
 	if (!bi->ndts)
 		return imgp_fail(ENOENT, "%s: the boot path picks its tree itself and names no tree file imgpatch could edit",
-				 bi->summary);
+				 bi->summary ? bi->summary : "boot script");
 	for (size_t i = 0; i < bi->ndts; i++)
 		if (!model || model_matches(&bi->dts[i], model)) {
 			dt = dt ? dt : &bi->dts[i];
@@ -284,8 +287,9 @@ static int build_overlay(const void *base, const struct dt_edit *e, size_t n,
 	int rc = 0;
 
 	if (!nodes || !labels) {
-		rc = -FDT_ERR_NOSPACE;
-		goto out;
+		free(nodes);
+		free(labels);
+		return imgp_fail(ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < n; i++) {
 		size_t k = 0;
@@ -360,7 +364,6 @@ static int build_overlay(const void *base, const struct dt_edit *e, size_t n,
 		rc = fdt_finish(fdt);
 	if (!rc && imgp_buf_append(out, fdt, fdt_totalsize(fdt)))
 		rc = -FDT_ERR_NOSPACE;
-out:
 	free(fdt);
 	free(nodes);
 	free(labels);
