@@ -63,7 +63,8 @@ static int run_dt_from_boot(struct imgp_patch *patch, const struct recipe_step *
 	const char *why;
 	int rc = asked_via(st->writer, &via);
 
-	if (!rc)
+	/* A tree loaded only for its compatible goes nowhere: no way to choose. */
+	if (!rc && st->writer)
 		rc = imgp_patch_via_choose(patch, via, st->deletes, &via, &why);
 	if (!rc)
 		rc = imgp_patch_load_booted(patch, st->val[OP_MODEL]);
