@@ -380,6 +380,18 @@ int imgp_survey_boot_cause(struct imgp_survey *sv, int rc, const char *error);
  */
 int imgp_survey_probe_paths(struct imgp_survey *sv, const char *const *paths,
 			    size_t n);
+/*
+ * effective.c, for the doctor's --fdt: the effective tree of one fdt image
+ * of sv's FIT, as imgp_effective_build() makes it. Returns 0 (a failure
+ * kept in t->rc) or -ENOMEM.
+ */
+/*
+ * effective.c: whether the FIT's boot script loads the override file and
+ * it is there, so that it replaces every tree of the FIT.
+ */
+bool imgp_effective_override_loaded(const struct imgp_survey *sv);
+int imgp_effective_fit_image(struct imgp_survey *sv, const struct imgp_fit_image *img,
+			     struct imgp_effective *t);
 /* patch.c: the patch's survey of its disk (its boot path read), made when first asked; NULL: ENOMEM. */
 struct imgp_survey *imgp_patch_survey(struct imgp_patch *patch);
 
