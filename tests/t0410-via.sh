@@ -36,6 +36,22 @@ rpi_clean()
 	extract_part "$1" 1 clean.fat && fsck.fat -n clean.fat >/dev/null
 }
 
+# with_symbols IMG START_SECTOR DIR: the image's pinephone tree in DIR
+# replaced by the same board's tree built with symbols (dtc -@), as
+# Armbian and Debian build theirs, so that the overlays the fixture lists
+# (which aim at labels) apply.
+with_symbols()
+{
+	extract_part "$1" 1 sym.ext4 &&
+	debugfs -w -f - sym.ext4 >/dev/null 2>&1 <<-EOF &&
+	cd $3
+	rm sun50i-a64-pinephone-1.2.dtb
+	write $DTB_DIR/u-boot-sunxi-pinephone.dtb sun50i-a64-pinephone-1.2.dtb
+	EOF
+	e2fsck -fn sym.ext4 >/dev/null 2>&1 &&
+	dd if=sym.ext4 of="$1" bs=512 seek="$2" conv=notrunc status=none
+}
+
 # fails IMG ARGS...: the patch is refused (exit 1) and IMG keeps every byte.
 fails()
 {
@@ -53,19 +69,24 @@ test_expect_success 'fixtures' '
 	"$FIXTURES/mkimage-rpi.sh" rpi.img &&
 	"$FIXTURES/mkimage-pmos.sh" pmos.img &&
 	ext_cat armbian.img $ARM_OFF /boot/dtb/allwinner/sun50i-a64-pinephone-1.2.dtb >pine.dtb &&
-	ext_cat armbian.img $ARM_OFF /boot/overlay-user/sdfix.dtbo >sdfix.dtbo
+	ext_cat armbian.img $ARM_OFF /boot/overlay-user/sdfix.dtbo >sdfix.dtbo &&
+	cp armbian.img armsym.img && with_symbols armsym.img 8192 /boot/dtb/allwinner &&
+	cp bootfs.img bootsym.img && with_symbols bootsym.img 8192 /dtb/allwinner &&
+	cp fdt.img fdtsym.img && with_symbols fdtsym.img 2048 $dtbs/allwinner &&
+	cp "$DTB_DIR/u-boot-sunxi-pinephone.dtb" pinesym.dtb
 '
 
 # ------------------------------------------------------------------ Armbian
 
 test_expect_success 'Armbian: a dry run plans a new overlay and changes nothing' '
-	cp armbian.img a.img &&
+	cp armsym.img a.img &&
 	imgpatch patch a.img --dt-set "$SET" --dry-run >plan &&
 	grep "^p1 (ext4) /boot/overlay-user/imgpatch-[0-9a-f]*\.dtbo: new file" plan &&
 	grep "^    via overlay: the boot path applies a list of overlays" plan &&
+	grep "^    from the effective tree (p1 /boot/dtb/allwinner/sun50i-a64-pinephone-1.2.dtb + 3 overlays)" plan &&
 	grep "^-user_overlays=sdfix$" plan &&
 	grep "^+user_overlays=sdfix imgpatch-[0-9a-f]*$" plan &&
-	cmp armbian.img a.img
+	cmp armsym.img a.img
 '
 
 test_expect_success 'Armbian: the overlay is in overlay-user/, its name appended to user_overlays' '
@@ -73,26 +94,41 @@ test_expect_success 'Armbian: the overlay is in overlay-user/, its name appended
 	name=$(ext_names a.img $ARM_OFF /boot/overlay-user | grep "^imgpatch-") &&
 	ext_cat a.img $ARM_OFF /boot/armbianEnv.txt >env &&
 	grep -Fx "user_overlays=sdfix ${name%.dtbo}" env &&
-	ext_cat armbian.img $ARM_OFF /boot/armbianEnv.txt | grep -v "^user_overlays=" >env.rest.orig &&
+	ext_cat armsym.img $ARM_OFF /boot/armbianEnv.txt | grep -v "^user_overlays=" >env.rest.orig &&
 	grep -v "^user_overlays=" env >env.rest && test_cmp env.rest.orig env.rest &&
 	ext_cat a.img $ARM_OFF /boot/overlay-user/sdfix.dtbo >sdfix.after && cmp sdfix.dtbo sdfix.after &&
 	ext_cat a.img $ARM_OFF "/boot/overlay-user/$name" >new.dtbo &&
 	ext_clean a.img 8192
 '
 
-test_expect_success 'Armbian: fdtoverlay applies the overlay to the base tree as the plan said' '
-	fdtoverlay -i pine.dtb -o applied.dtb new.dtbo &&
+test_expect_success 'Armbian: fdtoverlay applies the overlay (by label) after the owner'"'"'s, as the plan said' '
+	for o in uart1 i2c0; do
+		ext_cat a.img $ARM_OFF /boot/dtb/allwinner/overlay/sun50i-a64-$o.dtbo >$o.dtbo || return 1
+	done &&
+	fdtoverlay -i pinesym.dtb -o applied.dtb uart1.dtbo i2c0.dtbo sdfix.dtbo new.dtbo &&
 	test "$(fdtget applied.dtb /soc/$MMC max-frequency)" = 50000000 &&
-	test "$(fdtget pine.dtb /soc/$MMC max-frequency)" = 150000000 &&
-	fdtget -t s new.dtbo /fragment@0 target-path >target && echo /soc/$MMC >target.want &&
-	test_cmp target.want target
+	fdtget applied.dtb /soc/$MMC no-1-8-v >/dev/null &&
+	test "$(fdtget pinesym.dtb /soc/$MMC max-frequency)" = 150000000 &&
+	test "$(fdtget -t s new.dtbo /__fixups__ mmc0)" = "/fragment@0:target:0"
 '
 
 test_expect_success 'Armbian: a second run changes nothing; undo restores every byte' '
 	cp a.img a2.img &&
 	imgpatch patch a2.img --dt-set "$SET" --undo a2.undo >out &&
 	grep "nothing to change" out && cmp a.img a2.img &&
-	imgpatch undo a.img >/dev/null && cmp armbian.img a.img
+	imgpatch undo a.img >/dev/null && cmp armsym.img a.img
+'
+
+test_expect_success 'Armbian: where the owner'"'"'s overlays fail, a new one is refused' '
+	fails armbian.img --dt-set "$SET" &&
+	grep "a new overlay would not take effect: .*; fix that overlay first, or use --via file" err &&
+	test $(wc -l <err) = 1
+'
+
+test_expect_success 'Armbian: deleting what an overlay sets, not the tree file, is refused' '
+	fails armsym.img --dt-delete "$MMC:no-1-8-v" &&
+	grep "no-1-8-v is not in the tree file but the board boots it: an overlay sets it (.*sdfix.dtbo.*)" err &&
+	fails armsym.img --via file --dt-delete "$MMC:no-1-8-v"
 '
 
 test_expect_success 'Armbian: a deletion edits the tree file in place (an overlay cannot delete)' '
@@ -133,7 +169,7 @@ test_expect_success 'Armbian: --via file for a property set, --via fit refused' 
 '
 
 test_expect_success 'Armbian with a boot filesystem: the overlay under the prefix /' '
-	cp bootfs.img b.img &&
+	cp bootsym.img b.img &&
 	imgpatch patch b.img --dt-set "$SET" >/dev/null &&
 	ext_names b.img $ARM_OFF /overlay-user | grep "^imgpatch-" &&
 	ext_cat b.img $ARM_OFF /armbianEnv.txt | grep "^user_overlays=sdfix imgpatch-"
@@ -151,7 +187,7 @@ test_expect_success 'Armbian: an --overlay file goes in as it is, named by its f
 	};
 	EOF
 	dtc -q -I dts -O dtb -o mine.dtbo mine.dts &&
-	cp armbian.img o.img &&
+	cp armsym.img o.img &&
 	imgpatch patch o.img --overlay mine.dtbo >/dev/null &&
 	ext_cat o.img $ARM_OFF /boot/overlay-user/mine.dtbo >mine.got && cmp mine.dtbo mine.got &&
 	ext_cat o.img $ARM_OFF /boot/armbianEnv.txt | grep -Fx "user_overlays=sdfix mine" &&
@@ -160,15 +196,15 @@ test_expect_success 'Armbian: an --overlay file goes in as it is, named by its f
 
 test_expect_success 'Armbian: an overlay of that name with other bytes is not replaced' '
 	mkdir -p other && cp mine.dtbo other/sdfix.dtbo &&
-	fails armbian.img --overlay other/sdfix.dtbo &&
+	fails armsym.img --overlay other/sdfix.dtbo &&
 	grep "/boot/overlay-user/sdfix.dtbo: exists with other content" err
 '
 
 # ----------------------------------------------------------------- extlinux
 
 test_expect_success 'extlinux: the overlay beside the tree, added to the booted label only' '
-	cp fdt.img e.img &&
-	imgpatch patch e.img --dt-set "$SET" --dry-run >plan && cmp fdt.img e.img &&
+	cp fdtsym.img e.img &&
+	imgpatch patch e.img --dt-set "$SET" --dry-run >plan && cmp fdtsym.img e.img &&
 	imgpatch patch e.img --dt-set "$SET" >plan &&
 	name=$(ext_names e.img $EXT_OFF $dtbs/allwinner | grep "^imgpatch-") &&
 	ext_cat e.img $EXT_OFF /boot/extlinux/extlinux.conf >conf &&
@@ -177,11 +213,16 @@ test_expect_success 'extlinux: the overlay beside the tree, added to the booted 
 	ext_cat fdt.img $EXT_OFF /boot/extlinux/extlinux.conf >conf.orig &&
 	diff conf.orig conf | grep "^[<>]" | wc -l >n && echo 2 >n.want && test_cmp n.want n &&
 	ext_cat e.img $EXT_OFF "$dtbs/allwinner/$name" >e.dtbo &&
-	fdtoverlay -i pine.dtb -o e.applied e.dtbo &&
+	fdtoverlay -i pinesym.dtb -o e.applied sdfix.dtbo e.dtbo &&
 	test "$(fdtget e.applied /soc/$MMC max-frequency)" = 50000000 &&
 	ext_clean e.img 2048 &&
 	cp e.img e2.img && imgpatch patch e2.img --dt-set "$SET" >/dev/null && cmp e.img e2.img &&
-	imgpatch undo e.img >/dev/null && cmp fdt.img e.img
+	imgpatch undo e.img >/dev/null && cmp fdtsym.img e.img
+'
+
+test_expect_success 'extlinux: an FDTOVERLAYS entry that fails leaves U-Boot no tree: refused' '
+	fails fdt.img --dt-set "$SET" &&
+	grep "a new overlay would not take effect" err
 '
 
 test_expect_success 'extlinux fdtdir: several trees need --model, which picks one' '
@@ -251,9 +292,16 @@ test_expect_success 'Raspberry Pi: a deletion edits that model tree on the FAT' 
 
 # ---------------------------------------------------------------- refusals
 
-test_expect_success 'postmarketOS: the script picks its tree; no overlay list to add to' '
-	fails pmos.img --dt-set "$SET" &&
-	grep "picks its tree itself" err &&
+test_expect_success 'postmarketOS: the tree the script loads is edited in place; user.scr is no list' '
+	cp pmos.img pm.img &&
+	imgpatch patch pm.img --dt-set "$SET" >plan &&
+	grep "^    via file: the boot path names one tree file and no overlay list" plan &&
+	extract_part pm.img 1 pm.ext2 &&
+	debugfs -R "cat /sun50i-a64-pinephone-1.2.dtb" pm.ext2 2>/dev/null >pm.dtb &&
+	test "$(fdtget pm.dtb /soc/$MMC max-frequency)" = 50000000 &&
+	e2fsck -fn pm.ext2 >/dev/null 2>&1 &&
+	cp pm.img pm2.img && imgpatch patch pm2.img --dt-set "$SET" >/dev/null && cmp pm.img pm2.img &&
+	imgpatch undo pm.img >/dev/null && cmp pmos.img pm.img &&
 	fails pmos.img --via overlay --dt-set "$SET" &&
 	grep "applies no list of overlays imgpatch can add to (its hook is one script" err
 '

@@ -115,14 +115,17 @@ test_skip 'a full disk while writing the undo journal' 'no small tmpfs here (nee
 fi
 
 # The ways of writing a tree a boot path names: a new overlay and its list
-# on Armbian's ext4, a new overlay and config.txt on the Raspberry Pi's
-# FAT, and the Pi's tree file edited in place. The same walk for each.
+# on ext4 (extlinux.conf) and on FAT (the Raspberry Pi's config.txt), and
+# the tree file edited in place on each. The same walk for each.
 way_setup()
 {
 	case $1 in
-	armbian-overlay)
+	extlinux-overlay)
+		WAY_FIXTURE=mkimage-extlinux.sh WAY_PART=1 WAY_FS=ext4
+		WAY_ARGS="--model rockchip/rk3399-rockpro64.dtb --dt-set /mmc@fe320000:sd-uhs-sdr104=" ;;
+	armbian-file)
 		WAY_FIXTURE=mkimage-armbian.sh WAY_PART=1 WAY_FS=ext4
-		WAY_ARGS="--dt-set mmc@1c0f000:max-frequency=<50000000>" ;;
+		WAY_ARGS="--dt-delete mmc@1c0f000:max-frequency" ;;
 	rpi-overlay)
 		WAY_FIXTURE=mkimage-rpi.sh WAY_PART=1 WAY_FS=fat
 		WAY_ARGS="--model pi5 --dt-set &sdio1:max-frequency=<50000000>" ;;
@@ -145,7 +148,7 @@ way_after()
 	{ (IMGPATCH_TEST_CRASH_AFTER_WRITES=$1 "$IMGPATCH" patch w.img $WAY_ARGS >/dev/null 2>crash.err); } 2>/dev/null
 }
 
-for way in armbian-overlay rpi-overlay rpi-file; do
+for way in extlinux-overlay armbian-file rpi-overlay rpi-file; do
 	way_setup $way
 	test_expect_success "$way: fixture, and the uninterrupted result" '
 		"$FIXTURES/$WAY_FIXTURE" way-orig.img && way_clean way-orig.img &&

@@ -407,6 +407,17 @@ int imgp_dt_plan_record(struct imgp_patch *patch, enum imgp_dt_edit_kind kind,
 			size_t len, const char *name);
 void imgp_dt_plan_free(struct imgp_dt_plan *p);
 /*
+ * 1 when the effective tree of the boot path's tree being edited (its
+ * overlays applied) has the property at node path, with *where (malloc'd)
+ * naming that tree; 0 when it has not, or there is no such tree (a FIT's);
+ * -ENOMEM.
+ */
+int imgp_dt_plan_effective_has(struct imgp_patch *patch, const char *path,
+			       const char *prop, char **where);
+/* Loads blob (the tree a boot path builds) as the tree to edit; origin names it. */
+int imgp_patch_load_dtb_blob(struct imgp_patch *patch, const struct imgp_part *part,
+			     const void *blob, size_t size, const char *origin);
+/*
  * The plan's note for the edited tree: why, where it came from, the edits,
  * the decompiled tree before and after (target names the after) as a diff.
  */

@@ -35,6 +35,14 @@ static int patch_take_dtb(struct imgp_patch *patch, const struct imgp_part *part
 	return rc;
 }
 
+int imgp_patch_load_dtb_blob(struct imgp_patch *patch, const struct imgp_part *part,
+			     const void *blob, size_t size, const char *origin)
+{
+	if (patch->have_dtb)
+		return imgp_fail(EINVAL, "a device tree is already loaded");
+	return patch_take_dtb(patch, part, blob, size, origin);
+}
+
 /* The only flat_dt image of a FIT, or a message listing them all. */
 static int fit_only_fdt(const struct imgp_fit *fit,
 			const struct imgp_fit_image **out)
@@ -185,6 +193,21 @@ int imgp_patch_dt_delete(struct imgp_patch *patch, const char *node,
 	if (off < 0)
 		return off;
 	rc = imgp_dt_delete_prop(&patch->dtb, off, prop);
+	/*
+	 * Absent from the tree file but there in the tree the board boots: an
+	 * overlay of the boot path sets it, and deleting it here does nothing.
+	 */
+	if (rc == 1 && !imgp_dt_has_prop(&patch->dtb_source, path, prop)) {
+		char *where = NULL;
+		int set = imgp_dt_plan_effective_has(patch, path, prop, &where);
+
+		if (set > 0)
+			rc = imgp_fail(EINVAL, "%s is not in the tree file but the board boots it: an overlay sets it (%s); take that overlay out of the boot path's list rather than edit the file",
+				       prop, where);
+		else if (set < 0)
+			rc = set;
+		free(where);
+	}
 	/* Absent from the tree as loaded too: a typo, or the wrong tree. */
 	if (rc == 1 && !patch->dt_in_place &&
 	    !imgp_dt_has_prop(&patch->dtb_source, path, prop))

@@ -37,6 +37,8 @@ struct imgp_dt_plan {
 	size_t n;
 	struct dt_edit *e;
 	const struct imgp_survey_bootdt *tree; /* the tree the path boots; NULL: a FIT's */
+	bool overlay;            /* the way chosen: a new overlay (else the file) */
+	bool effective;          /* the tree edited is the effective one, not the file */
 };
 
 /* One overlay to register: its name and bytes. */
@@ -165,7 +167,57 @@ int imgp_patch_via_choose(struct imgp_patch *patch, enum imgp_via asked,
 	}
 	if (*via == IMGP_VIA_FILE)
 		patch->dt_in_place = true;
+	if (!plan_of(patch))
+		return imgp_fail(ENOMEM, "out of memory");
+	patch->dt_plan->overlay = *via == IMGP_VIA_OVERLAY;
 	return 0;
+}
+
+/*
+ * The effective tree of the boot path's entry dt (*out, NULL when the
+ * survey has none), as the loader leaves it: its rc and error say what
+ * failed on the way.
+ */
+static int effective_of(struct imgp_patch *patch, const struct imgp_survey_bootdt *dt,
+			struct imgp_effective **trees, size_t *n,
+			struct imgp_effective **out)
+{
+	struct imgp_survey *sv = imgp_patch_survey(patch);
+	int rc;
+
+	*out = NULL;
+	*trees = NULL;
+	*n = 0;
+	if (!sv)
+		return -ENOMEM;
+	rc = imgp_effective_build(sv, trees, n);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < *n; i++)
+		if ((*trees)[i].bootdt == dt)
+			*out = &(*trees)[i];
+	return 0;
+}
+
+int imgp_dt_plan_effective_has(struct imgp_patch *patch, const char *path,
+			       const char *prop, char **where)
+{
+	const struct imgp_dt_plan *p = patch->dt_plan;
+	struct imgp_effective *trees, *t;
+	size_t n;
+	int rc;
+
+	*where = NULL;
+	if (!p || !p->tree || p->effective || !p->tree->noverlays)
+		return 0;
+	rc = effective_of(patch, p->tree, &trees, &n, &t);
+	if (!rc && t && t->dtb.fdt && !t->reverted &&
+	    imgp_dt_has_prop(&t->dtb, path, prop)) {
+		*where = strdup(t->provenance ? t->provenance : p->tree->path);
+		rc = *where ? 1 : imgp_fail(ENOMEM, "out of memory");
+	}
+	imgp_effective_free(trees, n);
+	return rc;
 }
 
 /* ---------------------------------------------------------- the tree */
@@ -246,14 +298,48 @@ int imgp_patch_load_booted(struct imgp_patch *patch, const char *model)
 	int rc;
 
 	rc = imgp_patch_find_booted(patch, model, &dt);
-	if (!rc)
-		rc = imgp_patch_load_dtb_file(patch, "boot", dt->path);
 	p = rc ? NULL : plan_of(patch);
 	if (!rc && !p)
 		rc = imgp_fail(ENOMEM, "out of memory");
-	if (!rc)
-		p->tree = dt;
-	return rc;
+	if (rc)
+		return rc;
+	p->tree = dt;
+	/*
+	 * A new overlay is applied after the path's own: it edits the tree
+	 * they make (and may aim at what they add). The file way edits the
+	 * file, so it starts from the file.
+	 */
+	if (p->overlay && dt->noverlays) {
+		struct imgp_effective *trees, *t;
+		size_t n;
+
+		rc = effective_of(patch, dt, &trees, &n, &t);
+		/* Where the path's own overlays already fail, a new one cannot help. */
+		if (!rc && t && (!t->dtb.fdt || t->reverted))
+			rc = imgp_fail(EINVAL, "--via overlay: a new overlay would not take effect: %s; fix that overlay first, or use --via file",
+				       t->error ? t->error : "the boot path's overlays fail");
+		if (!rc && t) {
+			const void *blob;
+			size_t size;
+			char *origin = NULL;
+
+			rc = imgp_dtb_finish(&t->dtb, &blob, &size);
+			if (!rc && asprintf(&origin, "the effective tree (" IMGP_PART_FMT " %s + %zu overlay%s)",
+					    t->part->number, dt->path, t->napplied,
+					    t->napplied == 1 ? "" : "s") < 0) {
+				origin = NULL;
+				rc = imgp_fail(ENOMEM, "out of memory");
+			}
+			if (!rc)
+				rc = imgp_patch_load_dtb_blob(patch, t->part, blob, size, origin);
+			p->effective = !rc;
+			free(origin);
+		}
+		imgp_effective_free(trees, n);
+		if (rc || p->effective)
+			return rc;
+	}
+	return imgp_patch_load_dtb_file(patch, "boot", dt->path);
 }
 
 /* ------------------------------------------------------ the overlay */
