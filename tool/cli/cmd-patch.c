@@ -298,7 +298,9 @@ static int write_tree(struct imgp_patch *patch, const struct patch_opts *o,
 
 	if (why)
 		return imgp_patch_write_fit(patch, why);
-	rc = imgp_patch_write_dtb(patch, o->dtb_out);
+	rc = imgp_patch_write_dtb_note(patch, o->dtb_out,
+				       o->via ? "via override: asked for (--via override, --dtb-out or --force)"
+					      : "via override: the boot script loads " IMGP_OVERRIDE_PATH);
 	return rc || !o->via ? rc : check_boot_hook(patch, o);
 }
 

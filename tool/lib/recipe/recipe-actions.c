@@ -89,7 +89,9 @@ static int run_write_tree(struct imgp_patch *patch, const struct recipe_step *st
 		if (!rc && via == IMGP_VIA_FIT)
 			return imgp_patch_write_fit(patch, st->val[OP_VIA] ? "via fit: the recipe says so"
 							     : "via fit: the boot script loads no override file");
-		return rc ? rc : imgp_patch_write_dtb(patch, IMGP_OVERRIDE_PATH);
+		return rc ? rc : imgp_patch_write_dtb_note(patch, IMGP_OVERRIDE_PATH,
+							   st->val[OP_VIA] ? "via override: the recipe says so"
+									   : "via override: the boot script loads " IMGP_OVERRIDE_PATH);
 	}
 	rc = asked_via(st, &via);
 	if (!rc)
