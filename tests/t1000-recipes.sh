@@ -381,6 +381,19 @@ test_expect_success 'pinephone-vccq-mod: an owner'"'"'s own user.scr is refused,
 		$IMGPATCH apply pinephone-vccq-mod pmos-own.img --set hardware-mod=done
 '
 
+test_expect_success 'kv260-uhs: write-tree gives the bytes the explicit write-dtb gave' '
+	mkdir -p explicit &&
+	sed "/action = \"write-tree\"/s|.*|\taction = \"write-dtb\"\n\tpath = \"/user-override.dtb\"|" \
+		"$IMGPATCH_BUILD/recipes/kv260-uhs.recipe" >explicit/kv260-uhs.recipe &&
+	grep -c "write-tree" explicit/kv260-uhs.recipe | grep -x 0 &&
+	grep "path = \"/user-override.dtb\"" explicit/kv260-uhs.recipe &&
+	cp kv.orig intent.img && cp kv.orig written.img &&
+	$IMGPATCH apply kv260-uhs intent.img --set board=kv --set carrier=revB >out &&
+	grep "^    via override: the boot script loads /user-override.dtb" out &&
+	$IMGPATCH apply ./explicit/kv260-uhs.recipe written.img --set board=kv --set carrier=revB >/dev/null &&
+	cmp intent.img written.img
+'
+
 # -------------------------------------------- intent, add-to-list, new recipes
 
 ARM_OFF=$((8192 * 512))
