@@ -286,6 +286,31 @@ int imgp_fit_skeleton(const struct imgp_reader *rd, size_t keep_max,
 		      struct imgp_fit_elided **el, size_t *nel);
 void imgp_fit_elided_free(struct imgp_fit_elided *el, size_t n);
 
+/* ------------------------------------------ dt-rpi-params.c, dt-rpi-overlay.c */
+
+/*
+ * The Raspberry Pi firmware's dtparam= line: the comma-separated
+ * "name[=value]" list params applied through the __overrides__ of the tree
+ * in *fdt (*size bytes; replaced by a new malloc'd buffer on success, left
+ * unchanged on failure). A parameter the firmware ignores (unknown name,
+ * value that does not parse) is skipped with imgp_warn(), the warning
+ * starting with what (NULL: "dtparam"). Returns 0, or -EINVAL (broken tree
+ * or __overrides__), -ENOMEM, -EFBIG.
+ */
+int imgp_rpi_dtparam(void **fdt, size_t *size, const char *params,
+		     const char *what);
+/*
+ * The firmware's dtoverlay=name,params line: the overlay blob (len bytes)
+ * resolved against the tree in *fdt, its parameters (the overlay's
+ * __overrides__ first, then the base's) applied, its active fragments
+ * merged, all as dtmerge does. *fdt and what (NULL: "dtoverlay=name") as
+ * for imgp_rpi_dtparam(). Returns 0, or -ENOENT (a label, target or
+ * target-path the base lacks), -EINVAL, -ENOMEM, -EFBIG.
+ */
+int imgp_rpi_dtoverlay(void **fdt, size_t *size, const void *overlay,
+		       size_t len, const char *name, const char *params,
+		       const char *what);
+
 /* --------------------------------------------------------- bootpath-*.c */
 
 /*
