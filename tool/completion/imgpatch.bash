@@ -13,7 +13,7 @@ _imgpatch_io_opts='-o --output --compress --level --threads --bmap --in-place
 _imgpatch_opts_info='--json --fit --help'
 _imgpatch_opts_cat='--dtb --model --fit --help'
 _imgpatch_opts_patch="--fit --fdt --dt-delete --dt-set --dt-delete-node --overlay
-	--via --dtb-out --fstab --root $_imgpatch_io_opts -f --force --help"
+	--via --model --dtb-out --fstab --root $_imgpatch_io_opts -f --force --help"
 _imgpatch_opts_apply="--set --each $_imgpatch_io_opts --recipe-path -j --jobs --json
 	--output-dir --help"
 _imgpatch_opts_write='--apply --set --each --recipe-path --json --force --quiet --help'
@@ -24,7 +24,7 @@ _imgpatch_opts_doctor='--json --fail-on --fit --fdt --help'
 _imgpatch_args_info='--fit'
 _imgpatch_args_cat='--model --fit'
 _imgpatch_args_patch='--fit --fdt --dt-delete --dt-set --dt-delete-node --overlay
-	--via --dtb-out --fstab --root -o --output --compress --level --threads --bmap --undo'
+	--via --model --dtb-out --fstab --root -o --output --compress --level --threads --bmap --undo'
 _imgpatch_args_apply='--set --each -o --output --compress --level --threads --bmap --undo
 	--recipe-path -j --jobs --json --output-dir'
 _imgpatch_args_write='--apply --set --each --recipe-path --json'
@@ -211,7 +211,7 @@ _imgpatch()
 			_imgpatch_words 'warning info'
 			;;
 		--via)
-			_imgpatch_words 'override fit'
+			_imgpatch_words 'override fit overlay file'
 			;;
 		--recipe-path | --output-dir)
 			_imgpatch_filedir -d
