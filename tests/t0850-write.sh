@@ -154,6 +154,49 @@ test_expect_success 'a raw image without recipes: the card equals the image' '
 	cmp kv.img plain.img
 '
 
+test_expect_success '--dry-run: every card checked, patched and mapped, nothing written' '
+	junk_card dry1.img $size && sum_file dry1.img >dry1.sum &&
+	{ echo "target,hostname" && echo "dry1.img,lab-d1" && echo "dry2.img,lab-d2"; } >dry.csv &&
+	imgpatch write kv.img.xz --apply hostname --each dry.csv --dry-run --json dry.json >out &&
+	cat out &&
+	grep "^\[[12]/2\] dry1.img: planned, would write [0-9.]* MiB of [0-9.]* MiB" out &&
+	grep "^dry1.img  *planned  " out &&
+	grep "^write: 2 cards, 0 failed (dry run: nothing written)$" out &&
+	test_file_unchanged dry1.img "$(cat dry1.sum)" &&
+	test ! -e dry2.img &&
+	if command -v python3 >/dev/null; then
+		python3 -c "import json; r = json.load(open(\"dry.json\")); \
+assert r[\"dry_run\"] is True, r; \
+assert all(c[\"status\"] == \"planned\" and c[\"written_bytes\"] == 0 and \
+c[\"mapped_bytes\"] > 0 for c in r[\"cards\"]), r" &&
+		if python3 -c "import jsonschema, referencing" 2>/dev/null; then
+			python3 "$TEST_DIR/json/validate.py" \
+				"$REPO_DIR/tool/schema/write.schema.json" dry.json
+		fi
+	fi
+'
+
+test_expect_success '--dry-run: a card the recipe does not fit fails, still nothing written' '
+	test_must_fail_with 1 imgpatch write kv.img dry1.img --apply rpi-sd-overclock \
+		--set model=pi3 --set sd_overclock=100 --dry-run >out &&
+	grep "dry1.img: FAILED: recipe .rpi-sd-overclock. does not match this image" out &&
+	test_file_unchanged dry1.img "$(cat dry1.sum)"
+'
+
+test_expect_success '-j 1: one card at a time, each the same as at once' '
+	imgpatch write kv.img.xz j1.img j2.img j3.img -j 1 --apply hostname \
+		--set hostname=lab-j --json j.json >out &&
+	grep "^write: 3 cards, 0 failed$" out &&
+	# One at a time, they finish in order.
+	grep "^\[1/3\] j1.img: " out && grep "^\[2/3\] j2.img: " out &&
+	grep "^\[3/3\] j3.img: " out &&
+	for c in j2 j3; do cmp j1.img $c.img || return 1; done &&
+	extract_part j3.img 2 j.ext4 && debugfs -R "cat /etc/hostname" j.ext4 2>/dev/null >host &&
+	echo lab-j >want && test_cmp want host &&
+	test_must_fail_with 2 imgpatch write kv.img j1.img -j 0 2>err &&
+	grep "jobs" err
+'
+
 test_expect_success 'refused before any card is written: bad row, small file, twice, unknown column' '
 	truncate -s 1M small.img && sum_file card1.img >c1.sum &&
 	test_must_fail_with 1 imgpatch write kv.img card1.img small.img 2>err &&
