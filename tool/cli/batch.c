@@ -148,12 +148,11 @@ static int write_report(const char *path, const struct job *jobs, size_t n,
 			const char *recipe, bool dry_run)
 {
 	struct json j;
-	FILE *f = fopen(path, "w");
-	int rc;
+	FILE *f;
+	int rc = cli_report_open(path, &j, &f);
 
-	if (!f)
-		return imgp_fail(errno, "cannot write: %s", strerror(errno));
-	json_init(&j, f);
+	if (rc)
+		return rc;
 	json_object_begin(&j);
 	json_kv_uint(&j, "schema_version", 1);
 	json_kv_string(&j, "recipe", recipe);
@@ -177,10 +176,7 @@ static int write_report(const char *path, const struct job *jobs, size_t n,
 	}
 	json_array_end(&j);
 	json_object_end(&j);
-	rc = json_finish(&j);
-	if (fclose(f) && !rc)
-		rc = -errno;
-	return rc ? imgp_fail(-rc, "cannot write: %s", strerror(-rc)) : 0;
+	return cli_report_close(&j, f);
 }
 
 int cli_batch(const struct cli_apply *o, struct imgp_recipe *r)

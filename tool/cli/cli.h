@@ -3,6 +3,7 @@
 #ifndef IMGP_CLI_H
 #define IMGP_CLI_H
 
+#include <stdio.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -162,6 +163,13 @@ struct cli_child {
 int cli_child_start(struct cli_child *child, int (*work)(void *ctx, int fd), void *ctx);
 /* Seconds since the child started. */
 double cli_child_seconds(const struct cli_child *child);
+/*
+ * The --json report of a run over many targets, opened and closed: each
+ * returns 0 or -errno with a failure.
+ */
+struct json;
+int cli_report_open(const char *path, struct json *j, FILE **f);
+int cli_report_close(struct json *j, FILE *f);
 
 /* apply's options (cmd-apply.c), shared with batch.c. */
 struct cli_apply {

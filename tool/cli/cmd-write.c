@@ -451,12 +451,11 @@ static int write_report(const char *path, const struct write_opts *o,
 			const struct card_job *jobs, uint64_t size)
 {
 	struct json j;
-	FILE *f = fopen(path, "w");
-	int rc;
+	FILE *f;
+	int rc = cli_report_open(path, &j, &f);
 
-	if (!f)
-		return imgp_fail(errno, "cannot write: %s", strerror(errno));
-	json_init(&j, f);
+	if (rc)
+		return rc;
 	json_object_begin(&j);
 	json_kv_uint(&j, "schema_version", 1);
 	json_kv_string(&j, "image", o->image);
@@ -490,10 +489,7 @@ static int write_report(const char *path, const struct write_opts *o,
 	}
 	json_array_end(&j);
 	json_object_end(&j);
-	rc = json_finish(&j);
-	if (fclose(f) && !rc)
-		rc = -errno;
-	return rc ? imgp_fail(-rc, "cannot write: %s", strerror(-rc)) : 0;
+	return cli_report_close(&j, f);
 }
 
 /*

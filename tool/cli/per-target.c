@@ -4,7 +4,7 @@
  * each target alike: take --set NAME=VALUE, bind a recipe with a target's
  * own parameters (--set, then its row of --each), and run the target's
  * work in a child process of its own, so that one that fails or crashes
- * neither stops nor touches the others.
+ * neither stops nor touches the others; then write the report of them all.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "json.h"
 
 int cli_set_option(const struct cli_parser *p, const char ***sets, size_t *nsets)
 {
@@ -69,4 +70,22 @@ double cli_child_seconds(const struct cli_child *child)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return (double)(now.tv_sec - child->start.tv_sec) +
 	       (double)(now.tv_nsec - child->start.tv_nsec) / 1e9;
+}
+
+int cli_report_open(const char *path, struct json *j, FILE **f)
+{
+	*f = fopen(path, "w");
+	if (!*f)
+		return imgp_fail(errno, "cannot write: %s", strerror(errno));
+	json_init(j, *f);
+	return 0;
+}
+
+int cli_report_close(struct json *j, FILE *f)
+{
+	int rc = json_finish(j);
+
+	if (fclose(f) && !rc)
+		rc = -errno;
+	return rc ? imgp_fail(-rc, "cannot write: %s", strerror(-rc)) : 0;
 }
