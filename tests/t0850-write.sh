@@ -149,6 +149,67 @@ test_expect_success 'Raspberry Pi OS: first user and SSH, and a host name, per c
 	echo pi-02 >want && test_cmp want host
 '
 
+test_expect_success 'Ubuntu: a user with a key and Wi-Fi or a fixed address, through cloud-init, per card' '
+	{ echo "target,user,key,ssid,password" &&
+	  echo "cu1.img,lab1,\"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIlab01 admin@lab\",lab-net,secret-1" &&
+	  echo "cu2.img,lab2,\"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIlab02 admin@lab\",lab-net,secret-2"; } >cu.csv &&
+	imgpatch write kv.img.xz --apply cloud-init-user --apply cloud-init-wifi --each cu.csv >out &&
+	grep "^write: 2 cards, 0 failed$" out &&
+	mtype -i "$(part_mtools cu2.img 1)" ::/user-data >ud &&
+	head -1 ud | grep -x "#cloud-config" &&
+	grep -x "  - name: lab2" ud && grep -x "    lock_passwd: true" ud &&
+	grep -x "      - \"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIlab02 admin@lab\"" ud &&
+	grep -x "ssh_pwauth: false" ud &&
+	mtype -i "$(part_mtools cu1.img 1)" ::/network-config >nc &&
+	grep -x "version: 2" nc && grep -x "      \"lab-net\":" nc &&
+	grep -x "        password: \"secret-1\"" nc &&
+	mtype -i "$(part_mtools cu1.img 1)" ::/user-data | grep -x "  - name: lab1" &&
+	extract_part cu1.img 1 cu1.fat && fsck.fat -n cu1.fat >/dev/null &&
+	{ echo "target,address,gateway,dns" &&
+	  echo "cs1.img,192.168.10.21/24,192.168.10.1,\"192.168.10.1,9.9.9.9\"" &&
+	  echo "cs2.img,192.168.10.22/24,192.168.10.1,192.168.10.1"; } >cs.csv &&
+	imgpatch write kv.img --apply cloud-init-static-ip --each cs.csv >out &&
+	grep "^write: 2 cards, 0 failed$" out &&
+	mtype -i "$(part_mtools cs1.img 1)" ::/network-config >nc &&
+	grep -x "    addresses: \[192.168.10.21/24\]" nc && grep -x "        via: 192.168.10.1" nc &&
+	grep -x "      addresses: \[192.168.10.1,9.9.9.9\]" nc && grep -x "  eth0:" nc &&
+	mtype -i "$(part_mtools cs2.img 1)" ::/network-config | grep -x "    addresses: \[192.168.10.22/24\]" &&
+	if command -v python3 >/dev/null && python3 -c "import yaml" 2>/dev/null; then
+		for f in ud nc; do
+			python3 -c "import sys, yaml; yaml.safe_load(open(sys.argv[1]))" $f || return 1
+		done
+	fi
+'
+
+test_expect_success 'Armbian: the first login preset, and a host name, per card' '
+	"$FIXTURES/mkimage-armbian.sh" arm.img &&
+	extract_part arm.img 1 arm.ext4 &&
+	debugfs -w -R "mkdir /root" arm.ext4 &&
+	: >empty && debugfs -w -R "write empty /root/.not_logged_in_yet" arm.ext4 &&
+	debugfs -w -R "write empty /etc/hostname" arm.ext4 &&
+	put_part arm.img 1 arm.ext4 &&
+	{ echo "target,user,password,root_password,hostname,wifi,wifi_ssid,wifi_key" &&
+	  echo "ar1.img,lab,pw-1,root-1,arm-01,no,," &&
+	  echo "ar2.img,lab,pw-2,root-2,arm-02,yes,lab-net,wifi-key"; } >ar.csv &&
+	imgpatch write arm.img --apply armbian-firstrun --apply hostname --each ar.csv >out &&
+	grep "^write: 2 cards, 0 failed$" out &&
+	extract_part ar2.img 1 ar2.ext4 && e2fsck -fn ar2.ext4 >/dev/null 2>&1 &&
+	debugfs -R "cat /root/.not_logged_in_yet" ar2.ext4 2>/dev/null >preset &&
+	debugfs -R "cat /etc/hostname" ar2.ext4 2>/dev/null >host &&
+	echo arm-02 >want && test_cmp want host &&
+	grep -x "PRESET_USER_NAME=.lab." preset && grep -x "PRESET_USER_PASSWORD=.pw-2." preset &&
+	grep -x "PRESET_ROOT_PASSWORD=.root-2." preset &&
+	grep -x "PRESET_NET_WIFI_ENABLED=1" preset && grep -x "PRESET_NET_WIFI_SSID=.lab-net." preset &&
+	grep -x "PRESET_LOCALE=.en_US.UTF-8." preset && grep -x "PRESET_TIMEZONE=.Etc/UTC." preset &&
+	# armbian-firstlogin checks the file with bash -n, then sources it.
+	bash -n preset &&
+	(. ./preset && test "$PRESET_USER_PASSWORD" = pw-2 && test "$PRESET_NET_CHANGE_DEFAULTS" = 1) &&
+	extract_part ar1.img 1 ar1.ext4 &&
+	debugfs -R "cat /root/.not_logged_in_yet" ar1.ext4 2>/dev/null >preset1 &&
+	grep -x "PRESET_NET_CHANGE_DEFAULTS=0" preset1 && grep -x "PRESET_USER_PASSWORD=.pw-1." preset1 &&
+	(. ./preset1 && test -z "$PRESET_NET_WIFI_SSID")
+'
+
 test_expect_success 'a raw image without recipes: the card equals the image' '
 	imgpatch write kv.img plain.img >out &&
 	cmp kv.img plain.img
