@@ -55,8 +55,12 @@ static int add_bitmap(ext2_filsys fs, const struct imgp_part *part, struct imgp_
 {
 	unsigned bsize = EXT2_BLOCK_SIZE(fs->super);
 
-	if (!blk || (ext2fs_has_group_desc_csum(fs) && ext2fs_bg_flags_test(fs, g, uninit)))
+	if (!blk)
 		return 0;
+	if (ext2fs_has_group_desc_csum(fs) && ext2fs_bg_flags_test(fs, g, uninit)) {
+		ext2fs_unmark_block_bitmap2(fs->block_map, blk);
+		return 0;
+	}
 	return add_blocks(m, part, bsize, blk, 1);
 }
 
