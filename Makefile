@@ -211,6 +211,8 @@ FUZZ_SAN        := -fsanitize=address,undefined -fno-sanitize-recover=all \
                    -fno-omit-frame-pointer
 FUZZ_LIB_OBJ    := $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)
 FUZZ_BIN        := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz-%)
+# What the harnesses share besides tests/fuzz/fuzz.h.
+FUZZ_HELPER_OBJ := $(FUZZ_BUILD)/tests/fuzz/memfile.o
 
 $(FUZZ_BUILD)/%: CFLAGS := -g -O1
 $(FUZZ_BUILD)/%: SAN_FLAGS := $(FUZZ_SAN)
@@ -224,7 +226,7 @@ $(FUZZ_BUILD)/libimgpatch.a: $(FUZZ_LIB_OBJ)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
-$(FUZZ_BUILD)/fuzz-%: $(FUZZ_BUILD)/tests/fuzz/fuzz-%.o $(FUZZ_BUILD)/libimgpatch.a
+$(FUZZ_BUILD)/fuzz-%: $(FUZZ_BUILD)/tests/fuzz/fuzz-%.o $(FUZZ_HELPER_OBJ) $(FUZZ_BUILD)/libimgpatch.a
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(FUZZ_CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
 
@@ -242,7 +244,8 @@ fuzz: fuzz-build
 fuzz-smoke: fuzz-build
 	$(Q)bash tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SMOKE_TIME) $(FUZZ_TARGETS)
 
--include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/tests/fuzz/fuzz-%.d)
+-include $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_HELPER_OBJ:.o=.d) \
+	$(FUZZ_TARGETS:%=$(FUZZ_BUILD)/tests/fuzz/fuzz-%.d)
 
 # ------------------------------------------------------------------ bench
 # Timings against the standard tools on an 8 GiB KV260-like image, patched

@@ -59,14 +59,33 @@ make_disk()
 	dd if="$2" of="$1" bs=1M seek=1 conv=notrunc status=none
 }
 
+# damaged NAME MKE2FS-ARGS DEBUGFS-COMMAND...: NAME.img, a disk whose
+# filesystem NAME.ext4 (made with MKE2FS-ARGS, a 4092-byte fstab) the
+# commands damaged.
+damaged()
+{
+	name=$1 args=$2
+	shift 2
+	# shellcheck disable=SC2086 # the arguments are words
+	make_fs "$name.ext4" 4092 $args &&
+	damage "$name.ext4" "$@" &&
+	make_disk "$name.img" "$name.ext4"
+}
+
 # refused IMG PATTERN: patching exits 1 with one error line naming IMG and
-# matching PATTERN, and IMG is byte-identical afterwards.
+# matching PATTERN, and IMG is byte-identical afterwards; a dry run first
+# is refused the same way, with the same error.
 refused()
 {
 	sum_file "$1" >before.sum &&
 	test_must_fail_with 1 timeout 60 $IMGPATCH patch "$1" --fstab /:+noatime \
+		--dry-run >dry.out 2>dry.err &&
+	sum_file "$1" >after.sum && test_cmp before.sum after.sum &&
+	! grep -q "^dry run:" dry.out &&
+	test_must_fail_with 1 timeout 60 $IMGPATCH patch "$1" --fstab /:+noatime \
 		>out 2>err &&
 	cat err &&
+	test_cmp err dry.err &&
 	test "$(grep -vc "^imgpatch: warning:" err)" = 1 &&
 	grep -q "^imgpatch: $1: " err &&
 	grep -q -- "$2" err &&
@@ -85,6 +104,10 @@ patched()
 
 test_expect_success 'healthy ext4: fstab grows past its block, e2fsck clean' '
 	make_fs ok.ext4 4092 -t ext4 && make_disk ok.img ok.ext4 &&
+	sum_file ok.img >before.sum &&
+	$IMGPATCH patch ok.img --fstab /:+noatime --dry-run >dry.out &&
+	grep -q "^dry run: 1 change planned, nothing written$" dry.out &&
+	sum_file ok.img >after.sum && test_cmp before.sum after.sum &&
 	patched ok.img
 '
 
@@ -151,73 +174,53 @@ test_expect_success 'inline_data: a file stored inline is refused' '
 '
 
 test_expect_success 'a block in use that the bitmap marks free is refused' '
-	make_fs freeb.ext4 4092 -t ext4 -O ^metadata_csum &&
-	damage freeb.ext4 "freeb FB" &&
-	make_disk freeb.img freeb.ext4 &&
+	damaged freeb "-t ext4 -O ^metadata_csum" "freeb FB" &&
 	refused freeb.img "which the block bitmap marks free"
 '
 
 test_expect_success 'group counters that disagree with the bitmap are refused' '
-	make_fs counts.ext4 4092 -t ext4 -O ^metadata_csum,^uninit_bg &&
-	damage counts.ext4 "set_bg 0 free_blocks_count 7" &&
-	make_disk counts.img counts.ext4 &&
+	damaged counts "-t ext4 -O ^metadata_csum,^uninit_bg" "set_bg 0 free_blocks_count 7" &&
 	refused counts.img "group 0: its free blocks count"
 '
 
 test_expect_success 'an inode in use that the inode bitmap marks free is refused' '
-	make_fs freei.ext4 4092 -t ext4 &&
-	damage freei.ext4 "freei /etc/other" &&
-	make_disk freei.img freei.ext4 &&
+	damaged freei "-t ext4" "freei /etc/other" &&
 	refused freei.img "free inodes count\|the inode bitmap marks it free"
 '
 
 test_expect_success 'a corrupt extent tree of another file is refused' '
-	make_fs extent.ext4 4092 -t ext4 &&
-	damage extent.ext4 "sif /srv/data block[0] 0x1234" &&
-	make_disk extent.img extent.ext4 &&
+	damaged extent "-t ext4" "sif /srv/data block[0] 0x1234" &&
 	refused extent.img "its extent tree is corrupt"
 '
 
 test_expect_success 'ext3: a block claimed by two inodes (indirect map) is refused' '
-	make_fs dup.ext4 4092 -t ext3 &&
-	damage dup.ext4 "sif /srv/data block[IND] FB" &&
-	make_disk dup.img dup.ext4 &&
+	damaged dup "-t ext3" "sif /srv/data block[IND] FB" &&
 	refused dup.img "is claimed twice"
 '
 
 test_expect_success 'ext3: a block outside the filesystem in a block map is refused' '
-	make_fs range.ext4 4092 -t ext3 &&
-	damage range.ext4 "sif /srv/data block[1] 99999999" &&
-	make_disk range.img range.ext4 &&
+	damaged range "-t ext3" "sif /srv/data block[1] 99999999" &&
 	refused range.img "outside the filesystem"
 '
 
 test_expect_success 'a directory on the path naming a freed inode is refused' '
-	make_fs dirent.ext4 4092 -t ext4 &&
-	damage dirent.ext4 "ln /etc/other /etc/ghost" "sif /etc/other links_count 0" &&
-	make_disk dirent.img dirent.ext4 &&
+	damaged dirent "-t ext4" "ln /etc/other /etc/ghost" "sif /etc/other links_count 0" &&
 	refused dirent.img "directory .*/etc.* names inode"
 '
 
 # The lookup of the path fails first, so the error names the file only.
 test_expect_success 'a directory block with a bad checksum is refused' '
-	make_fs dirblk.ext4 4092 -t ext4 &&
-	damage dirblk.ext4 "zap_block -f /etc -o 2048 -l 4 -p 0x55 0" &&
-	make_disk dirblk.img dirblk.ext4 &&
+	damaged dirblk "-t ext4" "zap_block -f /etc -o 2048 -l 4 -p 0x55 0" &&
 	refused dirblk.img "/etc/fstab"
 '
 
 test_expect_success 'a group descriptor with a bad checksum is refused' '
-	make_fs gdcsum.ext4 4092 -t ext4 &&
-	damage gdcsum.ext4 "set_bg 0 checksum 0x1234" &&
-	make_disk gdcsum.img gdcsum.ext4 &&
+	damaged gdcsum "-t ext4" "set_bg 0 checksum 0x1234" &&
 	refused gdcsum.img "descriptor checksum"
 '
 
 test_expect_success 'a block bitmap with a bad checksum is refused' '
-	make_fs bmcsum.ext4 4092 -t ext4 &&
-	damage bmcsum.ext4 "set_bg 0 block_bitmap_csum_lo 0x1234" &&
-	make_disk bmcsum.img bmcsum.ext4 &&
+	damaged bmcsum "-t ext4" "set_bg 0 block_bitmap_csum_lo 0x1234" &&
 	refused bmcsum.img "Block bitmap checksum does not match"
 '
 

@@ -6,9 +6,6 @@
  * first; the captured write set is dropped, never written.
  */
 #include <stddef.h>
-#include <stdio.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <ext2fs/ext2fs.h>
 
@@ -16,34 +13,6 @@
 #include "fuzz.h"
 
 #define FUZZ_EXT_READ_MAX (64u << 10)
-
-/* One memory file per process, rewritten for every input: no disk I/O. */
-static int fuzz_fd = -1;
-static char fuzz_path[64];
-
-static int fuzz_image(const uint8_t *data, size_t size)
-{
-	size_t done = 0;
-
-	if (fuzz_fd < 0) {
-		fuzz_fd = memfd_create("fuzz-ext", MFD_CLOEXEC);
-		if (fuzz_fd < 0)
-			return -1;
-		snprintf(fuzz_path, sizeof(fuzz_path), "/proc/self/fd/%d",
-			 fuzz_fd);
-	}
-	if (ftruncate(fuzz_fd, 0) < 0)
-		return -1;
-	while (done < size) {
-		ssize_t n = pwrite(fuzz_fd, data + done, size - done,
-				   (off_t)done);
-
-		if (n <= 0)
-			return -1;
-		done += (size_t)n;
-	}
-	return 0;
-}
 
 /*
  * A mutation nearly always breaks the superblock checksum, which would
@@ -128,6 +97,7 @@ static void fuzz_writes(struct imgp_image *img, const struct imgp_part *part)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static struct fuzz_memfile image;
 	struct imgp_part part = { .number = 1, .fstype = "ext4" };
 	struct imgp_image img;
 	uint8_t *copy;
@@ -136,10 +106,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!copy)
 		return 0;
 	sb_fix(copy, size);
-	if (fuzz_image(copy, size))
+	if (fuzz_memfile_set(&image, "fuzz-ext", copy, size))
 		abort();
 	free(copy);
-	if (imgp_image_open(&img, fuzz_path, false))
+	if (imgp_image_open(&img, image.path, false))
 		return 0;
 	part.size = img.size;
 	fuzz_reads(&img, &part);

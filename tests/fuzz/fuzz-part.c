@@ -4,9 +4,6 @@
  * GPT with its backup header) and libblkid filesystem probing: the input is
  * the whole disk image.
  */
-#include <stdio.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "imgpatch-internal.h"
 #include "core/endian.h"
@@ -25,10 +22,6 @@
 #define GPT_ESIZE 84
 #define GPT_ECRC 88
 #define GPT_ARRAY_MAX (4u << 20)
-
-/* One memory file per process, rewritten for every input: no disk I/O. */
-static int fuzz_fd = -1;
-static char fuzz_path[64];
 
 /*
  * Mutations nearly always break the CRCs, which would keep the fuzzer out
@@ -74,30 +67,6 @@ static void gpt_fix_all(uint8_t *img, size_t size)
 	}
 }
 
-static int fuzz_image(const uint8_t *data, size_t size)
-{
-	size_t done = 0;
-
-	if (fuzz_fd < 0) {
-		fuzz_fd = memfd_create("fuzz-part", MFD_CLOEXEC);
-		if (fuzz_fd < 0)
-			return -1;
-		snprintf(fuzz_path, sizeof(fuzz_path), "/proc/self/fd/%d",
-			 fuzz_fd);
-	}
-	if (ftruncate(fuzz_fd, 0) < 0)
-		return -1;
-	while (done < size) {
-		ssize_t n = pwrite(fuzz_fd, data + done, size - done,
-				   (off_t)done);
-
-		if (n <= 0)
-			return -1;
-		done += (size_t)n;
-	}
-	return 0;
-}
-
 static void fuzz_reads(const struct imgp_image *img, const struct imgp_part *p)
 {
 	uint8_t buf[512];
@@ -112,6 +81,7 @@ static void fuzz_reads(const struct imgp_image *img, const struct imgp_part *p)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static struct fuzz_memfile image;
 	static const char *const specs[] = {
 		"1", "2", "5", "writable", "system-boot", "bootfs", "0",
 		"4294967297",
@@ -124,10 +94,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!copy)
 		return 0;
 	gpt_fix_all(copy, size);
-	if (fuzz_image(copy, size))
+	if (fuzz_memfile_set(&image, "fuzz-part", copy, size))
 		abort();
 	free(copy);
-	if (imgp_image_open(&img, fuzz_path, false))
+	if (imgp_image_open(&img, image.path, false))
 		return 0;
 	if (imgp_table_read(&img, &tab) == 0) {
 		imgp_table_probe_fs(&img, &tab);

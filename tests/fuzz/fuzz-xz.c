@@ -6,30 +6,12 @@
  * decoded, and a rewrite with every other block re-encoded must give a
  * file that opens again with the same block table.
  */
-#include <stdio.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include "imgpatch-internal.h"
 #include "format/xz-blocks.h"
 #include "fuzz.h"
 
 /* Blocks the harness decodes and re-encodes: real ones are 24 MiB, fuzzed small. */
 #define FUZZ_XZ_BLOCK_MAX ((uint64_t)1 << 20)
-
-static int fuzz_memfd(const uint8_t *data, size_t size, char *path, size_t len)
-{
-	int fd = memfd_create("fuzz-xz", 0);
-
-	if (fd < 0)
-		return -1;
-	if (size && write(fd, data, size) != (ssize_t)size) {
-		close(fd);
-		return -1;
-	}
-	snprintf(path, len, "/proc/self/fd/%d", fd);
-	return fd;
-}
 
 struct fill_ctx {
 	struct imgp_xz *xz;
@@ -51,18 +33,16 @@ static int fuzz_fill(void *ctx, size_t block, void *buf)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static struct fuzz_memfile in, out;
 	struct imgp_xz *xz = NULL, *again = NULL;
 	struct fill_ctx f;
-	char path[64], out_path[64];
 	bool *changed = NULL;
 	uint8_t *buf = NULL;
-	int in, out = -1;
 	size_t n;
 
-	in = fuzz_memfd(data, size, path, sizeof(path));
-	if (in < 0)
+	if (fuzz_memfile_set(&in, "fuzz-xz", data, size))
 		return 0;
-	if (imgp_xz_open(&xz, path))
+	if (imgp_xz_open(&xz, in.path))
 		goto done;
 	n = imgp_xz_nblocks(xz);
 	changed = calloc(n ? n : 1, sizeof(*changed));
@@ -82,11 +62,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* A block that does not decode cannot be re-encoded either. */
 		changed[i] = imgp_xz_decode_block(xz, i, buf) == 0 && i % 2 == 0;
 	}
-	out = fuzz_memfd(NULL, 0, out_path, sizeof(out_path));
 	f.xz = xz;
-	if (out >= 0 && imgp_xz_rewrite(xz, out, changed, fuzz_fill, &f, 1) == 0) {
+	if (fuzz_memfile_set(&out, "fuzz-xz-out", NULL, 0) == 0 &&
+	    imgp_xz_rewrite(xz, out.fd, changed, fuzz_fill, &f, 1) == 0) {
 		/* What we wrote must read back with the same block table. */
-		if (imgp_xz_open(&again, out_path) == 0) {
+		if (imgp_xz_open(&again, out.path) == 0) {
 			if (imgp_xz_nblocks(again) != n || imgp_xz_size(again) != imgp_xz_size(xz))
 				abort();
 			imgp_xz_close(again);
@@ -99,8 +79,5 @@ done:
 	free(buf);
 	free(changed);
 	imgp_xz_close(xz);
-	if (out >= 0)
-		close(out);
-	close(in);
 	return 0;
 }

@@ -1,18 +1,34 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Shared by the libFuzzer harnesses (tests/fuzz/fuzz-*.c): the entry point
- * libFuzzer calls, and exact-size copies of the input so that AddressSanitizer
- * catches a read one byte past what the library was given.
+ * libFuzzer calls, exact-size copies of the input so that AddressSanitizer
+ * catches a read one byte past what the library was given, and the memory
+ * files (memfile.c) that hold an input where the library wants a path.
  */
 #ifndef IMGP_FUZZ_H
 #define IMGP_FUZZ_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* A memory file, made once per process and rewritten for every input. */
+struct fuzz_memfile {
+	bool open;
+	int fd;
+	char path[64]; /* /proc/self/fd/N: what the library opens */
+};
+
+/*
+ * Makes f hold exactly size bytes of data (made on first use, named name),
+ * its offset at 0. Returns 0, or -1 with errno set.
+ */
+int fuzz_memfile_set(struct fuzz_memfile *f, const char *name,
+		     const uint8_t *data, size_t size);
 
 /* A malloc'd copy of exactly len bytes (one byte when len is 0); NULL on ENOMEM. */
 static inline char *fuzz_dup(const void *data, size_t len)

@@ -559,6 +559,7 @@ static void test_e2e(void)
 	CHECK(write_e2e("e2e", match, e2e_steps) == 0 &&
 	      write_e2e("e2e-label", "match { partition-label = {\"system-boot\", \"bootfs\"} }\n", e2e_steps) == 0 &&
 	      write_e2e("e2e-file", "match { file = {\"boot:/image.fit\", \"boot:/nope\"} }\n", e2e_steps) == 0 &&
+	      write_e2e("e2e-file-number", "match { file = {\"2:/etc/fstab\"} }\n", e2e_steps) == 0 &&
 	      write_e2e("e2e-compat", "match { compatible = {\"xlnx,zynqmp-sk-kv260-${carrier}\"} }\n", e2e_steps) == 0 &&
 	      write_e2e("e2e-fail", "",
 			"step { action = \"fdt-from-fit\" fit = \"/image.fit\" fdt = \"fdt-smk-k26-revA-sck-kv-g-${carrier}.dtb\" }\n"
@@ -624,6 +625,12 @@ static void test_e2e(void)
 	rc = e2e_match(&disk, &patch, "e2e-file", "revB", &r);
 	CHECK(rc == -ENOENT && msg_has("expected boot:/nope, found: no such file on p1 (vfat)"),
 	      "e2e: file rule");
+	imgp_patch_free(&patch);
+	imgp_recipe_free(r);
+
+	rc = e2e_match(&disk, &patch, "e2e-file-number", "revB", &r);
+	CHECK(rc == 0 && patch.survey,
+	      "e2e: file rule on a numbered partition reads through the patch's survey");
 	imgp_patch_free(&patch);
 	imgp_recipe_free(r);
 

@@ -516,6 +516,10 @@ int cli_io_commit(struct cli_io *io, struct imgp_patch *patch)
 	imgp_buf_free(&plan);
 	pending = imgp_patch_pending(patch);
 	if (io->dry_run) {
+		/* What the commit would refuse, a dry run refuses too. */
+		fflush(stdout);
+		if (pending && imgp_patch_check(patch))
+			return error_lib(io->image);
 		printf("dry run: %zu change%s planned, nothing written\n", pending,
 		       pending == 1 ? "" : "s");
 		return EXIT_OK;

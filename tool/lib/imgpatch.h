@@ -977,6 +977,13 @@ size_t imgp_patch_pending(const struct imgp_patch *patch);
  */
 int imgp_patch_describe(const struct imgp_patch *patch, struct imgp_buf *out);
 /*
+ * What imgp_patch_commit() checks before it writes, with nothing written:
+ * every pending change is made in memory on the planned-on image (an ext
+ * filesystem checked for damage first) and dropped. For --dry-run, so that
+ * it refuses what the real run refuses. Returns 0 or the commit's -errno.
+ */
+int imgp_patch_check(struct imgp_patch *patch);
+/*
  * Writes every pending change into the image at path, which must have the
  * same layout as the one planned on (the image itself, or a copy of it).
  * Every write is first captured in memory; with a journal path the old bytes

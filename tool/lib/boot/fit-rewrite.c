@@ -143,43 +143,38 @@ static int relocate(void *fdt, const struct imgp_fit *fit, const struct layout *
 	return 0;
 }
 
-/* The new structure: the image's data or data-size, and its hashes. */
+/* The room the new structure may take: the old one, its growth and an embedded tree. */
+static size_t structure_room(const struct imgp_fit *fit,
+			     const struct imgp_fit_image *img, size_t tree_size)
+{
+	return fit->totalsize + REWRITE_SLACK + (img->external ? 0 : tree_size);
+}
+
+/*
+ * Builds the new structure at the start of fdt (room bytes): the image's
+ * data or data-size, and its hashes; packed.
+ */
 static int new_structure(const struct imgp_fit *fit,
 			 const struct imgp_fit_image *img, const void *tree,
-			 size_t tree_size, void **out)
+			 size_t tree_size, void *fdt, size_t room)
 {
-	size_t cap = fit->totalsize + REWRITE_SLACK + (img->external ? 0 : tree_size);
-	void *fdt = malloc(cap);
 	int node, rc;
 
-	*out = NULL;
-	if (!fdt)
-		return imgp_fail(ENOMEM, "out of memory");
-	rc = fdt_open_into(fit->blob, fdt, (int)cap);
+	rc = fdt_open_into(fit->blob, fdt, (int)room);
 	node = rc ? rc : fdt_path_offset(fdt, "/images");
 	if (node >= 0)
 		node = fdt_subnode_offset(fdt, node, img->name);
-	if (rc || node < 0) {
-		rc = fdt_err(rc ? rc : node, img->name);
-		goto fail;
-	}
+	if (rc || node < 0)
+		return fdt_err(rc ? rc : node, img->name);
 	if (img->external)
 		rc = fdt_setprop_u32(fdt, node, "data-size", (uint32_t)tree_size);
 	else
 		rc = fdt_setprop(fdt, node, "data", tree, (int)tree_size);
-	if (rc) {
-		rc = fdt_err(rc, img->name);
-		goto fail;
-	}
+	if (rc)
+		return fdt_err(rc, img->name);
 	rc = rehash(fdt, node, img->name, tree, tree_size);
 	if (!rc && (rc = fdt_pack(fdt)))
 		rc = fdt_err(rc, "pack");
-	if (rc)
-		goto fail;
-	*out = fdt;
-	return 0;
-fail:
-	free(fdt);
 	return rc;
 }
 
@@ -195,7 +190,8 @@ int imgp_fit_rewrite(const struct imgp_fit *fit, const char *image,
 {
 	const struct imgp_fit_image *img = NULL;
 	struct layout l = { 0 };
-	void *fdt = NULL;
+	size_t room;
+	void *fdt;
 	uint32_t total;
 	int rc;
 
@@ -212,15 +208,29 @@ int imgp_fit_rewrite(const struct imgp_fit *fit, const char *image,
 	rc = refuse_signed(fit->blob, "/images");
 	if (!rc)
 		rc = refuse_signed(fit->blob, "/configurations");
-	if (!rc)
-		rc = new_structure(fit, img, tree, tree_size, &fdt);
 	if (rc)
 		return rc;
-	total = fdt_totalsize(fdt);
 	l.external = img->external;
 	l.old_base = align4(fit->totalsize);
 	if (l.old_base > fit->size)
 		l.old_base = fit->size;
+	/*
+	 * The new file is built in out alone, the structure in place at its
+	 * start: room for all of it at once, so that no copy of a large
+	 * embedded payload is made on the way (each alignment adds 3 at most).
+	 */
+	room = structure_room(fit, img, tree_size);
+	if (imgp_buf_reserve(out, room + 3 + (fit->size - l.old_base) +
+				  (img->external ? tree_size + 3 : 0)))
+		return imgp_fail(ENOMEM, "out of memory");
+	fdt = out->data;
+	rc = new_structure(fit, img, tree, tree_size, fdt, room);
+	if (rc) {
+		imgp_buf_free(out);
+		return rc;
+	}
+	total = fdt_totalsize(fdt);
+	out->len = total;
 	l.new_base = align4(total);
 	if (img->external) {
 		uint64_t new_end;
@@ -239,9 +249,7 @@ int imgp_fit_rewrite(const struct imgp_fit *fit, const char *image,
 	}
 	if (!rc)
 		rc = relocate(fdt, fit, &l, img);
-	/* The structure, then the bytes after it with the tree's spliced in. */
-	if (!rc)
-		rc = imgp_buf_append(out, fdt, total);
+	/* After the structure, the bytes after it with the tree's spliced in. */
 	if (!rc && l.old_base < fit->size)
 		rc = append_zeros(out, l.new_base - total);
 	if (!rc && img->external) {
@@ -257,7 +265,6 @@ int imgp_fit_rewrite(const struct imgp_fit *fit, const char *image,
 	} else if (!rc) {
 		rc = imgp_buf_append(out, fit->blob + l.old_base, fit->size - l.old_base);
 	}
-	free(fdt);
 	if (rc) {
 		imgp_buf_free(out);
 		return rc == -ENOMEM ? imgp_fail(ENOMEM, "out of memory") : rc;

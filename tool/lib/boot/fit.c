@@ -11,6 +11,7 @@
 
 #include <libfdt.h>
 #include <nettle/md5.h>
+#include <nettle/nettle-meta.h>
 #include <nettle/sha1.h>
 #include <nettle/sha2.h>
 
@@ -521,71 +522,42 @@ int imgp_fit_find_fdt(const struct imgp_fit *fit, const char *spec,
 
 /* ------------------------------------------------------------- hashes */
 
-static void fit_crc32(const uint8_t *data, size_t len, uint8_t *out)
-{
-	uint32_t crc = imgp_crc32(0, data, len);
-
-	/* FIT stores the CRC as one big-endian cell. */
-	put_be32(out, crc);
-}
-
-static void fit_md5(const uint8_t *data, size_t len, uint8_t *out)
-{
-	struct md5_ctx ctx;
-
-	md5_init(&ctx);
-	md5_update(&ctx, len, data);
-	md5_digest(&ctx, MD5_DIGEST_SIZE, out);
-}
-
-static void fit_sha1(const uint8_t *data, size_t len, uint8_t *out)
-{
-	struct sha1_ctx ctx;
-
-	sha1_init(&ctx);
-	sha1_update(&ctx, len, data);
-	sha1_digest(&ctx, SHA1_DIGEST_SIZE, out);
-}
-
-static void fit_sha256(const uint8_t *data, size_t len, uint8_t *out)
-{
-	struct sha256_ctx ctx;
-
-	sha256_init(&ctx);
-	sha256_update(&ctx, len, data);
-	sha256_digest(&ctx, SHA256_DIGEST_SIZE, out);
-}
-
-static void fit_sha384(const uint8_t *data, size_t len, uint8_t *out)
-{
-	struct sha384_ctx ctx;
-
-	sha384_init(&ctx);
-	sha384_update(&ctx, len, data);
-	sha384_digest(&ctx, SHA384_DIGEST_SIZE, out);
-}
-
-static void fit_sha512(const uint8_t *data, size_t len, uint8_t *out)
-{
-	struct sha512_ctx ctx;
-
-	sha512_init(&ctx);
-	sha512_update(&ctx, len, data);
-	sha512_digest(&ctx, SHA512_DIGEST_SIZE, out);
-}
+/* Room for the context of any nettle hash in fit_hashes[]. */
+union fit_hash_ctx {
+	struct md5_ctx md5;
+	struct sha1_ctx sha1;
+	struct sha256_ctx sha256;
+	struct sha512_ctx sha512; /* also sha384's */
+};
 
 static const struct fit_hash {
 	const char *name;
 	int size;
-	void (*compute)(const uint8_t *data, size_t len, uint8_t *out);
+	const struct nettle_hash *nettle; /* NULL: crc32 */
 } fit_hashes[] = {
-	{ "crc32", 4, fit_crc32 },
-	{ "md5", MD5_DIGEST_SIZE, fit_md5 },
-	{ "sha1", SHA1_DIGEST_SIZE, fit_sha1 },
-	{ "sha256", SHA256_DIGEST_SIZE, fit_sha256 },
-	{ "sha384", SHA384_DIGEST_SIZE, fit_sha384 },
-	{ "sha512", SHA512_DIGEST_SIZE, fit_sha512 },
+	{ "crc32", 4, NULL },
+	{ "md5", MD5_DIGEST_SIZE, &nettle_md5 },
+	{ "sha1", SHA1_DIGEST_SIZE, &nettle_sha1 },
+	{ "sha256", SHA256_DIGEST_SIZE, &nettle_sha256 },
+	{ "sha384", SHA384_DIGEST_SIZE, &nettle_sha384 },
+	{ "sha512", SHA512_DIGEST_SIZE, &nettle_sha512 },
 };
+
+/* Writes h->size bytes of data's digest to out. */
+static void fit_hash_compute(const struct fit_hash *h, const uint8_t *data,
+			     size_t len, uint8_t *out)
+{
+	union fit_hash_ctx ctx;
+
+	if (!h->nettle) {
+		/* FIT stores the CRC as one big-endian cell. */
+		put_be32(out, imgp_crc32(0, data, len));
+		return;
+	}
+	h->nettle->init(&ctx);
+	h->nettle->update(&ctx, len, data);
+	h->nettle->digest(&ctx, h->nettle->digest_size, out);
+}
 
 static const struct fit_hash *fit_hash_find(const char *algo)
 {
@@ -604,7 +576,7 @@ int imgp_fit_hash(const char *algo, const uint8_t *data, size_t len,
 		return imgp_fail(ENOTSUP,
 				 "hash algorithm '%s' is not supported (have: crc32, md5, sha1, sha256, sha384, sha512)",
 				 algo);
-	h->compute(data, len, out);
+	fit_hash_compute(h, data, len, out);
 	return h->size;
 }
 
@@ -634,7 +606,7 @@ static int fit_check_hash(const struct imgp_fit_image *img, const uint8_t *data,
 		return imgp_fail(EBADMSG,
 				 "image '%s': %s value is %d bytes, expected %d (FIT is corrupt)",
 				 img->name, h->name, len, h->size);
-	h->compute(data, img->size, digest);
+	fit_hash_compute(h, data, img->size, digest);
 	if (memcmp(digest, value, (size_t)h->size) != 0)
 		return imgp_fail(EBADMSG, "image '%s': %s hash mismatch (FIT is corrupt)",
 				 img->name, h->name);

@@ -373,6 +373,38 @@ static int capture_partition(struct imgp_patch *patch, struct imgp_image *img,
 	return rc;
 }
 
+/* Plans the pending changes of every partition they touch into the write set. */
+static int capture_changes(struct imgp_patch *patch, struct imgp_image *img,
+			   struct imgp_writeset *ws)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < patch->disk->tab.nparts; i++) {
+		const struct imgp_part *part = &patch->disk->tab.parts[i];
+		bool touched = false;
+
+		for (size_t k = 0; k < patch->nchanges; k++)
+			touched |= patch->changes[k].part == part &&
+				   change_pending(&patch->changes[k]);
+		if (touched)
+			rc = capture_partition(patch, img, part, ws);
+	}
+	return rc;
+}
+
+int imgp_patch_check(struct imgp_patch *patch)
+{
+	struct imgp_writeset *ws = NULL;
+	int rc;
+
+	/* The planned-on image, read only: the captured writes are dropped. */
+	rc = imgp_writeset_new(&ws, &patch->disk->img);
+	if (!rc)
+		rc = capture_changes(patch, &patch->disk->img, ws);
+	imgp_writeset_free(ws);
+	return rc;
+}
+
 /* Keeps only ranges that really change the image. */
 static int drop_unchanged(const struct imgp_image *img, struct imgp_range *r,
 			  size_t *n)
@@ -425,16 +457,8 @@ int imgp_patch_commit(struct imgp_patch *patch, const char *path,
 	}
 	/* 1. Every write is computed first, into memory. */
 	rc = imgp_writeset_new(&ws, &img);
-	for (size_t i = 0; !rc && i < patch->disk->tab.nparts; i++) {
-		const struct imgp_part *part = &patch->disk->tab.parts[i];
-		bool touched = false;
-
-		for (size_t k = 0; k < patch->nchanges; k++)
-			touched |= patch->changes[k].part == part &&
-				   change_pending(&patch->changes[k]);
-		if (touched)
-			rc = capture_partition(patch, &img, part, ws);
-	}
+	if (!rc)
+		rc = capture_changes(patch, &img, ws);
 	if (!rc)
 		rc = imgp_writeset_ranges(ws, &ranges, &nranges);
 	if (!rc)

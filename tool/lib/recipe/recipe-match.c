@@ -53,11 +53,28 @@ static int match_label(struct imgp_patch *patch, const char *label)
 	return rc;
 }
 
+/*
+ * The survey's open filesystem of part, or the -errno and message of why it
+ * did not open (as the survey recorded them).
+ */
+static int survey_part_fs(struct imgp_survey *sv, const struct imgp_part *part,
+			  struct imgp_fs **fs)
+{
+	size_t i = (size_t)(part - sv->disk->tab.parts);
+
+	*fs = NULL;
+	if (i < sv->disk->tab.nparts && sv->fs_rc[i])
+		return imgp_survey_fail(sv->fs_rc[i], sv->fs_error[i]);
+	*fs = imgp_survey_fs(sv, part);
+	return *fs ? 0 : -ENOTSUP;
+}
+
 static int match_file(struct imgp_patch *patch, const char *spec)
 {
 	const char *colon = strchr(spec, ':');
 	const struct imgp_part *part;
-	struct imgp_fs fs;
+	struct imgp_survey *sv;
+	struct imgp_fs *fs;
 	char pspec[256];
 	int rc;
 
@@ -65,11 +82,14 @@ static int match_file(struct imgp_patch *patch, const char *spec)
 	part = imgp_patch_part(patch, pspec);
 	if (!part)
 		return imgp_fail_ctx(-ENOENT, "expected %s, found", spec);
-	rc = imgp_fs_open(&fs, &patch->disk->img, part);
+	/* Through the survey's filesystems, as the other rules read the image. */
+	sv = imgp_patch_survey(patch);
+	if (!sv)
+		return -ENOMEM;
+	rc = survey_part_fs(sv, part, &fs);
 	if (rc)
 		return imgp_fail_ctx(rc, "expected %s, found", spec);
-	rc = imgp_fs_exists(&fs, colon + 1);
-	imgp_fs_close(&fs);
+	rc = imgp_fs_exists(fs, colon + 1);
 	if (rc < 0)
 		return imgp_fail_ctx(rc, "expected %s", spec);
 	if (rc == 0)

@@ -109,13 +109,6 @@ static bool line_section(const char *text, const struct line *l,
 	return true;
 }
 
-static int text_check(size_t len)
-{
-	if (len > TEXT_MAX)
-		return imgp_fail(EFBIG, "text of %zu bytes is too large (at most %d)",
-				 len, TEXT_MAX);
-	return 0;
-}
 
 /* A key, value or token must stay on one line. */
 static int field_check(const char *s, const char *what, bool may_be_empty)
@@ -154,6 +147,63 @@ static int text_nomem(struct imgp_buf *out)
 {
 	buf_clear(out);
 	return imgp_fail(ENOMEM, "out of memory");
+}
+
+/*
+ * What every edit starts with: out emptied, an empty text made "" (it may
+ * come as NULL), and the text's size checked.
+ */
+static int text_begin(const char **text, size_t len, struct imgp_buf *out)
+{
+	buf_clear(out);
+	if (!len)
+		*text = "";
+	if (len > TEXT_MAX)
+		return imgp_fail(EFBIG, "text of %zu bytes is too large (at most %d)",
+				 len, TEXT_MAX);
+	return 0;
+}
+
+/*
+ * Copies the text into out with its active KEY= lines edited: the first
+ * gets value (is dropped when value is NULL), later ones are dropped. With
+ * a section only the lines under its headers count ("all" also those above
+ * the first header): config.txt's [pi3] and [pi4] may each hold the same
+ * key for their own boards. Returns 1 when a line had the key, 0 when
+ * none, or -ENOMEM (out emptied).
+ */
+static int key_lines_edit(const char *text, size_t len, const char *key,
+			  const char *value, const char *section,
+			  struct imgp_buf *out)
+{
+	size_t klen = strlen(key), pos, vpos;
+	bool found = false, in_section = !section || !strcmp(section, "all");
+	struct line l;
+	int rc = 0;
+
+	for (pos = 0; line_at(text, len, pos, &l); pos = l.next) {
+		const char *name;
+		size_t nlen;
+		bool match;
+
+		if (section && line_section(text, &l, &name, &nlen))
+			in_section = nlen == strlen(section) &&
+				     !memcmp(name, section, nlen);
+		match = in_section && line_has_key(text, &l, key, klen, &vpos);
+		if (!match) {
+			rc = imgp_buf_append(out, text + l.start, l.next - l.start);
+		} else if (!found && value) {
+			rc = imgp_buf_append(out, text + l.start, vpos - l.start);
+			if (!rc)
+				rc = imgp_buf_append(out, value, strlen(value));
+			if (!rc)
+				rc = imgp_buf_append(out, text + l.end, l.next - l.end);
+		}
+		found = found || match;
+		if (rc)
+			return text_nomem(out);
+	}
+	return found;
 }
 
 /*
@@ -196,17 +246,12 @@ int imgp_text_set_line(const char *text, size_t len, const char *key,
 		       const char *value, const char *section,
 		       struct imgp_buf *out)
 {
-	size_t klen = strlen(key), pos, vpos, point;
+	size_t point;
 	const char *eol;
-	bool found = false, need_header, need_gap;
-	bool in_section = !section || !strcmp(section, "all");
-	struct line l;
+	bool need_header, need_gap;
 	int rc;
 
-	buf_clear(out);
-	if (!len)
-		text = "";
-	rc = text_check(len);
+	rc = text_begin(&text, len, out);
 	if (!rc)
 		rc = key_check(key);
 	if (!rc)
@@ -220,33 +265,11 @@ int imgp_text_set_line(const char *text, size_t len, const char *key,
 		return rc;
 	eol = text_eol(text, len);
 
-	/*
-	 * The first active line is rewritten in place, later ones dropped.
-	 * With a section only the lines under its headers count ("all" also
-	 * those above the first header): config.txt's [pi3] and [pi4] may
-	 * each hold the same key for their own boards.
-	 */
-	for (pos = 0; line_at(text, len, pos, &l); pos = l.next) {
-		const char *name;
-		size_t nlen;
-
-		if (section && line_section(text, &l, &name, &nlen))
-			in_section = nlen == strlen(section) &&
-				     !memcmp(name, section, nlen);
-		if (!in_section || !line_has_key(text, &l, key, klen, &vpos)) {
-			rc = imgp_buf_append(out, text + l.start, l.next - l.start);
-		} else if (!found) {
-			found = true;
-			rc = imgp_buf_append(out, text + l.start, vpos - l.start);
-			if (!rc)
-				rc = imgp_buf_append(out, value, strlen(value));
-			if (!rc)
-				rc = imgp_buf_append(out, text + l.end, l.next - l.end);
-		}
-		if (rc)
-			return text_nomem(out);
-	}
-	if (found)
+	/* The first active line is rewritten in place, later ones dropped. */
+	rc = key_lines_edit(text, len, key, value, section, out);
+	if (rc < 0)
+		return rc;
+	if (rc)
 		return text_changed(text, len, out);
 
 	buf_clear(out);
@@ -271,25 +294,14 @@ int imgp_text_set_line(const char *text, size_t len, const char *key,
 int imgp_text_remove_line(const char *text, size_t len, const char *key,
 			  struct imgp_buf *out)
 {
-	size_t klen = strlen(key), pos, vpos;
-	struct line l;
 	int rc;
 
-	buf_clear(out);
-	if (!len)
-		text = "";
-	rc = text_check(len);
+	rc = text_begin(&text, len, out);
 	if (!rc)
 		rc = key_check(key);
-	if (rc)
-		return rc;
-	for (pos = 0; line_at(text, len, pos, &l); pos = l.next) {
-		if (line_has_key(text, &l, key, klen, &vpos))
-			continue;
-		if (imgp_buf_append(out, text + l.start, l.next - l.start))
-			return text_nomem(out);
-	}
-	return text_changed(text, len, out);
+	if (!rc)
+		rc = key_lines_edit(text, len, key, NULL, NULL, out);
+	return rc < 0 ? rc : text_changed(text, len, out);
 }
 
 /*
@@ -382,10 +394,7 @@ int imgp_text_set_token(const char *text, size_t len, const char *token,
 	size_t tlen = strlen(token), start, stop;
 	int rc;
 
-	buf_clear(out);
-	if (!len)
-		text = "";
-	rc = text_check(len);
+	rc = text_begin(&text, len, out);
 	if (!rc)
 		rc = field_check(token, "token", false);
 	if (rc)
@@ -404,10 +413,7 @@ int imgp_text_remove_token(const char *text, size_t len, const char *key,
 {
 	int rc;
 
-	buf_clear(out);
-	if (!len)
-		text = "";
-	rc = text_check(len);
+	rc = text_begin(&text, len, out);
 	if (!rc)
 		rc = field_check(key, "key", false);
 	if (rc)
