@@ -320,6 +320,22 @@ if want write; then
 	# blank FILE...: empty sparse files of the image's size, written back.
 	blank() { rm -f "$@"; for f in "$@"; do truncate -s "$size" "$f"; done; sync; }
 	allocated() { echo $(($(stat -c '%b * %B' "$1"))); }
+	# cards_done MAX RUN WHO CARD...: the most bytes a card got into MAX;
+	# in the first run every card must be the image. Removes the cards.
+	cards_done()
+	{
+		local -n most=$1
+		local run=$2 who=$3 f b
+		shift 3
+		for f in "$@"; do
+			b=$(allocated "$f")
+			[ "$b" -le "$most" ] || most=$b
+			# Unwritten blocks read as zeros, as the image's holes do.
+			[ "$run" != 1 ] || cmp -s "$f" "$fix/kv260.img" ||
+				fail "cards: $who's $(basename "$f") differs from the image"
+		done
+		rm -f "$@"
+	}
 	declare -a times_wi times_wb
 	wi_bytes=0 wb_bytes=0 wi_rss=0 wb_rss=0
 	for i in $(seq "$runs"); do
@@ -331,16 +347,9 @@ if want write; then
 		rss=$(tail -1 "$w/wi.rss")
 		[ "$rss" -le "$wi_rss" ] || wi_rss=$rss
 		[ "$(jq '[.cards[] | select(.status == "verified")] | length' "$w/wi.json")" = 4 ] ||
-			fail "write run $i: not every card verified"
-		for f in "${wi_cards[@]}"; do
-			b=$(allocated "$f")
-			[ "$b" -le "$wi_bytes" ] || wi_bytes=$b
-			# Unwritten blocks read as zeros, as the image's holes do.
-			[ "$i" != 1 ] || cmp -s "$f" "$fix/kv260.img" ||
-				fail "write: $f differs from the image"
-		done
+			fail "cards run $i: not every card verified"
 		wi_json=$(jq '[.cards[].written_bytes] | max' "$w/wi.json")
-		rm -f "${wi_cards[@]}"
+		cards_done wi_bytes "$i" imgpatch "${wi_cards[@]}"
 
 		blank "${wb_cards[@]}"
 		t=$(clock)
@@ -351,13 +360,7 @@ if want write; then
 			[ "$rss" -le "$wb_rss" ] || wb_rss=$rss
 		done
 		times_wb+=("$(since "$t")")
-		for f in "${wb_cards[@]}"; do
-			b=$(allocated "$f")
-			[ "$b" -le "$wb_bytes" ] || wb_bytes=$b
-			[ "$i" != 1 ] || cmp -s "$f" "$fix/kv260.img" ||
-				fail "write: bmaptool's $f differs from the image"
-		done
-		rm -f "${wb_cards[@]}"
+		cards_done wb_bytes "$i" bmaptool "${wb_cards[@]}"
 	done
 	# dd writes 8 GiB a card, so it runs once, a card at a time, each
 	# removed before the next (BENCH_SKIP=dd leaves it out).
