@@ -97,6 +97,24 @@ test_expect_success 'Raspberry Pi: a tree per model, [cm5] lines only for the CM
 	test "$(json_get rpi.json "\" \".join(t[\"model\"] for t in d[\"boot_path\"][\"trees\"])")" = "pi4 pi5"
 '
 
+test_expect_success 'Raspberry Pi: overlay entries keep their parameters, dtparam= lines after dtoverlay= included' '
+	cat >params.txt <<-\EOF &&
+	[pi4]
+	dtoverlay=sdio,poll_once=off
+	dtparam=bus_width=1
+	dtoverlay=
+	dtparam=sd_overclock=62,sd_poll_once
+	[all]
+	EOF
+	"$FIXTURES/mkimage-rpi.sh" rpi-params.img --rpi-trees --config=params.txt &&
+	$IMGPATCH info rpi-params.img >rpi-params.txt &&
+	grep -Fx "  pi4: /bcm2711-rpi-4-b.dtb + dtparam=audio=on, /overlays/vc4-kms-v3d.dtbo, /overlays/sdio.dtbo,poll_once=off,bus_width=1, dtparam=sd_overclock=62,sd_poll_once" rpi-params.txt &&
+	grep -Fx "  pi5: /bcm2712-rpi-5-b.dtb + dtparam=audio=on, /overlays/vc4-kms-v3d.dtbo" rpi-params.txt &&
+	$IMGPATCH info --json rpi-params.img >rpi-params.json &&
+	test "$(json_get rpi-params.json "d[\"boot_path\"][\"trees\"][0][\"overlays\"][2]")" = \
+		/overlays/sdio.dtbo,poll_once=off,bus_width=1
+'
+
 test_expect_success 'FIT and script boot paths are named' '
 	$IMGPATCH info kv260.img >kv260.txt &&
 	grep -Fx "boot path: FIT /image.fit, picked by the boot script, hook user-override.dtb (p1)" kv260.txt &&
@@ -106,7 +124,7 @@ test_expect_success 'FIT and script boot paths are named' '
 
 test_expect_success 'the JSON of every boot path validates against the schema' '
 	python3 "$TEST_DIR/json/validate.py" "$TEST_DIR/../tool/schema/info.schema.json" \
-		armbian.json fdtdir.json fdt.json rpi.json
+		armbian.json fdtdir.json fdt.json rpi.json rpi-params.json
 '
 
 test_expect_success 'Armbian settings that cannot be read: an error, a problem, the image unchanged' '

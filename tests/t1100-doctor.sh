@@ -375,6 +375,133 @@ test_expect_success 'a compressed image: its fix commands recompress it (--in-pl
 	! grep "^fstab-discard " kv-xz2.list
 '
 
+# The effective trees: a fix that takes effect through the boot path's own
+# overlay list takes the finding away. The PinePhone tree built with
+# __symbols__ (U-Boot's, as a distribution built with dtc -@ ships it), the
+# overlay that of pinephone-vccq-mod (eMMC VCCQ from ELDO1).
+
+# ext_dump IMG PATH OUT, ext_write IMG LOCAL PATH: a file of p1's ext
+# filesystem out, or in (replacing it, checked with e2fsck).
+ext_dump()
+{
+	debugfs -R "dump $2 $3" "$1?offset=$(part_offset "$1" 1)" 2>/dev/null && test -s "$3"
+}
+ext_write()
+{
+	extract_part "$1" 1 p1.ext4 &&
+		{ debugfs -w -R "rm $3" p1.ext4 >/dev/null 2>&1; true; } &&
+		debugfs -w -R "write $2 $3" p1.ext4 >/dev/null 2>&1 &&
+		e2fsck -fn p1.ext4 >/dev/null 2>&1 && put_part "$1" 1 p1.ext4
+}
+
+# tree_of DOC ID: "boot_path model tree" of the first finding ID.
+tree_of()
+{
+	local -; set +x
+	python3 - "$@" <<-\EOF
+	import json, sys
+	d = json.load(open(sys.argv[1]))
+	for f in d["findings"]:
+	    if f["id"] == sys.argv[2]:
+	        e = f["evidence"]
+	        print(" | ".join("-" if a is None else a for a in (e["boot_path"], e["model"], e["tree"])))
+	        break
+	else:
+	    sys.exit(1)
+	EOF
+}
+
+test_expect_success 'effective trees: PinePhone fixtures of three boot paths, tree with __symbols__' '
+	mkdir symbols && cp "$DTB_DIR"/*.dtb symbols/ &&
+	cp "$DTB_DIR/u-boot-sunxi-pinephone.dtb" symbols/sun50i-a64-pinephone-1.2.dtb &&
+	DTB_DIR=$PWD/symbols "$FIXTURES/mkimage-pmos.sh" pp-pmos.img &&
+	DTB_DIR=$PWD/symbols "$FIXTURES/mkimage-armbian.sh" pp-armbian.img &&
+	DTB_DIR=$PWD/symbols "$FIXTURES/mkimage-extlinux.sh" pp-extlinux.img --fdt &&
+	cp "$IMGPATCH_BUILD/recipes/overlays/pinephone-vccq-mod.dtbo" vccq.dtbo &&
+	for img in pp-pmos pp-armbian pp-extlinux; do
+		doctor $img.json $img.img --json &&
+		findings $img.json >$img.list &&
+		grep "^emmc-vqmmc-3v3 info 1 .* /soc/mmc@1c11000 vqmmc-supply " $img.list || return 1
+	done &&
+	python3 "$TEST_DIR/json/validate.py" "$SCHEMA" pp-pmos.json pp-armbian.json pp-extlinux.json &&
+	echo "script | sun50i-a64-pinephone-1.2.dtb | boot path script: /sun50i-a64-pinephone-1.2.dtb" >expect &&
+	tree_of pp-pmos.json emmc-vqmmc-3v3 >actual && test_cmp expect actual &&
+	d=/boot/dtb/allwinner &&
+	echo "armbian | - | boot path armbian: $d/sun50i-a64-pinephone-1.2.dtb + $d/overlay/sun50i-a64-uart1.dtbo + $d/overlay/sun50i-a64-i2c0.dtbo + /boot/overlay-user/sdfix.dtbo" >expect &&
+	tree_of pp-armbian.json emmc-vqmmc-3v3 >actual && test_cmp expect actual &&
+	doctor pp-armbian.txt pp-armbian.img &&
+	grep -x "         tree:  boot path armbian: $d/sun50i-a64-pinephone-1.2.dtb + .*/boot/overlay-user/sdfix.dtbo" pp-armbian.txt
+'
+
+test_expect_success 'pmOS: emmc-vqmmc-3v3 gone once user.scr applies pinephone-vccq-mod' '
+	cp pp-pmos.img pp-pmos-fixed.img &&
+	imgpatch apply pinephone-vccq-mod pp-pmos-fixed.img --set hardware-mod=done --quiet >/dev/null &&
+	doctor fixed.json pp-pmos-fixed.img --json &&
+	findings fixed.json >fixed.list &&
+	cat fixed.list &&
+	! grep "^emmc-vqmmc-3v3 " fixed.list &&
+	doctor fixed.txt pp-pmos-fixed.img &&
+	grep -x "         tree:  boot path script: /sun50i-a64-pinephone-1.2.dtb + /pinephone-vccq-mod.dtbo" fixed.txt
+'
+
+test_expect_success 'Armbian: emmc-vqmmc-3v3 gone with the overlay in overlays= or in user_overlays=' '
+	ext_dump pp-armbian.img /boot/armbianEnv.txt env &&
+	cp pp-armbian.img pp-armbian-kernel.img &&
+	ext_write pp-armbian-kernel.img vccq.dtbo /boot/dtb/allwinner/overlay/sun50i-a64-vccq.dtbo &&
+	sed "s/^overlays=.*/overlays=uart1 i2c0 vccq/" env >env.kernel &&
+	ext_write pp-armbian-kernel.img env.kernel /boot/armbianEnv.txt &&
+	doctor kernel.json pp-armbian-kernel.img --json &&
+	findings kernel.json >kernel.list &&
+	! grep "^emmc-vqmmc-3v3 " kernel.list &&
+	cp pp-armbian.img pp-armbian-user.img &&
+	ext_write pp-armbian-user.img vccq.dtbo /boot/overlay-user/vccq.dtbo &&
+	sed "s/^user_overlays=.*/user_overlays=sdfix vccq/" env >env.user &&
+	ext_write pp-armbian-user.img env.user /boot/armbianEnv.txt &&
+	doctor user.json pp-armbian-user.img --json &&
+	findings user.json >user.list &&
+	! grep "^emmc-vqmmc-3v3 " user.list &&
+	tree_of user.json max-frequency-cap | grep " + /boot/overlay-user/sdfix.dtbo + /boot/overlay-user/vccq.dtbo$"
+'
+
+test_expect_success 'Armbian: the overlay only on disk, not listed: the finding stays' '
+	cp pp-armbian.img pp-armbian-unlisted.img &&
+	ext_write pp-armbian-unlisted.img vccq.dtbo /boot/overlay-user/vccq.dtbo &&
+	doctor unlisted.json pp-armbian-unlisted.img --json &&
+	findings unlisted.json | grep "^emmc-vqmmc-3v3 "
+'
+
+test_expect_success 'extlinux: emmc-vqmmc-3v3 gone with the overlay on the FDTOVERLAYS line' '
+	cp pp-extlinux.img pp-extlinux-fixed.img &&
+	ext_dump pp-extlinux.img /boot/extlinux/extlinux.conf conf &&
+	sed "s|^\(\tfdtoverlays .*\)$|\1 /boot/dtbo/vccq.dtbo|" conf >conf.new &&
+	! cmp conf conf.new &&
+	ext_write pp-extlinux-fixed.img vccq.dtbo /boot/dtbo/vccq.dtbo &&
+	ext_write pp-extlinux-fixed.img conf.new /boot/extlinux/extlinux.conf &&
+	doctor fixed.json pp-extlinux-fixed.img --json &&
+	findings fixed.json >fixed.list &&
+	! grep "^emmc-vqmmc-3v3 " fixed.list
+'
+
+test_expect_success 'overlay-not-applied: a warning where the loader loses more than the overlay, info where it skips it' '
+	"$FIXTURES/mkimage-armbian.sh" armbian-nosym.img &&
+	"$FIXTURES/mkimage-extlinux.sh" extlinux-nosym.img --fdt &&
+	doctor nosym.json armbian-nosym.img --json &&
+	findings nosym.json >nosym.list &&
+	grep -x "overlay-not-applied warning 1 /boot/dtb/allwinner/overlay/sun50i-a64-uart1.dtbo - - - - -" nosym.list &&
+	grep "reloads the base tree, without any overlay" nosym.json &&
+	doctor nosym.json extlinux-nosym.img --json &&
+	findings nosym.json >nosym.list &&
+	grep -x "overlay-not-applied warning 1 /boot/dtbo//sdfix.dtbo - - - - -" nosym.list &&
+	grep "this boot fails" nosym.json &&
+	cp pp-armbian.img pp-armbian-missing.img &&
+	sed "s/^overlays=.*/overlays=uart1 nosuch i2c0/" env >env.missing &&
+	ext_write pp-armbian-missing.img env.missing /boot/armbianEnv.txt &&
+	doctor missing.json pp-armbian-missing.img --json &&
+	findings missing.json >missing.list &&
+	grep -x "overlay-not-applied info 1 /boot/dtb/allwinner/overlay/sun50i-a64-nosuch.dtbo - - - - -" missing.list &&
+	python3 "$TEST_DIR/json/validate.py" "$SCHEMA" nosym.json missing.json
+'
+
 test_expect_success 'usage errors exit 2; an unreadable image exits 1' '
 	test_must_fail_with 2 imgpatch doctor 2>err && grep "missing IMAGE" err &&
 	test_must_fail_with 2 imgpatch doctor kv.img rpi.img 2>err &&

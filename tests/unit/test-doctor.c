@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* The doctor's pure helpers: shell words of fix commands, severities, fstab listing. */
+/*
+ * The doctor's pure helpers: shell words of fix commands, severities, fstab
+ * listing, and picking the effective tree a finding or cat --dtb names.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,10 +83,42 @@ static void test_fstab_list(void)
 	imgp_fstab_list_free(e, n);
 }
 
+static void test_effective_pick(void)
+{
+	struct imgp_fit_image img = { .name = (char *)"fdt-b.dtb" };
+	struct imgp_effective trees[2] = {
+		{ .model = (char *)"pi4", .path = (char *)"/bcm2711-rpi-4-b.dtb" },
+		{ .path = (char *)"/image.fit", .image = &img },
+	};
+	const struct imgp_effective *t;
+
+	CHECK(imgp_effective_pick(trees, 2, "pi4", &t) == 0 && t == &trees[0],
+	      "effective pick: by model");
+	CHECK(imgp_effective_pick(trees, 2, "/bcm2711-rpi-4-b.dtb", &t) == 0 && t == &trees[0],
+	      "effective pick: by the tree's file");
+	CHECK(imgp_effective_pick(trees, 2, "fdt-b.dtb", &t) == 0 && t == &trees[1],
+	      "effective pick: by the FIT image's name");
+	CHECK(imgp_effective_pick(trees, 2, "/image.fit", &t) == -ENOENT && !t,
+	      "effective pick: a FIT's path names none of its trees");
+	CHECK(imgp_effective_pick(trees, 2, NULL, &t) == -EEXIST && !t,
+	      "effective pick: several trees need a name");
+	CHECK_STR(imgp_errmsg(), "2 trees (pi4, fdt-b.dtb): name one",
+		  "effective pick: the message lists the names");
+	CHECK(imgp_effective_pick(trees, 2, "pi5", &t) == -ENOENT,
+	      "effective pick: an unknown name");
+	CHECK_STR(imgp_errmsg(), "no tree 'pi5' (have: pi4, fdt-b.dtb)",
+		  "effective pick: the message says what there is");
+	CHECK(imgp_effective_pick(trees, 1, NULL, &t) == 0 && t == &trees[0],
+	      "effective pick: the only tree needs no name");
+	CHECK(imgp_effective_pick(trees, 0, NULL, &t) == -ENOENT, "effective pick: no tree");
+	imgp_errclear();
+}
+
 int main(void)
 {
 	test_quote();
 	test_severity();
 	test_fstab_list();
+	test_effective_pick();
 	return unit_done();
 }

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* imgpatch cat IMAGE PART:PATH: a file from inside a partition to stdout. */
+/*
+ * imgpatch cat IMAGE PART:PATH: a file from inside a partition to stdout;
+ * imgpatch cat IMAGE --dtb: the device tree the board really boots (its
+ * boot path's tree with the overlays applied, imgp_effective_build) as DTS.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,13 +15,29 @@
 /* cat streams whole files; the bound only stops a runaway read. */
 #define CAT_MAX ((size_t)4 << 30)
 
+enum { OPT_DTB = 256, OPT_MODEL, OPT_FIT };
+
+static const struct cli_option cat_options[] = {
+	{ OPT_DTB, "dtb", 0, NULL, "print the device tree the board boots, as DTS:\n"
+	  "its boot path's tree with the overlays applied" },
+	{ OPT_MODEL, "model", 0, "MODEL", "with --dtb: the tree of this model (or tree\n"
+	  "file, or FIT fdt) where the image boots several" },
+	{ OPT_FIT, "fit", 0, "PATH", "with --dtb: FIT file to look for (default " IMGP_FIT_PATH ")" },
+	CLI_OPTIONS_END,
+};
+
+static const struct cli_option *const cat_tables[] = { cat_options, NULL };
+
 static const struct cli_command cat_command = {
 	"cat",
 	"Usage: imgpatch cat IMAGE PART:PATH\n"
+	"       imgpatch cat IMAGE --dtb [--model MODEL] [--fit PATH]\n"
 	"Print a file from inside a partition of IMAGE to standard output.\n"
 	"PART is a partition number (1-based), a GPT partition name or a\n"
-	"filesystem label, e.g. 'writable:/etc/fstab' or '1:/boot.scr.uimg'.\n\n",
-	NULL,
+	"filesystem label, e.g. 'writable:/etc/fstab' or '1:/boot.scr.uimg'.\n"
+	"With --dtb, print the device tree the board really boots as DTS, after\n"
+	"a comment line naming the boot path, the tree and the overlays applied.\n\n",
+	cat_tables,
 	NULL,
 };
 
@@ -36,6 +56,60 @@ static int write_all(int fd, const uint8_t *p, size_t len)
 	return 0;
 }
 
+/* The effective tree as DTS, after a comment that says where it comes from. */
+static int cat_dtb(const char *image, const char *model, const char *fit_path)
+{
+	const struct imgp_survey_opts sopts = {
+		.fit_path = fit_path,
+		.what = IMGP_SURVEY_BOOT,
+	};
+	const struct imgp_effective *t = NULL;
+	struct imgp_effective *trees = NULL;
+	struct imgp_survey sv;
+	struct imgp_buf dts = { 0 };
+	struct cli_read in;
+	size_t n = 0;
+	int rc;
+
+	rc = cli_read_open(&in, image);
+	if (rc)
+		return rc;
+	rc = imgp_survey_open(&sv, &in.disk, &sopts);
+	if (rc) {
+		rc = error_lib(image);
+		goto out_read;
+	}
+	rc = imgp_effective_build(&sv, &trees, &n);
+	if (!rc && !n)
+		rc = sv.bootinfo.rc ? imgp_survey_fail(sv.bootinfo.rc, sv.bootinfo.error) :
+		     !sv.bootpath ? imgp_survey_fail(sv.boot_rc ? sv.boot_rc : -ENOENT,
+						     sv.boot_error ? sv.boot_error :
+						     "no boot path recognised") :
+		     imgp_fail(ENOENT, "boot path %s names no tree", sv.bootpath_name);
+	if (!rc)
+		rc = imgp_effective_pick(trees, n, model, &t);
+	if (!rc && !t->dtb.fdt)
+		rc = imgp_fail(t->rc ? -t->rc : ENOENT, "%s: %s", t->provenance, t->error);
+	if (!rc && t->rc)
+		warning("%s: %s: %s", image, imgp_effective_name(t), t->error);
+	if (!rc)
+		rc = imgp_buf_printf(&dts, "// %s\n", t->provenance);
+	if (!rc)
+		rc = imgp_dt_to_dts(&t->dtb, &dts);
+	if (rc) {
+		rc = error_lib(image);
+	} else if (write_all(STDOUT_FILENO, dts.data, dts.len) < 0) {
+		error("standard output: %s", strerror(errno));
+		rc = EXIT_ERROR;
+	}
+	imgp_buf_free(&dts);
+	imgp_effective_free(trees, n);
+	imgp_survey_free(&sv);
+out_read:
+	cli_read_close(&in);
+	return rc;
+}
+
 int cmd_cat(int argc, char **argv)
 {
 	static const char *const args[] = { "IMAGE", "PART:PATH" };
@@ -44,20 +118,46 @@ int cmd_cat(int argc, char **argv)
 	struct cli_parser p;
 	struct cli_read in;
 	struct imgp_fs fs;
-	const char *image = NULL, *spec_arg = NULL;
-	char *spec = NULL, *path, *colon;
-	int c, rc;
+	const char *image = NULL, *spec_arg = NULL, *model = NULL;
+	char *spec = NULL, *path, *colon, *fit_path = NULL;
+	bool dtb = false;
+	int c = CLI_END, rc = 0;
 
 	cli_parser_init(&p, &cat_command, argc, argv);
-	c = cli_next(&p);      /* cat has no options but --help */
-	rc = c == CLI_STOP ? p.exit : cli_arguments(&p, 2, 2, args);
+	while (!rc && (c = cli_next(&p)) > 0) {
+		switch (c) {
+		case OPT_DTB:
+			dtb = true;
+			break;
+		case OPT_MODEL:
+			model = p.value;
+			break;
+		case OPT_FIT:
+			free(fit_path);
+			if (asprintf(&fit_path, "%s%s", *p.value == '/' ? "" : "/",
+				     p.value) < 0)
+				die("out of memory");
+			break;
+		}
+	}
+	if (!rc)
+		rc = c == CLI_STOP ? p.exit : cli_arguments(&p, dtb ? 1 : 2, dtb ? 1 : 2, args);
+	if (!rc && c != CLI_STOP && !dtb && (model || fit_path))
+		rc = usage_error("cat", "%s needs --dtb", model ? "--model" : "--fit");
 	if (!rc && c != CLI_STOP) {
 		image = p.args[0];
-		spec_arg = p.args[1];
+		spec_arg = dtb ? NULL : p.args[1];
 	}
 	cli_parser_free(&p);
-	if (rc || c == CLI_STOP)
+	if (rc || c == CLI_STOP) {
+		free(fit_path);
 		return rc;
+	}
+	if (dtb) {
+		rc = cat_dtb(image, model, fit_path);
+		free(fit_path);
+		return rc;
+	}
 	spec = strdup(spec_arg);
 	if (!spec)
 		die("out of memory");

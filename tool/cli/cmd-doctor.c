@@ -88,6 +88,14 @@ static void print_text(const struct doctor_cmd *dc)
 		printf("%-7s  %s: %s\n", imgp_severity_name(f->severity), f->id,
 		       f->title ? f->title : "");
 		text_evidence(f);
+		/* A FIT's tree is named by file and fdt; another path's by its provenance. */
+		if (f->tree && f->boot_path && strcmp(f->boot_path, "fit") != 0) {
+			/* The model, unless the tree's file already says it. */
+			bool model = f->model && !strstr(f->tree, f->model);
+
+			printf("         tree:  %s%s%s%s\n", f->tree, model ? " (model " : "",
+			       model ? f->model : "", model ? ")" : "");
+		}
 		if (f->cost)
 			printf("         cost:  %s\n", f->cost);
 		if (f->hint) {
@@ -140,6 +148,9 @@ static void json_finding(struct json *j, const struct doctor_cmd *dc,
 	json_kv_string(j, "node", f->node);
 	json_kv_string(j, "property", f->property);
 	json_opt_int(j, "line", f->line);
+	json_kv_string(j, "boot_path", f->boot_path);
+	json_kv_string(j, "model", f->model);
+	json_kv_string(j, "tree", f->tree);
 	json_object_end(j);
 	json_key(j, "fix");
 	json_object_begin(j);

@@ -11,7 +11,7 @@
 _imgpatch_io_opts='-o --output --compress --level --threads --bmap --in-place
 	-n --dry-run --quiet --undo --recover'
 _imgpatch_opts_info='--json --fit --help'
-_imgpatch_opts_cat='--help'
+_imgpatch_opts_cat='--dtb --model --fit --help'
 _imgpatch_opts_patch="--fit --fdt --dt-delete --dt-set --dt-delete-node --overlay
 	--via --dtb-out --fstab --root $_imgpatch_io_opts -f --force --help"
 _imgpatch_opts_apply="--set --each $_imgpatch_io_opts --recipe-path -j --jobs --json
@@ -23,7 +23,7 @@ _imgpatch_opts_undo='--undo -f --force --help'
 _imgpatch_opts_doctor='--json --fail-on --fit --fdt --help'
 
 _imgpatch_args_info='--fit'
-_imgpatch_args_cat=''
+_imgpatch_args_cat='--model --fit'
 _imgpatch_args_patch='--fit --fdt --dt-delete --dt-set --dt-delete-node --overlay
 	--via --dtb-out --fstab --root -o --output --compress --level --threads --bmap --undo'
 _imgpatch_args_apply='--set --each -o --output --compress --level --threads --bmap --undo
@@ -255,7 +255,10 @@ _imgpatch()
 
 	case $cmd in
 	cat)
-		if ((${#pos[@]} == 2)) && [[ -n $prog ]]; then
+		# With --dtb there is no PART:PATH.
+		if [[ " ${words[*]} " == *" --dtb "* ]]; then
+			((${#pos[@]} == 1)) && _imgpatch_filedir
+		elif ((${#pos[@]} == 2)) && [[ -n $prog ]]; then
 			# PART:PATH: the partitions; the path is typed by hand.
 			[[ $cur == *:* ]] && return
 			_imgpatch_words "$(_imgpatch_partitions "${pos[1]}")"

@@ -286,6 +286,31 @@ int imgp_fit_skeleton(const struct imgp_reader *rd, size_t keep_max,
 		      struct imgp_fit_elided **el, size_t *nel);
 void imgp_fit_elided_free(struct imgp_fit_elided *el, size_t n);
 
+/* ------------------------------------------ dt-rpi-params.c, dt-rpi-overlay.c */
+
+/*
+ * The Raspberry Pi firmware's dtparam= line: the comma-separated
+ * "name[=value]" list params applied through the __overrides__ of the tree
+ * in *fdt (*size bytes; replaced by a new malloc'd buffer on success, left
+ * unchanged on failure). A parameter the firmware ignores (unknown name,
+ * value that does not parse) is skipped with imgp_warn(), the warning
+ * starting with what (NULL: "dtparam"). Returns 0, or -EINVAL (broken tree
+ * or __overrides__), -ENOMEM, -EFBIG.
+ */
+int imgp_rpi_dtparam(void **fdt, size_t *size, const char *params,
+		     const char *what);
+/*
+ * The firmware's dtoverlay=name,params line: the overlay blob (len bytes)
+ * resolved against the tree in *fdt, its parameters (the overlay's
+ * __overrides__ first, then the base's) applied, its active fragments
+ * merged, all as dtmerge does. *fdt and what (NULL: "dtoverlay=name") as
+ * for imgp_rpi_dtparam(). Returns 0, or -ENOENT (a label, target or
+ * target-path the base lacks), -EINVAL, -ENOMEM, -EFBIG.
+ */
+int imgp_rpi_dtoverlay(void **fdt, size_t *size, const void *overlay,
+		       size_t len, const char *name, const char *params,
+		       const char *what);
+
 /* --------------------------------------------------------- bootpath-*.c */
 
 /*
@@ -380,6 +405,18 @@ int imgp_survey_boot_cause(struct imgp_survey *sv, int rc, const char *error);
  */
 int imgp_survey_probe_paths(struct imgp_survey *sv, const char *const *paths,
 			    size_t n);
+/*
+ * effective.c, for the doctor's --fdt: the effective tree of one fdt image
+ * of sv's FIT, as imgp_effective_build() makes it. Returns 0 (a failure
+ * kept in t->rc) or -ENOMEM.
+ */
+/*
+ * effective.c: whether the FIT's boot script loads the override file and
+ * it is there, so that it replaces every tree of the FIT.
+ */
+bool imgp_effective_override_loaded(const struct imgp_survey *sv);
+int imgp_effective_fit_image(struct imgp_survey *sv, const struct imgp_fit_image *img,
+			     struct imgp_effective *t);
 /* patch.c: the patch's survey of its disk (no boot path read), made when first asked; NULL: ENOMEM. */
 struct imgp_survey *imgp_patch_survey(struct imgp_patch *patch);
 

@@ -772,6 +772,66 @@ int imgp_survey_read_file(struct imgp_fs *fs, const char *path, size_t max,
 /* Makes a recorded failure (rc, error) the current one again; returns rc. */
 int imgp_survey_fail(int rc, const char *error);
 
+/* ----------------------------------------------------------- effective.c */
+
+/*
+ * The tree the board really boots, built from a survey (IMGP_SURVEY_BOOT):
+ * the boot path's base tree with its overlays applied in order, as its
+ * loader applies them. One per tree the boot path can boot (one per model
+ * where it boots several). For a FIT: the boot script's override file
+ * when the script loads it and it is there (it replaces every FIT tree),
+ * else each fdt image of the FIT.
+ *
+ * When an overlay fails, the tree is what the board then boots, and rc
+ * and error say why: a missing overlay file is skipped (every loader
+ * guards its load); one that does not apply makes Armbian's boot.scr
+ * reload the base tree (no overlay at all), the Raspberry Pi firmware
+ * skip it, and U-Boot's "fdt apply" (extlinux FDTOVERLAYS, a user.scr)
+ * leave no valid tree, since libfdt erases a tree's magic when an apply
+ * fails: the boot fails there (dtb.fdt NULL). A parameter line (the
+ * Raspberry Pi's dtparam=) takes the boot path's own apply method; without
+ * one it is left out.
+ */
+struct imgp_effective {
+	char *model;             /* the boards it is for ("pi4", a FIT configuration); NULL: the board */
+	const char *boot_path;   /* the survey's bootpath_name: "fit", "armbian", ... */
+	char *provenance;        /* "boot path armbian: /boot/dtb/x.dtb + /boot/dtb/overlay/y.dtbo" */
+	const struct imgp_part *part; /* where the base tree and its overlays are */
+	char *path;              /* the base tree's file; for a FIT tree the FIT's path */
+	const struct imgp_fit_image *image; /* the base's FIT image; NULL: a file */
+	const struct imgp_survey_bootdt *bootdt; /* the boot path's entry; NULL for a FIT */
+	size_t napplied;         /* overlays in the tree */
+	bool reverted;           /* a failure made the loader boot the base tree alone */
+	struct imgp_dtb dtb;     /* the tree booted; fdt NULL: none (rc says why) */
+	/*
+	 * 0, or the failure (-errno): with failed set, -ENOENT when that
+	 * overlay file is not there, another when it does not read or apply
+	 * (which wins over a missing one); with failed NULL, the base tree's.
+	 */
+	int rc;
+	char *error;             /* its message, with what the loader does then */
+	char *failed;            /* the overlay that failed; NULL: the base tree did */
+};
+
+/*
+ * Builds the effective trees of sv into *trees (*n of them; none when the
+ * boot path names no tree, or there is none). A tree that cannot be built
+ * keeps its failure in its rc/error. Returns 0, or -ENOMEM.
+ */
+int imgp_effective_build(struct imgp_survey *sv, struct imgp_effective **trees,
+			 size_t *n);
+void imgp_effective_free(struct imgp_effective *trees, size_t n);
+/* The name a tree is shown by: its model, else its FIT image's name, else its path. */
+const char *imgp_effective_name(const struct imgp_effective *t);
+/*
+ * The tree named model (its model, its path, or its FIT image's name);
+ * with model NULL, the only tree. -ENOENT "no tree 'x' (have: a, b)",
+ * -EEXIST "N trees (a, b): name one" when model is NULL and there are
+ * several, -ENOENT "no tree" when there is none.
+ */
+int imgp_effective_pick(const struct imgp_effective *trees, size_t n,
+			const char *model, const struct imgp_effective **out);
+
 /* ---------------------------------------------------------------- copy.c */
 
 /* Progress of long work: done of total bytes; called at most a few times a second. */
@@ -1262,6 +1322,10 @@ struct imgp_finding {
 	char *node;              /* device-tree node path */
 	char *property;          /* property, mount option or config key */
 	int line;                /* 1-based line in file */
+	/* A device-tree finding: the effective tree it was seen in (effective.c). */
+	char *boot_path;         /* "fit", "armbian", ...; NULL: a .dtb file no boot path names */
+	char *model;             /* the tree's model; NULL: the board */
+	char *tree;              /* its provenance: "boot path armbian: /boot/dtb/x.dtb + ..." */
 	/* The fix; NULL where there is none. */
 	const char *recipe;      /* a shipped recipe that fixes it */
 	char *recipe_args;       /* its "--set NAME=VALUE" arguments, "" for none */

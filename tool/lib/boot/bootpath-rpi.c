@@ -7,14 +7,34 @@
  * dtparam= lines in order. Lines under a model filter ([pi4], [cm5], ...)
  * count for that model only, [all] ends the filter; other conditional
  * filters ([gpio4=1], [HDMI:0], ...) are taken as true.
+ *
+ * A tree's overlay list has one entry per step the firmware takes:
+ * "/overlays/NAME.dtbo,PARAM=VALUE,..." for a dtoverlay= line, with the
+ * parameters of the dtparam= lines that follow it (as Raspberry Pi's
+ * documentation says, they belong to that overlay until the next
+ * dtoverlay= line, an empty one included; a name the overlay lacks falls
+ * back to the base tree's), and "dtparam=LIST" for the base tree's own.
+ * apply() carries each out as the firmware does (dt-rpi-*.c).
+ *
+ * The overlay directory's overlay_map.dtb (Raspberry Pi OS ships one) maps
+ * an overlay name per platform: vc4-kms-v3d is vc4-kms-v3d-pi4 on a Pi 4,
+ * pi3-disable-bt was renamed disable-bt, sdtweak is deprecated (the
+ * firmware does not load it). The firmware takes the platform from the
+ * tree's compatible; here it comes from the tree's name, which says the
+ * same for the Raspberry Pi trees.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <libfdt.h>
+
 #include "imgpatch-internal.h"
 
 #define CONFIG_PATH "/config.txt"
+/* Overlays are a few KiB; the firmware's own limit for one is far below this. */
+#define OVERLAY_MAX (4u << 20)
+#define OVERLAY_MAP "overlay_map.dtb"
 
 /* Model filters and the tree names they cover (the longest prefix names the model). */
 static const struct model {
@@ -108,17 +128,123 @@ static int rpi_probe(struct imgp_survey *sv)
 	return found;
 }
 
+/* The platform overlay_map.dtb knows the tree dtb by ("bcm2711"); NULL: none. */
+static const char *platform_of(const char *dtb)
+{
+	static const struct {
+		const char *prefix, *platform;
+	} platforms[] = {
+		{ "bcm2708-", "bcm2835" }, { "bcm2709-", "bcm2835" },
+		{ "bcm2710-", "bcm2835" }, { "bcm2835-", "bcm2835" },
+		{ "bcm2836-", "bcm2835" }, { "bcm2837-", "bcm2835" },
+		{ "bcm2711-", "bcm2711" }, { "bcm2712-", "bcm2712" },
+		{ "bcm2712d0-", "bcm2712" },
+	};
+	const char *name = strrchr(dtb, '/');
+
+	name = name ? name + 1 : dtb;
+	for (size_t i = 0; i < sizeof(platforms) / sizeof(platforms[0]); i++)
+		if (is_prefix(name, platforms[i].prefix))
+			return platforms[i].platform;
+	return NULL;
+}
+
+/*
+ * dir's overlay_map.dtb (dir ends with '/') into map; an empty map when
+ * it is missing or no device tree, as the firmware then has none. 0 or
+ * -ENOMEM.
+ */
+static int map_load(struct imgp_survey *sv, const char *dir, struct imgp_buf *map)
+{
+	struct imgp_fs *fs = imgp_survey_fs(sv, sv->boot);
+	struct imgp_buf path = { 0 };
+	int rc;
+
+	map->len = 0;
+	rc = imgp_buf_printf(&path, "%s" OVERLAY_MAP, dir);
+	if (!rc)
+		rc = fs ? imgp_survey_read_file(fs, (const char *)path.data, OVERLAY_MAX, map)
+			: -ENOTSUP;
+	imgp_buf_free(&path);
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc || map->len < sizeof(struct fdt_header) ||
+	    fdt_check_full(map->data, map->len))
+		map->len = 0;
+	imgp_errclear();
+	return 0;
+}
+
+/*
+ * What the firmware loads for dtoverlay=name on platform by map: 0 with
+ * *to the overlay's name and the map's parameters ("vc4-kms-v3d-pi4"),
+ * or NULL for name itself; 1 when it loads nothing, why in *why. Both
+ * owned. -ENOMEM.
+ */
+static int map_lookup(const struct imgp_buf *map, const char *platform,
+		      const char *name, char **to, char **why)
+{
+	const char *mapped;
+	int node, len;
+
+	*to = *why = NULL;
+	node = map->len ? fdt_subnode_offset(map->data, 0, name) : -1;
+	if (node < 0)
+		return 0;
+	mapped = platform ? fdt_getprop(map->data, node, platform, &len) : NULL;
+	if (!mapped)
+		mapped = fdt_getprop(map->data, node, "renamed", &len);
+	if (mapped) {
+		/* An empty value: supported on the platform as it is. */
+		if (len > 0 && mapped[0] && mapped[len - 1] == '\0') {
+			*to = strdup(mapped);
+			if (!*to)
+				return imgp_fail(ENOMEM, "out of memory");
+		}
+		return 0;
+	}
+	mapped = fdt_getprop(map->data, node, "deprecated", &len);
+	if (mapped && len > 0 && mapped[len - 1] == '\0')
+		len = asprintf(why, "overlay '%s' is deprecated: %s", name, mapped);
+	else
+		len = asprintf(why, "overlay '%s' is not supported on the '%s' platform",
+			       name, platform ? platform : "?");
+	if (len < 0) {
+		*why = NULL;
+		return imgp_fail(ENOMEM, "out of memory");
+	}
+	return 1;
+}
+
+/* Appends ",list" to the overlay entry *entry; 0 or -ENOMEM. */
+static int add_params(char **entry, const char *list)
+{
+	size_t len = strlen(*entry), n = strlen(list);
+	char *grown;
+
+	if (!n)
+		return 0;
+	grown = realloc(*entry, len + 1 + n + 1);
+	if (!grown)
+		return imgp_fail(ENOMEM, "out of memory");
+	grown[len] = ',';
+	memcpy(grown + len + 1, list, n + 1);
+	*entry = grown;
+	return 0;
+}
+
 /* The tree the firmware loads for dtb, and what it applies, from config.txt. */
-static int describe_model(struct imgp_survey_bootinfo *bi, const char *dtb,
-			  char *text)
+static int describe_model(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
+			  const char *dtb, char *text)
 {
 	/* Indexed by setting: os_prefix, overlay_prefix, device_tree. */
 	static const char *const keys[] = { "os_prefix=", "overlay_prefix=", "device_tree=" };
 	char *set[3] = { NULL, NULL, NULL };
 	struct imgp_survey_bootdt *dt = NULL;
-	struct imgp_buf path = { 0 };
+	struct imgp_buf path = { 0 }, dir = { 0 }, map = { 0 };
 	char *config = strdup(text), *cursor = config, *line;
 	bool applies = true;
+	size_t scope = 0;        /* 1 + the overlay whose parameters dtparam= sets */
 	int rc = 0;
 
 	if (!config)
@@ -134,7 +260,9 @@ static int describe_model(struct imgp_survey_bootinfo *bi, const char *dtb,
 					     set[2] ? set[2] : dtb);
 			dt = rc ? NULL : imgp_bootinfo_add_dt(bi, model_of(dtb),
 							      (char *)path.data);
-			if (!dt) {
+			if (!dt || imgp_buf_printf(&dir, "/%s%s", set[0] ? set[0] : "",
+						   set[1] ? set[1] : "overlays/") ||
+			    map_load(sv, (const char *)dir.data, &map)) {
 				rc = -ENOMEM;
 				break;
 			}
@@ -165,14 +293,34 @@ static int describe_model(struct imgp_survey_bootinfo *bi, const char *dtb,
 			}
 			if (!pass)
 				continue;
-			if (is_prefix(line, "dtoverlay=") && line[10]) {
-				line[10 + strcspn(line + 10, ",")] = '\0';
+			if (is_prefix(line, "dtoverlay=")) {
+				char *name = line + 10, *params = name + strcspn(name, ",");
+				char *to = NULL, *why = NULL;
+
+				scope = 0;
+				if (params == name)
+					continue;
+				/* The map's name and parameters come first, the line's after. */
+				if (*params)
+					*params++ = '\0';
+				rc = map_lookup(&map, platform_of(dtb), name, &to, &why);
+				/* One the firmware does not load stays listed: apply() says why. */
+				rc = rc > 0 ? 0 : rc;
 				path.len = 0;
-				rc = imgp_buf_printf(&path, "/%s%s%s.dtbo",
-						     set[0] ? set[0] : "",
-						     set[1] ? set[1] : "overlays/", line + 10);
+				if (!rc)
+					rc = imgp_buf_printf(&path, "%s%.*s.dtbo%s%s%s",
+							     (const char *)dir.data,
+							     (int)strcspn(to ? to : name, ","),
+							     to ? to : name,
+							     to ? to + strcspn(to, ",") : "",
+							     *params ? "," : "", params);
+				free(to);
+				free(why);
 				if (!rc)
 					rc = imgp_bootinfo_add_overlay(dt, (char *)path.data);
+				scope = dt->noverlays;
+			} else if (is_prefix(line, "dtparam=") && scope) {
+				rc = add_params(&dt->overlays[scope - 1], line + 8);
 			} else if (is_prefix(line, "dtparam=")) {
 				rc = imgp_bootinfo_add_overlay(dt, line);
 			}
@@ -180,6 +328,8 @@ static int describe_model(struct imgp_survey_bootinfo *bi, const char *dtb,
 	}
 	for (size_t k = 0; k < 3; k++)
 		free(set[k]);
+	imgp_buf_free(&map);
+	imgp_buf_free(&dir);
 	imgp_buf_free(&path);
 	free(config);
 	return rc;
@@ -204,7 +354,7 @@ static int rpi_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
 	}
 	for (size_t i = 0; !rc && i < n; i++)
 		if (model_of(names[i]))
-			rc = describe_model(bi, names[i], text);
+			rc = describe_model(sv, bi, names[i], text);
 	if (!rc)
 		rc = imgp_bootinfo_summary(bi, "Raspberry Pi firmware " CONFIG_PATH
 					   ", a tree by model from the FAT root");
@@ -213,8 +363,114 @@ static int rpi_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
 	return rc;
 }
 
+/*
+ * -EINVAL when the overlay map of the overlay file path says the firmware
+ * does not load overlay name for dt (deprecated, not for its platform).
+ */
+static int refused(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt,
+		   const char *path, const char *name)
+{
+	struct imgp_buf map = { 0 };
+	char *dir = strndup(path, (size_t)(strrchr(path, '/') + 1 - path));
+	char *to = NULL, *why = NULL;
+	int rc;
+
+	if (!dir)
+		return imgp_fail(ENOMEM, "out of memory");
+	rc = map_load(sv, dir, &map);
+	if (!rc)
+		rc = map_lookup(&map, platform_of(dt->path), name, &to, &why);
+	if (rc > 0)
+		rc = imgp_fail(EINVAL, "%s: %s (%s%s): the firmware does not load it",
+			       dt->path, why, dir, OVERLAY_MAP);
+	free(to);
+	free(why);
+	free(dir);
+	imgp_buf_free(&map);
+	return rc;
+}
+
+/*
+ * Splits an overlay entry "/overlays/sdio.dtbo,poll_once=off" into the
+ * file, the overlay's name ("sdio") and its parameters (NULL: none). A
+ * value may hold '/'; only the file is followed by ".dtbo,". 0 or -ENOMEM.
+ */
+static int split_entry(const char *entry, char **path, char **name,
+		       const char **params)
+{
+	const char *comma = strstr(entry, ".dtbo,"), *file;
+	size_t n;
+
+	*params = comma ? comma + 6 : NULL;
+	*path = strndup(entry, comma ? (size_t)(comma + 5 - entry) : strlen(entry));
+	if (!*path)
+		return imgp_fail(ENOMEM, "out of memory");
+	file = strrchr(*path, '/');
+	file = file ? file + 1 : *path;
+	n = strlen(file);
+	if (n > 5 && strcmp(file + n - 5, ".dtbo") == 0)
+		n -= 5;
+	*name = strndup(file, n);
+	if (!*name) {
+		free(*path);
+		*path = NULL;
+		return imgp_fail(ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+/*
+ * Entry i of dt->overlays as the firmware applies it. A parameter it
+ * ignores is a warning; an overlay it cannot load or apply fails here
+ * (the firmware then boots without it: the caller says so).
+ */
+static int rpi_apply(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt,
+		     size_t i, void **fdt, size_t *size)
+{
+	const char *entry = dt->overlays[i], *params;
+	struct imgp_buf blob = { 0 }, what = { 0 };
+	struct imgp_fs *fs;
+	char *path, *name;
+	int rc;
+
+	/* Warnings and failures name the tree and the line: "/x.dtb: dtparam=a". */
+	if (is_prefix(entry, "dtparam=")) {
+		rc = imgp_buf_printf(&what, "%s: %s", dt->path, entry);
+		if (!rc)
+			rc = imgp_rpi_dtparam(fdt, size, entry + 8, (const char *)what.data);
+		imgp_buf_free(&what);
+		return rc == -ENOMEM || !rc ? rc : imgp_fail_ctx(rc, "%s: %s", dt->path, entry);
+	}
+	rc = split_entry(entry, &path, &name, &params);
+	if (rc)
+		return rc;
+	rc = imgp_buf_printf(&what, "%s: dtoverlay=%s%s%s", dt->path, name,
+			     params ? "," : "", params ? params : "");
+	if (rc)
+		goto out;
+	rc = refused(sv, dt, path, name);
+	if (rc)
+		goto out;
+	fs = imgp_survey_fs(sv, sv->boot);
+	/* Its message names the partition and the file. */
+	rc = fs ? imgp_survey_read_file(fs, path, OVERLAY_MAX, &blob) : -ENOTSUP;
+	if (rc)
+		goto out;
+	rc = imgp_rpi_dtoverlay(fdt, size, blob.data, blob.len, name, params,
+				(const char *)what.data);
+	if (rc && rc != -ENOMEM)
+		rc = imgp_fail_ctx(rc, "%s", (const char *)what.data);
+out:
+	imgp_buf_free(&what);
+	imgp_buf_free(&blob);
+	free(name);
+	free(path);
+	return rc;
+}
+
 const struct imgp_bootpath imgp_bootpath_rpi = {
 	.name = "rpi",
 	.probe = rpi_probe,
 	.describe = rpi_describe,
+	.apply = rpi_apply,
 };

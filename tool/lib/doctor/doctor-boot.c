@@ -277,6 +277,41 @@ static int check_fit_config(struct doctor *d)
 	return rc;
 }
 
+/* An overlay of an effective tree that failed: what it was, and what the loader does. */
+static int check_overlay(struct doctor *d, const struct imgp_effective *t)
+{
+	bool missing = t->rc == -ENOENT;
+	struct imgp_finding *f;
+	int rc;
+
+	if (!t->rc || !t->failed)
+		return 0;
+	/* Milder where the loader only skips it: the other overlays still count. */
+	f = doctor_add_milder(d, DOCTOR_OVERLAY_NOT_APPLIED, t->dtb.fdt && !t->reverted);
+	if (!f)
+		return -ENOMEM;
+	f->partition = t->part->number;
+	/* A Raspberry Pi entry may be a dtparam= line rather than a file. */
+	rc = doctor_set(*t->failed == '/' ? &f->file : &f->property, "%s", t->failed);
+	if (!rc)
+		rc = doctor_set(&f->boot_path, "%s", t->boot_path);
+	if (!rc && t->model)
+		rc = doctor_set(&f->model, "%s", t->model);
+	if (!rc)
+		rc = doctor_set(&f->tree, "%s", t->provenance);
+	if (!rc)
+		rc = doctor_set(&f->title, missing ? "%s, listed by boot path %s for %s, is not there" :
+				"%s, listed by boot path %s for %s, does not apply",
+				t->failed, t->boot_path, t->path);
+	if (!rc)
+		rc = doctor_set(&f->cost, "%s", t->error);
+	if (!rc)
+		rc = doctor_set(&f->hint, missing ?
+				"install the overlay, or take it off the list" :
+				"rebuild the overlay or its base tree (dtc -@) until fdtoverlay applies it; imgpatch cat IMAGE --dtb shows the tree the board boots");
+	return rc;
+}
+
 int doctor_check_boot(struct doctor *d)
 {
 	int rc;
@@ -286,5 +321,7 @@ int doctor_check_boot(struct doctor *d)
 	rc = check_hook(d);
 	if (!rc)
 		rc = check_fit_config(d);
+	for (size_t i = 0; !rc && i < d->neffective; i++)
+		rc = check_overlay(d, &d->effective[i]);
 	return rc;
 }

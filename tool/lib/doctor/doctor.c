@@ -3,8 +3,9 @@
  * imgpatch doctor: storage-performance findings of an image, read-only.
  * What every check needs comes from one survey of the image (survey.c:
  * boot and root partitions, the FIT, the boot script and its hook,
- * /etc/fstab); here the doctor only picks the device trees the board may
- * boot. Then each check of the registry below adds its findings.
+ * /etc/fstab); the device trees judged are the effective trees the boot
+ * path boots (effective.c). Then each check of the registry below adds
+ * its findings.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -97,6 +98,12 @@ int doctor_tree_evidence(struct imgp_finding *f, const struct doctor_tree *t,
 		rc = doctor_set(&f->node, "%s", node);
 	if (!rc && prop)
 		rc = doctor_set(&f->property, "%s", prop);
+	if (!rc && t->eff)
+		rc = doctor_set(&f->boot_path, "%s", t->eff->boot_path);
+	if (!rc && t->eff && t->eff->model)
+		rc = doctor_set(&f->model, "%s", t->eff->model);
+	if (!rc && t->eff)
+		rc = doctor_set(&f->tree, "%s", t->eff->provenance);
 	return rc;
 }
 
@@ -144,6 +151,9 @@ static void finding_free(struct imgp_finding *f)
 	free(f->fdt);
 	free(f->node);
 	free(f->property);
+	free(f->boot_path);
+	free(f->model);
+	free(f->tree);
 	free(f->recipe_args);
 	free(f->patch_args);
 	free(f->hint);
@@ -203,8 +213,7 @@ bool doctor_script_mentions(const struct doctor *d, const char *word)
 
 bool doctor_override_in_effect(const struct doctor *d)
 {
-	return d->sv.override.exists &&
-	       doctor_script_mentions(d, IMGP_OVERRIDE_NAME);
+	return imgp_effective_override_loaded(&d->sv);
 }
 
 /* ------------------------------------------------------------- judge */
@@ -288,29 +297,49 @@ static int tree_load(struct doctor *d, struct doctor_tree *t, const void *blob,
 	return rc;
 }
 
-static int add_fit_tree(struct doctor *d, const struct imgp_fit_image *img)
+/*
+ * An effective tree joins the trees judged (sharing its dtb). One the
+ * board boots no tree from is not judged: the base tree not there, a FIT
+ * fdt compressed (see README, Limits), an overlay that leaves no tree; a
+ * base tree that does not read is the error.
+ */
+static int add_effective(struct doctor *d, struct imgp_effective *eff)
 {
-	const struct imgp_part *boot = d->sv.boot;
 	struct doctor_tree *t;
-	const uint8_t *data;
-	size_t size;
-	int rc;
 
-	rc = imgp_fit_payload(&d->sv.fit.fit, img, &data, &size);
-	if (rc == -ENOTSUP && strcmp(img->compression, "none") != 0) {
-		/* Compressed fdt payloads are not read (see README, Limits). */
-		imgp_debug("%s: %s: %s", d->sv.fit_path, img->name, imgp_errmsg());
-		imgp_errclear();
+	if (!eff->dtb.fdt && !eff->failed &&
+	    (eff->rc == -ENOENT ||
+	     (eff->rc == -ENOTSUP && eff->image &&
+	      strcmp(eff->image->compression, "none") != 0))) {
+		imgp_debug("%s: %s", eff->provenance, eff->error);
 		return 0;
 	}
-	if (rc)
-		return imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", boot->number,
-				     boot->fstype, d->sv.fit_path);
-	t = tree_new(d, boot, d->sv.fit_path);
+	if (!eff->dtb.fdt && !eff->failed)
+		return imgp_survey_fail(eff->rc, eff->error);
+	/* An overlay that failed is the boot check's finding (doctor-boot.c). */
+	if (!eff->dtb.fdt)
+		return 0;
+	t = tree_new(d, eff->part, eff->path);
 	if (!t)
 		return imgp_fail(ENOMEM, "out of memory");
-	t->image = img;
-	return tree_load(d, t, data, size);
+	t->image = eff->image;
+	t->eff = eff;
+	/* Shared: the effective tree keeps it (and frees it). */
+	t->dtb = eff->dtb;
+	return 0;
+}
+
+/* --fdt: that fdt image of the FIT, whatever the boot script loads (the only tree). */
+static int add_fit_tree(struct doctor *d, const struct imgp_fit_image *img)
+{
+	int rc;
+
+	d->effective = calloc(1, sizeof(*d->effective));
+	if (!d->effective)
+		return imgp_fail(ENOMEM, "out of memory");
+	d->neffective = 1;
+	rc = imgp_effective_fit_image(&d->sv, img, d->effective);
+	return rc ? rc : add_effective(d, d->effective);
 }
 
 static int add_file_tree(struct doctor *d, const char *path)
@@ -337,9 +366,10 @@ static bool is_dtb_name(const char *name)
 }
 
 /*
- * The trees the board may boot: the one --fdt names; else the override
- * when the boot script loads it (it then replaces every FIT tree); else
- * every FIT fdt; else the .dtb files at the top of the boot partition.
+ * The trees the board may boot: the one --fdt names; else the effective
+ * trees of the boot path (the override the boot script loads, else every
+ * FIT fdt; the trees a boot path lists, overlays applied); else, where no
+ * boot path names a tree, the .dtb files at the top of the boot partition.
  */
 static int pick_trees(struct doctor *d, const char *fdt_spec)
 {
@@ -355,14 +385,11 @@ static int pick_trees(struct doctor *d, const char *fdt_spec)
 		rc = imgp_fit_find_fdt(fit, fdt_spec, &img);
 		return rc ? rc : add_fit_tree(d, img);
 	}
-	if (doctor_override_in_effect(d))
-		return add_file_tree(d, IMGP_OVERRIDE_PATH);
-	if (d->sv.fit.parsed) {
-		for (size_t i = 0; i < fit->nimages && !rc; i++)
-			if (strcmp(fit->images[i].type, "flat_dt") == 0)
-				rc = add_fit_tree(d, &fit->images[i]);
+	rc = imgp_effective_build(&d->sv, &d->effective, &d->neffective);
+	for (size_t i = 0; !rc && i < d->neffective; i++)
+		rc = add_effective(d, &d->effective[i]);
+	if (rc || d->neffective)
 		return rc;
-	}
 	for (size_t i = 0; i < d->nboot_names && !rc; i++) {
 		char path[512];
 
@@ -408,9 +435,11 @@ static void doctor_release(struct doctor *d)
 {
 	for (size_t i = 0; i < d->ntrees; i++) {
 		free(d->trees[i].file);
-		imgp_dtb_free(&d->trees[i].dtb);
+		if (!d->trees[i].eff)
+			imgp_dtb_free(&d->trees[i].dtb);
 	}
 	free(d->trees);
+	imgp_effective_free(d->effective, d->neffective);
 	imgp_fs_list_free(d->boot_names, d->nboot_names);
 	imgp_survey_free(&d->sv);
 }

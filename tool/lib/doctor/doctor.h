@@ -13,7 +13,8 @@ struct doctor_tree {
 	const struct imgp_part *part;
 	char *file;                         /* IMGP_FIT_PATH, "/x.dtb" (owned) */
 	const struct imgp_fit_image *image; /* its FIT image; NULL for a .dtb file */
-	struct imgp_dtb dtb;
+	const struct imgp_effective *eff;   /* the effective tree; NULL: a file no boot path names */
+	struct imgp_dtb dtb;                /* owned unless eff's */
 };
 
 /*
@@ -29,6 +30,8 @@ struct doctor {
 	size_t nboot_names;
 	size_t ntrees;
 	struct doctor_tree *trees;
+	size_t neffective;                  /* the effective trees (trees share their dtb) */
+	struct imgp_effective *effective;
 };
 
 /* The checks, in the order they run (doctor.c). Each returns 0 or -errno. */
@@ -49,7 +52,7 @@ int doctor_list(struct doctor *d, const struct imgp_part *part,
 		const char *dir, char ***names, size_t *n);
 /* True when the boot script mentions word. */
 bool doctor_script_mentions(const struct doctor *d, const char *word);
-/* True when the boot script loads IMGP_OVERRIDE_PATH and it is there. */
+/* True when the FIT's boot script loads IMGP_OVERRIDE_PATH and it is there. */
 bool doctor_override_in_effect(const struct doctor *d);
 
 /* The kinds of finding; each has its entry in doctor_findings[]. */
@@ -67,6 +70,7 @@ enum doctor_finding_id {
 	DOCTOR_SWAP_ON_SD,
 	DOCTOR_BOOT_OVERRIDE_IGNORED,
 	DOCTOR_FIT_CONFIG,
+	DOCTOR_OVERLAY_NOT_APPLIED,
 	DOCTOR_KERNEL_STORAGE_FIX_MISSING,
 	DOCTOR_RPI_SD_OVERCLOCK,
 	DOCTOR_NFINDINGS
@@ -95,7 +99,10 @@ struct imgp_finding *doctor_add_milder(struct doctor *d, enum doctor_finding_id 
 				       bool milder);
 /* printf into *field (replacing it); non-printable bytes become '?'. */
 int doctor_set(char **field, const char *fmt, ...) IMGP_PRINTF(2, 3);
-/* Evidence of a device-tree finding: partition, file, fdt, node, property. */
+/*
+ * Evidence of a device-tree finding: partition, file, fdt, node, property,
+ * and the boot path, model and provenance of the effective tree.
+ */
 int doctor_tree_evidence(struct imgp_finding *f, const struct doctor_tree *t,
 			 const char *node, const char *prop);
 /*

@@ -88,6 +88,11 @@ const struct doctor_finding_kind doctor_findings[DOCTOR_NFINDINGS] = {
 		"which FIT configuration the boot script boots, per carrier board",
 		"how many of the warnings concern that tree",
 		MAN_BOOT },
+	[DOCTOR_OVERLAY_NOT_APPLIED] = {
+		"overlay-not-applied", WARNING, INFO,
+		"an overlay the boot path lists does not take effect",
+		"its change never reaches the board",
+		MAN_BOOT },
 	[DOCTOR_KERNEL_STORAGE_FIX_MISSING] = {
 		"kernel-storage-fix-missing", WARNING, WARNING,
 		"the kernel is older than a release that fixed a storage problem",

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What dt-rpi-params.c and dt-rpi-overlay.c share: the Raspberry Pi
+ * firmware's way of applying dtoverlay= and dtparam= lines works on trees
+ * that grow as it edits them. Not part of any API: the entry points are
+ * declared in imgpatch-internal.h.
+ */
+#ifndef IMGP_DT_RPI_H
+#define IMGP_DT_RPI_H
+
+#include "dt-internal.h"
+
+/*
+ * A positive return of the parameter engine: the firmware ignores what
+ * the current message describes (a parameter the trees do not name, a
+ * value that does not parse) and goes on; so does the engine, with a
+ * warning.
+ */
+#define RPI_IGNORED 1
+
+/* A tree being edited in a buffer of its own, grown as edits need room. */
+struct rpi_tree {
+	void *fdt;
+	size_t size;             /* of the buffer */
+	const char *what;        /* "the base tree", "overlay sdio": for messages */
+};
+
+/*
+ * Copies the blob of len bytes into t (checked, with room to grow).
+ * Returns 0 or -EINVAL/-EFBIG/-ENOMEM.
+ */
+int rpi_tree_load(struct rpi_tree *t, const void *blob, size_t len,
+		  const char *what);
+/* An independent copy of src in dst. 0 or -ENOMEM. */
+int rpi_tree_copy(struct rpi_tree *dst, const struct rpi_tree *src);
+void rpi_tree_free(struct rpi_tree *t);
+/* imgp_fail() for libfdt's err on t: -EINVAL ("<what>: <libfdt text>"). */
+int rpi_tree_fail(const struct rpi_tree *t, int err);
+
+/*
+ * libfdt's writes, growing t while they lack room. val must not point into
+ * t (growing moves it). They return 0 (rpi_add_subnode: the new node's
+ * offset), or -errno with imgp_fail().
+ */
+int rpi_setprop(struct rpi_tree *t, int node, const char *name,
+		const void *val, int len);
+int rpi_delprop(struct rpi_tree *t, int node, const char *name);
+int rpi_add_subnode(struct rpi_tree *t, int parent, const char *name, int len);
+int rpi_set_name(struct rpi_tree *t, int node, const char *name);
+
+/* The largest phandle of the tree; 0 when it has none. */
+uint32_t rpi_max_phandle(const void *fdt);
+
+/*
+ * Applies the comma-separated "name[=value]" list params (NULL: none) as
+ * the firmware does: each name from ovl's __overrides__ (ovl may be NULL),
+ * else from base's. A parameter the firmware ignores is skipped with a
+ * warning that starts with what ("dtoverlay=sdio"). Returns 0 or -errno.
+ */
+int rpi_params_apply(struct rpi_tree *ovl, struct rpi_tree *base,
+		     const char *params, const char *what);
+
+#endif

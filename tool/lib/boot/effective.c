@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The effective trees of a survey (imgpatch.h has the rules): the tree each
+ * way of booting really hands the kernel, its base tree with the overlays
+ * its loader applies. The one place that decides which tree a FIT image
+ * boots (the override file or the FIT's own); info, cat, doctor and patch
+ * read the result.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libfdt.h>
+
+#include "imgpatch-internal.h"
+
+/* What a loader does when an overlay does not apply. */
+enum apply_failure {
+	FAILURE_SKIPS,           /* goes on without it (the Raspberry Pi firmware) */
+	FAILURE_RESTORES,        /* reloads the base tree: no overlay at all (Armbian) */
+	FAILURE_BREAKS,          /* U-Boot's fdt apply: no valid tree is left */
+};
+
+static enum apply_failure apply_failure(const struct imgp_survey *sv)
+{
+	/* The Raspberry Pi firmware reports a bad overlay and goes on. */
+	if (sv->bootpath->apply || sv->bootpath == &imgp_bootpath_rpi)
+		return FAILURE_SKIPS;
+	/* Armbian's boot.scr: "fdt apply || setenv overlay_error", then a reload. */
+	if (sv->bootpath == &imgp_bootpath_armbian)
+		return FAILURE_RESTORES;
+	/* libfdt erases the base tree's magic when fdt_overlay_apply() fails. */
+	return FAILURE_BREAKS;
+}
+
+static const char *const failure_text[] = {
+	[FAILURE_SKIPS] = "the firmware goes on without it",
+	[FAILURE_RESTORES] = "Armbian's boot.scr then reloads the base tree, without any overlay",
+	[FAILURE_BREAKS] = "U-Boot's fdt apply leaves no valid tree behind (libfdt erases it): this boot fails",
+};
+
+/* Keeps the current message, with what follows from it, as t's failure. */
+static int keep_failure(struct imgp_effective *t, int rc, const char *overlay,
+			const char *then)
+{
+	const char *msg = imgp_errmsg();
+
+	t->rc = rc;
+	free(t->error);
+	free(t->failed);
+	t->error = NULL;
+	t->failed = NULL;
+	if (asprintf(&t->error, "%s%s%s", *msg ? msg : strerror(-rc),
+		     then ? ": " : "", then ? then : "") < 0) {
+		t->error = NULL;
+		return imgp_fail(ENOMEM, "out of memory");
+	}
+	if (overlay) {
+		t->failed = strdup(overlay);
+		if (!t->failed)
+			return imgp_fail(ENOMEM, "out of memory");
+	}
+	imgp_errclear();
+	return 0;
+}
+
+/*
+ * A tree or overlay file on part. U-Boot's filesystems take "a//b" and a
+ * path without its leading '/' (u-boot-update writes "/boot/dtbo//x.dtbo",
+ * user.scr loads "x.dtbo"): the same file here.
+ */
+static int read_blob(struct imgp_survey *sv, const struct imgp_part *part,
+		     const char *path, struct imgp_buf *out)
+{
+	struct imgp_fs *fs = imgp_survey_fs(sv, part);
+	char *clean = malloc(strlen(path) + 2), *o = clean;
+	int rc;
+
+	if (!clean)
+		return imgp_fail(ENOMEM, "out of memory");
+	*o++ = '/';
+	for (const char *p = path; *p; p++)
+		if (*p != '/' || o[-1] != '/')
+			*o++ = *p;
+	*o = '\0';
+	rc = fs ? imgp_survey_read_file(fs, clean, IMGP_DTB_MAX, out) : -ENOTSUP;
+	free(clean);
+	return rc;
+}
+
+/* The base tree: a file on t->part, or t->image of the FIT. */
+static int load_base(struct imgp_survey *sv, struct imgp_effective *t)
+{
+	struct imgp_buf buf = { 0 };
+	const uint8_t *data;
+	size_t size;
+	int rc;
+
+	if (t->image) {
+		rc = imgp_fit_payload(&sv->fit.fit, t->image, &data, &size);
+		if (rc)
+			return imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", t->part->number,
+					     t->part->fstype, sv->fit_path);
+		rc = imgp_dtb_load(&t->dtb, data, size);
+		if (rc)
+			imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s: %s", t->part->number,
+				      t->part->fstype, sv->fit_path, t->image->name);
+		return rc;
+	}
+	if (t->part == sv->override.part && sv->override.data.len &&
+	    strcmp(t->path, IMGP_OVERRIDE_PATH) == 0) {
+		data = sv->override.data.data;
+		size = sv->override.data.len;
+		rc = 0;
+	} else {
+		rc = read_blob(sv, t->part, t->path, &buf);
+		data = buf.data;
+		size = buf.len;
+	}
+	if (!rc) {
+		rc = imgp_dtb_load(&t->dtb, data, size);
+		if (rc)
+			imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", t->part->number,
+				      t->part->fstype, t->path);
+	}
+	imgp_buf_free(&buf);
+	return rc;
+}
+
+/*
+ * Entry i of the boot path's list, through the path's own loader: it gets
+ * a malloc'd copy of the tree, *size being the buffer's size (room to
+ * grow in), which it may realloc.
+ */
+static int apply_own(struct imgp_survey *sv, struct imgp_effective *t, size_t i)
+{
+	size_t size = t->dtb.bufsize;
+	void *fdt = malloc(size);
+	int rc;
+
+	/* On copies: a failed apply must leave the tree as it was. */
+	if (!fdt)
+		return imgp_fail(ENOMEM, "out of memory");
+	memcpy(fdt, t->dtb.fdt, size);
+	rc = sv->bootpath->apply(sv, t->bootdt, i, &fdt, &size);
+	if (rc) {
+		free(fdt);
+		return rc == -ENOENT ? -EINVAL : rc;
+	}
+	free(t->dtb.fdt);
+	t->dtb.fdt = fdt;
+	t->dtb.bufsize = size;
+	return 0;
+}
+
+/* Entry i as an overlay file on t->part, applied as U-Boot's fdt apply. */
+static int apply_file(struct imgp_survey *sv, struct imgp_effective *t, size_t i,
+		      bool *missing)
+{
+	const char *path = t->bootdt->overlays[i];
+	struct imgp_buf buf = { 0 };
+	int rc;
+
+	rc = read_blob(sv, t->part, path, &buf);
+	*missing = rc == -ENOENT;
+	if (!rc) {
+		rc = imgp_dt_apply_overlay(&t->dtb, buf.data, buf.len);
+		/* -ENOENT stays "the file is not there" (a target it lacks is not that). */
+		rc = rc == -ENOENT ? -EINVAL : rc;
+	}
+	if (rc && rc != -ENOMEM && !*missing)
+		imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", t->part->number,
+			      t->part->fstype, path);
+	imgp_buf_free(&buf);
+	return rc;
+}
+
+/* The boot path's overlays, in order, with its loader's answer to a failure. */
+static int apply_overlays(struct imgp_survey *sv, struct imgp_effective *t,
+			  bool *applied)
+{
+	const struct imgp_survey_bootdt *dt = t->bootdt;
+	enum apply_failure on_failure = apply_failure(sv);
+
+	for (size_t i = 0; i < dt->noverlays; i++) {
+		bool missing = false;
+		int rc;
+
+		/*
+		 * A parameter line (the Raspberry Pi's "dtparam=x=on") is no file:
+		 * only the path's own apply method knows what it does.
+		 */
+		if (!sv->bootpath->apply && strchr(dt->overlays[i], '=') &&
+		    !strchr(dt->overlays[i], '/'))
+			continue;
+		rc = sv->bootpath->apply ? apply_own(sv, t, i) :
+		     apply_file(sv, t, i, &missing);
+		if (rc == -ENOMEM)
+			return rc;
+		if (!rc) {
+			applied[i] = true;
+			t->napplied++;
+			continue;
+		}
+		if (missing) {
+			/* Every loader guards its load ("if load ...; then"). */
+			if (!t->rc && keep_failure(t, rc, dt->overlays[i],
+						   "not loaded, the boot goes on without it"))
+				return -ENOMEM;
+			continue;
+		}
+		/* One that does not apply is news over one that is not there. */
+		if ((!t->rc || t->rc == -ENOENT) &&
+		    keep_failure(t, rc, dt->overlays[i], failure_text[on_failure]))
+			return -ENOMEM;
+		if (on_failure == FAILURE_SKIPS)
+			continue;
+		imgp_dtb_free(&t->dtb);
+		memset(applied, 0, dt->noverlays * sizeof(*applied));
+		t->napplied = 0;
+		if (on_failure == FAILURE_BREAKS)
+			return 0;
+		rc = load_base(sv, t);
+		if (rc)
+			return rc == -ENOMEM ? rc : keep_failure(t, rc, NULL, NULL);
+		t->reverted = true;
+		return 0;
+	}
+	return 0;
+}
+
+/* "boot path armbian: /boot/dtb/x.dtb + /boot/dtb/overlay/y.dtbo" */
+static int provenance(struct imgp_survey *sv, struct imgp_effective *t,
+		      const bool *applied)
+{
+	struct imgp_buf b = { 0 };
+	int rc;
+
+	rc = imgp_buf_printf(&b, "boot path %s: ", sv->bootpath->name);
+	if (!rc && t->image)
+		rc = imgp_buf_printf(&b, "%s %s", sv->fit_path, t->image->name);
+	else if (!rc)
+		rc = imgp_buf_printf(&b, "%s", t->path);
+	if (!rc && !t->image && strcmp(t->path, IMGP_OVERRIDE_PATH) == 0 &&
+	    sv->bootpath == &imgp_bootpath_fit)
+		rc = imgp_buf_printf(&b, ", loaded by %s instead of the FIT's tree",
+				     sv->script.path);
+	for (size_t i = 0; !rc && t->bootdt && i < t->bootdt->noverlays; i++)
+		if (applied[i])
+			rc = imgp_buf_printf(&b, " + %s", t->bootdt->overlays[i]);
+	t->provenance = rc ? NULL : (char *)imgp_buf_steal(&b, NULL);
+	imgp_buf_free(&b);
+	return t->provenance ? 0 : imgp_fail(ENOMEM, "out of memory");
+}
+
+/* Builds t (part, path, image, bootdt set): the base, then the overlays. */
+static int build(struct imgp_survey *sv, struct imgp_effective *t)
+{
+	size_t n = t->bootdt ? t->bootdt->noverlays : 0;
+	bool *applied = calloc(n ? n : 1, sizeof(*applied));
+	int rc;
+
+	if (!applied)
+		return imgp_fail(ENOMEM, "out of memory");
+	t->boot_path = sv->bootpath_name;
+	rc = load_base(sv, t);
+	if (rc && rc != -ENOMEM)
+		rc = keep_failure(t, rc, NULL, NULL);
+	else if (!rc && n)
+		rc = apply_overlays(sv, t, applied);
+	if (!rc)
+		rc = provenance(sv, t, applied);
+	free(applied);
+	return rc;
+}
+
+static int set_string(char **field, const char *s)
+{
+	*field = s ? strdup(s) : NULL;
+	return s && !*field ? imgp_fail(ENOMEM, "out of memory") : 0;
+}
+
+int imgp_effective_fit_image(struct imgp_survey *sv, const struct imgp_fit_image *img,
+			     struct imgp_effective *t)
+{
+	const struct imgp_fit *fit = &sv->fit.fit;
+	const char *model = NULL;
+
+	memset(t, 0, sizeof(*t));
+	/* The first configuration that boots it names it, as the script picks one. */
+	for (size_t i = 0; i < fit->nconfs && !model; i++)
+		if (fit->confs[i].fdt && strcmp(fit->confs[i].fdt, img->name) == 0)
+			model = fit->confs[i].name;
+	t->part = sv->fit.part;
+	t->image = img;
+	if (set_string(&t->model, model) || set_string(&t->path, sv->fit_path))
+		return -ENOMEM;
+	return build(sv, t);
+}
+
+bool imgp_effective_override_loaded(const struct imgp_survey *sv)
+{
+	return sv->bootpath == &imgp_bootpath_fit && sv->hook_loaded &&
+	       sv->override.exists;
+}
+
+/* The trees of a FIT: the override the script loads, else each fdt image. */
+static int build_fit(struct imgp_survey *sv, struct imgp_effective **trees, size_t *n)
+{
+	const struct imgp_fit *fit = &sv->fit.fit;
+	size_t count = 0;
+	int rc = 0;
+
+	if (imgp_effective_override_loaded(sv)) {
+		*trees = calloc(1, sizeof(**trees));
+		if (!*trees)
+			return imgp_fail(ENOMEM, "out of memory");
+		*n = 1;
+		(*trees)->part = sv->override.part;
+		rc = set_string(&(*trees)->path, IMGP_OVERRIDE_PATH);
+		return rc ? rc : build(sv, *trees);
+	}
+	if (!sv->fit.parsed)
+		return 0;
+	for (size_t i = 0; i < fit->nimages; i++)
+		count += strcmp(fit->images[i].type, "flat_dt") == 0;
+	*trees = calloc(count ? count : 1, sizeof(**trees));
+	if (!*trees)
+		return imgp_fail(ENOMEM, "out of memory");
+	for (size_t i = 0; !rc && i < fit->nimages; i++) {
+		if (strcmp(fit->images[i].type, "flat_dt") != 0)
+			continue;
+		rc = imgp_effective_fit_image(sv, &fit->images[i], &(*trees)[*n]);
+		(*n)++;
+	}
+	return rc;
+}
+
+int imgp_effective_build(struct imgp_survey *sv, struct imgp_effective **trees,
+			 size_t *n)
+{
+	const struct imgp_survey_bootinfo *bi = &sv->bootinfo;
+	int rc = 0;
+
+	*trees = NULL;
+	*n = 0;
+	if (!sv->bootpath || !sv->boot)
+		return 0;
+	if (sv->bootpath == &imgp_bootpath_fit) {
+		rc = build_fit(sv, trees, n);
+	} else if (bi->ndts) {
+		*trees = calloc(bi->ndts, sizeof(**trees));
+		if (!*trees)
+			return imgp_fail(ENOMEM, "out of memory");
+		for (size_t i = 0; !rc && i < bi->ndts; i++) {
+			struct imgp_effective *t = &(*trees)[(*n)++];
+
+			t->part = sv->boot;
+			t->bootdt = &bi->dts[i];
+			rc = set_string(&t->model, bi->dts[i].model);
+			if (!rc)
+				rc = set_string(&t->path, bi->dts[i].path);
+			if (!rc)
+				rc = build(sv, t);
+		}
+	}
+	if (rc) {
+		imgp_effective_free(*trees, *n);
+		*trees = NULL;
+		*n = 0;
+		return imgp_fail(ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+void imgp_effective_free(struct imgp_effective *trees, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(trees[i].model);
+		free(trees[i].provenance);
+		free(trees[i].path);
+		free(trees[i].error);
+		free(trees[i].failed);
+		imgp_dtb_free(&trees[i].dtb);
+	}
+	free(trees);
+}
+
+const char *imgp_effective_name(const struct imgp_effective *t)
+{
+	return t->model ? t->model : t->image ? t->image->name : t->path;
+}
+
+static bool is_named(const struct imgp_effective *t, const char *name)
+{
+	return (t->model && strcmp(t->model, name) == 0) ||
+	       (t->image && strcmp(t->image->name, name) == 0) ||
+	       (!t->image && strcmp(t->path, name) == 0);
+}
+
+/* "a, b, c": the names of the trees, for a message. */
+static char *names(const struct imgp_effective *trees, size_t n)
+{
+	struct imgp_buf b = { 0 };
+	char *s;
+	int rc = imgp_buf_printf(&b, "%s", "");
+
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = imgp_buf_printf(&b, "%s%s", i ? ", " : "",
+				     imgp_effective_name(&trees[i]));
+	s = rc ? NULL : (char *)imgp_buf_steal(&b, NULL);
+	imgp_buf_free(&b);
+	return s;
+}
+
+int imgp_effective_pick(const struct imgp_effective *trees, size_t n,
+			const char *model, const struct imgp_effective **out)
+{
+	char *have;
+	int rc;
+
+	*out = NULL;
+	if (!n)
+		return imgp_fail(ENOENT, "no tree: the boot path names none");
+	for (size_t i = 0; model && i < n && !*out; i++)
+		if (is_named(&trees[i], model))
+			*out = &trees[i];
+	if (*out || (!model && n == 1)) {
+		*out = *out ? *out : &trees[0];
+		return 0;
+	}
+	have = names(trees, n);
+	if (!have)
+		return imgp_fail(ENOMEM, "out of memory");
+	rc = model ? imgp_fail(ENOENT, "no tree '%s' (have: %s)", model, have) :
+		     imgp_fail(EEXIST, "%zu trees (%s): name one", n, have);
+	free(have);
+	return rc;
+}
