@@ -404,7 +404,8 @@ static int check_overlay(struct doctor *d, const struct imgp_effective *t)
 /*
  * The base tree a boot path names is not there. What the board then does
  * is its loader's: U-Boot skips an extlinux label whose FDT does not load
- * and, for FDTDIR, boots with the tree it has itself (pxe_utils.c);
+ * and, for FDTDIR, boots with the tree it has itself (pxe_utils.c); the
+ * BeagleBone's uname_boot says "unable to find [dtb=...]" and stops;
  * Armbian's and postmarketOS's boot.scr load it unguarded, so booti gets
  * no tree and the boot stops; the Raspberry Pi firmware starts the kernel
  * without the tree. None boots the tree the configuration names.
@@ -421,6 +422,8 @@ static int check_base(struct doctor *d, const struct imgp_effective *t)
 		then = "U-Boot skips the label (FDT), or boots the kernel with U-Boot's own tree (FDTDIR)";
 	else if (strcmp(t->boot_path, "rpi") == 0)
 		then = "the firmware starts the kernel without the tree this model should get";
+	else if (strcmp(t->boot_path, "uenv") == 0)
+		then = "U-Boot's uname_boot finds it in none of the places it looks and stops (failumsboot)";
 	else
 		then = "the boot script's load fails and the kernel gets no tree: the boot stops";
 	f = doctor_add(d, DOCTOR_TREE_MISSING);
