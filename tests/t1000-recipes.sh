@@ -442,12 +442,15 @@ test_expect_success 'intent fixtures: extlinux, Armbian, and Armbian on a NanoPC
 		sed -e "s|^fdtfile=.*|fdtfile=rockchip/rk3588-nanopc-t6.dtb|" \
 		    -e "s|^overlay_prefix=.*|overlay_prefix=rockchip-rk3588|" >t6.env &&
 	extract_part t6.img 1 t6.ext4 &&
-	debugfs -w -f - t6.ext4 >/dev/null 2>&1 <<-\EOD &&
-	mkdir /boot/dtb/rockchip
-	mkdir /boot/dtb/rockchip/overlay
-	cd /boot/dtb/rockchip
+	dtbdir=/boot/$(debugfs -R "stat /boot/dtb" t6.ext4 2>/dev/null |
+		sed -n "s/^Fast link dest: \"\(.*\)\"$/\1/p") &&
+	test "$dtbdir" != /boot/ &&
+	debugfs -w -f - t6.ext4 >/dev/null 2>&1 <<-EOD &&
+	mkdir $dtbdir/rockchip
+	mkdir $dtbdir/rockchip/overlay
+	cd $dtbdir/rockchip
 	write t6.dtb rk3588-nanopc-t6.dtb
-	cd /boot/dtb/rockchip/overlay
+	cd $dtbdir/rockchip/overlay
 	write t6-freq.dtbo rockchip-rk3588-nanopc-t6-mmc-frequency.dtbo
 	cd /boot
 	rm armbianEnv.txt
