@@ -30,6 +30,24 @@ junk_card()
 	head -c "$2" /dev/zero | tr '\0' '\245' >"$1"
 }
 
+# outside_ranges IMG: "START END" of each stretch of IMG outside its
+# partitions (tables, boot loader space, the GPT backup).
+outside_ranges()
+{
+	python3 - "$1" <<-\EOF
+	import json, os, subprocess, sys
+	t = json.loads(subprocess.check_output(["sfdisk", "-J", sys.argv[1]]))["partitiontable"]
+	ss = t.get("sectorsize", 512)
+	at = 0
+	for s, e in sorted((p["start"] * ss, (p["start"] + p["size"]) * ss) for p in t["partitions"]):
+	    if s > at:
+	        print(at, s)
+	    at = max(at, e)
+	if at < os.path.getsize(sys.argv[1]):
+	    print(at, os.path.getsize(sys.argv[1]))
+	EOF
+}
+
 test_expect_success 'a download with sshd drop-ins, and a lab table' '
 	make_kv260 kv.img &&
 	extract_part kv.img 2 root.ext4 &&
@@ -70,7 +88,13 @@ test_expect_success 'the --json report: one entry per card, the used blocks only
 	assert [c["target"] for c in r["cards"]] == ["card%d.img" % i for i in (1, 2, 3, 4)]
 	for c in r["cards"]:
 	    assert c["status"] == "verified" and c["error"] is None, c
-	    assert c["written_bytes"] == c["mapped_bytes"] and c["mapped_bytes"] < size // 4, c
+	    assert c["mapped_bytes"] < size // 4, c
+	    # A new card holds the zeros outside the partitions already, the
+	    # used one (card3) holds junk there: it gets every mapped byte.
+	    if c["target"] == "card3.img":
+	        assert c["written_bytes"] == c["mapped_bytes"], c
+	    else:
+	        assert c["written_bytes"] < c["mapped_bytes"], c
 	EOF
 '
 fi
@@ -93,6 +117,44 @@ test_expect_success 'without --each: cards byte-identical to what apply makes, e
 	extract_part junk.img 1 junk-boot.fat && fsck.fat -n junk-boot.fat >/dev/null &&
 	mtype -i junk.img@@$(part_offset junk.img 1) ::/boot.scr.uimg >/dev/null
 '
+
+if command -v python3 >/dev/null; then
+test_expect_success 'outside the partitions: a used card ends as the image, a blank one gets no writes' '
+	outside_ranges kv.img >outside && test -s outside &&
+	junk_card used.img $size && truncate -s $size blank.img &&
+	imgpatch write kv.img used.img blank.img --json outside.json >out &&
+	grep "used.img: written and verified" out && grep "blank.img: written and verified" out &&
+	while read -r start end; do
+		cmp -i $start:$start -n $((end - start)) kv.img used.img || return 1
+	done <outside &&
+	cmp kv.img blank.img &&
+	python3 - kv.img blank.img outside outside.json <<-\EOF
+	import errno, json, os, sys
+	img, blank, ranges, report = sys.argv[1:]
+	cards = {c["target"]: c for c in json.load(open(report))["cards"]}
+	used, fresh = cards["used.img"], cards["blank.img"]
+	# Every block the used card held differs from the image: all written.
+	assert used["written_bytes"] == used["mapped_bytes"], used
+	data = open(img, "rb").read()
+	fd = os.open(blank, os.O_RDONLY)
+	zeros = 0
+	for line in open(ranges):
+	    start, end = map(int, line.split())
+	    for at in range(start, end, 4096):
+	        n = min(4096, end - at)
+	        if data[at:at + n].count(0) != n:
+	            continue
+	        zeros += n
+	        # Never written: still a hole (where the file system tells holes).
+	        try:
+	            assert os.lseek(fd, at, os.SEEK_DATA) >= at + n, at
+	        except OSError as e:
+	            assert e.errno == errno.ENXIO, e
+	assert zeros > 0
+	assert fresh["written_bytes"] == fresh["mapped_bytes"] - zeros, (fresh, zeros)
+	EOF
+'
+fi
 
 # mini.img: FAT12, FAT16 and a partition of no known filesystem, each with
 # data, so that the FAT12 and FAT16 tables are read and the unknown
@@ -448,6 +510,26 @@ test_expect_success 'verification catches a byte flipped on the card' '
 	if python3 -c "import jsonschema, referencing" 2>/dev/null; then
 		python3 "$TEST_DIR/json/validate.py" "$REPO_DIR/tool/schema/write.schema.json" flip.json
 	fi
+'
+# A block outside the partitions that a blank card already held is not
+# written, and still read back.
+test_expect_success 'verification catches a byte flipped where nothing was written' '
+	zero=$(outside_ranges kv.img | while read -r start end; do
+		for at in $(seq $start 4096 $((end - 4096))); do
+			cmp -s -i $at:0 -n 4096 kv.img /dev/zero && echo $at && break 2
+		done
+	done) && test -n "$zero" &&
+	truncate -s $size flip2.img &&
+	{ IMGPATCH_TEST_PAUSE=flash-verify:$PWD/pause "$IMGPATCH" write kv.img flip2.img \
+		>out 2>err & } &&
+	pid=$! &&
+	for i in $(seq 100); do test -e pause && break; sleep 0.1; done &&
+	printf "\\001" | dd of=flip2.img bs=1 seek=$((zero + 7)) conv=notrunc status=none &&
+	rm -f pause &&
+	status=0 && { wait $pid || status=$?; } &&
+	cat out &&
+	test $status = 1 &&
+	grep "flip2.img: FAILED: verify: the card differs at offset $((zero + 7)) (wrote 0x00, read 0x01)" out
 '
 else
 test_skip 'verification catches a flipped byte' 'this build has no test hooks (test builds: make SAN=1)'

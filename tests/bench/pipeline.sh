@@ -7,7 +7,8 @@
 # --fstab /:-discard,+noatime` does, done by hand with the standard tools
 # as Kria users do it, but on the image file: sfdisk for the offsets,
 # mtools for the FAT, dumpimage + dtc + sed for the tree, debugfs for the
-# fstab. It is what the benchmark measures imgpatch against.
+# fstab, and a sync at the end, as imgpatch's run ends with the image on
+# disk. It is what the benchmark measures imgpatch against.
 
 set -euo pipefail
 
@@ -49,3 +50,6 @@ if grep -v '^debugfs [0-9]' "$work/debugfs.err" >&2; then
 	echo "$0: debugfs failed" >&2
 	exit 1
 fi
+
+# imgpatch syncs what it wrote before it returns; so does the pipeline.
+sync "$img"

@@ -1444,6 +1444,10 @@ struct imgp_fsmap {
 	size_t n, cap;
 	uint64_t size;           /* the image's size */
 	uint64_t mapped;         /* bytes in r */
+	/* The part of r outside the partitions (tables, boot loaders, the
+	 * GPT backup), sorted: imgp_flash writes there only what differs. */
+	struct imgp_span *outside;
+	size_t noutside;
 };
 
 /*
@@ -1480,7 +1484,7 @@ void imgp_csv_free(struct imgp_csv *c);
 /* -------------------------------------------------------------- flash.c */
 
 struct imgp_flash_result {
-	uint64_t written;        /* bytes written to the card */
+	uint64_t written;        /* bytes written to the card (not those it held already) */
 	bool has_offset;         /* the failure happened at offset */
 	uint64_t offset;
 };
@@ -1491,7 +1495,10 @@ typedef void (*imgp_flash_progress_fn)(uint64_t bytes, void *ctx);
 /*
  * Writes the ranges of map from the raw image to target (a block device,
  * opened exclusively, or a file), syncs, reads them back past the page
- * cache and compares. Returns 0 or -errno: "write error at offset N: ...",
+ * cache and compares. In the map's outside ranges it first reads what the
+ * target holds and writes only the 4 KiB blocks that differ, so a fresh
+ * card or a sparse file gets no writes there and an old boot loader on a
+ * reused card is still overwritten. Returns 0 or -errno: "write error at offset N: ...",
  * "verify: the card differs at offset N (wrote 0x.., read 0x..)", with the
  * offset also in res.
  */

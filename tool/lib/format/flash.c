@@ -29,6 +29,7 @@ struct flash {
 	void *ctx;
 	struct imgp_flash_result *res;
 	uint8_t *want, *got;
+	size_t next_outside;     /* the first of map->outside not yet passed */
 };
 
 static int fail_at(struct flash *f, uint64_t off, int err, const char *fmt, ...)
@@ -47,19 +48,19 @@ static int fail_at(struct flash *f, uint64_t off, int err, const char *fmt, ...)
 	return imgp_fail(err, "%s", msg);
 }
 
-/* A chunk the card refused, retried block by block to find where. */
-static int write_refused(struct flash *f, int dst, size_t len, uint64_t off, int err)
+/* Bytes [from, from + len) of a chunk the card refused, retried block by block to find where. */
+static int write_refused(struct flash *f, int dst, size_t from, size_t len, uint64_t off, int err)
 {
-	for (size_t at = 0; at < len; at += PROBE) {
-		size_t n = len - at < PROBE ? len - at : PROBE;
+	for (size_t at = from; at < from + len; at += PROBE) {
+		size_t n = from + len - at < PROBE ? from + len - at : PROBE;
 		int rc = imgp_write_all(dst, f->want + at, n, (off_t)(off + at));
 
 		if (rc)
 			return fail_at(f, off + at, -rc, "write error at offset %llu: %s",
 				       (unsigned long long)(off + at), strerror(-rc));
 	}
-	return fail_at(f, off, err, "write error at offset %llu: %s",
-		       (unsigned long long)off, strerror(err));
+	return fail_at(f, off + from, err, "write error at offset %llu: %s",
+		       (unsigned long long)(off + from), strerror(err));
 }
 
 static int read_image(struct flash *f, int src, uint64_t off, size_t n)
@@ -70,30 +71,6 @@ static int read_image(struct flash *f, int src, uint64_t off, size_t n)
 		return 0;
 	return imgp_fail(got < 0 ? (int)-got : EIO, "%s: read error at offset %llu",
 			 f->image, (unsigned long long)off);
-}
-
-static int write_ranges(struct flash *f, int src, int dst)
-{
-	for (size_t i = 0; i < f->map->n; i++) {
-		const struct imgp_span *r = &f->map->r[i];
-
-		for (uint64_t off = r->start; off < r->end; off += CHUNK) {
-			size_t n = r->end - off < CHUNK ? (size_t)(r->end - off) : CHUNK;
-			int rc = read_image(f, src, off, n);
-
-			if (rc)
-				return rc;
-			rc = imgp_write_all(dst, f->want, n, (off_t)off);
-			if (rc)
-				return write_refused(f, dst, n, off, -rc);
-			f->res->written += n;
-			if (f->progress)
-				f->progress(n, f->ctx);
-		}
-	}
-	if (fsync(dst) < 0)
-		return imgp_fail(errno, "cannot sync: %s", strerror(errno));
-	return 0;
 }
 
 /* A reader of the card that does not see the page cache. */
@@ -114,6 +91,108 @@ static int open_verify(const char *target, int dst, bool *direct)
 			posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 	}
 	return fd;
+}
+
+/*
+ * The length of the chunk at off, up to end: at most CHUNK, and all of it
+ * either outside the partitions (*outside) or not.
+ */
+static size_t chunk_at(struct flash *f, uint64_t off, uint64_t end, bool *outside)
+{
+	const struct imgp_fsmap *m = f->map;
+	uint64_t lim = end - off < CHUNK ? end : off + CHUNK;
+
+	while (f->next_outside < m->noutside && m->outside[f->next_outside].end <= off)
+		f->next_outside++;
+	*outside = false;
+	if (f->next_outside < m->noutside) {
+		const struct imgp_span *o = &m->outside[f->next_outside];
+
+		if (o->start <= off) {
+			*outside = true;
+			if (o->end < lim)
+				lim = o->end;
+		} else if (o->start < lim) {
+			lim = o->start;
+		}
+	}
+	return (size_t)(lim - off);
+}
+
+static int write_chunk(struct flash *f, int dst, size_t at, size_t n, uint64_t off)
+{
+	int rc = imgp_write_all(dst, f->want + at, n, (off_t)(off + at));
+
+	if (rc)
+		return write_refused(f, dst, at, n, off, -rc);
+	f->res->written += n;
+	return 0;
+}
+
+static size_t block_len(size_t at, size_t n)
+{
+	return n - at < PROBE ? n - at : PROBE;
+}
+
+/* The card already holds the block at f->want + at (of a chunk of n bytes). */
+static bool block_held(const struct flash *f, size_t at, size_t n)
+{
+	return !memcmp(f->want + at, f->got + at, block_len(at, n));
+}
+
+/*
+ * Writes of the chunk in f->want only the 4 KiB blocks the card does not
+ * already hold, read past the page cache. Outside the partitions a fresh
+ * card (or a sparse file) holds the image's zeros already, while a reused
+ * one may hold an old boot loader the SoC would still boot: that one is
+ * overwritten. A chunk the card does not read back whole is written whole.
+ */
+static int write_differing_blocks(struct flash *f, int held, bool direct, int dst,
+				  uint64_t off, size_t n)
+{
+	size_t rn = direct ? (n + ALIGN - 1) / ALIGN * ALIGN : n;
+	ssize_t got = held >= 0 ? imgp_read_all(held, f->got, rn, (off_t)off) : -EIO;
+	int rc;
+
+	if (got < (ssize_t)n)
+		return write_chunk(f, dst, 0, n, off);
+	for (size_t at = 0, len; at < n; at += len) {
+		while (at < n && block_held(f, at, n))
+			at += block_len(at, n);
+		for (len = 0; at + len < n && !block_held(f, at + len, n);)
+			len += block_len(at + len, n);
+		if (len && (rc = write_chunk(f, dst, at, len, off)))
+			return rc;
+	}
+	return 0;
+}
+
+static int write_ranges(struct flash *f, int src, int dst)
+{
+	bool direct = false, outside;
+	/* Not fatal: without it the outside ranges are written whole. */
+	int held = f->map->noutside ? open_verify(f->target, dst, &direct) : -1, rc = 0;
+
+	f->next_outside = 0;
+	for (size_t i = 0; !rc && i < f->map->n; i++) {
+		const struct imgp_span *r = &f->map->r[i];
+		size_t n;
+
+		for (uint64_t off = r->start; !rc && off < r->end; off += n) {
+			n = chunk_at(f, off, r->end, &outside);
+			rc = read_image(f, src, off, n);
+			if (!rc)
+				rc = outside ? write_differing_blocks(f, held, direct, dst, off, n)
+					     : write_chunk(f, dst, 0, n, off);
+			if (!rc && f->progress)
+				f->progress(n, f->ctx);
+		}
+	}
+	if (held >= 0)
+		close(held);
+	if (!rc && fsync(dst) < 0)
+		rc = imgp_fail(errno, "cannot sync: %s", strerror(errno));
+	return rc;
 }
 
 static int verify_ranges(struct flash *f, int src, int dst)
@@ -165,7 +244,7 @@ int imgp_flash(const char *image, const struct imgp_fsmap *map, const char *targ
 	       imgp_flash_progress_fn progress, void *ctx,
 	       struct imgp_flash_result *res)
 {
-	struct flash f = { image, target, map, progress, ctx, res, NULL, NULL };
+	struct flash f = { image, target, map, progress, ctx, res, NULL, NULL, 0 };
 	int src = -1, dst = -1, rc;
 	struct stat st;
 

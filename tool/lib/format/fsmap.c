@@ -4,8 +4,9 @@
  * what a card needs written, so that flashing skips what no filesystem
  * will read. The partition table says where each filesystem is; what lies
  * outside partitions (tables, boot loaders, the GPT backup) is always
- * mapped, and so is every partition whose filesystem imgpatch cannot read
- * the allocation of. Blocks are 4 KiB, as in a bmap.
+ * mapped (and listed apart, for imgp_flash to compare before it writes),
+ * and so is every partition whose filesystem imgpatch cannot read the
+ * allocation of. Blocks are 4 KiB, as in a bmap.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -130,6 +131,7 @@ static int map_outside(const struct imgp_table *tab, struct imgp_fsmap *m)
 
 int imgp_fsmap_build(const char *path, struct imgp_fsmap *out)
 {
+	struct imgp_fsmap outside = { 0 };
 	struct imgp_disk disk;
 	int rc;
 
@@ -151,8 +153,13 @@ int imgp_fsmap_build(const char *path, struct imgp_fsmap *out)
 		fsmap_normalize(out);
 		return rc;
 	}
-	out->size = disk.img.size;
-	rc = map_outside(&disk.tab, out);
+	out->size = outside.size = disk.img.size;
+	rc = map_outside(&disk.tab, &outside);
+	if (!rc) {
+		fsmap_normalize(&outside);
+		for (size_t i = 0; !rc && i < outside.n; i++)
+			rc = imgp_fsmap_add(out, outside.r[i].start, outside.r[i].end);
+	}
 	for (size_t i = 0; !rc && i < disk.tab.nparts; i++) {
 		const struct imgp_part *part = &disk.tab.parts[i];
 
@@ -161,15 +168,20 @@ int imgp_fsmap_build(const char *path, struct imgp_fsmap *out)
 		rc = map_part(&disk.img, part, out);
 	}
 	imgp_disk_close(&disk);
-	if (rc)
+	if (rc) {
+		imgp_fsmap_free(&outside);
 		imgp_fsmap_free(out);
-	else
-		fsmap_normalize(out);
-	return rc;
+		return rc;
+	}
+	fsmap_normalize(out);
+	out->outside = outside.r;
+	out->noutside = outside.n;
+	return 0;
 }
 
 void imgp_fsmap_free(struct imgp_fsmap *m)
 {
+	free(m->outside);
 	free(m->r);
 	memset(m, 0, sizeof(*m));
 }
