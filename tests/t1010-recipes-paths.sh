@@ -76,28 +76,28 @@ test_expect_success 'build fixtures: a PetaLinux-like image.ub with no hook, Bea
 
 test_expect_success 'recipes lists and shows both' '
 	$IMGPATCH recipes >list &&
-	grep "^kv260-fit-sd-uhs  *[A-Z]" list &&
+	grep "^kria-fit-sd-uhs  *[A-Z]" list &&
 	grep "^beaglebone-emmc-off  *[A-Z]" list &&
-	$IMGPATCH recipes show kv260-fit-sd-uhs >show &&
+	$IMGPATCH recipes show kria-fit-sd-uhs >show &&
 	grep "^source:" show && grep "^risks:" show && grep "^undo:" show &&
 	$IMGPATCH recipes show beaglebone-emmc-off >show &&
 	grep "^source:" show && grep "omap-image-builder" show
 '
 
-test_expect_success 'kv260-fit-sd-uhs: the tree is required, never guessed' '
+test_expect_success 'kria-fit-sd-uhs: the tree is required, never guessed' '
 	refuses kvfit.img "parameter .fdt. is required" \
-		$IMGPATCH apply kv260-fit-sd-uhs kvfit.img
+		$IMGPATCH apply kria-fit-sd-uhs kvfit.img
 '
 
-test_expect_success 'kv260-fit-sd-uhs --dry-run: the plan says via fit, nothing written' '
-	$IMGPATCH apply kv260-fit-sd-uhs kvfit.img $KV_SET --dry-run >plan &&
+test_expect_success 'kria-fit-sd-uhs --dry-run: the plan says via fit, nothing written' '
+	$IMGPATCH apply kria-fit-sd-uhs kvfit.img $KV_SET --dry-run >plan &&
 	grep "via fit" plan &&
 	grep "^ *-.*no-1-8-v;" plan &&
 	test_file_unchanged kvfit.img "$(sum_file kvfit.orig)"
 '
 
-test_expect_success 'kv260-fit-sd-uhs applies: image.ub rewritten, its hashes hold' '
-	$IMGPATCH apply kv260-fit-sd-uhs kvfit.img $KV_SET >out &&
+test_expect_success 'kria-fit-sd-uhs applies: image.ub rewritten, its hashes hold' '
+	$IMGPATCH apply kria-fit-sd-uhs kvfit.img $KV_SET >out &&
 	grep "p1 (vfat) /image.ub: " out &&
 	fit_of kvfit.img image.ub new.ub &&
 	! mtype -i "$(part_mtools kvfit.img 1)" ::/user-override.dtb >/dev/null 2>&1 &&
@@ -114,7 +114,7 @@ test_expect_success 'kv260-fit-sd-uhs applies: image.ub rewritten, its hashes ho
 	extract_part kvfit.img 1 p1.fat && fsck.fat -n p1.fat >fsck.log
 '
 
-test_expect_success 'kv260-fit-sd-uhs: every other image in the FIT unchanged' '
+test_expect_success 'kria-fit-sd-uhs: every other image in the FIT unchanged' '
 	i=$(image_index new.ub $KV_FDT) && test -n "$i" &&
 	n=$(dumpimage -l old.ub | grep -c "^ Image [0-9]* (") &&
 	for j in $(seq 0 $((n - 1))); do
@@ -125,26 +125,26 @@ test_expect_success 'kv260-fit-sd-uhs: every other image in the FIT unchanged' '
 	done
 '
 
-test_expect_success 'kv260-fit-sd-uhs applied twice: already applied, no byte changes' '
+test_expect_success 'kria-fit-sd-uhs applied twice: already applied, no byte changes' '
 	once=$(sum_file kvfit.img) &&
-	$IMGPATCH apply kv260-fit-sd-uhs kvfit.img $KV_SET >out2 &&
+	$IMGPATCH apply kria-fit-sd-uhs kvfit.img $KV_SET >out2 &&
 	grep "already applied" out2 &&
 	test_file_unchanged kvfit.img "$once"
 '
 
-test_expect_success 'kv260-fit-sd-uhs: a FIT of another name is not there' '
+test_expect_success 'kria-fit-sd-uhs: a FIT of another name is not there' '
 	refuses kvfit.orig "image.fit" \
-		$IMGPATCH apply kv260-fit-sd-uhs kvfit.orig $KV_SET --set fit=image.fit
+		$IMGPATCH apply kria-fit-sd-uhs kvfit.orig $KV_SET --set fit=image.fit
 '
 
-test_expect_success 'kv260-fit-sd-uhs: a tree the FIT does not hold' '
+test_expect_success 'kria-fit-sd-uhs: a tree the FIT does not hold' '
 	refuses kvfit.orig "fdt-system-top.dtb" \
-		$IMGPATCH apply kv260-fit-sd-uhs kvfit.orig --set fdt=fdt-system-top.dtb
+		$IMGPATCH apply kria-fit-sd-uhs kvfit.orig --set fdt=fdt-system-top.dtb
 '
 
-test_expect_success 'kv260-fit-sd-uhs: the wrong board (a BeagleBone image)' '
+test_expect_success 'kria-fit-sd-uhs: the wrong board (a BeagleBone image)' '
 	refuses bb.img "expected" \
-		$IMGPATCH apply kv260-fit-sd-uhs bb.img $KV_SET
+		$IMGPATCH apply kria-fit-sd-uhs bb.img $KV_SET
 '
 
 test_expect_success 'beaglebone-emmc-off --dry-run: one line planned, nothing written' '
