@@ -256,6 +256,20 @@ static void check_load(void)
 			rc = imgp_dtb_load(&dtb, raw, len);
 			CHECK(rc == -EINVAL && strstr(imgp_errmsg(), "broken device tree"),
 			      "fdt_check_full catches a bad property length");
+			/*
+			 * -12: libfdt 1.6.1's fdt_next_tag() steps from the tag
+			 * back onto itself, and its fdt_check_full() never returns.
+			 */
+			memcpy(p, "\xff\xff\xff\xf4", 4);
+			rc = imgp_dtb_load(&dtb, raw, len);
+			CHECK(rc == -EINVAL && strstr(imgp_errmsg(), "broken device tree"),
+			      "a property length of -12 is refused, not looped on");
+			if (load_file(&dtb, unit_path("t.dtb")) == 0) {
+				rc = imgp_dt_apply_overlay(&dtb, raw, len);
+				CHECK(rc == -EINVAL && strstr(imgp_errmsg(), "broken overlay"),
+				      "an overlay with a property length of -12 is refused");
+				imgp_dtb_free(&dtb);
+			}
 		}
 	}
 	free(raw);

@@ -183,7 +183,7 @@ int imgp_dt_apply_overlay(struct imgp_dtb *dtb, const void *overlay,
 			       olen, len);
 		goto out;
 	}
-	rc = fdt_check_full(ovl, olen);
+	rc = imgp_fdt_check_full(ovl, olen);
 	if (rc) {
 		rc = imgp_fail(EINVAL, "broken overlay: %s", fdt_strerror(rc));
 		goto out;

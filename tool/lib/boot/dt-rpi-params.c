@@ -63,7 +63,7 @@ int rpi_tree_load(struct rpi_tree *t, const void *blob, size_t len,
 	memcpy(t->fdt, blob, total);
 	rc = fdt_check_header(t->fdt);
 	if (!rc)
-		rc = fdt_check_full(t->fdt, total);
+		rc = imgp_fdt_check_full(t->fdt, total);
 	if (!rc)
 		rc = fdt_open_into(t->fdt, t->fdt, (int)t->size);
 	if (rc) {
