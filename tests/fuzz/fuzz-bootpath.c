@@ -272,10 +272,15 @@ static void survey(struct imgp_disk *disk)
 				 imgp_bootscr_mentions(&sv.script.scr, sv.hook);
 		if (sv.bootpath->describe(&sv, &sv.bootinfo) == 0 &&
 		    imgp_effective_build(&sv, &trees, &ntrees) == 0) {
+			const struct imgp_effective *picked;
+
 			for (size_t i = 0; i < ntrees; i++)
 				if (trees[i].dtb.fdt &&
 				    fdt_check_full(trees[i].dtb.fdt, trees[i].dtb.bufsize) != 0)
 					abort();
+			/* As the doctor's and cat's --fdt pick one. */
+			imgp_effective_pick(trees, ntrees, NULL, &picked);
+			imgp_effective_pick(trees, ntrees, "pi4", &picked);
 			imgp_effective_free(trees, ntrees);
 		}
 	}
