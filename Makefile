@@ -248,8 +248,9 @@ fuzz-smoke: fuzz-build
 	$(FUZZ_TARGETS:%=$(FUZZ_BUILD)/tests/fuzz/fuzz-%.d)
 
 # ------------------------------------------------------------------ bench
-# Timings against the standard tools on an 8 GiB KV260-like image
-# (tests/bench/README.md); not part of `make check`. The fixture is made
+# Timings against the standard tools on an 8 GiB KV260-like image, patched
+# in place, as .img.xz and written to four cards (tests/bench/README.md);
+# not part of `make check`. The fixture is made
 # once into tests/bench/cache/; each case runs BENCH_RUNS times. A missed
 # target is printed, not an error; a wrong output is.
 BENCH_RUNS ?= 3

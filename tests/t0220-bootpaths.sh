@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-test_description='info: the boot path (extlinux, Armbian, Raspberry Pi firmware, FIT, script) and the trees it boots'
+test_description='info: the boot path (extlinux, Armbian, BeagleBone uEnv.txt, Raspberry Pi firmware, FIT, script) and the trees it boots'
 . "$(dirname "$0")/lib.sh"
 
 # json_get FILE EXPR: one value out of a JSON document (python3's json module).
@@ -16,6 +16,8 @@ test_expect_success 'build fixtures' '
 	"$FIXTURES/mkimage-armbian.sh" bootfs.img --bootfs &&
 	"$FIXTURES/mkimage-extlinux.sh" fdtdir.img &&
 	"$FIXTURES/mkimage-extlinux.sh" fdt.img --fdt &&
+	"$FIXTURES/mkimage-beagle.sh" beagle.img &&
+	"$FIXTURES/mkimage-beagle.sh" capes.img --capes &&
 	"$FIXTURES/mkimage-rpi.sh" rpi.img &&
 	"$FIXTURES/mkimage-kv260.sh" kv260.img &&
 	"$FIXTURES/mkimage-pmos.sh" pmos.img
@@ -29,7 +31,11 @@ test_expect_success 'the new fixtures are clean ext4 and the same bytes twice' '
 	"$FIXTURES/mkimage-armbian.sh" again.img &&
 	cmp again.img armbian.img &&
 	"$FIXTURES/mkimage-extlinux.sh" again.img &&
-	cmp again.img fdtdir.img
+	cmp again.img fdtdir.img &&
+	dd if=capes.img of=capes.p1 bs=512 skip=8192 status=none &&
+	e2fsck -fn capes.p1 >/dev/null 2>&1 &&
+	"$FIXTURES/mkimage-beagle.sh" again.img --capes &&
+	cmp again.img capes.img
 '
 
 test_expect_success 'Armbian: boot.scr made by mkimage, its files where Armbian puts them' '
@@ -87,6 +93,155 @@ test_expect_success 'extlinux with fdt and fdtoverlays' '
 	test "$(json_get fdt.json "\" \".join(d[\"boot_path\"][\"trees\"][0][\"overlays\"])")" = /boot/dtbo//sdfix.dtbo
 '
 
+test_expect_success 'Armbian: info names the boot script under /boot/ too' '
+	grep -Fx "boot script: p1 /boot/boot.scr (\"\"), CRCs ok, loads user-override.dtb: no" armbian.txt &&
+	test "$(json_get armbian.json "d[\"boot_script\"][\"path\"]")" = /boot/boot.scr
+'
+
+test_expect_success 'Armbian: the fixup scripts its boot script sources are named' '
+	cp armbian.img fixup.img &&
+	: >empty.scr &&
+	printf "write empty.scr /boot/fixup.scr\nwrite empty.scr /boot/dtb/allwinner/overlay/sun50i-a64-fixup.scr\n" >fixup.cmd &&
+	debugfs -w -f fixup.cmd "fixup.img?offset=$((8192 * 512))" >/dev/null 2>&1 &&
+	$IMGPATCH info fixup.img >fixup.txt &&
+	grep -Fx "boot path: U-Boot script /boot/boot.scr (Armbian), fdtfile allwinner/sun50i-a64-pinephone-1.2.dtb, overlays: uart1 i2c0, user_overlays: sdfix, fixup: /boot/dtb/allwinner/overlay/sun50i-a64-fixup.scr, /boot/fixup.scr (p1)" fixup.txt
+'
+
+test_expect_success 'Armbian: fdtdir= in armbianEnv.txt moves the tree and its overlays' '
+	cp armbian.img fdtdir-env.img &&
+	debugfs -R "cat /boot/armbianEnv.txt" "armbian.img?offset=$((8192 * 512))" 2>/dev/null >env.txt &&
+	echo "fdtdir=/boot/dtb-6.6.63-current-sunxi64/allwinner" >>env.txt &&
+	printf "rm /boot/armbianEnv.txt\nwrite env.txt /boot/armbianEnv.txt\n" >env.cmd &&
+	debugfs -w -f env.cmd "fdtdir-env.img?offset=$((8192 * 512))" >/dev/null 2>&1 &&
+	$IMGPATCH info fdtdir-env.img >fdtdir-env.txt &&
+	grep -Fx "  tree: /boot/dtb-6.6.63-current-sunxi64/allwinner/sun50i-a64-pinephone-1.2.dtb + /boot/dtb-6.6.63-current-sunxi64/allwinner/overlay/sun50i-a64-uart1.dtbo, /boot/dtb-6.6.63-current-sunxi64/allwinner/overlay/sun50i-a64-i2c0.dtbo, /boot/overlay-user/sdfix.dtbo" fdtdir-env.txt
+'
+
+# put_root IMG START FILE PATH: FILE as PATH on the ext4 at sector START of IMG.
+put_root()
+{
+	printf "rm %s\nwrite %s %s\n" "$4" "$3" "$4" >put.cmd &&
+	debugfs -w -f put.cmd "$1?offset=$(($2 * 512))" >/dev/null 2>&1
+}
+
+test_expect_success 'Armbian: a vendor-less fdtfile, as boot-sun50i-next.cmd reads it (its ${vendor} folder)' '
+	cp armbian.img novendor.img &&
+	sed -e "s|^fdtfile=allwinner/|fdtfile=|" -e "/^fdtdir=/d" env.txt >novendor.txt &&
+	put_root novendor.img 8192 novendor.txt /boot/armbianEnv.txt &&
+	$IMGPATCH info novendor.img >novendor.out &&
+	grep -Fx "  tree: /boot/dtb/allwinner/sun50i-a64-pinephone-1.2.dtb + /boot/dtb/allwinner/overlay/sun50i-a64-uart1.dtbo, /boot/dtb/allwinner/overlay/sun50i-a64-i2c0.dtbo, /boot/overlay-user/sdfix.dtbo" novendor.out
+'
+
+test_expect_success 'Armbian: a boot-rockchip64.cmd-style script: the tree and the overlay folder it names' '
+	cp armbian.img rk.img &&
+	cat >rk.cmd <<-\EOF &&
+	setenv load_addr "0x9000000"
+	if test -e ${devtype} ${devnum}:${distro_bootpart} ${prefix}armbianEnv.txt; then
+		load ${devtype} ${devnum}:${distro_bootpart} ${load_addr} ${prefix}armbianEnv.txt
+		env import -t ${load_addr} ${filesize}
+	fi
+	load ${devtype} ${devnum}:${distro_bootpart} ${fdt_addr_r} ${prefix}dtb/${fdtfile}
+	fdt addr ${fdt_addr_r}
+	fdt resize 65536
+	for overlay_file in ${overlays}; do
+		if load ${devtype} ${devnum}:${distro_bootpart} ${load_addr} ${prefix}dtb/rockchip/overlay/${overlay_prefix}-${overlay_file}.dtbo; then
+			echo "Applying kernel provided DT overlay ${overlay_prefix}-${overlay_file}.dtbo"
+			fdt apply ${load_addr} || setenv overlay_error "true"
+		fi
+	done
+	EOF
+	mkimage -C none -A arm -T script -d rk.cmd rk.scr >/dev/null &&
+	put_root rk.img 8192 rk.scr /boot/boot.scr &&
+	printf "overlay_prefix=rockchip\noverlays=pcie-gen2\nfdtfile=rk3399-rockpro64.dtb\n" >rk.txt &&
+	put_root rk.img 8192 rk.txt /boot/armbianEnv.txt &&
+	$IMGPATCH info rk.img >rk.out &&
+	grep -Fx "  tree: /boot/dtb/rk3399-rockpro64.dtb + /boot/dtb/rockchip/overlay/rockchip-pcie-gen2.dtbo" rk.out
+'
+
+test_expect_success 'extlinux: paths relative to extlinux.conf, DEVICETREE-OVERLAY; a second fdt line ends the label' '
+	cp fdtdir.img rel.img &&
+	cat >rel.conf <<-\EOF &&
+	DEFAULT second
+	LABEL first
+		FDT /first.dtb
+	LABEL second
+		FDT ../dtbs/board.dtb
+		DEVICETREE-OVERLAY a.dtbo /boot/dtbo/b.dtbo
+		FDT /ignored.dtb
+		FDTDIR /ignored/
+	EOF
+	put_root rel.img 2048 rel.conf /boot/extlinux/extlinux.conf &&
+	$IMGPATCH info rel.img >rel.out &&
+	grep -Fx "  tree: /boot/extlinux/../dtbs/board.dtb + /boot/extlinux/a.dtbo, /boot/dtbo/b.dtbo" rel.out &&
+	grep "label second, fdt ../dtbs/board.dtb, overlays: a.dtbo /boot/dtbo/b.dtbo (p1)\$" rel.out &&
+	printf "label a\n\tfdtdir /x/\n\tfdtdir /y/\n\tfdt /z.dtb\n\tfdtoverlays /o.dtbo\n" >ended.conf &&
+	put_root rel.img 2048 ended.conf /boot/extlinux/extlinux.conf &&
+	$IMGPATCH info rel.img >ended.out &&
+	grep "label a, fdtdir /x/ + \${fdtfile}, overlays: none (p1)\$" ended.out
+'
+
+test_expect_success 'extlinux: "menu default" marks the default label unless DEFAULT came first; a later DEFAULT wins' '
+	cp fdtdir.img menu.img &&
+	printf "label a\n\tfdt /a.dtb\nlabel b\n\tmenu default\n\tfdt /b.dtb\n" >menu.conf &&
+	put_root menu.img 2048 menu.conf /boot/extlinux/extlinux.conf &&
+	$IMGPATCH info menu.img >menu.out &&
+	grep -Fx "  tree: /b.dtb" menu.out &&
+	printf "default a\nlabel a\n\tfdt /a.dtb\nlabel b\n\tmenu default\n\tfdt /b.dtb\n" >menu.conf &&
+	put_root menu.img 2048 menu.conf /boot/extlinux/extlinux.conf &&
+	$IMGPATCH info menu.img >menu.out &&
+	grep -Fx "  tree: /a.dtb" menu.out &&
+	printf "label a\n\tfdt /a.dtb\n\tmenu default\nlabel b\n\tfdt /b.dtb\ndefault b\n" >menu.conf &&
+	put_root menu.img 2048 menu.conf /boot/extlinux/extlinux.conf &&
+	$IMGPATCH info menu.img >menu.out &&
+	grep -Fx "  tree: /b.dtb" menu.out
+'
+
+bb=/boot/dtbs/5.10.168-ti-r72
+
+test_expect_success 'BeagleBone: uEnv.txt as shipped, the U-Boot base tree and the virtual capes' '
+	$IMGPATCH info beagle.img >beagle.txt &&
+	grep -Fx "boot path: U-Boot /boot/uEnv.txt (BeagleBone Debian, as on a BeagleBone Black), uname_r 5.10.168-ti-r72, dtb am335x-boneblack-uboot.dtb, overlays: BB-ADC-00A0.dtbo BB-BONE-eMMC1-01-00A0.dtbo BB-HDMI-TDA998x-00A0.dtbo AM335X-PRU-UIO-00A0.dtbo (p1)" beagle.txt &&
+	grep -Fx "  tree: $bb/am335x-boneblack-uboot.dtb + $bb/overlays/BB-ADC-00A0.dtbo, $bb/overlays/BB-BONE-eMMC1-01-00A0.dtbo, $bb/overlays/BB-HDMI-TDA998x-00A0.dtbo, $bb/overlays/AM335X-PRU-UIO-00A0.dtbo" beagle.txt
+'
+
+test_expect_success 'BeagleBone: the owner'"'"'s capes in U-Boot'"'"'s order, /lib/firmware, a disabled virtual cape' '
+	$IMGPATCH info capes.img >capes.txt &&
+	grep -Fx "  tree: $bb/am335x-boneblack-uboot-univ.dtb + $bb/overlays/BB-ADC-00A0.dtbo, $bb/overlays/BB-UART1-00A0.dtbo, /lib/firmware/BB-SDFIX-00A0.dtbo, $bb/overlays/BB-BONE-eMMC1-01-00A0.dtbo, $bb/overlays/AM335X-PRU-UIO-00A0.dtbo" capes.txt &&
+	$IMGPATCH info --json capes.img >capes.json &&
+	test "$(json_get capes.json "d[\"boot_path\"][\"name\"]")" = uenv &&
+	test "$(json_get capes.json "len(d[\"boot_path\"][\"trees\"][0][\"overlays\"])")" = 5
+'
+
+test_expect_success 'BeagleBone: the overlays apply to the tree in that order (fdtoverlay)' '
+	for f in $(json_get capes.json "\" \".join([d[\"boot_path\"][\"trees\"][0][\"path\"]] + d[\"boot_path\"][\"trees\"][0][\"overlays\"])"); do
+		$IMGPATCH cat capes.img "1:$f" >"$(basename "$f")" || return 1
+	done &&
+	fdtoverlay -i am335x-boneblack-uboot-univ.dtb -o capes.dtb BB-ADC-00A0.dtbo BB-UART1-00A0.dtbo \
+		BB-SDFIX-00A0.dtbo BB-BONE-eMMC1-01-00A0.dtbo AM335X-PRU-UIO-00A0.dtbo &&
+	fdtget capes.dtb /ocp/interconnect@48000000/segment@0/target-module@60000/mmc@0 no-1-8-v
+'
+
+test_expect_success 'BeagleBone: dtb= without U-Boot overlays; no uname_r; no kernel for uname_r' '
+	cp beagle.img plain.img &&
+	printf "uname_r=5.10.168-ti-r72\ndtb=am335x-boneblack.dtb\n" >plain.txt &&
+	printf "rm /boot/uEnv.txt\nwrite plain.txt /boot/uEnv.txt\n" >plain.cmd &&
+	debugfs -w -f plain.cmd "plain.img?offset=$((8192 * 512))" >/dev/null 2>&1 &&
+	$IMGPATCH info plain.img >plain.out &&
+	grep -Fx "boot path: U-Boot /boot/uEnv.txt (BeagleBone Debian, as on a BeagleBone Black), uname_r 5.10.168-ti-r72, dtb am335x-boneblack.dtb, overlays: off (no enable_uboot_overlays) (p1)" plain.out &&
+	grep -Fx "  tree: $bb/am335x-boneblack.dtb" plain.out &&
+	printf "#uname_r=\n" >none.txt &&
+	printf "rm /boot/uEnv.txt\nwrite none.txt /boot/uEnv.txt\n" >none.cmd &&
+	debugfs -w -f none.cmd "plain.img?offset=$((8192 * 512))" >/dev/null 2>&1 &&
+	$IMGPATCH info plain.img >none.out &&
+	grep -Fx "boot path: U-Boot /boot/uEnv.txt (BeagleBone Debian), no uname_r: U-Boot boots its default (p1)" none.out &&
+	! grep "^  tree:" none.out &&
+	printf "uname_r=6.1.0-99\n" >other.txt &&
+	printf "rm /boot/uEnv.txt\nwrite other.txt /boot/uEnv.txt\n" >other.cmd &&
+	debugfs -w -f other.cmd "plain.img?offset=$((8192 * 512))" >/dev/null 2>&1 &&
+	$IMGPATCH info plain.img >other.out &&
+	grep -Fx "boot path: U-Boot /boot/uEnv.txt (BeagleBone Debian), uname_r 6.1.0-99, no /boot/vmlinuz-6.1.0-99: U-Boot boots its default (p1)" other.out
+'
+
 test_expect_success 'Raspberry Pi: a tree per model, [cm5] lines only for the CM5' '
 	$IMGPATCH info rpi.img >rpi.txt &&
 	grep -Fx "boot path: Raspberry Pi firmware /config.txt, a tree by model from the FAT root (p1)" rpi.txt &&
@@ -124,7 +279,7 @@ test_expect_success 'FIT and script boot paths are named' '
 
 test_expect_success 'the JSON of every boot path validates against the schema' '
 	python3 "$TEST_DIR/json/validate.py" "$TEST_DIR/../tool/schema/info.schema.json" \
-		armbian.json fdtdir.json fdt.json rpi.json rpi-params.json
+		armbian.json fdtdir.json fdt.json rpi.json rpi-params.json capes.json
 '
 
 test_expect_success 'Armbian settings that cannot be read: an error, a problem, the image unchanged' '

@@ -50,6 +50,7 @@ test_expect_success 'build the GPT / FAT32 KV260 fixture' '
 test_expect_success '--dry-run prints the plan and changes no byte' '
 	$IMGPATCH patch gpt.img $KV260_ARGS --dry-run >plan &&
 	grep "user-override.dtb: new file" plan &&
+	grep "^    via override: the boot script loads /user-override.dtb$" plan &&
 	grep "/axi/mmc@ff170000: delete no-1-8-v" plan &&
 	grep "^-LABEL=writable" plan && grep "^+LABEL=writable.*noatime" plan &&
 	grep "dry run: 2 changes planned, nothing written" plan &&

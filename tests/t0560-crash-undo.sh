@@ -114,4 +114,69 @@ else
 test_skip 'a full disk while writing the undo journal' 'no small tmpfs here (needs root)'
 fi
 
+# The ways of writing a tree a boot path names: a new overlay and its list
+# on ext4 (extlinux.conf) and on FAT (the Raspberry Pi's config.txt), and
+# the tree file edited in place on each. The same walk for each.
+way_setup()
+{
+	case $1 in
+	extlinux-overlay)
+		WAY_FIXTURE=mkimage-extlinux.sh WAY_PART=1 WAY_FS=ext4
+		WAY_ARGS="--model rockchip/rk3399-rockpro64.dtb --dt-set /mmc@fe320000:sd-uhs-sdr104=" ;;
+	armbian-file)
+		WAY_FIXTURE=mkimage-armbian.sh WAY_PART=1 WAY_FS=ext4
+		WAY_ARGS="--dt-delete mmc@1c0f000:max-frequency" ;;
+	rpi-overlay)
+		WAY_FIXTURE=mkimage-rpi.sh WAY_PART=1 WAY_FS=fat
+		WAY_ARGS="--model pi5 --dt-set &sdio1:max-frequency=<50000000>" ;;
+	rpi-file)
+		WAY_FIXTURE=mkimage-rpi.sh WAY_PART=1 WAY_FS=fat
+		WAY_ARGS="--model pi4 --dt-delete mmc@7e340000:broken-cd" ;;
+	esac
+}
+
+# way_clean IMG: the written filesystem passes its own checker.
+way_clean()
+{
+	extract_part "$1" $WAY_PART wc.part &&
+	if [ $WAY_FS = fat ]; then fsck.fat -n wc.part >/dev/null; else e2fsck -fn wc.part >/dev/null 2>&1; fi
+}
+
+way_after()
+{
+	rm -f w.img w.img.imgpatch-undo && cp --sparse=always way-orig.img w.img &&
+	{ (IMGPATCH_TEST_CRASH_AFTER_WRITES=$1 "$IMGPATCH" patch w.img $WAY_ARGS >/dev/null 2>crash.err); } 2>/dev/null
+}
+
+for way in extlinux-overlay armbian-file rpi-overlay rpi-file; do
+	way_setup $way
+	test_expect_success "$way: fixture, and the uninterrupted result" '
+		"$FIXTURES/$WAY_FIXTURE" way-orig.img && way_clean way-orig.img &&
+		cp way-orig.img way-want.img && imgpatch patch way-want.img $WAY_ARGS >/dev/null &&
+		! cmp -s way-orig.img way-want.img && way_clean way-want.img
+	'
+	if [ -z "${writes:-}" ]; then
+		test_skip "$way: a kill after every write" "this build has no crash hook (test builds: make SAN=1)"
+		continue
+	fi
+	test_expect_success "$way: every run killed after one of its writes dies of the kill" '
+		test_crash_walk way_after >way-writes || { cat crash.err; false; }
+	'
+	way_writes=$(cat way-writes)
+	for n in $(seq 1 $((way_writes - 1))); do
+		test_expect_success "$way: killed after write $n of $way_writes: refused until undone, undo restores, re-run completes" '
+			test_must_fail_with $TEST_KILLED_STATUS way_after '$n' &&
+			test_must_fail_with 1 imgpatch patch w.img $WAY_ARGS 2>err &&
+			grep "interrupted imgpatch run.*undo" err &&
+			imgpatch undo w.img >/dev/null && cmp way-orig.img w.img &&
+			imgpatch patch w.img $WAY_ARGS >/dev/null &&
+			cmp way-want.img w.img && way_clean w.img
+		'
+	done
+	test_expect_success "$way: undo after the finished patch restores every byte" '
+		cp way-orig.img wu.img && imgpatch patch wu.img $WAY_ARGS >/dev/null &&
+		imgpatch undo wu.img >/dev/null && cmp way-orig.img wu.img
+	'
+done
+
 test_done

@@ -119,6 +119,51 @@ test_expect_success 'FAT12, FAT16 and an unknown partition, written over junk' '
 	test "$mapped" -lt $((30 << 20))
 '
 
+# many.img: ext4 of many 1 MiB groups with checksums, most never used, so
+# that the unused inode tables, the uninitialised groups' bitmaps and the
+# backups of the reserved descriptor blocks are left out of the map.
+test_expect_success 'ext4 of many groups over junk: unused metadata stays junk, e2fsck clean' '
+	truncate -s 40M many.img &&
+	printf "label: dos\n2048,,83\n" | sfdisk -q many.img &&
+	mkdir -p many.d/etc && echo many >many.d/etc/hostname &&
+	head -c 200000 /dev/urandom >many.d/blob &&
+	truncate -s $((40 * 1048576 - 1048576)) many.ext4 &&
+	mke2fs -q -F -t ext4 -b 1024 -g 1024 -N 4096 -O metadata_csum,resize_inode \
+		-E lazy_itable_init=0 -d many.d many.ext4 &&
+	put_part many.img 1 many.ext4 &&
+	junk_card many-card.img $(stat -c %s many.img) &&
+	imgpatch write many.img many-card.img >out &&
+	extract_part many-card.img 1 mc.ext4 && e2fsck -fn mc.ext4 >/dev/null 2>&1 &&
+	debugfs -R "cat /blob" mc.ext4 2>/dev/null | cmp - many.d/blob &&
+	# The last group is uninitialised: its inode table and bitmaps hold junk.
+	dumpe2fs mc.ext4 2>/dev/null >groups &&
+	awk "/^Group [0-9]+:/ { last = \"\" } { last = last \$0 \"\n\" } END { printf \"%s\", last }" \
+		groups >last &&
+	grep "INODE_UNINIT" last &&
+	table=$(sed -n "s/^ *Inode table at \([0-9]*\)-.*/\1/p" last) &&
+	test "$(od -An -tx1 -j $((table * 1024)) -N 4 mc.ext4 | tr -d " ")" = a5a5a5a5 &&
+	# A backup of the reserved descriptor blocks is junk too (past the
+	# 4 KiB block that it shares with the descriptors).
+	rgdt=$(sed -n "s/^ *Reserved GDT blocks at \([0-9]*\)-.*/\1/p" groups | sed -n 2p) &&
+	test "$(od -An -tx1 -j $(((rgdt + 8) * 1024)) -N 4 mc.ext4 | tr -d " ")" = a5a5a5a5
+'
+
+# The kernel writes a new inode whole: filling the card's filesystem puts
+# inodes in the groups whose tables were left as junk, and it stays clean.
+uninit=$(dumpe2fs mc.ext4 2>/dev/null | grep -c "INODE_UNINIT")
+if [ "$(id -u)" = 0 ] && mkdir -p many-mnt && mount -o loop mc.ext4 many-mnt 2>/dev/null; then
+test_expect_success 'ext4 over junk: the kernel allocates inodes where the table was junk' '
+	for d in $(seq 40); do
+		mkdir many-mnt/d$d && for f in $(seq 90); do echo $f >many-mnt/d$d/f$f || return 1; done
+	done;
+	status=$?; umount many-mnt && test $status = 0 &&
+	test "$(dumpe2fs mc.ext4 2>/dev/null | grep -c "INODE_UNINIT")" -lt "$uninit" &&
+	e2fsck -fn mc.ext4 >fsck.out 2>&1
+'
+else
+test_skip 'ext4 over junk: the kernel allocates inodes where the table was junk' 'needs root and a loop mount'
+fi
+
 test_expect_success 'Ubuntu: the host name in cloud-init meta-data, per card' '
 	{ echo "target,hostname" && echo "ci1.img,lab-a" && echo "ci2.img,lab-b"; } >ci.csv &&
 	imgpatch write kv.img ci1.img ci2.img --apply cloud-init-hostname --apply hostname \
@@ -149,9 +194,113 @@ test_expect_success 'Raspberry Pi OS: first user and SSH, and a host name, per c
 	echo pi-02 >want && test_cmp want host
 '
 
+test_expect_success 'Ubuntu: a user with a key and Wi-Fi or a fixed address, through cloud-init, per card' '
+	{ echo "target,user,key,ssid,password" &&
+	  echo "cu1.img,lab1,\"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIlab01 admin@lab\",lab-net,secret-1" &&
+	  echo "cu2.img,lab2,\"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIlab02 admin@lab\",lab-net,secret-2"; } >cu.csv &&
+	imgpatch write kv.img.xz --apply cloud-init-user --apply cloud-init-wifi --each cu.csv >out &&
+	grep "^write: 2 cards, 0 failed$" out &&
+	mtype -i "$(part_mtools cu2.img 1)" ::/user-data >ud &&
+	head -1 ud | grep -x "#cloud-config" &&
+	grep -x "  - name: lab2" ud && grep -x "    lock_passwd: true" ud &&
+	grep -x "      - \"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIlab02 admin@lab\"" ud &&
+	grep -x "ssh_pwauth: false" ud &&
+	mtype -i "$(part_mtools cu1.img 1)" ::/network-config >nc &&
+	grep -x "version: 2" nc && grep -x "      \"lab-net\":" nc &&
+	grep -x "        password: \"secret-1\"" nc &&
+	mtype -i "$(part_mtools cu1.img 1)" ::/user-data | grep -x "  - name: lab1" &&
+	extract_part cu1.img 1 cu1.fat && fsck.fat -n cu1.fat >/dev/null &&
+	{ echo "target,address,gateway,dns" &&
+	  echo "cs1.img,192.168.10.21/24,192.168.10.1,\"192.168.10.1,9.9.9.9\"" &&
+	  echo "cs2.img,192.168.10.22/24,192.168.10.1,192.168.10.1"; } >cs.csv &&
+	imgpatch write kv.img --apply cloud-init-static-ip --each cs.csv >out &&
+	grep "^write: 2 cards, 0 failed$" out &&
+	mtype -i "$(part_mtools cs1.img 1)" ::/network-config >nc &&
+	grep -x "    addresses: \[192.168.10.21/24\]" nc && grep -x "        via: 192.168.10.1" nc &&
+	grep -x "      addresses: \[192.168.10.1,9.9.9.9\]" nc && grep -x "  eth0:" nc &&
+	mtype -i "$(part_mtools cs2.img 1)" ::/network-config | grep -x "    addresses: \[192.168.10.22/24\]" &&
+	if command -v python3 >/dev/null && python3 -c "import yaml" 2>/dev/null; then
+		for f in ud nc; do
+			python3 -c "import sys, yaml; yaml.safe_load(open(sys.argv[1]))" $f || return 1
+		done
+	fi
+'
+
+test_expect_success 'Armbian: the first login preset, and a host name, per card' '
+	"$FIXTURES/mkimage-armbian.sh" arm.img &&
+	extract_part arm.img 1 arm.ext4 &&
+	debugfs -w -R "mkdir /root" arm.ext4 &&
+	: >empty && debugfs -w -R "write empty /root/.not_logged_in_yet" arm.ext4 &&
+	debugfs -w -R "write empty /etc/hostname" arm.ext4 &&
+	put_part arm.img 1 arm.ext4 &&
+	{ echo "target,user,password,root_password,hostname,wifi,wifi_ssid,wifi_key" &&
+	  echo "ar1.img,lab,pw-1,root-1,arm-01,no,," &&
+	  echo "ar2.img,lab,pw-2,root-2,arm-02,yes,lab-net,wifi-key"; } >ar.csv &&
+	imgpatch write arm.img --apply armbian-firstrun --apply hostname --each ar.csv >out &&
+	grep "^write: 2 cards, 0 failed$" out &&
+	extract_part ar2.img 1 ar2.ext4 && e2fsck -fn ar2.ext4 >/dev/null 2>&1 &&
+	debugfs -R "cat /root/.not_logged_in_yet" ar2.ext4 2>/dev/null >preset &&
+	debugfs -R "cat /etc/hostname" ar2.ext4 2>/dev/null >host &&
+	echo arm-02 >want && test_cmp want host &&
+	grep -x "PRESET_USER_NAME=.lab." preset && grep -x "PRESET_USER_PASSWORD=.pw-2." preset &&
+	grep -x "PRESET_ROOT_PASSWORD=.root-2." preset &&
+	grep -x "PRESET_NET_WIFI_ENABLED=1" preset && grep -x "PRESET_NET_WIFI_SSID=.lab-net." preset &&
+	grep -x "PRESET_LOCALE=.en_US.UTF-8." preset && grep -x "PRESET_TIMEZONE=.Etc/UTC." preset &&
+	# armbian-firstlogin checks the file with bash -n, then sources it.
+	bash -n preset &&
+	(. ./preset && test "$PRESET_USER_PASSWORD" = pw-2 && test "$PRESET_NET_CHANGE_DEFAULTS" = 1) &&
+	extract_part ar1.img 1 ar1.ext4 &&
+	debugfs -R "cat /root/.not_logged_in_yet" ar1.ext4 2>/dev/null >preset1 &&
+	grep -x "PRESET_NET_CHANGE_DEFAULTS=0" preset1 && grep -x "PRESET_USER_PASSWORD=.pw-1." preset1 &&
+	(. ./preset1 && test -z "$PRESET_NET_WIFI_SSID")
+'
+
 test_expect_success 'a raw image without recipes: the card equals the image' '
 	imgpatch write kv.img plain.img >out &&
 	cmp kv.img plain.img
+'
+
+test_expect_success '--dry-run: every card checked, patched and mapped, nothing written' '
+	junk_card dry1.img $size && sum_file dry1.img >dry1.sum &&
+	{ echo "target,hostname" && echo "dry1.img,lab-d1" && echo "dry2.img,lab-d2"; } >dry.csv &&
+	imgpatch write kv.img.xz --apply hostname --each dry.csv --dry-run --json dry.json >out &&
+	cat out &&
+	grep "^\[[12]/2\] dry1.img: planned, would write [0-9.]* MiB of [0-9.]* MiB" out &&
+	grep "^dry1.img  *planned  " out &&
+	grep "^write: 2 cards, 0 failed (dry run: nothing written)$" out &&
+	test_file_unchanged dry1.img "$(cat dry1.sum)" &&
+	test ! -e dry2.img &&
+	if command -v python3 >/dev/null; then
+		python3 -c "import json; r = json.load(open(\"dry.json\")); \
+assert r[\"dry_run\"] is True, r; \
+assert all(c[\"status\"] == \"planned\" and c[\"written_bytes\"] == 0 and \
+c[\"mapped_bytes\"] > 0 for c in r[\"cards\"]), r" &&
+		if python3 -c "import jsonschema, referencing" 2>/dev/null; then
+			python3 "$TEST_DIR/json/validate.py" \
+				"$REPO_DIR/tool/schema/write.schema.json" dry.json
+		fi
+	fi
+'
+
+test_expect_success '--dry-run: a card the recipe does not fit fails, still nothing written' '
+	test_must_fail_with 1 imgpatch write kv.img dry1.img --apply rpi-sd-overclock \
+		--set model=pi3 --set sd_overclock=100 --dry-run >out &&
+	grep "dry1.img: FAILED: recipe .rpi-sd-overclock. does not match this image" out &&
+	test_file_unchanged dry1.img "$(cat dry1.sum)"
+'
+
+test_expect_success '-j 1: one card at a time, each the same as at once' '
+	imgpatch write kv.img.xz j1.img j2.img j3.img -j 1 --apply hostname \
+		--set hostname=lab-j --json j.json >out &&
+	grep "^write: 3 cards, 0 failed$" out &&
+	# One at a time, they finish in order.
+	grep "^\[1/3\] j1.img: " out && grep "^\[2/3\] j2.img: " out &&
+	grep "^\[3/3\] j3.img: " out &&
+	for c in j2 j3; do cmp j1.img $c.img || return 1; done &&
+	extract_part j3.img 2 j.ext4 && debugfs -R "cat /etc/hostname" j.ext4 2>/dev/null >host &&
+	echo lab-j >want && test_cmp want host &&
+	test_must_fail_with 2 imgpatch write kv.img j1.img -j 0 2>err &&
+	grep "jobs" err
 '
 
 test_expect_success 'refused before any card is written: bad row, small file, twice, unknown column' '

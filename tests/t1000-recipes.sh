@@ -381,4 +381,180 @@ test_expect_success 'pinephone-vccq-mod: an owner'"'"'s own user.scr is refused,
 		$IMGPATCH apply pinephone-vccq-mod pmos-own.img --set hardware-mod=done
 '
 
+test_expect_success 'kv260-uhs: write-tree gives the bytes the explicit write-dtb gave' '
+	mkdir -p explicit &&
+	sed "/action = \"write-tree\"/s|.*|\taction = \"write-dtb\"\n\tpath = \"/user-override.dtb\"|" \
+		"$IMGPATCH_BUILD/recipes/kv260-uhs.recipe" >explicit/kv260-uhs.recipe &&
+	grep -c "write-tree" explicit/kv260-uhs.recipe | grep -x 0 &&
+	grep "path = \"/user-override.dtb\"" explicit/kv260-uhs.recipe &&
+	cp kv.orig intent.img && cp kv.orig written.img &&
+	$IMGPATCH apply kv260-uhs intent.img --set board=kv --set carrier=revB >out &&
+	grep "^    via override: the boot script loads /user-override.dtb" out &&
+	$IMGPATCH apply ./explicit/kv260-uhs.recipe written.img --set board=kv --set carrier=revB >/dev/null &&
+	cmp intent.img written.img
+'
+
+# -------------------------------------------- intent, add-to-list, new recipes
+
+ARM_OFF=$((8192 * 512))
+EXT_OFF=$((2048 * 512))
+LINUX=/usr/lib/linux-image-6.1.0-13-arm64
+
+# ext_cat IMG OFFSET PATH: a file of the ext4 at OFFSET, by debugfs.
+ext_cat()
+{
+	debugfs -R "cat $3" "$1?offset=$2" 2>/dev/null
+}
+
+test_expect_success 'intent fixtures: extlinux, Armbian, and Armbian on a NanoPC-T6' '
+	"$FIXTURES/mkimage-extlinux.sh" fdtdir.img &&
+	"$FIXTURES/mkimage-armbian.sh" armbian.img &&
+	"$FIXTURES/mkimage-armbian.sh" t6.img &&
+	"$FIXTURES/mkimage-rpi.sh" pi.img &&
+	cat >t6.dts <<-\EOD &&
+	/dts-v1/;
+	/ {
+		compatible = "friendlyarm,nanopc-t6", "rockchip,rk3588";
+		#address-cells = <2>;
+		#size-cells = <2>;
+		sdhci: mmc@fe2e0000 {
+			compatible = "rockchip,rk3588-dwcmshc";
+			reg = <0x0 0xfe2e0000 0x0 0x10000>;
+			max-frequency = <200000000>;
+			mmc-hs400-1_8v;
+			status = "okay";
+		};
+	};
+	EOD
+	cat >t6-freq.dts <<-\EOD &&
+	/dts-v1/;
+	/plugin/;
+	/ {
+		fragment@0 {
+			target = <&sdhci>;
+			__overlay__ { status = "okay"; max-frequency = <150000000>; };
+		};
+	};
+	EOD
+	dtc -q -@ -I dts -O dtb -o t6.dtb t6.dts &&
+	dtc -q -@ -I dts -O dtb -o t6-freq.dtbo t6-freq.dts &&
+	ext_cat armbian.img $ARM_OFF /boot/armbianEnv.txt |
+		sed -e "s|^fdtfile=.*|fdtfile=rockchip/rk3588-nanopc-t6.dtb|" \
+		    -e "s|^overlay_prefix=.*|overlay_prefix=rockchip-rk3588|" >t6.env &&
+	extract_part t6.img 1 t6.ext4 &&
+	debugfs -w -f - t6.ext4 >/dev/null 2>&1 <<-\EOD &&
+	mkdir /boot/dtb/rockchip
+	mkdir /boot/dtb/rockchip/overlay
+	cd /boot/dtb/rockchip
+	write t6.dtb rk3588-nanopc-t6.dtb
+	cd /boot/dtb/rockchip/overlay
+	write t6-freq.dtbo rockchip-rk3588-nanopc-t6-mmc-frequency.dtbo
+	cd /boot
+	rm armbianEnv.txt
+	write t6.env armbianEnv.txt
+	EOD
+	e2fsck -fn t6.ext4 >/dev/null 2>&1 &&
+	dd if=t6.ext4 of=t6.img bs=512 seek=8192 conv=notrunc status=none &&
+	$IMGPATCH info t6.img | grep "fdtfile rockchip/rk3588-nanopc-t6.dtb"
+'
+
+test_expect_success 'rockpro64-sd-uhs on extlinux: a new overlay beside the tree, in fdtoverlays' '
+	cp fdtdir.img rp.img &&
+	$IMGPATCH apply rockpro64-sd-uhs rp.img >out &&
+	grep "via overlay:" out &&
+	ext_cat rp.img $EXT_OFF /boot/extlinux/extlinux.conf >conf &&
+	grep -Fx "	fdtoverlays $LINUX/rockchip/rockpro64-sd-uhs.dtbo" conf &&
+	test $(grep -c fdtoverlays conf) = 1 &&
+	ext_cat rp.img $EXT_OFF $LINUX/rockchip/rockpro64-sd-uhs.dtbo >uhs.dtbo &&
+	ext_cat rp.img $EXT_OFF $LINUX/rockchip/rk3399-rockpro64.dtb >rp.dtb &&
+	fdtoverlay -i rp.dtb -o rp.applied uhs.dtbo &&
+	for p in sd-uhs-sdr12 sd-uhs-sdr25 sd-uhs-sdr50 sd-uhs-sdr104 sd-uhs-ddr50; do
+		fdtget rp.applied /mmc@fe320000 $p >/dev/null || return 1
+	done &&
+	test_must_fail fdtget rp.dtb /mmc@fe320000 sd-uhs-sdr104 &&
+	sum_file rp.img >a && $IMGPATCH apply rockpro64-sd-uhs rp.img >out2 &&
+	grep "already applied" out2 && sum_file rp.img >b && test_cmp a b
+'
+
+test_expect_success 'rockpro64-sd-uhs: another board is refused, the image untouched' '
+	refuses armbian.img "expected root compatible .pine64,rockpro64." \
+		$IMGPATCH apply rockpro64-sd-uhs armbian.img
+'
+
+test_expect_success 'nanopc-t6-emmc-150mhz: Armbian overlays= gets the word, its entries kept' '
+	cp t6.img t6a.img &&
+	$IMGPATCH apply nanopc-t6-emmc-150mhz t6a.img >out &&
+	ext_cat t6a.img $ARM_OFF /boot/armbianEnv.txt >env &&
+	grep -Fx "overlays=uart1 i2c0 nanopc-t6-mmc-frequency" env &&
+	grep -v "^overlays=" t6.env >env.rest.orig && grep -v "^overlays=" env >env.rest &&
+	test_cmp env.rest.orig env.rest &&
+	$IMGPATCH info t6a.img | grep "rockchip-rk3588-nanopc-t6-mmc-frequency.dtbo" &&
+	fdtoverlay -i t6.dtb -o t6.applied t6-freq.dtbo &&
+	test "$(fdtget t6.applied /mmc@fe2e0000 max-frequency)" = 150000000 &&
+	sum_file t6a.img >a && $IMGPATCH apply nanopc-t6-emmc-150mhz t6a.img >out2 &&
+	grep "already applied" out2 && sum_file t6a.img >b && test_cmp a b
+'
+
+test_expect_success 'nanopc-t6-emmc-150mhz: an image without the overlay is refused' '
+	refuses armbian.img "rockchip-rk3588-nanopc-t6-mmc-frequency.dtbo" \
+		$IMGPATCH apply nanopc-t6-emmc-150mhz armbian.img
+'
+
+test_expect_success 'add-to-list: config.txt dtoverlay under [all], the owner'"'"'s lines kept' '
+	cat >lists.recipe <<-\EOD &&
+	name = "lists"
+	summary = "lists"
+	description = "Adds overlays to the lists."
+	source = "this test"
+	step { action = "add-to-list" part = "boot" path = "/config.txt" key = "dtoverlay" word = "vc4-kms-v3d" }
+	step { action = "add-to-list" part = "boot" path = "/config.txt" key = "dtoverlay" word = "dwc2" }
+	EOD
+	cp pi.img l.img &&
+	$IMGPATCH apply ./lists.recipe l.img >out &&
+	fat_cat l.img 1 /config.txt >config &&
+	fat_cat pi.img 1 /config.txt >config.orig &&
+	{ cat config.orig; echo dtoverlay=dwc2; } >config.want && test_cmp config.want config &&
+	sum_file l.img >a && $IMGPATCH apply ./lists.recipe l.img >/dev/null &&
+	sum_file l.img >b && test_cmp a b
+'
+
+test_expect_success 'add-to-list: a word with a blank is refused at load time' '
+	cat >badlist.recipe <<-\EOD &&
+	name = "badlist"
+	summary = "bad"
+	description = "A word with a blank."
+	source = "this test"
+	step { action = "add-to-list" part = "boot" path = "/config.txt" key = "dtoverlay" word = "a b" }
+	EOD
+	refuses rpi.img "badlist.recipe:5:" $IMGPATCH apply ./badlist.recipe rpi.img
+'
+
+test_expect_success 'intent: a deletion in the booted tree edits the Raspberry Pi tree file' '
+	cat >del.recipe <<-\EOD &&
+	name = "del"
+	summary = "delete in the booted tree"
+	description = "Deletes broken-cd of the Pi 4 SD controller, wherever the tree is."
+	source = "this test"
+	step { action = "dt-from-boot" model = "pi4" }
+	step { action = "dt-delete-property" node = "mmc@7e340000" property = "broken-cd" }
+	step { action = "write-tree" }
+	EOD
+	cp pi.img del.img &&
+	$IMGPATCH apply ./del.recipe del.img >out &&
+	grep "via file: an overlay cannot delete" out &&
+	mcopy -n -i "del.img@@$(part_offset del.img 1)" ::bcm2711-rpi-4-b.dtb del.dtb &&
+	test_must_fail fdtget del.dtb /emmc2bus/mmc@7e340000 broken-cd &&
+	sum_file del.img >a && $IMGPATCH apply ./del.recipe del.img >/dev/null &&
+	sum_file del.img >b && test_cmp a b
+'
+
+test_expect_success 'intent: via overlay with a deletion, and an unknown way, are refused' '
+	sed "s/action = \"write-tree\"/action = \"write-tree\" via = \"overlay\"/" del.recipe >delov.recipe &&
+	sed -i "s/^name = .*/name = \"delov\"/" delov.recipe &&
+	refuses rpi.img "an overlay cannot delete.*use --via file" $IMGPATCH apply ./delov.recipe rpi.img &&
+	sed "s/action = \"write-tree\"/action = \"write-tree\" via = \"nowhere\"/" del.recipe >delno.recipe &&
+	sed -i "s/^name = .*/name = \"delno\"/" delno.recipe &&
+	refuses rpi.img "delno.recipe:7: .*unknown way .nowhere." $IMGPATCH apply ./delno.recipe rpi.img
+'
+
 test_done

@@ -5,7 +5,8 @@
 #
 # Times imgpatch against the standard tools on an 8 GiB KV260-like image
 # (tests/bench/README.md): in place, .img.xz to .img.xz (multi-block and
-# single-block streams) and a batch, BENCH_RUNS runs of each, alternating,
+# single-block streams), a batch, and four cards written from the .img.xz
+# (against bmaptool and xz | dd), BENCH_RUNS runs of each, alternating,
 # every run on a fresh copy; then the bytes imgpatch reads and writes and
 # its peak RSS. One line per figure with its target (PASS or MISS, which
 # does not fail the run), then "bench: N of M targets met". Every output
@@ -16,7 +17,7 @@ set -euo pipefail
 [ $# = 2 ] || { echo "usage: $0 IMGPATCH RECIPE_DIR" >&2; exit 2; }
 imgpatch=$1 recipes=$2
 runs=${BENCH_RUNS:-3}
-# BENCH_SKIP=xz,batch leaves out those (long) sections, for quick rounds.
+# BENCH_SKIP=xz,batch,write,dd leaves out those (long) sections, for quick rounds.
 skip=",${BENCH_SKIP:-},"
 want() { [[ "$skip" != *",$1,"* ]]; }
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -28,9 +29,9 @@ export MTOOLS_SKIP_CHECK=1 MTOOLSRC=/dev/null
 export IMGPATCH_RECIPE_PATH=$recipes
 export PATH=$PATH:/usr/sbin:/sbin
 
-for tool in sfdisk mcopy mtype debugfs dumpimage dtc fdtput jq xz cmp /usr/bin/time; do
+for tool in sfdisk mcopy mtype debugfs dumpimage dtc fdtput jq xz cmp bmaptool /usr/bin/time; do
 	command -v "$tool" >/dev/null || {
-		echo "$0: '$tool' not found (Debian: fdisk mtools e2fsprogs u-boot-tools device-tree-compiler jq xz-utils time)" >&2
+		echo "$0: '$tool' not found (Debian: fdisk mtools e2fsprogs u-boot-tools device-tree-compiler jq xz-utils bmap-tools time)" >&2
 		exit 1
 	}
 done
@@ -288,6 +289,104 @@ if want batch; then
 	ratio=$(awk -v a="$(median times_bj)" -v b="$(median times_bs)" 'BEGIN { printf "%.2f", a / b }')
 	target "$ratio" '<=' 0.6
 	echo "batch: imgpatch -j 2 on 8 images median $(pretty times_bj), 8 sequential runs $(pretty times_bs), ratio ${ratio}x  target <=0.6x $verdict"
+fi
+
+# ------------------------------------------------ 5. four cards from .img.xz
+# Four files stand in for cards, on the file system of the cache. imgpatch
+# writes all four in one run; bmaptool copies the .img.xz four times, one
+# card after the other, with a bmap made by `bmaptool create` from the
+# sparse original (what a perfect map can save); `xz -dc | dd` writes every
+# byte of each card. Each side ends with its data on the disk (imgpatch and
+# bmaptool sync, dd has conv=fsync).
+#
+# Bytes per card: every target starts as an empty sparse file of the
+# image's size, and a file system allocates a block for each block written
+# into a hole and for nothing else, so the blocks a target holds afterwards
+# are the bytes that reached that card, whichever program wrote them. The
+# JSON report (imgpatch) and the bmap's mapped blocks (bmaptool) are
+# printed next to it. Peak RSS: /usr/bin/time's, the largest of imgpatch
+# and its card processes (each a fork of it).
+if want write; then
+	size=$(stat -c %s "$fix/kv260.img")
+	bmap=$fix/kv260.bmap
+	if [ ! -s "$bmap" ]; then
+		bmaptool create -o "$bmap.tmp" "$fix/kv260.img" 2>"$w/log" ||
+			{ cat "$w/log" >&2; exit 1; }
+		mv "$bmap.tmp" "$bmap"
+	fi
+	bmap_bytes=$(sed -n 's|.*<MappedBlocksCount> *\([0-9]*\) *</MappedBlocksCount>.*|\1|p' "$bmap")
+	bmap_bytes=$((bmap_bytes * $(sed -n 's|.*<BlockSize> *\([0-9]*\) *</BlockSize>.*|\1|p' "$bmap")))
+	wi_cards=("$w"/wi{1..4}.img) wb_cards=("$w"/wb{1..4}.img)
+	# blank FILE...: empty sparse files of the image's size, written back.
+	blank() { rm -f "$@"; for f in "$@"; do truncate -s "$size" "$f"; done; sync; }
+	allocated() { echo $(($(stat -c '%b * %B' "$1"))); }
+	# cards_done MAX RUN WHO CARD...: the most bytes a card got into MAX;
+	# in the first run every card must be the image. Removes the cards.
+	cards_done()
+	{
+		local -n most=$1
+		local run=$2 who=$3 f b
+		shift 3
+		for f in "$@"; do
+			b=$(allocated "$f")
+			[ "$b" -le "$most" ] || most=$b
+			# Unwritten blocks read as zeros, as the image's holes do.
+			[ "$run" != 1 ] || cmp -s "$f" "$fix/kv260.img" ||
+				fail "cards: $who's $(basename "$f") differs from the image"
+		done
+		rm -f "$@"
+	}
+	declare -a times_wi times_wb
+	wi_bytes=0 wb_bytes=0 wi_rss=0 wb_rss=0
+	for i in $(seq "$runs"); do
+		blank "${wi_cards[@]}"
+		t=$(clock)
+		run "$w/log" /usr/bin/time -f %M -o "$w/wi.rss" \
+			"$imgpatch" write "$fix/kv260.img.xz" "${wi_cards[@]}" --quiet --json "$w/wi.json"
+		times_wi+=("$(since "$t")")
+		rss=$(tail -1 "$w/wi.rss")
+		[ "$rss" -le "$wi_rss" ] || wi_rss=$rss
+		[ "$(jq '[.cards[] | select(.status == "verified")] | length' "$w/wi.json")" = 4 ] ||
+			fail "cards run $i: not every card verified"
+		wi_json=$(jq '[.cards[].written_bytes] | max' "$w/wi.json")
+		cards_done wi_bytes "$i" imgpatch "${wi_cards[@]}"
+
+		blank "${wb_cards[@]}"
+		t=$(clock)
+		for f in "${wb_cards[@]}"; do
+			run "$w/log" /usr/bin/time -f %M -o "$w/wb.rss" \
+				bmaptool copy --bmap "$bmap" "$fix/kv260.img.xz" "$f"
+			rss=$(tail -1 "$w/wb.rss")
+			[ "$rss" -le "$wb_rss" ] || wb_rss=$rss
+		done
+		times_wb+=("$(since "$t")")
+		cards_done wb_bytes "$i" bmaptool "${wb_cards[@]}"
+	done
+	# dd writes 8 GiB a card, so it runs once, a card at a time, each
+	# removed before the next (BENCH_SKIP=dd leaves it out).
+	dd_line="xz -dc | dd: skipped"
+	if want dd; then
+		dd_time=0 dd_bytes=0
+		for f in "$w"/wd{1..4}.img; do
+			blank "$f"
+			t=$(clock)
+			xz -dc "$fix/kv260.img.xz" | dd of="$f" bs=4M iflag=fullblock conv=notrunc,fsync status=none ||
+				{ echo "$0: xz -dc | dd failed" >&2; exit 1; }
+			dd_time=$(awk -v a="$dd_time" -v b="$(since "$t")" 'BEGIN { printf "%.3f", a + b }')
+			dd_bytes=$(allocated "$f")
+			rm -f "$f"
+		done
+		dd_ratio=$(awk -v a="$(median times_wi)" -v b="$dd_time" 'BEGIN { printf "%.2f", a / b }')
+		dd_line="xz -dc | dd 4 cards one by one $(printf %.1f "$dd_time") s (one run), $(mib "$dd_bytes") MiB a card, imgpatch/dd ${dd_ratio}x"
+	fi
+	ratio=$(awk -v a="$(median times_wi)" -v b="$(median times_wb)" 'BEGIN { printf "%.2f", a / b }')
+	target "$ratio" '<=' 0.4
+	echo "cards: imgpatch 4 cards at once median $(pretty times_wi), bmaptool copy 4 one by one $(pretty times_wb), ratio ${ratio}x  target <=0.4x $verdict"
+	echo "cards: $dd_line"
+	target "$wi_bytes" '<=' "$wb_bytes"
+	echo "cards-bytes: a card gets $(mib "$wi_bytes") MiB from imgpatch (report $(mib "$wi_json") MiB), $(mib "$wb_bytes") MiB from bmaptool (bmap $(mib "$bmap_bytes") MiB) of $(mib "$size") MiB  target <=bmaptool $verdict"
+	target "$wi_rss" '<=' $((128 << 10))
+	echo "cards-rss: imgpatch peak $(awk -v k="$wi_rss" 'BEGIN { printf "%.1f", k / 1024 }') MiB (bmaptool $(awk -v k="$wb_rss" 'BEGIN { printf "%.1f", k / 1024 }') MiB)  target <=128 MiB $verdict"
 fi
 
 if [ "$failed" = 0 ]; then

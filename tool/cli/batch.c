@@ -21,10 +21,9 @@
 struct job {
 	const char *image;
 	char *out;               /* --output-dir DIR/NAME, or NULL */
-	pid_t pid;
-	int result_fd;           /* the child writes its change count here */
-	char log[64];            /* the child's stdout and stderr */
-	struct timespec start;
+	struct cli_child child;  /* writes its change count to child.fd */
+	int logfd;               /* the child's stdout and stderr */
+	char log[64];
 	double seconds;
 	int status;              /* exit status */
 	size_t changes;
@@ -32,57 +31,45 @@ struct job {
 	bool done;
 };
 
-static double since(const struct timespec *t)
-{
-	struct timespec now;
+struct job_work {
+	const struct cli_apply *o;
+	struct imgp_recipe *r;
+	struct job *job;
+};
 
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t->tv_sec) +
-	       (double)(now.tv_nsec - t->tv_nsec) / 1e9;
+/* In the child: the image patched, its output in the log. */
+static int job_work(void *ctx, int fd)
+{
+	const struct job_work *w = ctx;
+	size_t changes = 0;
+	int rc;
+
+	dup2(w->job->logfd, STDOUT_FILENO);
+	dup2(w->job->logfd, STDERR_FILENO);
+	close(w->job->logfd);
+	rc = cli_apply_one(w->o, w->r, w->job->image, w->job->out, &changes);
+	fflush(stdout);
+	if (write(fd, &changes, sizeof(changes)) != sizeof(changes))
+		rc = rc ? rc : EXIT_ERROR;
+	return rc;
 }
 
 static int job_start(const struct cli_apply *o, struct imgp_recipe *r,
 		     struct job *job)
 {
-	int pipefd[2], logfd;
+	struct job_work w = { o, r, job };
+	int rc;
 
 	snprintf(job->log, sizeof(job->log), "%s/imgpatch-batch-XXXXXX",
 		 getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	logfd = imgp_temp_create(job->log);
-	if (logfd < 0)
-		return logfd;
-	if (pipe(pipefd) < 0) {
-		close(logfd);
-		return imgp_fail(errno, "pipe: %s", strerror(errno));
-	}
-	fflush(stdout);
-	fflush(stderr);
-	clock_gettime(CLOCK_MONOTONIC, &job->start);
-	job->pid = fork();
-	if (job->pid < 0) {
-		close(logfd);
-		close(pipefd[0]);
-		close(pipefd[1]);
-		return imgp_fail(errno, "fork: %s", strerror(errno));
-	}
-	if (job->pid == 0) {
-		size_t changes = 0;
-		int rc;
-
-		close(pipefd[0]);
-		dup2(logfd, STDOUT_FILENO);
-		dup2(logfd, STDERR_FILENO);
-		close(logfd);
-		rc = cli_apply_one(o, r, job->image, job->out, &changes);
-		fflush(stdout);
-		if (write(pipefd[1], &changes, sizeof(changes)) != sizeof(changes))
-			rc = rc ? rc : EXIT_ERROR;
-		_exit(rc);
-	}
-	close(logfd);
-	close(pipefd[1]);
-	job->result_fd = pipefd[0];
-	return 0;
+	job->logfd = imgp_temp_create(job->log);
+	if (job->logfd < 0)
+		return job->logfd;
+	rc = cli_child_start(&job->child, job_work, &w);
+	close(job->logfd);
+	if (rc)
+		imgp_temp_remove(job->log);
+	return rc;
 }
 
 /* The last "imgpatch: " line of the child's log: why it failed. */
@@ -106,11 +93,11 @@ static char *log_error(const char *log)
 
 static void job_finish(struct job *job, int wstatus)
 {
-	job->seconds = since(&job->start);
+	job->seconds = cli_child_seconds(&job->child);
 	job->status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : EXIT_ERROR;
-	if (read(job->result_fd, &job->changes, sizeof(job->changes)) != sizeof(job->changes))
+	if (read(job->child.fd, &job->changes, sizeof(job->changes)) != sizeof(job->changes))
 		job->changes = 0;
-	close(job->result_fd);
+	close(job->child.fd);
 	if (job->status) {
 		size_t n = strlen(job->image);
 
@@ -161,12 +148,11 @@ static int write_report(const char *path, const struct job *jobs, size_t n,
 			const char *recipe, bool dry_run)
 {
 	struct json j;
-	FILE *f = fopen(path, "w");
-	int rc;
+	FILE *f;
+	int rc = cli_report_open(path, &j, &f);
 
-	if (!f)
-		return imgp_fail(errno, "cannot write: %s", strerror(errno));
-	json_init(&j, f);
+	if (rc)
+		return rc;
 	json_object_begin(&j);
 	json_kv_uint(&j, "schema_version", 1);
 	json_kv_string(&j, "recipe", recipe);
@@ -190,10 +176,7 @@ static int write_report(const char *path, const struct job *jobs, size_t n,
 	}
 	json_array_end(&j);
 	json_object_end(&j);
-	rc = json_finish(&j);
-	if (fclose(f) && !rc)
-		rc = -errno;
-	return rc ? imgp_fail(-rc, "cannot write: %s", strerror(-rc)) : 0;
+	return cli_report_close(&j, f);
 }
 
 int cli_batch(const struct cli_apply *o, struct imgp_recipe *r)
@@ -253,7 +236,7 @@ int cli_batch(const struct cli_apply *o, struct imgp_recipe *r)
 		for (size_t i = 0; i < o->nimages; i++) {
 			struct job *job = &jobs[i];
 
-			if (job->done || job->pid != pid)
+			if (job->done || job->child.pid != pid)
 				continue;
 			job_finish(job, wstatus);
 			running--;

@@ -3,6 +3,10 @@
 #ifndef IMGP_CLI_H
 #define IMGP_CLI_H
 
+#include <stdio.h>
+#include <sys/types.h>
+#include <time.h>
+
 #include "imgpatch.h"
 #include "options.h"
 
@@ -136,6 +140,36 @@ const char **cli_each_sets(const struct cli_each *e, size_t row, const struct im
 			   const char *const *sets, size_t nsets, char ***owned, size_t *n);
 void cli_each_sets_free(const char **sets, char **owned);
 void cli_each_free(struct cli_each *e);
+
+/* Each target of apply and write alike (per-target.c). */
+/* --set NAME=VALUE: checked and added to *sets; 0 or EXIT_USAGE. */
+int cli_set_option(const struct cli_parser *p, const char ***sets, size_t *nsets);
+/*
+ * Binds r with target's parameters: those of sets r declares, then the
+ * non-empty cells of target's row in each (may be NULL). 0 or -errno.
+ */
+int cli_target_bind(struct imgp_recipe *r, const struct cli_each *each, const char *target,
+		    const char *const *sets, size_t nsets);
+/* A target's work in a process of its own. */
+struct cli_child {
+	pid_t pid;
+	int fd;                    /* the read end of the pipe the work writes to */
+	struct timespec start;
+};
+/*
+ * Forks a child that runs work(ctx, fd), fd the write end of a pipe, and
+ * exits with its return value. Returns 0 or -errno.
+ */
+int cli_child_start(struct cli_child *child, int (*work)(void *ctx, int fd), void *ctx);
+/* Seconds since the child started. */
+double cli_child_seconds(const struct cli_child *child);
+/*
+ * The --json report of a run over many targets, opened and closed: each
+ * returns 0 or -errno with a failure.
+ */
+struct json;
+int cli_report_open(const char *path, struct json *j, FILE **f);
+int cli_report_close(struct json *j, FILE *f);
 
 /* apply's options (cmd-apply.c), shared with batch.c. */
 struct cli_apply {

@@ -58,10 +58,7 @@ static int parse_args(int argc, char **argv, struct cli_apply *o)
 	while (!rc && (c = cli_next(&p)) > 0) {
 		switch (c) {
 		case OPT_SET:
-			if (!strchr(p.value, '=') || p.value[0] == '=')
-				rc = cli_bad_value(&p, "NAME=VALUE");
-			o->sets = cli_grow(o->sets, o->nsets, sizeof(*o->sets));
-			o->sets[o->nsets++] = p.value;
+			rc = cli_set_option(&p, &o->sets, &o->nsets);
 			break;
 		case OPT_RECIPE_PATH:
 			o->paths = cli_grow(o->paths, o->npaths, sizeof(*o->paths));
@@ -108,18 +105,7 @@ static int parse_args(int argc, char **argv, struct cli_apply *o)
  */
 static int bind_image(const struct cli_apply *o, struct imgp_recipe *r, const char *image)
 {
-	char **owned;
-	size_t n;
-	const char **sets;
-	int rc;
-
-	if (!o->each)
-		return 0;
-	sets = cli_each_sets(&o->table, cli_each_row(&o->table, image), r, o->sets,
-			     o->nsets, &owned, &n);
-	rc = imgp_recipe_bind(r, sets, n);
-	cli_each_sets_free(sets, owned);
-	return rc;
+	return o->each ? cli_target_bind(r, &o->table, image, o->sets, o->nsets) : 0;
 }
 
 /*

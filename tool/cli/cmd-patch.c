@@ -20,7 +20,7 @@ struct dt_op {
 
 enum {
 	OPT_FIT = 256, OPT_FDT, OPT_DT_DELETE, OPT_DT_SET, OPT_DT_DELETE_NODE,
-	OPT_OVERLAY, OPT_DTB_OUT, OPT_FSTAB, OPT_ROOT, OPT_VIA,
+	OPT_OVERLAY, OPT_DTB_OUT, OPT_FSTAB, OPT_ROOT, OPT_VIA, OPT_MODEL,
 };
 
 struct patch_opts {
@@ -28,7 +28,9 @@ struct patch_opts {
 	const char *fit;
 	const char *fdt;
 	const char *dtb_out;
-	const char *via;         /* "override", "fit"; NULL: chosen from the boot script */
+	const char *via;         /* "override", "fit", "overlay", "file"; NULL: chosen from the boot path */
+	const char *model;       /* which of the boot path's trees */
+	bool fit_given;          /* --fit: the tree is a FIT's, whatever the boot path */
 	const char *root;
 	struct cli_io io;
 	bool force;
@@ -48,9 +50,13 @@ static const struct cli_option patch_options[] = {
 	  "[00 01], a bare number (one cell) or empty; repeatable" },
 	{ OPT_DT_DELETE_NODE, "dt-delete-node", 0, "NODE", "delete a node and its subtree; repeatable" },
 	{ OPT_OVERLAY, "overlay", 0, "FILE.dtbo", "apply a compiled overlay (dtc -@); repeatable" },
-	{ OPT_VIA, "via", 0, "override|fit", "how the tree reaches the board: an override file\n"
-	  "the boot script loads, or the FIT rewritten (default:\n"
-	  "override when the boot script loads one, else fit)" },
+	{ OPT_VIA, "via", 0, "override|fit|overlay|file", "how the tree reaches the board: an override file\n"
+	  "the boot script loads, the FIT rewritten, a new overlay\n"
+	  "in the boot path's list, or the tree file edited in\n"
+	  "place (default: from the boot path; the plan says\n"
+	  "which and why)" },
+	{ OPT_MODEL, "model", 0, "MODEL", "which tree of a boot path that boots several (pi4,\n"
+	  "a tree's file name or path)" },
 	{ OPT_DTB_OUT, "dtb-out", 0, "PATH", "where the tree goes on the boot partition\n"
 	  "(default /user-override.dtb)" },
 	{ OPT_FSTAB, "fstab", 0, "MNT:OPS", "fstab option edits, e.g. /:-discard,+noatime;\n"
@@ -117,7 +123,8 @@ static int parse_args(int argc, char **argv, struct patch_opts *o)
 	cli_parser_init(&p, &patch_command, argc, argv);
 	while (!rc && (c = cli_next(&p)) > 0) {
 		switch (c) {
-		case OPT_FIT: o->fit = p.value; break;
+		case OPT_FIT: o->fit = p.value; o->fit_given = true; break;
+		case OPT_MODEL: o->model = p.value; break;
 		case OPT_FDT: o->fdt = p.value; break;
 		case OPT_DT_DELETE:
 		case OPT_DT_SET:
@@ -133,8 +140,9 @@ static int parse_args(int argc, char **argv, struct patch_opts *o)
 			o->dtb_out = p.value;
 			break;
 		case OPT_VIA:
-			if (strcmp(p.value, "override") && strcmp(p.value, "fit"))
-				rc = cli_bad_value(&p, "override or fit");
+			if (strcmp(p.value, "override") && strcmp(p.value, "fit") &&
+			    strcmp(p.value, "overlay") && strcmp(p.value, "file"))
+				rc = cli_bad_value(&p, "override, fit, overlay or file");
 			o->via = p.value;
 			break;
 		case OPT_FSTAB:
@@ -161,9 +169,14 @@ static int parse_args(int argc, char **argv, struct patch_opts *o)
 		if (!o->ndt && !o->nfstab && !o->fdt)
 			rc = usage_error("patch", "nothing to do: give --fdt, --dt-*, --overlay and/or --fstab");
 	}
-	if (!rc && !o->stop && o->via && strcmp(o->via, "fit") == 0 &&
+	if (!rc && !o->stop && o->via && strcmp(o->via, "override") != 0 &&
 	    (o->dtb_out || o->force))
-		rc = usage_error("patch", "--via fit rewrites the FIT: --dtb-out and --force go with --via override");
+		rc = usage_error("patch", "--via %s %s: --dtb-out and --force go with --via override",
+				 o->via, strcmp(o->via, "fit") == 0 ? "rewrites the FIT" :
+				 strcmp(o->via, "file") == 0 ? "edits the tree file" :
+				 "adds an overlay");
+	if (!rc && !o->stop && o->model && (o->fdt || o->fit_given))
+		rc = usage_error("patch", "--model picks a tree of the boot path: --fdt and --fit pick one in a FIT");
 	/* An explicit file or --force keeps the override file. */
 	if (!o->via && (o->dtb_out || o->force))
 		o->via = "override";
@@ -285,25 +298,77 @@ static int write_tree(struct imgp_patch *patch, const struct patch_opts *o,
 
 	if (why)
 		return imgp_patch_write_fit(patch, why);
-	rc = imgp_patch_write_dtb(patch, o->dtb_out);
+	rc = imgp_patch_write_dtb_note(patch, o->dtb_out,
+				       o->via ? "via override: asked for (--via override, --dtb-out or --force)"
+					      : "via override: the boot script loads " IMGP_OVERRIDE_PATH);
 	return rc || !o->via ? rc : check_boot_hook(patch, o);
+}
+
+/*
+ * A FIT's tree (--fit, --fdt, --via override or fit, or a FIT boot path)
+ * goes where the board reads it: see choose_via().
+ */
+static int plan_fit_tree(struct imgp_patch *patch, const struct patch_opts *o)
+{
+	const char *why = NULL;
+	int rc;
+
+	if (o->via && (!strcmp(o->via, "overlay") || !strcmp(o->via, "file")))
+		return imgp_fail(EINVAL, "--via %s: the tree is a FIT's (%s): use --via override or fit",
+				 o->via, o->fit);
+	if (o->model)
+		return imgp_fail(EINVAL, "--model: the tree is a FIT's (%s): pick it with --fdt",
+				 o->fit);
+	rc = imgp_patch_load_fdt(patch, o->fit, o->fdt);
+	if (!rc)
+		rc = choose_via(patch, o, &why);
+	for (size_t i = 0; !rc && i < o->ndt; i++)
+		rc = apply_dt_op(patch, &o->dt[i]);
+	if (!rc)
+		rc = write_tree(patch, o, why);
+	return rc;
+}
+
+/* A boot path naming tree files: a new overlay in its list, or the file in place. */
+static int plan_booted_tree(struct imgp_patch *patch, const struct patch_opts *o)
+{
+	enum imgp_via asked = IMGP_VIA_DEFAULT, via;
+	const char *why = NULL;
+	bool deletes = false;
+	int rc = 0;
+
+	for (size_t i = 0; i < o->ndt; i++)
+		deletes |= o->dt[i].kind == OPT_DT_DELETE ||
+			   o->dt[i].kind == OPT_DT_DELETE_NODE;
+	if (o->via)
+		rc = imgp_via_parse(o->via, &asked);
+	if (!rc)
+		rc = imgp_patch_via_choose(patch, asked, deletes, &via, &why);
+	if (!rc)
+		rc = imgp_patch_load_booted(patch, o->model);
+	for (size_t i = 0; !rc && i < o->ndt; i++)
+		rc = apply_dt_op(patch, &o->dt[i]);
+	if (!rc)
+		rc = imgp_patch_write_via(patch, via, why, NULL);
+	return rc;
+}
+
+/* Whether the tree is a FIT's: --fit or --fdt say so, else the boot path. */
+static bool tree_is_fit(struct imgp_patch *patch, const struct patch_opts *o)
+{
+	if (o->fit_given || o->fdt)
+		return true;
+	return !imgp_patch_boots_files(patch);
 }
 
 /* Builds the whole plan; nothing is written here. */
 static int plan_patch(struct imgp_patch *patch, const struct patch_opts *o)
 {
-	const char *why = NULL;
 	int rc = 0;
 
-	if (o->fdt || o->ndt) {
-		rc = imgp_patch_load_fdt(patch, o->fit, o->fdt);
-		if (!rc)
-			rc = choose_via(patch, o, &why);
-		for (size_t i = 0; !rc && i < o->ndt; i++)
-			rc = apply_dt_op(patch, &o->dt[i]);
-		if (!rc)
-			rc = write_tree(patch, o, why);
-	}
+	if (o->fdt || o->ndt)
+		rc = tree_is_fit(patch, o) ? plan_fit_tree(patch, o)
+					   : plan_booted_tree(patch, o);
 	for (size_t i = 0; !rc && i < o->nfstab; i++) {
 		char *mnt = strdup(o->fstab[i]);
 		char *sep;

@@ -26,7 +26,7 @@
 #include "json.h"
 #include "write.h"
 
-enum { OPT_APPLY = 700, OPT_SET, OPT_EACH, OPT_JSON, OPT_RECIPE_PATH, OPT_FORCE };
+enum { OPT_APPLY = 700, OPT_SET, OPT_EACH, OPT_JSON, OPT_RECIPE_PATH, OPT_FORCE, OPT_DRY_RUN };
 
 static const struct cli_option write_options[] = {
 	{ OPT_APPLY, "apply", 0, "RECIPE", "patch each card with RECIPE on the way;\n"
@@ -36,6 +36,9 @@ static const struct cli_option write_options[] = {
 	  "then one column per recipe parameter" },
 	{ OPT_RECIPE_PATH, "recipe-path", 0, "DIR", "look for recipes in DIR first; repeatable" },
 	{ OPT_JSON, "json", 0, "FILE", "write a report: target, status, bytes, seconds, error" },
+	{ 'j', "jobs", 'j', "N", "write N cards at once (default: all)" },
+	{ OPT_DRY_RUN, "dry-run", 0, NULL, "check and plan every card, print what each would get,\n"
+	  "write nothing" },
 	{ OPT_FORCE, "force", 0, NULL, "write to a device larger than a card plausibly is" },
 	{ CLI_OPT_QUIET, "quiet", 0, NULL, "no progress lines, even on a terminal" },
 	CLI_OPTIONS_END,
@@ -46,7 +49,7 @@ static const struct cli_option *const write_tables[] = { write_options, NULL };
 static const struct cli_command write_command = {
 	"write",
 	"Usage: imgpatch write IMAGE TARGET... [--apply RECIPE]... [--set NAME=VALUE]...\n"
-	"                      [--each FILE.csv] [--json FILE] [--force]\n"
+	"                      [--each FILE.csv] [--json FILE] [-j N] [--dry-run] [--force]\n"
 	"Write IMAGE (raw, compressed or archived) to every TARGET at once: a card\n"
 	"(block device) or a file of at least the image's size (made when missing).\n"
 	"Each is patched on the way, written only where its filesystems hold data,\n"
@@ -68,7 +71,8 @@ struct write_opts {
 	char **paths;
 	size_t npaths;
 	const char *each, *json;
-	bool force, stop;
+	long jobs;                 /* -j: cards at once, 0 all */
+	bool force, stop, dry_run;
 	bool targets_owned;        /* targets is the table's column */
 	bool has_table;
 	char **argv_args;
@@ -89,10 +93,7 @@ static int parse_args(int argc, char **argv, struct write_opts *o)
 			o->recipes[o->nrecipes++] = p.value;
 			break;
 		case OPT_SET:
-			if (!strchr(p.value, '=') || p.value[0] == '=')
-				rc = cli_bad_value(&p, "NAME=VALUE");
-			o->sets = cli_grow(o->sets, o->nsets, sizeof(*o->sets));
-			o->sets[o->nsets++] = p.value;
+			rc = cli_set_option(&p, &o->sets, &o->nsets);
 			break;
 		case OPT_RECIPE_PATH:
 			o->paths = cli_grow(o->paths, o->npaths, sizeof(*o->paths));
@@ -101,6 +102,8 @@ static int parse_args(int argc, char **argv, struct write_opts *o)
 		case OPT_EACH: o->each = p.value; break;
 		case OPT_JSON: o->json = p.value; break;
 		case OPT_FORCE: o->force = true; break;
+		case OPT_DRY_RUN: o->dry_run = true; break;
+		case 'j': rc = cli_number(&p, 1, 256, &o->jobs); break;
 		case CLI_OPT_QUIET: cli_quiet = true; break;
 		}
 	}
@@ -123,16 +126,6 @@ static int parse_args(int argc, char **argv, struct write_opts *o)
 	}
 	cli_parser_free(&p);
 	return rc;
-}
-
-/* Target t's parameters for recipe r: --set, then its row. */
-static const char **card_sets(const struct write_opts *o, const struct imgp_recipe *r,
-			      size_t t, char ***owned, size_t *n)
-{
-	const struct cli_each *e = o->has_table ? &o->table : NULL;
-
-	return cli_each_sets(e, e ? cli_each_row(e, o->targets[t]) : 0, r, o->sets, o->nsets,
-			     owned, n);
 }
 
 /* The table; without TARGET arguments, its targets are the targets. */
@@ -205,15 +198,11 @@ static int load_recipes(const struct write_opts *o, struct imgp_recipe ***out)
 		rc = check_names(o, recipes);
 	for (size_t t = 0; t < o->ntargets && !rc; t++) {
 		for (size_t k = 0; k < o->nrecipes && !rc; k++) {
-			char **owned;
-			size_t n;
-			const char **sets = card_sets(o, recipes[k], t, &owned, &n);
-
-			if (imgp_recipe_bind(recipes[k], sets, n)) {
+			if (cli_target_bind(recipes[k], o->has_table ? &o->table : NULL,
+					    o->targets[t], o->sets, o->nsets)) {
 				error("%s: %s", o->targets[t], imgp_errmsg());
 				rc = EXIT_ERROR;
 			}
-			cli_each_sets_free(sets, owned);
 		}
 	}
 	*out = recipes;
@@ -328,7 +317,8 @@ static int check_targets(const struct write_opts *o, const char *raw, uint64_t s
 			}
 		}
 	}
-	for (size_t i = 0; i < o->ntargets && !rc; i++)
+	/* A dry run makes nothing: a missing file would be made, and that is all. */
+	for (size_t i = 0; i < o->ntargets && !rc && !o->dry_run; i++)
 		if (missing[i])
 			rc = make_missing(o->targets[i], size);
 	free(missing);
@@ -336,54 +326,31 @@ static int check_targets(const struct write_opts *o, const char *raw, uint64_t s
 	return rc;
 }
 
-static double since(const struct timespec *t)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t->tv_sec) +
-	       (double)(now.tv_nsec - t->tv_nsec) / 1e9;
-}
-
 struct card_job {
 	struct write_card card;
 	struct card_result res;
-	pid_t pid;
-	int fd;                    /* the child's messages */
-	struct timespec start;
+	struct cli_child child;    /* child.fd: the child's messages, -1 at their end */
 	uint64_t done, total;
-	bool finished;
+	bool started, finished;
 };
+
+static int card_work(void *ctx, int fd)
+{
+	return write_card_run(ctx, fd);
+}
 
 static int card_start(struct card_job *job)
 {
-	int pipefd[2];
-
-	if (pipe(pipefd) < 0)
-		return imgp_fail(errno, "pipe: %s", strerror(errno));
-	fflush(stdout);
-	fflush(stderr);
-	clock_gettime(CLOCK_MONOTONIC, &job->start);
-	job->pid = fork();
-	if (job->pid < 0) {
-		close(pipefd[0]);
-		close(pipefd[1]);
-		return imgp_fail(errno, "fork: %s", strerror(errno));
-	}
-	if (job->pid == 0) {
-		close(pipefd[0]);
-		_exit(write_card_run(&job->card, pipefd[1]));
-	}
-	close(pipefd[1]);
-	job->fd = pipefd[0];
-	return 0;
+	job->started = true;
+	job->child.fd = -1;
+	return cli_child_start(&job->child, card_work, &job->card);
 }
 
 /* Reads what a child sent; at its end, the card is finished. */
 static void card_read(struct card_job *job)
 {
 	struct card_msg msg;
-	ssize_t n = read(job->fd, &msg, sizeof(msg));
+	ssize_t n = read(job->child.fd, &msg, sizeof(msg));
 
 	if (n == (ssize_t)sizeof(msg) && msg.kind == CARD_MSG_PROGRESS) {
 		job->done = msg.done;
@@ -396,17 +363,17 @@ static void card_read(struct card_job *job)
 	}
 	if (n < 0 && errno == EINTR)
 		return;
-	close(job->fd);
-	job->fd = -1;
+	close(job->child.fd);
+	job->child.fd = -1;
 }
 
 static void card_reap(struct card_job *job)
 {
 	int wstatus;
 
-	while (waitpid(job->pid, &wstatus, 0) < 0 && errno == EINTR)
+	while (waitpid(job->child.pid, &wstatus, 0) < 0 && errno == EINTR)
 		;
-	job->res.seconds = since(&job->start);
+	job->res.seconds = cli_child_seconds(&job->child);
 	if (!job->res.done) {
 		job->res.failed = true;
 		snprintf(job->res.error, sizeof(job->res.error), "%s",
@@ -426,9 +393,15 @@ static void show_progress(const struct card_job *jobs, size_t n)
 			fprintf(stderr, " [%zu] %u%%", i + 1,
 				(unsigned)(jobs[i].done * 100 / jobs[i].total));
 		else
-			fprintf(stderr, " [%zu] %s", i + 1, jobs[i].finished ? "done" : "preparing");
+			fprintf(stderr, " [%zu] %s", i + 1, jobs[i].finished ? "done" :
+				jobs[i].started ? "preparing" : "waiting");
 	}
 	fflush(stderr);
+}
+
+static double mib(uint64_t bytes)
+{
+	return (double)bytes / (1 << 20);
 }
 
 static void print_card(const struct card_job *job, size_t finished, size_t n)
@@ -438,13 +411,22 @@ static void print_card(const struct card_job *job, size_t finished, size_t n)
 	if (job->res.failed)
 		printf("[%zu/%zu] %s: FAILED: %s\n", finished, n, job->card.target,
 		       job->res.error);
+	else if (job->card.dry_run)
+		printf("[%zu/%zu] %s: planned, would write %.1f MiB of %.1f MiB (%.1f s)\n",
+		       finished, n, job->card.target, mib(job->res.mapped), mib(job->card.size),
+		       job->res.seconds);
 	else
 		printf("[%zu/%zu] %s: written and verified, %.1f MiB (%.1f s)\n", finished, n,
-		       job->card.target, (double)job->res.written / (1 << 20), job->res.seconds);
+		       job->card.target, mib(job->res.written), job->res.seconds);
 	fflush(stdout);
 }
 
-static void print_summary(const struct card_job *jobs, size_t n)
+static const char *card_status(const struct card_job *job)
+{
+	return job->res.failed ? "failed" : job->card.dry_run ? "planned" : "verified";
+}
+
+static void print_summary(const struct card_job *jobs, size_t n, bool dry_run)
 {
 	size_t width = 6, failed = 0;
 
@@ -454,29 +436,31 @@ static void print_summary(const struct card_job *jobs, size_t n)
 		width = len > width ? len : width;
 		failed += jobs[i].res.failed;
 	}
-	printf("\n%-*s  %-8s  %10s  %8s\n", (int)width, "TARGET", "STATUS", "WRITTEN",
-	       "SECONDS");
+	printf("\n%-*s  %-8s  %10s  %8s\n", (int)width, "TARGET", "STATUS",
+	       dry_run ? "TO WRITE" : "WRITTEN", "SECONDS");
 	for (size_t i = 0; i < n; i++)
 		printf("%-*s  %-8s  %6.1f MiB  %8.1f\n", (int)width, jobs[i].card.target,
-		       jobs[i].res.failed ? "failed" : "verified",
-		       (double)jobs[i].res.written / (1 << 20), jobs[i].res.seconds);
-	printf("write: %zu card%s, %zu failed\n", n, n == 1 ? "" : "s", failed);
+		       card_status(&jobs[i]),
+		       mib(dry_run ? jobs[i].res.mapped : jobs[i].res.written),
+		       jobs[i].res.seconds);
+	printf("write: %zu card%s, %zu failed%s\n", n, n == 1 ? "" : "s", failed,
+	       dry_run ? " (dry run: nothing written)" : "");
 }
 
 static int write_report(const char *path, const struct write_opts *o,
 			const struct card_job *jobs, uint64_t size)
 {
 	struct json j;
-	FILE *f = fopen(path, "w");
-	int rc;
+	FILE *f;
+	int rc = cli_report_open(path, &j, &f);
 
-	if (!f)
-		return imgp_fail(errno, "cannot write: %s", strerror(errno));
-	json_init(&j, f);
+	if (rc)
+		return rc;
 	json_object_begin(&j);
 	json_kv_uint(&j, "schema_version", 1);
 	json_kv_string(&j, "image", o->image);
 	json_kv_uint(&j, "image_size", size);
+	json_kv_bool(&j, "dry_run", o->dry_run);
 	json_key(&j, "recipes");
 	json_array_begin(&j);
 	for (size_t k = 0; k < o->nrecipes; k++)
@@ -489,7 +473,7 @@ static int write_report(const char *path, const struct write_opts *o,
 
 		json_object_begin(&j);
 		json_kv_string(&j, "target", jobs[i].card.target);
-		json_kv_string(&j, "status", r->failed ? "failed" : "verified");
+		json_kv_string(&j, "status", card_status(&jobs[i]));
 		json_kv_uint(&j, "mapped_bytes", r->mapped);
 		json_kv_uint(&j, "written_bytes", r->written);
 		json_kv_fixed3(&j, "seconds", r->seconds);
@@ -505,42 +489,48 @@ static int write_report(const char *path, const struct write_opts *o,
 	}
 	json_array_end(&j);
 	json_object_end(&j);
-	rc = json_finish(&j);
-	if (fclose(f) && !rc)
-		rc = -errno;
-	return rc ? imgp_fail(-rc, "cannot write: %s", strerror(-rc)) : 0;
+	return cli_report_close(&j, f);
 }
 
-/* Runs every card at once; returns the number that failed. */
-static size_t run_cards(struct card_job *jobs, size_t n)
+/*
+ * Runs the cards, at most max at once (each a child process), starting
+ * the next as one finishes; returns the number that failed.
+ */
+static size_t run_cards(struct card_job *jobs, size_t n, size_t max)
 {
 	struct pollfd *pfd = calloc(n, sizeof(*pfd));
-	size_t finished = 0, failed = 0;
+	size_t next = 0, running = 0, finished = 0, failed = 0;
 
 	if (!pfd)
 		die("out of memory");
-	for (size_t i = 0; i < n; i++) {
-		jobs[i].fd = -1;
-		if (card_start(&jobs[i])) {
-			jobs[i].res.failed = true;
-			snprintf(jobs[i].res.error, sizeof(jobs[i].res.error), "%s", imgp_errmsg());
-			jobs[i].finished = true;
-			print_card(&jobs[i], ++finished, n);
-		}
-	}
 	while (finished < n) {
-		for (size_t i = 0; i < n; i++) {
-			pfd[i].fd = jobs[i].finished ? -1 : jobs[i].fd;
-			pfd[i].events = POLLIN;
+		for (; next < n && running < max; next++) {
+			if (!card_start(&jobs[next])) {
+				running++;
+				continue;
+			}
+			jobs[next].res.failed = true;
+			snprintf(jobs[next].res.error, sizeof(jobs[next].res.error), "%s",
+				 imgp_errmsg());
+			jobs[next].finished = true;
+			print_card(&jobs[next], ++finished, n);
 		}
-		if (poll(pfd, n, 200) < 0 && errno != EINTR)
+		for (size_t i = 0; i < n; i++) {
+			bool live = jobs[i].started && !jobs[i].finished;
+
+			pfd[i].fd = live ? jobs[i].child.fd : -1;
+			pfd[i].events = POLLIN;
+			pfd[i].revents = 0;
+		}
+		if (running && poll(pfd, n, 200) < 0 && errno != EINTR)
 			die("poll: %s", strerror(errno));
 		for (size_t i = 0; i < n; i++) {
-			if (jobs[i].finished || !(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
+			if (pfd[i].fd < 0 || !(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
 			card_read(&jobs[i]);
-			if (jobs[i].fd < 0) {
+			if (jobs[i].child.fd < 0) {
 				card_reap(&jobs[i]);
+				running--;
 				print_card(&jobs[i], ++finished, n);
 			}
 		}
@@ -571,31 +561,19 @@ static int write_all(const struct write_opts *o, struct imgp_recipe **recipes,
 		c->size = size;
 		c->recipes = recipes;
 		c->nrecipes = o->nrecipes;
-		c->sets = calloc(o->nrecipes + 1, sizeof(*c->sets));
-		c->nsets = calloc(o->nrecipes + 1, sizeof(*c->nsets));
-		c->owned = calloc(o->nrecipes + 1, sizeof(*c->owned));
-		if (!c->sets || !c->nsets || !c->owned)
-			die("out of memory");
-		for (size_t k = 0; k < o->nrecipes; k++)
-			c->sets[k] = card_sets(o, recipes[k], i, &c->owned[k], &c->nsets[k]);
+		c->each = o->has_table ? &o->table : NULL;
+		c->sets = o->sets;
+		c->nsets = o->nsets;
+		c->dry_run = o->dry_run;
 	}
-	failed = run_cards(jobs, o->ntargets);
-	print_summary(jobs, o->ntargets);
+	failed = run_cards(jobs, o->ntargets, o->jobs ? (size_t)o->jobs : o->ntargets);
+	print_summary(jobs, o->ntargets, o->dry_run);
 	if (o->json && write_report(o->json, o, jobs, size)) {
 		error_lib(o->json);
 		rc = EXIT_ERROR;
 	}
 	if (failed)
 		rc = EXIT_ERROR;
-	for (size_t i = 0; i < o->ntargets; i++) {
-		struct write_card *c = &jobs[i].card;
-
-		for (size_t k = 0; k < o->nrecipes; k++)
-			cli_each_sets_free(c->sets[k], c->owned[k]);
-		free(c->sets);
-		free(c->nsets);
-		free(c->owned);
-	}
 	free(jobs);
 	return rc;
 }

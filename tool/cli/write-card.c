@@ -89,7 +89,7 @@ static int patch_copy(struct card_run *run, char *copy)
 	imgp_patch_init(&patch, &disk);
 	rc = 0;
 	for (size_t k = 0; !rc && k < c->nrecipes; k++) {
-		rc = imgp_recipe_bind(c->recipes[k], c->sets[k], c->nsets[k]);
+		rc = cli_target_bind(c->recipes[k], c->each, c->target, c->sets, c->nsets);
 		if (!rc)
 			rc = imgp_recipe_match(c->recipes[k], &patch);
 		/* A step's failure names the step, not its recipe. */
@@ -108,7 +108,7 @@ static void flash_progress(uint64_t bytes, void *ctx)
 	progress(ctx, bytes);
 }
 
-/* The map of what this card gets, written and checked. */
+/* The map of what this card gets, written and checked (a dry run: only made). */
 static int write_and_verify(struct card_run *run, const char *image)
 {
 	struct imgp_flash_result res;
@@ -118,6 +118,10 @@ static int write_and_verify(struct card_run *run, const char *image)
 	if (imgp_fsmap_build(image, &map))
 		return fail(run, false, 0, "%s", imgp_errmsg());
 	run->res.mapped = map.mapped;
+	if (run->card->dry_run) {
+		imgp_fsmap_free(&map);
+		return EXIT_OK;
+	}
 	run->total = 2 * map.mapped;
 	send_msg(run, CARD_MSG_PROGRESS);
 	rc = imgp_flash(image, &map, run->card->target, flash_progress, run, &res);

@@ -8,16 +8,19 @@
 
 #include "imgpatch.h"
 
+struct cli_each;
+
 /* What a card is written from. */
 struct write_card {
 	const char *target;
 	const char *image;             /* the raw image, shared by every card */
 	uint64_t size;
-	struct imgp_recipe **recipes;  /* loaded; bound again with sets[k] */
+	struct imgp_recipe **recipes;  /* loaded; bound again for this card */
 	size_t nrecipes;
-	const char ***sets;            /* per recipe: this card's NAME=VALUE */
-	size_t *nsets;
-	char ***owned;                 /* the strings of sets made for this card */
+	const struct cli_each *each;   /* --each, or NULL */
+	const char *const *sets;       /* --set NAME=VALUE */
+	size_t nsets;
+	bool dry_run;                  /* plan only: patch the copy, map it, write nothing */
 };
 
 struct card_result {
@@ -42,8 +45,8 @@ struct card_msg {
 /*
  * Patches a private copy of the image (when there are recipes), writes its
  * mapped blocks to the target, syncs, reads them back past the page cache
- * and compares. Sends progress and one result to fd. Returns the exit
- * status of the child.
+ * and compares; a dry run stops after mapping. Sends progress and one
+ * result to fd. Returns the exit status of the child.
  */
 int write_card_run(const struct write_card *card, int fd);
 

@@ -365,6 +365,7 @@ extern const struct imgp_bootpath imgp_bootpath_fit;
 extern const struct imgp_bootpath imgp_bootpath_extlinux;
 extern const struct imgp_bootpath imgp_bootpath_script;
 extern const struct imgp_bootpath imgp_bootpath_armbian;
+extern const struct imgp_bootpath imgp_bootpath_uenv;
 extern const struct imgp_bootpath imgp_bootpath_rpi;
 
 /*
@@ -389,6 +390,10 @@ int imgp_bootinfo_summary(struct imgp_survey_bootinfo *bi, const char *fmt, ...)
  * comment from '#' cut; NULL at the end. Writes into the text.
  */
 char *imgp_bootinfo_line(char **text);
+/* The value of a "key=value" line (env import -t's format); NULL: another key. */
+const char *imgp_bootinfo_value(const char *line, const char *key);
+/* Whether the boot partition has path (a failed lookup counts as no). */
+bool imgp_bootinfo_exists(struct imgp_survey *sv, const char *path);
 
 /*
  * survey.c, for the boot paths: the first partition (table order) whose
@@ -428,8 +433,55 @@ int imgp_survey_probe_paths(struct imgp_survey *sv, const char *const *paths,
 bool imgp_effective_override_loaded(const struct imgp_survey *sv);
 int imgp_effective_fit_image(struct imgp_survey *sv, const struct imgp_fit_image *img,
 			     struct imgp_effective *t);
-/* patch.c: the patch's survey of its disk (no boot path read), made when first asked; NULL: ENOMEM. */
+/* patch.c: the patch's survey of its disk (its boot path read), made when first asked; NULL: ENOMEM. */
 struct imgp_survey *imgp_patch_survey(struct imgp_patch *patch);
+
+/* ------------------------------------------- patch-dt.c, patch-via.c */
+
+enum imgp_dt_edit_kind {
+	IMGP_DT_EDIT_SET, IMGP_DT_EDIT_DELETE, IMGP_DT_EDIT_DELETE_NODE,
+	IMGP_DT_EDIT_ADD_NODE, IMGP_DT_EDIT_OVERLAY,
+};
+/* Records an edit made to the loaded tree (node: its full path). 0 or -ENOMEM. */
+int imgp_dt_plan_record(struct imgp_patch *patch, enum imgp_dt_edit_kind kind,
+			const char *node, const char *prop, const void *data,
+			size_t len, const char *name);
+void imgp_dt_plan_free(struct imgp_dt_plan *p);
+/*
+ * 1 when the effective tree of the boot path's tree being edited (its
+ * overlays applied) has the property at node path, with *where (malloc'd)
+ * naming that tree; 0 when it has not, or there is no such tree (a FIT's);
+ * -ENOMEM.
+ */
+int imgp_dt_plan_effective_has(struct imgp_patch *patch, const char *path,
+			       const char *prop, char **where);
+/* Loads blob (the tree a boot path builds) as the tree to edit; origin names it. */
+int imgp_patch_load_dtb_blob(struct imgp_patch *patch, const struct imgp_part *part,
+			     const void *blob, size_t size, const char *origin);
+/*
+ * The plan's note for the edited tree: why, where it came from, the edits,
+ * the decompiled tree before and after (target names the after) as a diff.
+ */
+int imgp_patch_dt_note(struct imgp_patch *patch, const char *why,
+		       const char *target, struct imgp_buf *note);
+
+/* ------------------------------------------------------- patch-list.c */
+
+enum imgp_list_style {
+	IMGP_LIST_WORDS,         /* key=a b c (armbianEnv.txt) */
+	IMGP_LIST_EXTLINUX,      /* fdtoverlays of the label U-Boot boots */
+	IMGP_LIST_LINES,         /* config.txt: one key=word line each */
+};
+/* The list style of key in the file at path: by its name, then the key. */
+enum imgp_list_style imgp_list_style_of(const char *path, const char *key);
+/*
+ * out = text with word added to the list (see imgpatch.h,
+ * imgp_patch_list_add). Returns 1 when it changed, 0 when the word was
+ * there, -EINVAL for a word that cannot be a list entry, -ENOENT for an
+ * extlinux.conf without a label, -ENOMEM.
+ */
+int imgp_list_add(const char *text, size_t len, enum imgp_list_style style,
+		  const char *key, const char *word, struct imgp_buf *out);
 
 /* ------------------------------------------------- fsmap.c, usedmap-*.c */
 

@@ -670,7 +670,7 @@ struct imgp_survey_fit {
 /* The boot script of the boot partition. */
 struct imgp_survey_script {
 	const struct imgp_part *part; /* the boot partition; NULL: there is none */
-	const char *path;        /* one of imgp_bootscr_paths; NULL: none there */
+	const char *path;        /* imgp_bootscr_paths, or under /boot/; NULL: none */
 	int rc;
 	char *error;
 	int parse_rc;            /* -EBADMSG: a CRC does not match */
@@ -902,6 +902,8 @@ struct imgp_change {
 	struct imgp_buf notes;   /* "  what changed" lines for the plan */
 };
 
+struct imgp_dt_plan;
+
 struct imgp_patch {
 	struct imgp_disk *disk;
 	/* The device tree being edited, loaded by imgp_patch_load_fdt(). */
@@ -921,6 +923,8 @@ struct imgp_patch {
 	struct imgp_dtb dtb_source; /* the tree as loaded, before this run's edits */
 	size_t nchanges;
 	struct imgp_change *changes;
+	/* The device tree edits as made, and the tree the boot path boots (patch-via.c). */
+	struct imgp_dt_plan *dt_plan;
 	/* Where "boot", "root" and the FIT are: surveyed once, when first asked. */
 	struct imgp_survey *survey;
 };
@@ -961,6 +965,9 @@ int imgp_patch_dt_delete(struct imgp_patch *patch, const char *node,
 			 const char *prop);
 /* Plans writing the loaded tree to path on the boot partition. */
 int imgp_patch_write_dtb(struct imgp_patch *patch, const char *path);
+/* The same, why (may be NULL) heading the plan's note. */
+int imgp_patch_write_dtb_note(struct imgp_patch *patch, const char *path,
+			      const char *why);
 /*
  * Plans rewriting the FIT the tree came from with the edited tree (see
  * imgp_fit_rewrite); why (may be NULL) heads the plan's note ("via fit:
@@ -1027,6 +1034,67 @@ int imgp_patch_symlink(struct imgp_patch *patch, const char *part,
 int imgp_patch_bootscr(struct imgp_patch *patch, const char *part,
 		       const char *path, const char *text, size_t len,
 		       const char *name, const char *arch);
+
+/*
+ * Appends word to a list of the text file at path (see patch-list.c): a
+ * "key=a b c" line, extlinux.conf's fdtoverlays of the label it boots,
+ * or config.txt's dtoverlay= lines that apply to every model; the owner's
+ * entries stay, and a word already there changes nothing.
+ */
+int imgp_patch_list_add(struct imgp_patch *patch, const char *part,
+			const char *path, const char *key, const char *word);
+
+/*
+ * How an edited tree reaches the board (patch-via.c): an override file a
+ * boot script loads, the FIT rewritten, a new overlay in the boot path's
+ * list, or the tree file edited in place.
+ */
+enum imgp_via {
+	IMGP_VIA_DEFAULT,        /* chosen from the boot path */
+	IMGP_VIA_OVERRIDE,
+	IMGP_VIA_FIT,
+	IMGP_VIA_OVERLAY,
+	IMGP_VIA_FILE,
+};
+/* "override", "fit", "overlay", "file" ("default"). */
+const char *imgp_via_name(enum imgp_via via);
+/* Parses one of those four names. Returns 0 or -EINVAL. */
+int imgp_via_parse(const char *name, enum imgp_via *out);
+/*
+ * True when the image's recognised boot path names plain tree files
+ * (extlinux, Armbian, Raspberry Pi, a boot script), not a FIT; false also
+ * when no boot path is recognised.
+ */
+bool imgp_patch_boots_files(struct imgp_patch *patch);
+/*
+ * Loads the tree the recognised boot path boots (not a FIT's: extlinux,
+ * Armbian, Raspberry Pi...) as the tree to edit; model picks one of
+ * several (a model filter "pi4", the file name or its path). -ENOENT when
+ * the path names no tree, -EINVAL when it boots several and model is NULL
+ * (the message lists them).
+ */
+int imgp_patch_load_booted(struct imgp_patch *patch, const char *model);
+/* The tree imgp_patch_load_booted() would load (on the boot partition), not loaded. */
+int imgp_patch_find_booted(struct imgp_patch *patch, const char *model,
+			   const struct imgp_survey_bootdt **out);
+/*
+ * The way for the tree imgp_patch_load_booted() loads: asked, or by
+ * default a new overlay where the path applies a list of them and no
+ * edit deletes (an overlay cannot), else the tree file in place. *why is
+ * the plan's line saying so. -EINVAL naming the alternative when asked
+ * cannot work (override and fit need a FIT; overlay cannot delete or
+ * needs a list).
+ */
+int imgp_patch_via_choose(struct imgp_patch *patch, enum imgp_via asked,
+			  bool deletes, enum imgp_via *via, const char **why);
+/*
+ * Plans the edited tree the way via (IMGP_VIA_OVERLAY or IMGP_VIA_FILE)
+ * says: each --overlay file and each run of property sets a new overlay
+ * (name, else "imgpatch-HASH") registered in the path's list, checked to
+ * give the edited tree when applied; or the tree file rewritten.
+ */
+int imgp_patch_write_via(struct imgp_patch *patch, enum imgp_via via,
+			 const char *why, const char *name);
 
 /* Number of planned changes that really change a file. */
 size_t imgp_patch_pending(const struct imgp_patch *patch);

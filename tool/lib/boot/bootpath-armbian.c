@@ -1,12 +1,22 @@
 // SPDX-License-Identifier: MIT
 /*
  * Boot path "armbian": Armbian's single ext4 root carries /boot/boot.scr,
- * which imports /boot/armbianEnv.txt and loads /boot/dtb/${fdtfile}, then
- * applies each of ${overlays} as
- * /boot/dtb/<vendor>/overlay/${overlay_prefix}-NAME.dtbo and each of
- * ${user_overlays} as /boot/overlay-user/NAME.dtbo, in that order. With a
- * separate boot partition the script's ${prefix} is "/" and the same
- * files sit at that partition's root.
+ * which imports /boot/armbianEnv.txt, loads the tree, applies each of
+ * ${overlays} as ${overlay_prefix}-NAME.dtbo from the tree's overlay
+ * folder and each of ${user_overlays} as overlay-user/NAME.dtbo, in that
+ * order, then sources the kernel's ${overlay_prefix}-fixup.scr and the
+ * user's fixup.scr when they are there. With a separate boot filesystem
+ * the script's ${prefix} is "/" and the same files sit at its root.
+ *
+ * Armbian's scripts (config/bootscripts/boot-*.cmd) differ in where the
+ * tree is: boot-rockchip64.cmd loads ${prefix}dtb/${fdtfile} and its
+ * overlays from ${prefix}dtb/rockchip/overlay/; boot-sunxi.cmd and
+ * boot-sun50i-next.cmd set ${vendor}, drop "${vendor}/" from ${fdtfile}
+ * and load ${fdtdir}/${fdtfile}, ${fdtdir} being ${prefix}dtb/${vendor}
+ * unless armbianEnv.txt sets it, or ${prefix}dtb when the tree is only
+ * there. So the paths are read from the script itself: the file its
+ * "load" to ${fdt_addr_r} names and the folder of its kernel overlays,
+ * with only those variables filled in.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,6 +32,15 @@ static const char *const prefixes[] = { "/", "/boot/" };
 static const char *const env_paths[] = { "/armbianEnv.txt", "/boot/armbianEnv.txt" };
 #define NENV_PATHS (sizeof(env_paths) / sizeof(env_paths[0]))
 #define ENV_NAME "armbianEnv.txt"
+/* What a script without those lines does (boot-rockchip64.cmd's shape). */
+#define DEFAULT_TREE "${prefix}dtb/${fdtfile}"
+/* How the kernel overlays are loaded: the folder comes before it. */
+#define OVERLAY_WORD "/${overlay_prefix}-${overlay_file}.dtbo"
+
+/* The variables the paths are made of, as the script has them set. */
+struct vars {
+	const char *prefix, *fdtdir, *fdtfile, *overlay_prefix, *vendor;
+};
 
 static int armbian_probe(struct imgp_survey *sv)
 {
@@ -31,33 +50,187 @@ static int armbian_probe(struct imgp_survey *sv)
 /* The prefix under which the boot partition has armbianEnv.txt. */
 static const char *env_prefix(struct imgp_survey *sv)
 {
-	struct imgp_fs *fs = imgp_survey_fs(sv, sv->boot);
-	char path[32];
-
-	for (size_t i = 0; fs && i < NPREFIXES; i++) {
-		snprintf(path, sizeof(path), "%s" ENV_NAME, prefixes[i]);
-		if (imgp_fs_exists(fs, path) > 0)
+	for (size_t i = 0; i < NPREFIXES; i++)
+		if (imgp_bootinfo_exists(sv, env_paths[i]))
 			return prefixes[i];
-	}
-	imgp_errclear();
 	return prefixes[NPREFIXES - 1];
 }
 
-/* The value of "key=" on a line of armbianEnv.txt; NULL when another key. */
-static const char *env_value(const char *line, const char *key)
+/*
+ * The start of the blank-separated word of text that contains needle (the
+ * first such), up to the first character of needle: into out (emptied).
+ * Returns 1, 0 when text has no needle, or -ENOMEM.
+ */
+static int script_word(const char *text, const char *needle, struct imgp_buf *out)
 {
-	size_t n = strlen(key);
+	const char *hit = text ? strstr(text, needle) : NULL;
+	const char *start;
 
-	return strncmp(line, key, n) == 0 && line[n] == '=' ? line + n + 1 : NULL;
+	if (!hit)
+		return 0;
+	for (start = hit; start > text && !strchr(" \t\n", start[-1]); start--)
+		;
+	out->len = 0;
+	return imgp_buf_printf(out, "%.*s", (int)(hit + 1 - start), start) < 0 ? -ENOMEM : 1;
+}
+
+/*
+ * The file a "load" line of the script puts at ${fdt_addr_r}: the word
+ * after it on the first such line. Returns 1 with it in out, 0, -ENOMEM.
+ */
+static int script_tree(const char *text, struct imgp_buf *out)
+{
+	const char *at = text;
+
+	while (at && (at = strstr(at, "${fdt_addr_r} "))) {
+		const char *line = at;
+
+		while (line > text && line[-1] != '\n')
+			line--;
+		line += strspn(line, " \t");
+		at += strlen("${fdt_addr_r} ");
+		if (strncmp(line, "load ", 5) != 0)
+			continue;
+		out->len = 0;
+		return imgp_buf_printf(out, "%.*s", (int)strcspn(at, " \t\n;"), at) < 0 ?
+			       -ENOMEM : 1;
+	}
+	return 0;
+}
+
+/* The value "setenv NAME VALUE" (quotes dropped) gives, from the script; 1, 0, -ENOMEM. */
+static int script_setenv(const char *text, const char *name, struct imgp_buf *out)
+{
+	struct imgp_buf word = { 0 };
+	const char *at = text;
+	int rc = 0;
+
+	rc = imgp_buf_printf(&word, "setenv %s ", name);
+	at = rc || !at ? NULL : strstr(at, (char *)word.data);
+	if (at) {
+		const char *v = at + word.len;
+
+		v += strspn(v, " \t\"");
+		out->len = 0;
+		rc = imgp_buf_printf(out, "%.*s", (int)strcspn(v, "\"\n;"), v) < 0 ? -ENOMEM : 1;
+	}
+	imgp_buf_free(&word);
+	return rc;
+}
+
+/*
+ * s with each ${NAME} of v filled in, into out (emptied). Returns 0,
+ * -ENOENT for a variable that is not one of them (out then unusable), or
+ * -ENOMEM.
+ */
+static int expand(struct imgp_buf *out, const char *s, const struct vars *v)
+{
+	int rc = 0;
+
+	out->len = 0;
+	while (!rc && *s) {
+		const char *end, *value = NULL;
+		size_t n;
+
+		if (strncmp(s, "${", 2) != 0 || !(end = strchr(s, '}'))) {
+			n = strcspn(s + 1, "$") + 1;
+			rc = imgp_buf_printf(out, "%.*s", (int)n, s);
+			s += n;
+			continue;
+		}
+		n = (size_t)(end - s - 2);
+		if (n == 6 && !strncmp(s + 2, "prefix", n))
+			value = v->prefix;
+		else if (n == 6 && !strncmp(s + 2, "fdtdir", n))
+			value = v->fdtdir;
+		else if (n == 7 && !strncmp(s + 2, "fdtfile", n))
+			value = v->fdtfile;
+		else if (n == 14 && !strncmp(s + 2, "overlay_prefix", n))
+			value = v->overlay_prefix;
+		else if (n == 6 && !strncmp(s + 2, "vendor", n))
+			value = v->vendor;
+		if (!value)
+			return -ENOENT;
+		rc = imgp_buf_printf(out, "%s", value);
+		s = end + 1;
+	}
+	return rc ? rc : imgp_buf_printf(out, "%s", "");
+}
+
+/* word (when found is 1) with v filled in, else fallback: into out. */
+static int resolve(struct imgp_buf *out, int found, const char *word,
+		   const char *fallback, const struct vars *v)
+{
+	int rc = found == 1 ? expand(out, word, v) : -ENOENT;
+
+	return rc == -ENOENT ? expand(out, fallback, v) : rc;
+}
+
+/*
+ * ${fdtdir} and ${fdtfile} as a script that sets ${vendor} leaves them
+ * (boot-sun50i-next.cmd): fdtfile without "vendor/", fdtdir from
+ * armbianEnv.txt or ${prefix}dtb/${vendor}, else ${prefix}dtb when only
+ * that folder has the tree. Into dir and file.
+ */
+static int vendor_paths(struct imgp_survey *sv, const struct vars *v, const char *env_fdtdir,
+			struct imgp_buf *dir, struct imgp_buf *file)
+{
+	struct imgp_buf path = { 0 };
+	size_t n = strlen(v->vendor);
+	const char *f = v->fdtfile;
+	int rc;
+
+	if (strncmp(f, v->vendor, n) == 0 && f[n] == '/')
+		f += n + 1;
+	file->len = dir->len = 0;
+	rc = imgp_buf_printf(file, "%s", f);
+	if (!rc)
+		rc = env_fdtdir ? imgp_buf_printf(dir, "%s", env_fdtdir) :
+				  imgp_buf_printf(dir, "%sdtb/%s", v->prefix, v->vendor);
+	if (!rc)
+		rc = imgp_buf_printf(&path, "%s/%s", (char *)dir->data, f);
+	if (!rc && !imgp_bootinfo_exists(sv, (char *)path.data)) {
+		path.len = 0;
+		rc = imgp_buf_printf(&path, "%sdtb/%s", v->prefix, f);
+		if (!rc && imgp_bootinfo_exists(sv, (char *)path.data)) {
+			dir->len = 0;
+			rc = imgp_buf_printf(dir, "%sdtb", v->prefix);
+		}
+	}
+	imgp_buf_free(&path);
+	return rc;
+}
+
+/* The fixup scripts the boot script would source, when there: ", fixup: A, B" onto out. */
+static int add_fixups(struct imgp_survey *sv, const char *overlay_dir, const struct vars *v,
+		      struct imgp_buf *out)
+{
+	struct imgp_buf path = { 0 };
+	int rc = 0, found = 0;
+
+	for (int i = 0; !rc && i < 2; i++) {
+		path.len = 0;
+		rc = i == 0 ? imgp_buf_printf(&path, "%s%s-fixup.scr", overlay_dir,
+					      v->overlay_prefix) :
+			      imgp_buf_printf(&path, "%sfixup.scr", v->prefix);
+		if (!rc && imgp_bootinfo_exists(sv, (char *)path.data))
+			rc = imgp_buf_printf(out, "%s%s", found++ ? ", " : ", fixup: ",
+					     (char *)path.data);
+	}
+	imgp_buf_free(&path);
+	return rc;
 }
 
 static int armbian_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
 {
-	const char *fdtfile = NULL, *prefix = "", *overlays = "", *user = "";
+	const char *fdtfile = NULL, *fdtdir = NULL, *overlay_prefix = "", *overlays = "";
+	const char *user = "";
+	struct imgp_buf path = { 0 }, word = { 0 }, vendor = { 0 }, dir = { 0 },
+			file = { 0 }, ovl = { 0 }, fallback = { 0 }, fixups = { 0 };
+	const char *script = sv->script.parsed ? sv->script.scr.text : NULL;
 	struct imgp_survey_bootdt *dt;
-	struct imgp_buf path = { 0 };
 	char *text, *cursor, *line;
-	size_t vendor;
+	struct vars v;
 	int rc;
 
 	const char *pre = env_prefix(sv);
@@ -72,35 +245,57 @@ static int armbian_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo 
 	/* env import -t: the last setting of a name wins. */
 	cursor = text;
 	while ((line = imgp_bootinfo_line(&cursor))) {
-		const char *v;
+		const char *val;
 
-		if ((v = env_value(line, "fdtfile")))
-			fdtfile = v;
-		else if ((v = env_value(line, "overlay_prefix")))
-			prefix = v;
-		else if ((v = env_value(line, "overlays")))
-			overlays = v;
-		else if ((v = env_value(line, "user_overlays")))
-			user = v;
+		if ((val = imgp_bootinfo_value(line, "fdtfile")))
+			fdtfile = val;
+		else if ((val = imgp_bootinfo_value(line, "fdtdir")))
+			fdtdir = val;
+		else if ((val = imgp_bootinfo_value(line, "overlay_prefix")))
+			overlay_prefix = val;
+		else if ((val = imgp_bootinfo_value(line, "overlays")))
+			overlays = val;
+		else if ((val = imgp_bootinfo_value(line, "user_overlays")))
+			user = val;
 	}
-	rc = imgp_bootinfo_summary(bi, "U-Boot script %sboot.scr (Armbian), "
-				   "fdtfile %s, overlays: %s%s%s", pre,
-				   fdtfile ? fdtfile : "(unset)",
-				   *overlays ? overlays : "none",
-				   *user ? ", user_overlays: " : "", user);
-	if (rc || !fdtfile)
+	if (!fdtfile)
+		goto summary;
+	v = (struct vars){ .prefix = pre, .fdtdir = fdtdir, .fdtfile = fdtfile,
+			   .overlay_prefix = overlay_prefix };
+	rc = script_setenv(script, "vendor", &vendor);
+	if (rc == 1) {
+		v.vendor = (char *)vendor.data;
+		rc = vendor_paths(sv, &v, fdtdir, &dir, &file);
+		v.fdtdir = (char *)dir.data;
+		v.fdtfile = (char *)file.data;
+	}
+	/* The tree the script loads, else where Armbian's kernels put it. */
+	if (rc >= 0)
+		rc = script_tree(script, &word);
+	if (rc >= 0)
+		rc = resolve(&path, rc, (char *)word.data, DEFAULT_TREE, &v);
+	/* The folder of its kernel overlays, else that of the tree's vendor. */
+	if (rc >= 0) {
+		const char *slash = strchr(fdtfile, '/');
+		size_t n = slash ? (size_t)(slash - fdtfile) + 1 : 0;
+
+		rc = imgp_buf_printf(&fallback, "${prefix}dtb/%.*soverlay/", (int)n, fdtfile);
+	}
+	if (rc >= 0)
+		rc = script_word(script, OVERLAY_WORD, &word);
+	if (rc >= 0)
+		rc = resolve(&ovl, rc, (char *)word.data, (char *)fallback.data, &v);
+	if (rc >= 0)
+		rc = add_fixups(sv, (char *)ovl.data, &v, &fixups);
+	if (rc < 0)
 		goto out;
-	rc = imgp_buf_printf(&path, "%sdtb/%s", pre, fdtfile);
-	dt = rc ? NULL : imgp_bootinfo_add_dt(bi, NULL, (char *)path.data);
+	dt = imgp_bootinfo_add_dt(bi, NULL, (char *)path.data);
 	if (!dt) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	/* The vendor directory of the tree holds its overlays. */
-	vendor = strchr(fdtfile, '/') ? (size_t)(strchr(fdtfile, '/') - fdtfile) : 0;
 	path.len = 0;
-	rc = imgp_buf_printf(&path, "%sdtb/%.*s%soverlay/%s-", pre, (int)vendor,
-			     fdtfile, vendor ? "/" : "", prefix);
+	rc = imgp_buf_printf(&path, "%s%s-", (char *)ovl.data, overlay_prefix);
 	if (!rc)
 		rc = imgp_bootinfo_add_overlays(dt, (char *)path.data, overlays, ".dtbo");
 	path.len = 0;
@@ -108,10 +303,26 @@ static int armbian_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo 
 		rc = imgp_buf_printf(&path, "%soverlay-user/", pre);
 	if (!rc)
 		rc = imgp_bootinfo_add_overlays(dt, (char *)path.data, user, ".dtbo");
+	if (rc)
+		goto out;
+summary:
+	rc = imgp_bootinfo_summary(bi, "U-Boot script %sboot.scr (Armbian), "
+				   "fdtfile %s, overlays: %s%s%s%s", pre,
+				   fdtfile ? fdtfile : "(unset)",
+				   *overlays ? overlays : "none",
+				   *user ? ", user_overlays: " : "", user,
+				   fixups.len ? (char *)fixups.data : "");
 out:
+	imgp_buf_free(&fixups);
+	imgp_buf_free(&fallback);
+	imgp_buf_free(&ovl);
+	imgp_buf_free(&file);
+	imgp_buf_free(&dir);
+	imgp_buf_free(&vendor);
+	imgp_buf_free(&word);
 	imgp_buf_free(&path);
 	free(text);
-	return rc;
+	return rc < 0 ? -ENOMEM : rc;
 }
 
 const struct imgp_bootpath imgp_bootpath_armbian = {

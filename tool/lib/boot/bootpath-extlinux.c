@@ -2,10 +2,17 @@
 /*
  * Boot path "extlinux": U-Boot's sysboot reads /extlinux/extlinux.conf or
  * /boot/extlinux/extlinux.conf (its distro boot prefixes) and boots the
- * DEFAULT label (else the first): its FDT (DEVICETREE) names the tree, or
- * FDTDIR (DEVICETREEDIR) a directory where U-Boot loads ${fdtfile}; the
- * files of FDTOVERLAYS are applied to it in order (Jetson's L4T writes
- * OVERLAYS). Debian's u-boot-menu writes such a file on the root.
+ * label DEFAULT (or ONTIMEOUT) names, the last one that does; a "menu
+ * default" in a label counts when none was named before it; with none,
+ * the first label. It reads a label as boot/pxe_utils.c does: keywords in
+ * any case; the first FDT (DEVICETREE), FDTDIR (DEVICETREEDIR) and
+ * FDTOVERLAYS (DEVICETREE-OVERLAY) line counts, and a second one, or a
+ * word that is no label keyword, ends the label there; FDT wins over
+ * FDTDIR, under which U-Boot loads ${fdtfile} (else ${soc}-${board}.dtb);
+ * the overlays are applied in their order; a path without a leading '/'
+ * is relative to the folder of extlinux.conf. Jetson's L4T writes
+ * OVERLAYS, read as FDTOVERLAYS. Debian's u-boot-menu writes such a file
+ * on the root.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -23,13 +30,8 @@ static const char *const conf_paths[] = {
 #define DTBS_MAX 512
 
 struct label {
-	const char *name, *fdt, *fdtdir, *overlays;
+	const char *name, *initrd, *fdt, *fdtdir, *overlays;
 };
-
-static int extlinux_probe(struct imgp_survey *sv)
-{
-	return imgp_survey_probe_paths(sv, conf_paths, NCONF);
-}
 
 /* The value after keyword (case-insensitive, as U-Boot's pxe parser); NULL: another. */
 static const char *keyword(const char *line, const char *word)
@@ -44,9 +46,82 @@ static const char *keyword(const char *line, const char *word)
 	return line;
 }
 
+/*
+ * A label's setting. U-Boot keeps the first line of a keyword; a second
+ * one leaves its value unread, which ends the label (pxe_utils.c's
+ * parse_label returns at a word it has no case for): false then.
+ */
+static bool set_once(const char **field, const char *value)
+{
+	if (*field)
+		return false;
+	*field = value;
+	return true;
+}
+
+/* The other keywords of a label in U-Boot 2023.01 (any other ends it). */
+static bool label_keyword(const char *line)
+{
+	static const char *const words[] = {
+		"menu", "kernel", "linux", "append", "localboot",
+		"ipappend", "kaslrseed",
+	};
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (keyword(line, words[i]))
+			return true;
+	return false;
+}
+
+/*
+ * path as U-Boot's get_relfile() reads it for a file named in conf:
+ * absolute as is, else after the folder of conf. Into out (emptied).
+ */
+static int relfile(struct imgp_buf *out, const char *conf, const char *path)
+{
+	size_t dir = (size_t)(strrchr(conf, '/') - conf) + 1;
+
+	out->len = 0;
+	return path[0] == '/' ? imgp_buf_printf(out, "%s", path) :
+				imgp_buf_printf(out, "%.*s%s", (int)dir, conf, path);
+}
+
+/* Each overlay of list, resolved against conf, onto dt. */
+static int add_overlays(struct imgp_survey_bootdt *dt, const char *conf,
+			const char *list)
+{
+	struct imgp_buf path = { 0 }, name = { 0 };
+	int rc = 0;
+
+	while (!rc && list && *list) {
+		size_t n;
+
+		list += strspn(list, " \t");
+		n = strcspn(list, " \t");
+		if (!n)
+			break;
+		name.len = 0;
+		rc = imgp_buf_printf(&name, "%.*s", (int)n, list);
+		if (!rc)
+			rc = relfile(&path, conf, (char *)name.data);
+		if (!rc)
+			rc = imgp_bootinfo_add_overlay(dt, (char *)path.data);
+		list += n;
+	}
+	imgp_buf_free(&name);
+	imgp_buf_free(&path);
+	return rc;
+}
+
+static int extlinux_probe(struct imgp_survey *sv)
+{
+	return imgp_survey_probe_paths(sv, conf_paths, NCONF);
+}
+
+
 /* Every *.dtb in dir and its vendor subdirectories, as U-Boot may pick by ${fdtfile}. */
 static int add_dtbdir(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
-		      const char *dir, const struct label *l, int depth)
+		      const char *conf, const char *dir, const struct label *l, int depth)
 {
 	struct imgp_fs *fs = imgp_survey_fs(sv, sv->boot);
 	struct imgp_buf path = { 0 };
@@ -70,14 +145,14 @@ static int add_dtbdir(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
 			break;
 		if (len < 5 || strcmp(names[i] + len - 4, ".dtb") != 0) {
 			if (depth == 0 && !strchr(names[i], '.'))
-				rc = add_dtbdir(sv, bi, (char *)path.data, l, 1);
+				rc = add_dtbdir(sv, bi, conf, (char *)path.data, l, 1);
 			continue;
 		}
 		dt = imgp_bootinfo_add_dt(bi, NULL, (char *)path.data);
 		if (!dt)
 			rc = -ENOMEM;
-		if (!rc && l->overlays)
-			rc = imgp_bootinfo_add_overlays(dt, "", l->overlays, "");
+		if (!rc)
+			rc = add_overlays(dt, conf, l->overlays);
 	}
 	imgp_fs_list_free(names, n);
 	imgp_buf_free(&path);
@@ -86,19 +161,18 @@ static int add_dtbdir(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
 
 static int extlinux_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
 {
-	struct imgp_fs *fs = imgp_survey_fs(sv, sv->boot);
-	struct label labels[LABELS_MAX], *l = NULL;
+	struct label labels[LABELS_MAX], *l = NULL, *cur = NULL;
 	const char *conf = conf_paths[0], *deflt = NULL;
+	struct imgp_buf path = { 0 };
 	char *text, *cursor, *line;
 	size_t nlabels = 0;
 	int rc;
 
-	for (size_t i = 0; fs && i < NCONF; i++)
-		if (imgp_fs_exists(fs, conf_paths[i]) > 0) {
+	for (size_t i = 0; i < NCONF; i++)
+		if (imgp_bootinfo_exists(sv, conf_paths[i])) {
 			conf = conf_paths[i];
 			break;
 		}
-	imgp_errclear();
 	rc = imgp_bootinfo_summary(bi, "extlinux %s", conf);
 	if (!rc)
 		rc = imgp_bootinfo_read(sv, bi, sv->boot, conf, &text);
@@ -108,18 +182,29 @@ static int extlinux_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo
 	while ((line = imgp_bootinfo_line(&cursor))) {
 		const char *v;
 
-		if ((v = keyword(line, "default")))
-			deflt = v;
-		else if ((v = keyword(line, "label")) && nlabels < LABELS_MAX)
-			labels[nlabels++] = (struct label){ .name = v };
-		else if (!nlabels)
+		if (!*line)
 			continue;
+		if ((v = keyword(line, "default")) || (v = keyword(line, "ontimeout")))
+			deflt = v;
+		else if ((v = keyword(line, "label")) && nlabels < LABELS_MAX) {
+			cur = &labels[nlabels++];
+			*cur = (struct label){ .name = v };
+		} else if (!cur)
+			continue;
+		else if ((v = keyword(line, "initrd")))
+			cur = set_once(&cur->initrd, v) ? cur : NULL;
 		else if ((v = keyword(line, "fdt")) || (v = keyword(line, "devicetree")))
-			labels[nlabels - 1].fdt = v;
+			cur = set_once(&cur->fdt, v) ? cur : NULL;
 		else if ((v = keyword(line, "fdtdir")) || (v = keyword(line, "devicetreedir")))
-			labels[nlabels - 1].fdtdir = v;
-		else if ((v = keyword(line, "fdtoverlays")) || (v = keyword(line, "overlays")))
-			labels[nlabels - 1].overlays = v;
+			cur = set_once(&cur->fdtdir, v) ? cur : NULL;
+		else if ((v = keyword(line, "fdtoverlays")) ||
+			 (v = keyword(line, "devicetree-overlay")) ||
+			 (v = keyword(line, "overlays")))
+			cur = set_once(&cur->overlays, v) ? cur : NULL;
+		else if ((v = keyword(line, "menu")) && keyword(v, "default") && !deflt)
+			deflt = cur->name;
+		else if (!label_keyword(line))
+			cur = NULL;
 	}
 	for (size_t i = 0; i < nlabels && !l; i++)
 		if (deflt && strcmp(labels[i].name, deflt) == 0)
@@ -138,15 +223,21 @@ static int extlinux_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo
 					   !(l->fdt && *l->fdt) && l->fdtdir ? " + ${fdtfile}" : "",
 					   l->overlays && *l->overlays ? l->overlays : "none");
 		if (!rc && l->fdt && *l->fdt) {
-			struct imgp_survey_bootdt *dt = imgp_bootinfo_add_dt(bi, NULL, l->fdt);
+			struct imgp_survey_bootdt *dt = NULL;
 
+			rc = relfile(&path, conf, l->fdt);
+			if (!rc)
+				dt = imgp_bootinfo_add_dt(bi, NULL, (char *)path.data);
 			rc = dt ? 0 : -ENOMEM;
-			if (!rc && l->overlays)
-				rc = imgp_bootinfo_add_overlays(dt, "", l->overlays, "");
+			if (!rc)
+				rc = add_overlays(dt, conf, l->overlays);
 		} else if (!rc && l->fdtdir && *l->fdtdir) {
-			rc = add_dtbdir(sv, bi, l->fdtdir, l, 0);
+			rc = relfile(&path, conf, l->fdtdir);
+			if (!rc)
+				rc = add_dtbdir(sv, bi, conf, (char *)path.data, l, 0);
 		}
 	}
+	imgp_buf_free(&path);
 	free(text);
 	return rc;
 }

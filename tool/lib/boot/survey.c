@@ -21,16 +21,25 @@
 const char *const imgp_bootscr_paths[] = { "/boot.scr.uimg", "/boot.scr" };
 const size_t imgp_nbootscr_paths =
 	sizeof(imgp_bootscr_paths) / sizeof(imgp_bootscr_paths[0]);
+/*
+ * Where U-Boot's distro boot looks for the script on the boot partition:
+ * each of its boot_prefixes ("/ /boot/") with each name, prefix first. A
+ * single root keeps it in /boot/ (Armbian's /boot/boot.scr).
+ */
+static const char *const script_paths[] = {
+	"/boot.scr.uimg", "/boot.scr", "/boot/boot.scr.uimg", "/boot/boot.scr",
+};
 
 /*
  * The ways of booting, most specific first; extlinux before the scripts,
  * as U-Boot's distro boot scans a partition, and Armbian's script (known
- * by its armbianEnv.txt) before any other.
+ * by its armbianEnv.txt) and BeagleBone's /boot/uEnv.txt before any other.
  */
 static const struct imgp_bootpath *const bootpaths[] = {
 	&imgp_bootpath_fit,
 	&imgp_bootpath_extlinux,
 	&imgp_bootpath_armbian,
+	&imgp_bootpath_uenv,
 	&imgp_bootpath_script,
 	&imgp_bootpath_rpi,
 };
@@ -283,6 +292,22 @@ char *imgp_bootinfo_line(char **text)
 	return line;
 }
 
+const char *imgp_bootinfo_value(const char *line, const char *key)
+{
+	size_t n = strlen(key);
+
+	return strncmp(line, key, n) == 0 && line[n] == '=' ? line + n + 1 : NULL;
+}
+
+bool imgp_bootinfo_exists(struct imgp_survey *sv, const char *path)
+{
+	struct imgp_fs *fs = imgp_survey_fs(sv, sv->boot);
+	bool yes = fs && imgp_fs_exists(fs, path) > 0;
+
+	imgp_errclear();
+	return yes;
+}
+
 static void bootinfo_free(struct imgp_survey_bootinfo *bi)
 {
 	for (size_t i = 0; i < bi->ndts; i++) {
@@ -473,12 +498,12 @@ static int survey_script(struct imgp_survey *sv)
 	fs = imgp_survey_fs(sv, part);
 	if (!fs)
 		return script_fail(sv, -ENOTSUP);
-	for (size_t i = 0; i < imgp_nbootscr_paths && !sv->script.path; i++) {
-		rc = imgp_fs_exists(fs, imgp_bootscr_paths[i]);
+	for (size_t i = 0; i < COUNT(script_paths) && !sv->script.path; i++) {
+		rc = imgp_fs_exists(fs, script_paths[i]);
 		if (rc < 0)
 			return script_fail(sv, rc);
 		if (rc > 0)
-			sv->script.path = imgp_bootscr_paths[i];
+			sv->script.path = script_paths[i];
 	}
 	if (!sv->script.path) {
 		/* Without a boot path, no partition has one (it would have been one). */

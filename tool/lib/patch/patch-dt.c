@@ -35,6 +35,14 @@ static int patch_take_dtb(struct imgp_patch *patch, const struct imgp_part *part
 	return rc;
 }
 
+int imgp_patch_load_dtb_blob(struct imgp_patch *patch, const struct imgp_part *part,
+			     const void *blob, size_t size, const char *origin)
+{
+	if (patch->have_dtb)
+		return imgp_fail(EINVAL, "a device tree is already loaded");
+	return patch_take_dtb(patch, part, blob, size, origin);
+}
+
 /* The only flat_dt image of a FIT, or a message listing them all. */
 static int fit_only_fdt(const struct imgp_fit *fit,
 			const struct imgp_fit_image **out)
@@ -185,6 +193,21 @@ int imgp_patch_dt_delete(struct imgp_patch *patch, const char *node,
 	if (off < 0)
 		return off;
 	rc = imgp_dt_delete_prop(&patch->dtb, off, prop);
+	/*
+	 * Absent from the tree file but there in the tree the board boots: an
+	 * overlay of the boot path sets it, and deleting it here does nothing.
+	 */
+	if (rc == 1 && !imgp_dt_has_prop(&patch->dtb_source, path, prop)) {
+		char *where = NULL;
+		int set = imgp_dt_plan_effective_has(patch, path, prop, &where);
+
+		if (set > 0)
+			rc = imgp_fail(EINVAL, "%s is not in the tree file but the board boots it: an overlay sets it (%s); take that overlay out of the boot path's list rather than edit the file",
+				       prop, where);
+		else if (set < 0)
+			rc = set;
+		free(where);
+	}
 	/* Absent from the tree as loaded too: a typo, or the wrong tree. */
 	if (rc == 1 && !patch->dt_in_place &&
 	    !imgp_dt_has_prop(&patch->dtb_source, path, prop))
@@ -192,6 +215,8 @@ int imgp_patch_dt_delete(struct imgp_patch *patch, const char *node,
 	if (rc < 0)
 		return imgp_fail_ctx(rc, "%s: %s: delete %s", patch->dtb_origin,
 				     path, prop);
+	if (imgp_dt_plan_record(patch, IMGP_DT_EDIT_DELETE, path, prop, NULL, 0, NULL))
+		return -ENOMEM;
 	return dt_note(patch, rc == 1 ? "%s: already without %s\n"
 				      : "%s: delete %s\n", path, prop);
 }
@@ -209,6 +234,9 @@ int imgp_patch_dt_set(struct imgp_patch *patch, const char *node,
 	rc = imgp_dt_parse_value(value, &val);
 	if (!rc)
 		rc = imgp_dt_set_prop(&patch->dtb, off, prop, val.data, val.len);
+	if (!rc)
+		rc = imgp_dt_plan_record(patch, IMGP_DT_EDIT_SET, path, prop,
+					 val.data, val.len, NULL);
 	imgp_buf_free(&val);
 	if (rc)
 		return imgp_fail_ctx(rc, "%s: %s: set %s", patch->dtb_origin, path,
@@ -226,6 +254,8 @@ int imgp_patch_dt_add_node(struct imgp_patch *patch, const char *path)
 	rc = imgp_dt_add_node(&patch->dtb, path);
 	if (rc < 0)
 		return imgp_fail_ctx(rc, "%s: add node %s", patch->dtb_origin, path);
+	if (imgp_dt_plan_record(patch, IMGP_DT_EDIT_ADD_NODE, path, NULL, NULL, 0, NULL))
+		return -ENOMEM;
 	return dt_note(patch, "%s: add node%s\n", path, "");
 }
 
@@ -240,6 +270,8 @@ int imgp_patch_dt_delete_node(struct imgp_patch *patch, const char *node)
 	rc = imgp_dt_delete_node(&patch->dtb, off);
 	if (rc)
 		return imgp_fail_ctx(rc, "%s: delete node %s", patch->dtb_origin, path);
+	if (imgp_dt_plan_record(patch, IMGP_DT_EDIT_DELETE_NODE, path, NULL, NULL, 0, NULL))
+		return -ENOMEM;
 	return dt_note(patch, "%s: delete node%s\n", path, "");
 }
 
@@ -253,6 +285,8 @@ int imgp_patch_dt_overlay(struct imgp_patch *patch, const void *dtbo,
 	rc = imgp_dt_apply_overlay(&patch->dtb, dtbo, len);
 	if (rc)
 		return imgp_fail_ctx(rc, "%s: overlay %s", patch->dtb_origin, name);
+	if (imgp_dt_plan_record(patch, IMGP_DT_EDIT_OVERLAY, NULL, NULL, dtbo, len, name))
+		return -ENOMEM;
 	return dt_note(patch, "apply overlay %s%s\n", name, "");
 }
 
@@ -260,8 +294,8 @@ int imgp_patch_dt_overlay(struct imgp_patch *patch, const void *dtbo,
  * The plan's note for the edited tree: why it goes where it goes, where it
  * came from, the edits, and the decompiled tree before and after as a diff.
  */
-static int dt_plan_note(struct imgp_patch *patch, const char *why,
-			const char *target, struct imgp_buf *note)
+int imgp_patch_dt_note(struct imgp_patch *patch, const char *why,
+		       const char *target, struct imgp_buf *note)
 {
 	struct imgp_buf after = { 0 };
 	int rc = 0;
@@ -285,6 +319,12 @@ static int dt_plan_note(struct imgp_patch *patch, const char *why,
 
 int imgp_patch_write_dtb(struct imgp_patch *patch, const char *path)
 {
+	return imgp_patch_write_dtb_note(patch, path, NULL);
+}
+
+int imgp_patch_write_dtb_note(struct imgp_patch *patch, const char *path,
+			      const char *why)
+{
 	struct imgp_buf note = { 0 };
 	const void *blob;
 	size_t size;
@@ -294,7 +334,7 @@ int imgp_patch_write_dtb(struct imgp_patch *patch, const char *path)
 		return imgp_fail(EINVAL, "no device tree loaded");
 	rc = imgp_dtb_finish(&patch->dtb, &blob, &size);
 	if (!rc)
-		rc = dt_plan_note(patch, NULL, path, &note);
+		rc = imgp_patch_dt_note(patch, why, path, &note);
 	if (!rc)
 		rc = imgp_patch_write(patch, patch->boot_part, path, blob, size,
 				      false, (char *)note.data);
@@ -337,7 +377,7 @@ int imgp_patch_write_fit(struct imgp_patch *patch, const char *why)
 	snprintf(target, sizeof(target), "%s in " IMGP_PART_FMT " %s (rewritten)",
 		 patch->fit_image, part->number, patch->fit_path);
 	if (!rc)
-		rc = dt_plan_note(patch, why, target, &note);
+		rc = imgp_patch_dt_note(patch, why, target, &note);
 	if (!rc)
 		rc = imgp_patch_write(patch, part, patch->fit_path, out.data,
 				      out.len, false, (char *)note.data);

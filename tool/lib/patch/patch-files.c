@@ -167,6 +167,27 @@ int imgp_patch_token_remove(struct imgp_patch *patch, const char *part,
 	return patch_text(patch, part, path, edit_token_remove, key, NULL);
 }
 
+struct list_arg {
+	const char *path, *key, *word;
+};
+
+static int edit_list_add(const char *text, size_t len, const void *arg,
+			 struct imgp_buf *out)
+{
+	const struct list_arg *a = arg;
+
+	return imgp_list_add(text, len, imgp_list_style_of(a->path, a->key),
+			     a->key, a->word, out);
+}
+
+int imgp_patch_list_add(struct imgp_patch *patch, const char *part,
+			const char *path, const char *key, const char *word)
+{
+	struct list_arg a = { path, key, word };
+
+	return patch_text(patch, part, path, edit_list_add, &a, NULL);
+}
+
 /* The header time of a new script: SOURCE_DATE_EPOCH, else now. */
 static int bootscr_time(uint32_t *out)
 {

@@ -40,6 +40,7 @@ void imgp_patch_free(struct imgp_patch *patch)
 	free(patch->fit_image);
 	imgp_buf_free(&patch->dtb_notes);
 	imgp_buf_free(&patch->dtb_before);
+	imgp_dt_plan_free(patch->dt_plan);
 	if (patch->survey)
 		imgp_survey_free(patch->survey);
 	free(patch->survey);
@@ -240,12 +241,14 @@ int imgp_patch_symlink(struct imgp_patch *patch, const char *part_spec,
 
 struct imgp_survey *imgp_patch_survey(struct imgp_patch *patch)
 {
+	/* The boot path too: which tree it boots says where an edit goes. */
+	static const struct imgp_survey_opts opts = { .what = IMGP_SURVEY_BOOT };
 	struct imgp_survey *sv = patch->survey;
 
 	if (sv)
 		return sv;
 	sv = calloc(1, sizeof(*sv));
-	if (!sv || imgp_survey_open(sv, patch->disk, NULL)) {
+	if (!sv || imgp_survey_open(sv, patch->disk, &opts)) {
 		free(sv);
 		imgp_fail(ENOMEM, "out of memory");
 		return NULL;

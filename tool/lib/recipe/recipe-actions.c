@@ -11,9 +11,110 @@
 
 /* ------------------------------------------------------------ actions */
 
+static int run_dt_delete(struct imgp_patch *patch, const struct recipe_step *st);
+static int run_dt_delete_node(struct imgp_patch *patch, const struct recipe_step *st);
+
+/* The way a write-tree step asked for; IMGP_VIA_DEFAULT when it did not. */
+static int asked_via(const struct recipe_step *writer, enum imgp_via *via)
+{
+	*via = IMGP_VIA_DEFAULT;
+	return writer && writer->val[OP_VIA] ? imgp_via_parse(writer->val[OP_VIA], via) : 0;
+}
+
+/*
+ * A FIT's tree written by write-tree goes where the CLI's patch puts it:
+ * the override file when the boot script loads one, else the FIT. Chosen
+ * before the edits, which judge an absent property by it.
+ */
+static int fit_via(struct imgp_patch *patch, const struct recipe_step *load,
+		   enum imgp_via *via)
+{
+	int rc = asked_via(load->writer, via);
+
+	if (rc || *via != IMGP_VIA_DEFAULT)
+		return rc;
+	rc = imgp_patch_boot_hook(patch, IMGP_OVERRIDE_NAME);
+	if (rc < 0)
+		return rc;
+	imgp_errclear();
+	*via = rc ? IMGP_VIA_OVERRIDE : IMGP_VIA_FIT;
+	return 0;
+}
+
 int recipe_run_fdt_from_fit(struct imgp_patch *patch, const struct recipe_step *st)
 {
-	return imgp_patch_load_fdt(patch, st->val[OP_FIT], st->val[OP_FDT]);
+	enum imgp_via via;
+	int rc = imgp_patch_load_fdt(patch, st->val[OP_FIT], st->val[OP_FDT]);
+
+	if (rc || !st->writer)
+		return rc;
+	rc = fit_via(patch, st, &via);
+	if (!rc && via != IMGP_VIA_OVERRIDE && via != IMGP_VIA_FIT)
+		rc = imgp_fail(EINVAL, "via %s: a FIT's tree goes to an override file or into the FIT (via override or fit)",
+			       imgp_via_name(via));
+	if (!rc && via == IMGP_VIA_FIT)
+		patch->dt_in_place = true;
+	return rc;
+}
+
+static int run_dt_from_boot(struct imgp_patch *patch, const struct recipe_step *st)
+{
+	enum imgp_via via;
+	const char *why;
+	int rc = asked_via(st->writer, &via);
+
+	/* A tree loaded only for its compatible goes nowhere: no way to choose. */
+	if (!rc && st->writer)
+		rc = imgp_patch_via_choose(patch, via, st->deletes, &via, &why);
+	if (!rc)
+		rc = imgp_patch_load_booted(patch, st->val[OP_MODEL]);
+	return rc;
+}
+
+/*
+ * The tree goes the way its load step chose: for a FIT's, the override
+ * file (IMGP_OVERRIDE_PATH) or the FIT; for the boot path's, a new overlay
+ * or the file in place.
+ */
+static int run_write_tree(struct imgp_patch *patch, const struct recipe_step *st)
+{
+	enum imgp_via via;
+	const char *why = NULL;
+	int rc;
+
+	if (patch->fit_path) {
+		struct recipe_step load = { .writer = st };
+
+		rc = fit_via(patch, &load, &via);
+		if (!rc && via == IMGP_VIA_FIT)
+			return imgp_patch_write_fit(patch, st->val[OP_VIA] ? "via fit: the recipe says so"
+							     : "via fit: the boot script loads no override file");
+		return rc ? rc : imgp_patch_write_dtb_note(patch, IMGP_OVERRIDE_PATH,
+							   st->val[OP_VIA] ? "via override: the recipe says so"
+									   : "via override: the boot script loads " IMGP_OVERRIDE_PATH);
+	}
+	rc = asked_via(st, &via);
+	if (!rc)
+		rc = imgp_patch_via_choose(patch, via, st->deletes, &via, &why);
+	if (!rc)
+		rc = imgp_patch_write_via(patch, via, why, st->val[OP_NAME]);
+	return rc;
+}
+
+static int run_add_to_list(struct imgp_patch *patch, const struct recipe_step *st)
+{
+	return imgp_patch_list_add(patch, st->val[OP_PART], st->val[OP_PATH],
+				   st->val[OP_KEY], st->val[OP_WORD]);
+}
+
+bool recipe_is_write_tree(const struct recipe_step *st)
+{
+	return st->action->run == run_write_tree;
+}
+
+bool recipe_is_delete(const struct recipe_step *st)
+{
+	return st->action->run == run_dt_delete || st->action->run == run_dt_delete_node;
 }
 
 static int run_dtb_from_file(struct imgp_patch *patch, const struct recipe_step *st)
@@ -196,6 +297,9 @@ const struct action recipe_actions[] = {
 	  { { OP_FIT, K_FSPATH, REQ }, { OP_FDT, K_WORD, OPT } } },
 	{ "dtb-from-file", DT_LOAD, "take the device tree from {part}:{path}",
 	  run_dtb_from_file, { PART_PATH } },
+	{ "dt-from-boot", DT_LOAD,
+	  "take the device tree the boot path boots[ (model {model})]",
+	  run_dt_from_boot, { { OP_MODEL, K_NOSPACE, OPT } } },
 	{ "dt-delete-property", DT_EDIT, "delete property '{property}' of node {node}",
 	  run_dt_delete,
 	  { { OP_NODE, K_WORD, REQ }, { OP_PROPERTY, K_NOSPACE, REQ } } },
@@ -212,6 +316,10 @@ const struct action recipe_actions[] = {
 	{ "write-dtb", DT_WRITE,
 	  "write the device tree to {path} on the partition it came from",
 	  run_write_dtb, { { OP_PATH, K_FSPATH, REQ } } },
+	{ "write-tree", DT_WRITE,
+	  "write the device tree the way the boot path honours[ (via {via})][, as overlay '{name}']",
+	  run_write_tree,
+	  { { OP_VIA, K_NOSPACE, OPT }, { OP_NAME, K_NOSPACE, OPT } } },
 	{ "require-boot-hook", DT_NONE,
 	  "require the boot script to load '{word}'", run_boot_hook,
 	  { { OP_WORD, K_WORD, REQ } } },
@@ -229,6 +337,10 @@ const struct action recipe_actions[] = {
 	  run_set_line,
 	  { PART_PATH, { OP_KEY, K_NOSPACE, REQ }, { OP_VALUE, K_LINE, REQ },
 	    { OP_SECTION, K_NOSPACE, OPT } } },
+	{ "add-to-list", DT_NONE,
+	  "add '{word}' to the {key} list of {part}:{path}, keeping its entries",
+	  run_add_to_list,
+	  { PART_PATH, { OP_KEY, K_NOSPACE, REQ }, { OP_WORD, K_NOSPACE, REQ } } },
 	{ "remove-line", DT_NONE, "remove the '{key}=' lines of {part}:{path}",
 	  run_remove_line, { PART_PATH, { OP_KEY, K_NOSPACE, REQ } } },
 	{ "set-token", DT_NONE, "set token '{token}' in {part}:{path}",

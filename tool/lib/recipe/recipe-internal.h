@@ -24,6 +24,7 @@ enum opt {
 	OP_ACTION, OP_FIT, OP_FDT, OP_PART, OP_PATH, OP_NODE, OP_PROPERTY, OP_VALUE,
 	OP_OVERLAY, OP_WORD, OP_MOUNTPOINT, OP_OPTIONS, OP_CONTENT, OP_FILE, OP_KEY,
 	OP_SECTION, OP_TOKEN, OP_TARGET, OP_SCRIPT, OP_NAME, OP_ARCH, OP_MARKER,
+	OP_MODEL, OP_VIA,
 	OP_COUNT
 };
 
@@ -31,6 +32,7 @@ static const char *const opt_names[OP_COUNT] = {
 	"action", "fit", "fdt", "part", "path", "node", "property", "value",
 	"overlay", "word", "mountpoint", "options", "content", "file", "key",
 	"section", "token", "target", "script", "name", "arch", "marker",
+	"model", "via",
 };
 
 /* What an option's value must look like. */
@@ -82,6 +84,10 @@ struct recipe_step {
 	const char *raw[OP_COUNT];       /* as written; NULL when absent */
 	const char *val[OP_COUNT];       /* with parameters substituted */
 	const char *local;              /* resolved path of a K_LOCAL option */
+	/* A load step: the write-tree step that writes its tree (NULL: write-dtb),
+	 * and whether an edit in between deletes (the way depends on both). */
+	const struct recipe_step *writer;
+	bool deletes;
 };
 
 enum rule_kind { R_LABEL, R_FILE, R_FITFDT, R_COMPAT, R_COUNT };
@@ -188,6 +194,9 @@ extern const struct action recipe_actions[];
 extern const size_t recipe_nactions;
 int recipe_run_fdt_from_fit(struct imgp_patch *patch, const struct recipe_step *st);
 const struct action *recipe_find_action(const char *name);
+/* The step writes its tree the way the boot path honours / deletes something. */
+bool recipe_is_write_tree(const struct recipe_step *st);
+bool recipe_is_delete(const struct recipe_step *st);
 const struct action_opt *recipe_action_opt(const struct action *a, enum opt o);
 
 /* recipe-load.c: loading */

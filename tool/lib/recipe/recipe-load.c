@@ -463,7 +463,7 @@ static int load_step(struct loader *ld, size_t i)
 /* Device tree steps in an order the patch operations can follow. */
 static int check_dt_order(struct loader *ld)
 {
-	const struct imgp_recipe *r = ld->r;
+	struct imgp_recipe *r = ld->r;
 	size_t loaded = 0, unwritten = 0;
 
 	for (size_t i = 0; i < r->nsteps; i++) {
@@ -486,6 +486,22 @@ static int check_dt_order(struct loader *ld)
 				unwritten = 0;
 			else if (st->action->dt == DT_EDIT && !unwritten)
 				unwritten = i + 1;
+			/* The load step learns what its way depends on. */
+			if (st->action->dt == DT_WRITE && !r->steps[loaded - 1].writer &&
+			    recipe_is_write_tree(st))
+				r->steps[loaded - 1].writer = st;
+			if (recipe_is_delete(st))
+				r->steps[loaded - 1].deletes = true;
+			if (recipe_is_write_tree(st))
+				r->steps[i].deletes = r->steps[loaded - 1].deletes;
+			if (recipe_is_write_tree(st) && st->raw[OP_VIA] &&
+			    !strstr(st->raw[OP_VIA], "${")) {
+				enum imgp_via via;
+
+				if (imgp_via_parse(st->raw[OP_VIA], &via) < 0)
+					return load_err(ld, st->line, "step %zu (%s): %s",
+							i + 1, st->action->name, imgp_errmsg());
+			}
 			break;
 		case DT_NONE:
 			break;

@@ -182,18 +182,25 @@ static int load_tree(struct imgp_patch *patch, const struct recipe_step *st,
 			rc = imgp_dtb_load(dtb, data, size);
 		return rc;
 	} else {
-		const struct imgp_part *part = imgp_patch_part(patch, st->val[OP_PART]);
+		/* dt-from-boot: the tree the boot path boots, on the boot partition. */
+		const struct imgp_survey_bootdt *booted = NULL;
+		const struct imgp_part *part;
+		const char *path = st->val[OP_PATH];
 		struct imgp_buf raw = { 0 };
 		bool existed;
 		int rc;
 
+		if (!path && (rc = imgp_patch_find_booted(patch, st->val[OP_MODEL], &booted)))
+			return rc;
+		path = path ? path : booted->path;
+		part = imgp_patch_part(patch, booted ? "boot" : st->val[OP_PART]);
 		if (!part)
 			return -ENOENT;
-		rc = imgp_patch_read(patch, part, st->val[OP_PATH], IMGP_DTB_MAX,
+		rc = imgp_patch_read(patch, part, path, IMGP_DTB_MAX,
 				     &raw, &existed);
 		if (!rc && !existed)
 			rc = imgp_fail(ENOENT, IMGP_PART_FMT " (%s): %s: no such file",
-				       part->number, part->fstype, st->val[OP_PATH]);
+				       part->number, part->fstype, path);
 		if (!rc)
 			rc = imgp_dtb_load(dtb, raw.data, raw.len);
 		imgp_buf_free(&raw);

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+/*
+ * List edits (patch-list.c): a word added to armbianEnv.txt's key=a b c
+ * lines, to the fdtoverlays of the extlinux label U-Boot boots, and to
+ * config.txt's dtoverlay= lines for every model. Each case gives the whole
+ * expected text, so every byte the owner wrote is checked to stay.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "imgpatch-internal.h"
+#include "unit.h"
+
+static void expect(const char *path, const char *key, const char *text,
+		   const char *word, int want_rc, const char *want,
+		   const char *name)
+{
+	struct imgp_buf out = { 0 };
+	int rc;
+
+	imgp_buf_append(&out, "stale", 5);
+	rc = imgp_list_add(text, strlen(text), imgp_list_style_of(path, key), key,
+			   word, &out);
+	if (rc != want_rc)
+		printf("#   rc %d, want %d (%s)\n", rc, want_rc, imgp_errmsg());
+	CHECK(rc == want_rc, name);
+	if (want) {
+		CHECK_STR(out.data ? (char *)out.data : "", want, name);
+		CHECK(out.len == strlen(want), name);
+	}
+	imgp_buf_free(&out);
+}
+
+static void check_words(void)
+{
+	const char *env = "verbosity=1\noverlays=uart1 i2c0\nuser_overlays=sdfix\nrootfstype=ext4\n";
+
+	expect("/boot/armbianEnv.txt", "user_overlays", env, "mine", 1,
+	       "verbosity=1\noverlays=uart1 i2c0\nuser_overlays=sdfix mine\nrootfstype=ext4\n",
+	       "words: appended after the owner's");
+	expect("/boot/armbianEnv.txt", "user_overlays", env, "sdfix", 0, env,
+	       "words: already there, unchanged");
+	expect("/boot/armbianEnv.txt", "overlays", env, "i2c0", 0, env,
+	       "words: the middle word counts too");
+	expect("/boot/armbianEnv.txt", "overlays", env, "i2c", 1,
+	       "verbosity=1\noverlays=uart1 i2c0 i2c\nuser_overlays=sdfix\nrootfstype=ext4\n",
+	       "words: a prefix of a word is another word");
+	expect("/boot/armbianEnv.txt", "fdt_overlays", "a=1\nb=2", "x", 1,
+	       "a=1\nb=2\nfdt_overlays=x\n", "words: no line, one added (a newline first)");
+	expect("/boot/armbianEnv.txt", "overlays", "overlays=\n", "x", 1,
+	       "overlays=x\n", "words: an empty list");
+	expect("/boot/armbianEnv.txt", "overlays", "overlays=a\r\nb=1\r\n", "x", 1,
+	       "overlays=a x\r\nb=1\r\n", "words: CRLF kept");
+	expect("/boot/armbianEnv.txt", "overlays", "overlays=a\noverlays=b  \n", "x", 1,
+	       "overlays=a\noverlays=b x  \n", "words: the last line wins, as env import");
+	expect("/boot/armbianEnv.txt", "overlays", "overlays=a\n", "a b", -EINVAL,
+	       NULL, "words: a word with a blank is refused");
+}
+
+static void check_extlinux(void)
+{
+	const char *conf =
+		"default l0\n\nlabel l0r\n\tfdt /a.dtb\n\tfdtoverlays /x.dtbo\n\n"
+		"label l0\n\tlinux /vmlinuz\n\tfdt /a.dtb\n\tfdtoverlays  /o.dtbo # mine\n"
+		"\tappend ro\n";
+
+	expect("/boot/extlinux/extlinux.conf", "fdtoverlays", conf, "/n.dtbo", 1,
+	       "default l0\n\nlabel l0r\n\tfdt /a.dtb\n\tfdtoverlays /x.dtbo\n\n"
+	       "label l0\n\tlinux /vmlinuz\n\tfdt /a.dtb\n\tfdtoverlays  /o.dtbo /n.dtbo # mine\n"
+	       "\tappend ro\n", "extlinux: the DEFAULT label's list, before a comment");
+	expect("/boot/extlinux/extlinux.conf", "fdtoverlays", conf, "/o.dtbo", 0,
+	       conf, "extlinux: already listed");
+	expect("/boot/extlinux/extlinux.conf", "fdtoverlays", conf, "/x.dtbo", 1, NULL,
+	       "extlinux: another label's entry does not count");
+	expect("/extlinux/extlinux.conf", "fdtoverlays",
+	       "LABEL one\n  FDT /a.dtb\n  APPEND ro\nLABEL two\n  FDT /b.dtb\n", "/n.dtbo", 1,
+	       "LABEL one\n  FDT /a.dtb\n  fdtoverlays /n.dtbo\n  APPEND ro\nLABEL two\n  FDT /b.dtb\n",
+	       "extlinux: no DEFAULT: the first label; a new line after FDT, indented as it");
+	expect("/extlinux/extlinux.conf", "fdtoverlays", "label a\n\tfdt /a.dtb", "/n.dtbo", 1,
+	       "label a\n\tfdt /a.dtb\n\tfdtoverlays /n.dtbo\n",
+	       "extlinux: the tree's line last, without a newline");
+	expect("/extlinux/extlinux.conf", "fdtoverlays", "menu title x\n", "/n.dtbo",
+	       -ENOENT, NULL, "extlinux: no label is an error");
+}
+
+static void check_config_txt(void)
+{
+	const char *config = "dtparam=audio=on\ndtoverlay=vc4-kms-v3d\n[cm5]\ndtoverlay=dwc2,dr_mode=host\n[all]\n";
+
+	expect("/config.txt", "dtoverlay", config, "vc4-kms-v3d", 0, config,
+	       "config.txt: above any filter counts for every model");
+	expect("/config.txt", "dtoverlay", config, "dwc2", 1,
+	       "dtparam=audio=on\ndtoverlay=vc4-kms-v3d\n[cm5]\ndtoverlay=dwc2,dr_mode=host\n[all]\ndtoverlay=dwc2\n",
+	       "config.txt: one under [cm5] only does not count; added under [all]");
+	expect("/config.txt", "dtoverlay", "[pi4]\narm_boost=1\n", "mine", 1,
+	       "[pi4]\narm_boost=1\n[all]\ndtoverlay=mine\n",
+	       "config.txt: [all] added when the last filter is another");
+	expect("/config.txt", "dtoverlay", "dtoverlay=mine,speed=1\n", "mine", 0,
+	       "dtoverlay=mine,speed=1\n", "config.txt: with parameters it is there");
+	expect("/config.txt", "dtoverlay", "#dtoverlay=mine\n", "mine", 1,
+	       "#dtoverlay=mine\ndtoverlay=mine\n", "config.txt: a comment does not count");
+}
+
+int main(void)
+{
+	check_words();
+	check_extlinux();
+	check_config_txt();
+	return unit_done();
+}

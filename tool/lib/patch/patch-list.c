@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Adding one word to a list a boot configuration keeps, never touching the
+ * entries its owner put there: the way a new overlay gets registered.
+ * Three shapes of list, each as its reader parses it:
+ *
+ *  - "key=a b c" (Armbian's armbianEnv.txt, read by U-Boot's env import -t:
+ *    the last line of a key wins, words split by blanks);
+ *  - extlinux.conf's "fdtoverlays a b" of the label U-Boot boots (DEFAULT,
+ *    else the first; keywords case-insensitive, as U-Boot's pxe_utils);
+ *  - the set of "dtoverlay=NAME[,params]" lines of config.txt that apply
+ *    to every model (before any [filter], or under [all]).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <string.h>
+#include <strings.h>
+
+#include "imgpatch-internal.h"
+
+/* One line of a text: [start, end) without its newline, next past it. */
+struct line {
+	const char *start, *end, *next;
+};
+
+static bool next_line(const char *text, size_t len, const char **cursor,
+		      struct line *l)
+{
+	const char *end = text + len, *nl;
+
+	if (*cursor >= end)
+		return false;
+	l->start = *cursor;
+	nl = memchr(l->start, '\n', (size_t)(end - l->start));
+	l->end = nl ? nl : end;
+	l->next = nl ? nl + 1 : end;
+	/* CRLF files keep their CR: it is part of the line ending. */
+	if (l->end > l->start && l->end[-1] == '\r')
+		l->end--;
+	*cursor = l->next;
+	return true;
+}
+
+static const char *skip_blanks(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	return p;
+}
+
+/* Whether word is one of the blank-separated words of [p, end). */
+static bool has_word(const char *p, const char *end, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (;;) {
+		const char *w;
+
+		p = skip_blanks(p, end);
+		if (p >= end)
+			return false;
+		w = p;
+		while (p < end && *p != ' ' && *p != '\t')
+			p++;
+		if ((size_t)(p - w) == n && memcmp(w, word, n) == 0)
+			return true;
+	}
+}
+
+/* The end of a line's content, before trailing blanks and a '#' comment. */
+static const char *content_end(const struct line *l, bool comments)
+{
+	const char *e = l->end;
+
+	if (comments) {
+		const char *hash = memchr(l->start, '#', (size_t)(l->end - l->start));
+
+		if (hash)
+			e = hash;
+	}
+	while (e > l->start && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	return e;
+}
+
+/* out = text with ins inserted at pos. */
+static int splice(const char *text, size_t len, const char *pos,
+		  const char *ins, struct imgp_buf *out)
+{
+	size_t head = (size_t)(pos - text);
+	int rc = imgp_buf_append(out, text, head);
+
+	if (!rc)
+		rc = imgp_buf_append(out, ins, strlen(ins));
+	if (!rc)
+		rc = imgp_buf_append(out, text + head, len - head);
+	return rc;
+}
+
+/* out = text + (a newline when it lacks one) + tail. */
+static int append_line(const char *text, size_t len, const char *tail,
+		       struct imgp_buf *out)
+{
+	int rc = imgp_buf_append(out, text, len);
+
+	if (!rc && len && text[len - 1] != '\n')
+		rc = imgp_buf_append(out, "\n", 1);
+	if (!rc)
+		rc = imgp_buf_append(out, tail, strlen(tail));
+	return rc;
+}
+
+static int list_env(const char *text, size_t len, const char *key,
+		    const char *word, struct imgp_buf *out)
+{
+	const char *cursor = text, *value = NULL;
+	struct line l, last = { 0 };
+	size_t n = strlen(key);
+	char tail[512];
+	int rc;
+
+	while (next_line(text, len, &cursor, &l))
+		if ((size_t)(l.end - l.start) > n && memcmp(l.start, key, n) == 0 &&
+		    l.start[n] == '=') {
+			last = l;
+			value = l.start + n + 1;
+		}
+	if (value && has_word(value, last.end, word))
+		return imgp_buf_append(out, text, len) ? -ENOMEM : 0;
+	if (value) {
+		const char *end = content_end(&last, false);
+
+		snprintf(tail, sizeof(tail), "%s%s", end > value ? " " : "", word);
+		rc = splice(text, len, end, tail, out);
+	} else {
+		snprintf(tail, sizeof(tail), "%s=%s\n", key, word);
+		rc = append_line(text, len, tail, out);
+	}
+	return rc ? -ENOMEM : 1;
+}
+
+/* The value after keyword (case-insensitive); NULL when the line is another. */
+static const char *keyword(const struct line *l, const char *word)
+{
+	const char *p = skip_blanks(l->start, l->end);
+	size_t n = strlen(word);
+
+	if ((size_t)(l->end - p) < n || strncasecmp(p, word, n) != 0)
+		return NULL;
+	p += n;
+	if (p < l->end && *p != ' ' && *p != '\t')
+		return NULL;
+	return skip_blanks(p, l->end);
+}
+
+static const char *keyword_any(const struct line *l, const char *const *words)
+{
+	const char *v = NULL;
+
+	for (; *words && !v; words++)
+		v = keyword(l, *words);
+	return v;
+}
+
+static int list_extlinux(const char *text, size_t len, const char *word,
+			 struct imgp_buf *out)
+{
+	static const char *const kw_label[] = { "label", NULL };
+	static const char *const kw_default[] = { "default", NULL };
+	static const char *const kw_fdt[] = { "fdt", "devicetree", "fdtdir",
+					      "devicetreedir", NULL };
+	static const char *const kw_list[] = { "fdtoverlays", "overlays", NULL };
+	const char *cursor = text, *deflt = NULL, *deflt_end = NULL, *v;
+	const char *block = NULL, *after = NULL, *list = NULL;
+	struct line l, list_line = { 0 }, fdt_line = { 0 };
+	bool in_block = false, found = false;
+	char ins[512];
+	int rc;
+
+	while (next_line(text, len, &cursor, &l))
+		if (!deflt && (v = keyword_any(&l, kw_default))) {
+			deflt = v;
+			deflt_end = content_end(&l, true);
+		}
+	/* The label U-Boot boots: DEFAULT's, else the first. */
+	for (int pass = 0; pass < 2 && !found; pass++) {
+		cursor = text;
+		while (next_line(text, len, &cursor, &l)) {
+			if ((v = keyword_any(&l, kw_label))) {
+				const char *e = content_end(&l, true);
+
+				if (found)
+					break;
+				found = pass ? true : deflt &&
+					(size_t)(e - v) == (size_t)(deflt_end - deflt) &&
+					memcmp(v, deflt, (size_t)(e - v)) == 0;
+				in_block = found;
+				block = found ? l.start : NULL;
+				after = l.next;
+				continue;
+			}
+			if (!in_block)
+				continue;
+			if ((v = keyword_any(&l, kw_list))) {
+				list = v;
+				list_line = l;
+			} else if (keyword_any(&l, kw_fdt)) {
+				fdt_line = l;
+			}
+			if (content_end(&l, true) > skip_blanks(l.start, l.end))
+				after = l.next;
+		}
+	}
+	if (!block)
+		return imgp_fail(ENOENT, "no LABEL to add the overlay to");
+	if (list && has_word(list, content_end(&list_line, true), word))
+		return imgp_buf_append(out, text, len) ? -ENOMEM : 0;
+	if (list) {
+		const char *end = content_end(&list_line, true);
+
+		snprintf(ins, sizeof(ins), "%s%s", end > list ? " " : "", word);
+		rc = splice(text, len, end, ins, out);
+	} else {
+		/* A new line after the tree's, indented as it is. */
+		const struct line *ref = fdt_line.start ? &fdt_line : NULL;
+		const char *indent = ref ? ref->start : "\t";
+		int nindent = ref ? (int)(skip_blanks(ref->start, ref->end) - ref->start) : 1;
+
+		snprintf(ins, sizeof(ins), "%.*sfdtoverlays %s\n", nindent, indent, word);
+		if (ref && ref->next == text + len && ref->end == text + len)
+			rc = append_line(text, len, ins, out);
+		else
+			rc = splice(text, len, ref ? ref->next : after, ins, out);
+	}
+	return rc ? -ENOMEM : 1;
+}
+
+static int list_config_txt(const char *text, size_t len, const char *key,
+			   const char *word, struct imgp_buf *out)
+{
+	const char *cursor = text, *last_section = NULL;
+	size_t nkey = strlen(key), nword = strlen(word);
+	bool all = true;
+	char tail[512];
+	struct line l;
+	int rc;
+
+	while (next_line(text, len, &cursor, &l)) {
+		const char *p = skip_blanks(l.start, l.end);
+		const char *e = content_end(&l, true);
+
+		if (p < e && *p == '[' && e[-1] == ']') {
+			last_section = p;
+			all = (size_t)(e - p) == 5 && memcmp(p, "[all]", 5) == 0;
+			continue;
+		}
+		if (!all || (size_t)(e - p) < nkey + 1 + nword ||
+		    memcmp(p, key, nkey) != 0 || p[nkey] != '=')
+			continue;
+		p += nkey + 1;
+		if (memcmp(p, word, nword) == 0 && (p + nword == e || p[nword] == ','))
+			return imgp_buf_append(out, text, len) ? -ENOMEM : 0;
+	}
+	snprintf(tail, sizeof(tail), "%s%s=%s\n",
+		 last_section && strncmp(last_section, "[all]", 5) ? "[all]\n" : "",
+		 key, word);
+	rc = append_line(text, len, tail, out);
+	return rc ? -ENOMEM : 1;
+}
+
+static bool word_ok(const char *word)
+{
+	if (!*word)
+		return false;
+	for (const char *p = word; *p; p++)
+		if (isspace((unsigned char)*p) || *p == '#' || *p == ',' ||
+		    !isprint((unsigned char)*p))
+			return false;
+	return strlen(word) < 256;
+}
+
+enum imgp_list_style imgp_list_style_of(const char *path, const char *key)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	if (strcmp(base, "extlinux.conf") == 0)
+		return IMGP_LIST_EXTLINUX;
+	if (strcmp(key, "dtoverlay") == 0)
+		return IMGP_LIST_LINES;
+	return IMGP_LIST_WORDS;
+}
+
+int imgp_list_add(const char *text, size_t len, enum imgp_list_style style,
+		  const char *key, const char *word, struct imgp_buf *out)
+{
+	out->len = 0;
+	if (!word_ok(word))
+		return imgp_fail(EINVAL, "'%s' is no list word (blanks, '#' or ',' in it, or empty)",
+				 word);
+	switch (style) {
+	case IMGP_LIST_EXTLINUX:
+		return list_extlinux(text, len, word, out);
+	case IMGP_LIST_LINES:
+		return list_config_txt(text, len, key, word, out);
+	default:
+		return list_env(text, len, key, word, out);
+	}
+}

@@ -1,0 +1,726 @@
+// SPDX-License-Identifier: MIT
+/*
+ * How an edited device tree reaches the board on boot paths that name
+ * plain tree files (extlinux, Armbian, Raspberry Pi, a script naming one
+ * tree): the tree the path boots is loaded, the edits are recorded as they
+ * are made, and the result goes back one of two ways:
+ *
+ *  - "overlay": the edits become a new overlay registered in the list the
+ *    path applies (Armbian's user_overlays=, the label's fdtoverlays,
+ *    config.txt's dtoverlay= lines), the owner's entries kept. An overlay
+ *    can set properties and add what another overlay brings, never
+ *    delete, so deletions are refused this way;
+ *  - "file": the tree file itself edited in place.
+ *
+ * Before an overlay is planned it is applied to the tree as loaded, and
+ * the result must equal the tree the edits made: what the board will boot
+ * is what the plan shows.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libfdt.h>
+#include <nettle/sha2.h>
+
+#include "imgpatch-internal.h"
+
+struct dt_edit {
+	enum imgp_dt_edit_kind kind;
+	char *node;              /* full node path */
+	char *prop;
+	struct imgp_buf data;    /* the value, or the overlay's bytes */
+	char *name;              /* an overlay's name (its file name without .dtbo) */
+};
+
+struct imgp_dt_plan {
+	size_t n;
+	struct dt_edit *e;
+	const struct imgp_survey_bootdt *tree; /* the tree the path boots; NULL: a FIT's */
+	bool overlay;            /* the way chosen: a new overlay (else the file) */
+	bool effective;          /* the tree edited is the effective one, not the file */
+};
+
+/* One overlay to register: its name and bytes. */
+struct unit {
+	char name[96];
+	struct imgp_buf bytes;
+};
+
+void imgp_dt_plan_free(struct imgp_dt_plan *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n; i++) {
+		free(p->e[i].node);
+		free(p->e[i].prop);
+		free(p->e[i].name);
+		imgp_buf_free(&p->e[i].data);
+	}
+	free(p->e);
+	free(p);
+}
+
+static struct imgp_dt_plan *plan_of(struct imgp_patch *patch)
+{
+	if (!patch->dt_plan)
+		patch->dt_plan = calloc(1, sizeof(*patch->dt_plan));
+	return patch->dt_plan;
+}
+
+int imgp_dt_plan_record(struct imgp_patch *patch, enum imgp_dt_edit_kind kind,
+			const char *node, const char *prop, const void *data,
+			size_t len, const char *name)
+{
+	struct imgp_dt_plan *p = plan_of(patch);
+	struct dt_edit *grown, *e;
+
+	if (!p)
+		return imgp_fail(ENOMEM, "out of memory");
+	grown = realloc(p->e, (p->n + 1) * sizeof(*grown));
+	if (!grown)
+		return imgp_fail(ENOMEM, "out of memory");
+	p->e = grown;
+	e = &p->e[p->n++];
+	memset(e, 0, sizeof(*e));
+	e->kind = kind;
+	e->node = node ? strdup(node) : NULL;
+	e->prop = prop ? strdup(prop) : NULL;
+	e->name = name ? strdup(name) : NULL;
+	if ((node && !e->node) || (prop && !e->prop) || (name && !e->name) ||
+	    (len && imgp_buf_append(&e->data, data, len)))
+		return imgp_fail(ENOMEM, "out of memory");
+	return 0;
+}
+
+/* ------------------------------------------------------------- the way */
+
+static const char *const via_names[] = {
+	[IMGP_VIA_DEFAULT] = "default", [IMGP_VIA_OVERRIDE] = "override",
+	[IMGP_VIA_FIT] = "fit", [IMGP_VIA_OVERLAY] = "overlay",
+	[IMGP_VIA_FILE] = "file",
+};
+
+const char *imgp_via_name(enum imgp_via via)
+{
+	return via_names[via];
+}
+
+int imgp_via_parse(const char *name, enum imgp_via *out)
+{
+	for (size_t i = IMGP_VIA_OVERRIDE; i <= IMGP_VIA_FILE; i++)
+		if (strcmp(name, via_names[i]) == 0) {
+			*out = (enum imgp_via)i;
+			return 0;
+		}
+	return imgp_fail(EINVAL, "unknown way '%s' (override, fit, overlay or file)", name);
+}
+
+/* The boot path's own list of overlays: where a new one goes and is named. */
+static bool has_overlay_list(const char *path)
+{
+	return path && (!strcmp(path, "armbian") || !strcmp(path, "extlinux") ||
+			!strcmp(path, "rpi"));
+}
+
+bool imgp_patch_boots_files(struct imgp_patch *patch)
+{
+	struct imgp_survey *sv = imgp_patch_survey(patch);
+
+	return sv && sv->bootpath_name && strcmp(sv->bootpath_name, "fit") != 0;
+}
+
+int imgp_patch_via_choose(struct imgp_patch *patch, enum imgp_via asked,
+			  bool deletes, enum imgp_via *via, const char **why)
+{
+	struct imgp_survey *sv = imgp_patch_survey(patch);
+	const char *path;
+
+	if (!sv)
+		return -ENOMEM;
+	path = sv->bootpath_name;
+	*why = NULL;
+	if (asked == IMGP_VIA_OVERRIDE || asked == IMGP_VIA_FIT)
+		return imgp_fail(EINVAL, "--via %s: the board boots %s, not a FIT: use --via %s",
+				 imgp_via_name(asked), sv->bootinfo.summary,
+				 has_overlay_list(path) ? "overlay or file" : "file");
+	if (asked == IMGP_VIA_OVERLAY && !has_overlay_list(path))
+		return imgp_fail(EINVAL, "--via overlay: %s applies no list of overlays imgpatch can add to%s: use --via file",
+				 sv->bootinfo.summary,
+				 sv->hook ? " (its hook is one script the owner may have written, not a list)" : "");
+	if (asked == IMGP_VIA_OVERLAY && deletes)
+		return imgp_fail(EINVAL, "--via overlay: an overlay cannot delete a property or node: use --via file to edit %s in place",
+				 patch->dt_plan && patch->dt_plan->tree ?
+				 patch->dt_plan->tree->path : "the tree file");
+	if (asked != IMGP_VIA_DEFAULT) {
+		*via = asked;
+		*why = asked == IMGP_VIA_OVERLAY ? "via overlay: --via overlay"
+						 : "via file: --via file";
+	} else if (has_overlay_list(path) && !deletes) {
+		*via = IMGP_VIA_OVERLAY;
+		*why = "via overlay: the boot path applies a list of overlays: the change is a new one added to it, the owner's entries kept";
+	} else {
+		*via = IMGP_VIA_FILE;
+		*why = has_overlay_list(path) ?
+			"via file: an overlay cannot delete: the tree file is edited in place" :
+			"via file: the boot path names one tree file and no overlay list: it is edited in place";
+	}
+	if (*via == IMGP_VIA_FILE)
+		patch->dt_in_place = true;
+	if (!plan_of(patch))
+		return imgp_fail(ENOMEM, "out of memory");
+	patch->dt_plan->overlay = *via == IMGP_VIA_OVERLAY;
+	return 0;
+}
+
+/*
+ * The effective tree of the boot path's entry dt (*out, NULL when the
+ * survey has none), as the loader leaves it: its rc and error say what
+ * failed on the way.
+ */
+static int effective_of(struct imgp_patch *patch, const struct imgp_survey_bootdt *dt,
+			struct imgp_effective **trees, size_t *n,
+			struct imgp_effective **out)
+{
+	struct imgp_survey *sv = imgp_patch_survey(patch);
+	int rc;
+
+	*out = NULL;
+	*trees = NULL;
+	*n = 0;
+	if (!sv)
+		return -ENOMEM;
+	rc = imgp_effective_build(sv, trees, n);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < *n; i++)
+		if ((*trees)[i].bootdt == dt)
+			*out = &(*trees)[i];
+	return 0;
+}
+
+int imgp_dt_plan_effective_has(struct imgp_patch *patch, const char *path,
+			       const char *prop, char **where)
+{
+	const struct imgp_dt_plan *p = patch->dt_plan;
+	struct imgp_effective *trees, *t;
+	size_t n;
+	int rc;
+
+	*where = NULL;
+	if (!p || !p->tree || p->effective || !p->tree->noverlays)
+		return 0;
+	rc = effective_of(patch, p->tree, &trees, &n, &t);
+	if (!rc && t && t->dtb.fdt && !t->reverted &&
+	    imgp_dt_has_prop(&t->dtb, path, prop)) {
+		*where = strdup(t->provenance ? t->provenance : p->tree->path);
+		rc = *where ? 1 : imgp_fail(ENOMEM, "out of memory");
+	}
+	imgp_effective_free(trees, n);
+	return rc;
+}
+
+/* ---------------------------------------------------------- the tree */
+
+/* Whether model picks dt: its model, its file name, or its path. */
+static bool model_matches(const struct imgp_survey_bootdt *dt, const char *model)
+{
+	const char *base = strrchr(dt->path, '/');
+	size_t n = strlen(model);
+
+	base = base ? base + 1 : dt->path;
+	if ((dt->model && !strcmp(dt->model, model)) || !strcmp(base, model) ||
+	    !strcmp(dt->path, model) || !strcmp(dt->path + (dt->path[0] == '/'), model))
+		return true;
+	/* The tail of the path: "rockchip/rk3399-rockpro64.dtb". */
+	return strlen(dt->path) > n && dt->path[strlen(dt->path) - n - 1] == '/' &&
+	       !strcmp(dt->path + strlen(dt->path) - n, model);
+}
+
+static int list_trees(const struct imgp_survey_bootinfo *bi, struct imgp_buf *out)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < bi->ndts; i++)
+		rc = imgp_buf_printf(out, "%s%s%s%s", i ? ", " : "",
+				     bi->dts[i].model ? bi->dts[i].model : "",
+				     bi->dts[i].model ? " " : "", bi->dts[i].path);
+	return rc;
+}
+
+int imgp_patch_find_booted(struct imgp_patch *patch, const char *model,
+			   const struct imgp_survey_bootdt **out)
+{
+	struct imgp_survey *sv = imgp_patch_survey(patch);
+	const struct imgp_survey_bootinfo *bi;
+	const struct imgp_survey_bootdt *dt = NULL;
+	struct imgp_buf names = { 0 };
+	size_t found = 0;
+	int rc = 0;
+
+	if (!sv)
+		return -ENOMEM;
+	bi = &sv->bootinfo;
+	if (!sv->bootpath)
+		return imgp_fail(ENOENT, "no boot path recognised: no FIT, extlinux.conf, armbianEnv.txt, boot script or config.txt names a tree");
+	if (bi->rc)
+		return imgp_survey_fail(bi->rc, bi->error);
+	if (!bi->ndts && sv->bootpath_name && !strcmp(sv->bootpath_name, "fit"))
+		return imgp_fail(EINVAL, "%s: the board boots a FIT's tree: pick it with --fdt (in a recipe: fdt-from-fit)",
+				 bi->summary ? bi->summary : "FIT");
+	if (!bi->ndts)
+		return imgp_fail(ENOENT, "%s: the boot path picks its tree itself and names no tree file imgpatch could edit",
+				 bi->summary ? bi->summary : "boot script");
+	for (size_t i = 0; i < bi->ndts; i++)
+		if (!model || model_matches(&bi->dts[i], model)) {
+			dt = dt ? dt : &bi->dts[i];
+			found++;
+		}
+	if (found != 1) {
+		rc = list_trees(bi, &names);
+		if (!rc && !found)
+			rc = imgp_fail(ENOENT, "%s: no tree for model '%s' (have: %s)",
+				       bi->summary, model, (char *)names.data);
+		else if (!rc)
+			rc = imgp_fail(EINVAL, "%s: boots %zu trees: choose one with --model (have: %s)",
+				       bi->summary, found, (char *)names.data);
+		imgp_buf_free(&names);
+		return rc;
+	}
+	*out = dt;
+	return 0;
+}
+
+int imgp_patch_load_booted(struct imgp_patch *patch, const char *model)
+{
+	const struct imgp_survey_bootdt *dt = NULL;
+	struct imgp_dt_plan *p;
+	int rc;
+
+	rc = imgp_patch_find_booted(patch, model, &dt);
+	p = rc ? NULL : plan_of(patch);
+	if (!rc && !p)
+		rc = imgp_fail(ENOMEM, "out of memory");
+	if (rc)
+		return rc;
+	p->tree = dt;
+	/*
+	 * A new overlay is applied after the path's own: it edits the tree
+	 * they make (and may aim at what they add). The file way edits the
+	 * file, so it starts from the file.
+	 */
+	if (p->overlay && dt->noverlays) {
+		struct imgp_effective *trees, *t;
+		size_t n;
+
+		rc = effective_of(patch, dt, &trees, &n, &t);
+		/* Where the path's own overlays already fail, a new one cannot help. */
+		if (!rc && t && (!t->dtb.fdt || t->reverted))
+			rc = imgp_fail(EINVAL, "--via overlay: a new overlay would not take effect: %s; fix that overlay first, or use --via file",
+				       t->error ? t->error : "the boot path's overlays fail");
+		if (!rc && t) {
+			const void *blob;
+			size_t size;
+			char *origin = NULL;
+
+			rc = imgp_dtb_finish(&t->dtb, &blob, &size);
+			if (!rc && asprintf(&origin, "the effective tree (" IMGP_PART_FMT " %s + %zu overlay%s)",
+					    t->part->number, dt->path, t->napplied,
+					    t->napplied == 1 ? "" : "s") < 0) {
+				origin = NULL;
+				rc = imgp_fail(ENOMEM, "out of memory");
+			}
+			if (!rc)
+				rc = imgp_patch_load_dtb_blob(patch, t->part, blob, size, origin);
+			p->effective = !rc;
+			free(origin);
+		}
+		imgp_effective_free(trees, n);
+		if (rc || p->effective)
+			return rc;
+	}
+	return imgp_patch_load_dtb_file(patch, "boot", dt->path);
+}
+
+/* ------------------------------------------------------ the overlay */
+
+/* The label of path in the tree's __symbols__; NULL when it has none. */
+static const char *label_of(const void *fdt, const char *path)
+{
+	int sym = fdt_path_offset(fdt, "/__symbols__"), off;
+
+	if (sym < 0)
+		return NULL;
+	fdt_for_each_property_offset(off, fdt, sym) {
+		const char *name;
+		int len;
+		const char *v = fdt_getprop_by_offset(fdt, off, &name, &len);
+
+		if (v && len > 0 && v[len - 1] == '\0' && strcmp(v, path) == 0)
+			return name;
+	}
+	return NULL;
+}
+
+/* Edits [from, to) are property sets: one fragment per node, in order. */
+static int build_overlay(const void *base, const struct dt_edit *e, size_t n,
+			 struct imgp_buf *out)
+{
+	size_t size = 4096, nfrag = 0;
+	const char **nodes = calloc(n ? n : 1, sizeof(*nodes));
+	const char **labels = calloc(n ? n : 1, sizeof(*labels));
+	void *fdt = NULL;
+	int rc = 0;
+
+	if (!nodes || !labels) {
+		free(nodes);
+		free(labels);
+		return imgp_fail(ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+
+		size += strlen(e[i].node) * 2 + strlen(e[i].prop) + e[i].data.len + 128;
+		while (k < nfrag && strcmp(nodes[k], e[i].node))
+			k++;
+		if (k == nfrag) {
+			nodes[nfrag] = e[i].node;
+			labels[nfrag++] = label_of(base, e[i].node);
+		}
+	}
+	fdt = calloc(1, size);
+	rc = fdt ? fdt_create(fdt, (int)size) : -FDT_ERR_NOSPACE;
+	if (!rc)
+		rc = fdt_finish_reservemap(fdt);
+	if (!rc)
+		rc = fdt_begin_node(fdt, "");
+	for (size_t k = 0; !rc && k < nfrag; k++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "fragment@%zu", k);
+		rc = fdt_begin_node(fdt, name);
+		if (!rc && labels[k])
+			rc = fdt_property_u32(fdt, "target", 0xffffffffu);
+		else if (!rc)
+			rc = fdt_property_string(fdt, "target-path", nodes[k]);
+		if (!rc)
+			rc = fdt_begin_node(fdt, "__overlay__");
+		/* A property set twice: its last value, where it was first set. */
+		for (size_t i = 0; !rc && i < n; i++) {
+			const struct dt_edit *last = &e[i];
+			bool first = true;
+
+			if (strcmp(e[i].node, nodes[k]))
+				continue;
+			for (size_t j = 0; j < n; j++)
+				if (!strcmp(e[j].node, nodes[k]) && !strcmp(e[j].prop, e[i].prop)) {
+					first &= j >= i;
+					last = &e[j];
+				}
+			if (first)
+				rc = fdt_property(fdt, e[i].prop, last->data.data,
+						  (int)last->data.len);
+		}
+		if (!rc)
+			rc = fdt_end_node(fdt);
+		if (!rc)
+			rc = fdt_end_node(fdt);
+	}
+	if (!rc) {
+		bool any = false;
+
+		for (size_t k = 0; k < nfrag; k++)
+			any |= labels[k] != NULL;
+		if (any)
+			rc = fdt_begin_node(fdt, "__fixups__");
+		for (size_t k = 0; any && !rc && k < nfrag; k++) {
+			char where[48];
+
+			if (!labels[k])
+				continue;
+			snprintf(where, sizeof(where), "/fragment@%zu:target:0", k);
+			rc = fdt_property_string(fdt, labels[k], where);
+		}
+		if (any && !rc)
+			rc = fdt_end_node(fdt);
+	}
+	if (!rc)
+		rc = fdt_end_node(fdt);
+	if (!rc)
+		rc = fdt_finish(fdt);
+	if (!rc && imgp_buf_append(out, fdt, fdt_totalsize(fdt)))
+		rc = -FDT_ERR_NOSPACE;
+	free(fdt);
+	free(nodes);
+	free(labels);
+	return rc ? imgp_fail(EINVAL, "cannot build the overlay: %s", fdt_strerror(rc)) : 0;
+}
+
+static bool name_ok(const char *name)
+{
+	if (!*name || *name == '.' || strlen(name) > 64)
+		return false;
+	for (const char *p = name; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || strchr("_.+-", *p)))
+			return false;
+	return true;
+}
+
+/* An overlay file's name: its base name without .dtbo. */
+static int unit_name_from(const char *file, char *out, size_t outlen)
+{
+	const char *base = strrchr(file, '/');
+	size_t n;
+
+	base = base ? base + 1 : file;
+	n = strlen(base);
+	if (n > 5 && strcmp(base + n - 5, ".dtbo") == 0)
+		n -= 5;
+	snprintf(out, outlen, "%.*s", (int)n, base);
+	if (!name_ok(out))
+		return imgp_fail(EINVAL, "overlay %s: '%s' cannot name an overlay (letters, digits, '_', '.', '+', '-')",
+				 file, out);
+	return 0;
+}
+
+/* "NAME-" and the first 8 hex digits of the bytes' SHA-256: same edits, same name. */
+static void unit_name_hash(struct unit *u, const char *prefix)
+{
+	uint8_t d[SHA256_DIGEST_SIZE];
+	struct sha256_ctx ctx;
+
+	sha256_init(&ctx);
+	sha256_update(&ctx, u->bytes.len, u->bytes.data);
+	sha256_digest(&ctx, sizeof(d), d);
+	snprintf(u->name, sizeof(u->name), "%s-%02x%02x%02x%02x", prefix, d[0],
+		 d[1], d[2], d[3]);
+}
+
+static void units_free(struct unit *u, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		imgp_buf_free(&u[i].bytes);
+	free(u);
+}
+
+/*
+ * The overlays the edits become, in order: each --overlay file as it is,
+ * each run of property sets as one generated overlay (named name, else
+ * "imgpatch-HASH").
+ */
+static int make_units(const struct imgp_patch *patch, const char *name,
+		      struct unit **out, size_t *nout)
+{
+	const struct imgp_dt_plan *p = patch->dt_plan;
+	struct unit *u = calloc(p->n ? p->n : 1, sizeof(*u));
+	size_t n = 0;
+	int rc = 0;
+
+	if (!u)
+		return imgp_fail(ENOMEM, "out of memory");
+	for (size_t i = 0; !rc && i < p->n;) {
+		const struct dt_edit *e = &p->e[i];
+		size_t run = 0;
+
+		switch (e->kind) {
+		case IMGP_DT_EDIT_OVERLAY:
+			rc = unit_name_from(e->name, u[n].name, sizeof(u[n].name));
+			if (!rc && imgp_buf_append(&u[n].bytes, e->data.data, e->data.len))
+				rc = imgp_fail(ENOMEM, "out of memory");
+			n++;
+			i++;
+			break;
+		case IMGP_DT_EDIT_SET:
+			while (i + run < p->n && p->e[i + run].kind == IMGP_DT_EDIT_SET)
+				run++;
+			rc = build_overlay(patch->dtb_source.fdt, e, run, &u[n].bytes);
+			if (!rc && name && !name_ok(name))
+				rc = imgp_fail(EINVAL, "'%s' cannot name an overlay (letters, digits, '_', '.', '+', '-')",
+					       name);
+			if (!rc && name && n == 0)
+				snprintf(u[n].name, sizeof(u[n].name), "%s", name);
+			else if (!rc)
+				unit_name_hash(&u[n], name ? name : "imgpatch");
+			n++;
+			i += run;
+			break;
+		case IMGP_DT_EDIT_ADD_NODE:
+			rc = imgp_fail(EINVAL, "--via overlay: adding node %s is no overlay imgpatch makes: use --via file",
+				       e->node);
+			break;
+		default:
+			rc = imgp_fail(EINVAL, "--via overlay: an overlay cannot delete %s%s%s: use --via file to edit the tree file in place",
+				       e->prop ? e->prop : "node ", e->prop ? " of " : "",
+				       e->node);
+		}
+	}
+	if (rc) {
+		units_free(u, n);
+		return rc;
+	}
+	*out = u;
+	*nout = n;
+	return 0;
+}
+
+/* Applying the overlays to the tree as loaded must give the edited tree. */
+static int check_units(struct imgp_patch *patch, const struct unit *u, size_t n)
+{
+	struct imgp_buf want = { 0 }, got = { 0 };
+	struct imgp_dtb t;
+	const void *blob;
+	size_t size;
+	int rc;
+
+	rc = imgp_dtb_finish(&patch->dtb_source, &blob, &size);
+	if (!rc)
+		rc = imgp_dtb_load(&t, blob, size);
+	if (rc)
+		return rc;
+	for (size_t i = 0; !rc && i < n; i++) {
+		rc = imgp_dt_apply_overlay(&t, u[i].bytes.data, u[i].bytes.len);
+		if (rc)
+			imgp_fail_ctx(rc, "overlay %s", u[i].name);
+	}
+	if (!rc)
+		rc = imgp_dt_to_dts(&t, &got);
+	if (!rc)
+		rc = imgp_dt_to_dts(&patch->dtb, &want);
+	if (!rc && (got.len != want.len || memcmp(got.data, want.data, got.len)))
+		rc = imgp_fail(EINVAL, "the overlays do not give the edited tree (edits in an order an overlay cannot keep): use --via file");
+	imgp_buf_free(&want);
+	imgp_buf_free(&got);
+	imgp_dtb_free(&t);
+	return rc;
+}
+
+/* Where a path keeps its overlays and the list that names them. */
+struct hook_list {
+	char file[1024];         /* the overlay */
+	char list[1024];         /* the file holding the list */
+	const char *key;
+	char word[1024];
+};
+
+static int hook_list(struct imgp_patch *patch, const char *path,
+		     const char *tree, const char *name, struct hook_list *h)
+{
+	static const char *const confs[] = {
+		"/extlinux/extlinux.conf", "/boot/extlinux/extlinux.conf",
+	};
+	const char *slash = strrchr(tree, '/');
+	int dirlen = slash ? (int)(slash - tree) : 0;
+
+	if (!strcmp(path, "armbian")) {
+		/* "${prefix}dtb/FDTFILE": the prefix also holds armbianEnv.txt. */
+		const char *dtb = strstr(tree, "dtb/");
+		int pre = dtb ? (int)(dtb - tree) : 1;
+
+		snprintf(h->file, sizeof(h->file), "%.*soverlay-user/%s.dtbo", pre, tree, name);
+		snprintf(h->list, sizeof(h->list), "%.*sarmbianEnv.txt", pre, tree);
+		h->key = "user_overlays";
+		snprintf(h->word, sizeof(h->word), "%s", name);
+	} else if (!strcmp(path, "extlinux")) {
+		struct imgp_buf raw = { 0 };
+		bool existed = false;
+		int rc = 0;
+
+		for (size_t i = 0; !rc && !existed && i < 2; i++) {
+			snprintf(h->list, sizeof(h->list), "%s", confs[i]);
+			rc = imgp_patch_read(patch, patch->boot_part, confs[i],
+					     IMGP_TEXT_MAX, &raw, &existed);
+		}
+		imgp_buf_free(&raw);
+		if (rc)
+			return rc;
+		snprintf(h->file, sizeof(h->file), "%.*s/%s.dtbo", dirlen, tree, name);
+		h->key = "fdtoverlays";
+		snprintf(h->word, sizeof(h->word), "%s", h->file);
+	} else {
+		snprintf(h->file, sizeof(h->file), "/overlays/%s.dtbo", name);
+		snprintf(h->list, sizeof(h->list), "/config.txt");
+		h->key = "dtoverlay";
+		snprintf(h->word, sizeof(h->word), "%s", name);
+	}
+	return 0;
+}
+
+/* Plans one overlay file; one of that name with other bytes is not ours. */
+static int plan_overlay_file(struct imgp_patch *patch, const struct hook_list *h,
+			     const struct unit *u, const char *note)
+{
+	const struct imgp_part *part = patch->boot_part;
+	struct imgp_buf old = { 0 };
+	bool existed;
+	int rc;
+
+	rc = imgp_patch_read(patch, part, h->file, IMGP_DTB_MAX, &old, &existed);
+	if (!rc && existed && (old.len != u->bytes.len ||
+			       memcmp(old.data, u->bytes.data, old.len)))
+		rc = imgp_fail(EEXIST, IMGP_PART_FMT " (%s): %s: exists with other content: not replacing an overlay imgpatch did not make (give the overlay another name)",
+			       part->number, part->fstype, h->file);
+	if (!rc)
+		rc = imgp_patch_write(patch, part, h->file, u->bytes.data,
+				      u->bytes.len, false, note);
+	imgp_buf_free(&old);
+	return rc;
+}
+
+static int write_overlays(struct imgp_patch *patch, const char *why,
+			  const char *name)
+{
+	struct imgp_survey *sv = imgp_patch_survey(patch);
+	const struct imgp_dt_plan *p = patch->dt_plan;
+	struct unit *u = NULL;
+	struct imgp_buf note = { 0 };
+	size_t n = 0;
+	int rc;
+
+	if (!p || !p->n)
+		return imgp_fail(EINVAL, "no device tree edits to make an overlay of");
+	rc = make_units(patch, name, &u, &n);
+	if (!rc)
+		rc = check_units(patch, u, n);
+	for (size_t i = 0; !rc && i < n; i++) {
+		struct hook_list h;
+		char target[1200];
+
+		rc = hook_list(patch, sv->bootpath_name, p->tree->path, u[i].name, &h);
+		if (rc)
+			break;
+		note.len = 0;
+		snprintf(target, sizeof(target), "%s with %s applied", p->tree->path,
+			 h.file);
+		/* The first overlay carries why and the diff of the tree it makes. */
+		if (i == 0)
+			rc = imgp_patch_dt_note(patch, why, target, &note);
+		else
+			rc = imgp_buf_printf(&note, "overlay %s, applied after %s\n",
+					     h.file, u[i - 1].name) ? -ENOMEM : 0;
+		if (!rc)
+			rc = imgp_buf_printf(&note, "registered as '%s' in %s %s\n",
+					     h.word, h.list, h.key) ? -ENOMEM : 0;
+		if (!rc)
+			rc = plan_overlay_file(patch, &h, &u[i], (char *)note.data);
+		if (!rc)
+			rc = imgp_patch_list_add(patch, "boot", h.list, h.key, h.word);
+	}
+	imgp_buf_free(&note);
+	units_free(u, n);
+	return rc;
+}
+
+int imgp_patch_write_via(struct imgp_patch *patch, enum imgp_via via,
+			 const char *why, const char *name)
+{
+	const struct imgp_dt_plan *p = patch->dt_plan;
+
+	if (!patch->have_dtb)
+		return imgp_fail(EINVAL, "no device tree loaded");
+	if (!p || !p->tree)
+		return imgp_fail(EINVAL, "the tree did not come from the boot path");
+	if (via == IMGP_VIA_OVERLAY)
+		return write_overlays(patch, why, name);
+	return imgp_patch_write_dtb_note(patch, p->tree->path, why);
+}
