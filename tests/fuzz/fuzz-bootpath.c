@@ -2,7 +2,8 @@
 /*
  * Fuzzes the boot paths' readers of their configuration (config.txt with
  * its [filters] and dtoverlay=/dtparam= lines, overlay_map.dtb,
- * postmarketOS's user.scr, extlinux.conf, armbianEnv.txt) and the
+ * postmarketOS's user.scr, extlinux.conf, armbianEnv.txt, BeagleBone's
+ * uEnv.txt) and the
  * effective tree built from what they read: the input is the boot
  * partition's files, each a path, NUL, and its content. A device tree's
  * content is as long as its header's totalsize says; any other runs to
@@ -39,6 +40,7 @@ static size_t nfiles;
 static const struct imgp_bootpath *const bootpaths[] = {
 	&imgp_bootpath_extlinux,
 	&imgp_bootpath_armbian,
+	&imgp_bootpath_uenv,
 	&imgp_bootpath_script,
 	&imgp_bootpath_rpi,
 };
@@ -118,11 +120,15 @@ static int mem_list(struct imgp_fs *fs, const char *dir, char ***names, size_t *
 		return mem_find(dir) ? imgp_fail(ENOTDIR, "not a directory") :
 				       imgp_fail(ENOENT, "not found");
 	for (size_t i = 0; i < nfiles; i++) {
-		const char *name = files[i].path + dlen + 1;
-		size_t len = strcspn(name, "/");
+		const char *name;
+		size_t len;
 		bool seen = false;
 
-		if (strncmp(files[i].path, dir, dlen) != 0 || files[i].path[dlen] != '/' || !len)
+		if (strncmp(files[i].path, dir, dlen) != 0 || files[i].path[dlen] != '/')
+			continue;
+		name = files[i].path + dlen + 1;
+		len = strcspn(name, "/");
+		if (!len)
 			continue;
 		for (size_t k = 0; k < *n && !seen; k++)
 			seen = strlen((*names)[k]) == len && strncmp((*names)[k], name, len) == 0;
@@ -233,12 +239,16 @@ static void free_files(void)
 /* What survey.c's survey_script finds: the boot script, parsed. */
 static void read_script(struct imgp_survey *sv)
 {
-	for (size_t i = 0; i < imgp_nbootscr_paths && !sv->script.path; i++) {
-		const struct mem_file *f = mem_find(imgp_bootscr_paths[i]);
+	static const char *const paths[] = {
+		"/boot.scr.uimg", "/boot.scr", "/boot/boot.scr.uimg", "/boot/boot.scr",
+	};
+
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]) && !sv->script.path; i++) {
+		const struct mem_file *f = mem_find(paths[i]);
 
 		if (!f)
 			continue;
-		sv->script.path = imgp_bootscr_paths[i];
+		sv->script.path = paths[i];
 		sv->script.parse_rc = imgp_bootscr_parse(&sv->script.scr, f->data, f->len);
 		sv->script.parsed = sv->script.parse_rc == 0;
 	}

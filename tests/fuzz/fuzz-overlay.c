@@ -71,8 +71,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			apply(&dtb, data + pos, len);
 			pos += len;
 		}
-		if (imgp_dt_to_dts(&dtb, &dts) == 0)
-			imgp_buf_free(&dts);
+		imgp_dt_to_dts(&dtb, &dts);
+		imgp_buf_free(&dts);
 		imgp_dtb_free(&dtb);
 	}
 	free(base);

@@ -51,6 +51,9 @@ quiet()
 "$fixtures/mkimage-rpi.sh" "$tmp/rpi-trees.img" --rpi-trees
 "$fixtures/mkimage-armbian.sh" "$tmp/armbian.img"
 "$fixtures/mkimage-extlinux.sh" "$tmp/extlinux.img"
+"$fixtures/mkimage-extlinux.sh" "$tmp/extlinux-fdt.img" --fdt
+"$fixtures/mkimage-beagle.sh" "$tmp/beagle.img"
+"$fixtures/mkimage-beagle.sh" "$tmp/beagle-capes.img" --capes
 
 # The fixtures are 65-117 MiB: far too large to mutate. Their first 64 KiB
 # hold the MBR, the primary GPT and its entries; with the last 64 KiB after
@@ -278,7 +281,9 @@ cat "$top/tests/dtb/sun50i-a64-pinephone-1.2.dtb" "$out/dtb/pinephone-vccq-mod.d
 # (a device tree as long as its header says, other content up to a NUL). A
 # script image is given as its text, which the harness wraps again; the
 # kernels and ramdisks are left empty. The files come from the fixtures'
-# boot partitions (mcopy of the FAT, debugfs rdump of ext2/4).
+# boot partitions (mcopy of the FAT, debugfs rdump of ext2/4: /boot, and
+# Debian's trees and /lib/firmware, where extlinux.conf and BeagleBone's
+# U-Boot look).
 part_start()	# IMAGE N: partition N's first sector
 {
 	sfdisk -d "$1" | sed -n "s/^.*$2 : start= *\([0-9]*\),.*/\1/p"
@@ -304,16 +309,21 @@ for img in rpi rpi-trees; do
 		'::*' "$tmp/$img-boot/"
 	bootpath_seed "$img" "$tmp/$img-boot"
 done
-# ext2/4 boot partitions: DIR of partition N as the partition has it.
-for spec in pmos:1:/ armbian:1:/boot extlinux:1:/boot; do
-	IFS=: read -r name n dir <<<"$spec"
+# ext2/4 boot partitions: the DIRS of partition N as the partition has them.
+debian_trees=/usr/lib/linux-image-6.1.0-13-arm64
+for spec in pmos:1:/ armbian:1:/boot extlinux:1:/boot,$debian_trees \
+	extlinux-fdt:1:/boot,$debian_trees \
+	beagle:1:/boot,/lib/firmware beagle-capes:1:/boot,/lib/firmware; do
+	IFS=: read -r name n dirs <<<"$spec"
 	dd if="$tmp/$name.img" of="$tmp/$name.part" bs=512 \
 		skip="$(part_start "$tmp/$name.img" "$n")" count=65536 status=none
-	mkdir "$tmp/$name-boot"
-	quiet debugfs -R "rdump $dir $tmp/$name-boot${dir%/*}/" "$tmp/$name.part"
+	for dir in ${dirs//,/ }; do
+		mkdir -p "$tmp/$name-boot${dir%/*}"
+		quiet debugfs -R "rdump $dir $tmp/$name-boot${dir%/*}/" "$tmp/$name.part"
+	done
 	bootpath_seed "$name" "$tmp/$name-boot"
 done
-# extlinux.conf's trees are on the root partition; these name one in /boot.
+# These name a tree in /boot and one by fdtdir.
 ext_tree=/boot/sun50i-a64-pinephone-1.2.dtb
 {
 	printf '/boot/extlinux/extlinux.conf\0default b\nlabel a\n\tfdtdir /boot/dtbs\nlabel b\n'
@@ -323,8 +333,8 @@ ext_tree=/boot/sun50i-a64-pinephone-1.2.dtb
 	printf '/boot/dtbs/allwinner/sun50i-a64-pinephone-1.2.dtb\0'
 	cat "$top/tests/dtb/sun50i-a64-pinephone-1.2.dtb"
 	printf '/boot/dtbo/sdfix.dtbo\0'
-	cat "$tmp/extlinux-boot/boot/dtbo/sdfix.dtbo"
-} >"$out/bootpath/extlinux-fdt"
+	cat "$tmp/extlinux-fdt-boot/boot/dtbo/sdfix.dtbo"
+} >"$out/bootpath/extlinux-hand"
 # postmarketOS with a user.scr that applies overlays as the recipe's does.
 cp "$out/dtb/pinephone-vccq-mod.dtbo" "$tmp/pmos-boot/"
 cat >"$tmp/user.cmd" <<-\EOF
