@@ -49,7 +49,7 @@ test_expect_success 'Armbian: boot.scr made by mkimage, its files where Armbian 
 test_expect_success 'Armbian: info names the script, fdtfile and overlays, and the tree with them in order' '
 	$IMGPATCH info armbian.img >armbian.txt &&
 	grep -Fx "boot path: U-Boot script /boot/boot.scr (Armbian), fdtfile allwinner/sun50i-a64-pinephone-1.2.dtb, overlays: uart1 i2c0, user_overlays: sdfix (p1)" armbian.txt &&
-	grep -Fx "  tree: /boot/dtb/allwinner/sun50i-a64-pinephone-1.2.dtb + /boot/dtb/allwinner/overlay/sun50i-a64-uart1.dtbo, /boot/dtb/allwinner/overlay/sun50i-a64-i2c0.dtbo, /boot/overlay-user/sdfix.dtbo" armbian.txt
+	grep -Fx "  tree: /boot/dtb/allwinner/sun50i-a64-pinephone-1.2.dtb + /boot/dtb/allwinner/overlay/sun50i-a64-uart1.dtbo + /boot/dtb/allwinner/overlay/sun50i-a64-i2c0.dtbo + /boot/overlay-user/sdfix.dtbo" armbian.txt
 '
 
 test_expect_success 'Armbian: JSON' '
@@ -65,7 +65,7 @@ test_expect_success 'Armbian: JSON' '
 test_expect_success 'Armbian with a boot filesystem: its script, not the plain script path, under prefix /' '
 	$IMGPATCH info bootfs.img >bootfs.txt &&
 	grep -Fx "boot path: U-Boot script /boot.scr (Armbian), fdtfile allwinner/sun50i-a64-pinephone-1.2.dtb, overlays: uart1 i2c0, user_overlays: sdfix (p1)" bootfs.txt &&
-	grep -Fx "  tree: /dtb/allwinner/sun50i-a64-pinephone-1.2.dtb + /dtb/allwinner/overlay/sun50i-a64-uart1.dtbo, /dtb/allwinner/overlay/sun50i-a64-i2c0.dtbo, /overlay-user/sdfix.dtbo" bootfs.txt &&
+	grep -Fx "  tree: /dtb/allwinner/sun50i-a64-pinephone-1.2.dtb + /dtb/allwinner/overlay/sun50i-a64-uart1.dtbo + /dtb/allwinner/overlay/sun50i-a64-i2c0.dtbo + /overlay-user/sdfix.dtbo" bootfs.txt &&
 	grep "^root fstab: p2 " bootfs.txt
 '
 
@@ -114,7 +114,7 @@ test_expect_success 'Armbian: fdtdir= in armbianEnv.txt moves the tree and its o
 	printf "rm /boot/armbianEnv.txt\nwrite env.txt /boot/armbianEnv.txt\n" >env.cmd &&
 	debugfs -w -f env.cmd "fdtdir-env.img?offset=$((8192 * 512))" >/dev/null 2>&1 &&
 	$IMGPATCH info fdtdir-env.img >fdtdir-env.txt &&
-	grep -Fx "  tree: /boot/dtb-6.6.63-current-sunxi64/allwinner/sun50i-a64-pinephone-1.2.dtb + /boot/dtb-6.6.63-current-sunxi64/allwinner/overlay/sun50i-a64-uart1.dtbo, /boot/dtb-6.6.63-current-sunxi64/allwinner/overlay/sun50i-a64-i2c0.dtbo, /boot/overlay-user/sdfix.dtbo" fdtdir-env.txt
+	grep -Fx "  tree: /boot/dtb-6.6.63-current-sunxi64/allwinner/sun50i-a64-pinephone-1.2.dtb + /boot/dtb-6.6.63-current-sunxi64/allwinner/overlay/sun50i-a64-uart1.dtbo + /boot/dtb-6.6.63-current-sunxi64/allwinner/overlay/sun50i-a64-i2c0.dtbo + /boot/overlay-user/sdfix.dtbo" fdtdir-env.txt
 '
 
 # put_root IMG START FILE PATH: FILE as PATH on the ext4 at sector START of IMG.
@@ -129,7 +129,7 @@ test_expect_success 'Armbian: a vendor-less fdtfile, as boot-sun50i-next.cmd rea
 	sed -e "s|^fdtfile=allwinner/|fdtfile=|" -e "/^fdtdir=/d" env.txt >novendor.txt &&
 	put_root novendor.img 8192 novendor.txt /boot/armbianEnv.txt &&
 	$IMGPATCH info novendor.img >novendor.out &&
-	grep -Fx "  tree: /boot/dtb/allwinner/sun50i-a64-pinephone-1.2.dtb + /boot/dtb/allwinner/overlay/sun50i-a64-uart1.dtbo, /boot/dtb/allwinner/overlay/sun50i-a64-i2c0.dtbo, /boot/overlay-user/sdfix.dtbo" novendor.out
+	grep -Fx "  tree: /boot/dtb/allwinner/sun50i-a64-pinephone-1.2.dtb + /boot/dtb/allwinner/overlay/sun50i-a64-uart1.dtbo + /boot/dtb/allwinner/overlay/sun50i-a64-i2c0.dtbo + /boot/overlay-user/sdfix.dtbo" novendor.out
 '
 
 test_expect_success 'Armbian: a boot-rockchip64.cmd-style script: the tree and the overlay folder it names' '
@@ -172,7 +172,7 @@ test_expect_success 'extlinux: paths relative to extlinux.conf, DEVICETREE-OVERL
 	EOF
 	put_root rel.img 2048 rel.conf /boot/extlinux/extlinux.conf &&
 	$IMGPATCH info rel.img >rel.out &&
-	grep -Fx "  tree: /boot/extlinux/../dtbs/board.dtb + /boot/extlinux/a.dtbo, /boot/dtbo/b.dtbo" rel.out &&
+	grep -Fx "  tree: /boot/extlinux/../dtbs/board.dtb + /boot/extlinux/a.dtbo + /boot/dtbo/b.dtbo" rel.out &&
 	grep "label second, fdt ../dtbs/board.dtb, overlays: a.dtbo /boot/dtbo/b.dtbo (p1)\$" rel.out &&
 	printf "label a\n\tfdtdir /x/\n\tfdtdir /y/\n\tfdt /z.dtb\n\tfdtoverlays /o.dtbo\n" >ended.conf &&
 	put_root rel.img 2048 ended.conf /boot/extlinux/extlinux.conf &&
@@ -201,12 +201,12 @@ bb=/boot/dtbs/5.10.168-ti-r72
 test_expect_success 'BeagleBone: uEnv.txt as shipped, the U-Boot base tree and the virtual capes' '
 	$IMGPATCH info beagle.img >beagle.txt &&
 	grep -Fx "boot path: U-Boot /boot/uEnv.txt (BeagleBone Debian, as on a BeagleBone Black), uname_r 5.10.168-ti-r72, dtb am335x-boneblack-uboot.dtb, overlays: BB-ADC-00A0.dtbo BB-BONE-eMMC1-01-00A0.dtbo BB-HDMI-TDA998x-00A0.dtbo AM335X-PRU-UIO-00A0.dtbo (p1)" beagle.txt &&
-	grep -Fx "  tree: $bb/am335x-boneblack-uboot.dtb + $bb/overlays/BB-ADC-00A0.dtbo, $bb/overlays/BB-BONE-eMMC1-01-00A0.dtbo, $bb/overlays/BB-HDMI-TDA998x-00A0.dtbo, $bb/overlays/AM335X-PRU-UIO-00A0.dtbo" beagle.txt
+	grep -Fx "  tree: $bb/am335x-boneblack-uboot.dtb + $bb/overlays/BB-ADC-00A0.dtbo + $bb/overlays/BB-BONE-eMMC1-01-00A0.dtbo + $bb/overlays/BB-HDMI-TDA998x-00A0.dtbo + $bb/overlays/AM335X-PRU-UIO-00A0.dtbo" beagle.txt
 '
 
 test_expect_success 'BeagleBone: the owner'"'"'s capes in U-Boot'"'"'s order, /lib/firmware, a disabled virtual cape' '
 	$IMGPATCH info capes.img >capes.txt &&
-	grep -Fx "  tree: $bb/am335x-boneblack-uboot-univ.dtb + $bb/overlays/BB-ADC-00A0.dtbo, $bb/overlays/BB-UART1-00A0.dtbo, /lib/firmware/BB-SDFIX-00A0.dtbo, $bb/overlays/BB-BONE-eMMC1-01-00A0.dtbo, $bb/overlays/AM335X-PRU-UIO-00A0.dtbo" capes.txt &&
+	grep -Fx "  tree: $bb/am335x-boneblack-uboot-univ.dtb + $bb/overlays/BB-ADC-00A0.dtbo + $bb/overlays/BB-UART1-00A0.dtbo + /lib/firmware/BB-SDFIX-00A0.dtbo + $bb/overlays/BB-BONE-eMMC1-01-00A0.dtbo + $bb/overlays/AM335X-PRU-UIO-00A0.dtbo" capes.txt &&
 	$IMGPATCH info --json capes.img >capes.json &&
 	test "$(json_get capes.json "d[\"boot_path\"][\"name\"]")" = uenv &&
 	test "$(json_get capes.json "len(d[\"boot_path\"][\"trees\"][0][\"overlays\"])")" = 5
@@ -245,8 +245,8 @@ test_expect_success 'BeagleBone: dtb= without U-Boot overlays; no uname_r; no ke
 test_expect_success 'Raspberry Pi: a tree per model, [cm5] lines only for the CM5' '
 	$IMGPATCH info rpi.img >rpi.txt &&
 	grep -Fx "boot path: Raspberry Pi firmware /config.txt, a tree by model from the FAT root (p1)" rpi.txt &&
-	grep -Fx "  pi4: /bcm2711-rpi-4-b.dtb + dtparam=audio=on, /overlays/vc4-kms-v3d.dtbo" rpi.txt &&
-	grep -Fx "  pi5: /bcm2712-rpi-5-b.dtb + dtparam=audio=on, /overlays/vc4-kms-v3d.dtbo" rpi.txt &&
+	grep -Fx "  tree: /bcm2711-rpi-4-b.dtb + dtparam=audio=on + /overlays/vc4-kms-v3d.dtbo (model pi4)" rpi.txt &&
+	grep -Fx "  tree: /bcm2712-rpi-5-b.dtb + dtparam=audio=on + /overlays/vc4-kms-v3d.dtbo (model pi5)" rpi.txt &&
 	! grep dwc2 rpi.txt &&
 	$IMGPATCH info --json rpi.img >rpi.json &&
 	test "$(json_get rpi.json "\" \".join(t[\"model\"] for t in d[\"boot_path\"][\"trees\"])")" = "pi4 pi5"
@@ -263,8 +263,8 @@ test_expect_success 'Raspberry Pi: overlay entries keep their parameters, dtpara
 	EOF
 	"$FIXTURES/mkimage-rpi.sh" rpi-params.img --rpi-trees --config=params.txt &&
 	$IMGPATCH info rpi-params.img >rpi-params.txt &&
-	grep -Fx "  pi4: /bcm2711-rpi-4-b.dtb + dtparam=audio=on, /overlays/vc4-kms-v3d.dtbo, /overlays/sdio.dtbo,poll_once=off,bus_width=1, dtparam=sd_overclock=62,sd_poll_once" rpi-params.txt &&
-	grep -Fx "  pi5: /bcm2712-rpi-5-b.dtb + dtparam=audio=on, /overlays/vc4-kms-v3d.dtbo" rpi-params.txt &&
+	grep -Fx "  tree: /bcm2711-rpi-4-b.dtb + dtparam=audio=on + /overlays/vc4-kms-v3d.dtbo + /overlays/sdio.dtbo,poll_once=off,bus_width=1 + dtparam=sd_overclock=62,sd_poll_once (model pi4)" rpi-params.txt &&
+	grep -Fx "  tree: /bcm2712-rpi-5-b.dtb + dtparam=audio=on + /overlays/vc4-kms-v3d.dtbo (model pi5)" rpi-params.txt &&
 	$IMGPATCH info --json rpi-params.img >rpi-params.json &&
 	test "$(json_get rpi-params.json "d[\"boot_path\"][\"trees\"][0][\"overlays\"][2]")" = \
 		/overlays/sdio.dtbo,poll_once=off,bus_width=1

@@ -51,16 +51,16 @@ test_expect_success 'build the fixture with the Raspberry Pi kernel trees, twice
 test_expect_success 'info: one entry per step the firmware takes, parameters kept' '
 	sum=$(sum_file rpi.img) &&
 	$IMGPATCH info rpi.img >info.txt &&
-	grep -Fx "  pi4: /bcm2711-rpi-4-b.dtb + dtparam=audio=on, /overlays/vc4-kms-v3d.dtbo, /overlays/sdio.dtbo,poll_once=off,bus_width=1,sdio_overclock=50, dtparam=sd_overclock=62,sd_poll_once" info.txt &&
-	grep -Fx "  pi5: /bcm2712-rpi-5-b.dtb + dtparam=audio=on, /overlays/vc4-kms-v3d.dtbo, /overlays/nosuch.dtbo" info.txt &&
+	grep -Fx "  tree: /bcm2711-rpi-4-b.dtb + dtparam=audio=on + /overlays/vc4-kms-v3d.dtbo + /overlays/sdio.dtbo,poll_once=off,bus_width=1,sdio_overclock=50 + dtparam=sd_overclock=62,sd_poll_once (model pi4)" info.txt &&
+	grep -Fx "  tree: /bcm2712-rpi-5-b.dtb + dtparam=audio=on + /overlays/vc4-kms-v3d.dtbo + /overlays/nosuch.dtbo (model pi5)" info.txt &&
 	test_file_unchanged rpi.img "$sum"
 '
 
 test_expect_success 'overlay_map.dtb: the overlay the firmware loads for each name' '
 	"$FIXTURES/mkimage-rpi.sh" map.img --rpi-trees --config=config-map.txt &&
 	$IMGPATCH info map.img >map.txt &&
-	grep -Fx "  pi4: /bcm2711-rpi-4-b.dtb + dtparam=audio=on, /overlays/vc4-kms-v3d.dtbo, /overlays/sdtweak.dtbo,poll_once,sd_debug, /overlays/ramoops-pi4.dtbo, /overlays/disable-bt.dtbo" map.txt &&
-	grep -Fx "  pi5: /bcm2712-rpi-5-b.dtb + dtparam=audio=on, /overlays/vc4-kms-v3d.dtbo, /overlays/i2c3.dtbo, /overlays/sdio-1bit.dtbo" map.txt
+	grep -Fx "  tree: /bcm2711-rpi-4-b.dtb + dtparam=audio=on + /overlays/vc4-kms-v3d.dtbo + /overlays/sdtweak.dtbo,poll_once,sd_debug + /overlays/ramoops-pi4.dtbo + /overlays/disable-bt.dtbo (model pi4)" map.txt &&
+	grep -Fx "  tree: /bcm2712-rpi-5-b.dtb + dtparam=audio=on + /overlays/vc4-kms-v3d.dtbo + /overlays/i2c3.dtbo + /overlays/sdio-1bit.dtbo (model pi5)" map.txt
 '
 
 test_expect_success 'the kept dtmerge results are those of the sources here' '

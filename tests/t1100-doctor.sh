@@ -502,6 +502,52 @@ test_expect_success 'overlay-not-applied: a warning where the loader loses more 
 	python3 "$TEST_DIR/json/validate.py" "$SCHEMA" nosym.json missing.json
 '
 
+test_expect_success 'overlay-not-applied: where is the file, the fix the cause (Raspberry Pi: deprecated, missing)' '
+	cat >rpi-map.txt <<-\EOF &&
+	[pi4]
+	dtoverlay=sdtweak,poll_once
+	dtparam=sd_debug
+	[pi5]
+	dtoverlay=nosuch
+	[all]
+	EOF
+	"$FIXTURES/mkimage-rpi.sh" rpi-map.img --rpi-trees --config=rpi-map.txt &&
+	doctor rpi-map.json rpi-map.img --json &&
+	findings rpi-map.json >rpi-map.list &&
+	grep -x "overlay-not-applied info 1 /overlays/sdtweak.dtbo - - - - -" rpi-map.list &&
+	grep -x "overlay-not-applied info 1 /overlays/nosuch.dtbo - - - - -" rpi-map.list &&
+	doctor rpi-map.txt rpi-map.img &&
+	grep -Fx "info     overlay-not-applied: /overlays/sdtweak.dtbo with poll_once,sd_debug, listed by boot path rpi for /bcm2711-rpi-4-b.dtb, is not loaded: overlay_map.dtb deprecates it" rpi-map.txt &&
+	grep -Fx "         fix:   overlay_map.dtb says: use '"'"'dtparam=sd_poll_once'"'"' etc.; do that instead, or take the dtoverlay= line out of config.txt" rpi-map.txt &&
+	grep -Fx "info     overlay-not-applied: /overlays/nosuch.dtbo, listed by boot path rpi for /bcm2712-rpi-5-b.dtb, is not there" rpi-map.txt &&
+	grep -Fx "         fix:   install the overlay there, or correct its name or take it off the boot path'"'"'s list" rpi-map.txt &&
+	! grep "dtc -@" rpi-map.txt &&
+	python3 "$TEST_DIR/json/validate.py" "$SCHEMA" rpi-map.json
+'
+
+test_expect_success 'tree-missing: the tree a boot path names is not there (Armbian fdtfile, extlinux FDT)' '
+	cp pp-armbian.img pp-armbian-notree.img &&
+	sed "s|^fdtfile=.*|fdtfile=allwinner/sun50i-a64-nosuch.dtb|" env >env.notree &&
+	ext_write pp-armbian-notree.img env.notree /boot/armbianEnv.txt &&
+	doctor notree.json pp-armbian-notree.img --json &&
+	findings notree.json >notree.list &&
+	grep -x "tree-missing warning 1 /boot/dtb/allwinner/sun50i-a64-nosuch.dtb - - - - -" notree.list &&
+	grep "the boot stops" notree.json &&
+	! grep "^emmc-vqmmc-3v3 " notree.list &&
+	tree_of notree.json tree-missing >tree.txt &&
+	grep -x "armbian | - | boot path armbian: /boot/dtb/allwinner/sun50i-a64-nosuch.dtb" tree.txt &&
+	cp pp-extlinux.img pp-extlinux-notree.img &&
+	sed "s|^\(\tfdt\) .*$|\1 /boot/nosuch.dtb|" conf >conf.notree &&
+	! cmp conf conf.notree &&
+	ext_write pp-extlinux-notree.img conf.notree /boot/extlinux/extlinux.conf &&
+	doctor notree.txt pp-extlinux-notree.img &&
+	grep -Fx "warning  tree-missing: /boot/nosuch.dtb, the tree boot path extlinux boots, is not there" notree.txt &&
+	grep -Fx "         where: p1 /boot/nosuch.dtb" notree.txt &&
+	grep -F "U-Boot skips the label (FDT)" notree.txt &&
+	test_must_fail_with 3 doctor notree.txt pp-extlinux-notree.img --fail-on warning &&
+	python3 "$TEST_DIR/json/validate.py" "$SCHEMA" notree.json
+'
+
 test_expect_success 'usage errors exit 2; an unreadable image exits 1' '
 	test_must_fail_with 2 imgpatch doctor 2>err && grep "missing IMAGE" err &&
 	test_must_fail_with 2 imgpatch doctor kv.img rpi.img 2>err &&

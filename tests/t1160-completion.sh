@@ -218,6 +218,28 @@ test_expect_success 'bash: --fdt completes the device trees of the FIT' '
 	grep -c . out >n && echo 2 >two && test_cmp two n
 '
 
+test_expect_success 'a Raspberry Pi image (a tree per model) and an extlinux one (FDTDIR trees)' '
+	"$FIXTURES/mkimage-rpi.sh" rpi.img &&
+	"$FIXTURES/mkimage-extlinux.sh" ext.img &&
+	$IMGPATCH info ext.img | sed -n "s/^  tree: \([^ ]*\).*/\1/p" | sort >ext-trees &&
+	test $(wc -l <ext-trees) = 2
+'
+
+test_expect_success 'bash: cat --dtb --model completes the trees of the image' '
+	printf "%s\n" pi4 pi5 >expect &&
+	complete_line "imgpatch cat --dtb rpi.img --model " >out &&
+	test_cmp expect out &&
+	complete_line "imgpatch cat ext.img --dtb --model " >out &&
+	test_cmp ext-trees out &&
+	complete_line "imgpatch cat kv.img --dtb --model conf-smk-k26-revA-sck-kv" >out &&
+	printf "%s\n" conf-smk-k26-revA-sck-kv-g-revA conf-smk-k26-revA-sck-kv-g-revB >expect &&
+	test_cmp expect out &&
+	for m in pi4 pi5; do
+		$IMGPATCH cat rpi.img --dtb --model $m >/dev/null 2>&1 || return 1
+	done &&
+	$IMGPATCH cat kv.img --dtb --model conf-smk-k26-revA-sck-kv-g-revA >/dev/null
+'
+
 test_expect_success 'bash: image and file arguments complete file names' '
 	mkdir files && cd files &&
 	: >board.img && : >board.img.xz && : >notes && mkdir dir &&
@@ -284,6 +306,7 @@ zsh_lines=(
 	"imgpatch recipes show kv"
 	"imgpatch doctor kv.img --fail-on "
 	"imgpatch write --"
+	"imgpatch cat --dtb rpi.img --model "
 )
 
 zsh_result()
@@ -388,6 +411,12 @@ test_expect_success 'zsh: --fdt, --compress and --fail-on' '
 	test_cmp expect out &&
 	printf "%s\n" info warning >expect &&
 	zsh_result 16 >out &&
+	test_cmp expect out
+'
+
+test_expect_success 'zsh: cat --dtb --model completes the trees of the image' '
+	printf "%s\n" pi4 pi5 >expect &&
+	zsh_result 18 >out &&
 	test_cmp expect out
 '
 

@@ -89,7 +89,13 @@ static void text_unreadable(const struct info *in)
 			       in->disk->tab.parts[i].number);
 }
 
-/* The way the board picks its tree, and each tree it can boot with its overlays. */
+/*
+ * The way the board picks its tree, and each tree it can boot with the
+ * overlays it lists: "  tree: BASE + OVERLAY + ... (model M)", written
+ * as doctor's "tree:" and cat --dtb's "//" line write the tree booted,
+ * so that the two compare entry by entry (a Raspberry Pi entry holds
+ * commas of its own).
+ */
 static void text_bootpath(const struct info *in)
 {
 	const struct imgp_survey_bootinfo *bi = &in->sv.bootinfo;
@@ -109,13 +115,19 @@ static void text_bootpath(const struct info *in)
 	for (size_t i = 0; i < bi->ndts; i++) {
 		const struct imgp_survey_bootdt *dt = &bi->dts[i];
 
-		fputs("  ", stdout);
-		table_put_text(dt->model ? dt->model : "tree");
-		fputs(": ", stdout);
+		/* The model, unless the tree's file already says it (as doctor). */
+		bool model = dt->model && !strstr(dt->path, dt->model);
+
+		fputs("  tree: ", stdout);
 		table_put_text(dt->path);
 		for (size_t k = 0; k < dt->noverlays; k++) {
-			fputs(k ? ", " : " + ", stdout);
+			fputs(" + ", stdout);
 			table_put_text(dt->overlays[k]);
+		}
+		if (model) {
+			fputs(" (model ", stdout);
+			table_put_text(dt->model);
+			putchar(')');
 		}
 		putchar('\n');
 	}
@@ -333,8 +345,11 @@ void info_print_text(const struct info *in)
 	putchar('\n');
 	text_script(in);
 	putchar('\n');
+	/* The boot path's trees are listed above: say where they are shown. */
 	if (!in->sv.ntrees)
-		printf("device trees: none to inspect (no FIT fdt, no %s)\n", IMGP_OVERRIDE_NAME);
+		printf("device trees: none to inspect (no FIT fdt, no %s)%s\n", IMGP_OVERRIDE_NAME,
+		       in->sv.bootinfo.ndts ?
+		       "; imgpatch cat IMAGE --dtb prints the boot path's, imgpatch doctor judges them" : "");
 	for (size_t i = 0; i < in->sv.ntrees; i++)
 		text_dt(in, &in->sv.trees[i]);
 	putchar('\n');

@@ -112,6 +112,20 @@ _imgpatch_fdts()
 	}'
 }
 
+# _imgpatch_models IMAGE: the names cat --dtb --model takes, from info --json:
+# each boot path tree's model, or its file where it has none; for a FIT the
+# configurations (the boot script picks one, and it names the tree).
+_imgpatch_models()
+{
+	_imgpatch_info "$1" | sed -n '/^  "boot_path": {/,/^  }/{
+		s/^ *"model": "\([^"\\]*\)",*$/\1/p
+		/^ *"model": null,*$/{n;s/^ *"path": "\([^"\\]*\)",*$/\1/p;}
+	}
+	/^    "configurations": \[/,/^    \]/{
+		s/^ *"name": "\([^"\\]*\)",*$/\1/p
+	}'
+}
+
 # _imgpatch_recipe_path: the --recipe-path arguments on the line, as options.
 _imgpatch_recipe_path()
 {
@@ -220,6 +234,10 @@ _imgpatch()
 		--fdt)
 			[[ -n $prog && ${#pos[@]} -ge 2 ]] &&
 				_imgpatch_words "$(_imgpatch_fdts "${pos[1]}")"
+			;;
+		--model)
+			[[ -n $prog && ${#pos[@]} -ge 2 ]] &&
+				_imgpatch_words "$(_imgpatch_models "${pos[1]}")"
 			;;
 		--apply)
 			[[ $cur != */* && -n $prog ]] &&

@@ -705,7 +705,11 @@ struct imgp_survey_bootdt {
 	char *model;             /* the boards it is for ("pi4"); NULL: the board */
 	char *path;              /* the tree, on the boot path's partition */
 	size_t noverlays;
-	char **overlays;         /* overlay files, in the order they are applied */
+	/*
+	 * In the order applied: overlay files; on a Raspberry Pi a file with
+	 * its ",param=value" list, or the base tree's own dtparam= list.
+	 */
+	char **overlays;
 };
 
 /* How the recognised boot path picks its tree (IMGP_SURVEY_BOOT). */

@@ -6,11 +6,15 @@
  * second follows the shape of Ubuntu's Kria script: "setenv fit_config
  * NAME" lines inside "if test ...; then / else / fi" blocks, one
  * statement a line; anything else that touches fit_config makes the
- * check say nothing rather than guess.
+ * check say nothing rather than guess. Then the effective trees: a base
+ * tree that is not there, an overlay that does not take effect.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+
+#include <libfdt.h>
 
 #include "doctor/doctor.h"
 
@@ -277,22 +281,100 @@ static int check_fit_config(struct doctor *d)
 	return rc;
 }
 
-/* An overlay of an effective tree that failed: what it was, and what the loader does. */
+/*
+ * The file of an overlay entry: a Raspberry Pi entry carries the
+ * overlay's parameters after it ("/overlays/sdio.dtbo,poll_once=off",
+ * bootpath-rpi.c), the others are the file. *params: NULL or the list.
+ */
+static char *entry_file(const char *entry, const char **params)
+{
+	const char *comma = strstr(entry, ".dtbo,");
+
+	*params = comma ? comma + 6 : NULL;
+	return strndup(entry, comma ? (size_t)(comma + 5 - entry) : strlen(entry));
+}
+
+/*
+ * Why the Raspberry Pi firmware refuses overlay file: the "deprecated"
+ * text overlay_map.dtb next to it gives for its name (its replacement),
+ * or NULL (owned).
+ */
+static char *map_deprecated(struct doctor *d, const struct imgp_part *part,
+			    const char *file)
+{
+	const char *slash = strrchr(file, '/'), *name = slash ? slash + 1 : file;
+	struct imgp_buf map = { 0 };
+	const char *why = NULL;
+	char *path = NULL, *out = NULL;
+	size_t n = strlen(name);
+	int node, len;
+
+	if (n > 5 && strcmp(name + n - 5, ".dtbo") == 0)
+		n -= 5;
+	if (asprintf(&path, "%.*soverlay_map.dtb", (int)(name - file), file) < 0)
+		return NULL;
+	if (doctor_read(d, part, path, IMGP_DTB_MAX, &map) > 0 &&
+	    fdt_check_full(map.data, map.len) == 0) {
+		node = fdt_subnode_offset_namelen(map.data, 0, name, (int)n);
+		why = node >= 0 ? fdt_getprop(map.data, node, "deprecated", &len) : NULL;
+		if (why && len > 0 && why[len - 1] == '\0')
+			out = strdup(why);
+	}
+	imgp_errclear();
+	imgp_buf_free(&map);
+	free(path);
+	return out;
+}
+
+/* True when file is on part ("a//b" is "a/b", as for the loaders). */
+static bool file_there(struct doctor *d, const struct imgp_part *part, const char *file)
+{
+	char *clean = strdup(file), *o = clean;
+	int rc;
+
+	if (!clean)
+		return true;
+	for (const char *p = file; *p; p++)
+		if (*p != '/' || o == clean || o[-1] != '/')
+			*o++ = *p;
+	*o = '\0';
+	rc = doctor_exists(d, part, clean);
+	imgp_errclear();
+	free(clean);
+	return rc != 0;
+}
+
+/*
+ * An overlay of an effective tree that failed: the file (where), why, and
+ * the fix for that cause: the replacement overlay_map.dtb names for one
+ * the firmware refuses, the file for one that is not there, a rebuild
+ * for one that does not apply.
+ */
 static int check_overlay(struct doctor *d, const struct imgp_effective *t)
 {
-	bool missing = t->rc == -ENOENT;
+	const char *params = NULL;
+	char *file = NULL, *deprecated = NULL;
+	bool is_file, missing;
 	struct imgp_finding *f;
 	int rc;
 
 	if (!t->rc || !t->failed)
 		return 0;
+	/* A Raspberry Pi entry may be a dtparam= line rather than a file. */
+	is_file = *t->failed == '/';
+	file = is_file ? entry_file(t->failed, &params) : strdup(t->failed);
+	if (!file)
+		return imgp_fail(ENOMEM, "out of memory");
+	deprecated = is_file && t->rc != -ENOENT ? map_deprecated(d, t->part, file) : NULL;
+	missing = !deprecated && is_file &&
+		  (t->rc == -ENOENT || !file_there(d, t->part, file));
 	/* Milder where the loader only skips it: the other overlays still count. */
 	f = doctor_add_milder(d, DOCTOR_OVERLAY_NOT_APPLIED, t->dtb.fdt && !t->reverted);
-	if (!f)
-		return -ENOMEM;
-	f->partition = t->part->number;
-	/* A Raspberry Pi entry may be a dtparam= line rather than a file. */
-	rc = doctor_set(*t->failed == '/' ? &f->file : &f->property, "%s", t->failed);
+	rc = f ? 0 : -ENOMEM;
+	if (!rc) {
+		f->partition = t->part->number;
+		rc = doctor_set(is_file ? &f->file : &f->property, "%s", file);
+	}
 	if (!rc)
 		rc = doctor_set(&f->boot_path, "%s", t->boot_path);
 	if (!rc && t->model)
@@ -300,15 +382,69 @@ static int check_overlay(struct doctor *d, const struct imgp_effective *t)
 	if (!rc)
 		rc = doctor_set(&f->tree, "%s", t->provenance);
 	if (!rc)
-		rc = doctor_set(&f->title, missing ? "%s, listed by boot path %s for %s, is not there" :
-				"%s, listed by boot path %s for %s, does not apply",
-				t->failed, t->boot_path, t->path);
+		rc = doctor_set(&f->title, "%s%s%s, listed by boot path %s for %s, %s",
+				file, params ? " with " : "", params ? params : "",
+				t->boot_path, t->path,
+				deprecated ? "is not loaded: overlay_map.dtb deprecates it" :
+				missing ? "is not there" : "does not apply");
 	if (!rc)
 		rc = doctor_set(&f->cost, "%s", t->error);
-	if (!rc)
-		rc = doctor_set(&f->hint, missing ?
-				"install the overlay, or take it off the list" :
+	if (!rc && deprecated)
+		rc = doctor_set(&f->hint, "overlay_map.dtb says: %s; do that instead, or take the dtoverlay= line out of config.txt",
+				deprecated);
+	else if (!rc)
+		rc = doctor_set(&f->hint, "%s", missing ?
+				"install the overlay there, or correct its name or take it off the boot path's list" :
 				"rebuild the overlay or its base tree (dtc -@) until fdtoverlay applies it; imgpatch cat IMAGE --dtb shows the tree the board boots");
+	free(deprecated);
+	free(file);
+	return rc;
+}
+
+/*
+ * The base tree a boot path names is not there. What the board then does
+ * is its loader's: U-Boot skips an extlinux label whose FDT does not load
+ * and, for FDTDIR, boots with the tree it has itself (pxe_utils.c); the
+ * BeagleBone's uname_boot says "unable to find [dtb=...]" and stops;
+ * Armbian's and postmarketOS's boot.scr load it unguarded, so booti gets
+ * no tree and the boot stops; the Raspberry Pi firmware starts the kernel
+ * without the tree. None boots the tree the configuration names.
+ */
+static int check_base(struct doctor *d, const struct imgp_effective *t)
+{
+	struct imgp_finding *f;
+	const char *then;
+	int rc;
+
+	if (t->dtb.fdt || t->failed || t->image || t->rc != -ENOENT)
+		return 0;
+	if (strcmp(t->boot_path, "extlinux") == 0)
+		then = "U-Boot skips the label (FDT), or boots the kernel with U-Boot's own tree (FDTDIR)";
+	else if (strcmp(t->boot_path, "rpi") == 0)
+		then = "the firmware starts the kernel without the tree this model should get";
+	else if (strcmp(t->boot_path, "uenv") == 0)
+		then = "U-Boot's uname_boot finds it in none of the places it looks and stops (failumsboot)";
+	else
+		then = "the boot script's load fails and the kernel gets no tree: the boot stops";
+	f = doctor_add(d, DOCTOR_TREE_MISSING);
+	if (!f)
+		return -ENOMEM;
+	f->partition = t->part->number;
+	rc = doctor_set(&f->file, "%s", t->path);
+	if (!rc)
+		rc = doctor_set(&f->boot_path, "%s", t->boot_path);
+	if (!rc && t->model)
+		rc = doctor_set(&f->model, "%s", t->model);
+	if (!rc)
+		rc = doctor_set(&f->tree, "%s", t->provenance);
+	if (!rc)
+		rc = doctor_set(&f->title, "%s, the tree boot path %s boots%s%s, is not there",
+				t->path, t->boot_path, t->model ? " for " : "",
+				t->model ? t->model : "");
+	if (!rc)
+		rc = doctor_set(&f->cost, "%s", then);
+	if (!rc)
+		rc = doctor_set(&f->hint, "install the tree there (the kernel package's .dtb files), or name one that is there; imgpatch info IMAGE shows the trees the boot path names");
 	return rc;
 }
 
@@ -321,6 +457,8 @@ int doctor_check_boot(struct doctor *d)
 	rc = check_hook(d);
 	if (!rc)
 		rc = check_fit_config(d);
+	for (size_t i = 0; !rc && i < d->neffective; i++)
+		rc = check_base(d, &d->effective[i]);
 	for (size_t i = 0; !rc && i < d->neffective; i++)
 		rc = check_overlay(d, &d->effective[i]);
 	return rc;

@@ -300,7 +300,8 @@ static int tree_load(struct doctor *d, struct doctor_tree *t, const void *blob,
 /*
  * An effective tree joins the trees judged (sharing its dtb). One the
  * board boots no tree from is not judged: the base tree not there, a FIT
- * fdt compressed (see README, Limits), an overlay that leaves no tree; a
+ * fdt compressed (see README, Limits), an overlay that leaves no tree (the
+ * first and the last are the boot check's findings, doctor-boot.c); a
  * base tree that does not read is the error.
  */
 static int add_effective(struct doctor *d, struct imgp_effective *eff)

@@ -93,6 +93,11 @@ const struct doctor_finding_kind doctor_findings[DOCTOR_NFINDINGS] = {
 		"an overlay the boot path lists does not take effect",
 		"its change never reaches the board",
 		MAN_BOOT },
+	[DOCTOR_TREE_MISSING] = {
+		"tree-missing", WARNING, WARNING,
+		"the device tree a boot path names is not there",
+		"the board does not boot that tree: the boot stops, or goes on with another",
+		MAN_BOOT },
 	[DOCTOR_KERNEL_STORAGE_FIX_MISSING] = {
 		"kernel-storage-fix-missing", WARNING, WARNING,
 		"the kernel is older than a release that fixed a storage problem",
