@@ -4,8 +4,10 @@
 # make-corpus.sh OUTDIR
 #
 # Writes the seed corpora of the libFuzzer harnesses into OUTDIR/<area>/
-# (part, fit, dtb, bootscr, fstab, recipe, xz, fat, ext). The seeds come from the test
-# fixtures (tests/fixtures/mkimage-*.sh, tests/dtb, the shipped recipes and
+# (part, fit, dtb, bootscr, fstab, recipe, xz, fat, ext, rpi-overlay, overlay,
+# bootpath).
+# The seeds come from the test fixtures (tests/fixtures/mkimage-*.sh,
+# tests/dtb, tests/dts/rpi, the shipped recipes and
 # the recipes in tests/t1000-recipes.sh), cut down where the fixture is
 # large, plus small hand-made inputs that reach the same code faster. Made
 # at test time like every fixture; nothing here is checked in.
@@ -24,14 +26,14 @@ export MTOOLS_SKIP_CHECK=1 MTOOLSRC=/dev/null
 export PATH=$PATH:/usr/sbin:/sbin
 umask 022
 
-for tool in sfdisk mkfs.vfat mcopy mke2fs mkimage dtc; do
+for tool in sfdisk mkfs.vfat mcopy mke2fs debugfs mkimage dtc; do
 	command -v "$tool" >/dev/null ||
 		{ echo "$0: '$tool' not found (run ci/install-deps.sh)" >&2; exit 1; }
 done
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/imgp-corpus.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$out"/{part,fit,dtb,bootscr,fstab,recipe,xz,fat,ext}
+mkdir -p "$out"/{part,fit,dtb,bootscr,fstab,recipe,xz,fat,ext,rpi-overlay,overlay,bootpath}
 
 # Runs a tool whose warnings about our deliberately odd inputs (a lower-case
 # FAT label, an old-style "hash@2" node) are noise; shows them on failure.
@@ -46,6 +48,12 @@ quiet()
 "$fixtures/mkimage-kv260.sh" "$tmp/kv260-mbr.img" --mbr
 "$fixtures/mkimage-pmos.sh" "$tmp/pmos.img"
 "$fixtures/mkimage-rpi.sh" "$tmp/rpi.img"
+"$fixtures/mkimage-rpi.sh" "$tmp/rpi-trees.img" --rpi-trees
+"$fixtures/mkimage-armbian.sh" "$tmp/armbian.img"
+"$fixtures/mkimage-extlinux.sh" "$tmp/extlinux.img"
+"$fixtures/mkimage-extlinux.sh" "$tmp/extlinux-fdt.img" --fdt
+"$fixtures/mkimage-beagle.sh" "$tmp/beagle.img"
+"$fixtures/mkimage-beagle.sh" "$tmp/beagle-capes.img" --capes
 
 # The fixtures are 65-117 MiB: far too large to mutate. Their first 64 KiB
 # hold the MBR, the primary GPT and its entries; with the last 64 KiB after
@@ -220,6 +228,122 @@ for dts in "$tmp"/t1000/*.dts; do
 	[ -e "$dts" ] || continue
 	dtc -q -@ -I dts -O dtb -o "$out/dtb/t1000-$(basename "${dts%.dts}").dtbo" "$dts"
 done
+
+# ------------------------------------------------------------- overlays
+# Raspberry Pi: the reduced Pi 4 tree and the kernel's overlays, compiled
+# with dtc -@ as the Raspberry Pi kernel build does. Each seed is what one
+# line of tests/dts/rpi/cases.txt applies: the base, the overlay of a
+# dtoverlay= line, its name, NUL, its parameters; for a dtparam= line the
+# base, NUL, the list.
+rpi=$top/tests/dts/rpi
+mkdir -p "$tmp/rpi"
+for dts in "$rpi"/*.dts; do
+	dtc -q -@ -I dts -O dtb -o "$tmp/rpi/$(basename "${dts%.dts}").dtb" "$dts"
+done
+rpi_base=$tmp/rpi/bcm2711-rpi-4-b.dtb
+n=0
+grep -v '^#' "$rpi/cases.txt" | tr '\t' '\n' | grep -E '^dt(overlay|param)=' | sort -u |
+while IFS= read -r line; do
+	n=$((n + 1))
+	case $line in
+	dtoverlay=*)
+		spec=${line#dtoverlay=} name=${spec%%,*} params=
+		[ "$spec" = "$name" ] || params=${spec#*,}
+		{ cat "$rpi_base" "$tmp/rpi/$name-overlay.dtb"; printf '%s\0%s' "$name" "$params"; }
+		;;
+	*)	{ cat "$rpi_base"; printf '\0%s' "${line#dtparam=}"; } ;;
+	esac >"$out/rpi-overlay/case-$n"
+done
+# Every overlay without parameters, and one onto the overlay map (no __symbols__).
+for dtbo in "$tmp"/rpi/*-overlay.dtb; do
+	name=$(basename "${dtbo%-overlay.dtb}")
+	{ cat "$rpi_base" "$dtbo"; printf '%s' "$name"; } >"$out/rpi-overlay/$name"
+	cat "$rpi_base" "$dtbo" >"$out/overlay/rpi-$name"
+done
+{ cat "$tmp/rpi/overlay_map.dtb" "$tmp/rpi/sdio-overlay.dtb"; printf 'sdio'; } \
+	>"$out/rpi-overlay/map-base"
+
+# Generic: each overlay the tests apply, on the tree it is for and on the
+# small tree above; two in a row on the K26 tree.
+cp "$top/tests/dtb/zynqmp-smk-k26-revA.dtb" "$tmp/k26.dtb"
+for dtbo in "$out"/dtb/*.dtbo; do
+	name=$(basename "${dtbo%.dtbo}")
+	cat "$tmp/small.dtb" "$dtbo" >"$out/overlay/small-$name"
+	cat "$tmp/k26.dtb" "$dtbo" >"$out/overlay/k26-$name"
+done
+cat "$tmp/k26.dtb" "$out/dtb/zynqmp-sck-kv-g-revB.dtbo" "$out"/dtb/t1000-*.dtbo \
+	>"$out/overlay/k26-several" 2>/dev/null || true
+cat "$top/tests/dtb/sun50i-a64-pinephone-1.2.dtb" "$out/dtb/pinephone-vccq-mod.dtbo" \
+	>"$out/overlay/pinephone-vccq-mod"
+
+# ------------------------------------------------------------- boot paths
+# fuzz-bootpath's input is the boot partition's files: path, NUL, content
+# (a device tree as long as its header says, other content up to a NUL). A
+# script image is given as its text, which the harness wraps again; the
+# kernels and ramdisks are left empty. The files come from the fixtures'
+# boot partitions (mcopy of the FAT, debugfs rdump of ext2/4: /boot, and
+# Debian's trees and /lib/firmware, where extlinux.conf and BeagleBone's
+# U-Boot look).
+part_start()	# IMAGE N: partition N's first sector
+{
+	sfdisk -d "$1" | sed -n "s/^.*$2 : start= *\([0-9]*\),.*/\1/p"
+}
+bootpath_seed()	# NAME DIR: the regular files under DIR, as seen from DIR
+{
+	local file rel
+
+	(cd "$2" && find . -type f | LC_ALL=C sort) | while IFS= read -r rel; do
+		file=$2/$rel rel=${rel#.}
+		printf '%s\0' "$rel"
+		case $rel in
+		*.dtb | *.dtbo) cat "$file" ;;
+		*.scr | *.scr.uimg) tail -c +73 "$file"; printf '\0' ;;
+		*.txt | *.conf | *.cmd) cat "$file"; printf '\0' ;;
+		*) printf '\0' ;;
+		esac
+	done >"$out/bootpath/$1"
+}
+for img in rpi rpi-trees; do
+	mkdir "$tmp/$img-boot"
+	mcopy -s -n -i "$tmp/$img.img@@$(($(part_start "$tmp/$img.img" 1) * 512))" \
+		'::*' "$tmp/$img-boot/"
+	bootpath_seed "$img" "$tmp/$img-boot"
+done
+# ext2/4 boot partitions: the DIRS of partition N as the partition has them.
+debian_trees=/usr/lib/linux-image-6.1.0-13-arm64
+for spec in pmos:1:/ armbian:1:/boot extlinux:1:/boot,$debian_trees \
+	extlinux-fdt:1:/boot,$debian_trees \
+	beagle:1:/boot,/lib/firmware beagle-capes:1:/boot,/lib/firmware; do
+	IFS=: read -r name n dirs <<<"$spec"
+	dd if="$tmp/$name.img" of="$tmp/$name.part" bs=512 \
+		skip="$(part_start "$tmp/$name.img" "$n")" count=65536 status=none
+	for dir in ${dirs//,/ }; do
+		mkdir -p "$tmp/$name-boot${dir%/*}"
+		quiet debugfs -R "rdump $dir $tmp/$name-boot${dir%/*}/" "$tmp/$name.part"
+	done
+	bootpath_seed "$name" "$tmp/$name-boot"
+done
+# These name a tree in /boot and one by fdtdir.
+ext_tree=/boot/sun50i-a64-pinephone-1.2.dtb
+{
+	printf '/boot/extlinux/extlinux.conf\0default b\nlabel a\n\tfdtdir /boot/dtbs\nlabel b\n'
+	printf '\tfdt %s\n\tfdtoverlays /boot/dtbo/sdfix.dtbo /boot/dtbo/missing.dtbo\n\0' "$ext_tree"
+	printf '%s\0' "$ext_tree"
+	cat "$top/tests/dtb/sun50i-a64-pinephone-1.2.dtb"
+	printf '/boot/dtbs/allwinner/sun50i-a64-pinephone-1.2.dtb\0'
+	cat "$top/tests/dtb/sun50i-a64-pinephone-1.2.dtb"
+	printf '/boot/dtbo/sdfix.dtbo\0'
+	cat "$tmp/extlinux-fdt-boot/boot/dtbo/sdfix.dtbo"
+} >"$out/bootpath/extlinux-hand"
+# postmarketOS with a user.scr that applies overlays as the recipe's does.
+cp "$out/dtb/pinephone-vccq-mod.dtbo" "$tmp/pmos-boot/"
+cat >"$tmp/user.cmd" <<-\EOF
+	setenv ov 0x4fe00000
+	load mmc ${mmc_bootdev}:1 ${ov} pinephone-vccq-mod.dtbo && fdt apply ${ov}
+	if load mmc ${mmc_bootdev}:1 ${fdtoverlay_addr_r} /missing.dtbo; then fdt resize 8192; fdt apply ${fdtoverlay_addr_r}; fi
+EOF
+mkimage -A arm -O linux -T script -C none -d "$tmp/user.cmd" "$tmp/pmos-boot/user.scr" >/dev/null
+bootpath_seed pmos-user "$tmp/pmos-boot"
 
 # ---------------------------------------------------------- boot scripts
 

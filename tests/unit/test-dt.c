@@ -256,6 +256,20 @@ static void check_load(void)
 			rc = imgp_dtb_load(&dtb, raw, len);
 			CHECK(rc == -EINVAL && strstr(imgp_errmsg(), "broken device tree"),
 			      "fdt_check_full catches a bad property length");
+			/*
+			 * -12: libfdt 1.6.1's fdt_next_tag() steps from the tag
+			 * back onto itself, and its fdt_check_full() never returns.
+			 */
+			memcpy(p, "\xff\xff\xff\xf4", 4);
+			rc = imgp_dtb_load(&dtb, raw, len);
+			CHECK(rc == -EINVAL && strstr(imgp_errmsg(), "broken device tree"),
+			      "a property length of -12 is refused, not looped on");
+			if (load_file(&dtb, unit_path("t.dtb")) == 0) {
+				rc = imgp_dt_apply_overlay(&dtb, raw, len);
+				CHECK(rc == -EINVAL && strstr(imgp_errmsg(), "broken overlay"),
+				      "an overlay with a property length of -12 is refused");
+				imgp_dtb_free(&dtb);
+			}
 		}
 	}
 	free(raw);
@@ -1003,6 +1017,18 @@ static void check_overlays(void)
 		"	};\n"
 		"	__overrides__ { off = <0>, \"-0\"; };\n"
 		"};\n";
+	/* libfdt 1.6.1 reads the cell 0x1a000000 bytes into "ref" and faults. */
+	static const char far_fixup[] =
+		"/dts-v1/;\n/plugin/;\n"
+		"/ {\n"
+		"	fragment@0 {\n"
+		"		target-path = \"/\";\n"
+		"		__overlay__ { x { phandle = <1>; }; y { ref = <1>; }; };\n"
+		"	};\n"
+		"	__local_fixups__ {\n"
+		"		fragment@0 { __overlay__ { y { ref = <0x1a000000>; }; }; };\n"
+		"	};\n"
+		"};\n";
 	char kria[512];
 	const char *real = real_path(REAL_DTB), *file;
 	struct imgp_dtb dtb;
@@ -1061,6 +1087,11 @@ static void check_overlays(void)
 				      -EINVAL,
 				      "overlay has only dormant fragments (__dormant__): a parameter enables them when the firmware applies it (dtoverlay=NAME,PARAM in config.txt); applied as it is, it would change nothing",
 				      "with only dormant fragments");
+	if (compile("far-fixup.dtbo", far_fixup, false))
+		check_overlay_refused(unit_path("t.dtb"), unit_path("far-fixup.dtbo"),
+				      -EINVAL,
+				      "broken overlay: __local_fixups__ of 'ref' points past its end",
+				      "whose __local_fixups__ point past a property");
 	check_overlay_refused(unit_path("t.dtb"), unit_path("nosym.dtb"), -EINVAL,
 			      "not an overlay: no fragment has an __overlay__ node (compile it from a /plugin/; source)",
 			      "that is a plain tree");

@@ -235,17 +235,24 @@ static void test_failures(void)
 		"/dts-v1/;\n/plugin/;\n/ {\n"
 		"	fragment@0 {\n		target-path = \"/nosuch\";\n"
 		"		__overlay__ { status = \"okay\"; };\n	};\n};\n";
+	/* A cell 2 GiB into its property: the sum overflowed, then 2 GiB were asked for. */
+	static const char far_cell[] =
+		"/dts-v1/;\n/plugin/;\n/ {\n"
+		"	fragment@0 {\n		target-path = \"/\";\n"
+		"		__overlay__ { n: node { x = <1>; }; };\n	};\n"
+		"	__overrides__ { far = <&n>, \"x:2147483647\"; };\n};\n";
 	static const char plain[] = "/dts-v1/;\n/ { model = \"no symbols\"; };\n";
 	const struct {
-		const char *src, *name, *message;
+		const char *src, *name, *params, *message;
 		int rc;
 	} cases[] = {
-		{ missing_label, "missing-label",
+		{ missing_label, "missing-label", "",
 		  "overlay missing-label refers to label 'nosuch', which the base tree does not have",
 		  -ENOENT },
-		{ missing_path, "missing-path",
+		{ missing_path, "missing-path", "",
 		  "overlay missing-path: fragment@0: target-path '/nosuch' is not in the base tree",
 		  -ENOENT },
+		{ far_cell, "far-cell", ",far=5", "offset in 'x' is past 1048576 bytes", -EINVAL },
 	};
 	size_t size, plain_size;
 	void *fdt, *before, *plain_fdt;
@@ -271,7 +278,7 @@ static void test_failures(void)
 		before = fdt ? malloc(size) : NULL;
 		if (before)
 			memcpy(before, fdt, size);
-		snprintf(file, sizeof(file), "dtoverlay=%s", cases[i].name);
+		snprintf(file, sizeof(file), "dtoverlay=%s%s", cases[i].name, cases[i].params);
 		snprintf(name, sizeof(name), "%s: refused with %d", file, cases[i].rc);
 		CHECK(before && apply_line(file, &fdt, &size) == cases[i].rc, name);
 		CHECK_STR(imgp_errmsg(), cases[i].message, "names the problem");

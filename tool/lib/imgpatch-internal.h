@@ -286,6 +286,17 @@ int imgp_fit_skeleton(const struct imgp_reader *rd, size_t keep_max,
 		      struct imgp_fit_elided **el, size_t *nel);
 void imgp_fit_elided_free(struct imgp_fit_elided *el, size_t n);
 
+/* ------------------------------------------------------------- dt-blob.c */
+
+/*
+ * fdt_check_header and fdt_check_full of a blob (bufsize bytes, aligned
+ * for libfdt), safe with every libfdt: before 1.7.0 (Debian 12 has 1.6.1)
+ * fdt_next_tag() adds a property's length to an int, so a length near
+ * 4 GiB steps back onto the same tag and fdt_check_full() never returns.
+ * Returns 0 or a libfdt error (-FDT_ERR_*) for fdt_strerror().
+ */
+int imgp_fdt_check_full(const void *fdt, size_t bufsize);
+
 /* ------------------------------------------ dt-rpi-params.c, dt-rpi-overlay.c */
 
 /*

@@ -169,7 +169,7 @@ static int map_load(struct imgp_survey *sv, const char *dir, struct imgp_buf *ma
 	if (rc == -ENOMEM)
 		return rc;
 	if (rc || map->len < sizeof(struct fdt_header) ||
-	    fdt_check_full(map->data, map->len))
+	    imgp_fdt_check_full(map->data, map->len))
 		map->len = 0;
 	imgp_errclear();
 	return 0;

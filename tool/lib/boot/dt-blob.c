@@ -13,6 +13,60 @@
 
 #include "dt-internal.h"
 
+int imgp_fdt_check_full(const void *fdt, size_t bufsize)
+{
+	const uint8_t *block;
+	size_t size, off = 0;
+	int rc;
+
+	rc = fdt_check_header(fdt);
+	if (rc)
+		return rc;
+	if (fdt_totalsize(fdt) > bufsize)
+		return -FDT_ERR_TRUNCATED;
+	/* fdt_check_header() put the structure block inside the blob. */
+	block = (const uint8_t *)fdt + fdt_off_dt_struct(fdt);
+	size = fdt_version(fdt) >= 17 ? fdt_size_dt_struct(fdt) :
+					fdt_totalsize(fdt) - fdt_off_dt_struct(fdt);
+	/* The tags as fdt_next_tag() steps through them, up to FDT_END. */
+	while (size - off >= FDT_TAGSIZE) {
+		uint32_t tag = fdt32_ld((const fdt32_t *)(block + off)), len;
+		const uint8_t *nul;
+
+		off += FDT_TAGSIZE;
+		switch (tag) {
+		case FDT_BEGIN_NODE:
+			nul = memchr(block + off, '\0', size - off);
+			if (!nul)
+				return -FDT_ERR_BADSTRUCTURE;
+			off = (size_t)(nul - block) + 1;
+			break;
+		case FDT_PROP:
+			if (size - off < 8)
+				return -FDT_ERR_BADSTRUCTURE;
+			len = fdt32_ld((const fdt32_t *)(block + off));
+			if (len > size - off - 8)
+				return -FDT_ERR_BADSTRUCTURE;
+			off += 8 + len;
+			/* Before version 16 a value of 8 bytes or more is 8-byte aligned. */
+			if (fdt_version(fdt) < 16 && len >= 8 && (off - len) % 8 != 0)
+				off += 4;
+			break;
+		case FDT_END_NODE:
+		case FDT_NOP:
+			break;
+		case FDT_END:
+			return fdt_check_full(fdt, bufsize);
+		default:
+			return -FDT_ERR_BADSTRUCTURE;
+		}
+		off = (off + FDT_TAGSIZE - 1) & ~(size_t)(FDT_TAGSIZE - 1);
+		if (off > size)
+			return -FDT_ERR_BADSTRUCTURE;
+	}
+	return -FDT_ERR_TRUNCATED;
+}
+
 int imgp_dtb_load(struct imgp_dtb *dtb, const void *blob, size_t size)
 {
 	size_t total;
@@ -47,7 +101,7 @@ int imgp_dtb_load(struct imgp_dtb *dtb, const void *blob, size_t size)
 				 "device tree is %zu bytes but only %zu are there (truncated?)",
 				 total, size);
 	}
-	rc = fdt_check_full(copy, total);
+	rc = imgp_fdt_check_full(copy, total);
 	if (rc) {
 		free(copy);
 		return imgp_fail(EINVAL, "broken device tree: %s", fdt_strerror(rc));

@@ -93,6 +93,41 @@ static int dt_check_fixups(const void *base, const void *ovl)
 }
 
 /*
+ * libfdt before 1.7.0 reads the cell at each offset a __local_fixups__
+ * property lists before it checks the offset, and faults on one far past
+ * the property. The same walk, with the check first: the fixups of the
+ * overlay's node (the same path under /__local_fixups__), then its
+ * children's. A fixup libfdt itself refuses (no such node or property, a
+ * length not in cells) is left to it.
+ */
+static int dt_check_local_fixups(const void *ovl, int node, int fixups)
+{
+	const fdt32_t *offsets;
+	const char *name;
+	int prop, child, tree_child, len, tree_len, rc;
+
+	fdt_for_each_property_offset(prop, ovl, fixups) {
+		offsets = fdt_getprop_by_offset(ovl, prop, &name, &len);
+		if (!offsets || !name || len % 4 != 0 || !fdt_getprop(ovl, node, name, &tree_len))
+			continue;
+		for (int i = 0; i < len / 4; i++)
+			if (tree_len < 4 || fdt32_ld(&offsets[i]) > (uint32_t)tree_len - 4)
+				return imgp_fail(EINVAL, "broken overlay: __local_fixups__ of '%s' points past its end",
+						 name);
+	}
+	fdt_for_each_subnode(child, ovl, fixups) {
+		name = fdt_get_name(ovl, child, NULL);
+		tree_child = name ? fdt_subnode_offset(ovl, node, name) : -1;
+		if (tree_child < 0)
+			continue;
+		rc = dt_check_local_fixups(ovl, tree_child, child);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/*
  * A tree without a single fragment would "apply" as a silent no-op. One
  * whose fragments are all __dormant__ is a parameter-only overlay (Raspberry
  * Pi's): its fragments take effect only when a parameter of the firmware's
@@ -183,12 +218,14 @@ int imgp_dt_apply_overlay(struct imgp_dtb *dtb, const void *overlay,
 			       olen, len);
 		goto out;
 	}
-	rc = fdt_check_full(ovl, olen);
+	rc = imgp_fdt_check_full(ovl, olen);
 	if (rc) {
 		rc = imgp_fail(EINVAL, "broken overlay: %s", fdt_strerror(rc));
 		goto out;
 	}
 	rc = dt_check_fragments(ovl);
+	if (!rc && fdt_path_offset(ovl, "/__local_fixups__") >= 0)
+		rc = dt_check_local_fixups(ovl, 0, fdt_path_offset(ovl, "/__local_fixups__"));
 	if (!rc)
 		rc = dt_check_fixups(dtb->fdt, ovl);
 	if (rc)

@@ -63,7 +63,7 @@ int rpi_tree_load(struct rpi_tree *t, const void *blob, size_t len,
 	memcpy(t->fdt, blob, total);
 	rc = fdt_check_header(t->fdt);
 	if (!rc)
-		rc = fdt_check_full(t->fdt, total);
+		rc = imgp_fdt_check_full(t->fdt, total);
 	if (!rc)
 		rc = fdt_open_into(t->fdt, t->fdt, (int)t->size);
 	if (rc) {
@@ -174,6 +174,12 @@ uint32_t rpi_max_phandle(const void *fdt)
 }
 
 /* ------------------------------------------------------ parameters */
+
+/*
+ * A cell target's offset into its property: cells sit a few bytes in; one
+ * past this would have the property grown to its size (up to 2 GiB).
+ */
+#define RPI_CELL_OFFSET_MAX (1 << 20)
 
 /* What a target changes. */
 enum rpi_kind {
@@ -384,7 +390,12 @@ static int rpi_target_read(const char *param, const char *value,
 				tg->kind = RPI_BYTES;
 			} else {
 				tg->kind = RPI_CELL;
-				tg->offset = atoi(spec + name_len + 1);
+				/* Clamped: a number past int is past RPI_CELL_OFFSET_MAX too. */
+				long offset = strtol(spec + name_len + 1, NULL, 10);
+
+				tg->offset = offset < 0 ? -1 :
+					     offset > RPI_CELL_OFFSET_MAX ? RPI_CELL_OFFSET_MAX + 1 :
+					     (int)offset;
 				tg->width = 1 << (strchr(seps, sep) - seps);
 			}
 		}
@@ -568,12 +579,16 @@ bad:
 static int rpi_set_cell(struct rpi_tree *t, int node, uint64_t v,
 			const struct rpi_target *tg)
 {
-	int len, need = tg->offset + tg->width, rc = 0;
+	int len, need, rc = 0;
 	const uint8_t *old = fdt_getprop(t->fdt, node, tg->prop, &len);
 	uint8_t *cell, *grown = NULL;
 
 	if (tg->offset < 0)
 		return imgp_fail(EINVAL, "negative offset in '%s'", tg->prop);
+	if (tg->offset > RPI_CELL_OFFSET_MAX)
+		return imgp_fail(EINVAL, "offset in '%s' is past %d bytes", tg->prop,
+				 RPI_CELL_OFFSET_MAX);
+	need = tg->offset + tg->width;
 	if (!old || len < need) {
 		/* Missing or short: zero-padded and set whole, except "reg" (a pseudo-property). */
 		grown = calloc(1, (size_t)need);

@@ -320,7 +320,7 @@ static int fit_parse_tree(struct imgp_fit *fit, size_t blob_size)
 	int images, node, rc;
 	size_t n = 0;
 
-	rc = fdt_check_full(fdt, blob_size);
+	rc = imgp_fdt_check_full(fdt, blob_size);
 	if (rc)
 		return imgp_fail(EINVAL, "broken FIT structure: %s", fdt_strerror(rc));
 	images = fdt_path_offset(fdt, "/images");

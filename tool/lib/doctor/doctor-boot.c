@@ -314,7 +314,7 @@ static char *map_deprecated(struct doctor *d, const struct imgp_part *part,
 	if (asprintf(&path, "%.*soverlay_map.dtb", (int)(name - file), file) < 0)
 		return NULL;
 	if (doctor_read(d, part, path, IMGP_DTB_MAX, &map) > 0 &&
-	    fdt_check_full(map.data, map.len) == 0) {
+	    imgp_fdt_check_full(map.data, map.len) == 0) {
 		node = fdt_subnode_offset_namelen(map.data, 0, name, (int)n);
 		why = node >= 0 ? fdt_getprop(map.data, node, "deprecated", &len) : NULL;
 		if (why && len > 0 && why[len - 1] == '\0')

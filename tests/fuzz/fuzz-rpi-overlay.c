@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Fuzzes the Raspberry Pi firmware's overlay engine (dt-rpi-params.c,
+ * dt-rpi-overlay.c). The input is a base tree, optionally an overlay, then
+ * the overlay's name, NUL, and a parameter list: each blob is as long as its
+ * header's totalsize says, so a seed is the two compiled files and the text
+ * one after the other. The overlay is applied to the base as a dtoverlay=
+ * line, then the parameters as a dtparam= line to the result (or to the base
+ * alone). Both calls promise a tree that passes fdt_check_full on success
+ * and the caller's buffer untouched on failure; the harness checks both.
+ */
+#include <libfdt.h>
+
+#include "imgpatch-internal.h"
+#include "fuzz.h"
+
+/* Every message is formatted: a string the engine hands on unterminated shows. */
+static void log_sink(enum imgp_log_level level, const char *msg, void *ctx)
+{
+	(void)level;
+	(void)ctx;
+	if (strlen(msg) == (size_t)-1)
+		abort();
+}
+
+/*
+ * The length of the blob at data: its totalsize when it fits, else 0. The
+ * header is read bytewise (fdt32_ld): a blob after another may be unaligned.
+ */
+static size_t blob_len(const uint8_t *data, size_t size)
+{
+	size_t total;
+
+	if (size < sizeof(struct fdt_header) ||
+	    fdt32_ld((const fdt32_t *)data) != FDT_MAGIC)
+		return 0;
+	total = fdt32_ld((const fdt32_t *)(data + 4));
+	return total <= size ? total : 0;
+}
+
+/* A failed call leaves the caller's pointer, size and bytes as they were. */
+static void check(int rc, void *fdt, size_t size, const void *before_ptr,
+		  const void *before, size_t before_size)
+{
+	if (rc == 0) {
+		if (fdt_check_full(fdt, size) != 0)
+			abort();
+		return;
+	}
+	if (fdt != before_ptr || size != before_size || memcmp(fdt, before, size) != 0)
+		abort();
+}
+
+/*
+ * One call through apply on *fdt: the result checked against a copy of the
+ * tree taken before it.
+ */
+static void call(void **fdt, size_t *size, const char *overlay, size_t ovl_len,
+		 const char *name, const char *params)
+{
+	void *before = *fdt;
+	size_t before_size = *size;
+	char *copy = fuzz_dup(*fdt, *size);
+	int rc;
+
+	if (!copy)
+		abort();
+	if (overlay)
+		rc = imgp_rpi_dtoverlay(fdt, size, overlay, ovl_len, name, params, NULL);
+	else
+		rc = imgp_rpi_dtparam(fdt, size, params ? params : "", NULL);
+	check(rc, *fdt, *size, before, copy, before_size);
+	free(copy);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	size_t base_len = blob_len(data, size), ovl_len, pos, name_len = 0, params_len = 0;
+	const uint8_t *name_field = (const uint8_t *)"", *params_field = (const uint8_t *)"";
+	char *name, *params, *overlay = NULL;
+	void *fdt;
+	size_t fdt_size = base_len;
+
+	imgp_log_set_handler(log_sink, NULL);
+	if (!base_len)
+		return 0;
+	ovl_len = blob_len(data + base_len, size - base_len);
+	pos = base_len + ovl_len;
+	fuzz_field(data, size, &pos, &name_field, &name_len);
+	fuzz_field(data, size, &pos, &params_field, &params_len);
+	name = fuzz_str(name_field, name_len);
+	params = fuzz_str(params_field, params_len);
+	fdt = fuzz_dup(data, base_len);
+	if (ovl_len)
+		overlay = fuzz_dup(data + base_len, ovl_len);
+	if (!name || !params || !fdt || (ovl_len && !overlay))
+		abort();
+	/* dtoverlay=name,params, then dtparam=params on what it left. */
+	if (overlay)
+		call(&fdt, &fdt_size, overlay, ovl_len, name, params_len ? params : NULL);
+	call(&fdt, &fdt_size, NULL, 0, NULL, params);
+	free(fdt);
+	free(overlay);
+	free(name);
+	free(params);
+	imgp_errclear();
+	return 0;
+}
