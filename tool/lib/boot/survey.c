@@ -362,7 +362,6 @@ static int survey_fs(struct imgp_survey *sv)
 static int survey_boot(struct imgp_survey *sv)
 {
 	struct imgp_buf names = { 0 };
-	char *error = NULL;
 	int rc = 0;
 
 	for (size_t i = 0; i < COUNT(bootpaths) && !sv->boot; i++) {
@@ -372,22 +371,11 @@ static int survey_boot(struct imgp_survey *sv)
 		if (rc > 0)
 			sv->bootpath = bootpaths[i];
 	}
-	for (size_t i = 0; i < COUNT(boot_markers) && !sv->boot; i++) {
-		const struct imgp_part *part;
-
-		rc = imgp_survey_find(sv, boot_markers[i], &part, &error);
-		if (rc == -ENOMEM && !error)
+	if (!sv->boot) {
+		rc = imgp_survey_probe_paths(sv, boot_markers, COUNT(boot_markers));
+		if (rc < 0)
 			return rc;
-		if (!rc)
-			sv->boot = part;
-		else
-			rc = imgp_survey_boot_cause(sv, rc, error);
-		if (rc == -ENOMEM)
-			break;
 	}
-	free(error);
-	if (rc == -ENOMEM)
-		return rc;
 	sv->bootpath_name = sv->bootpath ? sv->bootpath->name : NULL;
 	if (sv->boot) {
 		sv->boot_rc = 0;
