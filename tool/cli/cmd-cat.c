@@ -133,10 +133,7 @@ int cmd_cat(int argc, char **argv)
 			model = p.value;
 			break;
 		case OPT_FIT:
-			free(fit_path);
-			if (asprintf(&fit_path, "%s%s", *p.value == '/' ? "" : "/",
-				     p.value) < 0)
-				die("out of memory");
+			cli_fit_path(&p, &fit_path);
 			break;
 		}
 	}

@@ -243,10 +243,7 @@ int cmd_doctor(int argc, char **argv)
 			json = true;
 			break;
 		case OPT_FIT:
-			free(fit_path);
-			if (asprintf(&fit_path, "%s%s", *p.value == '/' ? "" : "/",
-				     p.value) < 0)
-				die("out of memory");
+			cli_fit_path(&p, &fit_path);
 			break;
 		case OPT_FDT:
 			dopts.fdt = p.value;

@@ -109,10 +109,7 @@ int cmd_info(int argc, char **argv)
 			json = true;
 			continue;
 		}
-		free(fit_path);
-		if (asprintf(&fit_path, "%s%s", *p.value == '/' ? "" : "/",
-			     p.value) < 0)
-			die("out of memory");
+		cli_fit_path(&p, &fit_path);
 	}
 	rc = c == CLI_STOP ? p.exit : cli_arguments(&p, 1, 1, args);
 	in.path = rc || c == CLI_STOP ? NULL : p.args[0];

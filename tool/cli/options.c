@@ -341,6 +341,13 @@ static void print_option(const struct cli_option *o)
 	}
 }
 
+void cli_fit_path(const struct cli_parser *p, char **fit_path)
+{
+	free(*fit_path);
+	if (asprintf(fit_path, "%s%s", *p->value == '/' ? "" : "/", p->value) < 0)
+		die("out of memory");
+}
+
 void cli_print_help(const struct cli_command *cmd)
 {
 	fputs(cmd->usage, stdout);

@@ -82,6 +82,8 @@ int cli_bad_value(const struct cli_parser *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* The option's value as a whole number from min to max, or EXIT_USAGE. */
 int cli_number(const struct cli_parser *p, long min, long max, long *out);
+/* --fit PATH: *fit_path becomes PATH made absolute on the boot partition. */
+void cli_fit_path(const struct cli_parser *p, char **fit_path);
 /* Prints a command's --help to stdout. */
 void cli_print_help(const struct cli_command *cmd);
 
