@@ -376,11 +376,7 @@ static int check_overlay(struct doctor *d, const struct imgp_effective *t)
 		rc = doctor_set(is_file ? &f->file : &f->property, "%s", file);
 	}
 	if (!rc)
-		rc = doctor_set(&f->boot_path, "%s", t->boot_path);
-	if (!rc && t->model)
-		rc = doctor_set(&f->model, "%s", t->model);
-	if (!rc)
-		rc = doctor_set(&f->tree, "%s", t->provenance);
+		rc = doctor_path_evidence(f, t);
 	if (!rc)
 		rc = doctor_set(&f->title, "%s%s%s, listed by boot path %s for %s, %s",
 				file, params ? " with " : "", params ? params : "",
@@ -432,11 +428,7 @@ static int check_base(struct doctor *d, const struct imgp_effective *t)
 	f->partition = t->part->number;
 	rc = doctor_set(&f->file, "%s", t->path);
 	if (!rc)
-		rc = doctor_set(&f->boot_path, "%s", t->boot_path);
-	if (!rc && t->model)
-		rc = doctor_set(&f->model, "%s", t->model);
-	if (!rc)
-		rc = doctor_set(&f->tree, "%s", t->provenance);
+		rc = doctor_path_evidence(f, t);
 	if (!rc)
 		rc = doctor_set(&f->title, "%s, the tree boot path %s boots%s%s, is not there",
 				t->path, t->boot_path, t->model ? " for " : "",

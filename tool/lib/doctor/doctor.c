@@ -99,11 +99,18 @@ int doctor_tree_evidence(struct imgp_finding *f, const struct doctor_tree *t,
 	if (!rc && prop)
 		rc = doctor_set(&f->property, "%s", prop);
 	if (!rc && t->eff)
-		rc = doctor_set(&f->boot_path, "%s", t->eff->boot_path);
-	if (!rc && t->eff && t->eff->model)
-		rc = doctor_set(&f->model, "%s", t->eff->model);
-	if (!rc && t->eff)
-		rc = doctor_set(&f->tree, "%s", t->eff->provenance);
+		rc = doctor_path_evidence(f, t->eff);
+	return rc;
+}
+
+int doctor_path_evidence(struct imgp_finding *f, const struct imgp_effective *t)
+{
+	int rc = doctor_set(&f->boot_path, "%s", t->boot_path);
+
+	if (!rc && t->model)
+		rc = doctor_set(&f->model, "%s", t->model);
+	if (!rc)
+		rc = doctor_set(&f->tree, "%s", t->provenance);
 	return rc;
 }
 

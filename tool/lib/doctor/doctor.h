@@ -104,6 +104,8 @@ int doctor_set(char **field, const char *fmt, ...) IMGP_PRINTF(2, 3);
  * Evidence of a device-tree finding: partition, file, fdt, node, property,
  * and the boot path, model and provenance of the effective tree.
  */
+/* The boot path, model and provenance of effective tree t, into f. */
+int doctor_path_evidence(struct imgp_finding *f, const struct imgp_effective *t);
 int doctor_tree_evidence(struct imgp_finding *f, const struct doctor_tree *t,
 			 const char *node, const char *prop);
 /*
