@@ -53,7 +53,7 @@ check_packages=(
 command_packages=(
 	sfdisk:fdisk
 	mkfs.vfat:dosfstools fsck.fat:dosfstools
-	mdir:mtools mtype:mtools mcopy:mtools mdel:mtools mmd:mtools mshowfat:mtools
+	mdir:mtools mtype:mtools mcopy:mtools mdel:mtools mmd:mtools mshowfat:mtools mren:mtools
 	mke2fs:e2fsprogs e2fsck:e2fsprogs debugfs:e2fsprogs dumpe2fs:e2fsprogs tune2fs:e2fsprogs
 	mkimage:u-boot-tools dumpimage:u-boot-tools
 	dtc:device-tree-compiler fdtget:device-tree-compiler
