@@ -96,7 +96,7 @@ test_expect_success 'cat --dtb --model pi4: the tree dtmerge makes from the same
 
 test_expect_success 'cat --dtb --model pi5: audio=on ignored with a warning, the missing overlay skipped as the firmware does' '
 	cat_dtb rpi.img pi5 pi5 &&
-	grep -Fx "imgpatch: warning: /bcm2712-rpi-5-b.dtb: dtparam=audio=on: unknown parameter '"'"'audio'"'"': ignored, as the firmware does" pi5.err &&
+	grep -Fx "imgpatch: warning: rpi.img: p1 (vfat): /bcm2712-rpi-5-b.dtb: dtparam=audio=on: unknown parameter '"'"'audio'"'"': ignored, as the firmware does" pi5.err &&
 	grep -F "/overlays/nosuch.dtbo: no such file: the firmware goes on without it" pi5.err &&
 	fdtget pi5.dtb /soc@107c000000/v3d@2000000 status >status &&
 	echo okay >expect &&

@@ -91,7 +91,7 @@ static int cat_dtb(const char *image, const char *model, const char *fit_path)
 	if (!rc && !t->dtb.fdt)
 		rc = imgp_fail(t->rc ? -t->rc : ENOENT, "%s: %s", t->provenance, t->error);
 	if (!rc && t->rc)
-		warning("%s: %s: %s", image, imgp_effective_name(t), t->error);
+		warning("%s: %s (booting %s)", image, t->error, imgp_effective_name(t));
 	if (!rc)
 		rc = imgp_buf_printf(&dts, "// %s\n", t->provenance);
 	if (!rc)

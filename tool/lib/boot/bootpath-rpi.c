@@ -419,6 +419,18 @@ static int split_entry(const char *entry, char **path, char **name,
 	return 0;
 }
 
+/* "pi.img: p1 (vfat): /x.dtb: LINE", for a warning about LINE. */
+static int warning_context(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt,
+			   const char *line, struct imgp_buf *out)
+{
+	const struct imgp_part *boot = sv->boot;
+
+	if (!boot)
+		return imgp_buf_printf(out, "%s: %s: %s", sv->disk->img.path, dt->path, line);
+	return imgp_buf_printf(out, "%s: " IMGP_PART_FMT " (%s): %s: %s", sv->disk->img.path,
+			       boot->number, boot->fstype, dt->path, line);
+}
+
 /*
  * Entry i of dt->overlays as the firmware applies it. A parameter it
  * ignores is a warning; an overlay it cannot load or apply fails here
@@ -428,24 +440,34 @@ static int rpi_apply(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt
 		     size_t i, void **fdt, size_t *size)
 {
 	const char *entry = dt->overlays[i], *params;
-	struct imgp_buf blob = { 0 }, what = { 0 };
+	struct imgp_buf blob = { 0 }, what = { 0 }, warn_what = { 0 };
 	struct imgp_fs *fs;
 	char *path, *name;
 	int rc;
 
-	/* Warnings and failures name the tree and the line: "/x.dtb: dtparam=a". */
+	/*
+	 * Failures name the tree and the line ("/x.dtb: dtparam=a"; the caller
+	 * adds the image). A warning is printed here, so it names the image and
+	 * the partition as well.
+	 */
 	if (is_prefix(entry, "dtparam=")) {
-		rc = imgp_buf_printf(&what, "%s: %s", dt->path, entry);
+		rc = warning_context(sv, dt, entry, &warn_what);
 		if (!rc)
-			rc = imgp_rpi_dtparam(fdt, size, entry + 8, (const char *)what.data);
-		imgp_buf_free(&what);
+			rc = imgp_rpi_dtparam(fdt, size, entry + 8, (const char *)warn_what.data);
+		imgp_buf_free(&warn_what);
 		return rc == -ENOMEM || !rc ? rc : imgp_fail_ctx(rc, "%s: %s", dt->path, entry);
 	}
 	rc = split_entry(entry, &path, &name, &params);
 	if (rc)
 		return rc;
-	rc = imgp_buf_printf(&what, "%s: dtoverlay=%s%s%s", dt->path, name,
+	rc = imgp_buf_printf(&what, "dtoverlay=%s%s%s", name,
 			     params ? "," : "", params ? params : "");
+	if (!rc)
+		rc = warning_context(sv, dt, (const char *)what.data, &warn_what);
+	imgp_buf_free(&what);
+	if (!rc)
+		rc = imgp_buf_printf(&what, "%s: dtoverlay=%s%s%s", dt->path, name,
+				     params ? "," : "", params ? params : "");
 	if (rc)
 		goto out;
 	rc = refused(sv, dt, path, name);
@@ -457,11 +479,12 @@ static int rpi_apply(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt
 	if (rc)
 		goto out;
 	rc = imgp_rpi_dtoverlay(fdt, size, blob.data, blob.len, name, params,
-				(const char *)what.data);
+				(const char *)warn_what.data);
 	if (rc && rc != -ENOMEM)
 		rc = imgp_fail_ctx(rc, "%s", (const char *)what.data);
 out:
 	imgp_buf_free(&what);
+	imgp_buf_free(&warn_what);
 	imgp_buf_free(&blob);
 	free(name);
 	free(path);
