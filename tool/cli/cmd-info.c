@@ -49,10 +49,30 @@ const char *info_fstab_error(const struct info *in)
 	return f->root_rc && f->root_rc != -ENOENT ? f->root_error : NULL;
 }
 
-/* What makes info exit with status 1: each fact that could not be read. */
+const struct imgp_effective *info_effective(const struct info *in,
+					    const struct imgp_survey_bootdt *dt,
+					    const struct imgp_survey_tree **tree)
+{
+	const struct imgp_survey *sv = &in->sv;
+
+	for (size_t i = 0; sv->effective_trees && i < sv->neffective; i++) {
+		if (sv->effective[i].bootdt != dt)
+			continue;
+		*tree = &sv->effective_trees[i];
+		return &sv->effective[i];
+	}
+	*tree = NULL;
+	return NULL;
+}
+
+/*
+ * What makes info exit with status 1: each fact that could not be read,
+ * and each tree of the boot path that the boot ends without.
+ */
 static int count_problems(const struct info *in)
 {
 	const struct imgp_survey *sv = &in->sv;
+	const struct imgp_survey_tree *tree;
 	int n = in->disk->tab.used_backup;
 
 	for (size_t i = 0; i < in->disk->tab.nparts; i++)
@@ -65,6 +85,9 @@ static int count_problems(const struct info *in)
 	     sv->override.rc != -ENOENT;
 	for (size_t i = 0; i < sv->ntrees; i++)
 		n += sv->trees[i].state == IMGP_TREE_ERROR;
+	for (size_t i = 0; i < sv->bootinfo.ndts; i++)
+		n += info_effective(in, &sv->bootinfo.dts[i], &tree) &&
+		     tree->state == IMGP_TREE_ERROR;
 	n += info_fstab_error(in) != NULL;
 	n += sv->bootinfo.rc != 0;
 	return n;
@@ -96,7 +119,8 @@ int cmd_info(int argc, char **argv)
 	struct cli_parser p;
 	struct cli_read img;
 	struct imgp_survey_opts sopts = {
-		.what = IMGP_SURVEY_BOOT | IMGP_SURVEY_TREES | IMGP_SURVEY_FSTAB,
+		.what = IMGP_SURVEY_BOOT | IMGP_SURVEY_TREES | IMGP_SURVEY_EFFECTIVE |
+			IMGP_SURVEY_FSTAB,
 	};
 	struct info in = { 0 };
 	char *fit_path = NULL;

@@ -60,6 +60,41 @@ static void info_json_partitions(struct json *j, const struct info *in)
 	json_array_end(j);
 }
 
+static const char *const dt_state_json[] = {
+	[IMGP_TREE_OK] = "ok",
+	[IMGP_TREE_COMPRESSED] = "compressed",
+	[IMGP_TREE_SKIPPED] = "skipped",
+	[IMGP_TREE_ERROR] = "error",
+	[IMGP_TREE_MISSING] = "missing",
+};
+
+/* A tree's "status", "error" and "controllers". */
+static void info_json_tree(struct json *j, const struct imgp_survey_tree *dt)
+{
+	json_kv_string(j, "status", dt_state_json[dt->state]);
+	json_kv_string(j, "error", dt->error);
+	json_key(j, "controllers");
+	json_array_begin(j);
+	for (size_t k = 0; k < dt->nmmc; k++) {
+		const struct imgp_dt_mmc *m = &dt->mmc[k];
+		bool blocked = false;
+
+		json_object_begin(j);
+		json_kv_string(j, "path", m->path);
+		json_kv_string(j, "status", m->status);
+		json_key(j, "properties");
+		json_object_begin(j);
+		for (size_t p = 0; p < m->nprops; p++) {
+			json_kv_string(j, m->props[p].name, m->props[p].value);
+			blocked |= info_is_uhs_blocker(m->props[p].name);
+		}
+		json_object_end(j);
+		json_kv_bool(j, "uhs_blocked", blocked);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
 static void info_json_bootpath(struct json *j, const struct info *in)
 {
 	const struct imgp_survey_bootinfo *bi = &in->sv.bootinfo;
@@ -78,6 +113,8 @@ static void info_json_bootpath(struct json *j, const struct info *in)
 	json_array_begin(j);
 	for (size_t i = 0; i < bi->ndts; i++) {
 		const struct imgp_survey_bootdt *dt = &bi->dts[i];
+		const struct imgp_survey_tree *tree;
+		const struct imgp_effective *e = info_effective(in, dt, &tree);
 
 		json_object_begin(j);
 		json_kv_string(j, "model", dt->model);
@@ -87,6 +124,13 @@ static void info_json_bootpath(struct json *j, const struct info *in)
 		for (size_t k = 0; k < dt->noverlays; k++)
 			json_string(j, dt->overlays[k]);
 		json_array_end(j);
+		/* The effective tree: the entries that took effect, why one did not. */
+		if (e) {
+			json_kv_string(j, "booted", e->booted);
+			json_kv_string(j, "warning", e->rc && tree->state == IMGP_TREE_OK ?
+					 e->error : NULL);
+			info_json_tree(j, tree);
+		}
 		json_object_end(j);
 	}
 	json_array_end(j);
@@ -204,13 +248,6 @@ static void info_json_script(struct json *j, const struct info *in)
 	json_object_end(j);
 }
 
-static const char *const dt_state_json[] = {
-	[IMGP_TREE_OK] = "ok",
-	[IMGP_TREE_COMPRESSED] = "compressed",
-	[IMGP_TREE_SKIPPED] = "skipped",
-	[IMGP_TREE_ERROR] = "error",
-};
-
 static void info_json_dts(struct json *j, const struct info *in)
 {
 	json_key(j, "device_trees");
@@ -229,28 +266,7 @@ static void info_json_dts(struct json *j, const struct info *in)
 			json_kv_int(j, "partition", in->sv.override.part->number);
 			json_kv_string(j, "path", IMGP_OVERRIDE_PATH);
 		}
-		json_kv_string(j, "status", dt_state_json[dt->state]);
-		json_kv_string(j, "error", dt->error);
-		json_key(j, "controllers");
-		json_array_begin(j);
-		for (size_t k = 0; k < dt->nmmc; k++) {
-			const struct imgp_dt_mmc *m = &dt->mmc[k];
-			bool blocked = false;
-
-			json_object_begin(j);
-			json_kv_string(j, "path", m->path);
-			json_kv_string(j, "status", m->status);
-			json_key(j, "properties");
-			json_object_begin(j);
-			for (size_t p = 0; p < m->nprops; p++) {
-				json_kv_string(j, m->props[p].name, m->props[p].value);
-				blocked |= info_is_uhs_blocker(m->props[p].name);
-			}
-			json_object_end(j);
-			json_kv_bool(j, "uhs_blocked", blocked);
-			json_object_end(j);
-		}
-		json_array_end(j);
+		info_json_tree(j, dt);
 		json_object_end(j);
 	}
 	json_array_end(j);

@@ -96,6 +96,21 @@ static void text_unreadable(const struct info *in)
  * so that the two compare entry by entry (a Raspberry Pi entry holds
  * commas of its own).
  */
+/* The model, unless the tree's file already says it (as doctor). */
+static bool text_shows_model(const struct imgp_survey_bootdt *dt)
+{
+	return dt->model && !strstr(dt->path, dt->model);
+}
+
+static void text_model(const struct imgp_survey_bootdt *dt)
+{
+	if (!text_shows_model(dt))
+		return;
+	fputs(" (model ", stdout);
+	table_put_text(dt->model);
+	putchar(')');
+}
+
 static void text_bootpath(const struct info *in)
 {
 	const struct imgp_survey_bootinfo *bi = &in->sv.bootinfo;
@@ -115,20 +130,13 @@ static void text_bootpath(const struct info *in)
 	for (size_t i = 0; i < bi->ndts; i++) {
 		const struct imgp_survey_bootdt *dt = &bi->dts[i];
 
-		/* The model, unless the tree's file already says it (as doctor). */
-		bool model = dt->model && !strstr(dt->path, dt->model);
-
 		fputs("  tree: ", stdout);
 		table_put_text(dt->path);
 		for (size_t k = 0; k < dt->noverlays; k++) {
 			fputs(" + ", stdout);
 			table_put_text(dt->overlays[k]);
 		}
-		if (model) {
-			fputs(" (model ", stdout);
-			table_put_text(dt->model);
-			putchar(')');
-		}
+		text_model(dt);
 		putchar('\n');
 	}
 }
@@ -251,16 +259,9 @@ bool info_is_uhs_blocker(const char *prop)
 	return strcmp(prop, "no-1-8-v") == 0;
 }
 
-static void text_dt(const struct info *in, const struct imgp_survey_tree *dt)
+/* After a tree's name: its state, or its SD/eMMC controllers, a line each. */
+static void text_controllers(const struct imgp_survey_tree *dt)
 {
-	if (dt->image) {
-		fputs("fdt '", stdout);
-		table_put_text(dt->image->name);
-		printf("' (#%d): ", dt->image->index);
-	} else {
-		printf("%s (" IMGP_PART_FMT "): ", IMGP_OVERRIDE_NAME,
-		       in->sv.override.part->number);
-	}
 	switch (dt->state) {
 	case IMGP_TREE_COMPRESSED:
 		printf("compressed (");
@@ -273,7 +274,9 @@ static void text_dt(const struct info *in, const struct imgp_survey_tree *dt)
 		putchar('\n');
 		return;
 	case IMGP_TREE_ERROR:
-		fputs("error: ", stdout);
+	case IMGP_TREE_MISSING:
+		/* Not there is no failure to read: no "error:", not a problem. */
+		fputs(dt->state == IMGP_TREE_ERROR ? "error: " : "", stdout);
 		table_put_text(dt->error);
 		putchar('\n');
 		return;
@@ -304,6 +307,61 @@ static void text_dt(const struct info *in, const struct imgp_survey_tree *dt)
 		}
 		putchar('\n');
 	}
+}
+
+static void text_dt(const struct info *in, const struct imgp_survey_tree *dt)
+{
+	if (dt->image) {
+		fputs("fdt '", stdout);
+		table_put_text(dt->image->name);
+		printf("' (#%d): ", dt->image->index);
+	} else {
+		printf("%s (" IMGP_PART_FMT "): ", IMGP_OVERRIDE_NAME,
+		       in->sv.override.part->number);
+	}
+	text_controllers(dt);
+}
+
+/*
+ * The tree a boot path's entry boots, named as its "tree:" line with the
+ * entries that took effect: "effective tree BASE + OVERLAY (model M): ...",
+ * then why an entry did not (as cat --dtb warns).
+ */
+static void text_effective(const struct imgp_survey_bootdt *dt,
+			   const struct imgp_effective *e,
+			   const struct imgp_survey_tree *tree)
+{
+	fputs("effective tree ", stdout);
+	table_put_text(e->booted);
+	text_model(dt);
+	fputs(": ", stdout);
+	text_controllers(tree);
+	if (tree->state != IMGP_TREE_OK || !e->rc)
+		return;
+	fputs("warning: ", stdout);
+	table_put_text(e->error);
+	putchar('\n');
+}
+
+/* The boot path's effective trees, else the survey's; else none. */
+static void text_trees(const struct info *in)
+{
+	const struct imgp_survey_bootinfo *bi = &in->sv.bootinfo;
+	size_t shown = in->sv.ntrees;
+
+	for (size_t i = 0; i < bi->ndts; i++) {
+		const struct imgp_survey_tree *tree;
+		const struct imgp_effective *e = info_effective(in, &bi->dts[i], &tree);
+
+		if (!e)
+			continue;
+		text_effective(&bi->dts[i], e, tree);
+		shown++;
+	}
+	for (size_t i = 0; i < in->sv.ntrees; i++)
+		text_dt(in, &in->sv.trees[i]);
+	if (!shown)
+		printf("device trees: none to inspect (no FIT fdt, no %s)\n", IMGP_OVERRIDE_NAME);
 }
 
 static void text_fstab(const struct info *in)
@@ -345,13 +403,7 @@ void info_print_text(const struct info *in)
 	putchar('\n');
 	text_script(in);
 	putchar('\n');
-	/* The boot path's trees are listed above: say where they are shown. */
-	if (!in->sv.ntrees)
-		printf("device trees: none to inspect (no FIT fdt, no %s)%s\n", IMGP_OVERRIDE_NAME,
-		       in->sv.bootinfo.ndts ?
-		       "; imgpatch cat IMAGE --dtb prints the boot path's, imgpatch doctor judges them" : "");
-	for (size_t i = 0; i < in->sv.ntrees; i++)
-		text_dt(in, &in->sv.trees[i]);
+	text_trees(in);
 	putchar('\n');
 	text_fstab(in);
 }

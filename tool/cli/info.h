@@ -30,6 +30,13 @@ bool info_fstab_missing(const struct info *in);
 bool info_script_loads_override(const struct info *in);
 /* Why /etc/fstab could not be read or is malformed; NULL when neither. */
 const char *info_fstab_error(const struct info *in);
+/*
+ * The effective tree of the boot path's entry dt and, in *tree, its
+ * controllers; NULL for a FIT's boot path (its trees are the survey's).
+ */
+const struct imgp_effective *info_effective(const struct info *in,
+					    const struct imgp_survey_bootdt *dt,
+					    const struct imgp_survey_tree **tree);
 
 /* Prints everything as text tables. */
 void info_print_text(const struct info *in);

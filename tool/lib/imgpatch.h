@@ -633,6 +633,7 @@ extern const size_t imgp_nbootscr_paths;
 #define IMGP_SURVEY_BOOT  (1u << 0) /* FIT structure, boot script, hook file, the boot path's trees */
 #define IMGP_SURVEY_TREES (1u << 1) /* + every FIT hash verified, each tree's SD/eMMC controllers */
 #define IMGP_SURVEY_FSTAB (1u << 2) /* the root's /etc/fstab and its "/" entry */
+#define IMGP_SURVEY_EFFECTIVE (1u << 3) /* + the effective trees (effective.c); with TREES their controllers */
 
 struct imgp_survey_opts {
 	const char *fit_path;    /* NULL: IMGP_FIT_PATH */
@@ -646,11 +647,16 @@ struct imgp_survey_hash {
 	char *error;             /* why the hashes do not verify */
 };
 
-enum imgp_tree_state { IMGP_TREE_OK, IMGP_TREE_COMPRESSED, IMGP_TREE_SKIPPED, IMGP_TREE_ERROR };
+/* MISSING: an effective tree's base tree is not there (not a failure to read). */
+enum imgp_tree_state {
+	IMGP_TREE_OK, IMGP_TREE_COMPRESSED, IMGP_TREE_SKIPPED, IMGP_TREE_ERROR,
+	IMGP_TREE_MISSING,
+};
 
 /* A device tree there is, with its SD/eMMC controllers. */
 struct imgp_survey_tree {
-	const struct imgp_fit_image *image; /* NULL: the hook file IMGP_OVERRIDE_PATH */
+	/* NULL: the hook file IMGP_OVERRIDE_PATH (in trees), a file (in effective_trees) */
+	const struct imgp_fit_image *image;
 	enum imgp_tree_state state;
 	char *error;             /* SKIPPED, ERROR: why */
 	size_t nmmc;
@@ -750,6 +756,15 @@ struct imgp_survey {
 	/* IMGP_SURVEY_TREES: the FIT's fdt images, then the hook file's tree. */
 	size_t ntrees;
 	struct imgp_survey_tree *trees;
+	/*
+	 * IMGP_SURVEY_EFFECTIVE: the trees the board boots, as
+	 * imgp_effective_build() makes them; with IMGP_SURVEY_TREES also
+	 * effective_trees[i], the controllers of effective[i] (when the boot
+	 * ends with no tree, IMGP_TREE_MISSING or IMGP_TREE_ERROR and why).
+	 */
+	size_t neffective;
+	struct imgp_effective *effective;
+	struct imgp_survey_tree *effective_trees;
 	/* IMGP_SURVEY_FSTAB */
 	struct imgp_survey_fstab fstab;
 };
@@ -794,12 +809,14 @@ int imgp_survey_fail(int rc, const char *error);
  * leave no valid tree, since libfdt erases a tree's magic when an apply
  * fails: the boot fails there (dtb.fdt NULL). A parameter line (the
  * Raspberry Pi's dtparam=) takes the boot path's own apply method; without
- * one it is left out.
+ * one it is left out. A survey with IMGP_SURVEY_EFFECTIVE holds them
+ * (sv->effective), for every reader of that survey.
  */
 struct imgp_effective {
 	char *model;             /* the boards it is for ("pi4", a FIT configuration); NULL: the board */
 	const char *boot_path;   /* the survey's bootpath_name: "fit", "armbian", ... */
 	char *provenance;        /* "boot path armbian: /boot/dtb/x.dtb + /boot/dtb/overlay/y.dtbo" */
+	const char *booted;      /* in provenance, after "boot path NAME: ": the tree and the entries applied */
 	const struct imgp_part *part; /* where the base tree and its overlays are */
 	char *path;              /* the base tree's file; for a FIT tree the FIT's path */
 	const struct imgp_fit_image *image; /* the base's FIT image; NULL: a file */

@@ -235,9 +235,11 @@ static int provenance(struct imgp_survey *sv, struct imgp_effective *t,
 		      const bool *applied)
 {
 	struct imgp_buf b = { 0 };
+	size_t head;
 	int rc;
 
 	rc = imgp_buf_printf(&b, "boot path %s: ", sv->bootpath->name);
+	head = b.len;
 	if (!rc && t->image)
 		rc = imgp_buf_printf(&b, "%s %s", sv->fit_path, t->image->name);
 	else if (!rc)
@@ -250,6 +252,7 @@ static int provenance(struct imgp_survey *sv, struct imgp_effective *t,
 		if (applied[i])
 			rc = imgp_buf_printf(&b, " + %s", t->bootdt->overlays[i]);
 	t->provenance = rc ? NULL : (char *)imgp_buf_steal(&b, NULL);
+	t->booted = t->provenance ? t->provenance + head : NULL;
 	imgp_buf_free(&b);
 	return t->provenance ? 0 : imgp_fail(ENOMEM, "out of memory");
 }

@@ -608,6 +608,20 @@ static int tree_fail(struct imgp_survey_tree *t, int rc)
 	return note(&ignored, &t->error, rc);
 }
 
+static int tree_list_mmc(struct imgp_survey_tree *t, const struct imgp_dtb *dtb)
+{
+	int rc;
+
+	t->mmc = calloc(MMC_MAX, sizeof(*t->mmc));
+	if (!t->mmc)
+		return imgp_fail(ENOMEM, "out of memory");
+	rc = imgp_dt_list_mmc(dtb, t->mmc, MMC_MAX);
+	if (rc < 0)
+		return tree_fail(t, rc);
+	t->nmmc = (size_t)rc;
+	return 0;
+}
+
 static int tree_mmc(struct imgp_survey_tree *t, const void *blob, size_t size)
 {
 	struct imgp_dtb dtb;
@@ -616,17 +630,9 @@ static int tree_mmc(struct imgp_survey_tree *t, const void *blob, size_t size)
 	rc = imgp_dtb_load(&dtb, blob, size);
 	if (rc)
 		return tree_fail(t, rc);
-	t->mmc = calloc(MMC_MAX, sizeof(*t->mmc));
-	if (!t->mmc) {
-		imgp_dtb_free(&dtb);
-		return imgp_fail(ENOMEM, "out of memory");
-	}
-	rc = imgp_dt_list_mmc(&dtb, t->mmc, MMC_MAX);
+	rc = tree_list_mmc(t, &dtb);
 	imgp_dtb_free(&dtb);
-	if (rc < 0)
-		return tree_fail(t, rc);
-	t->nmmc = (size_t)rc;
-	return 0;
+	return rc;
 }
 
 static int tree_fit(struct imgp_survey *sv, struct imgp_survey_tree *t, size_t i)
@@ -674,6 +680,38 @@ static int survey_trees(struct imgp_survey *sv)
 	if (!rc && override)
 		rc = tree_mmc(&sv->trees[sv->ntrees++], sv->override.data.data,
 			      sv->override.data.len);
+	return rc;
+}
+
+/*
+ * The trees the board boots (effective.c); with the controllers, each
+ * one's, or why the boot ends with no tree.
+ */
+static int survey_effective(struct imgp_survey *sv, bool controllers)
+{
+	int rc = imgp_effective_build(sv, &sv->effective, &sv->neffective);
+
+	if (rc || !controllers)
+		return rc;
+	sv->effective_trees = calloc(sv->neffective ? sv->neffective : 1,
+				     sizeof(*sv->effective_trees));
+	if (!sv->effective_trees)
+		return imgp_fail(ENOMEM, "out of memory");
+	for (size_t i = 0; !rc && i < sv->neffective; i++) {
+		const struct imgp_effective *e = &sv->effective[i];
+		struct imgp_survey_tree *t = &sv->effective_trees[i];
+
+		t->image = e->image;
+		if (e->dtb.fdt) {
+			rc = tree_list_mmc(t, &e->dtb);
+			continue;
+		}
+		t->state = e->rc == -ENOENT && !e->failed ? IMGP_TREE_MISSING :
+							    IMGP_TREE_ERROR;
+		t->error = strdup(e->error ? e->error : strerror(-e->rc));
+		if (!t->error)
+			rc = imgp_fail(ENOMEM, "out of memory");
+	}
 	return rc;
 }
 
@@ -726,7 +764,7 @@ int imgp_survey_open(struct imgp_survey *sv, struct imgp_disk *disk,
 	memset(sv, 0, sizeof(*sv));
 	sv->disk = disk;
 	sv->fit_path = opts && opts->fit_path ? opts->fit_path : IMGP_FIT_PATH;
-	if (what & IMGP_SURVEY_TREES)
+	if (what & (IMGP_SURVEY_TREES | IMGP_SURVEY_EFFECTIVE))
 		what |= IMGP_SURVEY_BOOT;
 	rc = survey_fs(sv);
 	if (!rc)
@@ -750,6 +788,8 @@ int imgp_survey_open(struct imgp_survey *sv, struct imgp_disk *disk,
 		rc = survey_hashes(sv);
 	if (!rc && (what & IMGP_SURVEY_TREES))
 		rc = survey_trees(sv);
+	if (!rc && (what & IMGP_SURVEY_EFFECTIVE))
+		rc = survey_effective(sv, what & IMGP_SURVEY_TREES);
 	if (!rc && (what & IMGP_SURVEY_FSTAB))
 		rc = survey_fstab(sv);
 	if (rc) {
@@ -769,6 +809,12 @@ void imgp_survey_free(struct imgp_survey *sv)
 		free(sv->trees[i].mmc);
 	}
 	free(sv->trees);
+	for (size_t i = 0; sv->effective_trees && i < sv->neffective; i++) {
+		free(sv->effective_trees[i].error);
+		free(sv->effective_trees[i].mmc);
+	}
+	free(sv->effective_trees);
+	imgp_effective_free(sv->effective, sv->neffective);
 	bootinfo_free(&sv->bootinfo);
 	if (sv->fit.hash)
 		for (size_t i = 0; i < sv->fit.fit.nimages; i++)
