@@ -71,6 +71,14 @@ test_expect_success 'no FIT is reported, not an error' '
 	grep "^fit: no partition has /image.fit" nofit.txt
 '
 
+test_expect_success 'the FIT'"'"'s trees are listed as fdt images; a boot path with no tree has none to inspect' '
+	test "$(grep -c "^fdt '"'"'fdt-" info.txt)" = 5 &&
+	! grep "^effective tree" info.txt &&
+	grep -Fx "boot path: U-Boot script /boot.scr.uimg (p1)" nofit.txt &&
+	! grep "^  tree:" nofit.txt &&
+	grep -Fx "device trees: none to inspect (no FIT fdt, no user-override.dtb)" nofit.txt
+'
+
 if command -v python3 >/dev/null; then
 test_expect_success '--json is one valid document with the same facts' '
 	$IMGPATCH info --json gpt.img >info.json &&
@@ -81,8 +89,10 @@ test_expect_success '--json is one valid document with the same facts' '
 	test "$(json_get info.json "len(d[\"fit\"][\"images\"])")" = 7 &&
 	test "$(json_get info.json "d[\"boot_script\"][\"loads_user_override\"]")" = True &&
 	test "$(json_get info.json "[c[\"uhs_blocked\"] for t in d[\"device_trees\"] if t[\"index\"]==6 for c in t[\"controllers\"] if c[\"path\"]==\"/axi/mmc@ff170000\"][0]")" = True &&
+	test "$(json_get info.json "d[\"boot_path\"][\"trees\"]")" = "[]" &&
 	$IMGPATCH info --json nofit.img >nofit.json &&
-	test "$(json_get nofit.json "d[\"fit\"]")" = None
+	test "$(json_get nofit.json "d[\"fit\"]")" = None &&
+	test "$(json_get nofit.json "(d[\"boot_path\"][\"trees\"], d[\"device_trees\"])")" = "([], [])"
 '
 else
 test_skip_tool '--json is one valid document with the same facts' python3

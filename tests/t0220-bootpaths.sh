@@ -85,12 +85,18 @@ test_expect_success 'extlinux with fdtdir: the default label, every tree in the 
 	test "$(json_get fdtdir.json "len(d[\"boot_path\"][\"trees\"])")" = 2
 '
 
-test_expect_success 'extlinux with fdt and fdtoverlays' '
-	$IMGPATCH info fdt.img >fdt.txt &&
+test_expect_success 'extlinux with fdt and fdtoverlays (an overlay that leaves U-Boot no tree: a problem)' '
+	test_must_fail_with 1 $IMGPATCH info fdt.img >fdt.txt 2>fdt.err &&
 	grep -Fx "boot path: extlinux /boot/extlinux/extlinux.conf, label l0, fdt $dtbs/allwinner/sun50i-a64-pinephone-1.2.dtb, overlays: /boot/dtbo//sdfix.dtbo (p1)" fdt.txt &&
 	grep -Fx "  tree: $dtbs/allwinner/sun50i-a64-pinephone-1.2.dtb + /boot/dtbo//sdfix.dtbo" fdt.txt &&
-	$IMGPATCH info --json fdt.img >fdt.json &&
-	test "$(json_get fdt.json "\" \".join(d[\"boot_path\"][\"trees\"][0][\"overlays\"])")" = /boot/dtbo//sdfix.dtbo
+	grep -Fx "effective tree $dtbs/allwinner/sun50i-a64-pinephone-1.2.dtb: error: p1 (ext4): /boot/dtbo//sdfix.dtbo: the base tree has no __symbols__ (compile it with dtc -@): U-Boot'"'"'s fdt apply leaves no valid tree behind (libfdt erases it): this boot fails" fdt.txt &&
+	grep -Fx "imgpatch: fdt.img: 1 problem found" fdt.err &&
+	test_must_fail_with 1 $IMGPATCH info --json fdt.img >fdt.json &&
+	test "$(json_get fdt.json "\" \".join(d[\"boot_path\"][\"trees\"][0][\"overlays\"])")" = /boot/dtbo//sdfix.dtbo &&
+	test "$(json_get fdt.json "d[\"boot_path\"][\"trees\"][0][\"status\"]")" = error &&
+	test "$(json_get fdt.json "d[\"boot_path\"][\"trees\"][0][\"controllers\"]")" = "[]" &&
+	json_get fdt.json "d[\"boot_path\"][\"trees\"][0][\"error\"]" | grep "sdfix.dtbo: the base tree has no __symbols__" &&
+	test "$(json_get fdt.json "d[\"problems\"]")" = 1
 '
 
 test_expect_success 'Armbian: info names the boot script under /boot/ too' '
@@ -277,9 +283,213 @@ test_expect_success 'FIT and script boot paths are named' '
 	grep -Fx "boot path: U-Boot script /boot.scr, hook user.scr (p1)" pmos.txt
 '
 
+# The SD/eMMC controllers of a tree as dtc reads it, independently of
+# imgpatch: mmc.py lines DTB PATH... prints info's line for each node
+# ("  PATH STATUS: prop=value, ..."), mmc.py mmc-nodes DTB every node named
+# mmc@..., mmc.py json INFO.json I DTB compares boot_path.trees[I]'s
+# controllers with DTB. The speed properties are the documented ones.
+cat >mmc.py <<'EOF'
+import json, re, subprocess, sys
+
+SPEED = re.compile(r"^(no-1-8-v|max-frequency|bus-width|non-removable|"
+                   r"mmc-hs400-enhanced-strobe|cap-mmc-highspeed|cap-sd-highspeed|"
+                   r"vqmmc-supply|sd-uhs-.*|mmc-hs200-.*|mmc-hs400-.*|mmc-ddr-.*)$")
+
+def nodes(dtb):
+    dts = subprocess.run(["dtc", "-q", "-I", "dtb", "-O", "dts", dtb], check=True,
+                         capture_output=True, text=True).stdout
+    stack, out = [], {}
+    for line in dts.splitlines():
+        s = line.strip()
+        if s.endswith("{"):
+            stack.append(s[:-1].strip())
+            out["/" + "/".join(stack[1:])] = []
+        elif s == "};":
+            stack.pop()
+        elif stack and s.endswith(";"):
+            name, _, value = s[:-1].partition(" = ")
+            out["/" + "/".join(stack[1:])].append((name, value))
+    return out
+
+def controller(props):
+    status = dict(props).get("status", '"okay"').strip('"')
+    return status, [(n, v) for n, v in props if SPEED.match(n)]
+
+def line(path, props):
+    status, speed = controller(props)
+    text = "  %s %s" % (path, status)
+    for k, (n, v) in enumerate(speed):
+        text += (", " if k else ": ") + n + ("=" + v if v else "")
+        text += " (UHS-I blocked)" if n == "no-1-8-v" else ""
+    return text
+
+mode, args = sys.argv[1], sys.argv[2:]
+if mode == "lines":
+    tree = nodes(args[0])
+    for p in args[1:]:
+        print(line(p, tree[p]))
+elif mode == "mmc-nodes":
+    for p in nodes(args[0]):
+        if p.rsplit("/", 1)[-1].startswith("mmc@"):
+            print(p)
+elif mode == "json":
+    d = json.load(open(args[0]))
+    tree = nodes(args[2])
+    got = d["boot_path"]["trees"][int(args[1])]["controllers"]
+    for c in got:
+        status, speed = controller(tree[c["path"]])
+        want = {"path": c["path"], "status": status, "properties": dict(speed),
+                "uhs_blocked": "no-1-8-v" in dict(speed)}
+        if c != want or list(c["properties"]) != [n for n, v in speed]:
+            sys.exit("%s: info says %s, dtc reads %s" % (c["path"], c, want))
+    missing = [p for p in tree if p.rsplit("/", 1)[-1].startswith("mmc@")
+               and p not in [c["path"] for c in got]]
+    if missing:
+        sys.exit("not listed: %s" % missing)
+EOF
+
+# tree_lines TXT N: the controller lines under info's Nth "effective tree" line.
+tree_lines()
+{
+	awk -v n="$2" '/^effective tree /{k++; on = k == n; next} /^  /{if (on) print; next} {on = 0}' "$1"
+}
+
+# check_tree TXT JSON N DTB: the controllers info lists for its Nth
+# effective tree (text and JSON) are those of DTB as dtc reads it, every
+# mmc@ node of DTB among them.
+check_tree()
+{
+	tree_lines "$1" "$3" >got.lines &&
+	test -s got.lines &&
+	python3 mmc.py lines "$4" $(awk "{print \$1}" got.lines) >expect.lines &&
+	test_cmp expect.lines got.lines &&
+	python3 mmc.py mmc-nodes "$4" >mmc.nodes &&
+	awk "{print \$1}" got.lines | sort >listed &&
+	sort mmc.nodes | comm -23 - listed >unlisted &&
+	test_cmp /dev/null unlisted &&
+	python3 mmc.py json "$2" $(($3 - 1)) "$4"
+}
+
+# ext_dump IMG START PATH OUT: PATH of the ext filesystem at sector START.
+ext_dump()
+{
+	debugfs -R "dump $3 $4" "$1?offset=$(($2 * 512))" 2>/dev/null && test -s "$4"
+}
+
+test_expect_success 'fixtures whose trees have __symbols__ (as U-Boot builds them), so the overlays apply' '
+	mkdir symbols &&
+	cp "$DTB_DIR"/*.dtb symbols/ &&
+	cp "$DTB_DIR/u-boot-sunxi-pinephone.dtb" symbols/sun50i-a64-pinephone-1.2.dtb &&
+	DTB_DIR=$PWD/symbols "$FIXTURES/mkimage-armbian.sh" armbian-sym.img &&
+	DTB_DIR=$PWD/symbols "$FIXTURES/mkimage-extlinux.sh" extlinux-sym.img --fdt
+'
+
+test_expect_success 'Armbian: the effective tree'"'"'s controllers are fdtoverlay'"'"'s, sdfix'"'"'s no-1-8-v with them' '
+	d=/boot/dtb/allwinner &&
+	ext_dump armbian-sym.img 8192 $d/sun50i-a64-pinephone-1.2.dtb base.dtb &&
+	ext_dump armbian-sym.img 8192 $d/overlay/sun50i-a64-uart1.dtbo uart1.dtbo &&
+	ext_dump armbian-sym.img 8192 $d/overlay/sun50i-a64-i2c0.dtbo i2c0.dtbo &&
+	ext_dump armbian-sym.img 8192 /boot/overlay-user/sdfix.dtbo sdfix.dtbo &&
+	fdtoverlay -i base.dtb -o armbian-merged.dtb uart1.dtbo i2c0.dtbo sdfix.dtbo &&
+	$IMGPATCH info armbian-sym.img >armbian-sym.txt 2>err &&
+	test_cmp /dev/null err &&
+	$IMGPATCH info --json armbian-sym.img >armbian-sym.json &&
+	grep -Fx "effective tree $d/sun50i-a64-pinephone-1.2.dtb + $d/overlay/sun50i-a64-uart1.dtbo + $d/overlay/sun50i-a64-i2c0.dtbo + /boot/overlay-user/sdfix.dtbo: 3 SD/eMMC controllers" armbian-sym.txt &&
+	check_tree armbian-sym.txt armbian-sym.json 1 armbian-merged.dtb &&
+	fdtget armbian-merged.dtb /soc/mmc@1c0f000 no-1-8-v &&
+	! fdtget base.dtb /soc/mmc@1c0f000 no-1-8-v 2>/dev/null &&
+	grep "^  /soc/mmc@1c0f000 okay: .*no-1-8-v (UHS-I blocked)" armbian-sym.txt &&
+	test "$(json_get armbian-sym.json "[c[\"uhs_blocked\"] for c in d[\"boot_path\"][\"trees\"][0][\"controllers\"]]")" = "[True, False, False]" &&
+	test "$(json_get armbian-sym.json "d[\"boot_path\"][\"trees\"][0][\"booted\"]")" = \
+		"$d/sun50i-a64-pinephone-1.2.dtb + $d/overlay/sun50i-a64-uart1.dtbo + $d/overlay/sun50i-a64-i2c0.dtbo + /boot/overlay-user/sdfix.dtbo" &&
+	test "$(json_get armbian-sym.json "(d[\"boot_path\"][\"trees\"][0][\"status\"], d[\"boot_path\"][\"trees\"][0][\"warning\"], d[\"problems\"])")" = "('"'"'ok'"'"', None, 0)" &&
+	! grep "^device trees:" armbian-sym.txt
+'
+
+test_expect_success 'extlinux: FDT with FDTOVERLAYS, the controllers of the merged tree' '
+	v=/usr/lib/linux-image-6.1.0-13-arm64 &&
+	ext_dump extlinux-sym.img 2048 $v/allwinner/sun50i-a64-pinephone-1.2.dtb base.dtb &&
+	ext_dump extlinux-sym.img 2048 /boot/dtbo/sdfix.dtbo sdfix.dtbo &&
+	fdtoverlay -i base.dtb -o extlinux-merged.dtb sdfix.dtbo &&
+	$IMGPATCH info extlinux-sym.img >extlinux-sym.txt &&
+	$IMGPATCH info --json extlinux-sym.img >extlinux-sym.json &&
+	grep -Fx "effective tree $v/allwinner/sun50i-a64-pinephone-1.2.dtb + /boot/dtbo//sdfix.dtbo: 3 SD/eMMC controllers" extlinux-sym.txt &&
+	check_tree extlinux-sym.txt extlinux-sym.json 1 extlinux-merged.dtb &&
+	grep "^  /soc/mmc@1c0f000 okay: .*no-1-8-v (UHS-I blocked)" extlinux-sym.txt
+'
+
+test_expect_success 'Armbian: an overlay that does not apply: the base tree'"'"'s controllers, and the warning cat --dtb gives' '
+	d=/boot/dtb/allwinner &&
+	ext_dump armbian.img 8192 $d/sun50i-a64-pinephone-1.2.dtb nosym.dtb &&
+	grep -Fx "effective tree $d/sun50i-a64-pinephone-1.2.dtb: 3 SD/eMMC controllers" armbian.txt &&
+	check_tree armbian.txt armbian.json 1 nosym.dtb &&
+	! grep "UHS-I blocked" armbian.txt &&
+	$IMGPATCH cat armbian.img --dtb 2>&1 >/dev/null | sed -n "s/^imgpatch: warning: armbian.img: \\(.*\\) (booting .*)$/warning: \\1/p" >warning.expect &&
+	test -s warning.expect &&
+	grep -Fx -f warning.expect armbian.txt &&
+	test "$(json_get armbian.json "\"warning: \" + d[\"boot_path\"][\"trees\"][0][\"warning\"]")" = "$(cat warning.expect)" &&
+	test "$(json_get armbian.json "d[\"problems\"]")" = 0
+'
+
+test_expect_success 'Armbian: a missing overlay is skipped with a warning, the others applied' '
+	cp armbian-sym.img missing.img &&
+	ext_dump armbian-sym.img 8192 /boot/armbianEnv.txt env.sym &&
+	sed "s/^overlays=.*/overlays=uart1 nosuch i2c0/" env.sym >env.missing &&
+	put_root missing.img 8192 env.missing /boot/armbianEnv.txt &&
+	$IMGPATCH info missing.img >missing.txt &&
+	$IMGPATCH info --json missing.img >missing.json &&
+	d=/boot/dtb/allwinner &&
+	grep -Fx "effective tree $d/sun50i-a64-pinephone-1.2.dtb + $d/overlay/sun50i-a64-uart1.dtbo + $d/overlay/sun50i-a64-i2c0.dtbo + /boot/overlay-user/sdfix.dtbo: 3 SD/eMMC controllers" missing.txt &&
+	grep -x "warning: .*/overlay/sun50i-a64-nosuch.dtbo: .*not loaded, the boot goes on without it" missing.txt &&
+	check_tree missing.txt missing.json 1 armbian-merged.dtb
+'
+
+test_expect_success 'BeagleBone: the capes'"'"' tree, merged by fdtoverlay above, BB-SDFIX'"'"'s no-1-8-v listed' '
+	$IMGPATCH info --json capes.img >capes.json &&
+	check_tree capes.txt capes.json 1 capes.dtb &&
+	grep "^  /ocp/interconnect@48000000/segment@0/target-module@60000/mmc@0 okay: no-1-8-v (UHS-I blocked)" capes.txt
+'
+
+test_expect_success 'Raspberry Pi: a tree per model, each with its controllers, as mtype and fdtoverlay read them' '
+	mtype -i "$(part_mtools rpi.img 1)" ::/bcm2711-rpi-4-b.dtb >pi4.dtb &&
+	mtype -i "$(part_mtools rpi.img 1)" ::/bcm2712-rpi-5-b.dtb >pi5-base.dtb &&
+	mtype -i "$(part_mtools rpi.img 1)" ::/overlays/vc4-kms-v3d.dtbo >vc4.dtbo &&
+	fdtoverlay -i pi5-base.dtb -o pi5.dtb vc4.dtbo &&
+	grep -Fx "effective tree /bcm2711-rpi-4-b.dtb + dtparam=audio=on (model pi4): 3 SD/eMMC controllers" rpi.txt &&
+	grep -Fx "effective tree /bcm2712-rpi-5-b.dtb + dtparam=audio=on + /overlays/vc4-kms-v3d.dtbo (model pi5): 1 SD/eMMC controller" rpi.txt &&
+	grep -x "warning: /bcm2711-rpi-4-b.dtb: dtoverlay=vc4-kms-v3d: .*: the firmware goes on without it" rpi.txt &&
+	check_tree rpi.txt rpi.json 1 pi4.dtb &&
+	check_tree rpi.txt rpi.json 2 pi5.dtb &&
+	test "$(json_get rpi.json "[(t[\"model\"], len(t[\"controllers\"])) for t in d[\"boot_path\"][\"trees\"]]")" = "[('"'"'pi4'"'"', 3), ('"'"'pi5'"'"', 1)]" &&
+	test "$(json_get rpi-params.json "[c[\"properties\"].get(\"bus-width\") for c in d[\"boot_path\"][\"trees\"][0][\"controllers\"] if c[\"path\"] == \"/soc/mmc@7e300000\"]")" = "['"'"'<0x01>'"'"']"
+'
+
+test_expect_success 'pmOS: the tree the boot script names, with its controllers' '
+	ext_dump pmos.img 2048 /sun50i-a64-pinephone-1.2.dtb pmos.dtb &&
+	$IMGPATCH info --json pmos.img >pmos.json &&
+	grep -Fx "effective tree /sun50i-a64-pinephone-1.2.dtb: 3 SD/eMMC controllers" pmos.txt &&
+	check_tree pmos.txt pmos.json 1 pmos.dtb
+'
+
+test_expect_success 'a base tree that is not there is said, not counted as a problem' '
+	$IMGPATCH info menu.img >menu.txt &&
+	grep -Fx "effective tree /b.dtb: p1 (ext4): /b.dtb: not found" menu.txt &&
+	$IMGPATCH info --json menu.img >menu.json &&
+	test "$(json_get menu.json "[(t[\"status\"], t[\"error\"], t[\"controllers\"]) for t in d[\"boot_path\"][\"trees\"]]")" = \
+		"[('"'"'missing'"'"', '"'"'p1 (ext4): /b.dtb: not found'"'"', [])]" &&
+	test "$(json_get menu.json "d[\"problems\"]")" = 0
+'
+
+test_expect_success 'no tree at all: device trees none to inspect' '
+	! grep "^effective tree" none.out &&
+	grep -Fx "device trees: none to inspect (no FIT fdt, no user-override.dtb)" none.out &&
+	! grep -F "none to inspect" armbian.txt rpi.txt beagle.txt fdtdir.txt pmos.txt
+'
+
 test_expect_success 'the JSON of every boot path validates against the schema' '
 	python3 "$TEST_DIR/json/validate.py" "$TEST_DIR/../tool/schema/info.schema.json" \
-		armbian.json fdtdir.json fdt.json rpi.json rpi-params.json capes.json
+		armbian.json fdtdir.json fdt.json rpi.json rpi-params.json capes.json \
+		armbian-sym.json extlinux-sym.json missing.json menu.json pmos.json
 '
 
 test_expect_success 'Armbian settings that cannot be read: an error, a problem, the image unchanged' '
