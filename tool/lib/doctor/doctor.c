@@ -393,7 +393,9 @@ static int pick_trees(struct doctor *d, const char *fdt_spec)
 		rc = imgp_fit_find_fdt(fit, fdt_spec, &img);
 		return rc ? rc : add_fit_tree(d, img);
 	}
-	rc = imgp_effective_build(&d->sv, &d->effective, &d->neffective);
+	/* The survey's (IMGP_SURVEY_EFFECTIVE): the trees info lists. */
+	d->effective = d->sv.effective;
+	d->neffective = d->sv.neffective;
 	for (size_t i = 0; !rc && i < d->neffective; i++)
 		rc = add_effective(d, &d->effective[i]);
 	if (rc || d->neffective)
@@ -419,9 +421,11 @@ static int pick_trees(struct doctor *d, const char *fdt_spec)
 static int gather(struct doctor *d, struct imgp_disk *disk,
 		  const struct imgp_doctor_opts *opts)
 {
+	/* --fdt names the one tree judged: no effective trees then. */
 	const struct imgp_survey_opts sopts = {
 		.fit_path = opts->fit_path,
-		.what = IMGP_SURVEY_BOOT | IMGP_SURVEY_FSTAB,
+		.what = IMGP_SURVEY_BOOT | IMGP_SURVEY_FSTAB |
+			(opts->fdt ? 0 : IMGP_SURVEY_EFFECTIVE),
 	};
 	int rc;
 
@@ -447,7 +451,8 @@ static void doctor_release(struct doctor *d)
 			imgp_dtb_free(&d->trees[i].dtb);
 	}
 	free(d->trees);
-	imgp_effective_free(d->effective, d->neffective);
+	if (d->effective != d->sv.effective)
+		imgp_effective_free(d->effective, d->neffective);
 	imgp_fs_list_free(d->boot_names, d->nboot_names);
 	imgp_survey_free(&d->sv);
 }

@@ -30,7 +30,8 @@ struct doctor {
 	size_t nboot_names;
 	size_t ntrees;
 	struct doctor_tree *trees;
-	size_t neffective;                  /* the effective trees (trees share their dtb) */
+	/* The effective trees (trees share their dtb): the survey's, or --fdt's own. */
+	size_t neffective;
 	struct imgp_effective *effective;
 };
 
