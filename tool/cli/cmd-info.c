@@ -67,7 +67,8 @@ const struct imgp_effective *info_effective(const struct info *in,
 
 /*
  * What makes info exit with status 1: each fact that could not be read,
- * and each tree of the boot path that the boot ends without.
+ * and each tree of the boot path that the boot ends without (but for a
+ * base tree that is simply not there).
  */
 static int count_problems(const struct info *in)
 {

@@ -89,6 +89,16 @@ static void text_unreadable(const struct info *in)
 			       in->disk->tab.parts[i].number);
 }
 
+/* " (model M)", unless the tree's file already says it (as doctor). */
+static void text_model(const struct imgp_survey_bootdt *dt)
+{
+	if (!dt->model || strstr(dt->path, dt->model))
+		return;
+	fputs(" (model ", stdout);
+	table_put_text(dt->model);
+	putchar(')');
+}
+
 /*
  * The way the board picks its tree, and each tree it can boot with the
  * overlays it lists: "  tree: BASE + OVERLAY + ... (model M)", written
@@ -96,21 +106,6 @@ static void text_unreadable(const struct info *in)
  * so that the two compare entry by entry (a Raspberry Pi entry holds
  * commas of its own).
  */
-/* The model, unless the tree's file already says it (as doctor). */
-static bool text_shows_model(const struct imgp_survey_bootdt *dt)
-{
-	return dt->model && !strstr(dt->path, dt->model);
-}
-
-static void text_model(const struct imgp_survey_bootdt *dt)
-{
-	if (!text_shows_model(dt))
-		return;
-	fputs(" (model ", stdout);
-	table_put_text(dt->model);
-	putchar(')');
-}
-
 static void text_bootpath(const struct info *in)
 {
 	const struct imgp_survey_bootinfo *bi = &in->sv.bootinfo;
