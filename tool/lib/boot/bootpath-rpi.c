@@ -4,9 +4,10 @@
  * boot partition and loads the tree for the board's model from the FAT
  * root (bcm2711-rpi-4-b.dtb, bcm2712-rpi-5-b.dtb, ...), under os_prefix,
  * or the file device_tree= names; it then applies the dtoverlay= and
- * dtparam= lines in order. Lines under a model filter ([pi4], [cm5], ...)
- * count for that model only, [all] ends the filter; other conditional
- * filters ([gpio4=1], [HDMI:0], ...) are taken as true.
+ * dtparam= lines in order. Lines under a model filter ([pi4], [cm4s], ...)
+ * count for the boards it covers, [all] ends the filter; the conditional
+ * filters of other kinds ([gpio4=1], [HDMI:0], ...) are taken as true. An
+ * "include FILE" line reads FILE there (walk_config() below).
  *
  * A tree's overlay list has one entry per step the firmware takes:
  * "/overlays/NAME.dtbo,PARAM=VALUE,..." for a dtoverlay= line, with the
