@@ -239,6 +239,21 @@ test_expect_success 'include: a loop ends after eight levels, with a warning' '
 	test_cmp err.want loop.err
 '
 
+# syscfg.txt and 31 reads of usercfg.txt make the 32 files; each limit is
+# told once.
+test_expect_success 'include: a file that includes itself twice: 32 files at most' '
+	cp loop.img twice.img &&
+	printf "dtoverlay=f-twice\ninclude usercfg.txt\ninclude usercfg.txt\n" >usercfg.txt &&
+	put twice.img usercfg.txt &&
+	$IMGPATCH info twice.img >twice.txt 2>twice.err &&
+	test $(grep "^  tree: " twice.txt | grep -o "f-twice" | wc -l) = 31 &&
+	cat >err.want <<-\EOF &&
+	imgpatch: warning: twice.img: p1 (vfat): /usercfg.txt: include usercfg.txt: more than 8 nested includes, not read
+	imgpatch: warning: twice.img: p1 (vfat): /usercfg.txt: include usercfg.txt: more than 32 included files, not read
+	EOF
+	test_cmp err.want twice.err
+'
+
 test_expect_success 'list: a dtoverlay= added to Ubuntu'"'"'s config.txt gets its own [all] after the includes' '
 	cat >lists.recipe <<-\EOF &&
 	name = "lists"

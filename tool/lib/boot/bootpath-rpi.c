@@ -322,14 +322,19 @@ struct config_walk {
 	const struct rpi_tree *tree;
 	enum verdict model;      /* the model filter in force: FILTER_TRUE after [all] */
 	bool off;                /* [none] or [tryboot] in force */
+	unsigned nincluded;      /* files read for include lines */
+	bool too_deep, too_many; /* said so once */
 	struct imgp_buf lines;   /* the lines that count, each ending in '\n' */
 };
 
 /*
- * The documentation gives no limit to nested includes; Ubuntu nests none.
- * This many levels end an include loop.
+ * The documentation gives no limit to includes; Ubuntu reads two files and
+ * nests none. This many levels end an include loop, and this many files in
+ * all a file that includes another twice, over and over (2^depth reads of
+ * up to IMGP_TEXT_MAX each).
  */
 #define INCLUDE_DEPTH 8
+#define INCLUDE_FILES 32
 
 static void warn_config(const struct config_walk *w, const char *file, const char *what)
 {
@@ -346,18 +351,28 @@ static int walk_include(struct config_walk *w, const char *file, const char *nam
 			int depth)
 {
 	struct imgp_buf path = { 0 }, what = { 0 };
+	bool deep = depth >= INCLUDE_DEPTH, many = w->nincluded >= INCLUDE_FILES;
 	char *text = NULL;
 	int rc;
 
 	rc = imgp_buf_printf(&path, "/%s", name + (name[0] == '/'));
 	if (rc)
 		return rc;
-	if (depth >= INCLUDE_DEPTH) {
-		rc = imgp_buf_printf(&what, "include %s: more than %d nested includes, not read",
-				     name, INCLUDE_DEPTH);
-		if (!rc)
-			warn_config(w, file, (const char *)what.data);
+	if (deep || many) {
+		/* Once per tree and limit: a loop meets it at every level. */
+		bool *said = deep ? &w->too_deep : &w->too_many;
+
+		if (!*said) {
+			*said = true;
+			rc = deep ? imgp_buf_printf(&what, "include %s: more than %d nested includes, not read",
+						    name, INCLUDE_DEPTH) :
+				imgp_buf_printf(&what, "include %s: more than %d included files, not read",
+						name, INCLUDE_FILES);
+			if (!rc)
+				warn_config(w, file, (const char *)what.data);
+		}
 	} else if (imgp_bootinfo_exists(w->sv, (const char *)path.data)) {
+		w->nincluded++;
 		/* One that does not read is kept in bi, as config.txt would be. */
 		rc = imgp_bootinfo_read(w->sv, w->bi, w->sv->boot, (const char *)path.data,
 					&text);
