@@ -8,18 +8,30 @@ test_require_tools dtc fdtget mcopy mtype mdel mkfs.vfat fsck.fat
 UBUNTU=$FIXTURES/ubuntu-rpi
 OFF=$((8192 * 512))
 
-# What each filter covers is Raspberry Pi's documented table (config.txt,
-# "Conditional filters"): [pi0] Zero, Zero W, Zero 2 W; [pi0w] Zero W, and
-# the Zero 2 W, which also sees [pi0w]; [pi1] 1A/1B/1A+/1B+ and CM1, not the
-# Zeros; [pi2] the 2B, BCM2836 or BCM2837 (bcm2710-rpi-2-b.dtb); [pi3] 3B,
-# 3B+, 3A+, CM3, CM3+; [pi3+] 3B+, 3A+, CM3+; [pi4] 4B, 400, CM4, CM4S;
-# [pi400], [cm4], [cm4s] each their board only.
+# What each filter covers is Raspberry Pi's documented table (repository
+# raspberrypi/documentation, documentation/asciidoc/computers/config_txt/
+# conditional.adoc, "Model Filters", at commit
+# 010d81518516e7f57418a6b2ecc6da6aced1b940; the rows of [pi5], [pi500],
+# [cm0], [cm1], [cm3], [cm3+] and [cm5] from its later versions): [pi0]
+# Zero, Zero W, Zero 2 W; [pi0w] Zero W, and the Zero 2 W, which also sees
+# [pi0w]; [cm0] the CM0, which also sees [pi02]; [pi1] 1A/1B/1A+/1B+ and CM1,
+# not the Zeros; [pi2] the 2B, BCM2836 or BCM2837 (bcm2710-rpi-2-b.dtb);
+# [pi3] 3B, 3B+, 3A+, CM3, CM3+; [pi3+] 3B+, 3A+, and the CM3+, which also
+# sees it; [pi4] 4B, 400, CM4, CM4S; [pi5] 5, 500, CM5; [pi400], [pi500],
+# [cm1], [cm3], [cm3+], [cm4], [cm4s], [cm5] each their board only. Its
+# page on config.txt (what_is_config_txt.adoc, commit
+# 0ff39f5198129cd41d35c5ae8baa3cc3ab8dfa22) says "include" inserts the
+# file's content at that point. The tree names are those of the firmware's
+# boot/ folder (raspberrypi/firmware) and the upstream ones of
+# raspberrypi/linux arch/arm/boot/dts/broadcom/Makefile (commit
+# 1e71c0c0e8aeda093a7c7a951a50060c4b5ee615).
 #
 # Every tree here is the reduced Raspberry Pi 4 tree under the board's
 # name: which lines reach a tree depends on its name only.
 TREES="bcm2708-rpi-zero bcm2708-rpi-zero-w bcm2710-rpi-zero-2-w bcm2708-rpi-b-plus
 bcm2708-rpi-cm bcm2710-rpi-2-b bcm2710-rpi-3-b bcm2710-rpi-3-b-plus bcm2710-rpi-cm3
-bcm2711-rpi-400 bcm2711-rpi-cm4 bcm2711-rpi-cm4s"
+bcm2711-rpi-400 bcm2711-rpi-cm4 bcm2711-rpi-cm4s bcm2710-rpi-cm0 bcm2712-rpi-500
+bcm2712-rpi-cm5-cm5io bcm2837-rpi-3-a-plus bcm2835-rpi-zero-w"
 
 # put IMG FILE...: copies FILEs into the FAT root of IMG, replacing them.
 put()
@@ -59,7 +71,7 @@ test_expect_success 'Ubuntu as shipped: syscfg.txt is read where config.txt incl
 	grep -Fx "  tree: /bcm2711-rpi-cm4.dtb + $BASE + /overlays/dwc2.dtbo,dr_mode=host,$SYS" info.txt &&
 	grep -Fx "  tree: /bcm2711-rpi-cm4s.dtb + $BASE,$SYS" info.txt &&
 	grep -Fx "  tree: /bcm2710-rpi-zero-2-w.dtb + $BASE,$SYS (model pi02)" info.txt &&
-	test $(grep -c "^  tree: " info.txt) = 14
+	test $(grep -c "^  tree: " info.txt) = 19
 '
 
 test_expect_success 'JSON: the most specific filter names each tree'"'"'s model' '
@@ -84,6 +96,11 @@ print(\" \".join(t[\"path\"].strip(\"/\")[:-4] + \"=\" + t[\"model\"] for t in d
 	bcm2711-rpi-cm4=cm4
 	bcm2711-rpi-cm4s=cm4s
 	bcm2712-rpi-5-b=pi5
+	bcm2710-rpi-cm0=cm0
+	bcm2712-rpi-500=pi500
+	bcm2712-rpi-cm5-cm5io=cm5
+	bcm2837-rpi-3-a-plus=pi3+
+	bcm2835-rpi-zero-w=pi0w
 	EOF
 	test_cmp models.want models
 '
@@ -122,6 +139,8 @@ dtoverlay=f-pi0
 dtoverlay=f-pi0w
 [pi02]
 dtoverlay=f-pi02
+[cm0]
+dtoverlay=f-cm0
 [pi1]
 dtoverlay=f-pi1
 [cm1]
@@ -150,6 +169,10 @@ dtoverlay=f-cm4s
 include pi4.txt
 [pi5]
 dtoverlay=f-pi5
+[pi500]
+dtoverlay=f-pi500
+[cm5]
+dtoverlay=f-cm5
 [all]
 [gpio4=1]
 dtoverlay=f-gpio
@@ -208,7 +231,12 @@ test_expect_success 'filters: each tree gets the lines of the filters its boards
 		want bcm2711-rpi-cm4 cm4 f-pi4 f-pi4-hdmi0 f-cm4 f-inc-pi4 f-gpio f-extra |
 			sed "s|$BASE,$SYS|$BASE + /overlays/dwc2.dtbo,dr_mode=host,$SYS|" &&
 		want bcm2711-rpi-cm4s cm4s f-pi4 f-pi4-hdmi0 f-cm4s f-inc-pi4 f-gpio f-extra &&
-		want bcm2712-rpi-5-b pi5 f-pi5 f-gpio f-extra f-after-extra
+		want bcm2712-rpi-5-b pi5 f-pi5 f-gpio f-extra f-after-extra &&
+		want bcm2710-rpi-cm0 cm0 f-pi0 f-pi0w f-pi02 f-cm0 f-gpio f-extra &&
+		want bcm2712-rpi-500 pi500 f-pi5 f-pi500 f-gpio f-extra f-after-extra &&
+		want bcm2712-rpi-cm5-cm5io cm5 f-pi5 f-cm5 f-gpio f-extra f-after-extra &&
+		want bcm2837-rpi-3-a-plus pi3+ f-pi3 f-pi3p f-gpio f-extra &&
+		want bcm2835-rpi-zero-w pi0w f-pi0 f-pi0w f-gpio f-extra
 	} | sort >trees.want &&
 	grep "^  tree: " user.txt | sort >trees &&
 	test_cmp trees.want trees
@@ -226,11 +254,9 @@ test_expect_success 'include: a loop ends after eight levels, with a warning' '
 	cp ubuntu.img loop.img &&
 	printf "dtoverlay=f-loop\ninclude usercfg.txt\n" >usercfg.txt &&
 	put loop.img usercfg.txt &&
-	mdel -i "loop.img@@$OFF" ::bcm2708-rpi-zero.dtb ::bcm2708-rpi-zero-w.dtb \
-		::bcm2710-rpi-zero-2-w.dtb ::bcm2708-rpi-b-plus.dtb ::bcm2708-rpi-cm.dtb \
-		::bcm2710-rpi-2-b.dtb ::bcm2710-rpi-3-b.dtb ::bcm2710-rpi-3-b-plus.dtb \
-		::bcm2710-rpi-cm3.dtb ::bcm2711-rpi-400.dtb ::bcm2711-rpi-cm4.dtb \
-		::bcm2711-rpi-cm4s.dtb ::bcm2712-rpi-5-b.dtb &&
+	for t in $TREES bcm2712-rpi-5-b; do
+		mdel -i "loop.img@@$OFF" "::$t.dtb" || return 1
+	done &&
 	$IMGPATCH info loop.img >loop.txt 2>loop.err &&
 	want bcm2711-rpi-4-b pi4 f-loop f-loop f-loop f-loop f-loop f-loop f-loop f-loop >loop.want &&
 	grep "^  tree: " loop.txt >loop.got &&
