@@ -545,9 +545,12 @@ static int rpi_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
 		imgp_errclear();
 		rc = 0;
 	}
-	for (size_t i = 0; !rc && i < n; i++)
-		if (tree_of(names[i]))
-			rc = describe_model(sv, bi, tree_of(names[i]), text);
+	for (size_t i = 0; !rc && i < n; i++) {
+		const struct rpi_tree *tree = tree_of(names[i]);
+
+		if (tree)
+			rc = describe_model(sv, bi, tree, text);
+	}
 	if (!rc)
 		rc = imgp_bootinfo_summary(bi, "Raspberry Pi firmware " CONFIG_PATH
 					   ", a tree by model from the FAT root");
