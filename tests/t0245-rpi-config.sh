@@ -3,7 +3,7 @@
 test_description='Raspberry Pi: config.txt read as the firmware reads it: the documented model filters per tree, [none], [tryboot], other filters combined, include (Ubuntu for Raspberry Pi'"'"'s files in tests/fixtures/ubuntu-rpi)'
 . "$(dirname "$0")/lib.sh"
 
-test_require_tools dtc fdtget mcopy mtype mdel mkfs.vfat fsck.fat
+test_require_tools dtc fdtget mcopy mtype mdel mkfs.vfat fsck.fat mkimage
 
 UBUNTU=$FIXTURES/ubuntu-rpi
 OFF=$((8192 * 512))
@@ -301,6 +301,35 @@ test_expect_success 'list: a dtoverlay= added to Ubuntu'"'"'s config.txt gets it
 	sum=$(sum_file list.img) &&
 	$IMGPATCH apply ./lists.recipe list.img >/dev/null &&
 	test_file_unchanged list.img "$sum"
+'
+
+# Ubuntu's boot.scr (tests/fixtures/ubuntu-rpi/boot.cmd) boots the tree the
+# firmware made: the boot path is still the firmware's. A script that loads
+# a tree file of its own replaces that tree: then it is the script's.
+test_expect_success 'Ubuntu'"'"'s U-Boot script boots the firmware'"'"'s tree: boot path rpi' '
+	mkimage -A arm64 -O linux -T script -C none -n boot.scr \
+		-d "$UBUNTU/boot.cmd" boot.scr >/dev/null &&
+	cp ubuntu.img uboot.img &&
+	put uboot.img boot.scr &&
+	sum=$(sum_file uboot.img) &&
+	$IMGPATCH info uboot.img >uboot.txt &&
+	test_file_unchanged uboot.img "$sum" &&
+	grep -x "boot path: Raspberry Pi firmware /config.txt, .* (p1)" uboot.txt &&
+	grep -Fx "  tree: /bcm2711-rpi-4-b.dtb + $BASE,$SYS (model pi4)" uboot.txt &&
+	$IMGPATCH cat uboot.img --dtb --model cm4 >cm4u.all &&
+	head -n 1 cm4u.all | grep -F "// boot path rpi: /bcm2711-rpi-cm4.dtb" &&
+	grep "dr_mode = \"host\"" cm4u.all
+'
+
+test_expect_success 'a script that loads ${fdtfile} itself: boot path script' '
+	sed "s|^fdt get value|load \${devtype} \${devnum}:\${distro_bootpart} \${fdt_addr_r} \${fdtfile}\nfdt addr \${fdt_addr_r}\nfdt get value|" \
+		"$UBUNTU/boot.cmd" >own.cmd &&
+	grep -F "\${fdtfile}" own.cmd &&
+	mkimage -A arm64 -O linux -T script -C none -n boot.scr -d own.cmd boot.scr >/dev/null &&
+	cp ubuntu.img own.img &&
+	put own.img boot.scr &&
+	$IMGPATCH info own.img >own.txt &&
+	grep -x "boot path: U-Boot script /boot.scr.*" own.txt
 '
 
 test_done

@@ -36,6 +36,8 @@
 /* Overlays are a few KiB; the firmware's own limit for one is far below this. */
 #define OVERLAY_MAX (4u << 20)
 #define OVERLAY_MAP "overlay_map.dtb"
+/* A U-Boot script image; U-Boot's own bound for one is far below this. */
+#define SCRIPT_MAX ((size_t)1 << 20)
 
 /*
  * Raspberry Pi's documentation (config.txt, "Conditional filters", its table
@@ -162,6 +164,41 @@ static enum verdict filter_covers(const char *filter, const struct rpi_tree *tre
 	return FILTER_OTHER;
 }
 
+/*
+ * 1 when a U-Boot script beside config.txt loads a tree file itself, 0
+ * when not (or there is none), -ENOMEM. The
+ * Pi's firmware loads U-Boot as its kernel (Ubuntu: kernel=uboot_rpi_4.bin)
+ * and hands it the tree it made from config.txt; Ubuntu's script boots
+ * that one ("fdt addr ${fdt_addr}", the firmware's). A script that loads
+ * ${fdtfile} or a .dtb replaces it: that is the script's boot path. A
+ * script U-Boot cannot run (bad CRC) loads nothing.
+ */
+static int script_loads_tree(struct imgp_fs *fs)
+{
+	struct imgp_buf buf = { 0 };
+	struct imgp_bootscr scr;
+	int rc = 0, loads = 0;
+
+	for (size_t i = 0; i < imgp_nbootscr_paths; i++) {
+		buf.len = 0;
+		rc = imgp_fs_read_file(fs, imgp_bootscr_paths[i], SCRIPT_MAX, &buf);
+		if (rc == -ENOMEM)
+			break;
+		/* U-Boot runs the first script it can (distro boot goes on after a failed one). */
+		if (!rc && imgp_bootscr_parse(&scr, buf.data, buf.len) == 0) {
+			loads = imgp_bootscr_mentions(&scr, "${fdtfile}") ||
+				imgp_bootscr_mentions(&scr, ".dtb");
+			imgp_bootscr_free(&scr);
+			break;
+		}
+	}
+	imgp_buf_free(&buf);
+	if (rc == -ENOMEM)
+		return rc;
+	imgp_errclear();
+	return loads;
+}
+
 static int rpi_probe(struct imgp_survey *sv)
 {
 	const struct imgp_part *part;
@@ -189,6 +226,12 @@ static int rpi_probe(struct imgp_survey *sv)
 		found = tree_of(names[i]) || is_prefix(names[i], "start") ||
 			strcmp(names[i], "kernel8.img") == 0;
 	imgp_fs_list_free(names, n);
+	if (found) {
+		rc = script_loads_tree(fs);
+		if (rc < 0)
+			return rc;
+		found = !rc;
+	}
 	if (found)
 		sv->boot = part;
 	return found;
