@@ -164,6 +164,13 @@ static enum verdict filter_covers(const char *filter, const struct rpi_tree *tre
 	return FILTER_OTHER;
 }
 
+bool imgp_rpi_tree_sees(const char *dtb, const char *filter)
+{
+	const struct rpi_tree *tree = tree_of(dtb);
+
+	return tree && filter_covers(filter, tree) == FILTER_TRUE;
+}
+
 /*
  * 1 when a U-Boot script beside config.txt loads a tree file itself, 0
  * when not (or there is none), -ENOMEM. The
