@@ -116,6 +116,7 @@ struct imgp_recipe {
 	struct match_rule *rules;
 	size_t nsteps;
 	struct recipe_step *steps;
+	bool loaded;                    /* parsed and checked: messages name it */
 	bool bound;
 	/* Every string above is owned here, freed together. */
 	char **pool;

@@ -107,13 +107,17 @@ static int param_check(const struct imgp_recipe *r,
 		       const struct imgp_recipe_param *p, const char *v,
 		       bool in_list, long *num)
 {
-	char shown[128];
+	char shown[128], who[NAME_MAX_LEN * 2 + 32];
 
 	*num = 0;
+	/* At load time the file and line name the recipe already. */
+	if (r->loaded)
+		snprintf(who, sizeof(who), "recipe '%s': parameter '%s'", r->name, p->name);
+	else
+		snprintf(who, sizeof(who), "parameter '%s'", p->name);
 	if (recipe_has_ctl(v, false))
-		return imgp_fail(EINVAL, "recipe '%s': parameter '%s' must be one line without control characters (got '%s')",
-				 r->name, p->name,
-				 recipe_show_value(v, shown, sizeof(shown)));
+		return imgp_fail(EINVAL, "%s must be one line without control characters (got '%s')",
+				 who, recipe_show_value(v, shown, sizeof(shown)));
 	if (in_list && p->nvalues) {
 		size_t i;
 		char list[512];
@@ -135,11 +139,11 @@ static int param_check(const struct imgp_recipe *r,
 	if (p->pattern &&
 	    regexec(&r->patterns[p - r->params], v, 0, NULL, 0) != 0) {
 		if (p->pattern_text)
-			return imgp_fail(EINVAL, "recipe '%s': parameter '%s' must be %s (got '%s')",
-					 r->name, p->name, p->pattern_text,
+			return imgp_fail(EINVAL, "%s must be %s (got '%s')",
+					 who, p->pattern_text,
 					 recipe_show_value(v, shown, sizeof(shown)));
-		return imgp_fail(EINVAL, "recipe '%s': parameter '%s' must match the pattern '%s' (got '%s')",
-				 r->name, p->name, p->pattern,
+		return imgp_fail(EINVAL, "%s must match the pattern '%s' (got '%s')",
+				 who, p->pattern,
 				 recipe_show_value(v, shown, sizeof(shown)));
 	}
 	if (!p->is_int)
@@ -239,6 +243,41 @@ static int load_aliases(struct loader *ld, cfg_t *sec, size_t si,
 }
 
 /*
+ * Whether no ')' of an extended regular expression closes more groups than
+ * were opened, outside bracket expressions and escapes.
+ */
+static bool parens_balanced(const char *re)
+{
+	int depth = 0;
+
+	for (const char *c = re; *c; c++) {
+		if (*c == '\\' && c[1]) {
+			c++;
+		} else if (*c == '[') {
+			/* "[]...]" and "[^]...]" hold a ']'; "[:alpha:]" a class. */
+			c += 1 + (c[1] == '^');
+			if (*c == ']')
+				c++;
+			while (*c && *c != ']') {
+				if (*c == '[' && (c[1] == ':' || c[1] == '.' || c[1] == '=')) {
+					const char *end = strchr(c + 2, c[1]);
+
+					c = end && end[1] == ']' ? end + 1 : c;
+				}
+				c++;
+			}
+			if (!*c)
+				return true;  /* regcomp reports the open bracket */
+		} else if (*c == '(') {
+			depth++;
+		} else if (*c == ')' && --depth < 0) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
  * pattern = "ERE": a POSIX extended regular expression the whole value
  * must match (it is anchored here, so "[a-z]+" means ^([a-z]+)$), compiled
  * once for every check; pattern-text = "...": what it means in words, for
@@ -270,6 +309,10 @@ static int load_pattern(struct loader *ld, cfg_t *sec, size_t si, size_t i)
 		return load_err(ld, recipe_key_line(&ld->sc, si, "pattern-text"),
 				"parameter '%s': pattern-text must be a non-empty single line",
 				p->name);
+	/* glibc takes a lone ')' as itself: "a)|(.*" would close ^( early. */
+	if (!parens_balanced(pat))
+		return load_err(ld, line, "parameter '%s': pattern '%s': a ')' closes no '('",
+				p->name, pat);
 	if (asprintf(&anchored, "^(%s)$", pat) < 0)
 		return imgp_fail(ENOMEM, "out of memory");
 	rc = regcomp(&r->patterns[i], anchored, REG_EXTENDED | REG_NOSUB);
@@ -878,6 +921,7 @@ int imgp_recipe_load(const char *path, struct imgp_recipe **out)
 	rc = recipe_scan_text(&ld.sc, (const char *)text.data, text.len);
 	if (!rc)
 		rc = parse_recipe(&ld);
+	r->loaded = !rc;
 	/* Bound to the defaults at once when nothing has to be given. */
 	if (!rc) {
 		bool need = false;
