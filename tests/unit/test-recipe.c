@@ -431,6 +431,8 @@ static const struct bad_case cases[] = {
 	  "pattern-bad.recipe:8: parameter 'p': pattern '[a-z': " },
 	{ "pattern-paren", "param p {\n description = \"d\"\n default = \"a\"\n pattern = \"a)|(.*\"\n}\nstep { action = \"fstab\" mountpoint = \"/\" options = \"+${p}\" }\n",
 	  "pattern-paren.recipe:8: parameter 'p': pattern 'a)|(.*': a ')' closes no '('" },
+	{ "pattern-large", "param p {\n description = \"d\"\n default = \"a\"\n pattern = \"(((a{99}){99}){99}){99}\"\n}\nstep { action = \"fstab\" mountpoint = \"/\" options = \"+${p}\" }\n",
+	  "pattern-large.recipe:8: parameter 'p': pattern '(((a{99}){99}){99}){99}': too large once its repetitions are expanded" },
 	{ "pattern-default", "param p {\n description = \"d\"\n default = \"ab1\"\n pattern = \"[a-z]+\"\n pattern-text = \"letters\"\n}\nstep { action = \"fstab\" mountpoint = \"/\" options = \"+${p}\" }\n",
 	  "pattern-default.recipe:7: parameter 'p': default: parameter 'p' must be letters (got 'ab1')" },
 	{ "pattern-values", "param p {\n description = \"d\"\n values = {\"a\", \"B\"}\n default = \"a\"\n pattern = \"[a-z]\"\n}\nstep { action = \"fstab\" mountpoint = \"/\" options = \"+${p}\" }\n",

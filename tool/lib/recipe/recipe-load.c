@@ -7,6 +7,7 @@
 #include <confuse.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -242,15 +243,39 @@ static int load_aliases(struct loader *ld, cfg_t *sec, size_t si,
 	return 0;
 }
 
-/*
- * Whether no ')' of an extended regular expression closes more groups than
- * were opened, outside bracket expressions and escapes.
- */
-static bool parens_balanced(const char *re)
+#define PATTERN_MAX_SIZE 1000   /* positions, repetitions expanded */
+#define PATTERN_MAX_DEPTH 32
+
+/* Saturating a * b and a + b for the size estimate below. */
+static size_t size_mul(size_t a, size_t b)
 {
+	return b && a > SIZE_MAX / b ? SIZE_MAX : a * b;
+}
+
+static size_t size_add(size_t a, size_t b)
+{
+	return a > SIZE_MAX - b ? SIZE_MAX : a + b;
+}
+
+/*
+ * Checks an extended regular expression before regcomp sees it, returning
+ * NULL or the problem:
+ * - a ')' that closes no '(': glibc takes it as itself, so "a)|(.*" would
+ *   close the anchoring ^( early and match anything;
+ * - too large once expanded: glibc copies a group once per repetition of a
+ *   bound, so "(((a{99}){99}){99}){99}" is a short line that takes seconds
+ *   and gigabytes to compile. The estimate counts one position per atom,
+ *   times every bound around it.
+ */
+static const char *pattern_problem(const char *re)
+{
+	size_t outer[PATTERN_MAX_DEPTH];
+	size_t size = 0, last = 0;
 	int depth = 0;
 
 	for (const char *c = re; *c; c++) {
+		size_t atom = 1;
+
 		if (*c == '\\' && c[1]) {
 			c++;
 		} else if (*c == '[') {
@@ -267,14 +292,36 @@ static bool parens_balanced(const char *re)
 				c++;
 			}
 			if (!*c)
-				return true;  /* regcomp reports the open bracket */
+				return NULL;  /* regcomp reports the open bracket */
 		} else if (*c == '(') {
-			depth++;
-		} else if (*c == ')' && --depth < 0) {
-			return false;
+			if (depth == PATTERN_MAX_DEPTH)
+				return "groups nested too deep";
+			outer[depth++] = size;
+			size = 0;
+			continue;
+		} else if (*c == ')') {
+			if (!depth)
+				return "a ')' closes no '('";
+			atom = size;
+			size = outer[--depth];
+		} else if (*c == '{') {
+			/* "{m}", "{m,}", "{m,n}": the item before, up to n times. */
+			char *end;
+			unsigned long m = strtoul(c + 1, &end, 10), n = m;
+
+			if (*end == ',')
+				n = end[1] == '}' ? m : strtoul(end + 1, &end, 10);
+			size = size_add(size, size_mul(last, n ? n - 1 : 0));
+			last = size_mul(last, n);
+			c = strchr(c, '}') ? strchr(c, '}') : c;
+			continue;
 		}
+		size = size_add(size, atom);
+		last = atom;
 	}
-	return true;
+	while (depth)
+		size = size_add(outer[--depth], size);
+	return size > PATTERN_MAX_SIZE ? "too large once its repetitions are expanded" : NULL;
 }
 
 /*
@@ -291,6 +338,7 @@ static int load_pattern(struct loader *ld, cfg_t *sec, size_t si, size_t i)
 	const char *text = cfg_size(sec, "pattern-text") ? cfg_getstr(sec, "pattern-text") : NULL;
 	int line = recipe_key_line(&ld->sc, si, "pattern");
 	char *anchored, err[256];
+	const char *bad;
 	int rc;
 
 	if (text && !pat)
@@ -309,10 +357,10 @@ static int load_pattern(struct loader *ld, cfg_t *sec, size_t si, size_t i)
 		return load_err(ld, recipe_key_line(&ld->sc, si, "pattern-text"),
 				"parameter '%s': pattern-text must be a non-empty single line",
 				p->name);
-	/* glibc takes a lone ')' as itself: "a)|(.*" would close ^( early. */
-	if (!parens_balanced(pat))
-		return load_err(ld, line, "parameter '%s': pattern '%s': a ')' closes no '('",
-				p->name, pat);
+	bad = pattern_problem(pat);
+	if (bad)
+		return load_err(ld, line, "parameter '%s': pattern '%s': %s",
+				p->name, pat, bad);
 	if (asprintf(&anchored, "^(%s)$", pat) < 0)
 		return imgp_fail(ENOMEM, "out of memory");
 	rc = regcomp(&r->patterns[i], anchored, REG_EXTENDED | REG_NOSUB);
