@@ -204,7 +204,12 @@ assert d[\"steps\"][2][\"action\"] == \"dt-delete-property\", d[\"steps\"]" &&
 	json_check show-rpi-sd-overclock.json "
 (m, p) = d[\"parameters\"]
 assert m[\"required\"] and m[\"values\"] == [\"pi0\", \"pi1\", \"pi2\", \"pi3\"], m
-assert (p[\"type\"], p[\"min\"], p[\"max\"], p[\"values\"]) == (\"int\", 50, 120, None), p"
+assert (p[\"type\"], p[\"min\"], p[\"max\"], p[\"values\"]) == (\"int\", 50, 120, None), p
+assert p[\"pattern\"] is None and p[\"pattern_text\"] is None, p" &&
+	json_check show-hostname.json "
+(h,) = d[\"parameters\"]
+assert h[\"pattern\"] == \"[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\", h
+assert h[\"pattern_text\"].startswith(\"one DNS label\"), h"
 '
 
 test_expect_success 'recipes show --json of a recipe with no risks or undo, and --recipe-path' '
@@ -274,6 +279,9 @@ test_expect_success 'the validator rejects what the schemas forbid, naming where
 	python3 -c "import json; d = json.load(open(\"recipes.json\")); d[\"recipes\"][0][\"parameters\"] = [{\"name\": \"x\"}]; json.dump(d, open(\"bad-recipes.json\", \"w\"))" &&
 	test_must_fail_with 1 validate recipes.schema.json bad-recipes.json >e8 &&
 	grep -F "at \$.recipes[0].parameters[0]: '\''description'\'' is a required property" e8 &&
+	python3 -c "import json; d = json.load(open(\"show-hostname.json\")); d[\"parameters\"][0][\"pattern\"] = None; json.dump(d, open(\"bad-pattern.json\", \"w\"))" &&
+	test_must_fail_with 1 validate recipe.schema.json bad-pattern.json >e10 &&
+	grep -F "at \$.parameters[0].pattern_text" e10 &&
 
 	head -c 100 kv.json >truncated.json &&
 	test_must_fail_with 2 validate info.schema.json truncated.json &&

@@ -41,8 +41,8 @@ static const struct imgp_bootpath *const bootpaths[] = {
 	&imgp_bootpath_extlinux,
 	&imgp_bootpath_armbian,
 	&imgp_bootpath_uenv,
-	&imgp_bootpath_script,
 	&imgp_bootpath_rpi,
+	&imgp_bootpath_script,
 };
 
 static struct mem_file *mem_find(const char *path)

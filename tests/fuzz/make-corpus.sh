@@ -309,6 +309,11 @@ for img in rpi rpi-trees; do
 		'::*' "$tmp/$img-boot/"
 	bootpath_seed "$img" "$tmp/$img-boot"
 done
+# Ubuntu for Raspberry Pi's config.txt includes syscfg.txt and usercfg.txt.
+cp -r "$tmp/rpi-trees-boot" "$tmp/ubuntu-boot"
+cp "$top"/tests/fixtures/ubuntu-rpi/*.txt "$tmp/ubuntu-boot/"
+cp "$tmp/ubuntu-boot/bcm2711-rpi-4-b.dtb" "$tmp/ubuntu-boot/bcm2711-rpi-cm4.dtb"
+bootpath_seed ubuntu "$tmp/ubuntu-boot"
 # ext2/4 boot partitions: the DIRS of partition N as the partition has them.
 debian_trees=/usr/lib/linux-image-6.1.0-13-arm64
 for spec in pmos:1:/ armbian:1:/boot extlinux:1:/boot,$debian_trees \

@@ -58,10 +58,35 @@ static void test_bad(void)
 	CHECK(parse("\n\n", &c) == -EINVAL, "bad: no header");
 }
 
+/* What spreadsheets write: Excel's byte order mark, the semicolon of comma-decimal locales. */
+static void test_spreadsheet(void)
+{
+	struct imgp_csv c;
+
+	CHECK(parse("\xef\xbb\xbftarget,hostname\r\n/dev/sdb,lab-01\r\n", &c) == 0 &&
+	      c.ncols == 2 && !strcmp(imgp_csv_cell(&c, 0, 0), "target"),
+	      "spreadsheet: a UTF-8 byte order mark is not part of the first cell");
+	imgp_csv_free(&c);
+	CHECK(parse("target;hostname;key\n/dev/sdb;lab-01;\"ssh-ed25519 A x;y, z\"\n", &c) == 0 &&
+	      c.ncols == 3 && !strcmp(imgp_csv_cell(&c, 1, 1), "lab-01") &&
+	      !strcmp(imgp_csv_cell(&c, 1, 2), "ssh-ed25519 A x;y, z"),
+	      "spreadsheet: semicolons separate when the header has no comma");
+	imgp_csv_free(&c);
+	CHECK(parse("target,\"a;b\"\nx,y\n", &c) == 0 && c.ncols == 2 &&
+	      !strcmp(imgp_csv_cell(&c, 0, 1), "a;b"),
+	      "spreadsheet: a comma in the header keeps the comma, a quoted semicolon is text");
+	imgp_csv_free(&c);
+	CHECK(parse("\"t,x\";h\n1;2\n", &c) == 0 && c.ncols == 2 &&
+	      !strcmp(imgp_csv_cell(&c, 0, 0), "t,x"),
+	      "spreadsheet: a quoted comma in a semicolon header is text");
+	imgp_csv_free(&c);
+}
+
 int main(void)
 {
 	test_plain();
 	test_quoted();
+	test_spreadsheet();
 	test_bad();
 	return unit_done();
 }

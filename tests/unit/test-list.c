@@ -99,6 +99,14 @@ static void check_config_txt(void)
 	       "dtoverlay=mine,speed=1\n", "config.txt: with parameters it is there");
 	expect("/config.txt", "dtoverlay", "#dtoverlay=mine\n", "mine", 1,
 	       "#dtoverlay=mine\ndtoverlay=mine\n", "config.txt: a comment does not count");
+	expect("/config.txt", "dtoverlay", "[all]\ninclude usercfg.txt\n", "mine", 1,
+	       "[all]\ninclude usercfg.txt\n[all]\ndtoverlay=mine\n",
+	       "config.txt: after an include, whose filter may still hold, [all] again");
+	expect("/config.txt", "dtoverlay", "include syscfg.txt\ndtoverlay=mine\n", "mine", 1,
+	       "include syscfg.txt\ndtoverlay=mine\n[all]\ndtoverlay=mine\n",
+	       "config.txt: one after an include without [all] may not count");
+	expect("/config.txt", "dtoverlay", "include x\n[all]\ndtoverlay=mine\n", "mine", 0,
+	       "include x\n[all]\ndtoverlay=mine\n", "config.txt: [all] after an include counts");
 }
 
 int main(void)

@@ -260,6 +260,83 @@ static void test_subst(void)
 	unsetenv("dir");
 }
 
+/*
+ * pattern: anchored to the whole value, checked at bind time with the
+ * recipe named; control characters refused everywhere, shown escaped.
+ */
+static void test_pattern(void)
+{
+	const struct imgp_recipe_param *params;
+	struct imgp_recipe *r = NULL;
+	struct imgp_buf d = { 0 };
+	const char *sets[1];
+	char big[300];
+	int rc;
+
+	rc = imgp_recipe_load(rpath(dir_bad, "pat"), &r);
+	CHECK(rc == 0, "pattern: loads, its default matches");
+	if (rc) {
+		printf("# %s\n", imgp_errmsg());
+		return;
+	}
+	imgp_recipe_params(r, &params);
+	CHECK(params[0].pattern && !strcmp(params[0].pattern, "[a-z]+|x[0-9]") &&
+	      params[0].pattern_text && !strcmp(params[0].pattern_text, "letters, or x and a digit") &&
+	      params[1].pattern && !params[1].pattern_text && !params[2].pattern,
+	      "pattern: pattern and pattern-text reach the parameter");
+	sets[0] = "host=abc";
+	CHECK(imgp_recipe_bind(r, sets, 1) == 0, "pattern: a matching value binds");
+	sets[0] = "host=x7";
+	CHECK(imgp_recipe_bind(r, sets, 1) == 0, "pattern: either alternative of the whole");
+	sets[0] = "host=abc1";
+	CHECK(imgp_recipe_bind(r, sets, 1) == -EINVAL &&
+	      msg_has("recipe 'pat': parameter 'host' must be letters, or x and a digit (got 'abc1')"),
+	      "pattern: anchored at the end, even with an alternation");
+	sets[0] = "host=1abc";
+	CHECK(imgp_recipe_bind(r, sets, 1) == -EINVAL, "pattern: anchored at the start");
+	sets[0] = "host=ax7";
+	CHECK(imgp_recipe_bind(r, sets, 1) == -EINVAL,
+	      "pattern: '^(a|b)$', not '^a|b$'");
+	sets[0] = "host=";
+	CHECK(imgp_recipe_bind(r, sets, 1) == -EINVAL, "pattern: an empty value is checked too");
+	sets[0] = "id=ab-1";
+	CHECK(imgp_recipe_bind(r, sets, 1) == -EINVAL &&
+	      msg_has("recipe 'pat': parameter 'id' must match the pattern '[a-z]+-[0-9]\\.' (got 'ab-1')"),
+	      "pattern: without pattern-text the message shows the pattern");
+	sets[0] = "id=ab-1.";
+	CHECK(imgp_recipe_bind(r, sets, 1) == 0, "pattern: a '\\\\.' in the recipe is a literal dot");
+	CHECK(params[0].value && !strcmp(params[0].value, "lab"),
+	      "pattern: a refused binding kept the earlier values");
+	sets[0] = "free=lab\n    sudo: ALL";
+	CHECK(imgp_recipe_bind(r, sets, 1) == -EINVAL &&
+	      msg_has("recipe 'pat': parameter 'free' must be one line without control characters (got 'lab\\n    sudo: ALL')"),
+	      "control characters: a newline is refused, shown as \\n");
+	sets[0] = "free=a\tb\x1b[31m\x7f\\";
+	CHECK(imgp_recipe_bind(r, sets, 1) == -EINVAL &&
+	      msg_has("(got 'a\\tb\\x1b[31m\\x7f\\\\')"),
+	      "control characters: tab, ESC and DEL escaped, '\\\\' doubled");
+	sets[0] = "host=a\rb";
+	CHECK(imgp_recipe_bind(r, sets, 1) == -EINVAL &&
+	      msg_has("parameter 'host' must be one line without control characters (got 'a\\rb')"),
+	      "control characters: refused before the pattern is tried");
+	memset(big, 'a', sizeof(big));
+	memcpy(big, "free=", 5);
+	big[100] = '\n';
+	big[sizeof(big) - 1] = '\0';
+	sets[0] = big;
+	CHECK(imgp_recipe_bind(r, sets, 1) == -EINVAL && msg_has("aaa...')") &&
+	      strlen(imgp_errmsg()) < 300,
+	      "control characters: a long value is cut in the message");
+	sets[0] = "free=plain \"text\" and $x";
+	CHECK(imgp_recipe_bind(r, sets, 1) == 0, "control characters: other text is free");
+	CHECK(imgp_recipe_describe(r, &d) == 0 &&
+	      buf_has(&d, "      must be letters, or x and a digit\n      pattern: [a-z]+|x[0-9]\n") &&
+	      buf_has(&d, "      pattern: [a-z]+-[0-9]\\.\n"),
+	      "pattern: recipes show gives the words and the pattern");
+	imgp_buf_free(&d);
+	imgp_recipe_free(r);
+}
+
 struct bad_case {
 	const char *name;
 	const char *body;
@@ -350,6 +427,24 @@ static const struct bad_case cases[] = {
 	{ "bad-fstabops", "step { action = \"fstab\" mountpoint = \"/\" options = \"noatime\" }\n",
 	  "step 1 (fstab): options 'noatime': must be a list of +option and -option" },
 	{ "unterminated", "summary = \"x\n", "unterminated.recipe:5: unterminated string" },
+	{ "pattern-bad", "param p {\n description = \"d\"\n default = \"a\"\n pattern = \"[a-z\"\n}\nstep { action = \"fstab\" mountpoint = \"/\" options = \"+${p}\" }\n",
+	  "pattern-bad.recipe:8: parameter 'p': pattern '[a-z': " },
+	{ "pattern-paren", "param p {\n description = \"d\"\n default = \"a\"\n pattern = \"a)|(.*\"\n}\nstep { action = \"fstab\" mountpoint = \"/\" options = \"+${p}\" }\n",
+	  "pattern-paren.recipe:8: parameter 'p': pattern 'a)|(.*': a ')' closes no '('" },
+	{ "pattern-large", "param p {\n description = \"d\"\n default = \"a\"\n pattern = \"(((a{99}){99}){99}){99}\"\n}\nstep { action = \"fstab\" mountpoint = \"/\" options = \"+${p}\" }\n",
+	  "pattern-large.recipe:8: parameter 'p': pattern '(((a{99}){99}){99}){99}': too large once its repetitions are expanded" },
+	{ "pattern-default", "param p {\n description = \"d\"\n default = \"ab1\"\n pattern = \"[a-z]+\"\n pattern-text = \"letters\"\n}\nstep { action = \"fstab\" mountpoint = \"/\" options = \"+${p}\" }\n",
+	  "pattern-default.recipe:7: parameter 'p': default: parameter 'p' must be letters (got 'ab1')" },
+	{ "pattern-values", "param p {\n description = \"d\"\n values = {\"a\", \"B\"}\n default = \"a\"\n pattern = \"[a-z]\"\n}\nstep { action = \"fstab\" mountpoint = \"/\" options = \"+${p}\" }\n",
+	  "pattern-values.recipe:7: parameter 'p': parameter 'p' must match the pattern '[a-z]' (got 'B')" },
+	{ "pattern-int", "param p {\n description = \"d\"\n type = \"int\"\n default = \"1\"\n pattern = \"[0-9]\"\n}\nstep { action = \"fstab\" mountpoint = \"/\" options = \"+${p}\" }\n",
+	  "pattern-int.recipe:9: parameter 'p': pattern needs type = \"string\"" },
+	{ "pattern-text-alone", "param p {\n description = \"d\"\n default = \"a\"\n pattern-text = \"letters\"\n}\nstep { action = \"fstab\" mountpoint = \"/\" options = \"+${p}\" }\n",
+	  "pattern-text-alone.recipe:8: parameter 'p': pattern-text without a pattern" },
+	{ "pattern-empty", "param p {\n description = \"d\"\n default = \"a\"\n pattern = \"\"\n}\nstep { action = \"fstab\" mountpoint = \"/\" options = \"+${p}\" }\n",
+	  "pattern-empty.recipe:8: parameter 'p': pattern must be a non-empty single line" },
+	{ "pattern-twice", "param p {\n description = \"d\"\n default = \"a\"\n pattern = \"a\"\n pattern = \"b\"\n}\nstep { action = \"fstab\" mountpoint = \"/\" options = \"+${p}\" }\n",
+	  "pattern-twice.recipe:9: 'pattern' is set twice (first on line 8)" },
 };
 
 static void test_errors(void)
@@ -699,6 +794,12 @@ static int setup(void)
 	    unit_write_text(unit_path("a/motd.txt"), "hello\n") ||
 	    unit_write_text(unit_path("a/README"), "not a recipe") ||
 	    write_recipe(dir_a, "subst", subst) ||
+	    write_recipe(dir_bad, "pat",
+			 "param host {\n description = \"h\"\n default = \"lab\"\n"
+			 " pattern = \"[a-z]+|x[0-9]\"\n pattern-text = \"letters, or x and a digit\"\n}\n"
+			 "param id { description = \"i\" default = \"a-1.\" pattern = \"[a-z]+-[0-9]\\\\.\" }\n"
+			 "param free { description = \"f\" default = \"\" }\n"
+			 "step { action = \"write-file\" part = \"root\" path = \"/etc/hostname\" content = \"${host} ${id} ${free}\" }\n") ||
 	    write_recipe(dir_a, "broken", "step { oops = 1 }\n") ||
 	    write_recipe(dir_b, "full", "step { action = \"fstab\" mountpoint = \"/\" options = \"+noatime\" }\n") ||
 	    write_recipe(dir_b, "only-b", "step { action = \"fstab\" mountpoint = \"/\" options = \"+noatime\" }\n"))
@@ -715,6 +816,7 @@ int main(void)
 	}
 	test_full();
 	test_subst();
+	test_pattern();
 	test_errors();
 	test_find();
 	test_list();

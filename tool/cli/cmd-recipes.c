@@ -71,6 +71,8 @@ static void json_param(struct json *j, const struct imgp_recipe_param *p)
 		json_kv_int(j, "max", p->max);
 	else
 		json_kv_null(j, "max");
+	json_kv_string(j, "pattern", p->pattern);
+	json_kv_string(j, "pattern_text", p->pattern_text);
 	json_object_end(j);
 }
 

@@ -367,6 +367,13 @@ extern const struct imgp_bootpath imgp_bootpath_script;
 extern const struct imgp_bootpath imgp_bootpath_armbian;
 extern const struct imgp_bootpath imgp_bootpath_uenv;
 extern const struct imgp_bootpath imgp_bootpath_rpi;
+/*
+ * Whether every board the Raspberry Pi tree file dtb (a name in the FAT
+ * root, "bcm2710-rpi-3-b.dtb") serves sees the config.txt model filter
+ * ("pi3"), by Raspberry Pi's table of model filters. False for a name the
+ * firmware does not load for a board.
+ */
+bool imgp_rpi_tree_sees(const char *dtb, const char *filter);
 
 /*
  * survey.c, for describe(): a text file of part, NUL-terminated, in *text

@@ -1165,6 +1165,8 @@ struct imgp_recipe_param {
 	size_t naliases;         /* other names for values: --set NAME=GIVEN */
 	const char *const *alias_given, *const *alias_value;  /* binds the value */
 	const char *def;         /* default, or NULL */
+	const char *pattern;     /* extended regex the whole value matches, or NULL */
+	const char *pattern_text;  /* what the pattern means, for messages, or NULL */
 	bool required;
 	const char *value;       /* the bound value; NULL while unbound */
 };

@@ -4,9 +4,10 @@
  * boot partition and loads the tree for the board's model from the FAT
  * root (bcm2711-rpi-4-b.dtb, bcm2712-rpi-5-b.dtb, ...), under os_prefix,
  * or the file device_tree= names; it then applies the dtoverlay= and
- * dtparam= lines in order. Lines under a model filter ([pi4], [cm5], ...)
- * count for that model only, [all] ends the filter; other conditional
- * filters ([gpio4=1], [HDMI:0], ...) are taken as true.
+ * dtparam= lines in order. Lines under a model filter ([pi4], [cm4s], ...)
+ * count for the boards it covers, [all] ends the filter; the conditional
+ * filters of other kinds ([gpio4=1], [HDMI:0], ...) are taken as true. An
+ * "include FILE" line reads FILE there (walk_config() below).
  *
  * A tree's overlay list has one entry per step the firmware takes:
  * "/overlays/NAME.dtbo,PARAM=VALUE,..." for a dtoverlay= line, with the
@@ -35,65 +36,174 @@
 /* Overlays are a few KiB; the firmware's own limit for one is far below this. */
 #define OVERLAY_MAX (4u << 20)
 #define OVERLAY_MAP "overlay_map.dtb"
+/* A U-Boot script image; U-Boot's own bound for one is far below this. */
+#define SCRIPT_MAX ((size_t)1 << 20)
 
-/* Model filters and the tree names they cover (the longest prefix names the model). */
-static const struct model {
-	const char *filter, *prefix;
-} models[] = {
-	{ "pi0", "bcm2708-rpi-zero" },   { "pi0", "bcm2835-rpi-zero" },
-	{ "pi02", "bcm2710-rpi-zero-2" }, { "pi02", "bcm2837-rpi-zero-2" },
-	{ "pi1", "bcm2708-rpi-" },       { "pi1", "bcm2835-rpi-" },
-	{ "pi2", "bcm2709-rpi-" },       { "pi2", "bcm2836-rpi-" },
-	{ "pi3", "bcm2710-rpi-" },       { "pi3", "bcm2837-rpi-" },
-	{ "pi3+", "bcm2710-rpi-3-b-plus" },
-	{ "pi4", "bcm2711-rpi-" },       { "pi400", "bcm2711-rpi-400" },
-	{ "cm4", "bcm2711-rpi-cm4" },
-	{ "pi5", "bcm2712-rpi-" },       { "pi5", "bcm2712d0-rpi-" },
-	{ "pi500", "bcm2712-rpi-500" },  { "cm5", "bcm2712-rpi-cm5" },
+/*
+ * Raspberry Pi's documentation (config.txt, "Conditional filters", its table
+ * of model filters) says which filters a board sees: its own and those it
+ * "also sees" ([pi400] also sees [pi4], [pi02] sees [pi0w] and [pi0], [cm0]
+ * sees [pi02], so [pi0w] and [pi0] as well, ...). One bit per filter.
+ */
+enum {
+	PI0 = 1u << 0, PI0W = 1u << 1, PI02 = 1u << 2, CM0 = 1u << 3,
+	PI1 = 1u << 4, CM1 = 1u << 5, PI2 = 1u << 6,
+	PI3 = 1u << 7, PI3P = 1u << 8, CM3 = 1u << 9, CM3P = 1u << 10,
+	PI4 = 1u << 11, PI400 = 1u << 12, CM4 = 1u << 13, CM4S = 1u << 14,
+	PI5 = 1u << 15, PI500 = 1u << 16, CM5 = 1u << 17,
 };
-#define NMODELS (sizeof(models) / sizeof(models[0]))
+
+static const struct {
+	const char *name;
+	unsigned bit;
+} filters[] = {
+	{ "pi0", PI0 }, { "pi0w", PI0W }, { "pi02", PI02 }, { "cm0", CM0 },
+	{ "pi1", PI1 }, { "cm1", CM1 }, { "pi2", PI2 },
+	{ "pi3", PI3 }, { "pi3+", PI3P }, { "cm3", CM3 }, { "cm3+", CM3P },
+	{ "pi4", PI4 }, { "pi400", PI400 }, { "cm4", CM4 }, { "cm4s", CM4S },
+	{ "pi5", PI5 }, { "pi500", PI500 }, { "cm5", CM5 },
+};
+
+/*
+ * Every tree name the firmware loads for a board: those Raspberry Pi ships
+ * (the firmware repository's boot/ folder, raspberrypi/firmware, over its
+ * history) and the upstream kernel's (bcm2835-bcm2837, bcm2711, bcm2712:
+ * raspberrypi/linux arch/arm/boot/dts/broadcom/Makefile). The model is the
+ * most specific filter of the boards the tree serves.
+ *
+ * A tree may serve boards that a filter tells apart: bcm2710-rpi-cm3.dtb is
+ * both the CM3's and the CM3+'s, and only the CM3+ sees [cm3+] and [pi3+],
+ * only the CM3 [cm3]. Such a filter "may apply" (the maybe bits): its
+ * lines are kept, as they reach the tree on one of its boards, with a
+ * warning. Trees whose boards no filter tells apart (the 3B+ and 3A+ share
+ * bcm2710-rpi-3-b-plus.dtb and both see [pi3+] and [pi3]; the 500 and 500+
+ * share bcm2712-rpi-500.dtb) need none.
+ */
+static const struct rpi_tree {
+	const char *name, *model;
+	unsigned sure, maybe;
+} rpi_trees[] = {
+	/* Raspberry Pi's names */
+	{ "bcm2708-rpi-b.dtb", "pi1", PI1, 0 },           /* 1A, 1B */
+	{ "bcm2708-rpi-b-rev1.dtb", "pi1", PI1, 0 },
+	{ "bcm2708-rpi-b-plus.dtb", "pi1", PI1, 0 },      /* 1A+, 1B+ */
+	{ "bcm2708-rpi-cm.dtb", "cm1", PI1 | CM1, 0 },
+	{ "bcm2708-rpi-zero.dtb", "pi0", PI0, 0 },
+	{ "bcm2708-rpi-zero-w.dtb", "pi0w", PI0 | PI0W, 0 },
+	{ "bcm2708-rpi-0-w.dtb", "pi0w", PI0 | PI0W, 0 },  /* its name before 2017 */
+	{ "bcm2709-rpi-2-b.dtb", "pi2", PI2, 0 },
+	/* A BCM2836 compute module never sold; the firmware ships its tree. */
+	{ "bcm2709-rpi-cm2.dtb", "pi2", PI2, 0 },
+	{ "bcm2710-rpi-2-b.dtb", "pi2", PI2, 0 },         /* 2B v1.2 (BCM2837) */
+	{ "bcm2710-rpi-3-b.dtb", "pi3", PI3, 0 },
+	{ "bcm2710-rpi-3-b-plus.dtb", "pi3+", PI3 | PI3P, 0 }, /* 3B+, 3A+ */
+	{ "bcm2710-rpi-cm3.dtb", "cm3", PI3, CM3 | CM3P | PI3P }, /* CM3, CM3+ */
+	{ "bcm2710-rpi-zero-2.dtb", "pi02", PI0 | PI0W | PI02, 0 },
+	{ "bcm2710-rpi-zero-2-w.dtb", "pi02", PI0 | PI0W | PI02, 0 },
+	{ "bcm2710-rpi-cm0.dtb", "cm0", PI0 | PI0W | PI02 | CM0, 0 },
+	{ "bcm2711-rpi-4-b.dtb", "pi4", PI4, 0 },
+	{ "bcm2711-rpi-400.dtb", "pi400", PI4 | PI400, 0 },
+	{ "bcm2711-rpi-cm4.dtb", "cm4", PI4 | CM4, 0 },
+	{ "bcm2711-rpi-cm4-io.dtb", "cm4", PI4 | CM4, 0 },
+	{ "bcm2711-rpi-cm4s.dtb", "cm4s", PI4 | CM4S, 0 },
+	{ "bcm2712-rpi-5-b.dtb", "pi5", PI5, 0 },
+	{ "bcm2712d0-rpi-5-b.dtb", "pi5", PI5, 0 },
+	{ "bcm2712-d-rpi-5-b.dtb", "pi5", PI5, 0 },
+	{ "bcm2712-rpi-500.dtb", "pi500", PI5 | PI500, 0 }, /* 500, 500+ */
+	{ "bcm2712-rpi-cm5-cm5io.dtb", "cm5", PI5 | CM5, 0 },
+	{ "bcm2712-rpi-cm5-cm4io.dtb", "cm5", PI5 | CM5, 0 },
+	{ "bcm2712-rpi-cm5l-cm5io.dtb", "cm5", PI5 | CM5, 0 },
+	{ "bcm2712-rpi-cm5l-cm4io.dtb", "cm5", PI5 | CM5, 0 },
+	/* the upstream kernel's */
+	{ "bcm2835-rpi-a.dtb", "pi1", PI1, 0 },
+	{ "bcm2835-rpi-a-plus.dtb", "pi1", PI1, 0 },
+	{ "bcm2835-rpi-b.dtb", "pi1", PI1, 0 },
+	{ "bcm2835-rpi-b-rev2.dtb", "pi1", PI1, 0 },
+	{ "bcm2835-rpi-b-plus.dtb", "pi1", PI1, 0 },
+	{ "bcm2835-rpi-cm1-io1.dtb", "cm1", PI1 | CM1, 0 },
+	{ "bcm2835-rpi-zero.dtb", "pi0", PI0, 0 },
+	{ "bcm2835-rpi-zero-w.dtb", "pi0w", PI0 | PI0W, 0 },
+	{ "bcm2836-rpi-2-b.dtb", "pi2", PI2, 0 },
+	{ "bcm2837-rpi-2-b.dtb", "pi2", PI2, 0 },
+	{ "bcm2837-rpi-3-a-plus.dtb", "pi3+", PI3 | PI3P, 0 },
+	{ "bcm2837-rpi-3-b.dtb", "pi3", PI3, 0 },
+	{ "bcm2837-rpi-3-b-plus.dtb", "pi3+", PI3 | PI3P, 0 },
+	{ "bcm2837-rpi-cm3-io3.dtb", "cm3", PI3, CM3 | CM3P | PI3P },
+	{ "bcm2837-rpi-zero-2-w.dtb", "pi02", PI0 | PI0W | PI02, 0 },
+	/* bcm2711-rpi-4-b, -400, -cm4-io and bcm2712-rpi-5-b are above. */
+};
+#define NTREES (sizeof(rpi_trees) / sizeof(rpi_trees[0]))
 
 static bool is_prefix(const char *s, const char *prefix)
 {
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-static bool is_dtb(const char *name)
+/* The tree the firmware loads for a board by that name; NULL: none. */
+static const struct rpi_tree *tree_of(const char *dtb)
 {
-	size_t n = strlen(name);
-
-	return n > 4 && strcmp(name + n - 4, ".dtb") == 0;
+	for (size_t i = 0; i < NTREES; i++)
+		if (strcmp(dtb, rpi_trees[i].name) == 0)
+			return &rpi_trees[i];
+	return NULL;
 }
 
-/* The model of a tree name; NULL: no Raspberry Pi tree. */
-static const char *model_of(const char *dtb)
+/* What a filter line says of a tree's boards. */
+enum verdict { FILTER_FALSE, FILTER_TRUE, FILTER_MAYBE, FILTER_OTHER };
+
+/* FILTER_OTHER: no model filter. */
+static enum verdict filter_covers(const char *filter, const struct rpi_tree *tree)
 {
-	const struct model *best = NULL;
-
-	if (!is_dtb(dtb))
-		return NULL;
-	for (size_t i = 0; i < NMODELS; i++)
-		if (is_prefix(dtb, models[i].prefix) &&
-		    (!best || strlen(models[i].prefix) > strlen(best->prefix)))
-			best = &models[i];
-	return best ? best->filter : NULL;
-}
-
-/* 1: filter is a model filter covering dtb; 0: one that does not; -1: no model filter. */
-static int filter_covers(const char *filter, const char *dtb)
-{
-	int known = -1;
-
-	for (size_t i = 0; i < NMODELS; i++) {
-		if (strcmp(filter, models[i].filter) != 0)
+	for (size_t i = 0; i < sizeof(filters) / sizeof(filters[0]); i++) {
+		if (strcmp(filter, filters[i].name) != 0)
 			continue;
-		if (is_prefix(dtb, models[i].prefix))
-			return 1;
-		known = 0;
+		if (tree->sure & filters[i].bit)
+			return FILTER_TRUE;
+		return tree->maybe & filters[i].bit ? FILTER_MAYBE : FILTER_FALSE;
 	}
-	if (strcmp(filter, "none") == 0)
-		return 0;
-	return known;
+	return FILTER_OTHER;
+}
+
+bool imgp_rpi_tree_sees(const char *dtb, const char *filter)
+{
+	const struct rpi_tree *tree = tree_of(dtb);
+
+	return tree && filter_covers(filter, tree) == FILTER_TRUE;
+}
+
+/*
+ * 1 when a U-Boot script beside config.txt loads a tree file itself, 0
+ * when not (or there is none), -ENOMEM. The
+ * Pi's firmware loads U-Boot as its kernel (Ubuntu: kernel=uboot_rpi_4.bin)
+ * and hands it the tree it made from config.txt; Ubuntu's script boots
+ * that one ("fdt addr ${fdt_addr}", the firmware's). A script that loads
+ * ${fdtfile} or a .dtb replaces it: that is the script's boot path. A
+ * script U-Boot cannot run (bad CRC) loads nothing.
+ */
+static int script_loads_tree(struct imgp_fs *fs)
+{
+	struct imgp_buf buf = { 0 };
+	struct imgp_bootscr scr;
+	int rc = 0, loads = 0;
+
+	for (size_t i = 0; i < imgp_nbootscr_paths; i++) {
+		buf.len = 0;
+		rc = imgp_fs_read_file(fs, imgp_bootscr_paths[i], SCRIPT_MAX, &buf);
+		if (rc == -ENOMEM)
+			break;
+		/* U-Boot runs the first script it can (distro boot goes on after a failed one). */
+		if (!rc && imgp_bootscr_parse(&scr, buf.data, buf.len) == 0) {
+			loads = imgp_bootscr_mentions(&scr, "${fdtfile}") ||
+				imgp_bootscr_mentions(&scr, ".dtb");
+			imgp_bootscr_free(&scr);
+			break;
+		}
+	}
+	imgp_buf_free(&buf);
+	if (rc == -ENOMEM)
+		return rc;
+	imgp_errclear();
+	return loads;
 }
 
 static int rpi_probe(struct imgp_survey *sv)
@@ -120,9 +230,15 @@ static int rpi_probe(struct imgp_survey *sv)
 		return 0;
 	}
 	for (size_t i = 0; i < n && !found; i++)
-		found = model_of(names[i]) || is_prefix(names[i], "start") ||
+		found = tree_of(names[i]) || is_prefix(names[i], "start") ||
 			strcmp(names[i], "kernel8.img") == 0;
 	imgp_fs_list_free(names, n);
+	if (found) {
+		rc = script_loads_tree(fs);
+		if (rc < 0)
+			return rc;
+		found = !rc;
+	}
 	if (found)
 		sv->boot = part;
 	return found;
@@ -233,32 +349,173 @@ static int add_params(char **entry, const char *list)
 	return 0;
 }
 
-/* The tree the firmware loads for dtb, and what it applies, from config.txt. */
+/*
+ * The lines of config.txt that count on the boards of one tree, as the
+ * documentation (config.txt, "Conditional filters" and "include") says:
+ *
+ *  - a model filter replaces the one before it ("filters of the same type
+ *    replace each other"); [all] resets every filter;
+ *  - a filter of another kind combines with the model filter ([pi4] then
+ *    [HDMI:0]: a Pi 4 with that monitor). Those we cannot know here (EDID,
+ *    HDMI port, GPIO, serial number, board-type, boot variables) are taken
+ *    as true, so they change nothing;
+ *  - [none] keeps everything after it from any board, and [tryboot] holds
+ *    on a tryboot only (not on a normal boot), both until [all];
+ *  - "include FILE" inserts FILE of the boot partition at that point: the
+ *    filters in force reach into it, those it sets stay after it, and an
+ *    include under a false filter is not read. The firmware passes over a
+ *    FILE that is not there.
+ */
+struct config_walk {
+	struct imgp_survey *sv;
+	struct imgp_survey_bootinfo *bi;
+	const struct rpi_tree *tree;
+	enum verdict model;      /* the model filter in force: FILTER_TRUE after [all] */
+	bool off;                /* [none] or [tryboot] in force */
+	unsigned nincluded;      /* files read for include lines */
+	bool too_deep, too_many; /* said so once */
+	struct imgp_buf lines;   /* the lines that count, each ending in '\n' */
+};
+
+/*
+ * The documentation gives no limit to includes; Ubuntu reads two files and
+ * nests none. This many levels end an include loop, and this many files in
+ * all a file that includes another twice, over and over (2^depth reads of
+ * up to IMGP_TEXT_MAX each).
+ */
+#define INCLUDE_DEPTH 8
+#define INCLUDE_FILES 32
+
+static void warn_config(const struct config_walk *w, const char *file, const char *what)
+{
+	const struct imgp_part *boot = w->sv->boot;
+
+	imgp_warn("%s: " IMGP_PART_FMT " (%s): %s: %s", w->sv->disk->img.path,
+		  boot->number, boot->fstype, file, what);
+}
+
+static int walk_config(struct config_walk *w, const char *file, char *text, int depth);
+
+/* "include NAME" under filters in force: NAME's lines in turn. 0 or -ENOMEM. */
+static int walk_include(struct config_walk *w, const char *file, const char *name,
+			int depth)
+{
+	struct imgp_buf path = { 0 }, what = { 0 };
+	bool deep = depth >= INCLUDE_DEPTH, many = w->nincluded >= INCLUDE_FILES;
+	char *text = NULL;
+	int rc;
+
+	rc = imgp_buf_printf(&path, "/%s", name + (name[0] == '/'));
+	if (rc)
+		return rc;
+	if (deep || many) {
+		/* Once per tree and limit: a loop meets it at every level. */
+		bool *said = deep ? &w->too_deep : &w->too_many;
+
+		if (!*said) {
+			*said = true;
+			rc = deep ? imgp_buf_printf(&what, "include %s: more than %d nested includes, not read",
+						    name, INCLUDE_DEPTH) :
+				imgp_buf_printf(&what, "include %s: more than %d included files, not read",
+						name, INCLUDE_FILES);
+			if (!rc)
+				warn_config(w, file, (const char *)what.data);
+		}
+	} else if (imgp_bootinfo_exists(w->sv, (const char *)path.data)) {
+		w->nincluded++;
+		/* One that does not read is kept in bi, as config.txt would be. */
+		rc = imgp_bootinfo_read(w->sv, w->bi, w->sv->boot, (const char *)path.data,
+					&text);
+		if (!rc)
+			rc = walk_config(w, (const char *)path.data, text, depth + 1);
+		else if (rc != -ENOMEM)
+			rc = 0;
+	}
+	imgp_errclear();
+	free(text);
+	imgp_buf_free(&what);
+	imgp_buf_free(&path);
+	return rc;
+}
+
+/* Adds the lines of text (file's) that count for w->tree to w->lines; writes into text. */
+static int walk_config(struct config_walk *w, const char *file, char *text, int depth)
+{
+	char *cursor = text, *line;
+	int rc = 0;
+
+	while (!rc && (line = imgp_bootinfo_line(&cursor))) {
+		size_t len = strlen(line);
+
+		if (line[0] == '[' && len > 1 && line[len - 1] == ']') {
+			enum verdict v;
+
+			line[len - 1] = '\0';
+			v = filter_covers(line + 1, w->tree);
+			if (strcmp(line + 1, "all") == 0) {
+				w->model = FILTER_TRUE;
+				w->off = false;
+			} else if (strcmp(line + 1, "none") == 0 ||
+				   strcmp(line + 1, "tryboot") == 0) {
+				w->off = true;
+			} else if (v != FILTER_OTHER) {
+				w->model = v;
+			}
+			if (v == FILTER_MAYBE && !w->off) {
+				struct imgp_buf what = { 0 };
+
+				rc = imgp_buf_printf(&what, "[%s]: true for only some of the boards /%s serves: its lines are taken as applying",
+						     line + 1, w->tree->name);
+				if (!rc)
+					warn_config(w, file, (const char *)what.data);
+				imgp_buf_free(&what);
+			}
+			continue;
+		}
+		if (w->off || w->model == FILTER_FALSE)
+			continue;
+		if (is_prefix(line, "include") && (line[7] == ' ' || line[7] == '\t')) {
+			rc = walk_include(w, file, line + 8 + strspn(line + 8, " \t"), depth);
+			continue;
+		}
+		rc = imgp_buf_printf(&w->lines, "%s\n", line);
+	}
+	return rc;
+}
+
+/* The tree the firmware loads for tree's boards, and what it applies, from config.txt. */
 static int describe_model(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
-			  const char *dtb, char *text)
+			  const struct rpi_tree *tree, const char *text)
 {
 	/* Indexed by setting: os_prefix, overlay_prefix, device_tree. */
 	static const char *const keys[] = { "os_prefix=", "overlay_prefix=", "device_tree=" };
+	struct config_walk w = { .sv = sv, .bi = bi, .tree = tree, .model = FILTER_TRUE };
 	char *set[3] = { NULL, NULL, NULL };
 	struct imgp_survey_bootdt *dt = NULL;
 	struct imgp_buf path = { 0 }, dir = { 0 }, map = { 0 };
-	char *config = strdup(text), *cursor = config, *line;
-	bool applies = true;
+	char *config = strdup(text), *cursor, *line;
 	size_t scope = 0;        /* 1 + the overlay whose parameters dtparam= sets */
 	int rc = 0;
 
 	if (!config)
 		return imgp_fail(ENOMEM, "out of memory");
+	rc = walk_config(&w, CONFIG_PATH, config, 0);
+	if (!rc)
+		rc = imgp_buf_printf(&w.lines, "%s", "");
 	/* Two passes: the tree's name may be set after the first overlay. */
 	for (int pass = 0; pass < 2 && !rc; pass++) {
+		free(config);
+		config = strdup((const char *)w.lines.data);
+		if (!config) {
+			rc = imgp_fail(ENOMEM, "out of memory");
+			break;
+		}
+		cursor = config;
 		if (pass) {
-			strcpy(config, text);
-			cursor = config;
-			applies = true;
 			path.len = 0;
 			rc = imgp_buf_printf(&path, "/%s%s", set[0] ? set[0] : "",
-					     set[2] ? set[2] : dtb);
-			dt = rc ? NULL : imgp_bootinfo_add_dt(bi, model_of(dtb),
+					     set[2] ? set[2] : tree->name);
+			dt = rc ? NULL : imgp_bootinfo_add_dt(bi, tree->model,
 							      (char *)path.data);
 			if (!dt || imgp_buf_printf(&dir, "/%s%s", set[0] ? set[0] : "",
 						   set[1] ? set[1] : "overlays/") ||
@@ -268,21 +525,6 @@ static int describe_model(struct imgp_survey *sv, struct imgp_survey_bootinfo *b
 			}
 		}
 		while (!rc && (line = imgp_bootinfo_line(&cursor))) {
-			size_t len = strlen(line);
-
-			if (line[0] == '[' && len > 1 && line[len - 1] == ']') {
-				int covers;
-
-				line[len - 1] = '\0';
-				covers = filter_covers(line + 1, dtb);
-				if (strcmp(line + 1, "all") == 0)
-					applies = true;
-				else if (covers >= 0)
-					applies = covers;
-				continue;
-			}
-			if (!applies)
-				continue;
 			for (size_t k = 0; !pass && k < 3; k++) {
 				if (!is_prefix(line, keys[k]))
 					continue;
@@ -303,7 +545,7 @@ static int describe_model(struct imgp_survey *sv, struct imgp_survey_bootinfo *b
 				/* The map's name and parameters come first, the line's after. */
 				if (*params)
 					*params++ = '\0';
-				rc = map_lookup(&map, platform_of(dtb), name, &to, &why);
+				rc = map_lookup(&map, platform_of(tree->name), name, &to, &why);
 				/* One the firmware does not load stays listed: apply() says why. */
 				rc = rc > 0 ? 0 : rc;
 				path.len = 0;
@@ -328,6 +570,7 @@ static int describe_model(struct imgp_survey *sv, struct imgp_survey_bootinfo *b
 	}
 	for (size_t k = 0; k < 3; k++)
 		free(set[k]);
+	imgp_buf_free(&w.lines);
 	imgp_buf_free(&map);
 	imgp_buf_free(&dir);
 	imgp_buf_free(&path);
@@ -352,9 +595,12 @@ static int rpi_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
 		imgp_errclear();
 		rc = 0;
 	}
-	for (size_t i = 0; !rc && i < n; i++)
-		if (model_of(names[i]))
-			rc = describe_model(sv, bi, names[i], text);
+	for (size_t i = 0; !rc && i < n; i++) {
+		const struct rpi_tree *tree = tree_of(names[i]);
+
+		if (tree)
+			rc = describe_model(sv, bi, tree, text);
+	}
 	if (!rc)
 		rc = imgp_bootinfo_summary(bi, "Raspberry Pi firmware " CONFIG_PATH
 					   ", a tree by model from the FAT root");

@@ -34,14 +34,16 @@ static const char *const script_paths[] = {
  * The ways of booting, most specific first; extlinux before the scripts,
  * as U-Boot's distro boot scans a partition, and Armbian's script (known
  * by its armbianEnv.txt) and BeagleBone's /boot/uEnv.txt before any other.
+ * The Raspberry Pi firmware runs before any U-Boot it loads, and its tree
+ * is the one booted unless a script loads another (bootpath-rpi.c).
  */
 static const struct imgp_bootpath *const bootpaths[] = {
 	&imgp_bootpath_fit,
 	&imgp_bootpath_extlinux,
 	&imgp_bootpath_armbian,
 	&imgp_bootpath_uenv,
-	&imgp_bootpath_script,
 	&imgp_bootpath_rpi,
+	&imgp_bootpath_script,
 };
 
 /* Files that mark a boot partition whose way of booting is no method yet. */

@@ -11,62 +11,20 @@
 
 #include "doctor/doctor.h"
 
-/* A Raspberry Pi boot partition: config.txt beside the Pi's kernels or trees. */
-static bool is_rpi(const struct doctor *d)
-{
-	static const char *const kernels[] = {
-		"kernel.img", "kernel7.img", "kernel7l.img", "kernel8.img",
-		"kernel_2712.img", "start.elf", "start4.elf",
-	};
-
-	for (size_t i = 0; i < d->nboot_names; i++) {
-		const char *name = d->boot_names[i];
-
-		if (strncmp(name, "bcm27", 5) == 0 && strstr(name, "-rpi-"))
-			return true;
-		for (size_t k = 0; k < sizeof(kernels) / sizeof(kernels[0]); k++)
-			if (strcmp(name, kernels[k]) == 0)
-				return true;
-	}
-	return false;
-}
-
 /*
- * The config.txt section of the first sdhost board whose tree is on the boot
- * partition (Raspberry Pi's names, bcm2708-2710, and the upstream ones,
- * bcm2835-2837), or NULL when there is none.
+ * The config.txt section of the newest sdhost board whose tree is on the
+ * boot partition (pi3 over pi2 over pi1 over pi0), or NULL when there is
+ * none.
  */
 static const char *sdhost_section(const struct doctor *d)
 {
-	static const struct {
-		const char *prefix, *section;
-	} boards[] = {
-		{ "bcm2708-rpi-zero", "pi0" }, { "bcm2835-rpi-zero", "pi0" },
-		{ "bcm2710-rpi-zero-2", "pi0" },
-		{ "bcm2708-rpi-", "pi1" }, { "bcm2835-rpi-", "pi1" },
-		{ "bcm2709-rpi-2", "pi2" }, { "bcm2710-rpi-2", "pi2" },
-		{ "bcm2836-rpi-2", "pi2" },
-		{ "bcm2710-rpi-3", "pi3" }, { "bcm2837-rpi-3", "pi3" },
-		{ "bcm2710-rpi-cm3", "pi3" }, { "bcm2837-rpi-cm3", "pi3" },
-	};
-	const char *best = NULL;
+	static const char *const sections[] = { "pi3", "pi2", "pi1", "pi0" };
 
-	/* The newest board wins: pi3 over pi2 over pi1 over pi0 ('0' < '3'). */
-	for (size_t i = 0; i < d->nboot_names; i++) {
-		const char *name = d->boot_names[i];
-		size_t n = strlen(name);
-
-		if (n < 4 || strcmp(name + n - 4, ".dtb"))
-			continue;
-		for (size_t k = 0; k < sizeof(boards) / sizeof(boards[0]); k++) {
-			if (strncmp(name, boards[k].prefix, strlen(boards[k].prefix)))
-				continue;
-			if (!best || strcmp(boards[k].section, best) > 0)
-				best = boards[k].section;
-			break;
-		}
-	}
-	return best;
+	for (size_t k = 0; k < sizeof(sections) / sizeof(sections[0]); k++)
+		for (size_t i = 0; i < d->nboot_names; i++)
+			if (imgp_rpi_tree_sees(d->boot_names[i], sections[k]))
+				return sections[k];
+	return NULL;
 }
 
 /* Whether an active (not commented out) KEY= line is there, by textedit's rule. */
@@ -87,7 +45,8 @@ int doctor_check_rpi(struct doctor *d)
 	const char *section;
 	int rc;
 
-	if (!d->sv.boot || !is_rpi(d))
+	/* The firmware's own tree only: a script that loads another drops dtparam=. */
+	if (d->sv.bootpath != &imgp_bootpath_rpi)
 		return 0;
 	section = sdhost_section(d);
 	if (!section)

@@ -9,7 +9,8 @@
  *  - extlinux.conf's "fdtoverlays a b" of the label U-Boot boots (DEFAULT,
  *    else the first; keywords case-insensitive, as U-Boot's pxe_utils);
  *  - the set of "dtoverlay=NAME[,params]" lines of config.txt that apply
- *    to every model (before any [filter], or under [all]).
+ *    to every model (before any [filter], or under [all], and not after an
+ *    include line that no [all] follows).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -252,6 +253,18 @@ static int list_config_txt(const char *text, size_t len, const char *key,
 		if (p < e && *p == '[' && e[-1] == ']') {
 			last_section = p;
 			all = (size_t)(e - p) == 5 && memcmp(p, "[all]", 5) == 0;
+			continue;
+		}
+		/*
+		 * The firmware reads an included file at its include line, and the
+		 * filter that file leaves in force (Ubuntu's usercfg.txt is the
+		 * user's) holds after it: a line there, or one added at the end,
+		 * needs an [all] of its own.
+		 */
+		if ((size_t)(e - p) > 8 && memcmp(p, "include", 7) == 0 &&
+		    (p[7] == ' ' || p[7] == '\t')) {
+			last_section = p;
+			all = false;
 			continue;
 		}
 		if (!all || (size_t)(e - p) < nkey + 1 + nword ||

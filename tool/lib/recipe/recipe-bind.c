@@ -90,7 +90,7 @@ int imgp_recipe_bind(struct imgp_recipe *r, const char *const *sets,
 		for (size_t k = 0; k < p->naliases; k++)
 			if (!strcmp(p->alias_given[k], given))
 				given = p->alias_value[k];
-		rc = recipe_param_check(p, given, &num);
+		rc = recipe_param_check(r, p, given, &num);
 		if (!rc) {
 			values[p - r->params] = recipe_param_norm(r, p, given, num);
 			if (!values[p - r->params])

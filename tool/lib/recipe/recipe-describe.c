@@ -4,6 +4,8 @@
  * one for the JSON output.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "recipe-internal.h"
@@ -193,6 +195,17 @@ int imgp_recipe_describe(const struct imgp_recipe *r, struct imgp_buf *out)
 			rc = imgp_buf_printf(out, ")\n");
 		if (!rc)
 			rc = put_wrapped(out, p->description, 6);
+		/* The words, wrapped; the pattern as written, on a line of its own. */
+		if (!rc && p->pattern_text) {
+			char *must;
+
+			if (asprintf(&must, "must be %s", p->pattern_text) < 0)
+				return imgp_fail(ENOMEM, "out of memory");
+			rc = put_wrapped(out, must, 6);
+			free(must);
+		}
+		if (!rc && p->pattern)
+			rc = imgp_buf_printf(out, "      pattern: %s\n", p->pattern);
 	}
 	if (!rc)
 		rc = imgp_buf_printf(out, "\nmatches:\n");

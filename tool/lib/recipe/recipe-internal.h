@@ -6,6 +6,7 @@
 #ifndef IMGP_RECIPE_INTERNAL_H
 #define IMGP_RECIPE_INTERNAL_H
 
+#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -109,10 +110,13 @@ struct imgp_recipe {
 	const char *name, *summary, *description, *source, *risks, *undo;
 	size_t nparams;
 	struct imgp_recipe_param *params;
+	regex_t *patterns;              /* per parameter: its pattern, compiled */
+	bool *compiled;                 /* per parameter: patterns[i] to regfree */
 	size_t nrules;
 	struct match_rule *rules;
 	size_t nsteps;
 	struct recipe_step *steps;
+	bool loaded;                    /* parsed and checked: messages name it */
 	bool bound;
 	/* Every string above is owned here, freed together. */
 	char **pool;
@@ -171,6 +175,7 @@ bool recipe_ends_with(const char *s, const char *suffix);
 bool recipe_is_ident(const char *s, size_t len);
 bool recipe_is_name(const char *s);
 bool recipe_has_ctl(const char *s, bool tab_ok);
+const char *recipe_show_value(const char *v, char *buf, size_t len);
 bool recipe_parse_long(const char *s, long *out);
 const char *recipe_check_value(enum kind k, const char *v, bool bound,
 			       char *why, size_t whylen);
@@ -201,7 +206,8 @@ const struct action_opt *recipe_action_opt(const struct action *a, enum opt o);
 
 /* recipe-load.c: loading */
 struct loader;
-int recipe_param_check(const struct imgp_recipe_param *p, const char *v,
+int recipe_param_check(const struct imgp_recipe *r,
+		       const struct imgp_recipe_param *p, const char *v,
 		       long *num);
 const char *recipe_param_norm(struct imgp_recipe *r,
 			      const struct imgp_recipe_param *p, const char *v,

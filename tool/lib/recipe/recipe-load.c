@@ -7,6 +7,7 @@
 #include <confuse.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,12 +96,30 @@ static int load_text(struct loader *ld, const char *key, bool required,
 	return *out ? 0 : imgp_fail(ENOMEM, "out of memory");
 }
 
-/* Checks value v against what parameter p accepts; *num gets an int's value. */
-int recipe_param_check(const struct imgp_recipe_param *p, const char *v,
-		       long *num)
+/*
+ * Checks value v against what parameter p of r accepts; *num gets an int's
+ * value. in_list: v must be one of p's values (false while the values are
+ * themselves checked). A value is one line: it ends up inside files (YAML,
+ * shell assignments) where a control character would start another line
+ * or worse. The messages of the checks added for that name the recipe, as
+ * one recipe of several given to write may be the one that refuses.
+ */
+static int param_check(const struct imgp_recipe *r,
+		       const struct imgp_recipe_param *p, const char *v,
+		       bool in_list, long *num)
 {
+	char shown[128], who[NAME_MAX_LEN * 2 + 32];
+
 	*num = 0;
-	if (p->nvalues) {
+	/* At load time the file and line name the recipe already. */
+	if (r->loaded)
+		snprintf(who, sizeof(who), "recipe '%s': parameter '%s'", r->name, p->name);
+	else
+		snprintf(who, sizeof(who), "parameter '%s'", p->name);
+	if (recipe_has_ctl(v, false))
+		return imgp_fail(EINVAL, "%s must be one line without control characters (got '%s')",
+				 who, recipe_show_value(v, shown, sizeof(shown)));
+	if (in_list && p->nvalues) {
 		size_t i;
 		char list[512];
 		size_t off = 0;
@@ -118,6 +137,16 @@ int recipe_param_check(const struct imgp_recipe_param *p, const char *v,
 					 p->name, list, v);
 		}
 	}
+	if (p->pattern &&
+	    regexec(&r->patterns[p - r->params], v, 0, NULL, 0) != 0) {
+		if (p->pattern_text)
+			return imgp_fail(EINVAL, "%s must be %s (got '%s')",
+					 who, p->pattern_text,
+					 recipe_show_value(v, shown, sizeof(shown)));
+		return imgp_fail(EINVAL, "%s must match the pattern '%s' (got '%s')",
+				 who, p->pattern,
+				 recipe_show_value(v, shown, sizeof(shown)));
+	}
 	if (!p->is_int)
 		return 0;
 	if (!recipe_parse_long(v, num))
@@ -133,6 +162,13 @@ int recipe_param_check(const struct imgp_recipe_param *p, const char *v,
 		return imgp_fail(EINVAL, "%s must be at most %ld (got %s)", p->name,
 				 p->max, v);
 	return 0;
+}
+
+int recipe_param_check(const struct imgp_recipe *r,
+		       const struct imgp_recipe_param *p, const char *v,
+		       long *num)
+{
+	return param_check(r, p, v, true, num);
 }
 
 /* A checked value as it is substituted: integers in plain decimal. */
@@ -185,7 +221,7 @@ static int load_aliases(struct loader *ld, cfg_t *sec, size_t si,
 		from = recipe_pool_keep(r, strndup(a, (size_t)(eq - a)));
 		if (!from)
 			return imgp_fail(ENOMEM, "out of memory");
-		if (!recipe_param_check(p, from, &num))
+		if (!param_check(r, p, from, true, &num))
 			return load_err(ld, line, "parameter '%s': alias '%s' is already one of its values",
 					p->name, from);
 		imgp_errclear();
@@ -193,7 +229,7 @@ static int load_aliases(struct loader *ld, cfg_t *sec, size_t si,
 			if (!strcmp(given[j], from))
 				return load_err(ld, line, "parameter '%s': alias '%s' is listed twice",
 						p->name, from);
-		if (recipe_param_check(p, eq + 1, &num))
+		if (param_check(r, p, eq + 1, true, &num))
 			return load_err(ld, line, "parameter '%s': alias '%s': %s",
 					p->name, from, imgp_errmsg());
 		given[k] = from;
@@ -204,6 +240,141 @@ static int load_aliases(struct loader *ld, cfg_t *sec, size_t si,
 	p->alias_given = given;
 	p->alias_value = value;
 	p->naliases = n;
+	return 0;
+}
+
+#define PATTERN_MAX_SIZE 1000   /* positions, repetitions expanded */
+#define PATTERN_MAX_DEPTH 32
+
+/* Saturating a * b and a + b for the size estimate below. */
+static size_t size_mul(size_t a, size_t b)
+{
+	return b && a > SIZE_MAX / b ? SIZE_MAX : a * b;
+}
+
+static size_t size_add(size_t a, size_t b)
+{
+	return a > SIZE_MAX - b ? SIZE_MAX : a + b;
+}
+
+/*
+ * Checks an extended regular expression before regcomp sees it, returning
+ * NULL or the problem:
+ * - a ')' that closes no '(': glibc takes it as itself, so "a)|(.*" would
+ *   close the anchoring ^( early and match anything;
+ * - too large once expanded: glibc copies a group once per repetition of a
+ *   bound, so "(((a{99}){99}){99}){99}" is a short line that takes seconds
+ *   and gigabytes to compile. The estimate counts one position per atom,
+ *   times every bound around it.
+ */
+static const char *pattern_problem(const char *re)
+{
+	size_t outer[PATTERN_MAX_DEPTH];
+	size_t size = 0, last = 0;
+	int depth = 0;
+
+	for (const char *c = re; *c; c++) {
+		size_t atom = 1;
+
+		if (*c == '\\' && c[1]) {
+			c++;
+		} else if (*c == '[') {
+			/* "[]...]" and "[^]...]" hold a ']'; "[:alpha:]" a class. */
+			c += 1 + (c[1] == '^');
+			if (*c == ']')
+				c++;
+			while (*c && *c != ']') {
+				if (*c == '[' && (c[1] == ':' || c[1] == '.' || c[1] == '=')) {
+					const char *end = strchr(c + 2, c[1]);
+
+					c = end && end[1] == ']' ? end + 1 : c;
+				}
+				c++;
+			}
+			if (!*c)
+				return NULL;  /* regcomp reports the open bracket */
+		} else if (*c == '(') {
+			if (depth == PATTERN_MAX_DEPTH)
+				return "groups nested too deep";
+			outer[depth++] = size;
+			size = 0;
+			continue;
+		} else if (*c == ')') {
+			if (!depth)
+				return "a ')' closes no '('";
+			atom = size;
+			size = outer[--depth];
+		} else if (*c == '{') {
+			/* "{m}", "{m,}", "{m,n}": the item before, up to n times. */
+			char *end;
+			unsigned long m = strtoul(c + 1, &end, 10), n = m;
+
+			if (*end == ',')
+				n = end[1] == '}' ? m : strtoul(end + 1, &end, 10);
+			size = size_add(size, size_mul(last, n ? n - 1 : 0));
+			last = size_mul(last, n);
+			c = strchr(c, '}') ? strchr(c, '}') : c;
+			continue;
+		}
+		size = size_add(size, atom);
+		last = atom;
+	}
+	while (depth)
+		size = size_add(outer[--depth], size);
+	return size > PATTERN_MAX_SIZE ? "too large once its repetitions are expanded" : NULL;
+}
+
+/*
+ * pattern = "ERE": a POSIX extended regular expression the whole value
+ * must match (it is anchored here, so "[a-z]+" means ^([a-z]+)$), compiled
+ * once for every check; pattern-text = "...": what it means in words, for
+ * the messages and recipes show. Strings only: an int has min and max.
+ */
+static int load_pattern(struct loader *ld, cfg_t *sec, size_t si, size_t i)
+{
+	struct imgp_recipe *r = ld->r;
+	struct imgp_recipe_param *p = &r->params[i];
+	const char *pat = cfg_size(sec, "pattern") ? cfg_getstr(sec, "pattern") : NULL;
+	const char *text = cfg_size(sec, "pattern-text") ? cfg_getstr(sec, "pattern-text") : NULL;
+	int line = recipe_key_line(&ld->sc, si, "pattern");
+	char *anchored, err[256];
+	const char *bad;
+	int rc;
+
+	if (text && !pat)
+		return load_err(ld, recipe_key_line(&ld->sc, si, "pattern-text"),
+				"parameter '%s': pattern-text without a pattern",
+				p->name);
+	if (!pat)
+		return 0;
+	if (p->is_int)
+		return load_err(ld, line, "parameter '%s': pattern needs type = \"string\" (an int has min and max)",
+				p->name);
+	if (!*pat || recipe_has_ctl(pat, false))
+		return load_err(ld, line, "parameter '%s': pattern must be a non-empty single line",
+				p->name);
+	if (text && (!*text || recipe_has_ctl(text, false)))
+		return load_err(ld, recipe_key_line(&ld->sc, si, "pattern-text"),
+				"parameter '%s': pattern-text must be a non-empty single line",
+				p->name);
+	bad = pattern_problem(pat);
+	if (bad)
+		return load_err(ld, line, "parameter '%s': pattern '%s': %s",
+				p->name, pat, bad);
+	if (asprintf(&anchored, "^(%s)$", pat) < 0)
+		return imgp_fail(ENOMEM, "out of memory");
+	rc = regcomp(&r->patterns[i], anchored, REG_EXTENDED | REG_NOSUB);
+	free(anchored);
+	if (rc) {
+		regerror(rc, &r->patterns[i], err, sizeof(err));
+		return load_err(ld, line, "parameter '%s': pattern '%s': %s",
+				p->name, pat, err);
+	}
+	r->compiled[i] = true;
+	p->pattern = recipe_pool_dup(r, pat);
+	p->pattern_text = text ? recipe_pool_dup(r, text) : NULL;
+	if (!p->pattern || (text && !p->pattern_text))
+		return imgp_fail(ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -254,6 +425,9 @@ static int load_param(struct loader *ld, size_t i)
 		return load_err(ld, recipe_key_line(&ld->sc, si, "max"),
 				"parameter '%s': min %ld is above max %ld", title,
 				p->min, p->max);
+	rc = load_pattern(ld, sec, si, i);
+	if (rc)
+		return rc;
 	if (recipe_has_key(&ld->sc, si, "values") && !nvalues)
 		return load_err(ld, recipe_key_line(&ld->sc, si, "values"),
 				"parameter '%s': empty list of values", title);
@@ -262,7 +436,6 @@ static int load_param(struct loader *ld, size_t i)
 		return imgp_fail(ENOMEM, "out of memory");
 	for (unsigned k = 0; k < nvalues; k++) {
 		const char *v = cfg_getnstr(sec, "values", k);
-		struct imgp_recipe_param one = *p;
 
 		if (!v || !*v || recipe_has_ctl(v, false))
 			return load_err(ld, recipe_key_line(&ld->sc, si, "values"),
@@ -274,8 +447,7 @@ static int load_param(struct loader *ld, size_t i)
 						"parameter '%s': value '%s' is listed twice",
 						title, v);
 		/* Each value must itself be a valid value of the type. */
-		one.nvalues = 0;
-		if (recipe_param_check(&one, v, &num))
+		if (param_check(r, p, v, false, &num))
 			return load_err(ld, recipe_key_line(&ld->sc, si, "values"),
 					"parameter '%s': %s", title, imgp_errmsg());
 		values[k] = recipe_pool_dup(r, v);
@@ -295,7 +467,7 @@ static int load_param(struct loader *ld, size_t i)
 			return load_err(ld, recipe_key_line(&ld->sc, si, "default"),
 					"parameter '%s' is required and has a default: choose one",
 					title);
-		if (recipe_param_check(p, d ? d : "", &num))
+		if (param_check(r, p, d ? d : "", true, &num))
 			return load_err(ld, recipe_key_line(&ld->sc, si, "default"),
 					"parameter '%s': default: %s", title,
 					imgp_errmsg());
@@ -565,6 +737,8 @@ static int parse_recipe(struct loader *ld)
 		CFG_INT("min", 0, CFGF_NODEFAULT),
 		CFG_INT("max", 0, CFGF_NODEFAULT),
 		CFG_BOOL("required", cfg_false, CFGF_NODEFAULT),
+		CFG_STR("pattern", NULL, CFGF_NODEFAULT),
+		CFG_STR("pattern-text", NULL, CFGF_NODEFAULT),
 		CFG_END()
 	};
 	cfg_opt_t match_opts[] = {
@@ -649,7 +823,9 @@ static int parse_recipe(struct loader *ld)
 
 	r->nparams = cfg_size(ld->cfg, "param");
 	r->params = calloc(r->nparams ? r->nparams : 1, sizeof(*r->params));
-	if (!r->params)
+	r->patterns = calloc(r->nparams ? r->nparams : 1, sizeof(*r->patterns));
+	r->compiled = calloc(r->nparams ? r->nparams : 1, sizeof(*r->compiled));
+	if (!r->params || !r->patterns || !r->compiled)
 		return imgp_fail(ENOMEM, "out of memory");
 	for (size_t i = 0; i < r->nparams; i++) {
 		rc = load_param(ld, i);
@@ -793,6 +969,7 @@ int imgp_recipe_load(const char *path, struct imgp_recipe **out)
 	rc = recipe_scan_text(&ld.sc, (const char *)text.data, text.len);
 	if (!rc)
 		rc = parse_recipe(&ld);
+	r->loaded = !rc;
 	/* Bound to the defaults at once when nothing has to be given. */
 	if (!rc) {
 		bool need = false;
@@ -822,6 +999,11 @@ void imgp_recipe_free(struct imgp_recipe *r)
 	for (size_t i = 0; i < r->npool; i++)
 		free(r->pool[i]);
 	free(r->pool);
+	for (size_t i = 0; r->compiled && i < r->nparams; i++)
+		if (r->compiled[i])
+			regfree(&r->patterns[i]);
+	free(r->compiled);
+	free(r->patterns);
 	free(r->params);
 	free(r->steps);
 	free(r);

@@ -58,6 +58,41 @@ bool recipe_has_ctl(const char *s, bool tab_ok)
 }
 
 /*
+ * v as a message shows it, in buf: control characters and '\' escaped C
+ * style (a newline as \n, ESC as \x1b), cut with "..." where it would not
+ * fit, so that one bad value stays one line of error. Returns buf.
+ */
+const char *recipe_show_value(const char *v, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	for (; *v; v++) {
+		unsigned char c = (unsigned char)*v;
+		char esc[5];
+
+		switch (c) {
+		case '\n': snprintf(esc, sizeof(esc), "\\n"); break;
+		case '\r': snprintf(esc, sizeof(esc), "\\r"); break;
+		case '\t': snprintf(esc, sizeof(esc), "\\t"); break;
+		case '\\': snprintf(esc, sizeof(esc), "\\\\"); break;
+		default:
+			if (c < 0x20 || c == 0x7f)
+				snprintf(esc, sizeof(esc), "\\x%02x", c);
+			else
+				snprintf(esc, sizeof(esc), "%c", c);
+		}
+		/* Room for this, "..." and the NUL. */
+		if (off + strlen(esc) + 4 > len) {
+			snprintf(buf + off, len - off, "...");
+			return buf;
+		}
+		off += (size_t)snprintf(buf + off, len - off, "%s", esc);
+	}
+	buf[off] = '\0';
+	return buf;
+}
+
+/*
  * Checks the components of a '/'-separated path: none empty, "." or "..".
  * Returns NULL or the reason.
  */

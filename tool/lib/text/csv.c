@@ -5,6 +5,11 @@
  * quotes (""). Strict where the RFC is: a quote inside an unquoted field,
  * text after a closing quote and an unclosed quote are errors, and every
  * record has as many fields as the header. Blank lines are skipped.
+ *
+ * Two things spreadsheets write are read as they mean it: the UTF-8 byte
+ * order mark Excel puts before "CSV UTF-8" files, and the semicolon that
+ * Excel and LibreOffice separate fields with where the comma is the
+ * decimal sign (taken when the header line has a semicolon and no comma).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,6 +20,7 @@
 /* One record being read: its fields as offsets into one text buffer. */
 struct csv_reader {
 	const char *p, *end;
+	char sep;                /* ',' or ';' */
 	unsigned line;
 	struct imgp_buf field;
 	char **fields;
@@ -76,7 +82,7 @@ static int read_quoted(struct csv_reader *rd)
 			return imgp_fail(ENOMEM, "out of memory");
 		rd->p++;
 	}
-	if (!at_eol(rd) && *rd->p != ',')
+	if (!at_eol(rd) && *rd->p != rd->sep)
 		return imgp_fail(EINVAL, "line %u: text after the closing quote of a field",
 				 rd->line);
 	return 0;
@@ -92,7 +98,7 @@ static int read_record(struct csv_reader *rd)
 		if (rd->p < rd->end && *rd->p == '"') {
 			rc = read_quoted(rd);
 		} else {
-			while (!rc && !at_eol(rd) && *rd->p != ',') {
+			while (!rc && !at_eol(rd) && *rd->p != rd->sep) {
 				if (*rd->p == '"')
 					return imgp_fail(EINVAL, "line %u: a quote inside an unquoted field (quote the whole field and double the quote)",
 							 rd->line);
@@ -104,7 +110,7 @@ static int read_record(struct csv_reader *rd)
 			rc = take_field(rd);
 		if (rc || at_eol(rd))
 			break;
-		rd->p++;   /* the comma */
+		rd->p++;   /* the separator */
 	}
 	skip_eol(rd);
 	return rc;
@@ -117,12 +123,32 @@ static void free_fields(struct csv_reader *rd)
 	rd->nfields = 0;
 }
 
+/* ';' when the first line (outside quotes) has a semicolon and no comma. */
+static char separator(const char *p, const char *end)
+{
+	bool quoted = false, semicolon = false;
+
+	for (; p < end && (quoted || *p != '\n'); p++) {
+		if (*p == '"')
+			quoted = !quoted;
+		else if (!quoted && *p == ',')
+			return ',';
+		else if (!quoted && *p == ';')
+			semicolon = true;
+	}
+	return semicolon ? ';' : ',';
+}
+
 int imgp_csv_parse(const char *text, size_t len, struct imgp_csv *out)
 {
+	static const char bom[] = "\xef\xbb\xbf";
 	struct csv_reader rd = { .p = text, .end = text + len, .line = 1 };
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
+	if (len >= 3 && memcmp(text, bom, 3) == 0)
+		rd.p += 3;
+	rd.sep = separator(rd.p, rd.end);
 	while (!rc && rd.p < rd.end) {
 		unsigned line = rd.line;
 
