@@ -65,6 +65,21 @@ const struct imgp_effective *info_effective(const struct info *in,
 	return NULL;
 }
 
+const char *info_warning(const struct info *in, const struct imgp_effective *e,
+			 const struct imgp_survey_tree *tree, size_t k)
+{
+	const char *image = in->disk->img.path;
+	size_t n = strlen(image);
+
+	if (k < e->nwarnings) {
+		/* Shown with the image's report: not "IMAGE: " again. */
+		const char *w = e->warnings[k];
+
+		return strncmp(w, image, n) == 0 && strncmp(w + n, ": ", 2) == 0 ? w + n + 2 : w;
+	}
+	return k == e->nwarnings && e->rc && tree->state == IMGP_TREE_OK ? e->error : NULL;
+}
+
 /*
  * What makes info exit with status 1: each fact that could not be read,
  * and each tree of the boot path that the boot ends without (but for a

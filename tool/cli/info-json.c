@@ -124,11 +124,16 @@ static void info_json_bootpath(struct json *j, const struct info *in)
 		for (size_t k = 0; k < dt->noverlays; k++)
 			json_string(j, dt->overlays[k]);
 		json_array_end(j);
-		/* The effective tree: the entries that took effect, why one did not. */
+		/* The effective tree: the entries that took effect, its warnings. */
 		if (e) {
+			const char *warning;
+
 			json_kv_string(j, "booted", e->booted);
-			json_kv_string(j, "warning", e->rc && tree->state == IMGP_TREE_OK ?
-					 e->error : NULL);
+			json_key(j, "warnings");
+			json_array_begin(j);
+			for (size_t k = 0; (warning = info_warning(in, e, tree, k)); k++)
+				json_string(j, warning);
+			json_array_end(j);
 			info_json_tree(j, tree);
 		}
 		json_object_end(j);

@@ -320,22 +320,24 @@ static void text_dt(const struct info *in, const struct imgp_survey_tree *dt)
 /*
  * The tree a boot path's entry boots, named as its "tree:" line with the
  * entries that took effect: "effective tree BASE + OVERLAY (model M): ...",
- * then why an entry did not (as cat --dtb warns).
+ * then its warnings (as cat --dtb gives them).
  */
-static void text_effective(const struct imgp_survey_bootdt *dt,
+static void text_effective(const struct info *in, const struct imgp_survey_bootdt *dt,
 			   const struct imgp_effective *e,
 			   const struct imgp_survey_tree *tree)
 {
+	const char *warning;
+
 	fputs("effective tree ", stdout);
 	table_put_text(e->booted);
 	text_model(dt);
 	fputs(": ", stdout);
 	text_controllers(tree);
-	if (tree->state != IMGP_TREE_OK || !e->rc)
-		return;
-	fputs("warning: ", stdout);
-	table_put_text(e->error);
-	putchar('\n');
+	for (size_t k = 0; (warning = info_warning(in, e, tree, k)); k++) {
+		fputs("warning: ", stdout);
+		table_put_text(warning);
+		putchar('\n');
+	}
 }
 
 /* The boot path's effective trees, else the survey's; else none. */
@@ -350,7 +352,7 @@ static void text_trees(const struct info *in)
 
 		if (!e)
 			continue;
-		text_effective(&bi->dts[i], e, tree);
+		text_effective(in, &bi->dts[i], e, tree);
 		shown++;
 	}
 	for (size_t i = 0; i < in->sv.ntrees; i++)

@@ -37,6 +37,13 @@ const char *info_fstab_error(const struct info *in);
 const struct imgp_effective *info_effective(const struct info *in,
 					    const struct imgp_survey_bootdt *dt,
 					    const struct imgp_survey_tree **tree);
+/*
+ * Warning k of effective tree e (NULL past the last): those met building
+ * it, then why an entry did not take effect when the boot still ends with
+ * a tree (not a problem).
+ */
+const char *info_warning(const struct info *in, const struct imgp_effective *e,
+			 const struct imgp_survey_tree *tree, size_t k);
 
 /* Prints everything as text tables. */
 void info_print_text(const struct info *in);

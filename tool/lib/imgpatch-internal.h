@@ -11,6 +11,14 @@
 
 #include "imgpatch.h"
 
+/* ----------------------------------------------------------------- log.c */
+
+/*
+ * Until the next call, this thread's warnings are appended to *into, a
+ * line each, instead of going to the log hook; NULL ends that.
+ */
+void imgp_log_capture(struct imgp_buf *into);
+
 /* --------------------------------------------------------------- image.c */
 
 /*
@@ -433,6 +441,12 @@ int imgp_survey_probe_paths(struct imgp_survey *sv, const char *const *paths,
  * of sv's FIT, as imgp_effective_build() makes it. Returns 0 (a failure
  * kept in t->rc) or -ENOMEM.
  */
+/*
+ * effective.c, for the survey: imgp_effective_build(), each tree keeping
+ * the warnings met building it (t->warnings) instead of logging them.
+ */
+int imgp_effective_build_kept(struct imgp_survey *sv, struct imgp_effective **trees,
+			      size_t *n);
 /*
  * effective.c: whether the FIT's boot script loads the override file and
  * it is there, so that it replaces every tree of the FIT.

@@ -633,7 +633,8 @@ extern const size_t imgp_nbootscr_paths;
 #define IMGP_SURVEY_BOOT  (1u << 0) /* FIT structure, boot script, hook file, the boot path's trees */
 #define IMGP_SURVEY_TREES (1u << 1) /* + every FIT hash verified, each tree's SD/eMMC controllers */
 #define IMGP_SURVEY_FSTAB (1u << 2) /* the root's /etc/fstab and its "/" entry */
-#define IMGP_SURVEY_EFFECTIVE (1u << 3) /* + the effective trees (effective.c); with TREES their controllers */
+/* + the effective trees (effective.c); with TREES each one's controllers, and its warnings kept, not logged */
+#define IMGP_SURVEY_EFFECTIVE (1u << 3)
 
 struct imgp_survey_opts {
 	const char *fit_path;    /* NULL: IMGP_FIT_PATH */
@@ -760,7 +761,8 @@ struct imgp_survey {
 	 * IMGP_SURVEY_EFFECTIVE: the trees the board boots, as
 	 * imgp_effective_build() makes them; with IMGP_SURVEY_TREES also
 	 * effective_trees[i], the controllers of effective[i] (when the boot
-	 * ends with no tree, IMGP_TREE_MISSING or IMGP_TREE_ERROR and why).
+	 * ends with no tree, IMGP_TREE_MISSING or IMGP_TREE_ERROR and why),
+	 * and the warnings met building each in its warnings, not logged.
 	 */
 	size_t neffective;
 	struct imgp_effective *effective;
@@ -832,6 +834,8 @@ struct imgp_effective {
 	int rc;
 	char *error;             /* its message, with what the loader does then */
 	char *failed;            /* the overlay that failed; NULL: the base tree did */
+	size_t nwarnings;        /* built for a survey: the warnings met building it */
+	char **warnings;
 };
 
 /*

@@ -257,15 +257,40 @@ static int provenance(struct imgp_survey *sv, struct imgp_effective *t,
 	return t->provenance ? 0 : imgp_fail(ENOMEM, "out of memory");
 }
 
-/* Builds t (part, path, image, bootdt set): the base, then the overlays. */
-static int build(struct imgp_survey *sv, struct imgp_effective *t)
+/* The captured warnings, a line each, into t->warnings. 0 or -ENOMEM. */
+static int keep_warnings(struct imgp_effective *t, char *lines)
+{
+	for (char *line = lines, *end; *line; line = end + 1) {
+		char **grown = realloc(t->warnings, (t->nwarnings + 1) * sizeof(*grown));
+
+		end = strchr(line, '\n');
+		*end = '\0';
+		if (!grown)
+			return imgp_fail(ENOMEM, "out of memory");
+		t->warnings = grown;
+		grown[t->nwarnings] = strdup(line);
+		if (!grown[t->nwarnings])
+			return imgp_fail(ENOMEM, "out of memory");
+		t->nwarnings++;
+	}
+	return 0;
+}
+
+/*
+ * Builds t (part, path, image, bootdt set): the base, then the overlays;
+ * with kept, the warnings met go into t->warnings, not to the log.
+ */
+static int build(struct imgp_survey *sv, struct imgp_effective *t, bool kept)
 {
 	size_t n = t->bootdt ? t->bootdt->noverlays : 0;
 	bool *applied = calloc(n ? n : 1, sizeof(*applied));
+	struct imgp_buf warnings = { 0 };
 	int rc;
 
 	if (!applied)
 		return imgp_fail(ENOMEM, "out of memory");
+	if (kept)
+		imgp_log_capture(&warnings);
 	t->boot_path = sv->bootpath_name;
 	rc = load_base(sv, t);
 	if (rc && rc != -ENOMEM)
@@ -274,6 +299,11 @@ static int build(struct imgp_survey *sv, struct imgp_effective *t)
 		rc = apply_overlays(sv, t, applied);
 	if (!rc)
 		rc = provenance(sv, t, applied);
+	if (kept)
+		imgp_log_capture(NULL);
+	if (!rc && warnings.len)
+		rc = keep_warnings(t, (char *)warnings.data);
+	imgp_buf_free(&warnings);
 	free(applied);
 	return rc;
 }
@@ -284,8 +314,8 @@ static int set_string(char **field, const char *s)
 	return s && !*field ? imgp_fail(ENOMEM, "out of memory") : 0;
 }
 
-int imgp_effective_fit_image(struct imgp_survey *sv, const struct imgp_fit_image *img,
-			     struct imgp_effective *t)
+static int fit_image(struct imgp_survey *sv, const struct imgp_fit_image *img,
+		     struct imgp_effective *t, bool kept)
 {
 	const struct imgp_fit *fit = &sv->fit.fit;
 	const char *model = NULL;
@@ -299,7 +329,13 @@ int imgp_effective_fit_image(struct imgp_survey *sv, const struct imgp_fit_image
 	t->image = img;
 	if (set_string(&t->model, model) || set_string(&t->path, sv->fit_path))
 		return -ENOMEM;
-	return build(sv, t);
+	return build(sv, t, kept);
+}
+
+int imgp_effective_fit_image(struct imgp_survey *sv, const struct imgp_fit_image *img,
+			     struct imgp_effective *t)
+{
+	return fit_image(sv, img, t, false);
 }
 
 bool imgp_effective_override_loaded(const struct imgp_survey *sv)
@@ -309,7 +345,8 @@ bool imgp_effective_override_loaded(const struct imgp_survey *sv)
 }
 
 /* The trees of a FIT: the override the script loads, else each fdt image. */
-static int build_fit(struct imgp_survey *sv, struct imgp_effective **trees, size_t *n)
+static int build_fit(struct imgp_survey *sv, struct imgp_effective **trees, size_t *n,
+		     bool kept)
 {
 	const struct imgp_fit *fit = &sv->fit.fit;
 	size_t count = 0;
@@ -322,7 +359,7 @@ static int build_fit(struct imgp_survey *sv, struct imgp_effective **trees, size
 		*n = 1;
 		(*trees)->part = sv->override.part;
 		rc = set_string(&(*trees)->path, IMGP_OVERRIDE_PATH);
-		return rc ? rc : build(sv, *trees);
+		return rc ? rc : build(sv, *trees, kept);
 	}
 	if (!sv->fit.parsed)
 		return 0;
@@ -334,14 +371,14 @@ static int build_fit(struct imgp_survey *sv, struct imgp_effective **trees, size
 	for (size_t i = 0; !rc && i < fit->nimages; i++) {
 		if (strcmp(fit->images[i].type, "flat_dt") != 0)
 			continue;
-		rc = imgp_effective_fit_image(sv, &fit->images[i], &(*trees)[*n]);
+		rc = fit_image(sv, &fit->images[i], &(*trees)[*n], kept);
 		(*n)++;
 	}
 	return rc;
 }
 
-int imgp_effective_build(struct imgp_survey *sv, struct imgp_effective **trees,
-			 size_t *n)
+static int effective_build(struct imgp_survey *sv, struct imgp_effective **trees,
+			   size_t *n, bool kept)
 {
 	const struct imgp_survey_bootinfo *bi = &sv->bootinfo;
 	int rc = 0;
@@ -351,7 +388,7 @@ int imgp_effective_build(struct imgp_survey *sv, struct imgp_effective **trees,
 	if (!sv->bootpath || !sv->boot)
 		return 0;
 	if (sv->bootpath == &imgp_bootpath_fit) {
-		rc = build_fit(sv, trees, n);
+		rc = build_fit(sv, trees, n, kept);
 	} else if (bi->ndts) {
 		*trees = calloc(bi->ndts, sizeof(**trees));
 		if (!*trees)
@@ -365,7 +402,7 @@ int imgp_effective_build(struct imgp_survey *sv, struct imgp_effective **trees,
 			if (!rc)
 				rc = set_string(&t->path, bi->dts[i].path);
 			if (!rc)
-				rc = build(sv, t);
+				rc = build(sv, t, kept);
 		}
 	}
 	if (rc) {
@@ -377,6 +414,18 @@ int imgp_effective_build(struct imgp_survey *sv, struct imgp_effective **trees,
 	return 0;
 }
 
+int imgp_effective_build(struct imgp_survey *sv, struct imgp_effective **trees,
+			 size_t *n)
+{
+	return effective_build(sv, trees, n, false);
+}
+
+int imgp_effective_build_kept(struct imgp_survey *sv, struct imgp_effective **trees,
+			      size_t *n)
+{
+	return effective_build(sv, trees, n, true);
+}
+
 void imgp_effective_free(struct imgp_effective *trees, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -385,6 +434,9 @@ void imgp_effective_free(struct imgp_effective *trees, size_t n)
 		free(trees[i].path);
 		free(trees[i].error);
 		free(trees[i].failed);
+		for (size_t k = 0; k < trees[i].nwarnings; k++)
+			free(trees[i].warnings[k]);
+		free(trees[i].warnings);
 		imgp_dtb_free(&trees[i].dtb);
 	}
 	free(trees);

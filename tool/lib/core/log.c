@@ -10,6 +10,8 @@
 
 static imgp_log_fn log_fn;
 static void *log_ctx;
+/* Where this thread's warnings go instead of the hook (imgp_log_capture). */
+static _Thread_local struct imgp_buf *capture;
 /* Thread-local so that parallel batch jobs keep their own reasons. */
 static _Thread_local char errmsg[ERRMSG_MAX];
 
@@ -19,17 +21,27 @@ void imgp_log_set_handler(imgp_log_fn fn, void *ctx)
 	log_ctx = ctx;
 }
 
+void imgp_log_capture(struct imgp_buf *into)
+{
+	capture = into;
+}
+
 void imgp_log(enum imgp_log_level level, const char *fmt, ...)
 {
 	char msg[ERRMSG_MAX];
+	bool captured = capture && level == IMGP_LOG_WARNING;
 	va_list ap;
 
-	if (!log_fn)
+	if (!log_fn && !captured)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	log_fn(level, msg, log_ctx);
+	/* A warning that cannot be kept is lost, as one with no hook is. */
+	if (captured)
+		imgp_buf_printf(capture, "%s\n", msg);
+	else
+		log_fn(level, msg, log_ctx);
 }
 
 int imgp_fail(int err, const char *fmt, ...)
