@@ -43,6 +43,8 @@ check_packages=(
 	libclang-rt-14-dev
 	# make bench
 	jq openssl time
+	# recipe values read back by their consumers (t1020)
+	openssh-client
 	# man page, shell completion, JSON schemas, Debian package, CI examples
 	scdoc man-db groff-base zsh bash-completion python3-jsonschema python3-yaml parallel
 	debhelper dpkg-dev fakeroot lintian
@@ -61,7 +63,7 @@ command_packages=(
 	blkid:util-linux
 	cmp:diffutils awk:mawk xargs:findutils
 	od:coreutils timeout:coreutils sha1sum:coreutils install:coreutils env:coreutils
-	sgdisk:gdisk
+	sgdisk:gdisk ssh-keygen:openssh-client
 	xz:xz-utils 7z:p7zip-full bmaptool:bmap-tools
 	qemu-system-aarch64:qemu-system-arm
 	man:man-db groff:groff-base

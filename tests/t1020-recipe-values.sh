@@ -4,7 +4,7 @@ test_description='recipe parameter values: one line, and each shipped recipe'"'"
 . "$(dirname "$0")/lib.sh"
 
 test_require_imgpatch
-test_require_tools python3 sfdisk debugfs e2fsck fsck.fat mtype
+test_require_tools python3 sfdisk debugfs e2fsck fsck.fat mtype ssh-keygen
 export IMGPATCH_RECIPE_PATH="$IMGPATCH_BUILD/recipes"
 
 KEY="ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIlab01 admin@lab"
@@ -300,18 +300,12 @@ test_expect_success 'rpi-user: a second field, a bad name or a plain password re
 
 test_expect_success 'ssh-key: the key line as written; ssh-keygen reads a real one' '
 	cp kv.img sk.img &&
-	if command -v ssh-keygen >/dev/null; then
-		ssh-keygen -q -t ed25519 -N "" -C "admin@lab \"quoted\" comment" -f id_lab &&
-		key=$(cat id_lab.pub)
-	else
-		key="$KEY"
-	fi &&
+	ssh-keygen -q -t ed25519 -N "" -C "admin@lab \"quoted\" comment" -f id_lab &&
+	key=$(cat id_lab.pub) &&
 	$IMGPATCH apply ssh-key sk.img --set user=ubuntu.admin --set key="$key" >/dev/null &&
 	root_cat sk.img 2 /etc/ssh/authorized_keys.ubuntu.admin >ak &&
 	echo "$key" >want && test_cmp want ak &&
-	if command -v ssh-keygen >/dev/null; then
-		ssh-keygen -l -f ak >fp && grep -q "(ED25519)$" fp
-	fi
+	ssh-keygen -l -f ak >fp && grep -q "(ED25519)$" fp
 '
 
 test_expect_success 'ssh-key: options, a second key, a path in the user refused' '
