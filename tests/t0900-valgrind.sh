@@ -52,4 +52,19 @@ test_expect_success 'error paths' '
 	test_must_fail_with 2 vg patch gpt.img 2>/dev/null
 '
 
+test_expect_success 'boot paths: Armbian and Raspberry Pi, info, doctor, cat --dtb, an overlay patch' '
+	"$FIXTURES/mkimage-armbian.sh" armbian.img &&
+	"$FIXTURES/mkimage-rpi.sh" rpi.img --rpi-trees &&
+	for img in armbian.img rpi.img; do
+		vg info $img >/dev/null &&
+		vg info --json $img >/dev/null &&
+		{ vg doctor $img >/dev/null; rc=$?; test $rc = 0 || test $rc = 3; } || return 1
+	done &&
+	vg cat armbian.img --dtb >/dev/null 2>&1 &&
+	vg cat rpi.img --dtb --model pi4 >/dev/null 2>&1 &&
+	vg patch rpi.img --model pi4 --dt-set "/emmc2bus/mmc@7e340000:max-frequency=<100000000>" \
+		-o rpi-out.img >/dev/null 2>&1 &&
+	vg patch armbian.img --dt-delete "mmc@1c0f000:cd-gpios" --dry-run >/dev/null 2>&1
+'
+
 test_done
