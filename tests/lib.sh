@@ -297,6 +297,19 @@ test_file_unchanged()
 	fi
 }
 
+# test_refuses IMAGE PATTERN CMD...: CMD exits 1 with a message matching
+# PATTERN (grep) on stderr, which is shown, and IMAGE is byte-identical.
+test_refuses()
+{
+	local img=$1 pattern=$2 sum
+	shift 2
+	sum=$(sum_file "$img") &&
+	test_must_fail_with 1 "$@" >out 2>err &&
+	cat err &&
+	grep -q -- "$pattern" err &&
+	test_file_unchanged "$img" "$sum"
+}
+
 # test_require_tools TOOL...: when a tool is missing, skips the rest of the
 # script (test_skip_tool) and ends it. ci/install-deps.sh installs them all:
 # tests/run.sh with CI=true counts such a skip as a failure.

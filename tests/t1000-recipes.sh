@@ -6,19 +6,6 @@ test_description='recipes and apply: shipped board recipes as checked transactio
 # The shipped recipes as the build installs them (overlays compiled).
 export IMGPATCH_RECIPE_PATH="$IMGPATCH_BUILD/recipes"
 
-# refuses IMAGE PATTERN CMD...: exit 1, a message matching PATTERN, and the
-# image byte-identical.
-refuses()
-{
-	img=$1 pattern=$2
-	shift 2
-	sum_file "$img" >before.sum &&
-	test_must_fail_with 1 "$@" >out 2>err &&
-	cat err &&
-	grep -q -- "$pattern" err &&
-	sum_file "$img" >after.sum && test_cmp before.sum after.sum
-}
-
 # fat_cat IMG PART PATH: a file from a FAT partition, read with mtools.
 fat_cat()
 {
@@ -55,12 +42,12 @@ test_expect_success 'build fixtures' '
 '
 
 test_expect_success 'kv260-uhs: a required parameter not given' '
-	refuses kv.img "parameter .carrier. is required.*--set carrier=" \
+	test_refuses kv.img "parameter .carrier. is required.*--set carrier=" \
 		$IMGPATCH apply kv260-uhs kv.img --set board=kv
 '
 
 test_expect_success 'kv260-uhs: the board is required, never guessed' '
-	refuses kv.img "parameter .board. is required (one of: kv, kr): give --set board=kv" \
+	test_refuses kv.img "parameter .board. is required (one of: kv, kr): give --set board=kv" \
 		$IMGPATCH apply kv260-uhs kv.img --set carrier=revB
 '
 
@@ -106,16 +93,16 @@ test_expect_success 'kv260-uhs: board=kr takes the KR260 tree' '
 '
 
 test_expect_success 'kv260-uhs: a value outside the allowed ones' '
-	refuses kv.img "revC" $IMGPATCH apply kv260-uhs kv.img --set board=kv --set carrier=revC
+	test_refuses kv.img "revC" $IMGPATCH apply kv260-uhs kv.img --set board=kv --set carrier=revC
 '
 
 test_expect_success 'kv260-uhs: the wrong board (a Raspberry Pi OS image)' '
-	refuses rpi.img "does not match this image: expected" \
+	test_refuses rpi.img "does not match this image: expected" \
 		$IMGPATCH apply kv260-uhs rpi.img --set board=kv --set carrier=revB
 '
 
 test_expect_success 'kv260-uhs: a boot script without the override hook' '
-	refuses nohook.img "does not load user-override.dtb" \
+	test_refuses nohook.img "does not load user-override.dtb" \
 		$IMGPATCH apply kv260-uhs nohook.img --set board=kv --set carrier=revB
 '
 
@@ -203,7 +190,7 @@ test_expect_success 'a broken recipe: file and line in the message, image untouc
 	undo = "delete it"
 	step { action = "fstab" mountpoint = "/" optons = "+noatime" }
 	EOD
-	refuses kv.img "bad.recipe:7:.*optons" $IMGPATCH apply ./bad.recipe kv.img
+	test_refuses kv.img "bad.recipe:7:.*optons" $IMGPATCH apply ./bad.recipe kv.img
 '
 
 test_expect_success 'a recipe cannot reach outside its directory' '
@@ -216,7 +203,7 @@ test_expect_success 'a recipe cannot reach outside its directory' '
 	undo = "delete it"
 	step { action = "write-file" part = "boot" path = "/x" file = "../../etc/passwd" }
 	EOD
-	refuses kv.img "\.\." $IMGPATCH apply ./escape.recipe kv.img
+	test_refuses kv.img "\.\." $IMGPATCH apply ./escape.recipe kv.img
 '
 
 test_expect_success 'fstab-noatime on Raspberry Pi OS: fstrim.timer enabled' '
@@ -230,11 +217,11 @@ test_expect_success 'fstab-noatime on Raspberry Pi OS: fstrim.timer enabled' '
 '
 
 test_expect_success 'rpi-sd-overclock: bounds, a model, then config.txt in [pi3]' '
-	refuses rpi.img "sd_overclock.*50.*120" \
+	test_refuses rpi.img "sd_overclock.*50.*120" \
 		$IMGPATCH apply rpi-sd-overclock rpi.img --set model=pi3 --set sd_overclock=200 &&
-	refuses rpi.img "parameter .model. is required (one of: pi0, pi1, pi2, pi3)" \
+	test_refuses rpi.img "parameter .model. is required (one of: pi0, pi1, pi2, pi3)" \
 		$IMGPATCH apply rpi-sd-overclock rpi.img --set sd_overclock=100 &&
-	refuses rpi.img "pi4" \
+	test_refuses rpi.img "pi4" \
 		$IMGPATCH apply rpi-sd-overclock rpi.img --set model=pi4 --set sd_overclock=100 &&
 	fat_cat rpi.img 1 /config.txt >config.before &&
 	$IMGPATCH apply rpi-sd-overclock rpi.img --set model=pi3 --set sd_overclock=100 >out &&
@@ -265,9 +252,9 @@ test_expect_success 'rpi5-sd-cqe: dtparam=sd_cqe in [pi5], needs the Pi 5 tree' 
 	$IMGPATCH apply rpi5-sd-cqe rpi.img --set sd_cqe=on >out &&
 	fat_cat rpi.img 1 /config.txt | tr -d "\r" >cqe.on &&
 	test "$(grep -c "sd_cqe" cqe.on)" = 1 && grep -x "dtparam=sd_cqe=on" cqe.on &&
-	refuses kv.img "does not match this image" $IMGPATCH apply rpi5-sd-cqe kv.img --set sd_cqe=on &&
+	test_refuses kv.img "does not match this image" $IMGPATCH apply rpi5-sd-cqe kv.img --set sd_cqe=on &&
 	cp rpi.img pi4only.img && mdel -i "pi4only.img@@$(part_offset pi4only.img 1)" ::bcm2712-rpi-5-b.dtb &&
-	refuses pi4only.img "bcm2712-rpi-5-b.dtb" $IMGPATCH apply rpi5-sd-cqe pi4only.img --set sd_cqe=on
+	test_refuses pi4only.img "bcm2712-rpi-5-b.dtb" $IMGPATCH apply rpi5-sd-cqe pi4only.img --set sd_cqe=on
 '
 
 # Ubuntu for Raspberry Pi labels its partitions system-boot and writable.
@@ -306,17 +293,17 @@ test_expect_success 'cmdline.txt tokens and --recipe-path' '
 '
 
 test_expect_success 'pinephone-vccq-mod: refused without the hardware confirmation' '
-	refuses pmos-symbols.img "hardware-mod" \
+	test_refuses pmos-symbols.img "hardware-mod" \
 		$IMGPATCH apply pinephone-vccq-mod pmos-symbols.img
 '
 
 test_expect_success 'pinephone-vccq-mod: the kernel tree without __symbols__ gets a hint' '
-	refuses pmos.img "no __symbols__.*dtc -@" \
+	test_refuses pmos.img "no __symbols__.*dtc -@" \
 		$IMGPATCH apply pinephone-vccq-mod pmos.img --set hardware-mod=done
 '
 
 test_expect_success 'pinephone-vccq-mod: refused when boot.scr does not source user.scr' '
-	refuses pmos-nohook.img "user.scr" \
+	test_refuses pmos-nohook.img "user.scr" \
 		$IMGPATCH apply pinephone-vccq-mod pmos-nohook.img --set hardware-mod=done
 '
 
@@ -377,7 +364,7 @@ test_expect_success 'pinephone-vccq-mod: an owner'"'"'s own user.scr is refused,
 	debugfs -w -R "write own.scr user.scr" own-boot.ext2 >/dev/null 2>&1 &&
 	dd if=own-boot.ext2 of=pmos-own.img bs=512 seek=$(($(part_offset pmos-own.img 1) / 512)) \
 		conv=notrunc status=none &&
-	refuses pmos-own.img "/user.scr: exists and was not written by this recipe" \
+	test_refuses pmos-own.img "/user.scr: exists and was not written by this recipe" \
 		$IMGPATCH apply pinephone-vccq-mod pmos-own.img --set hardware-mod=done
 '
 
@@ -480,7 +467,7 @@ test_expect_success 'rockpro64-sd-uhs on extlinux: a new overlay beside the tree
 '
 
 test_expect_success 'rockpro64-sd-uhs: another board is refused, the image untouched' '
-	refuses armbian.img "expected root compatible .pine64,rockpro64." \
+	test_refuses armbian.img "expected root compatible .pine64,rockpro64." \
 		$IMGPATCH apply rockpro64-sd-uhs armbian.img
 '
 
@@ -499,7 +486,7 @@ test_expect_success 'nanopc-t6-emmc-150mhz: Armbian overlays= gets the word, its
 '
 
 test_expect_success 'nanopc-t6-emmc-150mhz: an image without the overlay is refused' '
-	refuses armbian.img "rockchip-rk3588-nanopc-t6-mmc-frequency.dtbo" \
+	test_refuses armbian.img "rockchip-rk3588-nanopc-t6-mmc-frequency.dtbo" \
 		$IMGPATCH apply nanopc-t6-emmc-150mhz armbian.img
 '
 
@@ -529,7 +516,7 @@ test_expect_success 'add-to-list: a word with a blank is refused at load time' '
 	source = "this test"
 	step { action = "add-to-list" part = "boot" path = "/config.txt" key = "dtoverlay" word = "a b" }
 	EOD
-	refuses rpi.img "badlist.recipe:5:" $IMGPATCH apply ./badlist.recipe rpi.img
+	test_refuses rpi.img "badlist.recipe:5:" $IMGPATCH apply ./badlist.recipe rpi.img
 '
 
 test_expect_success 'intent: a deletion in the booted tree edits the Raspberry Pi tree file' '
@@ -554,10 +541,10 @@ test_expect_success 'intent: a deletion in the booted tree edits the Raspberry P
 test_expect_success 'intent: via overlay with a deletion, and an unknown way, are refused' '
 	sed "s/action = \"write-tree\"/action = \"write-tree\" via = \"overlay\"/" del.recipe >delov.recipe &&
 	sed -i "s/^name = .*/name = \"delov\"/" delov.recipe &&
-	refuses rpi.img "an overlay cannot delete.*use --via file" $IMGPATCH apply ./delov.recipe rpi.img &&
+	test_refuses rpi.img "an overlay cannot delete.*use --via file" $IMGPATCH apply ./delov.recipe rpi.img &&
 	sed "s/action = \"write-tree\"/action = \"write-tree\" via = \"nowhere\"/" del.recipe >delno.recipe &&
 	sed -i "s/^name = .*/name = \"delno\"/" delno.recipe &&
-	refuses rpi.img "delno.recipe:7: .*unknown way .nowhere." $IMGPATCH apply ./delno.recipe rpi.img
+	test_refuses rpi.img "delno.recipe:7: .*unknown way .nowhere." $IMGPATCH apply ./delno.recipe rpi.img
 '
 
 test_done

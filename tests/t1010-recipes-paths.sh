@@ -12,19 +12,6 @@ KV_FDT=fdt-smk-k26-revA-sck-kv-g-revB.dtb
 KV_SET="--set fdt=$KV_FDT"
 BB_ROOT=$((8192 * 512))
 
-# refuses IMAGE PATTERN CMD...: exit 1, a message matching PATTERN, and the
-# image byte-identical.
-refuses()
-{
-	img=$1 pattern=$2
-	shift 2
-	sum_file "$img" >before.sum &&
-	test_must_fail_with 1 "$@" >out 2>err &&
-	cat err &&
-	grep -q -- "$pattern" err &&
-	sum_file "$img" >after.sum && test_cmp before.sum after.sum
-}
-
 # fit_of IMG NAME OUT: the FIT NAME from partition 1, read with mtools.
 fit_of()
 {
@@ -85,7 +72,7 @@ test_expect_success 'recipes lists and shows both' '
 '
 
 test_expect_success 'kria-fit-sd-uhs: the tree is required, never guessed' '
-	refuses kvfit.img "parameter .fdt. is required" \
+	test_refuses kvfit.img "parameter .fdt. is required" \
 		$IMGPATCH apply kria-fit-sd-uhs kvfit.img
 '
 
@@ -133,17 +120,17 @@ test_expect_success 'kria-fit-sd-uhs applied twice: already applied, no byte cha
 '
 
 test_expect_success 'kria-fit-sd-uhs: a FIT of another name is not there' '
-	refuses kvfit.orig "image.fit" \
+	test_refuses kvfit.orig "image.fit" \
 		$IMGPATCH apply kria-fit-sd-uhs kvfit.orig $KV_SET --set fit=image.fit
 '
 
 test_expect_success 'kria-fit-sd-uhs: a tree the FIT does not hold' '
-	refuses kvfit.orig "fdt-system-top.dtb" \
+	test_refuses kvfit.orig "fdt-system-top.dtb" \
 		$IMGPATCH apply kria-fit-sd-uhs kvfit.orig --set fdt=fdt-system-top.dtb
 '
 
 test_expect_success 'kria-fit-sd-uhs: the wrong board (a BeagleBone image)' '
-	refuses bb.img "expected" \
+	test_refuses bb.img "expected" \
 		$IMGPATCH apply kria-fit-sd-uhs bb.img $KV_SET
 '
 
@@ -187,7 +174,7 @@ test_expect_success 'beaglebone-emmc-off on the image as BeagleBoard ships it' '
 '
 
 test_expect_success 'beaglebone-emmc-off: the wrong image (Kria, no uEnv.txt)' '
-	refuses kvhook.img "uEnv.txt" \
+	test_refuses kvhook.img "uEnv.txt" \
 		$IMGPATCH apply beaglebone-emmc-off kvhook.img
 '
 
