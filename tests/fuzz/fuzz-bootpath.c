@@ -184,17 +184,6 @@ static uint8_t *wrap_script(const uint8_t *text, size_t len, size_t *out_len)
 	return p;
 }
 
-/* The length of the device tree at data: its totalsize, cut at size; 0: none. */
-static size_t blob_len(const uint8_t *data, size_t size)
-{
-	size_t total;
-
-	if (size < sizeof(struct fdt_header) || fdt32_ld((const fdt32_t *)data) != FDT_MAGIC)
-		return 0;
-	total = fdt32_ld((const fdt32_t *)(data + 4));
-	return total < size ? total : size;
-}
-
 static void load_files(const uint8_t *data, size_t size)
 {
 	size_t pos = 0;
@@ -207,7 +196,7 @@ static void load_files(const uint8_t *data, size_t size)
 
 		fuzz_field(data, size, &pos, &field, &len);
 		f->path = fuzz_str(field, len);
-		len = blob_len(data + pos, size - pos);
+		len = fuzz_fdt_len(data + pos, size - pos, true);
 		if (len) {
 			field = data + pos;
 			pos += len;

@@ -17,21 +17,6 @@
 /* At most this many overlays: enough to apply one onto another's result. */
 #define FUZZ_OVERLAYS 4
 
-/*
- * The length of the blob at data: its totalsize when it fits, else 0. The
- * header is read bytewise (fdt32_ld): a blob after another may be unaligned.
- */
-static size_t blob_len(const uint8_t *data, size_t size)
-{
-	size_t total;
-
-	if (size < sizeof(struct fdt_header) ||
-	    fdt32_ld((const fdt32_t *)data) != FDT_MAGIC)
-		return 0;
-	total = fdt32_ld((const fdt32_t *)(data + 4));
-	return total <= size ? total : 0;
-}
-
 static void apply(struct imgp_dtb *dtb, const uint8_t *data, size_t len)
 {
 	void *before = dtb->fdt;
@@ -56,7 +41,7 @@ static void apply(struct imgp_dtb *dtb, const uint8_t *data, size_t len)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	size_t pos = blob_len(data, size), len;
+	size_t pos = fuzz_fdt_len(data, size, false), len;
 	struct imgp_buf dts = { 0 };
 	struct imgp_dtb dtb;
 	char *base;
@@ -67,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!base)
 		abort();
 	if (imgp_dtb_load(&dtb, base, pos) == 0) {
-		for (int i = 0; i < FUZZ_OVERLAYS && (len = blob_len(data + pos, size - pos)); i++) {
+		for (int i = 0; i < FUZZ_OVERLAYS && (len = fuzz_fdt_len(data + pos, size - pos, false)); i++) {
 			apply(&dtb, data + pos, len);
 			pos += len;
 		}

@@ -23,21 +23,6 @@ static void log_sink(enum imgp_log_level level, const char *msg, void *ctx)
 		abort();
 }
 
-/*
- * The length of the blob at data: its totalsize when it fits, else 0. The
- * header is read bytewise (fdt32_ld): a blob after another may be unaligned.
- */
-static size_t blob_len(const uint8_t *data, size_t size)
-{
-	size_t total;
-
-	if (size < sizeof(struct fdt_header) ||
-	    fdt32_ld((const fdt32_t *)data) != FDT_MAGIC)
-		return 0;
-	total = fdt32_ld((const fdt32_t *)(data + 4));
-	return total <= size ? total : 0;
-}
-
 /* A failed call leaves the caller's pointer, size and bytes as they were. */
 static void check(int rc, void *fdt, size_t size, const void *before_ptr,
 		  const void *before, size_t before_size)
@@ -75,7 +60,7 @@ static void call(void **fdt, size_t *size, const char *overlay, size_t ovl_len,
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	size_t base_len = blob_len(data, size), ovl_len, pos, name_len = 0, params_len = 0;
+	size_t base_len = fuzz_fdt_len(data, size, false), ovl_len, pos, name_len = 0, params_len = 0;
 	const uint8_t *name_field = (const uint8_t *)"", *params_field = (const uint8_t *)"";
 	char *name, *params, *overlay = NULL;
 	void *fdt;
@@ -84,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	imgp_log_set_handler(log_sink, NULL);
 	if (!base_len)
 		return 0;
-	ovl_len = blob_len(data + base_len, size - base_len);
+	ovl_len = fuzz_fdt_len(data + base_len, size - base_len, false);
 	pos = base_len + ovl_len;
 	fuzz_field(data, size, &pos, &name_field, &name_len);
 	fuzz_field(data, size, &pos, &params_field, &params_len);

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <libfdt.h>
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* A memory file, made once per process and rewritten for every input. */
@@ -69,6 +71,25 @@ static inline int fuzz_field(const uint8_t *data, size_t size, size_t *pos,
 	*len = nul ? (size_t)(nul - *field) : size - *pos;
 	*pos += *len + (nul ? 1 : 0);
 	return 1;
+}
+
+/*
+ * The length of the device tree at data, from its header's totalsize (read
+ * bytewise with fdt32_ld: a blob after another may be unaligned): 0 when
+ * there is no tree there; a totalsize past size is cut to size when cut,
+ * else 0.
+ */
+static inline size_t fuzz_fdt_len(const uint8_t *data, size_t size, bool cut)
+{
+	size_t total;
+
+	if (size < sizeof(struct fdt_header) ||
+	    fdt32_ld((const fdt32_t *)data) != FDT_MAGIC)
+		return 0;
+	total = fdt32_ld((const fdt32_t *)(data + 4));
+	if (total <= size)
+		return total;
+	return cut ? size : 0;
 }
 
 #endif
