@@ -327,6 +327,27 @@ test_expect_success 'Raspberry Pi 3 tree: rpi-sd-overclock for [pi3]; gone after
 	grep "^broken-cd " rpi-fixed.list
 '
 
+# The finding reads config.txt as the firmware does (the survey's list per
+# tree): a setting in an included file counts, one under another model's
+# filter does not.
+test_expect_success 'Raspberry Pi 3 tree: sd_overclock from an included file counts, one under [pi4] does not' '
+	off=$(part_offset rpi3.img 1) &&
+	mtype -i "rpi3.img@@$off" ::config.txt >config.txt &&
+	printf "[pi4]\ndtparam=sd_overclock=100\n[all]\n" >>config.txt &&
+	cp rpi3.img rpi3-pi4.img &&
+	mcopy -o -i "rpi3-pi4.img@@$off" config.txt ::config.txt &&
+	doctor rpi3-pi4.json rpi3-pi4.img --json &&
+	findings rpi3-pi4.json >rpi3-pi4.list &&
+	grep "^rpi-sd-overclock " rpi3-pi4.list &&
+	printf "include usercfg.txt\n" >>config.txt &&
+	printf "dtparam=sd_overclock=90\n" >usercfg.txt &&
+	cp rpi3.img rpi3-inc.img &&
+	mcopy -o -i "rpi3-inc.img@@$off" config.txt usercfg.txt ::/ &&
+	doctor rpi3-inc.json rpi3-inc.img --json &&
+	findings rpi3-inc.json >rpi3-inc.list &&
+	! grep "^rpi-sd-overclock " rpi3-inc.list
+'
+
 test_expect_success 'swap-on-sd and fstab-discard on another flash filesystem' '
 	cp rpi.img swap.img &&
 	cat >fstab.swap <<-\EOF &&

@@ -27,20 +27,53 @@ static const char *sdhost_section(const struct doctor *d)
 	return NULL;
 }
 
-/* Whether an active (not commented out) KEY= line is there, by textedit's rule. */
-static int has_line(const struct imgp_buf *text, const char *key)
+/*
+ * Whether an entry of a tree's list (bootpath-rpi.c: "dtparam=LIST" or
+ * "/overlays/NAME.dtbo,LIST") sets param in its LIST ("a=1,param=2").
+ */
+static bool sets_param(const char *entry, const char *param)
 {
-	struct imgp_buf out = { 0 };
-	int rc = imgp_text_remove_line(text->data ? (const char *)text->data : "",
-				       text->len, key, &out);
+	size_t n = strlen(param);
+	const char *list = strncmp(entry, "dtparam=", 8) == 0 ? entry + 8 : strchr(entry, ',');
 
-	imgp_buf_free(&out);
-	return rc;
+	for (const char *p = list; p && *p; p = strchr(p, ',')) {
+		p += *p == ',';
+		if (strncmp(p, param, n) == 0 && (p[n] == '=' || p[n] == ',' || !p[n]))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether the firmware sets the SD clock for every tree of the boards
+ * section covers: dtparam=sd_overclock=N wherever config.txt or a file it
+ * includes has it, under any filter that reaches the tree, or the older
+ * dtoverlay=sdtweak,overclock_50=N. The survey read config.txt so; a
+ * section with no tree of its boards has nothing to say.
+ */
+static bool overclocked(const struct doctor *d, const char *section)
+{
+	const struct imgp_survey_bootinfo *bi = &d->sv.bootinfo;
+
+	for (size_t i = 0; i < bi->ndts; i++) {
+		const struct imgp_survey_bootdt *dt = &bi->dts[i];
+		const char *name = strrchr(dt->path, '/');
+		bool set = false;
+
+		if (!imgp_rpi_tree_sees(name ? name + 1 : dt->path, section))
+			continue;
+		for (size_t k = 0; k < dt->noverlays && !set; k++)
+			set = sets_param(dt->overlays[k], "sd_overclock") ||
+			      (strstr(dt->overlays[k], "/sdtweak.dtbo,") &&
+			       sets_param(dt->overlays[k], "overclock_50"));
+		if (!set)
+			return false;
+	}
+	return true;
 }
 
 int doctor_check_rpi(struct doctor *d)
 {
-	struct imgp_buf text = { 0 };
 	struct imgp_finding *f;
 	const char *section;
 	int rc;
@@ -51,17 +84,8 @@ int doctor_check_rpi(struct doctor *d)
 	section = sdhost_section(d);
 	if (!section)
 		return 0;
-	rc = doctor_read(d, d->sv.boot, "/config.txt", IMGP_TEXT_MAX, &text);
-	if (rc > 0)
-		rc = has_line(&text, "dtparam=sd_overclock");
-	else if (rc == 0)
-		rc = 1;   /* no config.txt: nothing to say */
-	/* The older overlay form: dtoverlay=sdtweak,overclock_50=N. */
-	if (rc == 0)
-		rc = has_line(&text, "dtoverlay=sdtweak,overclock_50");
-	imgp_buf_free(&text);
-	if (rc)
-		return rc < 0 ? rc : 0;
+	if (d->sv.bootinfo.rc || overclocked(d, section))
+		return 0;
 	f = doctor_add(d, DOCTOR_RPI_SD_OVERCLOCK);
 	if (!f)
 		return -ENOMEM;
