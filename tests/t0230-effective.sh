@@ -147,32 +147,43 @@ test_expect_success 'extlinux: FDT with FDTOVERLAYS, as fdtoverlay applies them'
 	grep "no-1-8-v" got
 '
 
-test_expect_success 'extlinux: an overlay that does not apply leaves U-Boot no tree: an error' '
+test_expect_success 'extlinux: an overlay that does not apply: sysboot boots the next label (rescue, ro single) without it' '
+	v=/usr/lib/linux-image-6.1.0-13-arm64 &&
 	sum=$(sum_file extlinux-nosym.img) &&
-	test_must_fail_with 1 imgpatch cat extlinux-nosym.img --dtb >out 2>err &&
-	test_cmp /dev/null out &&
-	grep "sdfix.dtbo: the base tree has no __symbols__ (compile it with dtc -@): U-Boot.s fdt apply leaves no valid tree behind" err &&
-	test_file_unchanged extlinux-nosym.img "$sum"
+	imgpatch cat extlinux-nosym.img --dtb >got.all 2>err &&
+	test_file_unchanged extlinux-nosym.img "$sum" &&
+	ext_get extlinux-nosym.img 1 $v/allwinner/sun50i-a64-pinephone-1.2.dtb nosym.dtb &&
+	expect_dts nosym.dtb expect &&
+	sed 1d got.all >got &&
+	test_cmp expect got &&
+	grep -x "// boot path extlinux: $v/allwinner/sun50i-a64-pinephone-1.2.dtb (label l0r: sysboot.s next, label l0 failed)" got.all &&
+	grep "sdfix.dtbo: the base tree has no __symbols__ (compile it with dtc -@): U-Boot.s fdt apply leaves no valid tree behind (libfdt erases it): booti fails, and sysboot goes on to label l0r (append root=UUID=[-0-9a-f]* ro single)" err &&
+	ext_get extlinux-nosym.img 1 /boot/extlinux/extlinux.conf conf &&
+	sed -n "/^label l0r/,/^\$/p" conf | grep -x "	append root=UUID=[-0-9a-f]* ro single"
 '
 
-test_expect_success 'pmOS: the tree alone before pinephone-vccq-mod' '
+test_expect_success 'pmOS: boot.scr applies its PSCI overlay ("test -eq 1" is true with iscpscienabled unset)' '
 	ext_get pmos.img 1 /sun50i-a64-pinephone-1.2.dtb base.dtb &&
-	expect_dts base.dtb expect &&
-	effective pmos.img got &&
+	ext_get pmos.img 1 /sun50i-a64-psci.dtbo psci.dtbo &&
+	fdtoverlay -i base.dtb -o stock.dtb psci.dtbo &&
+	expect_dts stock.dtb expect &&
+	effective pmos.img got 2>err &&
 	test_cmp expect got &&
-	echo "// boot path script: /sun50i-a64-pinephone-1.2.dtb" >head.expect &&
-	test_cmp head.expect got.head
+	echo "// boot path script: /sun50i-a64-pinephone-1.2.dtb + /sun50i-a64-psci.dtbo" >head.expect &&
+	test_cmp head.expect got.head &&
+	grep "idle-states" got &&
+	grep "depends on iscpscienabled, which the image does not set: unset (the board.s default environment): /sun50i-a64-psci.dtbo; with iscpscienabled=0 on the board: no overlay" err
 '
 
 test_expect_success 'pmOS: after pinephone-vccq-mod, the overlay user.scr applies' '
 	cp pmos.img pmos-vccq.img &&
 	imgpatch apply pinephone-vccq-mod pmos-vccq.img --set hardware-mod=done --quiet >/dev/null &&
 	ext_get pmos-vccq.img 1 /pinephone-vccq-mod.dtbo vccq.dtbo &&
-	fdtoverlay -i base.dtb -o merged.dtb vccq.dtbo &&
+	fdtoverlay -i base.dtb -o merged.dtb psci.dtbo vccq.dtbo &&
 	expect_dts merged.dtb expect &&
 	effective pmos-vccq.img got &&
 	test_cmp expect got &&
-	echo "// boot path script: /sun50i-a64-pinephone-1.2.dtb + /pinephone-vccq-mod.dtbo" >head.expect &&
+	echo "// boot path script: /sun50i-a64-pinephone-1.2.dtb + /sun50i-a64-psci.dtbo + /pinephone-vccq-mod.dtbo" >head.expect &&
 	test_cmp head.expect got.head &&
 	grep "mmc-hs200-1_8v" got
 '
@@ -205,11 +216,11 @@ test_expect_success 'pmOS: an owner'"'"'s user.scr: each fdt apply takes the fil
 	done &&
 	e2fsck -fn boot.ext2 >/dev/null 2>&1 &&
 	put_part pmos-owner.img 1 boot.ext2 &&
-	fdtoverlay -i base.dtb -o merged.dtb a.dtbo b.dtbo &&
+	fdtoverlay -i base.dtb -o merged.dtb psci.dtbo a.dtbo b.dtbo &&
 	expect_dts merged.dtb expect &&
 	effective pmos-owner.img got &&
 	test_cmp expect got &&
-	echo "// boot path script: /sun50i-a64-pinephone-1.2.dtb + /a.dtbo + /b.dtbo" >head.expect &&
+	echo "// boot path script: /sun50i-a64-pinephone-1.2.dtb + /sun50i-a64-psci.dtbo + /a.dtbo + /b.dtbo" >head.expect &&
 	test_cmp head.expect got.head
 '
 

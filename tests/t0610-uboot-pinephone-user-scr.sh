@@ -12,7 +12,7 @@ export IMGPATCH_RECIPE_PATH="$IMGPATCH_BUILD/recipes"
 export UBOOT_MEM=1024
 INITRD_SIZE=$((12 << 20))
 
-uboot_missing sfdisk debugfs mkimage gzip od timeout
+uboot_missing sfdisk debugfs mkimage gzip od fdtoverlay dtc timeout
 
 # put_boot_file IMG NAME FILE: writes FILE as /NAME on IMG's ext2 pmOS_boot
 # (replacing one there), with debugfs on a copy of the partition.
@@ -108,14 +108,24 @@ check 'the recipe'"'"'s user.scr loads the overlay at fdtoverlay_addr_r; the ini
 	grep -q "^$(stat -c %s recipe.dtbo) bytes read" pinephone/source0.out &&
 	crc=$(crc32_of initramfs) &&
 	uboot_ok pinephone after0 && grep -q " ==> $crc\$" pinephone/after0.out &&
-	uboot_ok pinephone dtbo0 && grep -q "^crc32 for 4fe00000 " pinephone/dtbo0.out &&
-	grep -q " ==> $(crc32_of recipe.dtbo)\$" pinephone/dtbo0.out
+	uboot_ok pinephone magic0 && grep -q "^4fe00000: " pinephone/magic0.out &&
+	if uboot_has_fdt_apply pinephone/fdthelp.out; then
+		grep -q "^4fe00000: ffffffff " pinephone/magic0.out
+	else
+		uboot_ok pinephone dtbo0 &&
+		grep -q " ==> $(crc32_of recipe.dtbo)\$" pinephone/dtbo0.out
+	fi
 '
 
 check 'the overlay is applied where this U-Boot can (CONFIG_OF_LIBFDT_OVERLAY)' '
 	cat pinephone/fdthelp.out && uboot_ok pinephone mmc0 &&
-	if grep -q "^fdt apply" pinephone/fdthelp.out; then
-		grep "mmc-hs200-1_8v" pinephone/mmc0.out
+	if uboot_has_fdt_apply pinephone/fdthelp.out; then
+		grep "mmc-hs200-1_8v" pinephone/mmc0.out &&
+		uboot_ok pinephone tree0 &&
+		uboot_tree_dts pinephone/tree0.out uboot.dts &&
+		fdtoverlay -i dtb/sun50i-a64-pinephone-1.2.dtb -o expected.dtb recipe.dtbo &&
+		dtb_dts expected.dtb expected.dts &&
+		test_cmp expected.dts uboot.dts
 	else
 		echo "this U-Boot has no fdt apply: the tree is checked with fdtoverlay in t1000" &&
 		grep -q "^Usage:" pinephone/source0.out

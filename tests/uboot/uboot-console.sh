@@ -41,19 +41,8 @@ fi
 log=$1 outdir=$2
 shift 2
 
-die()
-{
-	echo "$prog: $*" >&2
-	if [ -s "$log" ]; then
-		echo "$prog: last console lines:" >&2
-		tail -n 15 "$log" | tr -d '\r' | awk '{ print "  | " $0 }' >&2
-	fi
-	if [ -s "$tmp/qemu.err" ]; then
-		echo "$prog: qemu said:" >&2
-		awk '{ print "  | " $0 }' "$tmp/qemu.err" >&2
-	fi
-	exit 1
-}
+# shellcheck source=SCRIPTDIR/qemu-die.sh
+. "$(dirname "${BASH_SOURCE[0]}")/qemu-die.sh"
 
 qpid=
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/uboot-console.XXXXXX") || exit 1

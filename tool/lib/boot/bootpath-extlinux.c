@@ -26,12 +26,13 @@ static const char *const conf_paths[] = {
 	"/extlinux/extlinux.conf", "/boot/extlinux/extlinux.conf",
 };
 #define NCONF (sizeof(conf_paths) / sizeof(conf_paths[0]))
-#define LABELS_MAX 64
-#define DTBS_MAX 512
 
 struct label {
-	const char *name, *initrd, *fdt, *fdtdir, *overlays;
+	const char *name, *kernel, *initrd, *append, *fdt, *fdtdir, *overlays;
 };
+
+/* The room pxe_utils.c gives each overlay: fdt_shrink_to_minimum(fdt, 8192). */
+#define PXE_OVERLAY_ROOM 8192
 
 /* The value after keyword (case-insensitive, as U-Boot's pxe parser); NULL: another. */
 static const char *keyword(const char *line, const char *word)
@@ -105,7 +106,8 @@ static int add_overlays(struct imgp_survey_bootdt *dt, const char *conf,
 		if (!rc)
 			rc = relfile(&path, conf, (char *)name.data);
 		if (!rc)
-			rc = imgp_bootinfo_add_overlay(dt, (char *)path.data);
+			rc = imgp_bootinfo_add_overlay_room(dt, (char *)path.data,
+							    PXE_OVERLAY_ROOM);
 		list += n;
 	}
 	imgp_buf_free(&name);
@@ -119,10 +121,26 @@ static int extlinux_probe(struct imgp_survey *sv)
 }
 
 
+static int add_label(struct imgp_survey *sv, const char *conf, struct label *labels,
+		     size_t nlabels, const struct label *l, struct imgp_survey_bootdt *dt,
+		     const char *rel);
+
+/* The labels of extlinux.conf, and the one booted. */
+struct labels {
+	const char *conf;
+	struct label *all;
+	size_t n;
+	const struct label *booted;
+	const char *root;        /* the booted label's FDTDIR, resolved */
+};
+
 /* Every *.dtb in dir and its vendor subdirectories, as U-Boot may pick by ${fdtfile}. */
 static int add_dtbdir(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
-		      const char *conf, const char *dir, const struct label *l, int depth)
+		      const struct labels *ls, const char *dir, int depth)
 {
+	const char *conf = ls->conf;
+	const struct label *l = ls->booted;
+
 	struct imgp_fs *fs = imgp_survey_fs(sv, sv->boot);
 	struct imgp_buf path = { 0 };
 	char **names = NULL;
@@ -130,11 +148,18 @@ static int add_dtbdir(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
 	int rc;
 
 	rc = fs ? imgp_fs_list(fs, dir, &names, &n) : -ENOTSUP;
-	if (rc) {
+	/* A folder that is not there holds no tree; one that does not list is said. */
+	if (rc == -ENOENT || rc == -ENOTDIR) {
 		imgp_errclear();
 		return 0;
 	}
-	for (size_t i = 0; !rc && i < n && bi->ndts < DTBS_MAX; i++) {
+	if (rc) {
+		if (imgp_survey_keep(rc, &bi->error) == -ENOMEM && !bi->error)
+			return -ENOMEM;
+		bi->rc = rc;
+		return 0;
+	}
+	for (size_t i = 0; !rc && i < n; i++) {
 		size_t len = strlen(names[i]);
 		struct imgp_survey_bootdt *dt;
 
@@ -145,7 +170,7 @@ static int add_dtbdir(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
 			break;
 		if (len < 5 || strcmp(names[i] + len - 4, ".dtb") != 0) {
 			if (depth == 0 && !strchr(names[i], '.'))
-				rc = add_dtbdir(sv, bi, conf, (char *)path.data, l, 1);
+				rc = add_dtbdir(sv, bi, ls, (char *)path.data, 1);
 			continue;
 		}
 		dt = imgp_bootinfo_add_dt(bi, NULL, (char *)path.data);
@@ -153,15 +178,123 @@ static int add_dtbdir(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
 			rc = -ENOMEM;
 		if (!rc)
 			rc = add_overlays(dt, conf, l->overlays);
+		if (!rc) {
+			const char *rel = (char *)path.data + strlen(ls->root);
+
+			rc = add_label(sv, conf, ls->all, ls->n, l, dt, rel + strspn(rel, "/"));
+		}
 	}
 	imgp_fs_list_free(names, n);
 	imgp_buf_free(&path);
 	return rc;
 }
 
+/* Whether the file a label names (relative to conf) is on the boot partition. */
+static bool label_file(struct imgp_survey *sv, const char *conf, const char *name)
+{
+	struct imgp_buf path = { 0 };
+	bool yes = false;
+
+	if (!relfile(&path, conf, name))
+		yes = imgp_bootinfo_exists(sv, (char *)path.data);
+	imgp_buf_free(&path);
+	return yes;
+}
+
+/*
+ * The labels sysboot goes on to when the one booted fails, onto dt->next:
+ * boot_unattempted_labels() tries the others in the file's order, and a
+ * label without a kernel, or whose kernel, initrd or FDT does not load,
+ * fails in turn. Each gets its tree for the board dt is for: its FDT file,
+ * or the same name under its FDTDIR (rel: dt's path under its FDTDIR;
+ * NULL: none, and U-Boot's own tree then). Returns 0 or -ENOMEM.
+ */
+static int add_fallbacks(struct imgp_survey *sv, const char *conf, struct label *labels,
+			 size_t nlabels, const struct label *booted,
+			 struct imgp_survey_bootdt *dt, const char *rel)
+{
+	struct imgp_buf path = { 0 };
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < nlabels; i++) {
+		const struct label *l = &labels[i];
+		struct imgp_survey_bootdt *next;
+
+		if (l == booted || !l->kernel || !label_file(sv, conf, l->kernel) ||
+		    (l->initrd && *l->initrd && !label_file(sv, conf, l->initrd)) ||
+		    (l->fdt && *l->fdt && !label_file(sv, conf, l->fdt)))
+			continue;
+		path.len = 0;
+		if (l->fdt && *l->fdt)
+			rc = relfile(&path, conf, l->fdt);
+		else if (l->fdtdir && *l->fdtdir && rel)
+			rc = relfile(&path, conf, l->fdtdir);
+		if (!rc && !(l->fdt && *l->fdt) && l->fdtdir && *l->fdtdir && rel)
+			rc = imgp_buf_printf(&path, "%s%s", path.len &&
+					     ((char *)path.data)[path.len - 1] == '/' ? "" : "/", rel);
+		next = rc ? NULL : calloc(1, sizeof(*next));
+		if (!next)
+			rc = rc ? rc : imgp_fail(ENOMEM, "out of memory");
+		if (rc)
+			break;
+		dt->next = next;
+		next->label = strdup(l->name);
+		next->append = l->append ? strdup(l->append) : NULL;
+		next->path = path.len ? strdup((char *)path.data) : NULL;
+		if (!next->label || (l->append && !next->append) || (path.len && !next->path))
+			rc = imgp_fail(ENOMEM, "out of memory");
+		if (!rc)
+			rc = add_overlays(next, conf, l->overlays);
+		dt = next;
+	}
+	imgp_buf_free(&path);
+	return rc;
+}
+
+/* The label's name and arguments on dt, and the labels sysboot tries after it. */
+static int add_label(struct imgp_survey *sv, const char *conf, struct label *labels,
+		     size_t nlabels, const struct label *l, struct imgp_survey_bootdt *dt,
+		     const char *rel)
+{
+	dt->label = strdup(l->name);
+	dt->append = l->append ? strdup(l->append) : NULL;
+	if (!dt->label || (l->append && !dt->append))
+		return imgp_fail(ENOMEM, "out of memory");
+	return add_fallbacks(sv, conf, labels, nlabels, l, dt, rel);
+}
+
+/*
+ * The tree of fdtdir that the image's own U-Boot loads (its fdtfile, else
+ * ${soc}-${board}.dtb, joined to the folder with a '/' as pxe_utils.c
+ * does): marked, and named in the summary. Returns 0 or -ENOMEM.
+ */
+static int mark_uboot_tree(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
+			   const char *dir)
+{
+	struct imgp_buf want = { 0 };
+	const char *found = NULL;
+	int rc;
+
+	if (!sv->uboot.tree)
+		return 0;
+	rc = imgp_buf_printf(&want, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/",
+			     sv->uboot.tree);
+	for (size_t i = 0; !rc && i < bi->ndts; i++)
+		if (!strcmp(bi->dts[i].path, (char *)want.data)) {
+			bi->dts[i].uboot_default = true;
+			found = bi->dts[i].path;
+		}
+	if (!rc)
+		rc = imgp_bootinfo_summary(bi, "%s; the image's U-Boot: %s %s%s", bi->summary,
+					   sv->uboot.tree_from, sv->uboot.tree,
+					   found ? "" : " (not there)");
+	imgp_buf_free(&want);
+	return rc;
+}
+
 static int extlinux_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
 {
-	struct label labels[LABELS_MAX], *l = NULL, *cur = NULL;
+	struct label *labels = NULL, *l = NULL, *cur = NULL;
 	const char *conf = conf_paths[0], *deflt = NULL;
 	struct imgp_buf path = { 0 };
 	char *text, *cursor, *line;
@@ -186,11 +319,22 @@ static int extlinux_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo
 			continue;
 		if ((v = keyword(line, "default")) || (v = keyword(line, "ontimeout")))
 			deflt = v;
-		else if ((v = keyword(line, "label")) && nlabels < LABELS_MAX) {
+		else if ((v = keyword(line, "label"))) {
+			struct label *grown = realloc(labels, (nlabels + 1) * sizeof(*labels));
+
+			if (!grown) {
+				rc = imgp_fail(ENOMEM, "out of memory");
+				break;
+			}
+			labels = grown;
 			cur = &labels[nlabels++];
 			*cur = (struct label){ .name = v };
 		} else if (!cur)
 			continue;
+		else if ((v = keyword(line, "kernel")) || (v = keyword(line, "linux")))
+			cur->kernel = v;  /* a later line replaces it, as in parse_label() */
+		else if ((v = keyword(line, "append")))
+			cur->append = v;
 		else if ((v = keyword(line, "initrd")))
 			cur = set_once(&cur->initrd, v) ? cur : NULL;
 		else if ((v = keyword(line, "fdt")) || (v = keyword(line, "devicetree")))
@@ -205,6 +349,11 @@ static int extlinux_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo
 			deflt = cur->name;
 		else if (!label_keyword(line))
 			cur = NULL;
+	}
+	if (rc) {
+		free(labels);
+		free(text);
+		return rc;
 	}
 	for (size_t i = 0; i < nlabels && !l; i++)
 		if (deflt && strcmp(labels[i].name, deflt) == 0)
@@ -231,13 +380,22 @@ static int extlinux_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo
 			rc = dt ? 0 : -ENOMEM;
 			if (!rc)
 				rc = add_overlays(dt, conf, l->overlays);
+			if (!rc)
+				rc = add_label(sv, conf, labels, nlabels, l, dt, NULL);
 		} else if (!rc && l->fdtdir && *l->fdtdir) {
 			rc = relfile(&path, conf, l->fdtdir);
+			if (!rc) {
+				struct labels ls = { conf, labels, nlabels, l, (char *)path.data };
+
+				rc = add_dtbdir(sv, bi, &ls, (char *)path.data, 0);
+			}
 			if (!rc)
-				rc = add_dtbdir(sv, bi, conf, (char *)path.data, l, 0);
+				rc = mark_uboot_tree(sv, bi, (char *)path.data);
+			bi->chooser = "fdtfile";
 		}
 	}
 	imgp_buf_free(&path);
+	free(labels);
 	free(text);
 	return rc;
 }
@@ -246,4 +404,5 @@ const struct imgp_bootpath imgp_bootpath_extlinux = {
 	.name = "extlinux",
 	.probe = extlinux_probe,
 	.describe = extlinux_describe,
+	.overlay_room = PXE_OVERLAY_ROOM,
 };

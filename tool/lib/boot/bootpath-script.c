@@ -5,9 +5,11 @@
  * postmarketOS's script sources /user.scr after loading the tree: that is
  * where a fix goes, and the hook this way honours there. A script that
  * loads ${fdtfile} boots the tree U-Boot's board names: each .dtb at the
- * top of the boot partition is a candidate, and the overlays user.scr
- * loads and applies ("load ... ADDR FILE", then "fdt apply ADDR") are
- * applied to it, in the script's order.
+ * top of the boot partition is a candidate. boot.scr, and user.scr where
+ * it sources it, run as U-Boot runs them (uboot-shell.c): the overlays
+ * they load and apply ("load ... ADDR FILE", then "fdt apply ADDR" on the
+ * loaded tree) are applied to it in that order, each in the room the last
+ * "fdt resize" left.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -34,25 +36,8 @@ static const char *script_hook(const struct imgp_survey *sv)
 }
 
 #define HOOK_PATH "/user.scr"
-#define WORDS_MAX 8
 #define LOADS_MAX 64
-
-/* The blank-separated words of a statement, quotes dropped; returns how many. */
-static size_t split_words(char *stmt, char **words)
-{
-	size_t n = 0;
-
-	while (n < WORDS_MAX) {
-		stmt += strspn(stmt, " \t\"");
-		if (!*stmt)
-			break;
-		words[n++] = stmt;
-		stmt += strcspn(stmt, " \t\"");
-		if (*stmt)
-			*stmt++ = '\0';
-	}
-	return n;
-}
+#define ALT_VALUES 2
 
 /* A command that loads a file: "load IFACE DEV ADDR FILE" and its older names. */
 static bool is_load(const char *cmd)
@@ -65,71 +50,222 @@ static bool is_load(const char *cmd)
 	return false;
 }
 
-/* A file a "load" put at an address of the script's. */
-struct loaded {
-	const char *addr, *file;
+/*
+ * The variables a board's default environment sets (distro boot's and
+ * sunxi's): they stand for themselves, "${fdt_addr_r}", as addresses and
+ * names the script passes on. Any other the script does not set is unset.
+ */
+static const char *const board_vars[] = {
+	"fdt_addr_r", "fdtoverlay_addr_r", "kernel_addr_r", "ramdisk_addr_r",
+	"scriptaddr", "pxefile_addr_r", "fdtfile", "fdtcontroladdr", "fdt_addr",
+	"loadaddr", "mmc_bootdev", "devtype", "devnum", "distro_bootpart",
+	"bootpart", "prefix", "soc", "board", "board_name", "cpu", "arch",
+	"vendor", "console", "baudrate", "filesize",
 };
 
-/* "fdt apply ADDR": the file last loaded at ADDR joins dt's overlays. */
-static int add_applied(struct imgp_survey_bootdt *dt, const struct loaded *loads,
-		       size_t n, const char *addr)
+/* A file a "load" put at an address of the script's. */
+struct loaded {
+	char *addr, *file;
+};
+
+/* One run of boot.scr (and the user.scr it sources) over the image. */
+struct run {
+	struct imgp_survey *sv;
+	const char *hook;        /* user.scr's text; NULL: none */
+	struct loaded loads[LOADS_MAX];
+	size_t nloads;
+	char *addr;              /* "fdt addr": the tree fdt works on */
+	char *tree;              /* where ${fdtfile} was loaded */
+	long room;               /* an "fdt resize" not yet followed by an apply */
+	bool booted, sourcing;
+	const char *alt_name, *alt_value; /* a board variable given a value */
+	char symbol[64];
+	struct imgp_survey_bootdt out; /* the overlays applied, with their room */
+};
+
+static const char *run_board(void *ctx, const char *name)
 {
-	while (n-- > 0)
-		if (strcmp(loads[n].addr, addr) == 0)
-			return imgp_bootinfo_add_overlays(dt, *loads[n].file == '/' ? "" : "/",
-							  loads[n].file, "");
-	return 0;
+	struct run *r = ctx;
+
+	if (r->alt_name && strcmp(name, r->alt_name) == 0)
+		return r->alt_value;
+	for (size_t i = 0; i < sizeof(board_vars) / sizeof(board_vars[0]); i++)
+		if (strcmp(name, board_vars[i]) == 0) {
+			snprintf(r->symbol, sizeof(r->symbol), "${%s}", name);
+			return r->symbol;
+		}
+	return NULL;
+}
+
+static const char *loaded_at(const struct run *r, const char *addr)
+{
+	for (size_t n = r->nloads; n-- > 0;)
+		if (strcmp(r->loads[n].addr, addr) == 0)
+			return r->loads[n].file;
+	return NULL;
+}
+
+static int set_owned(char **field, const char *s)
+{
+	free(*field);
+	*field = strdup(s);
+	return *field ? 0 : imgp_fail(ENOMEM, "out of memory");
 }
 
 /*
- * The overlays of a hook script's text, onto dt: each "fdt apply ADDR"
- * applies the file the last "load ... ADDR FILE" put there (from the boot
- * partition, where postmarketOS keeps both). Conditions are taken as true
- * (the recipe's "if load ...; then fdt apply" does both when the file is
- * there; a missing file is the effective tree's to report). Writes into
- * text. Returns 0 or -ENOMEM.
+ * The commands that touch the tree: "load" (fails when the file is not on
+ * the boot partition), "fdt addr/resize/apply" on the loaded tree,
+ * "source" of user.scr; "fdt get/list/print" on U-Boot's own tree is taken
+ * to fail (a board tree without the node); the rest succeed.
  */
-static int hook_overlays(char *text, struct imgp_survey_bootdt *dt)
+static int run_command(void *ctx, struct imgp_ushell *sh, int argc, char **argv,
+		       int *status)
 {
-	static const char *const keywords[] = { "if", "then", "else", "elif", "do" };
-	struct loaded loads[LOADS_MAX];
-	size_t nloads = 0;
-	char *cursor = text, *line;
+	struct run *r = ctx;
+	const char *file;
+	char path[512];
 	int rc = 0;
 
-	while (!rc && (line = imgp_bootinfo_line(&cursor))) {
-		char *stmt = line, *next, *op;
+	*status = 0;
+	if (r->booted)
+		return 0;
+	if (is_load(argv[0]) && argc >= 5) {
+		if (strcmp(argv[4], "${fdtfile}") == 0)
+			return set_owned(&r->tree, argv[3]);
+		if (r->nloads == LOADS_MAX)
+			return imgp_fail(E2BIG, "more than %d loads", LOADS_MAX);
+		r->loads[r->nloads].addr = strdup(argv[3]);
+		r->loads[r->nloads].file = strdup(argv[4]);
+		if (!r->loads[r->nloads].addr || !r->loads[r->nloads++].file)
+			return imgp_fail(ENOMEM, "out of memory");
+		/* U-Boot's filesystems take the name with or without its '/'. */
+		snprintf(path, sizeof(path), "/%s", argv[4] + (*argv[4] == '/'));
+		*status = imgp_bootinfo_exists(r->sv, path) ? 0 : 1;
+	} else if (strcmp(argv[0], "fdt") == 0 && argc >= 3 && strcmp(argv[1], "addr") == 0) {
+		rc = set_owned(&r->addr, argv[2]);
+	} else if (strcmp(argv[0], "fdt") == 0 && argc >= 2 && !strncmp(argv[1], "re", 2)) {
+		/* cmd/fdt.c reads the size in hex: "fdt resize 2048" is 0x2048 bytes. */
+		if (r->addr && r->tree && strcmp(r->addr, r->tree) == 0)
+			r->room = argc > 2 ? (long)strtoul(argv[2], NULL, 16) : 0;
+	} else if (strcmp(argv[0], "fdt") == 0 && argc >= 3 && strcmp(argv[1], "apply") == 0) {
+		file = loaded_at(r, argv[2]);
+		if (file && r->addr && r->tree && strcmp(r->addr, r->tree) == 0) {
+			rc = imgp_bootinfo_add_overlays(&r->out, *file == '/' ? "" : "/", file, "");
+			if (!rc) {
+				/* The overlay just added gets the pending resize. */
+				long *grown = realloc(r->out.room, r->out.noverlays * sizeof(*grown));
 
-		/* "load ... && fdt apply ...": each side is a statement. */
-		while ((op = strstr(line, "&&")) || (op = strstr(line, "||")))
-			op[0] = op[1] = ';';
-
-		for (; !rc && stmt; stmt = next) {
-			char *words[WORDS_MAX];
-			size_t n, w = 0;
-
-			next = strchr(stmt, ';');
-			if (next)
-				*next++ = '\0';
-			n = split_words(stmt, words);
-			for (bool again = true; again && w < n;) {
-				again = false;
-				for (size_t k = 0; k < sizeof(keywords) / sizeof(keywords[0]); k++)
-					if (strcmp(words[w], keywords[k]) == 0) {
-						w++;
-						again = true;
-						break;
-					}
-			}
-			if (n - w >= 5 && is_load(words[w]) && nloads < LOADS_MAX) {
-				loads[nloads].addr = words[w + 3];
-				loads[nloads++].file = words[w + 4];
-			} else if (n - w >= 3 && strcmp(words[w], "fdt") == 0 &&
-				   strcmp(words[w + 1], "apply") == 0) {
-				rc = add_applied(dt, loads, nloads, words[w + 2]);
+				if (!grown)
+					return imgp_fail(ENOMEM, "out of memory");
+				r->out.room = grown;
+				grown[r->out.noverlays - 1] = r->room;
+				r->room = -1;
 			}
 		}
+	} else if (strcmp(argv[0], "fdt") == 0 && argc >= 2 &&
+		   (!strcmp(argv[1], "get") || !strcmp(argv[1], "list") || !strcmp(argv[1], "print"))) {
+		*status = r->addr && r->tree && strcmp(r->addr, r->tree) == 0 ? 0 : 1;
+	} else if (strcmp(argv[0], "source") == 0 && argc >= 2) {
+		file = loaded_at(r, argv[1]);
+		if (file && r->hook && !r->sourcing &&
+		    strcmp(file + (*file == '/'), &HOOK_PATH[1]) == 0) {
+			r->sourcing = true;
+			rc = imgp_ushell_run(sh, r->hook);
+			r->sourcing = false;
+		} else {
+			*status = 1;
+		}
+	} else if (!strcmp(argv[0], "booti") || !strcmp(argv[0], "bootm") ||
+		   !strcmp(argv[0], "bootz")) {
+		r->booted = true;
 	}
+	return rc;
+}
+
+static void run_free(struct run *r)
+{
+	for (size_t i = 0; i < r->nloads; i++) {
+		free(r->loads[i].addr);
+		free(r->loads[i].file);
+	}
+	for (size_t k = 0; k < r->out.noverlays; k++)
+		free(r->out.overlays[k]);
+	free(r->out.overlays);
+	free(r->out.room);
+	free(r->addr);
+	free(r->tree);
+}
+
+/*
+ * Runs boot.scr as the board does, with the variable alt_name set to
+ * alt_value (NULL: none), into r->out; the variables a test found unset
+ * into *unset (a copy, with sh). Returns 0 or -errno.
+ */
+static int run_script(struct imgp_survey *sv, const char *hook, const char *alt_name,
+		      const char *alt_value, struct run *r, struct imgp_ushell **sh)
+{
+	static const struct imgp_ushell_ops ops = { run_board, run_command };
+
+	memset(r, 0, sizeof(*r));
+	r->sv = sv;
+	r->hook = hook;
+	r->room = -1;
+	r->alt_name = alt_name;
+	r->alt_value = alt_value;
+	*sh = imgp_ushell_new(&ops, r);
+	if (!*sh)
+		return -ENOMEM;
+	return imgp_ushell_run(*sh, sv->script.scr.text);
+}
+
+/* "a.dtbo b.dtbo", or "no overlay": what one run applies. */
+static int outcome(const struct run *r, struct imgp_buf *b)
+{
+	int rc = 0;
+
+	b->len = 0;
+	for (size_t i = 0; !rc && i < r->out.noverlays; i++)
+		rc = imgp_buf_printf(b, "%s%s", i ? " + " : "", r->out.overlays[i]);
+	if (!rc && !r->out.noverlays)
+		rc = imgp_buf_printf(b, "no overlay");
+	return rc;
+}
+
+/*
+ * The board variables the outcome hangs on: each one a test read unset is
+ * tried at 0 and 1; a value that changes what is applied becomes a note.
+ */
+static int alternatives(struct imgp_survey *sv, const char *hook, struct run *def,
+			struct imgp_ushell *sh, struct imgp_survey_bootdt *notes)
+{
+	static const char *const values[ALT_VALUES] = { "0", "1" };
+	struct imgp_buf mine = { 0 }, theirs = { 0 }, note = { 0 };
+	const char *const *names;
+	size_t n = imgp_ushell_unset(sh, &names);
+	int rc = outcome(def, &mine);
+
+	for (size_t i = 0; !rc && i < n; i++)
+		for (size_t v = 0; !rc && v < ALT_VALUES; v++) {
+			struct imgp_ushell *alt = NULL;
+			struct run r;
+
+			rc = run_script(sv, hook, names[i], values[v], &r, &alt);
+			if (!rc)
+				rc = outcome(&r, &theirs);
+			if (!rc && strcmp((char *)theirs.data, (char *)mine.data) != 0) {
+				note.len = 0;
+				rc = imgp_buf_printf(&note, "%s: what is applied depends on %s, which the image does not set: unset (the board's default environment): %s; with %s=%s on the board: %s",
+						     sv->script.path, names[i], (char *)mine.data,
+						     names[i], values[v], (char *)theirs.data);
+				if (!rc)
+					rc = imgp_bootinfo_add_note(notes, (char *)note.data);
+			}
+			run_free(&r);
+			imgp_ushell_free(alt);
+		}
+	imgp_buf_free(&mine);
+	imgp_buf_free(&theirs);
+	imgp_buf_free(&note);
 	return rc;
 }
 
@@ -176,14 +312,34 @@ static bool is_dtb(const char *name)
 	return n > 4 && strcmp(name + n - 4, ".dtb") == 0;
 }
 
-/* The script is named; the trees are those it can load as ${fdtfile}. */
+/* dt gets what the run applied and the notes on what it hangs on. */
+static int copy_run(const struct run *r, const struct imgp_survey_bootdt *notes,
+		    struct imgp_survey_bootdt *dt)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < r->out.noverlays; i++)
+		rc = imgp_bootinfo_add_overlay_room(dt, r->out.overlays[i], r->out.room[i]);
+	for (size_t i = 0; !rc && i < notes->nnotes; i++)
+		rc = imgp_bootinfo_add_note(dt, notes->notes[i]);
+	return rc;
+}
+
+/*
+ * The script is named; the trees are those it can load as ${fdtfile}, with
+ * what boot.scr and the user.scr it sources apply to them, in its order.
+ */
 static int script_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
 {
 	struct imgp_fs *fs = imgp_survey_fs(sv, sv->boot);
+	struct imgp_survey_bootdt notes = { 0 };
+	struct imgp_ushell *sh = NULL;
 	char **names = NULL, *hook = NULL, path[512];
+	struct run run;
 	size_t n = 0;
 	int rc;
 
+	memset(&run, 0, sizeof(run));
 	rc = imgp_bootinfo_summary(bi, "U-Boot script %s%s%s",
 				   sv->script.path ? sv->script.path : "",
 				   sv->hook ? ", hook " : "", sv->hook ? sv->hook : "");
@@ -195,6 +351,10 @@ static int script_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *
 	}
 	if (sv->hook_loaded)
 		rc = read_hook(sv, bi, &hook);
+	if (!rc)
+		rc = run_script(sv, hook, NULL, NULL, &run, &sh);
+	if (!rc)
+		rc = alternatives(sv, hook, &run, sh, &notes);
 	for (size_t i = 0; !rc && i < n; i++) {
 		struct imgp_survey_bootdt *dt;
 
@@ -202,18 +362,20 @@ static int script_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *
 		    (size_t)snprintf(path, sizeof(path), "/%s", names[i]) >= sizeof(path))
 			continue;
 		dt = imgp_bootinfo_add_dt(bi, names[i], path);
-		if (!dt)
-			rc = -ENOMEM;
-		/* Each tree gets the hook's overlays: a fresh copy of its text to cut. */
-		if (!rc && hook) {
-			char *copy = strdup(hook);
-
-			rc = copy ? hook_overlays(copy, dt) : imgp_fail(ENOMEM, "out of memory");
-			free(copy);
-		}
+		rc = dt ? copy_run(&run, &notes, dt) : -ENOMEM;
 	}
+	for (size_t k = 0; k < notes.nnotes; k++)
+		free(notes.notes[k]);
+	free(notes.notes);
+	run_free(&run);
+	imgp_ushell_free(sh);
 	free(hook);
 	imgp_fs_list_free(names, n);
+	if (rc && rc != -ENOMEM) {
+		/* A script this reading cannot follow: kept as the boot path's failure. */
+		bi->rc = rc;
+		rc = imgp_survey_keep(rc, &bi->error) == -ENOMEM && !bi->error ? -ENOMEM : 0;
+	}
 	return rc;
 }
 

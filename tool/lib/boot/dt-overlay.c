@@ -189,10 +189,21 @@ static int dt_explain_overlay(const void *base, const void *ovl, int err)
 	return imgp_fail(EINVAL, "cannot apply the overlay: %s", fdt_strerror(err));
 }
 
-int imgp_dt_apply_overlay(struct imgp_dtb *dtb, const void *overlay,
-			  size_t len)
+/* Where the tree's data ends: the room it needs (libfdt's layout, strings last). */
+static size_t dt_used(const void *fdt)
 {
-	void *ovl = NULL, *ovl_work = NULL, *base = NULL;
+	return (size_t)fdt_off_dt_strings(fdt) + fdt_size_dt_strings(fdt);
+}
+
+/*
+ * The overlay applied into a tree of *total bytes (0: as much room as it
+ * needs, *total then the size used), as U-Boot applies it in place.
+ */
+static int dt_apply_overlay(struct imgp_dtb *dtb, const void *overlay,
+			    size_t len, size_t *total)
+{
+	void *ovl = NULL, *ovl_work = NULL, *base = NULL, *packed = NULL;
+	const void *src = dtb->fdt;
 	size_t olen, size;
 	int rc, tries;
 
@@ -236,7 +247,23 @@ int imgp_dt_apply_overlay(struct imgp_dtb *dtb, const void *overlay,
 	 * it fails, so it works on copies; room for the whole overlay is
 	 * nearly always enough, more is tried a few times.
 	 */
-	size = fdt_totalsize(dtb->fdt) + olen + DT_SLACK;
+	size = *total ? *total : fdt_totalsize(dtb->fdt) + olen + DT_SLACK;
+	if (*total && *total < dt_used(dtb->fdt)) {
+		rc = imgp_fail(ENOSPC, "the tree has no room left: %zu bytes of %zu used",
+			       dt_used(dtb->fdt), *total);
+		goto out;
+	}
+	if (*total) {
+		/* Its total size as U-Boot has it, not this buffer's. */
+		packed = malloc(dtb->bufsize);
+		if (!packed) {
+			rc = imgp_fail(ENOMEM, "out of memory");
+			goto out;
+		}
+		memcpy(packed, dtb->fdt, dtb->bufsize);
+		fdt_pack(packed);
+		src = packed;
+	}
 	ovl_work = malloc(olen);
 	if (!ovl_work) {
 		rc = imgp_fail(ENOMEM, "out of memory");
@@ -253,7 +280,7 @@ int imgp_dt_apply_overlay(struct imgp_dtb *dtb, const void *overlay,
 			rc = imgp_fail(ENOMEM, "out of memory");
 			goto out;
 		}
-		rc = fdt_open_into(dtb->fdt, base, (int)size);
+		rc = fdt_open_into(src, base, (int)size);
 		if (rc) {
 			rc = imgp_fail(EINVAL, "cannot open device tree: %s",
 				       fdt_strerror(rc));
@@ -261,23 +288,62 @@ int imgp_dt_apply_overlay(struct imgp_dtb *dtb, const void *overlay,
 		}
 		memcpy(ovl_work, ovl, olen);
 		rc = fdt_overlay_apply(base, ovl_work);
-		if (rc != -FDT_ERR_NOSPACE || tries == 3)
+		if (rc != -FDT_ERR_NOSPACE || tries == 3 || *total)
 			break;
 		free(base);
 		base = NULL;
 		size *= 2;
 	}
+	if (rc == -FDT_ERR_NOSPACE && *total) {
+		/* What it would need: the same overlay with room to spare. */
+		struct imgp_dtb probe = { 0 };
+		size_t need = 0;
+
+		probe.fdt = malloc(dtb->bufsize);
+		probe.bufsize = dtb->bufsize;
+		rc = probe.fdt ? 0 : imgp_fail(ENOMEM, "out of memory");
+		if (!rc) {
+			memcpy(probe.fdt, dtb->fdt, dtb->bufsize);
+			rc = dt_apply_overlay(&probe, overlay, len, &need);
+		}
+		imgp_dtb_free(&probe);
+		if (!rc)
+			rc = imgp_fail(ENOSPC, "does not fit (FDT_ERR_NOSPACE): the tree needs %zu bytes, the loader gives it %zu (%zu more)",
+				       need, *total, need - *total);
+		goto out;
+	}
 	if (rc) {
 		rc = dt_explain_overlay(dtb->fdt, ovl, rc);
 		goto out;
 	}
+	if (!*total)
+		*total = dt_used(base);
 	free(dtb->fdt);
 	dtb->fdt = base;
 	dtb->bufsize = size;
 	base = NULL;
 out:
+	free(packed);
 	free(base);
 	free(ovl_work);
 	free(ovl);
 	return rc;
+}
+
+int imgp_dt_apply_overlay(struct imgp_dtb *dtb, const void *overlay, size_t len)
+{
+	size_t total = 0;
+
+	return dt_apply_overlay(dtb, overlay, len, &total);
+}
+
+int imgp_dt_apply_overlay_in(struct imgp_dtb *dtb, const void *overlay, size_t len,
+			     size_t total)
+{
+	return dt_apply_overlay(dtb, overlay, len, &total);
+}
+
+size_t imgp_dt_used(const struct imgp_dtb *dtb)
+{
+	return dt_used(dtb->fdt);
 }

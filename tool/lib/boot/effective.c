@@ -108,13 +108,16 @@ static int load_base(struct imgp_survey *sv, struct imgp_effective *t)
 				      t->part->fstype, sv->fit_path, t->image->name);
 		return rc;
 	}
+	/* After a failed label, the tree of the one sysboot went on to. */
+	const char *path = t->ran && t->ran != t->bootdt ? t->ran->path : t->path;
+
 	if (t->part == sv->override.part && sv->override.data.len &&
-	    strcmp(t->path, IMGP_OVERRIDE_PATH) == 0) {
+	    strcmp(path, IMGP_OVERRIDE_PATH) == 0) {
 		data = sv->override.data.data;
 		size = sv->override.data.len;
 		rc = 0;
 	} else {
-		rc = read_blob(sv, t->part, t->path, &buf);
+		rc = read_blob(sv, t->part, path, &buf);
 		data = buf.data;
 		size = buf.len;
 	}
@@ -122,7 +125,9 @@ static int load_base(struct imgp_survey *sv, struct imgp_effective *t)
 		rc = imgp_dtb_load(&t->dtb, data, size);
 		if (rc)
 			imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", t->part->number,
-				      t->part->fstype, t->path);
+				      t->part->fstype, path);
+		else
+			t->fdt_total = fdt_totalsize(data);
 	}
 	imgp_buf_free(&buf);
 	return rc;
@@ -143,7 +148,7 @@ static int apply_own(struct imgp_survey *sv, struct imgp_effective *t, size_t i)
 	if (!fdt)
 		return imgp_fail(ENOMEM, "out of memory");
 	memcpy(fdt, t->dtb.fdt, size);
-	rc = sv->bootpath->apply(sv, t->bootdt, i, &fdt, &size);
+	rc = sv->bootpath->apply(sv, t->ran, i, &fdt, &size);
 	if (rc) {
 		free(fdt);
 		return rc == -ENOENT ? -EINVAL : rc;
@@ -154,17 +159,26 @@ static int apply_own(struct imgp_survey *sv, struct imgp_effective *t, size_t i)
 	return 0;
 }
 
-/* Entry i as an overlay file on t->part, applied as U-Boot's fdt apply. */
+/*
+ * Entry i as an overlay file on t->part, applied as U-Boot's fdt apply:
+ * where the loader bounds the room, in a tree of *total bytes (after the
+ * resize the boot path names before it).
+ */
 static int apply_file(struct imgp_survey *sv, struct imgp_effective *t, size_t i,
-		      bool *missing)
+		      size_t *total, bool *missing)
 {
-	const char *path = t->bootdt->overlays[i];
+	const char *path = t->ran->overlays[i];
+	const long *room = t->ran->room;
 	struct imgp_buf buf = { 0 };
 	int rc;
 
 	rc = read_blob(sv, t->part, path, &buf);
 	*missing = rc == -ENOENT;
-	if (!rc) {
+	if (!rc && room) {
+		if (room[i] >= 0)
+			*total = imgp_uboot_fdt_room(imgp_dt_used(&t->dtb), (unsigned long)room[i]);
+		rc = imgp_dt_apply_overlay_in(&t->dtb, buf.data, buf.len, *total);
+	} else if (!rc) {
 		rc = imgp_dt_apply_overlay(&t->dtb, buf.data, buf.len);
 		/* -ENOENT stays "the file is not there" (a target it lacks is not that). */
 		rc = rc == -ENOENT ? -EINVAL : rc;
@@ -176,12 +190,48 @@ static int apply_file(struct imgp_survey *sv, struct imgp_effective *t, size_t i
 	return rc;
 }
 
+/*
+ * An extlinux label whose tree is left broken (libfdt erases it when an
+ * overlay fails): booti fails, label_boot() returns and sysboot goes on to
+ * the next label that loads. Keeps the failure with what follows; returns
+ * 1 when there is such a label (t->ran is then that label, for build() to
+ * load), 0 when the boot ends, -ENOMEM.
+ */
+static int next_label(struct imgp_effective *t, int rc, const char *overlay)
+{
+	const struct imgp_survey_bootdt *next = t->ran->next;
+	struct imgp_buf then = { 0 };
+	int err;
+
+	if (!next)
+		err = imgp_buf_printf(&then, "U-Boot's fdt apply leaves no valid tree behind (libfdt erases it): booti fails, and label %s is the last sysboot can boot: this boot fails",
+				      t->ran->label);
+	else
+		err = imgp_buf_printf(&then, "U-Boot's fdt apply leaves no valid tree behind (libfdt erases it): booti fails, and sysboot goes on to label %s%s%s%s, %s",
+				      next->label, next->append ? " (append " : "",
+				      next->append ? next->append : "", next->append ? ")" : "",
+				      next->path ? "whose tree this is" : "with U-Boot's own tree");
+	if (!err && (!t->rc || t->rc == -ENOENT || t->ran != t->bootdt))
+		err = keep_failure(t, rc, overlay, (char *)then.data);
+	imgp_buf_free(&then);
+	if (err)
+		return -ENOMEM;
+	imgp_dtb_free(&t->dtb);
+	t->napplied = 0;
+	if (!next || !next->path)
+		return 0;
+	t->ran = next;
+	t->reverted = true;
+	return 1;
+}
+
 /* The boot path's overlays, in order, with its loader's answer to a failure. */
 static int apply_overlays(struct imgp_survey *sv, struct imgp_effective *t,
 			  bool *applied)
 {
-	const struct imgp_survey_bootdt *dt = t->bootdt;
+	const struct imgp_survey_bootdt *dt = t->ran;
 	enum apply_failure on_failure = apply_failure(sv);
+	size_t total = t->fdt_total;
 
 	for (size_t i = 0; i < dt->noverlays; i++) {
 		bool missing = false;
@@ -195,7 +245,7 @@ static int apply_overlays(struct imgp_survey *sv, struct imgp_effective *t,
 		    !strchr(dt->overlays[i], '/'))
 			continue;
 		rc = sv->bootpath->apply ? apply_own(sv, t, i) :
-		     apply_file(sv, t, i, &missing);
+		     apply_file(sv, t, i, &total, &missing);
 		if (rc == -ENOMEM)
 			return rc;
 		if (!rc) {
@@ -211,6 +261,8 @@ static int apply_overlays(struct imgp_survey *sv, struct imgp_effective *t,
 			continue;
 		}
 		/* One that does not apply is news over one that is not there. */
+		if (on_failure == FAILURE_BREAKS && dt->label)
+			return next_label(t, rc, dt->overlays[i]);
 		if ((!t->rc || t->rc == -ENOENT) &&
 		    keep_failure(t, rc, dt->overlays[i], failure_text[on_failure]))
 			return -ENOMEM;
@@ -230,9 +282,97 @@ static int apply_overlays(struct imgp_survey *sv, struct imgp_effective *t,
 	return 0;
 }
 
+/* A script run on a tree: its variables, and the tree its fdt commands edit. */
+struct script_run {
+	const struct imgp_survey_bootdt *dt;
+	struct imgp_dtb *dtb;
+};
+
+/* A variable of the scripts t->ran sources: the last setting of it. */
+static const char *script_var(void *ctx, const char *name)
+{
+	const struct imgp_survey_bootdt *dt = ((struct script_run *)ctx)->dt;
+	size_t n = strlen(name);
+
+	for (size_t i = dt->nscript_vars; i-- > 0;)
+		if (!strncmp(dt->script_vars[i], name, n) && dt->script_vars[i][n] == '=')
+			return dt->script_vars[i] + n + 1;
+	return NULL;
+}
+
+/* A command of such a script: fdt edits the tree; echo succeeds; the rest fail. */
+static int script_command(void *ctx, struct imgp_ushell *sh, int argc, char **argv,
+			  int *status)
+{
+	struct imgp_dtb *dtb = ((struct script_run *)ctx)->dtb;
+	int rc = 0;
+
+	(void)sh;
+	*status = 1;
+	if (!strcmp(argv[0], "fdt"))
+		rc = imgp_uboot_fdt_cmd(dtb, argc, argv);
+	else if (!strcmp(argv[0], "echo"))
+		rc = 0;
+	else
+		rc = 1;
+	if (rc < 0)
+		return rc;
+	*status = rc;
+	return 0;
+}
+
+/*
+ * The scripts the loader sources after the overlays (Armbian's fixup.scr),
+ * run on the tree: their fdt set/rm/mknode are what the kernel gets. One
+ * that cannot be read is not sourced, as the loader's "load" would fail.
+ * Returns 0, or -ENOMEM.
+ */
+static int run_scripts(struct imgp_survey *sv, struct imgp_effective *t, bool *ran)
+{
+	static const struct imgp_ushell_ops ops = { script_var, script_command };
+	const struct imgp_survey_bootdt *dt = t->ran;
+	struct script_run run = { dt, &t->dtb };
+	int rc = 0;
+
+	*ran = false;
+	for (size_t i = 0; !rc && i < dt->nscripts; i++) {
+		struct imgp_bootscr scr = { 0 };
+		struct imgp_buf buf = { 0 };
+		struct imgp_ushell *sh;
+
+		rc = read_blob(sv, t->part, dt->scripts[i], &buf);
+		if (!rc)
+			rc = imgp_bootscr_parse(&scr, buf.data, buf.len);
+		imgp_buf_free(&buf);
+		if (rc) {
+			if (rc != -ENOMEM)
+				imgp_warn(IMGP_PART_FMT " (%s): %s: not run: %s", t->part->number,
+					  t->part->fstype, dt->scripts[i], imgp_errmsg());
+			rc = rc == -ENOMEM ? rc : 0;
+			imgp_errclear();
+			continue;
+		}
+		/* The board's variables are those the loader imported: dt's. */
+		sh = imgp_ushell_new(&ops, &run);
+		rc = sh ? 0 : imgp_fail(ENOMEM, "out of memory");
+		if (!rc)
+			rc = imgp_ushell_run(sh, scr.text);
+		if (rc && rc != -ENOMEM) {
+			imgp_warn(IMGP_PART_FMT " (%s): %s: %s", t->part->number,
+				  t->part->fstype, dt->scripts[i], imgp_errmsg());
+			imgp_errclear();
+			rc = 0;
+		}
+		imgp_ushell_free(sh);
+		imgp_bootscr_free(&scr);
+		*ran = *ran || !rc;
+	}
+	return rc;
+}
+
 /* "boot path armbian: /boot/dtb/x.dtb + /boot/dtb/overlay/y.dtbo" */
 static int provenance(struct imgp_survey *sv, struct imgp_effective *t,
-		      const bool *applied)
+		      const bool *applied, bool scripts_ran)
 {
 	struct imgp_buf b = { 0 };
 	size_t head;
@@ -242,15 +382,22 @@ static int provenance(struct imgp_survey *sv, struct imgp_effective *t,
 	head = b.len;
 	if (!rc && t->image)
 		rc = imgp_buf_printf(&b, "%s %s", sv->fit_path, t->image->name);
-	else if (!rc)
+	else if (!rc && !(t->ran && t->ran != t->bootdt))
 		rc = imgp_buf_printf(&b, "%s", t->path);
 	if (!rc && !t->image && strcmp(t->path, IMGP_OVERRIDE_PATH) == 0 &&
 	    sv->bootpath == &imgp_bootpath_fit)
 		rc = imgp_buf_printf(&b, ", loaded by %s instead of the FIT's tree",
 				     sv->script.path);
-	for (size_t i = 0; !rc && t->bootdt && i < t->bootdt->noverlays; i++)
+	if (!rc && t->ran && t->ran != t->bootdt)
+		rc = imgp_buf_printf(&b, "%s", t->ran->path);
+	for (size_t i = 0; !rc && t->ran && i < t->ran->noverlays; i++)
 		if (applied[i])
-			rc = imgp_buf_printf(&b, " + %s", t->bootdt->overlays[i]);
+			rc = imgp_buf_printf(&b, " + %s", t->ran->overlays[i]);
+	for (size_t i = 0; !rc && scripts_ran && i < t->ran->nscripts; i++)
+		rc = imgp_buf_printf(&b, " + %s", t->ran->scripts[i]);
+	if (!rc && t->ran && t->ran != t->bootdt)
+		rc = imgp_buf_printf(&b, " (label %s: sysboot's next, label %s failed)",
+				     t->ran->label, t->bootdt->label);
 	t->provenance = rc ? NULL : (char *)imgp_buf_steal(&b, NULL);
 	t->booted = t->provenance ? t->provenance + head : NULL;
 	imgp_buf_free(&b);
@@ -282,23 +429,38 @@ static int keep_warnings(struct imgp_effective *t, char *lines)
  */
 static int build(struct imgp_survey *sv, struct imgp_effective *t, bool kept)
 {
-	size_t n = t->bootdt ? t->bootdt->noverlays : 0;
-	bool *applied = calloc(n ? n : 1, sizeof(*applied));
 	struct imgp_buf warnings = { 0 };
+	bool *applied, scripts_ran = false;
+	size_t n = 0;
 	int rc;
 
+	/* Room to mark the overlays of the longest label sysboot may reach. */
+	for (const struct imgp_survey_bootdt *dt = t->bootdt; dt; dt = dt->next)
+		n = dt->noverlays > n ? dt->noverlays : n;
+	applied = calloc(n ? n : 1, sizeof(*applied));
 	if (!applied)
 		return imgp_fail(ENOMEM, "out of memory");
 	if (kept)
 		imgp_log_capture(&warnings);
 	t->boot_path = sv->bootpath_name;
-	rc = load_base(sv, t);
-	if (rc && rc != -ENOMEM)
-		rc = keep_failure(t, rc, NULL, NULL);
-	else if (!rc && n)
-		rc = apply_overlays(sv, t, applied);
+	t->ran = t->bootdt;
+	/* What the boot depends on that the image does not say, as warnings. */
+	for (size_t i = 0; t->bootdt && i < t->bootdt->nnotes; i++)
+		imgp_warn("%s", t->bootdt->notes[i]);
+	do {
+		memset(applied, 0, (n ? n : 1) * sizeof(*applied));
+		rc = load_base(sv, t);
+		if (rc && rc != -ENOMEM)
+			rc = t->ran == t->bootdt ? keep_failure(t, rc, NULL, NULL) : 0;
+		else if (!rc && t->ran && t->ran->noverlays)
+			rc = apply_overlays(sv, t, applied);
+		/* 1: that label failed too, sysboot goes on to the next. */
+	} while (rc == 1);
+	/* After a failed overlay Armbian boots the base tree without its fixups. */
+	if (!rc && t->dtb.fdt && !t->reverted && t->ran && t->ran->nscripts)
+		rc = run_scripts(sv, t, &scripts_ran);
 	if (!rc)
-		rc = provenance(sv, t, applied);
+		rc = provenance(sv, t, applied, scripts_ran);
 	if (kept)
 		imgp_log_capture(NULL);
 	if (!rc && warnings.len)
@@ -447,11 +609,13 @@ const char *imgp_effective_name(const struct imgp_effective *t)
 	return t->model ? t->model : t->image ? t->image->name : t->path;
 }
 
+/* A FIT tree by its configuration or image name, a boot path's as patch names it. */
 static bool is_named(const struct imgp_effective *t, const char *name)
 {
 	return (t->model && strcmp(t->model, name) == 0) ||
 	       (t->image && strcmp(t->image->name, name) == 0) ||
-	       (!t->image && strcmp(t->path, name) == 0);
+	       (!t->image && strcmp(t->path, name) == 0) ||
+	       (t->bootdt && imgp_bootdt_named(t->bootdt, name));
 }
 
 /* "a, b, c": the names of the trees, for a message. */
@@ -461,9 +625,12 @@ static char *names(const struct imgp_effective *trees, size_t n)
 	char *s;
 	int rc = imgp_buf_printf(&b, "%s", "");
 
-	for (size_t i = 0; !rc && i < n; i++)
+	for (size_t i = 0; !rc && i < n && i < IMGP_NAMES_SHOWN; i++)
 		rc = imgp_buf_printf(&b, "%s%s", i ? ", " : "",
 				     imgp_effective_name(&trees[i]));
+	/* A kernel's every tree is info's to list, not one line's. */
+	if (!rc && n > IMGP_NAMES_SHOWN)
+		rc = imgp_buf_printf(&b, ", ... %zu in all: imgpatch info lists them", n);
 	s = rc ? NULL : (char *)imgp_buf_steal(&b, NULL);
 	imgp_buf_free(&b);
 	return s;
@@ -472,14 +639,32 @@ static char *names(const struct imgp_effective *trees, size_t n)
 int imgp_effective_pick(const struct imgp_effective *trees, size_t n,
 			const char *model, const struct imgp_effective **out)
 {
+	size_t found = 0;
 	char *have;
 	int rc;
 
 	*out = NULL;
 	if (!n)
 		return imgp_fail(ENOENT, "no tree: the boot path names none");
-	for (size_t i = 0; model && i < n && !*out; i++)
-		if (is_named(&trees[i], model))
+
+	for (size_t i = 0; model && i < n; i++)
+		if (is_named(&trees[i], model)) {
+			*out = *out ? *out : &trees[i];
+			found++;
+		}
+	if (found > 1) {
+		have = names(trees, n);
+		if (!have)
+			return imgp_fail(ENOMEM, "out of memory");
+		rc = imgp_fail(EEXIST, "'%s' names %zu trees (have: %s): name one by its path",
+			       model, found, have);
+		free(have);
+		*out = NULL;
+		return rc;
+	}
+	/* Without a model, the tree the image's own U-Boot picks. */
+	for (size_t i = 0; !model && n > 1 && i < n && !*out; i++)
+		if (trees[i].bootdt && trees[i].bootdt->uboot_default)
 			*out = &trees[i];
 	if (*out || (!model && n == 1)) {
 		*out = *out ? *out : &trees[0];
