@@ -76,6 +76,7 @@ test_expect_success 'pmOS: pmOS_boot holds the boot files and the allwinner link
 	initramfs
 	initramfs-extra
 	sun50i-a64-pinephone-1.2.dtb
+	sun50i-a64-psci.dtbo
 	vmlinuz
 	EOF
 	test_cmp expect actual &&
@@ -114,6 +115,18 @@ test_expect_success 'pmOS: boot.scr is pmOS'\''s script image' '
 	grep -qx "load mmc \${mmc_bootdev}:1 \${fdt_addr_r} \${fdtfile}" boot.cmd &&
 	grep -qx "load mmc \${mmc_bootdev}:1 \${kernel_addr_r} vmlinuz" boot.cmd &&
 	grep -qx "booti \${kernel_addr_r} \${ramdisk_addr_r}:\${ramdisk_size} \${fdt_addr_r}" boot.cmd
+'
+
+test_expect_success 'pmOS: boot.scr applies the PSCI overlay pmaports installs, after "fdt resize 2048"' '
+	grep -qx "fdt resize 2048" boot.cmd &&
+	grep -qx "if test \${iscpscienabled} -eq 1; then" boot.cmd &&
+	grep -qx "	load mmc \${mmc_bootdev}:1 \${fdtoverlay_addr_r} sun50i-a64-psci.dtbo" boot.cmd &&
+	grep -qx "	fdt apply \${fdtoverlay_addr_r}" boot.cmd &&
+	debugfs -R "dump /sun50i-a64-psci.dtbo psci.dtbo" boot.ext2 2>/dev/null &&
+	test "$(fdtget psci.dtbo /fragment@0 target-path)" = /cpus &&
+	fdtget -l psci.dtbo /fragment@0/__overlay__/idle-states >states &&
+	printf "cpu-sleep\ncluster-sleep\n" >expect &&
+	test_cmp expect states
 '
 
 test_expect_success 'pmOS: user.scr is sourced after "fdt addr", before booti' '

@@ -3,6 +3,8 @@
 test_description='info: partitions, FIT, boot script, SD controllers, root fstab; text and JSON'
 . "$(dirname "$0")/lib.sh"
 
+test_require_tools python3
+
 # json_get FILE EXPR: one value out of a JSON document (python3's json module
 # is the independent parser here).
 json_get()
@@ -79,7 +81,6 @@ test_expect_success 'the FIT'"'"'s trees are listed as fdt images; a boot path w
 	grep -Fx "device trees: none to inspect (no FIT fdt, no user-override.dtb)" nofit.txt
 '
 
-if command -v python3 >/dev/null; then
 test_expect_success '--json is one valid document with the same facts' '
 	$IMGPATCH info --json gpt.img >info.json &&
 	test "$(json_get info.json "d[\"schema_version\"]")" = 1 &&
@@ -94,9 +95,6 @@ test_expect_success '--json is one valid document with the same facts' '
 	test "$(json_get nofit.json "d[\"fit\"]")" = None &&
 	test "$(json_get nofit.json "(d[\"boot_path\"][\"trees\"], d[\"device_trees\"])")" = "([], [])"
 '
-else
-test_skip_tool '--json is one valid document with the same facts' python3
-fi
 
 test_expect_success 'after a patch, info shows the override without no-1-8-v and the new fstab' '
 	cp gpt.img patched.img &&

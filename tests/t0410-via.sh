@@ -256,16 +256,20 @@ test_expect_success 'Raspberry Pi: two models, --model needed' '
 	grep "choose one with --model (have: pi4 /bcm2711-rpi-4-b.dtb, pi5 /bcm2712-rpi-5-b.dtb)" err
 '
 
-test_expect_success 'Raspberry Pi: overlays/NAME.dtbo by label, dtoverlay=NAME under [all] at the end' '
+# [pi5] would also reach the 500 and the CM5: the Pi 5 alone is board type
+# 0x17 (Raspberry Pi's revision codes).
+test_expect_success 'Raspberry Pi: overlays/NAME.dtbo by label, dtoverlay=NAME under [board-type=0x17], then [all]' '
 	cp rpi.img r.img &&
 	imgpatch patch r.img --model pi5 --dt-set "&sdio1:max-frequency=<50000000>" >plan &&
 	grep "^    via overlay:" plan &&
+	grep -Fx "    under [board-type=0x17]" plan &&
 	m="r.img@@$RPI_OFF" &&
 	mtype -i "$m" ::config.txt >config &&
 	name=$(sed -n "s/^dtoverlay=\(imgpatch-.*\)\$/\1/p" config) && test -n "$name" &&
-	tail -n 2 config >tail && printf "[all]\ndtoverlay=%s\n" "$name" >tail.want && test_cmp tail.want tail &&
+	tail -n 3 config >tail &&
+	printf "[board-type=0x17]\ndtoverlay=%s\n[all]\n" "$name" >tail.want && test_cmp tail.want tail &&
 	mtype -i "rpi.img@@$RPI_OFF" ::config.txt >config.orig &&
-	head -n -1 config >config.head && test_cmp config.orig config.head &&
+	head -n -3 config >config.head && test_cmp config.orig config.head &&
 	mcopy -n -i "$m" "::overlays/$name.dtbo" r.dtbo &&
 	test "$(fdtget -t s r.dtbo /__fixups__ sdio1)" = "/fragment@0:target:0" &&
 	mcopy -n -i "$m" ::bcm2712-rpi-5-b.dtb pi5.dtb &&

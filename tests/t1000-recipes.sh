@@ -26,7 +26,7 @@ test_expect_success 'recipes show: parameters, matches, steps, source, risks, un
 	grep "board (required; one of: kv, kr)" show &&
 	grep "dt-delete-property" show &&
 	grep "^source:" show && grep "^risks:" show && grep "^undo:" show &&
-	test_must_fail_with 1 $IMGPATCH recipes show no-such-recipe 2>err &&
+	test_must_fail_with 2 $IMGPATCH recipes show no-such-recipe 2>err &&
 	grep "no recipe .no-such-recipe." err
 '
 
@@ -42,12 +42,12 @@ test_expect_success 'build fixtures' '
 '
 
 test_expect_success 'kv260-uhs: a required parameter not given' '
-	test_refuses kv.img "parameter .carrier. is required.*--set carrier=" \
+	test_refuses_usage kv.img "parameter .carrier. is required.*--set carrier=" \
 		$IMGPATCH apply kv260-uhs kv.img --set board=kv
 '
 
 test_expect_success 'kv260-uhs: the board is required, never guessed' '
-	test_refuses kv.img "parameter .board. is required (one of: kv, kr): give --set board=kv" \
+	test_refuses_usage kv.img "parameter .board. is required (one of: kv, kr): give --set board=kv" \
 		$IMGPATCH apply kv260-uhs kv.img --set carrier=revB
 '
 
@@ -93,7 +93,7 @@ test_expect_success 'kv260-uhs: board=kr takes the KR260 tree' '
 '
 
 test_expect_success 'kv260-uhs: a value outside the allowed ones' '
-	test_refuses kv.img "revC" $IMGPATCH apply kv260-uhs kv.img --set board=kv --set carrier=revC
+	test_refuses_usage kv.img "revC" $IMGPATCH apply kv260-uhs kv.img --set board=kv --set carrier=revC
 '
 
 test_expect_success 'kv260-uhs: the wrong board (a Raspberry Pi OS image)' '
@@ -216,19 +216,19 @@ test_expect_success 'fstab-noatime on Raspberry Pi OS: fstrim.timer enabled' '
 	grep "already applied" out2 && sum_file rpi.img >b && test_cmp a b
 '
 
-test_expect_success 'rpi-sd-overclock: bounds, a model, then config.txt in [pi3]' '
-	test_refuses rpi.img "sd_overclock.*50.*120" \
+test_expect_success 'rpi-sd-overclock: bounds, a model, then config.txt in [pi3], closed with [all]' '
+	test_refuses_usage rpi.img "sd_overclock.*50.*120" \
 		$IMGPATCH apply rpi-sd-overclock rpi.img --set model=pi3 --set sd_overclock=200 &&
-	test_refuses rpi.img "parameter .model. is required (one of: pi0, pi1, pi2, pi3)" \
+	test_refuses_usage rpi.img "parameter .model. is required (one of: pi0, pi1, pi2, pi3)" \
 		$IMGPATCH apply rpi-sd-overclock rpi.img --set sd_overclock=100 &&
-	test_refuses rpi.img "pi4" \
+	test_refuses_usage rpi.img "pi4" \
 		$IMGPATCH apply rpi-sd-overclock rpi.img --set model=pi4 --set sd_overclock=100 &&
 	fat_cat rpi.img 1 /config.txt >config.before &&
 	$IMGPATCH apply rpi-sd-overclock rpi.img --set model=pi3 --set sd_overclock=100 >out &&
 	fat_cat rpi.img 1 /config.txt >config.after &&
 	{ diff config.before config.after >cfg.diff; test $? = 1; } &&
 	cat cfg.diff &&
-	printf "> \n> [pi3]\n> dtparam=sd_overclock=100\n" >cfg.expect &&
+	printf "> \n> [pi3]\n> dtparam=sd_overclock=100\n> [all]\n" >cfg.expect &&
 	grep "^[<>]" cfg.diff | tr -d "\r" >cfg.got && test_cmp cfg.expect cfg.got &&
 	extract_part rpi.img 1 rpi-boot.fat && fsck.fat -n rpi-boot.fat >/dev/null
 '
@@ -237,7 +237,7 @@ test_expect_success 'rpi-sd-overclock: another model gets its own line, [pi3] ke
 	$IMGPATCH apply rpi-sd-overclock rpi.img --set model=pi2 --set sd_overclock=80 >out &&
 	fat_cat rpi.img 1 /config.txt | tr -d "\r" >config.two &&
 	sed -n "/^\[pi3\]/,\$p" config.two >tail.got &&
-	printf "[pi3]\ndtparam=sd_overclock=100\n\n[pi2]\ndtparam=sd_overclock=80\n" >tail.expect &&
+	printf "[pi3]\ndtparam=sd_overclock=100\n[all]\n\n[pi2]\ndtparam=sd_overclock=80\n[all]\n" >tail.expect &&
 	test_cmp tail.expect tail.got &&
 	sum_file rpi.img >a &&
 	$IMGPATCH apply rpi-sd-overclock rpi.img --set model=pi3 --set sd_overclock=100 >out2 &&
@@ -248,7 +248,7 @@ test_expect_success 'rpi5-sd-cqe: dtparam=sd_cqe in [pi5], needs the Pi 5 tree' 
 	fat_cat rpi.img 1 /config.txt >cqe.before &&
 	$IMGPATCH apply rpi5-sd-cqe rpi.img --set sd_cqe=off >out &&
 	fat_cat rpi.img 1 /config.txt | tr -d "\r" >cqe.after &&
-	test "$(tail -n 2 cqe.after)" = "$(printf "[pi5]\ndtparam=sd_cqe=off")" &&
+	test "$(tail -n 3 cqe.after)" = "$(printf "[pi5]\ndtparam=sd_cqe=off\n[all]")" &&
 	$IMGPATCH apply rpi5-sd-cqe rpi.img --set sd_cqe=on >out &&
 	fat_cat rpi.img 1 /config.txt | tr -d "\r" >cqe.on &&
 	test "$(grep -c "sd_cqe" cqe.on)" = 1 && grep -x "dtparam=sd_cqe=on" cqe.on &&
@@ -293,7 +293,7 @@ test_expect_success 'cmdline.txt tokens and --recipe-path' '
 '
 
 test_expect_success 'pinephone-vccq-mod: refused without the hardware confirmation' '
-	test_refuses pmos-symbols.img "hardware-mod" \
+	test_refuses_usage pmos-symbols.img "hardware-mod" \
 		$IMGPATCH apply pinephone-vccq-mod pmos-symbols.img
 '
 

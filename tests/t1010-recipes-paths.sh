@@ -72,7 +72,7 @@ test_expect_success 'recipes lists and shows both' '
 '
 
 test_expect_success 'kria-fit-sd-uhs: the tree is required, never guessed' '
-	test_refuses kvfit.img "parameter .fdt. is required" \
+	test_refuses_usage kvfit.img "parameter .fdt. is required" \
 		$IMGPATCH apply kria-fit-sd-uhs kvfit.img
 '
 

@@ -9,14 +9,14 @@ export IMGPATCH_RECIPE_PATH="$IMGPATCH_BUILD/recipes"
 
 KEY="ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIlab01 admin@lab"
 
-# refuses IMG PATTERN CMD...: exit status 1, one line on stderr that holds
+# refuses IMG PATTERN CMD...: exit status 2 (a value typed wrong), one line on stderr that holds
 # PATTERN (grep -E), nothing on stdout, and IMG byte-identical.
 refuses()
 {
 	img=$1 pattern=$2
 	shift 2
 	sum=$(sum_file "$img") &&
-	test_must_fail_with 1 "$@" >out 2>err &&
+	test_must_fail_with 2 "$@" >out 2>err &&
 	cat err &&
 	test "$(wc -l <err)" = 1 &&
 	grep -E -q -- "$pattern" err &&
@@ -322,13 +322,13 @@ test_expect_success 'apply --each: a bad row refuses the run before any image, n
 	cp kv.img e1.img && cp kv.img e2.img &&
 	s1=$(sum_file e1.img) && s2=$(sum_file e2.img) &&
 	printf "image,user,key\ne1.img,lab,\"%s\"\ne2.img,\"lab\n    sudo: ALL\",\"%s\"\n" "$KEY" "$KEY" >nl.csv &&
-	test_must_fail_with 1 $IMGPATCH apply cloud-init-user e1.img e2.img --each nl.csv >out 2>err &&
+	test_must_fail_with 2 $IMGPATCH apply cloud-init-user e1.img e2.img --each nl.csv >out 2>err &&
 	cat err && test "$(wc -l <err)" = 1 &&
-	grep -x "imgpatch: e2.img: recipe .cloud-init-user.: parameter .user. must be one line without control characters (got .lab\\\\n    sudo: ALL.)" err &&
+	grep -x "imgpatch: nl.csv:3: e2.img: recipe .cloud-init-user.: parameter .user. must be one line without control characters (got .lab\\\\n    sudo: ALL.)" err &&
 	printf "image,user,key\ne1.img,lab,\"%s\"\"\"\ne2.img,lab,\"%s\"\n" "$KEY" "$KEY" >q.csv &&
-	test_must_fail_with 1 $IMGPATCH apply cloud-init-user e1.img e2.img --each q.csv >out 2>err &&
+	test_must_fail_with 2 $IMGPATCH apply cloud-init-user e1.img e2.img --each q.csv >out 2>err &&
 	cat err && test "$(wc -l <err)" = 1 &&
-	grep "^imgpatch: e1.img: recipe .cloud-init-user.: parameter .key. must be one OpenSSH public key line" err &&
+	grep "^imgpatch: q.csv:2: e1.img: recipe .cloud-init-user.: parameter .key. must be one OpenSSH public key line" err &&
 	test_file_unchanged e1.img "$s1" && test_file_unchanged e2.img "$s2"
 '
 
@@ -341,9 +341,9 @@ test_expect_success 'apply --each: rows from a spreadsheet (CRLF) with valid val
 
 test_expect_success 'write --each: a bad row refuses the run before any card is written' '
 	printf "target,hostname\nw1.img,lab-1\nw2.img,lab 2\nw3.img,lab-3\n" >w.csv &&
-	test_must_fail_with 1 $IMGPATCH write kv.img --apply hostname --each w.csv >out 2>err &&
+	test_must_fail_with 2 $IMGPATCH write kv.img --apply hostname --each w.csv >out 2>err &&
 	cat err && test "$(wc -l <err)" = 1 &&
-	grep "^imgpatch: w2.img: recipe .hostname.: parameter .hostname. must be one DNS label" err &&
+	grep "^imgpatch: w.csv:3: w2.img: recipe .hostname.: parameter .hostname. must be one DNS label" err &&
 	test ! -e w1.img && test ! -e w2.img && test ! -e w3.img &&
 	printf "target,hostname\nw1.img,lab-1\nw2.img,lab-2\n" >w.csv &&
 	$IMGPATCH write kv.img --apply hostname --each w.csv >out &&

@@ -445,7 +445,7 @@ test_expect_success 'effective trees: PinePhone fixtures of three boot paths, tr
 		grep "^emmc-vqmmc-3v3 info 1 .* /soc/mmc@1c11000 vqmmc-supply " $img.list || return 1
 	done &&
 	python3 "$TEST_DIR/json/validate.py" "$SCHEMA" pp-pmos.json pp-armbian.json pp-extlinux.json &&
-	echo "script | sun50i-a64-pinephone-1.2.dtb | boot path script: /sun50i-a64-pinephone-1.2.dtb" >expect &&
+	echo "script | sun50i-a64-pinephone-1.2.dtb | boot path script: /sun50i-a64-pinephone-1.2.dtb + /sun50i-a64-psci.dtbo" >expect &&
 	tree_of pp-pmos.json emmc-vqmmc-3v3 >actual && test_cmp expect actual &&
 	d=/boot/dtb/allwinner &&
 	echo "armbian | - | boot path armbian: $d/sun50i-a64-pinephone-1.2.dtb + $d/overlay/sun50i-a64-uart1.dtbo + $d/overlay/sun50i-a64-i2c0.dtbo + /boot/overlay-user/sdfix.dtbo" >expect &&
@@ -462,7 +462,7 @@ test_expect_success 'pmOS: emmc-vqmmc-3v3 gone once user.scr applies pinephone-v
 	cat fixed.list &&
 	! grep "^emmc-vqmmc-3v3 " fixed.list &&
 	doctor fixed.txt pp-pmos-fixed.img &&
-	grep -x "         tree:  boot path script: /sun50i-a64-pinephone-1.2.dtb + /pinephone-vccq-mod.dtbo" fixed.txt
+	grep -x "         tree:  boot path script: /sun50i-a64-pinephone-1.2.dtb + /sun50i-a64-psci.dtbo + /pinephone-vccq-mod.dtbo" fixed.txt
 '
 
 test_expect_success 'Armbian: emmc-vqmmc-3v3 gone with the overlay in overlays= or in user_overlays=' '
@@ -513,7 +513,7 @@ test_expect_success 'overlay-not-applied: a warning where the loader loses more 
 	doctor nosym.json extlinux-nosym.img --json &&
 	findings nosym.json >nosym.list &&
 	grep -x "overlay-not-applied warning 1 /boot/dtbo//sdfix.dtbo - - - - -" nosym.list &&
-	grep "this boot fails" nosym.json &&
+	grep "booti fails, and sysboot goes on to label l0r" nosym.json &&
 	cp pp-armbian.img pp-armbian-missing.img &&
 	sed "s/^overlays=.*/overlays=uart1 nosuch i2c0/" env >env.missing &&
 	ext_write pp-armbian-missing.img env.missing /boot/armbianEnv.txt &&

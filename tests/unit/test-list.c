@@ -11,16 +11,16 @@
 #include "imgpatch-internal.h"
 #include "unit.h"
 
-static void expect(const char *path, const char *key, const char *text,
-		   const char *word, int want_rc, const char *want,
-		   const char *name)
+static void expect_in(const char *path, const char *key, const char *text,
+		      const char *word, const char *sections, int want_rc,
+		      const char *want, const char *name)
 {
 	struct imgp_buf out = { 0 };
 	int rc;
 
 	imgp_buf_append(&out, "stale", 5);
 	rc = imgp_list_add(text, strlen(text), imgp_list_style_of(path, key), key,
-			   word, &out);
+			   word, sections, &out);
 	if (rc != want_rc)
 		printf("#   rc %d, want %d (%s)\n", rc, want_rc, imgp_errmsg());
 	CHECK(rc == want_rc, name);
@@ -29,6 +29,13 @@ static void expect(const char *path, const char *key, const char *text,
 		CHECK(out.len == strlen(want), name);
 	}
 	imgp_buf_free(&out);
+}
+
+static void expect(const char *path, const char *key, const char *text,
+		   const char *word, int want_rc, const char *want,
+		   const char *name)
+{
+	expect_in(path, key, text, word, NULL, want_rc, want, name);
 }
 
 static void check_words(void)
@@ -109,10 +116,45 @@ static void check_config_txt(void)
 	       "include x\n[all]\ndtoverlay=mine\n", "config.txt: [all] after an include counts");
 }
 
+/* For the boards of one tree: under the filters that single them out, then [all]. */
+static void check_config_txt_sections(void)
+{
+	const char *config = "dtparam=audio=on\n[cm5]\ndtoverlay=dwc2,dr_mode=host\n[all]\n";
+	const char *added = "dtparam=audio=on\n[cm5]\ndtoverlay=dwc2,dr_mode=host\n[all]\n"
+			    "[board-type=0x11]\ndtoverlay=mine\n[all]\n";
+
+	expect_in("/config.txt", "dtoverlay", config, "mine", "board-type=0x11\n", 1, added,
+		  "sections: a block for the Pi 4 B closed with [all]");
+	expect_in("/config.txt", "dtoverlay", added, "mine", "board-type=0x11\n", 0, added,
+		  "sections: there already, unchanged");
+	expect_in("/config.txt", "dtoverlay", "dtoverlay=mine\n", "mine", "pi400\n", 1,
+		  "dtoverlay=mine\n[pi400]\ndtoverlay=mine\n[all]\n",
+		  "sections: one for every model is not one for the 400 alone");
+	expect_in("/config.txt", "dtoverlay", "[pi4]\ndtoverlay=mine\n", "mine",
+		  "board-type=0x11\n", 1,
+		  "[pi4]\ndtoverlay=mine\n[all]\n[board-type=0x11]\ndtoverlay=mine\n[all]\n",
+		  "sections: one under [pi4] is not the 4B's; the file's open filter reset first");
+	expect_in("/config.txt", "dtoverlay", "[EDID=DEL-DELL_U2422H]\nhdmi_group=2", "mine",
+		  "board-type=0x0d\nboard-type=0x0e\n", 1,
+		  "[EDID=DEL-DELL_U2422H]\nhdmi_group=2\n[all]\n[board-type=0x0d]\ndtoverlay=mine\n"
+		  "[board-type=0x0e]\ndtoverlay=mine\n[all]\n",
+		  "sections: two board types, after [all] (an EDID filter would combine)");
+	expect_in("/config.txt", "dtoverlay",
+		  "[board-type=0x0d]\ndtoverlay=mine\n[all]\n", "mine",
+		  "board-type=0x0d\nboard-type=0x0e\n", 1,
+		  "[board-type=0x0d]\ndtoverlay=mine\n[all]\n[board-type=0x0e]\ndtoverlay=mine\n[all]\n",
+		  "sections: only the one missing");
+	expect_in("/config.txt", "dtoverlay", "[all]\ninclude usercfg.txt\n", "mine",
+		  "cm4\n", 1,
+		  "[all]\ninclude usercfg.txt\n[all]\n[cm4]\ndtoverlay=mine\n[all]\n",
+		  "sections: after an include, [all] first");
+}
+
 int main(void)
 {
 	check_words();
 	check_extlinux();
 	check_config_txt();
+	check_config_txt_sections();
 	return unit_done();
 }

@@ -12,7 +12,7 @@
 #include "imgpatch-internal.h"
 #include "unit.h"
 
-enum op { SET_LINE, REMOVE_LINE, SET_TOKEN, REMOVE_TOKEN };
+enum op { SET_LINE, REMOVE_LINE, SET_TOKEN, REMOVE_TOKEN, SET_FIELDS };
 
 static int run_op(enum op op, const char *text, size_t len, const char *arg,
 		  const char *value, const char *section, struct imgp_buf *out)
@@ -26,6 +26,8 @@ static int run_op(enum op op, const char *text, size_t len, const char *arg,
 		return imgp_text_set_token(text, len, arg, out);
 	case REMOVE_TOKEN:
 		return imgp_text_remove_token(text, len, arg, out);
+	case SET_FIELDS:
+		return imgp_text_set_fields(text, len, arg, value, out);
 	}
 	return -EINVAL;
 }
@@ -99,10 +101,20 @@ static void check_sections(void)
 		 "empty file, [all]: no header needed");
 	set_line("a=1\n", "b", "2", "all", 1, "a=1\nb=2\n",
 		 "no header at all: the file is [all]");
-	set_line("", "a", "1", "pi4", 1, "[pi4]\na=1\n",
-		 "empty file, [pi4]: header added");
-	set_line("a=1\n", "b", "2", "pi4", 1, "a=1\n\n[pi4]\nb=2\n",
-		 "no header, [pi4]: header added after a blank line");
+	set_line("", "a", "1", "pi4", 1, "[pi4]\na=1\n[all]\n",
+		 "empty file, [pi4]: header added, closed with [all]");
+	set_line("a=1\n", "b", "2", "pi4", 1, "a=1\n\n[pi4]\nb=2\n[all]\n",
+		 "no header, [pi4]: header added after a blank line, closed with [all]");
+	set_line("a=1\n\n[pi4]\nb=2\n[all]\n", "b", "2", "pi4", 0,
+		 "a=1\n\n[pi4]\nb=2\n[all]\n", "[pi4] block written before: unchanged");
+	set_line("[gpio4=1]\nx=1\n", "k", "v", "pi3", 1,
+		 "[gpio4=1]\nx=1\n\n[all]\n[pi3]\nk=v\n[all]\n",
+		 "file ends under another kind of filter: [all] before the header too");
+	set_line("include usercfg.txt\r\n", "k", "v", "board-type=0x11", 1,
+		 "include usercfg.txt\r\n\r\n[all]\r\n[board-type=0x11]\r\nk=v\r\n[all]\r\n",
+		 "after an include (its filter may hold): [all] first, CRLF kept");
+	set_line("[pi3]\nx=1\n", "k", "v", "pi3", 1, "[pi3]\nx=1\nk=v\n",
+		 "the file's open [pi3] block: the line joins it, the end state as it was");
 	set_line("[pi4]\nx=1\n\n[all]\ny=2\n\n", "k", "v", "all", 1,
 		 "[pi4]\nx=1\n\n[all]\ny=2\nk=v\n\n",
 		 "last header [all]: at the end of its block");
@@ -358,11 +370,37 @@ static void check_random(void)
 	imgp_buf_free(&r2);
 }
 
+/* /etc/hosts as pi-gen leaves it: 127.0.1.1, two tabs, the host name. */
+static void check_fields(void)
+{
+	const char *hosts = "127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n"
+			    "ff02::1\t\tip6-allnodes\nff02::2\t\tip6-allrouters\n\n"
+			    "127.0.1.1\t\traspberrypi\n";
+
+	expect(SET_FIELDS, hosts, "127.0.1.1", "lab-07", NULL, 1,
+	       "127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n"
+	       "ff02::1\t\tip6-allnodes\nff02::2\t\tip6-allrouters\n\n"
+	       "127.0.1.1\t\tlab-07\n", "fields: pi-gen's 127.0.1.1 line, its two tabs kept");
+	expect(SET_FIELDS, "127.0.1.1 old.lan old # mine\r\n127.0.1.10 x\n", "127.0.1.1",
+	       "new", NULL, 1, "127.0.1.1 new # mine\r\n127.0.1.10 x\n",
+	       "fields: every field after the key, the comment and CRLF kept; 127.0.1.10 is another key");
+	expect(SET_FIELDS, "127.0.1.1\tnew\n", "127.0.1.1", "new", NULL, 0,
+	       "127.0.1.1\tnew\n", "fields: already so");
+	expect(SET_FIELDS, "127.0.0.1 localhost\n#127.0.1.1 old\n", "127.0.1.1", "new", NULL, 0,
+	       "127.0.0.1 localhost\n#127.0.1.1 old\n",
+	       "fields: no line of the key (a comment is none): unchanged, none added");
+	expect(SET_FIELDS, "127.0.1.1\n  127.0.1.1   a b", "127.0.1.1", "new", NULL, 1,
+	       "127.0.1.1\tnew\n  127.0.1.1   new", "fields: a bare key gets a tab; indented, no newline");
+	expect(SET_FIELDS, "a b\n", "a b", "x", NULL, -EINVAL, "", "fields: a key with a blank");
+	expect(SET_FIELDS, "a b\n", "a", "x\ny", NULL, -EINVAL, "", "fields: a value with a line break");
+}
+
 int main(void)
 {
 	check_set_line();
 	check_sections();
 	check_remove_line();
+	check_fields();
 	check_tokens();
 	check_errors();
 	check_random();

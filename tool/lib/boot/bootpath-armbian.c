@@ -201,9 +201,12 @@ static int vendor_paths(struct imgp_survey *sv, const struct vars *v, const char
 	return rc;
 }
 
-/* The fixup scripts the boot script would source, when there: ", fixup: A, B" onto out. */
+/*
+ * The fixup scripts the boot script sources after the overlays, when there
+ * (the kernel's, then the user's): onto dt, and ", fixup: A, B" onto out.
+ */
 static int add_fixups(struct imgp_survey *sv, const char *overlay_dir, const struct vars *v,
-		      struct imgp_buf *out)
+		      struct imgp_survey_bootdt *dt, struct imgp_buf *out)
 {
 	struct imgp_buf path = { 0 };
 	int rc = 0, found = 0;
@@ -213,9 +216,12 @@ static int add_fixups(struct imgp_survey *sv, const char *overlay_dir, const str
 		rc = i == 0 ? imgp_buf_printf(&path, "%s%s-fixup.scr", overlay_dir,
 					      v->overlay_prefix) :
 			      imgp_buf_printf(&path, "%sfixup.scr", v->prefix);
-		if (!rc && imgp_bootinfo_exists(sv, (char *)path.data))
-			rc = imgp_buf_printf(out, "%s%s", found++ ? ", " : ", fixup: ",
-					     (char *)path.data);
+		if (rc || !imgp_bootinfo_exists(sv, (char *)path.data))
+			continue;
+		rc = imgp_buf_printf(out, "%s%s", found++ ? ", " : ", fixup: ",
+				     (char *)path.data);
+		if (!rc)
+			rc = imgp_bootinfo_add_script(dt, (char *)path.data);
 	}
 	imgp_buf_free(&path);
 	return rc;
@@ -224,12 +230,14 @@ static int add_fixups(struct imgp_survey *sv, const char *overlay_dir, const str
 static int armbian_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
 {
 	const char *fdtfile = NULL, *fdtdir = NULL, *overlay_prefix = "", *overlays = "";
-	const char *user = "";
+	const char *user = "", *from = "";
 	struct imgp_buf path = { 0 }, word = { 0 }, vendor = { 0 }, dir = { 0 },
 			file = { 0 }, ovl = { 0 }, fallback = { 0 }, fixups = { 0 };
 	const char *script = sv->script.parsed ? sv->script.scr.text : NULL;
 	struct imgp_survey_bootdt *dt;
 	char *text, *cursor, *line;
+	const char **settings = NULL;
+	size_t nsettings = 0;
 	struct vars v;
 	int rc;
 
@@ -245,8 +253,17 @@ static int armbian_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo 
 	/* env import -t: the last setting of a name wins. */
 	cursor = text;
 	while ((line = imgp_bootinfo_line(&cursor))) {
-		const char *val;
+		const char *val, **grown;
 
+		if (strchr(line, '=')) {
+			grown = realloc(settings, (nsettings + 1) * sizeof(*settings));
+			if (!grown) {
+				rc = imgp_fail(ENOMEM, "out of memory");
+				goto out;
+			}
+			settings = grown;
+			settings[nsettings++] = line;
+		}
 		if ((val = imgp_bootinfo_value(line, "fdtfile")))
 			fdtfile = val;
 		else if ((val = imgp_bootinfo_value(line, "fdtdir")))
@@ -257,6 +274,13 @@ static int armbian_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo 
 			overlays = val;
 		else if ((val = imgp_bootinfo_value(line, "user_overlays")))
 			user = val;
+	}
+	/* Without fdtfile= the script loads U-Boot's own (armbian/build writes
+	 * it only for boards with BOOT_FDT_FILE). */
+	if (!fdtfile && sv->uboot.fdtfile && sv->uboot.tree &&
+	    !strcmp(sv->uboot.tree_from, "fdtfile")) {
+		fdtfile = sv->uboot.tree;
+		from = " (U-Boot's default environment)";
 	}
 	if (!fdtfile)
 		goto summary;
@@ -285,8 +309,6 @@ static int armbian_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo 
 		rc = script_word(script, OVERLAY_WORD, &word);
 	if (rc >= 0)
 		rc = resolve(&ovl, rc, (char *)word.data, (char *)fallback.data, &v);
-	if (rc >= 0)
-		rc = add_fixups(sv, (char *)ovl.data, &v, &fixups);
 	if (rc < 0)
 		goto out;
 	dt = imgp_bootinfo_add_dt(bi, NULL, (char *)path.data);
@@ -294,6 +316,7 @@ static int armbian_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo 
 		rc = -ENOMEM;
 		goto out;
 	}
+	dt->uboot_default = *from != '\0';
 	path.len = 0;
 	rc = imgp_buf_printf(&path, "%s%s-", (char *)ovl.data, overlay_prefix);
 	if (!rc)
@@ -303,16 +326,22 @@ static int armbian_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo 
 		rc = imgp_buf_printf(&path, "%soverlay-user/", pre);
 	if (!rc)
 		rc = imgp_bootinfo_add_overlays(dt, (char *)path.data, user, ".dtbo");
+	if (!rc)
+		rc = add_fixups(sv, (char *)ovl.data, &v, dt, &fixups);
+	/* The fixup scripts see what armbianEnv.txt sets (param_*, ...). */
+	for (size_t i = 0; !rc && i < nsettings; i++)
+		rc = imgp_bootinfo_add_script_var(dt, settings[i]);
 	if (rc)
 		goto out;
 summary:
 	rc = imgp_bootinfo_summary(bi, "U-Boot script %sboot.scr (Armbian), "
-				   "fdtfile %s, overlays: %s%s%s%s", pre,
-				   fdtfile ? fdtfile : "(unset)",
+				   "fdtfile %s%s, overlays: %s%s%s%s", pre,
+				   fdtfile ? fdtfile : "(unset)", from,
 				   *overlays ? overlays : "none",
 				   *user ? ", user_overlays: " : "", user,
 				   fixups.len ? (char *)fixups.data : "");
 out:
+	free(settings);
 	imgp_buf_free(&fixups);
 	imgp_buf_free(&fallback);
 	imgp_buf_free(&ovl);

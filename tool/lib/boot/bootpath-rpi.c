@@ -4,9 +4,10 @@
  * boot partition and loads the tree for the board's model from the FAT
  * root (bcm2711-rpi-4-b.dtb, bcm2712-rpi-5-b.dtb, ...), under os_prefix,
  * or the file device_tree= names; it then applies the dtoverlay= and
- * dtparam= lines in order. Lines under a model filter ([pi4], [cm4s], ...)
- * count for the boards it covers, [all] ends the filter; the conditional
- * filters of other kinds ([gpio4=1], [HDMI:0], ...) are taken as true. An
+ * dtparam= lines in order. Lines under a model filter ([pi4], [cm4s],
+ * [board-type=0x11], ...) count for the boards it covers, [all] ends the
+ * filter; the conditional filters of other kinds ([gpio4=1], [HDMI:0], ...)
+ * are taken as true. An
  * "include FILE" line reads FILE there (walk_config() below).
  *
  * A tree's overlay list has one entry per step the firmware takes:
@@ -25,6 +26,8 @@
  * same for the Raspberry Pi trees.
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,96 +43,124 @@
 #define SCRIPT_MAX ((size_t)1 << 20)
 
 /*
+ * Boards by their type, the TTTTTTTT field of Raspberry Pi's new-style
+ * revision codes (raspberrypi/documentation,
+ * documentation/asciidoc/computers/raspberry-pi/revision-codes.adoc,
+ * commit 0456a78c93ba57be2d9e95733df961069925555b): the number a
+ * [board-type=N] filter of config.txt names. One bit per type. The
+ * never-sold BCM2836 compute module has a tree in the firmware but no
+ * type; it gets a bit no type reaches.
+ */
+enum {
+	A = 0x00, B = 0x01, AP = 0x02, BP = 0x03, B2 = 0x04, CM1T = 0x06,
+	B3 = 0x08, ZERO = 0x09, CM3T = 0x0a, ZEROW = 0x0c, B3P = 0x0d,
+	A3P = 0x0e, CM3PT = 0x10, B4 = 0x11, ZERO2W = 0x12, B400 = 0x13,
+	CM4T = 0x14, CM4ST = 0x15, B5 = 0x17, CM5T = 0x18, B500 = 0x19,
+	CM5LT = 0x1a, CM0T = 0x1b,
+	TYPE_LAST = CM0T,
+	CM2_UNTYPED = 63,
+};
+#define T(x) ((uint64_t)1 << (x))
+
+/*
  * Raspberry Pi's documentation (config.txt, "Conditional filters", its table
  * of model filters) says which filters a board sees: its own and those it
  * "also sees" ([pi400] also sees [pi4], [pi02] sees [pi0w] and [pi0], [cm0]
- * sees [pi02], so [pi0w] and [pi0] as well, ...). One bit per filter.
+ * sees [pi02], so [pi0w] and [pi0] as well, ...). Here each filter is the
+ * set of board types that see it. [cm5] covers the CM5 and the CM5 Lite,
+ * which share its trees.
  */
-enum {
-	PI0 = 1u << 0, PI0W = 1u << 1, PI02 = 1u << 2, CM0 = 1u << 3,
-	PI1 = 1u << 4, CM1 = 1u << 5, PI2 = 1u << 6,
-	PI3 = 1u << 7, PI3P = 1u << 8, CM3 = 1u << 9, CM3P = 1u << 10,
-	PI4 = 1u << 11, PI400 = 1u << 12, CM4 = 1u << 13, CM4S = 1u << 14,
-	PI5 = 1u << 15, PI500 = 1u << 16, CM5 = 1u << 17,
-};
-
 static const struct {
 	const char *name;
-	unsigned bit;
+	uint64_t types;
 } filters[] = {
-	{ "pi0", PI0 }, { "pi0w", PI0W }, { "pi02", PI02 }, { "cm0", CM0 },
-	{ "pi1", PI1 }, { "cm1", CM1 }, { "pi2", PI2 },
-	{ "pi3", PI3 }, { "pi3+", PI3P }, { "cm3", CM3 }, { "cm3+", CM3P },
-	{ "pi4", PI4 }, { "pi400", PI400 }, { "cm4", CM4 }, { "cm4s", CM4S },
-	{ "pi5", PI5 }, { "pi500", PI500 }, { "cm5", CM5 },
+	{ "pi0", T(ZERO) | T(ZEROW) | T(ZERO2W) | T(CM0T) },
+	{ "pi0w", T(ZEROW) | T(ZERO2W) | T(CM0T) },
+	{ "pi02", T(ZERO2W) | T(CM0T) },
+	{ "cm0", T(CM0T) },
+	{ "pi1", T(A) | T(B) | T(AP) | T(BP) | T(CM1T) },
+	{ "cm1", T(CM1T) },
+	{ "pi2", T(B2) | T(CM2_UNTYPED) },
+	{ "pi3", T(B3) | T(B3P) | T(A3P) | T(CM3T) | T(CM3PT) },
+	{ "pi3+", T(B3P) | T(A3P) | T(CM3PT) },
+	{ "cm3", T(CM3T) },
+	{ "cm3+", T(CM3PT) },
+	{ "pi4", T(B4) | T(B400) | T(CM4T) | T(CM4ST) },
+	{ "pi400", T(B400) },
+	{ "cm4", T(CM4T) },
+	{ "cm4s", T(CM4ST) },
+	{ "pi5", T(B5) | T(B500) | T(CM5T) | T(CM5LT) },
+	{ "pi500", T(B500) },
+	{ "cm5", T(CM5T) | T(CM5LT) },
 };
+#define NFILTERS (sizeof(filters) / sizeof(filters[0]))
 
 /*
  * Every tree name the firmware loads for a board: those Raspberry Pi ships
  * (the firmware repository's boot/ folder, raspberrypi/firmware, over its
  * history) and the upstream kernel's (bcm2835-bcm2837, bcm2711, bcm2712:
- * raspberrypi/linux arch/arm/boot/dts/broadcom/Makefile). The model is the
- * most specific filter of the boards the tree serves.
+ * raspberrypi/linux arch/arm/boot/dts/broadcom/Makefile), with the types
+ * of the boards it serves. The model is the most specific filter of those
+ * boards.
  *
  * A tree may serve boards that a filter tells apart: bcm2710-rpi-cm3.dtb is
  * both the CM3's and the CM3+'s, and only the CM3+ sees [cm3+] and [pi3+],
- * only the CM3 [cm3]. Such a filter "may apply" (the maybe bits): its
- * lines are kept, as they reach the tree on one of its boards, with a
- * warning. Trees whose boards no filter tells apart (the 3B+ and 3A+ share
- * bcm2710-rpi-3-b-plus.dtb and both see [pi3+] and [pi3]; the 500 and 500+
- * share bcm2712-rpi-500.dtb) need none.
+ * only the CM3 [cm3]. Such a filter "may apply": its lines are kept, as
+ * they reach the tree on one of its boards, with a warning. Trees whose
+ * boards no model filter tells apart (the 3B+ and 3A+ share
+ * bcm2710-rpi-3-b-plus.dtb and both see [pi3+] and [pi3]) need none there;
+ * [board-type=0x0d] does tell them apart.
  */
 static const struct rpi_tree {
 	const char *name, *model;
-	unsigned sure, maybe;
+	uint64_t types;
 } rpi_trees[] = {
 	/* Raspberry Pi's names */
-	{ "bcm2708-rpi-b.dtb", "pi1", PI1, 0 },           /* 1A, 1B */
-	{ "bcm2708-rpi-b-rev1.dtb", "pi1", PI1, 0 },
-	{ "bcm2708-rpi-b-plus.dtb", "pi1", PI1, 0 },      /* 1A+, 1B+ */
-	{ "bcm2708-rpi-cm.dtb", "cm1", PI1 | CM1, 0 },
-	{ "bcm2708-rpi-zero.dtb", "pi0", PI0, 0 },
-	{ "bcm2708-rpi-zero-w.dtb", "pi0w", PI0 | PI0W, 0 },
-	{ "bcm2708-rpi-0-w.dtb", "pi0w", PI0 | PI0W, 0 },  /* its name before 2017 */
-	{ "bcm2709-rpi-2-b.dtb", "pi2", PI2, 0 },
-	/* A BCM2836 compute module never sold; the firmware ships its tree. */
-	{ "bcm2709-rpi-cm2.dtb", "pi2", PI2, 0 },
-	{ "bcm2710-rpi-2-b.dtb", "pi2", PI2, 0 },         /* 2B v1.2 (BCM2837) */
-	{ "bcm2710-rpi-3-b.dtb", "pi3", PI3, 0 },
-	{ "bcm2710-rpi-3-b-plus.dtb", "pi3+", PI3 | PI3P, 0 }, /* 3B+, 3A+ */
-	{ "bcm2710-rpi-cm3.dtb", "cm3", PI3, CM3 | CM3P | PI3P }, /* CM3, CM3+ */
-	{ "bcm2710-rpi-zero-2.dtb", "pi02", PI0 | PI0W | PI02, 0 },
-	{ "bcm2710-rpi-zero-2-w.dtb", "pi02", PI0 | PI0W | PI02, 0 },
-	{ "bcm2710-rpi-cm0.dtb", "cm0", PI0 | PI0W | PI02 | CM0, 0 },
-	{ "bcm2711-rpi-4-b.dtb", "pi4", PI4, 0 },
-	{ "bcm2711-rpi-400.dtb", "pi400", PI4 | PI400, 0 },
-	{ "bcm2711-rpi-cm4.dtb", "cm4", PI4 | CM4, 0 },
-	{ "bcm2711-rpi-cm4-io.dtb", "cm4", PI4 | CM4, 0 },
-	{ "bcm2711-rpi-cm4s.dtb", "cm4s", PI4 | CM4S, 0 },
-	{ "bcm2712-rpi-5-b.dtb", "pi5", PI5, 0 },
-	{ "bcm2712d0-rpi-5-b.dtb", "pi5", PI5, 0 },
-	{ "bcm2712-d-rpi-5-b.dtb", "pi5", PI5, 0 },
-	{ "bcm2712-rpi-500.dtb", "pi500", PI5 | PI500, 0 }, /* 500, 500+ */
-	{ "bcm2712-rpi-cm5-cm5io.dtb", "cm5", PI5 | CM5, 0 },
-	{ "bcm2712-rpi-cm5-cm4io.dtb", "cm5", PI5 | CM5, 0 },
-	{ "bcm2712-rpi-cm5l-cm5io.dtb", "cm5", PI5 | CM5, 0 },
-	{ "bcm2712-rpi-cm5l-cm4io.dtb", "cm5", PI5 | CM5, 0 },
+	{ "bcm2708-rpi-b.dtb", "pi1", T(A) | T(B) },
+	{ "bcm2708-rpi-b-rev1.dtb", "pi1", T(B) },
+	{ "bcm2708-rpi-b-plus.dtb", "pi1", T(AP) | T(BP) },
+	{ "bcm2708-rpi-cm.dtb", "cm1", T(CM1T) },
+	{ "bcm2708-rpi-zero.dtb", "pi0", T(ZERO) },
+	{ "bcm2708-rpi-zero-w.dtb", "pi0w", T(ZEROW) },
+	{ "bcm2708-rpi-0-w.dtb", "pi0w", T(ZEROW) },  /* its name before 2017 */
+	{ "bcm2709-rpi-2-b.dtb", "pi2", T(B2) },
+	{ "bcm2709-rpi-cm2.dtb", "pi2", T(CM2_UNTYPED) },
+	{ "bcm2710-rpi-2-b.dtb", "pi2", T(B2) },       /* 2B v1.2 (BCM2837) */
+	{ "bcm2710-rpi-3-b.dtb", "pi3", T(B3) },
+	{ "bcm2710-rpi-3-b-plus.dtb", "pi3+", T(B3P) | T(A3P) },
+	{ "bcm2710-rpi-cm3.dtb", "cm3", T(CM3T) | T(CM3PT) },
+	{ "bcm2710-rpi-zero-2.dtb", "pi02", T(ZERO2W) },
+	{ "bcm2710-rpi-zero-2-w.dtb", "pi02", T(ZERO2W) },
+	{ "bcm2710-rpi-cm0.dtb", "cm0", T(CM0T) },
+	{ "bcm2711-rpi-4-b.dtb", "pi4", T(B4) },
+	{ "bcm2711-rpi-400.dtb", "pi400", T(B400) },
+	{ "bcm2711-rpi-cm4.dtb", "cm4", T(CM4T) },
+	{ "bcm2711-rpi-cm4-io.dtb", "cm4", T(CM4T) },
+	{ "bcm2711-rpi-cm4s.dtb", "cm4s", T(CM4ST) },
+	{ "bcm2712-rpi-5-b.dtb", "pi5", T(B5) },
+	{ "bcm2712d0-rpi-5-b.dtb", "pi5", T(B5) },
+	{ "bcm2712-d-rpi-5-b.dtb", "pi5", T(B5) },
+	{ "bcm2712-rpi-500.dtb", "pi500", T(B500) },   /* 500, 500+ */
+	{ "bcm2712-rpi-cm5-cm5io.dtb", "cm5", T(CM5T) },
+	{ "bcm2712-rpi-cm5-cm4io.dtb", "cm5", T(CM5T) },
+	{ "bcm2712-rpi-cm5l-cm5io.dtb", "cm5", T(CM5LT) },
+	{ "bcm2712-rpi-cm5l-cm4io.dtb", "cm5", T(CM5LT) },
 	/* the upstream kernel's */
-	{ "bcm2835-rpi-a.dtb", "pi1", PI1, 0 },
-	{ "bcm2835-rpi-a-plus.dtb", "pi1", PI1, 0 },
-	{ "bcm2835-rpi-b.dtb", "pi1", PI1, 0 },
-	{ "bcm2835-rpi-b-rev2.dtb", "pi1", PI1, 0 },
-	{ "bcm2835-rpi-b-plus.dtb", "pi1", PI1, 0 },
-	{ "bcm2835-rpi-cm1-io1.dtb", "cm1", PI1 | CM1, 0 },
-	{ "bcm2835-rpi-zero.dtb", "pi0", PI0, 0 },
-	{ "bcm2835-rpi-zero-w.dtb", "pi0w", PI0 | PI0W, 0 },
-	{ "bcm2836-rpi-2-b.dtb", "pi2", PI2, 0 },
-	{ "bcm2837-rpi-2-b.dtb", "pi2", PI2, 0 },
-	{ "bcm2837-rpi-3-a-plus.dtb", "pi3+", PI3 | PI3P, 0 },
-	{ "bcm2837-rpi-3-b.dtb", "pi3", PI3, 0 },
-	{ "bcm2837-rpi-3-b-plus.dtb", "pi3+", PI3 | PI3P, 0 },
-	{ "bcm2837-rpi-cm3-io3.dtb", "cm3", PI3, CM3 | CM3P | PI3P },
-	{ "bcm2837-rpi-zero-2-w.dtb", "pi02", PI0 | PI0W | PI02, 0 },
+	{ "bcm2835-rpi-a.dtb", "pi1", T(A) },
+	{ "bcm2835-rpi-a-plus.dtb", "pi1", T(AP) },
+	{ "bcm2835-rpi-b.dtb", "pi1", T(B) },
+	{ "bcm2835-rpi-b-rev2.dtb", "pi1", T(B) },
+	{ "bcm2835-rpi-b-plus.dtb", "pi1", T(BP) },
+	{ "bcm2835-rpi-cm1-io1.dtb", "cm1", T(CM1T) },
+	{ "bcm2835-rpi-zero.dtb", "pi0", T(ZERO) },
+	{ "bcm2835-rpi-zero-w.dtb", "pi0w", T(ZEROW) },
+	{ "bcm2836-rpi-2-b.dtb", "pi2", T(B2) },
+	{ "bcm2837-rpi-2-b.dtb", "pi2", T(B2) },
+	{ "bcm2837-rpi-3-a-plus.dtb", "pi3+", T(A3P) },
+	{ "bcm2837-rpi-3-b.dtb", "pi3", T(B3) },
+	{ "bcm2837-rpi-3-b-plus.dtb", "pi3+", T(B3P) },
+	{ "bcm2837-rpi-cm3-io3.dtb", "cm3", T(CM3T) | T(CM3PT) },
+	{ "bcm2837-rpi-zero-2-w.dtb", "pi02", T(ZERO2W) },
 	/* bcm2711-rpi-4-b, -400, -cm4-io and bcm2712-rpi-5-b are above. */
 };
 #define NTREES (sizeof(rpi_trees) / sizeof(rpi_trees[0]))
@@ -149,19 +180,51 @@ static const struct rpi_tree *tree_of(const char *dtb)
 }
 
 /* What a filter line says of a tree's boards. */
-enum verdict { FILTER_FALSE, FILTER_TRUE, FILTER_MAYBE, FILTER_OTHER };
+enum verdict { FILTER_FALSE, FILTER_TRUE, FILTER_MAYBE, FILTER_OTHER, FILTER_BAD };
 
-/* FILTER_OTHER: no model filter. */
+/*
+ * The board types a model filter ("pi4", "board-type=0x11") covers in
+ * *types. FILTER_OTHER: no model filter; FILTER_BAD: a board-type filter
+ * whose value is no type of the revision codes (a whole revision code such
+ * as "a02082" is written there at times), which no board matches.
+ */
+static enum verdict filter_types(const char *filter, uint64_t *types)
+{
+	static const char board_type[] = "board-type=";
+	const char *value = filter + sizeof(board_type) - 1;
+	unsigned long n;
+	char *end;
+
+	*types = 0;
+	for (size_t i = 0; i < NFILTERS; i++)
+		if (strcmp(filter, filters[i].name) == 0) {
+			*types = filters[i].types;
+			return FILTER_TRUE;
+		}
+	if (!is_prefix(filter, board_type))
+		return FILTER_OTHER;
+	/* The documentation writes the type in hex ("0x14"); a decimal reads as one. */
+	errno = 0;
+	n = *value >= '0' && *value <= '9' ? strtoul(value, &end, 0) : ULONG_MAX;
+	if (n == ULONG_MAX || errno || *end || n > TYPE_LAST)
+		return FILTER_BAD;
+	*types = T(n);
+	for (size_t i = 0; i < NTREES; i++)
+		if (rpi_trees[i].types & *types)
+			return FILTER_TRUE;
+	return FILTER_BAD;
+}
+
 static enum verdict filter_covers(const char *filter, const struct rpi_tree *tree)
 {
-	for (size_t i = 0; i < sizeof(filters) / sizeof(filters[0]); i++) {
-		if (strcmp(filter, filters[i].name) != 0)
-			continue;
-		if (tree->sure & filters[i].bit)
-			return FILTER_TRUE;
-		return tree->maybe & filters[i].bit ? FILTER_MAYBE : FILTER_FALSE;
-	}
-	return FILTER_OTHER;
+	uint64_t types;
+	enum verdict v = filter_types(filter, &types);
+
+	if (v != FILTER_TRUE)
+		return v;
+	if ((tree->types & types) == tree->types)
+		return FILTER_TRUE;
+	return tree->types & types ? FILTER_MAYBE : FILTER_FALSE;
 }
 
 bool imgp_rpi_tree_sees(const char *dtb, const char *filter)
@@ -169,6 +232,25 @@ bool imgp_rpi_tree_sees(const char *dtb, const char *filter)
 	const struct rpi_tree *tree = tree_of(dtb);
 
 	return tree && filter_covers(filter, tree) == FILTER_TRUE;
+}
+
+int imgp_rpi_own_filters(const char *dtb, struct imgp_buf *out)
+{
+	const char *base = strrchr(dtb, '/');
+	const struct rpi_tree *tree = tree_of(base ? base + 1 : dtb);
+	int rc = 0;
+
+	out->len = 0;
+	if (!tree || (tree->types & T(CM2_UNTYPED)))
+		return imgp_fail(ENOENT, "%s: no config.txt filter singles out the boards of this tree",
+				 dtb);
+	for (size_t i = 0; i < NFILTERS; i++)
+		if (filters[i].types == tree->types)
+			return imgp_buf_printf(out, "%s\n", filters[i].name);
+	for (unsigned t = 0; !rc && t <= TYPE_LAST; t++)
+		if (tree->types & T(t))
+			rc = imgp_buf_printf(out, "board-type=0x%02x\n", t);
+	return rc;
 }
 
 /*
@@ -354,11 +436,14 @@ static int add_params(char **entry, const char *list)
  * documentation (config.txt, "Conditional filters" and "include") says:
  *
  *  - a model filter replaces the one before it ("filters of the same type
- *    replace each other"); [all] resets every filter;
+ *    replace each other"); [board-type=N] is one (the documentation lists
+ *    it in the table of model filters): it holds for the boards of type N
+ *    only, so [board-type=0x11] is the Pi 4 B alone. [all] resets every
+ *    filter;
  *  - a filter of another kind combines with the model filter ([pi4] then
  *    [HDMI:0]: a Pi 4 with that monitor). Those we cannot know here (EDID,
- *    HDMI port, GPIO, serial number, board-type, boot variables) are taken
- *    as true, so they change nothing;
+ *    HDMI port, GPIO, serial number, boot variables) are taken as true, so
+ *    they change nothing;
  *  - [none] keeps everything after it from any board, and [tryboot] holds
  *    on a tryboot only (not on a normal boot), both until [all];
  *  - "include FILE" inserts FILE of the boot partition at that point: the
@@ -374,6 +459,7 @@ struct config_walk {
 	bool off;                /* [none] or [tryboot] in force */
 	unsigned nincluded;      /* files read for include lines */
 	bool too_deep, too_many; /* said so once */
+	bool say_bad;            /* warn of a filter no board matches (first tree only) */
 	struct imgp_buf lines;   /* the lines that count, each ending in '\n' */
 };
 
@@ -458,8 +544,19 @@ static int walk_config(struct config_walk *w, const char *file, char *text, int 
 			} else if (strcmp(line + 1, "none") == 0 ||
 				   strcmp(line + 1, "tryboot") == 0) {
 				w->off = true;
+			} else if (v == FILTER_BAD) {
+				w->model = FILTER_FALSE;
 			} else if (v != FILTER_OTHER) {
 				w->model = v;
+			}
+			if (v == FILTER_BAD && w->say_bad) {
+				struct imgp_buf what = { 0 };
+
+				rc = imgp_buf_printf(&what, "[%s]: no board type of Raspberry Pi's revision codes (0x00..0x%02x): no board takes the lines under it",
+						     line + 1, TYPE_LAST);
+				if (!rc)
+					warn_config(w, file, (const char *)what.data);
+				imgp_buf_free(&what);
 			}
 			if (v == FILTER_MAYBE && !w->off) {
 				struct imgp_buf what = { 0 };
@@ -485,11 +582,12 @@ static int walk_config(struct config_walk *w, const char *file, char *text, int 
 
 /* The tree the firmware loads for tree's boards, and what it applies, from config.txt. */
 static int describe_model(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
-			  const struct rpi_tree *tree, const char *text)
+			  const struct rpi_tree *tree, const char *text, bool first)
 {
 	/* Indexed by setting: os_prefix, overlay_prefix, device_tree. */
 	static const char *const keys[] = { "os_prefix=", "overlay_prefix=", "device_tree=" };
-	struct config_walk w = { .sv = sv, .bi = bi, .tree = tree, .model = FILTER_TRUE };
+	struct config_walk w = { .sv = sv, .bi = bi, .tree = tree, .model = FILTER_TRUE,
+				 .say_bad = first };
 	char *set[3] = { NULL, NULL, NULL };
 	struct imgp_survey_bootdt *dt = NULL;
 	struct imgp_buf path = { 0 }, dir = { 0 }, map = { 0 };
@@ -599,7 +697,7 @@ static int rpi_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
 		const struct rpi_tree *tree = tree_of(names[i]);
 
 		if (tree)
-			rc = describe_model(sv, bi, tree, text);
+			rc = describe_model(sv, bi, tree, text, bi->ndts == 0);
 	}
 	if (!rc)
 		rc = imgp_bootinfo_summary(bi, "Raspberry Pi firmware " CONFIG_PATH

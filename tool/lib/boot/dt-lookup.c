@@ -336,6 +336,21 @@ bool imgp_dt_has_prop(const struct imgp_dtb *dtb, const char *path,
 	return node >= 0 && fdt_getprop(dtb->fdt, node, prop, NULL) != NULL;
 }
 
+bool imgp_dt_prop_is_typo(const struct imgp_dtb *dtb, int node, const char *prop)
+{
+	const void *fdt = dtb->fdt;
+	int off;
+
+	fdt_for_each_property_offset(off, fdt, node) {
+		const char *name;
+
+		if (fdt_getprop_by_offset(fdt, off, &name, NULL) && strcmp(name, prop) &&
+		    (!strcasecmp(name, prop) || imgp_word_distance(name, prop) <= DT_CLOSE))
+			return true;
+	}
+	return false;
+}
+
 int imgp_dt_prop_not_found(const struct imgp_dtb *dtb, int node,
 			   const char *prop)
 {

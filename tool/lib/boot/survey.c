@@ -233,7 +233,49 @@ struct imgp_survey_bootdt *imgp_bootinfo_add_dt(struct imgp_survey_bootinfo *bi,
 
 int imgp_bootinfo_add_overlay(struct imgp_survey_bootdt *dt, const char *path)
 {
+	if (dt->room) {
+		long *grown = realloc(dt->room, (dt->noverlays + 1) * sizeof(*grown));
+
+		if (!grown)
+			return imgp_fail(ENOMEM, "out of memory");
+		dt->room = grown;
+		grown[dt->noverlays] = -1;
+	}
 	return add_string(&dt->overlays, &dt->noverlays, path);
+}
+
+int imgp_bootinfo_add_overlay_room(struct imgp_survey_bootdt *dt, const char *path,
+				   long room)
+{
+	int rc;
+
+	/* Those before it were applied with the room they had. */
+	if (!dt->room) {
+		dt->room = malloc((dt->noverlays + 1) * sizeof(*dt->room));
+		if (!dt->room)
+			return imgp_fail(ENOMEM, "out of memory");
+		for (size_t i = 0; i < dt->noverlays; i++)
+			dt->room[i] = -1;
+	}
+	rc = imgp_bootinfo_add_overlay(dt, path);
+	if (!rc)
+		dt->room[dt->noverlays - 1] = room;
+	return rc;
+}
+
+int imgp_bootinfo_add_note(struct imgp_survey_bootdt *dt, const char *note)
+{
+	return add_string(&dt->notes, &dt->nnotes, note);
+}
+
+int imgp_bootinfo_add_script(struct imgp_survey_bootdt *dt, const char *path)
+{
+	return add_string(&dt->scripts, &dt->nscripts, path);
+}
+
+int imgp_bootinfo_add_script_var(struct imgp_survey_bootdt *dt, const char *name_value)
+{
+	return add_string(&dt->script_vars, &dt->nscript_vars, name_value);
 }
 
 int imgp_bootinfo_add_overlays(struct imgp_survey_bootdt *dt, const char *prefix,
@@ -310,14 +352,56 @@ bool imgp_bootinfo_exists(struct imgp_survey *sv, const char *path)
 	return yes;
 }
 
+bool imgp_bootdt_named(const struct imgp_survey_bootdt *dt, const char *model)
+{
+	const char *base = strrchr(dt->path, '/');
+	size_t n = strlen(model), len = strlen(dt->path);
+
+	base = base ? base + 1 : dt->path;
+	if ((dt->model && !strcmp(dt->model, model)) || !strcmp(base, model) ||
+	    !strcmp(dt->path, model) || !strcmp(dt->path + (dt->path[0] == '/'), model))
+		return true;
+	/* The tail of the path: "rockchip/rk3399-rockpro64.dtb". */
+	return len > n && dt->path[len - n - 1] == '/' && !strcmp(dt->path + len - n, model);
+}
+
+void imgp_bootdt_clear(struct imgp_survey_bootdt *dt)
+{
+	for (size_t k = 0; k < dt->noverlays; k++)
+		free(dt->overlays[k]);
+	free(dt->overlays);
+	free(dt->room);
+	for (size_t k = 0; k < dt->nnotes; k++)
+		free(dt->notes[k]);
+	free(dt->notes);
+	for (size_t k = 0; k < dt->nscripts; k++)
+		free(dt->scripts[k]);
+	free(dt->scripts);
+	for (size_t k = 0; k < dt->nscript_vars; k++)
+		free(dt->script_vars[k]);
+	free(dt->script_vars);
+	free(dt->model);
+	free(dt->path);
+	free(dt->label);
+	free(dt->append);
+	memset(dt, 0, sizeof(*dt));
+}
+
 static void bootinfo_free(struct imgp_survey_bootinfo *bi)
 {
 	for (size_t i = 0; i < bi->ndts; i++) {
-		for (size_t k = 0; k < bi->dts[i].noverlays; k++)
-			free(bi->dts[i].overlays[k]);
-		free(bi->dts[i].overlays);
-		free(bi->dts[i].model);
-		free(bi->dts[i].path);
+		struct imgp_survey_bootdt *next = bi->dts[i].next;
+
+		imgp_bootdt_clear(&bi->dts[i]);
+		/* The labels after it are allocated, one by one. */
+		while (next) {
+			struct imgp_survey_bootdt *after = next->next;
+
+			next->next = NULL;
+			imgp_bootdt_clear(next);
+			free(next);
+			next = after;
+		}
 	}
 	free(bi->dts);
 	free(bi->summary);
@@ -777,7 +861,9 @@ int imgp_survey_open(struct imgp_survey *sv, struct imgp_disk *disk,
 	if (!rc)
 		rc = survey_root(sv);
 	if (!rc && (what & IMGP_SURVEY_BOOT)) {
-		rc = survey_fit(sv);
+		rc = imgp_uboot_read(&disk->img, &disk->tab, &sv->uboot);
+		if (!rc)
+			rc = survey_fit(sv);
 		if (!rc)
 			rc = survey_script(sv);
 		if (!rc)
@@ -821,6 +907,7 @@ void imgp_survey_free(struct imgp_survey *sv)
 	free(sv->effective_trees);
 	imgp_effective_free(sv->effective, sv->neffective);
 	bootinfo_free(&sv->bootinfo);
+	imgp_uboot_free(&sv->uboot);
 	if (sv->fit.hash)
 		for (size_t i = 0; i < sv->fit.fit.nimages; i++)
 			free(sv->fit.hash[i].error);

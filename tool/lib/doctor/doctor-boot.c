@@ -369,7 +369,8 @@ static int check_overlay(struct doctor *d, const struct imgp_effective *t)
 	missing = !deprecated && is_file &&
 		  (t->rc == -ENOENT || !file_there(d, t->part, file));
 	/* Milder where the loader only skips it: the other overlays still count. */
-	f = doctor_add_milder(d, DOCTOR_OVERLAY_NOT_APPLIED, t->dtb.fdt && !t->reverted);
+	f = t->rc == -ENOSPC ? doctor_add_milder(d, DOCTOR_OVERLAY_NO_ROOM, false) :
+	    doctor_add_milder(d, DOCTOR_OVERLAY_NOT_APPLIED, t->dtb.fdt && !t->reverted);
 	rc = f ? 0 : -ENOMEM;
 	if (!rc) {
 		f->partition = t->part->number;
@@ -382,12 +383,18 @@ static int check_overlay(struct doctor *d, const struct imgp_effective *t)
 				file, params ? " with " : "", params ? params : "",
 				t->boot_path, t->path,
 				deprecated ? "is not loaded: overlay_map.dtb deprecates it" :
-				missing ? "is not there" : "does not apply");
+				missing ? "is not there" :
+				t->rc == -ENOSPC ? "needs more room than U-Boot gives the tree" :
+				"does not apply");
 	if (!rc)
 		rc = doctor_set(&f->cost, "%s", t->error);
 	if (!rc && deprecated)
 		rc = doctor_set(&f->hint, "overlay_map.dtb says: %s; do that instead, or take the dtoverlay= line out of config.txt",
 				deprecated);
+	else if (!rc && t->rc == -ENOSPC)
+		rc = doctor_set(&f->hint, "%s", strcmp(t->boot_path, "extlinux") == 0 ?
+				"sysboot gives each FDTOVERLAYS entry 8 KiB: make the overlay smaller, or put its change into the tree file (imgpatch patch --via file)" :
+				"give the tree the room first: \"fdt resize N\" (N in hexadecimal, at least the bytes named) right before the fdt apply");
 	else if (!rc)
 		rc = doctor_set(&f->hint, "%s", missing ?
 				"install the overlay there, or correct its name or take it off the boot path's list" :

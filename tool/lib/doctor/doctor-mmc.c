@@ -143,6 +143,37 @@ static int kria_recipe(struct doctor *d, const struct mmc *m, struct imgp_findin
 }
 
 /*
+ * The shipped recipes that fix a finding on a board's tree with no
+ * parameter to choose, each as its own match rule and step say: the
+ * board's root compatible (the recipe's match) and the node its steps
+ * change. One line per recipe.
+ */
+static const struct {
+	enum doctor_finding_id id;
+	const char *compatible;
+	const char *node;
+	const char *recipe;
+} board_recipes[] = {
+	/* recipes/rockpro64-sd-uhs.recipe: compatible pine64,rockpro64, /mmc@fe320000 */
+	{ DOCTOR_UHS_MODES_MISSING, "pine64,rockpro64", "/mmc@fe320000", "rockpro64-sd-uhs" },
+};
+
+/* Names the shipped recipe of board_recipes[] that fixes f on m's tree, if one does. */
+static int board_recipe(const struct mmc *m, enum doctor_finding_id id,
+			struct imgp_finding *f)
+{
+	const void *fdt = m->tree->dtb.fdt;
+
+	for (size_t i = 0; i < sizeof(board_recipes) / sizeof(board_recipes[0]); i++)
+		if (board_recipes[i].id == id && !strcmp(m->path, board_recipes[i].node) &&
+		    fdt_node_check_compatible(fdt, 0, board_recipes[i].compatible) == 0) {
+			f->recipe = board_recipes[i].recipe;
+			return doctor_set(&f->recipe_args, "%s", "");
+		}
+	return 0;
+}
+
+/*
  * no-1-8-v costs something only where the host has 1.8 V modes, and is
  * sometimes there because the board needs it: a carrier whose level
  * shifter cannot pass 1.8 V signalling fails in UHS mode (the Kria
@@ -216,6 +247,8 @@ static int check_uhs_modes(struct doctor *d, const struct mmc *m)
 	snprintf(arg, sizeof(arg), "%s:sd-uhs-sdr50=", m->path);
 	if (!rc)
 		rc = doctor_tree_patch(d, f, m->tree, "--dt-set", arg);
+	if (!rc)
+		rc = board_recipe(m, DOCTOR_UHS_MODES_MISSING, f);
 	return rc;
 }
 

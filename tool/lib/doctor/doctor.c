@@ -171,8 +171,8 @@ void imgp_doctor_free(struct imgp_doctor *doc)
 	for (size_t i = 0; i < doc->n; i++)
 		finding_free(&doc->findings[i]);
 	free(doc->findings);
-	doc->findings = NULL;
-	doc->n = 0;
+	free(doc->picked);
+	memset(doc, 0, sizeof(*doc));
 }
 
 /* --------------------------------------------------------------- reads */
@@ -346,6 +346,7 @@ static int add_fit_tree(struct doctor *d, const struct imgp_fit_image *img)
 	if (!d->effective)
 		return imgp_fail(ENOMEM, "out of memory");
 	d->neffective = 1;
+	d->own_effective = true;
 	rc = imgp_effective_fit_image(&d->sv, img, d->effective);
 	return rc ? rc : add_effective(d, d->effective);
 }
@@ -379,7 +380,7 @@ static bool is_dtb_name(const char *name)
  * FIT fdt; the trees a boot path lists, overlays applied); else, where no
  * boot path names a tree, the .dtb files at the top of the boot partition.
  */
-static int pick_trees(struct doctor *d, const char *fdt_spec)
+static int pick_trees(struct doctor *d, const char *fdt_spec, const char *model)
 {
 	const struct imgp_fit *fit = &d->sv.fit.fit;
 	const struct imgp_fit_image *img;
@@ -396,6 +397,32 @@ static int pick_trees(struct doctor *d, const char *fdt_spec)
 	/* The survey's (IMGP_SURVEY_EFFECTIVE): the trees info lists. */
 	d->effective = d->sv.effective;
 	d->neffective = d->sv.neffective;
+	d->out->ntrees = d->neffective;
+	if (model || d->neffective > 1) {
+		const struct imgp_effective *t = NULL;
+
+		/* --model, else the tree the image's own U-Boot picks, if it names one. */
+		rc = imgp_effective_pick(d->effective, d->neffective, model, &t);
+		/* Past a dozen, the list of names is info's to give, not one line's. */
+		if (rc && model && d->neffective > 12)
+			return imgp_fail(-rc, "--model '%s': no such tree among the %zu the boot path offers (imgpatch info lists them)",
+					 model, d->neffective);
+		if (rc && model)
+			return imgp_fail_ctx(rc, "--model '%s'", model);
+		imgp_errclear();
+		if (!rc && (model || (t->bootdt && t->bootdt->uboot_default))) {
+			d->out->picked = strdup(imgp_effective_name(t));
+			d->out->picked_by = model ? "--model" :
+					    "the image's U-Boot (its default environment's fdtfile)";
+			/* The one judged: the boot checks see it alone too. */
+			d->effective = (struct imgp_effective *)t;
+			d->neffective = 1;
+			return d->out->picked ? add_effective(d, d->effective) :
+						imgp_fail(ENOMEM, "out of memory");
+		}
+		rc = 0;
+		d->out->chooser = d->sv.bootinfo.chooser;
+	}
 	for (size_t i = 0; !rc && i < d->neffective; i++)
 		rc = add_effective(d, &d->effective[i]);
 	if (rc || d->neffective)
@@ -440,7 +467,7 @@ static int gather(struct doctor *d, struct imgp_disk *disk,
 		imgp_errclear();
 		rc = 0;
 	}
-	return rc ? rc : pick_trees(d, opts->fdt);
+	return rc ? rc : pick_trees(d, opts->fdt, opts->model);
 }
 
 static void doctor_release(struct doctor *d)
@@ -451,7 +478,7 @@ static void doctor_release(struct doctor *d)
 			imgp_dtb_free(&d->trees[i].dtb);
 	}
 	free(d->trees);
-	if (d->effective != d->sv.effective)
+	if (d->own_effective)
 		imgp_effective_free(d->effective, d->neffective);
 	imgp_fs_list_free(d->boot_names, d->nboot_names);
 	imgp_survey_free(&d->sv);

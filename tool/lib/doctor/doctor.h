@@ -33,6 +33,7 @@ struct doctor {
 	/* The effective trees (trees share their dtb): the survey's, or --fdt's own. */
 	size_t neffective;
 	struct imgp_effective *effective;
+	bool own_effective;                 /* --fdt's, freed with the doctor */
 };
 
 /* The checks, in the order they run (doctor.c). Each returns 0 or -errno. */
@@ -72,6 +73,7 @@ enum doctor_finding_id {
 	DOCTOR_BOOT_OVERRIDE_IGNORED,
 	DOCTOR_FIT_CONFIG,
 	DOCTOR_OVERLAY_NOT_APPLIED,
+	DOCTOR_OVERLAY_NO_ROOM,
 	DOCTOR_TREE_MISSING,
 	DOCTOR_KERNEL_STORAGE_FIX_MISSING,
 	DOCTOR_RPI_SD_OVERCLOCK,

@@ -93,6 +93,11 @@ const struct doctor_finding_kind doctor_findings[DOCTOR_NFINDINGS] = {
 		"an overlay the boot path lists does not take effect",
 		"its change never reaches the board",
 		MAN_BOOT },
+	[DOCTOR_OVERLAY_NO_ROOM] = {
+		"overlay-no-room", WARNING, WARNING,
+		"an overlay needs more room than U-Boot gives the tree",
+		"fdt apply fails (FDT_ERR_NOSPACE): the tree is lost, and the boot with it or the label",
+		MAN_BOOT },
 	[DOCTOR_TREE_MISSING] = {
 		"tree-missing", WARNING, WARNING,
 		"the device tree a boot path names is not there",

@@ -944,6 +944,25 @@ static int ext_parent(ext2_filsys efs, const char *path, ext2_ino_t *parent,
 	return 0;
 }
 
+/*
+ * Whether name can be created in directory parent (dir its path): 0 when
+ * it is not there and an inode is free, 1 when it is there (*found its
+ * inode), or -errno.
+ */
+static int ext_name_free(ext2_filsys efs, ext2_ino_t parent, const char *name,
+			 const char *dir, ext2_ino_t *found)
+{
+	errcode_t err = ext2fs_lookup(efs, parent, name, (int)strlen(name), NULL, found);
+
+	if (!err)
+		return 1;
+	if (err != EXT2_ET_FILE_NOT_FOUND)
+		return ext_fail(err, "cannot search directory '%s'", dir);
+	if (!efs->super->s_free_inodes_count)
+		return imgp_fail(ENOSPC, "cannot create: no free inodes");
+	return 0;
+}
+
 /* Creates a missing file (mode 0644, owned by root) in an existing directory. */
 static int ext_create(ext2_filsys efs, const char *path, const void *data,
 		      size_t len, bool *modified)
@@ -951,7 +970,6 @@ static int ext_create(ext2_filsys efs, const char *path, const void *data,
 	struct ext2_inode other_inode;
 	ext2_ino_t parent, ino, other;
 	const char *name;
-	size_t namelen;
 	char *dir, why[256];
 	errcode_t err;
 	int rc;
@@ -959,25 +977,17 @@ static int ext_create(ext2_filsys efs, const char *path, const void *data,
 	rc = ext_parent(efs, path, &parent, &name, &dir);
 	if (rc)
 		goto out;
-	namelen = strlen(name);
 	/* The name may be there as a symlink whose target is missing. */
-	err = ext2fs_lookup(efs, parent, name, (int)namelen, NULL, &other);
-	if (!err) {
+	rc = ext_name_free(efs, parent, name, dir, &other);
+	if (rc == 1) {
 		err = ext2fs_read_inode(efs, other, &other_inode);
 		if (!err && LINUX_S_ISLNK(other_inode.i_mode))
 			rc = imgp_fail(ENOENT, "symlink to a missing file: write to its target instead");
 		else
 			rc = imgp_fail(EEXIST, "exists but cannot be resolved");
-		goto out;
 	}
-	if (err != EXT2_ET_FILE_NOT_FOUND) {
-		rc = ext_fail(err, "cannot search directory '%s'", dir);
+	if (rc)
 		goto out;
-	}
-	if (!efs->super->s_free_inodes_count) {
-		rc = imgp_fail(ENOSPC, "cannot create: no free inodes");
-		goto out;
-	}
 	/* One more block in case the directory has to grow. */
 	rc = ext_check_space(efs, len, 0, 1);
 	if (rc)
@@ -1188,6 +1198,29 @@ static int ext_write_file(struct imgp_fs *fs, const char *path,
 	if (!modified)
 		return rc;
 	return ext_finish_change(efs, priv->type, &before, rc);
+}
+
+static int ext_set_mode(struct imgp_fs *fs, const char *path, unsigned mode)
+{
+	ext2_filsys efs = ext_priv(fs)->fs;
+	struct ext2_inode inode;
+	ext2_ino_t ino;
+	errcode_t err;
+	int rc;
+
+	rc = ext_check_change(fs, path);
+	if (rc)
+		return rc;
+	err = ext2fs_namei(efs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, &ino);
+	if (!err)
+		err = ext2fs_read_inode(efs, ino, &inode);
+	if (err)
+		return ext_err(err);
+	if ((inode.i_mode & 07777) == (mode & 07777))
+		return 0;
+	inode.i_mode = (uint16_t)((inode.i_mode & ~07777u) | (mode & 07777));
+	err = ext2fs_write_inode(efs, ino, &inode);
+	return err ? ext_fail(err, "cannot write inode %u", ino) : 0;
 }
 
 static int ext_exists(struct imgp_fs *fs, const char *path)
@@ -1439,6 +1472,60 @@ static int ext_symlink(struct imgp_fs *fs, const char *path, const char *target)
 	return ext_finish_change(efs, priv->type, &before, rc);
 }
 
+/* Creates the directory path (mode 0755, root), its parent existing; one there is kept. */
+static int ext_mkdir(struct imgp_fs *fs, const char *path)
+{
+	struct ext_priv *priv = ext_priv(fs);
+	ext2_filsys efs = priv->fs;
+	struct ext_usage before;
+	struct ext2_inode inode;
+	ext2_ino_t parent, ino;
+	const char *name;
+	char *dir = NULL;
+	errcode_t err;
+	int rc;
+
+	rc = ext_check_change(fs, path);
+	if (!rc)
+		rc = ext_parent(efs, path, &parent, &name, &dir);
+	if (rc)
+		goto out;
+	rc = ext_name_free(efs, parent, name, dir, &ino);
+	if (rc == 1) {
+		err = ext2fs_read_inode(efs, ino, &inode);
+		rc = err ? ext_fail(err, "cannot read inode %u", ino) :
+		     LINUX_S_ISDIR(inode.i_mode) ? 0 :
+		     imgp_fail(EEXIST, "exists and is not a directory");
+		goto out;
+	}
+	if (rc)
+		goto out;
+	/* Its first block, one more if the parent grows. */
+	rc = ext_check_space(efs, efs->blocksize, 0, 1);
+	if (rc)
+		goto out;
+	ext_usage(efs, &before);
+	err = ext2fs_mkdir(efs, parent, 0, name);
+	if (err == EXT2_ET_DIR_NO_SPACE) {
+		err = ext2fs_expand_dir(efs, parent);
+		if (!err)
+			err = ext2fs_mkdir(efs, parent, 0, name);
+	}
+	if (err)
+		rc = ext_fail(err, "cannot create directory '%s'", path);
+	if (!rc)
+		rc = ext2fs_lookup(efs, parent, name, (int)strlen(name), NULL, &ino) ?
+			     imgp_fail(EIO, "directory '%s' not found after creating it", path) : 0;
+	if (!rc)
+		rc = ext_set_times(efs, ino, EXT_TIME_ALL);
+	if (!rc)
+		rc = ext_set_times(efs, parent, EXT_TIME_MTIME);
+	rc = ext_finish_change(efs, priv->type, &before, rc);
+out:
+	free(dir);
+	return rc;
+}
+
 struct ext_listing {
 	char ***names;
 	size_t *n;
@@ -1490,8 +1577,10 @@ const struct imgp_fs_ops imgp_fs_ext = {
 	.close = ext_close,
 	.read_file = ext_read_file,
 	.write_file = ext_write_file,
+	.set_mode = ext_set_mode,
 	.exists = ext_exists,
 	.symlink = ext_symlink,
 	.readlink = ext_readlink,
 	.list = ext_list,
+	.mkdir = ext_mkdir,
 };

@@ -755,20 +755,25 @@ static int fat_remember(struct fat_priv *priv, const char *target)
 /* A private temporary copy for mcopy to read, its mtime pinned when asked. */
 static int fat_stage(const void *data, size_t len, char *tmpl, size_t tmplen)
 {
-	const char *dir = getenv("TMPDIR");
 	struct timespec times[2];
+	char *path;
 	const uint8_t *p = data;
 	int64_t epoch;
 	int fd, n, err = -imgp_source_date_epoch(&epoch);
 
 	if (err)
 		return -err;
-	n = snprintf(tmpl, tmplen, "%s/imgpatch-XXXXXX", dir && *dir ? dir : "/tmp");
-	if (n < 0 || (size_t)n >= tmplen)
-		return imgp_fail(ENAMETOOLONG, "TMPDIR too long");
-	fd = imgp_temp_create(tmpl);
+	fd = imgp_temp_make(imgp_tmpdir(), "imgpatch-stage", &path);
 	if (fd < 0)
 		return fd;
+	n = snprintf(tmpl, tmplen, "%s", path);
+	if (n < 0 || (size_t)n >= tmplen) {
+		close(fd);
+		imgp_temp_remove(path);
+		free(path);
+		return imgp_fail(ENAMETOOLONG, "TMPDIR too long");
+	}
+	free(path);
 	err = -imgp_write_all(fd, p, len, -1);
 	if (err) {
 		close(fd);

@@ -95,6 +95,20 @@ int imgp_fs_write_file(struct imgp_fs *fs, const char *path, const void *data,
 	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
 }
 
+int imgp_fs_set_mode(struct imgp_fs *fs, const char *path, unsigned mode)
+{
+	int rc;
+
+	if (!fs->capture)
+		return imgp_fail(EBADF, "p%d (%s): %s: filesystem opened read-only",
+				 fs->part->number, fs->part->fstype, path);
+	if (!fs->ops->set_mode)
+		return imgp_fail(ENOTSUP, "p%d (%s): %s: this filesystem keeps no permissions",
+				 fs->part->number, fs->part->fstype, path);
+	rc = fs->ops->set_mode(fs, path, mode);
+	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
+}
+
 int imgp_fs_exists(struct imgp_fs *fs, const char *path)
 {
 	int rc = fs->ops->exists(fs, path);
@@ -110,6 +124,19 @@ int imgp_fs_symlink(struct imgp_fs *fs, const char *path, const char *target)
 		return imgp_fail(EBADF, "p%d (%s): %s: filesystem opened read-only",
 				 fs->part->number, fs->part->fstype, path);
 	rc = fs->ops->symlink(fs, path, target);
+	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
+}
+
+int imgp_fs_mkdir(struct imgp_fs *fs, const char *path)
+{
+	int rc;
+
+	if (!fs->capture)
+		return imgp_fail(EBADF, "p%d (%s): %s: filesystem opened read-only",
+				 fs->part->number, fs->part->fstype, path);
+	rc = fs->ops->mkdir ? fs->ops->mkdir(fs, path) :
+			      imgp_fail(ENOTSUP, "imgpatch cannot create folders on %s",
+					fs->part->fstype);
 	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
 }
 

@@ -208,9 +208,13 @@ int imgp_patch_dt_delete(struct imgp_patch *patch, const char *node,
 			rc = set;
 		free(where);
 	}
-	/* Absent from the tree as loaded too: a typo, or the wrong tree. */
-	if (rc == 1 && !patch->dt_in_place &&
-	    !imgp_dt_has_prop(&patch->dtb_source, path, prop))
+	/*
+	 * Absent from the tree as loaded too: a typo, or the wrong tree. An
+	 * edit in place (--via file, fit) may meet its own earlier run, so
+	 * there only a name close to one the node has is a typo.
+	 */
+	if (rc == 1 && !imgp_dt_has_prop(&patch->dtb_source, path, prop) &&
+	    (!patch->dt_in_place || imgp_dt_prop_is_typo(&patch->dtb, off, prop)))
 		rc = imgp_dt_prop_not_found(&patch->dtb, off, prop);
 	if (rc < 0)
 		return imgp_fail_ctx(rc, "%s: %s: delete %s", patch->dtb_origin,

@@ -66,11 +66,27 @@ out:
 int imgp_patch_put_file(struct imgp_patch *patch, const char *part_spec,
 			const char *path, const void *data, size_t len)
 {
+	return imgp_patch_put_file_mode(patch, part_spec, path, data, len, 0);
+}
+
+int imgp_patch_put_file_mode(struct imgp_patch *patch, const char *part_spec,
+			     const char *path, const void *data, size_t len,
+			     unsigned mode)
+{
 	const struct imgp_part *part = files_part(patch, part_spec);
+	int rc;
 
 	if (!part)
 		return -ENOENT;
-	return imgp_patch_write(patch, part, path, data, len, false, NULL);
+	/* Refused while planning, so that the commit never meets it. */
+	if (mode && strcmp(part->fstype, "ext2") && strcmp(part->fstype, "ext3") &&
+	    strcmp(part->fstype, "ext4"))
+		return imgp_fail(ENOTSUP, IMGP_PART_FMT " (%s): %s: mode %04o: this filesystem keeps no permissions",
+				 part->number, part->fstype, path, mode);
+	rc = imgp_patch_write(patch, part, path, data, len, false, NULL);
+	if (!rc && mode)
+		imgp_patch_mode(patch, part, path, mode);
+	return rc;
 }
 
 /* One edit of an existing text file; edit() fills out, returns 1 if changed. */
@@ -167,8 +183,39 @@ int imgp_patch_token_remove(struct imgp_patch *patch, const char *part,
 	return patch_text(patch, part, path, edit_token_remove, key, NULL);
 }
 
+struct fields_arg {
+	const char *key, *value;
+};
+
+static int edit_fields_set(const char *text, size_t len, const void *arg,
+			   struct imgp_buf *out)
+{
+	const struct fields_arg *a = arg;
+
+	return imgp_text_set_fields(text, len, a->key, a->value, out);
+}
+
+int imgp_patch_fields_set(struct imgp_patch *patch, const char *part_spec,
+			  const char *path, const char *key, const char *value)
+{
+	const struct imgp_part *part = files_part(patch, part_spec);
+	struct fields_arg a = { key, value };
+	struct imgp_buf old = { 0 };
+	bool existed = false;
+	int rc;
+
+	if (!part)
+		return -ENOENT;
+	/* No file, nothing that names the key: nothing to keep in step. */
+	rc = imgp_patch_read(patch, part, path, IMGP_TEXT_MAX, &old, &existed);
+	imgp_buf_free(&old);
+	if (rc || !existed)
+		return rc;
+	return patch_text(patch, part_spec, path, edit_fields_set, &a, NULL);
+}
+
 struct list_arg {
-	const char *path, *key, *word;
+	const char *path, *key, *word, *sections;
 };
 
 static int edit_list_add(const char *text, size_t len, const void *arg,
@@ -177,13 +224,14 @@ static int edit_list_add(const char *text, size_t len, const void *arg,
 	const struct list_arg *a = arg;
 
 	return imgp_list_add(text, len, imgp_list_style_of(a->path, a->key),
-			     a->key, a->word, out);
+			     a->key, a->word, a->sections, out);
 }
 
 int imgp_patch_list_add(struct imgp_patch *patch, const char *part,
-			const char *path, const char *key, const char *word)
+			const char *path, const char *key, const char *word,
+			const char *sections)
 {
-	struct list_arg a = { path, key, word };
+	struct list_arg a = { path, key, word, sections };
 
 	return patch_text(patch, part, path, edit_list_add, &a, NULL);
 }

@@ -10,7 +10,8 @@
  *    else the first; keywords case-insensitive, as U-Boot's pxe_utils);
  *  - the set of "dtoverlay=NAME[,params]" lines of config.txt that apply
  *    to every model (before any [filter], or under [all], and not after an
- *    include line that no [all] follows).
+ *    include line that no [all] follows), or to the boards of one tree
+ *    (under the filters that single them out: [pi400], [board-type=0x11]).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -236,49 +237,97 @@ static int list_extlinux(const char *text, size_t len, const char *word,
 	return rc ? -ENOMEM : 1;
 }
 
-static int list_config_txt(const char *text, size_t len, const char *key,
-			   const char *word, struct imgp_buf *out)
+/* Whether [p, e) is "key=word" or "key=word,params". */
+static bool is_entry(const char *p, const char *e, const char *key, const char *word)
 {
-	const char *cursor = text, *last_section = NULL;
 	size_t nkey = strlen(key), nword = strlen(word);
-	bool all = true;
-	char tail[512];
+
+	if ((size_t)(e - p) < nkey + 1 + nword || memcmp(p, key, nkey) != 0 || p[nkey] != '=')
+		return false;
+	p += nkey + 1;
+	return memcmp(p, word, nword) == 0 && (p + nword == e || p[nword] == ',');
+}
+
+/*
+ * Whether "key=word" stands where the filter section (NULL: none, every
+ * model) is the one in force: under a "[section]" header (before any
+ * header, or under [all], and not after an include line that no [all]
+ * follows, for none).
+ */
+static bool config_has(const char *text, size_t len, const char *key,
+		       const char *word, const char *section, size_t nsection)
+{
+	const char *cursor = text;
+	bool in = !section;
 	struct line l;
-	int rc;
 
 	while (next_line(text, len, &cursor, &l)) {
 		const char *p = skip_blanks(l.start, l.end);
 		const char *e = content_end(&l, true);
 
 		if (p < e && *p == '[' && e[-1] == ']') {
-			last_section = p;
-			all = (size_t)(e - p) == 5 && memcmp(p, "[all]", 5) == 0;
+			in = section ? (size_t)(e - p) == nsection + 2 &&
+					       !memcmp(p + 1, section, nsection)
+				     : (size_t)(e - p) == 5 && !memcmp(p, "[all]", 5);
 			continue;
 		}
 		/*
 		 * The firmware reads an included file at its include line, and the
 		 * filter that file leaves in force (Ubuntu's usercfg.txt is the
 		 * user's) holds after it: a line there, or one added at the end,
-		 * needs an [all] of its own.
+		 * needs a header of its own.
 		 */
 		if ((size_t)(e - p) > 8 && memcmp(p, "include", 7) == 0 &&
 		    (p[7] == ' ' || p[7] == '\t')) {
-			last_section = p;
-			all = false;
+			in = false;
 			continue;
 		}
-		if (!all || (size_t)(e - p) < nkey + 1 + nword ||
-		    memcmp(p, key, nkey) != 0 || p[nkey] != '=')
-			continue;
-		p += nkey + 1;
-		if (memcmp(p, word, nword) == 0 && (p + nword == e || p[nword] == ','))
-			return imgp_buf_append(out, text, len) ? -ENOMEM : 0;
+		if (in && is_entry(p, e, key, word))
+			return true;
 	}
-	snprintf(tail, sizeof(tail), "%s%s=%s\n",
-		 last_section && strncmp(last_section, "[all]", 5) ? "[all]\n" : "",
-		 key, word);
-	rc = append_line(text, len, tail, out);
-	return rc ? -ENOMEM : 1;
+	return false;
+}
+
+/*
+ * sections: NULL for every model, else the filters (one a line, "pi400\n")
+ * that together hold for the boards the line is for. Each without the line
+ * gets a block at the end, and the file then ends in [all] (see
+ * textedit.c).
+ */
+static int list_config_txt(const char *text, size_t len, const char *key,
+			   const char *word, const char *sections,
+			   struct imgp_buf *out)
+{
+	struct imgp_buf tail = { 0 };
+	bool unfiltered = imgp_config_ends_unfiltered(text, len), changed;
+	int rc = 0;
+
+	if (!sections) {
+		if (!config_has(text, len, key, word, NULL, 0))
+			rc = imgp_buf_printf(&tail, "%s%s=%s\n", unfiltered ? "" : "[all]\n",
+					     key, word);
+	}
+	for (const char *s = sections; !rc && s && *s;) {
+		size_t n = strcspn(s, "\n");
+
+		if (!config_has(text, len, key, word, s, n)) {
+			if (!tail.len && !unfiltered)
+				rc = imgp_buf_printf(&tail, "[all]\n");
+			if (!rc)
+				rc = imgp_buf_printf(&tail, "[%.*s]\n%s=%s\n", (int)n, s, key, word);
+		}
+		s += n + (s[n] == '\n');
+	}
+	if (!rc && sections && tail.len)
+		rc = imgp_buf_printf(&tail, "[all]\n");
+	if (!rc)
+		rc = tail.len ? append_line(text, len, (const char *)tail.data, out)
+			      : imgp_buf_append(out, text, len);
+	changed = tail.len != 0;
+	imgp_buf_free(&tail);
+	if (rc)
+		return -ENOMEM;
+	return changed;
 }
 
 static bool word_ok(const char *word)
@@ -305,7 +354,8 @@ enum imgp_list_style imgp_list_style_of(const char *path, const char *key)
 }
 
 int imgp_list_add(const char *text, size_t len, enum imgp_list_style style,
-		  const char *key, const char *word, struct imgp_buf *out)
+		  const char *key, const char *word, const char *sections,
+		  struct imgp_buf *out)
 {
 	out->len = 0;
 	if (!word_ok(word))
@@ -315,7 +365,7 @@ int imgp_list_add(const char *text, size_t len, enum imgp_list_style style,
 	case IMGP_LIST_EXTLINUX:
 		return list_extlinux(text, len, word, out);
 	case IMGP_LIST_LINES:
-		return list_config_txt(text, len, key, word, out);
+		return list_config_txt(text, len, key, word, sections, out);
 	default:
 		return list_env(text, len, key, word, out);
 	}

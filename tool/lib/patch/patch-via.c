@@ -222,29 +222,16 @@ int imgp_dt_plan_effective_has(struct imgp_patch *patch, const char *path,
 
 /* ---------------------------------------------------------- the tree */
 
-/* Whether model picks dt: its model, its file name, or its path. */
-static bool model_matches(const struct imgp_survey_bootdt *dt, const char *model)
-{
-	const char *base = strrchr(dt->path, '/');
-	size_t n = strlen(model);
-
-	base = base ? base + 1 : dt->path;
-	if ((dt->model && !strcmp(dt->model, model)) || !strcmp(base, model) ||
-	    !strcmp(dt->path, model) || !strcmp(dt->path + (dt->path[0] == '/'), model))
-		return true;
-	/* The tail of the path: "rockchip/rk3399-rockpro64.dtb". */
-	return strlen(dt->path) > n && dt->path[strlen(dt->path) - n - 1] == '/' &&
-	       !strcmp(dt->path + strlen(dt->path) - n, model);
-}
-
 static int list_trees(const struct imgp_survey_bootinfo *bi, struct imgp_buf *out)
 {
 	int rc = 0;
 
-	for (size_t i = 0; !rc && i < bi->ndts; i++)
+	for (size_t i = 0; !rc && i < bi->ndts && i < IMGP_NAMES_SHOWN; i++)
 		rc = imgp_buf_printf(out, "%s%s%s%s", i ? ", " : "",
 				     bi->dts[i].model ? bi->dts[i].model : "",
 				     bi->dts[i].model ? " " : "", bi->dts[i].path);
+	if (!rc && bi->ndts > IMGP_NAMES_SHOWN)
+		rc = imgp_buf_printf(out, ", ... %zu in all: imgpatch info lists them", bi->ndts);
 	return rc;
 }
 
@@ -271,8 +258,12 @@ int imgp_patch_find_booted(struct imgp_patch *patch, const char *model,
 	if (!bi->ndts)
 		return imgp_fail(ENOENT, "%s: the boot path picks its tree itself and names no tree file imgpatch could edit",
 				 bi->summary ? bi->summary : "boot script");
+	/* Without --model, the tree the image's own U-Boot picks. */
+	for (size_t i = 0; !model && bi->ndts > 1 && i < bi->ndts; i++)
+		if (bi->dts[i].uboot_default)
+			model = bi->dts[i].path;
 	for (size_t i = 0; i < bi->ndts; i++)
-		if (!model || model_matches(&bi->dts[i], model)) {
+		if (!model || imgp_bootdt_named(&bi->dts[i], model)) {
 			dt = dt ? dt : &bi->dts[i];
 			found++;
 		}
@@ -567,6 +558,9 @@ static int make_units(const struct imgp_patch *patch, const char *name,
 /* Applying the overlays to the tree as loaded must give the edited tree. */
 static int check_units(struct imgp_patch *patch, const struct unit *u, size_t n)
 {
+	const struct imgp_survey *sv = imgp_patch_survey(patch);
+	/* Where the loader bounds each overlay's room, each new one must fit it. */
+	unsigned long room = sv && sv->bootpath ? sv->bootpath->overlay_room : 0;
 	struct imgp_buf want = { 0 }, got = { 0 };
 	struct imgp_dtb t;
 	const void *blob;
@@ -579,8 +573,13 @@ static int check_units(struct imgp_patch *patch, const struct unit *u, size_t n)
 	if (rc)
 		return rc;
 	for (size_t i = 0; !rc && i < n; i++) {
-		rc = imgp_dt_apply_overlay(&t, u[i].bytes.data, u[i].bytes.len);
-		if (rc)
+		rc = room ? imgp_dt_apply_overlay_in(&t, u[i].bytes.data, u[i].bytes.len,
+						     imgp_uboot_fdt_room(imgp_dt_used(&t), room)) :
+		     imgp_dt_apply_overlay(&t, u[i].bytes.data, u[i].bytes.len);
+		if (rc == -ENOSPC)
+			imgp_fail_ctx(rc, "--via overlay: overlay %s would not take effect, the loader gives each overlay %lu bytes of room (use --via file)",
+				      u[i].name, room);
+		else if (rc)
 			imgp_fail_ctx(rc, "overlay %s", u[i].name);
 	}
 	if (!rc)
@@ -601,6 +600,9 @@ struct hook_list {
 	char list[1024];         /* the file holding the list */
 	const char *key;
 	char word[1024];
+	/* The overlay's folder when the distribution's tool makes it on first use; "": none. */
+	char folder[1024];
+	const char *folder_why;
 };
 
 static int hook_list(struct imgp_patch *patch, const char *path,
@@ -612,12 +614,21 @@ static int hook_list(struct imgp_patch *patch, const char *path,
 	const char *slash = strrchr(tree, '/');
 	int dirlen = slash ? (int)(slash - tree) : 0;
 
+	h->folder[0] = '\0';
+	h->folder_why = NULL;
 	if (!strcmp(path, "armbian")) {
 		/* "${prefix}dtb/FDTFILE": the prefix also holds armbianEnv.txt. */
 		const char *dtb = strstr(tree, "dtb/");
 		int pre = dtb ? (int)(dtb - tree) : 1;
 
 		snprintf(h->file, sizeof(h->file), "%.*soverlay-user/%s.dtbo", pre, tree, name);
+		/*
+		 * Armbian's build makes no overlay-user folder; its
+		 * armbian-add-overlay does "mkdir -p /boot/overlay-user" (armbian/build
+		 * packages/bsp/common/usr/sbin/armbian-add-overlay).
+		 */
+		snprintf(h->folder, sizeof(h->folder), "%.*soverlay-user", pre, tree);
+		h->folder_why = "made as Armbian's armbian-add-overlay makes it (mkdir -p /boot/overlay-user)";
 		snprintf(h->list, sizeof(h->list), "%.*sarmbianEnv.txt", pre, tree);
 		h->key = "user_overlays";
 		snprintf(h->word, sizeof(h->word), "%s", name);
@@ -655,7 +666,9 @@ static int plan_overlay_file(struct imgp_patch *patch, const struct hook_list *h
 	bool existed;
 	int rc;
 
-	rc = imgp_patch_read(patch, part, h->file, IMGP_DTB_MAX, &old, &existed);
+	rc = h->folder[0] ? imgp_patch_mkdir(patch, part, h->folder, h->folder_why) : 0;
+	if (!rc)
+		rc = imgp_patch_read(patch, part, h->file, IMGP_DTB_MAX, &old, &existed);
 	if (!rc && existed && (old.len != u->bytes.len ||
 			       memcmp(old.data, u->bytes.data, old.len)))
 		rc = imgp_fail(EEXIST, IMGP_PART_FMT " (%s): %s: exists with other content: not replacing an overlay imgpatch did not make (give the overlay another name)",
@@ -673,13 +686,25 @@ static int write_overlays(struct imgp_patch *patch, const char *why,
 	struct imgp_survey *sv = imgp_patch_survey(patch);
 	const struct imgp_dt_plan *p = patch->dt_plan;
 	struct unit *u = NULL;
-	struct imgp_buf note = { 0 };
+	struct imgp_buf note = { 0 }, sections = { 0 };
 	size_t n = 0;
 	int rc;
 
 	if (!p || !p->n)
 		return imgp_fail(EINVAL, "no device tree edits to make an overlay of");
-	rc = make_units(patch, name, &u, &n);
+	/*
+	 * config.txt is read by every model: the new dtoverlay= line goes under
+	 * the filters that hold for the boards of this tree alone ([pi4] would
+	 * reach the 400 and the CM4 too).
+	 */
+	rc = strcmp(sv->bootpath_name, "rpi") ? 0 : imgp_rpi_own_filters(p->tree->path, &sections);
+	if (rc == -ENOENT) {
+		imgp_errclear();
+		rc = imgp_fail(EINVAL, "--via overlay: %s: no config.txt filter holds for the boards of this tree alone: use --via file",
+			       p->tree->path);
+	}
+	if (!rc)
+		rc = make_units(patch, name, &u, &n);
 	if (!rc)
 		rc = check_units(patch, u, n);
 	for (size_t i = 0; !rc && i < n; i++) {
@@ -701,11 +726,17 @@ static int write_overlays(struct imgp_patch *patch, const char *why,
 		if (!rc)
 			rc = imgp_buf_printf(&note, "registered as '%s' in %s %s\n",
 					     h.word, h.list, h.key) ? -ENOMEM : 0;
+		for (const char *f = (const char *)sections.data; !rc && f && *f;
+		     f += strcspn(f, "\n") + 1)
+			rc = imgp_buf_printf(&note, "under [%.*s]\n", (int)strcspn(f, "\n"), f) ?
+				-ENOMEM : 0;
 		if (!rc)
 			rc = plan_overlay_file(patch, &h, &u[i], (char *)note.data);
 		if (!rc)
-			rc = imgp_patch_list_add(patch, "boot", h.list, h.key, h.word);
+			rc = imgp_patch_list_add(patch, "boot", h.list, h.key, h.word,
+						 sections.len ? (const char *)sections.data : NULL);
 	}
+	imgp_buf_free(&sections);
 	imgp_buf_free(&note);
 	units_free(u, n);
 	return rc;

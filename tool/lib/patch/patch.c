@@ -91,6 +91,22 @@ static int read_from_image(struct imgp_patch *patch,
 	return rc;
 }
 
+/* Whether path is there (as anything: a file there makes the mkdir fail, named). */
+static int dir_in_image(struct imgp_patch *patch, const struct imgp_part *part,
+			const char *path, bool *existed)
+{
+	struct imgp_fs fs;
+	int rc;
+
+	rc = imgp_fs_open(&fs, &patch->disk->img, part);
+	if (rc)
+		return rc;
+	rc = imgp_fs_exists(&fs, path);
+	*existed = rc > 0;
+	imgp_fs_close(&fs);
+	return rc < 0 ? rc : 0;
+}
+
 static int readlink_from_image(struct imgp_patch *patch,
 			       const struct imgp_part *part, const char *path,
 			       struct imgp_buf *out, bool *existed)
@@ -190,6 +206,8 @@ static int patch_change(struct imgp_patch *patch, enum imgp_change_kind kind,
 	patch->nchanges++;
 	if (kind == IMGP_CHANGE_SYMLINK)
 		rc = readlink_from_image(patch, part, path, &c->old, &c->existed);
+	else if (kind == IMGP_CHANGE_DIR)
+		rc = dir_in_image(patch, part, path, &c->existed);
 	else
 		rc = read_from_image(patch, part, path, SIZE_MAX, &c->old,
 				     &c->existed);
@@ -220,6 +238,28 @@ int imgp_patch_write(struct imgp_patch *patch, const struct imgp_part *part,
 		note += n + (nl ? 1 : 0);
 	}
 	return rc ? imgp_fail(-rc, "out of memory") : 0;
+}
+
+void imgp_patch_mode(struct imgp_patch *patch, const struct imgp_part *part,
+		     const char *path, unsigned mode)
+{
+	struct imgp_change *c = patch_find(patch, part, path);
+
+	if (c && c->kind == IMGP_CHANGE_FILE)
+		c->mode = mode;
+}
+
+int imgp_patch_mkdir(struct imgp_patch *patch, const struct imgp_part *part,
+		     const char *path, const char *why)
+{
+	struct imgp_change *c;
+	int rc;
+
+	rc = patch_change(patch, IMGP_CHANGE_DIR, part, path, &c);
+	if (rc || c->existed || c->notes.len)
+		return rc;
+	rc = imgp_buf_printf(&c->notes, "    %s\n", why);
+	return rc ? imgp_fail(ENOMEM, "out of memory") : 0;
 }
 
 int imgp_patch_symlink(struct imgp_patch *patch, const char *part_spec,
@@ -279,6 +319,8 @@ const struct imgp_part *imgp_patch_part(struct imgp_patch *patch,
 
 static bool change_pending(const struct imgp_change *c)
 {
+	if (c->kind == IMGP_CHANGE_DIR)
+		return !c->existed;
 	return !c->existed || c->old.len != c->new.len ||
 	       memcmp(c->old.data, c->new.data, c->new.len) != 0;
 }
@@ -303,6 +345,9 @@ static int describe_change(const struct imgp_change *c, struct imgp_buf *out)
 		return rc;
 	if (!change_pending(c))
 		return imgp_buf_printf(out, "unchanged (already applied)\n");
+	if (c->kind == IMGP_CHANGE_DIR)
+		return imgp_buf_printf(out, "new folder\n%s", c->notes.len ?
+				       (char *)c->notes.data : "");
 	if (c->kind == IMGP_CHANGE_SYMLINK) {
 		if (c->existed)
 			return imgp_buf_printf(out, "symbolic link -> %s (was -> %s)\n",
@@ -367,8 +412,12 @@ static int capture_partition(struct imgp_patch *patch, struct imgp_image *img,
 			continue;
 		if (c->kind == IMGP_CHANGE_SYMLINK)
 			rc = imgp_fs_symlink(&fs, c->path, (char *)c->new.data);
+		else if (c->kind == IMGP_CHANGE_DIR)
+			rc = imgp_fs_mkdir(&fs, c->path);
 		else
 			rc = imgp_fs_write_file(&fs, c->path, c->new.data, c->new.len);
+		if (!rc && c->kind == IMGP_CHANGE_FILE && c->mode)
+			rc = imgp_fs_set_mode(&fs, c->path, c->mode);
 	}
 	if (!rc)
 		rc = imgp_fs_finish(&fs);

@@ -5,6 +5,7 @@
  * one run function and one line in recipe_actions[].
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "recipe-internal.h"
@@ -14,11 +15,22 @@
 static int run_dt_delete(struct imgp_patch *patch, const struct recipe_step *st);
 static int run_dt_delete_node(struct imgp_patch *patch, const struct recipe_step *st);
 
-/* The way a write-tree step asked for; IMGP_VIA_DEFAULT when it did not. */
-static int asked_via(const struct recipe_step *writer, enum imgp_via *via)
+/*
+ * The way asked for: the caller's (apply --via), else the write-tree
+ * step's; IMGP_VIA_DEFAULT when neither asked.
+ */
+static int asked_via(const struct imgp_patch *patch, const struct recipe_step *writer,
+		     enum imgp_via *via)
 {
-	*via = IMGP_VIA_DEFAULT;
-	return writer && writer->val[OP_VIA] ? imgp_via_parse(writer->val[OP_VIA], via) : 0;
+	*via = (enum imgp_via)patch->via_asked;
+	if (!writer || *via != IMGP_VIA_DEFAULT)
+		return 0;
+	return writer->val[OP_VIA] ? imgp_via_parse(writer->val[OP_VIA], via) : 0;
+}
+
+void imgp_patch_set_via(struct imgp_patch *patch, enum imgp_via via)
+{
+	patch->via_asked = via;
 }
 
 /*
@@ -29,7 +41,7 @@ static int asked_via(const struct recipe_step *writer, enum imgp_via *via)
 static int fit_via(struct imgp_patch *patch, const struct recipe_step *load,
 		   enum imgp_via *via)
 {
-	int rc = asked_via(load->writer, via);
+	int rc = asked_via(patch, load->writer, via);
 
 	if (rc || *via != IMGP_VIA_DEFAULT)
 		return rc;
@@ -61,7 +73,7 @@ static int run_dt_from_boot(struct imgp_patch *patch, const struct recipe_step *
 {
 	enum imgp_via via;
 	const char *why;
-	int rc = asked_via(st->writer, &via);
+	int rc = asked_via(patch, st->writer, &via);
 
 	/* A tree loaded only for its compatible goes nowhere: no way to choose. */
 	if (!rc && st->writer)
@@ -87,13 +99,15 @@ static int run_write_tree(struct imgp_patch *patch, const struct recipe_step *st
 
 		rc = fit_via(patch, &load, &via);
 		if (!rc && via == IMGP_VIA_FIT)
-			return imgp_patch_write_fit(patch, st->val[OP_VIA] ? "via fit: the recipe says so"
+			return imgp_patch_write_fit(patch, patch->via_asked ? "via fit: --via fit" :
+							   st->val[OP_VIA] ? "via fit: the recipe says so"
 							     : "via fit: the boot script loads no override file");
 		return rc ? rc : imgp_patch_write_dtb_note(patch, IMGP_OVERRIDE_PATH,
+							   patch->via_asked ? "via override: --via override" :
 							   st->val[OP_VIA] ? "via override: the recipe says so"
 									   : "via override: the boot script loads " IMGP_OVERRIDE_PATH);
 	}
-	rc = asked_via(st, &via);
+	rc = asked_via(patch, st, &via);
 	if (!rc)
 		rc = imgp_patch_via_choose(patch, via, st->deletes, &via, &why);
 	if (!rc)
@@ -104,7 +118,7 @@ static int run_write_tree(struct imgp_patch *patch, const struct recipe_step *st
 static int run_add_to_list(struct imgp_patch *patch, const struct recipe_step *st)
 {
 	return imgp_patch_list_add(patch, st->val[OP_PART], st->val[OP_PATH],
-				   st->val[OP_KEY], st->val[OP_WORD]);
+				   st->val[OP_KEY], st->val[OP_WORD], NULL);
 }
 
 bool recipe_is_write_tree(const struct recipe_step *st)
@@ -192,9 +206,11 @@ static int run_write_file(struct imgp_patch *patch, const struct recipe_step *st
 	struct imgp_buf data = { 0 };
 	int rc = step_text(st, OP_CONTENT, &data);
 
+	/* The value was checked when it was bound (K_MODE). */
 	if (!rc)
-		rc = imgp_patch_put_file(patch, st->val[OP_PART], st->val[OP_PATH],
-					 data.data, data.len);
+		rc = imgp_patch_put_file_mode(patch, st->val[OP_PART], st->val[OP_PATH],
+					      data.data, data.len,
+					      st->val[OP_MODE] ? (unsigned)strtoul(st->val[OP_MODE], NULL, 8) : 0);
 	imgp_buf_free(&data);
 	return rc;
 }
@@ -204,6 +220,12 @@ static int run_set_line(struct imgp_patch *patch, const struct recipe_step *st)
 	return imgp_patch_line_set(patch, st->val[OP_PART], st->val[OP_PATH],
 				   st->val[OP_KEY], st->val[OP_VALUE],
 				   st->val[OP_SECTION]);
+}
+
+static int run_set_fields(struct imgp_patch *patch, const struct recipe_step *st)
+{
+	return imgp_patch_fields_set(patch, st->val[OP_PART], st->val[OP_PATH],
+				     st->val[OP_KEY], st->val[OP_VALUE]);
 }
 
 static int run_remove_line(struct imgp_patch *patch, const struct recipe_step *st)
@@ -329,9 +351,10 @@ const struct action recipe_actions[] = {
 	  { { OP_MOUNTPOINT, K_NOSPACE, REQ }, { OP_OPTIONS, K_FSTABOPS, REQ },
 	    { OP_PART, K_PART, OPT } } },
 	{ "write-file", DT_NONE,
-	  "write {part}:{path} from [the file {file}][{?content}inline text]",
+	  "write {part}:{path} from [the file {file}][{?content}inline text][, mode {mode}]",
 	  run_write_file,
-	  { PART_PATH, { OP_CONTENT, K_TEXT, ALT }, { OP_FILE, K_LOCAL, ALT } } },
+	  { PART_PATH, { OP_CONTENT, K_TEXT, ALT }, { OP_FILE, K_LOCAL, ALT },
+	    { OP_MODE, K_MODE, OPT } } },
 	{ "set-line", DT_NONE,
 	  "set '{key}={value}' in {part}:{path}[ (section '{section}')]",
 	  run_set_line,
@@ -341,6 +364,10 @@ const struct action recipe_actions[] = {
 	  "add '{word}' to the {key} list of {part}:{path}, keeping its entries",
 	  run_add_to_list,
 	  { PART_PATH, { OP_KEY, K_NOSPACE, REQ }, { OP_WORD, K_NOSPACE, REQ } } },
+	{ "set-fields", DT_NONE,
+	  "set the fields after '{key}' in {part}:{path} to '{value}' (where that line is)",
+	  run_set_fields,
+	  { PART_PATH, { OP_KEY, K_NOSPACE, REQ }, { OP_VALUE, K_LINE, REQ } } },
 	{ "remove-line", DT_NONE, "remove the '{key}=' lines of {part}:{path}",
 	  run_remove_line, { PART_PATH, { OP_KEY, K_NOSPACE, REQ } } },
 	{ "set-token", DT_NONE, "set token '{token}' in {part}:{path}",

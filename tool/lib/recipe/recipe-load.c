@@ -460,6 +460,7 @@ static int load_param(struct loader *ld, size_t i)
 	if (rc)
 		return rc;
 	p->required = cfg_size(sec, "required") && cfg_getbool(sec, "required");
+	p->secret = cfg_size(sec, "secret") && cfg_getbool(sec, "secret");
 	if (cfg_size(sec, "default")) {
 		const char *d = cfg_getstr(sec, "default");
 
@@ -737,6 +738,7 @@ static int parse_recipe(struct loader *ld)
 		CFG_INT("min", 0, CFGF_NODEFAULT),
 		CFG_INT("max", 0, CFGF_NODEFAULT),
 		CFG_BOOL("required", cfg_false, CFGF_NODEFAULT),
+		CFG_BOOL("secret", cfg_false, CFGF_NODEFAULT),
 		CFG_STR("pattern", NULL, CFGF_NODEFAULT),
 		CFG_STR("pattern-text", NULL, CFGF_NODEFAULT),
 		CFG_END()

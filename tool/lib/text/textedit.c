@@ -14,6 +14,14 @@
  * replaces its first active line where it stands, even inside another
  * section than the one asked for (e.g. under [pi4]): moving it would change
  * which boards see it. Only a new line goes into the section asked for.
+ *
+ * A section header imgpatch writes is closed with "[all]": the firmware
+ * keeps a filter in force until [all], so a line someone appends to the
+ * file later (by hand, raspi-config, another tool) would reach only the
+ * boards of imgpatch's section otherwise. When the file itself ends under
+ * a filter, "[all]" also comes before the new header: the header replaces
+ * a model filter but would combine with one of another kind ([EDID=...],
+ * [gpio4=1]) or stay silenced by [none].
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -109,6 +117,25 @@ static bool line_section(const char *text, const struct line *l,
 	return true;
 }
 
+
+bool imgp_config_ends_unfiltered(const char *text, size_t len)
+{
+	bool unfiltered = true;
+	struct line l;
+
+	for (size_t pos = 0; line_at(text, len, pos, &l); pos = l.next) {
+		const char *name;
+		size_t nlen, p = skip_blanks(text, l.start, l.end);
+
+		if (line_section(text, &l, &name, &nlen))
+			unfiltered = nlen == 3 && !memcmp(name, "all", 3);
+		/* An included file may leave a filter in force. */
+		else if (l.end - p > 8 && !memcmp(text + p, "include", 7) &&
+			 is_blank(text[p + 7]))
+			unfiltered = false;
+	}
+	return unfiltered;
+}
 
 /* A key, value or token must stay on one line. */
 static int field_check(const char *s, const char *what, bool may_be_empty)
@@ -248,7 +275,7 @@ int imgp_text_set_line(const char *text, size_t len, const char *key,
 {
 	size_t point;
 	const char *eol;
-	bool need_header, need_gap;
+	bool need_header, need_gap, reset, close;
 	int rc;
 
 	rc = text_begin(&text, len, out);
@@ -274,16 +301,23 @@ int imgp_text_set_line(const char *text, size_t len, const char *key,
 
 	buf_clear(out);
 	point = insert_point(text, len, section, &need_header, &need_gap);
+	/* A new header goes at the very end: see the top of this file. */
+	close = need_header && strcmp(section, "all") != 0;
+	reset = close && !imgp_config_ends_unfiltered(text, len);
 	rc = imgp_buf_append(out, text, point);
 	/* A last line without a line end gets one before anything follows it. */
 	if (!rc && point && text[point - 1] != '\n')
 		rc = imgp_buf_append(out, eol, strlen(eol));
 	if (!rc && need_gap)
 		rc = imgp_buf_append(out, eol, strlen(eol));
+	if (!rc && reset)
+		rc = imgp_buf_printf(out, "[all]%s", eol);
 	if (!rc && need_header)
 		rc = imgp_buf_printf(out, "[%s]%s", section, eol);
 	if (!rc)
 		rc = imgp_buf_printf(out, "%s=%s%s", key, value, eol);
+	if (!rc && close)
+		rc = imgp_buf_printf(out, "[all]%s", eol);
 	if (!rc)
 		rc = imgp_buf_append(out, text + point, len - point);
 	if (rc)
@@ -302,6 +336,50 @@ int imgp_text_remove_line(const char *text, size_t len, const char *key,
 	if (!rc)
 		rc = key_lines_edit(text, len, key, NULL, NULL, out);
 	return rc < 0 ? rc : text_changed(text, len, out);
+}
+
+int imgp_text_set_fields(const char *text, size_t len, const char *key,
+			 const char *value, struct imgp_buf *out)
+{
+	size_t klen = strlen(key), pos;
+	struct line l;
+	int rc;
+
+	rc = text_begin(&text, len, out);
+	if (!rc)
+		rc = key_check(key);
+	if (!rc && strpbrk(key, " \t"))
+		rc = imgp_fail(EINVAL, "key '%s' holds a blank: it is one field", key);
+	if (!rc)
+		rc = field_check(value, "value", false);
+	if (rc)
+		return rc;
+	for (pos = 0; !rc && line_at(text, len, pos, &l); pos = l.next) {
+		size_t p = skip_blanks(text, l.start, l.end), q = p + klen, e, f;
+		const char *hash;
+
+		if (l.end - p < klen || memcmp(text + p, key, klen) ||
+		    (q < l.end && !is_blank(text[q]) && text[q] != '#')) {
+			rc = imgp_buf_append(out, text + l.start, l.next - l.start);
+			continue;
+		}
+		/* The fields after the key, up to a comment; its blanks stay. */
+		hash = memchr(text + q, '#', l.end - q);
+		e = hash ? (size_t)(hash - text) : l.end;
+		while (e > q && is_blank(text[e - 1]))
+			e--;
+		f = skip_blanks(text, q, e);
+		rc = imgp_buf_append(out, text + l.start, f - l.start);
+		if (!rc && f == q)
+			rc = imgp_buf_append(out, "\t", 1);
+		if (!rc)
+			rc = imgp_buf_append(out, value, strlen(value));
+		if (!rc)
+			rc = imgp_buf_append(out, text + e, l.next - e);
+	}
+	if (rc)
+		return text_nomem(out);
+	return text_changed(text, len, out);
 }
 
 /*
