@@ -75,7 +75,11 @@ Q := @
 endif
 
 .PHONY: all check asan unit install uninstall clean demo deps deps-demo fuzz bench FORCE
-all: $(BUILD)/imgpatch $(UNIT_BIN) $(RECIPES_OUT) $(BUILD)/imgpatch.1
+# MAN=0 leaves the manual out of all and install, so that scdoc is not needed.
+MAN ?= 1
+INSTALLED_MAN = $(if $(filter 1,$(MAN)),$(BUILD)/imgpatch.1)
+
+all: $(BUILD)/imgpatch $(UNIT_BIN) $(RECIPES_OUT) $(INSTALLED_MAN)
 
 $(BUILD)/recipes/%: recipes/%
 	@mkdir -p $(dir $@)
@@ -148,6 +152,10 @@ check: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(MAKE) --no-print-directory CC=clang BUILD=build-clang all
 	$(Q)$(MAKE) --no-print-directory asan
+	@# The QEMU tests' U-Boot, from the cache or built now, so that no
+	@# single test's time limit pays for a cold build.
+	$(Q)bash tests/uboot/build-uboot.sh >/dev/null || \
+		echo "make check: U-Boot for QEMU not built; the U-Boot tests say why" >&2
 	$(Q)IMGPATCH_BUILD=$(CURDIR)/build-asan IMGPATCH_PLAIN_BUILD=$(CURDIR)/$(BUILD) \
 		bash tests/run.sh
 
@@ -166,15 +174,18 @@ demo: deps-demo
 INSTALLED_RECIPES := $(RECIPES_OUT:$(BUILD)/recipes/%=%) README.md
 INSTALLED_SCHEMAS := $(notdir $(SCHEMAS))
 
-install: $(BUILD)/imgpatch $(RECIPES_OUT) $(BUILD)/imgpatch.1
+install: $(BUILD)/imgpatch $(RECIPES_OUT) $(INSTALLED_MAN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/imgpatch/recipes/overlays \
-		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
 	install -m 0755 $(BUILD)/imgpatch $(DESTDIR)$(BINDIR)/imgpatch
 	for f in $(RECIPES_OUT:$(BUILD)/recipes/%=%); do \
 		install -m 0644 $(BUILD)/recipes/$$f $(DESTDIR)$(DATADIR)/imgpatch/recipes/$$f || exit 1; \
 	done
 	install -m 0644 recipes/README.md $(DESTDIR)$(DATADIR)/imgpatch/recipes/README.md
+ifneq ($(INSTALLED_MAN),)
+	install -d $(DESTDIR)$(MANDIR)/man1
 	install -m 0644 $(BUILD)/imgpatch.1 $(DESTDIR)$(MANDIR)/man1/imgpatch.1
+endif
 	install -m 0644 tool/completion/imgpatch.bash $(DESTDIR)$(BASHCOMPDIR)/imgpatch
 	install -m 0644 tool/completion/_imgpatch $(DESTDIR)$(ZSHCOMPDIR)/_imgpatch
 ifneq ($(SCHEMAS),)

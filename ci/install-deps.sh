@@ -3,7 +3,9 @@
 #
 # Installs the Debian 12 packages that building imgpatch and running its
 # tests need. Quick and silent when everything is there: apt is only asked
-# when a package is missing. Needs root, or sudo.
+# when a package is missing. Needs root, or sudo. For make check it also
+# adds deb-src lines (/etc/apt/sources.list.d/imgpatch-deb-src.list), from
+# which tests/uboot/build-uboot.sh fetches U-Boot's source.
 #
 #   ci/install-deps.sh                  everything `make check` needs
 #   ci/install-deps.sh --demo           only what `make demo` needs
@@ -34,6 +36,10 @@ check_packages=(
 	gcc clang util-linux valgrind coreutils diffutils gzip mawk bash dash
 	# a real consumer: U-Boot for QEMU reads the patched image as a board would
 	qemu-system-arm u-boot-qemu
+	# the same U-Boot built from Debian's source with overlays
+	# (tests/uboot/build-uboot.sh; the deb-src entry is added below) and the
+	# stand-in kernel it boots (tests/uboot/booti-dump.s)
+	gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu bison flex bc libssl-dev
 	# compressed and archived images, and bmaptool to flash them
 	xz-utils zstd bzip2 lz4 zip unzip p7zip-full tar bmap-tools binutils bsdutils
 	sed grep findutils python3 patch
@@ -43,12 +49,23 @@ check_packages=(
 	libclang-rt-14-dev
 	# make bench
 	jq openssl time
+	# the order of syncs and renames (t0570)
+	strace
 	# recipe values read back by their consumers (t1020)
 	openssh-client
+	# the processes of an interrupted run (t0575)
+	procps
 	# man page, shell completion, JSON schemas, Debian package, CI examples
 	scdoc man-db groff-base zsh bash-completion python3-jsonschema python3-yaml parallel
 	debhelper dpkg-dev fakeroot lintian
 )
+
+# Debian's U-Boot builds for boards, which the tests write before an
+# image's first partition as each board's documentation says (t0250):
+# built for arm64 or armhf only, so they are downloaded, never installed,
+# into $deb_cache (IMGPATCH_DEB_CACHE) for the tests to unpack.
+deb_downloads=(u-boot-rockchip:arm64 u-boot-sunxi:arm64 u-boot-imx:armhf)
+deb_cache=${IMGPATCH_DEB_CACHE:-/var/cache/imgpatch/debs}
 
 # Commands the tests run whose package has another name (a command named
 # like its package needs no line).
@@ -57,15 +74,21 @@ command_packages=(
 	mkfs.vfat:dosfstools fsck.fat:dosfstools
 	mdir:mtools mtype:mtools mcopy:mtools mdel:mtools mmd:mtools mshowfat:mtools mren:mtools
 	mke2fs:e2fsprogs e2fsck:e2fsprogs debugfs:e2fsprogs dumpe2fs:e2fsprogs tune2fs:e2fsprogs
-	mkimage:u-boot-tools dumpimage:u-boot-tools
+	mkimage:u-boot-tools dumpimage:u-boot-tools mkenvimage:u-boot-tools
 	dtc:device-tree-compiler fdtget:device-tree-compiler
 	fdtput:device-tree-compiler fdtoverlay:device-tree-compiler
-	blkid:util-linux
+	blkid:util-linux setsid:util-linux ps:procps
 	cmp:diffutils awk:mawk xargs:findutils
+	dd:coreutils du:coreutils script:bsdutils strings:binutils
 	od:coreutils timeout:coreutils sha1sum:coreutils install:coreutils env:coreutils
 	sgdisk:gdisk ssh-keygen:openssh-client
 	xz:xz-utils 7z:p7zip-full bmaptool:bmap-tools
 	qemu-system-aarch64:qemu-system-arm
+	aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu
+	aarch64-linux-gnu-as:binutils-aarch64-linux-gnu
+	aarch64-linux-gnu-ld:binutils-aarch64-linux-gnu
+	aarch64-linux-gnu-objcopy:binutils-aarch64-linux-gnu
+	dpkg-source:dpkg-dev dpkg-query:dpkg apt-get:apt flock:util-linux
 	man:man-db groff:groff-base
 	dh:debhelper dpkg-buildpackage:dpkg-dev dpkg-deb:dpkg-dev
 	dpkg-parsechangelog:dpkg-dev
@@ -73,8 +96,9 @@ command_packages=(
 
 packages=("${demo_packages[@]}" "${check_packages[@]}")
 mode=install
+demo=0
 case "${1:-}" in
---demo) packages=("${demo_packages[@]}"); shift ;;
+--demo) packages=("${demo_packages[@]}"); demo=1; shift ;;
 --list) mode=list; shift
 	if [ "${1:-}" = --demo ]; then
 		packages=("${demo_packages[@]}")
@@ -90,6 +114,7 @@ fi
 case $mode in
 list)
 	printf '%s\n' "${packages[@]}"
+	[ ${#packages[@]} -eq ${#demo_packages[@]} ] || printf '%s\n' "${deb_downloads[@]}"
 	exit 0 ;;
 package-of)
 	for cmd in "$@"; do
@@ -99,6 +124,9 @@ package-of)
 				pkg=${pair#*:}
 				break
 			fi
+		done
+		for d in "${deb_downloads[@]}"; do
+			[ "${d%%:*}" != "$cmd" ] || pkg=${d%%:*}
 		done
 		if [ "$pkg" = - ]; then
 			for p in "${packages[@]}"; do
@@ -132,7 +160,57 @@ for pkg in "${packages[@]}"; do
 	case "$have" in *" $pkg "*) ;; *) missing+=("$pkg") ;; esac
 done
 
-if [ ${#missing[@]} -eq 0 ]; then
+# tests/uboot/build-uboot.sh fetches the source of the installed
+# u-boot-qemu with "apt-get source": that needs a deb-src line for each
+# Debian archive the system installs from. The lines go into a file of
+# ours, made from the system's own deb lines (one-line and deb822 files).
+src_list=/etc/apt/sources.list.d/imgpatch-deb-src.list
+need_src=0
+uboot_version=$(dpkg-query -W -f='${Version}' u-boot-qemu 2>/dev/null || true)
+if [ "$mode" = install ] && [ "$demo" = 0 ] && { [ -z "$uboot_version" ] ||
+	! apt-cache showsrc u-boot 2>/dev/null | grep -x "Version: $uboot_version" >/dev/null; }; then
+	need_src=1
+fi
+
+# deb_src_lines: the system's "deb" entries for Debian's archives as
+# one-line "deb-src" entries.
+deb_src_lines()
+{
+	local f
+
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		[ -r "$f" ] || continue
+		[ "$f" != "$src_list" ] || continue
+		sed -n 's/^[[:space:]]*deb\([[:space:]].*debian\.org.*\)$/deb-src\1/p' "$f"
+	done
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -r "$f" ] || continue
+		# Per stanza: Types, URIs, Suites, Components, Signed-By.
+		awk 'function flush() {
+			if (types ~ /(^| )deb( |$)/ && uris ~ /debian\.org/ && uris != "")
+				for (i = 1; i <= nu; i++) for (j = 1; j <= ns; j++)
+					print "deb-src" (key == "" ? "" : " [signed-by=" key "]"), u[i], s[j], comps
+			types = uris = comps = key = ""; nu = ns = 0 }
+		     /^[[:space:]]*$/ { flush(); next }
+		     /^#/ { next }
+		     { v = $0; sub(/^[^:]*:[[:space:]]*/, "", v) }
+		     tolower($1) == "types:" { types = v }
+		     tolower($1) == "uris:" { uris = v; nu = split(v, u, /[[:space:]]+/) }
+		     tolower($1) == "suites:" { ns = split(v, s, /[[:space:]]+/) }
+		     tolower($1) == "components:" { comps = v }
+		     tolower($1) == "signed-by:" { key = v }
+		     END { flush() }' "$f"
+	done
+}
+
+want_debs=()
+if [ ${#packages[@]} -ne ${#demo_packages[@]} ]; then
+	for d in "${deb_downloads[@]}"; do
+		compgen -G "$deb_cache/${d%%:*}_*_${d#*:}.deb" >/dev/null || want_debs+=("$d")
+	done
+fi
+
+if [ ${#missing[@]} -eq 0 ] && [ ${#want_debs[@]} -eq 0 ] && [ "$need_src" = 0 ]; then
 	echo "install-deps: all present"
 	exit 0
 fi
@@ -151,6 +229,24 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 export DEBIAN_FRONTEND=noninteractive
 
+if [ "$need_src" = 1 ]; then
+	lines=$(deb_src_lines | sort -u)
+	if [ -z "$lines" ]; then
+		echo "install-deps: no Debian archive in the apt sources to add deb-src lines for" >&2
+		exit 1
+	fi
+	printf '%s\n' "$lines" | "${sudo[@]}" tee "$src_list" >/dev/null
+fi
+
+# apt knows a foreign architecture's packages only once dpkg has it.
+for d in "${want_debs[@]}"; do
+	arch=${d#*:}
+	if ! dpkg --print-foreign-architectures | grep -qx "$arch" &&
+	   [ "$(dpkg --print-architecture)" != "$arch" ]; then
+		"${sudo[@]}" dpkg --add-architecture "$arch"
+	fi
+done
+
 if ! "${sudo[@]}" apt-get update -q >"$log" 2>&1; then
 	cat "$log" >&2
 	echo "install-deps: apt-get update failed" >&2
@@ -163,10 +259,27 @@ for i in "${!missing[@]}"; do
 	fi
 done
 
-if ! "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" \
-		>"$log" 2>&1 </dev/null; then
-	cat "$log" >&2
-	echo "install-deps: could not install: ${missing[*]}" >&2
-	exit 1
+if [ "$need_src" = 1 ]; then
+	echo "install-deps: added $src_list"
 fi
-echo "install-deps: installed ${missing[*]}"
+if [ ${#missing[@]} -ne 0 ]; then
+	if ! "${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" \
+			>"$log" 2>&1 </dev/null; then
+		cat "$log" >&2
+		echo "install-deps: could not install: ${missing[*]}" >&2
+		exit 1
+	fi
+	echo "install-deps: installed ${missing[*]}"
+fi
+
+if [ ${#want_debs[@]} -ne 0 ]; then
+	"${sudo[@]}" mkdir -p "$deb_cache"
+	# (apt warns that it downloads unsandboxed when run as root: harmless.)
+	if ! (cd "$deb_cache" && "${sudo[@]}" apt-get download -q "${want_debs[@]}") \
+			>"$log" 2>&1 </dev/null; then
+		cat "$log" >&2
+		echo "install-deps: could not download: ${want_debs[*]}" >&2
+		exit 1
+	fi
+	echo "install-deps: downloaded ${want_debs[*]} into $deb_cache"
+fi

@@ -78,7 +78,10 @@ TEST_OUT=$TEST_OUTPUT_DIR/$TEST_NAME
 export TEST_NAME TEST_OUT
 rm -rf "$TEST_OUT" && mkdir -p "$TEST_OUT" && cd "$TEST_OUT" ||
 	{ echo "$0: cannot make scratch directory '$TEST_OUT'" >&2; exit 2; }
-# Nothing from the user's home (e.g. ~/.mtoolsrc) may change a result.
+# Nothing from the user's home (e.g. ~/.mtoolsrc) may change a result. Only
+# the user's cache of what the tests build once (tests/uboot/build-uboot.sh)
+# stays where it is.
+export IMGPATCH_CACHE=${IMGPATCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/imgpatch}
 export HOME=$TEST_OUT
 
 _tl_count=0
@@ -299,12 +302,24 @@ test_file_unchanged()
 
 # test_refuses IMAGE PATTERN CMD...: CMD exits 1 with a message matching
 # PATTERN (grep) on stderr, which is shown, and IMAGE is byte-identical.
+# test_refuses_usage: the same for a mistake in what was typed (a
+# parameter value a recipe refuses, a missing one): exit status 2.
 test_refuses()
 {
-	local img=$1 pattern=$2 sum
-	shift 2
+	_tl_refuses 1 "$@"
+}
+
+test_refuses_usage()
+{
+	_tl_refuses 2 "$@"
+}
+
+_tl_refuses()
+{
+	local status=$1 img=$2 pattern=$3 sum
+	shift 3
 	sum=$(sum_file "$img") &&
-	test_must_fail_with 1 "$@" >out 2>err &&
+	test_must_fail_with "$status" "$@" >out 2>err &&
 	cat err &&
 	grep -q -- "$pattern" err &&
 	test_file_unchanged "$img" "$sum"
@@ -451,4 +466,63 @@ kv260_patched()
 	grep -q "^LABEL=writable	/	ext4	errors=remount-ro,noatime	0 1$" fstab &&
 	e2fsck -fn root.ext4 >/dev/null 2>&1 &&
 	extract_part "$1" 1 boot.fat && fsck.fat -n boot.fat >/dev/null
+}
+
+# ------------------------------------------------ Debian's U-Boot builds
+
+# The .deb files ci/install-deps.sh downloads (Debian's U-Boot for boards:
+# built for arm64 or armhf, so downloaded, not installed).
+DEB_CACHE=${IMGPATCH_DEB_CACHE:-/var/cache/imgpatch/debs}
+
+# test_require_debs PKG...: unpacks each PKG's cached .deb into deb/PKG/
+# of the scratch directory; when one is missing, skips the rest of the
+# script as a missing tool (ci/install-deps.sh downloads them).
+test_require_debs()
+{
+	local pkg deb missing=()
+
+	for pkg in "$@"; do
+		deb=$(compgen -G "$DEB_CACHE/${pkg}_*.deb" | head -n 1) || deb=
+		if [ -z "$deb" ]; then
+			missing+=("$pkg")
+			continue
+		fi
+		mkdir -p "deb/$pkg" && dpkg-deb -x "$deb" "deb/$pkg" ||
+			{ test_fail "unpack $pkg" "dpkg-deb -x $deb failed"; test_done; }
+	done
+	[ ${#missing[@]} -ne 0 ] || return 0
+	test_skip_tool "Debian's U-Boot packages present" "${missing[@]}"
+	echo "# run ci/install-deps.sh"
+	test_done
+}
+
+# paused_run POINT ARGS...: imgpatch ARGS in the background (pid in $pid,
+# output in run.out and run.err, SIGINT not ignored as it is for background
+# jobs), stopped at the test build's pause point POINT; waits until it is
+# there. PAUSED_SETSID=1 starts it in a process group of its own, as a
+# terminal starts a command.
+paused_run()
+{
+	local point=$1 i setsid=()
+
+	shift
+	[ "${PAUSED_SETSID:-0}" = 1 ] && setsid=(setsid)
+	rm -f pause
+	IMGPATCH_TEST_PAUSE=$point:$PWD/pause "${setsid[@]}" env --default-signal=INT \
+		"$IMGPATCH" "$@" >run.out 2>run.err &
+	pid=$!
+	for i in $(seq 1 600); do
+		test ! -e pause || return 0
+		kill -0 $pid 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# finish: lets the paused run go on and waits for it; its status in $status.
+finish()
+{
+	rm -f pause
+	status=0
+	wait $pid || status=$?
 }

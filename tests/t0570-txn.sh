@@ -4,7 +4,7 @@ test_description='transactions: an undo journal only for its own image, never th
 . "$(dirname "$0")/lib.sh"
 
 test_require_imgpatch
-test_require_tools sfdisk xz cmp env fdtget
+test_require_tools sfdisk xz cmp env fdtget strace
 
 KV260_ARGS="--fdt fdt-smk-k26-revA-sck-kv-g-revB.dtb --dt-delete mmc@ff170000:no-1-8-v --fstab /:-discard,+noatime"
 # Temporary files staged for mtools go here: it must be empty after every run.
@@ -19,34 +19,6 @@ no_temporaries()
 		! ls -d ."$name".* 2>/dev/null || return 1
 	done
 	test -z "$(ls -A tmp)"
-}
-
-# paused_run POINT ARGS...: imgpatch ARGS in the background (pid in $pid,
-# SIGINT not ignored as it is for background jobs), stopped at the test
-# build's pause point POINT; waits until it is there.
-paused_run()
-{
-	local point=$1 i
-
-	shift
-	rm -f pause
-	IMGPATCH_TEST_PAUSE=$point:$PWD/pause env --default-signal=INT \
-		"$IMGPATCH" "$@" >run.out 2>run.err &
-	pid=$!
-	for i in $(seq 1 600); do
-		test ! -e pause || return 0
-		kill -0 $pid 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
-
-# finish: lets the paused run go on and waits for it; its status in $status.
-finish()
-{
-	rm -f pause
-	status=0
-	wait $pid || status=$?
 }
 
 # interrupted SIG STATUS: the run said so in exactly one line and died of SIG.
@@ -115,7 +87,6 @@ sync_order()
 	' "$1" | uniq
 }
 
-if command -v strace >/dev/null; then
 test_expect_success 'an output is synced, renamed, and then its folder synced' '
 	# LeakSanitizer cannot run under ptrace.
 	ASAN_OPTIONS=$ASAN_OPTIONS:detect_leaks=0 strace -f -y -e trace=fsync,rename -o trace \
@@ -123,9 +94,6 @@ test_expect_success 'an output is synced, renamed, and then its folder synced' '
 	sync_order trace st.img >order &&
 	printf "fsync file\nrename\nfsync folder\n" >want.order && test_cmp want.order order
 '
-else
-test_skip 'an output is synced, renamed, and then its folder synced' 'no strace here'
-fi
 
 # The test build pauses on request; a build without the hook never does.
 IMGPATCH_TEST_PAUSE=copy:$PWD/probe "$IMGPATCH" patch orig.img --fstab /:+noatime \

@@ -3,6 +3,8 @@
 test_description='apply on many images: each its own transaction, -j, summary, --json report'
 . "$(dirname "$0")/lib.sh"
 
+test_require_tools python3 mtype fdtget
+
 export IMGPATCH_RECIPE_PATH="$IMGPATCH_BUILD/recipes"
 
 # patched IMG: the KV260 override is there without no-1-8-v (mtools, fdtget).
@@ -30,7 +32,6 @@ test_expect_success 'batch -j 2: the good ones patched, the broken one reported 
 	sum_file lab/broken.img >after.sum && test_cmp broken.sum after.sum
 '
 
-if command -v python3 >/dev/null; then
 test_expect_success 'the --json report: one entry per image' '
 	python3 - report.json <<-\EOF
 	import json, sys
@@ -46,7 +47,6 @@ test_expect_success 'the --json report: one entry per image' '
 	assert b["status"] == "failed" and "past the end" in b["error"], b
 	EOF
 '
-fi
 
 test_expect_success 'a second batch: already applied, no byte changes' '
 	sum_file lab/a.img >a1 &&

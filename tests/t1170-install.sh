@@ -99,7 +99,7 @@ test_expect_success 'and applies one, found nowhere else' '
 		--set board=kv --set carrier=revB --dry-run >out &&
 	grep -q "^recipe kv260-uhs: planned" out &&
 	mv "$prefix/share/imgpatch/recipes" moved &&
-	test_must_fail_with 1 env -u IMGPATCH_RECIPE_PATH "$prefix/bin/imgpatch" \
+	test_must_fail_with 2 env -u IMGPATCH_RECIPE_PATH "$prefix/bin/imgpatch" \
 		apply kv260-uhs kv.img --set board=kv --set carrier=revB --dry-run 2>err &&
 	mv moved "$prefix/share/imgpatch/recipes" &&
 	env -u IMGPATCH_RECIPE_PATH "$prefix/bin/imgpatch" recipes show kv260-uhs >/dev/null
@@ -153,6 +153,16 @@ test_expect_success 'BINDIR, MANDIR and DATADIR put files where asked' '
 	mk $vars uninstall &&
 	files_under "$TEST_OUT/opt" >left &&
 	test_cmp /dev/null left
+'
+
+# The Yocto recipe's PACKAGECONFIG without "manual" (no scdoc on scarthgap).
+test_expect_success 'MAN=0: install without scdoc, everything but the manual' '
+	make --no-print-directory -j2 -C "$REPO_DIR" BUILD="$TEST_OUT/build-noman" CFLAGS="-O0" \
+		MAN=0 SCDOC=false DESTDIR="$TEST_OUT/noman" PREFIX=/usr install >>"$TEST_OUT/make.log" 2>&1 &&
+	expected_files "$TEST_OUT/noman" /usr/bin /usr/share /usr/share/man | grep -v /man1/ >expect &&
+	files_under "$TEST_OUT/noman" >installed &&
+	test_cmp expect installed &&
+	! test -e "$TEST_OUT/build-noman/imgpatch.1"
 '
 
 test_done

@@ -11,5 +11,5 @@ step { action = "write-file" part = "root" path = "/etc/${dir}/motd" content = "
 EOD
 CMD=(apply ./bind.recipe bad.img --set dir=..)
 TARGET=bad.img
-STATUS=1
+STATUS=2
 EXPECT="^imgpatch: \./bind\.recipe:9: step 1 \(write-file\): path '/etc/\.\./motd': '\.\.' component"

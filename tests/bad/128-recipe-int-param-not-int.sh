@@ -3,5 +3,5 @@
 fixture rpi bad.img
 CMD=(apply rpi-sd-overclock bad.img --set sd_overclock=fast)
 TARGET=bad.img
-STATUS=1
+STATUS=2
 EXPECT="^imgpatch: .*parameter 'sd_overclock' must be an integer \(got 'fast'\)$"

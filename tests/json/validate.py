@@ -16,9 +16,15 @@ import os
 import sys
 
 import jsonschema
-import referencing
-import referencing.exceptions
-from referencing.jsonschema import DRAFT202012
+
+# Debian 12's python3-jsonschema (4.10) resolves "$ref" with RefResolver;
+# newer releases moved that to the "referencing" package.
+try:
+    import referencing
+    import referencing.exceptions
+    from referencing.jsonschema import DRAFT202012
+except ImportError:
+    referencing = None
 
 MAX_ERRORS = 20
 
@@ -45,17 +51,38 @@ def json_path(parts):
     return out
 
 
-def registry_for(schema_dir):
-    """Schemas named by a relative $id are read from schema_dir on demand,
-    so one schema in progress there cannot break the others."""
+def validator_for(cls, schema, schema_dir):
+    """A validator whose schemas named by a relative $id are read from
+    schema_dir on demand, so one schema in progress there cannot break the
+    others."""
 
-    def retrieve(uri):
-        name = os.path.basename(uri)
-        if name != uri or not name.endswith(".schema.json"):
-            raise referencing.exceptions.NoSuchResource(ref=uri)
-        return DRAFT202012.create_resource(load(os.path.join(schema_dir, name)))
+    if referencing is not None:
+        def retrieve(uri):
+            name = os.path.basename(uri)
+            if name != uri or not name.endswith(".schema.json"):
+                raise referencing.exceptions.NoSuchResource(ref=uri)
+            return DRAFT202012.create_resource(load(os.path.join(schema_dir, name)))
 
-    return referencing.Registry(retrieve=retrieve)
+        return cls(schema, registry=referencing.Registry(retrieve=retrieve))
+
+    base = "file://" + os.path.abspath(schema_dir) + "/"
+
+    def retrieve_file(uri):
+        path = uri[len("file://"):].split("#", 1)[0]
+        if os.path.dirname(path) != os.path.abspath(schema_dir) or \
+                not path.endswith(".schema.json"):
+            raise jsonschema.exceptions.RefResolutionError("no schema %s" % uri)
+        return load(path)
+
+    resolver = jsonschema.RefResolver(base, schema, handlers={"file": retrieve_file})
+    return cls(schema, resolver=resolver)
+
+
+def unresolvable():
+    """The exception a $ref that cannot be resolved raises."""
+    if referencing is not None:
+        return referencing.exceptions.Unresolvable
+    return jsonschema.exceptions.RefResolutionError
 
 
 def main(argv):
@@ -80,7 +107,7 @@ def main(argv):
         print("%s: $schema is not draft 2020-12" % schema_path)
         return 1
 
-    validator = cls(schema, registry=registry_for(os.path.dirname(schema_path) or "."))
+    validator = validator_for(cls, schema, os.path.dirname(schema_path) or ".")
     status = 0
     for doc_path in docs:
         try:
@@ -92,7 +119,7 @@ def main(argv):
         try:
             errors = sorted(validator.iter_errors(doc),
                             key=lambda e: (list(map(str, e.absolute_path)), e.message))
-        except referencing.exceptions.Unresolvable as e:
+        except unresolvable() as e:
             print("%s: %s: cannot resolve %s" % (doc_path, schema_path, e))
             return 2
         for e in errors[:MAX_ERRORS]:

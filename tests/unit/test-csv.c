@@ -43,6 +43,27 @@ static void test_quoted(void)
 	imgp_csv_free(&c);
 }
 
+static void test_trimmed(void)
+{
+	struct imgp_csv c;
+	int rc = parse(" Target ,\tHostname\t, note\n"
+		       "a.img , lab-01 ,\" keep \" \n"
+		       "\n"
+		       "b.img,\"x\ny\" ,  \n", &c);
+
+	CHECK(rc == 0, "trimmed: parsed");
+	CHECK_STR(imgp_csv_cell(&c, 0, 0), "Target", "trimmed: header cell");
+	CHECK_STR(imgp_csv_cell(&c, 0, 1), "Hostname", "trimmed: tabs too");
+	CHECK_STR(imgp_csv_cell(&c, 1, 1), "lab-01", "trimmed: value cell");
+	CHECK_STR(imgp_csv_cell(&c, 1, 2), " keep ", "trimmed: quoted value keeps its spaces");
+	CHECK_STR(imgp_csv_cell(&c, 2, 1), "x\ny", "trimmed: spaces after a closing quote");
+	CHECK_STR(imgp_csv_cell(&c, 2, 2), "", "trimmed: spaces only is empty");
+	CHECK(imgp_csv_line(&c, 0) == 1 && imgp_csv_line(&c, 1) == 2 &&
+	      imgp_csv_line(&c, 2) == 4 && imgp_csv_line(&c, 3) == 0,
+	      "trimmed: each row's line, past a blank one");
+	imgp_csv_free(&c);
+}
+
 static void test_bad(void)
 {
 	struct imgp_csv c;
@@ -87,6 +108,7 @@ int main(void)
 	test_plain();
 	test_quoted();
 	test_spreadsheet();
+	test_trimmed();
 	test_bad();
 	return unit_done();
 }

@@ -4,9 +4,11 @@
  * (as a signal handler does), a file taken off the list is kept, a forked
  * child never removes its parent's files, and a commit syncs and renames.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -43,6 +45,58 @@ static int count_existing(void)
 	for (int i = 0; i < NTEMPS; i++)
 		n += exists(temps[i]);
 	return n;
+}
+
+/*
+ * A file a killed run left (its pid gone, nobody holding its lock) is
+ * swept; one a live run holds, one of another kind and a user's file with
+ * a similar name are not.
+ */
+static void test_sweep(void)
+{
+	char dir[256], user[256], got[512] = "", *mine = NULL, *left = NULL;
+	struct imgp_buf list = { 0 };
+	int status = -1, pipefd[2], fd, n;
+	pid_t pid;
+
+	unit_path_keep(dir, sizeof(dir), "sweep");
+	unit_path_keep(user, sizeof(user), "sweep/.kind.1.abcdef.old");
+	CHECK(mkdir(dir, 0755) == 0, "sweep: a folder");
+	fd = open(user, O_WRONLY | O_CREAT, 0644);
+	CHECK(fd >= 0 && close(fd) == 0, "sweep: a user's file of a similar name");
+	CHECK(pipe(pipefd) == 0, "sweep: a pipe to the child");
+	pid = fork();
+	if (pid == 0) {
+		char *path;
+
+		/* Killed outright: its file stays, unlocked once it is gone. */
+		fd = imgp_temp_make(dir, "kind", &path);
+		if (fd < 0 || write(pipefd[1], path, strlen(path) + 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	n = (int)read(pipefd[0], got, sizeof(got) - 1);
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && status == 0 && n > 0,
+	      "sweep: a child made one and died");
+	left = strdup(got);
+	close(pipefd[0]);
+	close(pipefd[1]);
+	fd = imgp_temp_make(dir, "kind", &mine);
+	CHECK(fd >= 0 && left && exists(left) && exists(mine), "sweep: two files of the kind");
+	close(fd);
+	CHECK(imgp_temp_sweep(dir, "other", &list) == 0 && exists(left),
+	      "sweep: another kind is left alone");
+	n = imgp_temp_sweep(dir, "kind", &list);
+	CHECK(n == 1 && !exists(left) && exists(mine) && exists(user),
+	      "sweep: only the dead run's file goes");
+	CHECK(list.len && strstr((char *)list.data, strrchr(left, '/') + 1),
+	      "sweep: and it is named");
+	imgp_temp_remove(mine);
+	unlink(user);
+	rmdir(dir);
+	imgp_buf_free(&list);
+	free(mine);
+	free(left);
 }
 
 int main(void)
@@ -90,6 +144,7 @@ int main(void)
 	CHECK(imgp_temp_commit(kept, final) < 0 && strstr(imgp_errmsg(), "fsync"),
 	      "a commit of a missing file fails with a message");
 
+	test_sweep();
 	unit_tmpdir_remove();
 	return unit_done();
 }

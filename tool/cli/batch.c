@@ -23,7 +23,7 @@ struct job {
 	char *out;               /* --output-dir DIR/NAME, or NULL */
 	struct cli_child child;  /* writes its change count to child.fd */
 	int logfd;               /* the child's stdout and stderr */
-	char log[64];
+	char *log;
 	double seconds;
 	int status;              /* exit status */
 	size_t changes;
@@ -60,15 +60,16 @@ static int job_start(const struct cli_apply *o, struct imgp_recipe *r,
 	struct job_work w = { o, r, job };
 	int rc;
 
-	snprintf(job->log, sizeof(job->log), "%s/imgpatch-batch-XXXXXX",
-		 getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	job->logfd = imgp_temp_create(job->log);
+	job->logfd = imgp_temp_make(imgp_tmpdir(), "imgpatch-batch", &job->log);
 	if (job->logfd < 0)
 		return job->logfd;
 	rc = cli_child_start(&job->child, job_work, &w);
 	close(job->logfd);
-	if (rc)
+	if (rc) {
 		imgp_temp_remove(job->log);
+		free(job->log);
+		job->log = NULL;
+	}
 	return rc;
 }
 
@@ -93,6 +94,7 @@ static char *log_error(const char *log)
 
 static void job_finish(struct job *job, int wstatus)
 {
+	cli_child_reaped(&job->child);
 	job->seconds = cli_child_seconds(&job->child);
 	job->status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : EXIT_ERROR;
 	if (read(job->child.fd, &job->changes, sizeof(job->changes)) != sizeof(job->changes))
@@ -111,6 +113,8 @@ static void job_finish(struct job *job, int wstatus)
 	    asprintf(&job->error, "killed by signal %d", WTERMSIG(wstatus)) < 0)
 		job->error = NULL;
 	imgp_temp_remove(job->log);
+	free(job->log);
+	job->log = NULL;
 	job->done = true;
 }
 
@@ -144,9 +148,11 @@ static void print_summary(const struct job *jobs, size_t n, const char *recipe,
 	       dry_run ? " (dry run: nothing written)" : "");
 }
 
-static int write_report(const char *path, const struct job *jobs, size_t n,
-			const char *recipe, bool dry_run)
+static int write_report(const char *path, const struct cli_apply *o, struct imgp_recipe *r,
+			const struct job *jobs, const char *status, const char *why)
 {
+	const char *recipe = r ? imgp_recipe_name(r) : o->recipe;
+	bool dry_run = o->io.dry_run;
 	struct json j;
 	FILE *f;
 	int rc = cli_report_open(path, &j, &f);
@@ -155,13 +161,23 @@ static int write_report(const char *path, const struct job *jobs, size_t n,
 		return rc;
 	json_object_begin(&j);
 	json_kv_uint(&j, "schema_version", 1);
-	json_kv_string(&j, "recipe", recipe);
+	json_kv_string(&j, "status", status);
+	if (why)
+		json_kv_string(&j, "error", why);
+	else
+		json_kv_null(&j, "error");
+	if (recipe)
+		json_kv_string(&j, "recipe", recipe);
+	else
+		json_kv_null(&j, "recipe");
 	json_kv_bool(&j, "dry_run", dry_run);
 	json_key(&j, "images");
 	json_array_begin(&j);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; jobs && i < o->nimages; i++) {
 		json_object_begin(&j);
 		json_kv_string(&j, "image", jobs[i].image);
+		cli_json_parameters(&j, &r, 1, o->each ? &o->table : NULL, jobs[i].image,
+				    o->sets, o->nsets);
 		if (jobs[i].out)
 			json_kv_string(&j, "output", jobs[i].out);
 		json_kv_string(&j, "recipe", recipe);
@@ -177,6 +193,14 @@ static int write_report(const char *path, const struct job *jobs, size_t n,
 	json_array_end(&j);
 	json_object_end(&j);
 	return cli_report_close(&j, f);
+}
+
+int cli_apply_report(const struct cli_apply *o, struct imgp_recipe *r, int status)
+{
+	if (write_report(o->json, o, r, NULL, status == EXIT_USAGE ? "usage" : "failed",
+			 cli_last_error()))
+		return error_lib(o->json);
+	return EXIT_OK;
 }
 
 int cli_batch(const struct cli_apply *o, struct imgp_recipe *r)
@@ -255,8 +279,7 @@ int cli_batch(const struct cli_apply *o, struct imgp_recipe *r)
 	for (size_t i = 0; i < o->nimages; i++)
 		failed += jobs[i].status != 0;
 	print_summary(jobs, o->nimages, imgp_recipe_name(r), o->io.dry_run);
-	if (o->json && write_report(o->json, jobs, o->nimages, imgp_recipe_name(r),
-				    o->io.dry_run)) {
+	if (o->json && write_report(o->json, o, r, jobs, failed ? "failed" : "done", NULL)) {
 		error_lib(o->json);
 		rc = EXIT_ERROR;
 	}

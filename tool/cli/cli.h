@@ -3,6 +3,7 @@
 #ifndef IMGP_CLI_H
 #define IMGP_CLI_H
 
+#include <signal.h>
 #include <stdio.h>
 #include <sys/types.h>
 #include <time.h>
@@ -21,8 +22,29 @@ void warning(const char *fmt, ...) IMGP_PRINTF(1, 2);
 __attribute__((noreturn)) void die(const char *fmt, ...) IMGP_PRINTF(1, 2);
 /* Prints "imgpatch: <subject>: <library failure message>" and returns EXIT_ERROR. */
 int error_lib(const char *subject);
+/* The last error() line printed (without "imgpatch: "), or NULL. */
+const char *cli_last_error(void);
 /* Usage error: message plus a hint to --help; returns EXIT_USAGE. */
 int usage_error(const char *cmd, const char *fmt, ...) IMGP_PRINTF(2, 3);
+
+/*
+ * Signals (main.c). cli_signal: the signal that interrupted the run (SIGINT,
+ * SIGTERM, SIGHUP, SIGQUIT, SIGPIPE), 0 while none did. While
+ * cli_signals_deferred is set, the handler only forwards the signal to the
+ * children, says so and records it: the command reports what it did, then
+ * calls cli_signals_finish(), which removes the temporary files, waits for
+ * the children and ends the process by the signal.
+ */
+extern volatile sig_atomic_t cli_signal;
+extern volatile sig_atomic_t cli_signals_deferred;
+void cli_signals_finish(void);
+/* "interrupted (SIGINT)" for cli_signal, NULL while none came. */
+const char *cli_signal_text(void);
+/* In a freshly forked worker: it removes only its own files when signalled. */
+void cli_signals_child(void);
+/* The children alive (per-target.c): signalled and waited for, signal-safely. */
+void cli_children_signal(int sig);
+void cli_children_wait(void);
 
 /* --quiet: no progress lines even on a terminal. */
 extern bool cli_quiet;
@@ -86,6 +108,13 @@ void cli_io_close(struct cli_io *io);
  * itself) or beside path: else one error line naming it, why not and the
  * hint, and EXIT_ERROR.
  */
+/*
+ * Removes the temporary files named for base that a killed run left in dir
+ * (imgp_temp_sweep; base NULL: those of every kind a run makes in $TMPDIR,
+ * dir ignored), and says so in one line on stderr.
+ */
+void cli_sweep(const char *dir, const char *base);
+
 int cli_check_folder(const char *dir, const char *what, const char *hint);
 int cli_check_output(const char *path, const char *what);
 
@@ -119,14 +148,20 @@ int cli_recipe_find(const struct cli_recipe_path *rp, const char *spec,
 struct cli_each {
 	const char *path;
 	struct imgp_csv table;
+	const char *const *ignore; /* --each-ignore COLUMN: set before reading */
+	size_t nignore;
 };
 /*
  * Reads the table: its first column must be key ("image", "target"), no
- * two rows name the same one, and each of names has a row. Returns an
- * exit status after the message.
+ * two rows name the same one, and each of names has a row. Returns
+ * EXIT_OK, or EXIT_USAGE after a message naming FILE:LINE where it can.
  */
 int cli_each_read(struct cli_each *e, const char *path, const char *key,
 		  const char *const *names, size_t n);
+/* Is column col one that --each-ignore names? */
+bool cli_each_ignored(const struct cli_each *e, size_t col);
+/* The recipe's name of the parameter a column names (without case), or NULL. */
+const char *cli_each_param(const struct imgp_recipe *r, const char *column);
 /* The row of name, or 0 when it has none. */
 size_t cli_each_row(const struct cli_each *e, const char *name);
 /* Does the recipe declare the parameter name (len bytes of it)? */
@@ -142,6 +177,7 @@ void cli_each_sets_free(const char **sets, char **owned);
 void cli_each_free(struct cli_each *e);
 
 /* Each target of apply and write alike (per-target.c). */
+struct json;
 /* --set NAME=VALUE: checked and added to *sets; 0 or EXIT_USAGE. */
 int cli_set_option(const struct cli_parser *p, const char ***sets, size_t *nsets);
 /*
@@ -150,6 +186,13 @@ int cli_set_option(const struct cli_parser *p, const char ***sets, size_t *nsets
  */
 int cli_target_bind(struct imgp_recipe *r, const struct cli_each *each, const char *target,
 		    const char *const *sets, size_t nsets);
+/*
+ * "parameters": {NAME: VALUE...} of target in the --json report: the value
+ * each of recipes got, bound for it (a secret one as "set").
+ */
+void cli_json_parameters(struct json *j, struct imgp_recipe *const *recipes, size_t n,
+			 const struct cli_each *each, const char *target,
+			 const char *const *sets, size_t nsets);
 /* A target's work in a process of its own. */
 struct cli_child {
 	pid_t pid;
@@ -161,6 +204,13 @@ struct cli_child {
  * exits with its return value. Returns 0 or -errno.
  */
 int cli_child_start(struct cli_child *child, int (*work)(void *ctx, int fd), void *ctx);
+/*
+ * Waits for the child to end (its exit status in *wstatus) and forgets it.
+ * Returns 0 or -errno.
+ */
+int cli_child_wait(struct cli_child *child, int *wstatus);
+/* Forgets a child reaped by waitpid(-1, ...). */
+void cli_child_reaped(const struct cli_child *child);
 /* Seconds since the child started. */
 double cli_child_seconds(const struct cli_child *child);
 /*
@@ -184,13 +234,21 @@ struct cli_apply {
 	const char *json;          /* --json FILE */
 	const char *output_dir;    /* --output-dir DIR */
 	const char *each;          /* --each FILE.csv */
+	enum imgp_via via;         /* --via; IMGP_VIA_DEFAULT: the recipe's */
 	struct cli_each table;     /* its rows, one per image */
+	const char **ignore;       /* --each-ignore COLUMN (table.nignore of them) */
 	char **argv_images;        /* RECIPE IMAGE...: images points into it */
 	bool stop;                 /* --help was printed */
 };
 /* Applies a bound recipe to one image; returns an exit status. */
 int cli_apply_one(const struct cli_apply *o, struct imgp_recipe *r,
 		  const char *image, const char *out, size_t *changes);
+/*
+ * The --json report of a run that stopped before its images (status: the
+ * exit status it stops with, r NULL when the recipe did not load).
+ * Returns an exit status.
+ */
+int cli_apply_report(const struct cli_apply *o, struct imgp_recipe *r, int status);
 /* Applies it to every image, -j at once; returns an exit status. */
 int cli_batch(const struct cli_apply *o, struct imgp_recipe *r);
 

@@ -10,14 +10,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+
 #include "cli.h"
 
-enum { OPT_SET = 600, OPT_RECIPE_PATH, OPT_JSON, OPT_OUTPUT_DIR, OPT_EACH };
+enum { OPT_SET = 600, OPT_RECIPE_PATH, OPT_JSON, OPT_OUTPUT_DIR, OPT_EACH, OPT_VIA,
+       OPT_EACH_IGNORE };
 
 static const struct cli_option apply_set_option[] = {
 	{ OPT_SET, "set", 0, "NAME=VALUE", "a recipe parameter; repeatable" },
 	{ OPT_EACH, "each", 0, "FILE", "a CSV table, one row per image: column 'image',\n"
 	  "then one column per recipe parameter" },
+	{ OPT_EACH_IGNORE, "each-ignore", 0, "COLUMN", "leave the --each table's COLUMN out; repeatable" },
 	CLI_OPTIONS_END,
 };
 
@@ -27,6 +31,8 @@ static const struct cli_option apply_options[] = {
 	{ 'j', "jobs", 'j', "N", "patch N images at once (default 1)" },
 	{ OPT_JSON, "json", 0, "FILE", "write a report: image, recipe, status, changes, seconds" },
 	{ OPT_OUTPUT_DIR, "output-dir", 0, "DIR", "write patched copies to DIR instead of in place" },
+	{ OPT_VIA, "via", 0, "override|fit|overlay|file", "how the recipe's tree reaches the board,\n"
+	  "whatever the recipe says (see imgpatch patch --via)" },
 	CLI_OPTIONS_END,
 };
 
@@ -38,7 +44,7 @@ static const struct cli_command apply_command = {
 	"apply",
 	"Usage: imgpatch apply RECIPE IMAGE... [--set NAME=VALUE]... [--each FILE.csv]\n"
 	"                      [-o OUT] [--dry-run] [--recipe-path DIR]... [-j N]\n"
-	"                      [--json FILE] [--output-dir DIR]\n"
+	"                      [--json FILE] [--output-dir DIR] [--via WAY]\n"
 	"Apply a recipe (a shipped name, see 'imgpatch recipes', or a .recipe file)\n"
 	"to IMAGE. Every step is planned and checked before the first byte is\n"
 	"written; one failing step means nothing is written.\n\n",
@@ -71,6 +77,15 @@ static int parse_args(int argc, char **argv, struct cli_apply *o)
 		case OPT_JSON: o->json = p.value; break;
 		case OPT_OUTPUT_DIR: o->output_dir = p.value; break;
 		case OPT_EACH: o->each = p.value; break;
+		case OPT_VIA:
+			if (imgp_via_parse(p.value, &o->via) || o->via == IMGP_VIA_DEFAULT)
+				rc = cli_bad_value(&p, "override, fit, overlay or file");
+			break;
+		case OPT_EACH_IGNORE:
+			o->ignore = cli_grow(o->ignore, o->table.nignore, sizeof(*o->ignore));
+			o->ignore[o->table.nignore++] = p.value;
+			o->table.ignore = o->ignore;
+			break;
 		default:
 			rc = cli_io_option(&o->io, &p, c);
 			rc = rc == 1 ? 0 : rc;
@@ -119,22 +134,39 @@ static int check_table(struct cli_apply *o, struct imgp_recipe *r)
 	for (size_t c = 1; !rc && c < o->table.table.ncols; c++) {
 		const char *name = imgp_csv_cell(&o->table.table, 0, c);
 
-		if (!cli_recipe_has_param(r, name, strlen(name))) {
-			error("%s: recipe %s has no parameter '%s'", o->each,
-			      imgp_recipe_name(r), name);
-			rc = EXIT_ERROR;
+		if (!cli_each_param(r, name) && !cli_each_ignored(&o->table, c)) {
+			const struct imgp_recipe_param *params;
+			size_t n = imgp_recipe_params(r, &params);
+			const char **names = calloc(n + 1, sizeof(*names)), *near;
+
+			if (!names)
+				die("out of memory");
+			for (size_t i = 0; i < n; i++)
+				names[i] = params[i].name;
+			near = cli_closest(name, names, n);
+			error("%s:%u: recipe %s has no parameter '%s'%s%s%s: give --each-ignore '%s' to leave the column out",
+			      o->each, imgp_csv_line(&o->table.table, 0), imgp_recipe_name(r), name,
+			      near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "", name);
+			free(names);
+			rc = EXIT_USAGE;
 		}
 	}
 	for (size_t i = 0; !rc && i < o->nimages; i++) {
 		if (bind_image(o, r, o->images[i])) {
-			error("%s: %s", o->images[i], imgp_errmsg());
-			rc = EXIT_ERROR;
+			error("%s:%u: %s: %s", o->each,
+			      imgp_csv_line(&o->table.table, cli_each_row(&o->table, o->images[i])),
+			      o->images[i], imgp_errmsg());
+			rc = EXIT_USAGE;
 		}
 	}
 	return rc;
 }
 
-/* Loads and binds the recipe; nothing about the image yet. */
+/*
+ * Loads and binds the recipe; nothing about the image yet. 0, -errno when
+ * the recipe cannot be loaded, 1 when no recipe has that name or --set
+ * does not bind (what was typed).
+ */
 static int load_recipe(const struct cli_apply *o, struct imgp_recipe **r)
 {
 	struct cli_recipe_path rp;
@@ -143,11 +175,13 @@ static int load_recipe(const struct cli_apply *o, struct imgp_recipe **r)
 
 	cli_recipe_path_init(&rp, o->paths, o->npaths);
 	rc = cli_recipe_find(&rp, o->recipe, &path);
-	if (!rc)
+	if (rc == -ENOENT)
+		rc = 1;
+	else if (!rc)
 		rc = imgp_recipe_load(path, r);
 	/* With --each, each image is bound with its own row. */
-	if (!rc && !o->each)
-		rc = imgp_recipe_bind(*r, o->sets, o->nsets);
+	if (!rc && !o->each && imgp_recipe_bind(*r, o->sets, o->nsets))
+		rc = 1;
 	free(path);
 	cli_recipe_path_free(&rp);
 	return rc;
@@ -172,6 +206,7 @@ int cli_apply_one(const struct cli_apply *o, struct imgp_recipe *r,
 		goto out_io;
 	}
 	imgp_patch_init(&patch, &disk);
+	imgp_patch_set_via(&patch, o->via);
 	if (bind_image(o, r, image) || imgp_recipe_match(r, &patch) ||
 	    imgp_recipe_apply(r, &patch)) {
 		rc = error_lib(image);
@@ -193,28 +228,36 @@ int cmd_apply(int argc, char **argv)
 	struct cli_apply o = { 0 };
 	struct imgp_recipe *r = NULL;
 	size_t changes;
+	bool batch = false;
 	int rc;
 
 	cli_io_init(&o.io);
 	rc = parse_args(argc, argv, &o);
 	if (rc || o.stop)
 		goto out;
-	if (load_recipe(&o, &r)) {
+	rc = load_recipe(&o, &r);
+	if (rc) {
 		/* Recipe messages already start with the recipe file. */
 		error("%s", imgp_errmsg());
-		rc = EXIT_ERROR;
+		/* A value the recipe refuses is a mistake in what was typed. */
+		rc = rc > 0 ? EXIT_USAGE : EXIT_ERROR;
 		goto out;
 	}
 	if (o.each && (rc = check_table(&o, r)))
 		goto out;
-	if (o.nimages > 1 || o.json || o.output_dir)
+	batch = o.nimages > 1 || o.json || o.output_dir;
+	if (batch)
 		rc = cli_batch(&o, r);
 	else
 		rc = cli_apply_one(&o, r, o.images[0], o.io.out, &changes);
 out:
+	/* Once --json is read, a run that stops before its images still reports. */
+	if (rc && o.json && !batch && !o.stop)
+		cli_apply_report(&o, r, rc);
 	imgp_recipe_free(r);
 	cli_each_free(&o.table);
 	free(o.sets);
+	free(o.ignore);
 	free(o.paths);
 	free(o.argv_images);
 	return rc;

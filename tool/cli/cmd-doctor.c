@@ -75,16 +75,61 @@ static void text_evidence(const struct imgp_finding *f)
 	putchar('\n');
 }
 
+/*
+ * Where U-Boot picks one of many trees and nothing in the image says
+ * which: one line per tree with its findings' ids, not every finding.
+ */
+static void text_by_tree(const struct doctor_cmd *dc)
+{
+	const struct imgp_doctor *doc = &dc->doc;
+	bool *done = calloc(doc->n ? doc->n : 1, sizeof(*done));
+
+	if (!done)
+		die("out of memory");
+	printf("%zu trees: U-Boot picks one by its %s, and the image does not say which "
+	       "(no U-Boot before its first partition names one); findings by tree "
+	       "(imgpatch doctor %s --model TREE for one in full):\n",
+	       doc->ntrees, doc->chooser, dc->image);
+	for (size_t i = 0; i < doc->n; i++) {
+		const struct imgp_finding *f = &doc->findings[i];
+		const char *sep = "";
+
+		if (done[i] || !f->tree)
+			continue;
+		printf("  %s:", f->tree + (strncmp(f->tree, "boot path ", 10) ? 0 :
+					  strcspn(f->tree, ":") + 2));
+		for (size_t k = i; k < doc->n; k++) {
+			const struct imgp_finding *g = &doc->findings[k];
+
+			if (done[k] || !g->tree || strcmp(g->tree, f->tree))
+				continue;
+			done[k] = true;
+			printf("%s %s (%s)", sep, g->id, imgp_severity_name(g->severity));
+			sep = ",";
+		}
+		putchar('\n');
+	}
+	putchar('\n');
+	free(done);
+}
+
 static void print_text(const struct doctor_cmd *dc)
 {
 	size_t warnings = 0;
 
+	if (dc->doc.picked && dc->doc.ntrees > 1)
+		printf("tree judged: %s, picked by %s, of the %zu the boot path offers\n\n",
+		       dc->doc.picked, dc->doc.picked_by, dc->doc.ntrees);
+	if (dc->doc.chooser)
+		text_by_tree(dc);
 	for (size_t i = 0; i < dc->doc.n; i++) {
 		const struct imgp_finding *f = &dc->doc.findings[i];
 		const char *lead = "         fix:   ";
 		char *cmd;
 
 		warnings += f->severity == IMGP_SEVERITY_WARNING;
+		if (dc->doc.chooser && f->tree)
+			continue;
 		printf("%-7s  %s: %s\n", imgp_severity_name(f->severity), f->id,
 		       f->title ? f->title : "");
 		text_evidence(f);
@@ -197,12 +242,14 @@ static int print_json(const struct doctor_cmd *dc)
 
 /* ------------------------------------------------------------------- cmd */
 
-enum { OPT_JSON = 256, OPT_FIT, OPT_FDT, OPT_FAIL_ON };
+enum { OPT_JSON = 256, OPT_FIT, OPT_FDT, OPT_FAIL_ON, OPT_MODEL };
 
 static const struct cli_option doctor_options[] = {
 	{ OPT_JSON, "json", 0, NULL, "print one JSON document (schema_version 1)" },
 	{ OPT_FIT, "fit", 0, "PATH", "FIT file to look for (default " IMGP_FIT_PATH ")" },
 	{ OPT_FDT, "fdt", 0, "NAME|INDEX", "examine only this fdt of the FIT" },
+	{ OPT_MODEL, "model", 0, "MODEL", "examine only the tree the boot path boots for\n"
+	  "MODEL (a model, a tree's file name or path)" },
 	{ OPT_FAIL_ON, "fail-on", 0, "SEVERITY", "exit 3 when a finding of SEVERITY (warning or\n"
 	  "info) or a worse one is found" },
 	CLI_OPTIONS_END,
@@ -213,7 +260,7 @@ static const struct cli_option *const doctor_tables[] = { doctor_options, NULL }
 static const struct cli_command doctor_command = {
 	"doctor",
 	"Usage: imgpatch doctor IMAGE [--json] [--fit PATH] [--fdt NAME|INDEX]\n"
-	"                       [--fail-on warning|info]\n"
+	"                       [--model MODEL] [--fail-on warning|info]\n"
 	"List what keeps IMAGE's storage below what its hardware can do: SD/eMMC\n"
 	"controller settings of the device trees the board boots, fstab options,\n"
 	"swap, fstrim.timer, the boot script's override hook, kernel fixes and\n"
@@ -247,6 +294,9 @@ int cmd_doctor(int argc, char **argv)
 			break;
 		case OPT_FDT:
 			dopts.fdt = p.value;
+			break;
+		case OPT_MODEL:
+			dopts.model = p.value;
 			break;
 		case OPT_FAIL_ON:
 			if (imgp_severity_parse(p.value, &fail_on))

@@ -215,16 +215,18 @@ static int recipes_show(const struct cli_recipe_path *rp, const char *name,
 	struct imgp_recipe *r = NULL;
 	struct imgp_buf text = { 0 };
 	char *path = NULL;
-	int rc;
+	int rc, found;
 
-	rc = cli_recipe_find(rp, name, &path);
+
+	rc = found = cli_recipe_find(rp, name, &path);
 	if (!rc)
 		rc = imgp_recipe_load(path, &r);
 	if (!rc)
 		rc = imgp_recipe_describe(r, &text);
 	if (rc) {
 		error("%s", imgp_errmsg());
-		rc = EXIT_ERROR;
+		/* A name no recipe has is a mistake in what was typed. */
+		rc = found == -ENOENT ? EXIT_USAGE : EXIT_ERROR;
 	} else if (json) {
 		rc = recipe_show_json(r);
 	} else {

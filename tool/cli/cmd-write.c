@@ -26,7 +26,10 @@
 #include "json.h"
 #include "write.h"
 
-enum { OPT_APPLY = 700, OPT_SET, OPT_EACH, OPT_JSON, OPT_RECIPE_PATH, OPT_FORCE, OPT_DRY_RUN };
+enum {
+	OPT_APPLY = 700, OPT_SET, OPT_EACH, OPT_EACH_IGNORE, OPT_JSON, OPT_RECIPE_PATH, OPT_FORCE,
+	OPT_DRY_RUN,
+};
 
 static const struct cli_option write_options[] = {
 	{ OPT_APPLY, "apply", 0, "RECIPE", "patch each card with RECIPE on the way;\n"
@@ -34,6 +37,7 @@ static const struct cli_option write_options[] = {
 	{ OPT_SET, "set", 0, "NAME=VALUE", "a recipe parameter for every card; repeatable" },
 	{ OPT_EACH, "each", 0, "FILE", "a CSV table, one row per card: column 'target',\n"
 	  "then one column per recipe parameter" },
+	{ OPT_EACH_IGNORE, "each-ignore", 0, "COLUMN", "leave the --each table's COLUMN out; repeatable" },
 	{ OPT_RECIPE_PATH, "recipe-path", 0, "DIR", "look for recipes in DIR first; repeatable" },
 	{ OPT_JSON, "json", 0, "FILE", "write a report: target, status, bytes, seconds, error" },
 	{ 'j', "jobs", 'j', "N", "write N cards at once (default: all)" },
@@ -56,7 +60,8 @@ static const struct cli_command write_command = {
 	"and read back. With --each, TARGETs may come from the table instead.\n\n",
 	write_tables,
 	"Exit status: 0 every card written and verified, 1 error (any card failed;\n"
-	"the others are written), 2 usage error.\n",
+	"the others are written), 2 usage error (also a parameter value a recipe\n"
+	"refuses), 128+N stopped by signal N (130: Ctrl-C).\n",
 };
 
 /* A card larger than this is more likely a system disk (SDXC ends at 2 TiB). */
@@ -66,8 +71,8 @@ struct write_opts {
 	const char *image;
 	char **targets;            /* from argv, or the table's column */
 	size_t ntargets;
-	const char **recipes, **sets;
-	size_t nrecipes, nsets;
+	const char **recipes, **sets, **ignore;
+	size_t nrecipes, nsets, nignore;
 	char **paths;
 	size_t npaths;
 	const char *each, *json;
@@ -75,6 +80,11 @@ struct write_opts {
 	bool force, stop, dry_run;
 	bool targets_owned;        /* targets is the table's column */
 	bool has_table;
+	bool reported;             /* the --json report is written */
+	uint64_t size;             /* of the raw image, once known */
+	struct imgp_recipe **loaded; /* the recipes, for the report */
+	char **made;               /* per target: the temporary file it is written
+				    * under when the run makes it, else NULL */
 	char **argv_args;
 	struct cli_each table;     /* --each */
 };
@@ -100,6 +110,10 @@ static int parse_args(int argc, char **argv, struct write_opts *o)
 			o->paths[o->npaths++] = (char *)p.value;
 			break;
 		case OPT_EACH: o->each = p.value; break;
+		case OPT_EACH_IGNORE:
+			o->ignore = cli_grow(o->ignore, o->nignore, sizeof(*o->ignore));
+			o->ignore[o->nignore++] = p.value;
+			break;
 		case OPT_JSON: o->json = p.value; break;
 		case OPT_FORCE: o->force = true; break;
 		case OPT_DRY_RUN: o->dry_run = true; break;
@@ -131,7 +145,11 @@ static int parse_args(int argc, char **argv, struct write_opts *o)
 /* The table; without TARGET arguments, its targets are the targets. */
 static int read_table(struct write_opts *o)
 {
-	int rc = cli_each_read(&o->table, o->each, "target",
+	int rc;
+
+	o->table.ignore = o->ignore;
+	o->table.nignore = o->nignore;
+	rc = cli_each_read(&o->table, o->each, "target",
 			       (const char *const *)o->targets, o->ntargets);
 
 	o->has_table = true;
@@ -147,25 +165,57 @@ static int read_table(struct write_opts *o)
 	return EXIT_OK;
 }
 
-/* Every --set and every column names a parameter of some recipe. */
+/* " (did you mean 'x'?)" for name among every recipe's parameters, or "". */
+static void closest_param(struct imgp_recipe *const *recipes, size_t n, const char *name,
+			  char *hint, size_t size)
+{
+	const char **names = NULL, *near;
+	size_t count = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		const struct imgp_recipe_param *params;
+		size_t np = imgp_recipe_params(recipes[k], &params);
+
+		for (size_t i = 0; i < np; i++) {
+			names = cli_grow(names, count, sizeof(*names));
+			names[count++] = params[i].name;
+		}
+	}
+	near = cli_closest(name, names, count);
+	snprintf(hint, size, "%s%s%s", near ? " (did you mean '" : "", near ? near : "",
+		 near ? "'?)" : "");
+	free(names);
+}
+
+/* Every --set and every column not ignored names a parameter of some recipe. */
 static int check_names(const struct write_opts *o, struct imgp_recipe *const *recipes)
 {
 	size_t ncols = o->has_table ? o->table.table.ncols - 1 : 0;
 
 	for (size_t i = 0; i < o->nsets + ncols; i++) {
-		const char *name = i < o->nsets ? o->sets[i] :
+		bool column = i >= o->nsets;
+		const char *name = !column ? o->sets[i] :
 				   imgp_csv_cell(&o->table.table, 0, i - o->nsets + 1);
 		size_t len = strcspn(name, "=");
-		bool found = false;
+		bool found = column && cli_each_ignored(&o->table, i - o->nsets + 1);
+		char hint[160], *word;
 
 		for (size_t k = 0; k < o->nrecipes && !found; k++)
-			found = cli_recipe_has_param(recipes[k], name, len);
-		if (!found) {
-			error("%s%s: no recipe given has a parameter '%.*s'",
-			      i < o->nsets ? "--set " : o->each, i < o->nsets ? name : "",
-			      (int)len, name);
-			return EXIT_ERROR;
-		}
+			found = column ? cli_each_param(recipes[k], name) != NULL :
+				cli_recipe_has_param(recipes[k], name, len);
+		if (found)
+			continue;
+		word = strndup(name, len);
+		if (!word)
+			die("out of memory");
+		closest_param(recipes, o->nrecipes, word, hint, sizeof(hint));
+		if (column)
+			error("%s:%u: no recipe given has a parameter '%s'%s: give --each-ignore '%s' to leave the column out",
+			      o->each, imgp_csv_line(&o->table.table, 0), word, hint, word);
+		else
+			error("--set %s: no recipe given has a parameter '%s'%s", name, word, hint);
+		free(word);
+		return EXIT_USAGE;
 	}
 	return EXIT_OK;
 }
@@ -186,10 +236,12 @@ static int load_recipes(const struct write_opts *o, struct imgp_recipe ***out)
 	for (size_t k = 0; k < o->nrecipes && !rc; k++) {
 		char *path = NULL;
 
-		if (cli_recipe_find(&rp, o->recipes[k], &path) ||
-		    imgp_recipe_load(path, &recipes[k])) {
+		int found = cli_recipe_find(&rp, o->recipes[k], &path);
+
+		if (found || imgp_recipe_load(path, &recipes[k])) {
 			error("%s", imgp_errmsg());
-			rc = EXIT_ERROR;
+			/* A name no recipe has is a mistake in what was typed. */
+			rc = found == -ENOENT ? EXIT_USAGE : EXIT_ERROR;
 		}
 		free(path);
 	}
@@ -198,10 +250,19 @@ static int load_recipes(const struct write_opts *o, struct imgp_recipe ***out)
 		rc = check_names(o, recipes);
 	for (size_t t = 0; t < o->ntargets && !rc; t++) {
 		for (size_t k = 0; k < o->nrecipes && !rc; k++) {
+			/* A value its recipe refuses is a mistake in what was typed. */
 			if (cli_target_bind(recipes[k], o->has_table ? &o->table : NULL,
 					    o->targets[t], o->sets, o->nsets)) {
-				error("%s: %s", o->targets[t], imgp_errmsg());
-				rc = EXIT_ERROR;
+				size_t row = o->has_table ? cli_each_row(&o->table, o->targets[t]) : 0;
+
+				/* The row's line, where the value most likely is. */
+				if (row)
+					error("%s:%u: %s: %s", o->each,
+					      imgp_csv_line(&o->table.table, row), o->targets[t],
+					      imgp_errmsg());
+				else
+					error("%s: %s", o->targets[t], imgp_errmsg());
+				rc = EXIT_USAGE;
 			}
 		}
 	}
@@ -216,6 +277,17 @@ static void free_recipes(struct imgp_recipe **recipes)
 	free(recipes);
 }
 
+/* The folder and the name of path, malloc'd. */
+static void split_path(const char *path, char **dir, char **base)
+{
+	const char *slash = strrchr(path, '/');
+
+	*dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+	*base = strdup(slash ? slash + 1 : path);
+	if (!*dir || !*base)
+		die("out of memory");
+}
+
 /*
  * A target as it must be before anything is written: a block device that
  * is not mounted, not held and of a card's size, or a file of at least
@@ -227,6 +299,15 @@ static int check_target(const char *target, uint64_t size, bool force, struct st
 	uint64_t bytes;
 	int fd;
 
+	/* What a killed run left beside a file target goes first. */
+	if (strncmp(target, "/dev/", 5)) {
+		char *dir, *base;
+
+		split_path(target, &dir, &base);
+		cli_sweep(dir, base);
+		free(dir);
+		free(base);
+	}
 	/* Made only once every target has passed (make_missing). */
 	*missing = stat(target, st) < 0 && errno == ENOENT && strncmp(target, "/dev/", 5);
 	if (*missing) {
@@ -275,15 +356,29 @@ static int check_target(const char *target, uint64_t size, bool force, struct st
 	return EXIT_OK;
 }
 
-/* A file that stands in for a card, of the image's size (sparse). */
-static int make_missing(const char *target, uint64_t size)
+/*
+ * A file that stands in for a card, of the image's size (sparse), made
+ * under a temporary name beside it (*made): it gets its name only once it
+ * is written and verified, so an interrupted run leaves no card that looks
+ * finished.
+ */
+static int make_missing(const char *target, uint64_t size, char **made)
 {
-	int fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	char *dir, *base;
+	int fd;
 
-	if (fd < 0 || ftruncate(fd, (off_t)size) < 0) {
+	split_path(target, &dir, &base);
+	fd = imgp_temp_make(dir, base, made);
+	free(dir);
+	free(base);
+	if (fd < 0)
+		return error_lib(target);
+	if (fchmod(fd, 0644) < 0 || ftruncate(fd, (off_t)size) < 0) {
 		error("%s: cannot make the file: %s", target, strerror(errno));
-		if (fd >= 0)
-			close(fd);
+		close(fd);
+		imgp_temp_remove(*made);
+		free(*made);
+		*made = NULL;
 		return EXIT_ERROR;
 	}
 	close(fd);
@@ -291,7 +386,7 @@ static int make_missing(const char *target, uint64_t size)
 }
 
 /* Every target, and no two the same file or device, nor the image. */
-static int check_targets(const struct write_opts *o, const char *raw, uint64_t size)
+static int check_targets(struct write_opts *o, const char *raw, uint64_t size)
 {
 	struct stat *st = calloc(o->ntargets, sizeof(*st)), src;
 	bool *missing = calloc(o->ntargets, sizeof(*missing));
@@ -318,9 +413,12 @@ static int check_targets(const struct write_opts *o, const char *raw, uint64_t s
 		}
 	}
 	/* A dry run makes nothing: a missing file would be made, and that is all. */
+	o->made = calloc(o->ntargets, sizeof(*o->made));
+	if (!o->made)
+		die("out of memory");
 	for (size_t i = 0; i < o->ntargets && !rc && !o->dry_run; i++)
 		if (missing[i])
-			rc = make_missing(o->targets[i], size);
+			rc = make_missing(o->targets[i], size, &o->made[i]);
 	free(missing);
 	free(st);
 	return rc;
@@ -332,6 +430,7 @@ struct card_job {
 	struct cli_child child;    /* child.fd: the child's messages, -1 at their end */
 	uint64_t done, total;
 	bool started, finished;
+	bool interrupted;          /* stopped by a signal before its result */
 };
 
 static int card_work(void *ctx, int fd)
@@ -371,14 +470,23 @@ static void card_reap(struct card_job *job)
 {
 	int wstatus;
 
-	while (waitpid(job->child.pid, &wstatus, 0) < 0 && errno == EINTR)
-		;
+	cli_child_wait(&job->child, &wstatus);
 	job->res.seconds = cli_child_seconds(&job->child);
-	if (!job->res.done) {
+	if (!job->res.done && cli_signal) {
+		job->interrupted = true;
+	} else if (!job->res.done) {
 		job->res.failed = true;
 		snprintf(job->res.error, sizeof(job->res.error), "%s",
 			 WIFSIGNALED(wstatus) ? "killed by a signal" : "stopped without a result");
 	}
+	/* A file the run made gets its name once verified, and is gone otherwise. */
+	if (job->card.path && !job->res.failed && !job->interrupted &&
+	    imgp_temp_commit(job->card.path, job->card.target)) {
+		job->res.failed = true;
+		snprintf(job->res.error, sizeof(job->res.error), "%s", imgp_errmsg());
+	}
+	if (job->card.path && (job->res.failed || job->interrupted))
+		imgp_temp_remove(job->card.path);
 	job->finished = true;
 }
 
@@ -404,11 +512,24 @@ static double mib(uint64_t bytes)
 	return (double)bytes / (1 << 20);
 }
 
+/*
+ * An interrupted card the run had begun: a device or a file that existed,
+ * now part old and part new. A file the run made is gone instead.
+ */
+static bool card_incomplete(const struct card_job *job)
+{
+	return job->interrupted && job->started && !job->card.dry_run && !job->card.path;
+}
+
 static void print_card(const struct card_job *job, size_t finished, size_t n)
 {
 	if (!cli_quiet && cli_stderr_is_tty())
 		fputs("\r\033[K", stderr);
-	if (job->res.failed)
+	if (job->interrupted)
+		printf("[%zu/%zu] %s: interrupted%s\n", finished, n, job->card.target,
+		       card_incomplete(job) ? ": incomplete: do not use" :
+		       job->started ? ", not made" : ", not started");
+	else if (job->res.failed)
 		printf("[%zu/%zu] %s: FAILED: %s\n", finished, n, job->card.target,
 		       job->res.error);
 	else if (job->card.dry_run)
@@ -423,32 +544,43 @@ static void print_card(const struct card_job *job, size_t finished, size_t n)
 
 static const char *card_status(const struct card_job *job)
 {
-	return job->res.failed ? "failed" : job->card.dry_run ? "planned" : "verified";
+	return job->interrupted ? "interrupted" : job->res.failed ? "failed" :
+	       job->card.dry_run ? "planned" : "verified";
 }
 
 static void print_summary(const struct card_job *jobs, size_t n, bool dry_run)
 {
-	size_t width = 6, failed = 0;
+	size_t width = 6, failed = 0, interrupted = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		size_t len = strlen(jobs[i].card.target);
 
 		width = len > width ? len : width;
-		failed += jobs[i].res.failed;
+		failed += jobs[i].res.failed && !jobs[i].interrupted;
+		interrupted += jobs[i].interrupted;
 	}
-	printf("\n%-*s  %-8s  %10s  %8s\n", (int)width, "TARGET", "STATUS",
+	printf("\n%-*s  %-11s  %10s  %8s\n", (int)width, "TARGET", "STATUS",
 	       dry_run ? "TO WRITE" : "WRITTEN", "SECONDS");
 	for (size_t i = 0; i < n; i++)
-		printf("%-*s  %-8s  %6.1f MiB  %8.1f\n", (int)width, jobs[i].card.target,
+		printf("%-*s  %-11s  %6.1f MiB  %8.1f%s\n", (int)width, jobs[i].card.target,
 		       card_status(&jobs[i]),
 		       mib(dry_run ? jobs[i].res.mapped : jobs[i].res.written),
-		       jobs[i].res.seconds);
-	printf("write: %zu card%s, %zu failed%s\n", n, n == 1 ? "" : "s", failed,
-	       dry_run ? " (dry run: nothing written)" : "");
+		       jobs[i].res.seconds,
+		       card_incomplete(&jobs[i]) ? "  incomplete: do not use" : "");
+	printf("write: %zu card%s, %zu failed", n, n == 1 ? "" : "s", failed);
+	if (interrupted)
+		printf(", %zu interrupted", interrupted);
+	printf("%s\n", dry_run ? " (dry run: nothing written)" : "");
 }
 
+/*
+ * The --json report: status "done", "failed", "interrupted" or "usage",
+ * error why the run stopped (NULL: it did not), and every card (jobs may
+ * be NULL: the run stopped before them).
+ */
 static int write_report(const char *path, const struct write_opts *o,
-			const struct card_job *jobs, uint64_t size)
+			const struct card_job *jobs, uint64_t size, const char *status,
+			const char *why)
 {
 	struct json j;
 	FILE *f;
@@ -458,6 +590,11 @@ static int write_report(const char *path, const struct write_opts *o,
 		return rc;
 	json_object_begin(&j);
 	json_kv_uint(&j, "schema_version", 1);
+	json_kv_string(&j, "status", status);
+	if (why)
+		json_kv_string(&j, "error", why);
+	else
+		json_kv_null(&j, "error");
 	json_kv_string(&j, "image", o->image);
 	json_kv_uint(&j, "image_size", size);
 	json_kv_bool(&j, "dry_run", o->dry_run);
@@ -468,12 +605,15 @@ static int write_report(const char *path, const struct write_opts *o,
 	json_array_end(&j);
 	json_key(&j, "cards");
 	json_array_begin(&j);
-	for (size_t i = 0; i < o->ntargets; i++) {
+	for (size_t i = 0; jobs && i < o->ntargets; i++) {
 		const struct card_result *r = &jobs[i].res;
 
 		json_object_begin(&j);
 		json_kv_string(&j, "target", jobs[i].card.target);
+		cli_json_parameters(&j, o->loaded, o->loaded ? o->nrecipes : 0, o->has_table ? &o->table : NULL,
+				    jobs[i].card.target, o->sets, o->nsets);
 		json_kv_string(&j, "status", card_status(&jobs[i]));
+		json_kv_bool(&j, "incomplete", card_incomplete(&jobs[i]));
 		json_kv_uint(&j, "mapped_bytes", r->mapped);
 		json_kv_uint(&j, "written_bytes", r->written);
 		json_kv_fixed3(&j, "seconds", r->seconds);
@@ -504,6 +644,11 @@ static size_t run_cards(struct card_job *jobs, size_t n, size_t max)
 	if (!pfd)
 		die("out of memory");
 	while (finished < n) {
+		/* Interrupted: nothing more starts; the running ones end. */
+		for (; cli_signal && next < n; next++) {
+			jobs[next].interrupted = jobs[next].finished = true;
+			print_card(&jobs[next], ++finished, n);
+		}
 		for (; next < n && running < max; next++) {
 			if (!card_start(&jobs[next])) {
 				running++;
@@ -539,12 +684,12 @@ static size_t run_cards(struct card_job *jobs, size_t n, size_t max)
 	if (!cli_quiet && cli_stderr_is_tty())
 		fputs("\r\033[K", stderr);
 	for (size_t i = 0; i < n; i++)
-		failed += jobs[i].res.failed;
+		failed += jobs[i].res.failed || jobs[i].interrupted;
 	free(pfd);
 	return failed;
 }
 
-static int write_all(const struct write_opts *o, struct imgp_recipe **recipes,
+static int write_all(struct write_opts *o, struct imgp_recipe **recipes,
 		     const char *raw, uint64_t size)
 {
 	struct card_job *jobs = calloc(o->ntargets, sizeof(*jobs));
@@ -557,6 +702,7 @@ static int write_all(const struct write_opts *o, struct imgp_recipe **recipes,
 		struct write_card *c = &jobs[i].card;
 
 		c->target = o->targets[i];
+		c->path = o->made[i];
 		c->image = raw;
 		c->size = size;
 		c->recipes = recipes;
@@ -566,15 +712,24 @@ static int write_all(const struct write_opts *o, struct imgp_recipe **recipes,
 		c->nsets = o->nsets;
 		c->dry_run = o->dry_run;
 	}
-	failed = run_cards(jobs, o->ntargets, o->jobs ? (size_t)o->jobs : o->ntargets);
+	/* An interruption is a result: every card's status, then the signal. */
+	cli_signals_deferred = 1;
+	/* A dry run's plans are read card by card: one at a time. */
+	failed = run_cards(jobs, o->ntargets,
+			   o->dry_run ? 1 : o->jobs ? (size_t)o->jobs : o->ntargets);
 	print_summary(jobs, o->ntargets, o->dry_run);
-	if (o->json && write_report(o->json, o, jobs, size)) {
+	if (o->json && write_report(o->json, o, jobs, size,
+				    cli_signal ? "interrupted" : failed ? "failed" : "done",
+				    cli_signal ? cli_signal_text() : NULL)) {
 		error_lib(o->json);
 		rc = EXIT_ERROR;
 	}
+	o->reported = true;
+	free(jobs);
+	cli_signals_finish();
+	cli_signals_deferred = 0;
 	if (failed)
 		rc = EXIT_ERROR;
-	free(jobs);
 	return rc;
 }
 
@@ -583,19 +738,23 @@ int cmd_write(int argc, char **argv)
 	struct write_opts o = { 0 };
 	struct imgp_recipe **recipes = NULL;
 	struct cli_read in;
-	bool in_open = false;
+	bool in_open = false, report_refused = false;
 	struct stat st;
 	int rc;
 
 	rc = parse_args(argc, argv, &o);
 	if (rc || o.stop)
 		goto out;
+	cli_sweep(NULL, NULL);
 	if (o.each && (rc = read_table(&o)))
 		goto out;
 	if (o.nrecipes && (rc = load_recipes(&o, &recipes)))
 		goto out;
-	if (o.json && (rc = cli_check_output(o.json, "the report")))
+	o.loaded = recipes;
+	if (o.json && (rc = cli_check_output(o.json, "the report"))) {
+		report_refused = true;
 		goto out;
+	}
 	/* Unpacked once, for every card. */
 	rc = cli_read_open(&in, o.image);
 	if (rc)
@@ -606,10 +765,16 @@ int cmd_write(int argc, char **argv)
 		rc = EXIT_ERROR;
 		goto out;
 	}
+	o.size = (uint64_t)st.st_size;
 	rc = check_targets(&o, in.src.path, (uint64_t)st.st_size);
 	if (!rc)
 		rc = write_all(&o, recipes, in.src.path, (uint64_t)st.st_size);
 out:
+	/* Once --json is read, a run that stops early still leaves its report. */
+	if (rc && o.json && !o.reported && !report_refused &&
+	    write_report(o.json, &o, NULL, o.size, rc == EXIT_USAGE ? "usage" : "failed",
+			 cli_last_error()))
+		error_lib(o.json);
 	if (in_open)
 		cli_read_close(&in);
 	free_recipes(recipes);
@@ -618,7 +783,11 @@ out:
 		free(o.targets);
 	free(o.recipes);
 	free(o.sets);
+	free(o.ignore);
 	free(o.paths);
 	free(o.argv_args);
+	for (size_t i = 0; o.made && i < o.ntargets; i++)
+		free(o.made[i]);
+	free(o.made);
 	return rc;
 }

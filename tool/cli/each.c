@@ -3,13 +3,29 @@
  * --each FILE.csv: one row of recipe parameters per target (write) or
  * image (apply). The first column names the target or image, the others
  * are parameters; an empty cell leaves a parameter to --set or its default.
+ * Column names are read as a spreadsheet user means them: without case
+ * and surrounding spaces. Every mistake in it is a usage error naming
+ * FILE:LINE.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
+
+/* Drops the spaces around a cell the table owns, quoted or not. */
+static void trim_cell(struct imgp_csv *t, size_t row, size_t col)
+{
+	char *cell = t->cells[row * t->ncols + col];
+	size_t start = strspn(cell, " \t"), len = strlen(cell + start);
+
+	while (len && (cell[start + len - 1] == ' ' || cell[start + len - 1] == '\t'))
+		len--;
+	memmove(cell, cell + start, len);
+	cell[len] = '\0';
+}
 
 int cli_each_read(struct cli_each *e, const char *path, const char *key,
 		  const char *const *names, size_t n)
@@ -20,11 +36,17 @@ int cli_each_read(struct cli_each *e, const char *path, const char *key,
 	FILE *f = fopen(path, "r");
 	int rc = 0;
 
+	const char *const *ignore = e->ignore;
+	size_t nignore = e->nignore;
+	unsigned line;
+
 	memset(e, 0, sizeof(*e));
 	e->path = path;
+	e->ignore = ignore;
+	e->nignore = nignore;
 	if (!f) {
 		error("%s: %s", path, strerror(errno));
-		return EXIT_ERROR;
+		return EXIT_USAGE;
 	}
 	while (!rc && (got = fread(chunk, 1, sizeof(chunk), f)) > 0)
 		rc = imgp_buf_append(&text, chunk, got) ? imgp_fail(ENOMEM, "out of memory") : 0;
@@ -34,27 +56,45 @@ int cli_each_read(struct cli_each *e, const char *path, const char *key,
 	if (!rc)
 		rc = imgp_csv_parse(text.data ? (const char *)text.data : "", text.len, &e->table);
 	imgp_buf_free(&text);
-	if (rc)
-		return error_lib(path);
-	if (strcmp(imgp_csv_cell(&e->table, 0, 0), key)) {
-		error("%s: the first column must be '%s', not '%s'", path, key,
-		      imgp_csv_cell(&e->table, 0, 0));
-		return EXIT_ERROR;
+	/* The library's "line N: ..." as FILE:N: ..., as compilers say it. */
+	if (rc && sscanf(imgp_errmsg(), "line %u: %n", &line, &rc) == 1 && rc > 0) {
+		error("%s:%u: %s", path, line, imgp_errmsg() + rc);
+		return EXIT_USAGE;
+	}
+	if (rc) {
+		error_lib(path);
+		return EXIT_USAGE;
+	}
+	/*
+	 * Column names and the names of targets or images never have edge
+	 * spaces, even quoted (a spreadsheet that quotes every text cell keeps
+	 * the stray space someone typed); a parameter's quoted value keeps them.
+	 */
+	for (size_t c = 0; c < e->table.ncols; c++)
+		trim_cell(&e->table, 0, c);
+	for (size_t r = 1; r < e->table.nrows; r++)
+		trim_cell(&e->table, r, 0);
+	if (strcasecmp(imgp_csv_cell(&e->table, 0, 0), key)) {
+		error("%s:%u: the first column must be '%s', not '%s'", path,
+		      imgp_csv_line(&e->table, 0), key, imgp_csv_cell(&e->table, 0, 0));
+		return EXIT_USAGE;
 	}
 	if (e->table.nrows < 2) {
 		error("%s: the table has no rows", path);
-		return EXIT_ERROR;
+		return EXIT_USAGE;
 	}
 	for (size_t r = 1; r < e->table.nrows; r++)
 		for (size_t q = 1; q < r; q++)
 			if (!strcmp(imgp_csv_cell(&e->table, r, 0), imgp_csv_cell(&e->table, q, 0))) {
-				error("%s: two rows for %s", path, imgp_csv_cell(&e->table, r, 0));
-				return EXIT_ERROR;
+				error("%s:%u: a second row for %s (the first is on line %u)", path,
+				      imgp_csv_line(&e->table, r), imgp_csv_cell(&e->table, r, 0),
+				      imgp_csv_line(&e->table, q));
+				return EXIT_USAGE;
 			}
 	for (size_t i = 0; i < n; i++)
 		if (!cli_each_row(e, names[i])) {
 			error("%s: no row for %s %s", path, key, names[i]);
-			return EXIT_ERROR;
+			return EXIT_USAGE;
 		}
 	return EXIT_OK;
 }
@@ -65,6 +105,27 @@ size_t cli_each_row(const struct cli_each *e, const char *name)
 		if (!strcmp(imgp_csv_cell(&e->table, r, 0), name))
 			return r;
 	return 0;
+}
+
+bool cli_each_ignored(const struct cli_each *e, size_t col)
+{
+	const char *name = imgp_csv_cell(&e->table, 0, col);
+
+	for (size_t i = 0; name && i < e->nignore; i++)
+		if (!strcasecmp(e->ignore[i], name))
+			return true;
+	return false;
+}
+
+const char *cli_each_param(const struct imgp_recipe *r, const char *column)
+{
+	const struct imgp_recipe_param *params;
+	size_t n = imgp_recipe_params(r, &params);
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcasecmp(params[i].name, column))
+			return params[i].name;
+	return NULL;
 }
 
 bool cli_recipe_has_param(const struct imgp_recipe *r, const char *name, size_t len)
@@ -93,11 +154,11 @@ const char **cli_each_sets(const struct cli_each *e, size_t row, const struct im
 		out[(*n)++] = sets[i];
 	}
 	for (size_t c = 1; e && row && c < e->table.ncols; c++) {
-		const char *name = imgp_csv_cell(&e->table, 0, c);
+		const char *name = cli_each_param(r, imgp_csv_cell(&e->table, 0, c));
 		const char *value = imgp_csv_cell(&e->table, row, c);
 		char *kv;
 
-		if (!*value || !cli_recipe_has_param(r, name, strlen(name)))
+		if (!*value || !name || cli_each_ignored(e, c))
 			continue;
 		if (asprintf(&kv, "%s=%s", name, value) < 0)
 			die("out of memory");

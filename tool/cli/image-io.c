@@ -32,7 +32,31 @@ static void temp_drop(char **path)
 	*path = NULL;
 }
 
-/* A new empty file ".NAME.XXXXXX" in the folder of near (or $TMPDIR). */
+void cli_sweep(const char *dir, const char *base)
+{
+	/* What a run makes in $TMPDIR: the kinds, never any other program's. */
+	static const char *const kinds[] = {
+		"imgpatch-work", "imgpatch-card", "imgpatch-batch", "imgpatch-stage",
+	};
+	struct imgp_buf list = { 0 };
+	int n = 0;
+
+	if (base)
+		n = imgp_temp_sweep(dir, base, &list);
+	for (size_t i = 0; !base && i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		n += imgp_temp_sweep(imgp_tmpdir(), kinds[i], &list);
+
+	if (n)
+		fprintf(stderr, "imgpatch: removed %d temporary file%s an interrupted run left: %.*s\n",
+			n, n == 1 ? "" : "s", (int)list.len, list.data ? (char *)list.data : "");
+	imgp_buf_free(&list);
+}
+
+/*
+ * A new empty file ".NAME.PID.XXXXXX" in the folder of near (or
+ * ".imgpatch-work.PID.XXXXXX" in $TMPDIR), after removing what a killed
+ * run left there under the same name (said in one line).
+ */
 static int temp_create(const char *near, char **out)
 {
 	char *dir_copy = NULL, *base_copy = NULL;
@@ -47,16 +71,13 @@ static int temp_create(const char *near, char **out)
 		dir = dirname(dir_copy);
 		base = basename(base_copy);
 	} else {
-		dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+		dir = imgp_tmpdir();
 		base = "imgpatch-work";
 	}
-	if (asprintf(out, "%s/.%s.XXXXXX", dir, base) < 0)
-		die("out of memory");
-	fd = imgp_temp_create(*out);
+	cli_sweep(dir, near ? base : NULL);
+	fd = imgp_temp_make(dir, base, out);
 	if (fd < 0) {
 		rc = fd;
-		free(*out);
-		*out = NULL;
 	} else {
 		/* mkstemp makes 0600; outputs get what any new file would. */
 		mode_t mask = umask(0);
@@ -329,7 +350,11 @@ static int check_outputs(const struct cli_io *io, bool in_place_raw)
 
 int cli_io_open(struct cli_io *io, const char *cmd)
 {
-	struct imgp_work_opts wopts = { .out = &io->out_pack, .zero_holes = !io->bmap };
+	/*
+	 * Unpacked sparse even with --bmap: the map of a compressed input comes
+	 * from its filesystems (imgp_bmap_write_fs), never from holes.
+	 */
+	struct imgp_work_opts wopts = { .out = &io->out_pack, .zero_holes = true };
 	const char *final;
 	bool raw;
 	int rc;
@@ -337,6 +362,8 @@ int cli_io_open(struct cli_io *io, const char *cmd)
 	if (io->out && same_file(io->image, io->out))
 		return usage_error(cmd, "-o %s is IMAGE itself: leave out -o to patch in place",
 				   io->out);
+	/* What a killed run left in $TMPDIR goes before this run adds its own. */
+	cli_sweep(NULL, NULL);
 	if (io->in_place && io->out)
 		return usage_error(cmd, "--in-place and -o exclude each other");
 	if (io->bmap && !io->out && !io->in_place)

@@ -95,6 +95,30 @@ static void info_json_tree(struct json *j, const struct imgp_survey_tree *dt)
 	json_array_end(j);
 }
 
+/* The image's own U-Boot (before the first partition); null when none. */
+static void info_json_bootloader(struct json *j, const struct info *in)
+{
+	const struct imgp_uboot *ub = &in->sv.uboot;
+
+	json_key(j, "boot_loader");
+	if (!ub->where) {
+		json_null(j);
+		return;
+	}
+	json_object_begin(j);
+	json_kv_string(j, "name", "U-Boot");
+	json_kv_string(j, "version", ub->version);
+	json_kv_string(j, "where", ub->where);
+	json_kv_uint(j, "offset", ub->offset);
+	json_kv_string(j, "fdtfile", ub->fdtfile);
+	json_kv_string(j, "board", ub->board);
+	json_kv_string(j, "board_name", ub->board_name);
+	json_kv_string(j, "soc", ub->soc);
+	json_kv_string(j, "vendor", ub->vendor);
+	json_kv_string(j, "tree", ub->tree);
+	json_object_end(j);
+}
+
 static void info_json_bootpath(struct json *j, const struct info *in)
 {
 	const struct imgp_survey_bootinfo *bi = &in->sv.bootinfo;
@@ -320,6 +344,7 @@ int info_print_json(const struct info *in)
 	json_object_begin(&j);
 	json_kv_uint(&j, "schema_version", 1);
 	info_json_partitions(&j, in);
+	info_json_bootloader(&j, in);
 	info_json_bootpath(&j, in);
 	info_json_fit(&j, in);
 	info_json_script(&j, in);

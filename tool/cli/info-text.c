@@ -136,6 +136,38 @@ static void text_bootpath(const struct info *in)
 	}
 }
 
+/*
+ * The image's own U-Boot, before the first partition: "boot loader:
+ * U-Boot 2023.01, fdtfile=rockchip/rk3399-rockpro64.dtb (u-boot.itb at
+ * sector 16384 (Rockchip))".
+ */
+static void text_bootloader(const struct info *in)
+{
+	const struct imgp_uboot *ub = &in->sv.uboot;
+
+	if (!ub->where)
+		return;
+	fputs("boot loader: U-Boot", stdout);
+	if (ub->version) {
+		putchar(' ');
+		table_put_text(ub->version);
+	}
+	if (ub->fdtfile) {
+		fputs(", fdtfile=", stdout);
+		table_put_text(ub->fdtfile);
+	} else if (ub->tree) {
+		fputs(", ", stdout);
+		table_put_text(ub->tree_from);
+		fputs(" = ", stdout);
+		table_put_text(ub->tree);
+	} else {
+		fputs(", no fdtfile", stdout);
+	}
+	fputs(" (", stdout);
+	table_put_text(ub->where);
+	puts(")");
+}
+
 static void text_fit(const struct info *in)
 {
 	const struct imgp_survey *sv = &in->sv;
@@ -395,6 +427,7 @@ void info_print_text(const struct info *in)
 {
 	text_partitions(in);
 	putchar('\n');
+	text_bootloader(in);
 	text_bootpath(in);
 	text_fit(in);
 	putchar('\n');

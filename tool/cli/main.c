@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* imgpatch: patch SD-card disk images offline. Dispatches to cmd-<verb>.c. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,39 +47,105 @@ bool cli_quiet;
 
 /* A progress line is on the screen without its newline. */
 static volatile sig_atomic_t progress_open;
+volatile sig_atomic_t cli_signal;
+volatile sig_atomic_t cli_signals_deferred;
+/* This process is a target's worker (cli_child_start), not the run. */
+static volatile sig_atomic_t in_child;
 
 /*
- * Ctrl-C, kill, a closed terminal: the temporary files go, the progress
- * line is ended, one line says why the run stopped, and the process dies of
- * the signal (exit status 128+N in the shell). An in-place write holds these
- * signals off until it is complete (image-io.c). Only async-signal-safe calls.
+ * Ctrl-C, kill, a closed terminal or pipe: the children get the signal
+ * (SIGTERM for a closed pipe), one line says why the run stopped (none for
+ * a closed pipe: nobody reads), and, unless the command takes the
+ * interruption as a result (cli_signals_deferred: it reports and ends
+ * itself), the temporary files go, the children are waited for and the
+ * process dies of the signal (exit status 128+N in the shell). A worker
+ * only removes its own files and dies. An in-place write holds these
+ * signals off until it is complete (image-io.c). Only async-signal-safe
+ * calls.
  */
 static void on_signal(int sig)
 {
 	const char *msg = sig == SIGINT ? "imgpatch: interrupted (SIGINT)\n" :
 			  sig == SIGTERM ? "imgpatch: interrupted (SIGTERM)\n" :
-			  "imgpatch: interrupted (SIGHUP)\n";
+			  sig == SIGHUP ? "imgpatch: interrupted (SIGHUP)\n" :
+			  sig == SIGQUIT ? "imgpatch: interrupted (SIGQUIT)\n" : NULL;
+	int saved_errno = errno;
 	ssize_t ignored;
 
+	if (in_child) {
+		imgp_temp_remove_all();
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
+	cli_children_signal(sig == SIGPIPE ? SIGTERM : sig);
+	if (!cli_signal && msg) {
+		if (progress_open)
+			ignored = write(STDERR_FILENO, "\n", 1);
+		progress_open = 0;
+		ignored = write(STDERR_FILENO, msg, strlen(msg));
+		(void)ignored;
+	}
+	if (!cli_signal)
+		cli_signal = sig;
+	if (cli_signals_deferred) {
+		errno = saved_errno;
+		return;
+	}
 	imgp_temp_remove_all();
-	if (progress_open)
-		ignored = write(STDERR_FILENO, "\n", 1);
-	ignored = write(STDERR_FILENO, msg, strlen(msg));
-	(void)ignored;
+	cli_children_wait();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
+static const int caught_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
+#define NCAUGHT (sizeof(caught_signals) / sizeof(caught_signals[0]))
+
 /* Signals ignored when we start (nohup, a background job) stay ignored. */
 static void catch_signals(void)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	struct sigaction sa = { .sa_handler = on_signal }, old;
 
 	sigfillset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-			sigaction(sigs[i], &sa, NULL);
+	for (size_t i = 0; i < NCAUGHT; i++)
+		if (sigaction(caught_signals[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(caught_signals[i], &sa, NULL);
+}
+
+void cli_signals_child(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	in_child = 1;
+	cli_signals_deferred = 0;
+	cli_signal = 0;
+	/* SIGTERM is how a dying parent ends it (PR_SET_PDEATHSIG): always caught. */
+	sigfillset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+const char *cli_signal_text(void)
+{
+	int sig = cli_signal;
+
+	return sig == SIGINT ? "interrupted (SIGINT)" : sig == SIGTERM ? "interrupted (SIGTERM)" :
+	       sig == SIGHUP ? "interrupted (SIGHUP)" : sig == SIGQUIT ? "interrupted (SIGQUIT)" :
+	       sig == SIGPIPE ? "interrupted (SIGPIPE: the output was closed)" : NULL;
+}
+
+void cli_signals_finish(void)
+{
+	int sig = cli_signal;
+
+	if (!sig)
+		return;
+	fflush(stdout);
+	imgp_temp_remove_all();
+	cli_children_wait();
+	signal(sig, SIG_DFL);
+	raise(sig);
+	/* A signal blocked by whoever started us still ends the run: 128+N. */
+	_exit(128 + sig);
 }
 
 /*

@@ -7,8 +7,13 @@
  * neither stops nor touches the others; then write the report of them all.
  */
 #include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -36,9 +41,93 @@ int cli_target_bind(struct imgp_recipe *r, const struct cli_each *each, const ch
 	return rc;
 }
 
+void cli_json_parameters(struct json *j, struct imgp_recipe *const *recipes, size_t n,
+			 const struct cli_each *each, const char *target,
+			 const char *const *sets, size_t nsets)
+{
+	const char **names = NULL;
+	size_t nnames = 0;
+
+	json_key(j, "parameters");
+	json_object_begin(j);
+	for (size_t k = 0; k < n; k++) {
+		const struct imgp_recipe_param *params;
+		size_t np;
+
+		if (cli_target_bind(recipes[k], each, target, sets, nsets))
+			continue;
+		np = imgp_recipe_params(recipes[k], &params);
+		for (size_t i = 0; i < np; i++) {
+			bool seen = false;
+
+			/* Two recipes with one parameter name got the same value. */
+			for (size_t q = 0; q < nnames && !seen; q++)
+				seen = !strcmp(names[q], params[i].name);
+			if (seen || !params[i].value)
+				continue;
+			names = cli_grow(names, nnames, sizeof(*names));
+			names[nnames++] = params[i].name;
+			json_kv_string(j, params[i].name, params[i].secret ? "set" : params[i].value);
+		}
+	}
+	json_object_end(j);
+	free(names);
+}
+
+/*
+ * The workers alive, for the signal handler: slots published and cleared
+ * with atomic operations (a slot is 0 when free).
+ */
+#define CHILDREN_MAX 512
+static _Atomic pid_t children[CHILDREN_MAX];
+
+static void children_add(pid_t pid)
+{
+	for (size_t i = 0; i < CHILDREN_MAX; i++) {
+		pid_t none = 0;
+
+		if (atomic_compare_exchange_strong(&children[i], &none, pid))
+			return;
+	}
+}
+
+void cli_child_reaped(const struct cli_child *child)
+{
+	pid_t pid = child->pid;
+
+	for (size_t i = 0; i < CHILDREN_MAX; i++) {
+		pid_t p = pid;
+
+		if (atomic_compare_exchange_strong(&children[i], &p, 0))
+			return;
+	}
+}
+
+void cli_children_signal(int sig)
+{
+	for (size_t i = 0; i < CHILDREN_MAX; i++) {
+		pid_t pid = atomic_load(&children[i]);
+
+		if (pid > 0)
+			kill(pid, sig);
+	}
+}
+
+void cli_children_wait(void)
+{
+	for (size_t i = 0; i < CHILDREN_MAX; i++) {
+		pid_t pid = atomic_exchange(&children[i], 0);
+
+		while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+}
+
 int cli_child_start(struct cli_child *child, int (*work)(void *ctx, int fd), void *ctx)
 {
-	int pipefd[2];
+	pid_t parent = getpid();
+	sigset_t all, saved;
+	int pipefd[2], err;
 
 	if (pipe(pipefd) < 0)
 		return imgp_fail(errno, "pipe: %s", strerror(errno));
@@ -46,21 +135,48 @@ int cli_child_start(struct cli_child *child, int (*work)(void *ctx, int fd), voi
 	fflush(stdout);
 	fflush(stderr);
 	clock_gettime(CLOCK_MONOTONIC, &child->start);
+	/* A signal reaches the child as a worker, and the parent knows it first. */
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &saved);
 	child->pid = fork();
+	err = errno;
+	if (child->pid == 0) {
+		for (size_t i = 0; i < CHILDREN_MAX; i++)
+			atomic_store(&children[i], 0);
+		cli_signals_child();
+		/* It dies with the run: by SIGTERM, so that it removes its files. */
+		if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
+			_exit(EXIT_ERROR);
+		sigprocmask(SIG_SETMASK, &saved, NULL);
+		close(pipefd[0]);
+		_exit(work(ctx, pipefd[1]));
+	}
+	if (child->pid > 0)
+		children_add(child->pid);
+	sigprocmask(SIG_SETMASK, &saved, NULL);
 	if (child->pid < 0) {
-		int err = errno;
-
 		close(pipefd[0]);
 		close(pipefd[1]);
 		return imgp_fail(err, "fork: %s", strerror(err));
 	}
-	if (child->pid == 0) {
-		close(pipefd[0]);
-		_exit(work(ctx, pipefd[1]));
-	}
 	close(pipefd[1]);
 	child->fd = pipefd[0];
 	return 0;
+}
+
+int cli_child_wait(struct cli_child *child, int *wstatus)
+{
+	int rc = 0;
+
+	while (waitpid(child->pid, wstatus, 0) < 0) {
+		if (errno != EINTR) {
+			rc = -errno;
+			*wstatus = 0;
+			break;
+		}
+	}
+	cli_child_reaped(child);
+	return rc;
 }
 
 double cli_child_seconds(const struct cli_child *child)

@@ -7,12 +7,27 @@
 
 #include "cli.h"
 
+/* The last error line, for the --json report of a run that stops on it. */
+static char last_error[1024];
+
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
+	va_list copy;
+
+	if (!*prefix) {
+		va_copy(copy, ap);
+		vsnprintf(last_error, sizeof(last_error), fmt, copy);
+		va_end(copy);
+	}
 	fputs("imgpatch: ", stderr);
 	fputs(prefix, stderr);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
+}
+
+const char *cli_last_error(void)
+{
+	return last_error[0] ? last_error : NULL;
 }
 
 void error(const char *fmt, ...)

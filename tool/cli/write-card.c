@@ -72,18 +72,50 @@ static int fail(struct card_run *run, bool has_offset, uint64_t offset,
 	return EXIT_ERROR;
 }
 
+/*
+ * A dry run shows, before the bytes, what this card would get: its
+ * parameters (a secret one as "set") and the plan, as apply --dry-run
+ * prints it. The cards of a dry run take turns, so nothing comes between
+ * its lines.
+ */
+static int show_plan(const struct write_card *c, struct imgp_patch *patch)
+{
+	struct imgp_buf text = { 0 };
+	int rc = imgp_buf_printf(&text, "%s: parameters:", c->target);
+
+	for (size_t k = 0; !rc && k < c->nrecipes; k++) {
+		const struct imgp_recipe_param *params;
+		size_t n = imgp_recipe_params(c->recipes[k], &params);
+
+		for (size_t i = 0; !rc && i < n; i++)
+			if (params[i].value)
+				rc = imgp_buf_printf(&text, " %s=%s", params[i].name,
+						     params[i].secret ? "set" : params[i].value);
+	}
+	if (!rc)
+		rc = imgp_buf_printf(&text, "\n");
+	if (!rc)
+		rc = imgp_patch_describe(patch, &text);
+	if (!rc && (fwrite(text.data, 1, text.len, stdout) != text.len || fflush(stdout)))
+		rc = -EIO;
+	imgp_buf_free(&text);
+	return rc;
+}
+
 /* The card's copy of the image with every recipe applied: one commit. */
-static int patch_copy(struct card_run *run, char *copy)
+static int patch_copy(struct card_run *run, char **path)
 {
 	const struct write_card *c = run->card;
 	struct imgp_patch patch;
 	struct imgp_disk disk;
+	const char *copy;
 	int fd, rc;
 
-	fd = imgp_temp_create(copy);
+	fd = imgp_temp_make(imgp_tmpdir(), "imgpatch-card", path);
 	if (fd < 0)
 		return fail(run, false, 0, "%s", imgp_errmsg());
 	close(fd);
+	copy = *path;
 	if (imgp_copy_sparse(c->image, copy) || imgp_disk_open(&disk, copy, false))
 		return fail(run, false, 0, "%s", imgp_errmsg());
 	imgp_patch_init(&patch, &disk);
@@ -96,6 +128,8 @@ static int patch_copy(struct card_run *run, char *copy)
 		if (!rc && (rc = imgp_recipe_apply(c->recipes[k], &patch)))
 			imgp_fail_ctx(rc, "recipe %s", imgp_recipe_name(c->recipes[k]));
 	}
+	if (!rc && c->dry_run)
+		rc = show_plan(c, &patch);
 	if (!rc)
 		rc = imgp_patch_commit(&patch, copy, NULL);
 	imgp_patch_free(&patch);
@@ -124,7 +158,8 @@ static int write_and_verify(struct card_run *run, const char *image)
 	}
 	run->total = 2 * map.mapped;
 	send_msg(run, CARD_MSG_PROGRESS);
-	rc = imgp_flash(image, &map, run->card->target, flash_progress, run, &res);
+	rc = imgp_flash(image, &map, run->card->path ? run->card->path : run->card->target,
+			flash_progress, run, &res);
 	imgp_fsmap_free(&map);
 	run->res.written = res.written;
 	return rc ? fail(run, res.has_offset, res.offset, "%s", imgp_errmsg()) : EXIT_OK;
@@ -133,17 +168,13 @@ static int write_and_verify(struct card_run *run, const char *image)
 int write_card_run(const struct write_card *card, int fd)
 {
 	struct card_run run = { .card = card, .msg_fd = fd };
-	const char *tmpdir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	char *copy = NULL;
 	int rc = EXIT_OK;
 
 	/* The parent shows progress; library progress would garble it. */
 	cli_quiet = true;
-	if (card->nrecipes) {
-		if (asprintf(&copy, "%s/imgpatch-card-XXXXXX", tmpdir) < 0)
-			return EXIT_ERROR;
-		rc = patch_copy(&run, copy);
-	}
+	if (card->nrecipes)
+		rc = patch_copy(&run, &copy);
 	if (!rc)
 		rc = write_and_verify(&run, copy ? copy : card->image);
 	if (copy) {

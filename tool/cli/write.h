@@ -12,7 +12,9 @@ struct cli_each;
 
 /* What a card is written from. */
 struct write_card {
-	const char *target;
+	const char *target;            /* as the user named it */
+	const char *path;              /* the file written when the run made the
+					* target (a temporary name beside it), or NULL */
 	const char *image;             /* the raw image, shared by every card */
 	uint64_t size;
 	struct imgp_recipe **recipes;  /* loaded; bound again for this card */

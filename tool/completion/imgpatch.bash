@@ -14,24 +14,24 @@ _imgpatch_opts_info='--json --fit --help'
 _imgpatch_opts_cat='--dtb --model --fit --help'
 _imgpatch_opts_patch="--fit --fdt --dt-delete --dt-set --dt-delete-node --overlay
 	--via --model --dtb-out --fstab --root $_imgpatch_io_opts -f --force --help"
-_imgpatch_opts_apply="--set --each $_imgpatch_io_opts --recipe-path -j --jobs --json
-	--output-dir --help"
-_imgpatch_opts_write='--apply --set --each --recipe-path --json -j --jobs --dry-run --force
+_imgpatch_opts_apply="--set --each --each-ignore $_imgpatch_io_opts --recipe-path -j --jobs --json
+	--output-dir --via --help"
+_imgpatch_opts_write='--apply --set --each --each-ignore --recipe-path --json -j --jobs --dry-run --force
 	--quiet --help'
 _imgpatch_opts_recipes='--json --recipe-path --help'
 _imgpatch_opts_undo='--undo -f --force --help'
-_imgpatch_opts_doctor='--json --fail-on --fit --fdt --help'
+_imgpatch_opts_doctor='--json --fail-on --fit --fdt --model --help'
 
 _imgpatch_args_info='--fit'
 _imgpatch_args_cat='--model --fit'
 _imgpatch_args_patch='--fit --fdt --dt-delete --dt-set --dt-delete-node --overlay
 	--via --model --dtb-out --fstab --root -o --output --compress --level --threads --bmap --undo'
-_imgpatch_args_apply='--set --each -o --output --compress --level --threads --bmap --undo
-	--recipe-path -j --jobs --json --output-dir'
-_imgpatch_args_write='--apply --set --each --recipe-path --json -j --jobs'
+_imgpatch_args_apply='--set --each --each-ignore -o --output --compress --level --threads --bmap --undo
+	--recipe-path -j --jobs --json --output-dir --via'
+_imgpatch_args_write='--apply --set --each --each-ignore --recipe-path --json -j --jobs'
 _imgpatch_args_recipes='--recipe-path'
 _imgpatch_args_undo='--undo'
-_imgpatch_args_doctor='--fail-on --fit --fdt'
+_imgpatch_args_doctor='--fail-on --fit --fdt --model'
 
 _imgpatch_commands='info cat patch apply write recipes undo doctor'
 _imgpatch_formats='xz gz zst bz2 lz4 none'

@@ -103,6 +103,8 @@ struct imgp_fs_ops {
 			  size_t len);
 	/* Returns 1 when path exists (any type), 0 when not, <0 on error. */
 	int (*exists)(struct imgp_fs *fs, const char *path);
+	/* Sets a file's permission bits; NULL where the filesystem has none. */
+	int (*set_mode)(struct imgp_fs *fs, const char *path, unsigned mode);
 	/*
 	 * Creates the symbolic link path -> target (the parent directory must
 	 * exist), or replaces an existing symbolic link; -EEXIST when path is
@@ -131,6 +133,12 @@ struct imgp_fs_ops {
 	 * imgp_fs_names_add(). -ENOENT, -ENOTDIR (NULL op: -ENOTSUP).
 	 */
 	int (*list)(struct imgp_fs *fs, const char *dir, char ***names, size_t *n);
+	/*
+	 * Optional: creates the directory path (mode 0755, root; its parent
+	 * must exist); one already there is left. -EEXIST when path is
+	 * something else (NULL op: -ENOTSUP).
+	 */
+	int (*mkdir)(struct imgp_fs *fs, const char *path);
 };
 
 extern const struct imgp_fs_ops imgp_fs_fat;
@@ -330,6 +338,12 @@ int imgp_rpi_dtoverlay(void **fdt, size_t *size, const void *overlay,
 		       size_t len, const char *name, const char *params,
 		       const char *what);
 
+/*
+ * How many tree names a message lists before "... N in all": a boot path
+ * may offer a kernel's every tree (Debian's arm64 kernel has about 576).
+ */
+#define IMGP_NAMES_SHOWN 12
+
 /* --------------------------------------------------------- bootpath-*.c */
 
 /*
@@ -367,6 +381,11 @@ struct imgp_bootpath {
 	 */
 	int (*apply)(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt,
 		     size_t i, void **fdt, size_t *size);
+	/*
+	 * The room its loader gives each overlay of its list (the bytes
+	 * fdt_shrink_to_minimum adds: sysboot's 8192); 0: what it needs.
+	 */
+	unsigned long overlay_room;
 };
 
 extern const struct imgp_bootpath imgp_bootpath_fit;
@@ -382,6 +401,52 @@ extern const struct imgp_bootpath imgp_bootpath_rpi;
  * firmware does not load for a board.
  */
 bool imgp_rpi_tree_sees(const char *dtb, const char *filter);
+/*
+ * The config.txt filters ("pi400", "board-type=0x11"; one a line in out)
+ * that together hold for exactly the boards the Raspberry Pi tree dtb (a
+ * path or a name, "/bcm2711-rpi-4-b.dtb") serves: a model filter covering
+ * those boards and no other, else [board-type=N] for each. 0, -ENOENT for
+ * a tree no filter singles out (or no tree of a board), -ENOMEM.
+ */
+int imgp_rpi_own_filters(const char *dtb, struct imgp_buf *out);
+
+/*
+ * uboot-shell.c: U-Boot's script language (hush with cmd/test.c's test,
+ * U-Boot 2023.01), for the boot paths that read boot scripts.
+ */
+struct imgp_ushell;
+struct imgp_ushell_ops {
+	/* A variable the script has not set: the board's value, or NULL (unset). */
+	const char *(*board)(void *ctx, const char *name);
+	/* Any command but if/test/setenv/printenv/true/false: *status its status. */
+	int (*run)(void *ctx, struct imgp_ushell *sh, int argc, char **argv, int *status);
+};
+/* A shell with no variables set; NULL: out of memory. */
+struct imgp_ushell *imgp_ushell_new(const struct imgp_ushell_ops *ops, void *ctx);
+void imgp_ushell_free(struct imgp_ushell *sh);
+/* Runs a script's text (a sourced one too, on the same variables). 0 or -errno. */
+int imgp_ushell_run(struct imgp_ushell *sh, const char *text);
+/* Sets (value NULL: unsets) a variable; 0 or -errno. */
+int imgp_ushell_setvar(struct imgp_ushell *sh, const char *name, const char *value);
+const char *imgp_ushell_getvar(struct imgp_ushell *sh, const char *name);
+/* The variables a test or printenv read while neither script nor board set them. */
+size_t imgp_ushell_unset(const struct imgp_ushell *sh, const char *const **names);
+/* cmd/test.c: 0 (true) or 1 (false) for "test ARGS" (argv[0] "test"). */
+int imgp_uboot_test(int argc, const char *const *argv);
+/* simple_strtol(s, NULL, 0): sign, 0x hex, 0 octal, else decimal, up to a non-digit. */
+long imgp_uboot_strtol(const char *s);
+/*
+ * fdt_shrink_to_minimum(fdt, extra) on a tree at a 4 KiB boundary whose
+ * blocks take used bytes: its new total size (used, five reserve entries
+ * and extra, rounded up to 4 KiB).
+ */
+size_t imgp_uboot_fdt_room(size_t used, unsigned long extra);
+/*
+ * Runs one "fdt set|rm|mknode ..." (argv[0] "fdt") on dtb as U-Boot's
+ * cmd/fdt.c does; the subcommands that do not edit the tree do nothing.
+ * Returns the command's status (0, 1), or -ENOMEM.
+ */
+int imgp_uboot_fdt_cmd(struct imgp_dtb *dtb, int argc, char *const *argv);
 
 /*
  * survey.c, for describe(): a text file of part, NUL-terminated, in *text
@@ -394,6 +459,26 @@ struct imgp_survey_bootdt *imgp_bootinfo_add_dt(struct imgp_survey_bootinfo *bi,
 						const char *model, const char *path);
 /* Appends an overlay to dt; 0 or -ENOMEM. */
 int imgp_bootinfo_add_overlay(struct imgp_survey_bootdt *dt, const char *path);
+/*
+ * Appends an overlay that U-Boot applies in a bounded room: room >= 0 is
+ * an fdt_shrink_to_minimum(room) just before it ("fdt resize", sysboot's
+ * 8 KiB), -1 none. 0 or -ENOMEM.
+ */
+int imgp_bootinfo_add_overlay_room(struct imgp_survey_bootdt *dt, const char *path,
+				   long room);
+/*
+ * Whether model names dt, as --model takes it (patch and cat alike): its
+ * model, its path (with or without the leading '/'), its file name, or
+ * the tail of its path ("rockchip/rk3399-rockpro64.dtb").
+ */
+bool imgp_bootdt_named(const struct imgp_survey_bootdt *dt, const char *model);
+/* Frees what dt holds (not the labels after it) and zeroes it. */
+void imgp_bootdt_clear(struct imgp_survey_bootdt *dt);
+/* Appends a note on what dt's boot depends on that the image does not hold. */
+int imgp_bootinfo_add_note(struct imgp_survey_bootdt *dt, const char *note);
+/* A script the loader sources after the overlays, and a variable it sees. 0 or -ENOMEM. */
+int imgp_bootinfo_add_script(struct imgp_survey_bootdt *dt, const char *path);
+int imgp_bootinfo_add_script_var(struct imgp_survey_bootdt *dt, const char *name_value);
 /* Each blank-separated NAME of list, as prefix NAME suffix, onto dt; 0 or -ENOMEM. */
 int imgp_bootinfo_add_overlays(struct imgp_survey_bootdt *dt, const char *prefix,
 			       const char *list, const char *suffix);
@@ -488,6 +573,13 @@ int imgp_patch_dt_note(struct imgp_patch *patch, const char *why,
 
 /* ------------------------------------------------------- patch-list.c */
 
+/*
+ * Whether no config.txt filter is in force at the end of text: it has no
+ * "[filter]" line, or "[all]" is the last and no include line follows it.
+ * (textedit.c)
+ */
+bool imgp_config_ends_unfiltered(const char *text, size_t len);
+
 enum imgp_list_style {
 	IMGP_LIST_WORDS,         /* key=a b c (armbianEnv.txt) */
 	IMGP_LIST_EXTLINUX,      /* fdtoverlays of the label U-Boot boots */
@@ -497,12 +589,13 @@ enum imgp_list_style {
 enum imgp_list_style imgp_list_style_of(const char *path, const char *key);
 /*
  * out = text with word added to the list (see imgpatch.h,
- * imgp_patch_list_add). Returns 1 when it changed, 0 when the word was
- * there, -EINVAL for a word that cannot be a list entry, -ENOENT for an
- * extlinux.conf without a label, -ENOMEM.
+ * imgp_patch_list_add); sections as there. Returns 1 when it changed, 0
+ * when the word was there, -EINVAL for a word that cannot be a list entry,
+ * -ENOENT for an extlinux.conf without a label, -ENOMEM.
  */
 int imgp_list_add(const char *text, size_t len, enum imgp_list_style style,
-		  const char *key, const char *word, struct imgp_buf *out);
+		  const char *key, const char *word, const char *sections,
+		  struct imgp_buf *out);
 
 /* ------------------------------------------------- fsmap.c, usedmap-*.c */
 

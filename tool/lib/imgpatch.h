@@ -197,8 +197,12 @@ int imgp_fs_read_file(struct imgp_fs *fs, const char *path, size_t max,
 int imgp_fs_write_file(struct imgp_fs *fs, const char *path, const void *data,
 		       size_t len);
 int imgp_fs_exists(struct imgp_fs *fs, const char *path);
+/* Sets the permission bits (07777) of an existing file; -ENOTSUP on FAT. */
+int imgp_fs_set_mode(struct imgp_fs *fs, const char *path, unsigned mode);
 int imgp_fs_symlink(struct imgp_fs *fs, const char *path, const char *target);
 int imgp_fs_readlink(struct imgp_fs *fs, const char *path, struct imgp_buf *out);
+/* Creates a directory whose parent exists (one there is kept); -ENOTSUP where not supported. */
+int imgp_fs_mkdir(struct imgp_fs *fs, const char *path);
 /*
  * The names in directory dir of an open filesystem (not "." or ".."), in
  * directory order, at most 4096. Returns 0, -ENOENT when dir is missing,
@@ -385,6 +389,12 @@ int imgp_dt_delete_prop(struct imgp_dtb *dtb, int node, const char *prop);
 bool imgp_dt_has_prop(const struct imgp_dtb *dtb, const char *path,
 		      const char *prop);
 /*
+ * Whether the node has another property of a name close to prop (another
+ * case, or an edit distance of at most 2): a name the node lacks is then
+ * a typo, not one an earlier run deleted.
+ */
+bool imgp_dt_prop_is_typo(const struct imgp_dtb *dtb, int node, const char *prop);
+/*
  * -ENOENT for a property the node lacks, the message naming the ones it has
  * with a close name (a typo, another case), or else all it has.
  */
@@ -422,6 +432,16 @@ int imgp_dt_delete_node(struct imgp_dtb *dtb, int node);
  */
 int imgp_dt_apply_overlay(struct imgp_dtb *dtb, const void *overlay,
 			  size_t len);
+/*
+ * The same, with the room U-Boot's fdt apply has: the tree's total size is
+ * total bytes, and an overlay that needs more fails as libfdt's
+ * FDT_ERR_NOSPACE does there: -ENOSPC "does not fit ...: the tree needs N
+ * bytes, the loader gives it M". Returns 0 or -errno.
+ */
+int imgp_dt_apply_overlay_in(struct imgp_dtb *dtb, const void *overlay, size_t len,
+			     size_t total);
+/* The bytes of the tree's blocks (header to the end of its strings). */
+size_t imgp_dt_used(const struct imgp_dtb *dtb);
 /*
  * The tree as dtc -I dtb -O dts would print it (same layout, so that two
  * renderings diff line by line). Returns 0 or -errno.
@@ -534,12 +554,22 @@ int imgp_fstab_edit(const char *text, size_t len, const char *mountpoint,
  * commented out and removes later ones; when there is none it appends
  * "KEY=VALUE" at the end, or, when section is given ("all"), at the end of
  * the last "[section]" block (adding "[section]" when the file's last
- * section header is another one). With a section only lines under that
- * section's headers count ("all" also those above the first header).
+ * section header is another one, then "[all]" after the line, and before
+ * the header too when the file ends under a filter). With a section only
+ * lines under that section's headers count ("all" also those above the
+ * first header).
  */
 int imgp_text_set_line(const char *text, size_t len, const char *key,
 		       const char *value, const char *section,
 		       struct imgp_buf *out);
+/*
+ * Field files (/etc/hosts: blank-separated fields, '#' comments): every
+ * line whose first field is KEY gets VALUE for the fields after it (the
+ * blanks between, and a comment after them, kept). Lines of other keys,
+ * and a text without KEY, stay as they are.
+ */
+int imgp_text_set_fields(const char *text, size_t len, const char *key,
+			 const char *value, struct imgp_buf *out);
 /* Removes every active line of KEY. */
 int imgp_text_remove_line(const char *text, size_t len, const char *key,
 			  struct imgp_buf *out);
@@ -717,6 +747,38 @@ struct imgp_survey_bootdt {
 	 * its ",param=value" list, or the base tree's own dtparam= list.
 	 */
 	char **overlays;
+	/*
+	 * Where U-Boot bounds the tree's room (fdt apply in place): before
+	 * overlay i, room[i] >= 0 shrinks the tree to its blocks plus room[i]
+	 * bytes (fdt_shrink_to_minimum: "fdt resize", sysboot's 8 KiB), -1
+	 * leaves its size. NULL: the loader gives what an overlay needs.
+	 */
+	long *room;
+	/* What the result hangs on that the image does not hold (a board variable). */
+	size_t nnotes;
+	char **notes;
+	/*
+	 * U-Boot scripts the loader sources after the overlays, whose fdt
+	 * commands edit the tree (Armbian's fixup.scr), and the variables they
+	 * see ("name=value", the last of a name wins: env import -t).
+	 */
+	size_t nscripts;
+	char **scripts;
+	size_t nscript_vars;
+	char **script_vars;
+	char *label;             /* the extlinux label that boots it; NULL: none */
+	char *append;            /* that label's kernel arguments; NULL: none */
+	/*
+	 * The label sysboot boots when this one fails (boot_unattempted_labels:
+	 * the next in the file that loads), with its tree for the same board
+	 * (path NULL: U-Boot's own); NULL: none, the boot ends there.
+	 */
+	struct imgp_survey_bootdt *next;
+	/*
+	 * The one the image's own U-Boot picks where the boot path leaves the
+	 * choice to it (sv->uboot.tree): without --model, this one.
+	 */
+	bool uboot_default;
 };
 
 /* How the recognised boot path picks its tree (IMGP_SURVEY_BOOT). */
@@ -726,7 +788,42 @@ struct imgp_survey_bootinfo {
 	char *error;
 	size_t ndts;
 	struct imgp_survey_bootdt *dts;
+	/*
+	 * The U-Boot variable that picks one of dts at boot ("fdtfile": an
+	 * extlinux fdtdir); NULL: the boot path names each tree itself.
+	 */
+	const char *chooser;
 };
+
+/*
+ * The U-Boot an image carries before its first partition (uboot-env.c),
+ * read, never run: its version and what its default environment says.
+ */
+struct imgp_uboot {
+	const char *where;       /* "u-boot.itb at sector 16384 (Rockchip)"; NULL: none found */
+	uint64_t offset;         /* where that is, in bytes */
+	char *version;           /* "2023.01+dfsg-2+deb12u3"; NULL: no version string */
+	size_t nenv;             /* settings in its default environment */
+	char *fdtfile, *board, *board_name, *soc, *vendor; /* as set there; NULL: unset */
+	/*
+	 * The tree U-Boot loads where the boot path leaves the choice to it:
+	 * fdtfile (not "undefined"), else ${soc}-${board}.dtb as its extlinux
+	 * code makes it; NULL: its environment names none.
+	 */
+	char *tree;
+	const char *tree_from;   /* "fdtfile" or "${soc}-${board}.dtb" */
+};
+
+/*
+ * Looks for U-Boot in img before the first partition of tab, at the places
+ * each board family's documentation puts it (Rockchip, Allwinner, i.MX),
+ * and reads its version and default environment into ub (ub->where NULL
+ * when there is none). Reads at most a few MiB; never fails on what it
+ * reads. Returns 0, or -ENOMEM.
+ */
+int imgp_uboot_read(const struct imgp_image *img, const struct imgp_table *tab,
+		    struct imgp_uboot *ub);
+void imgp_uboot_free(struct imgp_uboot *ub);
 
 struct imgp_bootpath;
 
@@ -741,6 +838,7 @@ struct imgp_survey {
 	const struct imgp_bootpath *bootpath; /* NULL: no boot path recognised */
 	const char *bootpath_name; /* "fit", "extlinux", "script", "armbian", "rpi"; NULL */
 	struct imgp_survey_bootinfo bootinfo; /* IMGP_SURVEY_BOOT, with a boot path */
+	struct imgp_uboot uboot; /* IMGP_SURVEY_BOOT: the image's own U-Boot */
 	const struct imgp_part *boot;
 	int boot_rc;
 	char *boot_error;
@@ -823,8 +921,11 @@ struct imgp_effective {
 	char *path;              /* the base tree's file; for a FIT tree the FIT's path */
 	const struct imgp_fit_image *image; /* the base's FIT image; NULL: a file */
 	const struct imgp_survey_bootdt *bootdt; /* the boot path's entry; NULL for a FIT */
+	/* Whose tree dtb is: bootdt, or the label sysboot went on to when it failed. */
+	const struct imgp_survey_bootdt *ran;
 	size_t napplied;         /* overlays in the tree */
-	bool reverted;           /* a failure made the loader boot the base tree alone */
+	bool reverted;           /* a failure made the loader boot the base tree alone, or the next label */
+	size_t fdt_total;        /* the base tree's total size as loaded (its header's) */
 	struct imgp_dtb dtb;     /* the tree booted; fdt NULL: none (rc says why) */
 	/*
 	 * 0, or the failure (-errno): with failed set, -ENOENT when that
@@ -849,10 +950,12 @@ void imgp_effective_free(struct imgp_effective *trees, size_t n);
 /* The name a tree is shown by: its model, else its FIT image's name, else its path. */
 const char *imgp_effective_name(const struct imgp_effective *t);
 /*
- * The tree named model (its model, its path, or its FIT image's name);
- * with model NULL, the only tree. -ENOENT "no tree 'x' (have: a, b)",
- * -EEXIST "N trees (a, b): name one" when model is NULL and there are
- * several, -ENOENT "no tree" when there is none.
+ * The tree named model (its model, its FIT image's name, or its path as
+ * patch --model takes it: whole, its file name, or its tail such as
+ * "rockchip/x.dtb"); with model NULL, the only tree. -ENOENT "no tree
+ * 'x' (have: a, b)", -EEXIST "N trees (a, b): name one" when model is
+ * NULL and there are several, or when model names several, -ENOENT "no
+ * tree" when there is none.
  */
 int imgp_effective_pick(const struct imgp_effective *trees, size_t n,
 			const char *model, const struct imgp_effective **out);
@@ -896,6 +999,21 @@ int imgp_temp_commit(const char *tmp, const char *final);
  * and atomic operations: safe in a signal handler and at exit.
  */
 void imgp_temp_remove_all(void);
+/* $TMPDIR, or /tmp. */
+const char *imgp_tmpdir(void);
+/*
+ * Creates "DIR/.BASE.PID.XXXXXX" (PID: this process) with imgp_temp_create
+ * and keeps it locked until it is renamed or removed; *path is malloc'd.
+ * Returns the open fd or -errno with a message (*path NULL).
+ */
+int imgp_temp_make(const char *dir, const char *base, char **path);
+/*
+ * Removes from dir the temporary files that imgp_temp_make made for base
+ * (any base when NULL) whose process is gone and that nobody holds locked:
+ * what a killed run left. Appends "DIR/NAME" of each, comma-separated, to
+ * removed (may be NULL); returns how many were removed.
+ */
+int imgp_temp_sweep(const char *dir, const char *base, struct imgp_buf *removed);
 
 /* ----------------------------------------------------------------- patch.c */
 
@@ -914,6 +1032,7 @@ void imgp_temp_remove_all(void);
 enum imgp_change_kind {
 	IMGP_CHANGE_FILE,        /* whole-file content */
 	IMGP_CHANGE_SYMLINK,     /* symbolic link; old/new hold the targets */
+	IMGP_CHANGE_DIR,         /* a folder made (existed: it was there); notes say why */
 };
 
 struct imgp_change {
@@ -922,6 +1041,7 @@ struct imgp_change {
 	char *path;
 	bool existed;            /* the file (or link) was there before the patch */
 	bool text;               /* show as a unified diff rather than sizes */
+	unsigned mode;           /* permissions to give the file; 0: as they are (0644 when new) */
 	struct imgp_buf old;
 	struct imgp_buf new;
 	struct imgp_buf notes;   /* "  what changed" lines for the plan */
@@ -943,6 +1063,8 @@ struct imgp_patch {
 	 * property already absent may be an earlier run's work, not a typo.
 	 */
 	bool dt_in_place;
+	/* The way a recipe's tree goes, as the caller asked (imgp_patch_set_via; 0: the recipe's). */
+	unsigned via_asked;
 	struct imgp_buf dtb_notes;
 	struct imgp_buf dtb_before; /* the loaded tree as DTS, for the plan's diff */
 	struct imgp_dtb dtb_source; /* the tree as loaded, before this run's edits */
@@ -978,6 +1100,9 @@ int imgp_patch_load_fit(struct imgp_patch *patch, const struct imgp_part *part,
 int imgp_patch_write(struct imgp_patch *patch, const struct imgp_part *part,
 		     const char *path, const void *data, size_t len, bool text,
 		     const char *note);
+/* The permission bits the file written at path gets when the change is made. */
+void imgp_patch_mode(struct imgp_patch *patch, const struct imgp_part *part,
+		     const char *path, unsigned mode);
 /*
  * Loads the fdt image spec (name or dumpimage index; NULL: the only fdt)
  * from the FIT at fit_path, found on whichever partition has it, verifying
@@ -1038,6 +1163,20 @@ int imgp_patch_dt_overlay(struct imgp_patch *patch, const void *dtbo,
 /* Plans writing data to path on a partition (see imgp_patch_part). */
 int imgp_patch_put_file(struct imgp_patch *patch, const char *part,
 			const char *path, const void *data, size_t len);
+/*
+ * The same, the file then getting permission bits mode (0600 for a
+ * NetworkManager keyfile, which it ignores when others may read it) when
+ * it is written; -ENOTSUP for a filesystem without permissions (FAT).
+ */
+int imgp_patch_put_file_mode(struct imgp_patch *patch, const char *part,
+			     const char *path, const void *data, size_t len,
+			     unsigned mode);
+/*
+ * The fields after KEY on its lines of a field file (imgp_text_set_fields;
+ * /etc/hosts's 127.0.1.1 line); a missing file changes nothing.
+ */
+int imgp_patch_fields_set(struct imgp_patch *patch, const char *part,
+			  const char *path, const char *key, const char *value);
 /* Line and token edits of a text file (see textedit.c); the file must exist. */
 int imgp_patch_line_set(struct imgp_patch *patch, const char *part,
 			const char *path, const char *key, const char *value,
@@ -1048,6 +1187,15 @@ int imgp_patch_token_set(struct imgp_patch *patch, const char *part,
 			 const char *path, const char *token);
 int imgp_patch_token_remove(struct imgp_patch *patch, const char *part,
 			    const char *path, const char *key);
+/*
+ * Plans the folder path on part, whose parent must exist, when it is not
+ * there: for a file the distribution's own tool writes into a folder it
+ * creates on first use (Armbian's armbian-add-overlay: mkdir -p
+ * /boot/overlay-user). why is the plan's note. Plan it before the file.
+ * Returns 0, or -errno.
+ */
+int imgp_patch_mkdir(struct imgp_patch *patch, const struct imgp_part *part,
+		     const char *path, const char *why);
 /* Plans the symbolic link path -> target (ext only). */
 int imgp_patch_symlink(struct imgp_patch *patch, const char *part,
 		       const char *path, const char *target);
@@ -1063,11 +1211,14 @@ int imgp_patch_bootscr(struct imgp_patch *patch, const char *part,
 /*
  * Appends word to a list of the text file at path (see patch-list.c): a
  * "key=a b c" line, extlinux.conf's fdtoverlays of the label it boots,
- * or config.txt's dtoverlay= lines that apply to every model; the owner's
- * entries stay, and a word already there changes nothing.
+ * or config.txt's dtoverlay= lines that apply to every model (sections
+ * NULL) or under each of the filters sections names (one a line: "pi400\n",
+ * as imgp_rpi_own_filters gives them; the file then ends in [all]); the
+ * owner's entries stay, and a word already there changes nothing.
  */
 int imgp_patch_list_add(struct imgp_patch *patch, const char *part,
-			const char *path, const char *key, const char *word);
+			const char *path, const char *key, const char *word,
+			const char *sections);
 
 /*
  * How an edited tree reaches the board (patch-via.c): an override file a
@@ -1083,6 +1234,12 @@ enum imgp_via {
 };
 /* "override", "fit", "overlay", "file" ("default"). */
 const char *imgp_via_name(enum imgp_via via);
+/*
+ * The way a recipe's write-tree step sends its tree, whatever the recipe
+ * says (apply --via); IMGP_VIA_DEFAULT: the recipe's own, else the boot
+ * path's.
+ */
+void imgp_patch_set_via(struct imgp_patch *patch, enum imgp_via via);
 /* Parses one of those four names. Returns 0 or -EINVAL. */
 int imgp_via_parse(const char *name, enum imgp_via *out);
 /*
@@ -1172,6 +1329,7 @@ struct imgp_recipe_param {
 	const char *pattern;     /* extended regex the whole value matches, or NULL */
 	const char *pattern_text;  /* what the pattern means, for messages, or NULL */
 	bool required;
+	bool secret;             /* a password or key: reports show "set", never the value */
 	const char *value;       /* the bound value; NULL while unbound */
 };
 
@@ -1431,11 +1589,24 @@ struct imgp_finding {
 struct imgp_doctor_opts {
 	const char *fit_path;    /* the FIT file; NULL: "/image.fit" */
 	const char *fdt;         /* only this FIT fdt (name or index); NULL: all */
+	/*
+	 * Only the tree the boot path boots for this model (a model, a tree's
+	 * file name or path, as cat --dtb takes it). NULL: where U-Boot picks
+	 * among the trees and the image's own U-Boot names one, that one;
+	 * else every tree.
+	 */
+	const char *model;
 };
 
 struct imgp_doctor {
 	size_t n;
 	struct imgp_finding *findings;
+	/* The tree judged alone, when one was picked among several (owned); NULL: all. */
+	char *picked;
+	const char *picked_by;   /* "--model", or "the image's U-Boot (fdtfile)" */
+	size_t ntrees;           /* trees the boot path offers */
+	/* With no pick among several trees U-Boot chooses from: the variable that chooses. */
+	const char *chooser;
 };
 
 /*
@@ -1491,14 +1662,18 @@ void imgp_fsmap_free(struct imgp_fsmap *m);
 struct imgp_csv {
 	size_t nrows, ncols;
 	char **cells;            /* row by row */
+	unsigned *lines;         /* the line each row starts on */
 };
 
 /*
  * Reads RFC 4180 CSV (quoted fields, doubled quotes, CRLF or LF, blank
- * lines skipped). Returns 0, -EINVAL "line N: ..." for a malformed record
+ * lines skipped, spaces around an unquoted field or the quotes of a quoted
+ * one dropped). Returns 0, -EINVAL "line N: ..." for a malformed record
  * or one whose field count differs from the header's, or -ENOMEM.
  */
 int imgp_csv_parse(const char *text, size_t len, struct imgp_csv *out);
+/* The line (1-based) row starts on, or 0 outside the table. */
+unsigned imgp_csv_line(const struct imgp_csv *c, size_t row);
 /* The cell at row, col, or NULL outside the table. */
 const char *imgp_csv_cell(const struct imgp_csv *c, size_t row, size_t col);
 void imgp_csv_free(struct imgp_csv *c);

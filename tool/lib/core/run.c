@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
- * External programs (mtools): fork/exec through posix_spawn with an argv,
- * never a shell, in a clean environment, stdout captured.
+ * External programs (mtools): fork/exec with an argv, never a shell, in a
+ * clean environment, stdout captured. A program never outlives its parent:
+ * it is killed when the process that started it dies (PR_SET_PDEATHSIG).
  */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <spawn.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -129,17 +131,48 @@ static const char *first_line(char *text)
 	return p;
 }
 
+/*
+ * Between fork and exec: only async-signal-safe calls. The program dies
+ * with parent (its death signal, then a check that parent did not die
+ * before the signal was set), gets the default action for the signals the
+ * parent catches (not for those it ignores), and /dev/null, out, err.
+ */
+static void run_child(pid_t parent, const sigset_t *mask, int out, int err,
+		      const char *prog, const char *const argv[], const char *const env[])
+{
+	static const int caught[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
+	int in;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(127);
+	for (size_t i = 0; i < sizeof(caught) / sizeof(caught[0]); i++) {
+		struct sigaction sa;
+
+		if (sigaction(caught[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN) {
+			sa.sa_handler = SIG_DFL;
+			sa.sa_flags = 0;
+			sigaction(caught[i], &sa, NULL);
+		}
+	}
+	sigprocmask(SIG_SETMASK, mask, NULL);
+	in = open("/dev/null", O_RDONLY);
+	if (in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+		_exit(127);
+	execve(prog, (char *const *)argv, (char *const *)env);
+	_exit(127);
+}
+
 int imgp_run(const char *const argv[], const char *const extra_env[],
 	     struct imgp_buf *out)
 {
 	const char *env[ENV_MAX + 4];
 	char errtext[STDERR_KEEP];
-	posix_spawn_file_actions_t fa;
 	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
+	sigset_t all, saved;
 	const char *prog;
 	char *prog_copy;
 	size_t n = 0;
-	pid_t pid;
+	pid_t pid, parent = getpid();
 	int rc, status;
 
 	prog = imgp_tool_path(argv[0]);
@@ -159,13 +192,14 @@ int imgp_run(const char *const argv[], const char *const extra_env[],
 		rc = imgp_fail(errno, "pipe: %s", strerror(errno));
 		goto out_close;
 	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, outp[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
-	rc = posix_spawn(&pid, prog_copy, &fa, NULL, (char *const *)argv,
-			 (char *const *)env);
-	posix_spawn_file_actions_destroy(&fa);
+	/* No handler of ours may run in the child before exec. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &saved);
+	pid = fork();
+	if (pid == 0)
+		run_child(parent, &saved, outp[1], errp[1], prog_copy, argv, env);
+	rc = pid < 0 ? errno : 0;
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	if (rc) {
 		rc = imgp_fail(rc, "cannot run %s: %s", prog_copy, strerror(rc));
 		goto out_close;

@@ -6,6 +6,10 @@
  * text after a closing quote and an unclosed quote are errors, and every
  * record has as many fields as the header. Blank lines are skipped.
  *
+ * Spaces and tabs around a field are not part of it (a spreadsheet's cell
+ * "lab-01 " means lab-01); a quoted field keeps the spaces inside its
+ * quotes. Each row remembers the line it starts on, for messages.
+ *
  * Two things spreadsheets write are read as they mean it: the UTF-8 byte
  * order mark Excel puts before "CSV UTF-8" files, and the semicolon that
  * Excel and LibreOffice separate fields with where the comma is the
@@ -82,6 +86,8 @@ static int read_quoted(struct csv_reader *rd)
 			return imgp_fail(ENOMEM, "out of memory");
 		rd->p++;
 	}
+	while (rd->p < rd->end && (*rd->p == ' ' || *rd->p == '\t'))
+		rd->p++;
 	if (!at_eol(rd) && *rd->p != rd->sep)
 		return imgp_fail(EINVAL, "line %u: text after the closing quote of a field",
 				 rd->line);
@@ -95,6 +101,8 @@ static int read_record(struct csv_reader *rd)
 
 	rd->nfields = 0;
 	for (;;) {
+		while (rd->p < rd->end && (*rd->p == ' ' || *rd->p == '\t'))
+			rd->p++;
 		if (rd->p < rd->end && *rd->p == '"') {
 			rc = read_quoted(rd);
 		} else {
@@ -105,6 +113,9 @@ static int read_record(struct csv_reader *rd)
 				if (imgp_buf_append(&rd->field, rd->p++, 1))
 					rc = imgp_fail(ENOMEM, "out of memory");
 			}
+			while (rd->field.len && (rd->field.data[rd->field.len - 1] == ' ' ||
+						 rd->field.data[rd->field.len - 1] == '\t'))
+				rd->field.len--;
 		}
 		if (!rc)
 			rc = take_field(rd);
@@ -165,11 +176,17 @@ int imgp_csv_parse(const char *text, size_t len, struct imgp_csv *out)
 		if (!rc) {
 			char **cells = realloc(out->cells, (out->nrows + 1) * out->ncols *
 						   sizeof(*cells));
+			unsigned *lines = cells ? realloc(out->lines, (out->nrows + 1) *
+							  sizeof(*lines)) : NULL;
 
-			if (!cells) {
+			if (cells)
+				out->cells = cells;
+			if (lines)
+				out->lines = lines;
+			if (!cells || !lines) {
 				rc = imgp_fail(ENOMEM, "out of memory");
 			} else {
-				out->cells = cells;
+				lines[out->nrows] = line;
 				memcpy(cells + out->nrows * out->ncols, rd.fields,
 				       out->ncols * sizeof(*cells));
 				out->nrows++;
@@ -187,6 +204,11 @@ int imgp_csv_parse(const char *text, size_t len, struct imgp_csv *out)
 	return rc;
 }
 
+unsigned imgp_csv_line(const struct imgp_csv *c, size_t row)
+{
+	return row < c->nrows ? c->lines[row] : 0;
+}
+
 const char *imgp_csv_cell(const struct imgp_csv *c, size_t row, size_t col)
 {
 	return row < c->nrows && col < c->ncols ? c->cells[row * c->ncols + col] : NULL;
@@ -197,5 +219,6 @@ void imgp_csv_free(struct imgp_csv *c)
 	for (size_t i = 0; i < c->nrows * c->ncols; i++)
 		free(c->cells[i]);
 	free(c->cells);
+	free(c->lines);
 	memset(c, 0, sizeof(*c));
 }
