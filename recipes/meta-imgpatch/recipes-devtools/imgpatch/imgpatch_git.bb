@@ -1,53 +1,63 @@
 # SPDX-License-Identifier: MIT
 SUMMARY = "Patch SD-card disk images offline: boot device tree and /etc/fstab"
 DESCRIPTION = "imgpatch changes the boot device tree and /etc/fstab of a disk \
-image file, or of a card in a reader, without mounting, loop devices or root: \
-it reads the partition table, takes the device tree out of the FIT on the FAT \
-boot partition, edits it, writes user-override.dtb back and rewrites fstab in \
-the ext4 root. Board recipes (kv260-uhs, fstab-noatime, ...) apply checked sets \
-of such changes as one transaction."
+image file, or of a card in a reader, without mounting, loop \
+devices or root: it reads the partition table, takes the device \
+tree out of the FIT on the FAT boot partition, edits it, writes \
+user-override.dtb back and rewrites fstab in the ext4 root. Board \
+recipes (kv260-uhs, fstab-noatime, ...) apply checked sets of such \
+changes as one transaction."
+# imgpatch has no public home page yet: IMGPATCH_HOMEPAGE says where it is.
+IMGPATCH_HOMEPAGE ??= ""
+HOMEPAGE = "${IMGPATCH_HOMEPAGE}"
 SECTION = "devel"
 LICENSE = "MIT"
 LIC_FILES_CHKSUM = "file://LICENSE;md5=d20c1d2df900d7b3815ed4a7aa0bc1c7"
 
-# dtc: libfdt for the program, and dtc itself (native) to compile the
-# overlays the shipped recipes carry. e2fsprogs gives libext2fs and
-# libcom_err, util-linux libblkid, xz liblzma; scdoc renders the manual.
-DEPENDS = "dtc dtc-native e2fsprogs util-linux nettle zlib libconfuse libarchive xz scdoc-native"
-# mtools' programs (mdir, mtype, mcopy) read and write the FAT partitions.
-RDEPENDS:${PN} = "mtools"
+# dtc gives libfdt (and dtc-native compiles the overlays the shipped recipes
+# carry), e2fsprogs libext2fs and libcom_err, util-linux libblkid, xz liblzma.
+DEPENDS = "dtc dtc-native e2fsprogs libarchive libconfuse nettle util-linux xz zlib"
 
-# Where imgpatch comes from: set IMGPATCH_GIT_URI (a BitBake git URL, e.g.
-# "git:///srv/src/imgpatch;protocol=file;branch=main") in local.conf, or
-# SRC_URI itself. IMGPATCH_SRCREV pins a commit (default: the branch head).
-IMGPATCH_GIT_URI ??= ""
-IMGPATCH_SRCREV ??= "${AUTOREV}"
-SRC_URI ?= "${IMGPATCH_GIT_URI}"
+PV = "0.1+git"
+
+# By default: the imgpatch source tree this layer is part of, at the commit
+# below (the first with the Makefile's MAN=0; nobranch: any commit of the
+# tree will do). For another repository (a fork, a mirror), in local.conf:
+#   IMGPATCH_GIT_URI = "git://git.example.com/imgpatch.git;protocol=https;branch=main"
+#   IMGPATCH_SRCREV = "<a commit on that branch>"
+# destsuffix: unpacked into ${BP}, which is S on every series (UNPACKDIR
+# from styhead on, WORKDIR before).
+IMGPATCH_GIT_URI ??= "git://${IMGPATCH_SRCDIR};protocol=file;nobranch=1"
+IMGPATCH_SRCREV ??= "1dfd105f89b0b18da79778cc0c6e057d0935df16"
+SRC_URI = "${IMGPATCH_GIT_URI};destsuffix=${BP}"
 SRCREV = "${IMGPATCH_SRCREV}"
-PV = "0.1+git${SRCPV}"
-S = "${WORKDIR}/git"
 
-inherit pkgconfig bash-completion
+inherit bash-completion pkgconfig
 
-# `make install` also installs the manual (${PN}-doc), the bash completion
-# (${PN}-bash-completion, from the class) and the zsh one.
-PACKAGES += "${PN}-zsh-completion"
-FILES:${PN}-zsh-completion = "${datadir}/zsh"
+# The manual needs scdoc, which oe-core has from walnascar on: on scarthgap
+# it is left out unless PACKAGECONFIG asks for it (and a layer of yours
+# provides scdoc-native).
+PACKAGECONFIG ??= "${@'' if 'scarthgap' in d.getVar('LAYERSERIES_CORENAMES').split() else 'manual'}"
+PACKAGECONFIG[manual] = "MAN=1,MAN=0,scdoc-native"
 
 # CC, CFLAGS and the pkg-config wrapper come from the environment BitBake
 # sets up. WARN drops the Makefile's -Werror: a compiler newer than the
 # ones imgpatch is tested with may warn where they did not, and that must
 # not stop a distribution build.
-EXTRA_OEMAKE = "PREFIX=${prefix} DESTDIR=${D} V=1 'WARN=-Wall -Wextra'"
+EXTRA_OEMAKE = "PREFIX=${prefix} DESTDIR=${D} V=1 'WARN=-Wall -Wextra' ${PACKAGECONFIG_CONFARGS}"
 
 # do_compile is BitBake's default: oe_runmake in ${B}, which is ${S}.
 do_install() {
-	oe_runmake install
+    oe_runmake install
 }
 
-python () {
-    if not (d.getVar('SRC_URI') or '').strip():
-        raise bb.parse.SkipRecipe("IMGPATCH_GIT_URI is not set: point it at imgpatch's git repository (see meta-imgpatch/README.md)")
-}
+# `make install` also installs the bash completion (${PN}-bash-completion,
+# from the class) and the zsh one.
+PACKAGES += "${PN}-zsh-completion"
+
+FILES:${PN}-zsh-completion:append = " ${datadir}/zsh"
+
+# mtools' programs (mdir, mtype, mcopy) read and write the FAT partitions.
+RDEPENDS:${PN} = "mtools"
 
 BBCLASSEXTEND = "native nativesdk"
