@@ -28,7 +28,7 @@ PV = "0.1+git"
 # destsuffix: unpacked into ${BP}, which is S on every series (UNPACKDIR
 # from styhead on, WORKDIR before).
 IMGPATCH_GIT_URI ??= "git://${IMGPATCH_SRCDIR};protocol=file;nobranch=1"
-IMGPATCH_SRCREV ??= "1dfd105f89b0b18da79778cc0c6e057d0935df16"
+IMGPATCH_SRCREV ??= "d24a20d1b8d268135af05936d5faef048298800d"
 SRC_URI = "${IMGPATCH_GIT_URI};destsuffix=${BP}"
 SRCREV = "${IMGPATCH_SRCREV}"
 
