@@ -6,6 +6,7 @@
 #ifndef IMGP_RECIPE_INTERNAL_H
 #define IMGP_RECIPE_INTERNAL_H
 
+#include <confuse.h>
 #include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -206,15 +207,26 @@ bool recipe_is_delete(const struct recipe_step *st);
 const struct action_opt *recipe_action_opt(const struct action *a, enum opt o);
 
 /* recipe-load.c: loading */
-struct loader;
+struct loader {
+	struct imgp_recipe *r;
+	struct scan sc;
+	cfg_t *cfg;
+};
+/* "FILE:LINE: " + message, as -EINVAL; no line when line is 0. */
+int imgp_recipe_load_err(const struct loader *ld, int line, const char *fmt, ...)
+	IMGP_PRINTF(3, 4);
+const struct recipe_step *recipe_first_dt_load(const struct imgp_recipe *r);
+int recipe_resolve_locals(struct imgp_recipe *r, bool bound, struct loader *ld);
+
+/* recipe-param.c: parameters */
+/* Loads the i-th param section into r->params[i]. */
+int imgp_recipe_load_param(struct loader *ld, size_t i);
 int recipe_param_check(const struct imgp_recipe *r,
 		       const struct imgp_recipe_param *p, const char *v,
 		       long *num);
 const char *recipe_param_norm(struct imgp_recipe *r,
 			      const struct imgp_recipe_param *p, const char *v,
 			      long num);
-const struct recipe_step *recipe_first_dt_load(const struct imgp_recipe *r);
-int recipe_resolve_locals(struct imgp_recipe *r, bool bound, struct loader *ld);
 
 /* recipe-bind.c: binding */
 int recipe_check_bound(const struct imgp_recipe *r);
