@@ -66,6 +66,13 @@ int error_lib(const char *subject)
 	return EXIT_ERROR;
 }
 
+int error_lib_typed(const char *subject, bool typed)
+{
+	int rc = error_lib(subject);
+
+	return typed && imgp_err_is_name() ? EXIT_USAGE : rc;
+}
+
 int usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;

@@ -51,6 +51,15 @@ int imgp_fail(int err, const char *fmt, ...) IMGP_PRINTF(2, 3);
  *   return imgp_fail_ctx(rc, "p%d", n);
  */
 int imgp_fail_ctx(int rc, const char *fmt, ...) IMGP_PRINTF(2, 3);
+/*
+ * As imgp_fail, for a name the caller gave that names none (or several) of
+ * the choices the image offers, the choices listed in the message (a
+ * --model no tree has): imgp_err_is_name() then says so, until the next
+ * imgp_fail (imgp_fail_ctx keeps it). A command line reports it as a
+ * mistake in what was typed, where the user typed the name.
+ */
+int imgp_fail_name(int err, const char *fmt, ...) IMGP_PRINTF(2, 3);
+bool imgp_err_is_name(void);
 /* The current failure message; "" when there is none. */
 const char *imgp_errmsg(void);
 void imgp_errclear(void);
