@@ -28,6 +28,15 @@ int error_lib(const char *subject);
  * (imgp_err_is_name): a mistake in what was typed.
  */
 int error_lib_typed(const char *subject, bool typed);
+/*
+ * Messages name the user's files, never the temporary copies made of them:
+ * from now on a message (error, warning, a card's failure) that names copy
+ * names name instead; name NULL forgets copy. cli_name_of: the name
+ * messages give path. cli_names_apply rewrites msg (a buffer of size bytes).
+ */
+void cli_name_copy(const char *copy, const char *name);
+const char *cli_name_of(const char *path);
+void cli_names_apply(char *msg, size_t size);
 /* The last error() line printed (without "imgpatch: "), or NULL. */
 const char *cli_last_error(void);
 /* Usage error: message plus a hint to --help; returns EXIT_USAGE. */

@@ -372,6 +372,7 @@ static int make_missing(const char *target, uint64_t size, char **made)
 	free(base);
 	if (fd < 0)
 		return error_lib(target);
+	cli_name_copy(*made, target);
 	if (fchmod(fd, 0644) < 0 || ftruncate(fd, (off_t)size) < 0) {
 		error("%s: cannot make the file: %s", target, strerror(errno));
 		close(fd);
