@@ -120,9 +120,34 @@ test_expect_success 'SIGINT to the process group mid-write: one line, each card,
 	EOF
 '
 
+test_expect_success 'SIGINT while write unpacks the image: no card starts, each is reported, 130' '
+	cp junk.img c1.img && rm -f c2.img &&
+	paused_write unpack write kv.img.xz c1.img c2.img --apply hostname \
+		--apply ssh-key --set user=ubuntu --set "key=$KEY" --set hostname=lab-01 \
+		--json unpack.json &&
+	kill -INT -- -$(ps -o pgid= -p $pid | tr -d " ") && finish &&
+	cat run.out run.err &&
+	test $status = 130 &&
+	echo "imgpatch: interrupted (SIGINT)" >want.err && test_cmp want.err run.err &&
+	grep "^\[1/2\] c1.img: interrupted, not started$" run.out &&
+	grep "^\[2/2\] c2.img: interrupted, not started$" run.out &&
+	grep "^write: 2 cards, 0 failed, 2 interrupted$" run.out &&
+	gone $pid && cmp junk.img c1.img && test ! -e c2.img && no_temporaries c1.img c2.img &&
+	python3 -m json.tool unpack.json >/dev/null &&
+	python3 - unpack.json <<-\EOF
+	import json, sys
+	r = json.load(open(sys.argv[1]))
+	assert r["status"] == "interrupted" and r["error"] == "interrupted (SIGINT)", r
+	got = [(c["target"], c["status"], c["incomplete"], c["written_bytes"]) for c in r["cards"]]
+	assert got == [("c1.img", "interrupted", False, 0), ("c2.img", "interrupted", False, 0)], got
+	assert r["cards"][0]["parameters"]["hostname"] == "lab-01", r["cards"][0]
+	EOF
+'
+
 if python3 -c "import jsonschema, referencing" 2>/dev/null; then
-test_expect_success 'the interrupted report is valid against write.schema.json' '
-	python3 "$TEST_DIR/json/validate.py" "$REPO_DIR/tool/schema/write.schema.json" int.json
+test_expect_success 'the interrupted reports are valid against write.schema.json' '
+	python3 "$TEST_DIR/json/validate.py" "$REPO_DIR/tool/schema/write.schema.json" int.json &&
+	python3 "$TEST_DIR/json/validate.py" "$REPO_DIR/tool/schema/write.schema.json" unpack.json
 '
 fi
 
@@ -236,7 +261,7 @@ test_expect_success 'a closed pipe: every read-only command on an .img.xz leaves
 	status=${PIPESTATUS[0]}
 	set -e
 	test $status = 141 && no_temporaries kv.img.xz &&
-	for cmd in "info" "info --json" "doctor" "cat --dtb"; do
+	for cmd in "info" "info --json" "doctor" "doctor --json" "cat --dtb"; do
 		set +e
 		imgpatch $cmd kv.img.xz 2>&1 | head -c 1 >/dev/null
 		status=${PIPESTATUS[0]}

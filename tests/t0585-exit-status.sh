@@ -132,7 +132,7 @@ test_expect_success '128+N: a closed output pipe is 141, and leaves nothing' '
 '
 
 if grep -aq IMGPATCH_TEST_PAUSE "$IMGPATCH"; then
-for sig in INT:130 TERM:143 HUP:129; do
+for sig in INT:130 TERM:143 HUP:129 QUIT:131; do
 test_expect_success "128+N: SIG${sig%:*} is ${sig#*:}, one line, nothing left behind" '
 	rm -f o.img &&
 	paused_run copy patch kv.img -o o.img --fstab /:+noatime &&
@@ -144,7 +144,7 @@ test_expect_success "128+N: SIG${sig%:*} is ${sig#*:}, one line, nothing left be
 '
 done
 else
-	test_skip '128+N: SIGINT, SIGTERM, SIGHUP' 'this build has no test hooks (test builds: make SAN=1)'
+	test_skip '128+N: SIGINT, SIGTERM, SIGHUP, SIGQUIT' 'this build has no test hooks (test builds: make SAN=1)'
 fi
 
 test_expect_success 'apply --json with a bad parameter: the report is written, status usage' '

@@ -695,6 +695,30 @@ static int write_all(struct write_opts *o, struct imgp_recipe **recipes,
 	return rc;
 }
 
+/* A run interrupted before its cards: every card not started, the report. */
+static int report_interrupted(struct write_opts *o)
+{
+	struct card_job *jobs = calloc(o->ntargets, sizeof(*jobs));
+	const char *status, *why;
+	int rc = EXIT_ERROR;
+
+	if (!jobs)
+		die("out of memory");
+	for (size_t i = 0; i < o->ntargets; i++) {
+		jobs[i].card.target = o->targets[i];
+		jobs[i].card.dry_run = o->dry_run;
+		jobs[i].t.interrupted = jobs[i].t.finished = true;
+		print_card(jobs, i, i + 1, o->ntargets);
+	}
+	print_summary(jobs, o->ntargets, o->dry_run);
+	status = cli_targets_status(o->ntargets, &why);
+	if (o->json && write_report(o->json, o, jobs, o->size, status, why))
+		error_lib(o->json);
+	o->reported = true;
+	free(jobs);
+	return rc;
+}
+
 int cmd_write(int argc, char **argv)
 {
 	struct write_opts o = { 0 };
@@ -707,6 +731,11 @@ int cmd_write(int argc, char **argv)
 	rc = parse_args(argc, argv, &o);
 	if (rc || o.stop)
 		goto out;
+	/*
+	 * An interruption is a result from here on: unpacking the image stops
+	 * (imgp_interrupt_set), and every card is reported as interrupted.
+	 */
+	cli_signals_deferred = 1;
 	cli_sweep(NULL, NULL);
 	if (o.each && (rc = read_table(&o)))
 		goto out;
@@ -732,6 +761,9 @@ int cmd_write(int argc, char **argv)
 	if (!rc)
 		rc = write_all(&o, recipes, in.src.path, (uint64_t)st.st_size);
 out:
+	/* Interrupted before the cards: none started, each said so. */
+	if (cli_signal && !o.reported && o.targets)
+		rc = report_interrupted(&o);
 	/* Once --json is read, a run that stops early still leaves its report. */
 	if (rc && o.json && !o.reported && !report_refused &&
 	    write_report(o.json, &o, NULL, o.size, rc == EXIT_USAGE ? "usage" : "failed",
@@ -751,5 +783,7 @@ out:
 	for (size_t i = 0; o.made && i < o.ntargets; i++)
 		free(o.made[i]);
 	free(o.made);
+	cli_signals_finish();
+	cli_signals_deferred = 0;
 	return rc;
 }

@@ -451,7 +451,8 @@ int cli_read_open(struct cli_read *r, const char *image)
 			rc = imgp_work_unpack(&r->src, r->copy, &wopts);
 		if (rc) {
 			temp_drop(&r->copy);
-			return error_lib(image);
+			/* Interrupted (write): the run says so in one line, not here. */
+			return rc == -EINTR ? EXIT_ERROR : error_lib(image);
 		}
 	}
 	if (imgp_disk_open(&r->disk, r->src.path, false)) {

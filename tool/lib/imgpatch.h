@@ -14,6 +14,7 @@
 #ifndef IMGPATCH_H
 #define IMGPATCH_H
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -975,7 +976,14 @@ int imgp_effective_pick(const struct imgp_effective *trees, size_t n,
 typedef void (*imgp_progress_fn)(const char *what, uint64_t done,
 				 uint64_t total, void *ctx);
 void imgp_progress_set_handler(imgp_progress_fn fn, void *ctx);
-void imgp_progress(const char *what, uint64_t done, uint64_t total);
+/*
+ * Long work (unpacking, copying, packing, checksumming) stops, failing
+ * with -EINTR "interrupted", at its next progress once *flag is non-zero
+ * (a caller's signal handler sets it); NULL: never.
+ */
+void imgp_interrupt_set(const volatile sig_atomic_t *flag);
+/* Reports progress; -EINTR once interrupted (imgp_interrupt_set), else 0. */
+int imgp_progress(const char *what, uint64_t done, uint64_t total);
 
 /*
  * Copies the file or device src to dst (created with mode 0644, or
