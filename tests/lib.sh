@@ -497,8 +497,8 @@ test_require_debs()
 }
 
 # paused_run POINT ARGS...: imgpatch ARGS in the background (pid in $pid,
-# output in run.out and run.err, SIGINT not ignored as it is for background
-# jobs), stopped at the test build's pause point POINT; waits until it is
+# output in run.out and run.err, SIGINT and SIGQUIT not ignored as they are
+# for background jobs), stopped at the test build's pause point POINT; waits until it is
 # there. PAUSED_SETSID=1 starts it in a process group of its own, as a
 # terminal starts a command.
 paused_run()
@@ -508,7 +508,7 @@ paused_run()
 	shift
 	[ "${PAUSED_SETSID:-0}" = 1 ] && setsid=(setsid)
 	rm -f pause
-	IMGPATCH_TEST_PAUSE=$point:$PWD/pause "${setsid[@]}" env --default-signal=INT \
+	IMGPATCH_TEST_PAUSE=$point:$PWD/pause "${setsid[@]}" env --default-signal=INT,QUIT \
 		"$IMGPATCH" "$@" >run.out 2>run.err &
 	pid=$!
 	for i in $(seq 1 600); do

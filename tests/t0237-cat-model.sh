@@ -36,8 +36,8 @@ test_expect_success 'patch --model takes the same names: the same tree is change
 	grep "imgpatch-test = \"x\"" got.all
 '
 
-test_expect_success 'a name that is no tree: the trees are listed, exit 1' '
-	test_must_fail_with 1 imgpatch cat fdtdir.img --dtb --model nosuch.dtb 2>err &&
+test_expect_success 'a name that is no tree: the trees are listed, exit 2 (what was typed)' '
+	test_must_fail_with 2 imgpatch cat fdtdir.img --dtb --model nosuch.dtb 2>err &&
 	grep "no tree .nosuch.dtb. (have: " err
 '
 

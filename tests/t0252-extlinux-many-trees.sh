@@ -82,8 +82,8 @@ test_expect_success 'doctor --model: that tree alone, as U-Boot'"'"'s pick gave 
 	EOF
 '
 
-test_expect_success 'doctor --model naming no tree: one line, exit 1, image unchanged' '
-	test_refuses nouboot.img "no such tree" imgpatch doctor nouboot.img --model rk3399-nope.dtb &&
+test_expect_success 'doctor --model naming no tree: one line, exit 2 (what was typed), image unchanged' '
+	test_refuses_usage nouboot.img "no such tree" imgpatch doctor nouboot.img --model rk3399-nope.dtb &&
 	echo "imgpatch: nouboot.img: --model '"'"'rk3399-nope.dtb'"'"': no such tree among the $TREES the boot path offers (imgpatch info lists them)" >expect &&
 	test_cmp expect err
 '

@@ -228,8 +228,10 @@ test_expect_success 'extlinux: an FDTOVERLAYS entry that fails leaves U-Boot no 
 test_expect_success 'extlinux fdtdir: several trees need --model, which picks one' '
 	fails fdtdir.img --dt-set "$SET" &&
 	grep "boots 2 trees: choose one with --model (have: $dtbs/allwinner/sun50i-a64-pinephone-1.2.dtb, $dtbs/rockchip/rk3399-rockpro64.dtb)" err &&
-	fails fdtdir.img --model nosuch.dtb --dt-set "$SET" &&
-	grep "no tree for model .nosuch.dtb." err &&
+	sum_file fdtdir.img >before.sum &&
+	test_must_fail_with 2 imgpatch patch fdtdir.img --model nosuch.dtb --dt-set "$SET" 2>err &&
+	sum_file fdtdir.img >after.sum && test_cmp before.sum after.sum &&
+	grep "no tree for model .nosuch.dtb. (have: $dtbs/allwinner/sun50i-a64-pinephone-1.2.dtb, $dtbs/rockchip/rk3399-rockpro64.dtb)" err &&
 	cp fdtdir.img x.img &&
 	imgpatch patch x.img --model allwinner/sun50i-a64-pinephone-1.2.dtb --dt-set "$SET" >/dev/null &&
 	name=$(ext_names x.img $EXT_OFF $dtbs/allwinner | grep "^imgpatch-") &&

@@ -120,9 +120,34 @@ test_expect_success 'SIGINT to the process group mid-write: one line, each card,
 	EOF
 '
 
+test_expect_success 'SIGINT while write unpacks the image: no card starts, each is reported, 130' '
+	cp junk.img c1.img && rm -f c2.img &&
+	paused_write unpack write kv.img.xz c1.img c2.img --apply hostname \
+		--apply ssh-key --set user=ubuntu --set "key=$KEY" --set hostname=lab-01 \
+		--json unpack.json &&
+	kill -INT -- -$(ps -o pgid= -p $pid | tr -d " ") && finish &&
+	cat run.out run.err &&
+	test $status = 130 &&
+	echo "imgpatch: interrupted (SIGINT)" >want.err && test_cmp want.err run.err &&
+	grep "^\[1/2\] c1.img: interrupted, not started$" run.out &&
+	grep "^\[2/2\] c2.img: interrupted, not started$" run.out &&
+	grep "^write: 2 cards, 0 failed, 2 interrupted$" run.out &&
+	gone $pid && cmp junk.img c1.img && test ! -e c2.img && no_temporaries c1.img c2.img &&
+	python3 -m json.tool unpack.json >/dev/null &&
+	python3 - unpack.json <<-\EOF
+	import json, sys
+	r = json.load(open(sys.argv[1]))
+	assert r["status"] == "interrupted" and r["error"] == "interrupted (SIGINT)", r
+	got = [(c["target"], c["status"], c["incomplete"], c["written_bytes"]) for c in r["cards"]]
+	assert got == [("c1.img", "interrupted", False, 0), ("c2.img", "interrupted", False, 0)], got
+	assert r["cards"][0]["parameters"]["hostname"] == "lab-01", r["cards"][0]
+	EOF
+'
+
 if python3 -c "import jsonschema, referencing" 2>/dev/null; then
-test_expect_success 'the interrupted report is valid against write.schema.json' '
-	python3 "$TEST_DIR/json/validate.py" "$REPO_DIR/tool/schema/write.schema.json" int.json
+test_expect_success 'the interrupted reports are valid against write.schema.json' '
+	python3 "$TEST_DIR/json/validate.py" "$REPO_DIR/tool/schema/write.schema.json" int.json &&
+	python3 "$TEST_DIR/json/validate.py" "$REPO_DIR/tool/schema/write.schema.json" unpack.json
 '
 fi
 
@@ -149,13 +174,94 @@ assert [c[\"status\"] for c in r[\"cards\"]] == [\"interrupted\"] * 3, r; \
 assert r[\"status\"] == \"interrupted\" and r[\"error\"] == \"interrupted (SIGTERM)\", r"
 '
 
+# batch_json REPORT SIGNAL STATUS...: the report of an interrupted batch is
+# valid JSON, says which signal, and gives each image its STATUS in order.
+batch_json()
+{
+	python3 -m json.tool "$1" >/dev/null &&
+	python3 - "$@" <<-\EOF
+	import json, sys
+	r = json.load(open(sys.argv[1]))
+	assert r["status"] == "interrupted" and r["error"] == "interrupted (%s)" % sys.argv[2], r
+	got = [(i["status"], i["error"], i["changes"]) for i in r["images"]]
+	assert got == [(s, None, 0) for s in sys.argv[3:]], got
+	assert all(i["parameters"] == {"hostname": "lab-01"} for i in r["images"]), r
+	EOF
+}
+
+test_expect_success 'batch apply: the images of an uninterrupted run' '
+	for i in 1 2 3; do cp kv.img b$i.img && cp kv.img want$i.img || return 1; done &&
+	imgpatch apply hostname want1.img want2.img want3.img --set hostname=lab-01 >out &&
+	grep "^hostname: 3 images, 0 failed$" out && ! cmp kv.img want1.img
+'
+
+test_expect_success 'SIGINT to a batch apply mid-commit (-j 1): one line, each image, the report, 130' '
+	paused_write journal apply hostname b1.img b2.img b3.img --set hostname=lab-01 \
+		-j 1 --json bint.json &&
+	kids=$(descendants $pid) && test -n "$kids" &&
+	kill -INT -- -$(ps -o pgid= -p $pid | tr -d " ") && finish &&
+	cat run.out run.err &&
+	test $status = 130 &&
+	echo "imgpatch: interrupted (SIGINT)" >want.err && test_cmp want.err run.err &&
+	grep "^\[1/3\] b[23].img: interrupted, not started$" run.out &&
+	grep "^\[2/3\] b[23].img: interrupted, not started$" run.out &&
+	grep "^\[3/3\] b1.img: interrupted$" run.out &&
+	for i in 1 2 3; do grep "^b$i.img  *interrupted  *0 " run.out || return 1; done &&
+	grep "^hostname: 3 images, 0 failed, 3 interrupted$" run.out &&
+	gone $pid $kids && no_temporaries b1.img b2.img b3.img &&
+	batch_json bint.json SIGINT interrupted interrupted interrupted &&
+	cmp kv.img b2.img && cmp kv.img b3.img
+'
+
+if python3 -c "import jsonschema, referencing" 2>/dev/null; then
+test_expect_success 'the interrupted batch report is valid against apply.schema.json' '
+	python3 "$TEST_DIR/json/validate.py" "$REPO_DIR/tool/schema/apply.schema.json" bint.json
+'
+fi
+
+test_expect_success 'the image interrupted mid-commit is patched whole, and its journal restores it' '
+	# The write itself is never cut short: the signal waits for its end.
+	cmp want1.img b1.img &&
+	extract_part b1.img 2 b1.ext4 && e2fsck -fn b1.ext4 >/dev/null 2>&1 &&
+	debugfs -R "cat /etc/hostname" b1.ext4 2>/dev/null >host && echo lab-01 >host.want &&
+	test_cmp host.want host &&
+	imgpatch undo b1.img >undo.out && cmp kv.img b1.img && no_temporaries b1.img
+'
+
+test_expect_success 'after the interruption, a rerun makes the images of the uninterrupted run' '
+	imgpatch apply hostname b1.img b2.img b3.img --set hostname=lab-01 >out &&
+	grep "^hostname: 3 images, 0 failed$" out &&
+	for i in 1 2 3; do cmp want$i.img b$i.img || return 1; done &&
+	no_temporaries b1.img b2.img b3.img
+'
+
+for sig in TERM:143 HUP:129; do
+test_expect_success "SIG${sig%:*} to a batch apply -j 2 --output-dir while copies are made: no output, ${sig#*:}" '
+	rm -rf outdir && mkdir outdir &&
+	for i in 1 2 3; do cp kv.img b$i.img || return 1; done &&
+	paused_run copy apply hostname b1.img b2.img b3.img --set hostname=lab-01 \
+		-j 2 --output-dir outdir --json bsig.json &&
+	kids=$(descendants $pid) && test -n "$kids" &&
+	kill -${sig%:*} $pid && finish && cat run.out run.err &&
+	test $status = ${sig#*:} &&
+	echo "imgpatch: interrupted (SIG${sig%:*})" >want.err && test_cmp want.err run.err &&
+	grep "^\[[1-3]/3\] b1.img: interrupted$" run.out &&
+	grep "^\[[1-3]/3\] b3.img: interrupted, not started$" run.out &&
+	grep "^hostname: 3 images, 0 failed, 3 interrupted$" run.out &&
+	gone $pid $kids &&
+	test -z "$(ls -A outdir)" && no_temporaries b1.img b2.img b3.img &&
+	batch_json bsig.json SIG${sig%:*} interrupted interrupted interrupted &&
+	for i in 1 2 3; do cmp kv.img b$i.img || return 1; done
+'
+done
+
 test_expect_success 'a closed pipe: every read-only command on an .img.xz leaves nothing' '
 	set +e
 	imgpatch cat kv.img.xz 1:/big.bin | head -c 10 >/dev/null
 	status=${PIPESTATUS[0]}
 	set -e
 	test $status = 141 && no_temporaries kv.img.xz &&
-	for cmd in "info" "info --json" "doctor" "cat --dtb"; do
+	for cmd in "info" "info --json" "doctor" "doctor --json" "cat --dtb"; do
 		set +e
 		imgpatch $cmd kv.img.xz 2>&1 | head -c 1 >/dev/null
 		status=${PIPESTATUS[0]}

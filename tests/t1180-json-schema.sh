@@ -209,7 +209,17 @@ assert p[\"pattern\"] is None and p[\"pattern_text\"] is None, p" &&
 	json_check show-hostname.json "
 (h,) = d[\"parameters\"]
 assert h[\"pattern\"] == \"[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\", h
-assert h[\"pattern_text\"].startswith(\"one DNS label\"), h"
+assert h[\"pattern_text\"].startswith(\"one DNS label\") and h[\"secret\"] is False, h" &&
+	json_check show-rpi-user.json "
+p = {x[\"name\"]: x[\"secret\"] for x in d[\"parameters\"]}
+assert p == {\"user\": False, \"password_hash\": True}, p" &&
+	json_check recipes.json "
+s = {(r[\"name\"], p[\"name\"]) for r in d[\"recipes\"] for p in r[\"parameters\"] if p[\"secret\"]}
+assert (\"rpi-user\", \"password_hash\") in s and (\"cloud-init-wifi\", \"password\") in s, s
+assert all(type(p[\"secret\"]) is bool for r in d[\"recipes\"] for p in r[\"parameters\"]), d" &&
+	imgpatch recipes show rpi-user >rpi-user.txt &&
+	grep "^  password_hash (required; secret)$" rpi-user.txt &&
+	grep "^  user (required)$" rpi-user.txt
 '
 
 test_expect_success 'recipes show --json of a recipe with no risks or undo, and --recipe-path' '

@@ -3,7 +3,8 @@
  * A batch: one recipe over many images, -j N at once. Each image is patched
  * in a child process of its own (its own transaction, its own output in a
  * log), so a failure in one neither stops nor touches the others. One line
- * per image as it finishes, then a summary table and the --json report.
+ * per image as it finishes, then a summary table and the --json report,
+ * also when a signal interrupts the run (per-target.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,14 +22,20 @@
 struct job {
 	const char *image;
 	char *out;               /* --output-dir DIR/NAME, or NULL */
-	struct cli_child child;  /* writes its change count to child.fd */
+	struct cli_target t;     /* its child writes its change count to t.child.fd */
 	int logfd;               /* the child's stdout and stderr */
 	char *log;
 	double seconds;
 	int status;              /* exit status */
 	size_t changes;
 	char *error;             /* the child's last "imgpatch: " line */
-	bool done;
+};
+
+/* The run, for the callbacks of cli_targets_run. */
+struct batch {
+	const struct cli_apply *o;
+	struct imgp_recipe *r;
+	struct job *jobs;
 };
 
 struct job_work {
@@ -54,16 +61,22 @@ static int job_work(void *ctx, int fd)
 	return rc;
 }
 
-static int job_start(const struct cli_apply *o, struct imgp_recipe *r,
-		     struct job *job)
+static struct cli_target *job_target(void *ctx, size_t i)
 {
-	struct job_work w = { o, r, job };
+	return &((struct batch *)ctx)->jobs[i].t;
+}
+
+static int job_start(void *ctx, size_t i)
+{
+	const struct batch *b = ctx;
+	struct job *job = &b->jobs[i];
+	struct job_work w = { b->o, b->r, job };
 	int rc;
 
 	job->logfd = imgp_temp_make(imgp_tmpdir(), "imgpatch-batch", &job->log);
 	if (job->logfd < 0)
 		return job->logfd;
-	rc = cli_child_start(&job->child, job_work, &w);
+	rc = cli_child_start(&job->t.child, job_work, &w);
 	close(job->logfd);
 	if (rc) {
 		imgp_temp_remove(job->log);
@@ -71,6 +84,27 @@ static int job_start(const struct cli_apply *o, struct imgp_recipe *r,
 		job->log = NULL;
 	}
 	return rc;
+}
+
+static void job_start_failed(void *ctx, size_t i, const char *why)
+{
+	struct job *job = &((struct batch *)ctx)->jobs[i];
+
+	job->status = EXIT_ERROR;
+	job->error = strdup(why);
+}
+
+/* The change count, sent when the image is done. */
+static bool job_read(void *ctx, size_t i)
+{
+	struct job *job = &((struct batch *)ctx)->jobs[i];
+	ssize_t n = read(job->t.child.fd, &job->changes, sizeof(job->changes));
+
+	if (n == (ssize_t)sizeof(job->changes)) {
+		job->t.result = true;
+		return true;
+	}
+	return n < 0 && errno == EINTR;
 }
 
 /* The last "imgpatch: " line of the child's log: why it failed. */
@@ -92,14 +126,15 @@ static char *log_error(const char *log)
 	return last;
 }
 
-static void job_finish(struct job *job, int wstatus)
+static void job_reaped(void *ctx, size_t i, int wstatus)
 {
-	cli_child_reaped(&job->child);
-	job->seconds = cli_child_seconds(&job->child);
-	job->status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : EXIT_ERROR;
-	if (read(job->child.fd, &job->changes, sizeof(job->changes)) != sizeof(job->changes))
+	struct job *job = &((struct batch *)ctx)->jobs[i];
+
+	job->seconds = cli_child_seconds(&job->t.child);
+	if (!job->t.result)
 		job->changes = 0;
-	close(job->child.fd);
+	job->status = job->t.interrupted ? EXIT_OK :
+		      WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : EXIT_ERROR;
 	if (job->status) {
 		size_t n = strlen(job->image);
 
@@ -115,12 +150,13 @@ static void job_finish(struct job *job, int wstatus)
 	imgp_temp_remove(job->log);
 	free(job->log);
 	job->log = NULL;
-	job->done = true;
 }
 
 /* A dry run writes nothing: its changes are only planned. */
 static const char *job_state(const struct job *job, bool dry_run)
 {
+	if (job->t.interrupted)
+		return "interrupted";
 	if (job->status)
 		return "failed";
 	if (!job->changes)
@@ -128,24 +164,50 @@ static const char *job_state(const struct job *job, bool dry_run)
 	return dry_run ? "planned" : "patched";
 }
 
+/* One line per image, as each finishes. */
+static void print_job(void *ctx, size_t i, size_t finished, size_t n)
+{
+	const struct batch *b = ctx;
+	const struct job *job = &b->jobs[i];
+
+	if (job->t.interrupted)
+		printf("[%zu/%zu] %s: interrupted%s\n", finished, n, job->image,
+		       job->t.started ? "" : ", not started");
+	else if (job->status)
+		printf("[%zu/%zu] %s: FAILED: %s\n", finished, n, job->image,
+		       job->error ? job->error : "see above");
+	else
+		printf("[%zu/%zu] %s: %s, %zu change%s (%.1f s)\n", finished, n, job->image,
+		       job_state(job, b->o->io.dry_run), job->changes,
+		       job->changes == 1 ? "" : "s", job->seconds);
+	fflush(stdout);
+}
+
+static const struct cli_targets_ops job_ops = {
+	job_target, job_start, job_start_failed, job_read, job_reaped, print_job, NULL,
+};
+
 static void print_summary(const struct job *jobs, size_t n, const char *recipe,
 			  bool dry_run)
 {
-	size_t width = 5, failed = 0;
+	size_t width = 5, failed = 0, interrupted = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		size_t len = strlen(jobs[i].image);
 
 		width = len > width ? len : width;
 		failed += jobs[i].status != 0;
+		interrupted += jobs[i].t.interrupted;
 	}
 	printf("\n%-*s  %-15s  %7s  %8s\n", (int)width, "IMAGE", "STATUS", "CHANGES",
 	       "SECONDS");
 	for (size_t i = 0; i < n; i++)
 		printf("%-*s  %-15s  %7zu  %8.1f\n", (int)width, jobs[i].image,
 		       job_state(&jobs[i], dry_run), jobs[i].changes, jobs[i].seconds);
-	printf("%s: %zu image%s, %zu failed%s\n", recipe, n, n == 1 ? "" : "s", failed,
-	       dry_run ? " (dry run: nothing written)" : "");
+	printf("%s: %zu image%s, %zu failed", recipe, n, n == 1 ? "" : "s", failed);
+	if (interrupted)
+		printf(", %zu interrupted", interrupted);
+	printf("%s\n", dry_run ? " (dry run: nothing written)" : "");
 }
 
 static int write_report(const char *path, const struct cli_apply *o, struct imgp_recipe *r,
@@ -206,7 +268,9 @@ int cli_apply_report(const struct cli_apply *o, struct imgp_recipe *r, int statu
 int cli_batch(const struct cli_apply *o, struct imgp_recipe *r)
 {
 	struct job *jobs = calloc(o->nimages, sizeof(*jobs));
-	size_t next = 0, running = 0, finished = 0, failed = 0;
+	struct batch b = { o, r, jobs };
+	const char *status, *why;
+	size_t failed = 0;
 	int rc = EXIT_OK;
 
 	if (!jobs)
@@ -234,52 +298,14 @@ int cli_batch(const struct cli_apply *o, struct imgp_recipe *r)
 				die("out of memory");
 		}
 	}
-	while (finished < o->nimages) {
-		int wstatus;
-		pid_t pid;
-
-		while (running < (size_t)o->jobs && next < o->nimages) {
-			if (job_start(o, r, &jobs[next])) {
-				jobs[next].status = EXIT_ERROR;
-				jobs[next].error = strdup(imgp_errmsg());
-				jobs[next].done = true;
-				finished++;
-			} else {
-				running++;
-			}
-			next++;
-		}
-		if (!running)
-			continue;
-		pid = waitpid(-1, &wstatus, 0);
-		if (pid < 0) {
-			if (errno == EINTR)
-				continue;
-			die("waitpid: %s", strerror(errno));
-		}
-		for (size_t i = 0; i < o->nimages; i++) {
-			struct job *job = &jobs[i];
-
-			if (job->done || job->child.pid != pid)
-				continue;
-			job_finish(job, wstatus);
-			running--;
-			finished++;
-			/* One line per image, as each finishes. */
-			if (job->status)
-				printf("[%zu/%zu] %s: FAILED: %s\n", finished, o->nimages,
-				       job->image, job->error ? job->error : "see above");
-			else
-				printf("[%zu/%zu] %s: %s, %zu change%s (%.1f s)\n", finished,
-				       o->nimages, job->image, job_state(job, o->io.dry_run), job->changes,
-				       job->changes == 1 ? "" : "s", job->seconds);
-			fflush(stdout);
-		}
-	}
+	/* An interruption is a result: every image's status, then the signal. */
+	cli_signals_deferred = 1;
+	cli_targets_run(&job_ops, &b, o->nimages, (size_t)o->jobs);
 	for (size_t i = 0; i < o->nimages; i++)
-		failed += jobs[i].status != 0;
+		failed += jobs[i].status != 0 || jobs[i].t.interrupted;
 	print_summary(jobs, o->nimages, imgp_recipe_name(r), o->io.dry_run);
-	if (o->json && write_report(o->json, o, r, jobs, failed ? "failed" : "done", NULL)) {
+	status = cli_targets_status(failed, &why);
+	if (o->json && write_report(o->json, o, r, jobs, status, why)) {
 		error_lib(o->json);
 		rc = EXIT_ERROR;
 	}
@@ -290,5 +316,7 @@ int cli_batch(const struct cli_apply *o, struct imgp_recipe *r)
 		free(jobs[i].error);
 	}
 	free(jobs);
+	cli_signals_finish();
+	cli_signals_deferred = 0;
 	return rc;
 }

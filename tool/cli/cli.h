@@ -22,6 +22,21 @@ void warning(const char *fmt, ...) IMGP_PRINTF(1, 2);
 __attribute__((noreturn)) void die(const char *fmt, ...) IMGP_PRINTF(1, 2);
 /* Prints "imgpatch: <subject>: <library failure message>" and returns EXIT_ERROR. */
 int error_lib(const char *subject);
+/*
+ * As error_lib, but EXIT_USAGE when typed (the user typed a name, such as
+ * --model) and the failure is that name naming none of the image's choices
+ * (imgp_err_is_name): a mistake in what was typed.
+ */
+int error_lib_typed(const char *subject, bool typed);
+/*
+ * Messages name the user's files, never the temporary copies made of them:
+ * from now on a message (error, warning, a card's failure) that names copy
+ * names name instead; name NULL forgets copy. cli_name_of: the name
+ * messages give path. cli_names_apply rewrites msg (a buffer of size bytes).
+ */
+void cli_name_copy(const char *copy, const char *name);
+const char *cli_name_of(const char *path);
+void cli_names_apply(char *msg, size_t size);
 /* The last error() line printed (without "imgpatch: "), or NULL. */
 const char *cli_last_error(void);
 /* Usage error: message plus a hint to --help; returns EXIT_USAGE. */
@@ -213,6 +228,43 @@ int cli_child_wait(struct cli_child *child, int *wstatus);
 void cli_child_reaped(const struct cli_child *child);
 /* Seconds since the child started. */
 double cli_child_seconds(const struct cli_child *child);
+/* One target of a run over many (an image of apply, a card of write). */
+struct cli_target {
+	struct cli_child child;    /* child.fd: what its work sends, -1 after its end */
+	bool started, finished;
+	bool result;               /* its work sent its result (set by ops->read) */
+	bool interrupted;          /* a signal stopped the run before its result */
+};
+/* What a command does for each of its targets (cli_targets_run). */
+struct cli_targets_ops {
+	struct cli_target *(*target)(void *ctx, size_t i);
+	/* Starts target i's work with cli_child_start: 0 or -errno. */
+	int (*start)(void *ctx, size_t i);
+	/* Target i could not start: why. */
+	void (*start_failed)(void *ctx, size_t i, const char *why);
+	/* Reads what target i's child sent on child.fd; false at its end. */
+	bool (*read)(void *ctx, size_t i);
+	/* Target i's child ended with wstatus (interrupted is set already). */
+	void (*reaped)(void *ctx, size_t i, int wstatus);
+	/* Its line as target i ends, the finished-th of n. */
+	void (*print)(void *ctx, size_t i, size_t finished, size_t n);
+	/* After each wait, over the n targets (NULL: nothing to show). */
+	void (*progress)(void *ctx, size_t n);
+};
+/*
+ * Runs n targets, at most max at once, the next starting as one ends. The
+ * caller sets cli_signals_deferred first: a signal is then a result.
+ * Nothing more starts, those not started are interrupted, those running
+ * end (the signal reached them too) and are interrupted unless they sent
+ * their result. The caller then reports (cli_targets_status) and calls
+ * cli_signals_finish().
+ */
+void cli_targets_run(const struct cli_targets_ops *ops, void *ctx, size_t n, size_t max);
+/*
+ * The --json status of such a run: "interrupted" (*why: the signal),
+ * "failed" when any target failed, else "done" (*why NULL).
+ */
+const char *cli_targets_status(size_t failed, const char **why);
 /*
  * The --json report of a run over many targets, opened and closed: each
  * returns 0 or -errno with a failure.

@@ -97,7 +97,7 @@ static int cat_dtb(const char *image, const char *model, const char *fit_path)
 	if (!rc)
 		rc = imgp_dt_to_dts(&t->dtb, &dts);
 	if (rc) {
-		rc = error_lib(image);
+		rc = error_lib_typed(image, model != NULL);
 	} else if (write_all(STDOUT_FILENO, dts.data, dts.len) < 0) {
 		error("standard output: %s", strerror(errno));
 		rc = EXIT_ERROR;
@@ -178,7 +178,7 @@ int cmd_cat(int argc, char **argv)
 		imgp_fs_close(&fs);
 	}
 	if (rc) {
-		rc = error_lib(image);
+		rc = error_lib_typed(image, model != NULL);
 	} else if (write_all(STDOUT_FILENO, data.data, data.len) < 0) {
 		error("standard output: %s", strerror(errno));
 		rc = EXIT_ERROR;

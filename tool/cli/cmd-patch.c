@@ -402,7 +402,8 @@ int cmd_patch(int argc, char **argv)
 		goto out_io;
 	}
 	imgp_patch_init(&patch, &disk);
-	rc = plan_patch(&patch, &o) ? error_lib(o.image) : cli_io_commit(&o.io, &patch);
+	rc = plan_patch(&patch, &o) ? error_lib_typed(o.image, o.model != NULL) :
+	     cli_io_commit(&o.io, &patch);
 	imgp_patch_free(&patch);
 	imgp_disk_close(&disk);
 out_io:

@@ -53,6 +53,7 @@ static void json_param(struct json *j, const struct imgp_recipe_param *p)
 	json_kv_string(j, "description", p->description);
 	json_kv_string(j, "type", p->is_int ? "int" : "string");
 	json_kv_bool(j, "required", p->required);
+	json_kv_bool(j, "secret", p->secret);
 	json_kv_string(j, "default", p->def);
 	json_key(j, "values");
 	if (p->nvalues) {

@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -373,6 +372,7 @@ static int make_missing(const char *target, uint64_t size, char **made)
 	free(base);
 	if (fd < 0)
 		return error_lib(target);
+	cli_name_copy(*made, target);
 	if (fchmod(fd, 0644) < 0 || ftruncate(fd, (off_t)size) < 0) {
 		error("%s: cannot make the file: %s", target, strerror(errno));
 		close(fd);
@@ -427,82 +427,90 @@ static int check_targets(struct write_opts *o, const char *raw, uint64_t size)
 struct card_job {
 	struct write_card card;
 	struct card_result res;
-	struct cli_child child;    /* child.fd: the child's messages, -1 at their end */
+	struct cli_target t;       /* t.child.fd: the child's messages */
 	uint64_t done, total;
-	bool started, finished;
-	bool interrupted;          /* stopped by a signal before its result */
 };
+
+static struct cli_target *card_target(void *ctx, size_t i)
+{
+	return &((struct card_job *)ctx)[i].t;
+}
 
 static int card_work(void *ctx, int fd)
 {
 	return write_card_run(ctx, fd);
 }
 
-static int card_start(struct card_job *job)
+static int card_start(void *ctx, size_t i)
 {
-	job->started = true;
-	job->child.fd = -1;
-	return cli_child_start(&job->child, card_work, &job->card);
+	struct card_job *job = &((struct card_job *)ctx)[i];
+
+	return cli_child_start(&job->t.child, card_work, &job->card);
 }
 
-/* Reads what a child sent; at its end, the card is finished. */
-static void card_read(struct card_job *job)
+static void card_start_failed(void *ctx, size_t i, const char *why)
 {
+	struct card_job *job = &((struct card_job *)ctx)[i];
+
+	job->res.failed = true;
+	snprintf(job->res.error, sizeof(job->res.error), "%s", why);
+}
+
+/* Reads what a child sent: its progress, then its result. */
+static bool card_read(void *ctx, size_t i)
+{
+	struct card_job *job = &((struct card_job *)ctx)[i];
 	struct card_msg msg;
-	ssize_t n = read(job->child.fd, &msg, sizeof(msg));
+	ssize_t n = read(job->t.child.fd, &msg, sizeof(msg));
 
 	if (n == (ssize_t)sizeof(msg) && msg.kind == CARD_MSG_PROGRESS) {
 		job->done = msg.done;
 		job->total = msg.total;
-		return;
+		return true;
 	}
 	if (n == (ssize_t)sizeof(msg) && msg.kind == CARD_MSG_RESULT) {
 		job->res = msg.result;
-		return;
+		job->t.result = job->res.done;
+		return true;
 	}
-	if (n < 0 && errno == EINTR)
-		return;
-	close(job->child.fd);
-	job->child.fd = -1;
+	return n < 0 && errno == EINTR;
 }
 
-static void card_reap(struct card_job *job)
+static void card_reaped(void *ctx, size_t i, int wstatus)
 {
-	int wstatus;
+	struct card_job *job = &((struct card_job *)ctx)[i];
 
-	cli_child_wait(&job->child, &wstatus);
-	job->res.seconds = cli_child_seconds(&job->child);
-	if (!job->res.done && cli_signal) {
-		job->interrupted = true;
-	} else if (!job->res.done) {
+	job->res.seconds = cli_child_seconds(&job->t.child);
+	if (!job->res.done && !job->t.interrupted) {
 		job->res.failed = true;
 		snprintf(job->res.error, sizeof(job->res.error), "%s",
 			 WIFSIGNALED(wstatus) ? "killed by a signal" : "stopped without a result");
 	}
 	/* A file the run made gets its name once verified, and is gone otherwise. */
-	if (job->card.path && !job->res.failed && !job->interrupted &&
+	if (job->card.path && !job->res.failed && !job->t.interrupted &&
 	    imgp_temp_commit(job->card.path, job->card.target)) {
 		job->res.failed = true;
 		snprintf(job->res.error, sizeof(job->res.error), "%s", imgp_errmsg());
 	}
-	if (job->card.path && (job->res.failed || job->interrupted))
+	if (job->card.path && (job->res.failed || job->t.interrupted))
 		imgp_temp_remove(job->card.path);
-	job->finished = true;
 }
 
 /* One line: each card's share written so far, or what it is doing. */
-static void show_progress(const struct card_job *jobs, size_t n)
+static void show_progress(void *ctx, size_t n)
 {
+	const struct card_job *jobs = ctx;
+
 	if (cli_quiet || !cli_stderr_is_tty())
 		return;
 	fputs("\r\033[Kwriting:", stderr);
 	for (size_t i = 0; i < n; i++) {
-		if (!jobs[i].finished && jobs[i].total)
+		if (!jobs[i].t.finished && jobs[i].total)
 			fprintf(stderr, " [%zu] %u%%", i + 1,
 				(unsigned)(jobs[i].done * 100 / jobs[i].total));
 		else
-			fprintf(stderr, " [%zu] %s", i + 1, jobs[i].finished ? "done" :
-				jobs[i].started ? "preparing" : "waiting");
+			fprintf(stderr, " [%zu] %s", i + 1, jobs[i].t.finished ? "done" :
+				jobs[i].t.started ? "preparing" : "waiting");
 	}
 	fflush(stderr);
 }
@@ -518,17 +526,19 @@ static double mib(uint64_t bytes)
  */
 static bool card_incomplete(const struct card_job *job)
 {
-	return job->interrupted && job->started && !job->card.dry_run && !job->card.path;
+	return job->t.interrupted && job->t.started && !job->card.dry_run && !job->card.path;
 }
 
-static void print_card(const struct card_job *job, size_t finished, size_t n)
+static void print_card(void *ctx, size_t i, size_t finished, size_t n)
 {
+	const struct card_job *job = &((const struct card_job *)ctx)[i];
+
 	if (!cli_quiet && cli_stderr_is_tty())
 		fputs("\r\033[K", stderr);
-	if (job->interrupted)
+	if (job->t.interrupted)
 		printf("[%zu/%zu] %s: interrupted%s\n", finished, n, job->card.target,
 		       card_incomplete(job) ? ": incomplete: do not use" :
-		       job->started ? ", not made" : ", not started");
+		       job->t.started ? ", not made" : ", not started");
 	else if (job->res.failed)
 		printf("[%zu/%zu] %s: FAILED: %s\n", finished, n, job->card.target,
 		       job->res.error);
@@ -544,7 +554,7 @@ static void print_card(const struct card_job *job, size_t finished, size_t n)
 
 static const char *card_status(const struct card_job *job)
 {
-	return job->interrupted ? "interrupted" : job->res.failed ? "failed" :
+	return job->t.interrupted ? "interrupted" : job->res.failed ? "failed" :
 	       job->card.dry_run ? "planned" : "verified";
 }
 
@@ -556,8 +566,8 @@ static void print_summary(const struct card_job *jobs, size_t n, bool dry_run)
 		size_t len = strlen(jobs[i].card.target);
 
 		width = len > width ? len : width;
-		failed += jobs[i].res.failed && !jobs[i].interrupted;
-		interrupted += jobs[i].interrupted;
+		failed += jobs[i].res.failed && !jobs[i].t.interrupted;
+		interrupted += jobs[i].t.interrupted;
 	}
 	printf("\n%-*s  %-11s  %10s  %8s\n", (int)width, "TARGET", "STATUS",
 	       dry_run ? "TO WRITE" : "WRITTEN", "SECONDS");
@@ -632,68 +642,17 @@ static int write_report(const char *path, const struct write_opts *o,
 	return cli_report_close(&j, f);
 }
 
-/*
- * Runs the cards, at most max at once (each a child process), starting
- * the next as one finishes; returns the number that failed.
- */
-static size_t run_cards(struct card_job *jobs, size_t n, size_t max)
-{
-	struct pollfd *pfd = calloc(n, sizeof(*pfd));
-	size_t next = 0, running = 0, finished = 0, failed = 0;
-
-	if (!pfd)
-		die("out of memory");
-	while (finished < n) {
-		/* Interrupted: nothing more starts; the running ones end. */
-		for (; cli_signal && next < n; next++) {
-			jobs[next].interrupted = jobs[next].finished = true;
-			print_card(&jobs[next], ++finished, n);
-		}
-		for (; next < n && running < max; next++) {
-			if (!card_start(&jobs[next])) {
-				running++;
-				continue;
-			}
-			jobs[next].res.failed = true;
-			snprintf(jobs[next].res.error, sizeof(jobs[next].res.error), "%s",
-				 imgp_errmsg());
-			jobs[next].finished = true;
-			print_card(&jobs[next], ++finished, n);
-		}
-		for (size_t i = 0; i < n; i++) {
-			bool live = jobs[i].started && !jobs[i].finished;
-
-			pfd[i].fd = live ? jobs[i].child.fd : -1;
-			pfd[i].events = POLLIN;
-			pfd[i].revents = 0;
-		}
-		if (running && poll(pfd, n, 200) < 0 && errno != EINTR)
-			die("poll: %s", strerror(errno));
-		for (size_t i = 0; i < n; i++) {
-			if (pfd[i].fd < 0 || !(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			card_read(&jobs[i]);
-			if (jobs[i].child.fd < 0) {
-				card_reap(&jobs[i]);
-				running--;
-				print_card(&jobs[i], ++finished, n);
-			}
-		}
-		show_progress(jobs, n);
-	}
-	if (!cli_quiet && cli_stderr_is_tty())
-		fputs("\r\033[K", stderr);
-	for (size_t i = 0; i < n; i++)
-		failed += jobs[i].res.failed || jobs[i].interrupted;
-	free(pfd);
-	return failed;
-}
+static const struct cli_targets_ops card_ops = {
+	card_target, card_start, card_start_failed, card_read, card_reaped, print_card,
+	show_progress,
+};
 
 static int write_all(struct write_opts *o, struct imgp_recipe **recipes,
 		     const char *raw, uint64_t size)
 {
 	struct card_job *jobs = calloc(o->ntargets, sizeof(*jobs));
-	size_t failed;
+	const char *status, *why;
+	size_t failed = 0;
 	int rc = EXIT_OK;
 
 	if (!jobs)
@@ -715,12 +674,15 @@ static int write_all(struct write_opts *o, struct imgp_recipe **recipes,
 	/* An interruption is a result: every card's status, then the signal. */
 	cli_signals_deferred = 1;
 	/* A dry run's plans are read card by card: one at a time. */
-	failed = run_cards(jobs, o->ntargets,
-			   o->dry_run ? 1 : o->jobs ? (size_t)o->jobs : o->ntargets);
+	cli_targets_run(&card_ops, jobs, o->ntargets,
+			o->dry_run ? 1 : o->jobs ? (size_t)o->jobs : o->ntargets);
+	if (!cli_quiet && cli_stderr_is_tty())
+		fputs("\r\033[K", stderr);
+	for (size_t i = 0; i < o->ntargets; i++)
+		failed += jobs[i].res.failed || jobs[i].t.interrupted;
 	print_summary(jobs, o->ntargets, o->dry_run);
-	if (o->json && write_report(o->json, o, jobs, size,
-				    cli_signal ? "interrupted" : failed ? "failed" : "done",
-				    cli_signal ? cli_signal_text() : NULL)) {
+	status = cli_targets_status(failed, &why);
+	if (o->json && write_report(o->json, o, jobs, size, status, why)) {
 		error_lib(o->json);
 		rc = EXIT_ERROR;
 	}
@@ -730,6 +692,30 @@ static int write_all(struct write_opts *o, struct imgp_recipe **recipes,
 	cli_signals_deferred = 0;
 	if (failed)
 		rc = EXIT_ERROR;
+	return rc;
+}
+
+/* A run interrupted before its cards: every card not started, the report. */
+static int report_interrupted(struct write_opts *o)
+{
+	struct card_job *jobs = calloc(o->ntargets, sizeof(*jobs));
+	const char *status, *why;
+	int rc = EXIT_ERROR;
+
+	if (!jobs)
+		die("out of memory");
+	for (size_t i = 0; i < o->ntargets; i++) {
+		jobs[i].card.target = o->targets[i];
+		jobs[i].card.dry_run = o->dry_run;
+		jobs[i].t.interrupted = jobs[i].t.finished = true;
+		print_card(jobs, i, i + 1, o->ntargets);
+	}
+	print_summary(jobs, o->ntargets, o->dry_run);
+	status = cli_targets_status(o->ntargets, &why);
+	if (o->json && write_report(o->json, o, jobs, o->size, status, why))
+		error_lib(o->json);
+	o->reported = true;
+	free(jobs);
 	return rc;
 }
 
@@ -745,6 +731,11 @@ int cmd_write(int argc, char **argv)
 	rc = parse_args(argc, argv, &o);
 	if (rc || o.stop)
 		goto out;
+	/*
+	 * An interruption is a result from here on: unpacking the image stops
+	 * (imgp_interrupt_set), and every card is reported as interrupted.
+	 */
+	cli_signals_deferred = 1;
 	cli_sweep(NULL, NULL);
 	if (o.each && (rc = read_table(&o)))
 		goto out;
@@ -770,6 +761,9 @@ int cmd_write(int argc, char **argv)
 	if (!rc)
 		rc = write_all(&o, recipes, in.src.path, (uint64_t)st.st_size);
 out:
+	/* Interrupted before the cards: none started, each said so. */
+	if (cli_signal && !o.reported && o.targets)
+		rc = report_interrupted(&o);
 	/* Once --json is read, a run that stops early still leaves its report. */
 	if (rc && o.json && !o.reported && !report_refused &&
 	    write_report(o.json, &o, NULL, o.size, rc == EXIT_USAGE ? "usage" : "failed",
@@ -789,5 +783,7 @@ out:
 	for (size_t i = 0; o.made && i < o.ntargets; i++)
 		free(o.made[i]);
 	free(o.made);
+	cli_signals_finish();
+	cli_signals_deferred = 0;
 	return rc;
 }

@@ -28,6 +28,7 @@ static void temp_drop(char **path)
 	if (!*path)
 		return;
 	imgp_temp_remove(*path);
+	cli_name_copy(*path, NULL);
 	free(*path);
 	*path = NULL;
 }
@@ -55,7 +56,8 @@ void cli_sweep(const char *dir, const char *base)
 /*
  * A new empty file ".NAME.PID.XXXXXX" in the folder of near (or
  * ".imgpatch-work.PID.XXXXXX" in $TMPDIR), after removing what a killed
- * run left there under the same name (said in one line).
+ * run left there under the same name (said in one line). Messages name
+ * one beside near as near.
  */
 static int temp_create(const char *near, char **out)
 {
@@ -85,6 +87,8 @@ static int temp_create(const char *near, char **out)
 		umask(mask);
 		fchmod(fd, 0666 & ~mask);
 		close(fd);
+		if (near)
+			cli_name_copy(*out, near);
 	}
 	free(dir_copy);
 	free(base_copy);
@@ -97,6 +101,7 @@ static int temp_rename(char **tmp, const char *final)
 
 	if (rc)
 		return rc;
+	cli_name_copy(*tmp, NULL);
 	free(*tmp);
 	*tmp = NULL;
 	return 0;
@@ -403,6 +408,9 @@ int cli_io_open(struct cli_io *io, const char *cmd)
 	io->out_pack = io->pack;
 	io->out_pack.format = out_format(io);
 	rc = temp_create(final, &io->work);
+	/* The working copy is the user's image: messages name it so. */
+	if (!rc)
+		cli_name_copy(io->work, io->image);
 	if (!rc)
 		rc = imgp_work_unpack(&io->src, io->work, &wopts);
 	if (rc) {
@@ -438,10 +446,13 @@ int cli_read_open(struct cli_read *r, const char *image)
 	if (r->src.format != IMGP_FMT_RAW) {
 		rc = temp_create(NULL, &r->copy);
 		if (!rc)
+			cli_name_copy(r->copy, image);
+		if (!rc)
 			rc = imgp_work_unpack(&r->src, r->copy, &wopts);
 		if (rc) {
 			temp_drop(&r->copy);
-			return error_lib(image);
+			/* Interrupted (write): the run says so in one line, not here. */
+			return rc == -EINTR ? EXIT_ERROR : error_lib(image);
 		}
 	}
 	if (imgp_disk_open(&r->disk, r->src.path, false)) {
@@ -571,6 +582,8 @@ int cli_io_commit(struct cli_io *io, struct imgp_patch *patch)
 
 		rc = temp_create(final, &copy);
 		if (!rc)
+			cli_name_copy(copy, io->image);
+		if (!rc)
 			rc = imgp_copy_sparse(io->image, copy);
 		if (rc) {
 			temp_drop(&copy);
@@ -582,11 +595,15 @@ int cli_io_commit(struct cli_io *io, struct imgp_patch *patch)
 		/* The copy is the working image the output is made from. */
 		io->src.path = io->work;
 	}
-	/* A private copy needs no journal: it is renamed only when complete. */
-	rc = imgp_patch_commit(patch, io->work, NULL);
-	if (!rc)
-		rc = finish_output(io, &io->work, final);
-	if (rc)
+	/*
+	 * A private copy needs no journal: it is renamed only when complete.
+	 * What the commit refuses is the image's (run e2fsck on IMAGE, not on
+	 * an output that was never made); what making the output fails at is
+	 * the output's.
+	 */
+	if (imgp_patch_commit(patch, io->work, NULL))
+		return error_lib(io->image);
+	if (finish_output(io, &io->work, final))
 		return error_lib(final);
 	if (!io->work)
 		io->work_is_temp = false;

@@ -240,6 +240,8 @@ int main(int argc, char **argv)
 	atexit(imgp_temp_remove_all);
 	imgp_log_set_handler(log_handler, NULL);
 	imgp_progress_set_handler(progress_handler, NULL);
+	/* A command that takes a signal as a result stops its long work early. */
+	imgp_interrupt_set(&cli_signal);
 	for (size_t i = 0; i < NCOMMANDS; i++) {
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);

@@ -4,9 +4,11 @@
  * each target alike: take --set NAME=VALUE, bind a recipe with a target's
  * own parameters (--set, then its row of --each), and run the target's
  * work in a child process of its own, so that one that fails or crashes
- * neither stops nor touches the others; then write the report of them all.
+ * neither stops nor touches the others, and take a signal as a result (each
+ * target's status); then write the report of them all.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -186,6 +188,71 @@ double cli_child_seconds(const struct cli_child *child)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return (double)(now.tv_sec - child->start.tv_sec) +
 	       (double)(now.tv_nsec - child->start.tv_nsec) / 1e9;
+}
+
+void cli_targets_run(const struct cli_targets_ops *ops, void *ctx, size_t n, size_t max)
+{
+	struct pollfd *pfd = calloc(n, sizeof(*pfd));
+	size_t next = 0, running = 0, finished = 0;
+
+	if (!pfd)
+		die("out of memory");
+	while (finished < n) {
+		/* Interrupted: nothing more starts; the running ones end. */
+		for (; cli_signal && next < n; next++) {
+			struct cli_target *t = ops->target(ctx, next);
+
+			t->interrupted = t->finished = true;
+			ops->print(ctx, next, ++finished, n);
+		}
+		for (; next < n && running < max; next++) {
+			struct cli_target *t = ops->target(ctx, next);
+
+			t->started = true;
+			t->child.fd = -1;
+			if (!ops->start(ctx, next)) {
+				running++;
+				continue;
+			}
+			ops->start_failed(ctx, next, imgp_errmsg());
+			t->finished = true;
+			ops->print(ctx, next, ++finished, n);
+		}
+		for (size_t i = 0; i < n; i++) {
+			const struct cli_target *t = ops->target(ctx, i);
+
+			pfd[i].fd = t->started && !t->finished ? t->child.fd : -1;
+			pfd[i].events = POLLIN;
+			pfd[i].revents = 0;
+		}
+		if (running && poll(pfd, n, 200) < 0 && errno != EINTR)
+			die("poll: %s", strerror(errno));
+		for (size_t i = 0; i < n; i++) {
+			struct cli_target *t = ops->target(ctx, i);
+			int wstatus;
+
+			if (pfd[i].fd < 0 || !(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)) ||
+			    ops->read(ctx, i))
+				continue;
+			close(t->child.fd);
+			t->child.fd = -1;
+			cli_child_wait(&t->child, &wstatus);
+			t->interrupted = !t->result && cli_signal;
+			ops->reaped(ctx, i, wstatus);
+			t->finished = true;
+			running--;
+			ops->print(ctx, i, ++finished, n);
+		}
+		if (ops->progress)
+			ops->progress(ctx, n);
+	}
+	free(pfd);
+}
+
+const char *cli_targets_status(size_t failed, const char **why)
+{
+	*why = cli_signal_text();
+	return cli_signal ? "interrupted" : failed ? "failed" : "done";
 }
 
 int cli_report_open(const char *path, struct json *j, FILE **f)

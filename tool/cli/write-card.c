@@ -66,6 +66,7 @@ static int fail(struct card_run *run, bool has_offset, uint64_t offset,
 	va_start(ap, fmt);
 	vsnprintf(run->res.error, sizeof(run->res.error), fmt, ap);
 	va_end(ap);
+	cli_names_apply(run->res.error, sizeof(run->res.error));
 	run->res.failed = true;
 	run->res.has_offset = has_offset;
 	run->res.offset = offset;
@@ -116,6 +117,8 @@ static int patch_copy(struct card_run *run, char **path)
 		return fail(run, false, 0, "%s", imgp_errmsg());
 	close(fd);
 	copy = *path;
+	/* This card's copy of the user's image: messages name the image. */
+	cli_name_copy(copy, cli_name_of(c->image));
 	if (imgp_copy_sparse(c->image, copy) || imgp_disk_open(&disk, copy, false))
 		return fail(run, false, 0, "%s", imgp_errmsg());
 	imgp_patch_init(&patch, &disk);

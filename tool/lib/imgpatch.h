@@ -14,6 +14,7 @@
 #ifndef IMGPATCH_H
 #define IMGPATCH_H
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -51,6 +52,15 @@ int imgp_fail(int err, const char *fmt, ...) IMGP_PRINTF(2, 3);
  *   return imgp_fail_ctx(rc, "p%d", n);
  */
 int imgp_fail_ctx(int rc, const char *fmt, ...) IMGP_PRINTF(2, 3);
+/*
+ * As imgp_fail, for a name the caller gave that names none (or several) of
+ * the choices the image offers, the choices listed in the message (a
+ * --model no tree has): imgp_err_is_name() then says so, until the next
+ * imgp_fail (imgp_fail_ctx keeps it). A command line reports it as a
+ * mistake in what was typed, where the user typed the name.
+ */
+int imgp_fail_name(int err, const char *fmt, ...) IMGP_PRINTF(2, 3);
+bool imgp_err_is_name(void);
 /* The current failure message; "" when there is none. */
 const char *imgp_errmsg(void);
 void imgp_errclear(void);
@@ -966,7 +976,14 @@ int imgp_effective_pick(const struct imgp_effective *trees, size_t n,
 typedef void (*imgp_progress_fn)(const char *what, uint64_t done,
 				 uint64_t total, void *ctx);
 void imgp_progress_set_handler(imgp_progress_fn fn, void *ctx);
-void imgp_progress(const char *what, uint64_t done, uint64_t total);
+/*
+ * Long work (unpacking, copying, packing, checksumming) stops, failing
+ * with -EINTR "interrupted", at its next progress once *flag is non-zero
+ * (a caller's signal handler sets it); NULL: never.
+ */
+void imgp_interrupt_set(const volatile sig_atomic_t *flag);
+/* Reports progress; -EINTR once interrupted (imgp_interrupt_set), else 0. */
+int imgp_progress(const char *what, uint64_t done, uint64_t total);
 
 /*
  * Copies the file or device src to dst (created with mode 0644, or

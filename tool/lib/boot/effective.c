@@ -656,7 +656,7 @@ int imgp_effective_pick(const struct imgp_effective *trees, size_t n,
 		have = names(trees, n);
 		if (!have)
 			return imgp_fail(ENOMEM, "out of memory");
-		rc = imgp_fail(EEXIST, "'%s' names %zu trees (have: %s): name one by its path",
+		rc = imgp_fail_name(EEXIST, "'%s' names %zu trees (have: %s): name one by its path",
 			       model, found, have);
 		free(have);
 		*out = NULL;
@@ -673,7 +673,7 @@ int imgp_effective_pick(const struct imgp_effective *trees, size_t n,
 	have = names(trees, n);
 	if (!have)
 		return imgp_fail(ENOMEM, "out of memory");
-	rc = model ? imgp_fail(ENOENT, "no tree '%s' (have: %s)", model, have) :
+	rc = model ? imgp_fail_name(ENOENT, "no tree '%s' (have: %s)", model, have) :
 		     imgp_fail(EEXIST, "%zu trees (%s): name one", n, have);
 	free(have);
 	return rc;

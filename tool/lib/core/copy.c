@@ -23,20 +23,30 @@ void imgp_progress_set_handler(imgp_progress_fn fn, void *ctx)
 	progress_ctx = ctx;
 }
 
-void imgp_progress(const char *what, uint64_t done, uint64_t total)
+static const volatile sig_atomic_t *interrupt_flag;
+
+void imgp_interrupt_set(const volatile sig_atomic_t *flag)
+{
+	interrupt_flag = flag;
+}
+
+int imgp_progress(const char *what, uint64_t done, uint64_t total)
 {
 	static _Thread_local struct timespec last;
 	struct timespec now;
 
+	if (interrupt_flag && *interrupt_flag)
+		return imgp_fail(EINTR, "interrupted");
 	if (!progress_fn)
-		return;
+		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	/* At most four updates a second, but always the final one. */
 	if (done < total && (now.tv_sec - last.tv_sec) * 1000000000L +
 				    (now.tv_nsec - last.tv_nsec) < 250000000L)
-		return;
+		return 0;
 	last = now;
 	progress_fn(what, done, total, progress_ctx);
+	return 0;
 }
 
 static int copy_out(int fd, const char *dst, const uint8_t *buf, size_t len,
@@ -70,7 +80,9 @@ static int copy_range(int in, int out, const char *src, const char *dst,
 		if (rc)
 			return rc;
 		off += (uint64_t)n;
-		imgp_progress("copying", off, total);
+		rc = imgp_progress("copying", off, total);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }

@@ -14,6 +14,8 @@ static void *log_ctx;
 static _Thread_local struct imgp_buf *capture;
 /* Thread-local so that parallel batch jobs keep their own reasons. */
 static _Thread_local char errmsg[ERRMSG_MAX];
+/* The failure is a name the caller gave that none of the choices has. */
+static _Thread_local bool errname;
 
 void imgp_log_set_handler(imgp_log_fn fn, void *ctx)
 {
@@ -51,7 +53,24 @@ int imgp_fail(int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(errmsg, sizeof(errmsg), fmt, ap);
 	va_end(ap);
+	errname = false;
 	return -err;
+}
+
+int imgp_fail_name(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(errmsg, sizeof(errmsg), fmt, ap);
+	va_end(ap);
+	errname = true;
+	return -err;
+}
+
+bool imgp_err_is_name(void)
+{
+	return errname;
 }
 
 int imgp_fail_ctx(int rc, const char *fmt, ...)
@@ -90,4 +109,5 @@ const char *imgp_errmsg(void)
 void imgp_errclear(void)
 {
 	errmsg[0] = '\0';
+	errname = false;
 }

@@ -405,8 +405,8 @@ static int pick_trees(struct doctor *d, const char *fdt_spec, const char *model)
 		rc = imgp_effective_pick(d->effective, d->neffective, model, &t);
 		/* Past a dozen, the list of names is info's to give, not one line's. */
 		if (rc && model && d->neffective > 12)
-			return imgp_fail(-rc, "--model '%s': no such tree among the %zu the boot path offers (imgpatch info lists them)",
-					 model, d->neffective);
+			return imgp_fail_name(-rc, "--model '%s': no such tree among the %zu the boot path offers (imgpatch info lists them)",
+					      model, d->neffective);
 		if (rc && model)
 			return imgp_fail_ctx(rc, "--model '%s'", model);
 		imgp_errclear();

@@ -126,7 +126,9 @@ static int hash_range(const struct imgp_image *img, const struct range *r,
 		sha256_update(&ctx, n, buf);
 		off += n;
 		*done += n;
-		imgp_progress("checksumming", *done, total);
+		rc = imgp_progress("checksumming", *done, total);
+		if (rc)
+			return rc;
 	}
 	sha256_digest(&ctx, SHA256_DIGEST_SIZE, digest);
 	to_hex(digest, hex);

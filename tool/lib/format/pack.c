@@ -132,7 +132,9 @@ static int feed_range(struct archive *a, const struct imgp_image *img,
 		if (rc)
 			return rc;
 		off += n;
-		imgp_progress("compressing", off, img->size);
+		rc = imgp_progress("compressing", off, img->size);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }

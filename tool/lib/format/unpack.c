@@ -301,6 +301,7 @@ static int sink_write(struct sink *s, const uint8_t *p, size_t len, uint64_t off
 static int extract_data(struct archive *a, struct sink *s, const char *what,
 			uint64_t total)
 {
+	imgp_test_pause("unpack");
 	for (;;) {
 		const void *buf;
 		size_t len;
@@ -324,9 +325,10 @@ static int extract_data(struct archive *a, struct sink *s, const char *what,
 		if (rc)
 			return rc;
 		if (in > 0)
-			imgp_progress("decompressing",
-				      (uint64_t)in < total ? (uint64_t)in : total,
-				      total);
+			rc = imgp_progress("decompressing",
+					   (uint64_t)in < total ? (uint64_t)in : total, total);
+		if (rc)
+			return rc;
 	}
 }
 

@@ -936,7 +936,9 @@ int imgp_xz_rewrite(struct imgp_xz *xz, int fd, const bool *changed,
 				       lzma_text(ret));
 			goto out;
 		}
-		imgp_progress("compressing", b->uoff + b->usize, xz->size);
+		rc = imgp_progress("compressing", b->uoff + b->usize, xz->size);
+		if (rc)
+			goto out;
 	}
 	rc = write_tail(xz, fd, idx);
 out:

@@ -242,6 +242,7 @@ int imgp_patch_find_booted(struct imgp_patch *patch, const char *model,
 	const struct imgp_survey_bootinfo *bi;
 	const struct imgp_survey_bootdt *dt = NULL;
 	struct imgp_buf names = { 0 };
+	const char *given;
 	size_t found = 0;
 	int rc = 0;
 
@@ -259,6 +260,7 @@ int imgp_patch_find_booted(struct imgp_patch *patch, const char *model,
 		return imgp_fail(ENOENT, "%s: the boot path picks its tree itself and names no tree file imgpatch could edit",
 				 bi->summary ? bi->summary : "boot script");
 	/* Without --model, the tree the image's own U-Boot picks. */
+	given = model;
 	for (size_t i = 0; !model && bi->ndts > 1 && i < bi->ndts; i++)
 		if (bi->dts[i].uboot_default)
 			model = bi->dts[i].path;
@@ -270,11 +272,12 @@ int imgp_patch_find_booted(struct imgp_patch *patch, const char *model,
 	if (found != 1) {
 		rc = list_trees(bi, &names);
 		if (!rc && !found)
-			rc = imgp_fail(ENOENT, "%s: no tree for model '%s' (have: %s)",
-				       bi->summary, model, (char *)names.data);
+			rc = imgp_fail_name(ENOENT, "%s: no tree for model '%s' (have: %s)",
+					    bi->summary, model, (char *)names.data);
 		else if (!rc)
-			rc = imgp_fail(EINVAL, "%s: boots %zu trees: choose one with --model (have: %s)",
-				       bi->summary, found, (char *)names.data);
+			rc = (given ? imgp_fail_name : imgp_fail)(EINVAL,
+				"%s: boots %zu trees: choose one with --model (have: %s)",
+				bi->summary, found, (char *)names.data);
 		imgp_buf_free(&names);
 		return rc;
 	}

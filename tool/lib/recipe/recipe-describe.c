@@ -169,6 +169,11 @@ int imgp_recipe_describe(const struct imgp_recipe *r, struct imgp_buf *out)
 			rc = imgp_buf_printf(out, "required");
 			sep = "; ";
 		}
+		/* Reports show "set" for it: the user knows why the value is missing there. */
+		if (!rc && p->secret) {
+			rc = imgp_buf_printf(out, "%ssecret", sep);
+			sep = "; ";
+		}
 		if (!rc && p->is_int) {
 			rc = imgp_buf_printf(out, "%sinteger", sep);
 			if (!rc && p->has_min && p->has_max)
