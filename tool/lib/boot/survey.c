@@ -406,6 +406,10 @@ static void bootinfo_free(struct imgp_survey_bootinfo *bi)
 	free(bi->dts);
 	free(bi->summary);
 	free(bi->error);
+	free(bi->updates);
+	for (size_t i = 0; i < bi->ndropped; i++)
+		free(bi->dropped[i]);
+	free(bi->dropped);
 }
 
 /* -------------------------------------------------------------- gathering */
