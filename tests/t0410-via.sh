@@ -36,22 +36,6 @@ rpi_clean()
 	extract_part "$1" 1 clean.fat && fsck.fat -n clean.fat >/dev/null
 }
 
-# with_symbols IMG START_SECTOR DIR: the image's pinephone tree in DIR
-# replaced by the same board's tree built with symbols (dtc -@), as
-# Armbian and Debian build theirs, so that the overlays the fixture lists
-# (which aim at labels) apply.
-with_symbols()
-{
-	extract_part "$1" 1 sym.ext4 &&
-	debugfs -w -f - sym.ext4 >/dev/null 2>&1 <<-EOF &&
-	cd $3
-	rm sun50i-a64-pinephone-1.2.dtb
-	write $DTB_DIR/u-boot-sunxi-pinephone.dtb sun50i-a64-pinephone-1.2.dtb
-	EOF
-	e2fsck -fn sym.ext4 >/dev/null 2>&1 &&
-	dd if=sym.ext4 of="$1" bs=512 seek="$2" conv=notrunc status=none
-}
-
 # fails IMG ARGS...: the patch is refused (exit 1) and IMG keeps every byte.
 fails()
 {

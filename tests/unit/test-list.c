@@ -87,6 +87,11 @@ static void check_extlinux(void)
 	expect("/extlinux/extlinux.conf", "fdtoverlays", "label a\n\tfdt /a.dtb", "/n.dtbo", 1,
 	       "label a\n\tfdt /a.dtb\n\tfdtoverlays /n.dtbo\n",
 	       "extlinux: the tree's line last, without a newline");
+	expect("/boot/extlinux/extlinux.conf", "fdtoverlays",
+	       "label l0\n\tfdtdir /usr/lib/linux-image-6.1.0-13-arm64/\n\t\n\tappend ro quiet\n",
+	       "/boot/dtbo/n.dtbo", 1,
+	       "label l0\n\tfdtdir /usr/lib/linux-image-6.1.0-13-arm64/\n\tfdtoverlays /boot/dtbo/n.dtbo\n\tappend ro quiet\n",
+	       "extlinux: u-boot-update's empty slot after the tree takes the new line");
 	expect("/extlinux/extlinux.conf", "fdtoverlays", "menu title x\n", "/n.dtbo",
 	       -ENOENT, NULL, "extlinux: no label is an error");
 }

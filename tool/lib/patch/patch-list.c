@@ -298,8 +298,23 @@ static int list_extlinux(const char *text, size_t len, const char *word,
 		const char *indent = ref ? ref->start : "\t";
 		int nindent = ref ? (int)(skip_blanks(ref->start, ref->end) - ref->start) : 1;
 
+		const char *c = ref ? ref->next : NULL;
+		struct line slot;
+
 		snprintf(ins, sizeof(ins), "%.*sfdtoverlays %s\n", nindent, indent, word);
-		if (ref && ref->next == text + len && ref->end == text + len)
+		/*
+		 * The line after the tree's holding only blanks is the slot
+		 * Debian's u-boot-update leaves where it has no fdtoverlays: the
+		 * new line takes it, as the generator's own line would.
+		 */
+		if (c && next_line(text, len, &c, &slot) && slot.end > slot.start &&
+		    skip_blanks(slot.start, slot.end) == slot.end && slot.next > slot.end) {
+			rc = imgp_buf_append(out, text, (size_t)(slot.start - text));
+			if (!rc)
+				rc = imgp_buf_append(out, ins, strlen(ins) - 1);
+			if (!rc)
+				rc = imgp_buf_append(out, slot.end, len - (size_t)(slot.end - text));
+		} else if (ref && ref->next == text + len && ref->end == text + len)
 			rc = append_line(text, len, ins, out);
 		else
 			rc = splice(text, len, ref ? ref->next : after, ins, out);
