@@ -835,6 +835,7 @@ int imgp_uboot_read(const struct imgp_image *img, const struct imgp_table *tab,
 void imgp_uboot_free(struct imgp_uboot *ub);
 
 struct imgp_bootpath;
+struct imgp_uboot_menu;
 
 struct imgp_survey {
 	struct imgp_disk *disk;
@@ -847,6 +848,8 @@ struct imgp_survey {
 	const struct imgp_bootpath *bootpath; /* NULL: no boot path recognised */
 	const char *bootpath_name; /* "fit", "extlinux", "script", "armbian", "rpi"; NULL */
 	struct imgp_survey_bootinfo bootinfo; /* IMGP_SURVEY_BOOT, with a boot path */
+	/* What the generator of the boot configuration reads (bootinfo.updates); NULL: none. */
+	struct imgp_uboot_menu *generator;
 	struct imgp_uboot uboot; /* IMGP_SURVEY_BOOT: the image's own U-Boot */
 	const struct imgp_part *boot;
 	int boot_rc;

@@ -295,28 +295,37 @@ static int mark_uboot_tree(struct imgp_survey *sv, struct imgp_survey_bootinfo *
 /*
  * What Debian's u-boot-update will make of a file it wrote (see
  * uboot-menu.c), in bi->updates, and the overlays of the booted label l
- * it will not write again in bi->dropped. Returns 0 or -ENOMEM.
+ * it will not write again in bi->dropped; what it reads is kept in
+ * sv->generator for patch. Returns 0 or -ENOMEM.
  */
 static int describe_updates(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
 			    const struct label *l)
 {
 	struct imgp_fs *fs = imgp_survey_fs(sv, sv->boot);
 	struct imgp_buf list = { 0 }, from = { 0 }, gone = { 0 };
-	struct imgp_uboot_menu m;
+	struct imgp_uboot_menu *mp = calloc(1, sizeof(*mp));
 	int rc;
 
-	if (!fs) {
+	if (!fs || !mp) {
+		free(mp);
+		if (!mp)
+			return imgp_fail(ENOMEM, "out of memory");
 		imgp_errclear();
 		return 0;
 	}
-	rc = imgp_uboot_menu_read(fs, &m);
-	for (size_t i = 0; !rc && i < m.nwords; i++)
-		rc = imgp_buf_printf(&list, "%s%s", i ? " " : "", m.words[i]);
-	if (!rc && m.overlays)
-		rc = imgp_buf_printf(&from, "U_BOOT_FDT_OVERLAYS of %s", m.overlays_file);
+	rc = imgp_uboot_menu_read(fs, mp);
+	if (rc) {
+		free(mp);
+		return rc;
+	}
+	sv->generator = mp;
+	for (size_t i = 0; !rc && i < mp->nwords; i++)
+		rc = imgp_buf_printf(&list, "%s%s", i ? " " : "", mp->words[i]);
+	if (!rc && mp->overlays)
+		rc = imgp_buf_printf(&from, "U_BOOT_FDT_OVERLAYS of %s", mp->overlays_file);
 	else if (!rc)
-		rc = imgp_buf_printf(&from, "every *.dtbo of %s%s", m.dir,
-				     m.dir_exists ? "" : ", which is not there");
+		rc = imgp_buf_printf(&from, "every *.dtbo of %s%s", mp->dir,
+				     mp->dir_exists ? "" : ", which is not there");
 	for (const char *p = l ? l->overlays : NULL; !rc && p && *p;) {
 		size_t k;
 		char *word;
@@ -331,8 +340,8 @@ static int describe_updates(struct imgp_survey *sv, struct imgp_survey_bootinfo 
 			rc = imgp_fail(ENOMEM, "out of memory");
 			break;
 		}
-		for (size_t i = 0; i < m.nwords; i++)
-			kept |= !strcmp(m.words[i], word);
+		for (size_t i = 0; i < mp->nwords; i++)
+			kept |= !strcmp(mp->words[i], word);
 		if (!kept) {
 			char **grown = realloc(bi->dropped, (bi->ndropped + 1) * sizeof(*grown));
 
@@ -354,7 +363,6 @@ static int describe_updates(struct imgp_survey *sv, struct imgp_survey_bootinfo 
 		bi->updates = NULL;
 		rc = imgp_fail(ENOMEM, "out of memory");
 	}
-	imgp_uboot_menu_free(&m);
 	imgp_buf_free(&list);
 	imgp_buf_free(&from);
 	imgp_buf_free(&gone);

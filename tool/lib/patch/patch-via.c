@@ -598,27 +598,18 @@ static int check_units(struct imgp_patch *patch, const struct unit *u, size_t n)
  * extlinux.conf as Debian's u-boot-update writes it, on a root filesystem
  * imgpatch writes (ext): it writes the file anew at the next kernel, from
  * /etc/default/u-boot, so a new overlay goes where it looks for overlays
- * and its name into U_BOOT_FDT_OVERLAYS as well (see uboot-menu.c).
- * Returns 1 with m read, 0 when the path is another, or -ENOMEM.
+ * and its name into U_BOOT_FDT_OVERLAYS as well (see uboot-menu.c). What
+ * it reads, as the survey read it; NULL when the path has no generator.
  */
-static int generator_of(struct imgp_patch *patch, struct imgp_uboot_menu *m)
+static const struct imgp_uboot_menu *generator_of(struct imgp_patch *patch)
 {
 	struct imgp_survey *sv = imgp_patch_survey(patch);
 	const struct imgp_part *part = patch->boot_part;
-	struct imgp_fs *fs;
-	int rc;
 
-	memset(m, 0, sizeof(*m));
-	if (!sv || !sv->bootinfo.updates || !part || strncmp(part->fstype, "ext", 3) ||
+	if (!sv || !sv->generator || !part || strncmp(part->fstype, "ext", 3) ||
 	    part != sv->boot)
-		return 0;
-	fs = imgp_survey_fs(sv, part);
-	if (!fs) {
-		imgp_errclear();
-		return 0;
-	}
-	rc = imgp_uboot_menu_read(fs, m);
-	return rc ? rc : 1;
+		return NULL;
+	return sv->generator;
 }
 
 /* Where a path keeps its overlays and the list that names them. */
@@ -784,15 +775,12 @@ static int write_overlays(struct imgp_patch *patch, const char *why,
 	const struct imgp_dt_plan *p = patch->dt_plan;
 	struct unit *u = NULL;
 	struct imgp_buf note = { 0 }, sections = { 0 };
-	struct imgp_uboot_menu gen;
+	const struct imgp_uboot_menu *gen = generator_of(patch);
 	size_t n = 0;
-	int rc, made;
+	int rc;
 
 	if (!p || !p->n)
 		return imgp_fail(EINVAL, "no device tree edits to make an overlay of");
-	made = generator_of(patch, &gen);
-	if (made < 0)
-		return made;
 	/*
 	 * config.txt is read by every model: the new dtoverlay= line goes under
 	 * the filters that hold for the boards of this tree alone ([pi4] would
@@ -813,7 +801,7 @@ static int write_overlays(struct imgp_patch *patch, const char *why,
 		char target[1200];
 
 		rc = hook_list(patch, sv->bootpath_name, p->tree->path, u[i].name,
-			       made ? &gen : NULL, &h);
+			       gen, &h);
 		if (rc)
 			break;
 		note.len = 0;
@@ -832,18 +820,16 @@ static int write_overlays(struct imgp_patch *patch, const char *why,
 		     f += strcspn(f, "\n") + 1)
 			rc = imgp_buf_printf(&note, "under [%.*s]\n", (int)strcspn(f, "\n"), f) ?
 				-ENOMEM : 0;
-		if (!rc && made)
-			rc = generator_note(&gen, u[i].name, &note);
+		if (!rc && gen)
+			rc = generator_note(gen, u[i].name, &note);
 		if (!rc)
 			rc = plan_overlay_file(patch, &h, &u[i], (char *)note.data);
 		if (!rc)
 			rc = imgp_patch_list_add(patch, "boot", h.list, h.key, h.word,
 						 sections.len ? (const char *)sections.data : NULL);
-		if (!rc && made)
-			rc = register_generator(patch, &gen, u[i].name);
+		if (!rc && gen)
+			rc = register_generator(patch, gen, u[i].name);
 	}
-	if (made)
-		imgp_uboot_menu_free(&gen);
 	imgp_buf_free(&sections);
 	imgp_buf_free(&note);
 	units_free(u, n);
@@ -858,14 +844,10 @@ static int write_overlays(struct imgp_patch *patch, const char *why,
 static int write_file(struct imgp_patch *patch, const char *why)
 {
 	const struct imgp_dt_plan *p = patch->dt_plan;
-	struct imgp_uboot_menu gen;
 	char *said = NULL;
-	int made = generator_of(patch, &gen), rc;
+	int rc;
 
-	if (made < 0)
-		return made;
-	if (made) {
-		imgp_uboot_menu_free(&gen);
+	if (generator_of(patch)) {
 		if (asprintf(&said, "%s%snot carried over by a kernel upgrade: u-boot-update then names the new kernel's trees, which lack this edit (--via overlay survives it)",
 			     why ? why : "", why ? "\n" : "") < 0)
 			return imgp_fail(ENOMEM, "out of memory");
