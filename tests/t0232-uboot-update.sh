@@ -150,6 +150,7 @@ test_expect_success 'a line added by hand: info and doctor say u-boot-update dro
 	grep "overlay-not-durable" doctor &&
 	grep -F "/boot/mine.dtbo" doctor &&
 	imgpatch doctor d.img --model $PINE --json >doctor.json &&
+	python3 "$TEST_DIR/json/validate.py" "$REPO_DIR/tool/schema/doctor.schema.json" doctor.json &&
 	python3 -c "import json,sys; d=json.load(open(\"doctor.json\")); f=[x for x in d[\"findings\"] if x[\"id\"]==\"overlay-not-durable\"]; assert len(f)==1 and f[0][\"evidence\"][\"file\"]==\"/boot/mine.dtbo\", f" &&
 	regenerate d.img d &&
 	grep -F "/boot/mine.dtbo" d.before && ! grep -F "/boot/mine.dtbo" d.after
