@@ -199,9 +199,11 @@ int imgp_uboot_menu_read(struct imgp_fs *fs, struct imgp_uboot_menu *m)
 	}
 	if (!rc)
 		rc = imgp_uboot_menu_path(m->dir, NULL, &path);
+	/* No folder, no fdtoverlays line at all: it tests the folder first. */
 	if (!rc && imgp_fs_list(fs, (char *)path.data, &names, &n)) {
 		imgp_errclear();
-		return imgp_buf_free(&path), 0;
+		imgp_buf_free(&path);
+		return 0;
 	}
 	m->dir_exists = !rc;
 	if (!rc)
