@@ -55,6 +55,9 @@ check_packages=(
 	openssh-client
 	# the processes of an interrupted run (t0575)
 	procps
+	# Debian's generator of extlinux.conf, run on a patched root (t0232); it
+	# brings linux-base (linux-version)
+	u-boot-menu
 	# man page, shell completion, JSON schemas, Debian package, CI examples
 	scdoc man-db groff-base zsh bash-completion python3-jsonschema python3-yaml parallel
 	debhelper dpkg-dev fakeroot lintian
@@ -77,7 +80,8 @@ command_packages=(
 	mkimage:u-boot-tools dumpimage:u-boot-tools mkenvimage:u-boot-tools
 	dtc:device-tree-compiler fdtget:device-tree-compiler
 	fdtput:device-tree-compiler fdtoverlay:device-tree-compiler
-	blkid:util-linux setsid:util-linux ps:procps
+	blkid:util-linux setsid:util-linux unshare:util-linux ps:procps
+	u-boot-update:u-boot-menu linux-version:u-boot-menu chroot:coreutils
 	cmp:diffutils awk:mawk xargs:findutils
 	dd:coreutils du:coreutils script:bsdutils strings:binutils
 	od:coreutils timeout:coreutils sha1sum:coreutils install:coreutils env:coreutils

@@ -468,6 +468,62 @@ kv260_patched()
 	extract_part "$1" 1 boot.fat && fsck.fat -n boot.fat >/dev/null
 }
 
+# with_symbols IMG START_SECTOR DIR: the image's pinephone tree in DIR
+# replaced by the same board's tree built with symbols (dtc -@), as
+# Armbian and Debian build theirs, so that the overlays the fixture lists
+# (which aim at labels) apply.
+with_symbols()
+{
+	extract_part "$1" 1 sym.ext4 &&
+	debugfs -w -f - sym.ext4 >/dev/null 2>&1 <<-EOF &&
+	cd $3
+	rm sun50i-a64-pinephone-1.2.dtb
+	write $DTB_DIR/u-boot-sunxi-pinephone.dtb sun50i-a64-pinephone-1.2.dtb
+	EOF
+	e2fsck -fn sym.ext4 >/dev/null 2>&1 &&
+	dd if=sym.ext4 of="$1" bs=512 seek="$2" conv=notrunc status=none
+}
+
+# uboot_update ROOT: runs Debian's u-boot-update (u-boot-menu) with the
+# directory ROOT, an image's root unpacked (debugfs rdump), as /: in a
+# private mount namespace the system's programs and libraries are bound
+# into ROOT and u-boot-update runs chrooted there, so it reads ROOT's
+# /etc/default/u-boot, /etc/fstab, os-release and kernels and writes
+# ROOT/boot/extlinux/extlinux.conf, and / and /boot are one filesystem
+# as on the image. Needs root (unshare, chroot); its messages in
+# uboot-update.log.
+uboot_update()
+{
+	local -; set +x
+	local multiarch
+
+	multiarch=$(gcc -print-multiarch 2>/dev/null) || multiarch=
+	unshare -m --propagation private bash -ec '
+		root=$1; shift
+		for d in "$@"; do
+			[ -d "$d" ] || continue
+			mkdir -p "$root$d"
+			mount --bind "$d" "$root$d"
+		done
+		for l in bin sbin lib lib64; do
+			[ -e "$root/$l" ] || [ -L "$root/$l" ] || ln -s "usr/$l" "$root/$l"
+		done
+		chroot "$root" /usr/sbin/u-boot-update
+	' uboot_update "$1" /usr/bin /usr/sbin /usr/share/perl5 /usr/share/perl \
+		/usr/lib64 ${multiarch:+/usr/lib/$multiarch} >uboot-update.log 2>&1
+}
+
+# unpack_root IMG N DIR: the ext filesystem of partition N of IMG, unpacked
+# into the new folder DIR by debugfs rdump.
+unpack_root()
+{
+	local -; set +x
+
+	extract_part "$1" "$2" unpack.ext4 && rm -rf "$3" && mkdir -p "$3" &&
+		debugfs -R "rdump / $3" unpack.ext4 >/dev/null 2>&1 && rm -f unpack.ext4 &&
+		[ -d "$3/etc" ]
+}
+
 # ------------------------------------------------ Debian's U-Boot builds
 
 # The .deb files ci/install-deps.sh downloads (Debian's U-Boot for boards:

@@ -99,13 +99,15 @@ test_expect_success 'patch and cat without U-Boot or --model: refused in one lin
 	grep -q "^imgpatch: nouboot.img: $TREES trees (.*, \.\.\. $TREES in all: imgpatch info lists them): name one$" err
 '
 
-test_expect_success 'apply rockpro64-sd-uhs with no parameter: the overlay beside the tree, in fdtoverlays' '
+test_expect_success 'apply rockpro64-sd-uhs with no parameter: the overlay where u-boot-update looks, in fdtoverlays' '
 	imgpatch apply rockpro64-sd-uhs many.img >out &&
 	extract_part many.img 1 p1.ext4 &&
 	e2fsck -fn p1.ext4 >/dev/null 2>&1 &&
 	debugfs -R "cat /boot/extlinux/extlinux.conf" p1.ext4 2>/dev/null >conf &&
-	grep -Fx "	fdtoverlays $K/rockchip/rockpro64-sd-uhs.dtbo" conf &&
-	debugfs -R "cat $K/rockchip/rockpro64-sd-uhs.dtbo" p1.ext4 2>/dev/null >uhs.dtbo &&
+	grep -Fx "	fdtoverlays /boot/dtbo/rockpro64-sd-uhs.dtbo" conf &&
+	debugfs -R "cat /etc/default/u-boot" p1.ext4 2>/dev/null >defaults &&
+	grep -Fx "U_BOOT_FDT_OVERLAYS=\"rockpro64-sd-uhs.dtbo\"" defaults &&
+	debugfs -R "cat /boot/dtbo/rockpro64-sd-uhs.dtbo" p1.ext4 2>/dev/null >uhs.dtbo &&
 	fdtoverlay -i linux-image-6.1.0-13-arm64/rockchip/rk3399-rockpro64.dtb -o applied.dtb uhs.dtbo &&
 	for p in sd-uhs-sdr12 sd-uhs-sdr25 sd-uhs-sdr50 sd-uhs-sdr104 sd-uhs-ddr50; do
 		fdtget applied.dtb /mmc@fe320000 $p >/dev/null || return 1

@@ -36,22 +36,6 @@ rpi_clean()
 	extract_part "$1" 1 clean.fat && fsck.fat -n clean.fat >/dev/null
 }
 
-# with_symbols IMG START_SECTOR DIR: the image's pinephone tree in DIR
-# replaced by the same board's tree built with symbols (dtc -@), as
-# Armbian and Debian build theirs, so that the overlays the fixture lists
-# (which aim at labels) apply.
-with_symbols()
-{
-	extract_part "$1" 1 sym.ext4 &&
-	debugfs -w -f - sym.ext4 >/dev/null 2>&1 <<-EOF &&
-	cd $3
-	rm sun50i-a64-pinephone-1.2.dtb
-	write $DTB_DIR/u-boot-sunxi-pinephone.dtb sun50i-a64-pinephone-1.2.dtb
-	EOF
-	e2fsck -fn sym.ext4 >/dev/null 2>&1 &&
-	dd if=sym.ext4 of="$1" bs=512 seek="$2" conv=notrunc status=none
-}
-
 # fails IMG ARGS...: the patch is refused (exit 1) and IMG keeps every byte.
 fails()
 {
@@ -202,17 +186,21 @@ test_expect_success 'Armbian: an overlay of that name with other bytes is not re
 
 # ----------------------------------------------------------------- extlinux
 
-test_expect_success 'extlinux: the overlay beside the tree, added to the booted label only' '
+# Debian's u-boot-update wrote this extlinux.conf: the overlay goes where it
+# looks for overlays, and into /etc/default/u-boot (t0232 runs it).
+test_expect_success 'extlinux: the overlay in u-boot-update'"'"'s folder, added to the booted label only' '
 	cp fdtsym.img e.img &&
 	imgpatch patch e.img --dt-set "$SET" --dry-run >plan && cmp fdtsym.img e.img &&
 	imgpatch patch e.img --dt-set "$SET" >plan &&
-	name=$(ext_names e.img $EXT_OFF $dtbs/allwinner | grep "^imgpatch-") &&
+	name=$(ext_names e.img $EXT_OFF /boot/dtbo | grep "^imgpatch-") &&
 	ext_cat e.img $EXT_OFF /boot/extlinux/extlinux.conf >conf &&
-	grep -Fx "	fdtoverlays  /boot/dtbo//sdfix.dtbo $dtbs/allwinner/$name" conf &&
+	grep -Fx "	fdtoverlays  /boot/dtbo//sdfix.dtbo /boot/dtbo//$name" conf &&
 	test $(grep -c fdtoverlays conf) = 1 &&
 	ext_cat fdt.img $EXT_OFF /boot/extlinux/extlinux.conf >conf.orig &&
 	diff conf.orig conf | grep "^[<>]" | wc -l >n && echo 2 >n.want && test_cmp n.want n &&
-	ext_cat e.img $EXT_OFF "$dtbs/allwinner/$name" >e.dtbo &&
+	ext_cat e.img $EXT_OFF /etc/default/u-boot >defaults &&
+	grep -Fx "U_BOOT_FDT_OVERLAYS=\"sdfix.dtbo $name\"" defaults &&
+	ext_cat e.img $EXT_OFF "/boot/dtbo/$name" >e.dtbo &&
 	fdtoverlay -i pinesym.dtb -o e.applied sdfix.dtbo e.dtbo &&
 	test "$(fdtget e.applied /soc/$MMC max-frequency)" = 50000000 &&
 	ext_clean e.img 2048 &&
@@ -234,10 +222,10 @@ test_expect_success 'extlinux fdtdir: several trees need --model, which picks on
 	grep "no tree for model .nosuch.dtb. (have: $dtbs/allwinner/sun50i-a64-pinephone-1.2.dtb, $dtbs/rockchip/rk3399-rockpro64.dtb)" err &&
 	cp fdtdir.img x.img &&
 	imgpatch patch x.img --model allwinner/sun50i-a64-pinephone-1.2.dtb --dt-set "$SET" >/dev/null &&
-	name=$(ext_names x.img $EXT_OFF $dtbs/allwinner | grep "^imgpatch-") &&
+	name=$(ext_names x.img $EXT_OFF /boot/dtbo | grep "^imgpatch-") &&
 	ext_cat x.img $EXT_OFF /boot/extlinux/extlinux.conf >conf &&
 	grep -A1 -F "	fdtdir $dtbs/" conf | head -2 >two &&
-	printf "\tfdtdir %s/\n\tfdtoverlays %s\n" $dtbs "$dtbs/allwinner/$name" >two.want &&
+	printf "\tfdtdir %s/\n\tfdtoverlays %s\n" $dtbs "/boot/dtbo/$name" >two.want &&
 	test_cmp two.want two &&
 	test $(grep -c fdtoverlays conf) = 1
 '

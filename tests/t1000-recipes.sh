@@ -448,14 +448,16 @@ test_expect_success 'intent fixtures: extlinux, Armbian, and Armbian on a NanoPC
 	$IMGPATCH info t6.img | grep "fdtfile rockchip/rk3588-nanopc-t6.dtb"
 '
 
-test_expect_success 'rockpro64-sd-uhs on extlinux: a new overlay beside the tree, in fdtoverlays' '
+test_expect_success 'rockpro64-sd-uhs on extlinux: a new overlay where u-boot-update looks, in fdtoverlays' '
 	cp fdtdir.img rp.img &&
 	$IMGPATCH apply rockpro64-sd-uhs rp.img >out &&
 	grep "via overlay:" out &&
 	ext_cat rp.img $EXT_OFF /boot/extlinux/extlinux.conf >conf &&
-	grep -Fx "	fdtoverlays $LINUX/rockchip/rockpro64-sd-uhs.dtbo" conf &&
+	grep -Fx "	fdtoverlays /boot/dtbo/rockpro64-sd-uhs.dtbo" conf &&
 	test $(grep -c fdtoverlays conf) = 1 &&
-	ext_cat rp.img $EXT_OFF $LINUX/rockchip/rockpro64-sd-uhs.dtbo >uhs.dtbo &&
+	ext_cat rp.img $EXT_OFF /etc/default/u-boot >defaults &&
+	grep -Fx "U_BOOT_FDT_OVERLAYS=\"rockpro64-sd-uhs.dtbo\"" defaults &&
+	ext_cat rp.img $EXT_OFF /boot/dtbo/rockpro64-sd-uhs.dtbo >uhs.dtbo &&
 	ext_cat rp.img $EXT_OFF $LINUX/rockchip/rk3399-rockpro64.dtb >rp.dtb &&
 	fdtoverlay -i rp.dtb -o rp.applied uhs.dtbo &&
 	for p in sd-uhs-sdr12 sd-uhs-sdr25 sd-uhs-sdr50 sd-uhs-sdr104 sd-uhs-ddr50; do

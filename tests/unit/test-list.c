@@ -2,7 +2,8 @@
 /*
  * List edits (patch-list.c): a word added to armbianEnv.txt's key=a b c
  * lines, to the fdtoverlays of the extlinux label U-Boot boots, and to
- * config.txt's dtoverlay= lines for every model. Each case gives the whole
+ * config.txt's dtoverlay= lines for every model, and to a shell variable
+ * of /etc/default/u-boot. Each case gives the whole
  * expected text, so every byte the owner wrote is checked to stay.
  */
 #include <errno.h>
@@ -86,6 +87,11 @@ static void check_extlinux(void)
 	expect("/extlinux/extlinux.conf", "fdtoverlays", "label a\n\tfdt /a.dtb", "/n.dtbo", 1,
 	       "label a\n\tfdt /a.dtb\n\tfdtoverlays /n.dtbo\n",
 	       "extlinux: the tree's line last, without a newline");
+	expect("/boot/extlinux/extlinux.conf", "fdtoverlays",
+	       "label l0\n\tfdtdir /usr/lib/linux-image-6.1.0-13-arm64/\n\t\n\tappend ro quiet\n",
+	       "/boot/dtbo/n.dtbo", 1,
+	       "label l0\n\tfdtdir /usr/lib/linux-image-6.1.0-13-arm64/\n\tfdtoverlays /boot/dtbo/n.dtbo\n\tappend ro quiet\n",
+	       "extlinux: u-boot-update's empty slot after the tree takes the new line");
 	expect("/extlinux/extlinux.conf", "fdtoverlays", "menu title x\n", "/n.dtbo",
 	       -ENOENT, NULL, "extlinux: no label is an error");
 }
@@ -150,8 +156,36 @@ static void check_config_txt_sections(void)
 		  "sections: after an include, [all] first");
 }
 
+static void check_shell(void)
+{
+	const char *deb = "## /etc/default/u-boot - configuration file for u-boot-update(8)\n\n"
+			  "#U_BOOT_FDT_OVERLAYS=\"\"\n";
+	const char *d = "/etc/default/u-boot", *k = "U_BOOT_FDT_OVERLAYS";
+
+	expect(d, k, deb, "x.dtbo", 1,
+	       "## /etc/default/u-boot - configuration file for u-boot-update(8)\n\n"
+	       "#U_BOOT_FDT_OVERLAYS=\"\"\n" "U_BOOT_FDT_OVERLAYS=\"x.dtbo\"\n",
+	       "shell: the commented example stays, a line added");
+	expect(d, k, "U_BOOT_FDT_OVERLAYS=\"a.dtbo\"  # mine\n", "x.dtbo", 1,
+	       "U_BOOT_FDT_OVERLAYS=\"a.dtbo x.dtbo\"  # mine\n",
+	       "shell: into the quotes, the comment kept");
+	expect(d, k, "U_BOOT_FDT_OVERLAYS=''\nU_BOOT_FDT_OVERLAYS='a.dtbo b.dtbo'\n", "x.dtbo", 1,
+	       "U_BOOT_FDT_OVERLAYS=''\nU_BOOT_FDT_OVERLAYS='a.dtbo b.dtbo x.dtbo'\n",
+	       "shell: the last assignment counts, single quotes kept");
+	expect(d, k, "U_BOOT_FDT_OVERLAYS=\"\"\n", "x.dtbo", 1,
+	       "U_BOOT_FDT_OVERLAYS=\"x.dtbo\"\n", "shell: an empty value");
+	expect(d, k, "  export U_BOOT_FDT_OVERLAYS=a.dtbo\n", "x.dtbo", 1,
+	       "  export U_BOOT_FDT_OVERLAYS=\"a.dtbo x.dtbo\"\n", "shell: a bare word gets quotes");
+	expect(d, k, "U_BOOT_FDT_OVERLAYS=\"a.dtbo x.dtbo\"\n", "x.dtbo", 0,
+	       "U_BOOT_FDT_OVERLAYS=\"a.dtbo x.dtbo\"\n", "shell: already there, unchanged");
+	expect(d, k, "U_BOOT_FDT_OVERLAYS_DIR=\"/boot/dtbo/\"", "x.dtbo", 1,
+	       "U_BOOT_FDT_OVERLAYS_DIR=\"/boot/dtbo/\"\nU_BOOT_FDT_OVERLAYS=\"x.dtbo\"\n",
+	       "shell: a longer name is another variable");
+}
+
 int main(void)
 {
+	check_shell();
 	check_words();
 	check_extlinux();
 	check_config_txt();

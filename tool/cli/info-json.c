@@ -133,6 +133,7 @@ static void info_json_bootpath(struct json *j, const struct info *in)
 	json_kv_int(j, "partition", in->sv.boot->number);
 	json_kv_string(j, "summary", bi->summary);
 	json_kv_string(j, "error", bi->rc ? bi->error : NULL);
+	json_kv_string(j, "updates", bi->updates);
 	json_key(j, "trees");
 	json_array_begin(j);
 	for (size_t i = 0; i < bi->ndts; i++) {

@@ -122,6 +122,11 @@ static void text_bootpath(const struct info *in)
 		table_put_text(bi->error);
 		putchar('\n');
 	}
+	if (bi->updates) {
+		fputs("  updates: ", stdout);
+		table_put_text(bi->updates);
+		putchar('\n');
+	}
 	for (size_t i = 0; i < bi->ndts; i++) {
 		const struct imgp_survey_bootdt *dt = &bi->dts[i];
 

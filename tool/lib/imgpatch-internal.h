@@ -542,6 +542,31 @@ int imgp_effective_fit_image(struct imgp_survey *sv, const struct imgp_fit_image
 /* patch.c: the patch's survey of its disk (its boot path read), made when first asked; NULL: ENOMEM. */
 struct imgp_survey *imgp_patch_survey(struct imgp_patch *patch);
 
+/* ---------------------------------------------------------- uboot-menu.c */
+
+/*
+ * What Debian's u-boot-update (u-boot-menu) reads from a root filesystem
+ * when it writes extlinux.conf anew, and the fdtoverlays it then writes.
+ */
+struct imgp_uboot_menu {
+	bool defaults;           /* /etc/default/u-boot is there */
+	char *dir;               /* U_BOOT_FDT_OVERLAYS_DIR as it uses it ("/boot/dtbo") */
+	char *overlays;          /* U_BOOT_FDT_OVERLAYS; NULL: unset or empty (every *.dtbo) */
+	char *overlays_file;     /* the file whose U_BOOT_FDT_OVERLAYS counts; NULL: none sets it */
+	bool dir_exists;
+	size_t npresent;         /* the *.dtbo of dir, in glob order */
+	char **present;
+	size_t nwords;           /* the fdtoverlays entries it writes, in order */
+	char **words;
+};
+/* Whether an extlinux.conf starts with the header u-boot-update 4.2.2 writes. */
+bool imgp_uboot_menu_made(const char *text, size_t len);
+/* Reads fs (a root) as u-boot-update would. Returns 0 or -ENOMEM. */
+int imgp_uboot_menu_read(struct imgp_fs *fs, struct imgp_uboot_menu *m);
+void imgp_uboot_menu_free(struct imgp_uboot_menu *m);
+/* out = "/a/b" with repeated '/' collapsed, as the shell finds it (b may be NULL). */
+int imgp_uboot_menu_path(const char *a, const char *b, struct imgp_buf *out);
+
 /* ------------------------------------------- patch-dt.c, patch-via.c */
 
 enum imgp_dt_edit_kind {
@@ -584,6 +609,7 @@ enum imgp_list_style {
 	IMGP_LIST_WORDS,         /* key=a b c (armbianEnv.txt) */
 	IMGP_LIST_EXTLINUX,      /* fdtoverlays of the label U-Boot boots */
 	IMGP_LIST_LINES,         /* config.txt: one key=word line each */
+	IMGP_LIST_SHELL,         /* KEY="a b c", a file a shell sources (/etc/default/u-boot) */
 };
 /* The list style of key in the file at path: by its name, then the key. */
 enum imgp_list_style imgp_list_style_of(const char *path, const char *key);

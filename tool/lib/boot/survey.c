@@ -406,6 +406,10 @@ static void bootinfo_free(struct imgp_survey_bootinfo *bi)
 	free(bi->dts);
 	free(bi->summary);
 	free(bi->error);
+	free(bi->updates);
+	for (size_t i = 0; i < bi->ndropped; i++)
+		free(bi->dropped[i]);
+	free(bi->dropped);
 }
 
 /* -------------------------------------------------------------- gathering */
@@ -907,6 +911,9 @@ void imgp_survey_free(struct imgp_survey *sv)
 	free(sv->effective_trees);
 	imgp_effective_free(sv->effective, sv->neffective);
 	bootinfo_free(&sv->bootinfo);
+	if (sv->generator)
+		imgp_uboot_menu_free(sv->generator);
+	free(sv->generator);
 	imgp_uboot_free(&sv->uboot);
 	if (sv->fit.hash)
 		for (size_t i = 0; i < sv->fit.fit.nimages; i++)

@@ -447,12 +447,46 @@ static int check_base(struct doctor *d, const struct imgp_effective *t)
 	return rc;
 }
 
+/*
+ * An overlay of the booted entry that the distribution's generator will
+ * not write again (an fdtoverlays line added by hand to the extlinux.conf
+ * Debian's u-boot-update writes): the boot path's describe() names them.
+ */
+static int check_durable(struct doctor *d)
+{
+	const struct imgp_survey_bootinfo *bi = &d->sv.bootinfo;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < bi->ndropped; i++) {
+		struct imgp_finding *f = doctor_add(d, DOCTOR_OVERLAY_NOT_DURABLE);
+
+		rc = f ? 0 : -ENOMEM;
+		if (!rc) {
+			f->partition = d->sv.boot->number;
+			rc = doctor_set(&f->file, "%s", bi->dropped[i]);
+		}
+		if (!rc)
+			rc = doctor_set(&f->boot_path, "%s", d->sv.bootpath_name);
+		if (!rc)
+			rc = doctor_set(&f->title, "%s, listed by boot path %s, is dropped at the next kernel upgrade",
+					bi->dropped[i], d->sv.bootpath_name);
+		if (!rc)
+			rc = doctor_set(&f->cost, "%s", bi->updates);
+		if (!rc)
+			rc = doctor_set(&f->hint, "list it where the generator reads it (imgpatch info IMAGE, its updates: line, says where); imgpatch patch --via overlay puts a new overlay there");
+	}
+	return rc;
+}
+
 int doctor_check_boot(struct doctor *d)
 {
 	int rc;
 
 	if (!d->sv.boot)
 		return 0;
+	rc = check_durable(d);
+	if (rc)
+		return rc;
 	rc = check_hook(d);
 	if (!rc)
 		rc = check_fit_config(d);

@@ -103,6 +103,11 @@ const struct doctor_finding_kind doctor_findings[DOCTOR_NFINDINGS] = {
 		"the device tree a boot path names is not there",
 		"the board does not boot that tree: the boot stops, or goes on with another",
 		MAN_BOOT },
+	[DOCTOR_OVERLAY_NOT_DURABLE] = {
+		"overlay-not-durable", WARNING, WARNING,
+		"an overlay the boot path lists is dropped when the distribution writes its boot configuration anew",
+		"its change is lost at the next kernel upgrade",
+		MAN_BOOT },
 	[DOCTOR_KERNEL_STORAGE_FIX_MISSING] = {
 		"kernel-storage-fix-missing", WARNING, WARNING,
 		"the kernel is older than a release that fixed a storage problem",

@@ -11,7 +11,9 @@
  *  - the set of "dtoverlay=NAME[,params]" lines of config.txt that apply
  *    to every model (before any [filter], or under [all], and not after an
  *    include line that no [all] follows), or to the boards of one tree
- *    (under the filters that single them out: [pi400], [board-type=0x11]).
+ *    (under the filters that single them out: [pi400], [board-type=0x11]);
+ *  - a shell variable of a file a shell sources, KEY="a b c" (Debian's
+ *    /etc/default/u-boot): the last assignment counts, its quotes kept.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -141,6 +143,74 @@ static int list_env(const char *text, size_t len, const char *key,
 	return rc ? -ENOMEM : 1;
 }
 
+/*
+ * The last "KEY=value" assignment (blanks and "export " before it
+ * allowed): the value's bounds without its quotes, and its quote ('"',
+ * '\'', or 0 for a bare word). false when none.
+ */
+static bool shell_assignment(const char *text, size_t len, const char *key,
+			     const char **value, const char **value_end, char *quote)
+{
+	const char *cursor = text;
+	size_t n = strlen(key);
+	bool found = false;
+	struct line l;
+
+	while (next_line(text, len, &cursor, &l)) {
+		const char *p = skip_blanks(l.start, l.end), *v, *e;
+
+		if ((size_t)(l.end - p) > 7 && memcmp(p, "export ", 7) == 0)
+			p = skip_blanks(p + 7, l.end);
+		if ((size_t)(l.end - p) <= n || memcmp(p, key, n) != 0 || p[n] != '=')
+			continue;
+		v = p + n + 1;
+		*quote = v < l.end && (*v == '"' || *v == '\'') ? *v : 0;
+		if (*quote) {
+			e = memchr(v + 1, *quote, (size_t)(l.end - v - 1));
+			if (!e)
+				continue;       /* a value over several lines: not ours to edit */
+			v++;
+		} else {
+			e = v;
+			while (e < l.end && !strchr(" \t;#", *e))
+				e++;
+		}
+		*value = v;
+		*value_end = e;
+		found = true;
+	}
+	return found;
+}
+
+static int list_shell(const char *text, size_t len, const char *key,
+		      const char *word, struct imgp_buf *out)
+{
+	const char *v = NULL, *e = NULL;
+	char quote = 0, tail[512];
+	int rc;
+
+	if (!shell_assignment(text, len, key, &v, &e, &quote)) {
+		snprintf(tail, sizeof(tail), "%s=\"%s\"\n", key, word);
+		rc = append_line(text, len, tail, out);
+		return rc ? -ENOMEM : 1;
+	}
+	if (has_word(v, e, word))
+		return imgp_buf_append(out, text, len) ? -ENOMEM : 0;
+	/* A bare word gets quotes: "KEY=a b" would run b. */
+	rc = imgp_buf_append(out, text, (size_t)(v - text));
+	if (!rc && !quote)
+		rc = imgp_buf_append(out, "\"", 1);
+	if (!rc)
+		rc = imgp_buf_append(out, v, (size_t)(e - v));
+	snprintf(tail, sizeof(tail), "%s%s%s", e > skip_blanks(v, e) ? " " : "", word,
+		 quote ? "" : "\"");
+	if (!rc)
+		rc = imgp_buf_append(out, tail, strlen(tail));
+	if (!rc)
+		rc = imgp_buf_append(out, e, len - (size_t)(e - text));
+	return rc ? -ENOMEM : 1;
+}
+
 /* The value after keyword (case-insensitive); NULL when the line is another. */
 static const char *keyword(const struct line *l, const char *word)
 {
@@ -228,8 +298,23 @@ static int list_extlinux(const char *text, size_t len, const char *word,
 		const char *indent = ref ? ref->start : "\t";
 		int nindent = ref ? (int)(skip_blanks(ref->start, ref->end) - ref->start) : 1;
 
+		const char *c = ref ? ref->next : NULL;
+		struct line slot;
+
 		snprintf(ins, sizeof(ins), "%.*sfdtoverlays %s\n", nindent, indent, word);
-		if (ref && ref->next == text + len && ref->end == text + len)
+		/*
+		 * The line after the tree's holding only blanks is the slot
+		 * Debian's u-boot-update leaves where it has no fdtoverlays: the
+		 * new line takes it, as the generator's own line would.
+		 */
+		if (c && next_line(text, len, &c, &slot) && slot.end > slot.start &&
+		    skip_blanks(slot.start, slot.end) == slot.end && slot.next > slot.end) {
+			rc = imgp_buf_append(out, text, (size_t)(slot.start - text));
+			if (!rc)
+				rc = imgp_buf_append(out, ins, strlen(ins) - 1);
+			if (!rc)
+				rc = imgp_buf_append(out, slot.end, len - (size_t)(slot.end - text));
+		} else if (ref && ref->next == text + len && ref->end == text + len)
 			rc = append_line(text, len, ins, out);
 		else
 			rc = splice(text, len, ref ? ref->next : after, ins, out);
@@ -348,6 +433,8 @@ enum imgp_list_style imgp_list_style_of(const char *path, const char *key)
 	base = base ? base + 1 : path;
 	if (strcmp(base, "extlinux.conf") == 0)
 		return IMGP_LIST_EXTLINUX;
+	if (strcmp(path, "/etc/default/u-boot") == 0 || strstr(path, "/u-boot-menu/conf.d/"))
+		return IMGP_LIST_SHELL;
 	if (strcmp(key, "dtoverlay") == 0)
 		return IMGP_LIST_LINES;
 	return IMGP_LIST_WORDS;
@@ -366,6 +453,8 @@ int imgp_list_add(const char *text, size_t len, enum imgp_list_style style,
 		return list_extlinux(text, len, word, out);
 	case IMGP_LIST_LINES:
 		return list_config_txt(text, len, key, word, sections, out);
+	case IMGP_LIST_SHELL:
+		return list_shell(text, len, key, word, out);
 	default:
 		return list_env(text, len, key, word, out);
 	}

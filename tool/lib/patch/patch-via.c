@@ -597,6 +597,24 @@ static int check_units(struct imgp_patch *patch, const struct unit *u, size_t n)
 	return rc;
 }
 
+/*
+ * extlinux.conf as Debian's u-boot-update writes it, on a root filesystem
+ * imgpatch writes (ext): it writes the file anew at the next kernel, from
+ * /etc/default/u-boot, so a new overlay goes where it looks for overlays
+ * and its name into U_BOOT_FDT_OVERLAYS as well (see uboot-menu.c). What
+ * it reads, as the survey read it; NULL when the path has no generator.
+ */
+static const struct imgp_uboot_menu *generator_of(struct imgp_patch *patch)
+{
+	struct imgp_survey *sv = imgp_patch_survey(patch);
+	const struct imgp_part *part = patch->boot_part;
+
+	if (!sv || !sv->generator || !part || strncmp(part->fstype, "ext", 3) ||
+	    part != sv->boot)
+		return NULL;
+	return sv->generator;
+}
+
 /* Where a path keeps its overlays and the list that names them. */
 struct hook_list {
 	char file[1024];         /* the overlay */
@@ -609,7 +627,8 @@ struct hook_list {
 };
 
 static int hook_list(struct imgp_patch *patch, const char *path,
-		     const char *tree, const char *name, struct hook_list *h)
+		     const char *tree, const char *name,
+		     const struct imgp_uboot_menu *gen, struct hook_list *h)
 {
 	static const char *const confs[] = {
 		"/extlinux/extlinux.conf", "/boot/extlinux/extlinux.conf",
@@ -651,6 +670,24 @@ static int hook_list(struct imgp_patch *patch, const char *path,
 		snprintf(h->file, sizeof(h->file), "%.*s/%s.dtbo", dirlen, tree, name);
 		h->key = "fdtoverlays";
 		snprintf(h->word, sizeof(h->word), "%s", h->file);
+		if (gen) {
+			struct imgp_buf at = { 0 };
+
+			/* Where u-boot-update finds it, named as it names it. */
+			snprintf(h->word, sizeof(h->word), "%s/%s.dtbo", gen->dir, name);
+			rc = imgp_uboot_menu_path(gen->dir, h->word + strlen(gen->dir) + 1, &at);
+			if (!rc)
+				snprintf(h->file, sizeof(h->file), "%s", (char *)at.data);
+			if (!rc && !gen->dir_exists)
+				rc = imgp_uboot_menu_path(gen->dir, NULL, &at);
+			if (!rc && !gen->dir_exists) {
+				snprintf(h->folder, sizeof(h->folder), "%s", (char *)at.data);
+				h->folder_why = "made for u-boot-update, which lists the overlays of U_BOOT_FDT_OVERLAYS_DIR only when that folder is there";
+			}
+			imgp_buf_free(&at);
+			if (rc)
+				return rc;
+		}
 	} else {
 		snprintf(h->file, sizeof(h->file), "/overlays/%s.dtbo", name);
 		snprintf(h->list, sizeof(h->list), "/config.txt");
@@ -683,6 +720,57 @@ static int plan_overlay_file(struct imgp_patch *patch, const struct hook_list *h
 	return rc;
 }
 
+/* The file u-boot-menu ships, all its settings commented: where a line goes when there is none. */
+static const char uboot_defaults[] =
+	"## /etc/default/u-boot - configuration file for u-boot-update(8)\n\n";
+
+/*
+ * name.dtbo into the U_BOOT_FDT_OVERLAYS that counts (/etc/default/u-boot,
+ * made when absent, or the conf.d file that sets it). Unset, the variable
+ * meant every *.dtbo of the folder: those there now are named first, so
+ * the next extlinux.conf lists what this one does, the new one last.
+ */
+static int register_generator(struct imgp_patch *patch, const struct imgp_uboot_menu *gen,
+			      const char *name)
+{
+	const char *file = gen->overlays_file ? gen->overlays_file : "/etc/default/u-boot";
+	struct imgp_buf old = { 0 }, word = { 0 };
+	bool existed = false;
+	int rc;
+
+	rc = imgp_patch_read(patch, patch->boot_part, file, IMGP_TEXT_MAX, &old, &existed);
+	if (!rc && !existed)
+		rc = imgp_patch_write(patch, patch->boot_part, file, uboot_defaults,
+				      sizeof(uboot_defaults) - 1, true,
+				      "made as Debian's u-boot-menu ships it, for U_BOOT_FDT_OVERLAYS");
+	for (size_t i = 0; !rc && !gen->overlays && i < gen->npresent; i++)
+		rc = imgp_patch_list_add(patch, "boot", file, "U_BOOT_FDT_OVERLAYS",
+					 gen->present[i], NULL);
+	if (!rc)
+		rc = imgp_buf_printf(&word, "%s.dtbo", name);
+	if (!rc)
+		rc = imgp_patch_list_add(patch, "boot", file, "U_BOOT_FDT_OVERLAYS",
+					 (char *)word.data, NULL);
+	imgp_buf_free(&old);
+	imgp_buf_free(&word);
+	return rc;
+}
+
+/* The plan's words on what the next u-boot-update does with the overlay. */
+static int generator_note(const struct imgp_uboot_menu *gen, const char *name,
+			  struct imgp_buf *note)
+{
+	const char *file = gen->overlays_file ? gen->overlays_file : "/etc/default/u-boot";
+	int rc = imgp_buf_printf(note, "and as '%s.dtbo' in %s U_BOOT_FDT_OVERLAYS: u-boot-update, which writes extlinux.conf anew at every kernel install or removal, lists it again\n",
+				 name, file);
+
+	if (!rc && !gen->overlays)
+		rc = imgp_buf_printf(note, "U_BOOT_FDT_OVERLAYS was unset (every *.dtbo of %s): %s%s; a .dtbo put there later needs its name added\n",
+				     gen->dir, gen->npresent ? "it names the ones there first, this one last: " :
+				     "it names this one", gen->npresent ? "the order extlinux.conf has" : "");
+	return rc ? -ENOMEM : 0;
+}
+
 static int write_overlays(struct imgp_patch *patch, const char *why,
 			  const char *name)
 {
@@ -690,6 +778,7 @@ static int write_overlays(struct imgp_patch *patch, const char *why,
 	const struct imgp_dt_plan *p = patch->dt_plan;
 	struct unit *u = NULL;
 	struct imgp_buf note = { 0 }, sections = { 0 };
+	const struct imgp_uboot_menu *gen = generator_of(patch);
 	size_t n = 0;
 	int rc;
 
@@ -714,7 +803,8 @@ static int write_overlays(struct imgp_patch *patch, const char *why,
 		struct hook_list h;
 		char target[1200];
 
-		rc = hook_list(patch, sv->bootpath_name, p->tree->path, u[i].name, &h);
+		rc = hook_list(patch, sv->bootpath_name, p->tree->path, u[i].name,
+			       gen, &h);
 		if (rc)
 			break;
 		note.len = 0;
@@ -733,15 +823,40 @@ static int write_overlays(struct imgp_patch *patch, const char *why,
 		     f += strcspn(f, "\n") + 1)
 			rc = imgp_buf_printf(&note, "under [%.*s]\n", (int)strcspn(f, "\n"), f) ?
 				-ENOMEM : 0;
+		if (!rc && gen)
+			rc = generator_note(gen, u[i].name, &note);
 		if (!rc)
 			rc = plan_overlay_file(patch, &h, &u[i], (char *)note.data);
 		if (!rc)
 			rc = imgp_patch_list_add(patch, "boot", h.list, h.key, h.word,
 						 sections.len ? (const char *)sections.data : NULL);
+		if (!rc && gen)
+			rc = register_generator(patch, gen, u[i].name);
 	}
 	imgp_buf_free(&sections);
 	imgp_buf_free(&note);
 	units_free(u, n);
+	return rc;
+}
+
+/*
+ * The tree file edited in place. Where u-boot-update regenerates the
+ * configuration it keeps naming the file, but a kernel upgrade brings a
+ * new kernel's trees without the edit: the plan says so.
+ */
+static int write_file(struct imgp_patch *patch, const char *why)
+{
+	const struct imgp_dt_plan *p = patch->dt_plan;
+	char *said = NULL;
+	int rc;
+
+	if (generator_of(patch)) {
+		if (asprintf(&said, "%s%snot carried over by a kernel upgrade: u-boot-update then names the new kernel's trees, which lack this edit (--via overlay survives it)",
+			     why ? why : "", why ? "\n" : "") < 0)
+			return imgp_fail(ENOMEM, "out of memory");
+	}
+	rc = imgp_patch_write_dtb_note(patch, p->tree->path, said ? said : why);
+	free(said);
 	return rc;
 }
 
@@ -756,5 +871,5 @@ int imgp_patch_write_via(struct imgp_patch *patch, enum imgp_via via,
 		return imgp_fail(EINVAL, "the tree did not come from the boot path");
 	if (via == IMGP_VIA_OVERLAY)
 		return write_overlays(patch, why, name);
-	return imgp_patch_write_dtb_note(patch, p->tree->path, why);
+	return write_file(patch, why);
 }
