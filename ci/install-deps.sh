@@ -53,6 +53,8 @@ check_packages=(
 	strace
 	# recipe values read back by their consumers (t1020)
 	openssh-client
+	# cloud-init's own schema check of the user-data recipes write (t1042)
+	cloud-init
 	# the processes of an interrupted run (t0575)
 	procps
 	# Debian's generator of extlinux.conf, run on a patched root (t0232); it

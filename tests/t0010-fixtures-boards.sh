@@ -313,6 +313,19 @@ test_expect_success 'the Raspberry Pi OS image is reproducible' '
 	test "$(sum_file rpi.img)" = "$(sum_file again-rpi.img)"
 '
 
+test_expect_success 'RPi --trixie: pi-gen'"'"'s config.txt, cmdline.txt and NoCloud seed on bootfs, reproducible' '
+	"$FIXTURES/mkimage-rpi.sh" tx.img --trixie &&
+	extract_part tx.img 1 tx.fat && fsck.fat -n tx.fat >/dev/null &&
+	for f in config.txt user-data meta-data network-config; do
+		mtype -i "$(part_mtools tx.img 1)" ::$f >$f.tx &&
+		test_cmp "$FIXTURES/pi-gen-trixie/$f" $f.tx || return 1
+	done &&
+	echo "console=serial0,115200 console=tty1 root=PARTUUID=52506934-02 rootfstype=ext4 fsck.repair=yes rootwait resize" >expect &&
+	mtype -i "$(part_mtools tx.img 1)" ::cmdline.txt >actual && test_cmp expect actual &&
+	"$FIXTURES/mkimage-rpi.sh" again-tx.img --trixie &&
+	test "$(sum_file tx.img)" = "$(sum_file again-tx.img)"
+'
+
 # ------------------------------------------------------ device trees
 
 test_expect_success 'U-Boot'\''s PinePhone tree has __symbols__, the kernel'\''s has none' '

@@ -185,7 +185,7 @@ fi
 
 test_expect_success 'secrets are "set" in the report, never their value' '
 	imgpatch write kv.img s1.img --apply cloud-init-wifi --set ssid=lab-net \
-		--set password=secret-wifi-1 --json s.json >out &&
+		--set password=secret-wifi-1 --set country=GB --json s.json >out &&
 	! grep secret-wifi-1 s.json &&
 	python3 - s.json <<-\EOF
 	import json, sys

@@ -251,9 +251,9 @@ test_expect_success 'Raspberry Pi OS: first user and SSH, and a host name, per c
 '
 
 test_expect_success 'Ubuntu: a user with a key and Wi-Fi or a fixed address, through cloud-init, per card' '
-	{ echo "target,user,key,ssid,password" &&
-	  echo "cu1.img,lab1,\"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIlab01 admin@lab\",lab-net,secret-1" &&
-	  echo "cu2.img,lab2,\"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIlab02 admin@lab\",lab-net,secret-2"; } >cu.csv &&
+	{ echo "target,user,key,ssid,password,country" &&
+	  echo "cu1.img,lab1,\"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIlab01 admin@lab\",lab-net,secret-1,GB" &&
+	  echo "cu2.img,lab2,\"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIlab02 admin@lab\",lab-net,secret-2,DE"; } >cu.csv &&
 	imgpatch write kv.img.xz --apply cloud-init-user --apply cloud-init-wifi --each cu.csv >out &&
 	grep "^write: 2 cards, 0 failed$" out &&
 	mtype -i "$(part_mtools cu2.img 1)" ::/user-data >ud &&

@@ -167,26 +167,28 @@ test_expect_success 'cloud-init-user: an injected sudo line, a quote, a backslas
 test_expect_success 'cloud-init-wifi: odd but valid SSID and passphrase reach netplan as written' '
 	ssid="Lab #2: it'"'"'s {5 GHz}" pw="p@ss w0rd'"'"'#{}[]:,&*!|>%" &&
 	cp kv.img cw.img &&
-	$IMGPATCH apply cloud-init-wifi cw.img --set ssid="$ssid" --set password="$pw" >/dev/null &&
+	$IMGPATCH apply cloud-init-wifi cw.img --set ssid="$ssid" --set password="$pw" --set country=GB >/dev/null &&
 	boot_cat cw.img /network-config >nc &&
 	hex=$(printf "%064x" 7) && ssid32=$(printf "s%.0s" $(seq 32)) &&
 	cp kv.img cw2.img &&
-	$IMGPATCH apply cloud-init-wifi cw2.img --set ssid="$ssid32" --set password="$hex" >/dev/null &&
+	$IMGPATCH apply cloud-init-wifi cw2.img --set ssid="$ssid32" --set password="$hex" --set country=DE --set hidden=true >/dev/null &&
 	boot_cat cw2.img /network-config >nc2 &&
 	yaml nc "ap = d[\"wifis\"][\"wlan0\"][\"access-points\"]
-assert ap == {sys.argv[3]: {\"password\": sys.argv[4]}}, ap" "$ssid" "$pw" &&
+assert ap == {sys.argv[3]: {\"password\": sys.argv[4], \"hidden\": False}}, ap
+assert d[\"wifis\"][\"wlan0\"][\"regulatory-domain\"] == \"GB\"" "$ssid" "$pw" &&
 	yaml nc2 "ap = d[\"wifis\"][\"wlan0\"][\"access-points\"]
-assert ap == {sys.argv[3]: {\"password\": sys.argv[4]}}, ap" "$ssid32" "$hex"
+assert ap == {sys.argv[3]: {\"password\": sys.argv[4], \"hidden\": True}}, ap
+assert d[\"wifis\"][\"wlan0\"][\"regulatory-domain\"] == \"DE\"" "$ssid32" "$hex"
 '
 
 test_expect_success 'cloud-init-wifi: quote, backslash, 33 bytes, short or long passphrase refused' '
 	for bad in "lab\"net" "lab\\net" "" $(printf "s%.0s" $(seq 33)); do
 		refuses kv.img "parameter .ssid. must be a network name of 1 to 32 bytes" \
-			$IMGPATCH apply cloud-init-wifi kv.img --set ssid="$bad" --set password=secret-1 || return 1
+			$IMGPATCH apply cloud-init-wifi kv.img --set ssid="$bad" --set password=secret-1 --set country=GB || return 1
 	done &&
 	for bad in 1234567 "secret\"1" "secret\\1" $(printf "p%.0s" $(seq 64)) $(printf "%065x" 1) "$(printf "secret-\303\251")"; do
 		refuses kv.img "parameter .password. must be a WPA passphrase" \
-			$IMGPATCH apply cloud-init-wifi kv.img --set ssid=lab --set password="$bad" || return 1
+			$IMGPATCH apply cloud-init-wifi kv.img --set ssid=lab --set password="$bad" --set country=GB || return 1
 	done
 '
 

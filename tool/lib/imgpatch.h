@@ -594,6 +594,27 @@ int imgp_text_set_token(const char *text, size_t len, const char *token,
 int imgp_text_remove_token(const char *text, size_t len, const char *key,
 			   struct imgp_buf *out);
 
+/* --------------------------------------------------------------- yamlkey.c */
+
+/*
+ * One top-level entry of a YAML block mapping (cloud-init's user-data and
+ * meta-data): entry ("KEY: ...\n" and the lines indented under it, or "- "
+ * items) replaces KEY's entry where it stands, or is appended when the text
+ * has none; a NULL entry removes KEY's entry. With header ("#cloud-config"),
+ * the text's first line must be it, and an empty text gets it first. A
+ * text the line reading cannot follow (a line at column 0 that is not a
+ * comment, "KEY:" or "- ", a tab indent, CR, KEY twice) is -EINVAL with
+ * its line. Returns 1 when the text changed, 0 when it was so, or -errno.
+ */
+int imgp_yaml_set_key(const char *text, size_t len, const char *header,
+		      const char *key, const char *entry, struct imgp_buf *out);
+/*
+ * Whether entry is one such entry: "KEY:" (KEY's, or any plain key when
+ * key is NULL) first, then only indented or "- " lines, '\n' last, no tab
+ * or CR. 0 or -EINVAL with a message.
+ */
+int imgp_yaml_entry_check(const char *key, const char *entry);
+
 /* ------------------------------------------------------------------ diff.c */
 
 /*
@@ -1170,8 +1191,9 @@ int imgp_patch_fstab(struct imgp_patch *patch, const char *root,
 /*
  * Resolves a partition for patch options and recipe steps: "boot" (the
  * partition the device tree came from, else the survey's boot partition),
- * "root" (the survey's: the first with /etc/fstab), or a number, GPT name
- * or label. NULL with a message when there is none; the message keeps why
+ * "root" (the survey's: the first with /etc/fstab), "nocloud" (cloud-init's
+ * NoCloud seed: the partition labelled cidata, CIDATA or system-boot, or
+ * bootfs when it holds /meta-data), or a number, GPT name or label. NULL with a message when there is none; the message keeps why
  * a lookup failed (a corrupt directory block is no "no partition has").
  */
 const struct imgp_part *imgp_patch_part(struct imgp_patch *patch,
@@ -1214,6 +1236,13 @@ int imgp_patch_line_remove(struct imgp_patch *patch, const char *part,
 			   const char *path, const char *key);
 int imgp_patch_token_set(struct imgp_patch *patch, const char *part,
 			 const char *path, const char *token);
+/*
+ * Sets (entry) or removes (NULL) KEY's top-level entry of a YAML file
+ * (imgp_yaml_set_key); a missing file is created with header and entry.
+ */
+int imgp_patch_yaml_key(struct imgp_patch *patch, const char *part,
+			const char *path, const char *header, const char *key,
+			const char *entry);
 int imgp_patch_token_remove(struct imgp_patch *patch, const char *part,
 			    const char *path, const char *key);
 /*

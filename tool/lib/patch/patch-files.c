@@ -183,6 +183,47 @@ int imgp_patch_token_remove(struct imgp_patch *patch, const char *part,
 	return patch_text(patch, part, path, edit_token_remove, key, NULL);
 }
 
+struct yaml_arg {
+	const char *header, *key, *entry;
+};
+
+static int edit_yaml_key(const char *text, size_t len, const void *arg,
+			 struct imgp_buf *out)
+{
+	const struct yaml_arg *a = arg;
+
+	return imgp_yaml_set_key(text, len, a->header, a->key, a->entry, out);
+}
+
+int imgp_patch_yaml_key(struct imgp_patch *patch, const char *part_spec,
+			const char *path, const char *header, const char *key,
+			const char *entry)
+{
+	const struct imgp_part *part = files_part(patch, part_spec);
+	struct yaml_arg a = { header, key, entry };
+	struct imgp_buf old = { 0 }, new = { 0 };
+	bool existed = false;
+	int rc;
+
+	if (!part)
+		return -ENOENT;
+	rc = imgp_patch_read(patch, part, path, IMGP_TEXT_MAX, &old, &existed);
+	if (!rc && existed) {
+		imgp_buf_free(&old);
+		return patch_text(patch, part_spec, path, edit_yaml_key, &a, NULL);
+	}
+	/* No file: a removal has nothing to do, a new entry makes one. */
+	if (!rc && entry) {
+		rc = imgp_yaml_set_key("", 0, header, key, entry, &new);
+		if (rc >= 0)
+			rc = imgp_patch_write(patch, part, path, new.data, new.len,
+					      true, NULL);
+	}
+	imgp_buf_free(&old);
+	imgp_buf_free(&new);
+	return rc;
+}
+
 struct fields_arg {
 	const char *key, *value;
 };

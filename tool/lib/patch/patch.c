@@ -297,12 +297,49 @@ struct imgp_survey *imgp_patch_survey(struct imgp_patch *patch)
 	return sv;
 }
 
+/*
+ * The partition cloud-init's NoCloud datasource reads its seed from
+ * (user-data, meta-data, network-config): one labelled cidata or CIDATA
+ * (cloud-init's own labels), system-boot (Ubuntu's preinstalled images
+ * name it as NoCloud's fs_label), or bootfs holding /meta-data (Raspberry
+ * Pi OS from trixie: pi-gen's stage2/04-cloud-init installs the seed
+ * there; a bookworm bootfs has none, and no cloud-init to read one).
+ */
+static const struct imgp_part *nocloud_part(struct imgp_patch *patch)
+{
+	static const char *const labels[] = { "cidata", "CIDATA", "system-boot" };
+	const struct imgp_table *tab = &patch->disk->tab;
+	struct imgp_survey *sv = NULL;
+
+	for (size_t i = 0; i < tab->nparts; i++) {
+		const struct imgp_part *p = &tab->parts[i];
+		struct imgp_fs *fs;
+
+		for (size_t k = 0; k < sizeof(labels) / sizeof(labels[0]); k++)
+			if (!strcmp(p->fslabel, labels[k]))
+				return p;
+		if (strcmp(p->fslabel, "bootfs"))
+			continue;
+		sv = sv ? sv : imgp_patch_survey(patch);
+		if (!sv)
+			return NULL;
+		fs = imgp_survey_fs(sv, p);
+		if (fs && imgp_fs_exists(fs, "/meta-data") > 0)
+			return p;
+	}
+	imgp_errclear();
+	imgp_fail(ENOENT, "no cloud-init NoCloud seed: no partition labelled cidata, CIDATA or system-boot, and no bootfs with /meta-data (Raspberry Pi OS before trixie has no cloud-init)");
+	return NULL;
+}
+
 const struct imgp_part *imgp_patch_part(struct imgp_patch *patch,
 					const char *spec)
 {
 	const struct imgp_survey *sv;
 	bool boot = strcmp(spec, "boot") == 0;
 
+	if (!strcmp(spec, "nocloud"))
+		return nocloud_part(patch);
 	if (!boot && strcmp(spec, "root") != 0)
 		return imgp_table_find(&patch->disk->tab, spec);
 	if (boot && patch->boot_part)

@@ -246,6 +246,19 @@ static int run_remove_token(struct imgp_patch *patch, const struct recipe_step *
 				       st->val[OP_KEY]);
 }
 
+static int run_set_yaml_key(struct imgp_patch *patch, const struct recipe_step *st)
+{
+	return imgp_patch_yaml_key(patch, st->val[OP_PART], st->val[OP_PATH],
+				   st->val[OP_HEADER], st->val[OP_KEY],
+				   st->val[OP_CONTENT]);
+}
+
+static int run_remove_yaml_key(struct imgp_patch *patch, const struct recipe_step *st)
+{
+	return imgp_patch_yaml_key(patch, st->val[OP_PART], st->val[OP_PATH],
+				   st->val[OP_HEADER], st->val[OP_KEY], NULL);
+}
+
 static int run_symlink(struct imgp_patch *patch, const struct recipe_step *st)
 {
 	return imgp_patch_symlink(patch, st->val[OP_PART], st->val[OP_PATH],
@@ -374,6 +387,15 @@ const struct action recipe_actions[] = {
 	  run_set_token, { PART_PATH, { OP_TOKEN, K_NOSPACE, REQ } } },
 	{ "remove-token", DT_NONE, "remove token '{key}' from {part}:{path}",
 	  run_remove_token, { PART_PATH, { OP_KEY, K_NOSPACE, REQ } } },
+	{ "set-yaml-key", DT_NONE,
+	  "set the top-level YAML entry '{key}' of {part}:{path}[ (a '{header}' file)]",
+	  run_set_yaml_key,
+	  { PART_PATH, { OP_KEY, K_NOSPACE, REQ }, { OP_CONTENT, K_YAML, REQ },
+	    { OP_HEADER, K_WORD, OPT } } },
+	{ "remove-yaml-key", DT_NONE,
+	  "remove the top-level YAML entry '{key}' of {part}:{path}[ (a '{header}' file)]",
+	  run_remove_yaml_key,
+	  { PART_PATH, { OP_KEY, K_NOSPACE, REQ }, { OP_HEADER, K_WORD, OPT } } },
 	{ "symlink", DT_NONE, "link {part}:{path} -> {target}", run_symlink,
 	  { PART_PATH, { OP_TARGET, K_WORD, REQ } } },
 	{ "boot-script", DT_NONE,

@@ -169,7 +169,8 @@ int imgp_recipe_bind(struct imgp_recipe *r, const char *const *sets,
 								 why, sizeof(why));
 			}
 		} else {
-			bad = recipe_check_value(K_WORD, rule->val, true, why, sizeof(why));
+			bad = recipe_check_value(rule->kind == R_PART ? K_PART : K_WORD,
+						 rule->val, true, why, sizeof(why));
 		}
 		if (bad)
 			rc = imgp_fail(EINVAL, "%s:%d: match: %s '%s': %s", r->path,

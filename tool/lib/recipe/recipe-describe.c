@@ -218,7 +218,7 @@ int imgp_recipe_describe(const struct imgp_recipe *r, struct imgp_buf *out)
 		rc = imgp_buf_printf(out, "  any image\n");
 	for (int k = 0; !rc && k < R_COUNT; k++) {
 		static const char *const titles[R_COUNT] = {
-			"partition labels", "files", "fdt images in the FIT",
+			"partition labels", "partitions", "files", "fdt images in the FIT",
 			"root compatible",
 		};
 		size_t n = 0;

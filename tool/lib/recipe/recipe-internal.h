@@ -26,7 +26,7 @@ enum opt {
 	OP_ACTION, OP_FIT, OP_FDT, OP_PART, OP_PATH, OP_NODE, OP_PROPERTY, OP_VALUE,
 	OP_OVERLAY, OP_WORD, OP_MOUNTPOINT, OP_OPTIONS, OP_CONTENT, OP_FILE, OP_KEY,
 	OP_SECTION, OP_TOKEN, OP_TARGET, OP_SCRIPT, OP_NAME, OP_ARCH, OP_MARKER,
-	OP_MODEL, OP_VIA, OP_MODE,
+	OP_MODEL, OP_VIA, OP_MODE, OP_HEADER,
 	OP_COUNT
 };
 
@@ -34,7 +34,7 @@ static const char *const opt_names[OP_COUNT] = {
 	"action", "fit", "fdt", "part", "path", "node", "property", "value",
 	"overlay", "word", "mountpoint", "options", "content", "file", "key",
 	"section", "token", "target", "script", "name", "arch", "marker",
-	"model", "via", "mode",
+	"model", "via", "mode", "header",
 };
 
 /* What an option's value must look like. */
@@ -52,6 +52,7 @@ enum kind {
 	K_ARCH,         /* U-Boot architecture name */
 	K_SCRNAME,      /* U-Boot image name */
 	K_MODE,         /* permission bits in octal, "0600" */
+	K_YAML,         /* one top-level YAML entry: "key: ...", lines under it */
 };
 
 #define REQ 1u  /* required */
@@ -93,10 +94,10 @@ struct recipe_step {
 	bool deletes;
 };
 
-enum rule_kind { R_LABEL, R_FILE, R_FITFDT, R_COMPAT, R_COUNT };
+enum rule_kind { R_LABEL, R_PART, R_FILE, R_FITFDT, R_COMPAT, R_COUNT };
 
 static const char *const rule_keys[R_COUNT] = {
-	"partition-label", "file", "fit-fdt", "compatible",
+	"partition-label", "partition", "file", "fit-fdt", "compatible",
 };
 
 struct match_rule {

@@ -132,7 +132,9 @@ static int load_rules(struct loader *ld)
 		const char *colon = strchr(rule->raw, ':');
 		const char *bad;
 
-		if (rule->kind != R_FILE) {
+		if (rule->kind == R_PART) {
+			bad = recipe_check_value(K_PART, rule->raw, false, why, sizeof(why));
+		} else if (rule->kind != R_FILE) {
 			bad = recipe_check_value(K_WORD, rule->raw, false, why, sizeof(why));
 		} else if (!colon || colon[1] != '/') {
 			bad = "must be PART:/PATH (as boot:/image.fit)";
@@ -351,6 +353,7 @@ static int parse_recipe(struct loader *ld)
 	};
 	cfg_opt_t match_opts[] = {
 		CFG_STR_LIST("partition-label", NULL, CFGF_NODEFAULT),
+		CFG_STR_LIST("partition", NULL, CFGF_NODEFAULT),
 		CFG_STR_LIST("file", NULL, CFGF_NODEFAULT),
 		CFG_STR_LIST("fit-fdt", NULL, CFGF_NODEFAULT),
 		CFG_STR_LIST("compatible", NULL, CFGF_NODEFAULT),

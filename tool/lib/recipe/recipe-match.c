@@ -251,6 +251,12 @@ int imgp_recipe_match(const struct imgp_recipe *r, struct imgp_patch *patch)
 			case R_LABEL:
 				rc = match_label(patch, rule->val);
 				break;
+			case R_PART:
+				/* As a step finds it: boot, root, nocloud, a label. */
+				if (!imgp_patch_part(patch, rule->val))
+					rc = imgp_fail_ctx(-ENOENT, "expected partition '%s', found",
+							   rule->val);
+				break;
 			case R_FILE:
 				rc = match_file(patch, rule->val);
 				break;

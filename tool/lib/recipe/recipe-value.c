@@ -238,6 +238,15 @@ const char *recipe_check_value(enum kind k, const char *v, bool bound,
 		if (strlen(v) < 3 || strlen(v) > 4 || strspn(v, "01234567") != strlen(v))
 			return "must be permission bits in octal, as \"0600\" (at most 0777)";
 		return strtoul(v, NULL, 8) > 0777 ? "must be permission bits in octal, as \"0600\" (at most 0777)" : NULL;
+	case K_YAML:
+		if (later)
+			return NULL;
+		if (imgp_yaml_entry_check(NULL, v)) {
+			snprintf(why, whylen, "%s", imgp_errmsg());
+			imgp_errclear();
+			return why;
+		}
+		return NULL;
 	case K_SCRNAME:
 		bad = recipe_has_ctl(v, true) ? "must be one line" : NULL;
 		if (!bad && !later && strlen(v) > SCRIPT_NAME_MAX)
