@@ -584,6 +584,28 @@ int imgp_text_set_token(const char *text, size_t len, const char *token,
 int imgp_text_remove_token(const char *text, size_t len, const char *key,
 			   struct imgp_buf *out);
 
+/* --------------------------------------------------------------- cmdline.c */
+
+/*
+ * Kernel command line edits. edits is a list of "+WORD" (added when no word
+ * has its name), "+KEY=VALUE" (the first word named KEY takes it, later
+ * ones are dropped; appended when there is none), "-KEY" (drops every
+ * word named KEY, with or without a value) and "-KEY=VALUE" (drops that
+ * word), joined by commas: a comma before '+' or '-' outside double
+ * quotes starts the next edit, so values keep theirs ("+console=ttyS2,1500000").
+ * Words split as the kernel splits them (double quotes group blanks); no
+ * edit looks past "--", and a new word goes before it.
+ */
+/* Checks an edit list. 0 or -EINVAL naming the edit at fault. */
+int imgp_cmdline_check(const char *edits);
+/*
+ * out = line (len bytes, no newline) with the edits applied in order,
+ * every other byte kept (NUL-terminated, not counted). Returns 1 when it
+ * changed, 0 when not, -EINVAL (imgp_cmdline_check), -ENOMEM.
+ */
+int imgp_cmdline_edit(const char *line, size_t len, const char *edits,
+		      struct imgp_buf *out);
+
 /* ------------------------------------------------------------------ diff.c */
 
 /*
