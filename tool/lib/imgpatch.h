@@ -788,6 +788,8 @@ struct imgp_survey_bootdt {
 	char **scripts;
 	size_t nscript_vars;
 	char **script_vars;
+	/* The file its kernel command line is read from, where that differs by tree; NULL: the path's. */
+	char *cmdline;
 	char *label;             /* the extlinux label that boots it; NULL: none */
 	char *append;            /* that label's kernel arguments; NULL: none */
 	/*
@@ -912,6 +914,18 @@ int imgp_survey_read_file(struct imgp_fs *fs, const char *path, size_t max,
 			  struct imgp_buf *out);
 /* Makes a recorded failure (rc, error) the current one again; returns rc. */
 int imgp_survey_fail(int rc, const char *error);
+/*
+ * The kernel command line the boot path keeps for the tree model names
+ * (NULL: that of its trees, the same for each): into line (NUL-terminated;
+ * empty when none is set), where it is kept into where ("p1 (vfat):
+ * /cmdline.txt, the first line"), and what the loader adds itself into
+ * loader (empty: nothing known). Returns 0, or -ENOENT (no boot path, no
+ * such tree, no such file), -ENOTSUP (kept where imgpatch cannot edit
+ * it: the message names the script line), -EINVAL (its trees differ:
+ * the message lists them), -ENOMEM.
+ */
+int imgp_survey_cmdline(struct imgp_survey *sv, const char *model, struct imgp_buf *line,
+			struct imgp_buf *where, struct imgp_buf *loader);
 
 /* ----------------------------------------------------------- effective.c */
 
@@ -1221,6 +1235,13 @@ int imgp_patch_mkdir(struct imgp_patch *patch, const struct imgp_part *part,
 /* Plans the symbolic link path -> target (ext only). */
 int imgp_patch_symlink(struct imgp_patch *patch, const char *part,
 		       const char *path, const char *target);
+/*
+ * Applies kernel command line edits (see imgp_cmdline_edit) to the line
+ * the boot path keeps for the tree model names (NULL: its trees' line):
+ * the plan shows it before and after. Errors as imgp_survey_cmdline(),
+ * and -EINVAL for an edit list that does not parse.
+ */
+int imgp_patch_cmdline(struct imgp_patch *patch, const char *model, const char *edits);
 /*
  * Plans a U-Boot script image made from text at path (as mkimage -T script
  * makes it; the header time is SOURCE_DATE_EPOCH, or that of the script

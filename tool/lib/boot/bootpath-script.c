@@ -379,9 +379,19 @@ static int script_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *
 	return rc;
 }
 
+/* The boot script sets bootargs itself: said, with the script's lines. */
+static int script_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt,
+			  struct imgp_cmdline_site *site)
+{
+	(void)dt;
+	(void)site;
+	return imgp_cmdline_script_refusal(sv, sv->hook ? "; its hook " HOOK_PATH " runs after it, where a setenv bootargs would change the line" : NULL);
+}
+
 const struct imgp_bootpath imgp_bootpath_script = {
 	.name = "script",
 	.probe = script_probe,
 	.hook = script_hook,
 	.describe = script_describe,
+	.cmdline = script_cmdline,
 };
