@@ -246,6 +246,11 @@ static int run_remove_token(struct imgp_patch *patch, const struct recipe_step *
 				       st->val[OP_KEY]);
 }
 
+static int run_cmdline(struct imgp_patch *patch, const struct recipe_step *st)
+{
+	return imgp_patch_cmdline(patch, st->val[OP_MODEL], st->val[OP_EDITS]);
+}
+
 static int run_symlink(struct imgp_patch *patch, const struct recipe_step *st)
 {
 	return imgp_patch_symlink(patch, st->val[OP_PART], st->val[OP_PATH],
@@ -374,6 +379,9 @@ const struct action recipe_actions[] = {
 	  run_set_token, { PART_PATH, { OP_TOKEN, K_NOSPACE, REQ } } },
 	{ "remove-token", DT_NONE, "remove token '{key}' from {part}:{path}",
 	  run_remove_token, { PART_PATH, { OP_KEY, K_NOSPACE, REQ } } },
+	{ "cmdline", DT_NONE,
+	  "edit the kernel command line where the boot path keeps it: {edits}[ (model {model})]",
+	  run_cmdline, { { OP_EDITS, K_CMDLINE, REQ }, { OP_MODEL, K_NOSPACE, OPT } } },
 	{ "symlink", DT_NONE, "link {part}:{path} -> {target}", run_symlink,
 	  { PART_PATH, { OP_TARGET, K_WORD, REQ } } },
 	{ "boot-script", DT_NONE,
