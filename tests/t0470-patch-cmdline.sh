@@ -4,7 +4,7 @@ test_description='patch --cmdline and cat --cmdline on each boot path: the line 
 . "$(dirname "$0")/lib.sh"
 
 test_require_imgpatch
-test_require_tools sfdisk mtype mcopy debugfs e2fsck fsck.fat python3 mkimage dtc
+test_require_tools sfdisk mtype mcopy debugfs e2fsck fsck.fat python3 mkimage dumpimage dtc
 export IMGPATCH_RECIPE_PATH=$IMGPATCH_BUILD/recipes
 
 K3S=+cgroup_enable=memory,+cgroup_memory=1
@@ -42,6 +42,9 @@ test_expect_success 'build the images' '
 	"$FIXTURES/mkimage-armbian.sh" armbian.img &&
 	"$FIXTURES/mkimage-beagle.sh" beagle.img &&
 	"$FIXTURES/mkimage-pmos.sh" pmos.img &&
+	extract_part pmos.img 1 pmos.p1 &&
+	debugfs -R "dump /boot.scr pmos.boot.scr" pmos.p1 >/dev/null 2>&1 &&
+	tail -c +73 pmos.boot.scr >pmos.boot.cmd &&
 	"$FIXTURES/mkimage-kv260.sh" kv260.img
 '
 
@@ -171,10 +174,44 @@ test_expect_success 'beagle: uEnv.txt'"'"'s cmdline=, the commented-out ones lef
 	test_cmp expect uenv.after
 '
 
-test_expect_success 'postmarketOS and the Kria FIT: the script sets bootargs itself, refused naming its line' '
-	test_refuses pmos.img "/boot.scr sets bootargs itself (line [0-9]*: setenv bootargs init=/init.sh" \
-		imgpatch patch pmos.img --cmdline +quiet &&
-	grep -q "its hook /user.scr runs after it" err &&
+test_expect_success 'postmarketOS: boot.scr'"'"'s line, edited through the hook user.scr it sources after it' '
+	test "$(cat_line pmos.img)" = "$(sed -n "s/^setenv bootargs //p" pmos.boot.cmd)" &&
+	grep -q "^# p1 (ext2): /user.scr, setenv bootargs (not set: the boot script" cat.out &&
+	cp pmos.img pmos-p.img &&
+	imgpatch patch pmos-p.img --cmdline -loglevel,+quiet >plan &&
+	grep -q "^    after:  init=/init.sh rw .* pmos_root=/dev/mmcblk\${bootdev}p2 quiet\$" plan &&
+	extract_part pmos-p.img 1 p1.ext2 && e2fsck -fn p1.ext2 >/dev/null 2>&1 &&
+	debugfs -R "dump /user.scr user.scr" p1.ext2 >/dev/null 2>&1 &&
+	dumpimage -l user.scr | grep -q "Image Type:.* Script (uncompressed)" &&
+	tail -c +73 user.scr >user.txt &&
+	printf "setenv bootargs \"%s\"\n" "$(sed -n "s/^    after:  //p" plan)" >expect &&
+	tail -1 user.txt >got && test_cmp expect got &&
+	test "$(cat_line pmos-p.img)" = "$(sed "s/^setenv bootargs \"//; s/\"\$//" got)" &&
+	sum=$(sum_file pmos-p.img) &&
+	imgpatch patch pmos-p.img --cmdline -loglevel,+quiet >/dev/null &&
+	test_file_unchanged pmos-p.img "$sum"
+'
+
+test_expect_success 'postmarketOS: the owner'"'"'s user.scr keeps its commands, name and a line of its own is edited' '
+	printf "# the owner'"'"'s\nfdt set /soc/mmc@1c11000 max-frequency <150000000>\nsetenv bootargs \"console=ttyS0,115200 rw\"\n" >own.cmd &&
+	mkimage -A arm64 -O linux -T script -C none -n own -d own.cmd own.scr >/dev/null &&
+	cp pmos.img pmos-own.img &&
+	extract_part pmos-own.img 1 own.ext2 &&
+	printf "write own.scr /user.scr\n" >w.cmd &&
+	debugfs -w -f w.cmd own.ext2 >/dev/null 2>&1 && put_part pmos-own.img 1 own.ext2 &&
+	test "$(cat_line pmos-own.img)" = "console=ttyS0,115200 rw" &&
+	imgpatch patch pmos-own.img --cmdline +quiet >/dev/null &&
+	extract_part pmos-own.img 1 own2.ext2 && e2fsck -fn own2.ext2 >/dev/null 2>&1 &&
+	debugfs -R "dump /user.scr own2.scr" own2.ext2 >/dev/null 2>&1 &&
+	dumpimage -l own2.scr | grep -q "^Image Name: *own\$" &&
+	sed "s/ rw\"/ rw quiet\"/" own.cmd >expect &&
+	tail -c +73 own2.scr >got && test_cmp expect got
+'
+
+test_expect_success 'a boot.scr without the hook, and the Kria FIT'"'"'s: the script sets bootargs itself, refused naming its line' '
+	"$FIXTURES/mkimage-pmos.sh" nohook.img --no-user-scr-hook &&
+	test_refuses nohook.img "/boot.scr sets bootargs itself (line [0-9]*: setenv bootargs init=/init.sh" \
+		imgpatch patch nohook.img --cmdline +quiet &&
 	test_refuses kv260.img "/boot.scr.uimg sets bootargs itself (line [0-9]*: setenv bootargs \"root=LABEL=writable" \
 		imgpatch patch kv260.img --cmdline +quiet &&
 	test_must_fail imgpatch cat kv260.img --cmdline

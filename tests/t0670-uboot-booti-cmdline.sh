@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-test_description='U-Boot boots Debian'"'"'s extlinux.conf and Armbian'"'"'s boot.scr as a board does: the bootargs booti hands the kernel (/chosen of its tree, fdt_chosen() of ${bootargs}) hold the line imgpatch cat --cmdline reports, before and after patch --cmdline'
+test_description='U-Boot boots Debian'"'"'s extlinux.conf, Armbian'"'"'s and postmarketOS'"'"'s boot.scr as a board does: the bootargs booti hands the kernel (/chosen of its tree, fdt_chosen() of ${bootargs}) hold the line imgpatch cat --cmdline reports, before and after patch --cmdline'
 . "$(dirname "$0")/lib.sh"
 
 . "$TEST_DIR/uboot/uboot-lib.sh"
@@ -37,10 +37,11 @@ uinitrd()
 	debugfs -w -f uinitrd.cmd "$fs" >/dev/null 2>&1
 }
 
-# bootargs KIND IMG: boots IMG; prints the bootargs booti handed the kernel.
+# bootargs KIND IMG [ENV]: boots IMG (with ENV, default env.txt); prints
+# the bootargs booti handed the kernel.
 bootargs()
 {
-	booti_boot "$1" env.txt "$2" >/dev/null &&
+	booti_boot "$1" "${3:-env.txt}" "$2" >/dev/null &&
 	fdtget -t s "$1/booti.dtb" /chosen bootargs
 }
 
@@ -73,7 +74,10 @@ check 'build the images with the stand-in kernel, and the board environment' '
 	DTB_DIR=$PWD/symbols "$FIXTURES/mkimage-armbian.sh" armbian.img &&
 	with_kernel armbian.img 8192 /boot/vmlinuz-$armbian &&
 	uinitrd armbian.img /boot/uInitrd-$armbian &&
-	board_env env.txt "fdtfile=$pinephone"
+	DTB_DIR=$PWD/symbols "$FIXTURES/mkimage-pmos.sh" pmos.img &&
+	with_kernel pmos.img 2048 /vmlinuz &&
+	board_env env.txt "fdtfile=$pinephone" &&
+	board_env pmos.env "fdtfile=$pinephone" mmc_bootdev=0
 '
 
 check 'extlinux, as shipped: bootargs is the append line cat --cmdline prints' '
@@ -103,6 +107,31 @@ check 'Armbian, patched: extraargs lands where boot.cmd puts ${extraargs}' '
 	got=$(bootargs armbian-p armbian-p.img) &&
 	test "$(line armbian-p.img)" = "cgroup_memory=1 usbcore.autosuspend=-1" &&
 	armbian_has "$got" "cgroup_memory=1 usbcore.autosuspend=-1"
+'
+
+# The PinePhone's U-Boot boots the SD card with mmc_bootdev=0: boot.scr sets
+# bootdev 0, which U-Boot fills in for ${bootdev}.
+check 'postmarketOS, as shipped: bootargs is boot.scr'"'"'s line cat --cmdline prints' '
+	got=$(bootargs pmos pmos.img pmos.env) &&
+	test "$got" = "$(line pmos.img | sed "s/\${bootdev}/0/g")" &&
+	grep -q "^# p1 (ext2): /user.scr, setenv bootargs (not set: the boot script" pmos.img.cmdline
+'
+
+check 'postmarketOS, patched: the hook user.scr sets the edited line, booti hands it over' '
+	cp pmos.img pmos-p.img &&
+	imgpatch patch pmos-p.img --cmdline -loglevel,+quiet >/dev/null &&
+	got=$(bootargs pmos-p pmos-p.img pmos.env) &&
+	test "$got" = "$(line pmos-p.img | sed "s/\${bootdev}/0/g")" &&
+	case " $got " in *" loglevel="*) false ;; *" pmos_root=/dev/mmcblk0p2 quiet ") true ;; *) false ;; esac
+'
+
+check 'postmarketOS, recipe pinephone-vccq-mod then patched: one user.scr does both' '
+	cp pmos.img pmos-v.img &&
+	imgpatch apply pinephone-vccq-mod pmos-v.img --set hardware-mod=done >/dev/null &&
+	imgpatch patch pmos-v.img --cmdline +console=ttyS0,115200n8 >/dev/null &&
+	got=$(bootargs pmos-v pmos-v.img pmos.env) &&
+	test "$got" = "$(line pmos-v.img | sed "s/\${bootdev}/0/g")" &&
+	fdtget pmos-v/booti.dtb /soc/mmc@1c11000 mmc-hs200-1_8v
 '
 
 test_done

@@ -143,7 +143,7 @@ static void free_cmdlines(struct info *in)
 
 /*
  * The boot path's kernel command line: one, or one per tree where they
- * differ (a Raspberry Pi's config.txt naming a cmdline= file per model).
+ * differ (a boot path that keeps one per model).
  */
 static void get_cmdlines(struct info *in)
 {

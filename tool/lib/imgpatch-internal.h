@@ -364,6 +364,13 @@ struct imgp_cmdline_site {
 	char *what;              /* "extraargs=", "label 'l0', append": for messages */
 	char *loader;            /* what the loader adds itself; NULL: nothing known */
 	char *arg;               /* for locate(): a key, a label; may be NULL */
+	/*
+	 * The file is a U-Boot script image (mkimage -T script): the line is
+	 * in its script, which may be absent (then empty); base is the line
+	 * in force where the script does not set it (the boot script's).
+	 */
+	bool script;
+	char *base;
 	/* Finds the line in text (len bytes). 0, -ENOENT (with a message), -ENOMEM. */
 	int (*locate)(const struct imgp_cmdline_site *site, const char *text, size_t len,
 		      struct imgp_cmdline_span *span);
@@ -377,6 +384,14 @@ void imgp_cmdline_site_free(struct imgp_cmdline_site *site);
  */
 int imgp_cmdline_site_get(struct imgp_survey *sv, const char *model,
 			  struct imgp_cmdline_site *site);
+/*
+ * The text site->locate() reads from the file's bytes (raw, len; existed:
+ * the file is there): the file itself, or the script of a script image
+ * (empty when there is none). 0, -EINVAL or -EBADMSG (a script image that
+ * does not parse; the message names path), -ENOMEM.
+ */
+int imgp_cmdline_site_text(const struct imgp_cmdline_site *site, const void *raw,
+			   size_t len, bool existed, struct imgp_buf *text);
 /* Sets site's strings (each may be NULL; copied). 0 or -ENOMEM. */
 int imgp_cmdline_site_set(struct imgp_cmdline_site *site, const struct imgp_part *part,
 			  const char *path, const char *what, const char *loader,

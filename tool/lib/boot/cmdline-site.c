@@ -18,6 +18,7 @@ void imgp_cmdline_site_free(struct imgp_cmdline_site *site)
 	free(site->what);
 	free(site->loader);
 	free(site->arg);
+	free(site->base);
 	memset(site, 0, sizeof(*site));
 }
 
@@ -37,6 +38,27 @@ int imgp_cmdline_site_set(struct imgp_cmdline_site *site, const struct imgp_part
 	    dup_field(&site->loader, loader) || dup_field(&site->arg, arg))
 		return -ENOMEM;
 	return 0;
+}
+
+int imgp_cmdline_site_text(const struct imgp_cmdline_site *site, const void *raw,
+			   size_t len, bool existed, struct imgp_buf *text)
+{
+	struct imgp_bootscr scr;
+	int rc = 0;
+
+	text->len = 0;
+	if (!site->script)
+		rc = imgp_buf_append(text, raw, len);
+	else if (existed) {
+		rc = imgp_bootscr_parse(&scr, raw, len);
+		if (rc)
+			return imgp_fail_ctx(rc, "%s", site->path);
+		rc = imgp_buf_append(text, scr.text, scr.text_len);
+		imgp_bootscr_free(&scr);
+	}
+	if (!rc)
+		rc = imgp_buf_printf(text, "%s", "");
+	return rc ? imgp_fail(ENOMEM, "out of memory") : 0;
 }
 
 /* [start, end) of the line at pos, without its newline (and CR); next past it. */
@@ -184,8 +206,9 @@ int imgp_survey_cmdline(struct imgp_survey *sv, const char *model, struct imgp_b
 {
 	struct imgp_cmdline_site site;
 	struct imgp_cmdline_span span;
-	struct imgp_buf text = { 0 };
+	struct imgp_buf raw = { 0 }, text = { 0 };
 	struct imgp_fs *fs;
+	bool existed;
 	int rc;
 
 	line->len = where->len = loader->len = 0;
@@ -193,23 +216,35 @@ int imgp_survey_cmdline(struct imgp_survey *sv, const char *model, struct imgp_b
 	if (rc)
 		return rc;
 	fs = imgp_survey_fs(sv, site.part);
-	rc = fs ? imgp_survey_read_file(fs, site.path, IMGP_TEXT_MAX, &text) : -ENOTSUP;
+	rc = fs ? imgp_survey_read_file(fs, site.path, IMGP_TEXT_MAX, &raw) : -ENOTSUP;
+	/* A hook script that is not there sets nothing. */
+	existed = !rc;
+	if (rc == -ENOENT && site.script) {
+		imgp_errclear();
+		rc = 0;
+	}
 	if (rc)
 		imgp_fail_ctx(rc, IMGP_PART_FMT " (%s)", site.part->number, site.part->fstype);
 	if (!rc)
-		rc = site.locate(&site, text.len ? (char *)text.data : "", text.len, &span);
+		rc = imgp_cmdline_site_text(&site, raw.data, raw.len, existed, &text);
+	if (!rc)
+		rc = site.locate(&site, (char *)text.data, text.len, &span);
 	if (!rc && span.found)
 		rc = imgp_buf_append(line, (char *)text.data + span.start, span.end - span.start);
+	else if (!rc && site.base)
+		rc = imgp_buf_printf(line, "%s", site.base);
 	if (!rc)
 		rc = imgp_buf_printf(line, "%s", "");
 	if (!rc)
 		rc = imgp_buf_printf(where, IMGP_PART_FMT " (%s): %s, %s%s", site.part->number,
 				     site.part->fstype, site.path, site.what,
-				     span.found ? "" : " (not set)");
+				     span.found ? "" : site.base ? " (not set: the boot script's)" :
+				     " (not set)");
 	if (!rc)
 		rc = imgp_buf_printf(loader, "%s", site.loader ? site.loader : "");
 	if (rc == -ENOMEM)
 		rc = imgp_fail(ENOMEM, "out of memory");
+	imgp_buf_free(&raw);
 	imgp_buf_free(&text);
 	imgp_cmdline_site_free(&site);
 	return rc;
