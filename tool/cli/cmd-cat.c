@@ -2,7 +2,8 @@
 /*
  * imgpatch cat IMAGE PART:PATH: a file from inside a partition to stdout;
  * imgpatch cat IMAGE --dtb: the device tree the board really boots (its
- * boot path's tree with the overlays applied, imgp_effective_build) as DTS.
+ * boot path's tree with the overlays applied, imgp_effective_build) as DTS;
+ * imgpatch cat IMAGE --cmdline: the kernel command line its boot path keeps.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,13 +16,16 @@
 /* cat streams whole files; the bound only stops a runaway read. */
 #define CAT_MAX ((size_t)4 << 30)
 
-enum { OPT_DTB = 256, OPT_MODEL, OPT_FIT };
+enum { OPT_DTB = 256, OPT_MODEL, OPT_FIT, OPT_CMDLINE };
 
 static const struct cli_option cat_options[] = {
 	{ OPT_DTB, "dtb", 0, NULL, "print the device tree the board boots, as DTS:\n"
 	  "its boot path's tree with the overlays applied" },
-	{ OPT_MODEL, "model", 0, "MODEL", "with --dtb: the tree of this model (or tree\n"
-	  "file, or FIT fdt) where the image boots several" },
+	{ OPT_CMDLINE, "cmdline", 0, NULL, "print the kernel command line the boot path\n"
+	  "hands over, after a comment line saying where it is\n"
+	  "kept and what the loader adds itself" },
+	{ OPT_MODEL, "model", 0, "MODEL", "with --dtb or --cmdline: the tree of this model\n"
+	  "(or tree file, or FIT fdt) where the image boots several" },
 	{ OPT_FIT, "fit", 0, "PATH", "with --dtb: FIT file to look for (default " IMGP_FIT_PATH ")" },
 	CLI_OPTIONS_END,
 };
@@ -32,11 +36,13 @@ static const struct cli_command cat_command = {
 	"cat",
 	"Usage: imgpatch cat IMAGE PART:PATH\n"
 	"       imgpatch cat IMAGE --dtb [--model MODEL] [--fit PATH]\n"
+	"       imgpatch cat IMAGE --cmdline [--model MODEL]\n"
 	"Print a file from inside a partition of IMAGE to standard output.\n"
 	"PART is a partition number (1-based), a GPT partition name or a\n"
 	"filesystem label, e.g. 'writable:/etc/fstab' or '1:/boot.scr.uimg'.\n"
 	"With --dtb, print the device tree the board really boots as DTS, after\n"
-	"a comment line naming the boot path, the tree and the overlays applied.\n\n",
+	"a comment line naming the boot path, the tree and the overlays applied.\n"
+	"With --cmdline, print the kernel command line as the boot path keeps it.\n\n",
 	cat_tables,
 	NULL,
 };
@@ -110,6 +116,44 @@ out_read:
 	return rc;
 }
 
+/* The command line as the boot path keeps it, after "# where; what the loader adds". */
+static int cat_cmdline(const char *image, const char *model)
+{
+	const struct imgp_survey_opts sopts = { .what = IMGP_SURVEY_BOOT };
+	struct imgp_buf line = { 0 }, where = { 0 }, loader = { 0 }, out = { 0 };
+	struct imgp_survey sv;
+	struct cli_read in;
+	int rc;
+
+	rc = cli_read_open(&in, image);
+	if (rc)
+		return rc;
+	rc = imgp_survey_open(&sv, &in.disk, &sopts);
+	if (rc) {
+		rc = error_lib(image);
+		cli_read_close(&in);
+		return rc;
+	}
+	rc = imgp_survey_cmdline(&sv, model, &line, &where, &loader);
+	if (!rc)
+		rc = imgp_buf_printf(&out, "# %s%s%s\n%s\n", (char *)where.data,
+				     loader.len ? "; " : "", loader.len ? (char *)loader.data : "",
+				     (char *)line.data);
+	if (rc) {
+		rc = error_lib(image);
+	} else if (write_all(STDOUT_FILENO, out.data, out.len) < 0) {
+		error("standard output: %s", strerror(errno));
+		rc = EXIT_ERROR;
+	}
+	imgp_buf_free(&out);
+	imgp_buf_free(&loader);
+	imgp_buf_free(&where);
+	imgp_buf_free(&line);
+	imgp_survey_free(&sv);
+	cli_read_close(&in);
+	return rc;
+}
+
 int cmd_cat(int argc, char **argv)
 {
 	static const char *const args[] = { "IMAGE", "PART:PATH" };
@@ -120,7 +164,7 @@ int cmd_cat(int argc, char **argv)
 	struct imgp_fs fs;
 	const char *image = NULL, *spec_arg = NULL, *model = NULL;
 	char *spec = NULL, *path, *colon, *fit_path = NULL;
-	bool dtb = false;
+	bool dtb = false, cmdline = false;
 	int c = CLI_END, rc = 0;
 
 	cli_parser_init(&p, &cat_command, argc, argv);
@@ -128,6 +172,9 @@ int cmd_cat(int argc, char **argv)
 		switch (c) {
 		case OPT_DTB:
 			dtb = true;
+			break;
+		case OPT_CMDLINE:
+			cmdline = true;
 			break;
 		case OPT_MODEL:
 			model = p.value;
@@ -137,13 +184,18 @@ int cmd_cat(int argc, char **argv)
 			break;
 		}
 	}
+	if (!rc && c != CLI_STOP && dtb && cmdline)
+		rc = usage_error("cat", "--dtb and --cmdline: one at a time");
 	if (!rc)
-		rc = c == CLI_STOP ? p.exit : cli_arguments(&p, dtb ? 1 : 2, dtb ? 1 : 2, args);
-	if (!rc && c != CLI_STOP && !dtb && (model || fit_path))
-		rc = usage_error("cat", "%s needs --dtb", model ? "--model" : "--fit");
+		rc = c == CLI_STOP ? p.exit : cli_arguments(&p, dtb || cmdline ? 1 : 2,
+							    dtb || cmdline ? 1 : 2, args);
+	if (!rc && c != CLI_STOP && !dtb && !cmdline && model)
+		rc = usage_error("cat", "--model needs --dtb or --cmdline");
+	if (!rc && c != CLI_STOP && !dtb && fit_path)
+		rc = usage_error("cat", "--fit needs --dtb");
 	if (!rc && c != CLI_STOP) {
 		image = p.args[0];
-		spec_arg = dtb ? NULL : p.args[1];
+		spec_arg = dtb || cmdline ? NULL : p.args[1];
 	}
 	cli_parser_free(&p);
 	if (rc || c == CLI_STOP) {
@@ -155,6 +207,8 @@ int cmd_cat(int argc, char **argv)
 		free(fit_path);
 		return rc;
 	}
+	if (cmdline)
+		return cat_cmdline(image, model);
 	spec = strdup(spec_arg);
 	if (!spec)
 		die("out of memory");

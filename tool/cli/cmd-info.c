@@ -129,6 +129,59 @@ static const struct cli_command info_command = {
 	"section) or the image cannot be read, 2 usage error.\n",
 };
 
+static void free_cmdlines(struct info *in)
+{
+	for (size_t i = 0; i < in->ncmdlines; i++) {
+		imgp_buf_free(&in->cmdlines[i].where);
+		imgp_buf_free(&in->cmdlines[i].line);
+		imgp_buf_free(&in->cmdlines[i].loader);
+	}
+	free(in->cmdlines);
+	in->cmdlines = NULL;
+	in->ncmdlines = 0;
+}
+
+/*
+ * The boot path's kernel command line: one, or one per tree where they
+ * differ (a boot path that keeps one per model).
+ */
+static void get_cmdlines(struct info *in)
+{
+	const struct imgp_survey_bootinfo *bi = &in->sv.bootinfo;
+	int rc;
+
+	if (!in->sv.bootpath)
+		return;
+	in->cmdlines = calloc(1, sizeof(*in->cmdlines));
+	if (!in->cmdlines)
+		die("out of memory");
+	in->ncmdlines = 1;
+	rc = imgp_survey_cmdline(&in->sv, NULL, &in->cmdlines[0].line,
+				 &in->cmdlines[0].where, &in->cmdlines[0].loader);
+	if (rc == -EINVAL && bi->ndts > 1) {
+		free_cmdlines(in);
+		in->cmdlines = calloc(bi->ndts, sizeof(*in->cmdlines));
+		if (!in->cmdlines)
+			die("out of memory");
+		in->ncmdlines = bi->ndts;
+		rc = 0;
+		for (size_t n = 0; !rc && n < bi->ndts; n++) {
+			struct info_cmdline *c = &in->cmdlines[n];
+
+			c->model = bi->dts[n].model ? bi->dts[n].model : bi->dts[n].path;
+			rc = imgp_survey_cmdline(&in->sv, bi->dts[n].path, &c->line, &c->where,
+						 &c->loader);
+		}
+	}
+	if (rc == -ENOMEM)
+		die("out of memory");
+	if (rc) {
+		in->cmdline_error = strdup(imgp_errmsg());
+		if (!in->cmdline_error)
+			die("out of memory");
+	}
+}
+
 int cmd_info(int argc, char **argv)
 {
 	static const char *const args[] = { "IMAGE" };
@@ -173,6 +226,7 @@ int cmd_info(int argc, char **argv)
 	}
 	in.disk = &img.disk;
 	in.problems = count_problems(&in);
+	get_cmdlines(&in);
 
 	if (json) {
 		rc = info_print_json(&in);
@@ -186,6 +240,8 @@ int cmd_info(int argc, char **argv)
 		error("%s: %d problem%s found", in.path, in.problems,
 		      in.problems == 1 ? "" : "s");
 	rc = (rc || in.problems) ? EXIT_ERROR : EXIT_OK;
+	free_cmdlines(&in);
+	free(in.cmdline_error);
 	imgp_survey_free(&in.sv);
 	cli_read_close(&img);
 	free(fit_path);

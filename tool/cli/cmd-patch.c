@@ -2,7 +2,8 @@
 /*
  * imgpatch patch IMAGE [options]: edit a FIT fdt (delete or set properties,
  * delete nodes, apply overlays) into user-override.dtb, or into the FIT
- * itself when the boot script loads no override, and edit fstab options,
+ * itself when the boot script loads no override, and edit fstab options
+ * and the kernel command line,
  * planned in full before one commit (in place, or a copy with -o).
  */
 #include <errno.h>
@@ -20,7 +21,7 @@ struct dt_op {
 
 enum {
 	OPT_FIT = 256, OPT_FDT, OPT_DT_DELETE, OPT_DT_SET, OPT_DT_DELETE_NODE,
-	OPT_OVERLAY, OPT_DTB_OUT, OPT_FSTAB, OPT_ROOT, OPT_VIA, OPT_MODEL,
+	OPT_OVERLAY, OPT_DTB_OUT, OPT_FSTAB, OPT_ROOT, OPT_VIA, OPT_MODEL, OPT_CMDLINE,
 };
 
 struct patch_opts {
@@ -35,9 +36,10 @@ struct patch_opts {
 	struct cli_io io;
 	bool force;
 	bool stop;               /* --help was printed */
-	size_t ndt, nfstab;
+	size_t ndt, nfstab, ncmdline;
 	struct dt_op *dt;
 	const char **fstab;      /* MOUNTPOINT:OPS */
+	const char **cmdline;    /* EDIT[,EDIT...] */
 };
 
 static const struct cli_option patch_options[] = {
@@ -63,6 +65,9 @@ static const struct cli_option patch_options[] = {
 	  "repeatable" },
 	{ OPT_ROOT, "root", 0, "PART", "partition with /etc/fstab (default: the first that\n"
 	  "has one)" },
+	{ OPT_CMDLINE, "cmdline", 0, "EDIT[,EDIT...]", "kernel command line edits where the boot path\n"
+	  "keeps it: +WORD, +KEY=VALUE (replaces KEY's value),\n"
+	  "-WORD, -KEY (every KEY and KEY=...); repeatable" },
 	CLI_OPTIONS_END,
 };
 
@@ -78,7 +83,7 @@ static const struct cli_option *const patch_tables[] = {
 static const struct cli_command patch_command = {
 	"patch",
 	"Usage: imgpatch patch IMAGE [options]\n"
-	"Patch the boot device tree and fstab of IMAGE offline.\n\n",
+	"Patch the boot device tree, kernel command line and fstab of IMAGE offline.\n\n",
 	patch_tables,
 	"Device-tree edits apply in the order given. Exit status: 0 done (also when\n"
 	"nothing needed changing), 1 error, 2 usage error.\n",
@@ -152,6 +157,13 @@ static int parse_args(int argc, char **argv, struct patch_opts *o)
 			o->fstab[o->nfstab++] = p.value;
 			break;
 		case OPT_ROOT: o->root = p.value; break;
+		case OPT_CMDLINE:
+			if (imgp_cmdline_check(p.value))
+				rc = cli_bad_value(&p, "+WORD, +KEY=VALUE, -WORD or -KEY, joined by commas (%s)",
+						   imgp_errmsg());
+			o->cmdline = cli_grow(o->cmdline, o->ncmdline, sizeof(*o->cmdline));
+			o->cmdline[o->ncmdline++] = p.value;
+			break;
 		case 'f': o->force = true; break;
 		default:
 			rc = cli_io_option(&o->io, &p, c);
@@ -166,8 +178,8 @@ static int parse_args(int argc, char **argv, struct patch_opts *o)
 		rc = cli_arguments(&p, 1, 1, args);
 	if (!rc && !o->stop) {
 		o->image = o->io.image = p.args[0];
-		if (!o->ndt && !o->nfstab && !o->fdt)
-			rc = usage_error("patch", "nothing to do: give --fdt, --dt-*, --overlay and/or --fstab");
+		if (!o->ndt && !o->nfstab && !o->fdt && !o->ncmdline)
+			rc = usage_error("patch", "nothing to do: give --fdt, --dt-*, --overlay, --fstab and/or --cmdline");
 	}
 	if (!rc && !o->stop && o->via && strcmp(o->via, "override") != 0 &&
 	    (o->dtb_out || o->force))
@@ -380,6 +392,8 @@ static int plan_patch(struct imgp_patch *patch, const struct patch_opts *o)
 		rc = imgp_patch_fstab(patch, o->root, mnt, sep + 1);
 		free(mnt);
 	}
+	for (size_t i = 0; !rc && i < o->ncmdline; i++)
+		rc = imgp_patch_cmdline(patch, o->model, o->cmdline[i]);
 	return rc;
 }
 
@@ -411,5 +425,6 @@ out_io:
 out_opts:
 	free(o.dt);
 	free(o.fstab);
+	free(o.cmdline);
 	return rc;
 }

@@ -550,7 +550,8 @@ int cli_io_commit(struct cli_io *io, struct imgp_patch *patch)
 
 	if (imgp_patch_describe(patch, &plan))
 		return error_lib(io->image);
-	fwrite(plan.data, 1, plan.len, stdout);
+	if (plan.len)
+		fwrite(plan.data, 1, plan.len, stdout);
 	imgp_buf_free(&plan);
 	pending = imgp_patch_pending(patch);
 	if (io->dry_run) {

@@ -119,6 +119,28 @@ static void info_json_bootloader(struct json *j, const struct info *in)
 	json_object_end(j);
 }
 
+/* "cmdline": { "error", "lines": [ { "model", "line", "where", "loader" } ] } */
+static void info_json_cmdline(struct json *j, const struct info *in)
+{
+	json_key(j, "cmdline");
+	json_object_begin(j);
+	json_kv_string(j, "error", in->cmdline_error);
+	json_key(j, "lines");
+	json_array_begin(j);
+	for (size_t i = 0; !in->cmdline_error && i < in->ncmdlines; i++) {
+		const struct info_cmdline *c = &in->cmdlines[i];
+
+		json_object_begin(j);
+		json_kv_string(j, "model", c->model);
+		json_kv_string(j, "line", (char *)c->line.data);
+		json_kv_string(j, "where", (char *)c->where.data);
+		json_kv_string(j, "loader", c->loader.len ? (char *)c->loader.data : NULL);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_object_end(j);
+}
+
 static void info_json_bootpath(struct json *j, const struct info *in)
 {
 	const struct imgp_survey_bootinfo *bi = &in->sv.bootinfo;
@@ -164,6 +186,7 @@ static void info_json_bootpath(struct json *j, const struct info *in)
 		json_object_end(j);
 	}
 	json_array_end(j);
+	info_json_cmdline(j, in);
 	json_object_end(j);
 }
 

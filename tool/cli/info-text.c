@@ -106,6 +106,39 @@ static void text_model(const struct imgp_survey_bootdt *dt)
  * so that the two compare entry by entry (a Raspberry Pi entry holds
  * commas of its own).
  */
+/*
+ * "  cmdline: LINE" (with the model where they differ), then where it is
+ * kept and what the loader adds, as cat --cmdline's comment line says.
+ */
+static void text_cmdline(const struct info *in)
+{
+	if (in->cmdline_error) {
+		fputs("  cmdline: (", stdout);
+		table_put_text(in->cmdline_error);
+		puts(")");
+		return;
+	}
+	for (size_t i = 0; i < in->ncmdlines; i++) {
+		const struct info_cmdline *c = &in->cmdlines[i];
+
+		fputs("  cmdline", stdout);
+		if (c->model) {
+			fputs(" (", stdout);
+			table_put_text(c->model);
+			putchar(')');
+		}
+		fputs(": ", stdout);
+		table_put_text(c->line.len ? (char *)c->line.data : "(empty)");
+		fputs("\n    kept in: ", stdout);
+		table_put_text((char *)c->where.data);
+		if (c->loader.len) {
+			fputs("\n    loader: ", stdout);
+			table_put_text((char *)c->loader.data);
+		}
+		putchar('\n');
+	}
+}
+
 static void text_bootpath(const struct info *in)
 {
 	const struct imgp_survey_bootinfo *bi = &in->sv.bootinfo;
@@ -139,6 +172,7 @@ static void text_bootpath(const struct info *in)
 		text_model(dt);
 		putchar('\n');
 	}
+	text_cmdline(in);
 }
 
 /*

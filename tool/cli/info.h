@@ -9,11 +9,21 @@
 
 #include "cli.h"
 
+/* A kernel command line of the boot path (imgp_survey_cmdline). */
+struct info_cmdline {
+	const char *model;       /* the tree's model, else its path; NULL: every tree's */
+	struct imgp_buf where, line, loader;
+};
+
 struct info {
 	const char *path;
 	const struct imgp_disk *disk; /* the survey's */
 	struct imgp_survey sv;
 	int problems;            /* facts that could not be read, bad hashes */
+	/* One line for the boot path, or one per tree where they differ (unless cmdline_error). */
+	size_t ncmdlines;
+	struct info_cmdline *cmdlines;
+	char *cmdline_error;     /* why there is none (not a problem); NULL */
 };
 
 /* The sector size the table counts in (512 when it does not say). */

@@ -11,9 +11,9 @@
 _imgpatch_io_opts='-o --output --compress --level --threads --bmap --in-place
 	-n --dry-run --quiet --undo --recover'
 _imgpatch_opts_info='--json --fit --help'
-_imgpatch_opts_cat='--dtb --model --fit --help'
+_imgpatch_opts_cat='--dtb --cmdline --model --fit --help'
 _imgpatch_opts_patch="--fit --fdt --dt-delete --dt-set --dt-delete-node --overlay
-	--via --model --dtb-out --fstab --root $_imgpatch_io_opts -f --force --help"
+	--via --model --dtb-out --fstab --root --cmdline $_imgpatch_io_opts -f --force --help"
 _imgpatch_opts_apply="--set --each --each-ignore $_imgpatch_io_opts --recipe-path -j --jobs --json
 	--output-dir --via --help"
 _imgpatch_opts_write='--apply --set --each --each-ignore --recipe-path --json -j --jobs --dry-run --force
@@ -25,7 +25,7 @@ _imgpatch_opts_doctor='--json --fail-on --fit --fdt --model --help'
 _imgpatch_args_info='--fit'
 _imgpatch_args_cat='--model --fit'
 _imgpatch_args_patch='--fit --fdt --dt-delete --dt-set --dt-delete-node --overlay
-	--via --model --dtb-out --fstab --root -o --output --compress --level --threads --bmap --undo'
+	--via --model --dtb-out --fstab --root --cmdline -o --output --compress --level --threads --bmap --undo'
 _imgpatch_args_apply='--set --each --each-ignore -o --output --compress --level --threads --bmap --undo
 	--recipe-path -j --jobs --json --output-dir --via'
 _imgpatch_args_write='--apply --set --each --each-ignore --recipe-path --json -j --jobs'

@@ -344,6 +344,77 @@ int imgp_rpi_dtoverlay(void **fdt, size_t *size, const void *overlay,
  */
 #define IMGP_NAMES_SHOWN 12
 
+/* --------------------------------------------------------- cmdline-site.c */
+
+/* The bytes of a kernel command line in the file that keeps it. */
+struct imgp_cmdline_span {
+	size_t start, end;
+	bool found;              /* false: none there; a new one goes at start (== end) */
+	char head[64], tail[8];  /* written around a new one ("extraargs=", "\n") */
+};
+
+/*
+ * Where a boot path keeps the kernel command line it hands over (its
+ * cmdline op fills it): a file on part and, in it, the line locate()
+ * finds, so that the patch finds it again in a file it has edited.
+ */
+struct imgp_cmdline_site {
+	const struct imgp_part *part;
+	char *path;              /* the file */
+	char *what;              /* "extraargs=", "label 'l0', append": for messages */
+	char *loader;            /* what the loader adds itself; NULL: nothing known */
+	char *arg;               /* for locate(): a key, a label; may be NULL */
+	/*
+	 * The file is a U-Boot script image (mkimage -T script): the line is
+	 * in its script, which may be absent (then empty); base is the line
+	 * in force where the script does not set it (the boot script's).
+	 */
+	bool script;
+	char *base;
+	/* Finds the line in text (len bytes). 0, -ENOENT (with a message), -ENOMEM. */
+	int (*locate)(const struct imgp_cmdline_site *site, const char *text, size_t len,
+		      struct imgp_cmdline_span *span);
+};
+void imgp_cmdline_site_free(struct imgp_cmdline_site *site);
+/*
+ * The site of the command line of the tree model names (NULL: the boot
+ * path's, which must be the same for each of its trees, else -EINVAL
+ * listing them). -ENOENT (no boot path, no such tree), -ENOTSUP (the
+ * path keeps none it can edit), -ENOMEM; each with its message.
+ */
+int imgp_cmdline_site_get(struct imgp_survey *sv, const char *model,
+			  struct imgp_cmdline_site *site);
+/*
+ * The text site->locate() reads from the file's bytes (raw, len; existed:
+ * the file is there): the file itself, or the script of a script image
+ * (empty when there is none). 0, -EINVAL or -EBADMSG (a script image that
+ * does not parse; the message names path), -ENOMEM.
+ */
+int imgp_cmdline_site_text(const struct imgp_cmdline_site *site, const void *raw,
+			   size_t len, bool existed, struct imgp_buf *text);
+/* Sets site's strings (each may be NULL; copied). 0 or -ENOMEM. */
+int imgp_cmdline_site_set(struct imgp_cmdline_site *site, const struct imgp_part *part,
+			  const char *path, const char *what, const char *loader,
+			  const char *arg);
+/*
+ * locate() for a "KEY=VALUE" setting U-Boot's env import -t reads (site->arg
+ * the key): the last line of KEY wins; a new one goes at the end.
+ */
+int imgp_cmdline_locate_env(const struct imgp_cmdline_site *site, const char *text,
+			    size_t len, struct imgp_cmdline_span *span);
+/*
+ * The lines of a U-Boot script that set bootargs ("setenv bootargs ..."),
+ * "LINE: text" each, joined by "; ", into out (emptied): 1 when there is
+ * one, 0 when not, -ENOMEM.
+ */
+int imgp_cmdline_script_lines(const char *script, struct imgp_buf *out);
+/*
+ * For a boot path whose U-Boot script sets bootargs itself: -ENOTSUP naming
+ * the script's lines that do (hook_note, may be NULL, added), or saying
+ * that it sets none.
+ */
+int imgp_cmdline_script_refusal(struct imgp_survey *sv, const char *hook_note);
+
 /* --------------------------------------------------------- bootpath-*.c */
 
 /*
@@ -386,6 +457,14 @@ struct imgp_bootpath {
 	 * fdt_shrink_to_minimum adds: sysboot's 8192); 0: what it needs.
 	 */
 	unsigned long overlay_room;
+	/*
+	 * Where the kernel command line this way hands over for dt (NULL:
+	 * it names no tree) is kept: fills site. -ENOTSUP with the reason
+	 * when it is not kept where imgpatch can edit it (a script line that
+	 * sets bootargs itself), -ENOMEM. NULL: this way keeps none.
+	 */
+	int (*cmdline)(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt,
+		       struct imgp_cmdline_site *site);
 };
 
 extern const struct imgp_bootpath imgp_bootpath_fit;

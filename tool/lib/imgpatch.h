@@ -615,6 +615,28 @@ int imgp_yaml_set_key(const char *text, size_t len, const char *header,
  */
 int imgp_yaml_entry_check(const char *key, const char *entry);
 
+/* --------------------------------------------------------------- cmdline.c */
+
+/*
+ * Kernel command line edits. edits is a list of "+WORD" (added when no word
+ * has its name), "+KEY=VALUE" (the first word named KEY takes it, later
+ * ones are dropped; appended when there is none), "-KEY" (drops every
+ * word named KEY, with or without a value) and "-KEY=VALUE" (drops that
+ * word), joined by commas: a comma before '+' or '-' outside double
+ * quotes starts the next edit, so values keep theirs ("+console=ttyS2,1500000").
+ * Words split as the kernel splits them (double quotes group blanks); no
+ * edit looks past "--", and a new word goes before it.
+ */
+/* Checks an edit list. 0 or -EINVAL naming the edit at fault. */
+int imgp_cmdline_check(const char *edits);
+/*
+ * out = line (len bytes, no newline) with the edits applied in order,
+ * every other byte kept (NUL-terminated, not counted). Returns 1 when it
+ * changed, 0 when not, -EINVAL (imgp_cmdline_check), -ENOMEM.
+ */
+int imgp_cmdline_edit(const char *line, size_t len, const char *edits,
+		      struct imgp_buf *out);
+
 /* ------------------------------------------------------------------ diff.c */
 
 /*
@@ -797,6 +819,8 @@ struct imgp_survey_bootdt {
 	char **scripts;
 	size_t nscript_vars;
 	char **script_vars;
+	/* The file its kernel command line is read from, where that differs by tree; NULL: the path's. */
+	char *cmdline;
 	char *label;             /* the extlinux label that boots it; NULL: none */
 	char *append;            /* that label's kernel arguments; NULL: none */
 	/*
@@ -933,6 +957,18 @@ int imgp_survey_read_file(struct imgp_fs *fs, const char *path, size_t max,
 			  struct imgp_buf *out);
 /* Makes a recorded failure (rc, error) the current one again; returns rc. */
 int imgp_survey_fail(int rc, const char *error);
+/*
+ * The kernel command line the boot path keeps for the tree model names
+ * (NULL: that of its trees, the same for each): into line (NUL-terminated;
+ * empty when none is set), where it is kept into where ("p1 (vfat):
+ * /cmdline.txt, the first line"), and what the loader adds itself into
+ * loader (empty: nothing known). Returns 0, or -ENOENT (no boot path, no
+ * such tree, no such file), -ENOTSUP (kept where imgpatch cannot edit
+ * it: the message names the script line), -EINVAL (its trees differ:
+ * the message lists them), -ENOMEM.
+ */
+int imgp_survey_cmdline(struct imgp_survey *sv, const char *model, struct imgp_buf *line,
+			struct imgp_buf *where, struct imgp_buf *loader);
 
 /* ----------------------------------------------------------- effective.c */
 
@@ -1257,6 +1293,13 @@ int imgp_patch_mkdir(struct imgp_patch *patch, const struct imgp_part *part,
 /* Plans the symbolic link path -> target (ext only). */
 int imgp_patch_symlink(struct imgp_patch *patch, const char *part,
 		       const char *path, const char *target);
+/*
+ * Applies kernel command line edits (see imgp_cmdline_edit) to the line
+ * the boot path keeps for the tree model names (NULL: its trees' line):
+ * the plan shows it before and after. Errors as imgp_survey_cmdline(),
+ * and -EINVAL for an edit list that does not parse.
+ */
+int imgp_patch_cmdline(struct imgp_patch *patch, const char *model, const char *edits);
 /*
  * Plans a U-Boot script image made from text at path (as mkimage -T script
  * makes it; the header time is SOURCE_DATE_EPOCH, or that of the script

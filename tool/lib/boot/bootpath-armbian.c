@@ -354,8 +354,36 @@ out:
 	return rc < 0 ? -ENOMEM : rc;
 }
 
+/*
+ * armbianEnv.txt's extraargs=: Armbian's boot.cmd builds bootargs itself
+ * (root=${rootdev} rootwait ... ${extraargs} ${extraboardargs}) and leaves
+ * the user that variable; its lines setting bootargs say the rest.
+ */
+static int armbian_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt,
+			   struct imgp_cmdline_site *site)
+{
+	struct imgp_buf lines = { 0 }, loader = { 0 };
+	char env[32];
+	int rc;
+
+	(void)dt;
+	snprintf(env, sizeof(env), "%s" ENV_NAME, env_prefix(sv));
+	rc = imgp_cmdline_script_lines(sv->script.parsed ? sv->script.scr.text : NULL, &lines);
+	if (rc == 1)
+		rc = imgp_buf_printf(&loader, "%s builds bootargs around it: %s",
+				     sv->script.path, (char *)lines.data);
+	if (rc >= 0)
+		rc = imgp_cmdline_site_set(site, sv->boot, env, "extraargs=",
+					   loader.len ? (char *)loader.data : NULL, "extraargs");
+	site->locate = imgp_cmdline_locate_env;
+	imgp_buf_free(&loader);
+	imgp_buf_free(&lines);
+	return rc < 0 ? imgp_fail(ENOMEM, "out of memory") : 0;
+}
+
 const struct imgp_bootpath imgp_bootpath_armbian = {
 	.name = "armbian",
 	.probe = armbian_probe,
 	.describe = armbian_describe,
+	.cmdline = armbian_cmdline,
 };

@@ -369,30 +369,28 @@ static int describe_updates(struct imgp_survey *sv, struct imgp_survey_bootinfo 
 	return rc;
 }
 
-static int extlinux_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
+/* The extlinux.conf of the boot partition: the first of U-Boot's prefixes that has one. */
+static const char *conf_of(struct imgp_survey *sv)
 {
-	struct label *labels = NULL, *l = NULL, *cur = NULL;
-	const char *conf = conf_paths[0], *deflt = NULL;
-	struct imgp_buf path = { 0 };
-	char *text, *cursor, *line;
-	size_t nlabels = 0;
-	bool made;
-	int rc;
-
 	for (size_t i = 0; i < NCONF; i++)
-		if (imgp_bootinfo_exists(sv, conf_paths[i])) {
-			conf = conf_paths[i];
-			break;
-		}
-	rc = imgp_bootinfo_summary(bi, "extlinux %s", conf);
-	if (!rc)
-		rc = imgp_bootinfo_read(sv, bi, sv->boot, conf, &text);
-	if (rc)
-		return rc == -ENOMEM ? rc : 0;
-	/* u-boot-update writes only /boot/extlinux/extlinux.conf, on the root. */
-	made = !strcmp(conf, "/boot/extlinux/extlinux.conf") &&
-	       imgp_uboot_menu_made(text, strlen(text));
-	cursor = text;
+		if (imgp_bootinfo_exists(sv, conf_paths[i]))
+			return conf_paths[i];
+	return conf_paths[0];
+}
+
+/*
+ * The labels of extlinux.conf's text (written into: the labels point into
+ * it) and the one sysboot boots: DEFAULT's (ONTIMEOUT's), else a "menu
+ * default" one, else the first; NULL without labels. 0 or -ENOMEM.
+ */
+static int parse_conf(char *text, struct label **out, size_t *nout,
+		      struct label **booted)
+{
+	struct label *labels = NULL, *cur = NULL, *l = NULL;
+	const char *deflt = NULL;
+	char *cursor = text, *line;
+	size_t nlabels = 0;
+
 	while ((line = imgp_bootinfo_line(&cursor))) {
 		const char *v;
 
@@ -404,8 +402,8 @@ static int extlinux_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo
 			struct label *grown = realloc(labels, (nlabels + 1) * sizeof(*labels));
 
 			if (!grown) {
-				rc = imgp_fail(ENOMEM, "out of memory");
-				break;
+				free(labels);
+				return imgp_fail(ENOMEM, "out of memory");
 			}
 			labels = grown;
 			cur = &labels[nlabels++];
@@ -431,16 +429,40 @@ static int extlinux_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo
 		else if (!label_keyword(line))
 			cur = NULL;
 	}
-	if (rc) {
-		free(labels);
-		free(text);
-		return rc;
-	}
 	for (size_t i = 0; i < nlabels && !l; i++)
 		if (deflt && strcmp(labels[i].name, deflt) == 0)
 			l = &labels[i];
 	if (!l && nlabels)
 		l = &labels[0];
+	*out = labels;
+	*nout = nlabels;
+	*booted = l;
+	return 0;
+}
+
+static int extlinux_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
+{
+	struct label *labels = NULL, *l = NULL;
+	const char *conf = conf_of(sv);
+	struct imgp_buf path = { 0 };
+	size_t nlabels = 0;
+	char *text;
+	bool made;
+	int rc;
+
+	rc = imgp_bootinfo_summary(bi, "extlinux %s", conf);
+	if (!rc)
+		rc = imgp_bootinfo_read(sv, bi, sv->boot, conf, &text);
+	if (rc)
+		return rc == -ENOMEM ? rc : 0;
+	/* u-boot-update writes only /boot/extlinux/extlinux.conf, on the root. */
+	made = !strcmp(conf, "/boot/extlinux/extlinux.conf") &&
+	       imgp_uboot_menu_made(text, strlen(text));
+	rc = parse_conf(text, &labels, &nlabels, &l);
+	if (rc) {
+		free(text);
+		return rc;
+	}
 	if (made)
 		rc = describe_updates(sv, bi, l);
 	if (!rc && !l) {
@@ -483,9 +505,112 @@ static int extlinux_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo
 	return rc;
 }
 
+/* The label site->arg names (NULL: the one booted) of a copy of text; -ENOENT: none. */
+static int find_label(const struct imgp_cmdline_site *site, char *copy,
+		      struct label **labels, const struct label **l)
+{
+	struct label *booted;
+	size_t n;
+	int rc = parse_conf(copy, labels, &n, &booted);
+
+	*l = booted;
+	for (size_t i = 0; !rc && site->arg && i < n; i++)
+		if (!strcmp((*labels)[i].name, site->arg)) {
+			*l = &(*labels)[i];
+			break;
+		}
+	if (!rc && (!*l || (site->arg && strcmp((*l)->name, site->arg))))
+		rc = imgp_fail(ENOENT, "%s: no LABEL %s", site->path, site->arg ? site->arg : "");
+	return rc;
+}
+
+/*
+ * The append line of the label: its value; without one, a new line goes
+ * right after the label's, indented as the line after it is.
+ */
+static int locate_append(const struct imgp_cmdline_site *site, const char *text,
+			 size_t len, struct imgp_cmdline_span *span)
+{
+	char *copy = strndup(text, len);
+	struct label *labels = NULL;
+	const struct label *l;
+	int rc;
+
+	memset(span, 0, sizeof(*span));
+	if (!copy)
+		return imgp_fail(ENOMEM, "out of memory");
+	rc = find_label(site, copy, &labels, &l);
+	if (!rc && l->append) {
+		span->start = (size_t)(l->append - copy);
+		span->end = span->start + strlen(l->append);
+		span->found = true;
+		/* "append" with nothing after it: the word needs a blank before it. */
+		if (span->start == span->end && span->start &&
+		    !isspace((unsigned char)text[span->start - 1])) {
+			span->found = false;
+			snprintf(span->head, sizeof(span->head), " ");
+		}
+	} else if (!rc) {
+		const char *nl = memchr(text + (l->name - copy), '\n',
+					len - (size_t)(l->name - copy));
+		const char *next = nl ? nl + 1 : text + len;
+		int indent = (int)strspn(next, " \t");
+
+		span->start = span->end = (size_t)(next - text);
+		snprintf(span->head, sizeof(span->head), "%s%.*sappend ", nl ? "" : "\n",
+			 indent ? indent : 1, indent ? next : "\t");
+		snprintf(span->tail, sizeof(span->tail), "\n");
+	}
+	free(labels);
+	free(copy);
+	return rc;
+}
+
+/*
+ * The append line of the label sysboot boots: pxe_utils.c's label_boot()
+ * sets bootargs to it, its ${variables} filled in from U-Boot's
+ * environment; a label without one leaves the environment's bootargs.
+ */
+static int extlinux_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt,
+			    struct imgp_cmdline_site *site)
+{
+	const char *conf = conf_of(sv);
+	struct imgp_fs *fs = imgp_survey_fs(sv, sv->boot);
+	struct imgp_buf text = { 0 }, what = { 0 };
+	struct label *labels = NULL;
+	const struct label *l = NULL;
+	char *copy = NULL;
+	int rc;
+
+	rc = fs ? imgp_survey_read_file(fs, conf, IMGP_TEXT_MAX, &text) : -ENOTSUP;
+	if (!rc)
+		rc = imgp_buf_printf(&text, "%s", "");
+	if (!rc)
+		rc = imgp_cmdline_site_set(site, sv->boot, conf, NULL, NULL,
+					   dt && dt->label ? dt->label : NULL);
+	if (!rc && !(copy = strdup((char *)text.data)))
+		rc = imgp_fail(ENOMEM, "out of memory");
+	if (!rc)
+		rc = find_label(site, copy, &labels, &l);
+	if (!rc)
+		rc = imgp_buf_printf(&what, "label %s, append", l->name);
+	if (!rc)
+		rc = imgp_cmdline_site_set(site, sv->boot, conf, (char *)what.data,
+					   l->append ? "U-Boot's sysboot hands it over as it is, ${variables} filled in from its environment" :
+					   "the label has no append line: U-Boot hands over the bootargs of its own environment",
+					   l->name);
+	site->locate = locate_append;
+	free(labels);
+	free(copy);
+	imgp_buf_free(&what);
+	imgp_buf_free(&text);
+	return rc;
+}
+
 const struct imgp_bootpath imgp_bootpath_extlinux = {
 	.name = "extlinux",
 	.probe = extlinux_probe,
 	.describe = extlinux_describe,
 	.overlay_room = PXE_OVERLAY_ROOM,
+	.cmdline = extlinux_cmdline,
 };

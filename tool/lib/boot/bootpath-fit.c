@@ -45,9 +45,19 @@ static int fit_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
 				     sv->hook ? sv->hook : "");
 }
 
+/* The boot script sets bootargs itself: said, with the script's lines. */
+static int fit_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt,
+		       struct imgp_cmdline_site *site)
+{
+	(void)dt;
+	(void)site;
+	return imgp_cmdline_script_refusal(sv, NULL);
+}
+
 const struct imgp_bootpath imgp_bootpath_fit = {
 	.name = "fit",
 	.probe = fit_probe,
 	.hook = fit_hook,
 	.describe = fit_describe,
+	.cmdline = fit_cmdline,
 };

@@ -36,6 +36,7 @@
 #include "imgpatch-internal.h"
 
 #define CONFIG_PATH "/config.txt"
+#define DEFAULT_CMDLINE "cmdline.txt"
 /* Overlays are a few KiB; the firmware's own limit for one is far below this. */
 #define OVERLAY_MAX (4u << 20)
 #define OVERLAY_MAP "overlay_map.dtb"
@@ -584,11 +585,12 @@ static int walk_config(struct config_walk *w, const char *file, char *text, int 
 static int describe_model(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
 			  const struct rpi_tree *tree, const char *text, bool first)
 {
-	/* Indexed by setting: os_prefix, overlay_prefix, device_tree. */
-	static const char *const keys[] = { "os_prefix=", "overlay_prefix=", "device_tree=" };
+	/* Indexed by setting: os_prefix, overlay_prefix, device_tree, cmdline. */
+	static const char *const keys[] = { "os_prefix=", "overlay_prefix=", "device_tree=",
+					    "cmdline=" };
 	struct config_walk w = { .sv = sv, .bi = bi, .tree = tree, .model = FILTER_TRUE,
 				 .say_bad = first };
-	char *set[3] = { NULL, NULL, NULL };
+	char *set[4] = { NULL, NULL, NULL, NULL };
 	struct imgp_survey_bootdt *dt = NULL;
 	struct imgp_buf path = { 0 }, dir = { 0 }, map = { 0 };
 	char *config = strdup(text), *cursor, *line;
@@ -623,7 +625,7 @@ static int describe_model(struct imgp_survey *sv, struct imgp_survey_bootinfo *b
 			}
 		}
 		while (!rc && (line = imgp_bootinfo_line(&cursor))) {
-			for (size_t k = 0; !pass && k < 3; k++) {
+			for (size_t k = 0; !pass && k < 4; k++) {
 				if (!is_prefix(line, keys[k]))
 					continue;
 				free(set[k]);
@@ -666,7 +668,16 @@ static int describe_model(struct imgp_survey *sv, struct imgp_survey_bootinfo *b
 			}
 		}
 	}
-	for (size_t k = 0; k < 3; k++)
+	/* os_prefix names the command line's file too (Raspberry Pi's config.txt documentation). */
+	if (!rc && dt) {
+		path.len = 0;
+		rc = imgp_buf_printf(&path, "/%s%s", set[0] ? set[0] : "",
+				     set[3] ? set[3] + (set[3][0] == '/') : DEFAULT_CMDLINE);
+		dt->cmdline = rc ? NULL : strdup((char *)path.data);
+		if (!rc && !dt->cmdline)
+			rc = imgp_fail(ENOMEM, "out of memory");
+	}
+	for (size_t k = 0; k < 4; k++)
 		free(set[k]);
 	imgp_buf_free(&w.lines);
 	imgp_buf_free(&map);
@@ -835,9 +846,53 @@ out:
 	return rc;
 }
 
+/* The firmware reads the first line of the file, and no other. */
+static int locate_first_line(const struct imgp_cmdline_site *site, const char *text,
+			     size_t len, struct imgp_cmdline_span *span)
+{
+	const char *nl = memchr(text, '\n', len);
+
+	(void)site;
+	memset(span, 0, sizeof(*span));
+	span->found = true;
+	span->end = nl ? (size_t)(nl - text) : len;
+	if (span->end && text[span->end - 1] == '\r')
+		span->end--;
+	return 0;
+}
+
+/*
+ * The file config.txt's cmdline= (under os_prefix) names for dt's boards,
+ * else cmdline.txt. The firmware puts arguments of its own before the
+ * line; a U-Boot script that takes the firmware's (Ubuntu's: "fdt get
+ * value bootargs /chosen bootargs") sets bootargs from it in turn.
+ */
+static int rpi_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt,
+		       struct imgp_cmdline_site *site)
+{
+	struct imgp_buf loader = { 0 }, lines = { 0 };
+	int rc;
+
+	rc = imgp_buf_printf(&loader, "the firmware puts its own arguments before it (by board: memory, MAC address, serial number, video)");
+	if (!rc && sv->script.parsed &&
+	    imgp_bootscr_mentions(&sv->script.scr, "/chosen bootargs") &&
+	    imgp_cmdline_script_lines(sv->script.scr.text, &lines) == 1)
+		rc = imgp_buf_printf(&loader, "; then U-Boot's %s takes it from the tree: %s",
+				     sv->script.path, (char *)lines.data);
+	if (!rc)
+		rc = imgp_cmdline_site_set(site, sv->boot, dt && dt->cmdline ? dt->cmdline :
+					   "/" DEFAULT_CMDLINE, "the first line",
+					   (char *)loader.data, NULL);
+	site->locate = locate_first_line;
+	imgp_buf_free(&lines);
+	imgp_buf_free(&loader);
+	return rc ? imgp_fail(ENOMEM, "out of memory") : 0;
+}
+
 const struct imgp_bootpath imgp_bootpath_rpi = {
 	.name = "rpi",
 	.probe = rpi_probe,
 	.describe = rpi_describe,
 	.apply = rpi_apply,
+	.cmdline = rpi_cmdline,
 };

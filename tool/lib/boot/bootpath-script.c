@@ -379,9 +379,101 @@ static int script_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *
 	return rc;
 }
 
+#define SETENV "setenv bootargs "
+
+/*
+ * The last "setenv bootargs VALUE" line of text (a script): start and end
+ * of VALUE (inside its quotes when quoted whole), past the blanks before
+ * it. Returns true when there is one.
+ */
+static bool setenv_value(const char *text, size_t len, size_t *start, size_t *end)
+{
+	bool found = false;
+
+	for (size_t pos = 0, next; pos < len; pos = next) {
+		const char *nl = memchr(text + pos, '\n', len - pos);
+		size_t e = nl ? (size_t)(nl - text) : len, v;
+
+		next = nl ? e + 1 : len;
+		v = pos + strspn(text + pos, " \t");
+		if (e - v < strlen(SETENV) || memcmp(text + v, SETENV, strlen(SETENV)))
+			continue;
+		v += strlen(SETENV);
+		while (v < e && (text[v] == ' ' || text[v] == '\t'))
+			v++;
+		while (e > v && strchr(" \t\r;", text[e - 1]))
+			e--;
+		if (e - v >= 2 && text[v] == '"' && text[e - 1] == '"') {
+			v++;
+			e--;
+		}
+		*start = v;
+		*end = e;
+		found = true;
+	}
+	return found;
+}
+
+/* The hook's own setenv bootargs line; a new one goes at its end. */
+static int locate_setenv(const struct imgp_cmdline_site *site, const char *text,
+			 size_t len, struct imgp_cmdline_span *span)
+{
+	(void)site;
+	memset(span, 0, sizeof(*span));
+	span->found = setenv_value(text, len, &span->start, &span->end);
+	if (!span->found) {
+		span->start = span->end = len;
+		snprintf(span->head, sizeof(span->head), "%s" SETENV "\"",
+			 len && text[len - 1] != '\n' ? "\n" : "");
+		snprintf(span->tail, sizeof(span->tail), "\"\n");
+	}
+	return 0;
+}
+
+/*
+ * The script sets bootargs itself. postmarketOS's sources its hook
+ * /user.scr after that line and before it boots: a "setenv bootargs" there
+ * replaces the line, so that is where an edit goes (the script's own value
+ * its start, its ${variables} kept for U-Boot to fill in). Any other is
+ * refused, its lines named.
+ */
+static int script_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt,
+			  struct imgp_cmdline_site *site)
+{
+	const char *text = sv->script.parsed ? sv->script.scr.text : NULL;
+	const char *hook = text && sv->hook ? strstr(text, sv->hook) : NULL;
+	struct imgp_buf lines = { 0 }, base = { 0 }, loader = { 0 };
+	size_t start = 0, end = 0;
+	int rc;
+
+	(void)dt;
+	if (!hook || !setenv_value(text, (size_t)(hook - text), &start, &end) ||
+	    memchr(text + start, '"', end - start))
+		return imgp_cmdline_script_refusal(sv, NULL);
+	rc = imgp_cmdline_script_lines(text, &lines) < 0 ? -ENOMEM : 0;
+	if (!rc)
+		rc = imgp_buf_printf(&base, "%.*s", (int)(end - start), text + start);
+	if (!rc)
+		rc = imgp_buf_printf(&loader, "%s sets bootargs (%s), then sources %s, whose setenv bootargs replaces it",
+				     sv->script.path, (char *)lines.data, HOOK_PATH);
+	if (!rc)
+		rc = imgp_cmdline_site_set(site, sv->boot, HOOK_PATH, "setenv bootargs",
+					   (char *)loader.data, NULL);
+	if (!rc) {
+		site->script = true;
+		site->base = (char *)imgp_buf_steal(&base, NULL);
+		site->locate = locate_setenv;
+	}
+	imgp_buf_free(&loader);
+	imgp_buf_free(&base);
+	imgp_buf_free(&lines);
+	return rc ? imgp_fail(ENOMEM, "out of memory") : 0;
+}
+
 const struct imgp_bootpath imgp_bootpath_script = {
 	.name = "script",
 	.probe = script_probe,
 	.hook = script_hook,
 	.describe = script_describe,
+	.cmdline = script_cmdline,
 };

@@ -246,8 +246,44 @@ out:
 	return rc;
 }
 
+/*
+ * uEnv.txt's cmdline=: BeagleBoard's U-Boot ends bootargs with it
+ * (include/environment/ti/mmc.h of its patches, args_mmc_uuid and the
+ * others: console=${console} ${optargs} ${cape_uboot} root=... ro
+ * rootfstype=${mmcrootfstype} ${uboot_detected_capes} ${cmdline}); an
+ * optargs= of uEnv.txt comes earlier in the line, so it is named.
+ */
+static int uenv_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt,
+			struct imgp_cmdline_site *site)
+{
+	struct imgp_cmdline_site opt = { .arg = (char *)"optargs" };
+	struct imgp_cmdline_span span = { 0 };
+	struct imgp_fs *fs = imgp_survey_fs(sv, sv->boot);
+	struct imgp_buf text = { 0 }, loader = { 0 };
+	int rc;
+
+	(void)dt;
+	rc = fs ? imgp_survey_read_file(fs, UENV_PATH, IMGP_TEXT_MAX, &text) : -ENOTSUP;
+	if (!rc)
+		rc = imgp_buf_printf(&text, "%s", "");
+	if (!rc)
+		rc = imgp_cmdline_locate_env(&opt, (char *)text.data, text.len, &span);
+	if (!rc)
+		rc = imgp_buf_printf(&loader, "BeagleBoard's U-Boot puts console=${console} %.*s%s${cape_uboot} root=(the root partition) ro rootfstype=${mmcrootfstype} ${uboot_detected_capes} before it",
+				     span.found ? (int)(span.end - span.start) : 0,
+				     (char *)text.data + span.start, span.found ? " " : "");
+	if (!rc)
+		rc = imgp_cmdline_site_set(site, sv->boot, UENV_PATH, "cmdline=",
+					   (char *)loader.data, "cmdline");
+	site->locate = imgp_cmdline_locate_env;
+	imgp_buf_free(&loader);
+	imgp_buf_free(&text);
+	return rc;
+}
+
 const struct imgp_bootpath imgp_bootpath_uenv = {
 	.name = "uenv",
 	.probe = uenv_probe,
 	.describe = uenv_describe,
+	.cmdline = uenv_cmdline,
 };

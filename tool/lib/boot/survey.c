@@ -382,6 +382,7 @@ void imgp_bootdt_clear(struct imgp_survey_bootdt *dt)
 	free(dt->script_vars);
 	free(dt->model);
 	free(dt->path);
+	free(dt->cmdline);
 	free(dt->label);
 	free(dt->append);
 	memset(dt, 0, sizeof(*dt));

@@ -259,6 +259,11 @@ static int run_remove_yaml_key(struct imgp_patch *patch, const struct recipe_ste
 				   st->val[OP_HEADER], st->val[OP_KEY], NULL);
 }
 
+static int run_cmdline(struct imgp_patch *patch, const struct recipe_step *st)
+{
+	return imgp_patch_cmdline(patch, st->val[OP_MODEL], st->val[OP_EDITS]);
+}
+
 static int run_symlink(struct imgp_patch *patch, const struct recipe_step *st)
 {
 	return imgp_patch_symlink(patch, st->val[OP_PART], st->val[OP_PATH],
@@ -396,6 +401,9 @@ const struct action recipe_actions[] = {
 	  "remove the top-level YAML entry '{key}' of {part}:{path}[ (a '{header}' file)]",
 	  run_remove_yaml_key,
 	  { PART_PATH, { OP_KEY, K_NOSPACE, REQ }, { OP_HEADER, K_WORD, OPT } } },
+	{ "cmdline", DT_NONE,
+	  "edit the kernel command line where the boot path keeps it: {edits}[ (model {model})]",
+	  run_cmdline, { { OP_EDITS, K_CMDLINE, REQ }, { OP_MODEL, K_NOSPACE, OPT } } },
 	{ "symlink", DT_NONE, "link {part}:{path} -> {target}", run_symlink,
 	  { PART_PATH, { OP_TARGET, K_WORD, REQ } } },
 	{ "boot-script", DT_NONE,

@@ -26,7 +26,7 @@ enum opt {
 	OP_ACTION, OP_FIT, OP_FDT, OP_PART, OP_PATH, OP_NODE, OP_PROPERTY, OP_VALUE,
 	OP_OVERLAY, OP_WORD, OP_MOUNTPOINT, OP_OPTIONS, OP_CONTENT, OP_FILE, OP_KEY,
 	OP_SECTION, OP_TOKEN, OP_TARGET, OP_SCRIPT, OP_NAME, OP_ARCH, OP_MARKER,
-	OP_MODEL, OP_VIA, OP_MODE, OP_HEADER,
+	OP_MODEL, OP_VIA, OP_MODE, OP_HEADER, OP_EDITS,
 	OP_COUNT
 };
 
@@ -34,7 +34,7 @@ static const char *const opt_names[OP_COUNT] = {
 	"action", "fit", "fdt", "part", "path", "node", "property", "value",
 	"overlay", "word", "mountpoint", "options", "content", "file", "key",
 	"section", "token", "target", "script", "name", "arch", "marker",
-	"model", "via", "mode", "header",
+	"model", "via", "mode", "header", "edits",
 };
 
 /* What an option's value must look like. */
@@ -53,6 +53,7 @@ enum kind {
 	K_SCRNAME,      /* U-Boot image name */
 	K_MODE,         /* permission bits in octal, "0600" */
 	K_YAML,         /* one top-level YAML entry: "key: ...", lines under it */
+	K_CMDLINE,      /* kernel command line edits, "+cgroup_memory=1,-quiet" */
 };
 
 #define REQ 1u  /* required */

@@ -195,6 +195,14 @@ const char *recipe_check_value(enum kind k, const char *v, bool bound,
 			if ((unsigned char)*p <= ' ' || *p == 0x7f)
 				return "must not contain white space";
 		return NULL;
+	case K_CMDLINE:
+		if (later)
+			return NULL;
+		if (imgp_cmdline_check(v)) {
+			imgp_errclear();
+			return "must be kernel command line edits, as \"+cgroup_memory=1,-quiet\" (+WORD, +KEY=VALUE, -WORD, -KEY; one word each)";
+		}
+		return NULL;
 	case K_FSTABOPS:
 		if (later)
 			return NULL;

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Kernel command line edits: each case gives the whole expected line, so
+ * that the owner's spacing, quoted values and what follows "--" are seen
+ * to stay; the words are split as Linux's next_arg() splits them.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "imgpatch-internal.h"
+#include "unit.h"
+
+static void expect(const char *line, const char *edits, int want_rc, const char *want,
+		   const char *name)
+{
+	struct imgp_buf out = { 0 };
+	int rc;
+
+	imgp_buf_append(&out, "stale", 5);
+	rc = imgp_cmdline_edit(line, strlen(line), edits, &out);
+	if (rc != want_rc)
+		printf("#   rc %d, want %d (%s)\n", rc, want_rc, imgp_errmsg());
+	CHECK(rc == want_rc, name);
+	if (want) {
+		CHECK_STR(out.data ? (char *)out.data : "", want, name);
+		CHECK(out.len == strlen(want), name);
+	}
+	imgp_buf_free(&out);
+}
+
+static void adds(void)
+{
+	expect("console=serial0,115200 console=tty1 root=PARTUUID=1234-02 rootfstype=ext4 fsck.repair=yes rootwait",
+	       "+cgroup_enable=memory,+cgroup_memory=1", 1,
+	       "console=serial0,115200 console=tty1 root=PARTUUID=1234-02 rootfstype=ext4 fsck.repair=yes rootwait cgroup_enable=memory cgroup_memory=1",
+	       "Raspberry Pi OS: k3s's two words appended");
+	expect("a cgroup_enable=memory cgroup_memory=1", "+cgroup_enable=memory,+cgroup_memory=1",
+	       0, "a cgroup_enable=memory cgroup_memory=1", "again: nothing changes");
+	expect("quiet", "+quiet", 0, "quiet", "+word already there");
+	expect("quiet=1", "+quiet", 0, "quiet=1", "+word: a word of that name counts");
+	expect("", "+quiet", 1, "quiet", "empty line");
+	expect("   ", "+quiet", 1, "   quiet", "blank line: after the blanks");
+	expect("a  b\t c  ", "+d", 1, "a  b\t c d  ", "spacing kept, trailing blanks too");
+	expect("root=/dev/sda1 ro -- single", "+quiet", 1, "root=/dev/sda1 ro quiet -- single",
+	       "before \"--\": what follows is init's");
+	expect("-- single", "+quiet", 1, "quiet -- single", "only init's words");
+	expect("root=x -- quiet", "+quiet", 1, "root=x quiet -- quiet",
+	       "init's quiet is not the kernel's");
+}
+
+static void replaces(void)
+{
+	expect("console=tty1 root=x console=ttyS0,9600 quiet", "+console=ttyS2,1500000n8", 1,
+	       "console=ttyS2,1500000n8 root=x quiet",
+	       "+key=value: the first takes it, the others go");
+	expect("root=x rootwait", "+rootwait=1", 1, "root=x rootwait=1", "a bare word takes a value");
+	expect("a dyndbg=\"file x +p\" b", "+dyndbg=\"file y +p\"", 1, "a dyndbg=\"file y +p\" b",
+	       "quoted values are one word");
+	expect("a \"dyndbg=file x +p\" b", "-dyndbg", 1, "a b",
+	       "a word quoted whole is named after the quote");
+	expect("a \"quiet\" b", "-quiet", 1, "a b", "a quoted bare word");
+	expect("a x=y=z", "+x=1", 1, "a x=1", "the name ends at the first =");
+	expect("a ro b", "+ro=x", 1, "a ro=x b", "replaced where it stands");
+}
+
+static void removes(void)
+{
+	expect("quiet splash root=x", "-quiet", 1, "splash root=x", "first word: blanks after it go");
+	expect("  quiet splash", "-quiet", 1, "  splash", "leading blanks stay");
+	expect("root=x quiet splash", "-splash", 1, "root=x quiet", "last word");
+	expect("a console=tty1 b console=ttyS0 c", "-console", 1, "a b c", "-key: every one");
+	expect("a console=tty1 b console=ttyS0 c", "-console=tty1", 1, "a b console=ttyS0 c",
+	       "-key=value: that word only");
+	expect("a b", "-c", 0, "a b", "nothing to remove");
+	expect("quiet", "-quiet", 1, "", "the only word");
+	expect("a quiet -- quiet", "-quiet", 1, "a -- quiet", "not past \"--\"");
+	expect("quietly quiet_x quiet", "-quiet", 1, "quietly quiet_x", "whole names only");
+	expect("a quiet b", "-quiet,+quiet", 1, "a b quiet", "edits run in order: removed, then added at the end");
+	expect("a quiet b", "+quiet,-quiet", 1, "a b", "the last edit wins");
+}
+
+static void refuses(void)
+{
+	expect("a", "quiet", -EINVAL, NULL, "no sign");
+	expect("a", "+", -EINVAL, NULL, "empty word");
+	expect("a", "+a b", -EINVAL, NULL, "two words");
+	expect("a", "+x=\"a b", -EINVAL, NULL, "quote not closed");
+	expect("a", "+--", -EINVAL, NULL, "\"--\" is no edit");
+	expect("a", "+x=a\nb", -EINVAL, NULL, "a newline");
+	expect("a", "", -EINVAL, NULL, "no edit");
+	expect("a", "+b,,+c", 1, "a b, c", "a comma not before a sign is the word's: b,");
+	CHECK(imgp_cmdline_check("+console=ttyS0,115200n8,-quiet") == 0,
+	      "check: the value keeps its comma");
+	CHECK(imgp_cmdline_check("+x=\"a,-b\"") == 0, "check: commas in quotes stay");
+	CHECK(imgp_cmdline_check("+a,quiet") == 0, "check: ',q' is part of the value");
+}
+
+int main(void)
+{
+	adds();
+	replaces();
+	removes();
+	refuses();
+	return unit_done();
+}

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Edits of a kernel command line, its words split as the kernel splits
+ * them (next_arg() in lib/cmdline.c, Linux 6.1): blanks separate words
+ * except between double quotes, a '"' anywhere in a word opens or closes
+ * a quoted part, and a word's parameter name is what comes before its
+ * first '=' (after a leading '"'). The word "--" ends the kernel's
+ * parameters: what follows it goes to init, so no edit looks past it and
+ * a new word goes before it.
+ *
+ * The line is never rebuilt: an edit copies every byte it does not
+ * change, so the owner's spacing stays. A dropped word takes the blanks
+ * before it along (after it, for the first word).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <string.h>
+
+#include "imgpatch-internal.h"
+
+/* A word of the line: [start, stop), its name [start + q, start + q + nlen). */
+struct word {
+	size_t start, stop, name, nlen;
+};
+
+/*
+ * The word at or after pos in [0, len): false when only blanks are left.
+ * The kernel takes isspace() as the separator, so this does too.
+ */
+static bool next_word(const char *s, size_t len, size_t pos, struct word *w)
+{
+	bool quoted = false;
+	size_t eq = 0;
+
+	while (pos < len && isspace((unsigned char)s[pos]))
+		pos++;
+	if (pos >= len)
+		return false;
+	w->start = pos;
+	w->name = pos + (s[pos] == '"');
+	quoted = w->name > w->start;
+	for (pos = w->name; pos < len; pos++) {
+		if (!quoted && isspace((unsigned char)s[pos]))
+			break;
+		/* next_arg: the first '=' past the name's first byte. */
+		if (!eq && pos > w->name && s[pos] == '=')
+			eq = pos;
+		if (s[pos] == '"')
+			quoted = !quoted;
+	}
+	w->stop = pos;
+	w->nlen = (eq ? eq : pos) - w->name;
+	/* A quoted word without '=': its closing quote is not part of the name. */
+	if (!eq && w->name > w->start && w->nlen && s[pos - 1] == '"')
+		w->nlen--;
+	return true;
+}
+
+static bool is_end_of_params(const char *s, const struct word *w)
+{
+	return w->stop - w->start == 2 && s[w->start] == '-' && s[w->start + 1] == '-';
+}
+
+/*
+ * Whether arg (after its sign) is one word the kernel reads as such: no
+ * blank outside quotes, quotes closed, printable, not "--"; a removal
+ * names a parameter or a whole word.
+ */
+static int check_word(const char *edit, const char *arg, size_t len)
+{
+	struct word w;
+	size_t quotes = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		if (!isprint((unsigned char)arg[i]) && arg[i] != '\t')
+			return imgp_fail(EINVAL, "'%s': control characters cannot be on a command line",
+					 edit);
+		quotes += arg[i] == '"';
+	}
+	if (!len || !next_word(arg, len, 0, &w) || w.start != 0 || w.stop != len ||
+	    !w.nlen)
+		return imgp_fail(EINVAL, "'%s': not one word of a kernel command line (blanks outside quotes, or empty)",
+				 edit);
+	if (quotes % 2)
+		return imgp_fail(EINVAL, "'%s': a double quote is not closed", edit);
+	if (is_end_of_params(arg, &w))
+		return imgp_fail(EINVAL, "'%s': \"--\" ends the kernel's parameters; it is no edit",
+				 edit);
+	return 0;
+}
+
+/* The next edit of the list at *p: [*p, end); a ',' before '+' or '-' ends it. */
+static size_t edit_len(const char *p)
+{
+	bool quoted = false;
+	size_t i;
+
+	for (i = 0; p[i]; i++) {
+		if (p[i] == '"')
+			quoted = !quoted;
+		if (!quoted && p[i] == ',' && (p[i + 1] == '+' || p[i + 1] == '-'))
+			break;
+	}
+	return i;
+}
+
+/* Checks one edit, [edit, edit + n). 0 or -EINVAL. */
+static int check_edit(const char *edit, size_t n)
+{
+	char shown[512];
+
+	snprintf(shown, sizeof(shown), "%.*s", (int)n, edit);
+	if (n == 0 || (edit[0] != '+' && edit[0] != '-'))
+		return imgp_fail(EINVAL, "'%s': an edit is +WORD, +KEY=VALUE, -WORD or -KEY", shown);
+	return check_word(shown, edit + 1, n - 1);
+}
+
+int imgp_cmdline_check(const char *edits)
+{
+	const char *p = edits;
+	int rc = 0;
+
+	if (!*p)
+		return imgp_fail(EINVAL, "no edit given (+WORD, +KEY=VALUE, -WORD or -KEY)");
+	while (!rc && *p) {
+		size_t n = edit_len(p);
+
+		rc = check_edit(p, n);
+		p += n + (p[n] == ',');
+	}
+	return rc;
+}
+
+/*
+ * One edit of s into out (emptied first): sign '+' sets arg (alen bytes;
+ * the first word of its name takes it, later ones go, appended when none),
+ * '-' drops every word of its name (arg without '=') or every word equal
+ * to it (with '='). Returns 0 or -ENOMEM.
+ */
+static int edit_one(const char *s, size_t len, char sign, const char *arg, size_t alen,
+		    struct imgp_buf *out)
+{
+	struct word a, w;
+	size_t pos = 0, copied = 0;
+	bool found = false, emitted = false, exact, valued;
+	int rc = 0;
+
+	next_word(arg, alen, 0, &a);
+	/* With '=' in it: "-KEY=VALUE" names one word, "+KEY=VALUE" sets a value. */
+	valued = memchr(arg, '=', alen) != NULL;
+	exact = sign == '-' && valued;
+	out->len = 0;
+	while (!rc && next_word(s, len, pos, &w) && !is_end_of_params(s, &w)) {
+		bool match = exact ? w.stop - w.start == alen && !memcmp(s + w.start, arg, alen)
+				   : w.nlen == a.nlen && !memcmp(s + w.name, arg + a.name, a.nlen);
+
+		pos = w.stop;
+		/* "+WORD": any word of that name will do, as it stands. */
+		if (match && sign == '+' && !valued) {
+			out->len = 0;
+			return imgp_buf_append(out, s, len) ? -ENOMEM : 0;
+		}
+		if (match && (found || sign == '-')) {
+			found = true;
+			if (emitted) {
+				copied = w.stop;        /* the blanks before it go */
+				continue;
+			}
+			/* The first word: the line's leading blanks stay, those after it go. */
+			rc = imgp_buf_append(out, s + copied, w.start - copied);
+			for (copied = w.stop; copied < len && isspace((unsigned char)s[copied]);)
+				copied++;
+			continue;
+		}
+		rc = imgp_buf_append(out, s + copied, w.start - copied);
+		if (!rc)
+			rc = match ? imgp_buf_append(out, arg, alen)
+				   : imgp_buf_append(out, s + w.start, w.stop - w.start);
+		copied = w.stop;
+		found |= match;
+		emitted = true;
+	}
+	if (!rc && !found && sign == '+') {
+		bool more = false;
+
+		/* After the last word; with none, after the leading blanks ("--" after it). */
+		if (!emitted) {
+			size_t lead = copied;
+
+			while (lead < len && isspace((unsigned char)s[lead]))
+				lead++;
+			rc = imgp_buf_append(out, s + copied, lead - copied);
+			copied = lead;
+			more = copied < len;
+		}
+		if (!rc && emitted)
+			rc = imgp_buf_append(out, " ", 1);
+		if (!rc)
+			rc = imgp_buf_append(out, arg, alen);
+		if (!rc && !emitted && more)
+			rc = imgp_buf_append(out, " ", 1);
+	}
+	if (!rc)
+		rc = imgp_buf_append(out, s + copied, len - copied);
+	return rc ? -ENOMEM : 0;
+}
+
+int imgp_cmdline_edit(const char *line, size_t len, const char *edits,
+		      struct imgp_buf *out)
+{
+	struct imgp_buf cur = { 0 };
+	const char *p = edits;
+	int rc = imgp_cmdline_check(edits);
+
+	out->len = 0;
+	if (!rc)
+		rc = imgp_buf_append(out, line, len) ? -ENOMEM : 0;
+	while (!rc && *p) {
+		size_t n = edit_len(p);
+
+		cur.len = 0;
+		rc = imgp_buf_append(&cur, out->data, out->len) ? -ENOMEM : 0;
+		if (!rc)
+			rc = edit_one(cur.len ? (const char *)cur.data : "", cur.len, p[0],
+				      p + 1, n - 1, out);
+		p += n + (p[n] == ',');
+	}
+	imgp_buf_free(&cur);
+	if (rc == -ENOMEM)
+		return imgp_fail(ENOMEM, "out of memory");
+	if (rc)
+		return rc;
+	/* A NUL after the line, not counted: callers print it. */
+	if (imgp_buf_append(out, "", 1))
+		return imgp_fail(ENOMEM, "out of memory");
+	out->len--;
+	return out->len != len || memcmp(out->data, line, len) != 0;
+}
