@@ -113,6 +113,34 @@ test_expect_success 'the owner'"'"'s U_BOOT_FDT_OVERLAYS: the name added inside 
 	booted_by z.after z z.dts && cat_dtb z.img z.cat && test_cmp z.cat z.dts
 '
 
+# A package's own conf.d file is replaced at its next upgrade (dpkg owns
+# it): the setting goes into the administrator's conf.d, sourced after it.
+test_expect_success 'U_BOOT_FDT_OVERLAYS of a package'"'"'s conf.d: carried into /etc/u-boot-menu/conf.d, the package file untouched' '
+	cp fdtsym.img p.img &&
+	printf "%s\n" "U_BOOT_FDT=\"$PINE\"" "U_BOOT_FDT_OVERLAYS_DIR=\"/boot/dtbo/\"" >u-boot &&
+	printf "%s\n" "U_BOOT_FDT_OVERLAYS=\"sdfix.dtbo\"" >board.conf &&
+	extract_part p.img 1 p.ext4 &&
+	debugfs -w -R "rm /etc/default/u-boot" p.ext4 >/dev/null 2>&1 &&
+	debugfs -w -R "write u-boot /etc/default/u-boot" p.ext4 >/dev/null 2>&1 &&
+	for d in /usr/share /usr/share/u-boot-menu /usr/share/u-boot-menu/conf.d; do
+		debugfs -w -R "mkdir $d" p.ext4 >/dev/null 2>&1 || return 1
+	done &&
+	debugfs -w -R "write board.conf /usr/share/u-boot-menu/conf.d/board.conf" p.ext4 >/dev/null 2>&1 &&
+	put_part p.img 1 p.ext4 &&
+	imgpatch patch p.img --dt-set "$SET" >p.plan &&
+	grep -F "/etc/u-boot-menu/conf.d/imgpatch.conf" p.plan &&
+	regenerate p.img p &&
+	test_cmp board.conf p/usr/share/u-boot-menu/conf.d/board.conf &&
+	name=$(cd p/boot/dtbo && ls | grep "^imgpatch-") &&
+	grep -Fx "U_BOOT_FDT_OVERLAYS=\"sdfix.dtbo $name\"" p/etc/u-boot-menu/conf.d/imgpatch.conf &&
+	cmp p.before p.after &&
+	booted_by p.after p p.dts && cat_dtb p.img p.cat && test_cmp p.cat p.dts &&
+	sum_file p.img >sum &&
+	imgpatch patch p.img --dt-set "$SET" >again &&
+	test_file_unchanged p.img "$(cat sum)" &&
+	extract_part p.img 1 p2.ext4 && e2fsck -fn p2.ext4
+'
+
 test_expect_success 'a hand-written extlinux.conf: the overlay beside the tree, nothing else' '
 	cp fdtdir.img h.img &&
 	extract_part h.img 1 h.ext4 &&

@@ -116,8 +116,13 @@ static int read_settings(struct imgp_fs *fs, const char *path, struct imgp_uboot
 	rc = shell_value((char *)text.data, text.len, "U_BOOT_FDT_OVERLAYS_DIR", &m->dir);
 	if (rc >= 0)
 		rc = shell_value((char *)text.data, text.len, "U_BOOT_FDT_OVERLAYS", &m->overlays);
-	if (rc > 0 && !(m->overlays_file = strdup(path)))
-		rc = imgp_fail(ENOMEM, "out of memory");
+	/* A later file that sets it too wins, as the shell's last assignment does. */
+	if (rc > 0) {
+		free(m->overlays_file);
+		m->overlays_file = strdup(path);
+		if (!m->overlays_file)
+			rc = imgp_fail(ENOMEM, "out of memory");
+	}
 	imgp_buf_free(&text);
 	return rc < 0 ? rc : 0;
 }

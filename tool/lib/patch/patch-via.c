@@ -724,6 +724,24 @@ static int plan_overlay_file(struct imgp_patch *patch, const struct hook_list *h
 static const char uboot_defaults[] =
 	"## /etc/default/u-boot - configuration file for u-boot-update(8)\n\n";
 
+/* Sourced last by u-boot-update, so what it sets wins. */
+static const char admin_confd_file[] = "/etc/u-boot-menu/conf.d/imgpatch.conf";
+
+/*
+ * The file U_BOOT_FDT_OVERLAYS is written to: the one that sets it, unless
+ * that is a package's own (/usr/share/u-boot-menu/conf.d), which dpkg
+ * replaces at the package's next upgrade; then a file of the
+ * administrator's conf.d, read after it.
+ */
+static const char *generator_file(const struct imgp_uboot_menu *gen)
+{
+	if (!gen->overlays_file)
+		return "/etc/default/u-boot";
+	if (!strncmp(gen->overlays_file, "/usr/", 5))
+		return admin_confd_file;
+	return gen->overlays_file;
+}
+
 /*
  * name.dtbo into the U_BOOT_FDT_OVERLAYS that counts (/etc/default/u-boot,
  * made when absent, or the conf.d file that sets it). Unset, the variable
@@ -733,16 +751,31 @@ static const char uboot_defaults[] =
 static int register_generator(struct imgp_patch *patch, const struct imgp_uboot_menu *gen,
 			      const char *name)
 {
-	const char *file = gen->overlays_file ? gen->overlays_file : "/etc/default/u-boot";
-	struct imgp_buf old = { 0 }, word = { 0 };
+	const char *file = generator_file(gen);
+	struct imgp_buf old = { 0 }, word = { 0 }, own = { 0 };
 	bool existed = false;
 	int rc;
 
 	rc = imgp_patch_read(patch, patch->boot_part, file, IMGP_TEXT_MAX, &old, &existed);
-	if (!rc && !existed)
+	if (!rc && !existed && !strcmp(file, admin_confd_file)) {
+		rc = imgp_patch_mkdir(patch, patch->boot_part, "/etc/u-boot-menu",
+				      "sourced by u-boot-update after the package's conf.d");
+		if (!rc)
+			rc = imgp_patch_mkdir(patch, patch->boot_part, "/etc/u-boot-menu/conf.d",
+					      "sourced by u-boot-update after the package's conf.d");
+		if (!rc)
+			rc = imgp_buf_printf(&own, "# U_BOOT_FDT_OVERLAYS of %s, which its package\n"
+					     "# replaces at its next upgrade, with imgpatch's overlays added.\n"
+					     "U_BOOT_FDT_OVERLAYS=\"%s\"\n", gen->overlays_file,
+					     gen->overlays ? gen->overlays : "");
+		if (!rc)
+			rc = imgp_patch_write(patch, patch->boot_part, file, own.data, own.len, true,
+					      "the package's own conf.d file is replaced when it is upgraded");
+	} else if (!rc && !existed) {
 		rc = imgp_patch_write(patch, patch->boot_part, file, uboot_defaults,
 				      sizeof(uboot_defaults) - 1, true,
 				      "made as Debian's u-boot-menu ships it, for U_BOOT_FDT_OVERLAYS");
+	}
 	for (size_t i = 0; !rc && !gen->overlays && i < gen->npresent; i++)
 		rc = imgp_patch_list_add(patch, "boot", file, "U_BOOT_FDT_OVERLAYS",
 					 gen->present[i], NULL);
@@ -753,6 +786,7 @@ static int register_generator(struct imgp_patch *patch, const struct imgp_uboot_
 					 (char *)word.data, NULL);
 	imgp_buf_free(&old);
 	imgp_buf_free(&word);
+	imgp_buf_free(&own);
 	return rc;
 }
 
@@ -760,7 +794,7 @@ static int register_generator(struct imgp_patch *patch, const struct imgp_uboot_
 static int generator_note(const struct imgp_uboot_menu *gen, const char *name,
 			  struct imgp_buf *note)
 {
-	const char *file = gen->overlays_file ? gen->overlays_file : "/etc/default/u-boot";
+	const char *file = generator_file(gen);
 	int rc = imgp_buf_printf(note, "and as '%s.dtbo' in %s U_BOOT_FDT_OVERLAYS: u-boot-update, which writes extlinux.conf anew at every kernel install or removal, lists it again\n",
 				 name, file);
 
