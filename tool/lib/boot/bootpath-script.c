@@ -36,7 +36,6 @@ static const char *script_hook(const struct imgp_survey *sv)
 }
 
 #define HOOK_PATH "/user.scr"
-#define LOADS_MAX 64
 #define ALT_VALUES 2
 
 /* A command that loads a file: "load IFACE DEV ADDR FILE" and its older names. */
@@ -72,7 +71,7 @@ struct loaded {
 struct run {
 	struct imgp_survey *sv;
 	const char *hook;        /* user.scr's text; NULL: none */
-	struct loaded loads[LOADS_MAX];
+	struct imgp_buf loads;   /* struct loaded, as many as the script runs */
 	size_t nloads;
 	char *addr;              /* "fdt addr": the tree fdt works on */
 	char *tree;              /* where ${fdtfile} was loaded */
@@ -99,9 +98,11 @@ static const char *run_board(void *ctx, const char *name)
 
 static const char *loaded_at(const struct run *r, const char *addr)
 {
+	const struct loaded *loads = (const struct loaded *)r->loads.data;
+
 	for (size_t n = r->nloads; n-- > 0;)
-		if (strcmp(r->loads[n].addr, addr) == 0)
-			return r->loads[n].file;
+		if (strcmp(loads[n].addr, addr) == 0)
+			return loads[n].file;
 	return NULL;
 }
 
@@ -132,12 +133,14 @@ static int run_command(void *ctx, struct imgp_ushell *sh, int argc, char **argv,
 	if (is_load(argv[0]) && argc >= 5) {
 		if (strcmp(argv[4], "${fdtfile}") == 0)
 			return set_owned(&r->tree, argv[3]);
-		if (r->nloads == LOADS_MAX)
-			return imgp_fail(E2BIG, "more than %d loads", LOADS_MAX);
-		r->loads[r->nloads].addr = strdup(argv[3]);
-		r->loads[r->nloads].file = strdup(argv[4]);
-		if (!r->loads[r->nloads].addr || !r->loads[r->nloads++].file)
+		struct loaded l = { strdup(argv[3]), strdup(argv[4]) };
+
+		if (!l.addr || !l.file || imgp_buf_append(&r->loads, &l, sizeof(l))) {
+			free(l.addr);
+			free(l.file);
 			return imgp_fail(ENOMEM, "out of memory");
+		}
+		r->nloads++;
 		/* U-Boot's filesystems take the name with or without its '/'. */
 		snprintf(path, sizeof(path), "/%s", argv[4] + (*argv[4] == '/'));
 		*status = imgp_bootinfo_exists(r->sv, path) ? 0 : 1;
@@ -184,10 +187,13 @@ static int run_command(void *ctx, struct imgp_ushell *sh, int argc, char **argv,
 
 static void run_free(struct run *r)
 {
+	struct loaded *loads = (struct loaded *)r->loads.data;
+
 	for (size_t i = 0; i < r->nloads; i++) {
-		free(r->loads[i].addr);
-		free(r->loads[i].file);
+		free(loads[i].addr);
+		free(loads[i].file);
 	}
+	imgp_buf_free(&r->loads);
 	for (size_t k = 0; k < r->out.noverlays; k++)
 		free(r->out.overlays[k]);
 	free(r->out.overlays);

@@ -162,8 +162,7 @@ size_t imgp_uboot_fdt_room(size_t used, unsigned long extra)
 
 /* ------------------------------------------------------------------ hush */
 
-#define VARS_MAX 64
-#define WORDS_MAX 32
+/* if/fi nesting: a bound on hostile scripts, never met by a real one. */
 #define DEPTH_MAX 16
 
 struct var {
@@ -181,13 +180,13 @@ struct frame {
 struct imgp_ushell {
 	const struct imgp_ushell_ops *ops;
 	void *ctx;
-	struct var vars[VARS_MAX];
+	struct imgp_buf vars;    /* struct var, as many as the script sets */
 	size_t nvars;
 	int status;              /* $? */
 	struct frame frames[DEPTH_MAX];
 	size_t depth;
 	/* Variables a test read unset: the outcome may hang on them. */
-	char *unset[VARS_MAX];
+	struct imgp_buf unset;   /* char *, each once */
 	size_t nunset;
 	bool in_test;
 };
@@ -209,20 +208,27 @@ void imgp_ushell_free(struct imgp_ushell *sh)
 {
 	if (!sh)
 		return;
+	struct var *vars = (struct var *)sh->vars.data;
+	char **unset = (char **)sh->unset.data;
+
 	for (size_t i = 0; i < sh->nvars; i++) {
-		free(sh->vars[i].name);
-		free(sh->vars[i].value);
+		free(vars[i].name);
+		free(vars[i].value);
 	}
 	for (size_t i = 0; i < sh->nunset; i++)
-		free(sh->unset[i]);
+		free(unset[i]);
+	imgp_buf_free(&sh->vars);
+	imgp_buf_free(&sh->unset);
 	free(sh);
 }
 
 static struct var *find_var(struct imgp_ushell *sh, const char *name, size_t len)
 {
+	struct var *vars = (struct var *)sh->vars.data;
+
 	for (size_t i = 0; i < sh->nvars; i++)
-		if (strlen(sh->vars[i].name) == len && !memcmp(sh->vars[i].name, name, len))
-			return &sh->vars[i];
+		if (strlen(vars[i].name) == len && !memcmp(vars[i].name, name, len))
+			return &vars[i];
 	return NULL;
 }
 
@@ -234,17 +240,14 @@ int imgp_ushell_setvar(struct imgp_ushell *sh, const char *name, const char *val
 	if (value && !copy)
 		return imgp_fail(ENOMEM, "out of memory");
 	if (!v) {
-		if (sh->nvars == VARS_MAX) {
-			free(copy);
-			return imgp_fail(E2BIG, "more than %d variables", VARS_MAX);
-		}
-		v = &sh->vars[sh->nvars];
-		v->name = strdup(name);
-		if (!v->name) {
+		struct var added = { .name = strdup(name) };
+
+		if (!added.name || imgp_buf_append(&sh->vars, &added, sizeof(added))) {
+			free(added.name);
 			free(copy);
 			return imgp_fail(ENOMEM, "out of memory");
 		}
-		sh->nvars++;
+		v = &((struct var *)sh->vars.data)[sh->nvars++];
 	}
 	free(v->value);
 	v->value = copy;
@@ -262,20 +265,22 @@ const char *imgp_ushell_getvar(struct imgp_ushell *sh, const char *name)
 
 size_t imgp_ushell_unset(const struct imgp_ushell *sh, const char *const **names)
 {
-	*names = (const char *const *)sh->unset;
+	*names = (const char *const *)sh->unset.data;
 	return sh->nunset;
 }
 
 static int note_unset(struct imgp_ushell *sh, const char *name, size_t len)
 {
+	char **unset = (char **)sh->unset.data, *copy;
+
 	for (size_t i = 0; i < sh->nunset; i++)
-		if (strlen(sh->unset[i]) == len && !memcmp(sh->unset[i], name, len))
+		if (strlen(unset[i]) == len && !memcmp(unset[i], name, len))
 			return 0;
-	if (sh->nunset == VARS_MAX)
-		return 0;
-	sh->unset[sh->nunset] = strndup(name, len);
-	if (!sh->unset[sh->nunset])
+	copy = strndup(name, len);
+	if (!copy || imgp_buf_append(&sh->unset, &copy, sizeof(copy))) {
+		free(copy);
 		return imgp_fail(ENOMEM, "out of memory");
+	}
 	sh->nunset++;
 	return 0;
 }
@@ -312,12 +317,13 @@ static int lookup(struct imgp_ushell *sh, const char *name, size_t len,
  * -errno.
  */
 static int expand(struct imgp_ushell *sh, const char **p, struct imgp_buf *buf,
-		  size_t *starts, bool *quoted_any)
+		  struct imgp_buf *starts, bool *quoted_any)
 {
 	const char *s = *p;
 	int n = 0, rc = 0;
 
 	buf->len = 0;
+	starts->len = 0;
 	*quoted_any = false;
 	for (;;) {
 		bool quoted = false, any = false;
@@ -380,12 +386,12 @@ static int expand(struct imgp_ushell *sh, const char **p, struct imgp_buf *buf,
 		if (!quoted && buf->len == start)
 			continue;
 		*quoted_any |= quoted;
-		if (n == WORDS_MAX)
-			return imgp_fail(E2BIG, "a command of more than %d words", WORDS_MAX);
 		rc = imgp_buf_append(buf, "", 1);
+		if (!rc)
+			rc = imgp_buf_append(starts, &start, sizeof(start));
 		if (rc)
-			return rc;
-		starts[n++] = start;
+			return imgp_fail(ENOMEM, "out of memory");
+		n++;
 	}
 	*p = s;
 	return n;
@@ -450,13 +456,12 @@ static int command(struct imgp_ushell *sh, int argc, char **argv, int *status)
 /* One line of keywords and commands: "if test x; then a && b; else c; fi". */
 static int run_line(struct imgp_ushell *sh, const char *s)
 {
-	struct imgp_buf buf = { 0 };
-	size_t starts[WORDS_MAX];
+	/* The words, their offsets in buf, argv: as many as the command has. */
+	struct imgp_buf buf = { 0 }, starts = { 0 }, args = { 0 };
 	int rc = 0;
 	enum { NONE, AND, OR } join = NONE;
 
 	while (!rc && *s) {
-		char *argv[WORDS_MAX + 1];
 		bool quoted, again = true;
 		const char *mark;
 		int n;
@@ -505,7 +510,7 @@ static int run_line(struct imgp_ushell *sh, const char *s)
 		mark = s;
 		sh->in_test = strncmp(s, "test", 4) == 0 && (s[4] == ' ' || s[4] == '\t');
 		n = running(sh) && !(join == AND && sh->status) && !(join == OR && !sh->status) ?
-		    expand(sh, &s, &buf, starts, &quoted) : 0;
+		    expand(sh, &s, &buf, &starts, &quoted) : 0;
 		sh->in_test = false;
 		if (n < 0) {
 			rc = n;
@@ -524,12 +529,20 @@ static int run_line(struct imgp_ushell *sh, const char *s)
 			}
 		}
 		if (n > 0) {
+			const size_t *at = (const size_t *)starts.data;
+			char *word;
 			int status = 0;
 
-			for (int i = 0; i < n; i++)
-				argv[i] = (char *)buf.data + starts[i];
-			argv[n] = NULL;
-			rc = command(sh, n, argv, &status);
+			args.len = 0;
+			for (int i = 0; !rc && i <= n; i++) {
+				word = i < n ? (char *)buf.data + at[i] : NULL;
+				rc = imgp_buf_append(&args, &word, sizeof(word));
+			}
+			if (rc) {
+				rc = imgp_fail(ENOMEM, "out of memory");
+				break;
+			}
+			rc = command(sh, n, (char **)args.data, &status);
 			sh->status = status;
 		}
 		while (*s == ' ' || *s == '\t')
@@ -547,6 +560,8 @@ static int run_line(struct imgp_ushell *sh, const char *s)
 			s++;
 		}
 	}
+	imgp_buf_free(&args);
+	imgp_buf_free(&starts);
 	imgp_buf_free(&buf);
 	return rc;
 }
