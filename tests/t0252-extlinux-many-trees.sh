@@ -21,10 +21,57 @@ test_expect_success 'build: u-boot-update'"'"'s fdtdir over '"$TREES"' trees, De
 	cp many.img many.orig
 '
 
-test_expect_success 'info lists every tree and names the one the image'"'"'s U-Boot picks' '
+test_expect_success 'info: one line for the trees and the tree the image'"'"'s U-Boot picks; --json lists every tree' '
 	imgpatch info many.img >info &&
-	test "$(grep -c "^  tree: $K/" info)" = "$(cat count)" &&
-	grep "^boot path: extlinux /boot/extlinux/extlinux.conf, label l0, fdtdir $K/ + \${fdtfile}, overlays: none; the image'"'"'s U-Boot: fdtfile rockchip/rk3399-rockpro64.dtb (p1)$" info
+	grep "^boot path: extlinux /boot/extlinux/extlinux.conf, label l0, fdtdir $K/ + \${fdtfile}, overlays: none; the image'"'"'s U-Boot: fdtfile rockchip/rk3399-rockpro64.dtb (p1)$" info &&
+	grep -Fx "  trees: $TREES, U-Boot picks one by its fdtfile: the image'"'"'s U-Boot picks the tree below; imgpatch info many.img --model TREE for another, --json lists them all" info &&
+	grep "^  tree: " info >trees &&
+	echo "  tree: $K/rockchip/rk3399-rockpro64.dtb" >expect &&
+	test_cmp expect trees &&
+	grep "^effective tree " info >eff &&
+	test "$(wc -l <eff)" = 1 &&
+	grep -q "^effective tree $K/rockchip/rk3399-rockpro64.dtb: " eff &&
+	test "$(wc -l <info)" -lt 40 &&
+	imgpatch info --json many.img >info.json &&
+	python3 "$TEST_DIR/json/validate.py" "$REPO_DIR/tool/schema/info.schema.json" info.json &&
+	python3 - "$K" <<-\EOF
+	import json, os, sys
+	bp = json.load(open("info.json"))["boot_path"]
+	got = sorted(t["path"] for t in bp["trees"])
+	want = sorted(os.path.join(sys.argv[1], os.path.relpath(os.path.join(d, f), "linux-image-6.1.0-13-arm64"))
+	              for d, _, fs in os.walk("linux-image-6.1.0-13-arm64") for f in fs if f.endswith(".dtb"))
+	assert got == want, (len(got), len(want))
+	assert bp["tree_count"] == len(want) and bp["chooser"] == "fdtfile", bp["tree_count"]
+	EOF
+'
+
+test_expect_success 'info --model: that tree alone, its controllers as dtc reads them, in JSON as in the full list' '
+	imgpatch info many.img --model rockchip/rk3399-rockpro64.dtb >m.info &&
+	grep "^  tree: " m.info >trees &&
+	echo "  tree: $K/rockchip/rk3399-rockpro64.dtb" >expect &&
+	test_cmp expect trees &&
+	! grep -q "^  trees: " m.info &&
+	grep "^  /mmc@" m.info | cut -d" " -f3 | sort >paths &&
+	dtc -q -I dtb -O dts linux-image-6.1.0-13-arm64/rockchip/rk3399-rockpro64.dtb |
+		sed -n "s/^\t\(mmc@[0-9a-f]*\) {$/\/\1/p" | sort >want &&
+	test_cmp want paths &&
+	imgpatch info --json many.img --model rk3399-rockpro64.dtb >m.json &&
+	python3 "$TEST_DIR/json/validate.py" "$REPO_DIR/tool/schema/info.schema.json" m.json &&
+	python3 - "$K" <<-\EOF
+	import json, sys
+	bp = json.load(open("m.json"))["boot_path"]
+	assert [t["path"] for t in bp["trees"]] == [sys.argv[1] + "/rockchip/rk3399-rockpro64.dtb"], bp["trees"]
+	assert bp["trees"][0]["booted"] == bp["trees"][0]["path"], bp["trees"][0]
+	a = json.load(open("info.json"))["boot_path"]["trees"]
+	assert [t for t in a if t["path"] == bp["trees"][0]["path"]] == bp["trees"]
+	EOF
+'
+
+test_expect_success 'info --model naming no tree: one line, exit 2, image unchanged' '
+	cp many.orig m2.img &&
+	test_refuses_usage m2.img "no such tree" imgpatch info m2.img --model rk3399-nope.dtb &&
+	echo "imgpatch: m2.img: --model '"'"'rk3399-nope.dtb'"'"': no such tree among the $TREES the boot path offers (imgpatch info --json lists them)" >expect &&
+	test_cmp expect err
 '
 
 test_expect_success 'cat --dtb: without --model U-Boot'"'"'s tree; with it, any of them' '
@@ -61,6 +108,8 @@ test_expect_success 'doctor without U-Boot in the image: which variable chooses,
 	cp many.img nouboot.img &&
 	dd if=/dev/zero of=nouboot.img bs=512 seek=64 count=32000 conv=notrunc status=none &&
 	imgpatch info nouboot.img >info2 && ! grep "^boot loader:" info2 &&
+	grep -Fx "  trees: $TREES, U-Boot picks one by its fdtfile, and the image does not say which (no U-Boot before its first partition names one); imgpatch info nouboot.img --model TREE for one, --json lists them all" info2 &&
+	! grep -q "^  tree: " info2 && ! grep -q "^effective tree " info2 &&
 	imgpatch doctor nouboot.img >doc2 &&
 	grep -Fx "$TREES trees: U-Boot picks one by its fdtfile, and the image does not say which (no U-Boot before its first partition names one); findings by tree (imgpatch doctor nouboot.img --model TREE for one in full):" doc2 &&
 	imgpatch doctor --json nouboot.img >doc2.json &&
@@ -84,7 +133,7 @@ test_expect_success 'doctor --model: that tree alone, as U-Boot'"'"'s pick gave 
 
 test_expect_success 'doctor --model naming no tree: one line, exit 2 (what was typed), image unchanged' '
 	test_refuses_usage nouboot.img "no such tree" imgpatch doctor nouboot.img --model rk3399-nope.dtb &&
-	echo "imgpatch: nouboot.img: --model '"'"'rk3399-nope.dtb'"'"': no such tree among the $TREES the boot path offers (imgpatch info lists them)" >expect &&
+	echo "imgpatch: nouboot.img: --model '"'"'rk3399-nope.dtb'"'"': no such tree among the $TREES the boot path offers (imgpatch info --json lists them)" >expect &&
 	test_cmp expect err
 '
 
@@ -92,11 +141,11 @@ test_expect_success 'patch and cat without U-Boot or --model: refused in one lin
 	test_refuses nouboot.img "boots $TREES trees: choose one with --model" \
 		imgpatch patch nouboot.img --dt-set mmc@fe320000:sd-uhs-sdr50= &&
 	test "$(wc -l <err)" = 1 &&
-	grep -q ", \.\.\. $TREES in all: imgpatch info lists them)$" err &&
+	grep -q ", \.\.\. $TREES in all: imgpatch info --json lists them)$" err &&
 	test "$(grep -o "\.dtb" err | wc -l)" = 12 &&
 	test_must_fail_with 1 imgpatch cat nouboot.img --dtb >out 2>err &&
 	test "$(wc -l <err)" = 1 &&
-	grep -q "^imgpatch: nouboot.img: $TREES trees (.*, \.\.\. $TREES in all: imgpatch info lists them): name one$" err
+	grep -q "^imgpatch: nouboot.img: $TREES trees (.*, \.\.\. $TREES in all: imgpatch info --json lists them): name one$" err
 '
 
 test_expect_success 'apply rockpro64-sd-uhs with no parameter: the overlay where u-boot-update looks, in fdtoverlays' '

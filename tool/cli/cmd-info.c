@@ -49,6 +49,18 @@ const char *info_fstab_error(const struct info *in)
 	return f->root_rc && f->root_rc != -ENOENT ? f->root_error : NULL;
 }
 
+bool info_shows(const struct info *in, const struct imgp_survey_bootdt *dt)
+{
+	if (in->picked)
+		return in->picked->bootdt == dt;
+	return !in->brief || dt->uboot_default;
+}
+
+bool info_shows_tree(const struct info *in, const struct imgp_survey_tree *tree)
+{
+	return !in->picked || (in->picked->image && in->picked->image == tree->image);
+}
+
 const struct imgp_effective *info_effective(const struct info *in,
 					    const struct imgp_survey_bootdt *dt,
 					    const struct imgp_survey_tree **tree)
@@ -100,19 +112,23 @@ static int count_problems(const struct info *in)
 	n += !info_override_missing(in) && sv->override.rc &&
 	     sv->override.rc != -ENOENT;
 	for (size_t i = 0; i < sv->ntrees; i++)
-		n += sv->trees[i].state == IMGP_TREE_ERROR;
+		n += info_shows_tree(in, &sv->trees[i]) && sv->trees[i].state == IMGP_TREE_ERROR;
+	/* With --model, that tree's alone; else each one's, shown or not. */
 	for (size_t i = 0; i < sv->bootinfo.ndts; i++)
-		n += info_effective(in, &sv->bootinfo.dts[i], &tree) &&
+		n += (!in->picked || in->picked->bootdt == &sv->bootinfo.dts[i]) &&
+		     info_effective(in, &sv->bootinfo.dts[i], &tree) &&
 		     tree->state == IMGP_TREE_ERROR;
 	n += info_fstab_error(in) != NULL;
 	n += sv->bootinfo.rc != 0;
 	return n;
 }
 
-enum { OPT_JSON = 256, OPT_FIT };
+enum { OPT_JSON = 256, OPT_FIT, OPT_MODEL };
 
 static const struct cli_option info_options[] = {
 	{ OPT_JSON, "json", 0, NULL, "print one JSON document (schema_version 1)" },
+	{ OPT_MODEL, "model", 0, "MODEL", "show only the tree the boot path boots for MODEL\n"
+	  "(a model, a tree's file name or path)" },
 	{ OPT_FIT, "fit", 0, "PATH", "FIT file to look for (default " IMGP_FIT_PATH ")" },
 	CLI_OPTIONS_END,
 };
@@ -121,7 +137,7 @@ static const struct cli_option *const info_tables[] = { info_options, NULL };
 
 static const struct cli_command info_command = {
 	"info",
-	"Usage: imgpatch info [--json] [--fit PATH] IMAGE\n"
+	"Usage: imgpatch info [--json] [--fit PATH] [--model MODEL] IMAGE\n"
 	"Show an image's partitions, its FIT, boot script, SD/eMMC controller\n"
 	"settings and the root fstab entry. Read-only.\n\n",
 	info_tables,
@@ -156,9 +172,10 @@ static void get_cmdlines(struct info *in)
 	if (!in->cmdlines)
 		die("out of memory");
 	in->ncmdlines = 1;
-	rc = imgp_survey_cmdline(&in->sv, NULL, &in->cmdlines[0].line,
+	rc = imgp_survey_cmdline(&in->sv, in->picked && in->picked->bootdt ?
+				 in->picked->bootdt->path : NULL, &in->cmdlines[0].line,
 				 &in->cmdlines[0].where, &in->cmdlines[0].loader);
-	if (rc == -EINVAL && bi->ndts > 1) {
+	if (rc == -EINVAL && bi->ndts > 1 && !in->picked) {
 		free_cmdlines(in);
 		in->cmdlines = calloc(bi->ndts, sizeof(*in->cmdlines));
 		if (!in->cmdlines)
@@ -168,6 +185,9 @@ static void get_cmdlines(struct info *in)
 		for (size_t n = 0; !rc && n < bi->ndts; n++) {
 			struct info_cmdline *c = &in->cmdlines[n];
 
+			/* A tree not shown keeps its line out too. */
+			if (in->brief && !info_shows(in, &bi->dts[n]))
+				continue;
 			c->model = bi->dts[n].model ? bi->dts[n].model : bi->dts[n].path;
 			rc = imgp_survey_cmdline(&in->sv, bi->dts[n].path, &c->line, &c->where,
 						 &c->loader);
@@ -193,6 +213,7 @@ int cmd_info(int argc, char **argv)
 	};
 	struct info in = { 0 };
 	char *fit_path = NULL;
+	const char *model = NULL;
 	bool json = false;
 	int c, rc;
 
@@ -200,6 +221,10 @@ int cmd_info(int argc, char **argv)
 	while ((c = cli_next(&p)) > 0) {
 		if (c == OPT_JSON) {
 			json = true;
+			continue;
+		}
+		if (c == OPT_MODEL) {
+			model = p.value;
 			continue;
 		}
 		cli_fit_path(&p, &fit_path);
@@ -225,6 +250,16 @@ int cmd_info(int argc, char **argv)
 		return rc;
 	}
 	in.disk = &img.disk;
+	/* --model: the tree as cat --dtb and doctor --model pick it. */
+	if (model && imgp_effective_pick_model(in.sv.effective, in.sv.neffective, model,
+					       &in.picked)) {
+		rc = error_lib_typed(in.path, true);
+		imgp_survey_free(&in.sv);
+		cli_read_close(&img);
+		free(fit_path);
+		return rc;
+	}
+	in.brief = !json && !model && in.sv.bootinfo.chooser && in.sv.bootinfo.ndts > 1;
 	in.problems = count_problems(&in);
 	get_cmdlines(&in);
 

@@ -156,6 +156,8 @@ static void info_json_bootpath(struct json *j, const struct info *in)
 	json_kv_string(j, "summary", bi->summary);
 	json_kv_string(j, "error", bi->rc ? bi->error : NULL);
 	json_kv_string(j, "updates", bi->updates);
+	json_kv_string(j, "chooser", bi->chooser);
+	json_kv_uint(j, "tree_count", bi->ndts);
 	json_key(j, "trees");
 	json_array_begin(j);
 	for (size_t i = 0; i < bi->ndts; i++) {
@@ -163,6 +165,8 @@ static void info_json_bootpath(struct json *j, const struct info *in)
 		const struct imgp_survey_tree *tree;
 		const struct imgp_effective *e = info_effective(in, dt, &tree);
 
+		if (!info_shows(in, dt))
+			continue;
 		json_object_begin(j);
 		json_kv_string(j, "model", dt->model);
 		json_kv_string(j, "path", dt->path);
@@ -308,6 +312,8 @@ static void info_json_dts(struct json *j, const struct info *in)
 	for (size_t i = 0; i < in->sv.ntrees; i++) {
 		const struct imgp_survey_tree *dt = &in->sv.trees[i];
 
+		if (!info_shows_tree(in, dt))
+			continue;
 		json_object_begin(j);
 		if (dt->image) {
 			json_kv_string(j, "source", "fit");

@@ -139,6 +139,32 @@ static void text_cmdline(const struct info *in)
 	}
 }
 
+/*
+ * Where U-Boot picks one of many trees by a variable: how many, which
+ * variable, and the tree the image's own U-Boot picks, in one line (the
+ * trees' list is --json's, one tree in full --model's).
+ */
+static void text_brief(const struct info *in)
+{
+	const struct imgp_survey_bootinfo *bi = &in->sv.bootinfo;
+	bool picked = false;
+
+	if (!in->brief)
+		return;
+	for (size_t i = 0; i < bi->ndts; i++)
+		picked |= bi->dts[i].uboot_default;
+	printf("  trees: %zu, U-Boot picks one by its ", bi->ndts);
+	table_put_text(bi->chooser);
+	if (picked) {
+		fputs(": the image's U-Boot picks the tree below", stdout);
+	} else {
+		fputs(", and the image does not say which (no U-Boot before its first "
+		      "partition names one)", stdout);
+	}
+	printf("; imgpatch info %s --model TREE for %s, --json lists them all\n",
+	       in->path, picked ? "another" : "one");
+}
+
 static void text_bootpath(const struct info *in)
 {
 	const struct imgp_survey_bootinfo *bi = &in->sv.bootinfo;
@@ -160,9 +186,12 @@ static void text_bootpath(const struct info *in)
 		table_put_text(bi->updates);
 		putchar('\n');
 	}
+	text_brief(in);
 	for (size_t i = 0; i < bi->ndts; i++) {
 		const struct imgp_survey_bootdt *dt = &bi->dts[i];
 
+		if (!info_shows(in, dt))
+			continue;
 		fputs("  tree: ", stdout);
 		table_put_text(dt->path);
 		for (size_t k = 0; k < dt->noverlays; k++) {
@@ -421,14 +450,18 @@ static void text_trees(const struct info *in)
 		const struct imgp_survey_tree *tree;
 		const struct imgp_effective *e = info_effective(in, &bi->dts[i], &tree);
 
-		if (!e)
+		if (!e || !info_shows(in, &bi->dts[i]))
 			continue;
 		text_effective(in, &bi->dts[i], e, tree);
 		shown++;
 	}
 	for (size_t i = 0; i < in->sv.ntrees; i++)
-		text_dt(in, &in->sv.trees[i]);
-	if (!shown)
+		if (info_shows_tree(in, &in->sv.trees[i]))
+			text_dt(in, &in->sv.trees[i]);
+	if (!shown && in->brief)
+		printf("effective tree: none shown (U-Boot picks one of %zu by its %s; --model TREE names one)\n",
+		       bi->ndts, bi->chooser);
+	else if (!shown)
 		printf("device trees: none to inspect (no FIT fdt, no %s)\n", IMGP_OVERRIDE_NAME);
 }
 

@@ -24,7 +24,19 @@ struct info {
 	size_t ncmdlines;
 	struct info_cmdline *cmdlines;
 	char *cmdline_error;     /* why there is none (not a problem); NULL */
+	/*
+	 * The tree --model names (NULL: none given). Where U-Boot picks one
+	 * of many trees by a variable (bootinfo.chooser), the text without
+	 * --model shows only the one the image's own U-Boot picks (NULL: it
+	 * names none) and says how many there are: brief is set.
+	 */
+	const struct imgp_effective *picked;
+	bool brief;
 };
+
+/* Whether the boot path's tree dt is shown (--model, brief), and a FIT's or override's tree. */
+bool info_shows(const struct info *in, const struct imgp_survey_bootdt *dt);
+bool info_shows_tree(const struct info *in, const struct imgp_survey_tree *tree);
 
 /* The sector size the table counts in (512 when it does not say). */
 unsigned info_sector_size(const struct info *in);

@@ -10,7 +10,7 @@
 # that take an argument.
 _imgpatch_io_opts='-o --output --compress --level --threads --bmap --in-place
 	-n --dry-run --quiet --undo --recover'
-_imgpatch_opts_info='--json --fit --help'
+_imgpatch_opts_info='--json --fit --model --help'
 _imgpatch_opts_cat='--dtb --cmdline --model --fit --help'
 _imgpatch_opts_patch="--fit --fdt --dt-delete --dt-set --dt-delete-node --overlay
 	--via --model --dtb-out --fstab --root --cmdline $_imgpatch_io_opts -f --force --help"
@@ -22,7 +22,7 @@ _imgpatch_opts_recipes='--json --recipe-path --help'
 _imgpatch_opts_undo='--undo -f --force --help'
 _imgpatch_opts_doctor='--json --fail-on --fit --fdt --model --help'
 
-_imgpatch_args_info='--fit'
+_imgpatch_args_info='--fit --model'
 _imgpatch_args_cat='--model --fit'
 _imgpatch_args_patch='--fit --fdt --dt-delete --dt-set --dt-delete-node --overlay
 	--via --model --dtb-out --fstab --root --cmdline -o --output --compress --level --threads --bmap --undo'

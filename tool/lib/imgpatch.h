@@ -1038,6 +1038,13 @@ const char *imgp_effective_name(const struct imgp_effective *t);
  */
 int imgp_effective_pick(const struct imgp_effective *trees, size_t n,
 			const char *model, const struct imgp_effective **out);
+/*
+ * imgp_effective_pick for a --model option: its errors name the option;
+ * past a dozen trees one naming none is "no such tree among the
+ * N" (a name error: imgp_err_is_name) rather than a list of names.
+ */
+int imgp_effective_pick_model(const struct imgp_effective *trees, size_t n,
+			      const char *model, const struct imgp_effective **out);
 
 /* ---------------------------------------------------------------- copy.c */
 

@@ -630,7 +630,7 @@ static char *names(const struct imgp_effective *trees, size_t n)
 				     imgp_effective_name(&trees[i]));
 	/* A kernel's every tree is info's to list, not one line's. */
 	if (!rc && n > IMGP_NAMES_SHOWN)
-		rc = imgp_buf_printf(&b, ", ... %zu in all: imgpatch info lists them", n);
+		rc = imgp_buf_printf(&b, ", ... %zu in all: imgpatch info --json lists them", n);
 	s = rc ? NULL : (char *)imgp_buf_steal(&b, NULL);
 	imgp_buf_free(&b);
 	return s;
@@ -677,4 +677,16 @@ int imgp_effective_pick(const struct imgp_effective *trees, size_t n,
 		     imgp_fail(EEXIST, "%zu trees (%s): name one", n, have);
 	free(have);
 	return rc;
+}
+
+int imgp_effective_pick_model(const struct imgp_effective *trees, size_t n,
+			      const char *model, const struct imgp_effective **out)
+{
+	int rc = imgp_effective_pick(trees, n, model, out);
+
+	/* Past a dozen, the list of names is info's to give, not one line's. */
+	if (rc == -ENOENT && n > IMGP_NAMES_SHOWN)
+		return imgp_fail_name(ENOENT, "--model '%s': no such tree among the %zu the boot path offers (imgpatch info --json lists them)",
+				      model, n);
+	return rc ? imgp_fail_ctx(rc, "--model '%s'", model) : 0;
 }

@@ -402,13 +402,10 @@ static int pick_trees(struct doctor *d, const char *fdt_spec, const char *model)
 		const struct imgp_effective *t = NULL;
 
 		/* --model, else the tree the image's own U-Boot picks, if it names one. */
-		rc = imgp_effective_pick(d->effective, d->neffective, model, &t);
-		/* Past a dozen, the list of names is info's to give, not one line's. */
-		if (rc && model && d->neffective > 12)
-			return imgp_fail_name(-rc, "--model '%s': no such tree among the %zu the boot path offers (imgpatch info lists them)",
-					      model, d->neffective);
+		rc = model ? imgp_effective_pick_model(d->effective, d->neffective, model, &t) :
+			     imgp_effective_pick(d->effective, d->neffective, NULL, &t);
 		if (rc && model)
-			return imgp_fail_ctx(rc, "--model '%s'", model);
+			return rc;
 		imgp_errclear();
 		if (!rc && (model || (t->bootdt && t->bootdt->uboot_default))) {
 			d->out->picked = strdup(imgp_effective_name(t));

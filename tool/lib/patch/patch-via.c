@@ -231,7 +231,7 @@ static int list_trees(const struct imgp_survey_bootinfo *bi, struct imgp_buf *ou
 				     bi->dts[i].model ? bi->dts[i].model : "",
 				     bi->dts[i].model ? " " : "", bi->dts[i].path);
 	if (!rc && bi->ndts > IMGP_NAMES_SHOWN)
-		rc = imgp_buf_printf(out, ", ... %zu in all: imgpatch info lists them", bi->ndts);
+		rc = imgp_buf_printf(out, ", ... %zu in all: imgpatch info --json lists them", bi->ndts);
 	return rc;
 }
 
