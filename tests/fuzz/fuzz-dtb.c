@@ -10,10 +10,8 @@
 #include "imgpatch-internal.h"
 #include "fuzz.h"
 
-#define FUZZ_MMC_MAX 8
 #define FUZZ_BLOB_MAX 8192
 
-static struct imgp_dt_mmc fuzz_mmc[FUZZ_MMC_MAX];
 static uint8_t base_blob[FUZZ_BLOB_MAX];
 static uint8_t ovl_label[FUZZ_BLOB_MAX];
 static uint8_t ovl_path[FUZZ_BLOB_MAX];
@@ -187,7 +185,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (imgp_dtb_load(&dtb, data, size) == 0) {
 		imgp_dt_to_dts(&dtb, &dts);
 		imgp_buf_free(&dts);
-		imgp_dt_list_mmc(&dtb, fuzz_mmc, FUZZ_MMC_MAX);
+		fuzz_list_mmc(&dtb);
 		fuzz_find(&dtb);
 		fuzz_edit(&dtb);
 		imgp_dt_to_dts(&dtb, &dts);
@@ -198,7 +196,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (imgp_dtb_load(&dtb, base_blob, fdt_totalsize(base_blob)))
 		abort();
 	if (imgp_dt_apply_overlay(&dtb, data, size) == 0) {
-		imgp_dt_list_mmc(&dtb, fuzz_mmc, FUZZ_MMC_MAX);
+		fuzz_list_mmc(&dtb);
 		imgp_dt_to_dts(&dtb, &dts);
 		imgp_buf_free(&dts);
 	}

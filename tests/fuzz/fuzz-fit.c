@@ -12,9 +12,7 @@
 #include "imgpatch-internal.h"
 #include "fuzz.h"
 
-#define FUZZ_MMC_MAX 8
 
-static struct imgp_dt_mmc fuzz_mmc[FUZZ_MMC_MAX];
 
 static void fuzz_fdt(const uint8_t *payload, size_t len)
 {
@@ -26,7 +24,7 @@ static void fuzz_fdt(const uint8_t *payload, size_t len)
 
 	if (imgp_dtb_load(&dtb, payload, len))
 		return;
-	imgp_dt_list_mmc(&dtb, fuzz_mmc, FUZZ_MMC_MAX);
+	fuzz_list_mmc(&dtb);
 	imgp_dt_to_dts(&dtb, &dts);
 	imgp_buf_free(&dts);
 	node = imgp_dt_find_node(&dtb, "mmc");

@@ -16,6 +16,8 @@
 
 #include <libfdt.h>
 
+#include "imgpatch.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* A memory file, made once per process and rewritten for every input. */
@@ -90,6 +92,16 @@ static inline size_t fuzz_fdt_len(const uint8_t *data, size_t size, bool cut)
 	if (total <= size)
 		return total;
 	return cut ? size : 0;
+}
+
+/* imgp_dt_list_mmc, its list freed. */
+static inline void fuzz_list_mmc(const struct imgp_dtb *dtb)
+{
+	struct imgp_dt_mmc *list;
+	size_t n;
+
+	if (imgp_dt_list_mmc(dtb, &list, &n) == 0)
+		free(list);
 }
 
 #endif

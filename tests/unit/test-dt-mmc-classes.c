@@ -57,7 +57,8 @@ static int check_tree(const char *path, const char *name, struct imgp_dtb *dtb,
 	static const struct imgp_part part = { .number = 1 };
 	struct doctor_tree tree = { .part = &part, .file = (char *)name };
 	struct doctor d = { .out = out, .ntrees = 1, .trees = &tree };
-	size_t len;
+	struct imgp_dt_mmc *found;
+	size_t len, nfound;
 	void *raw = unit_read_file(path, &len);
 	int rc;
 
@@ -68,9 +69,14 @@ static int check_tree(const char *path, const char *name, struct imgp_dtb *dtb,
 	free(raw);
 	if (rc)
 		return rc;
-	*n = imgp_dt_list_mmc(dtb, list, MMC_MAX);
-	if (*n < 0)
-		return *n;
+	rc = imgp_dt_list_mmc(dtb, &found, &nfound);
+	if (rc)
+		return rc;
+	/* The callers' list holds MMC_MAX: more is a tree to look at. */
+	CHECK(nfound <= MMC_MAX, "classes: no tree has more than MMC_MAX controllers");
+	*n = nfound <= MMC_MAX ? (int)nfound : MMC_MAX;
+	memcpy(list, found, (size_t)*n * sizeof(*list));
+	free(found);
 	tree.dtb = *dtb;
 	return doctor_check_mmc(&d);
 }

@@ -16,7 +16,6 @@
 
 /* Upper bounds for files read into memory (the FIT is read piecewise). */
 #define SCRIPT_MAX ((size_t)1 << 20)
-#define MMC_MAX 64
 
 const char *const imgp_bootscr_paths[] = { "/boot.scr.uimg", "/boot.scr" };
 const size_t imgp_nbootscr_paths =
@@ -701,16 +700,9 @@ static int tree_fail(struct imgp_survey_tree *t, int rc)
 
 static int tree_list_mmc(struct imgp_survey_tree *t, const struct imgp_dtb *dtb)
 {
-	int rc;
+	int rc = imgp_dt_list_mmc(dtb, &t->mmc, &t->nmmc);
 
-	t->mmc = calloc(MMC_MAX, sizeof(*t->mmc));
-	if (!t->mmc)
-		return imgp_fail(ENOMEM, "out of memory");
-	rc = imgp_dt_list_mmc(dtb, t->mmc, MMC_MAX);
-	if (rc < 0)
-		return tree_fail(t, rc);
-	t->nmmc = (size_t)rc;
-	return 0;
+	return rc ? tree_fail(t, rc) : 0;
 }
 
 static int tree_mmc(struct imgp_survey_tree *t, const void *blob, size_t size)

@@ -13,7 +13,6 @@
 
 #include "doctor/doctor.h"
 
-#define MMC_MAX 64
 #define HZ_SDR104 200000000u
 
 enum mmc_kind { MMC_SD = IMGP_DT_MMC_SD, MMC_EMMC = IMGP_DT_MMC_EMMC, MMC_SDIO = IMGP_DT_MMC_SDIO };
@@ -432,15 +431,11 @@ static int check_tree(struct doctor *d, const struct doctor_tree *t)
 		check_bus_width,
 	};
 	struct imgp_dt_mmc *list;
-	int n, rc = 0;
+	size_t n;
+	int rc;
 
-	list = calloc(MMC_MAX, sizeof(*list));
-	if (!list)
-		return imgp_fail(ENOMEM, "out of memory");
-	n = imgp_dt_list_mmc(&t->dtb, list, MMC_MAX);
-	if (n < 0)
-		rc = n;
-	for (int i = 0; i < n && !rc; i++) {
+	rc = imgp_dt_list_mmc(&t->dtb, &list, &n);
+	for (size_t i = 0; i < n && !rc; i++) {
 		struct mmc m;
 		int node;
 

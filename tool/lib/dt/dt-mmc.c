@@ -240,30 +240,31 @@ static int dt_fill_mmc(const struct imgp_dtb *dtb, int node,
 	return 0;
 }
 
-int imgp_dt_list_mmc(const struct imgp_dtb *dtb, struct imgp_dt_mmc *out,
-		     size_t max)
+int imgp_dt_list_mmc(const struct imgp_dtb *dtb, struct imgp_dt_mmc **out, size_t *n)
 {
 	const void *fdt = dtb->fdt;
-	size_t n = 0;
-	int node, rc;
+	struct imgp_buf list = { 0 };  /* struct imgp_dt_mmc, as many as the tree has */
+	struct imgp_dt_mmc m;
+	int node, rc = 0;
 
-	if (max > INT_MAX)
-		max = INT_MAX;
-	for (node = fdt_next_node(fdt, -1, NULL); node >= 0;
+	*out = NULL;
+	*n = 0;
+	for (node = fdt_next_node(fdt, -1, NULL); node >= 0 && !rc;
 	     node = fdt_next_node(fdt, node, NULL)) {
 		if (!dt_is_mmc(fdt, node))
 			continue;
-		if (n == max) {
-			imgp_warn("more than %zu SD/eMMC controllers, listing the first %zu",
-				  max, max);
-			return (int)n;
-		}
-		rc = dt_fill_mmc(dtb, node, &out[n]);
-		if (rc)
-			return rc;
-		n++;
+		memset(&m, 0, sizeof(m));
+		rc = dt_fill_mmc(dtb, node, &m);
+		if (!rc && imgp_buf_append(&list, &m, sizeof(m)))
+			rc = imgp_fail(ENOMEM, "out of memory");
 	}
-	if (node != -FDT_ERR_NOTFOUND)
-		return dt_walk_error(node);
-	return (int)n;
+	if (!rc && node != -FDT_ERR_NOTFOUND)
+		rc = dt_walk_error(node);
+	if (rc) {
+		imgp_buf_free(&list);
+		return rc;
+	}
+	*n = list.len / sizeof(m);
+	*out = (struct imgp_dt_mmc *)imgp_buf_steal(&list, NULL);
+	return 0;
 }
