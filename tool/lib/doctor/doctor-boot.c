@@ -20,7 +20,6 @@
 
 #define COND_DEPTH 16
 #define COND_MAX 256
-#define CONFIG_MAX 32
 
 /* A board the script selects, and the configuration it boots. */
 struct fit_choice {
@@ -131,14 +130,15 @@ static void choice_when(const struct cond *stack, int depth, char *out, size_t l
 }
 
 /*
- * Reads the choices; returns how many, or 0 when the script does not
- * choose by board or has a shape this reader does not follow.
+ * Reads the choices into out (struct fit_choice, as many as the script
+ * makes); returns how many, 0 when the script does not choose by board or
+ * has a shape this reader does not follow, or -ENOMEM.
  */
-static size_t read_choices(const char *text, size_t text_len,
-			   struct fit_choice *out, size_t max)
+static int read_choices(const char *text, size_t text_len, struct imgp_buf *out_buf)
 {
 	struct cond stack[COND_DEPTH];
 	const char *end = text + text_len, *p = text;
+	struct fit_choice *out = NULL;
 	int depth = 0, line = 0;
 	size_t n = 0;
 
@@ -185,8 +185,13 @@ static size_t read_choices(const char *text, size_t text_len,
 			while (name < e && (*name == ' ' || *name == '\t'))
 				name++;
 			if ((size_t)(e - name) < 11 || strncmp(name, "fit_config", 10) != 0 ||
-			    (name[10] != ' ' && name[10] != '\t') || n == max)
+			    (name[10] != ' ' && name[10] != '\t'))
 				return 0;
+			if (imgp_buf_reserve(out_buf, sizeof(*out)))
+				return -ENOMEM;
+			out_buf->len += sizeof(*out);
+			out = (struct fit_choice *)out_buf->data;
+			memset(&out[n], 0, sizeof(*out));
 			name += 11;
 			while (name < e && (*name == ' ' || *name == '"'))
 				name++;
@@ -207,7 +212,7 @@ static size_t read_choices(const char *text, size_t text_len,
 		}
 	}
 	/* One default alone is no choice by board. */
-	return depth == 0 && n > 1 ? n : 0;
+	return depth == 0 && n > 1 ? (int)n : 0;
 }
 
 static const struct imgp_fit_conf *find_conf(const struct doctor *d, const char *name)
@@ -265,19 +270,17 @@ static int add_choice(struct doctor *d, const struct fit_choice *c)
 
 static int check_fit_config(struct doctor *d)
 {
-	struct fit_choice *choices;
-	size_t n;
-	int rc = 0;
+	struct imgp_buf choices = { 0 };
+	int n, rc = 0;
 
 	if (!d->sv.fit.parsed || !d->sv.script.path)
 		return 0;
-	choices = calloc(CONFIG_MAX, sizeof(*choices));
-	if (!choices)
-		return imgp_fail(ENOMEM, "out of memory");
-	n = read_choices(d->sv.script.scr.text, d->sv.script.scr.text_len, choices, CONFIG_MAX);
-	for (size_t i = 0; i < n && !rc; i++)
-		rc = add_choice(d, &choices[i]);
-	free(choices);
+	n = read_choices(d->sv.script.scr.text, d->sv.script.scr.text_len, &choices);
+	if (n < 0)
+		rc = imgp_fail(ENOMEM, "out of memory");
+	for (int i = 0; i < n && !rc; i++)
+		rc = add_choice(d, &((const struct fit_choice *)choices.data)[i]);
+	imgp_buf_free(&choices);
 	return rc;
 }
 

@@ -236,7 +236,8 @@ static int fstab_not_found(const struct fstab *t, const char *mountpoint)
 		if (dup)
 			continue;
 		if (nlisted == FSTAB_LIST_MAX) {
-			rc = imgp_buf_printf(&list, ", ...");
+			/* A message's list, not the file's: the file is read whole. */
+			rc = imgp_buf_printf(&list, ", ... %zu entries in all", t->n);
 			break;
 		}
 		listed[nlisted++] = e;
