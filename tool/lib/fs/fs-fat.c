@@ -934,6 +934,56 @@ static int fat_exists(struct imgp_fs *fs, const char *path)
 	return rc < 0 ? rc : rc > 0;
 }
 
+/*
+ * Creates the folder path with mmd, its parent existing; one there is
+ * kept. Its entry is dated SOURCE_DATE_EPOCH when set (mtools reads it),
+ * as mcopy -m dates a file from its staged copy.
+ */
+static int fat_mkdir(struct imgp_fs *fs, const char *path)
+{
+	struct fat_priv *priv = fs->priv;
+	char target[4200], epoch_env[48];
+	const char *argv[] = { "mmd", "-i", priv->drive, target, NULL };
+	const char *env[] = { mtools_env[0], mtools_env[1], NULL, NULL };
+	char **grown;
+	int64_t epoch;
+	int rc;
+
+	rc = fat_target(path, target, sizeof(target));
+	if (!rc)
+		rc = fat_stat(fs, target);
+	if (rc < 0)
+		return rc;
+	if (rc == 2)
+		return 0;
+	if (rc == 1)
+		return imgp_fail(EEXIST, "exists and is not a directory");
+	rc = -imgp_source_date_epoch(&epoch);
+	if (rc)
+		return imgp_fail(rc, "SOURCE_DATE_EPOCH: %s", strerror(rc));
+	if (epoch >= 0) {
+		snprintf(epoch_env, sizeof(epoch_env), "SOURCE_DATE_EPOCH=%lld", (long long)epoch);
+		env[2] = epoch_env;
+	}
+	rc = imgp_run(argv, env, NULL);
+	if (rc)
+		return rc;
+	if (priv->copy_fd < 0) {
+		fat_listing_drop();
+		return 0;
+	}
+	/* A folder like the others: written into later, its chain compared at the finish. */
+	grown = realloc(priv->dirs, (priv->ndirs + 1) * sizeof(*grown));
+	if (!grown)
+		return imgp_fail(ENOMEM, "out of memory");
+	priv->dirs = grown;
+	grown[priv->ndirs] = strdup(target);
+	if (!grown[priv->ndirs])
+		return imgp_fail(ENOMEM, "out of memory");
+	priv->ndirs++;
+	return 0;
+}
+
 static int fat_symlink(struct imgp_fs *fs, const char *path, const char *target)
 {
 	(void)fs;
@@ -962,6 +1012,7 @@ const struct imgp_fs_ops imgp_fs_fat = {
 	.write_file = fat_write_file,
 	.exists = fat_exists,
 	.symlink = fat_symlink,
+	.mkdir = fat_mkdir,
 	.readlink = fat_readlink,
 	.finish = fat_finish,
 	.map_file = fat_map_file,
