@@ -217,7 +217,8 @@ FUZZ_BUILD      ?= build-fuzz
 FUZZ_CC         ?= clang
 FUZZ_TIME       ?= 60
 FUZZ_SMOKE_TIME ?= 10
-FUZZ_TARGETS    ?= part fit dtb bootscr fstab recipe xz fat ext rpi-overlay overlay bootpath
+FUZZ_TARGETS    ?= part fit dtb bootscr fstab recipe xz fat ext rpi-overlay overlay bootpath \
+                   uboot-env
 FUZZ_SAN        := -fsanitize=address,undefined -fno-sanitize-recover=all \
                    -fno-omit-frame-pointer
 FUZZ_LIB_OBJ    := $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)

@@ -21,7 +21,7 @@ test_expect_success 'harnesses and seed corpora build' '
 	make -s -C "$top" fuzz-build >build.log 2>&1 || { cat build.log; false; }
 '
 
-for name in part fit dtb bootscr fstab recipe xz fat ext rpi-overlay overlay bootpath; do
+for name in part fit dtb bootscr fstab recipe xz fat ext rpi-overlay overlay bootpath uboot-env; do
 	test_expect_success "fuzz-$name survives ${secs} s" '
 		bash "$top/tests/fuzz/run.sh" "$build" '"$secs"' '"$name"' >run.log &&
 		cat run.log && grep "^fuzz-'"$name"': Done [0-9]* runs" run.log

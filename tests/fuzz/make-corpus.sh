@@ -5,7 +5,7 @@
 #
 # Writes the seed corpora of the libFuzzer harnesses into OUTDIR/<area>/
 # (part, fit, dtb, bootscr, fstab, recipe, xz, fat, ext, rpi-overlay, overlay,
-# bootpath).
+# bootpath, uboot-env).
 # The seeds come from the test fixtures (tests/fixtures/mkimage-*.sh,
 # tests/dtb, tests/dts/rpi, the shipped recipes and
 # the recipes in tests/t1000-recipes.sh), cut down where the fixture is
@@ -26,14 +26,14 @@ export MTOOLS_SKIP_CHECK=1 MTOOLSRC=/dev/null
 export PATH=$PATH:/usr/sbin:/sbin
 umask 022
 
-for tool in sfdisk mkfs.vfat mcopy mke2fs debugfs mkimage dtc; do
+for tool in sfdisk mkfs.vfat mcopy mke2fs debugfs mkimage mkenvimage dtc; do
 	command -v "$tool" >/dev/null ||
 		{ echo "$0: '$tool' not found (run ci/install-deps.sh)" >&2; exit 1; }
 done
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/imgp-corpus.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$out"/{part,fit,dtb,bootscr,fstab,recipe,xz,fat,ext,rpi-overlay,overlay,bootpath}
+mkdir -p "$out"/{part,fit,dtb,bootscr,fstab,recipe,xz,fat,ext,rpi-overlay,overlay,bootpath,uboot-env}
 
 # Runs a tool whose warnings about our deliberately odd inputs (a lower-case
 # FAT label, an old-style "hash@2" node) are noise; shows them on failure.
@@ -488,3 +488,71 @@ ext_seed ext4-mmp -t ext4 -O ^has_journal,^resize_inode,mmp
 ext_seed ext4-quota -t ext4 -O ^has_journal,^resize_inode
 # mke2fs -d of e2fsprogs 1.47.0 counts quota wrong; tune2fs counts it right.
 quiet tune2fs -O quota "$out/ext/ext4-quota"
+
+# uboot-env: a place's number (fuzz-uboot-env.c's order: 0 Rockchip
+# u-boot.itb, 1 Allwinner FIT at 40 KiB, 2 Allwinner eGON at 8 KiB, 3 i.MX
+# u-boot.img, 6 i.MX IVT at 1 KiB), then what is there. Debian's own U-Boot
+# builds where the package cache has them (as the U-Boot tests use them),
+# cut down, and made ones: a saved environment with its CRC (mkenvimage), in a FIT's
+# U-Boot image as it is, gzip'd and lzma'd, and after an eGON header.
+uboot_seed()	# NAME PLACE FILE
+{
+	{ printf "\\$(printf %03o "$2")"; cat "$3"; } >"$out/uboot-env/$1"
+}
+debs=${IMGPATCH_DEB_CACHE:-/var/cache/imgpatch/debs}
+for pkg in u-boot-rockchip u-boot-sunxi u-boot-imx; do
+	deb=$(compgen -G "$debs/${pkg}_*.deb" | head -n 1) || continue
+	dpkg-deb -x "$deb" "$tmp/deb"
+done
+ub=$tmp/deb/usr/lib/u-boot
+# A megabyte per input would run a few times a second: 16 KiB of each
+# binary around its default environment instead, behind the header the
+# reader checks (an eGON one, or the binary's own 64-byte uImage header).
+env_window()	# FILE: 16 KiB from 4 KiB before the first "fdtfile=" or "bootcmd="
+{
+	local at
+
+	at=$(grep -obUa -m 1 -e 'fdtfile=' -e 'bootcmd=' "$1" | cut -d: -f1) || return 1
+	at=${at%%$'\n'*}
+	[ -n "$at" ] || return 1
+	at=$(( at > 4096 ? at - 4096 : 0 ))
+	dd if="$1" iflag=skip_bytes,count_bytes bs=4096 skip="$at" count=16384 status=none
+}
+egon_head()
+{
+	printf '\0\0\0\0eGON.BT0'
+	head -c 500 /dev/zero
+}
+if [ -e "$ub/rockpro64-rk3399/u-boot-nodtb.bin" ]; then
+	{ egon_head; env_window "$ub/rockpro64-rk3399/u-boot-nodtb.bin"; } >"$tmp/rk.bin"
+	uboot_seed rockpro64-env 2 "$tmp/rk.bin"
+fi
+if [ -e "$ub/pine64_plus/u-boot-nodtb.bin" ]; then
+	{ egon_head; env_window "$ub/pine64_plus/u-boot-nodtb.bin"; } >"$tmp/pine64.bin"
+	uboot_seed pine64-env 2 "$tmp/pine64.bin"
+fi
+if [ -e "$ub/wandboard/u-boot.img" ]; then
+	{ head -c 64 "$ub/wandboard/u-boot.img"; env_window "$ub/wandboard/u-boot.img"; } >"$tmp/wand.bin"
+	uboot_seed wandboard-env 3 "$tmp/wand.bin"
+fi
+printf 'arch=arm\nbaudrate=115200\nboard=rockpro64\nboard_name=rockpro64\nbootcmd=run distro_bootcmd\nfdtfile=rockchip/rk3399-rockpro64.dtb\nsoc=rk3399\nvendor=pine64\n' >"$tmp/env.txt"
+mkenvimage -s 0x2000 -o "$tmp/env.bin" "$tmp/env.txt"
+{ printf 'U-Boot 2023.01-test (Jan 01 2023 - 00:00:00 +0000)\0'; cat "$tmp/env.bin"; } >"$tmp/uboot.bin"
+uboot_seed env-raw 6 "$tmp/env.bin"
+{ printf '\0\0\0\0eGON.BT0'; head -c 500 /dev/zero; cat "$tmp/uboot.bin"; } >"$tmp/egon.bin"
+uboot_seed egon 2 "$tmp/egon.bin"
+gzip -n -9 -c "$tmp/uboot.bin" >"$tmp/uboot.bin.gz"
+xz --format=lzma -c "$tmp/uboot.bin" >"$tmp/uboot.bin.lzma"
+for comp in none gzip lzma; do
+	f=$tmp/uboot.bin
+	[ $comp = none ] || f=$tmp/uboot.bin.${comp/gzip/gz}
+	cat >"$tmp/uboot-$comp.its" <<EOF
+/dts-v1/;
+/ { description = "U-Boot"; #address-cells = <1>;
+	images { uboot { description = "U-Boot"; type = "standalone"; arch = "arm64";
+		compression = "$comp"; load = <0x200000>; data = /incbin/("$f"); }; };
+	configurations { default = "c"; c { firmware = "uboot"; }; }; };
+EOF
+	quiet mkimage -f "$tmp/uboot-$comp.its" "$tmp/uboot-$comp.itb"
+	uboot_seed "fit-$comp" 0 "$tmp/uboot-$comp.itb"
+done

@@ -213,13 +213,33 @@ static int find_version(const uint8_t *buf, size_t len, struct imgp_uboot *ub)
 	return 0;
 }
 
+/*
+ * More room in out for a decoder, doubling from 64 KiB up to UNPACKED_MAX
+ * (a real U-Boot unpacks to about 1 MiB: no 16 MiB up front): 0, 1 when
+ * out is at the bound, -ENOMEM.
+ */
+static int unpack_grow(struct imgp_buf *out, size_t *room)
+{
+	size_t want = out->cap ? out->cap : 64 * KIB;
+
+	if (out->len >= UNPACKED_MAX)
+		return 1;
+	if (want > UNPACKED_MAX - out->len)
+		want = UNPACKED_MAX - out->len;
+	if (imgp_buf_reserve(out, want))
+		return imgp_fail(ENOMEM, "out of memory");
+	*room = out->cap - out->len - 1;
+	if (*room > UNPACKED_MAX - out->len)
+		*room = UNPACKED_MAX - out->len;
+	return 0;
+}
+
 /* gzip or lzma (U-Boot's mkimage -C: the .lzma "alone" format) into out, bounded. */
 static int unpack(const char *comp, const uint8_t *in, size_t len, struct imgp_buf *out)
 {
-	int rc = imgp_buf_reserve(out, UNPACKED_MAX);
+	size_t room = 0;
+	int rc;
 
-	if (rc)
-		return rc;
 	if (!strcmp(comp, "gzip")) {
 		z_stream z = { 0 };
 
@@ -227,28 +247,41 @@ static int unpack(const char *comp, const uint8_t *in, size_t len, struct imgp_b
 			return imgp_fail(ENOMEM, "out of memory");
 		z.next_in = (Bytef *)in;
 		z.avail_in = len > UINT32_MAX ? UINT32_MAX : (uInt)len;
-		z.next_out = out->data;
-		z.avail_out = UNPACKED_MAX;
-		rc = inflate(&z, Z_FINISH);
-		out->len = z.total_out;
+		do {
+			rc = unpack_grow(out, &room);
+			if (rc)
+				break;
+			z.next_out = out->data + out->len;
+			z.avail_out = (uInt)(room > UINT32_MAX ? UINT32_MAX : room);
+			rc = inflate(&z, Z_FINISH);
+			out->len = z.total_out;
+		} while (rc == Z_OK || (rc == Z_BUF_ERROR && z.avail_out == 0));
 		inflateEnd(&z);
+		if (rc < 0 && rc != Z_BUF_ERROR && rc != -ENOMEM)
+			return imgp_fail(EINVAL, "gzip: %s", z.msg ? z.msg : "broken stream");
 		/* A stream cut short still holds what was read before the cut. */
-		return rc == Z_STREAM_END || rc == Z_BUF_ERROR || rc == Z_OK ? 0 :
-		       imgp_fail(EINVAL, "gzip: %s", z.msg ? z.msg : "broken stream");
+		return rc == -ENOMEM ? rc : 0;
 	}
 	if (!strcmp(comp, "lzma")) {
 		lzma_stream z = LZMA_STREAM_INIT;
-		lzma_ret lr;
+		lzma_ret lr = LZMA_OK;
 
 		if (lzma_alone_decoder(&z, 256 * MIB) != LZMA_OK)
 			return imgp_fail(ENOMEM, "out of memory");
 		z.next_in = in;
 		z.avail_in = len;
-		z.next_out = out->data;
-		z.avail_out = UNPACKED_MAX;
-		lr = lzma_code(&z, LZMA_FINISH);
-		out->len = (size_t)z.total_out;
+		do {
+			rc = unpack_grow(out, &room);
+			if (rc)
+				break;
+			z.next_out = out->data + out->len;
+			z.avail_out = room;
+			lr = lzma_code(&z, LZMA_FINISH);
+			out->len = (size_t)z.total_out;
+		} while (lr == LZMA_OK);
 		lzma_end(&z);
+		if (rc < 0)
+			return rc;
 		return lr == LZMA_STREAM_END || lr == LZMA_OK || lr == LZMA_BUF_ERROR ? 0 :
 		       imgp_fail(EINVAL, "lzma: broken stream");
 	}
