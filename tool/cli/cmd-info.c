@@ -259,7 +259,8 @@ int cmd_info(int argc, char **argv)
 		free(fit_path);
 		return rc;
 	}
-	in.brief = !json && !model && in.sv.bootinfo.chooser && in.sv.bootinfo.ndts > 1;
+	/* A dozen trees are listed in full, as the library's messages name a dozen. */
+	in.brief = !json && !model && in.sv.bootinfo.chooser && in.sv.bootinfo.ndts > 12;
 	in.problems = count_problems(&in);
 	get_cmdlines(&in);
 

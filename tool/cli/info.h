@@ -26,7 +26,7 @@ struct info {
 	char *cmdline_error;     /* why there is none (not a problem); NULL */
 	/*
 	 * The tree --model names (NULL: none given). Where U-Boot picks one
-	 * of many trees by a variable (bootinfo.chooser), the text without
+	 * of more than a dozen trees by a variable (bootinfo.chooser), the text without
 	 * --model shows only the one the image's own U-Boot picks (NULL: it
 	 * names none) and says how many there are: brief is set.
 	 */
