@@ -1721,6 +1721,12 @@ struct imgp_doctor {
 	size_t ntrees;           /* trees the boot path offers */
 	/* With no pick among several trees U-Boot chooses from: the variable that chooses. */
 	const char *chooser;
+	/*
+	 * The root was not read (a filesystem imgpatch has no backend for):
+	 * which partition, and the findings that need it, not judged (owned);
+	 * NULL when the root was read or there is none to read.
+	 */
+	char *root_unread;
 };
 
 /*
