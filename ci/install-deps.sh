@@ -57,6 +57,8 @@ check_packages=(
 	cloud-init
 	# the processes of an interrupted run (t0575)
 	procps
+	# roots imgpatch names but cannot write, made and read back (t0460, t0461)
+	btrfs-progs xfsprogs f2fs-tools squashfs-tools
 	# Debian's generator of extlinux.conf, run on a patched root (t0232); it
 	# brings linux-base (linux-version)
 	u-boot-menu
@@ -88,6 +90,9 @@ command_packages=(
 	dd:coreutils du:coreutils script:bsdutils strings:binutils
 	od:coreutils timeout:coreutils sha1sum:coreutils install:coreutils env:coreutils
 	sgdisk:gdisk ssh-keygen:openssh-client
+	mkfs.btrfs:btrfs-progs btrfs:btrfs-progs mkfs.xfs:xfsprogs xfs_db:xfsprogs
+	mkfs.f2fs:f2fs-tools sload.f2fs:f2fs-tools dump.f2fs:f2fs-tools fsck.f2fs:f2fs-tools
+	mksquashfs:squashfs-tools unsquashfs:squashfs-tools mkswap:util-linux
 	xz:xz-utils 7z:p7zip-full bmaptool:bmap-tools
 	qemu-system-aarch64:qemu-system-arm
 	aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu

@@ -95,11 +95,37 @@ static void refuses(void)
 	CHECK(imgp_cmdline_check("+a,quiet") == 0, "check: ',q' is part of the value");
 }
 
+static void expect_get(const char *line, const char *key, int want_rc, const char *want,
+		       const char *name)
+{
+	struct imgp_buf v = { 0 };
+	int rc = imgp_cmdline_get(line, strlen(line), key, &v);
+
+	CHECK(rc == want_rc, name);
+	if (want)
+		CHECK_STR(v.data ? (char *)v.data : "", want, name);
+	imgp_buf_free(&v);
+}
+
+/* The value a --fstab refusal builds its rootflags= suggestion from. */
+static void gets(void)
+{
+	expect_get("ro root=UUID=x rootflags=subvol=root LANG=C", "rootflags", 1,
+		   "subvol=root", "Fedora's btrfs root: the value after the first '='");
+	expect_get("rootflags=a rootflags=b", "rootflags", 1, "a", "the first word counts");
+	expect_get("a rootflags b", "rootflags", 0, NULL, "a bare word has no value");
+	expect_get("rootflagsx=a", "rootflags", 0, NULL, "whole names only");
+	expect_get("a -- rootflags=x", "rootflags", 0, NULL, "not past \"--\"");
+	expect_get("rootflags=\"a b\" c", "rootflags", 1, "\"a b\"", "a quoted value, as it is");
+	expect_get("rootflags=", "rootflags", 1, "", "an empty value");
+}
+
 int main(void)
 {
 	adds();
 	replaces();
 	removes();
 	refuses();
+	gets();
 	return unit_done();
 }

@@ -157,6 +157,8 @@ static void print_text(const struct doctor_cmd *dc)
 		}
 		putchar('\n');
 	}
+	if (dc->doc.root_unread)
+		printf("root: %s\n\n", dc->doc.root_unread);
 	if (!dc->doc.n)
 		printf("%s: no findings\n", dc->path);
 	else
@@ -233,6 +235,7 @@ static int print_json(const struct doctor_cmd *dc)
 	json_kv_uint(&j, "warning", warnings);
 	json_kv_uint(&j, "info", dc->doc.n - warnings);
 	json_object_end(&j);
+	json_kv_string(&j, "root_unread", dc->doc.root_unread);
 	json_object_end(&j);
 	rc = json_finish(&j);
 	if (rc == -EINVAL)

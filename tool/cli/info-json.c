@@ -365,6 +365,21 @@ static void info_json_fstab(struct json *j, const struct info *in)
 	json_object_end(j);
 }
 
+/* The likely root on a filesystem imgpatch cannot read; absent when none. */
+static void info_json_root_unread(struct json *j, const struct info *in)
+{
+	const struct imgp_part *p = in->sv.root_unread;
+
+	if (in->sv.root || !p)
+		return;
+	json_key(j, "root_unread");
+	json_object_begin(j);
+	json_kv_int(j, "partition", p->number);
+	json_kv_string(j, "fstype", p->fstype);
+	json_kv_string(j, "error", in->sv.root_error);
+	json_object_end(j);
+}
+
 int info_print_json(const struct info *in)
 {
 	struct json j;
@@ -380,6 +395,7 @@ int info_print_json(const struct info *in)
 	info_json_script(&j, in);
 	info_json_dts(&j, in);
 	info_json_fstab(&j, in);
+	info_json_root_unread(&j, in);
 	json_kv_int(&j, "problems", in->problems);
 	json_object_end(&j);
 	rc = json_finish(&j);

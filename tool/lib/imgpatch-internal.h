@@ -145,6 +145,16 @@ extern const struct imgp_fs_ops imgp_fs_fat;
 extern const struct imgp_fs_ops imgp_fs_ext;
 
 /*
+ * fs.c's table of filesystems imgpatch names but neither reads nor writes
+ * (btrfs, xfs, f2fs, squashfs, LUKS, swap). imgp_fs_magic_type() returns
+ * the type whose superblock magic the partition carries, or NULL;
+ * imgp_fs_may_hold_root() is true for one of them a root may be on.
+ */
+const char *imgp_fs_magic_type(const struct imgp_image *img,
+			       const struct imgp_part *part);
+bool imgp_fs_may_hold_root(const char *fstype);
+
+/*
  * Opens a partition's filesystem for writing in capture mode: the changes
  * are computed against the image but land in ws; imgp_fs_finish() completes
  * them. The image may be read-only.
@@ -620,6 +630,14 @@ int imgp_effective_fit_image(struct imgp_survey *sv, const struct imgp_fit_image
 			     struct imgp_effective *t);
 /* patch.c: the patch's survey of its disk (its boot path read), made when first asked; NULL: ENOMEM. */
 struct imgp_survey *imgp_patch_survey(struct imgp_patch *patch);
+/*
+ * patch.c: refuses a change of path (NULL: not known) on the root the
+ * survey could not read (root_unread), naming the partition and its
+ * filesystem, then alternative ("": none), or (NULL) cloud-init's seed
+ * when the image has one. Returns -EROFS, or -ENOMEM.
+ */
+int imgp_patch_refuse_root(struct imgp_patch *patch, const struct imgp_part *root,
+			   const char *path, const char *alternative);
 
 /* ---------------------------------------------------------- uboot-menu.c */
 

@@ -636,6 +636,13 @@ int imgp_cmdline_check(const char *edits);
  */
 int imgp_cmdline_edit(const char *line, size_t len, const char *edits,
 		      struct imgp_buf *out);
+/*
+ * The value of the first word named key ("rootflags" in "rootflags=a,b":
+ * "a,b", NUL-terminated) before "--". Returns 1 when found, 0 when no
+ * word has that name and a value, -ENOMEM.
+ */
+int imgp_cmdline_get(const char *line, size_t len, const char *key,
+		     struct imgp_buf *value);
 
 /* ------------------------------------------------------------------ diff.c */
 
@@ -912,6 +919,12 @@ struct imgp_survey {
 	const struct imgp_part *root;
 	int root_rc;
 	char *root_error;
+	/*
+	 * No root: the first partition whose filesystem imgpatch cannot read
+	 * and a root may be on (btrfs, xfs, f2fs, squashfs, LUKS); root_error
+	 * then names it. NULL otherwise.
+	 */
+	const struct imgp_part *root_unread;
 	/* IMGP_SURVEY_BOOT (the FIT is looked for always: it marks the boot partition) */
 	struct imgp_survey_fit fit;
 	struct imgp_survey_script script;
@@ -1715,6 +1728,12 @@ struct imgp_doctor {
 	size_t ntrees;           /* trees the boot path offers */
 	/* With no pick among several trees U-Boot chooses from: the variable that chooses. */
 	const char *chooser;
+	/*
+	 * The root was not read (a filesystem imgpatch has no backend for):
+	 * which partition, and the findings that need it, not judged (owned);
+	 * NULL when the root was read or there is none to read.
+	 */
+	char *root_unread;
 };
 
 /*

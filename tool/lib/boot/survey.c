@@ -524,6 +524,33 @@ int imgp_survey_probe_paths(struct imgp_survey *sv, const char *const *paths,
 	return rc < 0 ? rc : sv->boot != NULL;
 }
 
+/*
+ * No filesystem imgpatch reads has /etc/fstab: the root is then likely on
+ * one it cannot read (btrfs on Fedora and openSUSE, xfs, f2fs, a squashfs
+ * read-only root, inside LUKS), and saying so beats "no partition has it".
+ * Still -ENOENT: the root is not there to read, which is no error.
+ */
+static int survey_root_unread(struct imgp_survey *sv)
+{
+	const struct imgp_table *tab = &sv->disk->tab;
+
+	for (size_t i = 0; i < tab->nparts; i++) {
+		const struct imgp_part *p = &tab->parts[i];
+		char *error;
+
+		if (sv->fs_open[i] || p->container || !imgp_fs_may_hold_root(p->fstype))
+			continue;
+		sv->root_unread = p;
+		if (asprintf(&error, "%s: " IMGP_PART_FMT " (%s) is likely the root, and imgpatch reads and writes only FAT and ext2/3/4 (%s)",
+			     IMGP_FSTAB_PATH, p->number, p->fstype, sv->root_error) < 0)
+			return imgp_fail(ENOMEM, "out of memory");
+		free(sv->root_error);
+		sv->root_error = error;
+		return 0;
+	}
+	return 0;
+}
+
 static int survey_root(struct imgp_survey *sv)
 {
 	const struct imgp_part *part;
@@ -535,7 +562,7 @@ static int survey_root(struct imgp_survey *sv)
 	sv->root_rc = rc;
 	sv->root = rc ? NULL : part;
 	sv->fstab.part = part;
-	return 0;
+	return rc == -ENOENT ? survey_root_unread(sv) : 0;
 }
 
 /* The FIT's structure; its payloads are read when asked for. */

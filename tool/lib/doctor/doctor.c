@@ -172,6 +172,7 @@ void imgp_doctor_free(struct imgp_doctor *doc)
 		finding_free(&doc->findings[i]);
 	free(doc->findings);
 	free(doc->picked);
+	free(doc->root_unread);
 	memset(doc, 0, sizeof(*doc));
 }
 
@@ -442,6 +443,33 @@ static int pick_trees(struct doctor *d, const char *fdt_spec, const char *model)
 	return rc;
 }
 
+/*
+ * A root on a filesystem imgpatch cannot read (btrfs, xfs, ...) leaves the
+ * boot side judged and says which findings went unjudged for want of it.
+ */
+static int root_unread(struct doctor *d)
+{
+	static const enum doctor_finding_id need_root[] = {
+		DOCTOR_FSTAB_DISCARD, DOCTOR_FSTAB_ATIME, DOCTOR_FSTRIM_TIMER_OFF,
+	};
+	const struct imgp_part *p = d->sv.root_unread;
+	struct imgp_buf b = { 0 };
+	int rc;
+
+	if (d->sv.root || !p)
+		return 0;
+	rc = imgp_buf_printf(&b, IMGP_PART_FMT " (%s), the likely root, could not be read (imgpatch reads FAT and ext2/3/4); not judged:",
+			     p->number, p->fstype);
+	for (size_t i = 0; !rc && i < sizeof(need_root) / sizeof(need_root[0]); i++)
+		rc = imgp_buf_printf(&b, "%s %s", i ? "," : "", doctor_findings[need_root[i]].id);
+	if (rc) {
+		imgp_buf_free(&b);
+		return imgp_fail(ENOMEM, "out of memory");
+	}
+	d->out->root_unread = (char *)b.data;
+	return 0;
+}
+
 static int gather(struct doctor *d, struct imgp_disk *disk,
 		  const struct imgp_doctor_opts *opts)
 {
@@ -456,6 +484,8 @@ static int gather(struct doctor *d, struct imgp_disk *disk,
 	rc = imgp_survey_open(&d->sv, disk, &sopts);
 	if (!rc)
 		rc = survey_readable(&d->sv);
+	if (!rc)
+		rc = root_unread(d);
 	if (rc || !d->sv.boot)
 		return rc;
 	rc = doctor_list(d, d->sv.boot, "/", &d->boot_names, &d->nboot_names);

@@ -11,6 +11,65 @@ static const struct imgp_fs_ops *const fs_backends[] = {
 	&imgp_fs_ext,
 };
 
+/*
+ * Filesystems imgpatch names but has no backend for, by the superblock magic
+ * each is known by (libblkid names them first; this table also names one
+ * whose superblock libblkid rejects, so that a refusal says what is there).
+ * A root may live on any but swap: such a partition is where the survey
+ * says the root is when no filesystem imgpatch reads has /etc/fstab.
+ */
+static const struct fs_named {
+	const char *type;        /* as libblkid names it */
+	uint64_t off;            /* of the magic, from the partition's start */
+	const char *magic;
+	size_t len;
+	bool root;               /* may hold the root filesystem */
+} fs_named[] = {
+	{ "btrfs", 0x10040, "_BHRfS_M", 8, true },       /* superblock at 64 KiB */
+	{ "xfs", 0, "XFSB", 4, true },
+	{ "f2fs", 0x400, "\x10\x20\xf5\xf2", 4, true },  /* 0xF2F52010, LE */
+	{ "squashfs", 0, "hsqs", 4, true },
+	{ "crypto_LUKS", 0, "LUKS\xba\xbe", 6, true },
+	/* Linux swap with 4 KiB pages: the magic ends the first page. */
+	{ "swap", 4096 - 10, "SWAPSPACE2", 10, false },
+};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct fs_named *named(const char *fstype)
+{
+	for (size_t i = 0; i < COUNT(fs_named); i++)
+		if (!strcmp(fs_named[i].type, fstype))
+			return &fs_named[i];
+	return NULL;
+}
+
+bool imgp_fs_may_hold_root(const char *fstype)
+{
+	const struct fs_named *n = named(fstype);
+
+	return n && n->root;
+}
+
+const char *imgp_fs_magic_type(const struct imgp_image *img,
+			       const struct imgp_part *part)
+{
+	uint8_t buf[16];
+
+	for (size_t i = 0; i < COUNT(fs_named); i++) {
+		const struct fs_named *n = &fs_named[i];
+
+		if (part->size < n->off + n->len ||
+		    imgp_part_read(img, part, n->off, buf, n->len)) {
+			imgp_errclear();
+			continue;
+		}
+		if (!memcmp(buf, n->magic, n->len))
+			return n->type;
+	}
+	return NULL;
+}
+
 /* Backends name neither the partition nor the path: these wrappers add both. */
 #define FS_CTX(fs) "p%d (%s)", (fs)->part->number, (fs)->part->fstype
 #define FS_PATH_CTX(fs, path) "p%d (%s): %s", (fs)->part->number, \
@@ -22,7 +81,7 @@ static int fs_open(struct imgp_fs *fs)
 	const struct imgp_part *part = fs->part;
 	int rc;
 
-	for (size_t i = 0; i < sizeof(fs_backends) / sizeof(fs_backends[0]); i++) {
+	for (size_t i = 0; i < COUNT(fs_backends); i++) {
 		if (fs_backends[i]->handles(part->fstype)) {
 			fs->ops = fs_backends[i];
 			break;

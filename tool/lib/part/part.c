@@ -274,7 +274,12 @@ static int part_probe_fs(const struct imgp_image *img, struct imgp_part *p)
 		if (!blkid_probe_lookup_value(pr, "UUID", &val, NULL))
 			part_copy_value(p->fsuuid, sizeof(p->fsuuid), val);
 	} else {
-		part_guess_broken_fat(img, p);
+		const char *type = imgp_fs_magic_type(img, p);
+
+		if (type)
+			snprintf(p->fstype, sizeof(p->fstype), "%s", type);
+		else
+			part_guess_broken_fat(img, p);
 	}
 	blkid_free_probe(pr);
 	return 0;

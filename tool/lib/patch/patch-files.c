@@ -19,6 +19,99 @@ static const struct imgp_part *files_part(struct imgp_patch *patch,
 	return imgp_patch_part(patch, spec ? spec : "boot");
 }
 
+/*
+ * What "rootflags=" becomes with fstab option edits applied to it, as
+ * --fstab / would edit the root's entry: into out, "" when no option is
+ * left. 1 when it changed, 0 when not, -errno (a bad edit named).
+ */
+static int rootflags_edit(const char *flags, const char *ops, struct imgp_buf *out)
+{
+	struct imgp_buf line = { 0 }, edited = { 0 }, plain = { 0 };
+	struct imgp_fstab_entry e;
+	int rc, changed;
+
+	rc = imgp_buf_printf(&line, "root / auto %s 0 0\n", *flags ? flags : "defaults");
+	if (rc) {
+		rc = imgp_fail(ENOMEM, "out of memory");
+		goto out;
+	}
+	changed = rc = imgp_fstab_edit((char *)line.data, line.len, "/", ops, &edited);
+	/* The kernel hands rootflags= to the filesystem as it is: no "defaults". */
+	if (rc >= 0)
+		rc = imgp_fstab_edit((char *)edited.data, edited.len, "/", "-defaults", &plain);
+	if (rc >= 0)
+		rc = imgp_fstab_get((char *)plain.data, plain.len, "/", &e);
+	if (rc < 0)
+		goto out;
+	out->len = 0;
+	rc = strcmp(e.options, "defaults") ? imgp_buf_printf(out, "%s", e.options) :
+					      imgp_buf_printf(out, "%s", "");
+	imgp_fstab_entry_free(&e);
+	rc = rc ? imgp_fail(ENOMEM, "out of memory") : changed;
+out:
+	imgp_buf_free(&line);
+	imgp_buf_free(&edited);
+	imgp_buf_free(&plain);
+	return rc;
+}
+
+/*
+ * /etc/fstab on a root imgpatch cannot write is refused. The root's own
+ * mount options have another home: rootflags= on the kernel command
+ * line, which the kernel (or the initramfs) mounts the root with. The
+ * refusal gives the --cmdline edit that does what the --fstab edit
+ * asked, made from the rootflags= the boot path's line has (btrfs's
+ * subvol=root kept).
+ */
+static int fstab_refusal(struct imgp_patch *patch, const struct imgp_part *root,
+			 const char *mountpoint, const char *ops)
+{
+	struct imgp_buf line = { 0 }, where = { 0 }, loader = { 0 };
+	struct imgp_buf flags = { 0 }, edited = { 0 }, alt = { 0 };
+	struct imgp_survey *sv;
+	int rc;
+
+	if (strcmp(mountpoint, "/"))
+		return imgp_patch_refuse_root(patch, root, IMGP_FSTAB_PATH, "");
+	sv = imgp_patch_survey(patch);
+	if (!sv)
+		return -ENOMEM;
+	rc = imgp_survey_cmdline(sv, NULL, &line, &where, &loader);
+	if (rc == -ENOMEM)
+		goto out;
+	if (rc) {
+		rc = imgp_buf_printf(&alt, "the root's mount options can go into rootflags= on the kernel command line, which imgpatch cannot edit on this image: %s",
+				     imgp_errmsg());
+		goto refuse;
+	}
+	rc = imgp_cmdline_get((char *)line.data, line.len, "rootflags", &flags);
+	if (rc == 0)
+		rc = imgp_buf_printf(&flags, "%s", "");
+	if (rc < 0)
+		goto out;
+	rc = rootflags_edit((char *)flags.data, ops, &edited);
+	if (rc < 0)
+		goto out;
+	if (rc == 0)
+		rc = imgp_buf_printf(&alt, "rootflags= on the kernel command line (%s) needs no such change",
+				     flags.len ? (char *)flags.data : "none");
+	else
+		rc = imgp_buf_printf(&alt, "the root's mount options can go into rootflags= on the kernel command line instead: imgpatch patch IMAGE --cmdline %s%s",
+				     edited.len ? "+rootflags=" : "-rootflags",
+				     (char *)edited.data);
+refuse:
+	rc = rc ? imgp_fail(ENOMEM, "out of memory") :
+		  imgp_patch_refuse_root(patch, root, IMGP_FSTAB_PATH, (char *)alt.data);
+out:
+	imgp_buf_free(&line);
+	imgp_buf_free(&where);
+	imgp_buf_free(&loader);
+	imgp_buf_free(&flags);
+	imgp_buf_free(&edited);
+	imgp_buf_free(&alt);
+	return rc;
+}
+
 int imgp_patch_fstab(struct imgp_patch *patch, const char *root,
 		     const char *mountpoint, const char *ops)
 {
@@ -31,8 +124,12 @@ int imgp_patch_fstab(struct imgp_patch *patch, const char *root,
 	int rc;
 
 	part = imgp_patch_part(patch, root ? root : "root");
+	if (!part && !root && patch->survey && patch->survey->root_unread)
+		return fstab_refusal(patch, patch->survey->root_unread, mountpoint, ops);
 	if (!part)
 		return -ENOENT;
+	if (imgp_fs_may_hold_root(part->fstype))
+		return fstab_refusal(patch, part, mountpoint, ops);
 	rc = imgp_patch_read(patch, part, fstab, IMGP_TEXT_MAX, &old, &existed);
 	if (!rc && !existed)
 		rc = imgp_fail(ENOENT, IMGP_PART_FMT " (%s): %s: no such file",

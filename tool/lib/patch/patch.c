@@ -332,6 +332,29 @@ static const struct imgp_part *nocloud_part(struct imgp_patch *patch)
 	return NULL;
 }
 
+int imgp_patch_refuse_root(struct imgp_patch *patch, const struct imgp_part *root,
+			   const char *path, const char *alternative)
+{
+	const struct imgp_part *seed = alternative ? NULL : nocloud_part(patch);
+	struct imgp_buf alt = { 0 };
+	int rc = 0;
+
+	imgp_errclear();
+	if (alternative && *alternative)
+		rc = imgp_buf_printf(&alt, "; %s", alternative);
+	else if (seed)
+		rc = imgp_buf_printf(&alt, "; first-boot settings can go to cloud-init's seed on " IMGP_PART_FMT " (%s%s%s), which the image reads at first boot: the cloud-init-* recipes (imgpatch recipes)",
+				     seed->number, seed->fstype, seed->fslabel[0] ? ", " : "",
+				     seed->fslabel);
+	if (rc)
+		return imgp_fail(ENOMEM, "out of memory");
+	rc = imgp_fail(EROFS, "%s%s" IMGP_PART_FMT " (%s), the likely root, is a filesystem imgpatch cannot write (it writes FAT and ext2/3/4)%s",
+		       path ? path : "", path ? ": " : "", root->number, root->fstype,
+		       alt.len ? (char *)alt.data : "");
+	imgp_buf_free(&alt);
+	return rc;
+}
+
 const struct imgp_part *imgp_patch_part(struct imgp_patch *patch,
 					const char *spec)
 {
@@ -349,6 +372,8 @@ const struct imgp_part *imgp_patch_part(struct imgp_patch *patch,
 		return NULL;
 	if (boot && !sv->boot)
 		imgp_survey_fail(sv->boot_rc, sv->boot_error);
+	else if (!boot && !sv->root && sv->root_unread)
+		imgp_patch_refuse_root(patch, sv->root_unread, NULL, NULL);
 	else if (!boot && !sv->root)
 		imgp_survey_fail(sv->root_rc, sv->root_error);
 	return boot ? sv->boot : sv->root;

@@ -236,3 +236,24 @@ int imgp_cmdline_edit(const char *line, size_t len, const char *edits,
 	out->len--;
 	return out->len != len || memcmp(out->data, line, len) != 0;
 }
+
+int imgp_cmdline_get(const char *line, size_t len, const char *key,
+		     struct imgp_buf *value)
+{
+	size_t klen = strlen(key);
+	struct word w;
+
+	for (size_t pos = 0; next_word(line, len, pos, &w) && !is_end_of_params(line, &w);
+	     pos = w.stop) {
+		size_t eq = w.name + w.nlen;
+
+		if (w.nlen != klen || memcmp(line + w.name, key, klen) || eq >= w.stop ||
+		    line[eq] != '=')
+			continue;
+		value->len = 0;
+		if (imgp_buf_append(value, line + eq + 1, w.stop - eq - 1))
+			return imgp_fail(ENOMEM, "out of memory");
+		return 1;
+	}
+	return 0;
+}
