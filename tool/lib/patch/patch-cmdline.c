@@ -60,6 +60,11 @@ static int edit_with_lead(const char *text, const struct imgp_cmdline_span *span
 		goto out;
 	data = (const char *)out.data;
 	m = memchr(data, SPLIT, out.len);
+	/* Only a quote the lead leaves open can take the split into a word an edit names. */
+	if (!m) {
+		rc = imgp_fail(EINVAL, "the words of the two settings cannot be told apart after the edit (a double quote left open?)");
+		goto out;
+	}
 	left = (size_t)(m - data);
 	right = left + 1;
 	/* The blanks the split brought, where the edits left them. */
