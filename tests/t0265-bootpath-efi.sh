@@ -4,7 +4,7 @@ test_description='boot path efi: U-Boot'"'"'s distro EFI boot hands BOOTAA64.EFI
 . "$(dirname "$0")/lib.sh"
 
 test_require_imgpatch
-test_require_tools sfdisk mke2fs debugfs mkfs.vfat mcopy mtype mmd fsck.fat dtc fdtget fdtput python3
+test_require_tools sfdisk mke2fs debugfs mkfs.vfat mcopy mdir mtype mmd fsck.fat dtc fdtget fdtput python3 dpkg-deb
 
 export MTOOLS_SKIP_CHECK=1
 RP=rockchip/rk3399-rockpro64.dtb
