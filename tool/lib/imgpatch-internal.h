@@ -381,6 +381,13 @@ struct imgp_cmdline_site {
 	 */
 	bool script;
 	char *base;
+	/*
+	 * Another setting of the file (locate() finds it with it as arg) whose
+	 * words the loader puts before the line's (BeagleBoard's optargs=):
+	 * they count as the line's, an edit of one of them is made there and
+	 * a new word goes to the line. NULL: none.
+	 */
+	char *lead;
 	/* Finds the line in text (len bytes). 0, -ENOENT (with a message), -ENOMEM. */
 	int (*locate)(const struct imgp_cmdline_site *site, const char *text, size_t len,
 		      struct imgp_cmdline_span *span);
@@ -402,6 +409,15 @@ int imgp_cmdline_site_get(struct imgp_survey *sv, const char *model,
  */
 int imgp_cmdline_site_text(const struct imgp_cmdline_site *site, const void *raw,
 			   size_t len, bool existed, struct imgp_buf *text);
+/*
+ * The line as the loader takes it from text (len bytes): site->lead's
+ * words (*lead its span, found false when unset or no lead), a blank,
+ * then the line's (*span), into out (emptied, NUL-terminated). Returns
+ * 0, or locate()'s error, or -ENOMEM.
+ */
+int imgp_cmdline_site_line(const struct imgp_cmdline_site *site, const char *text,
+			   size_t len, struct imgp_cmdline_span *span,
+			   struct imgp_cmdline_span *lead, struct imgp_buf *out);
 /* Sets site's strings (each may be NULL; copied). 0 or -ENOMEM. */
 int imgp_cmdline_site_set(struct imgp_cmdline_site *site, const struct imgp_part *part,
 			  const char *path, const char *what, const char *loader,
@@ -483,6 +499,7 @@ extern const struct imgp_bootpath imgp_bootpath_script;
 extern const struct imgp_bootpath imgp_bootpath_armbian;
 extern const struct imgp_bootpath imgp_bootpath_uenv;
 extern const struct imgp_bootpath imgp_bootpath_rpi;
+extern const struct imgp_bootpath imgp_bootpath_efi;
 /*
  * Whether every board the Raspberry Pi tree file dtb (a name in the FAT
  * root, "bcm2710-rpi-3-b.dtb") serves sees the config.txt model filter

@@ -908,7 +908,7 @@ struct imgp_survey {
 	int *fs_rc;              /* why it does not open (0: open, or not supported) */
 	char **fs_error;
 	const struct imgp_bootpath *bootpath; /* NULL: no boot path recognised */
-	const char *bootpath_name; /* "fit", "extlinux", "script", "armbian", "rpi"; NULL */
+	const char *bootpath_name; /* "fit", "extlinux", "script", "armbian", "rpi", "efi"; NULL */
 	struct imgp_survey_bootinfo bootinfo; /* IMGP_SURVEY_BOOT, with a boot path */
 	/* What the generator of the boot configuration reads (bootinfo.updates); NULL: none. */
 	struct imgp_uboot_menu *generator;

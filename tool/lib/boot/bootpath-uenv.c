@@ -247,37 +247,26 @@ out:
 }
 
 /*
- * uEnv.txt's cmdline=: BeagleBoard's U-Boot ends bootargs with it
- * (include/environment/ti/mmc.h of its patches, args_mmc_uuid and the
- * others: console=${console} ${optargs} ${cape_uboot} root=... ro
- * rootfstype=${mmcrootfstype} ${uboot_detected_capes} ${cmdline}); an
- * optargs= of uEnv.txt comes earlier in the line, so it is named.
+ * uEnv.txt's optargs= and cmdline=: BeagleBoard's U-Boot builds bootargs
+ * as "console=${console} ${optargs} ${cape_uboot} root=... ro
+ * rootfstype=${mmcrootfstype} ${uboot_detected_capes} ${cmdline}"
+ * (include/environment/ti/mmc.h of its patches: args_mmc_old,
+ * args_mmc_uuid, args_uenv_root alike). optargs= is the lead: its words
+ * come first and stay there when edited; a new word goes to cmdline=.
  */
 static int uenv_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt,
 			struct imgp_cmdline_site *site)
 {
-	struct imgp_cmdline_site opt = { .arg = (char *)"optargs" };
-	struct imgp_cmdline_span span = { 0 };
-	struct imgp_fs *fs = imgp_survey_fs(sv, sv->boot);
-	struct imgp_buf text = { 0 }, loader = { 0 };
 	int rc;
 
 	(void)dt;
-	rc = fs ? imgp_survey_read_file(fs, UENV_PATH, IMGP_TEXT_MAX, &text) : -ENOTSUP;
-	if (!rc)
-		rc = imgp_buf_printf(&text, "%s", "");
-	if (!rc)
-		rc = imgp_cmdline_locate_env(&opt, (char *)text.data, text.len, &span);
-	if (!rc)
-		rc = imgp_buf_printf(&loader, "BeagleBoard's U-Boot puts console=${console} %.*s%s${cape_uboot} root=(the root partition) ro rootfstype=${mmcrootfstype} ${uboot_detected_capes} before it",
-				     span.found ? (int)(span.end - span.start) : 0,
-				     (char *)text.data + span.start, span.found ? " " : "");
-	if (!rc)
-		rc = imgp_cmdline_site_set(site, sv->boot, UENV_PATH, "cmdline=",
-					   (char *)loader.data, "cmdline");
+	rc = imgp_cmdline_site_set(site, sv->boot, UENV_PATH, "cmdline=",
+				   "BeagleBoard's U-Boot puts console=${console} first, and ${cape_uboot} root=(the root partition) ro rootfstype=${mmcrootfstype} ${uboot_detected_capes} between optargs= and cmdline=",
+				   "cmdline");
+	site->lead = rc ? NULL : strdup("optargs");
+	if (!rc && !site->lead)
+		rc = imgp_fail(ENOMEM, "out of memory");
 	site->locate = imgp_cmdline_locate_env;
-	imgp_buf_free(&loader);
-	imgp_buf_free(&text);
 	return rc;
 }
 

@@ -19,6 +19,7 @@ void imgp_cmdline_site_free(struct imgp_cmdline_site *site)
 	free(site->loader);
 	free(site->arg);
 	free(site->base);
+	free(site->lead);
 	memset(site, 0, sizeof(*site));
 }
 
@@ -58,6 +59,36 @@ int imgp_cmdline_site_text(const struct imgp_cmdline_site *site, const void *raw
 	}
 	if (!rc)
 		rc = imgp_buf_printf(text, "%s", "");
+	return rc ? imgp_fail(ENOMEM, "out of memory") : 0;
+}
+
+int imgp_cmdline_site_line(const struct imgp_cmdline_site *site, const char *text,
+			   size_t len, struct imgp_cmdline_span *span,
+			   struct imgp_cmdline_span *lead, struct imgp_buf *out)
+{
+	struct imgp_cmdline_site lsite = *site;
+	size_t nlead;
+	int rc;
+
+	memset(lead, 0, sizeof(*lead));
+	out->len = 0;
+	lsite.arg = site->lead;
+	rc = site->locate(site, text, len, span);
+	if (!rc && site->lead)
+		rc = site->locate(&lsite, text, len, lead);
+	if (rc)
+		return rc;
+	nlead = lead->found ? lead->end - lead->start : 0;
+	if (nlead)
+		rc = imgp_buf_append(out, text + lead->start, nlead);
+	if (!rc && nlead && span->found && span->end > span->start)
+		rc = imgp_buf_append(out, " ", 1);
+	if (!rc && span->found)
+		rc = imgp_buf_append(out, text + span->start, span->end - span->start);
+	else if (!rc && site->base)
+		rc = imgp_buf_printf(out, "%s", site->base);
+	if (!rc)
+		rc = imgp_buf_printf(out, "%s", "");
 	return rc ? imgp_fail(ENOMEM, "out of memory") : 0;
 }
 
@@ -205,7 +236,7 @@ int imgp_survey_cmdline(struct imgp_survey *sv, const char *model, struct imgp_b
 			struct imgp_buf *where, struct imgp_buf *loader)
 {
 	struct imgp_cmdline_site site;
-	struct imgp_cmdline_span span;
+	struct imgp_cmdline_span span, lead;
 	struct imgp_buf raw = { 0 }, text = { 0 };
 	struct imgp_fs *fs;
 	bool existed;
@@ -228,16 +259,11 @@ int imgp_survey_cmdline(struct imgp_survey *sv, const char *model, struct imgp_b
 	if (!rc)
 		rc = imgp_cmdline_site_text(&site, raw.data, raw.len, existed, &text);
 	if (!rc)
-		rc = site.locate(&site, (char *)text.data, text.len, &span);
-	if (!rc && span.found)
-		rc = imgp_buf_append(line, (char *)text.data + span.start, span.end - span.start);
-	else if (!rc && site.base)
-		rc = imgp_buf_printf(line, "%s", site.base);
+		rc = imgp_cmdline_site_line(&site, (char *)text.data, text.len, &span, &lead, line);
 	if (!rc)
-		rc = imgp_buf_printf(line, "%s", "");
-	if (!rc)
-		rc = imgp_buf_printf(where, IMGP_PART_FMT " (%s): %s, %s%s", site.part->number,
-				     site.part->fstype, site.path, site.what,
+		rc = imgp_buf_printf(where, IMGP_PART_FMT " (%s): %s, %s%s%s%s", site.part->number,
+				     site.part->fstype, site.path, lead.found ? site.lead : "",
+				     lead.found ? "= then " : "", site.what,
 				     span.found ? "" : site.base ? " (not set: the boot script's)" :
 				     " (not set)");
 	if (!rc)

@@ -35,6 +35,8 @@ static const char *const script_paths[] = {
  * by its armbianEnv.txt) and BeagleBone's /boot/uEnv.txt before any other.
  * The Raspberry Pi firmware runs before any U-Boot it loads, and its tree
  * is the one booted unless a script loads another (bootpath-rpi.c).
+ * Distro boot tries the EFI loader on a partition after its extlinux.conf
+ * and scripts (scan_dev_for_boot), so that way comes last.
  */
 static const struct imgp_bootpath *const bootpaths[] = {
 	&imgp_bootpath_fit,
@@ -43,6 +45,7 @@ static const struct imgp_bootpath *const bootpaths[] = {
 	&imgp_bootpath_uenv,
 	&imgp_bootpath_rpi,
 	&imgp_bootpath_script,
+	&imgp_bootpath_efi,
 };
 
 /* Files that mark a boot partition whose way of booting is no method yet. */

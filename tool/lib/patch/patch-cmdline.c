@@ -29,6 +29,97 @@ static int splice(const char *text, size_t len, const struct imgp_cmdline_span *
 }
 
 /*
+ * A word no edit can name (edits are printable): it stands between the
+ * lead's words and the line's while both are edited as the one line the
+ * loader makes of them.
+ */
+#define SPLIT '\x01'
+
+/*
+ * The edits applied to the lead's words and the line's together, as the
+ * loader joins them: what stays of each stays where it is, a new word
+ * goes to the line. Into lead_out and line_out (NUL-terminated). Returns
+ * imgp_cmdline_edit()'s 1 or 0, or -errno.
+ */
+static int edit_with_lead(const char *text, const struct imgp_cmdline_span *span,
+			  const struct imgp_cmdline_span *lead, const char *edits,
+			  struct imgp_buf *lead_out, struct imgp_buf *line_out)
+{
+	struct imgp_buf both = { 0 }, out = { 0 };
+	const char split[] = { ' ', SPLIT, ' ' };
+	const char *data, *m;
+	size_t left, right;
+	int rc, changed;
+
+	rc = imgp_buf_append(&both, text + lead->start, lead->end - lead->start) ||
+	     imgp_buf_append(&both, split, sizeof(split)) ||
+	     (span->found && imgp_buf_append(&both, text + span->start, span->end - span->start)) ?
+	     imgp_fail(ENOMEM, "out of memory") : 0;
+	changed = rc ? rc : imgp_cmdline_edit((char *)both.data, both.len, edits, &out);
+	if (changed < 0)
+		goto out;
+	data = (const char *)out.data;
+	m = memchr(data, SPLIT, out.len);
+	/* Only a quote the lead leaves open can take the split into a word an edit names. */
+	if (!m) {
+		rc = imgp_fail(EINVAL, "the words of the two settings cannot be told apart after the edit (a double quote left open?)");
+		goto out;
+	}
+	left = (size_t)(m - data);
+	right = left + 1;
+	/* The blanks the split brought, where the edits left them. */
+	if (left && data[left - 1] == ' ')
+		left--;
+	if (right < out.len && data[right] == ' ')
+		right++;
+	lead_out->len = line_out->len = 0;
+	rc = imgp_buf_append(lead_out, data, left) || imgp_buf_printf(lead_out, "%s", "") ||
+	     imgp_buf_append(line_out, data + right, out.len - right) ||
+	     imgp_buf_printf(line_out, "%s", "") ? imgp_fail(ENOMEM, "out of memory") : 0;
+out:
+	imgp_buf_free(&out);
+	imgp_buf_free(&both);
+	return rc ? rc : changed;
+}
+
+/* Whether span of text holds other bytes than b (a span not found: b empty). */
+static bool span_differs(const char *text, const struct imgp_cmdline_span *span,
+			 const struct imgp_buf *b)
+{
+	size_t n = span->found ? span->end - span->start : 0;
+
+	return !span->found ? b->len > 0 : n != b->len || memcmp(text + span->start, b->data, n);
+}
+
+/*
+ * out = text with the line's and the lead's spans replaced by line and
+ * lead where they differ, the later span first so that the earlier one's
+ * offsets hold.
+ */
+static int splice_both(const char *text, size_t len, const struct imgp_cmdline_span *span,
+		       const struct imgp_buf *line, const struct imgp_cmdline_span *lead,
+		       const struct imgp_buf *lead_new, struct imgp_buf *out)
+{
+	const struct imgp_cmdline_span *first = lead->start < span->start ? lead : span;
+	const struct imgp_cmdline_span *second = first == lead ? span : lead;
+	const struct imgp_buf *b1 = first == lead ? lead_new : line;
+	const struct imgp_buf *b2 = first == lead ? line : lead_new;
+	struct imgp_buf mid = { 0 };
+	int rc = 0;
+
+	if (span_differs(text, second, b2))
+		rc = splice(text, len, second, b2, &mid);
+	else
+		rc = imgp_buf_append(&mid, text, len) ? imgp_fail(ENOMEM, "out of memory") : 0;
+	if (!rc && span_differs(text, first, b1))
+		rc = splice((char *)mid.data, mid.len, first, b1, out);
+	else if (!rc)
+		rc = imgp_buf_append(out, mid.data, mid.len) ? imgp_fail(ENOMEM, "out of memory") : 0;
+	imgp_buf_free(&mid);
+	return rc;
+}
+
+/*
  * A hook script image with text in it: made as mkimage -T script makes it
  * (name and architecture of the one there kept), the note added to its
  * plan entry. 0 or -errno.
@@ -61,8 +152,9 @@ static int write_script(struct imgp_patch *patch, const struct imgp_cmdline_site
 int imgp_patch_cmdline(struct imgp_patch *patch, const char *model, const char *edits)
 {
 	struct imgp_buf raw = { 0 }, old = { 0 }, new = { 0 }, line = { 0 }, note = { 0 };
+	struct imgp_buf before = { 0 }, after = { 0 }, lead_new = { 0 };
 	struct imgp_cmdline_site site = { 0 };
-	struct imgp_cmdline_span span;
+	struct imgp_cmdline_span span, lead = { 0 };
 	struct imgp_survey *sv;
 	const char *text, *cur;
 	size_t ncur;
@@ -84,11 +176,13 @@ int imgp_patch_cmdline(struct imgp_patch *patch, const char *model, const char *
 	if (rc)
 		goto out;
 	text = (const char *)old.data;
-	rc = site.locate(&site, text, old.len, &span);
+	rc = imgp_cmdline_site_line(&site, text, old.len, &span, &lead, &before);
 	/* Not set there: the line in force is the boot script's. */
 	cur = span.found || !site.base ? text + span.start : site.base;
 	ncur = span.found || !site.base ? span.end - span.start : strlen(site.base);
-	if (!rc)
+	if (!rc && lead.found)
+		rc = edit_with_lead(text, &span, &lead, edits, &lead_new, &line);
+	else if (!rc)
 		rc = imgp_cmdline_edit(cur, ncur, edits, &line);
 	if (rc >= 0 && site.script && memchr(line.data, '"', line.len))
 		rc = imgp_fail(EINVAL, "a double quote cannot go into the script's setenv bootargs \"...\"");
@@ -101,15 +195,24 @@ int imgp_patch_cmdline(struct imgp_patch *patch, const char *model, const char *
 	/* A hook script that is not there is made only for a change. */
 	if (!changed && site.script && !existed)
 		goto out;
-	if (changed)
+	if (changed && lead.found)
+		rc = splice_both(text, old.len, &span, &line, &lead, &lead_new, &new);
+	else if (changed)
 		rc = splice(text, old.len, &span, &line, &new);
 	else
 		rc = imgp_buf_append(&new, text, old.len) ? imgp_fail(ENOMEM, "out of memory") : 0;
+	if (!rc && lead.found)
+		rc = imgp_buf_printf(&after, "%s%s%s", (char *)lead_new.data,
+				     lead_new.len && line.len ? " " : "",
+				     line.len ? (char *)line.data : "") ? -ENOMEM : 0;
+	else if (!rc)
+		rc = imgp_buf_printf(&after, "%s", line.len ? (char *)line.data : "") ? -ENOMEM : 0;
 	if (!rc)
-		rc = imgp_buf_printf(&note, "kernel command line (%s):\nbefore: %.*s%s\nafter:  %s%s",
-				     site.what, (int)ncur, cur,
-				     span.found ? "" : site.base ? " (the boot script's)" : "(not set)",
-				     line.len ? (char *)line.data : "",
+		rc = imgp_buf_printf(&note, "kernel command line (%s%s%s):\nbefore: %s%s\nafter:  %s%s",
+				     lead.found ? site.lead : "", lead.found ? "= then " : "",
+				     site.what, (char *)before.data,
+				     span.found || lead.found ? "" : site.base ? " (the boot script's)" :
+				     "(not set)", (char *)after.data,
 				     changed ? "" : " (unchanged)") ? -ENOMEM : 0;
 	if (!rc && site.script)
 		rc = write_script(patch, &site, &raw, existed, &new, (char *)note.data);
@@ -118,6 +221,9 @@ int imgp_patch_cmdline(struct imgp_patch *patch, const char *model, const char *
 				      (char *)note.data);
 out:
 	imgp_cmdline_site_free(&site);
+	imgp_buf_free(&lead_new);
+	imgp_buf_free(&after);
+	imgp_buf_free(&before);
 	imgp_buf_free(&note);
 	imgp_buf_free(&line);
 	imgp_buf_free(&new);
