@@ -690,6 +690,7 @@ enum imgp_list_style {
 	IMGP_LIST_EXTLINUX,      /* fdtoverlays of the label U-Boot boots */
 	IMGP_LIST_LINES,         /* config.txt: one key=word line each */
 	IMGP_LIST_SHELL,         /* KEY="a b c", a file a shell sources (/etc/default/u-boot) */
+	IMGP_LIST_BLS,           /* "devicetree-overlay a b", a Boot Loader Specification entry */
 };
 /* The list style of key in the file at path: by its name, then the key. */
 enum imgp_list_style imgp_list_style_of(const char *path, const char *key);
