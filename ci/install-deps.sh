@@ -60,6 +60,9 @@ check_packages=(
 	# Debian's generator of extlinux.conf, run on a patched root (t0232); it
 	# brings linux-base (linux-version)
 	u-boot-menu
+	# systemd's Boot Loader Specification parser, bootctl (t0680), and
+	# GRUB's grub-script-check for an edited grub.cfg (t0261)
+	systemd-boot grub-common
 	# man page, shell completion, JSON schemas, Debian package, CI examples
 	scdoc man-db groff-base zsh bash-completion python3-jsonschema python3-yaml parallel
 	debhelper dpkg-dev fakeroot lintian
@@ -88,6 +91,7 @@ command_packages=(
 	dd:coreutils du:coreutils script:bsdutils strings:binutils
 	od:coreutils timeout:coreutils sha1sum:coreutils install:coreutils env:coreutils
 	sgdisk:gdisk ssh-keygen:openssh-client
+	bootctl:systemd-boot grub-script-check:grub-common
 	xz:xz-utils 7z:p7zip-full bmaptool:bmap-tools
 	qemu-system-aarch64:qemu-system-arm
 	aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu
