@@ -474,6 +474,7 @@ extern const struct imgp_bootpath imgp_bootpath_armbian;
 extern const struct imgp_bootpath imgp_bootpath_uenv;
 extern const struct imgp_bootpath imgp_bootpath_rpi;
 extern const struct imgp_bootpath imgp_bootpath_bls;
+extern const struct imgp_bootpath imgp_bootpath_grub;
 /*
  * Whether every board the Raspberry Pi tree file dtb (a name in the FAT
  * root, "bcm2710-rpi-3-b.dtb") serves sees the config.txt model filter

@@ -37,7 +37,8 @@ static const char *const script_paths[] = {
  * The Raspberry Pi firmware runs before any U-Boot it loads, and its tree
  * is the one booted unless a script loads another (bootpath-rpi.c).
  * U-Boot's distro boot tries EFI after extlinux and scripts: the UEFI
- * loaders' configurations (Boot Loader Specification entries) come last.
+ * loaders' configurations (Boot Loader Specification entries, then
+ * GRUB's grub.cfg) come last.
  */
 static const struct imgp_bootpath *const bootpaths[] = {
 	&imgp_bootpath_fit,
@@ -47,6 +48,7 @@ static const struct imgp_bootpath *const bootpaths[] = {
 	&imgp_bootpath_rpi,
 	&imgp_bootpath_script,
 	&imgp_bootpath_bls,
+	&imgp_bootpath_grub,
 };
 
 /* Files that mark a boot partition whose way of booting is no method yet. */
