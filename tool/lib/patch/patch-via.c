@@ -250,7 +250,7 @@ int imgp_patch_find_booted(struct imgp_patch *patch, const char *model,
 		return -ENOMEM;
 	bi = &sv->bootinfo;
 	if (!sv->bootpath)
-		return imgp_fail(ENOENT, "no boot path recognised: no FIT, extlinux.conf, armbianEnv.txt, boot script or config.txt names a tree");
+		return imgp_fail(ENOENT, "no boot path recognised: no FIT, extlinux.conf, armbianEnv.txt, boot script, config.txt, Boot Loader Specification entry or grub.cfg names a tree");
 	if (bi->rc)
 		return imgp_survey_fail(bi->rc, bi->error);
 	if (!bi->ndts && sv->bootpath_name && !strcmp(sv->bootpath_name, "fit"))
