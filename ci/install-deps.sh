@@ -62,6 +62,9 @@ check_packages=(
 	# Debian's generator of extlinux.conf, run on a patched root (t0232); it
 	# brings linux-base (linux-version)
 	u-boot-menu
+	# systemd's Boot Loader Specification parser, bootctl (t0680), and
+	# GRUB's grub-script-check for an edited grub.cfg (t0261)
+	systemd-boot grub-common
 	# man page, shell completion, JSON schemas, Debian package, CI examples
 	scdoc man-db groff-base zsh bash-completion python3-jsonschema python3-yaml parallel
 	debhelper dpkg-dev fakeroot lintian
@@ -93,6 +96,7 @@ command_packages=(
 	mkfs.btrfs:btrfs-progs btrfs:btrfs-progs mkfs.xfs:xfsprogs xfs_db:xfsprogs
 	mkfs.f2fs:f2fs-tools sload.f2fs:f2fs-tools dump.f2fs:f2fs-tools fsck.f2fs:f2fs-tools
 	mksquashfs:squashfs-tools unsquashfs:squashfs-tools mkswap:util-linux
+	bootctl:systemd-boot grub-script-check:grub-common
 	xz:xz-utils 7z:p7zip-full bmaptool:bmap-tools
 	qemu-system-aarch64:qemu-system-arm
 	aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu

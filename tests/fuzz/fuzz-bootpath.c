@@ -3,7 +3,7 @@
  * Fuzzes the boot paths' readers of their configuration (config.txt with
  * its [filters] and dtoverlay=/dtparam= lines, overlay_map.dtb,
  * postmarketOS's user.scr, extlinux.conf, armbianEnv.txt, BeagleBone's
- * uEnv.txt) and the
+ * uEnv.txt, Boot Loader Specification entries, grub.cfg) and the
  * effective tree built from what they read: the input is the boot
  * partition's files, each a path, NUL, and its content. A device tree's
  * content is as long as its header's totalsize says; any other runs to
@@ -43,6 +43,8 @@ static const struct imgp_bootpath *const bootpaths[] = {
 	&imgp_bootpath_uenv,
 	&imgp_bootpath_rpi,
 	&imgp_bootpath_script,
+	&imgp_bootpath_bls,
+	&imgp_bootpath_grub,
 };
 
 static struct mem_file *mem_find(const char *path)

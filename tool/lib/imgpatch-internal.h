@@ -499,6 +499,8 @@ extern const struct imgp_bootpath imgp_bootpath_script;
 extern const struct imgp_bootpath imgp_bootpath_armbian;
 extern const struct imgp_bootpath imgp_bootpath_uenv;
 extern const struct imgp_bootpath imgp_bootpath_rpi;
+extern const struct imgp_bootpath imgp_bootpath_bls;
+extern const struct imgp_bootpath imgp_bootpath_grub;
 extern const struct imgp_bootpath imgp_bootpath_efi;
 /*
  * Whether every board the Raspberry Pi tree file dtb (a name in the FAT
@@ -724,6 +726,7 @@ enum imgp_list_style {
 	IMGP_LIST_EXTLINUX,      /* fdtoverlays of the label U-Boot boots */
 	IMGP_LIST_LINES,         /* config.txt: one key=word line each */
 	IMGP_LIST_SHELL,         /* KEY="a b c", a file a shell sources (/etc/default/u-boot) */
+	IMGP_LIST_BLS,           /* "devicetree-overlay a b", a Boot Loader Specification entry */
 };
 /* The list style of key in the file at path: by its name, then the key. */
 enum imgp_list_style imgp_list_style_of(const char *path, const char *key);

@@ -13,7 +13,10 @@
  *    include line that no [all] follows), or to the boards of one tree
  *    (under the filters that single them out: [pi400], [board-type=0x11]);
  *  - a shell variable of a file a shell sources, KEY="a b c" (Debian's
- *    /etc/default/u-boot): the last assignment counts, its quotes kept.
+ *    /etc/default/u-boot): the last assignment counts, its quotes kept;
+ *  - a Boot Loader Specification entry's "key a b" lines, every one of
+ *    them counting, in order (devicetree-overlay): a word goes onto the
+ *    last, or a new line after the devicetree line (else at the end).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -322,6 +325,41 @@ static int list_extlinux(const char *text, size_t len, const char *word,
 	return rc ? -ENOMEM : 1;
 }
 
+static int list_bls(const char *text, size_t len, const char *key, const char *word,
+		    struct imgp_buf *out)
+{
+	const char *kw_key[] = { key, NULL };
+	static const char *const kw_tree[] = { "devicetree", NULL };
+	const char *cursor = text, *v;
+	struct line l, last = { 0 }, tree = { 0 };
+	char ins[512];
+	int rc;
+
+	while (next_line(text, len, &cursor, &l)) {
+		if ((v = keyword_any(&l, kw_key))) {
+			if (has_word(v, content_end(&l, true), word))
+				return imgp_buf_append(out, text, len) ? -ENOMEM : 0;
+			last = l;
+		} else if (keyword_any(&l, kw_tree)) {
+			tree = l;
+		}
+	}
+	if (last.start) {
+		const char *end = content_end(&last, true);
+		const char *v0 = keyword_any(&last, kw_key);
+
+		snprintf(ins, sizeof(ins), "%s%s", end > v0 ? " " : "", word);
+		rc = splice(text, len, end, ins, out);
+	} else if (tree.start && tree.next > tree.end) {
+		snprintf(ins, sizeof(ins), "%s %s\n", key, word);
+		rc = splice(text, len, tree.next, ins, out);
+	} else {
+		snprintf(ins, sizeof(ins), "%s %s\n", key, word);
+		rc = append_line(text, len, ins, out);
+	}
+	return rc ? -ENOMEM : 1;
+}
+
 /* Whether [p, e) is "key=word" or "key=word,params". */
 static bool is_entry(const char *p, const char *e, const char *key, const char *word)
 {
@@ -437,6 +475,8 @@ enum imgp_list_style imgp_list_style_of(const char *path, const char *key)
 		return IMGP_LIST_SHELL;
 	if (strcmp(key, "dtoverlay") == 0)
 		return IMGP_LIST_LINES;
+	if (strstr(path, "/loader/entries/") && strcmp(key, "devicetree-overlay") == 0)
+		return IMGP_LIST_BLS;
 	return IMGP_LIST_WORDS;
 }
 
@@ -455,6 +495,8 @@ int imgp_list_add(const char *text, size_t len, enum imgp_list_style style,
 		return list_config_txt(text, len, key, word, sections, out);
 	case IMGP_LIST_SHELL:
 		return list_shell(text, len, key, word, out);
+	case IMGP_LIST_BLS:
+		return list_bls(text, len, key, word, out);
 	default:
 		return list_env(text, len, key, word, out);
 	}

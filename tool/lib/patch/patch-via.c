@@ -120,7 +120,7 @@ int imgp_via_parse(const char *name, enum imgp_via *out)
 static bool has_overlay_list(const char *path)
 {
 	return path && (!strcmp(path, "armbian") || !strcmp(path, "extlinux") ||
-			!strcmp(path, "rpi"));
+			!strcmp(path, "rpi") || !strcmp(path, "bls"));
 }
 
 bool imgp_patch_boots_files(struct imgp_patch *patch)
@@ -250,7 +250,7 @@ int imgp_patch_find_booted(struct imgp_patch *patch, const char *model,
 		return -ENOMEM;
 	bi = &sv->bootinfo;
 	if (!sv->bootpath)
-		return imgp_fail(ENOENT, "no boot path recognised: no FIT, extlinux.conf, armbianEnv.txt, boot script or config.txt names a tree");
+		return imgp_fail(ENOENT, "no boot path recognised: no FIT, extlinux.conf, armbianEnv.txt, boot script, config.txt, Boot Loader Specification entry or grub.cfg names a tree");
 	if (bi->rc)
 		return imgp_survey_fail(bi->rc, bi->error);
 	if (!bi->ndts && sv->bootpath_name && !strcmp(sv->bootpath_name, "fit"))
@@ -688,6 +688,18 @@ static int hook_list(struct imgp_patch *patch, const char *path,
 			if (rc)
 				return rc;
 		}
+	} else if (!strcmp(path, "bls")) {
+		const struct imgp_survey_bootdt *dt = patch->dt_plan->tree;
+
+		/* The default entry's devicetree-overlay list, the overlay beside its tree. */
+		snprintf(h->file, sizeof(h->file), "%.*s/%s.dtbo", dirlen, tree, name);
+		snprintf(h->list, sizeof(h->list), "%s%s/%s",
+			 strncmp(tree, "/boot/", 6) ? "" : "/boot", "/loader/entries",
+			 dt->label);
+		h->key = "devicetree-overlay";
+		/* As the entry names files: from the partition's root, /boot dropped. */
+		snprintf(h->word, sizeof(h->word), "%s",
+			 strncmp(h->file, "/boot/", 6) ? h->file : h->file + 5);
 	} else {
 		snprintf(h->file, sizeof(h->file), "/overlays/%s.dtbo", name);
 		snprintf(h->list, sizeof(h->list), "/config.txt");
