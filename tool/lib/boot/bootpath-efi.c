@@ -54,12 +54,6 @@ struct trees {
 	struct found *f;
 };
 
-static int efi_probe(struct imgp_survey *sv)
-{
-	static const char *const paths[] = { EFI_LOADER };
-
-	return imgp_survey_probe_paths(sv, paths, 1);
-}
 
 /* Records rel as found under path; a later prefix replaces an earlier one. */
 static int note_tree(struct trees *t, const char *rel, const char *path)
@@ -135,6 +129,32 @@ static int scan(struct trees *t, const char *prefix, const char *sub)
 	imgp_buf_free(&path);
 	imgp_buf_free(&rel);
 	imgp_buf_free(&dir);
+	return rc;
+}
+
+/*
+ * The ESP's removable-media loader, with a tree U-Boot would load from one
+ * of the prefixes. An ESP with none leaves the tree to the loader it starts
+ * (boot loader entries, grub.cfg), tried after this way.
+ */
+static int efi_probe(struct imgp_survey *sv)
+{
+	static const char *const paths[] = { EFI_LOADER };
+	struct imgp_survey_bootinfo scratch = { 0 };
+	struct trees t = { .sv = sv, .bi = &scratch };
+	int rc = imgp_survey_probe_paths(sv, paths, 1);
+
+	for (size_t i = 0; rc == 1 && i < NPREFIXES; i++)
+		if (scan(&t, prefixes[i], "") == -ENOMEM)
+			rc = -ENOMEM;
+	if (rc == 1 && !t.n && !scratch.rc)
+		sv->boot = NULL, rc = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		free(t.f[i].rel);
+		free(t.f[i].path);
+	}
+	free(t.f);
+	free(scratch.error);
 	return rc;
 }
 

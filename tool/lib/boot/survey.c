@@ -35,10 +35,10 @@ static const char *const script_paths[] = {
  * by its armbianEnv.txt) and BeagleBone's /boot/uEnv.txt before any other.
  * The Raspberry Pi firmware runs before any U-Boot it loads, and its tree
  * is the one booted unless a script loads another (bootpath-rpi.c).
- * U-Boot's distro boot tries EFI after extlinux and scripts: the UEFI
- * loaders' configurations (Boot Loader Specification entries, then
- * GRUB's grub.cfg) come last, and U-Boot's own EFI boot of the ESP's
- * tree (bootpath-efi.c) after them, for an ESP whose loader picks no tree.
+ * U-Boot's distro boot tries EFI after extlinux and scripts: its EFI boot
+ * of an ESP that holds trees (bootpath-efi.c), then the UEFI loaders'
+ * configurations (Boot Loader Specification entries, then GRUB's
+ * grub.cfg) for an ESP that holds none.
  */
 static const struct imgp_bootpath *const bootpaths[] = {
 	&imgp_bootpath_fit,
@@ -47,9 +47,9 @@ static const struct imgp_bootpath *const bootpaths[] = {
 	&imgp_bootpath_uenv,
 	&imgp_bootpath_rpi,
 	&imgp_bootpath_script,
+	&imgp_bootpath_efi,
 	&imgp_bootpath_bls,
 	&imgp_bootpath_grub,
-	&imgp_bootpath_efi,
 };
 
 /* Files that mark a boot partition whose way of booting is no method yet. */
