@@ -484,13 +484,16 @@ with_symbols()
 	dd if=sym.ext4 of="$1" bs=512 seek="$2" conv=notrunc status=none
 }
 
-# uboot_update ROOT: runs Debian's u-boot-update (u-boot-menu) with the
+# uboot_update ROOT [BOOT]: runs Debian's u-boot-update (u-boot-menu) with the
 # directory ROOT, an image's root unpacked (debugfs rdump), as /: in a
 # private mount namespace the system's programs and libraries are bound
 # into ROOT and u-boot-update runs chrooted there, so it reads ROOT's
 # /etc/default/u-boot, /etc/fstab, os-release and kernels and writes
 # ROOT/boot/extlinux/extlinux.conf, and / and /boot are one filesystem
-# as on the image. Needs root (unshare, chroot); its messages in
+# as on the image. With BOOT, a boot partition unpacked, / and /boot are
+# two filesystems as on an image with a /boot partition: BOOT is copied
+# into a tmpfs mounted at ROOT/boot, and what is there afterwards back
+# into BOOT. Needs root (unshare, chroot, mount); its messages in
 # uboot-update.log.
 uboot_update()
 {
@@ -499,7 +502,11 @@ uboot_update()
 
 	multiarch=$(gcc -print-multiarch 2>/dev/null) || multiarch=
 	unshare -m --propagation private bash -ec '
-		root=$1; shift
+		root=$1 boot=$2; shift 2
+		if [ -n "$boot" ]; then
+			mount -t tmpfs boot "$root/boot"
+			cp -a "$boot/." "$root/boot/"
+		fi
 		for d in "$@"; do
 			[ -d "$d" ] || continue
 			mkdir -p "$root$d"
@@ -509,19 +516,27 @@ uboot_update()
 			[ -e "$root/$l" ] || [ -L "$root/$l" ] || ln -s "usr/$l" "$root/$l"
 		done
 		chroot "$root" /usr/sbin/u-boot-update
-	' uboot_update "$1" /usr/bin /usr/sbin /usr/share/perl5 /usr/share/perl \
+		if [ -n "$boot" ]; then
+			rm -rf "$boot" && mkdir "$boot" && cp -a "$root/boot/." "$boot/"
+		fi
+	' uboot_update "$1" "${2:-}" /usr/bin /usr/sbin /usr/share/perl5 /usr/share/perl \
 		/usr/lib64 ${multiarch:+/usr/lib/$multiarch} >uboot-update.log 2>&1
 }
 
-# unpack_root IMG N DIR: the ext filesystem of partition N of IMG, unpacked
+# unpack_part IMG N DIR: the ext filesystem of partition N of IMG, unpacked
 # into the new folder DIR by debugfs rdump.
-unpack_root()
+unpack_part()
 {
 	local -; set +x
 
 	extract_part "$1" "$2" unpack.ext4 && rm -rf "$3" && mkdir -p "$3" &&
-		debugfs -R "rdump / $3" unpack.ext4 >/dev/null 2>&1 && rm -f unpack.ext4 &&
-		[ -d "$3/etc" ]
+		debugfs -R "rdump / $3" unpack.ext4 >/dev/null 2>&1 && rm -f unpack.ext4
+}
+
+# unpack_root IMG N DIR: as unpack_part, for a root (DIR/etc must be there).
+unpack_root()
+{
+	unpack_part "$@" && [ -d "$3/etc" ]
 }
 
 # ------------------------------------------------ Debian's U-Boot builds
