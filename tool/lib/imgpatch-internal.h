@@ -470,6 +470,7 @@ struct imgp_bootpath {
 extern const struct imgp_bootpath imgp_bootpath_fit;
 extern const struct imgp_bootpath imgp_bootpath_extlinux;
 extern const struct imgp_bootpath imgp_bootpath_script;
+extern const struct imgp_bootpath imgp_bootpath_flash_kernel;
 extern const struct imgp_bootpath imgp_bootpath_armbian;
 extern const struct imgp_bootpath imgp_bootpath_uenv;
 extern const struct imgp_bootpath imgp_bootpath_rpi;

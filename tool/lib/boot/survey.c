@@ -44,6 +44,7 @@ static const struct imgp_bootpath *const bootpaths[] = {
 	&imgp_bootpath_armbian,
 	&imgp_bootpath_uenv,
 	&imgp_bootpath_rpi,
+	&imgp_bootpath_flash_kernel,
 	&imgp_bootpath_script,
 };
 
@@ -368,6 +369,7 @@ bool imgp_bootdt_named(const struct imgp_survey_bootdt *dt, const char *model)
 
 void imgp_bootdt_clear(struct imgp_survey_bootdt *dt)
 {
+	free(dt->kept_in);
 	for (size_t k = 0; k < dt->noverlays; k++)
 		free(dt->overlays[k]);
 	free(dt->overlays);

@@ -896,6 +896,36 @@ static int write_overlays(struct imgp_patch *patch, const char *why,
 }
 
 /*
+ * The edited tree also where the distribution's update copies the tree
+ * from at the next kernel (flash-kernel's /etc/flash-kernel/dtbs/NAME, on
+ * the root; its folder made when absent): the edit then outlives the
+ * kernel, as a copy of today's tree that a new kernel's does not update.
+ */
+static int write_kept(struct imgp_patch *patch, const char *path)
+{
+	const struct imgp_part *root = imgp_patch_part(patch, "root");
+	const char *slash = strrchr(path, '/');
+	struct imgp_fs *fs;
+	char folder[512];
+	const void *blob;
+	size_t size;
+	int rc;
+
+	if (!root)
+		return -ENOENT;
+	snprintf(folder, sizeof(folder), "%.*s", slash ? (int)(slash - path) : 0, path);
+	rc = imgp_dtb_finish(&patch->dtb, &blob, &size);
+	fs = imgp_survey_fs(imgp_patch_survey(patch), root);
+	if (!rc && *folder && (!fs || imgp_fs_exists(fs, folder) != 1))
+		rc = imgp_patch_mkdir(patch, root, folder,
+				      "where the distribution's update looks for a tree first");
+	if (!rc)
+		rc = imgp_patch_write(patch, root, path, blob, size, false,
+				      "the edited tree, where the distribution's update copies it from at every kernel install (in preference to the new kernel's): it outlives the kernel, as a copy of today's tree");
+	return rc;
+}
+
+/*
  * The tree file edited in place. Where u-boot-update regenerates the
  * configuration it keeps naming the file, but a kernel upgrade brings a
  * new kernel's trees without the edit: the plan says so.
@@ -913,6 +943,8 @@ static int write_file(struct imgp_patch *patch, const char *why)
 	}
 	rc = imgp_patch_write_dtb_note(patch, p->tree->path, said ? said : why);
 	free(said);
+	if (!rc && p->tree->kept_in)
+		rc = write_kept(patch, p->tree->kept_in);
 	return rc;
 }
 
