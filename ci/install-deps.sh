@@ -74,7 +74,7 @@ check_packages=(
 # image's first partition as each board's documentation says (t0250):
 # built for arm64 or armhf only, so they are downloaded, never installed,
 # into $deb_cache (IMGPATCH_DEB_CACHE) for the tests to unpack.
-deb_downloads=(u-boot-rockchip:arm64 u-boot-sunxi:arm64 u-boot-imx:armhf)
+deb_downloads=(u-boot-rockchip:arm64 u-boot-sunxi:arm64 u-boot-imx:armhf flash-kernel:arm64)
 deb_cache=${IMGPATCH_DEB_CACHE:-/var/cache/imgpatch/debs}
 
 # Commands the tests run whose package has another name (a command named

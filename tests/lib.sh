@@ -484,44 +484,84 @@ with_symbols()
 	dd if=sym.ext4 of="$1" bs=512 seek="$2" conv=notrunc status=none
 }
 
-# uboot_update ROOT: runs Debian's u-boot-update (u-boot-menu) with the
-# directory ROOT, an image's root unpacked (debugfs rdump), as /: in a
-# private mount namespace the system's programs and libraries are bound
-# into ROOT and u-boot-update runs chrooted there, so it reads ROOT's
-# /etc/default/u-boot, /etc/fstab, os-release and kernels and writes
-# ROOT/boot/extlinux/extlinux.conf, and / and /boot are one filesystem
-# as on the image. Needs root (unshare, chroot); its messages in
-# uboot-update.log.
-uboot_update()
+# run_chrooted LOG ROOT BOOT CMD...: runs CMD with the directory ROOT, an
+# image's root unpacked (debugfs rdump), as /: in a private mount
+# namespace the system's programs and libraries (and /dev) are bound into
+# ROOT and CMD runs chrooted there, reading and writing ROOT's files. With
+# BOOT (not empty), a boot partition unpacked, / and /boot are two
+# filesystems as on an image with a /boot partition: BOOT is copied into a
+# tmpfs mounted at ROOT/boot, and what is there afterwards back into BOOT.
+# Needs root (unshare, chroot, mount); CMD's messages in LOG.
+run_chrooted()
 {
 	local -; set +x
-	local multiarch
+	local log=$1 multiarch dirs
 
+	shift
 	multiarch=$(gcc -print-multiarch 2>/dev/null) || multiarch=
+	dirs=(/dev /usr/bin /usr/sbin /usr/share/perl5 /usr/share/perl /usr/lib64
+	      ${multiarch:+/usr/lib/$multiarch})
 	unshare -m --propagation private bash -ec '
-		root=$1; shift
-		for d in "$@"; do
+		root=$1 boot=$2 n=$3; shift 3
+		if [ -n "$boot" ]; then
+			mount -t tmpfs boot "$root/boot"
+			cp -a "$boot/." "$root/boot/"
+		fi
+		for d in "${@:1:$n}"; do
 			[ -d "$d" ] || continue
 			mkdir -p "$root$d"
 			mount --bind "$d" "$root$d"
 		done
+		shift "$n"
 		for l in bin sbin lib lib64; do
 			[ -e "$root/$l" ] || [ -L "$root/$l" ] || ln -s "usr/$l" "$root/$l"
 		done
-		chroot "$root" /usr/sbin/u-boot-update
-	' uboot_update "$1" /usr/bin /usr/sbin /usr/share/perl5 /usr/share/perl \
-		/usr/lib64 ${multiarch:+/usr/lib/$multiarch} >uboot-update.log 2>&1
+		mkdir -p "$root/tmp"
+		chroot "$root" "$@"
+		if [ -n "$boot" ]; then
+			rm -rf "$boot" && mkdir "$boot" && cp -a "$root/boot/." "$boot/"
+		fi
+	' run_chrooted "$1" "$2" ${#dirs[@]} "${dirs[@]}" "${@:3}" >"$log" 2>&1
 }
 
-# unpack_root IMG N DIR: the ext filesystem of partition N of IMG, unpacked
+# uboot_update ROOT [BOOT]: runs Debian's u-boot-update (u-boot-menu)
+# chrooted in ROOT (run_chrooted), so it reads ROOT's /etc/default/u-boot,
+# /etc/fstab, os-release and kernels and writes ROOT/boot/extlinux/
+# extlinux.conf (BOOT/extlinux/extlinux.conf with BOOT); its messages in
+# uboot-update.log.
+uboot_update()
+{
+	run_chrooted uboot-update.log "$1" "${2:-}" /usr/sbin/u-boot-update
+}
+
+# flash_kernel ROOT VERSION: runs Debian's flash-kernel, installed in ROOT
+# (its package unpacked there), chrooted in ROOT as its kernel hook runs it
+# when kernel VERSION is installed (/etc/kernel/postinst.d/zz-flash-kernel:
+# FK_KERNEL_HOOK_SCRIPT=postinst.d, "flash-kernel VERSION"). The host's
+# /usr/sbin, bound over ROOT's, hides ROOT's /usr/sbin/flash-kernel, so
+# what that file does is done here: source /usr/share/flash-kernel/
+# functions and call main. Its messages in flash-kernel.log.
+flash_kernel()
+{
+	run_chrooted flash-kernel.log "$1" "" /usr/bin/env LC_ALL=C FK_KERNEL_HOOK_SCRIPT=postinst.d \
+		/bin/sh -ec 'FK_DIR=/usr/share/flash-kernel; . "$FK_DIR/functions"; main "$@"' \
+		flash-kernel "$2"
+}
+
+# unpack_part IMG N DIR: the ext filesystem of partition N of IMG, unpacked
 # into the new folder DIR by debugfs rdump.
-unpack_root()
+unpack_part()
 {
 	local -; set +x
 
 	extract_part "$1" "$2" unpack.ext4 && rm -rf "$3" && mkdir -p "$3" &&
-		debugfs -R "rdump / $3" unpack.ext4 >/dev/null 2>&1 && rm -f unpack.ext4 &&
-		[ -d "$3/etc" ]
+		debugfs -R "rdump / $3" unpack.ext4 >/dev/null 2>&1 && rm -f unpack.ext4
+}
+
+# unpack_root IMG N DIR: as unpack_part, for a root (DIR/etc must be there).
+unpack_root()
+{
+	unpack_part "$@" && [ -d "$3/etc" ]
 }
 
 # ------------------------------------------------ Debian's U-Boot builds

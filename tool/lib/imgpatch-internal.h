@@ -496,6 +496,7 @@ struct imgp_bootpath {
 extern const struct imgp_bootpath imgp_bootpath_fit;
 extern const struct imgp_bootpath imgp_bootpath_extlinux;
 extern const struct imgp_bootpath imgp_bootpath_script;
+extern const struct imgp_bootpath imgp_bootpath_flash_kernel;
 extern const struct imgp_bootpath imgp_bootpath_armbian;
 extern const struct imgp_bootpath imgp_bootpath_uenv;
 extern const struct imgp_bootpath imgp_bootpath_rpi;
@@ -623,6 +624,17 @@ int imgp_survey_keep(int rc, char **error);
  */
 int imgp_survey_boot_cause(struct imgp_survey *sv, int rc, const char *error);
 /*
+ * The partition of the image an fstab spec names (LABEL=, UUID=,
+ * PARTUUID=, PARTLABEL=); NULL: another device, or none.
+ */
+const struct imgp_part *imgp_survey_spec_part(const struct imgp_survey *sv, const char *spec);
+/*
+ * 1 when the boot partition is not the root and the root's /etc/fstab
+ * mounts it at /boot (a /boot partition: what the system writes to /boot
+ * lands at its top), else 0; -ENOMEM. Reads the fstab once for the survey.
+ */
+int imgp_survey_boot_mounted(struct imgp_survey *sv);
+/*
  * A probe by marker files: the first partition (in table order) that has
  * paths[0], else paths[1], ... becomes sv->boot. Returns 1 when one does,
  * 0 when none (a failed lookup kept as the cause), or -ENOMEM.
@@ -666,6 +678,8 @@ int imgp_patch_refuse_root(struct imgp_patch *patch, const struct imgp_part *roo
  */
 struct imgp_uboot_menu {
 	bool defaults;           /* /etc/default/u-boot is there */
+	/* /boot is a partition of its own: dir and the entries are paths on it. */
+	bool boot_part;
 	char *dir;               /* U_BOOT_FDT_OVERLAYS_DIR as it uses it ("/boot/dtbo") */
 	char *overlays;          /* U_BOOT_FDT_OVERLAYS; NULL: unset or empty (every *.dtbo) */
 	char *overlays_file;     /* the file whose U_BOOT_FDT_OVERLAYS counts; NULL: none sets it */
@@ -677,8 +691,13 @@ struct imgp_uboot_menu {
 };
 /* Whether an extlinux.conf starts with the header u-boot-update 4.2.2 writes. */
 bool imgp_uboot_menu_made(const char *text, size_t len);
-/* Reads fs (a root) as u-boot-update would. Returns 0 or -ENOMEM. */
-int imgp_uboot_menu_read(struct imgp_fs *fs, struct imgp_uboot_menu *m);
+/*
+ * Reads a root as u-boot-update would: its settings from root, its
+ * overlay folder from boot, the partition the root mounts at /boot (NULL:
+ * / and /boot are one filesystem). Returns 0 or -ENOMEM.
+ */
+int imgp_uboot_menu_read(struct imgp_fs *root, struct imgp_fs *boot,
+			 struct imgp_uboot_menu *m);
 void imgp_uboot_menu_free(struct imgp_uboot_menu *m);
 /* out = "/a/b" with repeated '/' collapsed, as the shell finds it (b may be NULL). */
 int imgp_uboot_menu_path(const char *a, const char *b, struct imgp_buf *out);

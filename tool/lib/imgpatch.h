@@ -828,6 +828,12 @@ struct imgp_survey_bootdt {
 	char **script_vars;
 	/* The file its kernel command line is read from, where that differs by tree; NULL: the path's. */
 	char *cmdline;
+	/*
+	 * Where the distribution's update takes this tree from at the next
+	 * kernel, on the root (flash-kernel's /etc/flash-kernel/dtbs/NAME): an
+	 * edit in place is written there too. NULL: none.
+	 */
+	char *kept_in;
 	char *label;             /* the extlinux label that boots it; NULL: none */
 	char *append;            /* that label's kernel arguments; NULL: none */
 	/*

@@ -299,21 +299,22 @@ static int mark_uboot_tree(struct imgp_survey *sv, struct imgp_survey_bootinfo *
  * sv->generator for patch. Returns 0 or -ENOMEM.
  */
 static int describe_updates(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
-			    const struct label *l)
+			    const struct label *l, bool boot_part)
 {
 	struct imgp_fs *fs = imgp_survey_fs(sv, sv->boot);
-	struct imgp_buf list = { 0 }, from = { 0 }, gone = { 0 };
+	struct imgp_fs *root = boot_part ? imgp_survey_fs(sv, sv->root) : fs;
+	struct imgp_buf list = { 0 }, from = { 0 }, gone = { 0 }, where = { 0 };
 	struct imgp_uboot_menu *mp = calloc(1, sizeof(*mp));
 	int rc;
 
-	if (!fs || !mp) {
+	if (!fs || !root || !mp) {
 		free(mp);
 		if (!mp)
 			return imgp_fail(ENOMEM, "out of memory");
 		imgp_errclear();
 		return 0;
 	}
-	rc = imgp_uboot_menu_read(fs, mp);
+	rc = imgp_uboot_menu_read(root, boot_part ? fs : NULL, mp);
 	if (rc) {
 		free(mp);
 		return rc;
@@ -323,9 +324,18 @@ static int describe_updates(struct imgp_survey *sv, struct imgp_survey_bootinfo 
 		rc = imgp_buf_printf(&list, "%s%s", i ? " " : "", mp->words[i]);
 	if (!rc && mp->overlays)
 		rc = imgp_buf_printf(&from, "U_BOOT_FDT_OVERLAYS of %s", mp->overlays_file);
-	else if (!rc)
+	/* On a /boot partition the folder is a path on it, under the mount point. */
+	if (!rc && boot_part)
+		rc = imgp_uboot_menu_path("/boot", mp->dir, &gone);
+	if (!rc && boot_part)
+		rc = imgp_buf_printf(&where, " on the /boot partition " IMGP_PART_FMT " (%s once mounted)",
+				     sv->boot->number, (char *)gone.data);
+	gone.len = 0;
+	if (!rc && !mp->overlays)
 		rc = imgp_buf_printf(&from, "every *.dtbo of %s%s", mp->dir,
-				     mp->dir_exists ? "" : ", which is not there");
+				     where.len ? (char *)where.data : "");
+	if (!rc && !mp->overlays && !mp->dir_exists)
+		rc = imgp_buf_printf(&from, ", which is not there");
 	for (const char *p = l ? l->overlays : NULL; !rc && p && *p;) {
 		size_t k;
 		char *word;
@@ -366,6 +376,7 @@ static int describe_updates(struct imgp_survey *sv, struct imgp_survey_bootinfo 
 	imgp_buf_free(&list);
 	imgp_buf_free(&from);
 	imgp_buf_free(&gone);
+	imgp_buf_free(&where);
 	return rc;
 }
 
@@ -447,7 +458,7 @@ static int extlinux_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo
 	struct imgp_buf path = { 0 };
 	size_t nlabels = 0;
 	char *text;
-	bool made;
+	bool made, boot_part;
 	int rc;
 
 	rc = imgp_bootinfo_summary(bi, "extlinux %s", conf);
@@ -455,16 +466,25 @@ static int extlinux_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo
 		rc = imgp_bootinfo_read(sv, bi, sv->boot, conf, &text);
 	if (rc)
 		return rc == -ENOMEM ? rc : 0;
-	/* u-boot-update writes only /boot/extlinux/extlinux.conf, on the root. */
-	made = !strcmp(conf, "/boot/extlinux/extlinux.conf") &&
-	       imgp_uboot_menu_made(text, strlen(text));
+	/*
+	 * u-boot-update writes only /boot/extlinux/extlinux.conf: on the root,
+	 * or at the top of the partition the root mounts at /boot.
+	 */
+	made = imgp_uboot_menu_made(text, strlen(text));
+	boot_part = made && !strcmp(conf, "/extlinux/extlinux.conf");
+	rc = boot_part ? imgp_survey_boot_mounted(sv) : 0;
+	if (rc < 0) {
+		free(text);
+		return rc;
+	}
+	made = made && (boot_part ? rc == 1 : !strcmp(conf, "/boot/extlinux/extlinux.conf"));
 	rc = parse_conf(text, &labels, &nlabels, &l);
 	if (rc) {
 		free(text);
 		return rc;
 	}
 	if (made)
-		rc = describe_updates(sv, bi, l);
+		rc = describe_updates(sv, bi, l, boot_part);
 	if (!rc && !l) {
 		rc = imgp_bootinfo_summary(bi, "extlinux %s, no LABEL", conf);
 	} else if (!rc) {

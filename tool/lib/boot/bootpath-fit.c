@@ -7,6 +7,7 @@
  * fixed tree, and the hook this way of booting honours.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "imgpatch-internal.h"
@@ -38,11 +39,24 @@ static const char *fit_hook(const struct imgp_survey *sv)
 }
 
 /* The trees are the FIT's fdt images, listed with the FIT. */
+/*
+ * With the hook file there and loaded, what a kernel upgrade does to it:
+ * it brings a new FIT with the new kernel's trees and leaves the override,
+ * a whole tree copied from today's, as it is.
+ */
 static int fit_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
 {
-	return imgp_bootinfo_summary(bi, "FIT %s, picked by the boot script%s%s",
-				     sv->fit_path, sv->hook ? ", hook " : "",
-				     sv->hook ? sv->hook : "");
+	int rc = imgp_bootinfo_summary(bi, "FIT %s, picked by the boot script%s%s",
+				       sv->fit_path, sv->hook ? ", hook " : "",
+				       sv->hook ? sv->hook : "");
+
+	if (!rc && sv->hook_loaded && sv->override.exists &&
+	    asprintf(&bi->updates, "a kernel upgrade writes %s anew with the new kernel's trees; /%s is not touched: the board keeps booting it, a whole tree copied from today's, in place of them",
+		     sv->fit_path, sv->hook) < 0) {
+		bi->updates = NULL;
+		rc = imgp_fail(ENOMEM, "out of memory");
+	}
+	return rc;
 }
 
 /* The boot script sets bootargs itself: said, with the script's lines. */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "imgpatch-internal.h"
 
@@ -46,6 +47,7 @@ static const struct imgp_bootpath *const bootpaths[] = {
 	&imgp_bootpath_armbian,
 	&imgp_bootpath_uenv,
 	&imgp_bootpath_rpi,
+	&imgp_bootpath_flash_kernel,
 	&imgp_bootpath_script,
 	&imgp_bootpath_efi,
 	&imgp_bootpath_bls,
@@ -373,6 +375,7 @@ bool imgp_bootdt_named(const struct imgp_survey_bootdt *dt, const char *model)
 
 void imgp_bootdt_clear(struct imgp_survey_bootdt *dt)
 {
+	free(dt->kept_in);
 	for (size_t k = 0; k < dt->noverlays; k++)
 		free(dt->overlays[k]);
 	free(dt->overlays);
@@ -849,6 +852,9 @@ static int survey_fstab(struct imgp_survey *sv)
 	size_t len;
 	int rc;
 
+	/* Read once: a boot path may have asked for it first. */
+	if (sv->fstab.text || sv->fstab.rc)
+		return 0;
 	if (!sv->root) {
 		imgp_fail(-sv->root_rc, "%s", sv->root_error);
 		return fstab_fail(sv, sv->root_rc);
@@ -871,6 +877,48 @@ static int survey_fstab(struct imgp_survey *sv)
 		imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): " IMGP_FSTAB_PATH,
 			      sv->root->number, sv->root->fstype);
 	return rc ? note(&sv->fstab.root_rc, &sv->fstab.root_error, rc) : 0;
+}
+
+const struct imgp_part *imgp_survey_spec_part(const struct imgp_survey *sv, const char *spec)
+{
+	static const char *const keys[] = { "LABEL=", "UUID=", "PARTUUID=", "PARTLABEL=" };
+	const struct imgp_table *tab = &sv->disk->tab;
+
+	for (size_t k = 0; k < COUNT(keys); k++) {
+		const char *v = spec + strlen(keys[k]);
+
+		if (strncmp(spec, keys[k], strlen(keys[k])) != 0)
+			continue;
+		for (size_t i = 0; i < tab->nparts; i++) {
+			const struct imgp_part *p = &tab->parts[i];
+			const char *have[] = { p->fslabel, p->fsuuid, p->uuid, p->name };
+
+			if (*have[k] && strcasecmp(v, have[k]) == 0)
+				return p;
+		}
+	}
+	return NULL;
+}
+
+int imgp_survey_boot_mounted(struct imgp_survey *sv)
+{
+	struct imgp_fstab_entry e = { 0 };
+	bool mounted;
+	int rc;
+
+	if (!sv->boot || !sv->root || sv->boot == sv->root)
+		return 0;
+	rc = survey_fstab(sv);
+	if (rc || !sv->fstab.text)
+		return rc;
+	rc = imgp_fstab_get(sv->fstab.text, sv->fstab.len, "/boot", &e);
+	if (rc) {
+		imgp_errclear();
+		return 0;
+	}
+	mounted = imgp_survey_spec_part(sv, e.spec) == sv->boot;
+	imgp_fstab_entry_free(&e);
+	return mounted;
 }
 
 /* ------------------------------------------------------------------- api */

@@ -8,9 +8,14 @@
  * gets "fdtoverlays" with U_BOOT_FDT_OVERLAYS_DIR/NAME for each NAME of
  * U_BOOT_FDT_OVERLAYS whose file is there, or with U_BOOT_FDT_OVERLAYS
  * empty for every *.dtbo of that folder (in the shell's glob order); with
- * no such folder, none. With / and /boot on one filesystem the folder is
- * looked for at /DIR on the root, and the entries read DIR/NAME as given
- * (the example "/boot/dtbo/" gives "/boot/dtbo//NAME").
+ * no such folder, none. The entries read DIR/NAME as given (the example
+ * "/boot/dtbo/" gives "/boot/dtbo//NAME"), a path U-Boot reads on the
+ * partition holding /boot. With / and /boot on one filesystem the folder
+ * is looked for at /DIR on the root; with /boot a filesystem of its own
+ * (it compares the devices of / and /boot) at /boot/DIR, which is DIR on
+ * the boot partition: the default "/boot/dtbo" is that partition's
+ * /boot/dtbo (/boot/boot/dtbo in the running system), and the kernel and
+ * initrd lines lose their "/boot". Its settings are on the root either way.
  *
  * Read (not copied) from u-boot-update of u-boot-menu 4.2.2, Debian's
  * package as kept at github AOSC-Tracking/u-boot-menu, commit
@@ -181,17 +186,20 @@ int imgp_uboot_menu_path(const char *a, const char *b, struct imgp_buf *out)
 	return 0;
 }
 
-int imgp_uboot_menu_read(struct imgp_fs *fs, struct imgp_uboot_menu *m)
+int imgp_uboot_menu_read(struct imgp_fs *root, struct imgp_fs *boot,
+			 struct imgp_uboot_menu *m)
 {
+	struct imgp_fs *fs = boot ? boot : root;  /* the one holding /boot */
 	struct imgp_buf path = { 0 };
 	char **names = NULL;
 	size_t n = 0;
 	int rc;
 
 	memset(m, 0, sizeof(*m));
-	rc = read_settings(fs, "/etc/default/u-boot", m);
+	m->boot_part = boot != NULL;
+	rc = read_settings(root, "/etc/default/u-boot", m);
 	if (!rc)
-		rc = read_confd(fs, m);
+		rc = read_confd(root, m);
 	/* Unset or empty: the defaults u-boot-update sets. */
 	if (!rc && (!m->dir || !*m->dir)) {
 		free(m->dir);

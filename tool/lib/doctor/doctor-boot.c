@@ -481,6 +481,93 @@ static int check_durable(struct doctor *d)
 	return rc;
 }
 
+/* Whether two trees have the same root property (absent in both counts as the same). */
+static bool same_root_prop(const void *a, const void *b, const char *name)
+{
+	int alen, blen;
+	const void *av = fdt_getprop(a, 0, name, &alen);
+	const void *bv = fdt_getprop(b, 0, name, &blen);
+
+	if (!av || !bv)
+		return !av && !bv;
+	return alen == blen && memcmp(av, bv, (size_t)alen) == 0;
+}
+
+/*
+ * The override a FIT's boot script loads in place of the FIT's tree
+ * (Ubuntu's Kria user-override.dtb) is a whole tree, copied from a tree of
+ * today's FIT. A kernel upgrade writes a new FIT, never the override, so
+ * the board goes on booting the copy: said after the fact, with the FIT
+ * tree it copies (the same root compatible and model), or that it copies
+ * none of them (then it is stale already: another kernel's or board's).
+ */
+static int check_override_stale(struct doctor *d)
+{
+	struct imgp_survey *sv = &d->sv;
+	struct imgp_fit *fit = &sv->fit.fit;
+	const struct imgp_fit_image *same = NULL;
+	struct imgp_buf ovr = { 0 }, copies = { 0 };
+	struct imgp_finding *f;
+	int rc;
+
+	if (!doctor_override_in_effect(d) || !sv->fit.parsed || !sv->override.part)
+		return 0;
+	rc = doctor_read(d, sv->override.part, IMGP_OVERRIDE_PATH, IMGP_DTB_MAX, &ovr);
+	if (rc <= 0 || ovr.len < 40 || fdt_check_full(ovr.data, ovr.len)) {
+		/* Unreadable or broken: the tree checks say so. */
+		imgp_buf_free(&ovr);
+		imgp_errclear();
+		return rc == -ENOMEM ? rc : 0;
+	}
+	rc = 0;
+	/* Every tree it may copy: the one it equals, else each of the same board. */
+	for (size_t i = 0; !rc && !same && i < fit->nimages; i++) {
+		const struct imgp_fit_image *img = &fit->images[i];
+		const uint8_t *data;
+		size_t size;
+
+		if (strcmp(img->type, "flat_dt") || imgp_fit_payload(fit, img, &data, &size) ||
+		    size < 40 || fdt_check_full(data, size)) {
+			imgp_errclear();
+			continue;
+		}
+		if (size == ovr.len && memcmp(data, ovr.data, size) == 0)
+			same = img;
+		else if (same_root_prop(ovr.data, data, "compatible") &&
+			 same_root_prop(ovr.data, data, "model"))
+			rc = imgp_buf_printf(&copies, "%s%s", copies.len ? ", " : "", img->name);
+	}
+	f = rc ? NULL : doctor_add_milder(d, DOCTOR_OVERRIDE_STALE, same || copies.len);
+	rc = f ? 0 : -ENOMEM;
+	if (!rc) {
+		f->partition = sv->override.part->number;
+		rc = doctor_set(&f->file, "%s", IMGP_OVERRIDE_PATH);
+	}
+	if (!rc && sv->bootpath_name)
+		rc = doctor_set(&f->boot_path, "%s", sv->bootpath_name);
+	if (!rc && same)
+		rc = doctor_set(&f->title, "%s is a whole copy of the FIT's %s, byte for byte: a kernel upgrade writes a new FIT, not this file, and the board keeps booting the copy",
+				IMGP_OVERRIDE_PATH, same->name);
+	else if (!rc && copies.len)
+		rc = doctor_set(&f->title, "%s is a whole tree for the board of the FIT's %s (the same compatible and model), edited: a kernel upgrade writes a new FIT, not this file, and the board keeps booting the copy",
+				IMGP_OVERRIDE_PATH, (char *)copies.data);
+	else if (!rc) {
+		const char *compat = fdt_getprop(ovr.data, 0, "compatible", NULL);
+
+		rc = doctor_set(&f->title, "%s matches none of the FIT's trees (its compatible: %s): a copy of another kernel's or board's tree, booted in place of them",
+				IMGP_OVERRIDE_PATH, compat ? compat : "none");
+	}
+	if (!rc)
+		rc = doctor_set(&f->cost, "%s", same || copies.len ?
+				"after the next kernel upgrade the board boots this copy of today's tree, not the new kernel's, whose changes it lacks" :
+				"the board boots a tree that is not its kernel's: what changed in the kernel's trees since it was copied does not reach the board");
+	if (!rc)
+		rc = doctor_set(&f->hint, "after each kernel upgrade make the override anew from the FIT's tree (remove it, then run the same imgpatch patch or recipe again), or remove it to boot the FIT's tree");
+	imgp_buf_free(&ovr);
+	imgp_buf_free(&copies);
+	return rc;
+}
+
 int doctor_check_boot(struct doctor *d)
 {
 	int rc;
@@ -491,6 +578,8 @@ int doctor_check_boot(struct doctor *d)
 	if (rc)
 		return rc;
 	rc = check_hook(d);
+	if (!rc)
+		rc = check_override_stale(d);
 	if (!rc)
 		rc = check_fit_config(d);
 	for (size_t i = 0; !rc && i < d->neffective; i++)

@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "doctor/doctor.h"
 
@@ -62,36 +61,11 @@ static bool has_discard(const char *opts)
 	return has_opt(opts, "discard", NULL) && !has_opt(opts, "discard", "async");
 }
 
-/*
- * The partition of this image an fstab spec names (LABEL=, UUID=,
- * PARTUUID=, PARTLABEL=), or NULL when it names another device or none.
- */
-static const struct imgp_part *spec_part(const struct doctor *d, const char *spec)
-{
-	static const char *const keys[] = { "LABEL=", "UUID=", "PARTUUID=", "PARTLABEL=" };
-	const struct imgp_table *tab = &d->sv.disk->tab;
-
-	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
-		const char *v = spec + strlen(keys[k]);
-
-		if (strncmp(spec, keys[k], strlen(keys[k])) != 0)
-			continue;
-		for (size_t i = 0; i < tab->nparts; i++) {
-			const struct imgp_part *p = &tab->parts[i];
-			const char *have[] = { p->fslabel, p->fsuuid, p->uuid, p->name };
-
-			if (*have[k] && strcasecmp(v, have[k]) == 0)
-				return p;
-		}
-	}
-	return NULL;
-}
-
 /* Entries on the card: a partition of the image, /dev/mmcblk*, or the root. */
 static bool on_card(const struct doctor *d, const struct imgp_fstab_entry *e)
 {
-	return spec_part(d, e->spec) || strncmp(e->spec, "/dev/mmcblk", 11) == 0 ||
-	       strcmp(e->file, "/") == 0;
+	return imgp_survey_spec_part(&d->sv, e->spec) ||
+	       strncmp(e->spec, "/dev/mmcblk", 11) == 0 || strcmp(e->file, "/") == 0;
 }
 
 static struct imgp_finding *fstab_finding(struct doctor *d,
@@ -208,7 +182,7 @@ static int check_atime(struct doctor *d, const struct imgp_fstab_entry *e)
 
 static int check_swap(struct doctor *d, const struct imgp_fstab_entry *e)
 {
-	const struct imgp_part *p = spec_part(d, e->spec);
+	const struct imgp_part *p = imgp_survey_spec_part(&d->sv, e->spec);
 	struct imgp_finding *f;
 	int rc;
 

@@ -108,6 +108,11 @@ const struct doctor_finding_kind doctor_findings[DOCTOR_NFINDINGS] = {
 		"an overlay the boot path lists is dropped when the distribution writes its boot configuration anew",
 		"its change is lost at the next kernel upgrade",
 		MAN_BOOT },
+	[DOCTOR_OVERRIDE_STALE] = {
+		"override-stale", WARNING, INFO,
+		"the override tree the boot script loads is a whole copy of a tree, which a kernel upgrade does not renew",
+		"the board keeps booting the copied tree after a kernel upgrade, without the new kernel's tree changes",
+		MAN_BOOT },
 	[DOCTOR_KERNEL_STORAGE_FIX_MISSING] = {
 		"kernel-storage-fix-missing", WARNING, WARNING,
 		"the kernel is older than a release that fixed a storage problem",

@@ -598,19 +598,32 @@ static int check_units(struct imgp_patch *patch, const struct unit *u, size_t n)
 }
 
 /*
- * extlinux.conf as Debian's u-boot-update writes it, on a root filesystem
- * imgpatch writes (ext): it writes the file anew at the next kernel, from
- * /etc/default/u-boot, so a new overlay goes where it looks for overlays
- * and its name into U_BOOT_FDT_OVERLAYS as well (see uboot-menu.c). What
- * it reads, as the survey read it; NULL when the path has no generator.
+ * The partition holding u-boot-update's settings: the root, which is the
+ * boot partition too unless /boot is a partition of its own.
+ */
+static const struct imgp_part *generator_part(struct imgp_patch *patch,
+					      const struct imgp_uboot_menu *gen)
+{
+	return gen->boot_part ? imgp_patch_survey(patch)->root : patch->boot_part;
+}
+
+/*
+ * extlinux.conf as Debian's u-boot-update writes it, with its settings on
+ * a root filesystem imgpatch writes (ext): it writes the file anew at the
+ * next kernel, from /etc/default/u-boot, so a new overlay goes where it
+ * looks for overlays (on the /boot partition, when there is one) and its
+ * name into U_BOOT_FDT_OVERLAYS as well (see uboot-menu.c). What it
+ * reads, as the survey read it; NULL when the path has no generator.
  */
 static const struct imgp_uboot_menu *generator_of(struct imgp_patch *patch)
 {
 	struct imgp_survey *sv = imgp_patch_survey(patch);
 	const struct imgp_part *part = patch->boot_part;
 
-	if (!sv || !sv->generator || !part || strncmp(part->fstype, "ext", 3) ||
-	    part != sv->boot)
+	if (!sv || !sv->generator || !part || part != sv->boot)
+		return NULL;
+	part = generator_part(patch, sv->generator);
+	if (!part || strncmp(part->fstype, "ext", 3))
 		return NULL;
 	return sv->generator;
 }
@@ -715,10 +728,17 @@ static int plan_overlay_file(struct imgp_patch *patch, const struct hook_list *h
 {
 	const struct imgp_part *part = patch->boot_part;
 	struct imgp_buf old = { 0 };
+	char level[sizeof(h->folder)];
 	bool existed;
-	int rc;
+	int rc = 0;
 
-	rc = h->folder[0] ? imgp_patch_mkdir(patch, part, h->folder, h->folder_why) : 0;
+	/* Each missing level, as mkdir -p (a /boot partition's "/boot/dtbo"). */
+	for (size_t i = 1, n = strlen(h->folder); !rc && n && i <= n; i++) {
+		if (i < n && h->folder[i] != '/')
+			continue;
+		snprintf(level, sizeof(level), "%.*s", (int)i, h->folder);
+		rc = imgp_patch_mkdir(patch, part, level, h->folder_why);
+	}
 	if (!rc)
 		rc = imgp_patch_read(patch, part, h->file, IMGP_DTB_MAX, &old, &existed);
 	if (!rc && existed && (old.len != u->bytes.len ||
@@ -764,16 +784,18 @@ static int register_generator(struct imgp_patch *patch, const struct imgp_uboot_
 			      const char *name)
 {
 	const char *file = generator_file(gen);
+	const struct imgp_part *part = generator_part(patch, gen);
+	const char *spec = gen->boot_part ? "root" : "boot";
 	struct imgp_buf old = { 0 }, word = { 0 }, own = { 0 };
 	bool existed = false;
 	int rc;
 
-	rc = imgp_patch_read(patch, patch->boot_part, file, IMGP_TEXT_MAX, &old, &existed);
+	rc = imgp_patch_read(patch, part, file, IMGP_TEXT_MAX, &old, &existed);
 	if (!rc && !existed && !strcmp(file, admin_confd_file)) {
-		rc = imgp_patch_mkdir(patch, patch->boot_part, "/etc/u-boot-menu",
+		rc = imgp_patch_mkdir(patch, part, "/etc/u-boot-menu",
 				      "sourced by u-boot-update after the package's conf.d");
 		if (!rc)
-			rc = imgp_patch_mkdir(patch, patch->boot_part, "/etc/u-boot-menu/conf.d",
+			rc = imgp_patch_mkdir(patch, part, "/etc/u-boot-menu/conf.d",
 					      "sourced by u-boot-update after the package's conf.d");
 		if (!rc)
 			rc = imgp_buf_printf(&own, "# U_BOOT_FDT_OVERLAYS of %s, which its package\n"
@@ -781,20 +803,20 @@ static int register_generator(struct imgp_patch *patch, const struct imgp_uboot_
 					     "U_BOOT_FDT_OVERLAYS=\"%s\"\n", gen->overlays_file,
 					     gen->overlays ? gen->overlays : "");
 		if (!rc)
-			rc = imgp_patch_write(patch, patch->boot_part, file, own.data, own.len, true,
+			rc = imgp_patch_write(patch, part, file, own.data, own.len, true,
 					      "the package's own conf.d file is replaced when it is upgraded");
 	} else if (!rc && !existed) {
-		rc = imgp_patch_write(patch, patch->boot_part, file, uboot_defaults,
+		rc = imgp_patch_write(patch, part, file, uboot_defaults,
 				      sizeof(uboot_defaults) - 1, true,
 				      "made as Debian's u-boot-menu ships it, for U_BOOT_FDT_OVERLAYS");
 	}
 	for (size_t i = 0; !rc && !gen->overlays && i < gen->npresent; i++)
-		rc = imgp_patch_list_add(patch, "boot", file, "U_BOOT_FDT_OVERLAYS",
+		rc = imgp_patch_list_add(patch, spec, file, "U_BOOT_FDT_OVERLAYS",
 					 gen->present[i], NULL);
 	if (!rc)
 		rc = imgp_buf_printf(&word, "%s.dtbo", name);
 	if (!rc)
-		rc = imgp_patch_list_add(patch, "boot", file, "U_BOOT_FDT_OVERLAYS",
+		rc = imgp_patch_list_add(patch, spec, file, "U_BOOT_FDT_OVERLAYS",
 					 (char *)word.data, NULL);
 	imgp_buf_free(&old);
 	imgp_buf_free(&word);
@@ -811,8 +833,8 @@ static int generator_note(const struct imgp_uboot_menu *gen, const char *name,
 				 name, file);
 
 	if (!rc && !gen->overlays)
-		rc = imgp_buf_printf(note, "U_BOOT_FDT_OVERLAYS was unset (every *.dtbo of %s): %s%s; a .dtbo put there later needs its name added\n",
-				     gen->dir, gen->npresent ? "it names the ones there first, this one last: " :
+		rc = imgp_buf_printf(note, "U_BOOT_FDT_OVERLAYS was unset (every *.dtbo of %s%s): %s%s; a .dtbo put there later needs its name added\n",
+				     gen->dir, gen->boot_part ? " on the /boot partition" : "", gen->npresent ? "it names the ones there first, this one last: " :
 				     "it names this one", gen->npresent ? "the order extlinux.conf has" : "");
 	return rc ? -ENOMEM : 0;
 }
@@ -886,6 +908,36 @@ static int write_overlays(struct imgp_patch *patch, const char *why,
 }
 
 /*
+ * The edited tree also where the distribution's update copies the tree
+ * from at the next kernel (flash-kernel's /etc/flash-kernel/dtbs/NAME, on
+ * the root; its folder made when absent): the edit then outlives the
+ * kernel, as a copy of today's tree that a new kernel's does not update.
+ */
+static int write_kept(struct imgp_patch *patch, const char *path)
+{
+	const struct imgp_part *root = imgp_patch_part(patch, "root");
+	const char *slash = strrchr(path, '/');
+	struct imgp_fs *fs;
+	char folder[512];
+	const void *blob;
+	size_t size;
+	int rc;
+
+	if (!root)
+		return -ENOENT;
+	snprintf(folder, sizeof(folder), "%.*s", slash ? (int)(slash - path) : 0, path);
+	rc = imgp_dtb_finish(&patch->dtb, &blob, &size);
+	fs = imgp_survey_fs(imgp_patch_survey(patch), root);
+	if (!rc && *folder && (!fs || imgp_fs_exists(fs, folder) != 1))
+		rc = imgp_patch_mkdir(patch, root, folder,
+				      "where the distribution's update looks for a tree first");
+	if (!rc)
+		rc = imgp_patch_write(patch, root, path, blob, size, false,
+				      "the edited tree, where the distribution's update copies it from at every kernel install (in preference to the new kernel's): it outlives the kernel, as a copy of today's tree");
+	return rc;
+}
+
+/*
  * The tree file edited in place. Where u-boot-update regenerates the
  * configuration it keeps naming the file, but a kernel upgrade brings a
  * new kernel's trees without the edit: the plan says so.
@@ -903,6 +955,8 @@ static int write_file(struct imgp_patch *patch, const char *why)
 	}
 	rc = imgp_patch_write_dtb_note(patch, p->tree->path, said ? said : why);
 	free(said);
+	if (!rc && p->tree->kept_in)
+		rc = write_kept(patch, p->tree->kept_in);
 	return rc;
 }
 
