@@ -620,6 +620,13 @@ int imgp_effective_fit_image(struct imgp_survey *sv, const struct imgp_fit_image
 			     struct imgp_effective *t);
 /* patch.c: the patch's survey of its disk (its boot path read), made when first asked; NULL: ENOMEM. */
 struct imgp_survey *imgp_patch_survey(struct imgp_patch *patch);
+/*
+ * The survey's boot script of part (/boot.scr.uimg or /boot.scr), when it
+ * is the one the patch would read and no step planned a change to it; NULL
+ * otherwise (then it is read through the patch).
+ */
+const struct imgp_survey_script *
+imgp_patch_surveyed_script(struct imgp_patch *patch, const struct imgp_part *part);
 
 /* ---------------------------------------------------------- uboot-menu.c */
 
