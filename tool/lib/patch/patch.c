@@ -88,10 +88,12 @@ static int patch_fs(struct imgp_patch *patch, const struct imgp_part *part,
 	}
 	if (i < patch->disk->tab.nparts && sv->fs_rc[i])
 		return imgp_survey_fail(sv->fs_rc[i], sv->fs_error[i]);
+	/* Not tried by the survey (no filesystem imgpatch knows): opening says why. */
 	rc = imgp_fs_open(&fs, &patch->disk->img, part);
 	if (!rc) {
 		imgp_fs_close(&fs);
-		rc = imgp_survey_fs(sv, part) ? 0 : -ENOTSUP;
+		imgp_survey_fs(sv, part);
+		rc = -ENOTSUP;
 	}
 	return rc;
 }
