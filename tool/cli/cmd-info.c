@@ -34,8 +34,7 @@ bool info_fstab_missing(const struct info *in)
 
 bool info_script_loads_override(const struct info *in)
 {
-	return in->sv.script.parsed &&
-	       imgp_bootscr_mentions(&in->sv.script.scr, IMGP_OVERRIDE_NAME);
+	return in->sv.script.loads_override;
 }
 
 const char *info_fstab_error(const struct info *in)

@@ -669,6 +669,13 @@ struct imgp_survey *imgp_patch_survey(struct imgp_patch *patch);
  */
 int imgp_patch_refuse_root(struct imgp_patch *patch, const struct imgp_part *root,
 			   const char *path, const char *alternative);
+/*
+ * The survey's boot script of part (/boot.scr.uimg or /boot.scr), when it
+ * is the one the patch would read and no step planned a change to it; NULL
+ * otherwise (then it is read through the patch).
+ */
+const struct imgp_survey_script *
+imgp_patch_surveyed_script(struct imgp_patch *patch, const struct imgp_part *part);
 
 /* ---------------------------------------------------------- uboot-menu.c */
 

@@ -773,6 +773,8 @@ struct imgp_survey_script {
 	int parse_rc;            /* -EBADMSG: a CRC does not match */
 	size_t size;
 	bool parsed;
+	/* It mentions IMGP_OVERRIDE_NAME: the one answer info, doctor and patch use. */
+	bool loads_override;
 	struct imgp_bootscr scr;
 };
 
@@ -1186,6 +1188,9 @@ struct imgp_patch {
 	struct imgp_dt_plan *dt_plan;
 	/* Where "boot", "root" and the FIT are: surveyed once, when first asked. */
 	struct imgp_survey *survey;
+	/* FITs loaded other than the survey's (imgp_patch_load_fit). */
+	struct imgp_fit **fits;
+	size_t nfits;
 };
 
 void imgp_patch_init(struct imgp_patch *patch, struct imgp_disk *disk);
@@ -1199,12 +1204,13 @@ int imgp_patch_read(struct imgp_patch *patch, const struct imgp_part *part,
 		    const char *path, size_t max, struct imgp_buf *out,
 		    bool *existed);
 /*
- * Opens the FIT at path: from the plan when an earlier operation changed
- * it, else read piecewise from the image (the image stays open while fit
- * is used). Errors carry "pN (type): path".
+ * The FIT at path: from the plan when an earlier operation changed it,
+ * else the survey's (or read piecewise from the image when the survey read
+ * another). *fit belongs to the patch and lives until imgp_patch_free().
+ * Errors carry "pN (type): path".
  */
 int imgp_patch_load_fit(struct imgp_patch *patch, const struct imgp_part *part,
-			const char *path, struct imgp_fit *fit);
+			const char *path, struct imgp_fit **fit);
 /*
  * Plans a whole-file replacement; note (may be NULL) is added to the plan,
  * each of its lines indented under the file's line.

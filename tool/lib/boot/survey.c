@@ -645,6 +645,8 @@ static int survey_script(struct imgp_survey *sv)
 						     part->number, part->fstype,
 						     sv->script.path));
 	sv->script.parsed = true;
+	sv->script.loads_override = imgp_bootscr_mentions(&sv->script.scr,
+							  IMGP_OVERRIDE_NAME);
 	return 0;
 }
 

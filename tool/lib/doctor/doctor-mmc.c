@@ -128,7 +128,7 @@ static int kria_recipe(struct doctor *d, const struct mmc *m, struct imgp_findin
 	char board[3], carrier[5], end[8];
 
 	if (strcmp(m->path, "/axi/mmc@ff170000") != 0 ||
-	    !doctor_script_mentions(d, IMGP_OVERRIDE_NAME) ||
+	    !d->sv.script.loads_override ||
 	    sscanf(name, "fdt-smk-k26-revA-sck-%2[a-z]-g-%4[a-zA-Z]%7s", board,
 		   carrier, end) != 3 || strcmp(end, ".dtb") != 0 ||
 	    (strcmp(board, "kv") != 0 && strcmp(board, "kr") != 0) ||

@@ -121,7 +121,7 @@ int doctor_tree_patch(struct doctor *d, struct imgp_finding *f,
 	struct imgp_buf b = { 0 };
 	int rc = 0;
 
-	if (!t->image || !doctor_script_mentions(d, IMGP_OVERRIDE_NAME))
+	if (!t->image || !d->sv.script.loads_override)
 		return 0;
 	if (strcmp(d->sv.fit_path, IMGP_FIT_PATH) != 0) {
 		rc = imgp_buf_printf(&b, "--fit ");

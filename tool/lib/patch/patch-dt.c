@@ -74,7 +74,7 @@ int imgp_patch_load_fdt(struct imgp_patch *patch, const char *fit_path,
 {
 	const struct imgp_part *part;
 	const struct imgp_fit_image *fimg = NULL;
-	struct imgp_fit fit = { 0 };
+	struct imgp_fit *fit;
 	struct imgp_survey *sv;
 	const uint8_t *payload;
 	char *origin = NULL, *error = NULL;
@@ -96,11 +96,11 @@ int imgp_patch_load_fdt(struct imgp_patch *patch, const char *fit_path,
 	if (rc)
 		return rc;
 	if (!rc)
-		rc = spec ? imgp_fit_find_fdt(&fit, spec, &fimg)
-			  : fit_only_fdt(&fit, &fimg);
+		rc = spec ? imgp_fit_find_fdt(fit, spec, &fimg)
+			  : fit_only_fdt(fit, &fimg);
 	/* Payload errors name the image themselves; the tree's do not. */
 	if (!rc)
-		rc = imgp_fit_payload(&fit, fimg, &payload, &size);
+		rc = imgp_fit_payload(fit, fimg, &payload, &size);
 	if (!rc && asprintf(&origin, "%s in " IMGP_PART_FMT " %s", fimg->name,
 			    part->number, fit_path) < 0) {
 		origin = NULL;
@@ -121,7 +121,6 @@ int imgp_patch_load_fdt(struct imgp_patch *patch, const char *fit_path,
 		imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", part->number,
 			      part->fstype, fit_path);
 	free(origin);
-	imgp_fit_free(&fit);
 	return rc;
 }
 
@@ -395,13 +394,24 @@ int imgp_patch_write_fit(struct imgp_patch *patch, const char *why)
 	return rc;
 }
 
+/* 1 when the script at path loads word, else 0 with the message saying so. */
+static int hook_answer(const struct imgp_part *part, const char *path,
+		       bool loads, const char *word)
+{
+	if (!loads)
+		imgp_fail(ENOENT, IMGP_PART_FMT " (%s): %s does not load %s: the board will ignore it",
+			  part->number, part->fstype, path, word);
+	return loads;
+}
+
 /*
- * Read through the patch, not from the survey: a script an earlier step
- * planned is the one the board will run.
+ * The survey's script when the patch leaves it as it was; else read through
+ * the patch: a script an earlier step planned is the one the board will run.
  */
 int imgp_patch_boot_hook(struct imgp_patch *patch, const char *word)
 {
 	const struct imgp_part *part = imgp_patch_part(patch, "boot");
+	const struct imgp_survey_script *known;
 	struct imgp_buf raw = { 0 };
 	struct imgp_bootscr scr;
 	const char *path = NULL;
@@ -410,6 +420,11 @@ int imgp_patch_boot_hook(struct imgp_patch *patch, const char *word)
 
 	if (!part)
 		return -ENOENT;
+	known = imgp_patch_surveyed_script(patch, part);
+	if (known)
+		return hook_answer(part, known->path, strcmp(word, IMGP_OVERRIDE_NAME) ?
+				   imgp_bootscr_mentions(&known->scr, word) :
+				   known->loads_override, word);
 	for (size_t i = 0; !rc && !existed && i < imgp_nbootscr_paths; i++) {
 		path = imgp_bootscr_paths[i];
 		rc = imgp_patch_read(patch, part, path, BOOTSCR_MAX, &raw, &existed);
@@ -421,10 +436,7 @@ int imgp_patch_boot_hook(struct imgp_patch *patch, const char *word)
 				      part->fstype, path);
 	}
 	if (!rc && existed) {
-		rc = imgp_bootscr_mentions(&scr, word);
-		if (!rc)
-			imgp_fail(ENOENT, IMGP_PART_FMT " (%s): %s does not load %s: the board will ignore it",
-				  part->number, part->fstype, path, word);
+		rc = hook_answer(part, path, imgp_bootscr_mentions(&scr, word), word);
 		imgp_bootscr_free(&scr);
 	}
 	if (!rc && !existed)

@@ -41,6 +41,11 @@ void imgp_patch_free(struct imgp_patch *patch)
 	imgp_buf_free(&patch->dtb_notes);
 	imgp_buf_free(&patch->dtb_before);
 	imgp_dt_plan_free(patch->dt_plan);
+	for (size_t i = 0; i < patch->nfits; i++) {
+		imgp_fit_free(patch->fits[i]);
+		free(patch->fits[i]);
+	}
+	free(patch->fits);
 	if (patch->survey)
 		imgp_survey_free(patch->survey);
 	free(patch->survey);
@@ -60,25 +65,58 @@ static struct imgp_change *patch_find(struct imgp_patch *patch,
 	return NULL;
 }
 
+/*
+ * The survey's filesystem of part: the files a patch reads before the
+ * commit are read where the survey opened them, never opened again. One
+ * the survey could not open gives the survey's reason; one it did not try
+ * (no filesystem imgpatch knows) the reason opening it gives.
+ */
+static int patch_fs(struct imgp_patch *patch, const struct imgp_part *part,
+		    struct imgp_fs **out)
+{
+	struct imgp_survey *sv = imgp_patch_survey(patch);
+	size_t i = (size_t)(part - patch->disk->tab.parts);
+	struct imgp_fs fs;
+	int rc;
+
+	*out = NULL;
+	if (!sv)
+		return -ENOMEM;
+	if (i < patch->disk->tab.nparts && sv->fs_open[i]) {
+		*out = &sv->fs[i];
+		return 0;
+	}
+	if (i < patch->disk->tab.nparts && sv->fs_rc[i])
+		return imgp_survey_fail(sv->fs_rc[i], sv->fs_error[i]);
+	/* Not tried by the survey (no filesystem imgpatch knows): opening says why. */
+	rc = imgp_fs_open(&fs, &patch->disk->img, part);
+	if (!rc) {
+		imgp_fs_close(&fs);
+		imgp_survey_fs(sv, part);
+		rc = -ENOTSUP;
+	}
+	return rc;
+}
+
 static int read_from_image(struct imgp_patch *patch,
 			   const struct imgp_part *part, const char *path,
 			   size_t max, struct imgp_buf *out, bool *existed)
 {
-	struct imgp_fs fs;
+	struct imgp_fs *fs;
 	int rc;
 
-	rc = imgp_fs_open(&fs, &patch->disk->img, part);
+	rc = patch_fs(patch, part, &fs);
 	if (rc)
 		return rc;
 	/*
 	 * Read first, look up only when that fails (each is an mtools run on
 	 * FAT): missing is no error, but a dangling symbolic link is.
 	 */
-	rc = imgp_survey_read_file(&fs, path, max, out);
+	rc = imgp_survey_read_file(fs, path, max, out);
 	*existed = rc == 0;
 	if (rc == -ENOENT) {
 		char *why = strdup(imgp_errmsg());
-		int found = imgp_fs_exists(&fs, path);
+		int found = imgp_fs_exists(fs, path);
 
 		if (found == 0)
 			imgp_errclear();
@@ -87,7 +125,6 @@ static int read_from_image(struct imgp_patch *patch,
 		rc = found == 0 ? 0 : found < 0 ? found : -ENOENT;
 		free(why);
 	}
-	imgp_fs_close(&fs);
 	return rc;
 }
 
@@ -95,15 +132,14 @@ static int read_from_image(struct imgp_patch *patch,
 static int dir_in_image(struct imgp_patch *patch, const struct imgp_part *part,
 			const char *path, bool *existed)
 {
-	struct imgp_fs fs;
+	struct imgp_fs *fs;
 	int rc;
 
-	rc = imgp_fs_open(&fs, &patch->disk->img, part);
+	rc = patch_fs(patch, part, &fs);
 	if (rc)
 		return rc;
-	rc = imgp_fs_exists(&fs, path);
+	rc = imgp_fs_exists(fs, path);
 	*existed = rc > 0;
-	imgp_fs_close(&fs);
 	return rc < 0 ? rc : 0;
 }
 
@@ -111,19 +147,18 @@ static int readlink_from_image(struct imgp_patch *patch,
 			       const struct imgp_part *part, const char *path,
 			       struct imgp_buf *out, bool *existed)
 {
-	struct imgp_fs fs;
+	struct imgp_fs *fs;
 	int rc;
 
-	rc = imgp_fs_open(&fs, &patch->disk->img, part);
+	rc = patch_fs(patch, part, &fs);
 	if (rc)
 		return rc;
-	rc = imgp_fs_exists(&fs, path);
+	rc = imgp_fs_exists(fs, path);
 	*existed = false;
 	if (rc > 0) {
-		rc = imgp_fs_readlink(&fs, path, out);
+		rc = imgp_fs_readlink(fs, path, out);
 		*existed = rc == 0;
 	}
-	imgp_fs_close(&fs);
 	return rc < 0 ? rc : 0;
 }
 
@@ -140,26 +175,52 @@ int imgp_patch_read(struct imgp_patch *patch, const struct imgp_part *part,
 	return imgp_buf_append(out, c->new.data, c->new.len);
 }
 
+/* Keeps a FIT the patch loaded: those it hands out live as long as it. */
+static int patch_keep_fit(struct imgp_patch *patch, struct imgp_fit *fit,
+			  struct imgp_fit **out)
+{
+	struct imgp_fit **grown = realloc(patch->fits, (patch->nfits + 1) * sizeof(*grown));
+	struct imgp_fit *kept = malloc(sizeof(*kept));
+
+	if (grown)
+		patch->fits = grown;
+	if (!grown || !kept) {
+		free(kept);
+		imgp_fit_free(fit);
+		return imgp_fail(ENOMEM, "out of memory");
+	}
+	*kept = *fit;
+	patch->fits[patch->nfits++] = kept;
+	*out = kept;
+	return 0;
+}
+
 /*
- * A FIT is read piecewise from the image (its structure, then the one
- * payload asked for) where the filesystem can map it; a FIT an earlier
- * step changed, or one a filesystem cannot map, is read whole.
+ * A FIT no step changed is the survey's (read piecewise once), or read
+ * piecewise from the survey's filesystem; a FIT an earlier step changed,
+ * or one a filesystem cannot map, is read whole.
  */
 int imgp_patch_load_fit(struct imgp_patch *patch, const struct imgp_part *part,
-			const char *path, struct imgp_fit *fit)
+			const char *path, struct imgp_fit **out)
 {
 	struct imgp_change *c = patch_find(patch, part, path);
-	struct imgp_fs fs;
+	struct imgp_survey *sv = imgp_patch_survey(patch);
+	struct imgp_fit fit = { 0 };
+	struct imgp_fs *fs;
 	int rc;
 
-	memset(fit, 0, sizeof(*fit));
+	*out = NULL;
+	if (!sv)
+		return -ENOMEM;
+	if (!c && sv->fit.parsed && sv->fit.part == part && !strcmp(sv->fit_path, path)) {
+		*out = &sv->fit.fit;
+		return 0;
+	}
 	if (!c) {
-		rc = imgp_fs_open(&fs, &patch->disk->img, part);
-		if (rc)
-			return rc;
-		rc = imgp_fs_load_fit(&fs, path, fit);
-		imgp_fs_close(&fs);
-		return rc;
+		rc = patch_fs(patch, part, &fs);
+		if (!rc)
+			rc = imgp_fs_load_fit(fs, path, &fit);
+		return rc ? rc : patch_keep_fit(patch, &fit, out);
 	}
 	if (c->kind != IMGP_CHANGE_FILE)
 		return imgp_fail(ENOENT, IMGP_PART_FMT " (%s): %s: no such file",
@@ -170,10 +231,12 @@ int imgp_patch_load_fit(struct imgp_patch *patch, const struct imgp_part *part,
 		if (!copy)
 			return imgp_fail(ENOMEM, "out of memory");
 		memcpy(copy, c->new.data, c->new.len);
-		rc = imgp_fit_parse(fit, copy, c->new.len);
+		rc = imgp_fit_parse(&fit, copy, c->new.len);
 	}
-	return rc ? imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", part->number,
-				  part->fstype, path) : 0;
+	if (rc)
+		return imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", part->number,
+				     part->fstype, path);
+	return patch_keep_fit(patch, &fit, out);
 }
 
 /* Finds the planned change of a file, or starts one with its current state. */
@@ -295,6 +358,23 @@ struct imgp_survey *imgp_patch_survey(struct imgp_patch *patch)
 	}
 	patch->survey = sv;
 	return sv;
+}
+
+const struct imgp_survey_script *
+imgp_patch_surveyed_script(struct imgp_patch *patch, const struct imgp_part *part)
+{
+	const struct imgp_survey *sv = imgp_patch_survey(patch);
+
+	if (!sv || !sv->script.parsed || sv->script.part != part)
+		return NULL;
+	/* The first of the names the patch finds, and not planned over. */
+	for (size_t i = 0; i < imgp_nbootscr_paths; i++) {
+		if (patch_find(patch, part, imgp_bootscr_paths[i]))
+			return NULL;
+		if (!strcmp(sv->script.path, imgp_bootscr_paths[i]))
+			return &sv->script;
+	}
+	return NULL;
 }
 
 /*

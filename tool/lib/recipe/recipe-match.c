@@ -102,8 +102,7 @@ static int match_file(struct imgp_patch *patch, const char *spec)
 /* The FIT the rules and the load step read, parsed once for both. */
 struct match_fit {
 	const char *path;
-	bool loaded;
-	struct imgp_fit fit;
+	struct imgp_fit *fit;    /* the patch's; NULL until loaded */
 };
 
 static int fit_get(struct imgp_patch *patch, struct match_fit *mf)
@@ -113,7 +112,7 @@ static int fit_get(struct imgp_patch *patch, struct match_fit *mf)
 	char *error = NULL;
 	int rc;
 
-	if (mf->loaded)
+	if (mf->fit)
 		return 0;
 	/* Found as patch's fdt-from-fit finds it: the survey's one rule. */
 	sv = imgp_patch_survey(patch);
@@ -123,11 +122,7 @@ static int fit_get(struct imgp_patch *patch, struct match_fit *mf)
 	free(error);
 	if (rc)
 		return rc;
-	rc = imgp_patch_load_fit(patch, part, mf->path, &mf->fit);
-	if (rc)
-		return rc;
-	mf->loaded = true;
-	return 0;
+	return imgp_patch_load_fit(patch, part, mf->path, &mf->fit);
 }
 
 static int match_fit_fdt(struct imgp_patch *patch, struct match_fit *mf,
@@ -138,14 +133,14 @@ static int match_fit_fdt(struct imgp_patch *patch, struct match_fit *mf,
 
 	if (rc)
 		return imgp_fail_ctx(rc, "expected FIT fdt '%s', found", name);
-	for (size_t i = 0; i < mf->fit.nimages; i++)
-		if (!strcmp(mf->fit.images[i].type, "flat_dt") &&
-		    !strcmp(mf->fit.images[i].name, name))
+	for (size_t i = 0; i < mf->fit->nimages; i++)
+		if (!strcmp(mf->fit->images[i].type, "flat_dt") &&
+		    !strcmp(mf->fit->images[i].name, name))
 			return 0;
-	for (size_t i = 0; !rc && i < mf->fit.nimages; i++)
-		if (!strcmp(mf->fit.images[i].type, "flat_dt"))
+	for (size_t i = 0; !rc && i < mf->fit->nimages; i++)
+		if (!strcmp(mf->fit->images[i].type, "flat_dt"))
 			rc = imgp_buf_printf(&have, "%s%s", have.len ? ", " : "",
-					     mf->fit.images[i].name);
+					     mf->fit->images[i].name);
 	if (!rc)
 		rc = imgp_fail(ENOENT, "expected FIT fdt '%s' in %s (have: %s)", name,
 			       mf->path, have.len ? (char *)have.data : "no fdt images");
@@ -164,20 +159,20 @@ static int load_tree(struct imgp_patch *patch, const struct recipe_step *st,
 		int rc = fit_get(patch, mf);
 
 		if (!rc && st->val[OP_FDT]) {
-			rc = imgp_fit_find_fdt(&mf->fit, st->val[OP_FDT], &img);
+			rc = imgp_fit_find_fdt(mf->fit, st->val[OP_FDT], &img);
 		} else if (!rc) {
-			for (size_t i = 0; i < mf->fit.nimages; i++) {
-				if (strcmp(mf->fit.images[i].type, "flat_dt"))
+			for (size_t i = 0; i < mf->fit->nimages; i++) {
+				if (strcmp(mf->fit->images[i].type, "flat_dt"))
 					continue;
 				if (img)
 					return imgp_fail(EINVAL, "the FIT has several fdt images: the fdt-from-fit step must name one");
-				img = &mf->fit.images[i];
+				img = &mf->fit->images[i];
 			}
 			if (!img)
 				rc = imgp_fail(ENOENT, "the FIT has no fdt image");
 		}
 		if (!rc)
-			rc = imgp_fit_payload(&mf->fit, img, &data, &size);
+			rc = imgp_fit_payload(mf->fit, img, &data, &size);
 		if (!rc)
 			rc = imgp_dtb_load(dtb, data, size);
 		return rc;
@@ -234,7 +229,7 @@ static int match_compat(const struct imgp_dtb *dtb, const char *want)
 int imgp_recipe_match(const struct imgp_recipe *r, struct imgp_patch *patch)
 {
 	const struct recipe_step *load = recipe_first_dt_load(r);
-	struct match_fit mf = { IMGP_FIT_PATH, false, { 0 } };
+	struct match_fit mf = { IMGP_FIT_PATH, NULL };
 	struct imgp_dtb dtb = { 0 };
 	bool have_dtb = false;
 	int rc = recipe_check_bound(r);
@@ -281,8 +276,6 @@ int imgp_recipe_match(const struct imgp_recipe *r, struct imgp_patch *patch)
 	}
 	if (have_dtb)
 		imgp_dtb_free(&dtb);
-	if (mf.loaded)
-		imgp_fit_free(&mf.fit);
 	if (rc && r->bound)
 		imgp_fail_ctx(rc, "recipe '%s' does not match this image", r->name);
 	return rc;
