@@ -65,7 +65,7 @@ static int kernel_version(struct doctor *d, struct kver *k)
 
 	memset(k, 0, sizeof(*k));
 	if (d->sv.root) {
-		rc = doctor_list(d, d->sv.root, "/lib/modules", &names, &n);
+		rc = imgp_doctor_list(d, d->sv.root, "/lib/modules", &names, &n);
 		if (rc == -ENOENT || rc == -ENOTDIR || rc == -ENOTSUP) {
 			imgp_errclear();
 			rc = 0;
@@ -125,36 +125,36 @@ static int check_fix(struct doctor *d, const struct doctor_kernel_fix *fix,
 	int rc;
 
 	for (size_t i = 0; i < d->ntrees && !t; i++)
-		if (doctor_dt_has_string(d->trees[i].dtb.fdt, 0, "compatible", fix->soc) &&
+		if (imgp_doctor_dt_has_string(d->trees[i].dtb.fdt, 0, "compatible", fix->soc) &&
 		    find_device(&d->trees[i], fix->device, node, sizeof(node)))
 			t = &d->trees[i];
 	if (!t || version_cmp(k->v, fix->version) >= 0)
 		return 0;
-	f = doctor_add(d, DOCTOR_KERNEL_STORAGE_FIX_MISSING);
+	f = imgp_doctor_add(d, DOCTOR_KERNEL_STORAGE_FIX_MISSING);
 	if (!f)
 		return -ENOMEM;
-	rc = doctor_set(&f->node, "%s", node);
+	rc = imgp_doctor_set(&f->node, "%s", node);
 	if (!rc && k->in_fit) {
 		f->partition = d->sv.boot->number;
-		rc = doctor_set(&f->file, "%s", d->sv.fit_path);
+		rc = imgp_doctor_set(&f->file, "%s", d->sv.fit_path);
 		if (!rc)
-			rc = doctor_set(&f->fdt, "%s", k->where);
+			rc = imgp_doctor_set(&f->fdt, "%s", k->where);
 	} else if (!rc) {
 		f->partition = d->sv.root->number;
-		rc = doctor_set(&f->file, "%s", k->where);
+		rc = imgp_doctor_set(&f->file, "%s", k->where);
 	}
 	if (!rc)
-		rc = doctor_set(&f->title, "kernel %u.%u.%u is older than the %s (%s)",
+		rc = imgp_doctor_set(&f->title, "kernel %u.%u.%u is older than the %s (%s)",
 				k->v[0], k->v[1], k->v[2], fix->title, fix->soc);
 	if (!rc)
-		rc = doctor_set(&f->cost, "%s", fix->cost);
+		rc = imgp_doctor_set(&f->cost, "%s", fix->cost);
 	if (!rc)
-		rc = doctor_set(&f->hint, "update the kernel to %u.%u or later, or to one that backports the fix",
+		rc = imgp_doctor_set(&f->hint, "update the kernel to %u.%u or later, or to one that backports the fix",
 				fix->version[0], fix->version[1]);
 	return rc;
 }
 
-int doctor_check_kernel(struct doctor *d)
+int imgp_doctor_check_kernel(struct doctor *d)
 {
 	struct kver k;
 	int rc;
@@ -162,7 +162,7 @@ int doctor_check_kernel(struct doctor *d)
 	rc = kernel_version(d, &k);
 	if (rc || !k.found)
 		return rc;
-	for (size_t i = 0; i < doctor_nkernel_fixes && !rc; i++)
-		rc = check_fix(d, &doctor_kernel_fixes[i], &k);
+	for (size_t i = 0; i < imgp_doctor_nkernel_fixes && !rc; i++)
+		rc = check_fix(d, &imgp_doctor_kernel_fixes[i], &k);
 	return rc;
 }

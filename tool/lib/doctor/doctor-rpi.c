@@ -72,7 +72,7 @@ static bool overclocked(const struct doctor *d, const char *section)
 	return true;
 }
 
-int doctor_check_rpi(struct doctor *d)
+int imgp_doctor_check_rpi(struct doctor *d)
 {
 	struct imgp_finding *f;
 	const char *section;
@@ -86,23 +86,23 @@ int doctor_check_rpi(struct doctor *d)
 		return 0;
 	if (d->sv.bootinfo.rc || overclocked(d, section))
 		return 0;
-	f = doctor_add(d, DOCTOR_RPI_SD_OVERCLOCK);
+	f = imgp_doctor_add(d, DOCTOR_RPI_SD_OVERCLOCK);
 	if (!f)
 		return -ENOMEM;
 	f->partition = d->sv.boot->number;
 	f->recipe = "rpi-sd-overclock";
-	rc = doctor_set(&f->file, "/config.txt");
+	rc = imgp_doctor_set(&f->file, "/config.txt");
 	if (!rc)
-		rc = doctor_set(&f->property, "dtparam=sd_overclock");
+		rc = imgp_doctor_set(&f->property, "dtparam=sd_overclock");
 	if (!rc)
-		rc = doctor_set(&f->recipe_args, "--set model=%s --set sd_overclock=100",
+		rc = imgp_doctor_set(&f->recipe_args, "--set model=%s --set sd_overclock=100",
 				section);
 	if (!rc)
-		rc = doctor_set(&f->title, "config.txt does not set dtparam=sd_overclock");
+		rc = imgp_doctor_set(&f->title, "config.txt does not set dtparam=sd_overclock");
 	if (!rc)
-		rc = doctor_set(&f->cost, "on a Pi Zero to 3 (SD card on sdhost) the SD clock stays at 50 MHz (about 22 MB/s); many cards run at 100 MHz. It does not reach the SD slot of a Pi 4 or 5");
+		rc = imgp_doctor_set(&f->cost, "on a Pi Zero to 3 (SD card on sdhost) the SD clock stays at 50 MHz (about 22 MB/s); many cards run at 100 MHz. It does not reach the SD slot of a Pi 4 or 5");
 	if (!rc)
-		rc = doctor_set(&f->hint, "add dtparam=sd_overclock=100 to the [%s] section of config.txt; go back to 50 on mmc errors",
+		rc = imgp_doctor_set(&f->hint, "add dtparam=sd_overclock=100 to the [%s] section of config.txt; go back to 50 on mmc errors",
 				section);
 	return rc;
 }

@@ -24,11 +24,11 @@ static const struct {
 	int (*run)(struct doctor *d);
 } doctor_checks[] = {
 	/* mmc first: the boot check rates its finding by the trees' findings. */
-	{ "mmc", doctor_check_mmc },
-	{ "fstab", doctor_check_fstab },
-	{ "boot", doctor_check_boot },
-	{ "kernel", doctor_check_kernel },
-	{ "rpi", doctor_check_rpi },
+	{ "mmc", imgp_doctor_check_mmc },
+	{ "fstab", imgp_doctor_check_fstab },
+	{ "boot", imgp_doctor_check_boot },
+	{ "kernel", imgp_doctor_check_kernel },
+	{ "rpi", imgp_doctor_check_rpi },
 };
 
 const char *imgp_severity_name(enum imgp_severity sev)
@@ -65,7 +65,7 @@ int imgp_shell_quote(struct imgp_buf *out, const char *arg)
 
 /* ------------------------------------------------------------ findings */
 
-int doctor_set(char **field, const char *fmt, ...)
+int imgp_doctor_set(char **field, const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
@@ -85,36 +85,36 @@ int doctor_set(char **field, const char *fmt, ...)
 	return 0;
 }
 
-int doctor_tree_evidence(struct imgp_finding *f, const struct doctor_tree *t,
+int imgp_doctor_tree_evidence(struct imgp_finding *f, const struct doctor_tree *t,
 			 const char *node, const char *prop)
 {
 	int rc;
 
 	f->partition = t->part->number;
-	rc = doctor_set(&f->file, "%s", t->file);
+	rc = imgp_doctor_set(&f->file, "%s", t->file);
 	if (!rc && t->image)
-		rc = doctor_set(&f->fdt, "%s", t->image->name);
+		rc = imgp_doctor_set(&f->fdt, "%s", t->image->name);
 	if (!rc && node)
-		rc = doctor_set(&f->node, "%s", node);
+		rc = imgp_doctor_set(&f->node, "%s", node);
 	if (!rc && prop)
-		rc = doctor_set(&f->property, "%s", prop);
+		rc = imgp_doctor_set(&f->property, "%s", prop);
 	if (!rc && t->eff)
-		rc = doctor_path_evidence(f, t->eff);
+		rc = imgp_doctor_path_evidence(f, t->eff);
 	return rc;
 }
 
-int doctor_path_evidence(struct imgp_finding *f, const struct imgp_effective *t)
+int imgp_doctor_path_evidence(struct imgp_finding *f, const struct imgp_effective *t)
 {
-	int rc = doctor_set(&f->boot_path, "%s", t->boot_path);
+	int rc = imgp_doctor_set(&f->boot_path, "%s", t->boot_path);
 
 	if (!rc && t->model)
-		rc = doctor_set(&f->model, "%s", t->model);
+		rc = imgp_doctor_set(&f->model, "%s", t->model);
 	if (!rc)
-		rc = doctor_set(&f->tree, "%s", t->provenance);
+		rc = imgp_doctor_set(&f->tree, "%s", t->provenance);
 	return rc;
 }
 
-int doctor_tree_patch(struct doctor *d, struct imgp_finding *f,
+int imgp_doctor_tree_patch(struct doctor *d, struct imgp_finding *f,
 		      const struct doctor_tree *t, const char *option,
 		      const char *arg)
 {
@@ -139,12 +139,12 @@ int doctor_tree_patch(struct doctor *d, struct imgp_finding *f,
 	if (!rc)
 		rc = imgp_shell_quote(&b, arg);
 	if (!rc)
-		rc = doctor_set(&f->patch_args, "%s", (char *)b.data);
+		rc = imgp_doctor_set(&f->patch_args, "%s", (char *)b.data);
 	imgp_buf_free(&b);
 	return rc ? imgp_fail(ENOMEM, "out of memory") : 0;
 }
 
-bool doctor_dt_has_string(const void *fdt, int node, const char *prop,
+bool imgp_doctor_dt_has_string(const void *fdt, int node, const char *prop,
 			  const char *s)
 {
 	return fdt_stringlist_search(fdt, node, prop, s) >= 0;
@@ -178,7 +178,7 @@ void imgp_doctor_free(struct imgp_doctor *doc)
 
 /* --------------------------------------------------------------- reads */
 
-int doctor_exists(struct doctor *d, const struct imgp_part *part,
+int imgp_doctor_exists(struct doctor *d, const struct imgp_part *part,
 		  const char *path)
 {
 	struct imgp_fs *fs = imgp_survey_fs(&d->sv, part);
@@ -186,7 +186,7 @@ int doctor_exists(struct doctor *d, const struct imgp_part *part,
 	return fs ? imgp_fs_exists(fs, path) : -ENOTSUP;
 }
 
-int doctor_read(struct doctor *d, const struct imgp_part *part,
+int imgp_doctor_read(struct doctor *d, const struct imgp_part *part,
 		const char *path, size_t max, struct imgp_buf *out)
 {
 	struct imgp_fs *fs = imgp_survey_fs(&d->sv, part);
@@ -204,7 +204,7 @@ int doctor_read(struct doctor *d, const struct imgp_part *part,
 	return rc ? rc : 1;
 }
 
-int doctor_list(struct doctor *d, const struct imgp_part *part,
+int imgp_doctor_list(struct doctor *d, const struct imgp_part *part,
 		const char *dir, char ***names, size_t *n)
 {
 	struct imgp_fs *fs = imgp_survey_fs(&d->sv, part);
@@ -214,12 +214,12 @@ int doctor_list(struct doctor *d, const struct imgp_part *part,
 	return fs ? imgp_fs_list(fs, dir, names, n) : -ENOTSUP;
 }
 
-bool doctor_script_mentions(const struct doctor *d, const char *word)
+bool imgp_doctor_script_mentions(const struct doctor *d, const char *word)
 {
 	return d->sv.script.parsed && imgp_bootscr_mentions(&d->sv.script.scr, word);
 }
 
-bool doctor_override_in_effect(const struct doctor *d)
+bool imgp_doctor_override_in_effect(const struct doctor *d)
 {
 	return imgp_effective_override_loaded(&d->sv);
 }
@@ -358,7 +358,7 @@ static int add_file_tree(struct doctor *d, const char *path)
 	struct doctor_tree *t;
 	int rc;
 
-	rc = doctor_read(d, d->sv.boot, path, IMGP_DTB_MAX, &buf);
+	rc = imgp_doctor_read(d, d->sv.boot, path, IMGP_DTB_MAX, &buf);
 	if (rc > 0) {
 		t = tree_new(d, d->sv.boot, path);
 		rc = t ? tree_load(d, t, buf.data, buf.len) :
@@ -461,7 +461,7 @@ static int root_unread(struct doctor *d)
 	rc = imgp_buf_printf(&b, IMGP_PART_FMT " (%s), the likely root, could not be read (imgpatch reads FAT and ext2/3/4); not judged:",
 			     p->number, p->fstype);
 	for (size_t i = 0; !rc && i < sizeof(need_root) / sizeof(need_root[0]); i++)
-		rc = imgp_buf_printf(&b, "%s %s", i ? "," : "", doctor_findings[need_root[i]].id);
+		rc = imgp_buf_printf(&b, "%s %s", i ? "," : "", imgp_doctor_findings[need_root[i]].id);
 	if (rc) {
 		imgp_buf_free(&b);
 		return imgp_fail(ENOMEM, "out of memory");
@@ -488,7 +488,7 @@ static int gather(struct doctor *d, struct imgp_disk *disk,
 		rc = root_unread(d);
 	if (rc || !d->sv.boot)
 		return rc;
-	rc = doctor_list(d, d->sv.boot, "/", &d->boot_names, &d->nboot_names);
+	rc = imgp_doctor_list(d, d->sv.boot, "/", &d->boot_names, &d->nboot_names);
 	if (rc == -ENOTSUP) {
 		/* A filesystem without listings: no .dtb files to find. */
 		imgp_errclear();

@@ -37,27 +37,27 @@ struct doctor {
 };
 
 /* The checks, in the order they run (doctor.c). Each returns 0 or -errno. */
-int doctor_check_mmc(struct doctor *d);
-int doctor_check_fstab(struct doctor *d);
-int doctor_check_boot(struct doctor *d);
-int doctor_check_kernel(struct doctor *d);
-int doctor_check_rpi(struct doctor *d);
+int imgp_doctor_check_mmc(struct doctor *d);
+int imgp_doctor_check_fstab(struct doctor *d);
+int imgp_doctor_check_boot(struct doctor *d);
+int imgp_doctor_check_kernel(struct doctor *d);
+int imgp_doctor_check_rpi(struct doctor *d);
 
 /* Reads a file; 1 when read, 0 when it does not exist, or -errno. */
-int doctor_read(struct doctor *d, const struct imgp_part *part,
+int imgp_doctor_read(struct doctor *d, const struct imgp_part *part,
 		const char *path, size_t max, struct imgp_buf *out);
 /* 1 when path exists (a link counts, even dangling), 0 when not, or -errno. */
-int doctor_exists(struct doctor *d, const struct imgp_part *part,
+int imgp_doctor_exists(struct doctor *d, const struct imgp_part *part,
 		  const char *path);
 /* The names in a directory; -ENOENT when it is missing. */
-int doctor_list(struct doctor *d, const struct imgp_part *part,
+int imgp_doctor_list(struct doctor *d, const struct imgp_part *part,
 		const char *dir, char ***names, size_t *n);
 /* True when the boot script mentions word. */
-bool doctor_script_mentions(const struct doctor *d, const char *word);
+bool imgp_doctor_script_mentions(const struct doctor *d, const char *word);
 /* True when the FIT's boot script loads IMGP_OVERRIDE_PATH and it is there. */
-bool doctor_override_in_effect(const struct doctor *d);
+bool imgp_doctor_override_in_effect(const struct doctor *d);
 
-/* The kinds of finding; each has its entry in doctor_findings[]. */
+/* The kinds of finding; each has its entry in imgp_doctor_findings[]. */
 enum doctor_finding_id {
 	DOCTOR_UHS_BLOCKED,
 	DOCTOR_UHS_MODES_MISSING,
@@ -92,26 +92,26 @@ struct doctor_finding_kind {
 	const char *anchor;          /* its subsection of DOCTOR FINDINGS in imgpatch(1) */
 };
 /* The table (findings.c), indexed by enum doctor_finding_id. */
-extern const struct doctor_finding_kind doctor_findings[DOCTOR_NFINDINGS];
+extern const struct doctor_finding_kind imgp_doctor_findings[DOCTOR_NFINDINGS];
 
 /*
  * Adds a finding of kind id with its severity and returns it, or NULL
  * (message set) when out of memory. The pointer stays valid until the next
- * doctor_add().
+ * imgp_doctor_add().
  */
-struct imgp_finding *doctor_add(struct doctor *d, enum doctor_finding_id id);
-/* doctor_add(), with the kind's milder severity when milder is true. */
-struct imgp_finding *doctor_add_milder(struct doctor *d, enum doctor_finding_id id,
+struct imgp_finding *imgp_doctor_add(struct doctor *d, enum doctor_finding_id id);
+/* imgp_doctor_add(), with the kind's milder severity when milder is true. */
+struct imgp_finding *imgp_doctor_add_milder(struct doctor *d, enum doctor_finding_id id,
 				       bool milder);
 /* printf into *field (replacing it); non-printable bytes become '?'. */
-int doctor_set(char **field, const char *fmt, ...) IMGP_PRINTF(2, 3);
+int imgp_doctor_set(char **field, const char *fmt, ...) IMGP_PRINTF(2, 3);
 /*
  * Evidence of a device-tree finding: partition, file, fdt, node, property,
  * and the boot path, model and provenance of the effective tree.
  */
 /* The boot path, model and provenance of effective tree t, into f. */
-int doctor_path_evidence(struct imgp_finding *f, const struct imgp_effective *t);
-int doctor_tree_evidence(struct imgp_finding *f, const struct doctor_tree *t,
+int imgp_doctor_path_evidence(struct imgp_finding *f, const struct imgp_effective *t);
+int imgp_doctor_tree_evidence(struct imgp_finding *f, const struct doctor_tree *t,
 			 const char *node, const char *prop);
 /*
  * The imgpatch patch arguments that apply one device-tree edit (option
@@ -119,11 +119,11 @@ int doctor_tree_evidence(struct imgp_finding *f, const struct doctor_tree *t,
  * for a FIT tree, and only when the boot script loads user-override.dtb
  * (where patch writes the result). Otherwise leaves patch_args NULL.
  */
-int doctor_tree_patch(struct doctor *d, struct imgp_finding *f,
+int imgp_doctor_tree_patch(struct doctor *d, struct imgp_finding *f,
 		      const struct doctor_tree *t, const char *option,
 		      const char *arg);
 /* True when a string-list property of node holds s. */
-bool doctor_dt_has_string(const void *fdt, int node, const char *prop,
+bool imgp_doctor_dt_has_string(const void *fdt, int node, const char *prop,
 			  const char *s);
 
 /* Kernel releases that fixed a storage problem (doctor-kernel-fixes.c). */
@@ -134,7 +134,7 @@ struct doctor_kernel_fix {
 	const char *title;
 	const char *cost;
 };
-extern const struct doctor_kernel_fix doctor_kernel_fixes[];
-extern const size_t doctor_nkernel_fixes;
+extern const struct doctor_kernel_fix imgp_doctor_kernel_fixes[];
+extern const size_t imgp_doctor_nkernel_fixes;
 
 #endif

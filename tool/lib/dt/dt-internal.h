@@ -16,12 +16,12 @@
 #define DT_SLACK 65536
 
 /* dt-lookup.c: name is base with or without a unit address */
-bool dt_base_eq(const char *name, const char *base, size_t len);
+bool imgp_dt_base_eq(const char *name, const char *base, size_t len);
 /* dt-lookup.c: -EINVAL "broken device tree" for a libfdt walk error */
-int dt_walk_error(int rc);
+int imgp_dt_walk_error(int rc);
 /* dt-mmc.c: node is an SD/eMMC controller (by name or compatible) */
-bool dt_is_mmc(const void *fdt, int node);
+bool imgp_dt_is_mmc(const void *fdt, int node);
 /* dt-value.c: dtc's guess that a property without type markers is strings */
-bool dt_looks_like_strings(const uint8_t *p, int len);
+bool imgp_dt_looks_like_strings(const uint8_t *p, int len);
 
 #endif

@@ -28,7 +28,7 @@ static size_t dt_base_len(const char *name)
 	return strcspn(name, "@");
 }
 
-bool dt_base_eq(const char *name, const char *base, size_t len)
+bool imgp_dt_base_eq(const char *name, const char *base, size_t len)
 {
 	return dt_base_len(name) == len && strncmp(name, base, len) == 0;
 }
@@ -104,12 +104,12 @@ static bool dt_node_matches(const void *fdt, int node, const char *spec,
 		return name && strcmp(name, spec) == 0;
 	case DT_BASE_NAME:
 		name = fdt_get_name(fdt, node, NULL);
-		return name && dt_base_eq(name, spec, strlen(spec));
+		return name && imgp_dt_base_eq(name, spec, strlen(spec));
 	}
 	return false;
 }
 
-int dt_walk_error(int rc)
+int imgp_dt_walk_error(int rc)
 {
 	return imgp_fail(EINVAL, "broken device tree: %s", fdt_strerror(rc));
 }
@@ -126,14 +126,14 @@ static int dt_not_found(const void *fdt, const char *what, const char *spec,
 	     node = fdt_next_node(fdt, node, NULL)) {
 		const char *name = fdt_get_name(fdt, node, NULL);
 
-		if (baselen && name && dt_base_eq(name, base, baselen))
+		if (baselen && name && imgp_dt_base_eq(name, base, baselen))
 			dt_list_add(fdt, node, &l);
 	}
 	if (!l.count) {
 		kind = "SD/eMMC controllers";
 		for (node = fdt_next_node(fdt, -1, NULL); node >= 0;
 		     node = fdt_next_node(fdt, node, NULL))
-			if (dt_is_mmc(fdt, node))
+			if (imgp_dt_is_mmc(fdt, node))
 				dt_list_add(fdt, node, &l);
 	}
 	if (l.err)
@@ -230,7 +230,7 @@ static int dt_find_label(const void *fdt, const char *label)
 	     node >= 0 && depth >= 0 && nmmc < DT_LIST_MAX;
 	     node = fdt_next_node(fdt, node, &depth))
 		if (dt_walk_path(fdt, node, depth, &h->walk) &&
-		    dt_is_mmc(fdt, node))
+		    imgp_dt_is_mmc(fdt, node))
 			strcpy(h->mmc[nmmc++], h->walk.path);
 	fdt_for_each_property_offset(prop, fdt, sym) {
 		const char *name;
@@ -301,7 +301,7 @@ int imgp_dt_find_node(const struct imgp_dtb *dtb, const char *spec)
 			dt_list_add(fdt, node, &l);
 	free(w);
 	if (node < 0 && node != -FDT_ERR_NOTFOUND) {
-		rc = dt_walk_error(node);
+		rc = imgp_dt_walk_error(node);
 	} else if (l.err) {
 		rc = imgp_fail(ENOMEM, "out of memory");
 	} else if (l.count == 1) {

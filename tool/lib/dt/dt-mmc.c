@@ -56,7 +56,7 @@ static bool dt_is_host_compatible(const char *c)
 	return false;
 }
 
-bool dt_is_mmc(const void *fdt, int node)
+bool imgp_dt_is_mmc(const void *fdt, int node)
 {
 	const char *name, *p, *end;
 	int len;
@@ -71,7 +71,7 @@ bool dt_is_mmc(const void *fdt, int node)
 		 */
 		name = fdt_get_name(fdt, node, NULL);
 		return name && strchr(name, '@') &&
-		       (dt_base_eq(name, "mmc", 3) || dt_base_eq(name, "sdhci", 5));
+		       (imgp_dt_base_eq(name, "mmc", 3) || imgp_dt_base_eq(name, "sdhci", 5));
 	}
 	/* A host has registers; regulators, power sequences and boards' root nodes do not. */
 	if (!fdt_getprop(fdt, node, "reg", NULL))
@@ -251,7 +251,7 @@ int imgp_dt_list_mmc(const struct imgp_dtb *dtb, struct imgp_dt_mmc **out, size_
 	*n = 0;
 	for (node = fdt_next_node(fdt, -1, NULL); node >= 0 && !rc;
 	     node = fdt_next_node(fdt, node, NULL)) {
-		if (!dt_is_mmc(fdt, node))
+		if (!imgp_dt_is_mmc(fdt, node))
 			continue;
 		memset(&m, 0, sizeof(m));
 		rc = dt_fill_mmc(dtb, node, &m);
@@ -259,7 +259,7 @@ int imgp_dt_list_mmc(const struct imgp_dtb *dtb, struct imgp_dt_mmc **out, size_
 			rc = imgp_fail(ENOMEM, "out of memory");
 	}
 	if (!rc && node != -FDT_ERR_NOTFOUND)
-		rc = dt_walk_error(node);
+		rc = imgp_dt_walk_error(node);
 	if (rc) {
 		imgp_buf_free(&list);
 		return rc;

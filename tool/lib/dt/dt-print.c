@@ -27,7 +27,7 @@ static int dts_put_value(struct imgp_buf *b, const uint8_t *p, int len)
 
 	if (len == 0)
 		return imgp_buf_append(b, ";\n", 2);
-	if (dt_looks_like_strings(p, len)) {
+	if (imgp_dt_looks_like_strings(p, len)) {
 		rc = imgp_buf_append(b, " = \"", 4);
 		for (i = 0; !rc && i < len - 1; i++) {
 			e = p[i] ? strchr(esc_from, p[i]) : NULL;

@@ -86,7 +86,7 @@ static int rpi_local_fixups(struct rpi_tree *t, int fix, int node, uint32_t delt
 		int vlen;
 
 		if (!offs)
-			return rpi_tree_fail(t, olen);
+			return imgp_rpi_tree_fail(t, olen);
 		val = fdt_getprop_w(t->fdt, node, name, &vlen);
 		if (!val)
 			return imgp_fail(EINVAL, "%s: __local_fixups__ names property '%s' that is not there",
@@ -134,7 +134,7 @@ static int rpi_resolve_labels(struct rpi_tree *base, struct rpi_tree *ovl,
 
 		list = fdt_getprop_by_offset(ovl->fdt, prop, &label, &len);
 		if (!list)
-			return rpi_tree_fail(ovl, len);
+			return imgp_rpi_tree_fail(ovl, len);
 		path = label[0] == '/' ? label : fdt_getprop(base->fdt, sym, label, NULL);
 		if (!path)
 			return imgp_fail(ENOENT, "%s refers to label '%s', which the base tree does not have",
@@ -148,7 +148,7 @@ static int rpi_resolve_labels(struct rpi_tree *base, struct rpi_tree *ovl,
 			fdt32_t cell = cpu_to_fdt32(++*base_max);
 
 			phandle = *base_max;
-			rc = rpi_setprop(base, node, "phandle", &cell, sizeof(cell));
+			rc = imgp_rpi_setprop(base, node, "phandle", &cell, sizeof(cell));
 			if (rc)
 				return rc;
 			sym = fdt_path_offset(base->fdt, "/__symbols__");
@@ -253,7 +253,7 @@ static int rpi_merge_node(struct rpi_tree *t, int dst, const struct rpi_tree *fr
 		const void *val = fdt_getprop_by_offset(from->fdt, prop, &name, &len);
 
 		if (!val)
-			return rpi_tree_fail(from, len);
+			return imgp_rpi_tree_fail(from, len);
 		if (strcmp(name, "name") == 0 ||
 		    strcmp(name, "dtoverlay,preserve-phandle") == 0 ||
 		    (!keep_phandle && (strcmp(name, "phandle") == 0 ||
@@ -268,10 +268,10 @@ static int rpi_merge_node(struct rpi_tree *t, int dst, const struct rpi_tree *fr
 			    imgp_buf_append(&joined, val, (size_t)len))
 				rc = imgp_fail(ENOMEM, "out of memory");
 			else
-				rc = rpi_setprop(t, dst, name, joined.data, (int)joined.len);
+				rc = imgp_rpi_setprop(t, dst, name, joined.data, (int)joined.len);
 			imgp_buf_free(&joined);
 		} else {
-			rc = rpi_setprop(t, dst, name, val, len);
+			rc = imgp_rpi_setprop(t, dst, name, val, len);
 		}
 		if (rc)
 			return rc;
@@ -281,7 +281,7 @@ static int rpi_merge_node(struct rpi_tree *t, int dst, const struct rpi_tree *fr
 		int node = fdt_subnode_offset_namelen(t->fdt, dst, name, len);
 
 		if (node < 0)
-			node = rpi_add_subnode(t, dst, name, len);
+			node = imgp_rpi_add_subnode(t, dst, name, len);
 		if (node < 0)
 			return node;
 		rc = rpi_merge_node(t, node, from, sub, depth + 1);
@@ -309,11 +309,11 @@ static int rpi_copy_paths(struct rpi_tree *base, int dst, const struct rpi_tree 
 		int frag, node;
 
 		if (!path)
-			return rpi_tree_fail(ovl, len);
+			return imgp_rpi_tree_fail(ovl, len);
 		slash = path[0] == '/' ? strchr(path + 1, '/') : NULL;
 		if (!slash || strncmp(slash + 1, "__overlay__", 11) != 0 ||
 		    (slash[12] != '/' && slash[12] != '\0')) {
-			rc = rpi_setprop(base, dst, name, path, len);
+			rc = imgp_rpi_setprop(base, dst, name, path, len);
 			if (rc)
 				return rc;
 			continue;
@@ -325,14 +325,14 @@ static int rpi_copy_paths(struct rpi_tree *base, int dst, const struct rpi_tree 
 						    ovl->what, name) : node;
 		rc = fdt_get_path(base->fdt, node, target, sizeof(target));
 		if (rc)
-			return rpi_tree_fail(base, rc);
+			return imgp_rpi_tree_fail(base, rc);
 		rest = slash + 12;
 		/* The root as target: "/" + "/x" is "/x". */
 		if (strcmp(target, "/") == 0 && *rest)
 			rest++;
 		if (imgp_buf_printf(&rebased, "%s%s", target, rest))
 			return imgp_fail(ENOMEM, "out of memory");
-		rc = rpi_setprop(base, dst, name, rebased.data, (int)rebased.len + 1);
+		rc = imgp_rpi_setprop(base, dst, name, rebased.data, (int)rebased.len + 1);
 		imgp_buf_free(&rebased);
 		if (rc)
 			return rc;
@@ -349,7 +349,7 @@ static int rpi_filter_symbols(struct rpi_tree *ovl)
 		return 0;
 	if (fdt_path_offset(ovl->fdt, "/__exports__") < 0) {
 		rc = fdt_del_node(ovl->fdt, sym);
-		return rc ? rpi_tree_fail(ovl, rc) : 0;
+		return rc ? imgp_rpi_tree_fail(ovl, rc) : 0;
 	}
 	for (;;) {
 		const char *name, *unexported = NULL;
@@ -359,7 +359,7 @@ static int rpi_filter_symbols(struct rpi_tree *ovl)
 		exports = fdt_path_offset(ovl->fdt, "/__exports__");
 		fdt_for_each_property_offset(prop, ovl->fdt, sym) {
 			if (!fdt_getprop_by_offset(ovl->fdt, prop, &name, NULL))
-				return rpi_tree_fail(ovl, prop);
+				return imgp_rpi_tree_fail(ovl, prop);
 			if (!fdt_getprop(ovl->fdt, exports, name, NULL)) {
 				unexported = name;
 				break;
@@ -369,7 +369,7 @@ static int rpi_filter_symbols(struct rpi_tree *ovl)
 			return 0;
 		rc = fdt_delprop(ovl->fdt, sym, unexported);
 		if (rc)
-			return rpi_tree_fail(ovl, rc);
+			return imgp_rpi_tree_fail(ovl, rc);
 	}
 }
 
@@ -403,19 +403,19 @@ static int rpi_merge_inside(struct rpi_tree *ovl, uint32_t ovl_max)
 		if (target < 0)
 			continue;
 		/* Merged into a copy: the source must not move under the merge. */
-		rc = rpi_tree_copy(&merged, ovl);
+		rc = imgp_rpi_tree_copy(&merged, ovl);
 		if (!rc)
 			rc = rpi_merge_node(&merged, target, ovl, src, 0);
 		if (rc) {
-			rpi_tree_free(&merged);
+			imgp_rpi_tree_free(&merged);
 			return rc;
 		}
-		rpi_tree_free(ovl);
+		imgp_rpi_tree_free(ovl);
 		*ovl = merged;
 		frag = rpi_nth_subnode(ovl->fdt, i);
 		src = fdt_subnode_offset(ovl->fdt, frag, "__overlay__");
 		if (src >= 0) {
-			rc = rpi_set_name(ovl, src, "__dormant__");
+			rc = imgp_rpi_set_name(ovl, src, "__dormant__");
 			if (rc)
 				return rc;
 		}
@@ -474,19 +474,19 @@ int imgp_rpi_dtoverlay(void **fdt, size_t *size, const void *overlay,
 		rc = imgp_fail(ENOMEM, "out of memory");
 		goto out;
 	}
-	rc = rpi_tree_load(&base, *fdt, *size, "the base tree");
+	rc = imgp_rpi_tree_load(&base, *fdt, *size, "the base tree");
 	if (!rc)
-		rc = rpi_tree_load(&ovl, overlay, len, (const char *)label.data);
+		rc = imgp_rpi_tree_load(&ovl, overlay, len, (const char *)label.data);
 	if (rc)
 		goto out;
-	base_max = rpi_max_phandle(base.fdt);
-	ovl_max = rpi_max_phandle(ovl.fdt);
+	base_max = imgp_rpi_max_phandle(base.fdt);
+	ovl_max = imgp_rpi_max_phandle(ovl.fdt);
 	rc = rpi_resolve_labels(&base, &ovl, &base_max);
 	if (!rc)
 		rc = rpi_relocate(&ovl, base_max);
 	ovl_max += base_max;
 	if (!rc)
-		rc = rpi_params_apply(&ovl, &base, params,
+		rc = imgp_rpi_params_apply(&ovl, &base, params,
 				      what ? what : (const char *)line.data);
 	if (!rc)
 		rc = rpi_merge(&base, &ovl, ovl_max);
@@ -497,8 +497,8 @@ int imgp_rpi_dtoverlay(void **fdt, size_t *size, const void *overlay,
 	*size = base.size;
 	base.fdt = NULL;
 out:
-	rpi_tree_free(&base);
-	rpi_tree_free(&ovl);
+	imgp_rpi_tree_free(&base);
+	imgp_rpi_tree_free(&ovl);
 	imgp_buf_free(&label);
 	imgp_buf_free(&line);
 	return rc;

@@ -37,7 +37,7 @@
 
 /* ------------------------------------------------- trees that grow */
 
-int rpi_tree_load(struct rpi_tree *t, const void *blob, size_t len,
+int imgp_rpi_tree_load(struct rpi_tree *t, const void *blob, size_t len,
 		  const char *what)
 {
 	size_t total;
@@ -69,12 +69,12 @@ int rpi_tree_load(struct rpi_tree *t, const void *blob, size_t len,
 	if (rc) {
 		rc = imgp_fail(EINVAL, "%s is not a valid device tree blob: %s",
 			       what, fdt_strerror(rc));
-		rpi_tree_free(t);
+		imgp_rpi_tree_free(t);
 	}
 	return rc;
 }
 
-int rpi_tree_copy(struct rpi_tree *dst, const struct rpi_tree *src)
+int imgp_rpi_tree_copy(struct rpi_tree *dst, const struct rpi_tree *src)
 {
 	dst->fdt = malloc(src->size);
 	if (!dst->fdt)
@@ -85,14 +85,14 @@ int rpi_tree_copy(struct rpi_tree *dst, const struct rpi_tree *src)
 	return 0;
 }
 
-void rpi_tree_free(struct rpi_tree *t)
+void imgp_rpi_tree_free(struct rpi_tree *t)
 {
 	free(t->fdt);
 	t->fdt = NULL;
 	t->size = 0;
 }
 
-int rpi_tree_fail(const struct rpi_tree *t, int err)
+int imgp_rpi_tree_fail(const struct rpi_tree *t, int err)
 {
 	return imgp_fail(EINVAL, "%s: %s", t->what, fdt_strerror(err));
 }
@@ -116,10 +116,10 @@ static int rpi_tree_grow(struct rpi_tree *t, size_t need)
 	t->fdt = p;
 	t->size = size;
 	rc = fdt_open_into(p, p, (int)size);
-	return rc ? rpi_tree_fail(t, rc) : 0;
+	return rc ? imgp_rpi_tree_fail(t, rc) : 0;
 }
 
-int rpi_setprop(struct rpi_tree *t, int node, const char *name,
+int imgp_rpi_setprop(struct rpi_tree *t, int node, const char *name,
 		const void *val, int len)
 {
 	int rc;
@@ -129,17 +129,17 @@ int rpi_setprop(struct rpi_tree *t, int node, const char *name,
 		if (rc)
 			return rc;
 	}
-	return rc ? rpi_tree_fail(t, rc) : 0;
+	return rc ? imgp_rpi_tree_fail(t, rc) : 0;
 }
 
-int rpi_delprop(struct rpi_tree *t, int node, const char *name)
+int imgp_rpi_delprop(struct rpi_tree *t, int node, const char *name)
 {
 	int rc = fdt_delprop(t->fdt, node, name);
 
-	return rc && rc != -FDT_ERR_NOTFOUND ? rpi_tree_fail(t, rc) : 0;
+	return rc && rc != -FDT_ERR_NOTFOUND ? imgp_rpi_tree_fail(t, rc) : 0;
 }
 
-int rpi_add_subnode(struct rpi_tree *t, int parent, const char *name, int len)
+int imgp_rpi_add_subnode(struct rpi_tree *t, int parent, const char *name, int len)
 {
 	int rc;
 
@@ -149,10 +149,10 @@ int rpi_add_subnode(struct rpi_tree *t, int parent, const char *name, int len)
 		if (rc)
 			return rc;
 	}
-	return rc < 0 ? rpi_tree_fail(t, rc) : rc;
+	return rc < 0 ? imgp_rpi_tree_fail(t, rc) : rc;
 }
 
-int rpi_set_name(struct rpi_tree *t, int node, const char *name)
+int imgp_rpi_set_name(struct rpi_tree *t, int node, const char *name)
 {
 	int rc;
 
@@ -161,10 +161,10 @@ int rpi_set_name(struct rpi_tree *t, int node, const char *name)
 		if (rc)
 			return rc;
 	}
-	return rc ? rpi_tree_fail(t, rc) : 0;
+	return rc ? imgp_rpi_tree_fail(t, rc) : 0;
 }
 
-uint32_t rpi_max_phandle(const void *fdt)
+uint32_t imgp_rpi_max_phandle(const void *fdt)
 {
 	uint32_t max = 0;
 
@@ -535,12 +535,12 @@ static int rpi_set_string(struct rpi_tree *t, int node, const char *param,
 		    imgp_buf_append(&joined, s.data, s.len))
 			rc = imgp_fail(ENOMEM, "out of memory");
 		else
-			rc = rpi_setprop(t, node, tg->prop, joined.data, (int)joined.len);
+			rc = imgp_rpi_setprop(t, node, tg->prop, joined.data, (int)joined.len);
 		imgp_buf_free(&joined);
 	} else if (strcmp(tg->prop, "name") == 0) {
-		rc = rpi_set_name(t, node, (const char *)s.data);
+		rc = imgp_rpi_set_name(t, node, (const char *)s.data);
 	} else {
-		rc = rpi_setprop(t, node, tg->prop, s.data, (int)s.len);
+		rc = imgp_rpi_setprop(t, node, tg->prop, s.data, (int)s.len);
 	}
 out:
 	imgp_buf_free(&s);
@@ -568,7 +568,7 @@ static int rpi_set_bytes(struct rpi_tree *t, int node, const char *param,
 		bytes[n++] = (uint8_t)byte;
 		p += 2;
 	}
-	return rpi_setprop(t, node, tg->prop, bytes, n);
+	return imgp_rpi_setprop(t, node, tg->prop, bytes, n);
 bad:
 	imgp_fail(EINVAL, "parameter '%s': invalid byte string '%s'", param,
 		  (const char *)tg->value.data);
@@ -603,7 +603,7 @@ static int rpi_set_cell(struct rpi_tree *t, int node, uint64_t v,
 	for (int i = 0; i < tg->width; i++)
 		cell[i] = (uint8_t)(v >> (8 * (tg->width - 1 - i)));
 	if (grown && strcmp(tg->prop, "reg") != 0)
-		rc = rpi_setprop(t, node, tg->prop, grown, need);
+		rc = imgp_rpi_setprop(t, node, tg->prop, grown, need);
 	free(grown);
 	if (!rc && strcmp(tg->prop, "reg") == 0 && tg->offset == 0) {
 		const char *name = fdt_get_name(t->fdt, node, NULL);
@@ -615,7 +615,7 @@ static int rpi_set_cell(struct rpi_tree *t, int node, uint64_t v,
 					    (uint32_t)v))
 				rc = imgp_fail(ENOMEM, "out of memory");
 			else
-				rc = rpi_set_name(t, node, (const char *)renamed.data);
+				rc = imgp_rpi_set_name(t, node, (const char *)renamed.data);
 			imgp_buf_free(&renamed);
 		}
 	}
@@ -656,7 +656,7 @@ static int rpi_set_fragments(struct rpi_tree *t, const char *param,
 		}
 		node = fdt_subnode_offset(t->fdt, frag, state[!active]);
 		if (node >= 0) {
-			rc = rpi_set_name(t, node, state[active]);
+			rc = imgp_rpi_set_name(t, node, state[active]);
 			if (rc)
 				return rc;
 		}
@@ -695,8 +695,8 @@ static int rpi_target_apply(struct rpi_tree *t, const char *param,
 	if (tg->kind == RPI_CELL)
 		return rpi_set_cell(t, node, n, tg);
 	if (!!n ^ (tg->kind == RPI_BOOL_INV))
-		return rpi_setprop(t, node, tg->prop, NULL, 0);
-	return rpi_delprop(t, node, tg->prop);
+		return imgp_rpi_setprop(t, node, tg->prop, NULL, 0);
+	return imgp_rpi_delprop(t, node, tg->prop);
 }
 
 /*
@@ -758,7 +758,7 @@ static int rpi_param_apply(struct rpi_tree *ovl, struct rpi_tree *base,
 	return rc;
 }
 
-int rpi_params_apply(struct rpi_tree *ovl, struct rpi_tree *base,
+int imgp_rpi_params_apply(struct rpi_tree *ovl, struct rpi_tree *base,
 		     const char *params, const char *what)
 {
 	char *list, *item, *next;
@@ -799,11 +799,11 @@ int imgp_rpi_dtparam(void **fdt, size_t *size, const char *params,
 	struct rpi_tree base;
 	int rc;
 
-	rc = rpi_tree_load(&base, *fdt, *size, "the base tree");
+	rc = imgp_rpi_tree_load(&base, *fdt, *size, "the base tree");
 	if (!rc)
-		rc = rpi_params_apply(NULL, &base, params, what ? what : "dtparam");
+		rc = imgp_rpi_params_apply(NULL, &base, params, what ? what : "dtparam");
 	if (rc) {
-		rpi_tree_free(&base);
+		imgp_rpi_tree_free(&base);
 		return rc;
 	}
 	free(*fdt);

@@ -61,7 +61,7 @@ static bool dt_is_string_byte(uint8_t c)
 }
 
 /* The test dtc applies when decompiling a property without type markers. */
-bool dt_looks_like_strings(const uint8_t *p, int len)
+bool imgp_dt_looks_like_strings(const uint8_t *p, int len)
 {
 	int i, nul = 0;
 
@@ -115,7 +115,7 @@ int imgp_dt_format_value(const void *val, int len, char *out, size_t outlen)
 	end = p + len;
 	if (len == 0) {
 		/* A boolean property: dtc prints just the name. */
-	} else if (dt_looks_like_strings(p, len)) {
+	} else if (imgp_dt_looks_like_strings(p, len)) {
 		while (p < end) {
 			if (p != val)
 				dt_puts(&o, ", ");

@@ -2,7 +2,7 @@
 /*
  * The action table: every step a recipe can take, its options, how
  * describe shows it and the patch operation that runs it. A new step is
- * one run function and one line in recipe_actions[].
+ * one run function and one line in imgp_recipe_actions[].
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -53,7 +53,7 @@ static int fit_via(struct imgp_patch *patch, const struct recipe_step *load,
 	return 0;
 }
 
-int recipe_run_fdt_from_fit(struct imgp_patch *patch, const struct recipe_step *st)
+int imgp_recipe_run_fdt_from_fit(struct imgp_patch *patch, const struct recipe_step *st)
 {
 	enum imgp_via via;
 	int rc = imgp_patch_load_fdt(patch, st->val[OP_FIT], st->val[OP_FDT]);
@@ -121,12 +121,12 @@ static int run_add_to_list(struct imgp_patch *patch, const struct recipe_step *s
 				   st->val[OP_KEY], st->val[OP_WORD], NULL);
 }
 
-bool recipe_is_write_tree(const struct recipe_step *st)
+bool imgp_recipe_is_write_tree(const struct recipe_step *st)
 {
 	return st->action->run == run_write_tree;
 }
 
-bool recipe_is_delete(const struct recipe_step *st)
+bool imgp_recipe_is_delete(const struct recipe_step *st)
 {
 	return st->action->run == run_dt_delete || st->action->run == run_dt_delete_node;
 }
@@ -162,7 +162,7 @@ static int run_dt_overlay(struct imgp_patch *patch, const struct recipe_step *st
 	struct imgp_buf dtbo = { 0 };
 	int rc;
 
-	rc = recipe_read_whole(st->local, LOCAL_MAX, true, &dtbo);
+	rc = imgp_recipe_read_whole(st->local, LOCAL_MAX, true, &dtbo);
 	if (!rc)
 		rc = imgp_patch_dt_overlay(patch, dtbo.data, dtbo.len,
 					   st->val[OP_OVERLAY]);
@@ -198,7 +198,7 @@ static int step_text(const struct recipe_step *st, enum opt opt,
 	if (st->val[opt])
 		return imgp_buf_append(out, st->val[opt], strlen(st->val[opt])) ?
 			imgp_fail(ENOMEM, "out of memory") : 0;
-	return recipe_read_whole(st->local, LOCAL_MAX, true, out);
+	return imgp_recipe_read_whole(st->local, LOCAL_MAX, true, out);
 }
 
 static int run_write_file(struct imgp_patch *patch, const struct recipe_step *st)
@@ -331,9 +331,9 @@ static int run_boot_script(struct imgp_patch *patch, const struct recipe_step *s
 
 #define PART_PATH { OP_PART, K_PART, REQ }, { OP_PATH, K_FSPATH, REQ }
 
-const struct action recipe_actions[] = {
+const struct action imgp_recipe_actions[] = {
 	{ "fdt-from-fit", DT_LOAD,
-	  "take the device tree[ '{fdt}'] from the FIT {fit}", recipe_run_fdt_from_fit,
+	  "take the device tree[ '{fdt}'] from the FIT {fit}", imgp_recipe_run_fdt_from_fit,
 	  { { OP_FIT, K_FSPATH, REQ }, { OP_FDT, K_WORD, OPT } } },
 	{ "dtb-from-file", DT_LOAD, "take the device tree from {part}:{path}",
 	  run_dtb_from_file, { PART_PATH } },
@@ -414,19 +414,19 @@ const struct action recipe_actions[] = {
 	    { OP_MARKER, K_WORD, OPT } } },
 };
 
-#define NACTIONS (sizeof(recipe_actions) / sizeof(recipe_actions[0]))
+#define NACTIONS (sizeof(imgp_recipe_actions) / sizeof(imgp_recipe_actions[0]))
 
-const size_t recipe_nactions = NACTIONS;
+const size_t imgp_recipe_nactions = NACTIONS;
 
-const struct action *recipe_find_action(const char *name)
+const struct action *imgp_recipe_find_action(const char *name)
 {
 	for (size_t i = 0; i < NACTIONS; i++)
-		if (!strcmp(recipe_actions[i].name, name))
-			return &recipe_actions[i];
+		if (!strcmp(imgp_recipe_actions[i].name, name))
+			return &imgp_recipe_actions[i];
 	return NULL;
 }
 
-const struct action_opt *recipe_action_opt(const struct action *a, enum opt o)
+const struct action_opt *imgp_recipe_action_opt(const struct action *a, enum opt o)
 {
 	for (const struct action_opt *ao = a->opts; ao->flags; ao++)
 		if (ao->opt == o)

@@ -42,14 +42,14 @@ static int substitute(struct imgp_recipe *r, const char *s,
 
 	rc = imgp_buf_append(&b, "", 0);
 	if (!rc)
-		rc = recipe_walk_refs(r, s, values, &b, why, sizeof(why));
+		rc = imgp_recipe_walk_refs(r, s, values, &b, why, sizeof(why));
 	if (rc) {
 		imgp_buf_free(&b);
 		/* References were checked at load time: only memory is left. */
 		return rc == -ENOMEM ? imgp_fail(ENOMEM, "out of memory")
 				     : imgp_fail(EINVAL, "%s", why);
 	}
-	*out = recipe_pool_keep(r, (char *)imgp_buf_steal(&b, NULL));
+	*out = imgp_recipe_pool_keep(r, (char *)imgp_buf_steal(&b, NULL));
 	return *out ? 0 : imgp_fail(ENOMEM, "out of memory");
 }
 
@@ -72,9 +72,9 @@ int imgp_recipe_bind(struct imgp_recipe *r, const char *const *sets,
 			rc = imgp_fail(EINVAL, "'%s': expected NAME=VALUE", sets[i]);
 			break;
 		}
-		p = recipe_find_param(r, sets[i], (size_t)(eq - sets[i]));
+		p = imgp_recipe_find_param(r, sets[i], (size_t)(eq - sets[i]));
 		if (!p) {
-			recipe_param_names(r, names, sizeof(names));
+			imgp_recipe_param_names(r, names, sizeof(names));
 			rc = r->nparams ?
 				imgp_fail(EINVAL, "recipe '%s' has no parameter '%.*s' (parameters: %s)",
 					  r->name, (int)(eq - sets[i]), sets[i], names) :
@@ -90,9 +90,9 @@ int imgp_recipe_bind(struct imgp_recipe *r, const char *const *sets,
 		for (size_t k = 0; k < p->naliases; k++)
 			if (!strcmp(p->alias_given[k], given))
 				given = p->alias_value[k];
-		rc = recipe_param_check(r, p, given, &num);
+		rc = imgp_recipe_param_check(r, p, given, &num);
 		if (!rc) {
-			values[p - r->params] = recipe_param_norm(r, p, given, num);
+			values[p - r->params] = imgp_recipe_param_norm(r, p, given, num);
 			if (!values[p - r->params])
 				rc = imgp_fail(ENOMEM, "out of memory");
 		}
@@ -138,7 +138,7 @@ int imgp_recipe_bind(struct imgp_recipe *r, const char *const *sets,
 			rc = substitute(r, st->raw[ao->opt], values, &st->val[ao->opt]);
 			if (rc)
 				break;
-			bad = recipe_check_value(ao->kind, st->val[ao->opt], true, why,
+			bad = imgp_recipe_check_value(ao->kind, st->val[ao->opt], true, why,
 						 sizeof(why));
 			if (bad)
 				rc = imgp_fail(EINVAL, "%s:%d: step %zu (%s): %s '%s': %s",
@@ -163,13 +163,13 @@ int imgp_recipe_bind(struct imgp_recipe *r, const char *const *sets,
 			if (colon && colon[1] == '/') {
 				snprintf(part, sizeof(part), "%.*s",
 					 (int)(colon - rule->val), rule->val);
-				bad = recipe_check_value(K_PART, part, true, why, sizeof(why));
+				bad = imgp_recipe_check_value(K_PART, part, true, why, sizeof(why));
 				if (!bad)
-					bad = recipe_check_value(K_FSPATH, colon + 1, true,
+					bad = imgp_recipe_check_value(K_FSPATH, colon + 1, true,
 								 why, sizeof(why));
 			}
 		} else {
-			bad = recipe_check_value(rule->kind == R_PART ? K_PART : K_WORD,
+			bad = imgp_recipe_check_value(rule->kind == R_PART ? K_PART : K_WORD,
 						 rule->val, true, why, sizeof(why));
 		}
 		if (bad)
@@ -178,7 +178,7 @@ int imgp_recipe_bind(struct imgp_recipe *r, const char *const *sets,
 				       bad);
 	}
 	if (!rc)
-		rc = recipe_resolve_locals(r, true, NULL);
+		rc = imgp_recipe_resolve_locals(r, true, NULL);
 	if (rc) {
 		for (size_t i = 0; i < r->nsteps; i++) {
 			memcpy(r->steps[i].val, saved_val + i * OP_COUNT,
@@ -200,7 +200,7 @@ out:
 	return rc;
 }
 
-int recipe_check_bound(const struct imgp_recipe *r)
+int imgp_recipe_check_bound(const struct imgp_recipe *r)
 {
 	if (r->bound)
 		return 0;

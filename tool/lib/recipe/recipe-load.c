@@ -82,9 +82,9 @@ static int load_text(struct loader *ld, const char *key, bool required,
 		return 0;
 	}
 	if (one_line && strchr(v, '\n'))
-		return imgp_recipe_load_err(ld, recipe_key_line(&ld->sc, 0, key),
+		return imgp_recipe_load_err(ld, imgp_recipe_key_line(&ld->sc, 0, key),
 					    "'%s' must be one line", key);
-	*out = recipe_pool_dup(ld->r, v);
+	*out = imgp_recipe_pool_dup(ld->r, v);
 	return *out ? 0 : imgp_fail(ENOMEM, "out of memory");
 }
 
@@ -92,14 +92,14 @@ static int load_text(struct loader *ld, const char *key, bool required,
 static int check_refs(struct loader *ld, const char *s, char *why,
 		      size_t whylen)
 {
-	return recipe_walk_refs(ld->r, s, NULL, NULL, why, whylen);
+	return imgp_recipe_walk_refs(ld->r, s, NULL, NULL, why, whylen);
 }
 
 static int load_rules(struct loader *ld)
 {
 	struct imgp_recipe *r = ld->r;
 	cfg_t *m = cfg_size(ld->cfg, "match") ? cfg_getsec(ld->cfg, "match") : NULL;
-	size_t si = recipe_scan_sec(&ld->sc, "match", 0);
+	size_t si = imgp_recipe_scan_sec(&ld->sc, "match", 0);
 	size_t n = 0;
 	char why[1024];
 
@@ -108,10 +108,10 @@ static int load_rules(struct loader *ld)
 	for (int k = 0; k < R_COUNT; k++)
 		n += cfg_size(m, rule_keys[k]);
 	r->rules = calloc(n ? n : 1, sizeof(*r->rules));
-	if (!r->rules || !recipe_pool_keep(r, (char *)r->rules))
+	if (!r->rules || !imgp_recipe_pool_keep(r, (char *)r->rules))
 		return imgp_fail(ENOMEM, "out of memory");
 	for (int k = 0; k < R_COUNT; k++) {
-		int line = recipe_key_line(&ld->sc, si, rule_keys[k]);
+		int line = imgp_recipe_key_line(&ld->sc, si, rule_keys[k]);
 
 		for (unsigned j = 0; j < cfg_size(m, rule_keys[k]); j++) {
 			struct match_rule *rule = &r->rules[r->nrules++];
@@ -119,7 +119,7 @@ static int load_rules(struct loader *ld)
 
 			rule->kind = (enum rule_kind)k;
 			rule->line = line;
-			rule->raw = recipe_pool_dup(r, v ? v : "");
+			rule->raw = imgp_recipe_pool_dup(r, v ? v : "");
 			if (!rule->raw)
 				return imgp_fail(ENOMEM, "out of memory");
 			if (check_refs(ld, rule->raw, why, sizeof(why)))
@@ -133,9 +133,9 @@ static int load_rules(struct loader *ld)
 		const char *bad;
 
 		if (rule->kind == R_PART) {
-			bad = recipe_check_value(K_PART, rule->raw, false, why, sizeof(why));
+			bad = imgp_recipe_check_value(K_PART, rule->raw, false, why, sizeof(why));
 		} else if (rule->kind != R_FILE) {
-			bad = recipe_check_value(K_WORD, rule->raw, false, why, sizeof(why));
+			bad = imgp_recipe_check_value(K_WORD, rule->raw, false, why, sizeof(why));
 		} else if (!colon || colon[1] != '/') {
 			bad = "must be PART:/PATH (as boot:/image.fit)";
 		} else {
@@ -143,9 +143,9 @@ static int load_rules(struct loader *ld)
 
 			snprintf(part, sizeof(part), "%.*s", (int)(colon - rule->raw),
 				 rule->raw);
-			bad = recipe_check_value(K_PART, part, false, why, sizeof(why));
+			bad = imgp_recipe_check_value(K_PART, part, false, why, sizeof(why));
 			if (!bad)
-				bad = recipe_check_value(K_FSPATH, colon + 1, false, why,
+				bad = imgp_recipe_check_value(K_FSPATH, colon + 1, false, why,
 							 sizeof(why));
 		}
 		if (bad)
@@ -160,26 +160,26 @@ static int load_step(struct loader *ld, size_t i)
 	struct imgp_recipe *r = ld->r;
 	struct recipe_step *st = &r->steps[i];
 	cfg_t *sec = cfg_getnsec(ld->cfg, "step", (unsigned)i);
-	size_t si = recipe_scan_sec(&ld->sc, "step", i);
+	size_t si = imgp_recipe_scan_sec(&ld->sc, "step", i);
 	const char *name = cfg_size(sec, "action") ? cfg_getstr(sec, "action") : NULL;
 	char takes[256], why[1024];
 	const struct action_opt *ao;
 	size_t off = 0;
 	int nalt = 0;
 
-	st->line = recipe_sec_line(&ld->sc, si);
+	st->line = imgp_recipe_sec_line(&ld->sc, si);
 	if (!name) {
 		return imgp_recipe_load_err(ld, st->line, "step %zu: missing 'action'", i + 1);
 	}
-	st->action = recipe_find_action(name);
+	st->action = imgp_recipe_find_action(name);
 	if (!st->action) {
 		char list[1024];
 
-		for (size_t k = 0; k < recipe_nactions && off < sizeof(list); k++)
+		for (size_t k = 0; k < imgp_recipe_nactions && off < sizeof(list); k++)
 			off += (size_t)snprintf(list + off, sizeof(list) - off,
 						"%s%s", k ? ", " : "",
-						recipe_actions[k].name);
-		return imgp_recipe_load_err(ld, recipe_key_line(&ld->sc, si, "action"),
+						imgp_recipe_actions[k].name);
+		return imgp_recipe_load_err(ld, imgp_recipe_key_line(&ld->sc, si, "action"),
 					    "step %zu: unknown action '%s' (actions: %s)",
 					    i + 1, name, list);
 	}
@@ -194,20 +194,20 @@ static int load_step(struct loader *ld, size_t i)
 
 		if (!cfg_size(sec, opt_names[o]))
 			continue;
-		ao = recipe_action_opt(st->action, (enum opt)o);
+		ao = imgp_recipe_action_opt(st->action, (enum opt)o);
 		if (!ao)
-			return imgp_recipe_load_err(ld, recipe_key_line(&ld->sc, si, opt_names[o]),
+			return imgp_recipe_load_err(ld, imgp_recipe_key_line(&ld->sc, si, opt_names[o]),
 						    "step %zu (%s): option '%s' is not taken by %s (it takes: %s)",
 						    i + 1, name, opt_names[o], name, takes);
 		v = cfg_getstr(sec, opt_names[o]);
-		st->raw[o] = recipe_pool_dup(r, v ? v : "");
+		st->raw[o] = imgp_recipe_pool_dup(r, v ? v : "");
 		if (!st->raw[o])
 			return imgp_fail(ENOMEM, "out of memory");
 	}
 	for (ao = st->action->opts; ao->flags; ao++) {
 		const char *v = st->raw[ao->opt];
 		const char *bad;
-		int line = recipe_key_line(&ld->sc, si, opt_names[ao->opt]);
+		int line = imgp_recipe_key_line(&ld->sc, si, opt_names[ao->opt]);
 
 		if (!v) {
 			if (ao->flags & REQ)
@@ -219,7 +219,7 @@ static int load_step(struct loader *ld, size_t i)
 		if (check_refs(ld, v, why, sizeof(why)))
 			return imgp_recipe_load_err(ld, line, "step %zu (%s): %s: %s", i + 1,
 						    name, opt_names[ao->opt], why);
-		bad = recipe_check_value(ao->kind, v, false, why, sizeof(why));
+		bad = imgp_recipe_check_value(ao->kind, v, false, why, sizeof(why));
 		if (bad)
 			return imgp_recipe_load_err(ld, line, "step %zu (%s): %s '%s': %s",
 						    i + 1, name, opt_names[ao->opt], v, bad);
@@ -269,13 +269,13 @@ static int check_dt_order(struct loader *ld)
 				unwritten = i + 1;
 			/* The load step learns what its way depends on. */
 			if (st->action->dt == DT_WRITE && !r->steps[loaded - 1].writer &&
-			    recipe_is_write_tree(st))
+			    imgp_recipe_is_write_tree(st))
 				r->steps[loaded - 1].writer = st;
-			if (recipe_is_delete(st))
+			if (imgp_recipe_is_delete(st))
 				r->steps[loaded - 1].deletes = true;
-			if (recipe_is_write_tree(st))
+			if (imgp_recipe_is_write_tree(st))
 				r->steps[i].deletes = r->steps[loaded - 1].deletes;
-			if (recipe_is_write_tree(st) && st->raw[OP_VIA] &&
+			if (imgp_recipe_is_write_tree(st) && st->raw[OP_VIA] &&
 			    !strstr(st->raw[OP_VIA], "${")) {
 				enum imgp_via via;
 
@@ -294,7 +294,7 @@ static int check_dt_order(struct loader *ld)
 	return 0;
 }
 
-const struct recipe_step *recipe_first_dt_load(const struct imgp_recipe *r)
+const struct recipe_step *imgp_recipe_first_dt_load(const struct imgp_recipe *r)
 {
 	for (size_t i = 0; i < r->nsteps; i++)
 		if (r->steps[i].action->dt == DT_LOAD)
@@ -407,17 +407,17 @@ static int parse_recipe(struct loader *ld)
 		rc = load_text(ld, "name", true, true, &r->name);
 	if (rc)
 		return rc;
-	if (!recipe_is_name(r->name))
-		return imgp_recipe_load_err(ld, recipe_key_line(&ld->sc, 0, "name"),
+	if (!imgp_recipe_is_name(r->name))
+		return imgp_recipe_load_err(ld, imgp_recipe_key_line(&ld->sc, 0, "name"),
 					    "name '%s' must be letters, digits, '.', '_', '+' and '-'",
 					    r->name);
 	slash = strrchr(r->path, '/');
 	snprintf(base, sizeof(base), "%s", slash ? slash + 1 : r->path);
-	if (recipe_ends_with(base, ".recipe"))
+	if (imgp_recipe_ends_with(base, ".recipe"))
 		base[strlen(base) - strlen(".recipe")] = '\0';
 	/* Recipes are found by file name: the two must agree. */
 	if (strcmp(base, r->name))
-		return imgp_recipe_load_err(ld, recipe_key_line(&ld->sc, 0, "name"),
+		return imgp_recipe_load_err(ld, imgp_recipe_key_line(&ld->sc, 0, "name"),
 					    "name '%s' differs from the file name '%s.recipe' (rename one of them)",
 					    r->name, base);
 	rc = load_text(ld, "summary", true, true, &r->summary);
@@ -461,9 +461,9 @@ static int parse_recipe(struct loader *ld)
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < r->nrules; i++)
-		if (r->rules[i].kind == R_COMPAT && !recipe_first_dt_load(r))
+		if (r->rules[i].kind == R_COMPAT && !imgp_recipe_first_dt_load(r))
 			return imgp_recipe_load_err(ld, r->rules[i].line, "match: compatible needs a step that loads a device tree (fdt-from-fit or dtb-from-file)");
-	return recipe_resolve_locals(r, false, ld);
+	return imgp_recipe_resolve_locals(r, false, ld);
 }
 
 /*
@@ -493,9 +493,9 @@ static int resolve_local(struct imgp_recipe *r, const char *name,
 		if (strncmp(real, r->dir, dlen) || real[dlen] != '/')
 			return imgp_fail(EACCES, "'%s' leads outside the recipe's directory",
 					 name);
-		if (!recipe_is_regular(real))
+		if (!imgp_recipe_is_regular(real))
 			return imgp_fail(EINVAL, "'%s' is not a regular file", name);
-		*out = recipe_pool_dup(r, real);
+		*out = imgp_recipe_pool_dup(r, real);
 		return *out ? 0 : imgp_fail(ENOMEM, "out of memory");
 	}
 	return imgp_fail(ENOENT, "'%s' not found next to the recipe (looked in %s and %s/overlays)",
@@ -506,7 +506,7 @@ static int resolve_local(struct imgp_recipe *r, const char *name,
  * Resolves the local files of every step: as written at load time (names
  * with parameters wait), with the bound values at bind time.
  */
-int recipe_resolve_locals(struct imgp_recipe *r, bool bound, struct loader *ld)
+int imgp_recipe_resolve_locals(struct imgp_recipe *r, bool bound, struct loader *ld)
 {
 	for (size_t i = 0; i < r->nsteps; i++) {
 		struct recipe_step *st = &r->steps[i];
@@ -551,12 +551,12 @@ int imgp_recipe_load(const char *path, struct imgp_recipe **out)
 		return imgp_fail(ENOMEM, "out of memory");
 	ld.r = r;
 	ld.sc.path = path;
-	r->path = recipe_pool_dup(r, path);
+	r->path = imgp_recipe_pool_dup(r, path);
 	if (!r->path) {
 		rc = imgp_fail(ENOMEM, "out of memory");
 		goto out;
 	}
-	rc = recipe_read_whole(path, RECIPE_MAX, false, &text);
+	rc = imgp_recipe_read_whole(path, RECIPE_MAX, false, &text);
 	if (rc)
 		goto out;
 	if (memchr(text.data, '\0', text.len)) {
@@ -572,12 +572,12 @@ int imgp_recipe_load(const char *path, struct imgp_recipe **out)
 	/* "/x.recipe" keeps "" as its directory: paths are dir + "/" + name. */
 	dir = strrchr(real, '/');
 	*dir = '\0';
-	r->dir = recipe_pool_dup(r, real);
+	r->dir = imgp_recipe_pool_dup(r, real);
 	if (!r->dir) {
 		rc = imgp_fail(ENOMEM, "out of memory");
 		goto out;
 	}
-	rc = recipe_scan_text(&ld.sc, (const char *)text.data, text.len);
+	rc = imgp_recipe_scan_text(&ld.sc, (const char *)text.data, text.len);
 	if (!rc)
 		rc = parse_recipe(&ld);
 	r->loaded = !rc;
@@ -593,7 +593,7 @@ int imgp_recipe_load(const char *path, struct imgp_recipe **out)
 out:
 	if (ld.cfg)
 		cfg_free(ld.cfg);
-	recipe_scan_free(&ld.sc);
+	imgp_recipe_scan_free(&ld.sc);
 	imgp_buf_free(&text);
 	if (rc) {
 		imgp_recipe_free(r);

@@ -152,7 +152,7 @@ static int match_fit_fdt(struct imgp_patch *patch, struct match_fit *mf,
 static int load_tree(struct imgp_patch *patch, const struct recipe_step *st,
 		     struct match_fit *mf, struct imgp_dtb *dtb)
 {
-	if (st->action->run == recipe_run_fdt_from_fit) {
+	if (st->action->run == imgp_recipe_run_fdt_from_fit) {
 		const struct imgp_fit_image *img = NULL;
 		const uint8_t *data;
 		size_t size;
@@ -228,13 +228,13 @@ static int match_compat(const struct imgp_dtb *dtb, const char *want)
 
 int imgp_recipe_match(const struct imgp_recipe *r, struct imgp_patch *patch)
 {
-	const struct recipe_step *load = recipe_first_dt_load(r);
+	const struct recipe_step *load = imgp_recipe_first_dt_load(r);
 	struct match_fit mf = { IMGP_FIT_PATH, NULL };
 	struct imgp_dtb dtb = { 0 };
 	bool have_dtb = false;
-	int rc = recipe_check_bound(r);
+	int rc = imgp_recipe_check_bound(r);
 
-	if (load && load->action->run == recipe_run_fdt_from_fit)
+	if (load && load->action->run == imgp_recipe_run_fdt_from_fit)
 		mf.path = load->val[OP_FIT];
 	for (int k = 0; !rc && k < R_COUNT; k++) {
 		for (size_t i = 0; !rc && i < r->nrules; i++) {

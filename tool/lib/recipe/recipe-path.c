@@ -21,7 +21,7 @@
  * Reads a whole regular file of at most max bytes (NUL-terminated).
  * nofollow: the path was resolved already, a link there now is a swap.
  */
-int recipe_read_whole(const char *path, size_t max, bool nofollow,
+int imgp_recipe_read_whole(const char *path, size_t max, bool nofollow,
 		      struct imgp_buf *out)
 {
 	struct stat st;
@@ -78,14 +78,14 @@ out:
 	return rc;
 }
 
-bool recipe_is_regular(const char *path)
+bool imgp_recipe_is_regular(const char *path)
 {
 	struct stat st;
 
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-bool recipe_ends_with(const char *s, const char *suffix)
+bool imgp_recipe_ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
 
@@ -110,7 +110,7 @@ int imgp_recipe_find(const char *spec, const char *const *dirs, char **path_out)
 	*path_out = NULL;
 	if (!spec || !*spec)
 		return imgp_fail(EINVAL, "empty recipe name");
-	if (strchr(spec, '/') || (recipe_ends_with(spec, ".recipe") && recipe_is_regular(spec))) {
+	if (strchr(spec, '/') || (imgp_recipe_ends_with(spec, ".recipe") && imgp_recipe_is_regular(spec))) {
 		struct stat st;
 
 		if (stat(spec, &st) < 0) {
@@ -124,7 +124,7 @@ int imgp_recipe_find(const char *spec, const char *const *dirs, char **path_out)
 		return *path_out ? 0 : imgp_fail(ENOMEM, "out of memory");
 	}
 	snprintf(name, sizeof(name), "%s", spec);
-	if (recipe_ends_with(name, ".recipe"))
+	if (imgp_recipe_ends_with(name, ".recipe"))
 		name[strlen(name) - strlen(".recipe")] = '\0';
 	for (size_t i = 0; dirs && dirs[i]; i++) {
 		char *path;
@@ -134,7 +134,7 @@ int imgp_recipe_find(const char *spec, const char *const *dirs, char **path_out)
 			imgp_buf_free(&searched);
 			return imgp_fail(ENOMEM, "out of memory");
 		}
-		if (recipe_is_regular(path)) {
+		if (imgp_recipe_is_regular(path)) {
 			imgp_buf_free(&searched);
 			*path_out = path;
 			return 0;
@@ -193,7 +193,7 @@ int imgp_recipe_list(const char *const *dirs, struct imgp_recipe ***out,
 			struct imgp_recipe *r, **grown;
 			char **gnames, *path;
 
-			if (de->d_name[0] == '.' || !recipe_ends_with(de->d_name, ".recipe"))
+			if (de->d_name[0] == '.' || !imgp_recipe_ends_with(de->d_name, ".recipe"))
 				continue;
 			/* The first directory's recipe hides later ones. */
 			if (seen_name(names, nnames, de->d_name))
@@ -215,7 +215,7 @@ int imgp_recipe_list(const char *const *dirs, struct imgp_recipe ***out,
 				rc = imgp_fail(ENOMEM, "out of memory");
 				break;
 			}
-			if (!recipe_is_regular(path)) {
+			if (!imgp_recipe_is_regular(path)) {
 				free(path);
 				continue;
 			}

@@ -12,7 +12,7 @@
 
 /* ------------------------------------------------------ value checks */
 
-bool recipe_is_ident(const char *s, size_t len)
+bool imgp_recipe_is_ident(const char *s, size_t len)
 {
 	if (!len || len > NAME_MAX_LEN)
 		return false;
@@ -29,7 +29,7 @@ bool recipe_is_ident(const char *s, size_t len)
 	return true;
 }
 
-bool recipe_is_name(const char *s)
+bool imgp_recipe_is_name(const char *s)
 {
 	size_t len = strlen(s);
 
@@ -46,7 +46,7 @@ bool recipe_is_name(const char *s)
 	return true;
 }
 
-bool recipe_has_ctl(const char *s, bool tab_ok)
+bool imgp_recipe_has_ctl(const char *s, bool tab_ok)
 {
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
@@ -62,7 +62,7 @@ bool recipe_has_ctl(const char *s, bool tab_ok)
  * style (a newline as \n, ESC as \x1b), cut with "..." where it would not
  * fit, so that one bad value stays one line of error. Returns buf.
  */
-const char *recipe_show_value(const char *v, char *buf, size_t len)
+const char *imgp_recipe_show_value(const char *v, char *buf, size_t len)
 {
 	size_t off = 0;
 
@@ -118,7 +118,7 @@ static const char *check_components(const char *p)
 }
 
 /* The number a decimal string holds, if it is one. */
-bool recipe_parse_long(const char *s, long *out)
+bool imgp_recipe_parse_long(const char *s, long *out)
 {
 	char *end;
 
@@ -135,7 +135,7 @@ bool recipe_parse_long(const char *s, long *out)
  * times, so that a recipe is safe as written and as bound. Returns NULL or
  * the reason, in why.
  */
-const char *recipe_check_value(enum kind k, const char *v, bool bound,
+const char *imgp_recipe_check_value(enum kind k, const char *v, bool bound,
 			       char *why, size_t whylen)
 {
 	bool later = !bound && strstr(v, "${");
@@ -150,7 +150,7 @@ const char *recipe_check_value(enum kind k, const char *v, bool bound,
 			return "must be an absolute path (start with '/')";
 		if (!v[1])
 			return "must name a file, not '/'";
-		if (recipe_has_ctl(v, false))
+		if (imgp_recipe_has_ctl(v, false))
 			return "control character in path";
 		return check_components(v + 1);
 	case K_LOCAL:
@@ -158,7 +158,7 @@ const char *recipe_check_value(enum kind k, const char *v, bool bound,
 			return "empty file name";
 		if (v[0] == '/')
 			return "must be a file name relative to the recipe's directory, not an absolute path";
-		if (recipe_has_ctl(v, false))
+		if (imgp_recipe_has_ctl(v, false))
 			return "control character in file name";
 		return check_components(v);
 	case K_DTPATH:
@@ -171,12 +171,12 @@ const char *recipe_check_value(enum kind k, const char *v, bool bound,
 	case K_PART:
 		if (!*v)
 			return "empty partition";
-		if (recipe_has_ctl(v, false) || strchr(v, ':'))
+		if (imgp_recipe_has_ctl(v, false) || strchr(v, ':'))
 			return "must be boot, root, a partition number or a label";
 		if (later)
 			return NULL;
 		if (v[0] >= '0' && v[0] <= '9') {
-			if (!recipe_parse_long(v, &num) || num < 1 || v[0] == '0')
+			if (!imgp_recipe_parse_long(v, &num) || num < 1 || v[0] == '0')
 				return "partition numbers start at 1";
 		}
 		return NULL;
@@ -187,7 +187,7 @@ const char *recipe_check_value(enum kind k, const char *v, bool bound,
 	case K_WORD:
 		if (!*v)
 			return "must not be empty";
-		return recipe_has_ctl(v, true) ? "must be one line of text" : NULL;
+		return imgp_recipe_has_ctl(v, true) ? "must be one line of text" : NULL;
 	case K_NOSPACE:
 		if (!*v)
 			return "must not be empty";
@@ -217,9 +217,9 @@ const char *recipe_check_value(enum kind k, const char *v, bool bound,
 				break;
 			p += n + 1;
 		}
-		return recipe_has_ctl(v, false) ? "control character in options" : NULL;
+		return imgp_recipe_has_ctl(v, false) ? "control character in options" : NULL;
 	case K_DTVALUE:
-		if (recipe_has_ctl(v, true))
+		if (imgp_recipe_has_ctl(v, true))
 			return "must be one line";
 		if (later)
 			return NULL;
@@ -256,7 +256,7 @@ const char *recipe_check_value(enum kind k, const char *v, bool bound,
 		}
 		return NULL;
 	case K_SCRNAME:
-		bad = recipe_has_ctl(v, true) ? "must be one line" : NULL;
+		bad = imgp_recipe_has_ctl(v, true) ? "must be one line" : NULL;
 		if (!bad && !later && strlen(v) > SCRIPT_NAME_MAX)
 			bad = "longer than the 32 bytes a U-Boot image name holds";
 		return bad;
@@ -266,7 +266,7 @@ const char *recipe_check_value(enum kind k, const char *v, bool bound,
 
 /* -------------------------------------------------- parameter refs */
 
-struct imgp_recipe_param *recipe_find_param(const struct imgp_recipe *r,
+struct imgp_recipe_param *imgp_recipe_find_param(const struct imgp_recipe *r,
 					    const char *name, size_t len)
 {
 	for (size_t i = 0; i < r->nparams; i++)
@@ -277,7 +277,7 @@ struct imgp_recipe_param *recipe_find_param(const struct imgp_recipe *r,
 }
 
 /* "a, b, c" of the declared parameter names, into buf. */
-void recipe_param_names(const struct imgp_recipe *r, char *buf, size_t len)
+void imgp_recipe_param_names(const struct imgp_recipe *r, char *buf, size_t len)
 {
 	size_t off = 0;
 
@@ -293,7 +293,7 @@ void recipe_param_names(const struct imgp_recipe *r, char *buf, size_t len)
  * appends s with values[i] in place of parameter i. Returns 0, -ENOMEM, or
  * -EINVAL with the reason in why.
  */
-int recipe_walk_refs(const struct imgp_recipe *r, const char *s,
+int imgp_recipe_walk_refs(const struct imgp_recipe *r, const char *s,
 		     const char *const *values, struct imgp_buf *out,
 		     char *why, size_t whylen)
 {
@@ -325,16 +325,16 @@ int recipe_walk_refs(const struct imgp_recipe *r, const char *s,
 			return -EINVAL;
 		}
 		len = (size_t)(end - p - 2);
-		if (!recipe_is_ident(p + 2, len)) {
+		if (!imgp_recipe_is_ident(p + 2, len)) {
 			snprintf(why, whylen, "'%.*s' is not a parameter name",
 				 (int)len, p + 2);
 			return -EINVAL;
 		}
-		param = recipe_find_param(r, p + 2, len);
+		param = imgp_recipe_find_param(r, p + 2, len);
 		if (!param) {
 			char names[512];
 
-			recipe_param_names(r, names, sizeof(names));
+			imgp_recipe_param_names(r, names, sizeof(names));
 			if (r->nparams)
 				snprintf(why, whylen, "undeclared parameter '%.*s' (declared: %s)",
 					 (int)len, p + 2, names);

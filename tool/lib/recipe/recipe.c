@@ -15,7 +15,7 @@
 
 /* ------------------------------------------------------- string pool */
 
-const char *recipe_pool_keep(struct imgp_recipe *r, char *s)
+const char *imgp_recipe_pool_keep(struct imgp_recipe *r, char *s)
 {
 	if (!s)
 		return NULL;
@@ -34,9 +34,9 @@ const char *recipe_pool_keep(struct imgp_recipe *r, char *s)
 	return s;
 }
 
-const char *recipe_pool_dup(struct imgp_recipe *r, const char *s)
+const char *imgp_recipe_pool_dup(struct imgp_recipe *r, const char *s)
 {
-	return recipe_pool_keep(r, strdup(s));
+	return imgp_recipe_pool_keep(r, strdup(s));
 }
 
 
@@ -89,7 +89,7 @@ size_t imgp_recipe_params(const struct imgp_recipe *r,
 
 int imgp_recipe_apply(const struct imgp_recipe *r, struct imgp_patch *patch)
 {
-	int rc = recipe_check_bound(r);
+	int rc = imgp_recipe_check_bound(r);
 
 	for (size_t i = 0; !rc && i < r->nsteps; i++) {
 		const struct recipe_step *st = &r->steps[i];

@@ -1,0 +1,35 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+
+test_description='libimgpatch.a exports imgp_ names only: one prefix, so a program linking it meets no clash'
+. "$(dirname "$0")/lib.sh"
+
+test_require_tools nm
+
+# The unsanitized build's library: AddressSanitizer adds names of its own
+# (__odr_asan.*) beside every global; the sources are the same.
+lib=${IMGPATCH_PLAIN_BUILD:-$IMGPATCH_BUILD}/libimgpatch.a
+
+test_expect_success 'the library was built' '
+	test -s "$lib"
+'
+
+# Defined names of external linkage (text, data, bss, read-only; weak
+# ones too): every one is imgp_-prefixed.
+test_expect_success 'every exported symbol starts with imgp_' '
+	nm -g --defined-only "$lib" >symbols.all &&
+	awk "NF == 3 && \$2 ~ /^[TDBRVW]\$/ { print \$3 }" symbols.all | sort -u >exported &&
+	test -s exported &&
+	{ grep -v "^imgp_" exported >unprefixed || test $? = 1; } &&
+	test_cmp /dev/null unprefixed
+'
+
+test_expect_success 'the public header declares no name without the prefix' '
+	grep -hoE "^[a-z_][a-z0-9_ *]*[ *]([a-z_][a-z0-9_]*)\(" "$REPO_DIR/tool/lib/imgpatch.h" |
+		sed -E "s/.*[ *]([a-z_][a-z0-9_]*)\($/\1/" | sort -u >declared &&
+	test -s declared &&
+	{ grep -v "^imgp_" declared >bad || test $? = 1; } &&
+	test_cmp /dev/null bad
+'
+
+test_done
