@@ -443,6 +443,9 @@ int imgp_cmdline_script_refusal(struct imgp_survey *sv, const char *hook_note);
 
 /* --------------------------------------------------------- bootpath-*.c */
 
+struct imgp_uboot_menu;
+struct imgp_overlay_site;
+
 /*
  * One way the board boots and picks its device tree, in the shape of
  * U-Boot's boot/bootmeth_*.c: each is one file ending in one of these,
@@ -491,6 +494,37 @@ struct imgp_bootpath {
 	 */
 	int (*cmdline)(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt,
 		       struct imgp_cmdline_site *site);
+	/*
+	 * Where a new overlay named name (no ".dtbo") for dt goes and the
+	 * list entry that names it, filled in site; gen: Debian's u-boot-update
+	 * when it rewrites the list (NULL: none). Returns 0 or -errno with
+	 * imgp_fail(). NULL: this way applies no list of overlays imgpatch can
+	 * add to, and a changed tree is its file edited in place.
+	 */
+	int (*overlay_site)(struct imgp_patch *patch, const struct imgp_survey_bootdt *dt,
+			    const char *name,
+			    const struct imgp_uboot_menu *gen, struct imgp_overlay_site *site);
+	/*
+	 * The section filters (one per line) under which a new list entry for
+	 * tree goes because every board reads the list (config.txt); -ENOENT
+	 * when none holds for tree's boards alone. NULL: the list has none.
+	 */
+	int (*overlay_filters)(const char *tree, struct imgp_buf *out);
+	unsigned flags;          /* IMGP_BOOTPATHF_* */
+};
+
+/* The trees are a FIT's images: picked with --fdt, changed through the FIT or an override. */
+#define IMGP_BOOTPATHF_FIT 0x1u
+
+/* Where a boot path keeps a new overlay and the list entry that names it. */
+struct imgp_overlay_site {
+	char file[1024];         /* the overlay on the boot partition */
+	char list[1024];         /* the file holding the list */
+	const char *key;         /* the list's key in it */
+	char word[1024];         /* the entry, as the list names the overlay */
+	/* The overlay's folder when the distribution's tool makes it on first use; "": none. */
+	char folder[1024];
+	const char *folder_why;
 };
 
 extern const struct imgp_bootpath imgp_bootpath_fit;

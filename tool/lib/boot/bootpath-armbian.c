@@ -381,9 +381,36 @@ static int armbian_cmdline(struct imgp_survey *sv, const struct imgp_survey_boot
 	return rc < 0 ? imgp_fail(ENOMEM, "out of memory") : 0;
 }
 
+/* A user overlay: /boot/overlay-user/NAME.dtbo, listed in armbianEnv.txt's user_overlays. */
+static int armbian_overlay_site(struct imgp_patch *patch,
+			const struct imgp_survey_bootdt *dt, const char *name,
+			const struct imgp_uboot_menu *gen, struct imgp_overlay_site *h)
+{
+	const char *tree = dt->path;
+	/* "${prefix}dtb/FDTFILE": the prefix also holds armbianEnv.txt. */
+	const char *dtb = strstr(tree, "dtb/");
+	int pre = dtb ? (int)(dtb - tree) : 1;
+
+	(void)patch;
+	(void)gen;
+	snprintf(h->file, sizeof(h->file), "%.*soverlay-user/%s.dtbo", pre, tree, name);
+	/*
+	 * Armbian's build makes no overlay-user folder; its
+	 * armbian-add-overlay does "mkdir -p /boot/overlay-user" (armbian/build
+	 * packages/bsp/common/usr/sbin/armbian-add-overlay).
+	 */
+	snprintf(h->folder, sizeof(h->folder), "%.*soverlay-user", pre, tree);
+	h->folder_why = "made as Armbian's armbian-add-overlay makes it (mkdir -p /boot/overlay-user)";
+	snprintf(h->list, sizeof(h->list), "%.*sarmbianEnv.txt", pre, tree);
+	h->key = "user_overlays";
+	snprintf(h->word, sizeof(h->word), "%s", name);
+	return 0;
+}
+
 const struct imgp_bootpath imgp_bootpath_armbian = {
 	.name = "armbian",
 	.probe = armbian_probe,
 	.describe = armbian_describe,
 	.cmdline = armbian_cmdline,
+	.overlay_site = armbian_overlay_site,
 };

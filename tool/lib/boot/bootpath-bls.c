@@ -632,9 +632,32 @@ static int bls_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt *
 	return rc;
 }
 
+/* Beside the tree, on the default entry's devicetree-overlay list. */
+static int bls_overlay_site(struct imgp_patch *patch,
+			const struct imgp_survey_bootdt *dt, const char *name,
+			const struct imgp_uboot_menu *gen, struct imgp_overlay_site *h)
+{
+	const char *tree = dt->path;
+	const char *slash = strrchr(tree, '/');
+	int dirlen = slash ? (int)(slash - tree) : 0;
+
+	(void)patch;
+	(void)gen;
+	snprintf(h->file, sizeof(h->file), "%.*s/%s.dtbo", dirlen, tree, name);
+	snprintf(h->list, sizeof(h->list), "%s%s/%s",
+		 strncmp(tree, "/boot/", 6) ? "" : "/boot", "/loader/entries",
+		 dt->label);
+	h->key = "devicetree-overlay";
+	/* As the entry names files: from the partition's root, /boot dropped. */
+	snprintf(h->word, sizeof(h->word), "%s",
+		 strncmp(h->file, "/boot/", 6) ? h->file : h->file + 5);
+	return 0;
+}
+
 const struct imgp_bootpath imgp_bootpath_bls = {
 	.name = "bls",
 	.probe = bls_probe,
 	.describe = bls_describe,
 	.cmdline = bls_cmdline,
+	.overlay_site = bls_overlay_site,
 };

@@ -627,10 +627,59 @@ static int extlinux_cmdline(struct imgp_survey *sv, const struct imgp_survey_boo
 	return rc;
 }
 
+/*
+ * Beside the tree, on the label's fdtoverlays line; under u-boot-update,
+ * in its U_BOOT_FDT_OVERLAYS_DIR and named as it names it.
+ */
+static int extlinux_overlay_site(struct imgp_patch *patch,
+			const struct imgp_survey_bootdt *dt, const char *name,
+			const struct imgp_uboot_menu *gen, struct imgp_overlay_site *h)
+{
+	const char *tree = dt->path;
+	static const char *const confs[] = {
+		"/extlinux/extlinux.conf", "/boot/extlinux/extlinux.conf",
+	};
+	const char *slash = strrchr(tree, '/');
+	int dirlen = slash ? (int)(slash - tree) : 0;
+	struct imgp_buf raw = { 0 };
+	bool existed = false;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && !existed && i < 2; i++) {
+		snprintf(h->list, sizeof(h->list), "%s", confs[i]);
+		rc = imgp_patch_read(patch, patch->boot_part, confs[i],
+				     IMGP_TEXT_MAX, &raw, &existed);
+	}
+	imgp_buf_free(&raw);
+	if (rc)
+		return rc;
+	snprintf(h->file, sizeof(h->file), "%.*s/%s.dtbo", dirlen, tree, name);
+	h->key = "fdtoverlays";
+	snprintf(h->word, sizeof(h->word), "%s", h->file);
+	if (gen) {
+		struct imgp_buf at = { 0 };
+
+		/* Where u-boot-update finds it, named as it names it. */
+		snprintf(h->word, sizeof(h->word), "%s/%s.dtbo", gen->dir, name);
+		rc = imgp_uboot_menu_path(gen->dir, h->word + strlen(gen->dir) + 1, &at);
+		if (!rc)
+			snprintf(h->file, sizeof(h->file), "%s", (char *)at.data);
+		if (!rc && !gen->dir_exists)
+			rc = imgp_uboot_menu_path(gen->dir, NULL, &at);
+		if (!rc && !gen->dir_exists) {
+			snprintf(h->folder, sizeof(h->folder), "%s", (char *)at.data);
+			h->folder_why = "made for u-boot-update, which lists the overlays of U_BOOT_FDT_OVERLAYS_DIR only when that folder is there";
+		}
+		imgp_buf_free(&at);
+	}
+	return rc;
+}
+
 const struct imgp_bootpath imgp_bootpath_extlinux = {
 	.name = "extlinux",
 	.probe = extlinux_probe,
 	.describe = extlinux_describe,
 	.overlay_room = PXE_OVERLAY_ROOM,
 	.cmdline = extlinux_cmdline,
+	.overlay_site = extlinux_overlay_site,
 };

@@ -74,4 +74,5 @@ const struct imgp_bootpath imgp_bootpath_fit = {
 	.hook = fit_hook,
 	.describe = fit_describe,
 	.cmdline = fit_cmdline,
+	.flags = IMGP_BOOTPATHF_FIT,
 };

@@ -889,10 +889,28 @@ static int rpi_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt *
 	return rc ? imgp_fail(ENOMEM, "out of memory") : 0;
 }
 
+/* /overlays/NAME.dtbo, a dtoverlay= line of config.txt. */
+static int rpi_overlay_site(struct imgp_patch *patch,
+			const struct imgp_survey_bootdt *dt, const char *name,
+			const struct imgp_uboot_menu *gen, struct imgp_overlay_site *h)
+{
+	(void)patch;
+	(void)dt;
+	(void)gen;
+	snprintf(h->file, sizeof(h->file), "/overlays/%s.dtbo", name);
+	snprintf(h->list, sizeof(h->list), "/config.txt");
+	h->key = "dtoverlay";
+	snprintf(h->word, sizeof(h->word), "%s", name);
+	return 0;
+}
+
 const struct imgp_bootpath imgp_bootpath_rpi = {
 	.name = "rpi",
 	.probe = rpi_probe,
 	.describe = rpi_describe,
 	.apply = rpi_apply,
 	.cmdline = rpi_cmdline,
+	.overlay_site = rpi_overlay_site,
+	/* config.txt is read by every model: [pi4] would reach the 400 and the CM4 too. */
+	.overlay_filters = imgp_rpi_own_filters,
 };

@@ -117,34 +117,30 @@ int imgp_via_parse(const char *name, enum imgp_via *out)
 }
 
 /* The boot path's own list of overlays: where a new one goes and is named. */
-static bool has_overlay_list(const char *path)
+static bool has_overlay_list(const struct imgp_survey *sv)
 {
-	return path && (!strcmp(path, "armbian") || !strcmp(path, "extlinux") ||
-			!strcmp(path, "rpi") || !strcmp(path, "bls"));
+	return sv->bootpath && sv->bootpath->overlay_site;
 }
 
 bool imgp_patch_boots_files(struct imgp_patch *patch)
 {
 	struct imgp_survey *sv = imgp_patch_survey(patch);
 
-	return sv && sv->bootpath_name && strcmp(sv->bootpath_name, "fit") != 0;
+	return sv && sv->bootpath && !(sv->bootpath->flags & IMGP_BOOTPATHF_FIT);
 }
 
 int imgp_patch_via_choose(struct imgp_patch *patch, enum imgp_via asked,
 			  bool deletes, enum imgp_via *via, const char **why)
 {
 	struct imgp_survey *sv = imgp_patch_survey(patch);
-	const char *path;
-
 	if (!sv)
 		return -ENOMEM;
-	path = sv->bootpath_name;
 	*why = NULL;
 	if (asked == IMGP_VIA_OVERRIDE || asked == IMGP_VIA_FIT)
 		return imgp_fail(EINVAL, "--via %s: the board boots %s, not a FIT: use --via %s",
 				 imgp_via_name(asked), sv->bootinfo.summary,
-				 has_overlay_list(path) ? "overlay or file" : "file");
-	if (asked == IMGP_VIA_OVERLAY && !has_overlay_list(path))
+				 has_overlay_list(sv) ? "overlay or file" : "file");
+	if (asked == IMGP_VIA_OVERLAY && !has_overlay_list(sv))
 		return imgp_fail(EINVAL, "--via overlay: %s applies no list of overlays imgpatch can add to%s: use --via file",
 				 sv->bootinfo.summary,
 				 sv->hook ? " (its hook is one script the owner may have written, not a list)" : "");
@@ -156,12 +152,12 @@ int imgp_patch_via_choose(struct imgp_patch *patch, enum imgp_via asked,
 		*via = asked;
 		*why = asked == IMGP_VIA_OVERLAY ? "via overlay: --via overlay"
 						 : "via file: --via file";
-	} else if (has_overlay_list(path) && !deletes) {
+	} else if (has_overlay_list(sv) && !deletes) {
 		*via = IMGP_VIA_OVERLAY;
 		*why = "via overlay: the boot path applies a list of overlays: the change is a new one added to it, the owner's entries kept";
 	} else {
 		*via = IMGP_VIA_FILE;
-		*why = has_overlay_list(path) ?
+		*why = has_overlay_list(sv) ?
 			"via file: an overlay cannot delete: the tree file is edited in place" :
 			"via file: the boot path names one tree file and no overlay list: it is edited in place";
 	}
@@ -253,7 +249,7 @@ int imgp_patch_find_booted(struct imgp_patch *patch, const char *model,
 		return imgp_fail(ENOENT, "no boot path recognised: no FIT, extlinux.conf, armbianEnv.txt, boot script, config.txt, Boot Loader Specification entry or grub.cfg names a tree");
 	if (bi->rc)
 		return imgp_survey_fail(bi->rc, bi->error);
-	if (!bi->ndts && sv->bootpath_name && !strcmp(sv->bootpath_name, "fit"))
+	if (!bi->ndts && (sv->bootpath->flags & IMGP_BOOTPATHF_FIT))
 		return imgp_fail(EINVAL, "%s: the board boots a FIT's tree: pick it with --fdt (in a recipe: fdt-from-fit)",
 				 bi->summary ? bi->summary : "FIT");
 	if (!bi->ndts)
@@ -628,102 +624,8 @@ static const struct imgp_uboot_menu *generator_of(struct imgp_patch *patch)
 	return sv->generator;
 }
 
-/* Where a path keeps its overlays and the list that names them. */
-struct hook_list {
-	char file[1024];         /* the overlay */
-	char list[1024];         /* the file holding the list */
-	const char *key;
-	char word[1024];
-	/* The overlay's folder when the distribution's tool makes it on first use; "": none. */
-	char folder[1024];
-	const char *folder_why;
-};
-
-static int hook_list(struct imgp_patch *patch, const char *path,
-		     const char *tree, const char *name,
-		     const struct imgp_uboot_menu *gen, struct hook_list *h)
-{
-	static const char *const confs[] = {
-		"/extlinux/extlinux.conf", "/boot/extlinux/extlinux.conf",
-	};
-	const char *slash = strrchr(tree, '/');
-	int dirlen = slash ? (int)(slash - tree) : 0;
-
-	h->folder[0] = '\0';
-	h->folder_why = NULL;
-	if (!strcmp(path, "armbian")) {
-		/* "${prefix}dtb/FDTFILE": the prefix also holds armbianEnv.txt. */
-		const char *dtb = strstr(tree, "dtb/");
-		int pre = dtb ? (int)(dtb - tree) : 1;
-
-		snprintf(h->file, sizeof(h->file), "%.*soverlay-user/%s.dtbo", pre, tree, name);
-		/*
-		 * Armbian's build makes no overlay-user folder; its
-		 * armbian-add-overlay does "mkdir -p /boot/overlay-user" (armbian/build
-		 * packages/bsp/common/usr/sbin/armbian-add-overlay).
-		 */
-		snprintf(h->folder, sizeof(h->folder), "%.*soverlay-user", pre, tree);
-		h->folder_why = "made as Armbian's armbian-add-overlay makes it (mkdir -p /boot/overlay-user)";
-		snprintf(h->list, sizeof(h->list), "%.*sarmbianEnv.txt", pre, tree);
-		h->key = "user_overlays";
-		snprintf(h->word, sizeof(h->word), "%s", name);
-	} else if (!strcmp(path, "extlinux")) {
-		struct imgp_buf raw = { 0 };
-		bool existed = false;
-		int rc = 0;
-
-		for (size_t i = 0; !rc && !existed && i < 2; i++) {
-			snprintf(h->list, sizeof(h->list), "%s", confs[i]);
-			rc = imgp_patch_read(patch, patch->boot_part, confs[i],
-					     IMGP_TEXT_MAX, &raw, &existed);
-		}
-		imgp_buf_free(&raw);
-		if (rc)
-			return rc;
-		snprintf(h->file, sizeof(h->file), "%.*s/%s.dtbo", dirlen, tree, name);
-		h->key = "fdtoverlays";
-		snprintf(h->word, sizeof(h->word), "%s", h->file);
-		if (gen) {
-			struct imgp_buf at = { 0 };
-
-			/* Where u-boot-update finds it, named as it names it. */
-			snprintf(h->word, sizeof(h->word), "%s/%s.dtbo", gen->dir, name);
-			rc = imgp_uboot_menu_path(gen->dir, h->word + strlen(gen->dir) + 1, &at);
-			if (!rc)
-				snprintf(h->file, sizeof(h->file), "%s", (char *)at.data);
-			if (!rc && !gen->dir_exists)
-				rc = imgp_uboot_menu_path(gen->dir, NULL, &at);
-			if (!rc && !gen->dir_exists) {
-				snprintf(h->folder, sizeof(h->folder), "%s", (char *)at.data);
-				h->folder_why = "made for u-boot-update, which lists the overlays of U_BOOT_FDT_OVERLAYS_DIR only when that folder is there";
-			}
-			imgp_buf_free(&at);
-			if (rc)
-				return rc;
-		}
-	} else if (!strcmp(path, "bls")) {
-		const struct imgp_survey_bootdt *dt = patch->dt_plan->tree;
-
-		/* The default entry's devicetree-overlay list, the overlay beside its tree. */
-		snprintf(h->file, sizeof(h->file), "%.*s/%s.dtbo", dirlen, tree, name);
-		snprintf(h->list, sizeof(h->list), "%s%s/%s",
-			 strncmp(tree, "/boot/", 6) ? "" : "/boot", "/loader/entries",
-			 dt->label);
-		h->key = "devicetree-overlay";
-		/* As the entry names files: from the partition's root, /boot dropped. */
-		snprintf(h->word, sizeof(h->word), "%s",
-			 strncmp(h->file, "/boot/", 6) ? h->file : h->file + 5);
-	} else {
-		snprintf(h->file, sizeof(h->file), "/overlays/%s.dtbo", name);
-		snprintf(h->list, sizeof(h->list), "/config.txt");
-		h->key = "dtoverlay";
-		snprintf(h->word, sizeof(h->word), "%s", name);
-	}
-	return 0;
-}
-
 /* Plans one overlay file; one of that name with other bytes is not ours. */
-static int plan_overlay_file(struct imgp_patch *patch, const struct hook_list *h,
+static int plan_overlay_file(struct imgp_patch *patch, const struct imgp_overlay_site *h,
 			     const struct unit *u, const char *note)
 {
 	const struct imgp_part *part = patch->boot_part;
@@ -857,7 +759,8 @@ static int write_overlays(struct imgp_patch *patch, const char *why,
 	 * the filters that hold for the boards of this tree alone ([pi4] would
 	 * reach the 400 and the CM4 too).
 	 */
-	rc = strcmp(sv->bootpath_name, "rpi") ? 0 : imgp_rpi_own_filters(p->tree->path, &sections);
+	rc = sv->bootpath->overlay_filters ?
+		sv->bootpath->overlay_filters(p->tree->path, &sections) : 0;
 	if (rc == -ENOENT) {
 		imgp_errclear();
 		rc = imgp_fail(EINVAL, "--via overlay: %s: no config.txt filter holds for the boards of this tree alone: use --via file",
@@ -868,11 +771,10 @@ static int write_overlays(struct imgp_patch *patch, const char *why,
 	if (!rc)
 		rc = check_units(patch, u, n);
 	for (size_t i = 0; !rc && i < n; i++) {
-		struct hook_list h;
+		struct imgp_overlay_site h = { 0 };
 		char target[1200];
 
-		rc = hook_list(patch, sv->bootpath_name, p->tree->path, u[i].name,
-			       gen, &h);
+		rc = sv->bootpath->overlay_site(patch, p->tree, u[i].name, gen, &h);
 		if (rc)
 			break;
 		note.len = 0;
