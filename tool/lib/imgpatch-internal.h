@@ -511,7 +511,14 @@ struct imgp_bootpath {
 	 */
 	int (*overlay_filters)(const char *tree, struct imgp_buf *out);
 	unsigned flags;          /* IMGP_BOOTPATHF_* */
+	/* What its loader does when the base tree it names is not there; NULL: the script's load fails. */
+	const char *on_missing_tree;
+	/* How to make room when an overlay needs more than its loader gives; NULL: "fdt resize". */
+	const char *on_no_room;
 };
+
+/* The boot path named name ("extlinux"); NULL when none is. */
+const struct imgp_bootpath *imgp_bootpath_named(const char *name);
 
 /* The trees are a FIT's images: picked with --fdt, changed through the FIT or an override. */
 #define IMGP_BOOTPATHF_FIT 0x1u

@@ -275,4 +275,5 @@ const struct imgp_bootpath imgp_bootpath_uenv = {
 	.probe = uenv_probe,
 	.describe = uenv_describe,
 	.cmdline = uenv_cmdline,
+	.on_missing_tree = "U-Boot's uname_boot finds it in none of the places it looks and stops (failumsboot)",
 };

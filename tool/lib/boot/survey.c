@@ -54,6 +54,14 @@ static const struct imgp_bootpath *const bootpaths[] = {
 	&imgp_bootpath_grub,
 };
 
+const struct imgp_bootpath *imgp_bootpath_named(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof(bootpaths) / sizeof(bootpaths[0]); i++)
+		if (!strcmp(bootpaths[i]->name, name))
+			return bootpaths[i];
+	return NULL;
+}
+
 /* Files that mark a boot partition whose way of booting is no method yet. */
 static const char *const boot_markers[] = {
 	"/config.txt", "/extlinux/extlinux.conf",

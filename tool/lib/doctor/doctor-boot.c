@@ -355,6 +355,7 @@ static bool file_there(struct doctor *d, const struct imgp_part *part, const cha
  */
 static int check_overlay(struct doctor *d, const struct imgp_effective *t)
 {
+	const struct imgp_bootpath *bp = imgp_bootpath_named(t->boot_path);
 	const char *params = NULL;
 	char *file = NULL, *deprecated = NULL;
 	bool is_file, missing;
@@ -395,8 +396,7 @@ static int check_overlay(struct doctor *d, const struct imgp_effective *t)
 		rc = imgp_doctor_set(&f->hint, "overlay_map.dtb says: %s; do that instead, or take the dtoverlay= line out of config.txt",
 				deprecated);
 	else if (!rc && t->rc == -ENOSPC)
-		rc = imgp_doctor_set(&f->hint, "%s", strcmp(t->boot_path, "extlinux") == 0 ?
-				"sysboot gives each FDTOVERLAYS entry 8 KiB: make the overlay smaller, or put its change into the tree file (imgpatch patch --via file)" :
+		rc = imgp_doctor_set(&f->hint, "%s", bp && bp->on_no_room ? bp->on_no_room :
 				"give the tree the room first: \"fdt resize N\" (N in hexadecimal, at least the bytes named) right before the fdt apply");
 	else if (!rc)
 		rc = imgp_doctor_set(&f->hint, "%s", missing ?
@@ -418,20 +418,16 @@ static int check_overlay(struct doctor *d, const struct imgp_effective *t)
  */
 static int check_base(struct doctor *d, const struct imgp_effective *t)
 {
+	const struct imgp_bootpath *bp;
 	struct imgp_finding *f;
 	const char *then;
 	int rc;
 
 	if (t->dtb.fdt || t->failed || t->image || t->rc != -ENOENT)
 		return 0;
-	if (strcmp(t->boot_path, "extlinux") == 0)
-		then = "U-Boot skips the label (FDT), or boots the kernel with U-Boot's own tree (FDTDIR)";
-	else if (strcmp(t->boot_path, "rpi") == 0)
-		then = "the firmware starts the kernel without the tree this model should get";
-	else if (strcmp(t->boot_path, "uenv") == 0)
-		then = "U-Boot's uname_boot finds it in none of the places it looks and stops (failumsboot)";
-	else
-		then = "the boot script's load fails and the kernel gets no tree: the boot stops";
+	bp = imgp_bootpath_named(t->boot_path);
+	then = bp && bp->on_missing_tree ? bp->on_missing_tree :
+		"the boot script's load fails and the kernel gets no tree: the boot stops";
 	f = imgp_doctor_add(d, DOCTOR_TREE_MISSING);
 	if (!f)
 		return -ENOMEM;
