@@ -515,6 +515,8 @@ struct imgp_bootpath {
 	const char *on_missing_tree;
 	/* How to make room when an overlay needs more than its loader gives; NULL: "fdt resize". */
 	const char *on_no_room;
+	/* How to keep an overlay its generator drops (doctor's overlay-not-durable). */
+	const char *keep_overlay;
 };
 
 /* The boot path named name ("extlinux"); NULL when none is. */

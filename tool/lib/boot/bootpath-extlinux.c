@@ -685,4 +685,5 @@ const struct imgp_bootpath imgp_bootpath_extlinux = {
 	/* pxe_utils.c: a label whose FDT does not load is skipped; FDTDIR boots U-Boot's own. */
 	.on_missing_tree = "U-Boot skips the label (FDT), or boots the kernel with U-Boot's own tree (FDTDIR)",
 	.on_no_room = "sysboot gives each FDTOVERLAYS entry 8 KiB: make the overlay smaller, or put its change into the tree file (imgpatch patch --via file)",
+	.keep_overlay = "list it where the generator reads it (imgpatch info IMAGE, its updates: line, says where); imgpatch patch --via overlay puts a new overlay there",
 };

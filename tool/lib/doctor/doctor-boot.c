@@ -472,7 +472,9 @@ static int check_durable(struct doctor *d)
 		if (!rc)
 			rc = imgp_doctor_set(&f->cost, "%s", bi->updates);
 		if (!rc)
-			rc = imgp_doctor_set(&f->hint, "list it where the generator reads it (imgpatch info IMAGE, its updates: line, says where); imgpatch patch --via overlay puts a new overlay there");
+			rc = imgp_doctor_set(&f->hint, "%s", d->sv.bootpath->keep_overlay ?
+					d->sv.bootpath->keep_overlay :
+					"imgpatch info IMAGE, its updates: line, says what the next kernel upgrade writes");
 	}
 	return rc;
 }
