@@ -78,7 +78,7 @@ static int check_tree(const char *path, const char *name, struct imgp_dtb *dtb,
 	memcpy(list, found, (size_t)*n * sizeof(*list));
 	free(found);
 	tree.dtb = *dtb;
-	return doctor_check_mmc(&d);
+	return imgp_doctor_check_mmc(&d);
 }
 
 static void test_reviewed(const char *dir)
@@ -153,7 +153,7 @@ static void sweep_tree(const char *path, const char *rel, struct sweep *s,
 	}
 	for (size_t i = 0; i < out.n; i++)
 		for (int k = 0; k < DOCTOR_NFINDINGS; k++)
-			if (strcmp(out.findings[i].id, doctor_findings[k].id) == 0)
+			if (strcmp(out.findings[i].id, imgp_doctor_findings[k].id) == 0)
 				s->findings[k]++;
 	imgp_doctor_free(&out);
 	imgp_dtb_free(&dtb);
@@ -204,7 +204,7 @@ static void test_sweep(const char *top)
 	       s.classes[IMGP_DT_MMC_EMMC], s.classes[IMGP_DT_MMC_SDIO]);
 	for (int k = 0; k < DOCTOR_NFINDINGS; k++)
 		if (s.findings[k])
-			printf("# sweep: %u %s\n", s.findings[k], doctor_findings[k].id);
+			printf("# sweep: %u %s\n", s.findings[k], imgp_doctor_findings[k].id);
 	CHECK(s.trees > 0 && s.broken == 0, "sweep: every tree reads");
 }
 
