@@ -339,19 +339,21 @@ static void test_errors(void)
  */
 static void test_many_entries(void)
 {
-	struct imgp_buf text = { 0 };
+	struct imgp_buf text = { 0 }, tail = { 0 };
 	struct imgp_fstab_entry e;
-	int rc = 0;
+	int rc = 0, n = 0;
 
-	for (int i = 0; !rc && text.len < 1000 * 1000 - 16; i++)
-		rc = imgp_buf_printf(&text, "a /%05x c d\n", i);
+	for (; !rc && text.len < 1000 * 1000 - 16; n++)
+		rc = imgp_buf_printf(&text, "a /%05x c d\n", n);
 	CHECK(rc == 0, "many entries: text made");
 	imgp_errclear();
 	rc = imgp_fstab_get((const char *)text.data, text.len, "/nope", &e);
 	CHECK(rc == -ENOENT, "many entries: -ENOENT");
+	CHECK(imgp_buf_printf(&tail, "/0001f, ... %d entries in all)", n) == 0, "many entries: tail made");
 	CHECK(strstr(imgp_errmsg(), "(have: /00000, /00001, ") != NULL &&
-	      strstr(imgp_errmsg(), "/0001f, ...)") != NULL,
-	      "many entries: the message lists the first 32 mount points");
+	      strstr(imgp_errmsg(), (const char *)tail.data) != NULL,
+	      "many entries: the message lists the first 32 mount points and counts them all");
+	imgp_buf_free(&tail);
 	imgp_buf_free(&text);
 }
 
