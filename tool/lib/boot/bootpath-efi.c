@@ -135,7 +135,8 @@ static int scan(struct trees *t, const char *prefix, const char *sub)
 /*
  * The ESP's removable-media loader, with a tree U-Boot would load from one
  * of the prefixes. An ESP with none leaves the tree to the loader it starts
- * (boot loader entries, grub.cfg), tried after this way.
+ * (boot loader entries, grub.cfg), tried after this way. Not modelled: a
+ * grub.cfg or entry whose own devicetree line replaces the ESP's tree.
  */
 static int efi_probe(struct imgp_survey *sv)
 {
@@ -147,8 +148,10 @@ static int efi_probe(struct imgp_survey *sv)
 	for (size_t i = 0; rc == 1 && i < NPREFIXES; i++)
 		if (scan(&t, prefixes[i], "") == -ENOMEM)
 			rc = -ENOMEM;
-	if (rc == 1 && !t.n && !scratch.rc)
-		sv->boot = NULL, rc = 0;
+	if (rc == 1 && !t.n && !scratch.rc) {
+		sv->boot = NULL;
+		rc = 0;
+	}
 	for (size_t i = 0; i < t.n; i++) {
 		free(t.f[i].rel);
 		free(t.f[i].path);
