@@ -514,7 +514,7 @@ static void test_gpt_4k(void)
 	struct imgp_table tab;
 
 	if (!tool) {
-		printf("# skip 4096-byte sector GPT: fdisk not found\n");
+		SKIP_TOOL("4096-byte sector GPT", "fdisk");
 		return;
 	}
 	snprintf(prog, sizeof(prog), "%s", tool);
@@ -793,7 +793,7 @@ static void test_no_table(void)
 
 	/* A filesystem without a table ends in 0x55aa too. */
 	if (!mkfs) {
-		printf("# skip superfloppy check: mkfs.vfat not found\n");
+		SKIP_TOOL("superfloppy check", "mkfs.vfat");
 		return;
 	}
 	{
@@ -830,7 +830,8 @@ static void test_probe_fs(void)
 	if (find_tool("mke2fs"))
 		snprintf(eprog, sizeof(eprog), "%s", find_tool("mke2fs"));
 	if (!vprog[0] || !eprog[0]) {
-		printf("# skip probe_fs: mkfs.vfat or mke2fs not found\n");
+		SKIP_TOOL("probe_fs", !vprog[0] && !eprog[0] ? "mkfs.vfat mke2fs" :
+			  !vprog[0] ? "mkfs.vfat" : "mke2fs");
 		return;
 	}
 	if (!made(make_gpt(path), "gpt fixture"))
@@ -897,7 +898,7 @@ int main(void)
 	test_mbr_crafted();
 	test_ebr();
 	if (!find_tool("sfdisk")) {
-		printf("# skip sfdisk fixtures: sfdisk not found\n");
+		SKIP_TOOL("sfdisk fixtures", "sfdisk");
 		return unit_done();
 	}
 	test_gpt();
