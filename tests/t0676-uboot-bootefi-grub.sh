@@ -36,56 +36,10 @@ export UBOOT_UNTIL='Kernel panic - not syncing'
 uboot_missing sfdisk mkfs.vfat mcopy debugfs e2fsck dtc fdtget fdtput mkenvimage \
 	dpkg-deb tar strings timeout
 
-# kernel_deb: the cached .deb of the kernel the metapackage
-# linux-image-arm64 depends on (its name holds the kernel's ABI), both as
-# ci/install-deps.sh downloads them.
-kernel_deb()
-{
-	local -; set +x
-	local meta dep
-
-	meta=$(compgen -G "$DEB_CACHE/linux-image-arm64_*_arm64.deb" | head -n 1) &&
-	dep=$(dpkg-deb -f "$meta" Depends | sed 's/[ ,].*//') &&
-	compgen -G "$DEB_CACHE/${dep}_*_arm64.deb" | head -n 1
-}
-
-if [ -z "$missing" ]; then
-	test_require_debs grub-efi-arm64-bin linux-image-arm64
-	if ! kernel_deb >/dev/null; then
-		test_skip_tool "Debian's arm64 kernel present" linux-image-arm64
-		echo "# run ci/install-deps.sh"
-		test_done
-	fi
-fi
+require_grub_kernel
 
 V=6.1.0-18-arm64
 CONSOLE_ARGS=+ignore_loglevel,+earlycon=pl011,0x9000000
-
-# kernel_image OUT: the arm64 kernel (/boot/vmlinuz-*) of kernel_deb; its
-# package and version on stdout.
-kernel_image()
-{
-	local -; set +x
-	local deb
-
-	deb=$(kernel_deb) &&
-	mkdir -p kernel &&
-	dpkg-deb --fsys-tarfile "$deb" | tar -x -C kernel --wildcards './boot/vmlinuz-*' &&
-	cp kernel/boot/vmlinuz-* "$1" &&
-	dpkg-deb -f "$deb" Package Version
-}
-
-# said KIND WHAT: the text after "WHAT: " of the kernel's console line
-# that starts so, once.
-said()
-{
-	local -; set +x
-
-	tr -d '\r' <"$1.console" |
-		sed -n "s/^\[ *[0-9.]*\] $2: //p" >"$1.$2" &&
-	test "$(wc -l <"$1.$2")" = 1 &&
-	cat "$1.$2"
-}
 
 # boots KIND IMG: boots IMG until the kernel panics; the console in
 # KIND.console.
@@ -105,7 +59,7 @@ cmdline_is()
 	local -; set +x
 	local got want
 
-	got=$(said "$1" "Kernel command line") &&
+	got=$(kernel_said "$1" "Kernel command line") &&
 	imgpatch cat "$2" --cmdline >"$2.cmdline" &&
 	want="BOOT_IMAGE=/boot/vmlinuz-$V $(tail -n 1 "$2.cmdline" | awk '{ $1 = $1; print }')" &&
 	echo "kernel: $got" && echo "wanted: $want" &&
@@ -119,7 +73,7 @@ model_is()
 	local -; set +x
 	local got
 
-	got=$(said "$1" "Machine model") &&
+	got=$(kernel_said "$1" "Machine model") &&
 	imgpatch cat "$2" --dtb >"$2.dts" &&
 	dtc -q -I dts -O dtb -o "$2.dtb" "$2.dts" &&
 	echo "kernel: $got" &&
@@ -136,9 +90,8 @@ root()
 check 'build the image with Debian'"'"'s GRUB and kernel, and the board environment' '
 	kernel_image vmlinuz >kernel.pkg &&
 	sed "s/^/# /" kernel.pkg &&
-	grub=deb/grub-efi-arm64-bin/usr/lib/grub/arm64-efi/monolithic/grubaa64.efi &&
-	strings "$grub" | grep -x /EFI/debian &&
-	"$FIXTURES/mkimage-debian-grub.sh" grub.img --loader="$grub" --kernel=vmlinuz &&
+	strings "$GRUB_EFI" | grep -x /EFI/debian &&
+	"$FIXTURES/mkimage-debian-grub.sh" grub.img --loader="$GRUB_EFI" --kernel=vmlinuz &&
 	board_env env.txt
 '
 
@@ -150,7 +103,7 @@ check 'patch --cmdline adds the console: the kernel prints the line cat --cmdlin
 	cmdline_is con con.img &&
 	grep -q " ro  quiet ignore_loglevel earlycon=pl011,0x9000000\$" con.img.cmdline &&
 	model_is con con.img &&
-	test "$(said con "Machine model")" = "Pine64 RockPro64 v2.1"
+	test "$(kernel_said con "Machine model")" = "Pine64 RockPro64 v2.1"
 '
 
 check 'patch --cmdline and --dt-set again: no quiet, one more word, a new model; the kernel sees them all' '
@@ -160,9 +113,9 @@ check 'patch --cmdline and --dt-set again: no quiet, one more word, a new model;
 	root more.img &&
 	boots more more.img &&
 	cmdline_is more more.img &&
-	case " $(said more "Kernel command line") " in *" quiet "*) false ;; *" cgroup_enable=memory "*) true ;; *) false ;; esac &&
+	case " $(kernel_said more "Kernel command line") " in *" quiet "*) false ;; *" cgroup_enable=memory "*) true ;; *) false ;; esac &&
 	model_is more more.img &&
-	test "$(said more "Machine model")" = "imgpatch RockPro64"
+	test "$(kernel_said more "Machine model")" = "imgpatch RockPro64"
 '
 
 test_done

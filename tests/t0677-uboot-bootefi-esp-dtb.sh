@@ -29,43 +29,12 @@ export UBOOT_UNTIL='Kernel panic - not syncing'
 uboot_missing sfdisk mkfs.vfat mcopy mtype debugfs e2fsck dtc fdtget mkenvimage \
 	dpkg-deb tar timeout
 
-# kernel_deb: the cached .deb of the kernel the metapackage
-# linux-image-arm64 depends on, as in t0676.
-kernel_deb()
-{
-	local -; set +x
-	local meta dep
-
-	meta=$(compgen -G "$DEB_CACHE/linux-image-arm64_*_arm64.deb" | head -n 1) &&
-	dep=$(dpkg-deb -f "$meta" Depends | sed 's/[ ,].*//') &&
-	compgen -G "$DEB_CACHE/${dep}_*_arm64.deb" | head -n 1
-}
-
-if [ -z "$missing" ]; then
-	test_require_debs grub-efi-arm64-bin linux-image-arm64
-	if ! kernel_deb >/dev/null; then
-		test_skip_tool "Debian's arm64 kernel present" linux-image-arm64
-		echo "# run ci/install-deps.sh"
-		test_done
-	fi
-fi
+require_grub_kernel
 
 RP=rockchip/rk3399-rockpro64.dtb
 V=6.1.0-13-arm64
 ROOT=$((65536 * 512))
 LINE="root=UUID=45464930-726f-6f74-0000-000000000002 ro quiet ignore_loglevel earlycon=pl011,0x9000000"
-
-# said KIND WHAT: the text after "WHAT: " of the kernel's console line
-# that starts so, once.
-said()
-{
-	local -; set +x
-
-	tr -d '\r' <"$1.console" |
-		sed -n "s/^\[ *[0-9.]*\] $2: //p" >"$1.$2" &&
-	test "$(wc -l <"$1.$2")" = 1 &&
-	cat "$1.$2"
-}
 
 # boots KIND IMG: boots IMG until the kernel panics; U-Boot started
 # BOOTAA64.EFI.
@@ -82,7 +51,7 @@ model_is()
 	local -; set +x
 	local got
 
-	got=$(said "$1" "Machine model") &&
+	got=$(kernel_said "$1" "Machine model") &&
 	imgpatch cat "$2" --dtb --model $RP >"$2.dts" &&
 	dtc -q -I dts -O dtb -o "$2.dtb" "$2.dts" &&
 	echo "kernel: $got" &&
@@ -90,10 +59,9 @@ model_is()
 }
 
 check 'build the EFI image with Debian'"'"'s GRUB and kernel; the console into grub.cfg with debugfs' '
-	dpkg-deb --fsys-tarfile "$(kernel_deb)" | tar -x --wildcards "./boot/vmlinuz-*" &&
-	cp boot/vmlinuz-* vmlinuz &&
-	grub=deb/grub-efi-arm64-bin/usr/lib/grub/arm64-efi/monolithic/grubaa64.efi &&
-	"$FIXTURES/mkimage-efi.sh" efi.img --loader="$grub" --kernel=vmlinuz &&
+	kernel_image vmlinuz >kernel.pkg &&
+	sed "s/^/# /" kernel.pkg &&
+	"$FIXTURES/mkimage-efi.sh" efi.img --loader="$GRUB_EFI" --kernel=vmlinuz &&
 	debugfs -R "cat /boot/grub/grub.cfg" "efi.img?offset=$ROOT" 2>/dev/null >grub.cfg &&
 	! grep devicetree grub.cfg &&
 	sed -i "/^	linux	/s/\$/ ignore_loglevel earlycon=pl011,0x9000000/" grub.cfg &&
@@ -115,8 +83,8 @@ check 'patch --cmdline is refused, the image unchanged; the refusal names the ro
 check 'as built: the kernel gets U-Boot'"'"'s /dtb/ tree, the one cat --dtb reports, and grub.cfg'"'"'s line' '
 	boots efi efi.img &&
 	model_is efi efi.img &&
-	test "$(said efi "Machine model")" = "Pine64 RockPro64 v2.1" &&
-	test "$(said efi "Kernel command line")" = "BOOT_IMAGE=/boot/vmlinuz-$V $LINE"
+	test "$(kernel_said efi "Machine model")" = "Pine64 RockPro64 v2.1" &&
+	test "$(kernel_said efi "Kernel command line")" = "BOOT_IMAGE=/boot/vmlinuz-$V $LINE"
 '
 
 check 'patched --via file: the kernel gets the edited tree from U-Boot, as cat --dtb says' '
@@ -127,8 +95,8 @@ check 'patched --via file: the kernel gets the edited tree from U-Boot, as cat -
 	test "$(fdtget -t s edited.dtb / model)" = "imgpatch EFI RockPro64" &&
 	boots patched patched.img &&
 	model_is patched patched.img &&
-	test "$(said patched "Machine model")" = "imgpatch EFI RockPro64" &&
-	test "$(said patched "Kernel command line")" = "BOOT_IMAGE=/boot/vmlinuz-$V $LINE"
+	test "$(kernel_said patched "Machine model")" = "imgpatch EFI RockPro64" &&
+	test "$(kernel_said patched "Kernel command line")" = "BOOT_IMAGE=/boot/vmlinuz-$V $LINE"
 '
 
 test_done
