@@ -74,7 +74,13 @@ check_packages=(
 # image's first partition as each board's documentation says (t0250):
 # built for arm64 or armhf only, so they are downloaded, never installed,
 # into $deb_cache (IMGPATCH_DEB_CACHE) for the tests to unpack.
-deb_downloads=(u-boot-rockchip:arm64 u-boot-sunxi:arm64 u-boot-imx:armhf flash-kernel:arm64)
+# GRUB for arm64 and Debian's arm64 kernel, which U-Boot's EFI boot starts
+# in t0676: downloaded the same way. linux-image-arm64 is a metapackage:
+# the kernel it depends on (its name holds the ABI, which changes with
+# each update) is downloaded with it.
+deb_downloads=(u-boot-rockchip:arm64 u-boot-sunxi:arm64 u-boot-imx:armhf flash-kernel:arm64
+	grub-efi-arm64-bin:arm64 linux-image-arm64:arm64)
+deb_with_depends=(linux-image-arm64)
 deb_cache=${IMGPATCH_DEB_CACHE:-/var/cache/imgpatch/debs}
 
 # Commands the tests run whose package has another name (a command named
@@ -290,7 +296,24 @@ fi
 if [ ${#want_debs[@]} -ne 0 ]; then
 	"${sudo[@]}" mkdir -p "$deb_cache"
 	# (apt warns that it downloads unsandboxed when run as root: harmless.)
-	if ! (cd "$deb_cache" && "${sudo[@]}" apt-get download -q "${want_debs[@]}") \
+	# deb_depends: the packages the downloaded metapackages of
+	# deb_with_depends depend on, as PKG:ARCH.
+	deb_depends()
+	{
+		local d m deb
+
+		for d in "${want_debs[@]}"; do
+			for m in "${deb_with_depends[@]}"; do
+				[ "${d%%:*}" = "$m" ] || continue
+				deb=$(compgen -G "$deb_cache/${m}_*_${d#*:}.deb" | head -n 1) || return 1
+				dpkg-deb -f "$deb" Depends | tr ',' '\n' |
+					sed -n "s/^ *\([^ ]*\).*/\1:${d#*:}/p"
+			done
+		done
+	}
+	if ! (cd "$deb_cache" && "${sudo[@]}" apt-get download -q "${want_debs[@]}" &&
+			deps=$(deb_depends) &&
+			{ [ -z "$deps" ] || xargs "${sudo[@]}" apt-get download -q <<<"$deps"; }) \
 			>"$log" 2>&1 </dev/null; then
 		cat "$log" >&2
 		echo "install-deps: could not download: ${want_debs[*]}" >&2

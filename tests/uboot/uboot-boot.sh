@@ -18,6 +18,11 @@
 # kernel started), on a timeout, or when QEMU failed (the reason and the
 # end of the console on stderr); 2 on a usage error.
 #
+# With UBOOT_UNTIL the card boots a real kernel instead, which never ends
+# QEMU: the run ends, QEMU stopped, as soon as a console line matches the
+# extended regular expression UBOOT_UNTIL (exit 0), and OUTDIR is not
+# written.
+#
 # The card is a copy of CARD grown to a power of two (QEMU's sd-card will
 # only take such a size); CARD is never written.
 #
@@ -28,6 +33,8 @@
 #   UBOOT_MEM       the machine's RAM in MiB (default 1024)
 #   UBOOT_ENV_SIZE  CONFIG_ENV_SIZE of the firmware (default 0x40000,
 #                   qemu_arm64_defconfig's)
+#   UBOOT_MACHINE   QEMU's -machine (default virt)
+#   UBOOT_UNTIL     see above
 
 set -u
 
@@ -35,6 +42,8 @@ qemu=${QEMU_AARCH64:-qemu-system-aarch64}
 timeout_s=${UBOOT_TIMEOUT:-60}
 mem_mib=${UBOOT_MEM:-1024}
 env_size=${UBOOT_ENV_SIZE:-0x40000}
+machine=${UBOOT_MACHINE:-virt}
+until_re=${UBOOT_UNTIL:-}
 prog=${0##*/}
 
 if [ $# -ne 4 ] || [ -z "${UBOOT_BIN:-}" ]; then
@@ -78,7 +87,7 @@ cp --sparse=always "$card" "$tmp/card" && truncate -s "$pow" "$tmp/card" || exit
 (
 	cd "$outdir" &&
 	exec timeout -k 5 $((timeout_s + 30)) \
-		"$qemu" -nodefaults -no-user-config -machine virt -cpu cortex-a57 -m "$mem_mib" \
+		"$qemu" -nodefaults -no-user-config -machine "$machine" -cpu cortex-a57 -m "$mem_mib" \
 			-display none -serial "file:$log" -monitor none -nic none -no-reboot \
 			-semihosting-config enable=on,target=native \
 			-bios "$UBOOT_BIN" \
@@ -95,12 +104,20 @@ while kill -0 "$qpid" 2>/dev/null; do
 	if tr -d '\r' <"$log" | grep -q '^=> '; then
 		die "U-Boot came back to its prompt: no kernel started"
 	fi
-	[ $SECONDS -lt $deadline ] || die "no kernel started within ${timeout_s}s (UBOOT_TIMEOUT)"
+	if [ -n "$until_re" ] && tr -d '\r' <"$log" | grep -Eq -- "$until_re"; then
+		exit 0
+	fi
+	if [ $SECONDS -ge $deadline ]; then
+		[ -z "$until_re" ] ||
+			die "the console did not say '$until_re' within ${timeout_s}s (UBOOT_TIMEOUT)"
+		die "no kernel started within ${timeout_s}s (UBOOT_TIMEOUT)"
+	fi
 	sleep 0.1
 done
 wait "$qpid"
 rc=$?
 qpid=
+[ -z "$until_re" ] || die "qemu ended with status $rc before the console said '$until_re'"
 [ "$rc" = 0 ] || die "qemu ended with status $rc (1: the stand-in kernel's semihosting failed)"
 [ -s "$outdir/booti.dtb" ] || die "the kernel started but wrote no booti.dtb"
 exit 0

@@ -317,3 +317,67 @@ booti_matches()
 	booti_dts "$1/booti.dtb" "$1.booti.dts" &&
 	test_cmp "$1.expected.dts" "$1.booti.dts"
 }
+
+# ------------------------------------------- GRUB and a real kernel (t0676 on)
+#
+# For the tests whose card boots Debian's GRUB and Debian's arm64 kernel
+# through U-Boot's EFI boot (uboot-boot.sh with UBOOT_UNTIL): the packages
+# come from ci/install-deps.sh's download cache (DEB_CACHE, lib.sh).
+
+# GRUB's monolithic image as test_require_debs unpacks grub-efi-arm64-bin:
+# what Debian signs, unsigned; its built-in prefix is /EFI/debian.
+GRUB_EFI=deb/grub-efi-arm64-bin/usr/lib/grub/arm64-efi/monolithic/grubaa64.efi
+
+# kernel_deb: the cached .deb of the kernel the metapackage
+# linux-image-arm64 depends on (its name holds the kernel's ABI).
+kernel_deb()
+{
+	local -; set +x
+	local meta dep deb
+
+	meta=$(compgen -G "$DEB_CACHE/linux-image-arm64_*_arm64.deb" | head -n 1) &&
+	[ -n "$meta" ] &&
+	dep=$(dpkg-deb -f "$meta" Depends | sed 's/[ ,].*//') &&
+	deb=$(compgen -G "$DEB_CACHE/${dep}_*_arm64.deb" | head -n 1) &&
+	[ -n "$deb" ] &&
+	echo "$deb"
+}
+
+# require_grub_kernel: unpacks grub-efi-arm64-bin (test_require_debs);
+# skips the rest of the script, as a missing tool, when it or the kernel
+# is not in the cache. Nothing to do when $missing already skips.
+require_grub_kernel()
+{
+	[ -z "$missing" ] || return 0
+	test_require_debs grub-efi-arm64-bin linux-image-arm64
+	kernel_deb >/dev/null && return 0
+	test_skip_tool "Debian's arm64 kernel present" linux-image-arm64
+	echo "# run ci/install-deps.sh"
+	test_done
+}
+
+# kernel_image OUT: the kernel_deb's /boot/vmlinuz-* as OUT; its package
+# and version on stdout.
+kernel_image()
+{
+	local -; set +x
+	local deb
+
+	deb=$(kernel_deb) &&
+	mkdir -p kernel &&
+	dpkg-deb --fsys-tarfile "$deb" | tar -x -C kernel --wildcards './boot/vmlinuz-*' &&
+	cp kernel/boot/vmlinuz-* "$1" &&
+	dpkg-deb -f "$deb" Package Version
+}
+
+# kernel_said KIND WHAT: the text after "WHAT: " of the kernel's console
+# line (in KIND.console) that starts so; there must be exactly one.
+kernel_said()
+{
+	local -; set +x
+
+	tr -d '\r' <"$1.console" |
+		sed -n "s/^\[ *[0-9.]*\] $2: //p" >"$1.$2" &&
+	test "$(wc -l <"$1.$2")" = 1 &&
+	cat "$1.$2"
+}
