@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-test_description='Raspberry Pi OS bookworm: rpios-interfaces sets dtparam=spi, dtparam=i2c_arm and enable_uart in config.txt as raspi-config nonint does; checked with mtype, debugfs, e2fsck and fsck.fat'
+test_description='Raspberry Pi OS bookworm: rpios-interfaces sets dtparam=spi, dtparam=i2c_arm and enable_uart in config.txt and i2c-dev in /etc/modules as raspi-config nonint does; checked with mtype, debugfs, e2fsck and fsck.fat'
 . "$(dirname "$0")/lib.sh"
 
 test_require_tools mtype debugfs e2fsck fsck.fat
@@ -32,7 +32,8 @@ test_expect_success 'build: pi-gen bookworm, interfaces commented out, no enable
 	fat_cat rpi.img /cmdline.txt >cmdline.orig &&
 	test "$(wc -l <cmdline.orig)" = 1 &&
 	extract_part rpi.img 2 root.orig &&
-	debugfs -R "stat /etc/modules" root.orig 2>&1 | grep "File not found"
+	debugfs -R "cat /etc/modules" root.orig 2>/dev/null >modules.orig &&
+	test "$(sum_file modules.orig)" = 3cf96140377b898e48b0253522c261de8b473e9aa0ce53317555bda19b4a50bc
 '
 
 test_expect_success 'dry run: the plan, the image byte-identical' '
@@ -40,6 +41,7 @@ test_expect_success 'dry run: the plan, the image byte-identical' '
 	$IMGPATCH apply rpios-interfaces rpi.img --set spi=on --set i2c=on \
 		--set serial_hardware=on --dry-run >plan &&
 	grep "^+dtparam=spi=on$" plan && grep "^+enable_uart=1$" plan &&
+	grep "^+i2c-dev$" plan && ! grep "cmdline.txt" plan &&
 	test_file_unchanged rpi.img "$sum"
 '
 
@@ -56,9 +58,9 @@ test_expect_success 'all on: the three lines under the closing [all], the rest b
 	checked on.img
 '
 
-test_expect_success 'root partition untouched: no /etc/modules written (see the recipe risks)' '
-	cmp root.orig on.img.ext4 &&
-	debugfs -R "stat /etc/modules" on.img.ext4 2>&1 | grep "File not found"
+test_expect_success 'root: i2c-dev added after kmod'"'"'s header in /etc/modules (debugfs)' '
+	debugfs -R "cat /etc/modules" on.img.ext4 2>/dev/null >modules &&
+	{ cat modules.orig && echo i2c-dev; } >want && test_cmp want modules
 '
 
 test_expect_success 'again: already applied, byte-identical' '

@@ -79,8 +79,45 @@ static void removes(void)
 	expect("a quiet b", "+quiet,-quiet", 1, "a b", "the last edit wins");
 }
 
+/*
+ * "++WORD" and " before KEY": raspi-config's do_serial_cons 0 runs
+ * sed -e "s/root=/console=serial0,115200 root=/" on cmdline.txt
+ * (RPi-Distro/raspi-config, commit 9c55e7b4d9c0299514120c7e50b3f482672b36e2);
+ * the expected lines are that sed's output.
+ */
+static void more_and_before(void)
+{
+	const char *off = "console=tty1 root=PARTUUID=1234-02 rootfstype=ext4 fsck.repair=yes rootwait";
+	const char *on = "console=tty1 console=serial0,115200 root=PARTUUID=1234-02 rootfstype=ext4 fsck.repair=yes rootwait";
+
+	expect(off, "++console=serial0,115200 before root", 1, on,
+	       "raspi-config's place: before root=, after console=tty1");
+	expect(on, "++console=serial0,115200 before root", 0, on, "again: that very word is there");
+	expect("console=serial0,115200 console=tty1 root=x", "++console=serial0,115200 before root",
+	       0, "console=serial0,115200 console=tty1 root=x", "pi-gen's line: already there");
+	expect("console=tty1 root=x", "++console=ttyS0", 1, "console=tty1 root=x console=ttyS0",
+	       "++word: other words of its name stay, appended at the end");
+	expect("console=tty1 root=x", "+console=ttyS0", 1, "console=ttyS0 root=x",
+	       "+key=value still replaces");
+	expect("console=tty1 rootwait", "++console=ttyS0 before root", 1,
+	       "console=tty1 rootwait console=ttyS0", "no word named root: at the end");
+	expect("a  root=x", "+quiet before root", 1, "a  quiet root=x", "+word before: spacing kept");
+	expect("quiet root=x", "+quiet before root", 0, "quiet root=x", "+word there: nothing moves");
+	expect("a ro root=x", "+ro=1 before root", 1, "a ro=1 root=x",
+	       "+key=value there: replaced where it stands");
+	expect("a -- root=x", "+quiet before root", 1, "a quiet -- root=x", "not past \"--\"");
+	expect("a", "+x=\"b before root\"", 1, "a x=\"b before root\"", "quoted: part of the word");
+	expect("console=tty1 console=serial0,115200 root=x", "-console=serial0,115200", 1,
+	       "console=tty1 root=x", "do_serial_cons 1: that word goes");
+}
+
 static void refuses(void)
 {
+	expect("a", "-quiet before root", -EINVAL, NULL, "before: only for an added word");
+	expect("a", "+quiet before", -EINVAL, NULL, "before: no name");
+	expect("a", "+quiet after root", -EINVAL, NULL, "only 'before'");
+	expect("a", "+quiet before root=x", -EINVAL, NULL, "before: a name, no value");
+	expect("a", "++", -EINVAL, NULL, "++: empty word");
 	expect("a", "quiet", -EINVAL, NULL, "no sign");
 	expect("a", "+", -EINVAL, NULL, "empty word");
 	expect("a", "+a b", -EINVAL, NULL, "two words");
@@ -125,6 +162,7 @@ int main(void)
 	adds();
 	replaces();
 	removes();
+	more_and_before();
 	refuses();
 	gets();
 	return unit_done();

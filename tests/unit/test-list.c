@@ -183,8 +183,44 @@ static void check_shell(void)
 	       "shell: a longer name is another variable");
 }
 
+/*
+ * /etc/modules: Debian 12 kmod's header (its postinst writes it), then the
+ * module lines raspi-config's do_i2c checks with grep "^i2c[-_]dev";
+ * modprobe reads '-' and '_' in a name as one.
+ */
+static void check_modules(void)
+{
+	const char *m = "/etc/modules";
+	const char *kmod = "# /etc/modules: kernel modules to load at boot time.\n#\n"
+			   "# This file contains the names of kernel modules that should be loaded\n"
+			   "# at boot time, one per line. Lines beginning with \"#\" are ignored.\n"
+			   "# Parameters can be specified after the module name.\n\n";
+	char want[1024];
+
+	snprintf(want, sizeof(want), "%si2c-dev\n", kmod);
+	expect(m, NULL, kmod, "i2c-dev", 1, want, "modules: kmod's header kept, the name after it");
+	expect(m, NULL, want, "i2c-dev", 0, want, "modules: already there, unchanged");
+	expect(m, NULL, "i2c_dev\n", "i2c-dev", 0, "i2c_dev\n", "modules: '_' is '-'");
+	expect(m, NULL, "i2c-dev\n", "i2c_dev", 0, "i2c-dev\n", "modules: '-' is '_'");
+	expect(m, NULL, "  i2c-dev debug=1\n", "i2c-dev", 0, "  i2c-dev debug=1\n",
+	       "modules: blanks before it, parameters after it");
+	expect(m, NULL, "#i2c-dev\n; i2c-dev\n", "i2c-dev", 1, "#i2c-dev\n; i2c-dev\ni2c-dev\n",
+	       "modules: comments stay comments, the name goes at the end");
+	expect(m, NULL, "i2c-devx\ni2c\n", "i2c-dev", 1, "i2c-devx\ni2c\ni2c-dev\n",
+	       "modules: whole names only");
+	expect(m, NULL, "snd\nspi-dev", "i2c-dev", 1, "snd\nspi-dev\ni2c-dev\n",
+	       "modules: a last line without newline gets one");
+	expect(m, NULL, "", "i2c-dev", 1, "i2c-dev\n", "modules: empty file");
+	expect(m, NULL, "a\r\n", "i2c-dev", 1, "a\r\ni2c-dev\n", "modules: CRLF line kept");
+	expect("/etc/modules-load.d/i2c.conf", NULL, "i2c_dev\n", "i2c-dev", 0, "i2c_dev\n",
+	       "modules-load.d/*.conf: the same list");
+	expect(m, "x", "", "i2c-dev", -EINVAL, NULL, "modules: no key");
+	expect("/boot/armbianEnv.txt", NULL, "", "x", -EINVAL, NULL, "another list needs its key");
+}
+
 int main(void)
 {
+	check_modules();
 	check_shell();
 	check_words();
 	check_extlinux();

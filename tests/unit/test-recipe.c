@@ -345,6 +345,28 @@ struct bad_case {
 
 /* Each file holds the common head (4 lines) and then body; want is in the message. */
 static const struct bad_case cases[] = {
+	{ "when-param", "param sc { description = \"s\" values = {\"keep\", \"on\"} default = \"keep\" }\n"
+	  "step {\n action = \"cmdline\"\n edits = \"+quiet\"\n when = \"${serial}=on\"\n}\n",
+	  "when-param.recipe:9: step 1 (cmdline): when '${serial}=on': no parameter 'serial' (parameters: sc)" },
+	{ "when-value", "param sc { description = \"s\" values = {\"keep\", \"on\"} alias = {\"yes=on\"} default = \"keep\" }\n"
+	  "step {\n action = \"cmdline\"\n edits = \"+quiet\"\n when = \"${sc}=yes\"\n}\n",
+	  "when-value.recipe:9: step 1 (cmdline): when '${sc}=yes': 'yes' is not a value of parameter 'sc' (values: keep, on)" },
+	{ "when-int", "param mhz { description = \"m\" type = \"int\" min = 50 max = 120 default = \"100\" }\n"
+	  "step { action = \"cmdline\" edits = \"+quiet\" when = \"${mhz}=200\" }\n",
+	  "when-int.recipe:6: step 1 (cmdline): when '${mhz}=200': mhz must be 50..120 (got 200)" },
+	{ "when-shape", "param sc { description = \"s\" default = \"x\" }\n"
+	  "step { action = \"cmdline\" edits = \"+quiet\" when = \"sc=on\" }\n",
+	  "when-shape.recipe:6: step 1 (cmdline): when 'sc=on': must be \"${PARAMETER}=VALUE\"" },
+	{ "when-dt", "param sc { description = \"s\" default = \"x\" }\n"
+	  "step { action = \"dt-from-boot\" when = \"${sc}=x\" }\nstep { action = \"write-tree\" }\n",
+	  "when-dt.recipe:6: step 1 (dt-from-boot): when: a device tree step always runs" },
+	{ "when-twice", "param sc { description = \"s\" default = \"x\" }\n"
+	  "step { action = \"cmdline\" edits = \"+quiet\" when = \"${sc}=x\"\n when = \"${sc}=y\" }\n",
+	  "when-twice.recipe:7: 'when' is set twice (first on line 6)" },
+	{ "modules-key", "step { action = \"add-to-list\" part = \"root\" path = \"/etc/modules\" key = \"m\" word = \"i2c-dev\" }\n",
+	  "modules-key.recipe:5: step 1 (add-to-list): a list of kernel modules (/etc/modules, modules-load.d/*.conf) has one name a line: no 'key'" },
+	{ "list-no-key", "step { action = \"add-to-list\" part = \"boot\" path = \"/armbianEnv.txt\" word = \"x\" }\n",
+	  "list-no-key.recipe:5: step 1 (add-to-list): missing 'key'" },
 	{ "unknown-key", "step {\n\taction = \"write-file\"\n\tnodee = \"x\"\n}\n",
 	  "unknown-key.recipe:7: no such option 'nodee' (did you mean 'node'?)" },
 	{ "unknown-top", "# c\n/* c\n */\nboard = \"kv\"\n",

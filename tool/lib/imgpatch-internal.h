@@ -796,8 +796,9 @@ enum imgp_list_style {
 	IMGP_LIST_LINES,         /* config.txt: one key=word line each */
 	IMGP_LIST_SHELL,         /* KEY="a b c", a file a shell sources (/etc/default/u-boot) */
 	IMGP_LIST_BLS,           /* "devicetree-overlay a b", a Boot Loader Specification entry */
+	IMGP_LIST_MODULES,       /* one kernel module a line, no key (/etc/modules) */
 };
-/* The list style of key in the file at path: by its name, then the key. */
+/* The list style of key (NULL: none) in the file at path: by its name, then the key. */
 enum imgp_list_style imgp_list_style_of(const char *path, const char *key);
 /*
  * out = text with word added to the list (see imgpatch.h,

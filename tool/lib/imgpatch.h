@@ -620,10 +620,14 @@ int imgp_yaml_entry_check(const char *key, const char *entry);
 /*
  * Kernel command line edits. edits is a list of "+WORD" (added when no word
  * has its name), "+KEY=VALUE" (the first word named KEY takes it, later
- * ones are dropped; appended when there is none), "-KEY" (drops every
- * word named KEY, with or without a value) and "-KEY=VALUE" (drops that
- * word), joined by commas: a comma before '+' or '-' outside double
- * quotes starts the next edit, so values keep theirs ("+console=ttyS2,1500000").
+ * ones are dropped; appended when there is none), "++WORD" (added unless
+ * that very word is there, other words of its name kept: console= counts
+ * each time it is given), "-KEY" (drops every word named KEY, with or
+ * without a value) and "-KEY=VALUE" (drops that word), joined by commas: a
+ * comma before '+' or '-' outside double quotes starts the next edit, so
+ * values keep theirs ("+console=ttyS2,1500000"). An added word followed by
+ * " before KEY" goes before the first word named KEY instead of at the end
+ * ("++console=serial0,115200 before root", as raspi-config puts it).
  * Words split as the kernel splits them (double quotes group blanks); no
  * edit looks past "--", and a new word goes before it.
  */

@@ -16,7 +16,11 @@
  *    /etc/default/u-boot): the last assignment counts, its quotes kept;
  *  - a Boot Loader Specification entry's "key a b" lines, every one of
  *    them counting, in order (devicetree-overlay): a word goes onto the
- *    last, or a new line after the devicetree line (else at the end).
+ *    last, or a new line after the devicetree line (else at the end);
+ *  - a list of kernel modules to load at boot, one a line (/etc/modules,
+ *    modules-load.d(5)'s *.conf), no key: the module's name first on its
+ *    line, maybe parameters after it (kmod's /etc/modules header says so),
+ *    '#' and ';' starting comments.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -453,6 +457,52 @@ static int list_config_txt(const char *text, size_t len, const char *key,
 	return changed;
 }
 
+/*
+ * Whether module names [a, a + n) and b are the same module: modprobe reads
+ * '-' and '_' in a name as one (kmod's underscores()), so raspi-config's
+ * "^i2c[-_]dev" finds i2c_dev too.
+ */
+static bool same_module(const char *a, size_t n, const char *b)
+{
+	if (strlen(b) != n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char x = a[i] == '-' ? '_' : a[i], y = b[i] == '-' ? '_' : b[i];
+
+		if (x != y)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A module list: a line whose first word is the module (blanks before it
+ * skipped, as systemd-modules-load strips them) means it is there;
+ * comments stay comments (raspi-config would uncomment a "#i2c-dev": the
+ * line added at the end loads the same module, and the owner's comment
+ * stays as it is). Otherwise "word\n" goes at the end.
+ */
+static int list_modules(const char *text, size_t len, const char *word,
+			struct imgp_buf *out)
+{
+	const char *cursor = text;
+	struct line l;
+	char tail[258];
+
+	while (next_line(text, len, &cursor, &l)) {
+		const char *p = skip_blanks(l.start, l.end), *e = p;
+
+		if (p >= l.end || *p == '#' || *p == ';')
+			continue;
+		while (e < l.end && *e != ' ' && *e != '\t')
+			e++;
+		if (same_module(p, (size_t)(e - p), word))
+			return imgp_buf_append(out, text, len) ? -ENOMEM : 0;
+	}
+	snprintf(tail, sizeof(tail), "%s\n", word);
+	return append_line(text, len, tail, out) ? -ENOMEM : 1;
+}
+
 static bool word_ok(const char *word)
 {
 	if (!*word)
@@ -469,6 +519,12 @@ enum imgp_list_style imgp_list_style_of(const char *path, const char *key)
 	const char *base = strrchr(path, '/');
 
 	base = base ? base + 1 : path;
+	if (strcmp(path, "/etc/modules") == 0 ||
+	    (strstr(path, "/modules-load.d/") && strlen(base) > 5 &&
+	     strcmp(base + strlen(base) - 5, ".conf") == 0))
+		return IMGP_LIST_MODULES;
+	if (!key)
+		return IMGP_LIST_WORDS;
 	if (strcmp(base, "extlinux.conf") == 0)
 		return IMGP_LIST_EXTLINUX;
 	if (strcmp(path, "/etc/default/u-boot") == 0 || strstr(path, "/u-boot-menu/conf.d/"))
@@ -488,7 +544,15 @@ int imgp_list_add(const char *text, size_t len, enum imgp_list_style style,
 	if (!word_ok(word))
 		return imgp_fail(EINVAL, "'%s' is no list word (blanks, '#' or ',' in it, or empty)",
 				 word);
+	/* A module list keeps names, one a line; every other list has a key. */
+	if (style == IMGP_LIST_MODULES && key)
+		return imgp_fail(EINVAL, "a list of kernel modules has one name a line, no key (got key '%s')",
+				 key);
+	if (style != IMGP_LIST_MODULES && !key)
+		return imgp_fail(EINVAL, "which list? a key is needed (only /etc/modules and modules-load.d/*.conf, one module a line, have none)");
 	switch (style) {
+	case IMGP_LIST_MODULES:
+		return list_modules(text, len, word, out);
 	case IMGP_LIST_EXTLINUX:
 		return list_extlinux(text, len, word, out);
 	case IMGP_LIST_LINES:

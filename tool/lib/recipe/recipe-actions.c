@@ -121,6 +121,25 @@ static int run_add_to_list(struct imgp_patch *patch, const struct recipe_step *s
 				   st->val[OP_KEY], st->val[OP_WORD], NULL);
 }
 
+/* A module list (/etc/modules) has no key; every other list needs one. */
+static const char *check_add_to_list(const char *const *v)
+{
+	bool modules = imgp_list_style_of(v[OP_PATH], NULL) == IMGP_LIST_MODULES;
+
+	if (modules && v[OP_KEY])
+		return "a list of kernel modules (/etc/modules, modules-load.d/*.conf) has one name a line: no 'key'";
+	if (!modules && !v[OP_KEY])
+		return "missing 'key' (only /etc/modules and modules-load.d/*.conf, one module a line, take none)";
+	return NULL;
+}
+
+const char *imgp_recipe_check_step(const struct action *a, const char *const *v)
+{
+	if (a->run == run_add_to_list)
+		return check_add_to_list(v);
+	return NULL;
+}
+
 bool imgp_recipe_is_write_tree(const struct recipe_step *st)
 {
 	return st->action->run == run_write_tree;
@@ -379,9 +398,9 @@ const struct action imgp_recipe_actions[] = {
 	  { PART_PATH, { OP_KEY, K_NOSPACE, REQ }, { OP_VALUE, K_LINE, REQ },
 	    { OP_SECTION, K_NOSPACE, OPT } } },
 	{ "add-to-list", DT_NONE,
-	  "add '{word}' to the {key} list of {part}:{path}, keeping its entries",
+	  "add '{word}' to [the {key} list of ]{part}:{path}, keeping its entries",
 	  run_add_to_list,
-	  { PART_PATH, { OP_KEY, K_NOSPACE, REQ }, { OP_WORD, K_NOSPACE, REQ } } },
+	  { PART_PATH, { OP_KEY, K_NOSPACE, OPT }, { OP_WORD, K_NOSPACE, REQ } } },
 	{ "set-fields", DT_NONE,
 	  "set the fields after '{key}' in {part}:{path} to '{value}' (where that line is)",
 	  run_set_fields,

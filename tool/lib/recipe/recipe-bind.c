@@ -146,6 +146,13 @@ int imgp_recipe_bind(struct imgp_recipe *r, const char *const *sets,
 					       st->action->name, opt_names[ao->opt],
 					       st->val[ao->opt], bad);
 		}
+		if (!rc) {
+			const char *bad = imgp_recipe_check_step(st->action, st->val);
+
+			if (bad)
+				rc = imgp_fail(EINVAL, "%s:%d: step %zu (%s): %s", r->path,
+					       st->line, i + 1, st->action->name, bad);
+		}
 	}
 	for (size_t i = 0; !rc && i < r->nrules; i++) {
 		struct match_rule *rule = &r->rules[i];

@@ -123,6 +123,10 @@ static int put_step(struct imgp_buf *out, const struct recipe_step *st)
 		rc = imgp_buf_append(out, t, 1);
 		t++;
 	}
+	if (!rc && st->when)
+		rc = imgp_buf_printf(out, " (only when %.*s=%s)",
+				     (int)strcspn(st->when + 2, "}"), st->when + 2,
+				     st->when_value) ? -ENOMEM : 0;
 	return rc;
 }
 

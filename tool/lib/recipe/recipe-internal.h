@@ -93,6 +93,11 @@ struct recipe_step {
 	 * and whether an edit in between deletes (the way depends on both). */
 	const struct recipe_step *writer;
 	bool deletes;
+	/* when = "${NAME}=VALUE": the step runs only when NAME is bound to
+	 * when_value (a value as binding leaves it); when NULL, always. */
+	const char *when;
+	size_t when_param;
+	const char *when_value;
 };
 
 enum rule_kind { R_LABEL, R_PART, R_FILE, R_FITFDT, R_COMPAT, R_COUNT };
@@ -207,6 +212,8 @@ const struct action *imgp_recipe_find_action(const char *name);
 bool imgp_recipe_is_write_tree(const struct recipe_step *st);
 bool imgp_recipe_is_delete(const struct recipe_step *st);
 const struct action_opt *imgp_recipe_action_opt(const struct action *a, enum opt o);
+/* What is wrong with a step's options together (v: raw or bound), or NULL. */
+const char *imgp_recipe_check_step(const struct action *a, const char *const *v);
 
 /* recipe-load.c: loading */
 struct loader {
@@ -229,6 +236,9 @@ int imgp_recipe_param_check(const struct imgp_recipe *r,
 const char *imgp_recipe_param_norm(struct imgp_recipe *r,
 			      const struct imgp_recipe_param *p, const char *v,
 			      long num);
+
+/* recipe-load.c: whether step st runs with the parameters bound */
+bool imgp_recipe_step_runs(const struct imgp_recipe *r, const struct recipe_step *st);
 
 /* recipe-bind.c: binding */
 int imgp_recipe_check_bound(const struct imgp_recipe *r);

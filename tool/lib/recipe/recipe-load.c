@@ -155,6 +155,66 @@ static int load_rules(struct loader *ld)
 	return 0;
 }
 
+/*
+ * A step's when = "${NAME}=VALUE": NAME a parameter, VALUE one it can be
+ * bound to (one of its values; for one without a list, a value it takes),
+ * kept as binding would leave it so that the two compare as strings.
+ */
+static int load_when(struct loader *ld, cfg_t *sec, size_t si, size_t i)
+{
+	struct imgp_recipe *r = ld->r;
+	struct recipe_step *st = &r->steps[i];
+	int line = imgp_recipe_key_line(&ld->sc, si, "when");
+	const char *w = cfg_getstr(sec, "when"), *close, *value;
+	const struct imgp_recipe_param *p;
+	char names[512], list[512];
+	size_t off = 0;
+	long num;
+
+	w = w ? w : "";
+	close = strchr(w, '}');
+	if (strncmp(w, "${", 2) || !close || close[1] != '=' || !close[2])
+		return imgp_recipe_load_err(ld, line, "step %zu (%s): when '%s': must be \"${PARAMETER}=VALUE\"",
+					    i + 1, st->action->name, w);
+	if (st->action->dt != DT_NONE)
+		return imgp_recipe_load_err(ld, line, "step %zu (%s): when: a device tree step always runs (the tree is loaded, edited and written in order)",
+					    i + 1, st->action->name);
+	p = imgp_recipe_find_param(r, w + 2, (size_t)(close - w - 2));
+	if (!p) {
+		imgp_recipe_param_names(r, names, sizeof(names));
+		return imgp_recipe_load_err(ld, line, "step %zu (%s): when '%s': no parameter '%.*s' (parameters: %s)",
+					    i + 1, st->action->name, w, (int)(close - w - 2), w + 2,
+					    r->nparams ? names : "none");
+	}
+	value = close + 2;
+	if (p->nvalues) {
+		size_t k;
+
+		list[0] = '\0';
+		for (k = 0; k < p->nvalues && strcmp(p->values[k], value); k++)
+			off += (size_t)snprintf(list + off, off < sizeof(list) ? sizeof(list) - off : 0,
+						"%s%s", k ? ", " : "", p->values[k]);
+		if (k == p->nvalues)
+			return imgp_recipe_load_err(ld, line, "step %zu (%s): when '%s': '%s' is not a value of parameter '%s' (values: %s)",
+						    i + 1, st->action->name, w, value, p->name, list);
+	} else if (imgp_recipe_param_check(r, p, value, &num)) {
+		return imgp_recipe_load_err(ld, line, "step %zu (%s): when '%s': %s", i + 1,
+					    st->action->name, w, imgp_errmsg());
+	}
+	st->when = imgp_recipe_pool_dup(r, w);
+	st->when_param = (size_t)(p - r->params);
+	st->when_value = p->nvalues ? imgp_recipe_pool_dup(r, value)
+				    : imgp_recipe_param_norm(r, p, value, num);
+	return st->when && st->when_value ? 0 : imgp_fail(ENOMEM, "out of memory");
+}
+
+bool imgp_recipe_step_runs(const struct imgp_recipe *r, const struct recipe_step *st)
+{
+	const char *v = st->when ? r->params[st->when_param].value : NULL;
+
+	return !st->when || (v && !strcmp(v, st->when_value));
+}
+
 static int load_step(struct loader *ld, size_t i)
 {
 	struct imgp_recipe *r = ld->r;
@@ -223,6 +283,19 @@ static int load_step(struct loader *ld, size_t i)
 		if (bad)
 			return imgp_recipe_load_err(ld, line, "step %zu (%s): %s '%s': %s",
 						    i + 1, name, opt_names[ao->opt], v, bad);
+	}
+	if (!strstr(st->raw[OP_PATH] ? st->raw[OP_PATH] : "", "${")) {
+		const char *bad = imgp_recipe_check_step(st->action, st->raw);
+
+		if (bad)
+			return imgp_recipe_load_err(ld, st->line, "step %zu (%s): %s", i + 1, name,
+						    bad);
+	}
+	if (cfg_size(sec, "when")) {
+		int rc = load_when(ld, sec, si, i);
+
+		if (rc)
+			return rc;
 	}
 	if (nalt != 1) {
 		const char *alts[2] = { NULL, NULL };
@@ -359,7 +432,7 @@ static int parse_recipe(struct loader *ld)
 		CFG_STR_LIST("compatible", NULL, CFGF_NODEFAULT),
 		CFG_END()
 	};
-	cfg_opt_t step_opts[OP_COUNT + 1];
+	cfg_opt_t step_opts[OP_COUNT + 2];
 	cfg_opt_t top_opts[] = {
 		CFG_STR("name", NULL, CFGF_NODEFAULT),
 		CFG_STR("summary", NULL, CFGF_NODEFAULT),
@@ -385,7 +458,9 @@ static int parse_recipe(struct loader *ld)
 
 		step_opts[o] = str;
 	}
-	step_opts[OP_COUNT] = end;
+	/* Not an action's option: any step may have it (load_when). */
+	step_opts[OP_COUNT] = (cfg_opt_t)CFG_STR("when", NULL, CFGF_NODEFAULT);
+	step_opts[OP_COUNT + 1] = end;
 
 	ld->cfg = cfg_init(top_opts, CFGF_NONE);
 	if (!ld->cfg)

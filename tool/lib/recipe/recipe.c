@@ -94,6 +94,8 @@ int imgp_recipe_apply(const struct imgp_recipe *r, struct imgp_patch *patch)
 	for (size_t i = 0; !rc && i < r->nsteps; i++) {
 		const struct recipe_step *st = &r->steps[i];
 
+		if (!imgp_recipe_step_runs(r, st))
+			continue;
 		imgp_errclear();
 		rc = st->action->run(patch, st);
 		if (rc)

@@ -104,15 +104,57 @@ static size_t edit_len(const char *p)
 	return i;
 }
 
-/* Checks one edit, [edit, edit + n). 0 or -EINVAL. */
-static int check_edit(const char *edit, size_t n)
+/*
+ * One edit, parsed: its sign, whether it adds one more word of a name
+ * ("++"), the word and the name of the word a new word goes before.
+ */
+struct edit {
+	char sign;
+	bool more;
+	const char *arg, *before;
+	size_t alen, blen;
+};
+
+#define BEFORE " before "
+
+/* Parses and checks one edit, [edit, edit + n), into e. 0 or -EINVAL. */
+static int parse_edit(const char *edit, size_t n, struct edit *e)
 {
+	const char *usage = "an edit is +WORD, +KEY=VALUE, ++WORD, -WORD or -KEY, an added word optionally followed by ' before KEY'";
 	char shown[512];
+	bool quoted = false;
+	size_t blank, skip;
 
 	snprintf(shown, sizeof(shown), "%.*s", (int)n, edit);
+	memset(e, 0, sizeof(*e));
 	if (n == 0 || (edit[0] != '+' && edit[0] != '-'))
-		return imgp_fail(EINVAL, "'%s': an edit is +WORD, +KEY=VALUE, -WORD or -KEY", shown);
-	return check_word(shown, edit + 1, n - 1);
+		return imgp_fail(EINVAL, "'%s': %s", shown, usage);
+	e->sign = edit[0];
+	e->more = n > 1 && edit[0] == '+' && edit[1] == '+';
+	skip = e->more ? 2 : 1;
+	e->arg = edit + skip;
+	/* A word has no blank outside quotes: one there starts " before KEY". */
+	for (blank = skip; blank < n; blank++) {
+		if (edit[blank] == '"')
+			quoted = !quoted;
+		if (!quoted && (edit[blank] == ' ' || edit[blank] == '\t'))
+			break;
+	}
+	e->alen = blank - skip;
+	if (blank < n) {
+		size_t k = blank + strlen(BEFORE);
+
+		if (e->sign != '+' || n <= k || strncmp(edit + blank, BEFORE, strlen(BEFORE)))
+			return imgp_fail(EINVAL, "'%s': %s", shown, usage);
+		e->before = edit + k;
+		e->blen = n - k;
+		for (size_t i = 0; i < e->blen; i++)
+			if (!isgraph((unsigned char)e->before[i]) || e->before[i] == '=' ||
+			    e->before[i] == '"')
+				return imgp_fail(EINVAL, "'%s': 'before' names a parameter: no blank, '=' or '\"' in it",
+						 shown);
+	}
+	return check_word(shown, e->arg, e->alen);
 }
 
 int imgp_cmdline_check(const char *edits)
@@ -121,26 +163,42 @@ int imgp_cmdline_check(const char *edits)
 	int rc = 0;
 
 	if (!*p)
-		return imgp_fail(EINVAL, "no edit given (+WORD, +KEY=VALUE, -WORD or -KEY)");
+		return imgp_fail(EINVAL, "no edit given (+WORD, +KEY=VALUE, ++WORD, -WORD or -KEY)");
 	while (!rc && *p) {
 		size_t n = edit_len(p);
+		struct edit e;
 
-		rc = check_edit(p, n);
+		rc = parse_edit(p, n, &e);
 		p += n + (p[n] == ',');
 	}
 	return rc;
 }
 
-/*
- * One edit of s into out (emptied first): sign '+' sets arg (alen bytes;
- * the first word of its name takes it, later ones go, appended when none),
- * '-' drops every word of its name (arg without '=') or every word equal
- * to it (with '='). Returns 0 or -ENOMEM.
- */
-static int edit_one(const char *s, size_t len, char sign, const char *arg, size_t alen,
-		    struct imgp_buf *out)
+/* The first word before "--" named [name, name + nlen): true with it in *w. */
+static bool find_named(const char *s, size_t len, const char *name, size_t nlen,
+		       struct word *w)
 {
-	struct word a, w;
+	for (size_t pos = 0; next_word(s, len, pos, w) && !is_end_of_params(s, w);
+	     pos = w->stop)
+		if (w->nlen == nlen && !memcmp(s + w->name, name, nlen))
+			return true;
+	return false;
+}
+
+/*
+ * One edit e of s into out (emptied first): '+' sets its word (the first
+ * word of its name takes it, later ones go, appended when none), "++" adds
+ * its word unless that very word is there, '-' drops every word of its
+ * name (arg without '=') or every word equal to it (with '='). A new word
+ * goes before the first word named e->before when there is one. Returns 0
+ * or -ENOMEM.
+ */
+static int edit_one(const char *s, size_t len, const struct edit *e, struct imgp_buf *out)
+{
+	const char *arg = e->arg;
+	size_t alen = e->alen;
+	char sign = e->sign;
+	struct word a, w, b;
 	size_t pos = 0, copied = 0;
 	bool found = false, emitted = false, exact, valued;
 	int rc = 0;
@@ -148,7 +206,8 @@ static int edit_one(const char *s, size_t len, char sign, const char *arg, size_
 	next_word(arg, alen, 0, &a);
 	/* With '=' in it: "-KEY=VALUE" names one word, "+KEY=VALUE" sets a value. */
 	valued = memchr(arg, '=', alen) != NULL;
-	exact = sign == '-' && valued;
+	/* "++WORD": only that very word counts; others of its name stay. */
+	exact = (sign == '-' && valued) || e->more;
 	out->len = 0;
 	while (!rc && next_word(s, len, pos, &w) && !is_end_of_params(s, &w)) {
 		bool match = exact ? w.stop - w.start == alen && !memcmp(s + w.start, arg, alen)
@@ -156,7 +215,7 @@ static int edit_one(const char *s, size_t len, char sign, const char *arg, size_
 
 		pos = w.stop;
 		/* "+WORD": any word of that name will do, as it stands. */
-		if (match && sign == '+' && !valued) {
+		if (match && sign == '+' && (!valued || e->more)) {
 			out->len = 0;
 			return imgp_buf_append(out, s, len) ? -ENOMEM : 0;
 		}
@@ -179,6 +238,18 @@ static int edit_one(const char *s, size_t len, char sign, const char *arg, size_
 		copied = w.stop;
 		found |= match;
 		emitted = true;
+	}
+	/*
+	 * A new word before a named one, as raspi-config's sed puts
+	 * console= before root=: nothing was dropped, so s is rebuilt.
+	 */
+	if (!rc && !found && sign == '+' && e->before &&
+	    find_named(s, len, e->before, e->blen, &b)) {
+		out->len = 0;
+		rc = imgp_buf_append(out, s, b.start) || imgp_buf_append(out, arg, alen) ||
+		     imgp_buf_append(out, " ", 1) ||
+		     imgp_buf_append(out, s + b.start, len - b.start);
+		return rc ? -ENOMEM : 0;
 	}
 	if (!rc && !found && sign == '+') {
 		bool more = false;
@@ -217,12 +288,14 @@ int imgp_cmdline_edit(const char *line, size_t len, const char *edits,
 		rc = imgp_buf_append(out, line, len) ? -ENOMEM : 0;
 	while (!rc && *p) {
 		size_t n = edit_len(p);
+		struct edit e;
 
 		cur.len = 0;
-		rc = imgp_buf_append(&cur, out->data, out->len) ? -ENOMEM : 0;
+		rc = parse_edit(p, n, &e);
 		if (!rc)
-			rc = edit_one(cur.len ? (const char *)cur.data : "", cur.len, p[0],
-				      p + 1, n - 1, out);
+			rc = imgp_buf_append(&cur, out->data, out->len) ? -ENOMEM : 0;
+		if (!rc)
+			rc = edit_one(cur.len ? (const char *)cur.data : "", cur.len, &e, out);
 		p += n + (p[n] == ',');
 	}
 	imgp_buf_free(&cur);
