@@ -228,7 +228,7 @@ static int edit_site(struct imgp_patch *patch, const struct imgp_cmdline_site *s
 				     span.found || lead.found ? "" : site.base ? " (the boot script's)" :
 				     "(not set)", (char *)after.data,
 				     changed ? "" : " (unchanged)",
-				     kept ? "\nkept where the boot configuration is written anew from" : "") ? -ENOMEM : 0;
+				     kept ? "\nthe copy the next update writes the line from" : "") ? -ENOMEM : 0;
 	if (!rc && site.script)
 		rc = write_script(patch, &site, &raw, existed, &new, (char *)note.data);
 	else if (!rc)
