@@ -513,7 +513,7 @@ static int fk_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt *d
 		      struct imgp_cmdline_site *site)
 {
 	const char *text = sv->script.parsed ? sv->script.scr.text : NULL;
-	struct imgp_buf loader = { 0 }, all = { 0 }, args = { 0 };
+	struct imgp_buf loader = { 0 }, all = { 0 }, args = { 0 }, what = { 0 };
 	size_t start, mid, end;
 	int rc;
 
@@ -526,8 +526,13 @@ static int fk_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt *d
 		rc = imgp_buf_printf(&loader, "U-Boot's own bootargs (with console=${console} where the board sets console) go between " FK_DEFAULTS "'s words and " FK_CMDLINE "'s; flash-kernel writes the line anew from " FK_DEFAULT " at every kernel install%s%s%s",
 				     args.len ? "; then " : "", args.len ? (char *)args.data : "",
 				     args.len ? ", put after it, sets bootargs itself: this line is overridden" : "");
+	/* Said where the line is named: in info, cat --cmdline and the plan. */
 	if (!rc)
-		rc = imgp_cmdline_site_set(site, sv->boot, sv->script.path, FK_CMDLINE,
+		rc = imgp_buf_printf(&what, FK_CMDLINE "%s%s%s", args.len ? " (overridden: " : "",
+				     args.len ? (char *)args.data : "",
+				     args.len ? " sets bootargs after it)" : "");
+	if (!rc)
+		rc = imgp_cmdline_site_set(site, sv->boot, sv->script.path, (char *)what.data,
 					   (char *)loader.data, FK_CMDLINE);
 	if (!rc) {
 		site->script = true;
@@ -551,6 +556,7 @@ static int fk_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt *d
 		site->kept->bad = site->bad;
 		site->kept->bad_why = site->bad_why;
 	}
+	imgp_buf_free(&what);
 	imgp_buf_free(&args);
 	imgp_buf_free(&all);
 	imgp_buf_free(&loader);
