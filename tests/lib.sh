@@ -534,16 +534,17 @@ uboot_update()
 	run_chrooted uboot-update.log "$1" "${2:-}" /usr/sbin/u-boot-update
 }
 
-# flash_kernel ROOT VERSION: runs Debian's flash-kernel, installed in ROOT
+# flash_kernel ROOT VERSION [BOOT]: runs Debian's flash-kernel, installed in ROOT
 # (its package unpacked there), chrooted in ROOT as its kernel hook runs it
 # when kernel VERSION is installed (/etc/kernel/postinst.d/zz-flash-kernel:
-# FK_KERNEL_HOOK_SCRIPT=postinst.d, "flash-kernel VERSION"). The host's
+# FK_KERNEL_HOOK_SCRIPT=postinst.d, "flash-kernel VERSION"), with BOOT (a
+# /boot partition unpacked) mounted at /boot as run_chrooted mounts it. The host's
 # /usr/sbin, bound over ROOT's, hides ROOT's /usr/sbin/flash-kernel, so
 # what that file does is done here: source /usr/share/flash-kernel/
 # functions and call main. Its messages in flash-kernel.log.
 flash_kernel()
 {
-	run_chrooted flash-kernel.log "$1" "" /usr/bin/env LC_ALL=C FK_KERNEL_HOOK_SCRIPT=postinst.d \
+	run_chrooted flash-kernel.log "$1" "${3:-}" /usr/bin/env LC_ALL=C FK_KERNEL_HOOK_SCRIPT=postinst.d \
 		/bin/sh -ec 'FK_DIR=/usr/share/flash-kernel; . "$FK_DIR/functions"; main "$@"' \
 		flash-kernel "$2"
 }

@@ -170,6 +170,7 @@ static void info_json_bootpath(struct json *j, const struct info *in)
 		json_object_begin(j);
 		json_kv_string(j, "model", dt->model);
 		json_kv_string(j, "path", dt->path);
+		json_kv_string(j, "kept_in", dt->kept_in);
 		json_key(j, "overlays");
 		json_array_begin(j);
 		for (size_t k = 0; k < dt->noverlays; k++)

@@ -388,6 +388,15 @@ struct imgp_cmdline_site {
 	 * a new word goes to the line. NULL: none.
 	 */
 	char *lead;
+	/*
+	 * Where the distribution's update takes the line from when it writes
+	 * the file anew (flash-kernel's /etc/default/flash-kernel): the same
+	 * edits are made there too, a file not there made. NULL: none.
+	 */
+	struct imgp_cmdline_site *kept;
+	/* Bytes the line may not hold, and why (the loader's quoting); NULL: any. */
+	const char *bad;
+	const char *bad_why;
 	/* Finds the line in text (len bytes). 0, -ENOENT (with a message), -ENOMEM. */
 	int (*locate)(const struct imgp_cmdline_site *site, const char *text, size_t len,
 		      struct imgp_cmdline_span *span);
@@ -677,6 +686,12 @@ const struct imgp_part *imgp_survey_spec_part(const struct imgp_survey *sv, cons
  * lands at its top), else 0; -ENOMEM. Reads the fstab once for the survey.
  */
 int imgp_survey_boot_mounted(struct imgp_survey *sv);
+/*
+ * Reads sv->script, the boot script of sv->boot, once per partition (a
+ * probe may read it before the survey does). Failures are kept in
+ * sv->script; returns 0 or -ENOMEM.
+ */
+int imgp_survey_script(struct imgp_survey *sv);
 /*
  * A probe by marker files: the first partition (in table order) that has
  * paths[0], else paths[1], ... becomes sv->boot. Returns 1 when one does,

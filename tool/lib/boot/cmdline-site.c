@@ -20,6 +20,9 @@ void imgp_cmdline_site_free(struct imgp_cmdline_site *site)
 	free(site->arg);
 	free(site->base);
 	free(site->lead);
+	if (site->kept)
+		imgp_cmdline_site_free(site->kept);
+	free(site->kept);
 	memset(site, 0, sizeof(*site));
 }
 
@@ -266,6 +269,11 @@ int imgp_survey_cmdline(struct imgp_survey *sv, const char *model, struct imgp_b
 				     lead.found ? "= then " : "", site.what,
 				     span.found ? "" : site.base ? " (not set: the boot script's)" :
 				     " (not set)");
+	if (!rc && site.kept)
+		rc = imgp_buf_printf(where, "; also kept in " IMGP_PART_FMT " (%s): %s, %s%s%s",
+				     site.kept->part->number, site.kept->part->fstype,
+				     site.kept->path, site.kept->lead ? site.kept->lead : "",
+				     site.kept->lead ? "= then " : "", site.kept->what);
 	if (!rc)
 		rc = imgp_buf_printf(loader, "%s", site.loader ? site.loader : "");
 	if (rc == -ENOMEM)

@@ -604,7 +604,10 @@ static int script_fail(struct imgp_survey *sv, int rc)
 	return note(&sv->script.rc, &sv->script.error, rc);
 }
 
-/* The boot script of the boot partition: U-Boot's order of names. */
+/*
+ * The boot script of the boot partition: U-Boot's order of names. Read
+ * once: a boot path's probe may have read it for the partition it tried.
+ */
 static int survey_script(struct imgp_survey *sv)
 {
 	const struct imgp_part *part = sv->boot;
@@ -612,6 +615,12 @@ static int survey_script(struct imgp_survey *sv)
 	struct imgp_fs *fs;
 	int rc = 0;
 
+	if (part && sv->script.part == part)
+		return 0;
+	if (sv->script.parsed)
+		imgp_bootscr_free(&sv->script.scr);
+	free(sv->script.error);
+	memset(&sv->script, 0, sizeof(sv->script));
 	sv->script.part = part;
 	if (!part) {
 		sv->script.rc = imgp_fail(ENOENT, "no partition has %s or %s",
@@ -910,6 +919,11 @@ const struct imgp_part *imgp_survey_spec_part(const struct imgp_survey *sv, cons
 	return NULL;
 }
 
+int imgp_survey_script(struct imgp_survey *sv)
+{
+	return survey_script(sv);
+}
+
 int imgp_survey_boot_mounted(struct imgp_survey *sv)
 {
 	struct imgp_fstab_entry e = { 0 };
@@ -945,10 +959,11 @@ int imgp_survey_open(struct imgp_survey *sv, struct imgp_disk *disk,
 	if (what & (IMGP_SURVEY_TREES | IMGP_SURVEY_EFFECTIVE))
 		what |= IMGP_SURVEY_BOOT;
 	rc = survey_fs(sv);
-	if (!rc)
-		rc = survey_boot(sv);
+	/* The root first: a probe may ask whether it mounts the boot partition. */
 	if (!rc)
 		rc = survey_root(sv);
+	if (!rc)
+		rc = survey_boot(sv);
 	if (!rc && (what & IMGP_SURVEY_BOOT)) {
 		rc = imgp_uboot_read(&disk->img, &disk->tab, &sv->uboot);
 		if (!rc)

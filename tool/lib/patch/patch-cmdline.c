@@ -149,26 +149,38 @@ static int write_script(struct imgp_patch *patch, const struct imgp_cmdline_site
 	return rc;
 }
 
-int imgp_patch_cmdline(struct imgp_patch *patch, const char *model, const char *edits)
+/* Whether the edited line (and lead) holds a byte site->bad names: -EINVAL saying why. */
+static int check_bad(const struct imgp_cmdline_site *site, const struct imgp_buf *line,
+		     const struct imgp_buf *lead)
+{
+	const struct imgp_buf *b[] = { line, lead };
+
+	for (size_t i = 0; site->bad && i < 2; i++)
+		for (size_t k = 0; k < b[i]->len; k++)
+			if (((const char *)b[i]->data)[k] && strchr(site->bad, ((const char *)b[i]->data)[k]))
+				return imgp_fail(EINVAL, "'%c' cannot go into the line: %s",
+						 ((const char *)b[i]->data)[k], site->bad_why);
+	return 0;
+}
+
+/*
+ * The edits made to the line at one site (kept: the copy the
+ * distribution's update reads, made when it is not there). 0 or -errno.
+ */
+static int edit_site(struct imgp_patch *patch, const struct imgp_cmdline_site *s,
+		     const char *edits, bool kept)
 {
 	struct imgp_buf raw = { 0 }, old = { 0 }, new = { 0 }, line = { 0 }, note = { 0 };
 	struct imgp_buf before = { 0 }, after = { 0 }, lead_new = { 0 };
-	struct imgp_cmdline_site site = { 0 };
+	const struct imgp_cmdline_site site = *s;
 	struct imgp_cmdline_span span, lead = { 0 };
-	struct imgp_survey *sv;
 	const char *text, *cur;
 	size_t ncur;
 	bool existed = false, changed;
-	int rc = imgp_cmdline_check(edits);
+	int rc;
 
-	sv = rc ? NULL : imgp_patch_survey(patch);
-	if (!rc && !sv)
-		rc = -ENOMEM;
-	if (!rc)
-		rc = imgp_cmdline_site_get(sv, model, &site);
-	if (!rc)
-		rc = imgp_patch_read(patch, site.part, site.path, IMGP_TEXT_MAX, &raw, &existed);
-	if (!rc && !existed && !site.script)
+	rc = imgp_patch_read(patch, site.part, site.path, IMGP_TEXT_MAX, &raw, &existed);
+	if (!rc && !existed && !site.script && !kept)
 		rc = imgp_fail(ENOENT, IMGP_PART_FMT " (%s): %s: no such file",
 			       site.part->number, site.part->fstype, site.path);
 	if (!rc)
@@ -186,6 +198,8 @@ int imgp_patch_cmdline(struct imgp_patch *patch, const char *model, const char *
 		rc = imgp_cmdline_edit(cur, ncur, edits, &line);
 	if (rc >= 0 && site.script && memchr(line.data, '"', line.len))
 		rc = imgp_fail(EINVAL, "a double quote cannot go into the script's setenv bootargs \"...\"");
+	if (rc >= 0 && check_bad(&site, &line, &lead_new))
+		rc = -EINVAL;
 	if (rc < 0) {
 		imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", site.part->number,
 			      site.part->fstype, site.path);
@@ -208,19 +222,19 @@ int imgp_patch_cmdline(struct imgp_patch *patch, const char *model, const char *
 	else if (!rc)
 		rc = imgp_buf_printf(&after, "%s", line.len ? (char *)line.data : "") ? -ENOMEM : 0;
 	if (!rc)
-		rc = imgp_buf_printf(&note, "kernel command line (%s%s%s):\nbefore: %s%s\nafter:  %s%s",
+		rc = imgp_buf_printf(&note, "kernel command line (%s%s%s):\nbefore: %s%s\nafter:  %s%s%s",
 				     lead.found ? site.lead : "", lead.found ? "= then " : "",
 				     site.what, (char *)before.data,
 				     span.found || lead.found ? "" : site.base ? " (the boot script's)" :
 				     "(not set)", (char *)after.data,
-				     changed ? "" : " (unchanged)") ? -ENOMEM : 0;
+				     changed ? "" : " (unchanged)",
+				     kept ? "\nthe copy the next update writes the line from" : "") ? -ENOMEM : 0;
 	if (!rc && site.script)
 		rc = write_script(patch, &site, &raw, existed, &new, (char *)note.data);
 	else if (!rc)
 		rc = imgp_patch_write(patch, site.part, site.path, new.data, new.len, true,
 				      (char *)note.data);
 out:
-	imgp_cmdline_site_free(&site);
 	imgp_buf_free(&lead_new);
 	imgp_buf_free(&after);
 	imgp_buf_free(&before);
@@ -229,5 +243,24 @@ out:
 	imgp_buf_free(&new);
 	imgp_buf_free(&old);
 	imgp_buf_free(&raw);
+	return rc;
+}
+
+int imgp_patch_cmdline(struct imgp_patch *patch, const char *model, const char *edits)
+{
+	struct imgp_cmdline_site site = { 0 };
+	struct imgp_survey *sv;
+	int rc = imgp_cmdline_check(edits);
+
+	sv = rc ? NULL : imgp_patch_survey(patch);
+	if (!rc && !sv)
+		rc = -ENOMEM;
+	if (!rc)
+		rc = imgp_cmdline_site_get(sv, model, &site);
+	if (!rc)
+		rc = edit_site(patch, &site, edits, false);
+	if (!rc && site.kept)
+		rc = edit_site(patch, site.kept, edits, true);
+	imgp_cmdline_site_free(&site);
 	return rc;
 }

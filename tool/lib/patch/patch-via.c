@@ -855,6 +855,18 @@ static int write_file(struct imgp_patch *patch, const char *why)
 			     why ? why : "", why ? "\n" : "") < 0)
 			return imgp_fail(ENOMEM, "out of memory");
 	}
+	/* What the boot hangs on besides the tree (a setting that loads another one) is said with it. */
+	for (size_t i = 0; i < p->tree->nnotes; i++) {
+		char *more;
+
+		if (asprintf(&more, "%s%s%s", said ? said : why ? why : "",
+			     said || why ? "\n" : "", p->tree->notes[i]) < 0) {
+			free(said);
+			return imgp_fail(ENOMEM, "out of memory");
+		}
+		free(said);
+		said = more;
+	}
 	rc = imgp_patch_write_dtb_note(patch, p->tree->path, said ? said : why);
 	free(said);
 	if (!rc && p->tree->kept_in)
