@@ -12,7 +12,7 @@ export IMGPATCH_RECIPE_PATH=$IMGPATCH_BUILD/recipes
 VERSIONS="luks1 luks2"
 LUKS_UUID=41726d62-6961-6e00-0000-000000000003
 PASS=armbian-fixture
-NOWRITE='is a filesystem imgpatch cannot write (it writes FAT and ext2/3/4)'
+NOWRITE='is encrypted: imgpatch opens no LUKS container and writes nothing inside it'
 
 # json_get FILE EXPR: one value out of a JSON document (python3's json).
 json_get()
@@ -86,7 +86,7 @@ test_expect_success 'info names the container as blkid does, with the UUID crypt
 
 test_expect_success 'info: the container is the likely root, the boot side is still read' '
 	for v in $VERSIONS; do
-		grep -x "root fstab: /etc/fstab: p2 (crypto_LUKS) is likely the root, and imgpatch reads and writes only FAT and ext2/3/4 (no partition has /etc/fstab (searched p1 (ext4)))" info.$v &&
+		grep -x "root fstab: /etc/fstab: p2 (crypto_LUKS) is likely the root, and it is encrypted: imgpatch opens no LUKS container (no partition has /etc/fstab (searched p1 (ext4)))" info.$v &&
 		grep "^boot path: U-Boot script /boot.scr (Armbian), fdtfile allwinner/sun50i-a64-pinephone-1.2.dtb" info.$v ||
 			return 1
 	done &&
@@ -111,7 +111,7 @@ test_expect_success 'doctor: judges the boot side, says the root was not read an
 		imgpatch doctor $v.img >doctor.$v &&
 		grep "^warning  overlay-not-applied: /dtb/allwinner/overlay/sun50i-a64-uart1.dtbo" doctor.$v &&
 		grep "^info     emmc-vqmmc-3v3: " doctor.$v &&
-		grep -x "root: p2 (crypto_LUKS), the likely root, could not be read (imgpatch reads FAT and ext2/3/4); not judged: fstab-discard, fstab-atime, fstrim-timer-off" doctor.$v &&
+		grep -x "root: p2 (crypto_LUKS), the likely root, could not be read (it is encrypted: imgpatch opens no LUKS container); not judged: fstab-discard, fstab-atime, fstrim-timer-off" doctor.$v &&
 		! grep -E "^(warning|info) +(fstab-|fstrim-)" doctor.$v || return 1
 	done &&
 	imgpatch doctor --json luks2.img >doctor.json &&
