@@ -201,6 +201,38 @@ static void get_cmdlines(struct info *in)
 	}
 }
 
+/*
+ * A btrfs root is mounted at the subvolume rootflags= names, the last
+ * subvol= or subvolid= option winning as in any mount option list.
+ */
+static void get_root_subvol(struct info *in)
+{
+	const struct imgp_part *p = in->sv.root_unread;
+	const struct imgp_buf *line;
+	struct imgp_buf flags = { 0 };
+	char *opt, *save = NULL;
+	int rc;
+
+	if (in->sv.root || !p || strcmp(p->fstype, "btrfs") != 0 ||
+	    in->cmdline_error || in->ncmdlines != 1)
+		return;
+	line = &in->cmdlines[0].line;
+	rc = imgp_cmdline_get((const char *)line->data, line->len, "rootflags", &flags);
+	if (rc < 0)
+		die("out of memory");
+	in->root_subvol_known = true;
+	for (opt = rc ? strtok_r((char *)flags.data, ",", &save) : NULL; opt;
+	     opt = strtok_r(NULL, ",", &save)) {
+		if (strncmp(opt, "subvol=", 7) != 0 && strncmp(opt, "subvolid=", 9) != 0)
+			continue;
+		free(in->root_subvol);
+		in->root_subvol = strdup(opt);
+		if (!in->root_subvol)
+			die("out of memory");
+	}
+	imgp_buf_free(&flags);
+}
+
 int cmd_info(int argc, char **argv)
 {
 	static const char *const args[] = { "IMAGE" };
@@ -262,6 +294,7 @@ int cmd_info(int argc, char **argv)
 	in.brief = !json && !model && in.sv.bootinfo.chooser && in.sv.bootinfo.ndts > 12;
 	in.problems = count_problems(&in);
 	get_cmdlines(&in);
+	get_root_subvol(&in);
 
 	if (json) {
 		rc = info_print_json(&in);
@@ -277,6 +310,7 @@ int cmd_info(int argc, char **argv)
 	rc = (rc || in.problems) ? EXIT_ERROR : EXIT_OK;
 	free_cmdlines(&in);
 	free(in.cmdline_error);
+	free(in.root_subvol);
 	imgp_survey_free(&in.sv);
 	cli_read_close(&img);
 	free(fit_path);

@@ -473,6 +473,12 @@ static void text_fstab(const struct info *in)
 	fputs("root fstab: ", stdout);
 	if (info_fstab_missing(in)) {
 		table_put_text(in->sv.root_error);
+		if (in->root_subvol) {
+			fputs("; the kernel mounts the subvolume rootflags= names: ", stdout);
+			table_put_text(in->root_subvol);
+		} else if (in->root_subvol_known) {
+			fputs("; the kernel mounts its default subvolume (rootflags= names none)", stdout);
+		}
 		text_unreadable(in);
 	} else if (info_fstab_error(in)) {
 		fputs("error: ", stdout);
