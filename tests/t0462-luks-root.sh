@@ -144,6 +144,27 @@ test_expect_success 'the suggested --cmdline edit lands in armbianEnv.txt; the c
 	printf %s $PASS | cryptsetup open --test-passphrase --key-file=- flags.p2
 '
 
+# Armbian names the container in rootdev=, which its boot.scr puts into
+# bootargs; dracut's and mkinitcpio's words go on the command line itself.
+test_expect_success 'info: the command line word that opens the container, checked against its UUID' '
+	grep -x "  cmdline: (empty)" info.luks2 &&
+	! grep "the command line opens" info.luks2 &&
+	cp luks2.img dracut.img &&
+	imgpatch patch dracut.img --cmdline +rd.luks.uuid=luks-$LUKS_UUID >plan &&
+	debugfs -R "cat /armbianEnv.txt" dracut.img?offset=$((8192 * 512)) 2>/dev/null >env &&
+	grep -x "extraargs=rd.luks.uuid=luks-$LUKS_UUID" env &&
+	imgpatch info dracut.img >info.dracut &&
+	grep "^root fstab: /etc/fstab: p2 (crypto_LUKS) is likely the root, .*; the command line opens it: rd.luks.uuid=luks-$LUKS_UUID$" info.dracut &&
+	cp luks2.img other.img &&
+	imgpatch patch other.img --cmdline +cryptdevice=UUID=41726d62-6961-6e00-0000-0000000000ff:root >plan &&
+	imgpatch info other.img >info.other &&
+	grep "^root fstab: .*; the command line opens another container: cryptdevice=UUID=41726d62-6961-6e00-0000-0000000000ff:root$" info.other &&
+	cp luks1.img arch.img &&
+	imgpatch patch arch.img --cmdline +cryptdevice=UUID=$LUKS_UUID:cryptroot >plan &&
+	imgpatch info arch.img >info.arch &&
+	grep "^root fstab: .*; the command line opens it: cryptdevice=UUID=$LUKS_UUID:cryptroot$" info.arch
+'
+
 test_expect_success 'a LUKS2 primary header wiped: named by its secondary header, as blkid and cryptsetup read it' '
 	cp luks2.img wiped.img &&
 	off=$(part_offset wiped.img 2) &&

@@ -33,6 +33,13 @@ struct info {
 	char *root_subvol;
 	bool root_subvol_known;
 	/*
+	 * A likely root inside LUKS: the command line's word that names its
+	 * container (cryptdevice=, rd.luks.uuid=, rd.luks.name=), as
+	 * "key=value"; root_opens_other when it names another. NULL: none.
+	 */
+	char *root_opens;
+	bool root_opens_other;
+	/*
 	 * The tree --model names (NULL: none given). Where U-Boot picks one
 	 * of more than a dozen trees by a variable (bootinfo.chooser), the text without
 	 * --model shows only the one the image's own U-Boot picks (NULL: it
