@@ -162,7 +162,11 @@ test_expect_success 'info: the command line word that opens the container, check
 	cp luks1.img arch.img &&
 	imgpatch patch arch.img --cmdline +cryptdevice=UUID=$LUKS_UUID:cryptroot >plan &&
 	imgpatch info arch.img >info.arch &&
-	grep "^root fstab: .*; the command line opens it: cryptdevice=UUID=$LUKS_UUID:cryptroot$" info.arch
+	grep "^root fstab: .*; the command line opens it: cryptdevice=UUID=$LUKS_UUID:cryptroot$" info.arch &&
+	cp luks2.img named.img &&
+	imgpatch patch named.img --cmdline +rd.luks.name=$LUKS_UUID=root >plan &&
+	imgpatch info named.img >info.named &&
+	grep "^root fstab: .*; the command line opens it: rd.luks.name=$LUKS_UUID=root$" info.named
 '
 
 test_expect_success 'a LUKS2 primary header wiped: named by its secondary header, as blkid and cryptsetup read it' '
