@@ -59,6 +59,8 @@ check_packages=(
 	procps
 	# roots imgpatch names but cannot write, made and read back (t0460, t0461)
 	btrfs-progs xfsprogs f2fs-tools squashfs-tools
+	# an encrypted root, made offline and read back (t0462)
+	cryptsetup-bin
 	# Debian's generator of extlinux.conf, run on a patched root (t0232); it
 	# brings linux-base (linux-version)
 	u-boot-menu
@@ -102,6 +104,7 @@ command_packages=(
 	mkfs.btrfs:btrfs-progs btrfs:btrfs-progs mkfs.xfs:xfsprogs xfs_db:xfsprogs
 	mkfs.f2fs:f2fs-tools sload.f2fs:f2fs-tools dump.f2fs:f2fs-tools fsck.f2fs:f2fs-tools
 	mksquashfs:squashfs-tools unsquashfs:squashfs-tools mkswap:util-linux
+	cryptsetup:cryptsetup-bin
 	bootctl:systemd-boot grub-script-check:grub-common
 	xz:xz-utils 7z:p7zip-full bmaptool:bmap-tools
 	qemu-system-aarch64:qemu-system-arm

@@ -201,6 +201,87 @@ static void get_cmdlines(struct info *in)
 	}
 }
 
+/*
+ * A btrfs root is mounted at the subvolume rootflags= names, the last
+ * subvol= or subvolid= option winning as in any mount option list.
+ */
+static void get_root_subvol(struct info *in)
+{
+	const struct imgp_part *p = in->sv.root_unread;
+	const struct imgp_buf *line;
+	struct imgp_buf flags = { 0 };
+	char *opt, *save = NULL;
+	int rc;
+
+	if (in->sv.root || !p || strcmp(p->fstype, "btrfs") != 0 ||
+	    in->cmdline_error || in->ncmdlines != 1)
+		return;
+	line = &in->cmdlines[0].line;
+	rc = imgp_cmdline_get((const char *)line->data, line->len, "rootflags", &flags);
+	if (rc < 0)
+		die("out of memory");
+	in->root_subvol_known = true;
+	for (opt = rc ? strtok_r((char *)flags.data, ",", &save) : NULL; opt;
+	     opt = strtok_r(NULL, ",", &save)) {
+		if (strncmp(opt, "subvol=", 7) != 0 && strncmp(opt, "subvolid=", 9) != 0)
+			continue;
+		free(in->root_subvol);
+		in->root_subvol = strdup(opt);
+		if (!in->root_subvol)
+			die("out of memory");
+	}
+	imgp_buf_free(&flags);
+}
+
+/* Whether id (len bytes) is the UUID want, as blkid prints it. */
+static bool same_uuid(const char *id, size_t len, const char *want)
+{
+	return *want && strlen(want) == len && !strncasecmp(id, want, len);
+}
+
+/*
+ * The initramfs opens a LUKS root by the container the command line
+ * names: cryptdevice=SPEC:NAME (mkinitcpio's encrypt hook, Armbian),
+ * rd.luks.uuid=[luks-]UUID and rd.luks.name=UUID=NAME (dracut, systemd).
+ * A SPEC other than UUID= or PARTUUID= (a device path) is shown as it is.
+ */
+static void get_root_opens(struct info *in)
+{
+	static const char *const keys[] = { "cryptdevice", "rd.luks.uuid", "rd.luks.name" };
+	const struct imgp_part *p = in->sv.root_unread;
+	const struct imgp_buf *line;
+
+	if (in->sv.root || !p || strcmp(p->fstype, "crypto_LUKS") != 0 ||
+	    in->cmdline_error || in->ncmdlines != 1)
+		return;
+	line = &in->cmdlines[0].line;
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]) && !in->root_opens; k++) {
+		struct imgp_buf v = { 0 };
+		const char *val, *end;
+		int rc = imgp_cmdline_get((const char *)line->data, line->len, keys[k], &v);
+
+		if (rc < 0)
+			die("out of memory");
+		if (!rc)
+			continue;
+		val = (const char *)v.data;
+		if (k == 1 && !strncmp(val, "luks-", 5))
+			val += 5;
+		end = k == 0 ? strrchr(val, ':') : k == 2 ? strchr(val, '=') : NULL;
+		if (!end)
+			end = val + strlen(val);
+		if (k == 0 && !strncmp(val, "UUID=", 5))
+			in->root_opens_other = !same_uuid(val + 5, (size_t)(end - val - 5), p->fsuuid);
+		else if (k == 0 && !strncmp(val, "PARTUUID=", 9))
+			in->root_opens_other = !same_uuid(val + 9, (size_t)(end - val - 9), p->uuid);
+		else if (k > 0)
+			in->root_opens_other = !same_uuid(val, (size_t)(end - val), p->fsuuid);
+		if (asprintf(&in->root_opens, "%s=%s", keys[k], (const char *)v.data) < 0)
+			die("out of memory");
+		imgp_buf_free(&v);
+	}
+}
+
 int cmd_info(int argc, char **argv)
 {
 	static const char *const args[] = { "IMAGE" };
@@ -262,6 +343,8 @@ int cmd_info(int argc, char **argv)
 	in.brief = !json && !model && in.sv.bootinfo.chooser && in.sv.bootinfo.ndts > 12;
 	in.problems = count_problems(&in);
 	get_cmdlines(&in);
+	get_root_subvol(&in);
+	get_root_opens(&in);
 
 	if (json) {
 		rc = info_print_json(&in);
@@ -277,6 +360,8 @@ int cmd_info(int argc, char **argv)
 	rc = (rc || in.problems) ? EXIT_ERROR : EXIT_OK;
 	free_cmdlines(&in);
 	free(in.cmdline_error);
+	free(in.root_subvol);
+	free(in.root_opens);
 	imgp_survey_free(&in.sv);
 	cli_read_close(&img);
 	free(fit_path);

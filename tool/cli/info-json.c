@@ -378,6 +378,8 @@ static void info_json_root_unread(struct json *j, const struct info *in)
 	json_kv_int(j, "partition", p->number);
 	json_kv_string(j, "fstype", p->fstype);
 	json_kv_string(j, "error", in->sv.root_error);
+	if (in->root_subvol_known)
+		json_kv_string(j, "subvol", in->root_subvol);
 	json_object_end(j);
 }
 

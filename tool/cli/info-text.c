@@ -473,6 +473,18 @@ static void text_fstab(const struct info *in)
 	fputs("root fstab: ", stdout);
 	if (info_fstab_missing(in)) {
 		table_put_text(in->sv.root_error);
+		if (in->root_subvol) {
+			fputs("; the kernel mounts the subvolume rootflags= names: ", stdout);
+			table_put_text(in->root_subvol);
+		} else if (in->root_subvol_known) {
+			fputs("; the kernel mounts its default subvolume (rootflags= names none)", stdout);
+		}
+		if (in->root_opens) {
+			fputs(in->root_opens_other ?
+			      "; the command line opens another container: " :
+			      "; the command line opens it: ", stdout);
+			table_put_text(in->root_opens);
+		}
 		text_unreadable(in);
 	} else if (info_fstab_error(in)) {
 		fputs("error: ", stdout);

@@ -25,6 +25,21 @@ struct info {
 	struct info_cmdline *cmdlines;
 	char *cmdline_error;     /* why there is none (not a problem); NULL */
 	/*
+	 * A likely root on btrfs: the subvolume option of the command line's
+	 * rootflags= ("subvol=root", "subvolid=256"), which the kernel mounts;
+	 * NULL: none, the filesystem's default subvolume. Unset (and
+	 * root_subvol_known false) when there is no one command line.
+	 */
+	char *root_subvol;
+	bool root_subvol_known;
+	/*
+	 * A likely root inside LUKS: the command line's word that names its
+	 * container (cryptdevice=, rd.luks.uuid=, rd.luks.name=), as
+	 * "key=value"; root_opens_other when it names another. NULL: none.
+	 */
+	char *root_opens;
+	bool root_opens_other;
+	/*
 	 * The tree --model names (NULL: none given). Where U-Boot picks one
 	 * of more than a dozen trees by a variable (bootinfo.chooser), the text without
 	 * --model shows only the one the image's own U-Boot picks (NULL: it

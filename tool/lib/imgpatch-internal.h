@@ -148,11 +148,14 @@ extern const struct imgp_fs_ops imgp_fs_ext;
  * fs.c's table of filesystems imgpatch names but neither reads nor writes
  * (btrfs, xfs, f2fs, squashfs, LUKS, swap). imgp_fs_magic_type() returns
  * the type whose superblock magic the partition carries, or NULL;
- * imgp_fs_may_hold_root() is true for one of them a root may be on.
+ * imgp_fs_may_hold_root() is true for one of them a root may be on,
+ * imgp_fs_encrypted() for an encrypted container (LUKS), whose messages
+ * say so rather than call it a filesystem.
  */
 const char *imgp_fs_magic_type(const struct imgp_image *img,
 			       const struct imgp_part *part);
 bool imgp_fs_may_hold_root(const char *fstype);
+bool imgp_fs_encrypted(const char *fstype);
 
 /*
  * Opens a partition's filesystem for writing in capture mode: the changes

@@ -559,8 +559,12 @@ static int survey_root_unread(struct imgp_survey *sv)
 		if (sv->fs_open[i] || p->container || !imgp_fs_may_hold_root(p->fstype))
 			continue;
 		sv->root_unread = p;
-		if (asprintf(&error, "%s: " IMGP_PART_FMT " (%s) is likely the root, and imgpatch reads and writes only FAT and ext2/3/4 (%s)",
-			     IMGP_FSTAB_PATH, p->number, p->fstype, sv->root_error) < 0)
+		if (asprintf(&error, "%s: " IMGP_PART_FMT " (%s) is likely the root, and %s (%s)",
+			     IMGP_FSTAB_PATH, p->number, p->fstype,
+			     imgp_fs_encrypted(p->fstype) ?
+			     "it is encrypted: imgpatch opens no LUKS container" :
+			     "imgpatch reads and writes only FAT and ext2/3/4",
+			     sv->root_error) < 0)
 			return imgp_fail(ENOMEM, "out of memory");
 		free(sv->root_error);
 		sv->root_error = error;

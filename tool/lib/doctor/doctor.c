@@ -458,8 +458,11 @@ static int root_unread(struct doctor *d)
 
 	if (d->sv.root || !p)
 		return 0;
-	rc = imgp_buf_printf(&b, IMGP_PART_FMT " (%s), the likely root, could not be read (imgpatch reads FAT and ext2/3/4); not judged:",
-			     p->number, p->fstype);
+	rc = imgp_buf_printf(&b, IMGP_PART_FMT " (%s), the likely root, could not be read (%s); not judged:",
+			     p->number, p->fstype,
+			     imgp_fs_encrypted(p->fstype) ?
+			     "it is encrypted: imgpatch opens no LUKS container" :
+			     "imgpatch reads FAT and ext2/3/4");
 	for (size_t i = 0; !rc && i < sizeof(need_root) / sizeof(need_root[0]); i++)
 		rc = imgp_buf_printf(&b, "%s %s", i ? "," : "", imgp_doctor_findings[need_root[i]].id);
 	if (rc) {

@@ -24,14 +24,19 @@ static const struct fs_named {
 	const char *magic;
 	size_t len;
 	bool root;               /* may hold the root filesystem */
+	bool encrypted;          /* a container, not a filesystem */
 } fs_named[] = {
-	{ "btrfs", 0x10040, "_BHRfS_M", 8, true },       /* superblock at 64 KiB */
-	{ "xfs", 0, "XFSB", 4, true },
-	{ "f2fs", 0x400, "\x10\x20\xf5\xf2", 4, true },  /* 0xF2F52010, LE */
-	{ "squashfs", 0, "hsqs", 4, true },
-	{ "crypto_LUKS", 0, "LUKS\xba\xbe", 6, true },
+	{ "btrfs", 0x10040, "_BHRfS_M", 8, true, false }, /* superblock at 64 KiB */
+	{ "xfs", 0, "XFSB", 4, true, false },
+	{ "f2fs", 0x400, "\x10\x20\xf5\xf2", 4, true, false }, /* 0xF2F52010, LE */
+	{ "squashfs", 0, "hsqs", 4, true, false },
+	/*
+	 * LUKS1 and LUKS2 alike; libblkid also finds a LUKS2 header whose
+	 * primary copy is damaged by its secondary one (16 KiB on, by default).
+	 */
+	{ "crypto_LUKS", 0, "LUKS\xba\xbe", 6, true, true },
 	/* Linux swap with 4 KiB pages: the magic ends the first page. */
-	{ "swap", 4096 - 10, "SWAPSPACE2", 10, false },
+	{ "swap", 4096 - 10, "SWAPSPACE2", 10, false, false },
 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -49,6 +54,13 @@ bool imgp_fs_may_hold_root(const char *fstype)
 	const struct fs_named *n = named(fstype);
 
 	return n && n->root;
+}
+
+bool imgp_fs_encrypted(const char *fstype)
+{
+	const struct fs_named *n = named(fstype);
+
+	return n && n->encrypted;
 }
 
 const char *imgp_fs_magic_type(const struct imgp_image *img,

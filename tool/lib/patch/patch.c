@@ -428,8 +428,11 @@ int imgp_patch_refuse_root(struct imgp_patch *patch, const struct imgp_part *roo
 				     seed->fslabel);
 	if (rc)
 		return imgp_fail(ENOMEM, "out of memory");
-	rc = imgp_fail(EROFS, "%s%s" IMGP_PART_FMT " (%s), the likely root, is a filesystem imgpatch cannot write (it writes FAT and ext2/3/4)%s",
+	rc = imgp_fail(EROFS, "%s%s" IMGP_PART_FMT " (%s), the likely root, %s%s",
 		       path ? path : "", path ? ": " : "", root->number, root->fstype,
+		       imgp_fs_encrypted(root->fstype) ?
+		       "is encrypted: imgpatch opens no LUKS container and writes nothing inside it" :
+		       "is a filesystem imgpatch cannot write (it writes FAT and ext2/3/4)",
 		       alt.len ? (char *)alt.data : "");
 	imgp_buf_free(&alt);
 	return rc;
