@@ -34,6 +34,7 @@
 static const char *const cfg_paths[] = { "/boot/grub/grub.cfg", "/grub/grub.cfg" };
 #define NCFG (sizeof(cfg_paths) / sizeof(cfg_paths[0]))
 #define MAX_DEPTH 16
+#define DEFAULT_GRUB "/etc/default/grub"
 
 struct gentry {
 	char *title, *id;
@@ -280,18 +281,23 @@ static int grub_probe(struct imgp_survey *sv)
 	return imgp_survey_probe_paths(sv, cfg_paths, NCFG);
 }
 
-static const char *cfg_of(struct imgp_survey *sv)
+/* grub.cfg on part: the first of cfg_paths it has. */
+static const char *cfg_of(struct imgp_survey *sv, const struct imgp_part *part)
 {
-	for (size_t i = 0; i < NCFG; i++)
-		if (imgp_bootinfo_exists(sv, cfg_paths[i]))
+	struct imgp_fs *fs = imgp_survey_fs(sv, part);
+
+	for (size_t i = 0; fs && i < NCFG; i++)
+		if (imgp_fs_exists(fs, cfg_paths[i]) > 0)
 			return cfg_paths[i];
+	imgp_errclear();
 	return cfg_paths[0];
 }
 
 /* A grubenv variable (the file beside conf): malloc'd, NULL when unset or empty. */
-static char *grubenv(struct imgp_survey *sv, const char *conf, const char *key)
+static char *grubenv(struct imgp_survey *sv, const struct imgp_part *part, const char *conf,
+		     const char *key)
 {
-	struct imgp_fs *fs = imgp_survey_fs(sv, sv->boot);
+	struct imgp_fs *fs = imgp_survey_fs(sv, part);
 	struct imgp_buf path = { 0 }, text = { 0 };
 	char *val = NULL, *cursor, *line;
 	size_t dir = (size_t)(strrchr(conf, '/') - conf);
@@ -314,11 +320,12 @@ static char *grubenv(struct imgp_survey *sv, const char *conf, const char *key)
 }
 
 /*
- * grub.cfg read, its default entry (*booted, -1: none) and why it is the
- * one (*why, malloc'd). Returns 0, -ENOMEM, or a read failure (kept in bi).
+ * grub.cfg (conf on part) read, its default entry (*booted, -1: none) and
+ * why it is the one (*why, malloc'd). Returns 0, -ENOMEM, or a read
+ * failure (kept in bi).
  */
-static int read_cfg(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
-		    const char *conf, char **text, struct gcfg *c, int *booted, char **why)
+static int read_cfg(struct imgp_survey *sv, const struct imgp_part *part,
+		    struct imgp_survey_bootinfo *bi, const char *conf, char **text, struct gcfg *c, int *booted, char **why)
 {
 	char *once = NULL, *saved = NULL;
 	const char *want;
@@ -328,16 +335,16 @@ static int read_cfg(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
 	*booted = -1;
 	*why = NULL;
 	memset(c, 0, sizeof(*c));
-	rc = imgp_bootinfo_read(sv, bi, sv->boot, conf, text);
+	rc = imgp_bootinfo_read(sv, bi, part, conf, text);
 	if (rc)
 		return rc;
 	rc = parse_cfg(*text, strlen(*text), c);
 	if (rc)
 		return rc;
-	once = grubenv(sv, conf, "next_entry");
+	once = grubenv(sv, part, conf, "next_entry");
 	want = c->deflt;
 	if (want && !strcmp(want, "${saved_entry}")) {
-		saved = grubenv(sv, conf, "saved_entry");
+		saved = grubenv(sv, part, conf, "saved_entry");
 		want = saved;
 	}
 	if (once)
@@ -397,7 +404,7 @@ static int tree_file(struct imgp_survey *sv, const char *path, struct imgp_buf *
 
 static int grub_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
 {
-	const char *conf = cfg_of(sv);
+	const char *conf = cfg_of(sv, sv->boot);
 	struct imgp_buf path = { 0 };
 	char *text = NULL, *why = NULL;
 	struct gcfg c;
@@ -405,7 +412,7 @@ static int grub_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi
 
 	rc = imgp_bootinfo_summary(bi, "GRUB %s", conf);
 	if (!rc)
-		rc = read_cfg(sv, bi, conf, &text, &c, &booted, &why);
+		rc = read_cfg(sv, sv->boot, bi, conf, &text, &c, &booted, &why);
 	if (rc) {
 		free(text);
 		free(why);
@@ -473,21 +480,60 @@ static int locate_linux(const struct imgp_cmdline_site *site, const char *text, 
 }
 
 /*
- * The arguments of the default entry's linux line: GRUB hands them to the
- * kernel as they are, its variables ($vt_handoff) filled in.
+ * update-grub's source of the line: grub-mkconfig's 10_linux writes each
+ * entry's linux line as "root=... ro ${GRUB_CMDLINE_LINUX}
+ * ${GRUB_CMDLINE_LINUX_DEFAULT}" (recovery: "ro single
+ * ${GRUB_CMDLINE_LINUX}") from the root's /etc/default/grub, which it
+ * sources with sh. An edit goes there too, or it is gone at the next
+ * kernel: a new word to GRUB_CMDLINE_LINUX (every entry has it), a word
+ * dropped from either. Not read: the .cfg files of /etc/default/grub.d, sourced after it.
  */
-static int grub_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt,
-			struct imgp_cmdline_site *site)
+static int cmdline_source(struct imgp_survey *sv, struct imgp_cmdline_site *site)
 {
-	const char *conf = cfg_of(sv);
+	struct imgp_fs *fs = sv->root ? imgp_survey_fs(sv, sv->root) : NULL;
+	struct imgp_cmdline_site *src;
+	int there = fs ? imgp_fs_exists(fs, DEFAULT_GRUB) : 0;
+
+	imgp_errclear();
+	if (there != 1) {
+		if (!sv->root_unread)
+			return 0;
+		if (asprintf(&site->source_lost, "update-grub (grub-mkconfig) writes grub.cfg anew at the next kernel from GRUB_CMDLINE_LINUX of " DEFAULT_GRUB " on the root, " IMGP_PART_FMT " (%s), which imgpatch cannot write: this edit will not survive update-grub",
+			     sv->root_unread->number, sv->root_unread->fstype) < 0) {
+			site->source_lost = NULL;
+			return imgp_fail(ENOMEM, "out of memory");
+		}
+		return 0;
+	}
+	src = calloc(1, sizeof(*src));
+	if (!src)
+		return imgp_fail(ENOMEM, "out of memory");
+	site->source = src;
+	src->locate = imgp_cmdline_locate_sh;
+	src->lead = strdup("GRUB_CMDLINE_LINUX_DEFAULT");
+	if (!src->lead)
+		return imgp_fail(ENOMEM, "out of memory");
+	return imgp_cmdline_site_set(src, sv->root, DEFAULT_GRUB, "GRUB_CMDLINE_LINUX",
+				     "update-grub writes it into every entry's linux line when it makes grub.cfg anew",
+				     "GRUB_CMDLINE_LINUX");
+}
+
+/*
+ * The arguments of the default entry's linux line of grub.cfg on part:
+ * GRUB hands them to the kernel as they are, its variables ($vt_handoff)
+ * filled in.
+ */
+static int cmdline_on(struct imgp_survey *sv, const struct imgp_part *part,
+		      struct imgp_cmdline_site *site)
+{
+	const char *conf = cfg_of(sv, part);
 	struct imgp_survey_bootinfo scratch = { 0 };
 	struct imgp_buf what = { 0 };
 	char *text = NULL, *why = NULL, place[32];
 	struct gcfg c;
 	int booted, rc;
 
-	(void)dt;
-	rc = read_cfg(sv, &scratch, conf, &text, &c, &booted, &why);
+	rc = read_cfg(sv, part, &scratch, conf, &text, &c, &booted, &why);
 	if (rc && scratch.error)
 		rc = imgp_survey_fail(rc, scratch.error);
 	if (!rc && (booted < 0 || !c.e[booted].kernel_end))
@@ -497,10 +543,12 @@ static int grub_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt 
 	if (!rc)
 		rc = imgp_buf_printf(&what, "menuentry '%s', linux", c.e[booted].title);
 	if (!rc)
-		rc = imgp_cmdline_site_set(site, sv->boot, conf, (char *)what.data,
+		rc = imgp_cmdline_site_set(site, part, conf, (char *)what.data,
 					   "GRUB hands the arguments after the kernel over as they are, its variables filled in",
 					   place);
 	site->locate = locate_linux;
+	if (!rc)
+		rc = cmdline_source(sv, site);
 	free(scratch.error);
 	free(scratch.summary);
 	imgp_buf_free(&what);
@@ -510,9 +558,62 @@ static int grub_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt 
 	return rc;
 }
 
+static int grub_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt,
+			struct imgp_cmdline_site *site)
+{
+	(void)dt;
+	return cmdline_on(sv, sv->boot, site);
+}
+
+/* The first partition (table order) with grub.cfg. 1, 0 (none), -ENOMEM. */
+static int loader_find(struct imgp_survey *sv, const struct imgp_part **part)
+{
+	int rc = -ENOENT;
+
+	for (size_t i = 0; rc == -ENOENT && i < NCFG; i++) {
+		char *error = NULL;
+
+		rc = imgp_survey_find(sv, cfg_paths[i], part, &error);
+		free(error);
+	}
+	imgp_errclear();
+	return rc == -ENOMEM ? rc : !rc;
+}
+
+/* Whether the default entry of grub.cfg on part has a devicetree line. 1, 0, -ENOMEM. */
+static int loader_devicetree(struct imgp_survey *sv, const struct imgp_part *part,
+			     char **path)
+{
+	struct imgp_survey_bootinfo scratch = { 0 };
+	char *text = NULL, *why = NULL;
+	struct gcfg c;
+	int booted, rc;
+
+	*path = NULL;
+	rc = read_cfg(sv, part, &scratch, cfg_of(sv, part), &text, &c, &booted, &why);
+	if (!rc && booted >= 0 && c.e[booted].devicetree) {
+		*path = strdup(c.e[booted].devicetree);
+		rc = *path ? 1 : imgp_fail(ENOMEM, "out of memory");
+	}
+	free(scratch.error);
+	free(scratch.summary);
+	free(text);
+	free(why);
+	gcfg_free(&c);
+	imgp_errclear();
+	return rc == -ENOMEM || rc == 1 ? rc : 0;
+}
+
 const struct imgp_bootpath imgp_bootpath_grub = {
 	.name = "grub",
 	.probe = grub_probe,
 	.describe = grub_describe,
 	.cmdline = grub_cmdline,
+};
+
+const struct imgp_efi_loader imgp_efi_loader_grub = {
+	.name = "GRUB",
+	.find = loader_find,
+	.devicetree = loader_devicetree,
+	.cmdline = cmdline_on,
 };
