@@ -215,8 +215,8 @@ int imgp_cmdline_locate_sh(const struct imgp_cmdline_site *site, const char *tex
 	}
 	rc = sh_value(text, last, last_end, span);
 	if (rc)
-		return imgp_fail(EINVAL, "%s: line %u: %.*s: not a value imgpatch edits safely (one double- or single-quoted word without $, ` or \\, or a plain word): edit it by hand",
-				 site->path, last_no, (int)(last_end - last + n + 1), text + last - n - 1);
+		return imgp_fail(EINVAL, "line %u: %.*s: not a value imgpatch edits safely (one double- or single-quoted word without $, ` or \\, or a plain word): edit it by hand",
+				 last_no, (int)(last_end - last + n + 1), text + last - n - 1);
 	return 0;
 }
 
