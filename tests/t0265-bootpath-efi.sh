@@ -109,6 +109,7 @@ test_expect_success 'cat --cmdline and info: the EFI loader'"'"'s, GRUB'"'"'s gr
 	head -1 cat.out | grep -x "# p2 (ext4): /boot/grub/grub.cfg, menuentry '"'"'Debian GNU/Linux'"'"', linux; GRUB hands the arguments after the kernel over as they are, its variables filled in" &&
 	tail -1 cat.out >line && echo "root=UUID=$ROOT_UUID ro  quiet" >want && test_cmp want line &&
 	grep -x "    kept in: p2 (ext4): /boot/grub/grub.cfg, menuentry '"'"'Debian GNU/Linux'"'"', linux" info &&
+	grep "^  updates: the EFI loader'"'"'s kernel command line (GRUB, p2): update-grub (grub-mkconfig) writes grub.cfg anew" info &&
 	cmp efi.orig efi.img
 '
 

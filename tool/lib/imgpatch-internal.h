@@ -582,6 +582,7 @@ extern const struct imgp_bootpath imgp_bootpath_efi;
  */
 struct imgp_efi_loader {
 	const char *name;        /* "GRUB" */
+	const char *updates;     /* what rewrites it (bi->updates) */
 	/* The partition that holds it: 1 with *part, 0 when none does, -ENOMEM. */
 	int (*find)(struct imgp_survey *sv, const struct imgp_part **part);
 	/*

@@ -704,6 +704,7 @@ const struct imgp_bootpath imgp_bootpath_bls = {
 
 const struct imgp_efi_loader imgp_efi_loader_bls = {
 	.name = "boot loader entries",
+	.updates = "kernel-install writes a new entry for every kernel it installs, which then boots first by its version, its options from /etc/kernel/cmdline (else the running kernel's)",
 	.find = loader_find,
 	.devicetree = loader_devicetree,
 	.cmdline = cmdline_on,

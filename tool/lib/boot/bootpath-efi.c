@@ -203,6 +203,23 @@ static int efi_probe(struct imgp_survey *sv)
 	return rc;
 }
 
+/* What rewrites the configuration of the loader the ESP starts. 0 or -ENOMEM. */
+static int describe_updates(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
+{
+	const struct imgp_efi_loader *loader;
+	const struct imgp_part *part;
+	int rc = loader_of(sv, &loader, &part);
+
+	if (rc <= 0)
+		return rc;
+	if (asprintf(&bi->updates, "the EFI loader's kernel command line (%s, " IMGP_PART_FMT "): %s",
+		     loader->name, part->number, loader->updates) < 0) {
+		bi->updates = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static int efi_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
 {
 	const char *fdtfile = sv->uboot.fdtfile && *sv->uboot.fdtfile ? sv->uboot.fdtfile : NULL;
@@ -233,6 +250,8 @@ static int efi_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
 	}
 	if (!rc)
 		bi->chooser = "fdtfile";
+	if (!rc)
+		rc = describe_updates(sv, bi);
 	if (!rc)
 		rc = imgp_bootinfo_summary(bi, "U-Boot EFI boot of " EFI_LOADER ", tree ${fdtfile} from the last of / /dtb/ /dtb/current/ that has it (%zu tree%s), no overlay list; %s%s%s%s",
 					   t.n, t.n == 1 ? "" : "s",
