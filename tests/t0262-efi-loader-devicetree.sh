@@ -117,6 +117,34 @@ test_expect_success 'patch --cmdline on the efi path: the entry'"'"'s options li
 	extract_part bls.img 1 esp0.fat && cmp esp0.fat bls-c.img.p1
 '
 
+# bootctl takes the ESP and XBOOTLDR folders from these variables, but
+# ignores an XBOOTLDR on the ESP's device: the ESP goes to /dev/shm (as in
+# t0680-bls-bootctl.sh).
+SHM=
+if command -v bootctl >/dev/null && [ -d /dev/shm ] && [ -w /dev/shm ] &&
+	[ "$(stat -c %d /dev/shm)" != "$(stat -c %d .)" ]; then
+	SHM=$(mktemp -d /dev/shm/imgpatch-t0262.XXXXXX)
+	trap 'rm -rf -- "$SHM"' EXIT
+fi
+if [ -n "$SHM" ]; then
+	test_expect_success 'bootctl: the default entry of the patched image has the options cat --cmdline prints' '
+		mcopy -s -n -i "$(part_mtools bls-c.img 1)" ::/ "$SHM/" &&
+		mkdir -p bls-c.boot &&
+		debugfs -R "rdump / $PWD/bls-c.boot" bls-c.img.p2 >/dev/null 2>&1 &&
+		SYSTEMD_ESP_PATH=$SHM SYSTEMD_XBOOTLDR_PATH=$PWD/bls-c.boot \
+			bootctl list --no-pager >bootctl.list 2>bootctl.err &&
+		awk "/^ *title: .*\\(default\\)/ { on = 1 } on && /^\$/ { exit } on { sub(/^ */, \"\"); print }" \
+			bootctl.list >bootctl.default &&
+		grep -x "id: $MID-$NEW.conf" bootctl.default &&
+		imgpatch cat bls-c.img --cmdline | tail -1 | sed "s/^/options: /" >want &&
+		grep "^options: " bootctl.default >got &&
+		test_cmp want got
+	'
+else
+	test_skip "bootctl: the default entry of the patched image has the options cat --cmdline prints" \
+		"bootctl (systemd-boot) missing, or no /dev/shm on its own filesystem"
+fi
+
 test_expect_success 'an ESP with trees whose loader has no configuration: --cmdline refused, image byte-identical' '
 	cp bls.img noconf.img &&
 	extract_part noconf.img 2 noconf.p2 &&
