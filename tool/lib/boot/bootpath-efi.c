@@ -34,8 +34,11 @@
  *  - an entry with a devicetree line replaces the tree U-Boot handed over:
  *    GRUB's devicetree command (grub-core/loader/efi/fdt.c) loads the file
  *    and installs it as the EFI FDT configuration table before the kernel
- *    starts, as systemd-boot's devicetree key does (src/boot/devicetree.c).
- *    That image is then the loader's path's, which the survey tries next.
+ *    starts, as systemd-boot's devicetree key does (src/boot/efi/
+ *    devicetree.c). That image is then the loader's path's, which the
+ *    survey tries next. Not modelled: under UEFI Secure Boot GRUB's
+ *    lockdown disables its devicetree command (U-Boot boards seldom
+ *    enforce it).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -188,8 +191,8 @@ static int efi_probe(struct imgp_survey *sv)
 			rc = own;
 	}
 	if (rc == 1 && ((!t.n && !scratch.rc) || own == 1)) {
-		imgp_debug("boot path efi: %s", own == 1 ? "the loader's entry names its own devicetree" :
-			   "no tree on the ESP");
+		imgp_debug("boot path efi: %s%s", own == 1 ? "the loader's entry names its own devicetree " :
+			   "no tree on the ESP", own == 1 ? dt : "");
 		sv->boot = NULL;
 		rc = 0;
 	}
