@@ -1,14 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-test_description='boot path efi: U-Boot'"'"'s distro EFI boot hands BOOTAA64.EFI ${fdtfile} from the ESP'"'"'s last prefix that has it; --via file edits that one, --via overlay and the command line are refused'
+test_description='boot path efi: U-Boot'"'"'s distro EFI boot hands BOOTAA64.EFI ${fdtfile} from the ESP'"'"'s last prefix that has it; --via file edits that one, --via overlay is refused, the command line is the loader'"'"'s (GRUB'"'"'s)'
 . "$(dirname "$0")/lib.sh"
 
 test_require_imgpatch
-test_require_tools sfdisk mke2fs debugfs mkfs.vfat mcopy mdir mtype mmd fsck.fat dtc fdtget fdtput python3 dpkg-deb
+test_require_tools sfdisk mke2fs debugfs e2fsck mkfs.vfat mcopy mdir mtype mmd fsck.fat dtc fdtget fdtput python3 dpkg-deb
 
 export MTOOLS_SKIP_CHECK=1
 RP=rockchip/rk3399-rockpro64.dtb
 PP=allwinner/sun50i-a64-pinephone-1.2.dtb
+ROOT_UUID=45464930-726f-6f74-0000-000000000002
 RKDEB=$(compgen -G "$DEB_CACHE/u-boot-rockchip_*.deb" | head -n 1) || RKDEB=
 
 # esp IMG: the ESP of IMG for mtools.
@@ -103,13 +104,37 @@ test_expect_success 'without --model and no U-Boot in the image: the trees are l
 	cmp efi.orig efi.img
 '
 
-test_expect_success 'cat --cmdline and patch --cmdline: the EFI loader'"'"'s, named, image unchanged' '
-	test_must_fail imgpatch cat efi.img --cmdline 2>cat.err &&
-	grep -q "boot path efi: the kernel command line is the EFI loader'"'"'s (/EFI/BOOT/BOOTAA64.EFI), not U-Boot'"'"'s: edit it where the loader keeps it (p1:/EFI/debian/grub.cfg, p2:/boot/grub/grub.cfg" cat.err &&
-	test_must_fail imgpatch patch efi.img --cmdline +quiet 2>patch.err &&
-	grep -q "p2:/boot/grub/grub.cfg" patch.err &&
+test_expect_success 'cat --cmdline and info: the EFI loader'"'"'s, GRUB'"'"'s grub.cfg on the root (which the ESP'"'"'s stub loads)' '
+	imgpatch cat efi.img --cmdline >cat.out &&
+	head -1 cat.out | grep -x "# p2 (ext4): /boot/grub/grub.cfg, menuentry '"'"'Debian GNU/Linux'"'"', linux; GRUB hands the arguments after the kernel over as they are, its variables filled in" &&
+	tail -1 cat.out >line && echo "root=UUID=$ROOT_UUID ro  quiet" >want && test_cmp want line &&
+	grep -x "    kept in: p2 (ext4): /boot/grub/grub.cfg, menuentry '"'"'Debian GNU/Linux'"'"', linux" info &&
+	grep "^  updates: the EFI loader'"'"'s kernel command line (GRUB, p2): update-grub (grub-mkconfig) writes grub.cfg anew" info &&
 	cmp efi.orig efi.img
 '
+
+test_expect_success 'patch --cmdline: grub.cfg'"'"'s linux line and GRUB_CMDLINE_LINUX of /etc/default/grub, the ESP untouched' '
+	cp efi.img cl.img &&
+	imgpatch patch cl.img --cmdline +console=ttyS2,1500000 >cl.log &&
+	grep -q "makes this line anew from GRUB_CMDLINE_LINUX of /etc/default/grub (p2): edited there too" cl.log &&
+	extract_part cl.img 2 cl.root && e2fsck -fn cl.root >/dev/null 2>&1 &&
+	debugfs -R "cat /boot/grub/grub.cfg" cl.root 2>/dev/null >cl.cfg &&
+	grep -x "	linux	/boot/vmlinuz-6.1.0-13-arm64 root=UUID=$ROOT_UUID ro  quiet console=ttyS2,1500000" cl.cfg &&
+	debugfs -R "cat /etc/default/grub" cl.root 2>/dev/null >cl.default &&
+	test "$(sh -c ". ./cl.default && printf %s \"\$GRUB_CMDLINE_LINUX\"")" = console=ttyS2,1500000 &&
+	test "$(sh -c ". ./cl.default && printf %s \"\$GRUB_CMDLINE_LINUX_DEFAULT\"")" = quiet &&
+	extract_part efi.img 1 esp.before && extract_part cl.img 1 esp.after && cmp esp.before esp.after &&
+	imgpatch cat cl.img --cmdline | tail -1 >line &&
+	echo "root=UUID=$ROOT_UUID ro  quiet console=ttyS2,1500000" >want && test_cmp want line
+'
+
+if command -v grub-script-check >/dev/null; then
+	test_expect_success 'grub-script-check accepts the edited grub.cfg' '
+		grub-script-check cl.cfg
+	'
+else
+	test_skip "grub-script-check accepts the edited grub.cfg" "grub-script-check (grub-common) not installed"
+fi
 
 if [ -n "$RKDEB" ]; then
 	test_expect_success 'with the ROCKPro64'"'"'s U-Boot: its fdtfile is the default tree' '

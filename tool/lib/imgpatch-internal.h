@@ -364,6 +364,12 @@ struct imgp_cmdline_span {
 	size_t start, end;
 	bool found;              /* false: none there; a new one goes at start (== end) */
 	char head[64], tail[8];  /* written around a new one ("extraargs=", "\n") */
+	/*
+	 * A shell value (sh): its quotes ('"', '\''), which the line must stay
+	 * within; 0: a plain word, which it must stay.
+	 */
+	bool sh;
+	char quote;
 };
 
 /*
@@ -392,17 +398,23 @@ struct imgp_cmdline_site {
 	 */
 	char *lead;
 	/*
-	 * Where the distribution's update takes the line from when it writes
-	 * the file anew (flash-kernel's /etc/default/flash-kernel): the same
-	 * edits are made there too, a file not there made. NULL: none.
+	 * Finds the line in text (len bytes). 0, -ENOENT or -EINVAL (what
+	 * cannot be edited safely), each with a message; -ENOMEM.
 	 */
-	struct imgp_cmdline_site *kept;
+	int (*locate)(const struct imgp_cmdline_site *site, const char *text, size_t len,
+		      struct imgp_cmdline_span *span);
+	/*
+	 * The setting the distribution's generator makes the line from when it
+	 * writes the file anew (update-grub: GRUB_CMDLINE_LINUX of
+	 * /etc/default/grub), edited too so that the edit outlives it; NULL:
+	 * none; a file not there is made. source_lost: why such a setting
+	 * cannot be edited, for the plan.
+	 */
+	struct imgp_cmdline_site *source;
+	char *source_lost;
 	/* Bytes the line may not hold, and why (the loader's quoting); NULL: any. */
 	const char *bad;
 	const char *bad_why;
-	/* Finds the line in text (len bytes). 0, -ENOENT (with a message), -ENOMEM. */
-	int (*locate)(const struct imgp_cmdline_site *site, const char *text, size_t len,
-		      struct imgp_cmdline_span *span);
 };
 void imgp_cmdline_site_free(struct imgp_cmdline_site *site);
 /*
@@ -440,6 +452,16 @@ int imgp_cmdline_site_set(struct imgp_cmdline_site *site, const struct imgp_part
  */
 int imgp_cmdline_locate_env(const struct imgp_cmdline_site *site, const char *text,
 			    size_t len, struct imgp_cmdline_span *span);
+/*
+ * locate() for a shell assignment KEY="VALUE" (site->arg the key) of a file
+ * sh sources: the last one wins; its value double- or single-quoted without
+ * expansions, or a plain word, else -EINVAL naming the line. A new one goes
+ * at the end, double-quoted.
+ */
+int imgp_cmdline_locate_sh(const struct imgp_cmdline_site *site, const char *text,
+			   size_t len, struct imgp_cmdline_span *span);
+/* Whether value can go into span's quotes as it is: 0, or -EINVAL with a message. */
+int imgp_cmdline_span_fits(const struct imgp_cmdline_span *span, const char *value);
 /*
  * The lines of a U-Boot script that set bootargs ("setenv bootargs ..."),
  * "LINE: text" each, joined by "; ", into out (emptied): 1 when there is
@@ -558,6 +580,29 @@ extern const struct imgp_bootpath imgp_bootpath_rpi;
 extern const struct imgp_bootpath imgp_bootpath_bls;
 extern const struct imgp_bootpath imgp_bootpath_grub;
 extern const struct imgp_bootpath imgp_bootpath_efi;
+
+/*
+ * The configuration a UEFI loader reads, for the boot path that starts it
+ * (bootpath-efi.c), kept by the path that knows it (bootpath-bls.c,
+ * bootpath-grub.c) and read on the partition that holds it, which need
+ * not be sv->boot.
+ */
+struct imgp_efi_loader {
+	const char *name;        /* "GRUB" */
+	const char *updates;     /* what rewrites it (bi->updates) */
+	/* The partition that holds it: 1 with *part, 0 when none does, -ENOMEM. */
+	int (*find)(struct imgp_survey *sv, const struct imgp_part **part);
+	/*
+	 * 1 when the entry it boots names its own device tree (*path, owned),
+	 * which replaces the firmware's; 0 when not or unreadable; -ENOMEM.
+	 */
+	int (*devicetree)(struct imgp_survey *sv, const struct imgp_part *part, char **path);
+	/* Where the entry it boots keeps the kernel command line: as a bootpath's cmdline op. */
+	int (*cmdline)(struct imgp_survey *sv, const struct imgp_part *part,
+		       struct imgp_cmdline_site *site);
+};
+extern const struct imgp_efi_loader imgp_efi_loader_bls;
+extern const struct imgp_efi_loader imgp_efi_loader_grub;
 /*
  * Whether every board the Raspberry Pi tree file dtb (a name in the FAT
  * root, "bcm2710-rpi-3-b.dtb") serves sees the config.txt model filter

@@ -58,7 +58,7 @@ struct entry {
 };
 
 struct entries {
-	const char *dir;         /* the folder on sv->boot */
+	const char *dir;         /* the folder on the entries partition */
 	struct entry *e;
 	size_t n;
 	size_t booted;           /* index of the default; n: none */
@@ -268,12 +268,17 @@ static int entry_cmp(const void *pa, const void *pb)
 	return -vercmp(a->id, b->id);
 }
 
-/* The entries folder of sv->boot: the first of entry_dirs it has. */
-static const char *dir_of(struct imgp_survey *sv)
+/* The entries folder of part: the first of entry_dirs it has. */
+static const char *dir_of(struct imgp_survey *sv, const struct imgp_part *part)
 {
-	for (size_t i = 0; i < NDIRS; i++)
-		if (imgp_bootinfo_exists(sv, entry_dirs[i]))
+	struct imgp_fs *fs = imgp_survey_fs(sv, part);
+
+	for (size_t i = 0; fs && i < NDIRS; i++)
+		if (imgp_fs_exists(fs, entry_dirs[i]) > 0) {
+			imgp_errclear();
 			return entry_dirs[i];
+		}
+	imgp_errclear();
 	return entry_dirs[0];
 }
 
@@ -300,8 +305,8 @@ static bool has_entries(struct imgp_fs *fs, const char *dir)
 	return yes;
 }
 
-/* The first partition, in table order, whose entries folder holds an entry. */
-static int bls_probe(struct imgp_survey *sv)
+/* The first partition, in table order, whose entries folder holds an entry. 1 or 0. */
+static int loader_find(struct imgp_survey *sv, const struct imgp_part **part)
 {
 	const struct imgp_table *tab = &sv->disk->tab;
 
@@ -310,11 +315,21 @@ static int bls_probe(struct imgp_survey *sv)
 			continue;
 		for (size_t k = 0; k < NDIRS; k++)
 			if (has_entries(&sv->fs[i], entry_dirs[k])) {
-				sv->boot = &tab->parts[i];
+				*part = &tab->parts[i];
 				return 1;
 			}
 	}
 	return 0;
+}
+
+static int bls_probe(struct imgp_survey *sv)
+{
+	const struct imgp_part *part;
+	int rc = loader_find(sv, &part);
+
+	if (rc == 1)
+		sv->boot = part;
+	return rc;
 }
 
 /* The board's EFI architecture, by the removable-media loader some partition has. */
@@ -371,21 +386,21 @@ static int read_default(struct imgp_survey *sv, struct entries *es)
 }
 
 /*
- * Every entry of sv->boot, sorted, and the default. Entries that cannot be
+ * Every entry of part, sorted, and the default. Entries that cannot be
  * read are skipped as systemd-boot skips them; a folder that does not list
  * is kept in bi (may be NULL). 0 or -ENOMEM.
  */
-static int read_entries(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
-			struct entries *es)
+static int read_entries(struct imgp_survey *sv, const struct imgp_part *part,
+			struct imgp_survey_bootinfo *bi, struct entries *es)
 {
-	struct imgp_fs *fs = imgp_survey_fs(sv, sv->boot);
+	struct imgp_fs *fs = imgp_survey_fs(sv, part);
 	struct imgp_buf path = { 0 }, text = { 0 };
 	char **names = NULL;
 	size_t n = 0;
 	int rc;
 
 	memset(es, 0, sizeof(*es));
-	es->dir = dir_of(sv);
+	es->dir = dir_of(sv, part);
 	rc = fs ? imgp_fs_list(fs, es->dir, &names, &n) : -ENOTSUP;
 	if (rc) {
 		if (bi && !bi->rc && imgp_survey_keep(rc, &bi->error) == -ENOMEM && !bi->error)
@@ -500,7 +515,7 @@ static int bls_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
 	struct imgp_buf path = { 0 }, why = { 0 };
 	struct entries es;
 	const struct entry *e;
-	int rc = read_entries(sv, bi, &es);
+	int rc = read_entries(sv, sv->boot, bi, &es);
 
 	if (rc || bi->rc) {
 		entries_free(&es);
@@ -603,18 +618,17 @@ static int locate_options(const struct imgp_cmdline_site *site, const char *text
 }
 
 /*
- * The options of the default entry: systemd-boot hands them over as the
- * kernel command line (every options line joined by a blank; GRUB's blscfg
- * likewise, with its kernelopts variable filled in).
+ * The options of the default entry of part: systemd-boot hands them over
+ * as the kernel command line (every options line joined by a blank; GRUB's
+ * blscfg likewise, with its kernelopts variable filled in).
  */
-static int bls_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt,
-		       struct imgp_cmdline_site *site)
+static int cmdline_on(struct imgp_survey *sv, const struct imgp_part *part,
+		      struct imgp_cmdline_site *site)
 {
 	struct imgp_buf path = { 0 }, what = { 0 };
 	struct entries es;
-	int rc = read_entries(sv, NULL, &es);
+	int rc = read_entries(sv, part, NULL, &es);
 
-	(void)dt;
 	if (!rc && !es.n)
 		rc = imgp_fail(ENOENT, "%s: no Boot Loader Specification entry that boots", es.dir);
 	if (!rc)
@@ -622,7 +636,7 @@ static int bls_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt *
 	if (!rc)
 		rc = imgp_buf_printf(&what, "entry %s, options", es.e[es.booted].id);
 	if (!rc)
-		rc = imgp_cmdline_site_set(site, sv->boot, (char *)path.data, (char *)what.data,
+		rc = imgp_cmdline_site_set(site, part, (char *)path.data, (char *)what.data,
 					   "the boot loader joins every options line with a blank and hands them over as they are",
 					   es.e[es.booted].id);
 	site->locate = locate_options;
@@ -630,6 +644,30 @@ static int bls_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt *
 	imgp_buf_free(&what);
 	entries_free(&es);
 	return rc;
+}
+
+static int bls_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt,
+		       struct imgp_cmdline_site *site)
+{
+	(void)dt;
+	return cmdline_on(sv, sv->boot, site);
+}
+
+/* Whether the default entry of part has a devicetree line (*path its value). 1, 0, -ENOMEM. */
+static int loader_devicetree(struct imgp_survey *sv, const struct imgp_part *part,
+			     char **path)
+{
+	struct entries es;
+	int rc = read_entries(sv, part, NULL, &es);
+
+	*path = NULL;
+	if (!rc && es.n && es.e[es.booted].devicetree) {
+		*path = strdup(es.e[es.booted].devicetree);
+		rc = *path ? 1 : imgp_fail(ENOMEM, "out of memory");
+	}
+	entries_free(&es);
+	imgp_errclear();
+	return rc == -ENOMEM || rc == 1 ? rc : 0;
 }
 
 /* Beside the tree, on the default entry's devicetree-overlay list. */
@@ -662,4 +700,12 @@ const struct imgp_bootpath imgp_bootpath_bls = {
 	.overlay_site = bls_overlay_site,
 	/* kernel-install's entry for a new kernel carries no devicetree-overlay line. */
 	.keep_overlay = "kernel-install writes the next kernel's entry without it, and with that kernel's trees: after the upgrade, add it to the new entry (imgpatch patch --via overlay on the upgraded image)",
+};
+
+const struct imgp_efi_loader imgp_efi_loader_bls = {
+	.name = "boot loader entries",
+	.updates = "kernel-install writes a new entry for every kernel it installs, which then boots first by its version, its options from /etc/kernel/cmdline (else the running kernel's)",
+	.find = loader_find,
+	.devicetree = loader_devicetree,
+	.cmdline = cmdline_on,
 };

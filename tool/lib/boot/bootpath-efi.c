@@ -24,9 +24,21 @@
  * subfolders: fdtfile "rockchip/rk3399-rockpro64.dtb"), as FreedomBox's
  * freedom-maker does for its generic arm64 images.
  *
- * The loader applies no overlay list. The kernel command line belongs to
- * the EFI loader (GRUB's grub.cfg, boot loader entries): this path names
- * where and leaves it to it.
+ * The loader applies no overlay list. What it reads is the knowledge of
+ * the paths of its configuration (struct imgp_efi_loader: boot loader
+ * entries, then GRUB's grub.cfg, in the survey's order):
+ *
+ *  - the kernel command line is the loader's: the one the entry it boots
+ *    hands over, where that path keeps it (GRUB's grub.cfg on the root,
+ *    which the ESP's /EFI/debian/grub.cfg stub loads with configfile);
+ *  - an entry with a devicetree line replaces the tree U-Boot handed over:
+ *    GRUB's devicetree command (grub-core/loader/efi/fdt.c) loads the file
+ *    and installs it as the EFI FDT configuration table before the kernel
+ *    starts, as systemd-boot's devicetree key does (src/boot/efi/
+ *    devicetree.c). That image is then the loader's path's, which the
+ *    survey tries next. Not modelled: under UEFI Secure Boot GRUB's
+ *    lockdown disables its devicetree command (U-Boot boards seldom
+ *    enforce it).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -132,26 +144,59 @@ static int scan(struct trees *t, const char *prefix, const char *sub)
 	return rc;
 }
 
+/* The EFI loaders' configurations, in the order the survey tries their paths. */
+static const struct imgp_efi_loader *const loaders[] = {
+	&imgp_efi_loader_bls,
+	&imgp_efi_loader_grub,
+};
+#define NLOADERS (sizeof(loaders) / sizeof(loaders[0]))
+
+/* The configuration the ESP's loader reads: 1 with *loader and *part, 0: none, -ENOMEM. */
+static int loader_of(struct imgp_survey *sv, const struct imgp_efi_loader **loader,
+		     const struct imgp_part **part)
+{
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < NLOADERS; i++) {
+		rc = loaders[i]->find(sv, part);
+		*loader = loaders[i];
+	}
+	return rc;
+}
+
 /*
  * The ESP's removable-media loader, with a tree U-Boot would load from one
  * of the prefixes. An ESP with none leaves the tree to the loader it starts
- * (boot loader entries, grub.cfg), tried after this way. Not modelled: a
- * grub.cfg or entry whose own devicetree line replaces the ESP's tree.
+ * (boot loader entries, grub.cfg), tried after this way, and so does one
+ * whose loader boots an entry with its own devicetree line.
  */
 static int efi_probe(struct imgp_survey *sv)
 {
 	static const char *const paths[] = { EFI_LOADER };
 	struct imgp_survey_bootinfo scratch = { 0 };
 	struct trees t = { .sv = sv, .bi = &scratch };
-	int rc = imgp_survey_probe_paths(sv, paths, 1);
+	const struct imgp_efi_loader *loader;
+	const struct imgp_part *part;
+	char *dt = NULL;
+	int rc = imgp_survey_probe_paths(sv, paths, 1), own = 0;
 
 	for (size_t i = 0; rc == 1 && i < NPREFIXES; i++)
 		if (scan(&t, prefixes[i], "") == -ENOMEM)
 			rc = -ENOMEM;
-	if (rc == 1 && !t.n && !scratch.rc) {
+	if (rc == 1 && (t.n || scratch.rc)) {
+		own = loader_of(sv, &loader, &part);
+		if (own == 1)
+			own = loader->devicetree(sv, part, &dt);
+		if (own < 0)
+			rc = own;
+	}
+	if (rc == 1 && ((!t.n && !scratch.rc) || own == 1)) {
+		imgp_debug("boot path efi: %s%s", own == 1 ? "the loader's entry names its own devicetree " :
+			   "no tree on the ESP", own == 1 ? dt : "");
 		sv->boot = NULL;
 		rc = 0;
 	}
+	free(dt);
 	for (size_t i = 0; i < t.n; i++) {
 		free(t.f[i].rel);
 		free(t.f[i].path);
@@ -159,6 +204,23 @@ static int efi_probe(struct imgp_survey *sv)
 	free(t.f);
 	free(scratch.error);
 	return rc;
+}
+
+/* What rewrites the configuration of the loader the ESP starts. 0 or -ENOMEM. */
+static int describe_updates(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
+{
+	const struct imgp_efi_loader *loader;
+	const struct imgp_part *part;
+	int rc = loader_of(sv, &loader, &part);
+
+	if (rc <= 0)
+		return rc;
+	if (asprintf(&bi->updates, "the EFI loader's kernel command line (%s, " IMGP_PART_FMT "): %s",
+		     loader->name, part->number, loader->updates) < 0) {
+		bi->updates = NULL;
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 static int efi_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
@@ -192,6 +254,8 @@ static int efi_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
 	if (!rc)
 		bi->chooser = "fdtfile";
 	if (!rc)
+		rc = describe_updates(sv, bi);
+	if (!rc)
 		rc = imgp_bootinfo_summary(bi, "U-Boot EFI boot of " EFI_LOADER ", tree ${fdtfile} from the last of / /dtb/ /dtb/current/ that has it (%zu tree%s), no overlay list; %s%s%s%s",
 					   t.n, t.n == 1 ? "" : "s",
 					   fdtfile ? "the image's U-Boot: fdtfile " : "fdtfile: the board's U-Boot's (none in the image)",
@@ -206,42 +270,21 @@ static int efi_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
 	return rc == -ENOMEM ? imgp_fail(ENOMEM, "out of memory") : rc;
 }
 
-/*
- * The EFI loader's files that keep the kernel command line: GRUB's (on the
- * ESP a stub that reads the root's), boot loader entries (systemd-boot).
- */
-static const char *const loader_files[] = {
-	"/EFI/debian/grub.cfg", "/EFI/ubuntu/grub.cfg", "/EFI/BOOT/grub.cfg",
-	"/boot/grub/grub.cfg", "/grub/grub.cfg", "/loader/entries", "/boot/loader/entries",
-};
-
+/* The kernel command line of the entry the ESP's loader boots, where its path keeps it. */
 static int efi_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt,
 		       struct imgp_cmdline_site *site)
 {
-	struct imgp_buf where = { 0 };
-	int rc = 0;
+	const struct imgp_efi_loader *loader;
+	const struct imgp_part *part;
+	int rc = loader_of(sv, &loader, &part);
 
 	(void)dt;
-	(void)site;
-	for (size_t i = 0; !rc && i < sizeof(loader_files) / sizeof(loader_files[0]); i++) {
-		const struct imgp_part *part;
-		char *error = NULL;
-
-		if (imgp_survey_find(sv, loader_files[i], &part, &error) == 0)
-			rc = imgp_buf_printf(&where, "%s" IMGP_PART_FMT ":%s", where.len ? ", " : "",
-					     part->number, loader_files[i]) ? -ENOMEM : 0;
-		free(error);
-	}
-	imgp_errclear();
-	if (!rc)
-		rc = imgp_fail(ENOTSUP, "boot path efi: the kernel command line is the EFI loader's (" EFI_LOADER "), not U-Boot's: %s%s%s",
-			       where.len ? "edit it where the loader keeps it (" : "no GRUB configuration or boot loader entry found",
-			       where.len ? (char *)where.data : "",
-			       where.len ? "; Debian's grub.cfg is made by update-grub from GRUB_CMDLINE_LINUX in /etc/default/grub)" : "");
-	else
-		rc = imgp_fail(ENOMEM, "out of memory");
-	imgp_buf_free(&where);
-	return rc;
+	if (rc == 0)
+		return imgp_fail(ENOENT, "boot path efi: the kernel command line is the EFI loader's (" EFI_LOADER "), and no partition has a boot loader entry or GRUB's grub.cfg");
+	if (rc < 0)
+		return rc;
+	rc = loader->cmdline(sv, part, site);
+	return rc == -ENOMEM ? rc : rc ? imgp_fail_ctx(rc, "boot path efi: %s", loader->name) : 0;
 }
 
 const struct imgp_bootpath imgp_bootpath_efi = {

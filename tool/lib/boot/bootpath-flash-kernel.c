@@ -538,23 +538,23 @@ static int fk_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt *d
 		site->script = true;
 		site->locate = locate_script;
 		site->lead = strdup(FK_DEFAULTS);
-		site->kept = calloc(1, sizeof(*site->kept));
-		rc = site->lead && site->kept ? 0 : -ENOMEM;
+		site->source = calloc(1, sizeof(*site->source));
+		rc = site->lead && site->source ? 0 : -ENOMEM;
 	}
 	if (!rc)
-		rc = imgp_cmdline_site_set(site->kept, sv->root ? sv->root : sv->boot, FK_DEFAULT,
+		rc = imgp_cmdline_site_set(site->source, sv->root ? sv->root : sv->boot, FK_DEFAULT,
 					   FK_CMDLINE, NULL, FK_CMDLINE);
 	if (!rc) {
-		site->kept->locate = locate_default;
-		site->kept->lead = strdup(FK_DEFAULTS);
-		rc = site->kept->lead ? 0 : -ENOMEM;
+		site->source->locate = locate_default;
+		site->source->lead = strdup(FK_DEFAULTS);
+		rc = site->source->lead ? 0 : -ENOMEM;
 	}
 	/* mkimage_script puts the values in with sed "s!@@...@@!VALUE!g": & and ! would not stay. */
 	site->bad = "\"\\$`!&";
 	site->bad_why = "flash-kernel puts the line into boot.scr between double quotes with sed s!...!...!";
-	if (site->kept) {
-		site->kept->bad = site->bad;
-		site->kept->bad_why = site->bad_why;
+	if (site->source) {
+		site->source->bad = site->bad;
+		site->source->bad_why = site->bad_why;
 	}
 	imgp_buf_free(&what);
 	imgp_buf_free(&args);

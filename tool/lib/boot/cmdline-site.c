@@ -20,9 +20,11 @@ void imgp_cmdline_site_free(struct imgp_cmdline_site *site)
 	free(site->arg);
 	free(site->base);
 	free(site->lead);
-	if (site->kept)
-		imgp_cmdline_site_free(site->kept);
-	free(site->kept);
+	if (site->source) {
+		imgp_cmdline_site_free(site->source);
+		free(site->source);
+	}
+	free(site->source_lost);
 	memset(site, 0, sizeof(*site));
 }
 
@@ -129,6 +131,107 @@ int imgp_cmdline_locate_env(const struct imgp_cmdline_site *site, const char *te
 			 len && text[len - 1] != '\n' ? "\n" : "", site->arg);
 		snprintf(span->tail, sizeof(span->tail), "\n");
 	}
+	return 0;
+}
+
+/* What a plain shell word may hold: no blank, quote, expansion or operator. */
+static bool plain_word(const char *s, size_t n)
+{
+	static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_=.,:/+@%-";
+
+	for (size_t i = 0; i < n; i++)
+		if (!s[i] || !strchr(ok, s[i]))
+			return false;
+	return true;
+}
+
+/*
+ * The value of a "KEY=..." line at [v, end): its span, or -EINVAL when sh
+ * would do more than take it as it is (an expansion, an escape, a quote
+ * left open, more than one word, a command after it).
+ */
+static int sh_value(const char *text, size_t v, size_t end, struct imgp_cmdline_span *span)
+{
+	size_t close = v, rest;
+	char q = v < end ? text[v] : 0;
+
+	if (q == '"' || q == '\'') {
+		for (close = v + 1; close < end && text[close] != q; close++)
+			if (q == '"' && strchr("$`\\", text[close]))
+				return -EINVAL;
+		if (close >= end)
+			return -EINVAL;
+		span->start = v + 1;
+		span->end = close;
+		rest = close + 1;
+	} else {
+		while (close < end && text[close] != ' ' && text[close] != '\t')
+			close++;
+		if (!plain_word(text + v, close - v))
+			return -EINVAL;
+		span->start = v;
+		span->end = close;
+		rest = close;
+	}
+	while (rest < end && (text[rest] == ' ' || text[rest] == '\t'))
+		rest++;
+	if (rest < end && text[rest] != '#')
+		return -EINVAL;
+	span->quote = q == '"' || q == '\'' ? q : 0;
+	span->sh = true;
+	span->found = true;
+	return 0;
+}
+
+int imgp_cmdline_locate_sh(const struct imgp_cmdline_site *site, const char *text,
+			   size_t len, struct imgp_cmdline_span *span)
+{
+	size_t n = strlen(site->arg), pos = 0, next, last = 0, last_end = 0;
+	unsigned lineno = 0, last_no = 0;
+	int rc;
+
+	memset(span, 0, sizeof(*span));
+	/* sh runs the file top to bottom: the last assignment wins. */
+	for (; pos < len; pos = next) {
+		size_t end = line_end(text, len, pos, &next), p = pos;
+
+		lineno++;
+		while (p < end && (text[p] == ' ' || text[p] == '\t'))
+			p++;
+		if (end - p > n && !memcmp(text + p, site->arg, n) && text[p + n] == '=') {
+			last = p + n + 1;
+			last_end = end;
+			last_no = lineno;
+		}
+	}
+	if (!last_no) {
+		span->start = span->end = len;
+		span->sh = true;
+		span->quote = '"';
+		snprintf(span->head, sizeof(span->head), "%s%s=\"",
+			 len && text[len - 1] != '\n' ? "\n" : "", site->arg);
+		snprintf(span->tail, sizeof(span->tail), "\"\n");
+		return 0;
+	}
+	rc = sh_value(text, last, last_end, span);
+	if (rc)
+		return imgp_fail(EINVAL, "line %u: %.*s: not a value imgpatch edits safely (one double- or single-quoted word without $, ` or \\, or a plain word): edit it by hand",
+				 last_no, (int)(last_end - last + n + 1), text + last - n - 1);
+	return 0;
+}
+
+int imgp_cmdline_span_fits(const struct imgp_cmdline_span *span, const char *value)
+{
+	const char *bad = span->quote == '"' ? "\"$`\\" : span->quote ? "'" : NULL;
+	size_t n = strlen(value);
+
+	if (!span->sh)
+		return 0;
+	if (bad && value[strcspn(value, bad)])
+		return imgp_fail(EINVAL, "%c cannot go into the %s-quoted shell value",
+				 value[strcspn(value, bad)], span->quote == '"' ? "double" : "single");
+	if (!span->quote && !plain_word(value, n))
+		return imgp_fail(EINVAL, "the unquoted shell value cannot take \"%s\": quote it first", value);
 	return 0;
 }
 
@@ -269,11 +372,11 @@ int imgp_survey_cmdline(struct imgp_survey *sv, const char *model, struct imgp_b
 				     lead.found ? "= then " : "", site.what,
 				     span.found ? "" : site.base ? " (not set: the boot script's)" :
 				     " (not set)");
-	if (!rc && site.kept)
+	if (!rc && site.source)
 		rc = imgp_buf_printf(where, "; also kept in " IMGP_PART_FMT " (%s): %s, %s%s%s",
-				     site.kept->part->number, site.kept->part->fstype,
-				     site.kept->path, site.kept->lead ? site.kept->lead : "",
-				     site.kept->lead ? "= then " : "", site.kept->what);
+				     site.source->part->number, site.source->part->fstype,
+				     site.source->path, site.source->lead ? site.source->lead : "",
+				     site.source->lead ? "= then " : "", site.source->what);
 	if (!rc)
 		rc = imgp_buf_printf(loader, "%s", site.loader ? site.loader : "");
 	if (rc == -ENOMEM)

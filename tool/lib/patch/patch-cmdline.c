@@ -50,9 +50,11 @@ static int edit_with_lead(const char *text, const struct imgp_cmdline_span *span
 	const char *data, *m;
 	size_t left, right;
 	int rc, changed;
+	/* An empty line takes no blank after the split: a new word brings its own. */
+	bool empty = !span->found || span->end == span->start;
 
 	rc = imgp_buf_append(&both, text + lead->start, lead->end - lead->start) ||
-	     imgp_buf_append(&both, split, sizeof(split)) ||
+	     imgp_buf_append(&both, split, sizeof(split) - empty) ||
 	     (span->found && imgp_buf_append(&both, text + span->start, span->end - span->start)) ?
 	     imgp_fail(ENOMEM, "out of memory") : 0;
 	changed = rc ? rc : imgp_cmdline_edit((char *)both.data, both.len, edits, &out);
@@ -164,23 +166,23 @@ static int check_bad(const struct imgp_cmdline_site *site, const struct imgp_buf
 }
 
 /*
- * The edits made to the line at one site (kept: the copy the
- * distribution's update reads, made when it is not there). 0 or -errno.
+ * The edits made to the line of site (site.source is not followed), the
+ * plan's note with why (NULL: none) after it; source: site is where the
+ * generator takes the line from, made when it is not there. 0 or -errno.
  */
-static int edit_site(struct imgp_patch *patch, const struct imgp_cmdline_site *s,
-		     const char *edits, bool kept)
+static int edit_site(struct imgp_patch *patch, const struct imgp_cmdline_site *psite,
+		     const char *edits, const char *why, bool source)
 {
 	struct imgp_buf raw = { 0 }, old = { 0 }, new = { 0 }, line = { 0 }, note = { 0 };
 	struct imgp_buf before = { 0 }, after = { 0 }, lead_new = { 0 };
-	const struct imgp_cmdline_site site = *s;
+	struct imgp_cmdline_site site = *psite;
 	struct imgp_cmdline_span span, lead = { 0 };
 	const char *text, *cur;
 	size_t ncur;
 	bool existed = false, changed;
-	int rc;
+	int rc = imgp_patch_read(patch, site.part, site.path, IMGP_TEXT_MAX, &raw, &existed);
 
-	rc = imgp_patch_read(patch, site.part, site.path, IMGP_TEXT_MAX, &raw, &existed);
-	if (!rc && !existed && !site.script && !kept)
+	if (!rc && !existed && !site.script && !source)
 		rc = imgp_fail(ENOENT, IMGP_PART_FMT " (%s): %s: no such file",
 			       site.part->number, site.part->fstype, site.path);
 	if (!rc)
@@ -200,6 +202,10 @@ static int edit_site(struct imgp_patch *patch, const struct imgp_cmdline_site *s
 		rc = imgp_fail(EINVAL, "a double quote cannot go into the script's setenv bootargs \"...\"");
 	if (rc >= 0 && check_bad(&site, &line, &lead_new))
 		rc = -EINVAL;
+	if (rc >= 0 && imgp_cmdline_span_fits(&span, (char *)line.data))
+		rc = imgp_fail_ctx(-EINVAL, "%s", site.what);
+	if (rc >= 0 && lead.found && imgp_cmdline_span_fits(&lead, (char *)lead_new.data))
+		rc = imgp_fail_ctx(-EINVAL, "%s", site.lead);
 	if (rc < 0) {
 		imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", site.part->number,
 			      site.part->fstype, site.path);
@@ -222,13 +228,14 @@ static int edit_site(struct imgp_patch *patch, const struct imgp_cmdline_site *s
 	else if (!rc)
 		rc = imgp_buf_printf(&after, "%s", line.len ? (char *)line.data : "") ? -ENOMEM : 0;
 	if (!rc)
-		rc = imgp_buf_printf(&note, "kernel command line (%s%s%s):\nbefore: %s%s\nafter:  %s%s%s",
+		rc = imgp_buf_printf(&note, "kernel command line (%s%s%s):\nbefore: %s%s\nafter:  %s%s",
 				     lead.found ? site.lead : "", lead.found ? "= then " : "",
 				     site.what, (char *)before.data,
 				     span.found || lead.found ? "" : site.base ? " (the boot script's)" :
 				     "(not set)", (char *)after.data,
-				     changed ? "" : " (unchanged)",
-				     kept ? "\nthe copy the next update writes the line from" : "") ? -ENOMEM : 0;
+				     changed ? "" : " (unchanged)") ? -ENOMEM : 0;
+	if (!rc && why)
+		rc = imgp_buf_printf(&note, "\n%s", why) ? -ENOMEM : 0;
 	if (!rc && site.script)
 		rc = write_script(patch, &site, &raw, existed, &new, (char *)note.data);
 	else if (!rc)
@@ -250,6 +257,7 @@ int imgp_patch_cmdline(struct imgp_patch *patch, const char *model, const char *
 {
 	struct imgp_cmdline_site site = { 0 };
 	struct imgp_survey *sv;
+	char *why = NULL;
 	int rc = imgp_cmdline_check(edits);
 
 	sv = rc ? NULL : imgp_patch_survey(patch);
@@ -257,10 +265,18 @@ int imgp_patch_cmdline(struct imgp_patch *patch, const char *model, const char *
 		rc = -ENOMEM;
 	if (!rc)
 		rc = imgp_cmdline_site_get(sv, model, &site);
+	if (!rc && site.source &&
+	    asprintf(&why, "the distribution's generator makes this line anew from %s of %s (" IMGP_PART_FMT "): edited there too",
+		     site.source->what, site.source->path, site.source->part->number) < 0) {
+		why = NULL;
+		rc = imgp_fail(ENOMEM, "out of memory");
+	}
 	if (!rc)
-		rc = edit_site(patch, &site, edits, false);
-	if (!rc && site.kept)
-		rc = edit_site(patch, site.kept, edits, true);
+		rc = edit_site(patch, &site, edits, why ? why : site.source_lost, false);
+	/* Where the generator takes the line from: the edit outlives it. */
+	if (!rc && site.source)
+		rc = edit_site(patch, site.source, edits, site.source->loader, true);
+	free(why);
 	imgp_cmdline_site_free(&site);
 	return rc;
 }
