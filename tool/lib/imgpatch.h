@@ -1177,6 +1177,7 @@ struct imgp_finding {
 	char *boot_path;         /* "fit", "armbian", ...; NULL: a .dtb file no boot path names */
 	char *model;             /* the tree's model; NULL: the board */
 	char *tree;              /* its provenance: "boot path armbian: /boot/dtb/x.dtb + ..." */
+	bool tree_in_fit;        /* the tree is a FIT's image, named by file and fdt already */
 	/* The fix; NULL where there is none. */
 	const char *recipe;      /* a shipped recipe that fixes it */
 	char *recipe_args;       /* its "--set NAME=VALUE" arguments, "" for none */
