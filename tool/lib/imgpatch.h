@@ -141,30 +141,19 @@ const struct imgp_part *imgp_table_find(const struct imgp_table *tab,
 
 /* -------------------------------------------------- fs.c, fs-fat.c, fs-ext.c */
 
+/* An open filesystem of one partition (its backend's state): opaque. */
 struct imgp_fs;
-struct imgp_fs_ops;
-struct imgp_writeset;
 struct imgp_reader;
 
-struct imgp_fs {
-	const struct imgp_fs_ops *ops;
-	struct imgp_image *img;
-	const struct imgp_part *part;
-	/*
-	 * Set for writing (imgp_fs_open_capture()): writes go into this write
-	 * set, the image is never written. NULL: opened read-only.
-	 */
-	struct imgp_writeset *capture;
-	void *priv;
-};
-
 /*
- * Opens the filesystem of a partition with the backend that handles
- * part->fstype. -ENOTSUP when none does. Errors carry "pN (type): " context.
+ * Opens the filesystem of a partition read-only, with the backend that
+ * handles part->fstype, into a new handle (*fs; img must stay open while
+ * it is used). -ENOTSUP when no backend does, -ENOMEM; errors carry
+ * "pN (type): " context. imgp_fs_free() closes and frees it (NULL: none).
  */
-int imgp_fs_open(struct imgp_fs *fs, struct imgp_image *img,
-		 const struct imgp_part *part);
-void imgp_fs_close(struct imgp_fs *fs);
+int imgp_fs_new(struct imgp_fs **fs, struct imgp_image *img,
+		const struct imgp_part *part);
+void imgp_fs_free(struct imgp_fs *fs);
 struct imgp_fit;
 
 /* --------------------------------------------------------------- journal.c */

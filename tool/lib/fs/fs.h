@@ -11,6 +11,29 @@
 
 /* -------------------------------------------------- fs.c, fs-fat.c, fs-ext.c */
 
+struct imgp_fs_ops;
+struct imgp_writeset;
+
+struct imgp_fs {
+	const struct imgp_fs_ops *ops;
+	struct imgp_image *img;
+	const struct imgp_part *part;
+	/*
+	 * Set for writing (imgp_fs_open_capture()): writes go into this write
+	 * set, the image is never written. NULL: opened read-only.
+	 */
+	struct imgp_writeset *capture;
+	void *priv;
+};
+
+/*
+ * Opens the filesystem of a partition with the backend that handles
+ * part->fstype. -ENOTSUP when none does. Errors carry "pN (type): " context.
+ */
+int imgp_fs_open(struct imgp_fs *fs, struct imgp_image *img,
+		 const struct imgp_part *part);
+void imgp_fs_close(struct imgp_fs *fs);
+
 int imgp_fs_read_file(struct imgp_fs *fs, const char *path, size_t max,
 		      struct imgp_buf *out);
 int imgp_fs_write_file(struct imgp_fs *fs, const char *path, const void *data,
