@@ -857,6 +857,12 @@ enum imgp_via {
  * path's.
  */
 void imgp_patch_set_via(struct imgp_patch *patch, enum imgp_via via);
+/*
+ * The tree's edits go back where it came from (a FIT rewritten in place):
+ * deleting a property already absent is then no typo but may be an
+ * earlier run's work.
+ */
+void imgp_patch_set_dt_in_place(struct imgp_patch *patch, bool in_place);
 /* Parses one of those four names. Returns 0 or -EINVAL. */
 int imgp_via_parse(const char *name, enum imgp_via *out);
 /*
