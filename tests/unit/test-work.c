@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "imgpatch.h"
+#include "imgpatch-internal.h"
 #include "unit.h"
 
 #define MiB (1024u * 1024u)

@@ -161,7 +161,7 @@ int cmd_cat(int argc, char **argv)
 	struct imgp_buf data = { 0 };
 	struct cli_parser p;
 	struct cli_read in;
-	struct imgp_fs fs;
+	struct imgp_fs *fs = NULL;
 	const char *image = NULL, *spec_arg = NULL, *model = NULL;
 	char *spec = NULL, *path, *colon, *fit_path = NULL;
 	bool dtb = false, cmdline = false;
@@ -226,10 +226,10 @@ int cmd_cat(int argc, char **argv)
 		return rc;
 	}
 	part = imgp_table_find(&in.disk.tab, spec);
-	rc = part ? imgp_fs_open(&fs, &in.disk.img, part) : -ENOENT;
+	rc = part ? imgp_fs_new(&fs, &in.disk.img, part) : -ENOENT;
 	if (!rc) {
-		rc = imgp_survey_read_file(&fs, path, CAT_MAX, &data);
-		imgp_fs_close(&fs);
+		rc = imgp_survey_read_file(fs, path, CAT_MAX, &data);
+		imgp_fs_free(fs);
 	}
 	if (rc) {
 		rc = error_lib_typed(image, model != NULL);

@@ -134,7 +134,7 @@ static void print_text(const struct doctor_cmd *dc)
 		       f->title ? f->title : "");
 		text_evidence(f);
 		/* A FIT's tree is named by file and fdt; another path's by its provenance. */
-		if (f->tree && f->boot_path && strcmp(f->boot_path, "fit") != 0) {
+		if (f->tree && f->boot_path && !f->tree_in_fit) {
 			/* The model, unless the tree's file already says it. */
 			bool model = f->model && !strstr(f->tree, f->model);
 

@@ -299,7 +299,7 @@ static int choose_via(struct imgp_patch *patch, const struct patch_opts *o,
 	}
 	*why = o->via ? "via fit: --via fit"
 		      : "via fit: the boot script loads no override file";
-	patch->dt_in_place = true;
+	imgp_patch_set_dt_in_place(patch, true);
 	return 0;
 }
 

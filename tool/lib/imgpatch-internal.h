@@ -11,6 +11,17 @@
 
 #include "imgpatch.h"
 
+/* What each folder shares with the rest of the library, in dependency order. */
+#include "core/core.h"
+#include "part/part.h"
+#include "fs/fs.h"
+#include "fit/fit.h"
+#include "dt/dt.h"
+#include "boot/boot.h"
+#include "text/text.h"
+#include "format/format.h"
+#include "patch/patch.h"
+
 /* ----------------------------------------------------------------- log.c */
 
 /*

@@ -37,9 +37,6 @@ typedef void (*imgp_log_fn)(enum imgp_log_level level, const char *msg,
 
 /* Installs the log hook; NULL drops every message (the default). */
 void imgp_log_set_handler(imgp_log_fn fn, void *ctx);
-void imgp_log(enum imgp_log_level level, const char *fmt, ...) IMGP_PRINTF(2, 3);
-#define imgp_warn(...) imgp_log(IMGP_LOG_WARNING, __VA_ARGS__)
-#define imgp_debug(...) imgp_log(IMGP_LOG_DEBUG, __VA_ARGS__)
 
 /*
  * Records a failure: the message replaces any earlier one.
@@ -52,14 +49,6 @@ int imgp_fail(int err, const char *fmt, ...) IMGP_PRINTF(2, 3);
  *   return imgp_fail_ctx(rc, "p%d", n);
  */
 int imgp_fail_ctx(int rc, const char *fmt, ...) IMGP_PRINTF(2, 3);
-/*
- * As imgp_fail, for a name the caller gave that names none (or several) of
- * the choices the image offers, the choices listed in the message (a
- * --model no tree has): imgp_err_is_name() then says so, until the next
- * imgp_fail (imgp_fail_ctx keeps it). A command line reports it as a
- * mistake in what was typed, where the user typed the name.
- */
-int imgp_fail_name(int err, const char *fmt, ...) IMGP_PRINTF(2, 3);
 bool imgp_err_is_name(void);
 /* The current failure message; "" when there is none. */
 const char *imgp_errmsg(void);
@@ -74,13 +63,9 @@ struct imgp_buf {
 	size_t cap;
 };
 
-/* Returns 0 or -ENOMEM. */
-int imgp_buf_reserve(struct imgp_buf *b, size_t extra);
 int imgp_buf_append(struct imgp_buf *b, const void *data, size_t len);
 int imgp_buf_printf(struct imgp_buf *b, const char *fmt, ...) IMGP_PRINTF(2, 3);
 void imgp_buf_free(struct imgp_buf *b);
-/* Hands the data over to the caller (who frees it) and empties b. */
-uint8_t *imgp_buf_steal(struct imgp_buf *b, size_t *len);
 
 /* ---------------------------------------------------------------- image.c */
 
@@ -114,17 +99,6 @@ void imgp_image_close(struct imgp_image *img);
  * mounted or has a mounted partition; 0 for anything else.
  */
 int imgp_blockdev_check_unmounted(const char *path);
-/*
- * Reads/writes exactly len bytes at off, looping over short transfers and
- * EINTR. Returns 0, -ERANGE when [off, off+len) is not inside the image, or
- * -EIO/-errno.
- */
-int imgp_image_read(const struct imgp_image *img, uint64_t off, void *buf,
-		    size_t len);
-int imgp_image_write(struct imgp_image *img, uint64_t off, const void *buf,
-		     size_t len);
-/* fsync; returns 0 or -errno. */
-int imgp_image_sync(struct imgp_image *img);
 
 /* ----------------------------------------------- part.c, part-mbr.c, part-gpt.c */
 
@@ -157,16 +131,6 @@ struct imgp_table {
 };
 
 /*
- * Reads the partition table. Returns 0, -ENOENT "no partition table (neither
- * GPT nor MBR)", -EINVAL for a table that is present but broken (bad CRC in
- * both GPT headers, entries outside the image, overlapping partitions, an
- * EBR loop), or an I/O error.
- */
-int imgp_table_read(const struct imgp_image *img, struct imgp_table *tab);
-void imgp_table_free(struct imgp_table *tab);
-/* Identifies the filesystem of every partition (libblkid). Returns 0 or -errno. */
-int imgp_table_probe_fs(const struct imgp_image *img, struct imgp_table *tab);
-/*
  * Finds a partition by number ("2"), GPT name or filesystem label, in that
  * order. Returns it, or NULL with a failure message listing the partitions.
  */
@@ -175,59 +139,22 @@ const struct imgp_part *imgp_table_find(const struct imgp_table *tab,
 /* Short name used in messages: "p2". */
 #define IMGP_PART_FMT "p%d"
 
-
 /* -------------------------------------------------- fs.c, fs-fat.c, fs-ext.c */
 
+/* An open filesystem of one partition (its backend's state): opaque. */
 struct imgp_fs;
-struct imgp_fs_ops;
-struct imgp_writeset;
 struct imgp_reader;
 
-struct imgp_fs {
-	const struct imgp_fs_ops *ops;
-	struct imgp_image *img;
-	const struct imgp_part *part;
-	/*
-	 * Set for writing (imgp_fs_open_capture()): writes go into this write
-	 * set, the image is never written. NULL: opened read-only.
-	 */
-	struct imgp_writeset *capture;
-	void *priv;
-};
-
 /*
- * Opens the filesystem of a partition with the backend that handles
- * part->fstype. -ENOTSUP when none does. Errors carry "pN (type): " context.
+ * Opens the filesystem of a partition read-only, with the backend that
+ * handles part->fstype, into a new handle (*fs; img must stay open while
+ * it is used). -ENOTSUP when no backend does, -ENOMEM; errors carry
+ * "pN (type): " context. imgp_fs_free() closes and frees it (NULL: none).
  */
-int imgp_fs_open(struct imgp_fs *fs, struct imgp_image *img,
-		 const struct imgp_part *part);
-void imgp_fs_close(struct imgp_fs *fs);
-int imgp_fs_read_file(struct imgp_fs *fs, const char *path, size_t max,
-		      struct imgp_buf *out);
-int imgp_fs_write_file(struct imgp_fs *fs, const char *path, const void *data,
-		       size_t len);
-int imgp_fs_exists(struct imgp_fs *fs, const char *path);
-/* Sets the permission bits (07777) of an existing file; -ENOTSUP on FAT. */
-int imgp_fs_set_mode(struct imgp_fs *fs, const char *path, unsigned mode);
-int imgp_fs_symlink(struct imgp_fs *fs, const char *path, const char *target);
-int imgp_fs_readlink(struct imgp_fs *fs, const char *path, struct imgp_buf *out);
-/* Creates a directory whose parent exists (one there is kept); -ENOTSUP where not supported. */
-int imgp_fs_mkdir(struct imgp_fs *fs, const char *path);
-/*
- * The names in directory dir of an open filesystem (not "." or ".."), in
- * directory order, at most 4096. Returns 0, -ENOENT when dir is missing,
- * -ENOTDIR when it is no directory, -ENOTSUP where the backend cannot list.
- */
-int imgp_fs_list(struct imgp_fs *fs, const char *dir, char ***names, size_t *n);
-void imgp_fs_list_free(char **names, size_t n);
+int imgp_fs_new(struct imgp_fs **fs, struct imgp_image *img,
+		const struct imgp_part *part);
+void imgp_fs_free(struct imgp_fs *fs);
 struct imgp_fit;
-/*
- * Opens the FIT at path piecewise where the backend maps files (only its
- * structure is read now, a payload when asked for; fs->img must stay open
- * while fit is used), else read whole. Errors carry "pN (type): path";
- * -ENOENT when there is no such file.
- */
-int imgp_fs_load_fit(struct imgp_fs *fs, const char *path, struct imgp_fit *fit);
 
 /* --------------------------------------------------------------- journal.c */
 
@@ -313,64 +240,6 @@ struct imgp_fit {
 	struct imgp_fit_conf *confs;
 };
 
-/*
- * Parses a FIT file, taking ownership of data (malloc'd, size bytes).
- * Checks the structure with fdt_check_full and every payload's bounds.
- * Returns 0 or -EINVAL with a message (data is freed on failure too).
- */
-int imgp_fit_parse(struct imgp_fit *fit, uint8_t *data, size_t size);
-/*
- * Parses a FIT through a reader, taking ownership of it (closed on failure
- * too): only the structure is read, payloads when asked for. Falls back to
- * reading the file whole for trees the piecewise reader does not take.
- */
-int imgp_fit_load(struct imgp_fit *fit, struct imgp_reader *rd);
-void imgp_fit_free(struct imgp_fit *fit);
-/*
- * Selects a flat_dt image by node name or by dumpimage index ("6").
- * -ENOENT with "fdt 'x' not found (have: a, b)" when there is none;
- * -EINVAL when the index names an image that is not flat_dt.
- */
-int imgp_fit_find_fdt(const struct imgp_fit *fit, const char *spec,
-		      const struct imgp_fit_image **out);
-/*
- * Verifies every hash-* subnode of an image (crc32, md5, sha1, sha256,
- * sha384, sha512). Returns 0, -EBADMSG on mismatch, -ENOTSUP for an unknown
- * algorithm.
- */
-int imgp_fit_verify(const struct imgp_fit *fit, const struct imgp_fit_image *img);
-/*
- * Returns the verified, uncompressed payload of an image, owned by the FIT
- * (read from the file first when the FIT is read piecewise). -ENOTSUP for
- * compressed payloads.
- */
-int imgp_fit_payload(struct imgp_fit *fit, const struct imgp_fit_image *img,
-		     const uint8_t **data, size_t *size);
-/* The largest digest a FIT hash node holds (sha512). */
-#define IMGP_FIT_HASH_MAX 64
-/*
- * Computes a FIT hash (crc32 as one big-endian cell, md5, sha1, sha256,
- * sha384, sha512) of data into out. Returns the digest size or -ENOTSUP.
- */
-int imgp_fit_hash(const char *algo, const uint8_t *data, size_t len,
-		  uint8_t out[IMGP_FIT_HASH_MAX]);
-
-/* ----------------------------------------------------------- fit-rewrite.c */
-
-/*
- * Builds a new FIT file in out from fit (parsed whole: imgp_fit_parse) with
- * the payload of the image named image replaced by tree: its data (embedded
- * "data", or the external payload with data-size), its hash-* nodes
- * recomputed, the offsets and positions of the external payloads after it
- * moved with it; every other property and payload byte-identical. The
- * whole file is held in memory (old and new: about twice its size).
- * -EPERM when an image or configuration carries a signature node (the
- * message names it: re-signing needs the key), -ENOTSUP for payloads that
- * overlap, -EINVAL for a FIT read piecewise.
- */
-int imgp_fit_rewrite(const struct imgp_fit *fit, const char *image,
-		     const void *tree, size_t tree_size, struct imgp_buf *out);
-
 /* -------------------------------------------------------------------- dt.c */
 
 /* A device tree blob in a buffer that can grow. */
@@ -379,79 +248,6 @@ struct imgp_dtb {
 	size_t bufsize;
 };
 
-/* Copies and checks (fdt_check_full) a blob. Returns 0 or -EINVAL. */
-int imgp_dtb_load(struct imgp_dtb *dtb, const void *blob, size_t size);
-void imgp_dtb_free(struct imgp_dtb *dtb);
-/* Packs the tree (fdt_pack) and returns its bytes and size. */
-int imgp_dtb_finish(struct imgp_dtb *dtb, const void **blob, size_t *size);
-/*
- * Resolves a node spec: "/abs/path", "name@unit", "name" (any unit address)
- * or "&label" (via __symbols__). Returns the node offset, -ENOENT when none
- * matches or -EEXIST when several do; both messages list candidate paths.
- */
-int imgp_dt_find_node(const struct imgp_dtb *dtb, const char *spec);
-/* Full path of a node into out. Returns 0 or -ENAMETOOLONG. */
-int imgp_dt_node_path(const struct imgp_dtb *dtb, int node, char *out,
-		      size_t outlen);
-/* Deletes a property. Returns 0 when deleted, 1 when it was absent. */
-int imgp_dt_delete_prop(struct imgp_dtb *dtb, int node, const char *prop);
-/* Whether the node at path has prop; false when there is no such node. */
-bool imgp_dt_has_prop(const struct imgp_dtb *dtb, const char *path,
-		      const char *prop);
-/*
- * Whether the node has another property of a name close to prop (another
- * case, or an edit distance of at most 2): a name the node lacks is then
- * a typo, not one an earlier run deleted.
- */
-bool imgp_dt_prop_is_typo(const struct imgp_dtb *dtb, int node, const char *prop);
-/*
- * -ENOENT for a property the node lacks, the message naming the ones it has
- * with a close name (a typo, another case), or else all it has.
- */
-int imgp_dt_prop_not_found(const struct imgp_dtb *dtb, int node,
-			   const char *prop);
-/*
- * Formats a property value as dtc would print it ("<0x01 0x02>", "\"a\", \"b\"",
- * "[01 02]", "" for empty) into out. Returns 0 or -ENOSPC (truncated).
- */
-int imgp_dt_format_value(const void *val, int len, char *out, size_t outlen);
-
-/*
- * Parses a property value written as in dtc source: "<1 0x2>" u32 cells,
- * "\"a\", \"b\"" strings, "[01 02]" bytes, "" (empty); a bare number
- * ("150000000", "0x20") is one u32 cell and any other bare word one string
- * ("okay"). Returns 0 or -EINVAL naming the problem.
- */
-int imgp_dt_parse_value(const char *text, struct imgp_buf *out);
-/* Creates or replaces a property, growing the buffer. Returns 0 or -errno. */
-int imgp_dt_set_prop(struct imgp_dtb *dtb, int node, const char *prop,
-		     const void *val, size_t len);
-/*
- * Finds or creates the node at an absolute path, creating missing parents.
- * Returns its offset or -errno.
- */
-int imgp_dt_add_node(struct imgp_dtb *dtb, const char *path);
-/* Deletes a node and its subtree. Returns 0 or -errno. */
-int imgp_dt_delete_node(struct imgp_dtb *dtb, int node);
-/*
- * Applies a compiled overlay (.dtbo) with fdt_overlay_apply, on copies so
- * that a failure leaves dtb as it was. An overlay that refers to labels
- * (__fixups__) needs a base with __symbols__: -EINVAL "the base tree has no
- * __symbols__ (compile it with dtc -@)"; a label the base lacks: -EINVAL
- * "unresolved label 'x' (overlay fragment@0)". Returns 0 or -errno.
- */
-int imgp_dt_apply_overlay(struct imgp_dtb *dtb, const void *overlay,
-			  size_t len);
-/*
- * The same, with the room U-Boot's fdt apply has: the tree's total size is
- * total bytes, and an overlay that needs more fails as libfdt's
- * FDT_ERR_NOSPACE does there: -ENOSPC "does not fit ...: the tree needs N
- * bytes, the loader gives it M". Returns 0 or -errno.
- */
-int imgp_dt_apply_overlay_in(struct imgp_dtb *dtb, const void *overlay, size_t len,
-			     size_t total);
-/* The bytes of the tree's blocks (header to the end of its strings). */
-size_t imgp_dt_used(const struct imgp_dtb *dtb);
 /*
  * The tree as dtc -I dtb -O dts would print it (same layout, so that two
  * renderings diff line by line). Returns 0 or -errno.
@@ -476,18 +272,6 @@ struct imgp_dt_mmc {
 	size_t nprops;
 	struct imgp_dt_mmc_prop props[16];
 };
-/*
- * Lists SD/eMMC host controllers (nodes with registers whose compatible
- * names a host driver; a node named mmc or sdhci without any compatible)
- * with what their slot holds and the properties no-1-8-v, max-frequency,
- * bus-width, sd-uhs-*, mmc-hs200-*, mmc-hs400-*: every one, in *out
- * (malloc'd, free() it; NULL when none) and their number in *n.
- * Returns 0 or -errno.
- */
-int imgp_dt_list_mmc(const struct imgp_dtb *dtb, struct imgp_dt_mmc **out, size_t *n);
-/* What the slot of controller node holds; its name "sd", "emmc", "sdio". */
-enum imgp_dt_mmc_kind imgp_dt_mmc_kind_of(const void *fdt, int node);
-const char *imgp_dt_mmc_kind_name(enum imgp_dt_mmc_kind kind);
 
 /* --------------------------------------------------------------- bootscr.c */
 
@@ -500,25 +284,6 @@ struct imgp_bootscr {
 	size_t text_len;
 };
 
-/*
- * Parses a legacy image: magic, header CRC, data size against len, data
- * CRC, type "script", no compression. Returns 0 or -EINVAL/-EBADMSG.
- */
-int imgp_bootscr_parse(struct imgp_bootscr *scr, const void *data, size_t len);
-void imgp_bootscr_free(struct imgp_bootscr *scr);
-/* True when the script text mentions word (e.g. "user-override.dtb"). */
-bool imgp_bootscr_mentions(const struct imgp_bootscr *scr, const char *word);
-/*
- * Makes a legacy script image from text, byte-identical to
- * "mkimage -A ARCH -O linux -T script -C none -n NAME -d FILE" run with
- * SOURCE_DATE_EPOCH=time. arch: "arm64", "arm", "riscv", "x86_64", ...
- * name may be NULL (no -n). out is emptied first and receives the image.
- * Returns 0, or -EINVAL for an unknown arch, a name over 32 bytes or an
- * empty script (which mkimage and U-Boot refuse too).
- */
-int imgp_bootscr_make(const char *text, size_t len, const char *name,
-		      const char *arch, uint32_t time, struct imgp_buf *out);
-
 /* ----------------------------------------------------------------- fstab.c */
 
 struct imgp_fstab_entry {
@@ -526,94 +291,6 @@ struct imgp_fstab_entry {
 	char *spec, *file, *vfstype, *options; /* unescaped fields, owned */
 	int freq, passno;
 };
-
-/*
- * Finds the entry mounted at mountpoint. Returns 0, -ENOENT with a message
- * listing the mount points there are, or -EINVAL for a malformed file.
- */
-int imgp_fstab_get(const char *text, size_t len, const char *mountpoint,
-		   struct imgp_fstab_entry *out);
-void imgp_fstab_entry_free(struct imgp_fstab_entry *e);
-/*
- * Every entry of an fstab in file order. Returns 0, or -EINVAL for a
- * malformed file (as imgp_fstab_get).
- */
-int imgp_fstab_list(const char *text, size_t len, struct imgp_fstab_entry **out,
-		    size_t *n);
-void imgp_fstab_list_free(struct imgp_fstab_entry *e, size_t n);
-/*
- * Applies option edits ("-discard,+noatime": -opt removes opt and opt=*,
- * +opt adds it, +key=val replaces key=*) to the entry at mountpoint. Every
- * other byte of the text stays as it was; an option list that becomes empty
- * turns into "defaults". out receives the new text (it equals the input when
- * nothing changed). Returns 1 when changed, 0 when not, or -errno.
- */
-int imgp_fstab_edit(const char *text, size_t len, const char *mountpoint,
-		    const char *ops, struct imgp_buf *out);
-
-/* -------------------------------------------------------------- textedit.c */
-
-/*
- * Edits of text files, keeping every byte they do not change. Each returns
- * 1 when the text changed, 0 when it was already so, or -errno; out always
- * receives the resulting text.
- *
- * Line files (config.txt, uEnv.txt): a line "KEY=VALUE" belongs to KEY when
- * it starts with KEY followed by '=' (KEY may itself hold '=', as
- * "dtparam=sd_overclock"). set replaces the first such line that is not
- * commented out and removes later ones; when there is none it appends
- * "KEY=VALUE" at the end, or, when section is given ("all"), at the end of
- * the last "[section]" block (adding "[section]" when the file's last
- * section header is another one, then "[all]" after the line, and before
- * the header too when the file ends under a filter). With a section only
- * lines under that section's headers count ("all" also those above the
- * first header).
- */
-int imgp_text_set_line(const char *text, size_t len, const char *key,
-		       const char *value, const char *section,
-		       struct imgp_buf *out);
-/*
- * Field files (/etc/hosts: blank-separated fields, '#' comments): every
- * line whose first field is KEY gets VALUE for the fields after it (the
- * blanks between, and a comment after them, kept). Lines of other keys,
- * and a text without KEY, stay as they are.
- */
-int imgp_text_set_fields(const char *text, size_t len, const char *key,
-			 const char *value, struct imgp_buf *out);
-/* Removes every active line of KEY. */
-int imgp_text_remove_line(const char *text, size_t len, const char *key,
-			  struct imgp_buf *out);
-/*
- * Token files (cmdline.txt: one line of space-separated tokens). token is
- * "key=value" (replaces the token with that key, or appends) or "flag"
- * (appends when absent).
- */
-int imgp_text_set_token(const char *text, size_t len, const char *token,
-			struct imgp_buf *out);
-/* Removes the tokens "key" and "key=...". */
-int imgp_text_remove_token(const char *text, size_t len, const char *key,
-			   struct imgp_buf *out);
-
-/* --------------------------------------------------------------- yamlkey.c */
-
-/*
- * One top-level entry of a YAML block mapping (cloud-init's user-data and
- * meta-data): entry ("KEY: ...\n" and the lines indented under it, or "- "
- * items) replaces KEY's entry where it stands, or is appended when the text
- * has none; a NULL entry removes KEY's entry. With header ("#cloud-config"),
- * the text's first line must be it, and an empty text gets it first. A
- * text the line reading cannot follow (a line at column 0 that is not a
- * comment, "KEY:" or "- ", a tab indent, CR, KEY twice) is -EINVAL with
- * its line. Returns 1 when the text changed, 0 when it was so, or -errno.
- */
-int imgp_yaml_set_key(const char *text, size_t len, const char *header,
-		      const char *key, const char *entry, struct imgp_buf *out);
-/*
- * Whether entry is one such entry: "KEY:" (KEY's, or any plain key when
- * key is NULL) first, then only indented or "- " lines, '\n' last, no tab
- * or CR. 0 or -EINVAL with a message.
- */
-int imgp_yaml_entry_check(const char *key, const char *entry);
 
 /* --------------------------------------------------------------- cmdline.c */
 
@@ -633,33 +310,6 @@ int imgp_yaml_entry_check(const char *key, const char *entry);
  */
 /* Checks an edit list. 0 or -EINVAL naming the edit at fault. */
 int imgp_cmdline_check(const char *edits);
-/*
- * out = line (len bytes, no newline) with the edits applied in order,
- * every other byte kept (NUL-terminated, not counted). Returns 1 when it
- * changed, 0 when not, -EINVAL (imgp_cmdline_check), -ENOMEM.
- */
-int imgp_cmdline_edit(const char *line, size_t len, const char *edits,
-		      struct imgp_buf *out);
-/*
- * The value of the first word named key ("rootflags" in "rootflags=a,b":
- * "a,b", NUL-terminated) before "--". Returns 1 when found, 0 when no
- * word has that name and a value, -ENOMEM.
- */
-int imgp_cmdline_get(const char *line, size_t len, const char *key,
-		     struct imgp_buf *value);
-
-/* ------------------------------------------------------------------ diff.c */
-
-/*
- * A unified diff (as "diff -u" prints it: "--- label_a", "+++ label_b",
- * "@@ -l,n +l,n @@" hunks with 3 lines of context) of two texts; nothing
- * is appended when they are equal. When what lies between their common
- * head and tail is over 20000 lines or 1 MiB, all of it shows as changed
- * (one hunk). Returns 0 or -ENOMEM.
- */
-int imgp_diff_unified(const char *a, size_t alen, const char *b, size_t blen,
-		      const char *label_a, const char *label_b,
-		      struct imgp_buf *out);
 
 /* ------------------------------------------------------------------ disk.c */
 
@@ -676,15 +326,6 @@ struct imgp_disk {
  */
 int imgp_disk_open(struct imgp_disk *disk, const char *path, bool writable);
 void imgp_disk_close(struct imgp_disk *disk);
-/*
- * Finds the first partition, in table order, whose filesystem (any supported
- * backend) has a file at path. Returns it, or NULL with -ENOENT's message
- * "no partition has /image.fit (searched p1 (vfat), p2 (ext4))", or the
- * message of a lookup that failed (a corrupt directory block) when no
- * other partition has it. A survey (below) finds files by the same rule.
- */
-const struct imgp_part *imgp_disk_find_file(struct imgp_disk *disk,
-					    const char *path);
 
 /* ---------------------------------------------------- survey.c, bootpath-*.c */
 
@@ -719,9 +360,6 @@ const struct imgp_part *imgp_disk_find_file(struct imgp_disk *disk,
 #define IMGP_OVERRIDE_NAME "user-override.dtb"
 #define IMGP_OVERRIDE_PATH "/" IMGP_OVERRIDE_NAME
 #define IMGP_FSTAB_PATH "/etc/fstab"
-/* The boot script names, in the order U-Boot's distro boot tries them. */
-extern const char *const imgp_bootscr_paths[];
-extern const size_t imgp_nbootscr_paths;
 
 /* What a survey reads beyond the filesystems and the boot and root partitions. */
 #define IMGP_SURVEY_BOOT  (1u << 0) /* FIT structure, boot script, hook file, the boot path's trees */
@@ -897,17 +535,6 @@ struct imgp_uboot {
 	const char *tree_from;   /* "fdtfile" or "${soc}-${board}.dtb" */
 };
 
-/*
- * Looks for U-Boot in img before the first partition of tab, at the places
- * each board family's documentation puts it (Rockchip, Allwinner, i.MX),
- * and reads its version and default environment into ub (ub->where NULL
- * when there is none). Reads at most a few MiB; never fails on what it
- * reads. Returns 0, or -ENOMEM.
- */
-int imgp_uboot_read(const struct imgp_image *img, const struct imgp_table *tab,
-		    struct imgp_uboot *ub);
-void imgp_uboot_free(struct imgp_uboot *ub);
-
 struct imgp_bootpath;
 struct imgp_uboot_menu;
 
@@ -970,9 +597,6 @@ int imgp_survey_open(struct imgp_survey *sv, struct imgp_disk *disk,
 		     const struct imgp_survey_opts *opts);
 /* Closes the filesystems and frees what the survey holds (not the disk). */
 void imgp_survey_free(struct imgp_survey *sv);
-/* The open filesystem of part; NULL with -ENOTSUP's message when there is none. */
-struct imgp_fs *imgp_survey_fs(const struct imgp_survey *sv,
-			       const struct imgp_part *part);
 /*
  * imgp_fs_read_file(), except that a symbolic link whose target does not
  * exist says so ("dangling symbolic link to X"), not "not
@@ -1083,8 +707,6 @@ void imgp_progress_set_handler(imgp_progress_fn fn, void *ctx);
  * (a caller's signal handler sets it); NULL: never.
  */
 void imgp_interrupt_set(const volatile sig_atomic_t *flag);
-/* Reports progress; -EINTR once interrupted (imgp_interrupt_set), else 0. */
-int imgp_progress(const char *what, uint64_t done, uint64_t total);
 
 /*
  * Copies the file or device src to dst (created with mode 0644, or
@@ -1097,14 +719,6 @@ int imgp_copy_sparse(const char *src, const char *dst);
 
 /* ------------------------------------------------------------ tempfiles.c */
 
-/*
- * Creates a temporary file from tmpl ("DIR/NAME-XXXXXX", mkstemp) and puts
- * it on the run's list of temporary files, with no signal in between.
- * Returns the open fd (O_CLOEXEC) or -errno with a message.
- */
-int imgp_temp_create(char *tmpl);
-/* Takes path off the list (it was renamed or removed). */
-void imgp_temp_forget(const char *path);
 /* Removes the temporary file path and takes it off the list. */
 void imgp_temp_remove(const char *path);
 /*
@@ -1144,26 +758,7 @@ int imgp_temp_sweep(const char *dir, const char *base, struct imgp_buf *removed)
  */
 /* Bounds on what a patch reads into memory. */
 #define IMGP_FIT_MAX ((size_t)1 << 30)
-#define IMGP_TEXT_MAX ((size_t)1 << 20)
 #define IMGP_DTB_MAX ((size_t)64 << 20)
-
-enum imgp_change_kind {
-	IMGP_CHANGE_FILE,        /* whole-file content */
-	IMGP_CHANGE_SYMLINK,     /* symbolic link; old/new hold the targets */
-	IMGP_CHANGE_DIR,         /* a folder made (existed: it was there); notes say why */
-};
-
-struct imgp_change {
-	enum imgp_change_kind kind;
-	const struct imgp_part *part;
-	char *path;
-	bool existed;            /* the file (or link) was there before the patch */
-	bool text;               /* show as a unified diff rather than sizes */
-	unsigned mode;           /* permissions to give the file; 0: as they are (0644 when new) */
-	struct imgp_buf old;
-	struct imgp_buf new;
-	struct imgp_buf notes;   /* "  what changed" lines for the plan */
-};
 
 struct imgp_dt_plan;
 
@@ -1200,32 +795,6 @@ struct imgp_patch {
 void imgp_patch_init(struct imgp_patch *patch, struct imgp_disk *disk);
 void imgp_patch_free(struct imgp_patch *patch);
 /*
- * Reads a file as the patch would leave it: the planned content when an
- * earlier operation changed it, else the file in the image. existed is set
- * false (and out left empty, return 0) when the file does not exist.
- */
-int imgp_patch_read(struct imgp_patch *patch, const struct imgp_part *part,
-		    const char *path, size_t max, struct imgp_buf *out,
-		    bool *existed);
-/*
- * The FIT at path: from the plan when an earlier operation changed it,
- * else the survey's (or read piecewise from the image when the survey read
- * another). *fit belongs to the patch and lives until imgp_patch_free().
- * Errors carry "pN (type): path".
- */
-int imgp_patch_load_fit(struct imgp_patch *patch, const struct imgp_part *part,
-			const char *path, struct imgp_fit **fit);
-/*
- * Plans a whole-file replacement; note (may be NULL) is added to the plan,
- * each of its lines indented under the file's line.
- */
-int imgp_patch_write(struct imgp_patch *patch, const struct imgp_part *part,
-		     const char *path, const void *data, size_t len, bool text,
-		     const char *note);
-/* The permission bits the file written at path gets when the change is made. */
-void imgp_patch_mode(struct imgp_patch *patch, const struct imgp_part *part,
-		     const char *path, unsigned mode);
-/*
  * Loads the fdt image spec (name or dumpimage index; NULL: the only fdt)
  * from the FIT at fit_path, found on whichever partition has it, verifying
  * its hashes. That partition becomes the boot partition.
@@ -1235,8 +804,6 @@ int imgp_patch_load_fdt(struct imgp_patch *patch, const char *fit_path,
 /* Deletes NODE's property in the loaded tree; an absent one is noted. */
 int imgp_patch_dt_delete(struct imgp_patch *patch, const char *node,
 			 const char *prop);
-/* Plans writing the loaded tree to path on the boot partition. */
-int imgp_patch_write_dtb(struct imgp_patch *patch, const char *path);
 /* The same, why (may be NULL) heading the plan's note. */
 int imgp_patch_write_dtb_note(struct imgp_patch *patch, const char *path,
 			      const char *why);
@@ -1260,75 +827,14 @@ int imgp_patch_boot_hook(struct imgp_patch *patch, const char *word);
  */
 int imgp_patch_fstab(struct imgp_patch *patch, const char *root,
 		     const char *mountpoint, const char *ops);
-/*
- * Resolves a partition for patch options and recipe steps: "boot" (the
- * partition the device tree came from, else the survey's boot partition),
- * "root" (the survey's: the first with /etc/fstab), "nocloud" (cloud-init's
- * NoCloud seed: the partition labelled cidata, CIDATA or system-boot, or
- * bootfs when it holds /meta-data), or a number, GPT name or label. NULL with a message when there is none; the message keeps why
- * a lookup failed (a corrupt directory block is no "no partition has").
- */
-const struct imgp_part *imgp_patch_part(struct imgp_patch *patch,
-					const char *spec);
-/* Loads a plain .dtb file from a partition as the tree to edit. */
-int imgp_patch_load_dtb_file(struct imgp_patch *patch, const char *part,
-			     const char *path);
 /* Sets NODE's property from a dtc-style value ("<1 2>", "\"s\"", "[00]", ""). */
 int imgp_patch_dt_set(struct imgp_patch *patch, const char *node,
 		      const char *prop, const char *value);
-/* Creates the node at an absolute path (and missing parents). */
-int imgp_patch_dt_add_node(struct imgp_patch *patch, const char *path);
 /* Deletes a node (any NODE spec) and its subtree. */
 int imgp_patch_dt_delete_node(struct imgp_patch *patch, const char *node);
 /* Applies a compiled overlay to the loaded tree; name is for messages. */
 int imgp_patch_dt_overlay(struct imgp_patch *patch, const void *dtbo,
 			  size_t len, const char *name);
-/* Plans writing data to path on a partition (see imgp_patch_part). */
-int imgp_patch_put_file(struct imgp_patch *patch, const char *part,
-			const char *path, const void *data, size_t len);
-/*
- * The same, the file then getting permission bits mode (0600 for a
- * NetworkManager keyfile, which it ignores when others may read it) when
- * it is written; -ENOTSUP for a filesystem without permissions (FAT).
- */
-int imgp_patch_put_file_mode(struct imgp_patch *patch, const char *part,
-			     const char *path, const void *data, size_t len,
-			     unsigned mode);
-/*
- * The fields after KEY on its lines of a field file (imgp_text_set_fields;
- * /etc/hosts's 127.0.1.1 line); a missing file changes nothing.
- */
-int imgp_patch_fields_set(struct imgp_patch *patch, const char *part,
-			  const char *path, const char *key, const char *value);
-/* Line and token edits of a text file (see textedit.c); the file must exist. */
-int imgp_patch_line_set(struct imgp_patch *patch, const char *part,
-			const char *path, const char *key, const char *value,
-			const char *section);
-int imgp_patch_line_remove(struct imgp_patch *patch, const char *part,
-			   const char *path, const char *key);
-int imgp_patch_token_set(struct imgp_patch *patch, const char *part,
-			 const char *path, const char *token);
-/*
- * Sets (entry) or removes (NULL) KEY's top-level entry of a YAML file
- * (imgp_yaml_set_key); a missing file is created with header and entry.
- */
-int imgp_patch_yaml_key(struct imgp_patch *patch, const char *part,
-			const char *path, const char *header, const char *key,
-			const char *entry);
-int imgp_patch_token_remove(struct imgp_patch *patch, const char *part,
-			    const char *path, const char *key);
-/*
- * Plans the folder path on part, whose parent must exist, when it is not
- * there: for a file the distribution's own tool writes into a folder it
- * creates on first use (Armbian's armbian-add-overlay: mkdir -p
- * /boot/overlay-user). why is the plan's note. Plan it before the file.
- * Returns 0, or -errno.
- */
-int imgp_patch_mkdir(struct imgp_patch *patch, const struct imgp_part *part,
-		     const char *path, const char *why);
-/* Plans the symbolic link path -> target (ext only). */
-int imgp_patch_symlink(struct imgp_patch *patch, const char *part,
-		       const char *path, const char *target);
 /*
  * Applies kernel command line edits (see imgp_cmdline_edit) to the line
  * the boot path keeps for the tree model names (NULL: its trees' line):
@@ -1336,26 +842,6 @@ int imgp_patch_symlink(struct imgp_patch *patch, const char *part,
  * and -EINVAL for an edit list that does not parse.
  */
 int imgp_patch_cmdline(struct imgp_patch *patch, const char *model, const char *edits);
-/*
- * Plans a U-Boot script image made from text at path (as mkimage -T script
- * makes it; the header time is SOURCE_DATE_EPOCH, or that of the script
- * already there when its text is the same, so re-runs change nothing).
- */
-int imgp_patch_bootscr(struct imgp_patch *patch, const char *part,
-		       const char *path, const char *text, size_t len,
-		       const char *name, const char *arch);
-
-/*
- * Appends word to a list of the text file at path (see patch-list.c): a
- * "key=a b c" line, extlinux.conf's fdtoverlays of the label it boots,
- * or config.txt's dtoverlay= lines that apply to every model (sections
- * NULL) or under each of the filters sections names (one a line: "pi400\n",
- * as imgp_rpi_own_filters gives them; the file then ends in [all]); the
- * owner's entries stay, and a word already there changes nothing.
- */
-int imgp_patch_list_add(struct imgp_patch *patch, const char *part,
-			const char *path, const char *key, const char *word,
-			const char *sections);
 
 /*
  * How an edited tree reaches the board (patch-via.c): an override file a
@@ -1369,14 +855,18 @@ enum imgp_via {
 	IMGP_VIA_OVERLAY,
 	IMGP_VIA_FILE,
 };
-/* "override", "fit", "overlay", "file" ("default"). */
-const char *imgp_via_name(enum imgp_via via);
 /*
  * The way a recipe's write-tree step sends its tree, whatever the recipe
  * says (apply --via); IMGP_VIA_DEFAULT: the recipe's own, else the boot
  * path's.
  */
 void imgp_patch_set_via(struct imgp_patch *patch, enum imgp_via via);
+/*
+ * The tree's edits go back where it came from (a FIT rewritten in place):
+ * deleting a property already absent is then no typo but may be an
+ * earlier run's work.
+ */
+void imgp_patch_set_dt_in_place(struct imgp_patch *patch, bool in_place);
 /* Parses one of those four names. Returns 0 or -EINVAL. */
 int imgp_via_parse(const char *name, enum imgp_via *out);
 /*
@@ -1393,9 +883,6 @@ bool imgp_patch_boots_files(struct imgp_patch *patch);
  * (the message lists them).
  */
 int imgp_patch_load_booted(struct imgp_patch *patch, const char *model);
-/* The tree imgp_patch_load_booted() would load (on the boot partition), not loaded. */
-int imgp_patch_find_booted(struct imgp_patch *patch, const char *model,
-			   const struct imgp_survey_bootdt **out);
 /*
  * The way for the tree imgp_patch_load_booted() loads: asked, or by
  * default a new overlay where the path applies a list of them and no
@@ -1545,20 +1032,8 @@ int imgp_recipe_apply(const struct imgp_recipe *r, struct imgp_patch *patch);
 
 /* A multi-block .xz image patched block-wise (see xz-image.c). */
 struct imgp_xz_image;
-/*
- * Opens src for block-wise patching through work, an existing file made
- * the image's size (sparse) and filled on demand: every imgp_image_open()
- * of work reads through src from now on. threads: decoders and encoders
- * (0: all cores). -ENOTSUP when src cannot be patched block-wise (a single
- * block, mixed checks...): then unpack it whole.
- */
-int imgp_xz_image_open(struct imgp_xz_image **out, const char *src,
-		       const char *work, unsigned threads);
-/* Writes the patched .xz to fd: written blocks re-encoded, the others copied. */
-int imgp_xz_image_write(struct imgp_xz_image *xi, int fd);
 /* How many blocks were written to, and (*nblocks) how many there are. */
 size_t imgp_xz_image_changed(const struct imgp_xz_image *xi, size_t *nblocks);
-void imgp_xz_image_close(struct imgp_xz_image *xi);
 
 /* ------------------------------------------------- unpack.c, pack.c, bmap.c */
 
@@ -1591,27 +1066,12 @@ int imgp_format_parse(const char *name, enum imgp_format *fmt);
 const char *imgp_format_choices(void);
 /* True for a compressed stream imgpatch can also write (not raw, no archive). */
 bool imgp_format_is_compressed(enum imgp_format fmt);
-/*
- * Detects the format of a file from its first bytes (magic numbers, via
- * libarchive's bidders). Returns 0 or -errno.
- */
-int imgp_format_detect(const char *path, enum imgp_format *fmt);
-/*
- * Decompresses / extracts the one disk image in path into dst, with
- * progress. With zero_holes, runs of zero blocks become holes (a smaller
- * file, but one whose holes no longer tell "unused" from "zero": do not
- * make a bmap of it). An archive with no file or several files is -EINVAL
- * naming its entries. Returns 0 or -errno.
- */
-int imgp_unpack(const char *path, const char *dst, bool zero_holes);
 
 struct imgp_pack_opts {
 	enum imgp_format format;   /* RAW (sparse copy), XZ, GZIP, ZSTD, BZIP2, LZ4 */
 	int level;                 /* -1: the compressor's default */
 	int threads;               /* 0: all cores (xz, zstd) */
 };
-/* Compresses the raw image src into dst, with progress. Returns 0 or -errno. */
-int imgp_pack(const char *src, const char *dst, const struct imgp_pack_opts *opts);
 /*
  * The output format a file name asks for: ".xz" XZ, ".gz" GZIP, ".zst"
  * ZSTD, ".bz2" BZIP2, ".lz4" LZ4, anything else RAW.
@@ -1716,6 +1176,7 @@ struct imgp_finding {
 	char *boot_path;         /* "fit", "armbian", ...; NULL: a .dtb file no boot path names */
 	char *model;             /* the tree's model; NULL: the board */
 	char *tree;              /* its provenance: "boot path armbian: /boot/dtb/x.dtb + ..." */
+	bool tree_in_fit;        /* the tree is a FIT's image, named by file and fdt already */
 	/* The fix; NULL where there is none. */
 	const char *recipe;      /* a shipped recipe that fixes it */
 	char *recipe_args;       /* its "--set NAME=VALUE" arguments, "" for none */
@@ -1767,7 +1228,6 @@ void imgp_doctor_free(struct imgp_doctor *doc);
  */
 int imgp_shell_quote(struct imgp_buf *out, const char *arg);
 
-
 /* -------------------------------------------------------------- fsmap.c */
 
 /* Bytes [start, end) of an image. */
@@ -1798,7 +1258,6 @@ struct imgp_fsmap {
 int imgp_fsmap_build(const char *path, struct imgp_fsmap *out);
 void imgp_fsmap_free(struct imgp_fsmap *m);
 
-
 /* ---------------------------------------------------------------- csv.c */
 
 /* A CSV table: row 0 is the header; every row has ncols cells. */
@@ -1820,7 +1279,6 @@ unsigned imgp_csv_line(const struct imgp_csv *c, size_t row);
 /* The cell at row, col, or NULL outside the table. */
 const char *imgp_csv_cell(const struct imgp_csv *c, size_t row, size_t col);
 void imgp_csv_free(struct imgp_csv *c);
-
 
 /* -------------------------------------------------------------- flash.c */
 

@@ -105,7 +105,10 @@ int imgp_doctor_tree_evidence(struct imgp_finding *f, const struct doctor_tree *
 
 int imgp_doctor_path_evidence(struct imgp_finding *f, const struct imgp_effective *t)
 {
+	const struct imgp_bootpath *bp = imgp_bootpath_named(t->boot_path);
 	int rc = imgp_doctor_set(&f->boot_path, "%s", t->boot_path);
+
+	f->tree_in_fit = bp && (bp->flags & IMGP_BOOTPATHF_FIT);
 
 	if (!rc && t->model)
 		rc = imgp_doctor_set(&f->model, "%s", t->model);

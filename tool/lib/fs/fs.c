@@ -121,6 +121,32 @@ int imgp_fs_open(struct imgp_fs *fs, struct imgp_image *img,
 	return fs_open(fs);
 }
 
+int imgp_fs_new(struct imgp_fs **fs, struct imgp_image *img,
+		const struct imgp_part *part)
+{
+	struct imgp_fs *f = malloc(sizeof(*f));
+	int rc;
+
+	*fs = NULL;
+	if (!f)
+		return imgp_fail(ENOMEM, "out of memory");
+	rc = imgp_fs_open(f, img, part);
+	if (rc) {
+		free(f);
+		return rc;
+	}
+	*fs = f;
+	return 0;
+}
+
+void imgp_fs_free(struct imgp_fs *fs)
+{
+	if (!fs)
+		return;
+	imgp_fs_close(fs);
+	free(fs);
+}
+
 int imgp_fs_open_capture(struct imgp_fs *fs, struct imgp_image *img,
 			 const struct imgp_part *part, struct imgp_writeset *ws)
 {

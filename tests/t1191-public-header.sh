@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+
+test_description='imgpatch.h is the client API only: bounded, no backend contracts, and the command line includes nothing else of the library'
+. "$(dirname "$0")/lib.sh"
+
+header=$REPO_DIR/tool/lib/imgpatch.h
+
+# The bound shrinks as declarations move to the folders' internal headers;
+# it guards against the client header growing back. The aim is 700 lines.
+max_lines=1310
+
+test_expect_success "imgpatch.h has fewer than $max_lines lines" '
+	lines=$(wc -l <"$header") &&
+	test "$lines" -lt "$max_lines"
+'
+
+# A backend's ops table and private state belong to internal headers
+# (fs/fs.h, imgpatch-internal.h); a client sees handles.
+test_expect_success 'no struct in imgpatch.h has an ops or priv member' '
+	{ grep -nE "^[[:space:]]+[a-z].*[ *](ops|priv|[a-z_]*_ops);" "$header" >members ||
+		test $? = 1; } &&
+	test_cmp /dev/null members
+'
+
+# What a command-line file includes in quotes is its own folder's header
+# or imgpatch.h: never imgpatch-internal.h nor a folder's header.
+test_expect_success 'the command line includes only imgpatch.h of the library' '
+	for f in "$REPO_DIR"/tool/cli/*.[ch]; do
+		sed -n "s/^#include \"\\(.*\\)\"/\\1/p" "$f" | while read -r inc; do
+			test "$inc" = imgpatch.h || test -f "$REPO_DIR/tool/cli/$inc" ||
+				echo "${f##*/}: $inc"
+		done
+	done >foreign &&
+	test_cmp /dev/null foreign
+'
+
+# The check above would pass on no files at all.
+test_expect_success 'the command line includes imgpatch.h' '
+	grep -l "^#include \"imgpatch.h\"" "$REPO_DIR"/tool/cli/*.h >including &&
+	test -s including
+'
+
+test_done

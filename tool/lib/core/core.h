@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * core/: the log, buffers, image I/O, progress and temporary files.
+ * Shared by the library's own files (and white-box tests), not part of
+ * the client API in imgpatch.h; imgpatch-internal.h includes this header.
+ */
+#ifndef IMGP_CORE_H
+#define IMGP_CORE_H
+
+#include "imgpatch.h"
+
+/* ------------------------------------------------------------------ log.c */
+
+void imgp_log(enum imgp_log_level level, const char *fmt, ...) IMGP_PRINTF(2, 3);
+#define imgp_warn(...) imgp_log(IMGP_LOG_WARNING, __VA_ARGS__)
+#define imgp_debug(...) imgp_log(IMGP_LOG_DEBUG, __VA_ARGS__)
+
+/*
+ * As imgp_fail, for a name the caller gave that names none (or several) of
+ * the choices the image offers, the choices listed in the message (a
+ * --model no tree has): imgp_err_is_name() then says so, until the next
+ * imgp_fail (imgp_fail_ctx keeps it). A command line reports it as a
+ * mistake in what was typed, where the user typed the name.
+ */
+int imgp_fail_name(int err, const char *fmt, ...) IMGP_PRINTF(2, 3);
+
+/* ------------------------------------------------------------------ buf.c */
+
+/* Returns 0 or -ENOMEM. */
+int imgp_buf_reserve(struct imgp_buf *b, size_t extra);
+
+/* Hands the data over to the caller (who frees it) and empties b. */
+uint8_t *imgp_buf_steal(struct imgp_buf *b, size_t *len);
+
+/* ---------------------------------------------------------------- image.c */
+
+/*
+ * Reads/writes exactly len bytes at off, looping over short transfers and
+ * EINTR. Returns 0, -ERANGE when [off, off+len) is not inside the image, or
+ * -EIO/-errno.
+ */
+int imgp_image_read(const struct imgp_image *img, uint64_t off, void *buf,
+		    size_t len);
+int imgp_image_write(struct imgp_image *img, uint64_t off, const void *buf,
+		     size_t len);
+/* fsync; returns 0 or -errno. */
+int imgp_image_sync(struct imgp_image *img);
+
+/* ---------------------------------------------------------------- copy.c */
+
+/* Reports progress; -EINTR once interrupted (imgp_interrupt_set), else 0. */
+int imgp_progress(const char *what, uint64_t done, uint64_t total);
+
+/* ------------------------------------------------------------ tempfiles.c */
+
+/*
+ * Creates a temporary file from tmpl ("DIR/NAME-XXXXXX", mkstemp) and puts
+ * it on the run's list of temporary files, with no signal in between.
+ * Returns the open fd (O_CLOEXEC) or -errno with a message.
+ */
+int imgp_temp_create(char *tmpl);
+/* Takes path off the list (it was renamed or removed). */
+void imgp_temp_forget(const char *path);
+
+#endif /* IMGP_CORE_H */

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dt/: device-tree blobs: loading, lookup, values, edits, overlays, SD/eMMC controllers.
+ * Shared by the library's own files (and white-box tests), not part of
+ * the client API in imgpatch.h; imgpatch-internal.h includes this header.
+ */
+#ifndef IMGP_DT_H
+#define IMGP_DT_H
+
+#include "imgpatch.h"
+
+/* -------------------------------------------------------------------- dt.c */
+
+/* Copies and checks (fdt_check_full) a blob. Returns 0 or -EINVAL. */
+int imgp_dtb_load(struct imgp_dtb *dtb, const void *blob, size_t size);
+void imgp_dtb_free(struct imgp_dtb *dtb);
+/* Packs the tree (fdt_pack) and returns its bytes and size. */
+int imgp_dtb_finish(struct imgp_dtb *dtb, const void **blob, size_t *size);
+/*
+ * Resolves a node spec: "/abs/path", "name@unit", "name" (any unit address)
+ * or "&label" (via __symbols__). Returns the node offset, -ENOENT when none
+ * matches or -EEXIST when several do; both messages list candidate paths.
+ */
+int imgp_dt_find_node(const struct imgp_dtb *dtb, const char *spec);
+/* Full path of a node into out. Returns 0 or -ENAMETOOLONG. */
+int imgp_dt_node_path(const struct imgp_dtb *dtb, int node, char *out,
+		      size_t outlen);
+/* Deletes a property. Returns 0 when deleted, 1 when it was absent. */
+int imgp_dt_delete_prop(struct imgp_dtb *dtb, int node, const char *prop);
+/* Whether the node at path has prop; false when there is no such node. */
+bool imgp_dt_has_prop(const struct imgp_dtb *dtb, const char *path,
+		      const char *prop);
+/*
+ * Whether the node has another property of a name close to prop (another
+ * case, or an edit distance of at most 2): a name the node lacks is then
+ * a typo, not one an earlier run deleted.
+ */
+bool imgp_dt_prop_is_typo(const struct imgp_dtb *dtb, int node, const char *prop);
+/*
+ * -ENOENT for a property the node lacks, the message naming the ones it has
+ * with a close name (a typo, another case), or else all it has.
+ */
+int imgp_dt_prop_not_found(const struct imgp_dtb *dtb, int node,
+			   const char *prop);
+/*
+ * Formats a property value as dtc would print it ("<0x01 0x02>", "\"a\", \"b\"",
+ * "[01 02]", "" for empty) into out. Returns 0 or -ENOSPC (truncated).
+ */
+int imgp_dt_format_value(const void *val, int len, char *out, size_t outlen);
+
+/*
+ * Parses a property value written as in dtc source: "<1 0x2>" u32 cells,
+ * "\"a\", \"b\"" strings, "[01 02]" bytes, "" (empty); a bare number
+ * ("150000000", "0x20") is one u32 cell and any other bare word one string
+ * ("okay"). Returns 0 or -EINVAL naming the problem.
+ */
+int imgp_dt_parse_value(const char *text, struct imgp_buf *out);
+/* Creates or replaces a property, growing the buffer. Returns 0 or -errno. */
+int imgp_dt_set_prop(struct imgp_dtb *dtb, int node, const char *prop,
+		     const void *val, size_t len);
+/*
+ * Finds or creates the node at an absolute path, creating missing parents.
+ * Returns its offset or -errno.
+ */
+int imgp_dt_add_node(struct imgp_dtb *dtb, const char *path);
+/* Deletes a node and its subtree. Returns 0 or -errno. */
+int imgp_dt_delete_node(struct imgp_dtb *dtb, int node);
+/*
+ * Applies a compiled overlay (.dtbo) with fdt_overlay_apply, on copies so
+ * that a failure leaves dtb as it was. An overlay that refers to labels
+ * (__fixups__) needs a base with __symbols__: -EINVAL "the base tree has no
+ * __symbols__ (compile it with dtc -@)"; a label the base lacks: -EINVAL
+ * "unresolved label 'x' (overlay fragment@0)". Returns 0 or -errno.
+ */
+int imgp_dt_apply_overlay(struct imgp_dtb *dtb, const void *overlay,
+			  size_t len);
+/*
+ * The same, with the room U-Boot's fdt apply has: the tree's total size is
+ * total bytes, and an overlay that needs more fails as libfdt's
+ * FDT_ERR_NOSPACE does there: -ENOSPC "does not fit ...: the tree needs N
+ * bytes, the loader gives it M". Returns 0 or -errno.
+ */
+int imgp_dt_apply_overlay_in(struct imgp_dtb *dtb, const void *overlay, size_t len,
+			     size_t total);
+/* The bytes of the tree's blocks (header to the end of its strings). */
+size_t imgp_dt_used(const struct imgp_dtb *dtb);
+
+/*
+ * Lists SD/eMMC host controllers (nodes with registers whose compatible
+ * names a host driver; a node named mmc or sdhci without any compatible)
+ * with what their slot holds and the properties no-1-8-v, max-frequency,
+ * bus-width, sd-uhs-*, mmc-hs200-*, mmc-hs400-*: every one, in *out
+ * (malloc'd, free() it; NULL when none) and their number in *n.
+ * Returns 0 or -errno.
+ */
+int imgp_dt_list_mmc(const struct imgp_dtb *dtb, struct imgp_dt_mmc **out, size_t *n);
+/* What the slot of controller node holds; its name "sd", "emmc", "sdio". */
+enum imgp_dt_mmc_kind imgp_dt_mmc_kind_of(const void *fdt, int node);
+const char *imgp_dt_mmc_kind_name(enum imgp_dt_mmc_kind kind);
+
+#endif /* IMGP_DT_H */

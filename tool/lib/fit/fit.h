@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fit/: FIT images: the index, payloads, hashes and rewriting one tree.
+ * Shared by the library's own files (and white-box tests), not part of
+ * the client API in imgpatch.h; imgpatch-internal.h includes this header.
+ */
+#ifndef IMGP_FIT_H
+#define IMGP_FIT_H
+
+#include "imgpatch.h"
+
+/* ------------------------------------------------------------------- fit.c */
+
+/*
+ * Parses a FIT file, taking ownership of data (malloc'd, size bytes).
+ * Checks the structure with fdt_check_full and every payload's bounds.
+ * Returns 0 or -EINVAL with a message (data is freed on failure too).
+ */
+int imgp_fit_parse(struct imgp_fit *fit, uint8_t *data, size_t size);
+/*
+ * Parses a FIT through a reader, taking ownership of it (closed on failure
+ * too): only the structure is read, payloads when asked for. Falls back to
+ * reading the file whole for trees the piecewise reader does not take.
+ */
+int imgp_fit_load(struct imgp_fit *fit, struct imgp_reader *rd);
+void imgp_fit_free(struct imgp_fit *fit);
+/*
+ * Selects a flat_dt image by node name or by dumpimage index ("6").
+ * -ENOENT with "fdt 'x' not found (have: a, b)" when there is none;
+ * -EINVAL when the index names an image that is not flat_dt.
+ */
+int imgp_fit_find_fdt(const struct imgp_fit *fit, const char *spec,
+		      const struct imgp_fit_image **out);
+/*
+ * Verifies every hash-* subnode of an image (crc32, md5, sha1, sha256,
+ * sha384, sha512). Returns 0, -EBADMSG on mismatch, -ENOTSUP for an unknown
+ * algorithm.
+ */
+int imgp_fit_verify(const struct imgp_fit *fit, const struct imgp_fit_image *img);
+/*
+ * Returns the verified, uncompressed payload of an image, owned by the FIT
+ * (read from the file first when the FIT is read piecewise). -ENOTSUP for
+ * compressed payloads.
+ */
+int imgp_fit_payload(struct imgp_fit *fit, const struct imgp_fit_image *img,
+		     const uint8_t **data, size_t *size);
+/* The largest digest a FIT hash node holds (sha512). */
+#define IMGP_FIT_HASH_MAX 64
+/*
+ * Computes a FIT hash (crc32 as one big-endian cell, md5, sha1, sha256,
+ * sha384, sha512) of data into out. Returns the digest size or -ENOTSUP.
+ */
+int imgp_fit_hash(const char *algo, const uint8_t *data, size_t len,
+		  uint8_t out[IMGP_FIT_HASH_MAX]);
+
+/* ----------------------------------------------------------- fit-rewrite.c */
+
+/*
+ * Builds a new FIT file in out from fit (parsed whole: imgp_fit_parse) with
+ * the payload of the image named image replaced by tree: its data (embedded
+ * "data", or the external payload with data-size), its hash-* nodes
+ * recomputed, the offsets and positions of the external payloads after it
+ * moved with it; every other property and payload byte-identical. The
+ * whole file is held in memory (old and new: about twice its size).
+ * -EPERM when an image or configuration carries a signature node (the
+ * message names it: re-signing needs the key), -ENOTSUP for payloads that
+ * overlap, -EINVAL for a FIT read piecewise.
+ */
+int imgp_fit_rewrite(const struct imgp_fit *fit, const char *image,
+		     const void *tree, size_t tree_size, struct imgp_buf *out);
+
+#endif /* IMGP_FIT_H */

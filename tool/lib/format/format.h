@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * format/: compression and archive formats: unpacking, packing, block-wise .xz.
+ * Shared by the library's own files (and white-box tests), not part of
+ * the client API in imgpatch.h; imgpatch-internal.h includes this header.
+ */
+#ifndef IMGP_FORMAT_H
+#define IMGP_FORMAT_H
+
+#include "imgpatch.h"
+
+/* ------------------------------------------------------------ xz-image.c */
+
+/*
+ * Opens src for block-wise patching through work, an existing file made
+ * the image's size (sparse) and filled on demand: every imgp_image_open()
+ * of work reads through src from now on. threads: decoders and encoders
+ * (0: all cores). -ENOTSUP when src cannot be patched block-wise (a single
+ * block, mixed checks...): then unpack it whole.
+ */
+int imgp_xz_image_open(struct imgp_xz_image **out, const char *src,
+		       const char *work, unsigned threads);
+/* Writes the patched .xz to fd: written blocks re-encoded, the others copied. */
+int imgp_xz_image_write(struct imgp_xz_image *xi, int fd);
+
+void imgp_xz_image_close(struct imgp_xz_image *xi);
+
+/* ------------------------------------------------- unpack.c, pack.c, bmap.c */
+
+/*
+ * Detects the format of a file from its first bytes (magic numbers, via
+ * libarchive's bidders). Returns 0 or -errno.
+ */
+int imgp_format_detect(const char *path, enum imgp_format *fmt);
+/*
+ * Decompresses / extracts the one disk image in path into dst, with
+ * progress. With zero_holes, runs of zero blocks become holes (a smaller
+ * file, but one whose holes no longer tell "unused" from "zero": do not
+ * make a bmap of it). An archive with no file or several files is -EINVAL
+ * naming its entries. Returns 0 or -errno.
+ */
+int imgp_unpack(const char *path, const char *dst, bool zero_holes);
+
+/* Compresses the raw image src into dst, with progress. Returns 0 or -errno. */
+int imgp_pack(const char *src, const char *dst, const struct imgp_pack_opts *opts);
+
+#endif /* IMGP_FORMAT_H */

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fs/: files in a partition's filesystem.
+ * Shared by the library's own files (and white-box tests), not part of
+ * the client API in imgpatch.h; imgpatch-internal.h includes this header.
+ */
+#ifndef IMGP_FS_H
+#define IMGP_FS_H
+
+#include "imgpatch.h"
+
+/* -------------------------------------------------- fs.c, fs-fat.c, fs-ext.c */
+
+struct imgp_fs_ops;
+struct imgp_writeset;
+
+struct imgp_fs {
+	const struct imgp_fs_ops *ops;
+	struct imgp_image *img;
+	const struct imgp_part *part;
+	/*
+	 * Set for writing (imgp_fs_open_capture()): writes go into this write
+	 * set, the image is never written. NULL: opened read-only.
+	 */
+	struct imgp_writeset *capture;
+	void *priv;
+};
+
+/*
+ * Opens the filesystem of a partition with the backend that handles
+ * part->fstype. -ENOTSUP when none does. Errors carry "pN (type): " context.
+ */
+int imgp_fs_open(struct imgp_fs *fs, struct imgp_image *img,
+		 const struct imgp_part *part);
+void imgp_fs_close(struct imgp_fs *fs);
+
+int imgp_fs_read_file(struct imgp_fs *fs, const char *path, size_t max,
+		      struct imgp_buf *out);
+int imgp_fs_write_file(struct imgp_fs *fs, const char *path, const void *data,
+		       size_t len);
+int imgp_fs_exists(struct imgp_fs *fs, const char *path);
+/* Sets the permission bits (07777) of an existing file; -ENOTSUP on FAT. */
+int imgp_fs_set_mode(struct imgp_fs *fs, const char *path, unsigned mode);
+int imgp_fs_symlink(struct imgp_fs *fs, const char *path, const char *target);
+int imgp_fs_readlink(struct imgp_fs *fs, const char *path, struct imgp_buf *out);
+/* Creates a directory whose parent exists (one there is kept); -ENOTSUP where not supported. */
+int imgp_fs_mkdir(struct imgp_fs *fs, const char *path);
+/*
+ * The names in directory dir of an open filesystem (not "." or ".."), in
+ * directory order, at most 4096. Returns 0, -ENOENT when dir is missing,
+ * -ENOTDIR when it is no directory, -ENOTSUP where the backend cannot list.
+ */
+int imgp_fs_list(struct imgp_fs *fs, const char *dir, char ***names, size_t *n);
+void imgp_fs_list_free(char **names, size_t n);
+
+/*
+ * Opens the FIT at path piecewise where the backend maps files (only its
+ * structure is read now, a payload when asked for; fs->img must stay open
+ * while fit is used), else read whole. Errors carry "pN (type): path";
+ * -ENOENT when there is no such file.
+ */
+int imgp_fs_load_fit(struct imgp_fs *fs, const char *path, struct imgp_fit *fit);
+
+#endif /* IMGP_FS_H */

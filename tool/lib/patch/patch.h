@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * patch/: the plan's operations that recipes and the library's own files call.
+ * Shared by the library's own files (and white-box tests), not part of
+ * the client API in imgpatch.h; imgpatch-internal.h includes this header.
+ */
+#ifndef IMGP_PATCH_H
+#define IMGP_PATCH_H
+
+#include "imgpatch.h"
+
+/* ----------------------------------------------------------------- patch.c */
+
+/* Bound on a text file a patch reads into memory (the FIT's and a tree's: imgpatch.h). */
+#define IMGP_TEXT_MAX ((size_t)1 << 20)
+
+enum imgp_change_kind {
+	IMGP_CHANGE_FILE,        /* whole-file content */
+	IMGP_CHANGE_SYMLINK,     /* symbolic link; old/new hold the targets */
+	IMGP_CHANGE_DIR,         /* a folder made (existed: it was there); notes say why */
+};
+
+struct imgp_change {
+	enum imgp_change_kind kind;
+	const struct imgp_part *part;
+	char *path;
+	bool existed;            /* the file (or link) was there before the patch */
+	bool text;               /* show as a unified diff rather than sizes */
+	unsigned mode;           /* permissions to give the file; 0: as they are (0644 when new) */
+	struct imgp_buf old;
+	struct imgp_buf new;
+	struct imgp_buf notes;   /* "  what changed" lines for the plan */
+};
+
+/*
+ * Reads a file as the patch would leave it: the planned content when an
+ * earlier operation changed it, else the file in the image. existed is set
+ * false (and out left empty, return 0) when the file does not exist.
+ */
+int imgp_patch_read(struct imgp_patch *patch, const struct imgp_part *part,
+		    const char *path, size_t max, struct imgp_buf *out,
+		    bool *existed);
+/*
+ * The FIT at path: from the plan when an earlier operation changed it,
+ * else the survey's (or read piecewise from the image when the survey read
+ * another). *fit belongs to the patch and lives until imgp_patch_free().
+ * Errors carry "pN (type): path".
+ */
+int imgp_patch_load_fit(struct imgp_patch *patch, const struct imgp_part *part,
+			const char *path, struct imgp_fit **fit);
+/*
+ * Plans a whole-file replacement; note (may be NULL) is added to the plan,
+ * each of its lines indented under the file's line.
+ */
+int imgp_patch_write(struct imgp_patch *patch, const struct imgp_part *part,
+		     const char *path, const void *data, size_t len, bool text,
+		     const char *note);
+/* The permission bits the file written at path gets when the change is made. */
+void imgp_patch_mode(struct imgp_patch *patch, const struct imgp_part *part,
+		     const char *path, unsigned mode);
+
+/* Plans writing the loaded tree to path on the boot partition. */
+int imgp_patch_write_dtb(struct imgp_patch *patch, const char *path);
+
+/*
+ * Resolves a partition for patch options and recipe steps: "boot" (the
+ * partition the device tree came from, else the survey's boot partition),
+ * "root" (the survey's: the first with /etc/fstab), "nocloud" (cloud-init's
+ * NoCloud seed: the partition labelled cidata, CIDATA or system-boot, or
+ * bootfs when it holds /meta-data), or a number, GPT name or label. NULL with a message when there is none; the message keeps why
+ * a lookup failed (a corrupt directory block is no "no partition has").
+ */
+const struct imgp_part *imgp_patch_part(struct imgp_patch *patch,
+					const char *spec);
+/* Loads a plain .dtb file from a partition as the tree to edit. */
+int imgp_patch_load_dtb_file(struct imgp_patch *patch, const char *part,
+			     const char *path);
+
+/* Creates the node at an absolute path (and missing parents). */
+int imgp_patch_dt_add_node(struct imgp_patch *patch, const char *path);
+
+/* Plans writing data to path on a partition (see imgp_patch_part). */
+int imgp_patch_put_file(struct imgp_patch *patch, const char *part,
+			const char *path, const void *data, size_t len);
+/*
+ * The same, the file then getting permission bits mode (0600 for a
+ * NetworkManager keyfile, which it ignores when others may read it) when
+ * it is written; -ENOTSUP for a filesystem without permissions (FAT).
+ */
+int imgp_patch_put_file_mode(struct imgp_patch *patch, const char *part,
+			     const char *path, const void *data, size_t len,
+			     unsigned mode);
+/*
+ * The fields after KEY on its lines of a field file (imgp_text_set_fields;
+ * /etc/hosts's 127.0.1.1 line); a missing file changes nothing.
+ */
+int imgp_patch_fields_set(struct imgp_patch *patch, const char *part,
+			  const char *path, const char *key, const char *value);
+/* Line and token edits of a text file (see textedit.c); the file must exist. */
+int imgp_patch_line_set(struct imgp_patch *patch, const char *part,
+			const char *path, const char *key, const char *value,
+			const char *section);
+int imgp_patch_line_remove(struct imgp_patch *patch, const char *part,
+			   const char *path, const char *key);
+int imgp_patch_token_set(struct imgp_patch *patch, const char *part,
+			 const char *path, const char *token);
+/*
+ * Sets (entry) or removes (NULL) KEY's top-level entry of a YAML file
+ * (imgp_yaml_set_key); a missing file is created with header and entry.
+ */
+int imgp_patch_yaml_key(struct imgp_patch *patch, const char *part,
+			const char *path, const char *header, const char *key,
+			const char *entry);
+int imgp_patch_token_remove(struct imgp_patch *patch, const char *part,
+			    const char *path, const char *key);
+/*
+ * Plans the folder path on part, whose parent must exist, when it is not
+ * there: for a file the distribution's own tool writes into a folder it
+ * creates on first use (Armbian's armbian-add-overlay: mkdir -p
+ * /boot/overlay-user). why is the plan's note. Plan it before the file.
+ * Returns 0, or -errno.
+ */
+int imgp_patch_mkdir(struct imgp_patch *patch, const struct imgp_part *part,
+		     const char *path, const char *why);
+/* Plans the symbolic link path -> target (ext only). */
+int imgp_patch_symlink(struct imgp_patch *patch, const char *part,
+		       const char *path, const char *target);
+
+/*
+ * Plans a U-Boot script image made from text at path (as mkimage -T script
+ * makes it; the header time is SOURCE_DATE_EPOCH, or that of the script
+ * already there when its text is the same, so re-runs change nothing).
+ */
+int imgp_patch_bootscr(struct imgp_patch *patch, const char *part,
+		       const char *path, const char *text, size_t len,
+		       const char *name, const char *arch);
+
+/*
+ * Appends word to a list of the text file at path (see patch-list.c): a
+ * "key=a b c" line, extlinux.conf's fdtoverlays of the label it boots,
+ * or config.txt's dtoverlay= lines that apply to every model (sections
+ * NULL) or under each of the filters sections names (one a line: "pi400\n",
+ * as imgp_rpi_own_filters gives them; the file then ends in [all]); the
+ * owner's entries stay, and a word already there changes nothing.
+ */
+int imgp_patch_list_add(struct imgp_patch *patch, const char *part,
+			const char *path, const char *key, const char *word,
+			const char *sections);
+
+/* "override", "fit", "overlay", "file" ("default"). */
+const char *imgp_via_name(enum imgp_via via);
+
+/* The tree imgp_patch_load_booted() would load (on the boot partition), not loaded. */
+int imgp_patch_find_booted(struct imgp_patch *patch, const char *model,
+			   const struct imgp_survey_bootdt **out);
+
+#endif /* IMGP_PATCH_H */
