@@ -32,6 +32,13 @@ int imgp_image_set_filler(const char *path, imgp_fill_fn fn, void *ctx);
 uint64_t imgp_image_writes(void);
 /* Makes [off, off+len) of the file hold the image's bytes (see imgp_fill_fn). */
 int imgp_image_fill(const struct imgp_image *img, uint64_t off, uint64_t len);
+/*
+ * imgp_image_open() read-only of the file open as fd (path names it), and
+ * imgp_disk_open() likewise: through a duplicate of fd, which the caller
+ * keeps. Return 0 or -errno.
+ */
+int imgp_image_open_fd(struct imgp_image *img, int fd, const char *path);
+int imgp_disk_open_fd(struct imgp_disk *disk, int fd, const char *path);
 
 /* ---------------------------------------- part.c, part-mbr.c, part-gpt.c */
 
