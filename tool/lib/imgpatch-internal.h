@@ -198,6 +198,13 @@ int imgp_fat_parse_chain(const struct imgp_fat_geom *g, const char *line,
 int imgp_fat_listing_find(const char *text, const char *target);
 /* The mtools names of the folders of a listing, "::/" first. 0 or -ENOMEM. */
 int imgp_fat_listing_dirs(const char *text, char ***out, size_t *n);
+/*
+ * The size of the file whose chain starts at cluster, from the directory
+ * entries in dir (fat32: entries hold the cluster's high half). 0, -EISDIR
+ * for a folder's entry, -ENOENT for no entry or more than one (no message).
+ */
+int imgp_fat_dirent_size(const uint8_t *dir, size_t len, uint32_t cluster,
+			 bool fat32, uint64_t *size);
 /* The names right inside the folder whose lines start with prefix ("::/dir/"). 0 or -ENOMEM. */
 int imgp_fat_listing_children(const char *text, const char *prefix, char ***names,
 			      size_t *n);
