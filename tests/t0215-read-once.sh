@@ -10,16 +10,19 @@ FDT=fdt-smk-k26-revA-sck-kv-g-revB.dtb
 KV260_ARGS="--fdt $FDT --dt-delete mmc@ff170000:no-1-8-v --fstab /:-discard,+noatime"
 ARM_OFF=$((8192 * 512))
 
-# The bounds each run is held to. The survey reads every filesystem, the
-# FIT's structure and the boot script once, and the patch works on what it
-# read; what is left: the format probe and the lock each open the image
-# (patch: probe, lock, read, commit), the FIT's size is one mdir run of its
-# own, the commit lists the folders' clusters (mshowfat) before mcopy and
-# after, and the undo journal is synced four times (its header, its data,
-# its header again, its folder) around the image's one sync.
-PATCH_OPENS=4 PATCH_MTOOLS=7 PATCH_SYNCS=6
-INFO_OPENS=2 INFO_MTOOLS=4
-ARMBIAN_OPENS=4 ARMBIAN_SYNCS=6
+# The bounds each run is held to. The format probe opens the image once,
+# and that open file is what the lock is taken on and what the survey
+# reads; the commit opens it once more to write. The survey reads every
+# filesystem, the FIT's structure and the boot script once, and the patch
+# works on what it read: one mdir lists the FAT, one mshowfat maps the FIT
+# and every folder (the FIT's size comes from its folder's entry), mtype
+# reads the boot script, and the commit runs mcopy and one mshowfat after
+# it. The undo journal is synced once whole (regions and header), its
+# folder once (so that a power cut cannot lose the new journal's name while
+# the image is half written), then the image, then the journal's done mark.
+PATCH_OPENS=2 PATCH_MTOOLS=5 PATCH_SYNCS=4
+INFO_OPENS=1 INFO_MTOOLS=3
+ARMBIAN_OPENS=2 ARMBIAN_SYNCS=4
 
 # traced NAME IMGPATCH-ARGS...: runs imgpatch under strace, one trace file
 # per process (NAME.trace.PID), so that no line is split between two.

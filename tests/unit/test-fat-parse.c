@@ -157,11 +157,54 @@ static void test_size(void)
 	imgp_errclear();
 }
 
+/* One 32-byte directory entry: 8.3 name, attributes, first cluster, size. */
+static void dirent(uint8_t *e, const char *name83, uint8_t attr, uint32_t cluster,
+		   uint32_t size)
+{
+	memset(e, 0, 32);
+	memcpy(e, name83, 11);
+	e[11] = attr;
+	e[20] = (uint8_t)(cluster >> 16);
+	e[21] = (uint8_t)(cluster >> 24);
+	e[26] = (uint8_t)cluster;
+	e[27] = (uint8_t)(cluster >> 8);
+	for (int i = 0; i < 4; i++)
+		e[28 + i] = (uint8_t)(size >> (8 * i));
+}
+
+static void test_dirent(void)
+{
+	uint8_t dir[32 * 6];
+	uint64_t size = 0;
+
+	memset(dir, 0, sizeof(dir));
+	dirent(dir, "BOOT       ", 0x08, 0, 0);                 /* volume label */
+	dirent(dir + 32, "Ax\0i\0m\0a\0g", 0x0f, 0, 0);        /* a long-name part */
+	dirent(dir + 64, "IMAGE   FIT", 0x20, 0x10003, 190748);
+	dirent(dir + 96, "SUB        ", 0x10, 0x10004, 0);
+	dirent(dir + 128, "\xe5OLD    FIT", 0x20, 0x10005, 77);  /* deleted */
+	CHECK(imgp_fat_dirent_size(dir, sizeof(dir), 0x10003, true, &size) == 0 &&
+	      size == 190748, "dirent: the file on its first cluster (FAT32)");
+	CHECK(imgp_fat_dirent_size(dir, sizeof(dir), 3, false, &size) == 0 && size == 190748,
+	      "dirent: FAT16 ignores the high half");
+	CHECK(imgp_fat_dirent_size(dir, sizeof(dir), 0x10004, true, &size) == -EISDIR,
+	      "dirent: a folder's entry");
+	CHECK(imgp_fat_dirent_size(dir, sizeof(dir), 0x10005, true, &size) == -ENOENT,
+	      "dirent: a deleted entry is none");
+	dirent(dir + 160, "COPY    FIT", 0x20, 0x10003, 5);
+	CHECK(imgp_fat_dirent_size(dir, sizeof(dir), 0x10003, true, &size) == -ENOENT,
+	      "dirent: two entries on one chain (cross-linked) are no answer");
+	dir[64] = 0;
+	CHECK(imgp_fat_dirent_size(dir, sizeof(dir), 0x10004, true, &size) == -ENOENT,
+	      "dirent: nothing after the end mark");
+}
+
 int main(void)
 {
 	test_geometry();
 	test_chain();
 	test_listing();
 	test_size();
+	test_dirent();
 	return unit_done();
 }

@@ -158,6 +158,7 @@ void cli_io_init(struct cli_io *io)
 	memset(io, 0, sizeof(*io));
 	io->pack.level = -1;
 	io->lock_fd = -1;
+	io->src.fd = -1;
 }
 
 static bool same_file(const char *a, const char *b)
@@ -203,7 +204,8 @@ static int open_in_place(struct cli_io *io)
 	uint64_t bytes;
 	int fd, rc;
 
-	fd = imgp_lock(io->image);
+	/* On the file the probe opened and the plan reads: no other. */
+	fd = imgp_lock_fd(io->src.fd, io->image);
 	if (fd < 0)
 		return error_lib(io->image);
 	io->lock_fd = fd;
@@ -455,7 +457,7 @@ int cli_read_open(struct cli_read *r, const char *image)
 			return rc == -EINTR ? EXIT_ERROR : error_lib(image);
 		}
 	}
-	if (imgp_disk_open(&r->disk, r->src.path, false)) {
+	if (imgp_work_disk_open(&r->src, &r->disk)) {
 		rc = error_lib(image);
 		cli_read_close(r);
 		return rc;

@@ -43,6 +43,13 @@ int imgp_image_set_filler(const char *path, imgp_fill_fn fn, void *ctx);
 uint64_t imgp_image_writes(void);
 /* Makes [off, off+len) of the file hold the image's bytes (see imgp_fill_fn). */
 int imgp_image_fill(const struct imgp_image *img, uint64_t off, uint64_t len);
+/*
+ * imgp_image_open() read-only of the file open as fd (path names it), and
+ * imgp_disk_open() likewise: through a duplicate of fd, which the caller
+ * keeps. Return 0 or -errno.
+ */
+int imgp_image_open_fd(struct imgp_image *img, int fd, const char *path);
+int imgp_disk_open_fd(struct imgp_disk *disk, int fd, const char *path);
 
 /* ---------------------------------------- part.c, part-mbr.c, part-gpt.c */
 
@@ -205,6 +212,13 @@ int imgp_fat_parse_chain(const struct imgp_fat_geom *g, const char *line,
 int imgp_fat_listing_find(const char *text, const char *target);
 /* The mtools names of the folders of a listing, "::/" first. 0 or -ENOMEM. */
 int imgp_fat_listing_dirs(const char *text, char ***out, size_t *n);
+/*
+ * The size of the file whose chain starts at cluster, from the directory
+ * entries in dir (fat32: entries hold the cluster's high half). 0, -EISDIR
+ * for a folder's entry, -ENOENT for no entry or more than one (no message).
+ */
+int imgp_fat_dirent_size(const uint8_t *dir, size_t len, uint32_t cluster,
+			 bool fat32, uint64_t *size);
 /* The names right inside the folder whose lines start with prefix ("::/dir/"). 0 or -ENOMEM. */
 int imgp_fat_listing_children(const char *text, const char *prefix, char ***names,
 			      size_t *n);

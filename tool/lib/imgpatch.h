@@ -183,6 +183,12 @@ int imgp_journal_undo(const char *path, struct imgp_image *img, bool force,
  * as it) or -errno.
  */
 int imgp_lock(const char *path);
+/*
+ * The same lock, taken on the file already open as fd (path names it):
+ * -EAGAIN when path no longer names that file. Returns a new fd to keep
+ * open, or -errno.
+ */
+int imgp_lock_fd(int fd, const char *path);
 void imgp_unlock(int fd);
 
 /* ------------------------------------------------------------------- fit.c */
@@ -1093,6 +1099,7 @@ struct imgp_work {
 	enum imgp_format format;    /* of image, by content (a device: RAW) */
 	const char *path;           /* the raw image to open: image, or the copy */
 	struct imgp_xz_image *xz;   /* the block-wise .xz, or NULL */
+	int fd;                     /* image, open read-only since the probe; -1 none */
 };
 
 struct imgp_work_opts {
@@ -1103,10 +1110,17 @@ struct imgp_work_opts {
 };
 
 /*
- * Detects image's format (a block device is not read: RAW). Then
- * imgp_work_unpack() is needed unless it is RAW. Returns 0 or -errno.
+ * Opens image read-only (w->fd, until imgp_work_close()) and detects its
+ * format (a block device is not read: RAW). Then imgp_work_unpack() is
+ * needed unless it is RAW. Returns 0 or -errno.
  */
 int imgp_work_probe(struct imgp_work *w, const char *image);
+/*
+ * imgp_disk_open() of w->path read-only: a raw image through the file the
+ * probe opened (not opened again), a working copy by its name. Returns 0
+ * or -errno.
+ */
+int imgp_work_disk_open(struct imgp_work *w, struct imgp_disk *disk);
 /*
  * Unpacks a compressed or archived image into copy (a file the caller
  * made), block-wise for a multi-block .xz written back as .xz with the

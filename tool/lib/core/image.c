@@ -56,32 +56,13 @@ int imgp_image_fill(const struct imgp_image *img, uint64_t off, uint64_t len)
 	return img->fill(img->fill_ctx, off, len, false);
 }
 
-int imgp_image_open(struct imgp_image *img, const char *path, bool writable)
+/* Makes img of the open file fd (closed on failure). */
+static int image_adopt(struct imgp_image *img, int fd, const char *path,
+		       bool writable)
 {
 	struct stat st;
-	int fd, err;
+	int err;
 
-	memset(img, 0, sizeof(*img));
-	img->fd = -1;
-	if (writable) {
-		int rc = imgp_blockdev_check_unmounted(path);
-
-		if (rc)
-			return rc;
-	}
-	/*
-	 * O_EXCL on a block device fails while it is mounted or held by
-	 * another exclusive user; on a regular file it is ignored here.
-	 */
-	fd = open(path, (writable ? O_RDWR | O_EXCL : O_RDONLY) | O_CLOEXEC);
-	if (fd < 0 && writable && errno == EEXIST)
-		fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		err = errno;
-		if (err == EBUSY)
-			return imgp_fail(err, "the device is in use (mounted, or opened by another program)");
-		return imgp_fail(err, "cannot open: %s", strerror(err));
-	}
 	if (fstat(fd, &st) < 0) {
 		err = errno;
 		close(fd);
@@ -120,6 +101,50 @@ int imgp_image_open(struct imgp_image *img, const char *path, bool writable)
 	img->fd = fd;
 	img->writable = writable;
 	return 0;
+}
+
+int imgp_image_open(struct imgp_image *img, const char *path, bool writable)
+{
+	int fd, err;
+
+	memset(img, 0, sizeof(*img));
+	img->fd = -1;
+	if (writable) {
+		int rc = imgp_blockdev_check_unmounted(path);
+
+		if (rc)
+			return rc;
+	}
+	/*
+	 * O_EXCL on a block device fails while it is mounted or held by
+	 * another exclusive user; on a regular file it is ignored here.
+	 */
+	fd = open(path, (writable ? O_RDWR | O_EXCL : O_RDONLY) | O_CLOEXEC);
+	if (fd < 0 && writable && errno == EEXIST)
+		fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		if (err == EBUSY)
+			return imgp_fail(err, "the device is in use (mounted, or opened by another program)");
+		return imgp_fail(err, "cannot open: %s", strerror(err));
+	}
+	return image_adopt(img, fd, path, writable);
+}
+
+int imgp_image_open_fd(struct imgp_image *img, int fd, const char *path)
+{
+	int dup_fd;
+
+	memset(img, 0, sizeof(*img));
+	img->fd = -1;
+	/* A duplicate: the image closes its own, the caller keeps fd. */
+	dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (dup_fd < 0) {
+		int err = errno;
+
+		return imgp_fail(err, "cannot open: %s", strerror(err));
+	}
+	return image_adopt(img, dup_fd, path, false);
 }
 
 void imgp_image_close(struct imgp_image *img)

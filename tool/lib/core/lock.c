@@ -56,6 +56,23 @@ static bool still_named(int fd, const char *path)
 	       a.st_ino == b.st_ino;
 }
 
+/* Why the lock on fd (closed here) was refused with err: the holder when known. */
+static int lock_refused(int fd, int err)
+{
+	long pid;
+
+	if (err != EWOULDBLOCK) {
+		close(fd);
+		return imgp_fail(err, "cannot lock: %s", strerror(err));
+	}
+	pid = lock_holder(fd);
+	close(fd);
+	if (pid > 0)
+		return imgp_fail(EBUSY, "locked by another imgpatch run (pid %ld): wait for it to finish",
+				 pid);
+	return imgp_fail(EBUSY, "locked by another imgpatch run: wait for it to finish");
+}
+
 int imgp_lock(const char *path)
 {
 	/*
@@ -64,8 +81,7 @@ int imgp_lock(const char *path)
 	 * old file after that guards nothing, so it is taken again on the new.
 	 */
 	for (int tries = 0; tries < 100; tries++) {
-		int fd = open(path, O_RDONLY | O_CLOEXEC), err;
-		long pid;
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 		if (fd < 0)
 			return imgp_fail(errno, "cannot open: %s", strerror(errno));
@@ -75,19 +91,25 @@ int imgp_lock(const char *path)
 			close(fd);
 			continue;
 		}
-		err = errno;
-		if (err != EWOULDBLOCK) {
-			close(fd);
-			return imgp_fail(err, "cannot lock: %s", strerror(err));
-		}
-		pid = lock_holder(fd);
-		close(fd);
-		if (pid > 0)
-			return imgp_fail(EBUSY, "locked by another imgpatch run (pid %ld): wait for it to finish",
-					 pid);
-		return imgp_fail(EBUSY, "locked by another imgpatch run: wait for it to finish");
+		return lock_refused(fd, errno);
 	}
 	return imgp_fail(EBUSY, "replaced again and again while being locked: try again");
+}
+
+int imgp_lock_fd(int fd, const char *path)
+{
+	/* A duplicate shares the open file, and so the lock, with fd. */
+	int lock = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+
+	if (lock < 0)
+		return imgp_fail(errno, "cannot lock: %s", strerror(errno));
+	if (flock(lock, LOCK_EX | LOCK_NB) < 0)
+		return lock_refused(lock, errno);
+	if (still_named(lock, path))
+		return lock;
+	/* What was read through fd is not the image any more. */
+	close(lock);
+	return imgp_fail(EAGAIN, "replaced while being locked: try again");
 }
 
 void imgp_unlock(int fd)

@@ -48,5 +48,10 @@ const struct imgp_format_entry *imgp_format_by_archive(int archive_format);
  */
 const char *imgp_format_list(char *buf, size_t size, bool short_names,
 			     const char *last);
+/*
+ * imgp_format_detect() on the file open as fd (read from its start; path
+ * names it in messages), which stays open. Returns 0 or -errno.
+ */
+int imgp_format_detect_fd(const char *path, int fd, enum imgp_format *fmt);
 
 #endif

@@ -86,11 +86,20 @@ static struct archive *reader_new(void)
 	return a;
 }
 
-static int reader_open(struct archive *a, const char *path)
+/*
+ * Opens a reader on path, or on fd from its start when fd >= 0 (the file
+ * a caller already holds: no second open; libarchive leaves it open).
+ */
+static int reader_open(struct archive *a, const char *path, int fd)
 {
 	int err;
 
-	if (archive_read_open_filename(a, path, READ_BLOCK) == ARCHIVE_OK)
+	if (fd >= 0 && lseek(fd, 0, SEEK_SET) < 0) {
+		err = errno;
+		return imgp_fail(err, "cannot read: %s", strerror(err));
+	}
+	if ((fd >= 0 ? archive_read_open_fd(a, fd, READ_BLOCK) :
+	     archive_read_open_filename(a, path, READ_BLOCK)) == ARCHIVE_OK)
 		return 0;
 	/* libarchive's own text repeats the path the caller prints. */
 	err = archive_errno(a);
@@ -103,7 +112,7 @@ static int reader_open(struct archive *a, const char *path)
  * Whether the (decompressed) stream is all zeroes and at most EMPTY_TAR_MAX
  * long: then libarchive's "empty tar archive" is one. Returns 1, 0 or -errno.
  */
-static int stream_is_empty_tar(const char *path)
+static int stream_is_empty_tar(const char *path, int fd)
 {
 	struct archive *a = reader_new();
 	struct archive_entry *e;
@@ -113,7 +122,7 @@ static int stream_is_empty_tar(const char *path)
 	if (!a)
 		return -ENOMEM;
 	archive_read_support_format_raw(a);
-	rc = reader_open(a, path);
+	rc = reader_open(a, path, fd);
 	if (rc)
 		goto out;
 	if (archive_read_next_header(a, &e) < ARCHIVE_WARN) {
@@ -167,7 +176,7 @@ static int map_filter(struct archive *a, enum imgp_format *fmt)
 			 imgp_format_list(list, sizeof(list), false, NULL));
 }
 
-int imgp_format_detect(const char *path, enum imgp_format *fmt)
+int imgp_format_detect_fd(const char *path, int fd, enum imgp_format *fmt)
 {
 	struct archive *a = reader_new();
 	struct archive_entry *e;
@@ -180,7 +189,7 @@ int imgp_format_detect(const char *path, enum imgp_format *fmt)
 	/* The raw "format" bids least, so any real archive wins over it. */
 	archive_read_support_format_all(a);
 	archive_read_support_format_raw(a);
-	rc = reader_open(a, path);
+	rc = reader_open(a, path, fd);
 	if (rc)
 		goto out;
 	r = archive_read_next_header(a, &e);
@@ -197,7 +206,7 @@ int imgp_format_detect(const char *path, enum imgp_format *fmt)
 		 * is really an (empty) archive.
 		 */
 		if (r == ARCHIVE_EOF) {
-			int empty = stream_is_empty_tar(path);
+			int empty = stream_is_empty_tar(path, fd);
 
 			if (empty < 0) {
 				rc = empty;
@@ -234,6 +243,11 @@ int imgp_format_detect(const char *path, enum imgp_format *fmt)
 out:
 	archive_read_free(a);
 	return rc;
+}
+
+int imgp_format_detect(const char *path, enum imgp_format *fmt)
+{
+	return imgp_format_detect_fd(path, -1, fmt);
 }
 
 /* The output file: data is written at its offsets, zero blocks skipped. */
@@ -441,7 +455,7 @@ int imgp_unpack(const char *path, const char *dst, bool zero_holes)
 	 * block must not be taken for a tar archive here either.
 	 */
 	imgp_format_entry(fmt)->read_support(a);
-	rc = reader_open(a, path);
+	rc = reader_open(a, path, -1);
 	if (rc)
 		goto out;
 

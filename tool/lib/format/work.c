@@ -12,24 +12,42 @@
 #include <unistd.h>
 
 #include "imgpatch-internal.h"
+#include "format/formats.h"
 
-static bool is_blockdev(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISBLK(st.st_mode);
-}
-
+/*
+ * The image is opened here once, and that open file is what the format is
+ * read from and what imgp_work_disk_open() reads a raw image through.
+ */
 int imgp_work_probe(struct imgp_work *w, const char *image)
 {
+	struct stat st;
+	int err, rc;
+
 	memset(w, 0, sizeof(*w));
 	w->image = image;
 	w->path = image;
 	w->format = IMGP_FMT_RAW;
+	w->fd = open(image, O_RDONLY | O_CLOEXEC);
+	if (w->fd < 0) {
+		err = errno;
+		return imgp_fail(err, "cannot open: %s", strerror(err));
+	}
 	/* A card is a raw image; its content is not probed for a format. */
-	if (is_blockdev(image))
+	if (fstat(w->fd, &st) == 0 && S_ISBLK(st.st_mode))
 		return 0;
-	return imgp_format_detect(image, &w->format);
+	rc = imgp_format_detect_fd(image, w->fd, &w->format);
+	if (rc) {
+		close(w->fd);
+		w->fd = -1;
+	}
+	return rc;
+}
+
+int imgp_work_disk_open(struct imgp_work *w, struct imgp_disk *disk)
+{
+	if (w->fd >= 0 && w->path == w->image)
+		return imgp_disk_open_fd(disk, w->fd, w->path);
+	return imgp_disk_open(disk, w->path, false);
 }
 
 /*
@@ -92,4 +110,7 @@ void imgp_work_close(struct imgp_work *w)
 {
 	imgp_xz_image_close(w->xz);
 	w->xz = NULL;
+	if (w->fd >= 0)
+		close(w->fd);
+	w->fd = -1;
 }

@@ -6,15 +6,11 @@
 
 #include "imgpatch-internal.h"
 
-int imgp_disk_open(struct imgp_disk *disk, const char *path, bool writable)
+/* The partition table and filesystems of the opened disk->img. */
+static int disk_identify(struct imgp_disk *disk)
 {
-	int rc;
+	int rc = imgp_table_read(&disk->img, &disk->tab);
 
-	memset(disk, 0, sizeof(*disk));
-	rc = imgp_image_open(&disk->img, path, writable);
-	if (rc)
-		return rc;
-	rc = imgp_table_read(&disk->img, &disk->tab);
 	if (!rc)
 		rc = imgp_table_probe_fs(&disk->img, &disk->tab);
 	if (rc) {
@@ -22,6 +18,24 @@ int imgp_disk_open(struct imgp_disk *disk, const char *path, bool writable)
 		imgp_image_close(&disk->img);
 	}
 	return rc;
+}
+
+int imgp_disk_open(struct imgp_disk *disk, const char *path, bool writable)
+{
+	int rc;
+
+	memset(disk, 0, sizeof(*disk));
+	rc = imgp_image_open(&disk->img, path, writable);
+	return rc ? rc : disk_identify(disk);
+}
+
+int imgp_disk_open_fd(struct imgp_disk *disk, int fd, const char *path)
+{
+	int rc;
+
+	memset(disk, 0, sizeof(*disk));
+	rc = imgp_image_open_fd(&disk->img, fd, path);
+	return rc ? rc : disk_identify(disk);
 }
 
 void imgp_disk_close(struct imgp_disk *disk)

@@ -6,6 +6,14 @@
  * then the image is written and synced; then the journal is marked done.
  * imgpatch undo puts the old bytes back and checks every region's hash.
  *
+ * The journal is synced once: its header says "being written" while the
+ * regions are added, then "ready" with the length and CRC-32 of everything
+ * after it, and only then is the file synced. A run killed before that sync
+ * leaves "being written" or a complete journal; a power cut during it may
+ * leave "ready" over regions that never reached the disk, which the CRC
+ * tells apart: the image is written only after the sync, so such a journal
+ * has nothing to restore.
+ *
  * A journal is bound to its image: the header records the image's size and
  * its partition table's disk identifier (the GPT disk GUID or the MBR disk
  * id, which a card keeps whatever device node it gets), and undo refuses an
@@ -15,7 +23,8 @@
  *
  * Layout: a 4096-byte header, then per region: offset (u64), length (u64),
  * SHA-256 of the old bytes, SHA-256 of the new bytes, the old bytes.
- * Integers are little-endian. Version 1 had no identity (it reads as "").
+ * Integers are little-endian. Version 1 had no identity (it reads as ""),
+ * versions 1 and 2 no length and CRC of the regions (they read as zero).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,10 +41,12 @@
 #include "core/endian.h"
 
 #define JOURNAL_MAGIC "IMGPUNDO"
-#define JOURNAL_VERSION 2
+#define JOURNAL_VERSION 3
 #define HEADER_SIZE 4096
 #define ENTRY_SIZE (8 + 8 + 32 + 32)
 #define IDENTITY_SIZE 64
+/* Read at a time when the regions' CRC is checked. */
+#define JOURNAL_CHUNK ((size_t)1 << 20)
 
 enum journal_state {
 	STATE_WRITING = 1,       /* being written: the image is untouched */
@@ -51,7 +62,9 @@ struct journal_header {
 	uint8_t target_size[8];
 	uint8_t nregions[8];
 	uint8_t crc[4];          /* of the header with this field zero */
-	char target[HEADER_SIZE - 36 - IDENTITY_SIZE]; /* the image's path */
+	char target[HEADER_SIZE - 48 - IDENTITY_SIZE]; /* the image's path */
+	uint8_t body_len[8];     /* version 3: bytes of regions after the header */
+	uint8_t body_crc[4];     /* version 3: their CRC-32, set when ready */
 	char identity[IDENTITY_SIZE]; /* "dos disk 0x1234abcd", "gpt disk <guid>" */
 };
 _Static_assert(sizeof(struct journal_header) == HEADER_SIZE, "journal header size");
@@ -131,7 +144,8 @@ static int sync_fd(int fd, const char *path)
 	return 0;
 }
 
-static int header_write(struct imgp_journal *j, enum journal_state state)
+/* Writes the header in state; synced when sync says so. */
+static int header_write(struct imgp_journal *j, enum journal_state state, bool sync)
 {
 	int rc;
 
@@ -139,7 +153,7 @@ static int header_write(struct imgp_journal *j, enum journal_state state)
 	memset(j->hdr.crc, 0, sizeof(j->hdr.crc));
 	put_le32(j->hdr.crc, imgp_crc32(0, &j->hdr, sizeof(j->hdr)));
 	rc = write_at(j->fd, j->path, 0, &j->hdr, sizeof(j->hdr));
-	return rc ? rc : sync_fd(j->fd, j->path);
+	return rc || !sync ? rc : sync_fd(j->fd, j->path);
 }
 
 static int header_read(int fd, const char *path, struct journal_header *hdr)
@@ -160,6 +174,36 @@ static int header_read(int fd, const char *path, struct journal_header *hdr)
 		return imgp_fail(EINVAL, "undo journal %s: version %llu is not supported",
 				 path, (unsigned long long)get_le32(hdr->version));
 	return 0;
+}
+
+/*
+ * Whether a ready journal's regions are not what its header says they are
+ * (version 3; older ones are taken as whole): 1 torn, 0 whole, or -errno.
+ */
+static int body_torn(const struct imgp_journal *j, uint64_t file_size)
+{
+	uint64_t len = get_le64(j->hdr.body_len), off = 0;
+	uint32_t crc = 0;
+	uint8_t *buf;
+	int rc = 0;
+
+	if (get_le32(j->hdr.version) < 3)
+		return 0;
+	if (file_size < HEADER_SIZE || len > file_size - HEADER_SIZE)
+		return 1;
+	buf = malloc(JOURNAL_CHUNK);
+	if (!buf)
+		return imgp_fail(ENOMEM, "out of memory");
+	while (!rc && off < len) {
+		size_t n = len - off < JOURNAL_CHUNK ? (size_t)(len - off) : JOURNAL_CHUNK;
+
+		if (imgp_read_all(j->fd, buf, n, (off_t)(HEADER_SIZE + off)) != (ssize_t)n)
+			rc = imgp_fail(EIO, "undo journal %s: read error", j->path);
+		crc = imgp_crc32(crc, buf, n);
+		off += n;
+	}
+	free(buf);
+	return rc ? rc : crc != get_le32(j->hdr.body_crc);
 }
 
 /* Makes the journal's directory entry durable too. */
@@ -302,6 +346,7 @@ int imgp_journal_begin(const char *path, const struct imgp_image *img,
 	uint8_t entry[ENTRY_SIZE];
 	uint64_t off = HEADER_SIZE;
 	uint8_t *old = NULL;
+	uint32_t crc = 0;
 	int rc = 0;
 
 	if (!j || !(j->path = strdup(path))) {
@@ -325,7 +370,7 @@ int imgp_journal_begin(const char *path, const struct imgp_image *img,
 	put_le64(j->hdr.target_size, img->size);
 	put_le64(j->hdr.nregions, n);
 	snprintf(j->hdr.target, sizeof(j->hdr.target), "%s", img->path);
-	rc = header_write(j, STATE_WRITING);
+	rc = header_write(j, STATE_WRITING, false);
 	for (size_t i = 0; !rc && i < n; i++) {
 		uint8_t *grown = realloc(old, ranges[i].len ? ranges[i].len : 1);
 
@@ -344,14 +389,15 @@ int imgp_journal_begin(const char *path, const struct imgp_image *img,
 		rc = write_at(j->fd, path, off, entry, sizeof(entry));
 		if (!rc)
 			rc = write_at(j->fd, path, off + ENTRY_SIZE, old, ranges[i].len);
+		crc = imgp_crc32(imgp_crc32(crc, entry, sizeof(entry)), old, ranges[i].len);
 		off += ENTRY_SIZE + ranges[i].len;
 	}
 	free(old);
-	/* Synced before it says "ready": the image is written only after this. */
+	put_le64(j->hdr.body_len, off - HEADER_SIZE);
+	put_le32(j->hdr.body_crc, crc);
+	/* One sync for regions and header: the image is written only after it. */
 	if (!rc)
-		rc = sync_fd(j->fd, path);
-	if (!rc)
-		rc = header_write(j, STATE_READY);
+		rc = header_write(j, STATE_READY, true);
 	if (!rc)
 		sync_dir(path);
 	if (!rc)
@@ -369,7 +415,7 @@ int imgp_journal_begin(const char *path, const struct imgp_image *img,
 
 int imgp_journal_done(struct imgp_journal *j)
 {
-	int rc = header_write(j, STATE_DONE);
+	int rc = header_write(j, STATE_DONE, true);
 
 	close(j->fd);
 	free(j->path);
@@ -418,6 +464,16 @@ int imgp_journal_undo(const char *path, struct imgp_image *img, bool force,
 	/* A journal still being written means the image was never touched. */
 	if (state == STATE_WRITING)
 		goto mark;
+	/* Nor does one whose regions never reached the disk (a power cut). */
+	if (state == STATE_READY) {
+		rc = body_torn(&j, (uint64_t)st.st_size);
+		if (rc > 0) {
+			rc = 0;
+			goto mark;
+		}
+		if (rc)
+			goto out;
+	}
 	/*
 	 * First pass, before anything is restored: every region is readable
 	 * and holds its old or its new content. After an interruption each
@@ -515,7 +571,7 @@ int imgp_journal_undo(const char *path, struct imgp_image *img, bool force,
 	}
 mark:
 	if (!rc)
-		rc = header_write(&j, STATE_UNDONE);
+		rc = header_write(&j, STATE_UNDONE, true);
 out:
 	free(old);
 	free(cur);
