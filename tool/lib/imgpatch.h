@@ -316,6 +316,13 @@ struct imgp_fstab_entry {
  */
 /* Checks an edit list. 0 or -EINVAL naming the edit at fault. */
 int imgp_cmdline_check(const char *edits);
+/*
+ * The value of the first word named key ("rootflags" in "rootflags=a,b":
+ * "a,b", NUL-terminated) before "--". Returns 1 when found, 0 when no
+ * word has that name and a value, -ENOMEM.
+ */
+int imgp_cmdline_get(const char *line, size_t len, const char *key,
+		     struct imgp_buf *value);
 
 /* ------------------------------------------------------------------ disk.c */
 

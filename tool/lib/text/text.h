@@ -108,13 +108,6 @@ int imgp_yaml_entry_check(const char *key, const char *entry);
  */
 int imgp_cmdline_edit(const char *line, size_t len, const char *edits,
 		      struct imgp_buf *out);
-/*
- * The value of the first word named key ("rootflags" in "rootflags=a,b":
- * "a,b", NUL-terminated) before "--". Returns 1 when found, 0 when no
- * word has that name and a value, -ENOMEM.
- */
-int imgp_cmdline_get(const char *line, size_t len, const char *key,
-		     struct imgp_buf *value);
 
 /* ------------------------------------------------------------------ diff.c */
 
