@@ -520,8 +520,8 @@ static int cmdline_source(struct imgp_survey *sv, struct imgp_cmdline_site *site
 
 /*
  * The arguments of the default entry's linux line of grub.cfg on part:
- * GRUB hands them to the kernel as they are, its variables ($vt_handoff)
- * filled in.
+ * GRUB hands them to the kernel after BOOT_IMAGE=PATH, its variables
+ * ($vt_handoff) filled in.
  */
 static int cmdline_on(struct imgp_survey *sv, const struct imgp_part *part,
 		      struct imgp_cmdline_site *site)
@@ -542,9 +542,10 @@ static int cmdline_on(struct imgp_survey *sv, const struct imgp_part *part,
 		rc = place_of(&c.e[booted], place, sizeof(place));
 	if (!rc)
 		rc = imgp_buf_printf(&what, "menuentry '%s', linux", c.e[booted].title);
+	/* grub-core/lib/cmdline.c: argv[0], the kernel's path, comes first. */
 	if (!rc)
 		rc = imgp_cmdline_site_set(site, part, conf, (char *)what.data,
-					   "GRUB hands the arguments after the kernel over as they are, its variables filled in",
+					   "GRUB puts BOOT_IMAGE=<the kernel's path> first, then the arguments after the kernel, one blank between words, its variables filled in",
 					   place);
 	site->locate = locate_linux;
 	if (!rc)
