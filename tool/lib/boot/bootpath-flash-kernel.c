@@ -464,46 +464,6 @@ static int locate_script(const struct imgp_cmdline_site *site, const char *text,
 }
 
 /*
- * locate(): in /etc/default/flash-kernel, a shell file flash-kernel
- * sources, the value of the last "KEY=..." (inside its quotes); a new
- * one goes at the end, in double quotes as the shipped file has them.
- */
-static int locate_default(const struct imgp_cmdline_site *site, const char *text, size_t len,
-			  struct imgp_cmdline_span *span)
-{
-	size_t n = strlen(site->arg);
-
-	memset(span, 0, sizeof(*span));
-	for (size_t pos = 0, next; pos < len; pos = next) {
-		const char *nl = memchr(text + pos, '\n', len - pos);
-		size_t e = nl ? (size_t)(nl - text) : len, v = pos + strspn(text + pos, " \t");
-
-		next = nl ? e + 1 : len;
-		if (e - v <= n || memcmp(text + v, site->arg, n) || text[v + n] != '=')
-			continue;
-		v += n + 1;
-		span->found = true;
-		span->start = v;
-		if (v < e && (text[v] == '"' || text[v] == '\'')) {
-			const char *q = memchr(text + v + 1, text[v], e - v - 1);
-
-			span->start = v + 1;
-			span->end = q ? (size_t)(q - text) : e;
-		} else {
-			span->end = v + strcspn(text + v, " \t#\n");
-			span->end = span->end < e ? span->end : e;
-		}
-	}
-	if (!span->found) {
-		span->start = span->end = len;
-		snprintf(span->head, sizeof(span->head), "%s%s=\"",
-			 len && text[len - 1] != '\n' ? "\n" : "", site->arg);
-		snprintf(span->tail, sizeof(span->tail), "\"\n");
-	}
-	return 0;
-}
-
-/*
  * The line boot.scr hands over: LINUX_KERNEL_CMDLINE_DEFAULTS's words,
  * U-Boot's own bootargs, LINUX_KERNEL_CMDLINE's, as flash-kernel wrote
  * them into its bootargs line; an edit is made there and in
@@ -545,7 +505,8 @@ static int fk_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt *d
 		rc = imgp_cmdline_site_set(site->source, sv->root ? sv->root : sv->boot, FK_DEFAULT,
 					   FK_CMDLINE, NULL, FK_CMDLINE);
 	if (!rc) {
-		site->source->locate = locate_default;
+		/* A shell file flash-kernel sources: the last assignment counts. */
+		site->source->locate = imgp_cmdline_locate_sh;
 		site->source->lead = strdup(FK_DEFAULTS);
 		rc = site->source->lead ? 0 : -ENOMEM;
 	}
