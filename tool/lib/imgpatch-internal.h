@@ -821,6 +821,8 @@ struct imgp_uboot_menu {
 	char *dir;               /* U_BOOT_FDT_OVERLAYS_DIR as it uses it ("/boot/dtbo") */
 	char *overlays;          /* U_BOOT_FDT_OVERLAYS; NULL: unset or empty (every *.dtbo) */
 	char *overlays_file;     /* the file whose U_BOOT_FDT_OVERLAYS counts; NULL: none sets it */
+	char *params_file;       /* the file whose U_BOOT_PARAMETERS counts; NULL: none sets it */
+	bool kernel_cmdline;     /* /etc/kernel/cmdline is there (read when U_BOOT_PARAMETERS is unset) */
 	bool dir_exists;
 	size_t npresent;         /* the *.dtbo of dir, in glob order */
 	char **present;

@@ -587,6 +587,43 @@ static int locate_append(const struct imgp_cmdline_site *site, const char *text,
 }
 
 /*
+ * u-boot-update's source of the line: it writes each default label's
+ * append as "${U_BOOT_ROOT} ${U_BOOT_PARAMETERS}", the parameters the
+ * last assignment of /etc/default/u-boot and the conf.d files sourced
+ * after it (unset or empty: /etc/kernel/cmdline's words but root=, else
+ * "ro quiet"). An edit goes there too, or it is gone at the next kernel.
+ */
+static int cmdline_source(struct imgp_survey *sv, struct imgp_cmdline_site *site)
+{
+	const struct imgp_uboot_menu *gen = sv->generator;
+	const struct imgp_part *root = gen && gen->boot_part ? sv->root : sv->boot;
+	struct imgp_cmdline_site *src;
+	int rc;
+
+	if (!gen || !root)
+		return 0;
+	if (!gen->params_file && gen->kernel_cmdline) {
+		site->source_lost = strdup("u-boot-update writes extlinux.conf anew at the next kernel with the words of /etc/kernel/cmdline, which imgpatch does not edit: this edit lasts until then");
+		return site->source_lost ? 0 : imgp_fail(ENOMEM, "out of memory");
+	}
+	src = calloc(1, sizeof(*src));
+	if (!src)
+		return imgp_fail(ENOMEM, "out of memory");
+	site->source = src;
+	src->locate = imgp_cmdline_locate_sh;
+	/* Not set: the words u-boot-update puts there itself. */
+	src->base = gen->params_file ? NULL : strdup("ro quiet");
+	rc = gen->params_file || src->base ? 0 : imgp_fail(ENOMEM, "out of memory");
+	if (!rc)
+		rc = imgp_cmdline_site_set(src, root,
+					   gen->params_file ? gen->params_file : "/etc/default/u-boot",
+					   "U_BOOT_PARAMETERS",
+					   "u-boot-update writes it after root= into each label's append line when it makes extlinux.conf anew",
+					   "U_BOOT_PARAMETERS");
+	return rc;
+}
+
+/*
  * The append line of the label sysboot boots: pxe_utils.c's label_boot()
  * sets bootargs to it, its ${variables} filled in from U-Boot's
  * environment; a label without one leaves the environment's bootargs.
@@ -620,6 +657,8 @@ static int extlinux_cmdline(struct imgp_survey *sv, const struct imgp_survey_boo
 					   "the label has no append line: U-Boot hands over the bootargs of its own environment",
 					   l->name);
 	site->locate = locate_append;
+	if (!rc)
+		rc = cmdline_source(sv, site);
 	free(labels);
 	free(copy);
 	imgp_buf_free(&what);

@@ -370,7 +370,8 @@ int imgp_survey_cmdline(struct imgp_survey *sv, const char *model, struct imgp_b
 		rc = imgp_buf_printf(where, IMGP_PART_FMT " (%s): %s, %s%s%s%s", site.part->number,
 				     site.part->fstype, site.path, lead.found ? site.lead : "",
 				     lead.found ? "= then " : "", site.what,
-				     span.found ? "" : site.base ? " (not set: the boot script's)" :
+				     span.found ? "" : site.base && site.script ? " (not set: the boot script's)" :
+				     site.base ? " (not set: its default)" :
 				     " (not set)");
 	if (!rc && site.source)
 		rc = imgp_buf_printf(where, "; also kept in " IMGP_PART_FMT " (%s): %s, %s%s%s",

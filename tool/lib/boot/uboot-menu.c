@@ -106,10 +106,19 @@ static int add_word(char ***words, size_t *n, const char *fmt, const char *a, co
 	return 0;
 }
 
+/* *file = a copy of path (the file whose assignment counts so far). 0 or -ENOMEM. */
+static int set_file(char **file, const char *path)
+{
+	free(*file);
+	*file = strdup(path);
+	return *file ? 0 : imgp_fail(ENOMEM, "out of memory");
+}
+
 /* Reads one sourced file's settings into m; a file that is not there sets nothing. */
 static int read_settings(struct imgp_fs *fs, const char *path, struct imgp_uboot_menu *m)
 {
 	struct imgp_buf text = { 0 };
+	char *params = NULL;
 	int rc = imgp_fs_read_file(fs, path, IMGP_TEXT_MAX, &text);
 
 	if (rc) {
@@ -122,12 +131,13 @@ static int read_settings(struct imgp_fs *fs, const char *path, struct imgp_uboot
 	if (rc >= 0)
 		rc = shell_value((char *)text.data, text.len, "U_BOOT_FDT_OVERLAYS", &m->overlays);
 	/* A later file that sets it too wins, as the shell's last assignment does. */
-	if (rc > 0) {
-		free(m->overlays_file);
-		m->overlays_file = strdup(path);
-		if (!m->overlays_file)
-			rc = imgp_fail(ENOMEM, "out of memory");
-	}
+	if (rc > 0)
+		rc = set_file(&m->overlays_file, path);
+	if (rc >= 0)
+		rc = shell_value((char *)text.data, text.len, "U_BOOT_PARAMETERS", &params);
+	if (rc > 0)
+		rc = set_file(&m->params_file, path);
+	free(params);
 	imgp_buf_free(&text);
 	return rc < 0 ? rc : 0;
 }
@@ -200,6 +210,10 @@ int imgp_uboot_menu_read(struct imgp_fs *root, struct imgp_fs *boot,
 	rc = read_settings(root, "/etc/default/u-boot", m);
 	if (!rc)
 		rc = read_confd(root, m);
+	if (!rc) {
+		m->kernel_cmdline = imgp_fs_exists(root, "/etc/kernel/cmdline") == 1;
+		imgp_errclear();
+	}
 	/* Unset or empty: the defaults u-boot-update sets. */
 	if (!rc && (!m->dir || !*m->dir)) {
 		free(m->dir);
@@ -262,5 +276,6 @@ void imgp_uboot_menu_free(struct imgp_uboot_menu *m)
 	free(m->dir);
 	free(m->overlays);
 	free(m->overlays_file);
+	free(m->params_file);
 	memset(m, 0, sizeof(*m));
 }

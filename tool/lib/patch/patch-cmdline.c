@@ -231,7 +231,8 @@ static int edit_site(struct imgp_patch *patch, const struct imgp_cmdline_site *p
 		rc = imgp_buf_printf(&note, "kernel command line (%s%s%s):\nbefore: %s%s\nafter:  %s%s",
 				     lead.found ? site.lead : "", lead.found ? "= then " : "",
 				     site.what, (char *)before.data,
-				     span.found || lead.found ? "" : site.base ? " (the boot script's)" :
+				     span.found || lead.found ? "" : site.base && site.script ? " (the boot script's)" :
+				     site.base ? " (not set: its default)" :
 				     "(not set)", (char *)after.data,
 				     changed ? "" : " (unchanged)") ? -ENOMEM : 0;
 	if (!rc && why)
