@@ -203,6 +203,8 @@ struct imgp_fat_ranges {
 	size_t n;
 };
 
+/* Adds [off, off+len) to set, sorted, merged with the ranges it touches. 0 or -ENOMEM. */
+int imgp_fat_ranges_add(struct imgp_fat_ranges *set, uint64_t off, uint64_t len);
 /* Checks a 512-byte boot sector against a partition of part_size bytes. 0 or -EINVAL. */
 int imgp_fat_geometry(const uint8_t *bs, uint64_t part_size, struct imgp_fat_geom *g);
 /* Appends the clusters of one line of mshowfat to out. 0, -EIO (outside g) or -ENOMEM. */
@@ -708,6 +710,8 @@ int imgp_bootinfo_add_overlay_room(struct imgp_survey_bootdt *dt, const char *pa
 bool imgp_bootdt_named(const struct imgp_survey_bootdt *dt, const char *model);
 /* Frees what dt holds (not the labels after it) and zeroes it. */
 void imgp_bootdt_clear(struct imgp_survey_bootdt *dt);
+/* Frees what bi holds: its trees with the labels after each, and its lines. */
+void imgp_bootinfo_free(struct imgp_survey_bootinfo *bi);
 /* Appends a note on what dt's boot depends on that the image does not hold. */
 int imgp_bootinfo_add_note(struct imgp_survey_bootdt *dt, const char *note);
 /* A script the loader sources after the overlays, and a variable it sees. 0 or -ENOMEM. */

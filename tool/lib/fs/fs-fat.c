@@ -54,84 +54,12 @@ static bool fat_handles(const char *fstype)
 	return strcmp(fstype, "vfat") == 0 || strcmp(fstype, "msdos") == 0;
 }
 
-/* The boot-sector fields that say how large the filesystem claims to be. */
-int imgp_fat_geometry(const uint8_t *bs, uint64_t part_size, struct imgp_fat_geom *g)
-{
-	uint64_t total, bytes, reserved, nfats, fatsz, rootsecs, meta;
-	unsigned bps;
-
-	bps = get_le16(bs + 11);
-	if (bps < 512 || bps > 4096 || (bps & (bps - 1)) || bs[13] == 0 ||
-	    bs[510] != 0x55 || bs[511] != 0xaa)
-		return imgp_fail(EINVAL, "FAT boot sector is invalid (bytes per sector %u, sectors per cluster %u)",
-				 bps, bs[13]);
-	total = get_le16(bs + 19);
-	if (total == 0)
-		total = get_le32(bs + 32);
-	reserved = get_le16(bs + 14);
-	nfats = bs[16];
-	fatsz = get_le16(bs + 22) ? get_le16(bs + 22) : get_le32(bs + 36);
-	rootsecs = ((uint64_t)get_le16(bs + 17) * 32 + bps - 1) / bps;
-	meta = reserved + nfats * fatsz + rootsecs;
-	/* The areas before the data must fit, or mtools reads past them. */
-	if (!reserved || !nfats || !fatsz || meta >= total)
-		return imgp_fail(EINVAL, "FAT geometry is inconsistent: %llu reserved + %llu FATs of %llu sectors + a root directory of %llu sectors leave no data area in %llu sectors",
-				 (unsigned long long)reserved, (unsigned long long)nfats,
-				 (unsigned long long)fatsz, (unsigned long long)rootsecs,
-				 (unsigned long long)total);
-	bytes = total * bps;
-	if (bytes > part_size)
-		return imgp_fail(EINVAL, "FAT filesystem (%llu bytes) is larger than its partition (%llu bytes)",
-				 (unsigned long long)bytes, (unsigned long long)part_size);
-	g->meta_end = meta * bps;
-	g->cluster_bytes = (uint64_t)bs[13] * bps;
-	g->nclusters = (total - meta) / bs[13];
-	return 0;
-}
-
 static int fat_check_geometry(struct imgp_fs *fs, struct imgp_fat_geom *g)
 {
 	uint8_t bs[512];
 	int rc = imgp_part_read(fs->img, fs->part, 0, bs, sizeof(bs));
 
 	return rc ? rc : imgp_fat_geometry(bs, fs->part->size, g);
-}
-
-/*
- * Cluster ranges as mshowfat prints them after the name: "<6-184839>",
- * "<3> <9-12>", or "Root directory or empty file" (no clusters). Each
- * becomes a byte range of the partition, checked against the data area.
- */
-int imgp_fat_parse_chain(const struct imgp_fat_geom *g, const char *line,
-			 struct imgp_fat_ranges *out)
-{
-	const char *p = strchr(line, '<');
-
-	while (p) {
-		unsigned long long a, b;
-		char *end;
-
-		a = strtoull(p + 1, &end, 10);
-		b = a;
-		if (*end == '-')
-			b = strtoull(end + 1, &end, 10);
-		if (*end != '>' || a < 2 || b < a || b - 2 >= g->nclusters)
-			return imgp_fail(EIO, "mshowfat printed a cluster chain outside the filesystem: %s",
-					 line);
-		{
-			struct imgp_extent *grown = realloc(out->r, (out->n + 1) * sizeof(*grown));
-
-			if (!grown)
-				return imgp_fail(ENOMEM, "out of memory");
-			out->r = grown;
-			grown[out->n].file_off = g->meta_end + (a - 2) * g->cluster_bytes;
-			grown[out->n].len = (b - a + 1) * g->cluster_bytes;
-			grown[out->n].img_off = 0;
-			out->n++;
-		}
-		p = strchr(end, '<');
-	}
-	return 0;
 }
 
 /* Runs mshowfat on one drive for names; their chains appended to out. */
@@ -162,46 +90,6 @@ static int fat_chains(struct imgp_fs *fs, const char *drive, char **names,
 	return rc;
 }
 
-/* Adds [off, off+len) to a sorted list of ranges, merging neighbours. */
-static int fat_ranges_add(struct imgp_fat_ranges *set, uint64_t off, uint64_t len)
-{
-	size_t i = 0, j;
-	struct imgp_extent *grown;
-
-	while (i < set->n && set->r[i].file_off + set->r[i].len < off)
-		i++;
-	j = i;
-	while (j < set->n && set->r[j].file_off <= off + len) {
-		uint64_t end = set->r[j].file_off + set->r[j].len;
-
-		if (set->r[j].file_off < off) {
-			len += off - set->r[j].file_off;
-			off = set->r[j].file_off;
-		}
-		if (end > off + len)
-			len = end - off;
-		j++;
-	}
-	if (j > i) {
-		/* Ranges i..j-1 merge into one at i. */
-		set->r[i].file_off = off;
-		set->r[i].len = len;
-		memmove(&set->r[i + 1], &set->r[j], (set->n - j) * sizeof(*set->r));
-		set->n -= j - i - 1;
-		return 0;
-	}
-	grown = realloc(set->r, (set->n + 1) * sizeof(*grown));
-	if (!grown)
-		return imgp_fail(ENOMEM, "out of memory");
-	set->r = grown;
-	memmove(&set->r[i + 1], &set->r[i], (set->n - i) * sizeof(*set->r));
-	set->r[i].file_off = off;
-	set->r[i].len = len;
-	set->r[i].img_off = 0;
-	set->n++;
-	return 0;
-}
-
 /*
  * Capture mode: mtools cannot be journaled from inside, and which free
  * clusters it takes is its own choice. So it works on a private copy of
@@ -230,7 +118,7 @@ static int fat_fill(struct imgp_fs *fs, uint64_t off, uint64_t len)
 	rc = imgp_part_read(fs->img, fs->part, off, map + (off - start), (size_t)len);
 	munmap(map, maplen);
 	if (!rc)
-		rc = fat_ranges_add(&priv->filled, off, len);
+		rc = imgp_fat_ranges_add(&priv->filled, off, len);
 	return rc;
 }
 
@@ -338,49 +226,6 @@ static int fat_list(struct imgp_fs *fs, const char **text)
 	return 0;
 }
 
-static void fat_names_free(char **names, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-}
-
-/* The mtools names of every directory, "::/" first. */
-int imgp_fat_listing_dirs(const char *text, char ***out, size_t *n)
-{
-	const char *line, *eol;
-	char **dirs;
-	size_t count = 1;
-
-	*out = NULL;
-	*n = 0;
-	dirs = calloc(1, sizeof(*dirs));
-	if (!dirs || !(dirs[0] = strdup("::/"))) {
-		free(dirs);
-		return imgp_fail(ENOMEM, "out of memory");
-	}
-	for (line = text; *line; line = *eol ? eol + 1 : eol) {
-		size_t len;
-		char **grown;
-
-		eol = strchrnul(line, '\n');
-		len = (size_t)(eol - line);
-		if (len < 4 || line[len - 1] != '/')
-			continue;
-		grown = realloc(dirs, (count + 1) * sizeof(*grown));
-		if (grown)
-			dirs = grown;
-		if (!grown || !(dirs[count] = strndup(line, len - 1))) {
-			fat_names_free(dirs, count);
-			return imgp_fail(ENOMEM, "out of memory");
-		}
-		count++;
-	}
-	*out = dirs;
-	*n = count;
-	return 0;
-}
-
 static int fat_dirs(struct imgp_fs *fs, char ***out, size_t *n)
 {
 	const char *text;
@@ -389,33 +234,6 @@ static int fat_dirs(struct imgp_fs *fs, char ***out, size_t *n)
 	*out = NULL;
 	*n = 0;
 	return rc ? rc : imgp_fat_listing_dirs(text, out, n);
-}
-
-/*
- * A lookup in the listing: 1 file, 2 folder, 0 missing, -ENOENT when the
- * listing cannot tell (an 8.3 alias such as BOOTSC~1.UIM, or a name mtools
- * may print converted: mdir itself is asked then).
- */
-int imgp_fat_listing_find(const char *text, const char *target)
-{
-	size_t tlen = strlen(target);
-	const char *line, *eol;
-
-	if (!strcmp(target, "::/"))
-		return 2;
-	for (const char *p = target; *p; p++)
-		if (*p == '~' || (unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
-			return -ENOENT;
-	for (line = text; *line; line = *eol ? eol + 1 : eol) {
-		size_t len;
-
-		eol = strchrnul(line, '\n');
-		len = (size_t)(eol - line);
-		if (len >= tlen && !strncasecmp(line, target, tlen) &&
-		    (len == tlen || (len == tlen + 1 && line[tlen] == '/')))
-			return len == tlen ? 1 : 2;
-	}
-	return 0;
 }
 
 static int fat_lookup(struct imgp_fs *fs, const char *target)
@@ -574,9 +392,9 @@ static int fat_finish(struct imgp_fs *fs)
 	rc = fat_chains_all(fs, priv->drive, names, n, &chains);
 	free(names);
 	for (size_t i = 0; !rc && i < priv->filled.n; i++)
-		rc = fat_ranges_add(&all, priv->filled.r[i].file_off, priv->filled.r[i].len);
+		rc = imgp_fat_ranges_add(&all, priv->filled.r[i].file_off, priv->filled.r[i].len);
 	for (size_t i = 0; !rc && i < chains.n; i++)
-		rc = fat_ranges_add(&all, chains.r[i].file_off, chains.r[i].len);
+		rc = imgp_fat_ranges_add(&all, chains.r[i].file_off, chains.r[i].len);
 	if (!rc) {
 		a = malloc(FAT_CHUNK);
 		b = malloc(FAT_CHUNK);
@@ -601,8 +419,8 @@ static void fat_close(struct imgp_fs *fs)
 	if (priv->copy_fd >= 0)
 		close(priv->copy_fd);
 	free(priv->filled.r);
-	fat_names_free(priv->dirs, priv->ndirs);
-	fat_names_free(priv->written, priv->nwritten);
+	imgp_fs_list_free(priv->dirs, priv->ndirs);
+	imgp_fs_list_free(priv->written, priv->nwritten);
 	free(priv);
 }
 
@@ -692,32 +510,6 @@ static int fat_read_file(struct imgp_fs *fs, const char *path, size_t max,
 	if (out->len > max)
 		return imgp_fail(EFBIG, "file is larger than %zu bytes", max);
 	return 0;
-}
-
-/*
- * The names in a folder, from the listing: lines "::/dir/name", a folder's
- * with a "/" after it.
- */
-int imgp_fat_listing_children(const char *text, const char *prefix, char ***names,
-			      size_t *n)
-{
-	size_t plen = strlen(prefix);
-	const char *line, *eol;
-	int rc = 0;
-
-	for (line = text; !rc && *line; line = *eol ? eol + 1 : eol) {
-		size_t len, name;
-
-		eol = strchrnul(line, '\n');
-		len = (size_t)(eol - line);
-		if (len <= plen || strncasecmp(line, prefix, plen))
-			continue;
-		name = len - plen - (line[len - 1] == '/');
-		/* Only the folder's own entries, not those of its subfolders. */
-		if (!memchr(line + plen, '/', name))
-			rc = imgp_fs_names_add(names, n, line + plen, name);
-	}
-	return rc;
 }
 
 /* A folder's names from the listing; a file of that name instead is -ENOTDIR. */
@@ -843,40 +635,6 @@ static int fat_write_file(struct imgp_fs *fs, const char *path,
 	if (!rc && priv->copy_fd >= 0)
 		rc = fat_remember(priv, target);
 	return rc;
-}
-
-/*
- * The size of the file target, from mdir's listing of it: "Directory for
- * ::/dir" names the folder listed (target itself when it is a folder), and
- * the summary line gives the bytes: "1 file  94 634 860 bytes".
- */
-int imgp_fat_parse_size(const char *text, const char *target, uint64_t *size)
-{
-	size_t tlen = strlen(target);
-	const char *line, *eol;
-	bool found = false;
-
-	for (line = text; *line; line = *eol ? eol + 1 : eol) {
-		const char *p = line + strspn(line, " ");
-		uint64_t v = 0;
-
-		eol = strchrnul(line, '\n');
-		if ((size_t)(eol - p) == 14 + tlen && !strncmp(p, "Directory for ", 14) &&
-		    !strncasecmp(p + 14, target, tlen))
-			return imgp_fail(EISDIR, "is a directory, not a file");
-		if ((size_t)(eol - p) < 7 || strncmp(p, "1 file ", 7))
-			continue;
-		for (p += 7; p < eol && (*p == ' ' || (*p >= '0' && *p <= '9')); p++)
-			if (*p != ' ' && v < UINT64_MAX / 10)
-				v = v * 10 + (uint64_t)(*p - '0');
-		if (eol - p == 5 && !strncmp(p, "bytes", 5)) {
-			*size = v;
-			found = true;
-		}
-	}
-	if (!found)
-		return imgp_fail(EIO, "mdir did not print the size of %s", target);
-	return 0;
 }
 
 static int fat_mdir_size(struct imgp_fs *fs, const char *target, uint64_t *size)
@@ -1054,7 +812,7 @@ static int fat_map_listed(struct imgp_fs *fs, const char *target,
 	if (!rc && fat_listing.text == text && fat_listing.ino && !fat_listing.have_dir_chains) {
 		for (size_t i = 1; !rc && i <= ndirs; i++)
 			for (size_t j = 0; !rc && j < each[i].n; j++)
-				rc = fat_ranges_add(&fat_listing.dir_chains, each[i].r[j].file_off,
+				rc = imgp_fat_ranges_add(&fat_listing.dir_chains, each[i].r[j].file_off,
 						    each[i].r[j].len);
 		fat_listing.have_dir_chains = !rc;
 	}
@@ -1066,7 +824,7 @@ static int fat_map_listed(struct imgp_fs *fs, const char *target,
 		free(each[i].r);
 	free(each);
 	free(names);
-	fat_names_free(dirs, ndirs);
+	imgp_fs_list_free(dirs, ndirs);
 	imgp_buf_free(&dir);
 	return rc;
 }
