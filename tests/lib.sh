@@ -239,6 +239,22 @@ test_must_fail_with()
 	return 1
 }
 
+# refused_intact IMG STATUS PATTERN CMD...: CMD exits STATUS with one line
+# on stderr matching PATTERN (grep -x), and IMG is byte for byte what it
+# was (cmp against a copy made before).
+refused_intact()
+{
+	local img=$1 status=$2 pattern=$3
+
+	shift 3
+	cp "$img" before.img &&
+	test_must_fail_with "$status" "$@" >out 2>err &&
+	cat err &&
+	test "$(wc -l <err)" = 1 &&
+	grep -x -- "$pattern" err &&
+	cmp before.img "$img"
+}
+
 # A run that a test build kills on purpose (IMGPATCH_TEST_CRASH_AFTER_WRITES:
 # raise(SIGKILL), which no sanitizer can catch) ends with this status.
 TEST_KILLED_STATUS=$((128 + 9))

@@ -12,22 +12,6 @@ export IMGPATCH_RECIPE_PATH=$IMGPATCH_BUILD/recipes
 
 ROOTS="btrfs xfs f2fs squashfs"
 
-# refused_intact IMG STATUS PATTERN CMD...: CMD exits STATUS with one line
-# on stderr matching PATTERN (grep -x), and IMG is byte for byte what it
-# was (cmp against a copy made before).
-refused_intact()
-{
-	local img=$1 status=$2 pattern=$3
-
-	shift 3
-	cp "$img" before.img &&
-	test_must_fail_with "$status" "$@" >out 2>err &&
-	cat err &&
-	test "$(wc -l <err)" = 1 &&
-	grep -x -- "$pattern" err &&
-	cmp before.img "$img"
-}
-
 # boot_file IMG PATH: a file of the ext4 /boot (p2), read by debugfs after e2fsck -fn.
 boot_file()
 {

@@ -26,22 +26,6 @@ magic_at()
 	od -An -tx1 -j "$2" -N "$3" "$1" | tr -d ' \n'
 }
 
-# refused_intact IMG STATUS PATTERN CMD...: CMD exits STATUS with one line
-# on stderr matching PATTERN (grep -x), and IMG is byte for byte what it
-# was (cmp against a copy made before).
-refused_intact()
-{
-	local img=$1 status=$2 pattern=$3
-
-	shift 3
-	cp "$img" before.img &&
-	test_must_fail_with "$status" "$@" >out 2>err &&
-	cat err &&
-	test "$(wc -l <err)" = 1 &&
-	grep -x -- "$pattern" err &&
-	cmp before.img "$img"
-}
-
 test_expect_success 'build the Armbian images with an encrypted root, LUKS1 and LUKS2' '
 	for v in $VERSIONS; do
 		"$FIXTURES/mkimage-armbian.sh" $v.img --cryptroot=$v &&
