@@ -696,11 +696,12 @@ static void check_many(void)
 	if (!rc)
 		imgp_fit_free(&fit);
 
-	blob = many_fit(1025, 0, &len);
+	/* No bound on the images: each is reached by its node's offset. */
+	blob = many_fit(20000, 0, &len);
 	rc = blob ? imgp_fit_parse(&fit, blob, len) : -1;
-	CHECK(rc == -E2BIG, "many: 1025 images are refused as over the limit (-E2BIG)");
-	CHECK_STR(imgp_errmsg(), "FIT has 1025 images, more than the 1024 allowed",
-		  "many: the message gives the bound");
+	CHECK(rc == 0 && fit.nimages == 20000, "many: 20000 images parse");
+	if (!rc)
+		imgp_fit_free(&fit);
 
 	blob = many_fit(8, 65537, &len);
 	rc = blob ? imgp_fit_parse(&fit, blob, len) : -1;

@@ -209,6 +209,7 @@ struct imgp_fit_elided;
 struct imgp_fit_image {
 	char *name;              /* node name under /images */
 	int index;               /* position among /images children (dumpimage -p) */
+	int node;                /* its node's offset in the FIT's structure */
 	char *type;              /* "kernel", "ramdisk", "flat_dt", ... */
 	char *description;       /* may be "" */
 	char *compression;       /* "none", "gzip", ... */

@@ -247,13 +247,7 @@ static int survey_readable(const struct imgp_survey *sv)
 		rc = sv->fs_rc[i] ? imgp_survey_fail(sv->fs_rc[i], sv->fs_error[i]) : 0;
 	if (!rc)
 		rc = unreadable(sv->boot_rc, sv->boot_error);
-	/*
-	 * A FIT over imgpatch's own limits is not broken: its trees go
-	 * unexamined, everything else is still judged (as info reports it).
-	 */
-	if (!rc && sv->fit.rc == -E2BIG)
-		imgp_warn("%s: its device trees are not examined", sv->fit.error);
-	else if (!rc)
+	if (!rc)
 		rc = unreadable(sv->fit.rc, sv->fit.error);
 	/* Found but not read (a dangling link, a bad CRC) is an error too. */
 	if (!rc && sv->boot)
