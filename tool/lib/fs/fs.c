@@ -361,9 +361,6 @@ int imgp_fs_load_fit(struct imgp_fs *fs, const char *path, struct imgp_fit *fit)
 	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
 }
 
-/* A directory of a boot partition or /lib/modules holds far fewer. */
-#define FS_LIST_MAX 4096
-
 int imgp_fs_names_add(char ***names, size_t *n, const char *name, size_t len)
 {
 	char **grown;
@@ -371,8 +368,6 @@ int imgp_fs_names_add(char ***names, size_t *n, const char *name, size_t len)
 	if (len == 0 || (len == 1 && name[0] == '.') ||
 	    (len == 2 && name[0] == '.' && name[1] == '.'))
 		return 0;
-	if (*n == FS_LIST_MAX)
-		return imgp_fail(EFBIG, "more than %d directory entries", FS_LIST_MAX);
 	grown = realloc(*names, (*n + 1) * sizeof(*grown));
 	if (!grown)
 		return imgp_fail(ENOMEM, "out of memory");
