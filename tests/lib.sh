@@ -25,7 +25,9 @@
 # a trace of the commands it ran, is shown "#"-indented when it fails.
 #
 # Every script gets a fresh scratch directory tests/out/<script-name>/ (or
-# $TEST_OUTPUT_DIR/<script-name>/) and runs in it. Exported: TEST_DIR,
+# $TEST_OUTPUT_DIR/<script-name>/) and runs in it; test_done removes it when
+# nothing failed (TEST_KEEP=1 keeps it), since the images of a whole run
+# would fill a disk of many gigabytes. Exported: TEST_DIR,
 # FIXTURES, DTB_DIR, IMGPATCH_BUILD, IMGPATCH (the binary under test),
 # TEST_OUT (the scratch directory).
 
@@ -187,6 +189,9 @@ test_done()
 	echo "1..$_tl_count"
 	echo "# passed $passed, failed $_tl_failed$extra"
 	[ $_tl_failed -eq 0 ] || exit 1
+	if [ "${TEST_KEEP:-0}" != 1 ]; then
+		cd "$TEST_OUTPUT_DIR" && rm -rf "$TEST_OUT"
+	fi
 	exit 0
 }
 

@@ -77,6 +77,19 @@ test_expect_success 'test_done prints the plan; a missing tool skips the rest, n
 	test_cmp expect actual
 '
 
+test_expect_success 'test_done removes the scratch directory of a passing script; TEST_KEEP=1 keeps it' '
+	cat >t9996-clean.sh <<-\EOF &&
+	. "$TEST_DIR/lib.sh"
+	test_expect_success "leaves a file" "echo x >left"
+	test_done
+	EOF
+	TEST_OUTPUT_DIR=$PWD/inner-out bash t9996-clean.sh >clean.out &&
+	grep -x "ok 1 - leaves a file" clean.out &&
+	test ! -e inner-out/t9996-clean &&
+	TEST_KEEP=1 TEST_OUTPUT_DIR=$PWD/inner-out bash t9996-clean.sh >clean.out &&
+	test -f inner-out/t9996-clean/left
+'
+
 test_expect_success 'test_crash_walk counts the killed runs, and fails on any other end' '
 	cat >t9997-crash.sh <<-\EOF &&
 	. "$TEST_DIR/lib.sh"

@@ -215,10 +215,7 @@ struct imgp_fit_image {
 	char *compression;       /* "none", "gzip", ... */
 	char *hash_algos;        /* "sha1" or "crc32,sha1"; "" when none */
 	bool external;           /* data-offset / data-position rather than data */
-	/*
-	 * The payload, bounds-checked: inside the FIT blob, or, for a FIT read
-	 * piecewise, NULL until imgp_fit_payload() loads it from pos.
-	 */
+	/* Inside the FIT blob (bounds-checked), or NULL until imgp_fit_payload() */
 	const uint8_t *data;
 	size_t size;
 	uint64_t pos;            /* where a payload still NULL lies in the FIT file */
