@@ -190,7 +190,7 @@ static int load_recipe(const struct cli_apply *o, struct imgp_recipe **r)
 int cli_apply_one(const struct cli_apply *o, struct imgp_recipe *r,
 		  const char *image, const char *out, size_t *changes)
 {
-	struct imgp_patch patch;
+	struct imgp_patch *patch;
 	struct imgp_disk disk;
 	struct cli_io io = o->io;
 	int rc;
@@ -205,18 +205,22 @@ int cli_apply_one(const struct cli_apply *o, struct imgp_recipe *r,
 		rc = error_lib(image);
 		goto out_io;
 	}
-	imgp_patch_init(&patch, &disk);
-	imgp_patch_set_via(&patch, o->via);
-	if (bind_image(o, r, image) || imgp_recipe_match(r, &patch) ||
-	    imgp_recipe_apply(r, &patch)) {
+	if (imgp_patch_new(&patch, &disk)) {
+		rc = error_lib(image);
+		goto out_disk;
+	}
+	imgp_patch_set_via(patch, o->via);
+	if (bind_image(o, r, image) || imgp_recipe_match(r, patch) ||
+	    imgp_recipe_apply(r, patch)) {
 		rc = error_lib(image);
 	} else {
-		*changes = imgp_patch_pending(&patch);
+		*changes = imgp_patch_pending(patch);
 		printf("recipe %s: %s\n", imgp_recipe_name(r),
 		       *changes ? "planned" : "already applied");
-		rc = cli_io_commit(&io, &patch);
+		rc = cli_io_commit(&io, patch);
 	}
-	imgp_patch_free(&patch);
+	imgp_patch_free(patch);
+out_disk:
 	imgp_disk_close(&disk);
 out_io:
 	cli_io_close(&io);

@@ -107,7 +107,7 @@ static int show_plan(const struct write_card *c, struct imgp_patch *patch)
 static int patch_copy(struct card_run *run, char **path)
 {
 	const struct write_card *c = run->card;
-	struct imgp_patch patch;
+	struct imgp_patch *patch = NULL;
 	struct imgp_disk disk;
 	const char *copy;
 	int fd, rc;
@@ -121,21 +121,20 @@ static int patch_copy(struct card_run *run, char **path)
 	cli_name_copy(copy, cli_name_of(c->image));
 	if (imgp_copy_sparse(c->image, copy) || imgp_disk_open(&disk, copy, false))
 		return fail(run, false, 0, "%s", imgp_errmsg());
-	imgp_patch_init(&patch, &disk);
-	rc = 0;
+	rc = imgp_patch_new(&patch, &disk);
 	for (size_t k = 0; !rc && k < c->nrecipes; k++) {
 		rc = cli_target_bind(c->recipes[k], c->each, c->target, c->sets, c->nsets);
 		if (!rc)
-			rc = imgp_recipe_match(c->recipes[k], &patch);
+			rc = imgp_recipe_match(c->recipes[k], patch);
 		/* A step's failure names the step, not its recipe. */
-		if (!rc && (rc = imgp_recipe_apply(c->recipes[k], &patch)))
+		if (!rc && (rc = imgp_recipe_apply(c->recipes[k], patch)))
 			imgp_fail_ctx(rc, "recipe %s", imgp_recipe_name(c->recipes[k]));
 	}
 	if (!rc && c->dry_run)
-		rc = show_plan(c, &patch);
+		rc = show_plan(c, patch);
 	if (!rc)
-		rc = imgp_patch_commit(&patch, copy, NULL);
-	imgp_patch_free(&patch);
+		rc = imgp_patch_commit(patch, copy, NULL);
+	imgp_patch_free(patch);
 	imgp_disk_close(&disk);
 	return rc ? fail(run, false, 0, "%s", imgp_errmsg()) : EXIT_OK;
 }

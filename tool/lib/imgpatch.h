@@ -767,43 +767,15 @@ int imgp_temp_sweep(const char *dir, const char *base, struct imgp_buf *removed)
  * imgp_patch_commit(). The CLI's patch options and recipe steps both call
  * these operations.
  */
-/* Bounds on what a patch reads into memory. */
-#define IMGP_FIT_MAX ((size_t)1 << 30)
+/* Bound on a device tree a patch reads into memory. */
 #define IMGP_DTB_MAX ((size_t)64 << 20)
 
-struct imgp_dt_plan;
+/* The plan on one opened disk (which must outlive it). */
+struct imgp_patch;
 
-struct imgp_patch {
-	struct imgp_disk *disk;
-	/* The device tree being edited, loaded by imgp_patch_load_fdt(). */
-	struct imgp_dtb dtb;
-	bool have_dtb;
-	const struct imgp_part *boot_part;
-	char *dtb_origin;        /* "fdt-x.dtb in p1 /image.fit" */
-	char *fit_path;          /* the FIT the tree came from; NULL: a .dtb file */
-	char *fit_image;         /* its image node */
-	/*
-	 * The edits go back where the tree came from (the FIT rewritten): a
-	 * property already absent may be an earlier run's work, not a typo.
-	 */
-	bool dt_in_place;
-	/* The way a recipe's tree goes, as the caller asked (imgp_patch_set_via; 0: the recipe's). */
-	unsigned via_asked;
-	struct imgp_buf dtb_notes;
-	struct imgp_buf dtb_before; /* the loaded tree as DTS, for the plan's diff */
-	struct imgp_dtb dtb_source; /* the tree as loaded, before this run's edits */
-	size_t nchanges;
-	struct imgp_change *changes;
-	/* The device tree edits as made, and the tree the boot path boots (patch-via.c). */
-	struct imgp_dt_plan *dt_plan;
-	/* Where "boot", "root" and the FIT are: surveyed once, when first asked. */
-	struct imgp_survey *survey;
-	/* FITs loaded other than the survey's (imgp_patch_load_fit). */
-	struct imgp_fit **fits;
-	size_t nfits;
-};
-
-void imgp_patch_init(struct imgp_patch *patch, struct imgp_disk *disk);
+/* A new, empty plan on disk into *out. Returns 0 or -ENOMEM. */
+int imgp_patch_new(struct imgp_patch **out, struct imgp_disk *disk);
+/* Frees the plan and everything it loaded (NULL: nothing). */
 void imgp_patch_free(struct imgp_patch *patch);
 /*
  * Loads the fdt image spec (name or dumpimage index; NULL: the only fdt)
