@@ -663,7 +663,7 @@ static void test_e2e(void)
 		"}\n";
 	struct imgp_recipe *r;
 	struct imgp_patch *patch = NULL;
-	struct imgp_disk disk;
+	struct imgp_disk *disk;
 	struct imgp_buf b = { 0 };
 	char img[1024];
 	bool existed = false;
@@ -697,7 +697,7 @@ static void test_e2e(void)
 		return;
 	}
 
-	rc = e2e_match(&disk, &patch, "e2e", "revB", &r);
+	rc = e2e_match(disk, &patch, "e2e", "revB", &r);
 	CHECK(rc == 0, "e2e: the KV260 image matches (labels, files, fit-fdt, compatible)");
 	if (rc)
 		printf("# %s\n", imgp_errmsg());
@@ -730,39 +730,39 @@ static void test_e2e(void)
 	imgp_buf_free(&b);
 	imgp_recipe_free(r);
 
-	rc = e2e_match(&disk, &patch, "e2e", "revZ", &r);
+	rc = e2e_match(disk, &patch, "e2e", "revZ", &r);
 	CHECK(rc == -ENOENT && msg_has("recipe 'e2e' does not match this image: expected FIT fdt 'fdt-smk-k26-revA-sck-kv-g-revZ.dtb' in /image.fit (have: fdt-zynqmp-smk-k26-revA.dtb, fdt-smk-k26-revA-sck-kr-g-revA.dtb, fdt-smk-k26-revA-sck-kv-g-revA.dtb, fdt-smk-k26-revA-sck-kr-g-revB.dtb, fdt-smk-k26-revA-sck-kv-g-revB.dtb)"),
 	      "e2e: fit-fdt rule says what it expected and what there is");
 	CHECK(imgp_patch_pending(patch) == 0, "e2e: a failed match plans nothing");
 	imgp_patch_free(patch);
 	imgp_recipe_free(r);
 
-	rc = e2e_match(&disk, &patch, "e2e-label", "revB", &r);
+	rc = e2e_match(disk, &patch, "e2e-label", "revB", &r);
 	CHECK(rc == -ENOENT && msg_has("expected a partition labelled 'bootfs', found: p1 'system-boot' (vfat), p2 'writable' (ext4)"),
 	      "e2e: partition-label rule lists the partitions");
 	imgp_patch_free(patch);
 	imgp_recipe_free(r);
 
-	rc = e2e_match(&disk, &patch, "e2e-file", "revB", &r);
+	rc = e2e_match(disk, &patch, "e2e-file", "revB", &r);
 	CHECK(rc == -ENOENT && msg_has("expected boot:/nope, found: no such file on p1 (vfat)"),
 	      "e2e: file rule");
 	imgp_patch_free(patch);
 	imgp_recipe_free(r);
 
-	rc = e2e_match(&disk, &patch, "e2e-file-number", "revB", &r);
+	rc = e2e_match(disk, &patch, "e2e-file-number", "revB", &r);
 	CHECK(rc == 0 && patch->survey,
 	      "e2e: file rule on a numbered partition reads through the patch's survey");
 	imgp_patch_free(patch);
 	imgp_recipe_free(r);
 
-	rc = e2e_match(&disk, &patch, "e2e-compat", "revB", &r);
+	rc = e2e_match(disk, &patch, "e2e-compat", "revB", &r);
 	CHECK(rc == -ENOENT && msg_has("expected root compatible 'xlnx,zynqmp-sk-kv260-revB', found: 'xlnx,zynqmp-smk-k26-rev1', 'xlnx,zynqmp-smk-k26-revB'"),
 	      "e2e: compatible rule lists the tree's compatible");
 	CHECK(!patch->have_dtb, "e2e: matching loads no tree into the patch");
 	imgp_patch_free(patch);
 	imgp_recipe_free(r);
 
-	rc = e2e_match(&disk, &patch, "e2e-fail", "revB", &r);
+	rc = e2e_match(disk, &patch, "e2e-fail", "revB", &r);
 	CHECK(rc == 0, "e2e-fail: matches (no rules)");
 	rc = r ? imgp_recipe_apply(r, patch) : 0;
 	CHECK(rc < 0 && !strncmp(imgp_errmsg(), "step 2 (dt-delete-property): ", 29),
@@ -772,7 +772,7 @@ static void test_e2e(void)
 	imgp_patch_free(patch);
 	imgp_recipe_free(r);
 
-	rc = imgp_patch_new(&patch, &disk);
+	rc = imgp_patch_new(&patch, disk);
 	if (!rc)
 		rc = imgp_recipe_load(rpath(dir_e2e, "e2e-text"), &r);
 	if (!rc)
@@ -792,7 +792,7 @@ static void test_e2e(void)
 		imgp_recipe_free(r);
 	}
 	imgp_patch_free(patch);
-	imgp_disk_close(&disk);
+	imgp_disk_close(disk);
 }
 
 static int setup(void)

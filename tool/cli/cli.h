@@ -137,8 +137,7 @@ int cli_check_output(const char *path, const char *what);
 struct cli_read {
 	struct imgp_work src;     /* src.format: the image's format */
 	char *copy;               /* the unpacked copy of a compressed image */
-	struct imgp_disk disk;
-	bool disk_open;
+	struct imgp_disk *disk;   /* NULL until open */
 };
 /* Opens image read-only (reports the failure): an exit status. */
 int cli_read_open(struct cli_read *r, const char *image);

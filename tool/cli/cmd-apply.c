@@ -191,7 +191,7 @@ int cli_apply_one(const struct cli_apply *o, struct imgp_recipe *r,
 		  const char *image, const char *out, size_t *changes)
 {
 	struct imgp_patch *patch;
-	struct imgp_disk disk;
+	struct imgp_disk *disk;
 	struct cli_io io = o->io;
 	int rc;
 
@@ -205,7 +205,7 @@ int cli_apply_one(const struct cli_apply *o, struct imgp_recipe *r,
 		rc = error_lib(image);
 		goto out_io;
 	}
-	if (imgp_patch_new(&patch, &disk)) {
+	if (imgp_patch_new(&patch, disk)) {
 		rc = error_lib(image);
 		goto out_disk;
 	}
@@ -221,7 +221,7 @@ int cli_apply_one(const struct cli_apply *o, struct imgp_recipe *r,
 	}
 	imgp_patch_free(patch);
 out_disk:
-	imgp_disk_close(&disk);
+	imgp_disk_close(disk);
 out_io:
 	cli_io_close(&io);
 	return rc;

@@ -323,7 +323,7 @@ int cmd_doctor(int argc, char **argv)
 
 	rc = cli_read_open(&img, dc.path);
 	dc.compressed = img.src.format != IMGP_FMT_RAW;
-	if (!rc && imgp_doctor_run(&img.disk, &dopts, &dc.doc))
+	if (!rc && imgp_doctor_run(img.disk, &dopts, &dc.doc))
 		rc = error_lib_typed(dc.path, dopts.model != NULL);
 	if (!rc) {
 		int out;

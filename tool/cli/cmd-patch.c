@@ -401,7 +401,7 @@ int cmd_patch(int argc, char **argv)
 {
 	struct patch_opts o = { 0 };
 	struct imgp_patch *patch = NULL;
-	struct imgp_disk disk;
+	struct imgp_disk *disk;
 	int rc;
 
 	cli_io_init(&o.io);
@@ -415,13 +415,13 @@ int cmd_patch(int argc, char **argv)
 		rc = error_lib(o.image);
 		goto out_io;
 	}
-	if (imgp_patch_new(&patch, &disk))
+	if (imgp_patch_new(&patch, disk))
 		rc = error_lib(o.image);
 	else
 		rc = plan_patch(patch, &o) ? error_lib_typed(o.image, o.model != NULL) :
 		     cli_io_commit(&o.io, patch);
 	imgp_patch_free(patch);
-	imgp_disk_close(&disk);
+	imgp_disk_close(disk);
 out_io:
 	cli_io_close(&o.io);
 out_opts:

@@ -199,7 +199,6 @@ char *cli_journal_path(const char *image, const char *undo)
  */
 static int open_in_place(struct cli_io *io)
 {
-	struct imgp_image img;
 	size_t regions;
 	uint64_t bytes;
 	int fd, rc;
@@ -216,11 +215,7 @@ static int open_in_place(struct cli_io *io)
 		return EXIT_OK;
 	if (!io->recover)
 		return error_lib(io->image);
-	rc = imgp_image_open(&img, io->image, true);
-	if (!rc) {
-		rc = imgp_journal_undo(io->journal, &img, false, &regions, &bytes);
-		imgp_image_close(&img);
-	}
+	rc = imgp_journal_undo(io->journal, io->image, false, &regions, &bytes);
 	if (rc)
 		return error_lib(io->image);
 	printf("recovered %s: restored %zu region%s (%llu bytes) from %s\n",
@@ -462,15 +457,13 @@ int cli_read_open(struct cli_read *r, const char *image)
 		cli_read_close(r);
 		return rc;
 	}
-	r->disk_open = true;
 	return EXIT_OK;
 }
 
 void cli_read_close(struct cli_read *r)
 {
-	if (r->disk_open)
-		imgp_disk_close(&r->disk);
-	r->disk_open = false;
+	imgp_disk_close(r->disk);
+	r->disk = NULL;
 	imgp_work_close(&r->src);
 	temp_drop(&r->copy);
 }

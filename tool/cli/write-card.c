@@ -108,7 +108,7 @@ static int patch_copy(struct card_run *run, char **path)
 {
 	const struct write_card *c = run->card;
 	struct imgp_patch *patch = NULL;
-	struct imgp_disk disk;
+	struct imgp_disk *disk;
 	const char *copy;
 	int fd, rc;
 
@@ -121,7 +121,7 @@ static int patch_copy(struct card_run *run, char **path)
 	cli_name_copy(copy, cli_name_of(c->image));
 	if (imgp_copy_sparse(c->image, copy) || imgp_disk_open(&disk, copy, false))
 		return fail(run, false, 0, "%s", imgp_errmsg());
-	rc = imgp_patch_new(&patch, &disk);
+	rc = imgp_patch_new(&patch, disk);
 	for (size_t k = 0; !rc && k < c->nrecipes; k++) {
 		rc = cli_target_bind(c->recipes[k], c->each, c->target, c->sets, c->nsets);
 		if (!rc)
@@ -135,7 +135,7 @@ static int patch_copy(struct card_run *run, char **path)
 	if (!rc)
 		rc = imgp_patch_commit(patch, copy, NULL);
 	imgp_patch_free(patch);
-	imgp_disk_close(&disk);
+	imgp_disk_close(disk);
 	return rc ? fail(run, false, 0, "%s", imgp_errmsg()) : EXIT_OK;
 }
 

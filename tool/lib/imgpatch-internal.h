@@ -49,7 +49,7 @@ int imgp_image_fill(const struct imgp_image *img, uint64_t off, uint64_t len);
  * keeps. Return 0 or -errno.
  */
 int imgp_image_open_fd(struct imgp_image *img, int fd, const char *path);
-int imgp_disk_open_fd(struct imgp_disk *disk, int fd, const char *path);
+int imgp_disk_open_fd(struct imgp_disk **disk, int fd, const char *path);
 
 /* ---------------------------------------- part.c, part-mbr.c, part-gpt.c */
 

@@ -69,31 +69,9 @@ void imgp_buf_free(struct imgp_buf *b);
 
 /* ---------------------------------------------------------------- image.c */
 
-/*
- * Makes [off, off+len) of an image file hold the image's bytes before they
- * are read or written through its fd (an image unpacked on demand); write
- * says the range is about to change. Returns 0 or -errno with a message.
- */
-typedef int (*imgp_fill_fn)(void *ctx, uint64_t off, uint64_t len, bool write);
+/* An image file or block device, opened (opaque). */
+struct imgp_image;
 
-struct imgp_image {
-	char *path;
-	int fd;
-	bool writable;
-	bool is_blockdev;
-	uint64_t size;
-	imgp_fill_fn fill;       /* NULL for a plain file or device */
-	void *fill_ctx;
-};
-
-/*
- * Opens a regular file or block device. Writable block devices are opened
- * exclusively and refused while mounted (-EBUSY). Returns 0, or -errno
- * (-ENOENT, -EACCES, -EINVAL for an empty file); messages never repeat the
- * path.
- */
-int imgp_image_open(struct imgp_image *img, const char *path, bool writable);
-void imgp_image_close(struct imgp_image *img);
 /*
  * Refuses (-EBUSY "... is mounted on /media/x") a block device that is
  * mounted or has a mounted partition; 0 for anything else.
@@ -166,12 +144,13 @@ struct imgp_journal;
  */
 int imgp_journal_check(const char *path);
 /*
- * Puts the old bytes of the journal at path back into img and checks each
- * region's SHA-256. After a finished patch, a region that holds neither the
- * old nor the patched bytes is refused (-EEXIST) unless force. Returns 0
- * and the regions and bytes restored, or -errno.
+ * Puts the old bytes of the journal at path back into the image file or
+ * device image (opened for writing) and checks each region's SHA-256.
+ * After a finished patch, a region that holds neither the old nor the
+ * patched bytes is refused (-EEXIST) unless force. Returns 0 and the
+ * regions and bytes restored, or -errno.
  */
-int imgp_journal_undo(const char *path, struct imgp_image *img, bool force,
+int imgp_journal_undo(const char *path, const char *image, bool force,
 		      size_t *restored, uint64_t *bytes);
 
 /* ------------------------------------------------------------------ lock.c */
@@ -324,19 +303,22 @@ int imgp_cmdline_get(const char *line, size_t len, const char *key,
 
 /* ------------------------------------------------------------------ disk.c */
 
-/* An opened image with its partition table and identified filesystems. */
-struct imgp_disk {
-	struct imgp_image img;
-	struct imgp_table tab;
-};
+/* An opened image with its partition table and identified filesystems (opaque). */
+struct imgp_disk;
 
 /*
  * Opens an image, reads its partition table and probes every partition's
- * filesystem. Returns 0 or -errno; the message does not repeat the path
- * (callers print "imgpatch: PATH: message").
+ * filesystem, into a new *disk. Returns 0 or -errno; the message does not
+ * repeat the path (callers print "imgpatch: PATH: message").
  */
-int imgp_disk_open(struct imgp_disk *disk, const char *path, bool writable);
+int imgp_disk_open(struct imgp_disk **disk, const char *path, bool writable);
+/* Closes and frees the disk (NULL: nothing). */
 void imgp_disk_close(struct imgp_disk *disk);
+/* Its partition table, its image (what imgp_fs_new() opens), the image's path and size. */
+const struct imgp_table *imgp_disk_table(const struct imgp_disk *disk);
+struct imgp_image *imgp_disk_image(struct imgp_disk *disk);
+const char *imgp_disk_path(const struct imgp_disk *disk);
+uint64_t imgp_disk_size(const struct imgp_disk *disk);
 
 /* ---------------------------------------------------- survey.c, bootpath-*.c */
 
@@ -1097,7 +1079,7 @@ int imgp_work_probe(struct imgp_work *w, const char *image);
  * probe opened (not opened again), a working copy by its name. Returns 0
  * or -errno.
  */
-int imgp_work_disk_open(struct imgp_work *w, struct imgp_disk *disk);
+int imgp_work_disk_open(struct imgp_work *w, struct imgp_disk **disk);
 /*
  * Unpacks a compressed or archived image into copy (a file the caller
  * made), block-wise for a multi-block .xz written back as .xz with the

@@ -132,7 +132,7 @@ static int map_outside(const struct imgp_table *tab, struct imgp_fsmap *m)
 int imgp_fsmap_build(const char *path, struct imgp_fsmap *out)
 {
 	struct imgp_fsmap outside = { 0 };
-	struct imgp_disk disk;
+	struct imgp_disk *disk;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -153,21 +153,21 @@ int imgp_fsmap_build(const char *path, struct imgp_fsmap *out)
 		fsmap_normalize(out);
 		return rc;
 	}
-	out->size = outside.size = disk.img.size;
-	rc = map_outside(&disk.tab, &outside);
+	out->size = outside.size = disk->img.size;
+	rc = map_outside(&disk->tab, &outside);
 	if (!rc) {
 		fsmap_normalize(&outside);
 		for (size_t i = 0; !rc && i < outside.n; i++)
 			rc = imgp_fsmap_add(out, outside.r[i].start, outside.r[i].end);
 	}
-	for (size_t i = 0; !rc && i < disk.tab.nparts; i++) {
-		const struct imgp_part *part = &disk.tab.parts[i];
+	for (size_t i = 0; !rc && i < disk->tab.nparts; i++) {
+		const struct imgp_part *part = &disk->tab.parts[i];
 
 		if (part->container || part->start >= out->size)
 			continue;
-		rc = map_part(&disk.img, part, out);
+		rc = map_part(&disk->img, part, out);
 	}
-	imgp_disk_close(&disk);
+	imgp_disk_close(disk);
 	if (rc) {
 		imgp_fsmap_free(&outside);
 		imgp_fsmap_free(out);

@@ -43,7 +43,7 @@ int imgp_work_probe(struct imgp_work *w, const char *image)
 	return rc;
 }
 
-int imgp_work_disk_open(struct imgp_work *w, struct imgp_disk *disk)
+int imgp_work_disk_open(struct imgp_work *w, struct imgp_disk **disk)
 {
 	if (w->fd >= 0 && w->path == w->image)
 		return imgp_disk_open_fd(disk, w->fd, w->path);
