@@ -80,7 +80,7 @@ struct cli_io {
 	bool compress_set;        /* --compress given */
 	struct imgp_pack_opts pack;
 	struct imgp_pack_opts out_pack; /* pack with the output's format */
-	struct imgp_work src;     /* IMAGE as the library works on it */
+	struct imgp_work *src;    /* IMAGE as the library works on it */
 	char *work;               /* the raw image the patch is planned on */
 	bool work_is_temp;
 	const char *undo;         /* --undo FILE: the journal of an in-place commit */
@@ -135,7 +135,7 @@ int cli_check_output(const char *path, const char *what);
 
 /* An image opened only to be read (info, cat, doctor). */
 struct cli_read {
-	struct imgp_work src;     /* src.format: the image's format */
+	struct imgp_work *src;    /* its format: the image's */
 	char *copy;               /* the unpacked copy of a compressed image */
 	struct imgp_disk *disk;   /* NULL until open */
 };

@@ -411,7 +411,7 @@ int cmd_patch(int argc, char **argv)
 	rc = cli_io_open(&o.io, "patch");
 	if (rc)
 		goto out_io;
-	if (imgp_work_disk_open(&o.io.src, &disk)) {
+	if (imgp_work_disk_open(o.io.src, &disk)) {
 		rc = error_lib(o.image);
 		goto out_io;
 	}

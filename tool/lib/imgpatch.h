@@ -162,12 +162,6 @@ int imgp_journal_undo(const char *path, const char *image, bool force,
  * as it) or -errno.
  */
 int imgp_lock(const char *path);
-/*
- * The same lock, taken on the file already open as fd (path names it):
- * -EAGAIN when path no longer names that file. Returns a new fd to keep
- * open, or -errno.
- */
-int imgp_lock_fd(int fd, const char *path);
 void imgp_unlock(int fd);
 
 /* ------------------------------------------------------------------- fit.c */
@@ -993,13 +987,6 @@ int imgp_recipe_match(const struct imgp_recipe *r, struct imgp_patch *patch);
  */
 int imgp_recipe_apply(const struct imgp_recipe *r, struct imgp_patch *patch);
 
-/* ------------------------------------------------------------ xz-image.c */
-
-/* A multi-block .xz image patched block-wise (see xz-image.c). */
-struct imgp_xz_image;
-/* How many blocks were written to, and (*nblocks) how many there are. */
-size_t imgp_xz_image_changed(const struct imgp_xz_image *xi, size_t *nblocks);
-
 /* ------------------------------------------------- unpack.c, pack.c, bmap.c */
 
 /* Container/compression of an image file, detected by content. */
@@ -1053,13 +1040,7 @@ enum imgp_format imgp_format_from_name(const char *path);
  * will be written back as .xz (only the blocks read are decoded, only those
  * written re-encoded).
  */
-struct imgp_work {
-	const char *image;          /* as given */
-	enum imgp_format format;    /* of image, by content (a device: RAW) */
-	const char *path;           /* the raw image to open: image, or the copy */
-	struct imgp_xz_image *xz;   /* the block-wise .xz, or NULL */
-	int fd;                     /* image, open read-only since the probe; -1 none */
-};
+struct imgp_work;
 
 struct imgp_work_opts {
 	/* How the result is written back; NULL: only read (never block-wise). */
@@ -1069,21 +1050,33 @@ struct imgp_work_opts {
 };
 
 /*
- * Opens image read-only (w->fd, until imgp_work_close()) and detects its
- * format (a block device is not read: RAW). Then imgp_work_unpack() is
- * needed unless it is RAW. Returns 0 or -errno.
+ * Opens image read-only (until imgp_work_close()) into a new *w and detects
+ * its format (a block device is not read: RAW). Then imgp_work_unpack() is
+ * needed unless it is RAW. Returns 0 or -errno (*w NULL).
  */
-int imgp_work_probe(struct imgp_work *w, const char *image);
+int imgp_work_probe(struct imgp_work **w, const char *image);
+/* The format of image, by content (a device: RAW). */
+enum imgp_format imgp_work_format(const struct imgp_work *w);
+/* The raw image to open: image, or its working copy (unpacked, or set). */
+const char *imgp_work_path(const struct imgp_work *w);
+/* A raw image's working copy, which packing then reads (path must outlive w). */
+void imgp_work_set_path(struct imgp_work *w, const char *path);
 /*
- * imgp_disk_open() of w->path read-only: a raw image through the file the
- * probe opened (not opened again), a working copy by its name. Returns 0
- * or -errno.
+ * imgp_lock() taken on the file the probe opened, so that the lock holds
+ * the image that is read: -EAGAIN when image no longer names that file.
+ * Returns an fd to keep open, or -errno.
+ */
+int imgp_work_lock(const struct imgp_work *w);
+/*
+ * imgp_disk_open() of the raw image read-only: a raw image through the
+ * file the probe opened (not opened again), a working copy by its name.
+ * Returns 0 or -errno.
  */
 int imgp_work_disk_open(struct imgp_work *w, struct imgp_disk **disk);
 /*
  * Unpacks a compressed or archived image into copy (a file the caller
  * made), block-wise for a multi-block .xz written back as .xz with the
- * default level; w->path is copy then. Returns 0 or -errno.
+ * default level; the working copy is copy then. Returns 0 or -errno.
  */
 int imgp_work_unpack(struct imgp_work *w, const char *copy,
 		     const struct imgp_work_opts *opts);
@@ -1094,7 +1087,12 @@ int imgp_work_unpack(struct imgp_work *w, const char *copy,
  */
 int imgp_work_pack(struct imgp_work *w, const char *dst,
 		   const struct imgp_pack_opts *opts);
-/* Releases w (the copy itself stays the caller's). */
+/*
+ * True for a multi-block .xz patched block-wise: how many of its blocks
+ * (*nblocks) were written to.
+ */
+bool imgp_work_xz_blocks(const struct imgp_work *w, size_t *changed, size_t *nblocks);
+/* Closes and frees w (NULL: nothing; the copy itself stays the caller's). */
 void imgp_work_close(struct imgp_work *w);
 
 /*

@@ -78,6 +78,15 @@ int imgp_image_sync(struct imgp_image *img);
 /* Reports progress; -EINTR once interrupted (imgp_interrupt_set), else 0. */
 int imgp_progress(const char *what, uint64_t done, uint64_t total);
 
+/* ------------------------------------------------------------------ lock.c */
+
+/*
+ * imgp_lock(), taken on the file already open as fd (path names it):
+ * -EAGAIN when path no longer names that file. Returns a new fd to keep
+ * open, or -errno.
+ */
+int imgp_lock_fd(int fd, const char *path);
+
 /* ------------------------------------------------------------ tempfiles.c */
 
 /*
