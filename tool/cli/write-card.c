@@ -147,24 +147,23 @@ static void flash_progress(uint64_t bytes, void *ctx)
 /* The map of what this card gets, written and checked (a dry run: only made). */
 static int write_and_verify(struct card_run *run, const char *image)
 {
-	struct imgp_flash_result res;
-	struct imgp_fsmap map;
+	struct imgp_fsmap *map;
+	uint64_t bad;
 	int rc;
 
 	if (imgp_fsmap_build(image, &map))
 		return fail(run, false, 0, "%s", imgp_errmsg());
-	run->res.mapped = map.mapped;
+	run->res.mapped = imgp_fsmap_mapped(map);
 	if (run->card->dry_run) {
-		imgp_fsmap_free(&map);
+		imgp_fsmap_free(map);
 		return EXIT_OK;
 	}
-	run->total = 2 * map.mapped;
+	run->total = 2 * run->res.mapped;
 	send_msg(run, CARD_MSG_PROGRESS);
-	rc = imgp_flash(image, &map, run->card->path ? run->card->path : run->card->target,
-			flash_progress, run, &res);
-	imgp_fsmap_free(&map);
-	run->res.written = res.written;
-	return rc ? fail(run, res.has_offset, res.offset, "%s", imgp_errmsg()) : EXIT_OK;
+	rc = imgp_flash(image, map, run->card->path ? run->card->path : run->card->target,
+			flash_progress, run, &run->res.written, &bad);
+	imgp_fsmap_free(map);
+	return rc ? fail(run, bad != UINT64_MAX, bad, "%s", imgp_errmsg()) : EXIT_OK;
 }
 
 int write_card_run(const struct write_card *card, int fd)

@@ -1201,22 +1201,8 @@ int imgp_shell_quote(struct imgp_buf *out, const char *arg);
 
 /* -------------------------------------------------------------- fsmap.c */
 
-/* Bytes [start, end) of an image. */
-struct imgp_span {
-	uint64_t start, end;
-};
-
-/* The blocks of an image that a card needs, sorted and merged. */
-struct imgp_fsmap {
-	struct imgp_span *r;     /* 4 KiB aligned; the last may end at size */
-	size_t n, cap;
-	uint64_t size;           /* the image's size */
-	uint64_t mapped;         /* bytes in r */
-	/* The part of r outside the partitions (tables, boot loaders, the
-	 * GPT backup), sorted: imgp_flash writes there only what differs. */
-	struct imgp_span *outside;
-	size_t noutside;
-};
+/* The blocks of an image that a card needs (opaque). */
+struct imgp_fsmap;
 
 /*
  * Maps the raw image at path from its filesystems, as e2image and
@@ -1224,9 +1210,13 @@ struct imgp_fsmap {
  * clusters of FAT, the metadata and the used blocks of ext2/3/4 (inode
  * tables, journal and bitmaps included), and every block of a partition
  * whose filesystem is not one of those, or does not read as one. An image
- * without a partition table is mapped whole. Returns 0 or -errno.
+ * without a partition table is mapped whole. Returns 0 and a new *out, or
+ * -errno.
  */
-int imgp_fsmap_build(const char *path, struct imgp_fsmap *out);
+int imgp_fsmap_build(const char *path, struct imgp_fsmap **out);
+/* How many bytes the map holds. */
+uint64_t imgp_fsmap_mapped(const struct imgp_fsmap *m);
+/* Frees the map (NULL: nothing). */
 void imgp_fsmap_free(struct imgp_fsmap *m);
 
 /* ---------------------------------------------------------------- csv.c */
@@ -1253,12 +1243,6 @@ void imgp_csv_free(struct imgp_csv *c);
 
 /* -------------------------------------------------------------- flash.c */
 
-struct imgp_flash_result {
-	uint64_t written;        /* bytes written to the card (not those it held already) */
-	bool has_offset;         /* the failure happened at offset */
-	uint64_t offset;
-};
-
 /* Called as bytes are written, then again as they are verified. */
 typedef void (*imgp_flash_progress_fn)(uint64_t bytes, void *ctx);
 
@@ -1268,12 +1252,13 @@ typedef void (*imgp_flash_progress_fn)(uint64_t bytes, void *ctx);
  * cache and compares. In the map's outside ranges it first reads what the
  * target holds and writes only the 4 KiB blocks that differ, so a fresh
  * card or a sparse file gets no writes there and an old boot loader on a
- * reused card is still overwritten. Returns 0 or -errno: "write error at offset N: ...",
- * "verify: the card differs at offset N (wrote 0x.., read 0x..)", with the
- * offset also in res.
+ * reused card is still overwritten. *written: the bytes written to the
+ * card (not those it held already). Returns 0 or -errno: "write error at
+ * offset N: ...", "verify: the card differs at offset N (wrote 0x.., read
+ * 0x..)", with the offset also in *bad (UINT64_MAX when none applies).
  */
 int imgp_flash(const char *image, const struct imgp_fsmap *map, const char *target,
-	       imgp_flash_progress_fn progress, void *ctx,
-	       struct imgp_flash_result *res);
+	       imgp_flash_progress_fn progress, void *ctx, uint64_t *written,
+	       uint64_t *bad);
 
 #endif
