@@ -161,7 +161,7 @@ int cli_recipe_find(const struct cli_recipe_path *rp, const char *spec,
 /* --each FILE.csv (each.c): a row of recipe parameters per image or target. */
 struct cli_each {
 	const char *path;
-	struct imgp_csv table;
+	struct imgp_csv *table;
 	const char *const *ignore; /* --each-ignore COLUMN: set before reading */
 	size_t nignore;
 };

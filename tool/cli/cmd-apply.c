@@ -131,8 +131,8 @@ static int check_table(struct cli_apply *o, struct imgp_recipe *r)
 {
 	int rc = cli_each_read(&o->table, o->each, "image", o->images, o->nimages);
 
-	for (size_t c = 1; !rc && c < o->table.table.ncols; c++) {
-		const char *name = imgp_csv_cell(&o->table.table, 0, c);
+	for (size_t c = 1; !rc && c < imgp_csv_ncols(o->table.table); c++) {
+		const char *name = imgp_csv_cell(o->table.table, 0, c);
 
 		if (!cli_each_param(r, name) && !cli_each_ignored(&o->table, c)) {
 			const struct imgp_recipe_param *params;
@@ -145,7 +145,7 @@ static int check_table(struct cli_apply *o, struct imgp_recipe *r)
 				names[i] = params[i].name;
 			near = cli_closest(name, names, n);
 			error("%s:%u: recipe %s has no parameter '%s'%s%s%s: give --each-ignore '%s' to leave the column out",
-			      o->each, imgp_csv_line(&o->table.table, 0), imgp_recipe_name(r), name,
+			      o->each, imgp_csv_line(o->table.table, 0), imgp_recipe_name(r), name,
 			      near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "", name);
 			free(names);
 			rc = EXIT_USAGE;
@@ -154,7 +154,7 @@ static int check_table(struct cli_apply *o, struct imgp_recipe *r)
 	for (size_t i = 0; !rc && i < o->nimages; i++) {
 		if (bind_image(o, r, o->images[i])) {
 			error("%s:%u: %s: %s", o->each,
-			      imgp_csv_line(&o->table.table, cli_each_row(&o->table, o->images[i])),
+			      imgp_csv_line(o->table.table, cli_each_row(&o->table, o->images[i])),
 			      o->images[i], imgp_errmsg());
 			rc = EXIT_USAGE;
 		}

@@ -1221,24 +1221,27 @@ void imgp_fsmap_free(struct imgp_fsmap *m);
 
 /* ---------------------------------------------------------------- csv.c */
 
-/* A CSV table: row 0 is the header; every row has ncols cells. */
-struct imgp_csv {
-	size_t nrows, ncols;
-	char **cells;            /* row by row */
-	unsigned *lines;         /* the line each row starts on */
-};
+/* A CSV table (opaque): row 0 is the header; every row has as many cells. */
+struct imgp_csv;
 
 /*
  * Reads RFC 4180 CSV (quoted fields, doubled quotes, CRLF or LF, blank
  * lines skipped, spaces around an unquoted field or the quotes of a quoted
- * one dropped). Returns 0, -EINVAL "line N: ..." for a malformed record
- * or one whose field count differs from the header's, or -ENOMEM.
+ * one dropped) into a new *out. Returns 0, -EINVAL "line N: ..." for a
+ * malformed record or one whose field count differs from the header's, or
+ * -ENOMEM.
  */
-int imgp_csv_parse(const char *text, size_t len, struct imgp_csv *out);
+int imgp_csv_parse(const char *text, size_t len, struct imgp_csv **out);
+/* Its rows (the header's included) and columns. */
+size_t imgp_csv_nrows(const struct imgp_csv *c);
+size_t imgp_csv_ncols(const struct imgp_csv *c);
 /* The line (1-based) row starts on, or 0 outside the table. */
 unsigned imgp_csv_line(const struct imgp_csv *c, size_t row);
 /* The cell at row, col, or NULL outside the table. */
 const char *imgp_csv_cell(const struct imgp_csv *c, size_t row, size_t col);
+/* Drops the spaces and tabs around the cell at row, col, even quoted ones. */
+void imgp_csv_trim(struct imgp_csv *c, size_t row, size_t col);
+/* Frees the table (NULL: nothing). */
 void imgp_csv_free(struct imgp_csv *c);
 
 /* -------------------------------------------------------------- flash.c */
