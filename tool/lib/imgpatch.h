@@ -737,19 +737,17 @@ int imgp_temp_sweep(const char *dir, const char *base, struct imgp_buf *removed)
 /* ----------------------------------------------------------------- patch.c */
 
 /*
- * A patch is planned first and written once: every operation below reads
- * the image (or the content an earlier operation planned for the same file)
- * and records whole-file replacements; nothing touches the image until
+ * A patch (opaque) is planned first and written once: every operation below
+ * reads the image (or the content an earlier operation planned for the same
+ * file) and records whole-file replacements; nothing touches the image until
  * imgp_patch_commit(). The CLI's patch options and recipe steps both call
  * these operations.
  */
+struct imgp_patch;
 /* Bound on a device tree a patch reads into memory. */
 #define IMGP_DTB_MAX ((size_t)64 << 20)
 
-/* The plan on one opened disk (which must outlive it). */
-struct imgp_patch;
-
-/* A new, empty plan on disk into *out. Returns 0 or -ENOMEM. */
+/* A new, empty plan on disk (which must outlive it). Returns 0 or -ENOMEM. */
 int imgp_patch_new(struct imgp_patch **out, struct imgp_disk *disk);
 /* Frees the plan and everything it loaded (NULL: nothing). */
 void imgp_patch_free(struct imgp_patch *patch);
@@ -1061,11 +1059,7 @@ enum imgp_format imgp_work_format(const struct imgp_work *w);
 const char *imgp_work_path(const struct imgp_work *w);
 /* A raw image's working copy, which packing then reads (path must outlive w). */
 void imgp_work_set_path(struct imgp_work *w, const char *path);
-/*
- * imgp_lock() taken on the file the probe opened, so that the lock holds
- * the image that is read: -EAGAIN when image no longer names that file.
- * Returns an fd to keep open, or -errno.
- */
+/* imgp_lock() on the file the probe opened (-EAGAIN: image names another now). */
 int imgp_work_lock(const struct imgp_work *w);
 /*
  * imgp_disk_open() of the raw image read-only: a raw image through the
@@ -1087,10 +1081,7 @@ int imgp_work_unpack(struct imgp_work *w, const char *copy,
  */
 int imgp_work_pack(struct imgp_work *w, const char *dst,
 		   const struct imgp_pack_opts *opts);
-/*
- * True for a multi-block .xz patched block-wise: how many of its blocks
- * (*nblocks) were written to.
- */
+/* True for a multi-block .xz patched block-wise: how many of its *nblocks changed. */
 bool imgp_work_xz_blocks(const struct imgp_work *w, size_t *changed, size_t *nblocks);
 /* Closes and frees w (NULL: nothing; the copy itself stays the caller's). */
 void imgp_work_close(struct imgp_work *w);
