@@ -23,6 +23,17 @@ test_expect_success 'no struct in imgpatch.h has an ops or priv member' '
 	test_cmp /dev/null members
 '
 
+# The handles a client only passes around are opaque (libfdisk style):
+# imgpatch.h declares them, an internal header or their own file defines
+# them, and the client reaches them through functions.
+test_expect_success 'the handles are declared, not defined, in imgpatch.h' '
+	for h in patch disk image work fsmap csv recipe fs; do
+		grep -q "^struct imgp_$h;" "$header" || echo "imgp_$h not declared"
+		! grep -n "^struct imgp_$h {" "$header" || echo "imgp_$h defined"
+	done >defined &&
+	test_cmp /dev/null defined
+'
+
 # What a command-line file includes in quotes is its own folder's header
 # or imgpatch.h: never imgpatch-internal.h nor a folder's header.
 test_expect_success 'the command line includes only imgpatch.h of the library' '

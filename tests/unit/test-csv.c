@@ -6,7 +6,7 @@
 #include "imgpatch-internal.h"
 #include "unit.h"
 
-static int parse(const char *text, struct imgp_csv *c)
+static int parse(const char *text, struct imgp_csv **c)
 {
 	imgp_errclear();
 	return imgp_csv_parse(text, strlen(text), c);
@@ -14,59 +14,63 @@ static int parse(const char *text, struct imgp_csv *c)
 
 static void test_plain(void)
 {
-	struct imgp_csv c;
+	struct imgp_csv *c = NULL;
 	int rc = parse("target,hostname\n/dev/sdb,lab-01\r\n/dev/sdc,lab-02", &c);
 
 	CHECK(rc == 0, "plain: parsed");
-	CHECK(c.nrows == 3 && c.ncols == 2, "plain: 3 rows of 2");
-	CHECK_STR(imgp_csv_cell(&c, 0, 1), "hostname", "plain: header cell");
-	CHECK_STR(imgp_csv_cell(&c, 1, 1), "lab-01", "plain: CRLF ends a record");
-	CHECK_STR(imgp_csv_cell(&c, 2, 0), "/dev/sdc", "plain: last line without a break");
-	CHECK(imgp_csv_cell(&c, 3, 0) == NULL, "plain: no row past the end");
-	imgp_csv_free(&c);
+	CHECK(imgp_csv_nrows(c) == 3 && imgp_csv_ncols(c) == 2, "plain: 3 rows of 2");
+	CHECK_STR(imgp_csv_cell(c, 0, 1), "hostname", "plain: header cell");
+	CHECK_STR(imgp_csv_cell(c, 1, 1), "lab-01", "plain: CRLF ends a record");
+	CHECK_STR(imgp_csv_cell(c, 2, 0), "/dev/sdc", "plain: last line without a break");
+	CHECK(imgp_csv_cell(c, 3, 0) == NULL, "plain: no row past the end");
+	imgp_csv_free(c);
 }
 
 static void test_quoted(void)
 {
-	struct imgp_csv c;
+	struct imgp_csv *c = NULL;
 	int rc = parse("target,key,note\n"
 		       "a.img,\"ssh-ed25519 AAAA x@y, z\",\"say \"\"hi\"\"\"\n"
 		       "\n"
 		       "b.img,\"two\nlines\",\n", &c);
 
 	CHECK(rc == 0, "quoted: parsed");
-	CHECK(c.nrows == 3, "quoted: blank line skipped");
-	CHECK_STR(imgp_csv_cell(&c, 1, 1), "ssh-ed25519 AAAA x@y, z", "quoted: comma inside quotes");
-	CHECK_STR(imgp_csv_cell(&c, 1, 2), "say \"hi\"", "quoted: doubled quotes");
-	CHECK_STR(imgp_csv_cell(&c, 2, 1), "two\nlines", "quoted: line break inside quotes");
-	CHECK_STR(imgp_csv_cell(&c, 2, 2), "", "quoted: empty last field");
-	imgp_csv_free(&c);
+	CHECK(imgp_csv_nrows(c) == 3, "quoted: blank line skipped");
+	CHECK_STR(imgp_csv_cell(c, 1, 1), "ssh-ed25519 AAAA x@y, z", "quoted: comma inside quotes");
+	CHECK_STR(imgp_csv_cell(c, 1, 2), "say \"hi\"", "quoted: doubled quotes");
+	CHECK_STR(imgp_csv_cell(c, 2, 1), "two\nlines", "quoted: line break inside quotes");
+	CHECK_STR(imgp_csv_cell(c, 2, 2), "", "quoted: empty last field");
+	imgp_csv_free(c);
 }
 
 static void test_trimmed(void)
 {
-	struct imgp_csv c;
+	struct imgp_csv *c = NULL;
 	int rc = parse(" Target ,\tHostname\t, note\n"
 		       "a.img , lab-01 ,\" keep \" \n"
 		       "\n"
 		       "b.img,\"x\ny\" ,  \n", &c);
 
 	CHECK(rc == 0, "trimmed: parsed");
-	CHECK_STR(imgp_csv_cell(&c, 0, 0), "Target", "trimmed: header cell");
-	CHECK_STR(imgp_csv_cell(&c, 0, 1), "Hostname", "trimmed: tabs too");
-	CHECK_STR(imgp_csv_cell(&c, 1, 1), "lab-01", "trimmed: value cell");
-	CHECK_STR(imgp_csv_cell(&c, 1, 2), " keep ", "trimmed: quoted value keeps its spaces");
-	CHECK_STR(imgp_csv_cell(&c, 2, 1), "x\ny", "trimmed: spaces after a closing quote");
-	CHECK_STR(imgp_csv_cell(&c, 2, 2), "", "trimmed: spaces only is empty");
-	CHECK(imgp_csv_line(&c, 0) == 1 && imgp_csv_line(&c, 1) == 2 &&
-	      imgp_csv_line(&c, 2) == 4 && imgp_csv_line(&c, 3) == 0,
+	CHECK_STR(imgp_csv_cell(c, 0, 0), "Target", "trimmed: header cell");
+	CHECK_STR(imgp_csv_cell(c, 0, 1), "Hostname", "trimmed: tabs too");
+	CHECK_STR(imgp_csv_cell(c, 1, 1), "lab-01", "trimmed: value cell");
+	CHECK_STR(imgp_csv_cell(c, 1, 2), " keep ", "trimmed: quoted value keeps its spaces");
+	CHECK_STR(imgp_csv_cell(c, 2, 1), "x\ny", "trimmed: spaces after a closing quote");
+	CHECK_STR(imgp_csv_cell(c, 2, 2), "", "trimmed: spaces only is empty");
+	CHECK(imgp_csv_line(c, 0) == 1 && imgp_csv_line(c, 1) == 2 &&
+	      imgp_csv_line(c, 2) == 4 && imgp_csv_line(c, 3) == 0,
 	      "trimmed: each row's line, past a blank one");
-	imgp_csv_free(&c);
+	imgp_csv_trim(c, 1, 2);
+	imgp_csv_trim(c, 9, 9);
+	CHECK_STR(imgp_csv_cell(c, 1, 2), "keep", "trimmed: a quoted cell's spaces dropped when asked");
+	CHECK_STR(imgp_csv_cell(c, 1, 1), "lab-01", "trimmed: the other cells as they were");
+	imgp_csv_free(c);
 }
 
 static void test_bad(void)
 {
-	struct imgp_csv c;
+	struct imgp_csv *c = NULL;
 
 	CHECK(parse("a,b\n1,2,3\n", &c) == -EINVAL &&
 	      strstr(imgp_errmsg(), "line 2: 3 fields, the header has 2"), "bad: field count");
@@ -82,25 +86,25 @@ static void test_bad(void)
 /* What spreadsheets write: Excel's byte order mark, the semicolon of comma-decimal locales. */
 static void test_spreadsheet(void)
 {
-	struct imgp_csv c;
+	struct imgp_csv *c = NULL;
 
 	CHECK(parse("\xef\xbb\xbftarget,hostname\r\n/dev/sdb,lab-01\r\n", &c) == 0 &&
-	      c.ncols == 2 && !strcmp(imgp_csv_cell(&c, 0, 0), "target"),
+	      imgp_csv_ncols(c) == 2 && !strcmp(imgp_csv_cell(c, 0, 0), "target"),
 	      "spreadsheet: a UTF-8 byte order mark is not part of the first cell");
-	imgp_csv_free(&c);
+	imgp_csv_free(c);
 	CHECK(parse("target;hostname;key\n/dev/sdb;lab-01;\"ssh-ed25519 A x;y, z\"\n", &c) == 0 &&
-	      c.ncols == 3 && !strcmp(imgp_csv_cell(&c, 1, 1), "lab-01") &&
-	      !strcmp(imgp_csv_cell(&c, 1, 2), "ssh-ed25519 A x;y, z"),
+	      imgp_csv_ncols(c) == 3 && !strcmp(imgp_csv_cell(c, 1, 1), "lab-01") &&
+	      !strcmp(imgp_csv_cell(c, 1, 2), "ssh-ed25519 A x;y, z"),
 	      "spreadsheet: semicolons separate when the header has no comma");
-	imgp_csv_free(&c);
-	CHECK(parse("target,\"a;b\"\nx,y\n", &c) == 0 && c.ncols == 2 &&
-	      !strcmp(imgp_csv_cell(&c, 0, 1), "a;b"),
+	imgp_csv_free(c);
+	CHECK(parse("target,\"a;b\"\nx,y\n", &c) == 0 && imgp_csv_ncols(c) == 2 &&
+	      !strcmp(imgp_csv_cell(c, 0, 1), "a;b"),
 	      "spreadsheet: a comma in the header keeps the comma, a quoted semicolon is text");
-	imgp_csv_free(&c);
-	CHECK(parse("\"t,x\";h\n1;2\n", &c) == 0 && c.ncols == 2 &&
-	      !strcmp(imgp_csv_cell(&c, 0, 0), "t,x"),
+	imgp_csv_free(c);
+	CHECK(parse("\"t,x\";h\n1;2\n", &c) == 0 && imgp_csv_ncols(c) == 2 &&
+	      !strcmp(imgp_csv_cell(c, 0, 0), "t,x"),
 	      "spreadsheet: a quoted comma in a semicolon header is text");
-	imgp_csv_free(&c);
+	imgp_csv_free(c);
 }
 
 int main(void)

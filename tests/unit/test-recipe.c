@@ -623,7 +623,7 @@ static int write_e2e(const char *name, const char *match, const char *steps)
 }
 
 /* Loads, binds and matches; returns match's result (or -1 before it). */
-static int e2e_match(struct imgp_disk *disk, struct imgp_patch *patch,
+static int e2e_match(struct imgp_disk *disk, struct imgp_patch **patch,
 		     const char *name, const char *carrier,
 		     struct imgp_recipe **out)
 {
@@ -633,7 +633,11 @@ static int e2e_match(struct imgp_disk *disk, struct imgp_patch *patch,
 	int rc;
 
 	snprintf(set, sizeof(set), "carrier=%s", carrier);
-	imgp_patch_init(patch, disk);
+	rc = imgp_patch_new(patch, disk);
+	if (rc) {
+		*out = NULL;
+		return -1;
+	}
 	rc = imgp_recipe_load(rpath(dir_e2e, name), &r);
 	if (!rc)
 		rc = imgp_recipe_bind(r, sets, 1);
@@ -644,7 +648,7 @@ static int e2e_match(struct imgp_disk *disk, struct imgp_patch *patch,
 		return -1;
 	}
 	*out = r;
-	return imgp_recipe_match(r, patch);
+	return imgp_recipe_match(r, *patch);
 }
 
 static void test_e2e(void)
@@ -658,8 +662,8 @@ static void test_e2e(void)
 		"\tcompatible = {\"xlnx,zynqmp-smk-k26-${carrier}\"}\n"
 		"}\n";
 	struct imgp_recipe *r;
-	struct imgp_patch patch;
-	struct imgp_disk disk;
+	struct imgp_patch *patch = NULL;
+	struct imgp_disk *disk;
 	struct imgp_buf b = { 0 };
 	char img[1024];
 	bool existed = false;
@@ -693,20 +697,20 @@ static void test_e2e(void)
 		return;
 	}
 
-	rc = e2e_match(&disk, &patch, "e2e", "revB", &r);
+	rc = e2e_match(disk, &patch, "e2e", "revB", &r);
 	CHECK(rc == 0, "e2e: the KV260 image matches (labels, files, fit-fdt, compatible)");
 	if (rc)
 		printf("# %s\n", imgp_errmsg());
-	rc = r ? imgp_recipe_apply(r, &patch) : -1;
+	rc = r ? imgp_recipe_apply(r, patch) : -1;
 	CHECK(rc == 0, "e2e: the steps apply");
 	if (rc)
 		printf("# %s\n", imgp_errmsg());
-	CHECK(imgp_patch_pending(&patch) == 2,
+	CHECK(imgp_patch_pending(patch) == 2,
 	      "e2e: two pending changes (user-override.dtb, fstab)");
-	if (!rc && patch.boot_part) {
+	if (!rc && patch->boot_part) {
 		int node;
 
-		rc = imgp_patch_read(&patch, patch.boot_part, "/user-override.dtb",
+		rc = imgp_patch_read(patch, patch->boot_part, "/user-override.dtb",
 				     IMGP_DTB_MAX, &b, &existed);
 		node = rc || !existed ? -1 : fdt_path_offset(b.data, "/axi/mmc@ff170000");
 		CHECK(node >= 0 && !fdt_getprop(b.data, node, "no-1-8-v", NULL) &&
@@ -714,11 +718,11 @@ static void test_e2e(void)
 		      "e2e: the planned tree lacks no-1-8-v and keeps the rest");
 		b.len = 0;
 	}
-	rc = imgp_patch_describe(&patch, &b);
+	rc = imgp_patch_describe(patch, &b);
 	CHECK(rc == 0 && buf_has(&b, "/user-override.dtb") && buf_has(&b, "noatime"),
 	      "e2e: the plan names both changes");
 	imgp_buf_free(&b);
-	imgp_patch_free(&patch);
+	imgp_patch_free(patch);
 	rc = r ? imgp_recipe_describe(r, &b) : -1;
 	CHECK(rc == 0 && buf_has(&b, "  3. dt-delete-property: delete property 'no-1-8-v' of node mmc@ff170000\n") &&
 	      buf_has(&b, "  root compatible: xlnx,zynqmp-smk-k26-${carrier} (of the tree step 1 loads)\n"),
@@ -726,59 +730,60 @@ static void test_e2e(void)
 	imgp_buf_free(&b);
 	imgp_recipe_free(r);
 
-	rc = e2e_match(&disk, &patch, "e2e", "revZ", &r);
+	rc = e2e_match(disk, &patch, "e2e", "revZ", &r);
 	CHECK(rc == -ENOENT && msg_has("recipe 'e2e' does not match this image: expected FIT fdt 'fdt-smk-k26-revA-sck-kv-g-revZ.dtb' in /image.fit (have: fdt-zynqmp-smk-k26-revA.dtb, fdt-smk-k26-revA-sck-kr-g-revA.dtb, fdt-smk-k26-revA-sck-kv-g-revA.dtb, fdt-smk-k26-revA-sck-kr-g-revB.dtb, fdt-smk-k26-revA-sck-kv-g-revB.dtb)"),
 	      "e2e: fit-fdt rule says what it expected and what there is");
-	CHECK(imgp_patch_pending(&patch) == 0, "e2e: a failed match plans nothing");
-	imgp_patch_free(&patch);
+	CHECK(imgp_patch_pending(patch) == 0, "e2e: a failed match plans nothing");
+	imgp_patch_free(patch);
 	imgp_recipe_free(r);
 
-	rc = e2e_match(&disk, &patch, "e2e-label", "revB", &r);
+	rc = e2e_match(disk, &patch, "e2e-label", "revB", &r);
 	CHECK(rc == -ENOENT && msg_has("expected a partition labelled 'bootfs', found: p1 'system-boot' (vfat), p2 'writable' (ext4)"),
 	      "e2e: partition-label rule lists the partitions");
-	imgp_patch_free(&patch);
+	imgp_patch_free(patch);
 	imgp_recipe_free(r);
 
-	rc = e2e_match(&disk, &patch, "e2e-file", "revB", &r);
+	rc = e2e_match(disk, &patch, "e2e-file", "revB", &r);
 	CHECK(rc == -ENOENT && msg_has("expected boot:/nope, found: no such file on p1 (vfat)"),
 	      "e2e: file rule");
-	imgp_patch_free(&patch);
+	imgp_patch_free(patch);
 	imgp_recipe_free(r);
 
-	rc = e2e_match(&disk, &patch, "e2e-file-number", "revB", &r);
-	CHECK(rc == 0 && patch.survey,
+	rc = e2e_match(disk, &patch, "e2e-file-number", "revB", &r);
+	CHECK(rc == 0 && patch->survey,
 	      "e2e: file rule on a numbered partition reads through the patch's survey");
-	imgp_patch_free(&patch);
+	imgp_patch_free(patch);
 	imgp_recipe_free(r);
 
-	rc = e2e_match(&disk, &patch, "e2e-compat", "revB", &r);
+	rc = e2e_match(disk, &patch, "e2e-compat", "revB", &r);
 	CHECK(rc == -ENOENT && msg_has("expected root compatible 'xlnx,zynqmp-sk-kv260-revB', found: 'xlnx,zynqmp-smk-k26-rev1', 'xlnx,zynqmp-smk-k26-revB'"),
 	      "e2e: compatible rule lists the tree's compatible");
-	CHECK(!patch.have_dtb, "e2e: matching loads no tree into the patch");
-	imgp_patch_free(&patch);
+	CHECK(!patch->have_dtb, "e2e: matching loads no tree into the patch");
+	imgp_patch_free(patch);
 	imgp_recipe_free(r);
 
-	rc = e2e_match(&disk, &patch, "e2e-fail", "revB", &r);
+	rc = e2e_match(disk, &patch, "e2e-fail", "revB", &r);
 	CHECK(rc == 0, "e2e-fail: matches (no rules)");
-	rc = r ? imgp_recipe_apply(r, &patch) : 0;
+	rc = r ? imgp_recipe_apply(r, patch) : 0;
 	CHECK(rc < 0 && !strncmp(imgp_errmsg(), "step 2 (dt-delete-property): ", 29),
 	      "e2e-fail: the failing step is named");
 	if (rc >= 0 || strncmp(imgp_errmsg(), "step 2 (dt-delete-property): ", 29))
 		printf("# %s\n", imgp_errmsg());
-	imgp_patch_free(&patch);
+	imgp_patch_free(patch);
 	imgp_recipe_free(r);
 
-	imgp_patch_init(&patch, &disk);
-	rc = imgp_recipe_load(rpath(dir_e2e, "e2e-text"), &r);
+	rc = imgp_patch_new(&patch, disk);
 	if (!rc)
-		rc = imgp_recipe_match(r, &patch);
+		rc = imgp_recipe_load(rpath(dir_e2e, "e2e-text"), &r);
 	if (!rc)
-		rc = imgp_recipe_apply(r, &patch);
-	CHECK(rc == 0 && imgp_patch_pending(&patch) == 1, "e2e-text: inline file planned");
+		rc = imgp_recipe_match(r, patch);
+	if (!rc)
+		rc = imgp_recipe_apply(r, patch);
+	CHECK(rc == 0 && imgp_patch_pending(patch) == 1, "e2e-text: inline file planned");
 	if (!rc) {
-		const struct imgp_part *root = imgp_patch_part(&patch, "root");
+		const struct imgp_part *root = imgp_patch_part(patch, "root");
 
-		rc = root ? imgp_patch_read(&patch, root, "/etc/motd", 4096, &b,
+		rc = root ? imgp_patch_read(patch, root, "/etc/motd", 4096, &b,
 					    &existed) : -1;
 		CHECK(rc == 0 && existed && b.len &&
 		      !strcmp((char *)b.data, "hello ${HOME} world $5\n"),
@@ -786,8 +791,8 @@ static void test_e2e(void)
 		imgp_buf_free(&b);
 		imgp_recipe_free(r);
 	}
-	imgp_patch_free(&patch);
-	imgp_disk_close(&disk);
+	imgp_patch_free(patch);
+	imgp_disk_close(disk);
 }
 
 static int setup(void)

@@ -358,7 +358,7 @@ static void test_image(void)
 	struct imgp_survey_opts opts = { .what = IMGP_SURVEY_BOOT };
 	const struct imgp_survey_bootdt *pi4, *pi5;
 	struct imgp_survey sv;
-	struct imgp_disk disk;
+	struct imgp_disk *disk;
 	struct imgp_buf base = { 0 };
 	void *fdt = NULL;
 	size_t size = 0;
@@ -378,9 +378,9 @@ static void test_image(void)
 		CHECK(0, "opens the image");
 		return;
 	}
-	if (imgp_survey_open(&sv, &disk, &opts)) {
+	if (imgp_survey_open(&sv, disk, &opts)) {
 		CHECK(0, "surveys the image");
-		imgp_disk_close(&disk);
+		imgp_disk_close(disk);
 		return;
 	}
 	CHECK(sv.bootpath == &imgp_bootpath_rpi, "boot path rpi");
@@ -458,7 +458,7 @@ static void test_image(void)
 	free(fdt);
 	imgp_buf_free(&base);
 	imgp_survey_free(&sv);
-	imgp_disk_close(&disk);
+	imgp_disk_close(disk);
 }
 
 int main(void)

@@ -85,7 +85,7 @@ static void check_work(void)
 	struct imgp_pack_opts as_xz = { .format = IMGP_FMT_XZ, .level = -1 };
 	struct imgp_pack_opts as_gz = { .format = IMGP_FMT_GZIP, .level = -1 };
 	struct imgp_work_opts wopts = { .out = &as_xz, .zero_holes = true };
-	struct imgp_work w;
+	struct imgp_work *w;
 	uint8_t *back;
 	size_t len;
 	int rc;
@@ -100,44 +100,45 @@ static void check_work(void)
 		return;
 	}
 
-	CHECK(imgp_work_probe(&w, disk) == 0 && w.format == IMGP_FMT_RAW &&
-	      !strcmp(w.path, disk), "a raw image is worked on as it is");
-	CHECK(imgp_work_unpack(&w, copy, &wopts) == 0 && !strcmp(w.path, disk),
+	rc = imgp_work_probe(&w, disk);
+	CHECK(rc == 0 && w->format == IMGP_FMT_RAW && !strcmp(w->path, disk),
+	      "a raw image is worked on as it is");
+	CHECK(rc == 0 && imgp_work_unpack(w, copy, &wopts) == 0 && !strcmp(w->path, disk),
 	      "a raw image needs no copy");
-	imgp_work_close(&w);
+	imgp_work_close(w);
 
 	/* Only read: unpacked whole. */
 	close(open(copy, O_WRONLY | O_CREAT | O_TRUNC, 0600));
 	wopts.out = NULL;
 	rc = imgp_work_probe(&w, packed);
-	CHECK(rc == 0 && w.format == IMGP_FMT_XZ, "a .xz is detected");
-	rc = imgp_work_unpack(&w, copy, &wopts);
-	CHECK(rc == 0 && !w.xz && !strcmp(w.path, copy), "read only: unpacked whole");
-	imgp_work_close(&w);
+	CHECK(rc == 0 && w->format == IMGP_FMT_XZ, "a .xz is detected");
+	rc = rc ? rc : imgp_work_unpack(w, copy, &wopts);
+	CHECK(rc == 0 && !w->xz && !strcmp(w->path, copy), "read only: unpacked whole");
+	imgp_work_close(w);
 
 	/* Written back as .gz: unpacked whole too. */
 	wopts.out = &as_gz;
 	rc = imgp_work_probe(&w, packed);
-	rc = rc ? rc : imgp_work_unpack(&w, copy, &wopts);
-	CHECK(rc == 0 && !w.xz, "to another format: unpacked whole");
-	imgp_work_close(&w);
+	rc = rc ? rc : imgp_work_unpack(w, copy, &wopts);
+	CHECK(rc == 0 && !w->xz, "to another format: unpacked whole");
+	imgp_work_close(w);
 
 	/* Written back as .xz: block-wise, and only the block written changes. */
 	wopts.out = &as_xz;
 	rc = imgp_work_probe(&w, packed);
-	rc = rc ? rc : imgp_work_unpack(&w, copy, &wopts);
-	CHECK(rc == 0 && w.xz, "a multi-block .xz back to .xz: block-wise");
-	rc = rc ? rc : patch_at(&w, 2 * MiB + 100);
-	rc = rc ? rc : imgp_work_pack(&w, out, &as_xz);
+	rc = rc ? rc : imgp_work_unpack(w, copy, &wopts);
+	CHECK(rc == 0 && w->xz, "a multi-block .xz back to .xz: block-wise");
+	rc = rc ? rc : patch_at(w, 2 * MiB + 100);
+	rc = rc ? rc : imgp_work_pack(w, out, &as_xz);
 	CHECK(rc == 0, "written back");
 	if (rc)
 		printf("#   %s\n", imgp_errmsg());
-	if (w.xz) {
-		size_t nblocks, changed = imgp_xz_image_changed(w.xz, &nblocks);
+	if (w && w->xz) {
+		size_t nblocks, changed = imgp_xz_image_changed(w->xz, &nblocks);
 
 		CHECK(changed == 1 && nblocks == 4, "one of four blocks re-encoded");
 	}
-	imgp_work_close(&w);
+	imgp_work_close(w);
 	back = NULL;
 	if (!rc && unit_spawn(xzd, NULL, unit_path("back.img")) == 0)
 		back = unit_read_file(unit_path("back.img"), &len);

@@ -80,7 +80,7 @@ struct cli_io {
 	bool compress_set;        /* --compress given */
 	struct imgp_pack_opts pack;
 	struct imgp_pack_opts out_pack; /* pack with the output's format */
-	struct imgp_work src;     /* IMAGE as the library works on it */
+	struct imgp_work *src;    /* IMAGE as the library works on it */
 	char *work;               /* the raw image the patch is planned on */
 	bool work_is_temp;
 	const char *undo;         /* --undo FILE: the journal of an in-place commit */
@@ -135,10 +135,9 @@ int cli_check_output(const char *path, const char *what);
 
 /* An image opened only to be read (info, cat, doctor). */
 struct cli_read {
-	struct imgp_work src;     /* src.format: the image's format */
+	struct imgp_work *src;    /* its format: the image's */
 	char *copy;               /* the unpacked copy of a compressed image */
-	struct imgp_disk disk;
-	bool disk_open;
+	struct imgp_disk *disk;   /* NULL until open */
 };
 /* Opens image read-only (reports the failure): an exit status. */
 int cli_read_open(struct cli_read *r, const char *image);
@@ -162,7 +161,7 @@ int cli_recipe_find(const struct cli_recipe_path *rp, const char *spec,
 /* --each FILE.csv (each.c): a row of recipe parameters per image or target. */
 struct cli_each {
 	const char *path;
-	struct imgp_csv table;
+	struct imgp_csv *table;
 	const char *const *ignore; /* --each-ignore COLUMN: set before reading */
 	size_t nignore;
 };

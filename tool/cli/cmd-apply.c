@@ -131,8 +131,8 @@ static int check_table(struct cli_apply *o, struct imgp_recipe *r)
 {
 	int rc = cli_each_read(&o->table, o->each, "image", o->images, o->nimages);
 
-	for (size_t c = 1; !rc && c < o->table.table.ncols; c++) {
-		const char *name = imgp_csv_cell(&o->table.table, 0, c);
+	for (size_t c = 1; !rc && c < imgp_csv_ncols(o->table.table); c++) {
+		const char *name = imgp_csv_cell(o->table.table, 0, c);
 
 		if (!cli_each_param(r, name) && !cli_each_ignored(&o->table, c)) {
 			const struct imgp_recipe_param *params;
@@ -145,7 +145,7 @@ static int check_table(struct cli_apply *o, struct imgp_recipe *r)
 				names[i] = params[i].name;
 			near = cli_closest(name, names, n);
 			error("%s:%u: recipe %s has no parameter '%s'%s%s%s: give --each-ignore '%s' to leave the column out",
-			      o->each, imgp_csv_line(&o->table.table, 0), imgp_recipe_name(r), name,
+			      o->each, imgp_csv_line(o->table.table, 0), imgp_recipe_name(r), name,
 			      near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "", name);
 			free(names);
 			rc = EXIT_USAGE;
@@ -154,7 +154,7 @@ static int check_table(struct cli_apply *o, struct imgp_recipe *r)
 	for (size_t i = 0; !rc && i < o->nimages; i++) {
 		if (bind_image(o, r, o->images[i])) {
 			error("%s:%u: %s: %s", o->each,
-			      imgp_csv_line(&o->table.table, cli_each_row(&o->table, o->images[i])),
+			      imgp_csv_line(o->table.table, cli_each_row(&o->table, o->images[i])),
 			      o->images[i], imgp_errmsg());
 			rc = EXIT_USAGE;
 		}
@@ -190,8 +190,8 @@ static int load_recipe(const struct cli_apply *o, struct imgp_recipe **r)
 int cli_apply_one(const struct cli_apply *o, struct imgp_recipe *r,
 		  const char *image, const char *out, size_t *changes)
 {
-	struct imgp_patch patch;
-	struct imgp_disk disk;
+	struct imgp_patch *patch;
+	struct imgp_disk *disk;
 	struct cli_io io = o->io;
 	int rc;
 
@@ -201,23 +201,27 @@ int cli_apply_one(const struct cli_apply *o, struct imgp_recipe *r,
 	rc = cli_io_open(&io, "apply");
 	if (rc)
 		goto out_io;
-	if (imgp_work_disk_open(&io.src, &disk)) {
+	if (imgp_work_disk_open(io.src, &disk)) {
 		rc = error_lib(image);
 		goto out_io;
 	}
-	imgp_patch_init(&patch, &disk);
-	imgp_patch_set_via(&patch, o->via);
-	if (bind_image(o, r, image) || imgp_recipe_match(r, &patch) ||
-	    imgp_recipe_apply(r, &patch)) {
+	if (imgp_patch_new(&patch, disk)) {
+		rc = error_lib(image);
+		goto out_disk;
+	}
+	imgp_patch_set_via(patch, o->via);
+	if (bind_image(o, r, image) || imgp_recipe_match(r, patch) ||
+	    imgp_recipe_apply(r, patch)) {
 		rc = error_lib(image);
 	} else {
-		*changes = imgp_patch_pending(&patch);
+		*changes = imgp_patch_pending(patch);
 		printf("recipe %s: %s\n", imgp_recipe_name(r),
 		       *changes ? "planned" : "already applied");
-		rc = cli_io_commit(&io, &patch);
+		rc = cli_io_commit(&io, patch);
 	}
-	imgp_patch_free(&patch);
-	imgp_disk_close(&disk);
+	imgp_patch_free(patch);
+out_disk:
+	imgp_disk_close(disk);
 out_io:
 	cli_io_close(&io);
 	return rc;

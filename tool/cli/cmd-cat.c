@@ -80,7 +80,7 @@ static int cat_dtb(const char *image, const char *model, const char *fit_path)
 	rc = cli_read_open(&in, image);
 	if (rc)
 		return rc;
-	rc = imgp_survey_open(&sv, &in.disk, &sopts);
+	rc = imgp_survey_open(&sv, in.disk, &sopts);
 	if (rc) {
 		rc = error_lib(image);
 		goto out_read;
@@ -128,7 +128,7 @@ static int cat_cmdline(const char *image, const char *model)
 	rc = cli_read_open(&in, image);
 	if (rc)
 		return rc;
-	rc = imgp_survey_open(&sv, &in.disk, &sopts);
+	rc = imgp_survey_open(&sv, in.disk, &sopts);
 	if (rc) {
 		rc = error_lib(image);
 		cli_read_close(&in);
@@ -225,8 +225,8 @@ int cmd_cat(int argc, char **argv)
 		free(spec);
 		return rc;
 	}
-	part = imgp_table_find(&in.disk.tab, spec);
-	rc = part ? imgp_fs_new(&fs, &in.disk.img, part) : -ENOENT;
+	part = imgp_table_find(imgp_disk_table(in.disk), spec);
+	rc = part ? imgp_fs_new(&fs, imgp_disk_image(in.disk), part) : -ENOENT;
 	if (!rc) {
 		rc = imgp_survey_read_file(fs, path, CAT_MAX, &data);
 		imgp_fs_free(fs);

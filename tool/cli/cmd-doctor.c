@@ -322,8 +322,8 @@ int cmd_doctor(int argc, char **argv)
 	dc.image = (char *)quoted.data;
 
 	rc = cli_read_open(&img, dc.path);
-	dc.compressed = img.src.format != IMGP_FMT_RAW;
-	if (!rc && imgp_doctor_run(&img.disk, &dopts, &dc.doc))
+	dc.compressed = !rc && imgp_work_format(img.src) != IMGP_FMT_RAW;
+	if (!rc && imgp_doctor_run(img.disk, &dopts, &dc.doc))
 		rc = error_lib_typed(dc.path, dopts.model != NULL);
 	if (!rc) {
 		int out;

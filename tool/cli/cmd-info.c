@@ -79,7 +79,7 @@ const struct imgp_effective *info_effective(const struct info *in,
 const char *info_warning(const struct info *in, const struct imgp_effective *e,
 			 const struct imgp_survey_tree *tree, size_t k)
 {
-	const char *image = in->disk->img.path;
+	const char *image = imgp_disk_path(in->disk);
 	size_t n = strlen(image);
 
 	if (k < e->nwarnings) {
@@ -100,9 +100,9 @@ static int count_problems(const struct info *in)
 {
 	const struct imgp_survey *sv = &in->sv;
 	const struct imgp_survey_tree *tree;
-	int n = in->disk->tab.used_backup;
+	int n = imgp_disk_table(in->disk)->used_backup;
 
-	for (size_t i = 0; i < in->disk->tab.nparts; i++)
+	for (size_t i = 0; i < imgp_disk_table(in->disk)->nparts; i++)
 		n += sv->fs_rc[i] != 0;
 	n += !info_fit_missing(in) && sv->fit.rc;
 	for (size_t i = 0; sv->fit.hash && i < sv->fit.fit.nimages; i++)
@@ -323,13 +323,13 @@ int cmd_info(int argc, char **argv)
 		free(fit_path);
 		return rc;
 	}
-	if (imgp_survey_open(&in.sv, &img.disk, &sopts)) {
+	if (imgp_survey_open(&in.sv, img.disk, &sopts)) {
 		rc = error_lib(in.path);
 		cli_read_close(&img);
 		free(fit_path);
 		return rc;
 	}
-	in.disk = &img.disk;
+	in.disk = img.disk;
 	/* --model: the tree as cat --dtb and doctor --model pick it. */
 	if (model && imgp_effective_pick_model(in.sv.effective, in.sv.neffective, model,
 					       &in.picked)) {

@@ -400,8 +400,8 @@ static int plan_patch(struct imgp_patch *patch, const struct patch_opts *o)
 int cmd_patch(int argc, char **argv)
 {
 	struct patch_opts o = { 0 };
-	struct imgp_patch patch;
-	struct imgp_disk disk;
+	struct imgp_patch *patch = NULL;
+	struct imgp_disk *disk;
 	int rc;
 
 	cli_io_init(&o.io);
@@ -411,15 +411,17 @@ int cmd_patch(int argc, char **argv)
 	rc = cli_io_open(&o.io, "patch");
 	if (rc)
 		goto out_io;
-	if (imgp_work_disk_open(&o.io.src, &disk)) {
+	if (imgp_work_disk_open(o.io.src, &disk)) {
 		rc = error_lib(o.image);
 		goto out_io;
 	}
-	imgp_patch_init(&patch, &disk);
-	rc = plan_patch(&patch, &o) ? error_lib_typed(o.image, o.model != NULL) :
-	     cli_io_commit(&o.io, &patch);
-	imgp_patch_free(&patch);
-	imgp_disk_close(&disk);
+	if (imgp_patch_new(&patch, disk))
+		rc = error_lib(o.image);
+	else
+		rc = plan_patch(patch, &o) ? error_lib_typed(o.image, o.model != NULL) :
+		     cli_io_commit(&o.io, patch);
+	imgp_patch_free(patch);
+	imgp_disk_close(disk);
 out_io:
 	cli_io_close(&o.io);
 out_opts:

@@ -33,7 +33,6 @@ int cmd_undo(int argc, char **argv)
 	static const char *const args[] = { "IMAGE" };
 	const char *undo = NULL, *image;
 	struct cli_parser p;
-	struct imgp_image img;
 	bool force = false;
 	size_t regions;
 	uint64_t bytes;
@@ -60,11 +59,7 @@ int cmd_undo(int argc, char **argv)
 		free(journal);
 		return error_lib(image);
 	}
-	rc = imgp_image_open(&img, image, true);
-	if (!rc) {
-		rc = imgp_journal_undo(journal, &img, force, &regions, &bytes);
-		imgp_image_close(&img);
-	}
+	rc = imgp_journal_undo(journal, image, force, &regions, &bytes);
 	if (rc) {
 		rc = error_lib(image);
 	} else {

@@ -154,12 +154,12 @@ static int read_table(struct write_opts *o)
 	o->has_table = true;
 	if (rc || o->ntargets)
 		return rc;
-	o->ntargets = o->table.table.nrows - 1;
+	o->ntargets = imgp_csv_nrows(o->table.table) - 1;
 	o->targets = calloc(o->ntargets, sizeof(*o->targets));
 	if (!o->targets)
 		die("out of memory");
 	for (size_t i = 0; i < o->ntargets; i++)
-		o->targets[i] = (char *)imgp_csv_cell(&o->table.table, i + 1, 0);
+		o->targets[i] = (char *)imgp_csv_cell(o->table.table, i + 1, 0);
 	o->targets_owned = true;
 	return EXIT_OK;
 }
@@ -189,12 +189,12 @@ static void closest_param(struct imgp_recipe *const *recipes, size_t n, const ch
 /* Every --set and every column not ignored names a parameter of some recipe. */
 static int check_names(const struct write_opts *o, struct imgp_recipe *const *recipes)
 {
-	size_t ncols = o->has_table ? o->table.table.ncols - 1 : 0;
+	size_t ncols = o->has_table ? imgp_csv_ncols(o->table.table) - 1 : 0;
 
 	for (size_t i = 0; i < o->nsets + ncols; i++) {
 		bool column = i >= o->nsets;
 		const char *name = !column ? o->sets[i] :
-				   imgp_csv_cell(&o->table.table, 0, i - o->nsets + 1);
+				   imgp_csv_cell(o->table.table, 0, i - o->nsets + 1);
 		size_t len = strcspn(name, "=");
 		bool found = column && cli_each_ignored(&o->table, i - o->nsets + 1);
 		char hint[160], *word;
@@ -210,7 +210,7 @@ static int check_names(const struct write_opts *o, struct imgp_recipe *const *re
 		closest_param(recipes, o->nrecipes, word, hint, sizeof(hint));
 		if (column)
 			error("%s:%u: no recipe given has a parameter '%s'%s: give --each-ignore '%s' to leave the column out",
-			      o->each, imgp_csv_line(&o->table.table, 0), word, hint, word);
+			      o->each, imgp_csv_line(o->table.table, 0), word, hint, word);
 		else
 			error("--set %s: no recipe given has a parameter '%s'%s", name, word, hint);
 		free(word);
@@ -257,7 +257,7 @@ static int load_recipes(const struct write_opts *o, struct imgp_recipe ***out)
 				/* The row's line, where the value most likely is. */
 				if (row)
 					error("%s:%u: %s: %s", o->each,
-					      imgp_csv_line(&o->table.table, row), o->targets[t],
+					      imgp_csv_line(o->table.table, row), o->targets[t],
 					      imgp_errmsg());
 				else
 					error("%s: %s", o->targets[t], imgp_errmsg());
@@ -751,15 +751,15 @@ int cmd_write(int argc, char **argv)
 	if (rc)
 		goto out;
 	in_open = true;
-	if (stat(in.src.path, &st) < 0) {
+	if (stat(imgp_work_path(in.src), &st) < 0) {
 		error("%s: %s", o.image, strerror(errno));
 		rc = EXIT_ERROR;
 		goto out;
 	}
 	o.size = (uint64_t)st.st_size;
-	rc = check_targets(&o, in.src.path, (uint64_t)st.st_size);
+	rc = check_targets(&o, imgp_work_path(in.src), (uint64_t)st.st_size);
 	if (!rc)
-		rc = write_all(&o, recipes, in.src.path, (uint64_t)st.st_size);
+		rc = write_all(&o, recipes, imgp_work_path(in.src), (uint64_t)st.st_size);
 out:
 	/* Interrupted before the cards: none started, each said so. */
 	if (cli_signal && !o.reported && o.targets)

@@ -15,18 +15,6 @@
 
 #include "cli.h"
 
-/* Drops the spaces around a cell the table owns, quoted or not. */
-static void trim_cell(struct imgp_csv *t, size_t row, size_t col)
-{
-	char *cell = t->cells[row * t->ncols + col];
-	size_t start = strspn(cell, " \t"), len = strlen(cell + start);
-
-	while (len && (cell[start + len - 1] == ' ' || cell[start + len - 1] == '\t'))
-		len--;
-	memmove(cell, cell + start, len);
-	cell[len] = '\0';
-}
-
 int cli_each_read(struct cli_each *e, const char *path, const char *key,
 		  const char *const *names, size_t n)
 {
@@ -70,25 +58,25 @@ int cli_each_read(struct cli_each *e, const char *path, const char *key,
 	 * spaces, even quoted (a spreadsheet that quotes every text cell keeps
 	 * the stray space someone typed); a parameter's quoted value keeps them.
 	 */
-	for (size_t c = 0; c < e->table.ncols; c++)
-		trim_cell(&e->table, 0, c);
-	for (size_t r = 1; r < e->table.nrows; r++)
-		trim_cell(&e->table, r, 0);
-	if (strcasecmp(imgp_csv_cell(&e->table, 0, 0), key)) {
+	for (size_t c = 0; c < imgp_csv_ncols(e->table); c++)
+		imgp_csv_trim(e->table, 0, c);
+	for (size_t r = 1; r < imgp_csv_nrows(e->table); r++)
+		imgp_csv_trim(e->table, r, 0);
+	if (strcasecmp(imgp_csv_cell(e->table, 0, 0), key)) {
 		error("%s:%u: the first column must be '%s', not '%s'", path,
-		      imgp_csv_line(&e->table, 0), key, imgp_csv_cell(&e->table, 0, 0));
+		      imgp_csv_line(e->table, 0), key, imgp_csv_cell(e->table, 0, 0));
 		return EXIT_USAGE;
 	}
-	if (e->table.nrows < 2) {
+	if (imgp_csv_nrows(e->table) < 2) {
 		error("%s: the table has no rows", path);
 		return EXIT_USAGE;
 	}
-	for (size_t r = 1; r < e->table.nrows; r++)
+	for (size_t r = 1; r < imgp_csv_nrows(e->table); r++)
 		for (size_t q = 1; q < r; q++)
-			if (!strcmp(imgp_csv_cell(&e->table, r, 0), imgp_csv_cell(&e->table, q, 0))) {
+			if (!strcmp(imgp_csv_cell(e->table, r, 0), imgp_csv_cell(e->table, q, 0))) {
 				error("%s:%u: a second row for %s (the first is on line %u)", path,
-				      imgp_csv_line(&e->table, r), imgp_csv_cell(&e->table, r, 0),
-				      imgp_csv_line(&e->table, q));
+				      imgp_csv_line(e->table, r), imgp_csv_cell(e->table, r, 0),
+				      imgp_csv_line(e->table, q));
 				return EXIT_USAGE;
 			}
 	for (size_t i = 0; i < n; i++)
@@ -101,15 +89,15 @@ int cli_each_read(struct cli_each *e, const char *path, const char *key,
 
 size_t cli_each_row(const struct cli_each *e, const char *name)
 {
-	for (size_t r = 1; r < e->table.nrows; r++)
-		if (!strcmp(imgp_csv_cell(&e->table, r, 0), name))
+	for (size_t r = 1; r < imgp_csv_nrows(e->table); r++)
+		if (!strcmp(imgp_csv_cell(e->table, r, 0), name))
 			return r;
 	return 0;
 }
 
 bool cli_each_ignored(const struct cli_each *e, size_t col)
 {
-	const char *name = imgp_csv_cell(&e->table, 0, col);
+	const char *name = imgp_csv_cell(e->table, 0, col);
 
 	for (size_t i = 0; name && i < e->nignore; i++)
 		if (!strcasecmp(e->ignore[i], name))
@@ -153,9 +141,9 @@ const char **cli_each_sets(const struct cli_each *e, size_t row, const struct im
 		out = cli_grow(out, *n, sizeof(*out));
 		out[(*n)++] = sets[i];
 	}
-	for (size_t c = 1; e && row && c < e->table.ncols; c++) {
-		const char *name = cli_each_param(r, imgp_csv_cell(&e->table, 0, c));
-		const char *value = imgp_csv_cell(&e->table, row, c);
+	for (size_t c = 1; e && row && c < imgp_csv_ncols(e->table); c++) {
+		const char *name = cli_each_param(r, imgp_csv_cell(e->table, 0, c));
+		const char *value = imgp_csv_cell(e->table, row, c);
 		char *kv;
 
 		if (!*value || !name || cli_each_ignored(e, c))
@@ -183,5 +171,5 @@ void cli_each_sets_free(const char **sets, char **owned)
 
 void cli_each_free(struct cli_each *e)
 {
-	imgp_csv_free(&e->table);
+	imgp_csv_free(e->table);
 }

@@ -158,7 +158,6 @@ void cli_io_init(struct cli_io *io)
 	memset(io, 0, sizeof(*io));
 	io->pack.level = -1;
 	io->lock_fd = -1;
-	io->src.fd = -1;
 }
 
 static bool same_file(const char *a, const char *b)
@@ -199,13 +198,12 @@ char *cli_journal_path(const char *image, const char *undo)
  */
 static int open_in_place(struct cli_io *io)
 {
-	struct imgp_image img;
 	size_t regions;
 	uint64_t bytes;
 	int fd, rc;
 
 	/* On the file the probe opened and the plan reads: no other. */
-	fd = imgp_lock_fd(io->src.fd, io->image);
+	fd = imgp_work_lock(io->src);
 	if (fd < 0)
 		return error_lib(io->image);
 	io->lock_fd = fd;
@@ -216,11 +214,7 @@ static int open_in_place(struct cli_io *io)
 		return EXIT_OK;
 	if (!io->recover)
 		return error_lib(io->image);
-	rc = imgp_image_open(&img, io->image, true);
-	if (!rc) {
-		rc = imgp_journal_undo(io->journal, &img, false, &regions, &bytes);
-		imgp_image_close(&img);
-	}
+	rc = imgp_journal_undo(io->journal, io->image, false, &regions, &bytes);
 	if (rc)
 		return error_lib(io->image);
 	printf("recovered %s: restored %zu region%s (%llu bytes) from %s\n",
@@ -236,7 +230,7 @@ static enum imgp_format out_format(const struct cli_io *io)
 		return io->pack.format;
 	if (io->out)
 		return imgp_format_from_name(io->out);
-	return io->src.format;
+	return imgp_work_format(io->src);
 }
 
 /* The folder path is in ("." for a bare name), malloc'd. */
@@ -381,12 +375,12 @@ int cli_io_open(struct cli_io *io, const char *cmd)
 		return error_lib(io->image);
 	if (imgp_work_probe(&io->src, io->image))
 		return error_lib(io->image);
-	raw = io->src.format == IMGP_FMT_RAW;
+	raw = imgp_work_format(io->src) == IMGP_FMT_RAW;
 	if (raw && io->in_place && !io->compress_set)
 		io->in_place = false;   /* a raw image is patched in place anyway */
 	if (!raw && !io->out && !io->in_place && !io->dry_run) {
 		error("%s: a %s-compressed image is not patched in place: give -o OUT (or --in-place to recompress over it)",
-		      io->image, imgp_format_name(io->src.format));
+		      io->image, imgp_format_name(imgp_work_format(io->src)));
 		return EXIT_USAGE;
 	}
 	rc = check_outputs(io, raw && !io->out && !io->in_place);
@@ -414,7 +408,7 @@ int cli_io_open(struct cli_io *io, const char *cmd)
 	if (!rc)
 		cli_name_copy(io->work, io->image);
 	if (!rc)
-		rc = imgp_work_unpack(&io->src, io->work, &wopts);
+		rc = imgp_work_unpack(io->src, io->work, &wopts);
 	if (rc) {
 		temp_drop(&io->work);
 		return error_lib(io->image);
@@ -425,7 +419,8 @@ int cli_io_open(struct cli_io *io, const char *cmd)
 
 void cli_io_close(struct cli_io *io)
 {
-	imgp_work_close(&io->src);
+	imgp_work_close(io->src);
+	io->src = NULL;
 	imgp_unlock(io->lock_fd);
 	io->lock_fd = -1;
 	free(io->journal);
@@ -445,33 +440,34 @@ int cli_read_open(struct cli_read *r, const char *image)
 	if (imgp_work_probe(&r->src, image))
 		return error_lib(image);
 	/* A compressed or archived image is read from an unpacked copy. */
-	if (r->src.format != IMGP_FMT_RAW) {
+	if (imgp_work_format(r->src) != IMGP_FMT_RAW) {
 		rc = temp_create(NULL, &r->copy);
 		if (!rc)
 			cli_name_copy(r->copy, image);
 		if (!rc)
-			rc = imgp_work_unpack(&r->src, r->copy, &wopts);
+			rc = imgp_work_unpack(r->src, r->copy, &wopts);
 		if (rc) {
 			temp_drop(&r->copy);
 			/* Interrupted (write): the run says so in one line, not here. */
-			return rc == -EINTR ? EXIT_ERROR : error_lib(image);
+			rc = rc == -EINTR ? EXIT_ERROR : error_lib(image);
+			cli_read_close(r);
+			return rc;
 		}
 	}
-	if (imgp_work_disk_open(&r->src, &r->disk)) {
+	if (imgp_work_disk_open(r->src, &r->disk)) {
 		rc = error_lib(image);
 		cli_read_close(r);
 		return rc;
 	}
-	r->disk_open = true;
 	return EXIT_OK;
 }
 
 void cli_read_close(struct cli_read *r)
 {
-	if (r->disk_open)
-		imgp_disk_close(&r->disk);
-	r->disk_open = false;
-	imgp_work_close(&r->src);
+	imgp_disk_close(r->disk);
+	r->disk = NULL;
+	imgp_work_close(r->src);
+	r->src = NULL;
 	temp_drop(&r->copy);
 }
 
@@ -511,13 +507,13 @@ static int finish_output(struct cli_io *io, char **work, const char *final)
 		rc = temp_create(io->bmap, &bmap_tmp);
 		if (!rc)
 			/* An unpacked stream has no holes: its filesystems say what is used. */
-			rc = io->src.format == IMGP_FMT_RAW ? imgp_bmap_write(*work, bmap_tmp) :
+			rc = imgp_work_format(io->src) == IMGP_FMT_RAW ? imgp_bmap_write(*work, bmap_tmp) :
 			     imgp_bmap_write_fs(*work, bmap_tmp);
 	}
 	if (!rc && pack.format != IMGP_FMT_RAW) {
 		rc = temp_create(final, &packed);
 		if (!rc)
-			rc = imgp_work_pack(&io->src, packed, &pack);
+			rc = imgp_work_pack(io->src, packed, &pack);
 		if (!rc)
 			rc = temp_rename(&packed, final);
 	} else if (!rc) {
@@ -547,7 +543,7 @@ int cli_io_commit(struct cli_io *io, struct imgp_patch *patch)
 {
 	struct imgp_buf plan = { 0 };
 	const char *final = io->out ? io->out : io->in_place ? io->image : NULL;
-	size_t pending;
+	size_t pending, changed, nblocks;
 	int rc = 0;
 
 	if (imgp_patch_describe(patch, &plan))
@@ -596,7 +592,7 @@ int cli_io_commit(struct cli_io *io, struct imgp_patch *patch)
 		io->work = copy;
 		io->work_is_temp = true;
 		/* The copy is the working image the output is made from. */
-		io->src.path = io->work;
+		imgp_work_set_path(io->src, io->work);
 	}
 	/*
 	 * A private copy needs no journal: it is renamed only when complete.
@@ -612,11 +608,8 @@ int cli_io_commit(struct cli_io *io, struct imgp_patch *patch)
 		io->work_is_temp = false;
 	printf("wrote %s (%s): %zu change%s", final,
 	       imgp_format_name(out_format(io)), pending, pending == 1 ? "" : "s");
-	if (io->src.xz) {
-		size_t nblocks, changed = imgp_xz_image_changed(io->src.xz, &nblocks);
-
+	if (imgp_work_xz_blocks(io->src, &changed, &nblocks))
 		printf(", %zu of %zu xz blocks re-encoded", changed, nblocks);
-	}
 	putchar('\n');
 	return EXIT_OK;
 }

@@ -16,13 +16,13 @@ static void info_json_opt(struct json *j, const char *key, const char *s)
 
 static void info_json_partitions(struct json *j, const struct info *in)
 {
-	const struct imgp_table *tab = &in->disk->tab;
+	const struct imgp_table *tab = imgp_disk_table(in->disk);
 	unsigned ss = info_sector_size(in);
 
 	json_key(j, "image");
 	json_object_begin(j);
 	json_kv_string(j, "path", in->path);
-	json_kv_uint(j, "size", in->disk->img.size);
+	json_kv_uint(j, "size", imgp_disk_size(in->disk));
 	json_object_end(j);
 
 	json_key(j, "table");

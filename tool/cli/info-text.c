@@ -30,12 +30,14 @@ static void human_size(uint64_t bytes, char *out, size_t outlen)
 
 unsigned info_sector_size(const struct info *in)
 {
-	return in->disk->tab.sector_size ? in->disk->tab.sector_size : 512;
+	unsigned size = imgp_disk_table(in->disk)->sector_size;
+
+	return size ? size : 512;
 }
 
 static void text_partitions(const struct info *in)
 {
-	const struct imgp_table *tab = &in->disk->tab;
+	const struct imgp_table *tab = imgp_disk_table(in->disk);
 	struct table t = {
 		.ncols = 9,
 		.head = { "Num", "Boot", "Start(sector)", "Size", "Type", "Name",
@@ -45,7 +47,7 @@ static void text_partitions(const struct info *in)
 	};
 
 	table_put_text(in->path);
-	printf(": %llu bytes, %s, disk ", (unsigned long long)in->disk->img.size,
+	printf(": %llu bytes, %s, disk ", (unsigned long long)imgp_disk_size(in->disk),
 	       tab->label);
 	table_put_text(tab->id);
 	printf("; sector size %u%s\n", info_sector_size(in),
@@ -83,10 +85,10 @@ static void text_partitions(const struct info *in)
 /* After "no partition has X": the partitions that could not be searched. */
 static void text_unreadable(const struct info *in)
 {
-	for (size_t i = 0; i < in->disk->tab.nparts; i++)
+	for (size_t i = 0; i < imgp_disk_table(in->disk)->nparts; i++)
 		if (in->sv.fs_error[i])
 			printf("; " IMGP_PART_FMT " unreadable (see above)",
-			       in->disk->tab.parts[i].number);
+			       imgp_disk_table(in->disk)->parts[i].number);
 }
 
 /* " (model M)", unless the tree's file already says it (as doctor). */

@@ -107,8 +107,8 @@ static int show_plan(const struct write_card *c, struct imgp_patch *patch)
 static int patch_copy(struct card_run *run, char **path)
 {
 	const struct write_card *c = run->card;
-	struct imgp_patch patch;
-	struct imgp_disk disk;
+	struct imgp_patch *patch = NULL;
+	struct imgp_disk *disk;
 	const char *copy;
 	int fd, rc;
 
@@ -121,22 +121,21 @@ static int patch_copy(struct card_run *run, char **path)
 	cli_name_copy(copy, cli_name_of(c->image));
 	if (imgp_copy_sparse(c->image, copy) || imgp_disk_open(&disk, copy, false))
 		return fail(run, false, 0, "%s", imgp_errmsg());
-	imgp_patch_init(&patch, &disk);
-	rc = 0;
+	rc = imgp_patch_new(&patch, disk);
 	for (size_t k = 0; !rc && k < c->nrecipes; k++) {
 		rc = cli_target_bind(c->recipes[k], c->each, c->target, c->sets, c->nsets);
 		if (!rc)
-			rc = imgp_recipe_match(c->recipes[k], &patch);
+			rc = imgp_recipe_match(c->recipes[k], patch);
 		/* A step's failure names the step, not its recipe. */
-		if (!rc && (rc = imgp_recipe_apply(c->recipes[k], &patch)))
+		if (!rc && (rc = imgp_recipe_apply(c->recipes[k], patch)))
 			imgp_fail_ctx(rc, "recipe %s", imgp_recipe_name(c->recipes[k]));
 	}
 	if (!rc && c->dry_run)
-		rc = show_plan(c, &patch);
+		rc = show_plan(c, patch);
 	if (!rc)
-		rc = imgp_patch_commit(&patch, copy, NULL);
-	imgp_patch_free(&patch);
-	imgp_disk_close(&disk);
+		rc = imgp_patch_commit(patch, copy, NULL);
+	imgp_patch_free(patch);
+	imgp_disk_close(disk);
 	return rc ? fail(run, false, 0, "%s", imgp_errmsg()) : EXIT_OK;
 }
 
@@ -148,24 +147,23 @@ static void flash_progress(uint64_t bytes, void *ctx)
 /* The map of what this card gets, written and checked (a dry run: only made). */
 static int write_and_verify(struct card_run *run, const char *image)
 {
-	struct imgp_flash_result res;
-	struct imgp_fsmap map;
+	struct imgp_fsmap *map;
+	uint64_t bad;
 	int rc;
 
 	if (imgp_fsmap_build(image, &map))
 		return fail(run, false, 0, "%s", imgp_errmsg());
-	run->res.mapped = map.mapped;
+	run->res.mapped = imgp_fsmap_mapped(map);
 	if (run->card->dry_run) {
-		imgp_fsmap_free(&map);
+		imgp_fsmap_free(map);
 		return EXIT_OK;
 	}
-	run->total = 2 * map.mapped;
+	run->total = 2 * run->res.mapped;
 	send_msg(run, CARD_MSG_PROGRESS);
-	rc = imgp_flash(image, &map, run->card->path ? run->card->path : run->card->target,
-			flash_progress, run, &res);
-	imgp_fsmap_free(&map);
-	run->res.written = res.written;
-	return rc ? fail(run, res.has_offset, res.offset, "%s", imgp_errmsg()) : EXIT_OK;
+	rc = imgp_flash(image, map, run->card->path ? run->card->path : run->card->target,
+			flash_progress, run, &run->res.written, &bad);
+	imgp_fsmap_free(map);
+	return rc ? fail(run, bad != UINT64_MAX, bad, "%s", imgp_errmsg()) : EXIT_OK;
 }
 
 int write_card_run(const struct write_card *card, int fd)

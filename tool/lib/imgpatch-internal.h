@@ -49,7 +49,7 @@ int imgp_image_fill(const struct imgp_image *img, uint64_t off, uint64_t len);
  * keeps. Return 0 or -errno.
  */
 int imgp_image_open_fd(struct imgp_image *img, int fd, const char *path);
-int imgp_disk_open_fd(struct imgp_disk *disk, int fd, const char *path);
+int imgp_disk_open_fd(struct imgp_disk **disk, int fd, const char *path);
 
 /* ---------------------------------------- part.c, part-mbr.c, part-gpt.c */
 
@@ -905,6 +905,23 @@ int imgp_list_add(const char *text, size_t len, enum imgp_list_style style,
 		  struct imgp_buf *out);
 
 /* ------------------------------------------------- fsmap.c, usedmap-*.c */
+
+/* Bytes [start, end) of an image. */
+struct imgp_span {
+	uint64_t start, end;
+};
+
+/* The blocks of an image that a card needs, sorted and merged. */
+struct imgp_fsmap {
+	struct imgp_span *r;     /* 4 KiB aligned; the last may end at size */
+	size_t n, cap;
+	uint64_t size;           /* the image's size */
+	uint64_t mapped;         /* bytes in r */
+	/* The part of r outside the partitions (tables, boot loaders, the
+	 * GPT backup), sorted: imgp_flash writes there only what differs. */
+	struct imgp_span *outside;
+	size_t noutside;
+};
 
 /* Adds bytes [start, end) to m (in any order; imgp_fsmap_build sorts). */
 int imgp_fsmap_add(struct imgp_fsmap *m, uint64_t start, uint64_t end);

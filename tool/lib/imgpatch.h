@@ -69,31 +69,9 @@ void imgp_buf_free(struct imgp_buf *b);
 
 /* ---------------------------------------------------------------- image.c */
 
-/*
- * Makes [off, off+len) of an image file hold the image's bytes before they
- * are read or written through its fd (an image unpacked on demand); write
- * says the range is about to change. Returns 0 or -errno with a message.
- */
-typedef int (*imgp_fill_fn)(void *ctx, uint64_t off, uint64_t len, bool write);
+/* An image file or block device, opened (opaque). */
+struct imgp_image;
 
-struct imgp_image {
-	char *path;
-	int fd;
-	bool writable;
-	bool is_blockdev;
-	uint64_t size;
-	imgp_fill_fn fill;       /* NULL for a plain file or device */
-	void *fill_ctx;
-};
-
-/*
- * Opens a regular file or block device. Writable block devices are opened
- * exclusively and refused while mounted (-EBUSY). Returns 0, or -errno
- * (-ENOENT, -EACCES, -EINVAL for an empty file); messages never repeat the
- * path.
- */
-int imgp_image_open(struct imgp_image *img, const char *path, bool writable);
-void imgp_image_close(struct imgp_image *img);
 /*
  * Refuses (-EBUSY "... is mounted on /media/x") a block device that is
  * mounted or has a mounted partition; 0 for anything else.
@@ -166,12 +144,13 @@ struct imgp_journal;
  */
 int imgp_journal_check(const char *path);
 /*
- * Puts the old bytes of the journal at path back into img and checks each
- * region's SHA-256. After a finished patch, a region that holds neither the
- * old nor the patched bytes is refused (-EEXIST) unless force. Returns 0
- * and the regions and bytes restored, or -errno.
+ * Puts the old bytes of the journal at path back into the image file or
+ * device image (opened for writing) and checks each region's SHA-256.
+ * After a finished patch, a region that holds neither the old nor the
+ * patched bytes is refused (-EEXIST) unless force. Returns 0 and the
+ * regions and bytes restored, or -errno.
  */
-int imgp_journal_undo(const char *path, struct imgp_image *img, bool force,
+int imgp_journal_undo(const char *path, const char *image, bool force,
 		      size_t *restored, uint64_t *bytes);
 
 /* ------------------------------------------------------------------ lock.c */
@@ -183,12 +162,6 @@ int imgp_journal_undo(const char *path, struct imgp_image *img, bool force,
  * as it) or -errno.
  */
 int imgp_lock(const char *path);
-/*
- * The same lock, taken on the file already open as fd (path names it):
- * -EAGAIN when path no longer names that file. Returns a new fd to keep
- * open, or -errno.
- */
-int imgp_lock_fd(int fd, const char *path);
 void imgp_unlock(int fd);
 
 /* ------------------------------------------------------------------- fit.c */
@@ -324,19 +297,22 @@ int imgp_cmdline_get(const char *line, size_t len, const char *key,
 
 /* ------------------------------------------------------------------ disk.c */
 
-/* An opened image with its partition table and identified filesystems. */
-struct imgp_disk {
-	struct imgp_image img;
-	struct imgp_table tab;
-};
+/* An opened image with its partition table and identified filesystems (opaque). */
+struct imgp_disk;
 
 /*
  * Opens an image, reads its partition table and probes every partition's
- * filesystem. Returns 0 or -errno; the message does not repeat the path
- * (callers print "imgpatch: PATH: message").
+ * filesystem, into a new *disk. Returns 0 or -errno; the message does not
+ * repeat the path (callers print "imgpatch: PATH: message").
  */
-int imgp_disk_open(struct imgp_disk *disk, const char *path, bool writable);
+int imgp_disk_open(struct imgp_disk **disk, const char *path, bool writable);
+/* Closes and frees the disk (NULL: nothing). */
 void imgp_disk_close(struct imgp_disk *disk);
+/* Its partition table, its image (what imgp_fs_new() opens), the image's path and size. */
+const struct imgp_table *imgp_disk_table(const struct imgp_disk *disk);
+struct imgp_image *imgp_disk_image(struct imgp_disk *disk);
+const char *imgp_disk_path(const struct imgp_disk *disk);
+uint64_t imgp_disk_size(const struct imgp_disk *disk);
 
 /* ---------------------------------------------------- survey.c, bootpath-*.c */
 
@@ -761,49 +737,19 @@ int imgp_temp_sweep(const char *dir, const char *base, struct imgp_buf *removed)
 /* ----------------------------------------------------------------- patch.c */
 
 /*
- * A patch is planned first and written once: every operation below reads
- * the image (or the content an earlier operation planned for the same file)
- * and records whole-file replacements; nothing touches the image until
+ * A patch (opaque) is planned first and written once: every operation below
+ * reads the image (or the content an earlier operation planned for the same
+ * file) and records whole-file replacements; nothing touches the image until
  * imgp_patch_commit(). The CLI's patch options and recipe steps both call
  * these operations.
  */
-/* Bounds on what a patch reads into memory. */
-#define IMGP_FIT_MAX ((size_t)1 << 30)
+struct imgp_patch;
+/* Bound on a device tree a patch reads into memory. */
 #define IMGP_DTB_MAX ((size_t)64 << 20)
 
-struct imgp_dt_plan;
-
-struct imgp_patch {
-	struct imgp_disk *disk;
-	/* The device tree being edited, loaded by imgp_patch_load_fdt(). */
-	struct imgp_dtb dtb;
-	bool have_dtb;
-	const struct imgp_part *boot_part;
-	char *dtb_origin;        /* "fdt-x.dtb in p1 /image.fit" */
-	char *fit_path;          /* the FIT the tree came from; NULL: a .dtb file */
-	char *fit_image;         /* its image node */
-	/*
-	 * The edits go back where the tree came from (the FIT rewritten): a
-	 * property already absent may be an earlier run's work, not a typo.
-	 */
-	bool dt_in_place;
-	/* The way a recipe's tree goes, as the caller asked (imgp_patch_set_via; 0: the recipe's). */
-	unsigned via_asked;
-	struct imgp_buf dtb_notes;
-	struct imgp_buf dtb_before; /* the loaded tree as DTS, for the plan's diff */
-	struct imgp_dtb dtb_source; /* the tree as loaded, before this run's edits */
-	size_t nchanges;
-	struct imgp_change *changes;
-	/* The device tree edits as made, and the tree the boot path boots (patch-via.c). */
-	struct imgp_dt_plan *dt_plan;
-	/* Where "boot", "root" and the FIT are: surveyed once, when first asked. */
-	struct imgp_survey *survey;
-	/* FITs loaded other than the survey's (imgp_patch_load_fit). */
-	struct imgp_fit **fits;
-	size_t nfits;
-};
-
-void imgp_patch_init(struct imgp_patch *patch, struct imgp_disk *disk);
+/* A new, empty plan on disk (which must outlive it). Returns 0 or -ENOMEM. */
+int imgp_patch_new(struct imgp_patch **out, struct imgp_disk *disk);
+/* Frees the plan and everything it loaded (NULL: nothing). */
 void imgp_patch_free(struct imgp_patch *patch);
 /*
  * Loads the fdt image spec (name or dumpimage index; NULL: the only fdt)
@@ -1039,13 +985,6 @@ int imgp_recipe_match(const struct imgp_recipe *r, struct imgp_patch *patch);
  */
 int imgp_recipe_apply(const struct imgp_recipe *r, struct imgp_patch *patch);
 
-/* ------------------------------------------------------------ xz-image.c */
-
-/* A multi-block .xz image patched block-wise (see xz-image.c). */
-struct imgp_xz_image;
-/* How many blocks were written to, and (*nblocks) how many there are. */
-size_t imgp_xz_image_changed(const struct imgp_xz_image *xi, size_t *nblocks);
-
 /* ------------------------------------------------- unpack.c, pack.c, bmap.c */
 
 /* Container/compression of an image file, detected by content. */
@@ -1099,13 +1038,7 @@ enum imgp_format imgp_format_from_name(const char *path);
  * will be written back as .xz (only the blocks read are decoded, only those
  * written re-encoded).
  */
-struct imgp_work {
-	const char *image;          /* as given */
-	enum imgp_format format;    /* of image, by content (a device: RAW) */
-	const char *path;           /* the raw image to open: image, or the copy */
-	struct imgp_xz_image *xz;   /* the block-wise .xz, or NULL */
-	int fd;                     /* image, open read-only since the probe; -1 none */
-};
+struct imgp_work;
 
 struct imgp_work_opts {
 	/* How the result is written back; NULL: only read (never block-wise). */
@@ -1115,21 +1048,29 @@ struct imgp_work_opts {
 };
 
 /*
- * Opens image read-only (w->fd, until imgp_work_close()) and detects its
- * format (a block device is not read: RAW). Then imgp_work_unpack() is
- * needed unless it is RAW. Returns 0 or -errno.
+ * Opens image read-only (until imgp_work_close()) into a new *w and detects
+ * its format (a block device is not read: RAW). Then imgp_work_unpack() is
+ * needed unless it is RAW. Returns 0 or -errno (*w NULL).
  */
-int imgp_work_probe(struct imgp_work *w, const char *image);
+int imgp_work_probe(struct imgp_work **w, const char *image);
+/* The format of image, by content (a device: RAW). */
+enum imgp_format imgp_work_format(const struct imgp_work *w);
+/* The raw image to open: image, or its working copy (unpacked, or set). */
+const char *imgp_work_path(const struct imgp_work *w);
+/* A raw image's working copy, which packing then reads (path must outlive w). */
+void imgp_work_set_path(struct imgp_work *w, const char *path);
+/* imgp_lock() on the file the probe opened (-EAGAIN: image names another now). */
+int imgp_work_lock(const struct imgp_work *w);
 /*
- * imgp_disk_open() of w->path read-only: a raw image through the file the
- * probe opened (not opened again), a working copy by its name. Returns 0
- * or -errno.
+ * imgp_disk_open() of the raw image read-only: a raw image through the
+ * file the probe opened (not opened again), a working copy by its name.
+ * Returns 0 or -errno.
  */
-int imgp_work_disk_open(struct imgp_work *w, struct imgp_disk *disk);
+int imgp_work_disk_open(struct imgp_work *w, struct imgp_disk **disk);
 /*
  * Unpacks a compressed or archived image into copy (a file the caller
  * made), block-wise for a multi-block .xz written back as .xz with the
- * default level; w->path is copy then. Returns 0 or -errno.
+ * default level; the working copy is copy then. Returns 0 or -errno.
  */
 int imgp_work_unpack(struct imgp_work *w, const char *copy,
 		     const struct imgp_work_opts *opts);
@@ -1140,7 +1081,9 @@ int imgp_work_unpack(struct imgp_work *w, const char *copy,
  */
 int imgp_work_pack(struct imgp_work *w, const char *dst,
 		   const struct imgp_pack_opts *opts);
-/* Releases w (the copy itself stays the caller's). */
+/* True for a multi-block .xz patched block-wise: how many of its *nblocks changed. */
+bool imgp_work_xz_blocks(const struct imgp_work *w, size_t *changed, size_t *nblocks);
+/* Closes and frees w (NULL: nothing; the copy itself stays the caller's). */
 void imgp_work_close(struct imgp_work *w);
 
 /*
@@ -1249,22 +1192,8 @@ int imgp_shell_quote(struct imgp_buf *out, const char *arg);
 
 /* -------------------------------------------------------------- fsmap.c */
 
-/* Bytes [start, end) of an image. */
-struct imgp_span {
-	uint64_t start, end;
-};
-
-/* The blocks of an image that a card needs, sorted and merged. */
-struct imgp_fsmap {
-	struct imgp_span *r;     /* 4 KiB aligned; the last may end at size */
-	size_t n, cap;
-	uint64_t size;           /* the image's size */
-	uint64_t mapped;         /* bytes in r */
-	/* The part of r outside the partitions (tables, boot loaders, the
-	 * GPT backup), sorted: imgp_flash writes there only what differs. */
-	struct imgp_span *outside;
-	size_t noutside;
-};
+/* The blocks of an image that a card needs (opaque). */
+struct imgp_fsmap;
 
 /*
  * Maps the raw image at path from its filesystems, as e2image and
@@ -1272,40 +1201,41 @@ struct imgp_fsmap {
  * clusters of FAT, the metadata and the used blocks of ext2/3/4 (inode
  * tables, journal and bitmaps included), and every block of a partition
  * whose filesystem is not one of those, or does not read as one. An image
- * without a partition table is mapped whole. Returns 0 or -errno.
+ * without a partition table is mapped whole. Returns 0 and a new *out, or
+ * -errno.
  */
-int imgp_fsmap_build(const char *path, struct imgp_fsmap *out);
+int imgp_fsmap_build(const char *path, struct imgp_fsmap **out);
+/* How many bytes the map holds. */
+uint64_t imgp_fsmap_mapped(const struct imgp_fsmap *m);
+/* Frees the map (NULL: nothing). */
 void imgp_fsmap_free(struct imgp_fsmap *m);
 
 /* ---------------------------------------------------------------- csv.c */
 
-/* A CSV table: row 0 is the header; every row has ncols cells. */
-struct imgp_csv {
-	size_t nrows, ncols;
-	char **cells;            /* row by row */
-	unsigned *lines;         /* the line each row starts on */
-};
+/* A CSV table (opaque): row 0 is the header; every row has as many cells. */
+struct imgp_csv;
 
 /*
  * Reads RFC 4180 CSV (quoted fields, doubled quotes, CRLF or LF, blank
  * lines skipped, spaces around an unquoted field or the quotes of a quoted
- * one dropped). Returns 0, -EINVAL "line N: ..." for a malformed record
- * or one whose field count differs from the header's, or -ENOMEM.
+ * one dropped) into a new *out. Returns 0, -EINVAL "line N: ..." for a
+ * malformed record or one whose field count differs from the header's, or
+ * -ENOMEM.
  */
-int imgp_csv_parse(const char *text, size_t len, struct imgp_csv *out);
+int imgp_csv_parse(const char *text, size_t len, struct imgp_csv **out);
+/* Its rows (the header's included) and columns. */
+size_t imgp_csv_nrows(const struct imgp_csv *c);
+size_t imgp_csv_ncols(const struct imgp_csv *c);
 /* The line (1-based) row starts on, or 0 outside the table. */
 unsigned imgp_csv_line(const struct imgp_csv *c, size_t row);
 /* The cell at row, col, or NULL outside the table. */
 const char *imgp_csv_cell(const struct imgp_csv *c, size_t row, size_t col);
+/* Drops the spaces and tabs around the cell at row, col, even quoted ones. */
+void imgp_csv_trim(struct imgp_csv *c, size_t row, size_t col);
+/* Frees the table (NULL: nothing). */
 void imgp_csv_free(struct imgp_csv *c);
 
 /* -------------------------------------------------------------- flash.c */
-
-struct imgp_flash_result {
-	uint64_t written;        /* bytes written to the card (not those it held already) */
-	bool has_offset;         /* the failure happened at offset */
-	uint64_t offset;
-};
 
 /* Called as bytes are written, then again as they are verified. */
 typedef void (*imgp_flash_progress_fn)(uint64_t bytes, void *ctx);
@@ -1316,12 +1246,13 @@ typedef void (*imgp_flash_progress_fn)(uint64_t bytes, void *ctx);
  * cache and compares. In the map's outside ranges it first reads what the
  * target holds and writes only the 4 KiB blocks that differ, so a fresh
  * card or a sparse file gets no writes there and an old boot loader on a
- * reused card is still overwritten. Returns 0 or -errno: "write error at offset N: ...",
- * "verify: the card differs at offset N (wrote 0x.., read 0x..)", with the
- * offset also in res.
+ * reused card is still overwritten. *written: the bytes written to the
+ * card (not those it held already). Returns 0 or -errno: "write error at
+ * offset N: ...", "verify: the card differs at offset N (wrote 0x.., read
+ * 0x..)", with the offset also in *bad (UINT64_MAX when none applies).
  */
 int imgp_flash(const char *image, const struct imgp_fsmap *map, const char *target,
-	       imgp_flash_progress_fn progress, void *ctx,
-	       struct imgp_flash_result *res);
+	       imgp_flash_progress_fn progress, void *ctx, uint64_t *written,
+	       uint64_t *bad);
 
 #endif

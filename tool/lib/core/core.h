@@ -35,6 +35,33 @@ uint8_t *imgp_buf_steal(struct imgp_buf *b, size_t *len);
 /* ---------------------------------------------------------------- image.c */
 
 /*
+ * Makes [off, off+len) of an image file hold the image's bytes before they
+ * are read or written through its fd (an image unpacked on demand); write
+ * says the range is about to change. Returns 0 or -errno with a message.
+ */
+typedef int (*imgp_fill_fn)(void *ctx, uint64_t off, uint64_t len, bool write);
+
+/* An image (imgpatch.h): the file or device, its size and its filler. */
+struct imgp_image {
+	char *path;
+	int fd;
+	bool writable;
+	bool is_blockdev;
+	uint64_t size;
+	imgp_fill_fn fill;       /* NULL for a plain file or device */
+	void *fill_ctx;
+};
+
+/*
+ * Opens a regular file or block device. Writable block devices are opened
+ * exclusively and refused while mounted (-EBUSY). Returns 0, or -errno
+ * (-ENOENT, -EACCES, -EINVAL for an empty file); messages never repeat the
+ * path.
+ */
+int imgp_image_open(struct imgp_image *img, const char *path, bool writable);
+void imgp_image_close(struct imgp_image *img);
+
+/*
  * Reads/writes exactly len bytes at off, looping over short transfers and
  * EINTR. Returns 0, -ERANGE when [off, off+len) is not inside the image, or
  * -EIO/-errno.
@@ -50,6 +77,15 @@ int imgp_image_sync(struct imgp_image *img);
 
 /* Reports progress; -EINTR once interrupted (imgp_interrupt_set), else 0. */
 int imgp_progress(const char *what, uint64_t done, uint64_t total);
+
+/* ------------------------------------------------------------------ lock.c */
+
+/*
+ * imgp_lock(), taken on the file already open as fd (path names it):
+ * -EAGAIN when path no longer names that file. Returns a new fd to keep
+ * open, or -errno.
+ */
+int imgp_lock_fd(int fd, const char *path);
 
 /* ------------------------------------------------------------ tempfiles.c */
 

@@ -86,12 +86,12 @@ static int map_ranges(const struct imgp_image *img, uint64_t blocks,
 static int map_ranges_fs(const struct imgp_image *img, uint64_t blocks,
 			 struct imgp_buf *ranges)
 {
-	struct imgp_fsmap map;
+	struct imgp_fsmap *map;
 	int rc = imgp_fsmap_build(img->path, &map);
 
-	for (size_t i = 0; !rc && i < map.n; i++)
-		rc = add_range(ranges, map.r[i].start, map.r[i].end, blocks);
-	imgp_fsmap_free(&map);
+	for (size_t i = 0; !rc && i < map->n; i++)
+		rc = add_range(ranges, map->r[i].start, map->r[i].end, blocks);
+	imgp_fsmap_free(map);
 	return rc;
 }
 

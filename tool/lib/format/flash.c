@@ -27,7 +27,7 @@ struct flash {
 	const struct imgp_fsmap *map;
 	imgp_flash_progress_fn progress;
 	void *ctx;
-	struct imgp_flash_result *res;
+	uint64_t *written, *bad;
 	uint8_t *want, *got;
 	size_t next_outside;     /* the first of map->outside not yet passed */
 };
@@ -43,8 +43,7 @@ static int fail_at(struct flash *f, uint64_t off, int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	f->res->has_offset = true;
-	f->res->offset = off;
+	*f->bad = off;
 	return imgp_fail(err, "%s", msg);
 }
 
@@ -125,7 +124,7 @@ static int write_chunk(struct flash *f, int dst, size_t at, size_t n, uint64_t o
 
 	if (rc)
 		return write_refused(f, dst, at, n, off, -rc);
-	f->res->written += n;
+	*f->written += n;
 	return 0;
 }
 
@@ -242,13 +241,14 @@ static int verify_ranges(struct flash *f, int src, int dst)
 
 int imgp_flash(const char *image, const struct imgp_fsmap *map, const char *target,
 	       imgp_flash_progress_fn progress, void *ctx,
-	       struct imgp_flash_result *res)
+	       uint64_t *written, uint64_t *bad)
 {
-	struct flash f = { image, target, map, progress, ctx, res, NULL, NULL, 0 };
+	struct flash f = { image, target, map, progress, ctx, written, bad, NULL, NULL, 0 };
 	int src = -1, dst = -1, rc;
 	struct stat st;
 
-	memset(res, 0, sizeof(*res));
+	*written = 0;
+	*bad = UINT64_MAX;
 	src = open(image, O_RDONLY | O_CLOEXEC);
 	if (src < 0)
 		return imgp_fail(errno, "%s: %s", image, strerror(errno));

@@ -11,6 +11,10 @@
 
 /* ------------------------------------------------------------ xz-image.c */
 
+/* A multi-block .xz image patched block-wise. */
+struct imgp_xz_image;
+/* How many blocks were written to, and (*nblocks) how many there are. */
+size_t imgp_xz_image_changed(const struct imgp_xz_image *xi, size_t *nblocks);
 /*
  * Opens src for block-wise patching through work, an existing file made
  * the image's size (sparse) and filled on demand: every imgp_image_open()
@@ -43,5 +47,17 @@ int imgp_unpack(const char *path, const char *dst, bool zero_holes);
 
 /* Compresses the raw image src into dst, with progress. Returns 0 or -errno. */
 int imgp_pack(const char *src, const char *dst, const struct imgp_pack_opts *opts);
+
+/* ----------------------------------------------------------------- work.c */
+
+/* A working image (imgpatch.h). */
+struct imgp_work {
+	const char *image;          /* as given */
+	enum imgp_format format;    /* of image, by content (a device: RAW) */
+	const char *path;           /* the raw image to open: image, or the copy */
+	struct imgp_xz_image *xz;   /* the block-wise .xz, or NULL */
+	int fd;                     /* image, open read-only since the probe; -1 none */
+};
+
 
 #endif /* IMGP_FORMAT_H */

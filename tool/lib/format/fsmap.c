@@ -35,6 +35,13 @@ int imgp_fsmap_add(struct imgp_fsmap *m, uint64_t start, uint64_t end)
 	return 0;
 }
 
+static void fsmap_clear(struct imgp_fsmap *m)
+{
+	free(m->outside);
+	free(m->r);
+	memset(m, 0, sizeof(*m));
+}
+
 static int range_cmp(const void *a, const void *b)
 {
 	const struct imgp_span *x = a, *y = b;
@@ -125,17 +132,17 @@ static int map_outside(const struct imgp_table *tab, struct imgp_fsmap *m)
 	}
 	if (!rc && at < m->size)
 		rc = imgp_fsmap_add(m, at, m->size);
-	imgp_fsmap_free(&parts);
+	fsmap_clear(&parts);
 	return rc;
 }
 
-int imgp_fsmap_build(const char *path, struct imgp_fsmap *out)
+/* Fills the empty map out. */
+static int fsmap_build(const char *path, struct imgp_fsmap *out)
 {
 	struct imgp_fsmap outside = { 0 };
-	struct imgp_disk disk;
+	struct imgp_disk *disk;
 	int rc;
 
-	memset(out, 0, sizeof(*out));
 	rc = imgp_disk_open(&disk, path, false);
 	if (rc == -ENOMEM)
 		return rc;
@@ -153,24 +160,23 @@ int imgp_fsmap_build(const char *path, struct imgp_fsmap *out)
 		fsmap_normalize(out);
 		return rc;
 	}
-	out->size = outside.size = disk.img.size;
-	rc = map_outside(&disk.tab, &outside);
+	out->size = outside.size = disk->img.size;
+	rc = map_outside(&disk->tab, &outside);
 	if (!rc) {
 		fsmap_normalize(&outside);
 		for (size_t i = 0; !rc && i < outside.n; i++)
 			rc = imgp_fsmap_add(out, outside.r[i].start, outside.r[i].end);
 	}
-	for (size_t i = 0; !rc && i < disk.tab.nparts; i++) {
-		const struct imgp_part *part = &disk.tab.parts[i];
+	for (size_t i = 0; !rc && i < disk->tab.nparts; i++) {
+		const struct imgp_part *part = &disk->tab.parts[i];
 
 		if (part->container || part->start >= out->size)
 			continue;
-		rc = map_part(&disk.img, part, out);
+		rc = map_part(&disk->img, part, out);
 	}
-	imgp_disk_close(&disk);
+	imgp_disk_close(disk);
 	if (rc) {
-		imgp_fsmap_free(&outside);
-		imgp_fsmap_free(out);
+		fsmap_clear(&outside);
 		return rc;
 	}
 	fsmap_normalize(out);
@@ -179,9 +185,30 @@ int imgp_fsmap_build(const char *path, struct imgp_fsmap *out)
 	return 0;
 }
 
+int imgp_fsmap_build(const char *path, struct imgp_fsmap **out)
+{
+	int rc;
+
+	*out = calloc(1, sizeof(**out));
+	if (!*out)
+		return imgp_fail(ENOMEM, "out of memory");
+	rc = fsmap_build(path, *out);
+	if (rc) {
+		imgp_fsmap_free(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+uint64_t imgp_fsmap_mapped(const struct imgp_fsmap *m)
+{
+	return m->mapped;
+}
+
 void imgp_fsmap_free(struct imgp_fsmap *m)
 {
-	free(m->outside);
-	free(m->r);
-	memset(m, 0, sizeof(*m));
+	if (!m)
+		return;
+	fsmap_clear(m);
+	free(m);
 }

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,32 +19,37 @@
  * The image is opened here once, and that open file is what the format is
  * read from and what imgp_work_disk_open() reads a raw image through.
  */
-int imgp_work_probe(struct imgp_work *w, const char *image)
+int imgp_work_probe(struct imgp_work **out, const char *image)
 {
+	struct imgp_work *w = calloc(1, sizeof(*w));
 	struct stat st;
 	int err, rc;
 
-	memset(w, 0, sizeof(*w));
+	*out = w;
+	if (!w)
+		return imgp_fail(ENOMEM, "out of memory");
 	w->image = image;
 	w->path = image;
 	w->format = IMGP_FMT_RAW;
 	w->fd = open(image, O_RDONLY | O_CLOEXEC);
 	if (w->fd < 0) {
 		err = errno;
-		return imgp_fail(err, "cannot open: %s", strerror(err));
+		rc = imgp_fail(err, "cannot open: %s", strerror(err));
+		goto fail;
 	}
 	/* A card is a raw image; its content is not probed for a format. */
 	if (fstat(w->fd, &st) == 0 && S_ISBLK(st.st_mode))
 		return 0;
 	rc = imgp_format_detect_fd(image, w->fd, &w->format);
-	if (rc) {
-		close(w->fd);
-		w->fd = -1;
-	}
+	if (!rc)
+		return 0;
+fail:
+	imgp_work_close(w);
+	*out = NULL;
 	return rc;
 }
 
-int imgp_work_disk_open(struct imgp_work *w, struct imgp_disk *disk)
+int imgp_work_disk_open(struct imgp_work *w, struct imgp_disk **disk)
 {
 	if (w->fd >= 0 && w->path == w->image)
 		return imgp_disk_open_fd(disk, w->fd, w->path);
@@ -108,9 +114,38 @@ int imgp_work_pack(struct imgp_work *w, const char *dst,
 
 void imgp_work_close(struct imgp_work *w)
 {
+	if (!w)
+		return;
 	imgp_xz_image_close(w->xz);
-	w->xz = NULL;
 	if (w->fd >= 0)
 		close(w->fd);
-	w->fd = -1;
+	free(w);
+}
+
+enum imgp_format imgp_work_format(const struct imgp_work *w)
+{
+	return w->format;
+}
+
+const char *imgp_work_path(const struct imgp_work *w)
+{
+	return w->path;
+}
+
+void imgp_work_set_path(struct imgp_work *w, const char *path)
+{
+	w->path = path;
+}
+
+int imgp_work_lock(const struct imgp_work *w)
+{
+	return imgp_lock_fd(w->fd, w->image);
+}
+
+bool imgp_work_xz_blocks(const struct imgp_work *w, size_t *changed, size_t *nblocks)
+{
+	if (!w->xz)
+		return false;
+	*changed = imgp_xz_image_changed(w->xz, nblocks);
+	return true;
 }

@@ -6,42 +6,71 @@
 
 #include "imgpatch-internal.h"
 
-/* The partition table and filesystems of the opened disk->img. */
-static int disk_identify(struct imgp_disk *disk)
+/*
+ * The partition table and filesystems of disk->img, which opened with rc:
+ * *out is disk then, or NULL with disk freed.
+ */
+static int disk_identify(struct imgp_disk *disk, int rc, struct imgp_disk **out)
 {
-	int rc = imgp_table_read(&disk->img, &disk->tab);
-
+	if (!rc)
+		rc = imgp_table_read(&disk->img, &disk->tab);
 	if (!rc)
 		rc = imgp_table_probe_fs(&disk->img, &disk->tab);
 	if (rc) {
-		imgp_table_free(&disk->tab);
-		imgp_image_close(&disk->img);
+		imgp_disk_close(disk);
+		disk = NULL;
 	}
+	*out = disk;
 	return rc;
 }
 
-int imgp_disk_open(struct imgp_disk *disk, const char *path, bool writable)
+int imgp_disk_open(struct imgp_disk **out, const char *path, bool writable)
 {
-	int rc;
+	struct imgp_disk *disk = calloc(1, sizeof(*disk));
 
-	memset(disk, 0, sizeof(*disk));
-	rc = imgp_image_open(&disk->img, path, writable);
-	return rc ? rc : disk_identify(disk);
+	*out = NULL;
+	if (!disk)
+		return imgp_fail(ENOMEM, "out of memory");
+	return disk_identify(disk, imgp_image_open(&disk->img, path, writable), out);
 }
 
-int imgp_disk_open_fd(struct imgp_disk *disk, int fd, const char *path)
+int imgp_disk_open_fd(struct imgp_disk **out, int fd, const char *path)
 {
-	int rc;
+	struct imgp_disk *disk = calloc(1, sizeof(*disk));
 
-	memset(disk, 0, sizeof(*disk));
-	rc = imgp_image_open_fd(&disk->img, fd, path);
-	return rc ? rc : disk_identify(disk);
+	*out = NULL;
+	if (!disk)
+		return imgp_fail(ENOMEM, "out of memory");
+	return disk_identify(disk, imgp_image_open_fd(&disk->img, fd, path), out);
 }
 
 void imgp_disk_close(struct imgp_disk *disk)
 {
+	if (!disk)
+		return;
 	imgp_table_free(&disk->tab);
 	imgp_image_close(&disk->img);
+	free(disk);
+}
+
+const struct imgp_table *imgp_disk_table(const struct imgp_disk *disk)
+{
+	return &disk->tab;
+}
+
+struct imgp_image *imgp_disk_image(struct imgp_disk *disk)
+{
+	return &disk->img;
+}
+
+const char *imgp_disk_path(const struct imgp_disk *disk)
+{
+	return disk->img.path;
+}
+
+uint64_t imgp_disk_size(const struct imgp_disk *disk)
+{
+	return disk->img.size;
 }
 
 const struct imgp_part *imgp_disk_find_file(struct imgp_disk *disk,

@@ -8,6 +8,7 @@
 #define IMGP_PART_H
 
 #include "imgpatch.h"
+#include "core/core.h"
 
 /* ----------------------------------------------- part.c, part-mbr.c, part-gpt.c */
 
@@ -23,6 +24,12 @@ void imgp_table_free(struct imgp_table *tab);
 int imgp_table_probe_fs(const struct imgp_image *img, struct imgp_table *tab);
 
 /* ------------------------------------------------------------------ disk.c */
+
+/* A disk (imgpatch.h): the image and its partition table. */
+struct imgp_disk {
+	struct imgp_image img;
+	struct imgp_table tab;
+};
 
 /*
  * Finds the first partition, in table order, whose filesystem (any supported

@@ -432,8 +432,8 @@ void imgp_journal_abandon(struct imgp_journal *j)
 	free(j);
 }
 
-int imgp_journal_undo(const char *path, struct imgp_image *img, bool force,
-		      size_t *restored, uint64_t *bytes)
+static int journal_undo(const char *path, struct imgp_image *img, bool force,
+			size_t *restored, uint64_t *bytes)
 {
 	struct imgp_journal j = { .path = (char *)path };
 	uint8_t entry[ENTRY_SIZE], hash[32];
@@ -576,5 +576,21 @@ out:
 	free(old);
 	free(cur);
 	close(j.fd);
+	return rc;
+}
+
+int imgp_journal_undo(const char *path, const char *image, bool force,
+		      size_t *restored, uint64_t *bytes)
+{
+	struct imgp_image img;
+	int rc;
+
+	*restored = 0;
+	*bytes = 0;
+	rc = imgp_image_open(&img, image, true);
+	if (rc)
+		return rc;
+	rc = journal_undo(path, &img, force, restored, bytes);
+	imgp_image_close(&img);
 	return rc;
 }

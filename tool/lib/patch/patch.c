@@ -15,14 +15,19 @@
 #include "core/epoch.h"
 
 
-void imgp_patch_init(struct imgp_patch *patch, struct imgp_disk *disk)
+int imgp_patch_new(struct imgp_patch **out, struct imgp_disk *disk)
 {
-	memset(patch, 0, sizeof(*patch));
-	patch->disk = disk;
+	*out = calloc(1, sizeof(**out));
+	if (!*out)
+		return imgp_fail(ENOMEM, "out of memory");
+	(*out)->disk = disk;
+	return 0;
 }
 
 void imgp_patch_free(struct imgp_patch *patch)
 {
+	if (!patch)
+		return;
 	for (size_t i = 0; i < patch->nchanges; i++) {
 		struct imgp_change *c = &patch->changes[i];
 
@@ -49,7 +54,7 @@ void imgp_patch_free(struct imgp_patch *patch)
 	if (patch->survey)
 		imgp_survey_free(patch->survey);
 	free(patch->survey);
-	memset(patch, 0, sizeof(*patch));
+	free(patch);
 }
 
 static struct imgp_change *patch_find(struct imgp_patch *patch,

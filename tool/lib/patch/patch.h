@@ -11,8 +11,9 @@
 
 /* ----------------------------------------------------------------- patch.c */
 
-/* Bound on a text file a patch reads into memory (the FIT's and a tree's: imgpatch.h). */
+/* Bounds on what a patch reads into memory (a tree's: imgpatch.h). */
 #define IMGP_TEXT_MAX ((size_t)1 << 20)
+#define IMGP_FIT_MAX ((size_t)1 << 30)
 
 enum imgp_change_kind {
 	IMGP_CHANGE_FILE,        /* whole-file content */
@@ -30,6 +31,38 @@ struct imgp_change {
 	struct imgp_buf old;
 	struct imgp_buf new;
 	struct imgp_buf notes;   /* "  what changed" lines for the plan */
+};
+
+struct imgp_dt_plan;
+
+struct imgp_patch {
+	struct imgp_disk *disk;
+	/* The device tree being edited, loaded by imgp_patch_load_fdt(). */
+	struct imgp_dtb dtb;
+	bool have_dtb;
+	const struct imgp_part *boot_part;
+	char *dtb_origin;        /* "fdt-x.dtb in p1 /image.fit" */
+	char *fit_path;          /* the FIT the tree came from; NULL: a .dtb file */
+	char *fit_image;         /* its image node */
+	/*
+	 * The edits go back where the tree came from (the FIT rewritten): a
+	 * property already absent may be an earlier run's work, not a typo.
+	 */
+	bool dt_in_place;
+	/* The way a recipe's tree goes, as the caller asked (imgp_patch_set_via; 0: the recipe's). */
+	unsigned via_asked;
+	struct imgp_buf dtb_notes;
+	struct imgp_buf dtb_before; /* the loaded tree as DTS, for the plan's diff */
+	struct imgp_dtb dtb_source; /* the tree as loaded, before this run's edits */
+	size_t nchanges;
+	struct imgp_change *changes;
+	/* The device tree edits as made, and the tree the boot path boots (patch-via.c). */
+	struct imgp_dt_plan *dt_plan;
+	/* Where "boot", "root" and the FIT are: surveyed once, when first asked. */
+	struct imgp_survey *survey;
+	/* FITs loaded other than the survey's (imgp_patch_load_fit). */
+	struct imgp_fit **fits;
+	size_t nfits;
 };
 
 /*

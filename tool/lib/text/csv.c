@@ -21,6 +21,13 @@
 
 #include "imgpatch-internal.h"
 
+/* A table (imgpatch.h): row 0 is the header; every row has ncols cells. */
+struct imgp_csv {
+	size_t nrows, ncols;
+	char **cells;            /* row by row */
+	unsigned *lines;         /* the line each row starts on */
+};
+
 /* One record being read: its fields as offsets into one text buffer. */
 struct csv_reader {
 	const char *p, *end;
@@ -150,13 +157,16 @@ static char separator(const char *p, const char *end)
 	return semicolon ? ';' : ',';
 }
 
-int imgp_csv_parse(const char *text, size_t len, struct imgp_csv *out)
+int imgp_csv_parse(const char *text, size_t len, struct imgp_csv **csv)
 {
 	static const char bom[] = "\xef\xbb\xbf";
 	struct csv_reader rd = { .p = text, .end = text + len, .line = 1 };
+	struct imgp_csv *out = calloc(1, sizeof(*out));
 	int rc = 0;
 
-	memset(out, 0, sizeof(*out));
+	*csv = NULL;
+	if (!out)
+		return imgp_fail(ENOMEM, "out of memory");
 	if (len >= 3 && memcmp(text, bom, 3) == 0)
 		rd.p += 3;
 	rd.sep = separator(rd.p, rd.end);
@@ -201,7 +211,19 @@ int imgp_csv_parse(const char *text, size_t len, struct imgp_csv *out)
 		rc = imgp_fail(EINVAL, "no header line");
 	if (rc)
 		imgp_csv_free(out);
+	else
+		*csv = out;
 	return rc;
+}
+
+size_t imgp_csv_nrows(const struct imgp_csv *c)
+{
+	return c->nrows;
+}
+
+size_t imgp_csv_ncols(const struct imgp_csv *c)
+{
+	return c->ncols;
 }
 
 unsigned imgp_csv_line(const struct imgp_csv *c, size_t row)
@@ -214,11 +236,28 @@ const char *imgp_csv_cell(const struct imgp_csv *c, size_t row, size_t col)
 	return row < c->nrows && col < c->ncols ? c->cells[row * c->ncols + col] : NULL;
 }
 
+void imgp_csv_trim(struct imgp_csv *c, size_t row, size_t col)
+{
+	char *cell = (char *)imgp_csv_cell(c, row, col);
+	size_t start, len;
+
+	if (!cell)
+		return;
+	start = strspn(cell, " \t");
+	len = strlen(cell + start);
+	while (len && (cell[start + len - 1] == ' ' || cell[start + len - 1] == '\t'))
+		len--;
+	memmove(cell, cell + start, len);
+	cell[len] = '\0';
+}
+
 void imgp_csv_free(struct imgp_csv *c)
 {
+	if (!c)
+		return;
 	for (size_t i = 0; i < c->nrows * c->ncols; i++)
 		free(c->cells[i]);
 	free(c->cells);
 	free(c->lines);
-	memset(c, 0, sizeof(*c));
+	free(c);
 }
