@@ -14,6 +14,11 @@
 void imgp_log(enum imgp_log_level level, const char *fmt, ...) IMGP_PRINTF(2, 3);
 #define imgp_warn(...) imgp_log(IMGP_LOG_WARNING, __VA_ARGS__)
 #define imgp_debug(...) imgp_log(IMGP_LOG_DEBUG, __VA_ARGS__)
+/*
+ * A warning of something being computed that keeps its warnings: appended
+ * to into, a line each; NULL: to the log hook, as imgp_warn().
+ */
+void imgp_warn_into(struct imgp_buf *into, const char *fmt, ...) IMGP_PRINTF(2, 3);
 
 /*
  * As imgp_fail, for a name the caller gave that names none (or several) of
