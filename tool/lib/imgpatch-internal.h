@@ -31,8 +31,6 @@
  * so whoever hands them a range calls imgp_image_fill() first.
  */
 int imgp_image_set_filler(const char *path, imgp_fill_fn fn, void *ctx);
-/* How many imgp_image_write() calls this process made: caches compare it. */
-uint64_t imgp_image_writes(void);
 /* Makes [off, off+len) of the file hold the image's bytes (see imgp_fill_fn). */
 int imgp_image_fill(const struct imgp_image *img, uint64_t off, uint64_t len);
 /*
@@ -170,10 +168,13 @@ bool imgp_fs_encrypted(const char *fstype);
 /*
  * Opens a partition's filesystem for writing in capture mode: the changes
  * are computed against the image but land in ws; imgp_fs_finish() completes
- * them. The image may be read-only.
+ * them. The image may be read-only. seen (NULL: none) is a handle open
+ * read-only on the same partition, of img's file or another: what it
+ * read that still holds for img is not read again.
  */
-int imgp_fs_open_capture(struct imgp_fs *fs, struct imgp_image *img,
-			 const struct imgp_part *part, struct imgp_writeset *ws);
+int imgp_fs_open_capture(struct imgp_fs *fs, const struct imgp_fs *seen,
+			 struct imgp_image *img, const struct imgp_part *part,
+			 struct imgp_writeset *ws);
 int imgp_fs_finish(struct imgp_fs *fs);
 
 /* For backends: adds a name to a listing, skipping "." and "..". */

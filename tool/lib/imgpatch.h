@@ -84,6 +84,8 @@ struct imgp_image {
 	uint64_t size;
 	imgp_fill_fn fill;       /* NULL for a plain file or device */
 	void *fill_ctx;
+	/* Writes to the file through it, or by a commit of a plan made on it: caches compare it. */
+	uint64_t writes;
 };
 
 /*

@@ -50,6 +50,8 @@ int imgp_image_write(struct imgp_image *img, uint64_t off, const void *buf,
 		     size_t len);
 /* fsync; returns 0 or -errno. */
 int imgp_image_sync(struct imgp_image *img);
+/* Whether a and b are open on the same file (or device). */
+bool imgp_image_same_file(const struct imgp_image *a, const struct imgp_image *b);
 
 /* ---------------------------------------------------------------- copy.c */
 

@@ -15,14 +15,6 @@
 #include "imgpatch-internal.h"
 #include "core/io.h"
 
-/* Writes through imgp_image_write() in this process, for caches of what images hold. */
-static uint64_t image_writes;
-
-uint64_t imgp_image_writes(void)
-{
-	return __atomic_load_n(&image_writes, __ATOMIC_RELAXED);
-}
-
 /* The one file of this process filled on demand, known by device and inode. */
 static struct {
 	dev_t dev;
@@ -194,7 +186,7 @@ int imgp_image_write(struct imgp_image *img, uint64_t off, const void *buf,
 
 	if (!img->writable)
 		return imgp_fail(EBADF, "opened read-only");
-	__atomic_add_fetch(&image_writes, 1, __ATOMIC_RELAXED);
+	img->writes++;
 	rc = image_check_range(img, off, len);
 	if (!rc && img->fill)
 		rc = img->fill(img->fill_ctx, off, len, true);
@@ -205,6 +197,14 @@ int imgp_image_write(struct imgp_image *img, uint64_t off, const void *buf,
 		return imgp_fail(-rc, "write error at offset %llu: %s",
 				 (unsigned long long)off, strerror(-rc));
 	return 0;
+}
+
+bool imgp_image_same_file(const struct imgp_image *a, const struct imgp_image *b)
+{
+	struct stat sa, sb;
+
+	return fstat(a->fd, &sa) == 0 && fstat(b->fd, &sb) == 0 &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 int imgp_image_sync(struct imgp_image *img)
