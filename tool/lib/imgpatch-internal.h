@@ -25,13 +25,10 @@
 /* --------------------------------------------------------------- image.c */
 
 /*
- * Registers fn for the file at path (one at a time per process; NULL fn
- * forgets it): every imgp_image_open() of that file then reads and writes
- * through it. External programs (mtools, libblkid) read the file itself,
- * so whoever hands them a range calls imgp_image_fill() first.
+ * External programs (mtools, libblkid) read the file itself, so whoever
+ * hands them a range of an image filled on demand calls this first: makes
+ * [off, off+len) of the file hold the image's bytes (see imgp_fill_fn).
  */
-int imgp_image_set_filler(const char *path, imgp_fill_fn fn, void *ctx);
-/* Makes [off, off+len) of the file hold the image's bytes (see imgp_fill_fn). */
 int imgp_image_fill(const struct imgp_image *img, uint64_t off, uint64_t len);
 /*
  * imgp_image_open() read-only of the file open as fd (path names it), and
@@ -40,6 +37,18 @@ int imgp_image_fill(const struct imgp_image *img, uint64_t off, uint64_t len);
  */
 int imgp_image_open_fd(struct imgp_image *img, int fd, const char *path);
 int imgp_disk_open_fd(struct imgp_disk *disk, int fd, const char *path);
+/*
+ * imgp_image_open() and imgp_disk_open() read-only of a regular file filled
+ * on demand: every read goes through fill (with ctx) first. The handle
+ * passes it on to no other: a commit of a plan made on it writes through
+ * it (imgp_image_inherit_fill()). Return 0 or -errno.
+ */
+int imgp_image_open_filled(struct imgp_image *img, const char *path,
+			   imgp_fill_fn fill, void *ctx);
+int imgp_disk_open_filled(struct imgp_disk *disk, const char *path,
+			  imgp_fill_fn fill, void *ctx);
+/* img, open on from's file, reads and writes through from's filler too. */
+void imgp_image_inherit_fill(struct imgp_image *img, const struct imgp_image *from);
 
 /* ---------------------------------------- part.c, part-mbr.c, part-gpt.c */
 

@@ -15,30 +15,6 @@
 #include "imgpatch-internal.h"
 #include "core/io.h"
 
-/* The one file of this process filled on demand, known by device and inode. */
-static struct {
-	dev_t dev;
-	ino_t ino;
-	imgp_fill_fn fn;
-	void *ctx;
-} filler;
-
-int imgp_image_set_filler(const char *path, imgp_fill_fn fn, void *ctx)
-{
-	struct stat st;
-
-	memset(&filler, 0, sizeof(filler));
-	if (!fn)
-		return 0;
-	if (stat(path, &st) < 0)
-		return imgp_fail(errno, "%s: %s", path, strerror(errno));
-	filler.dev = st.st_dev;
-	filler.ino = st.st_ino;
-	filler.fn = fn;
-	filler.ctx = ctx;
-	return 0;
-}
-
 int imgp_image_fill(const struct imgp_image *img, uint64_t off, uint64_t len)
 {
 	if (!img->fill || !len)
@@ -48,9 +24,9 @@ int imgp_image_fill(const struct imgp_image *img, uint64_t off, uint64_t len)
 	return img->fill(img->fill_ctx, off, len, false);
 }
 
-/* Makes img of the open file fd (closed on failure). */
+/* Makes img of the open file fd (closed on failure), filled by fill when set. */
 static int image_adopt(struct imgp_image *img, int fd, const char *path,
-		       bool writable)
+		       bool writable, imgp_fill_fn fill, void *fill_ctx)
 {
 	struct stat st;
 	int err;
@@ -73,10 +49,8 @@ static int image_adopt(struct imgp_image *img, int fd, const char *path,
 		img->is_blockdev = true;
 	} else if (S_ISREG(st.st_mode)) {
 		img->size = (uint64_t)st.st_size;
-		if (filler.fn && st.st_dev == filler.dev && st.st_ino == filler.ino) {
-			img->fill = filler.fn;
-			img->fill_ctx = filler.ctx;
-		}
+		img->fill = fill;
+		img->fill_ctx = fill ? fill_ctx : NULL;
 	} else {
 		close(fd);
 		return imgp_fail(EINVAL, "not a regular file or block device");
@@ -95,7 +69,8 @@ static int image_adopt(struct imgp_image *img, int fd, const char *path,
 	return 0;
 }
 
-int imgp_image_open(struct imgp_image *img, const char *path, bool writable)
+static int image_open(struct imgp_image *img, const char *path, bool writable,
+		      imgp_fill_fn fill, void *fill_ctx)
 {
 	int fd, err;
 
@@ -120,7 +95,26 @@ int imgp_image_open(struct imgp_image *img, const char *path, bool writable)
 			return imgp_fail(err, "the device is in use (mounted, or opened by another program)");
 		return imgp_fail(err, "cannot open: %s", strerror(err));
 	}
-	return image_adopt(img, fd, path, writable);
+	return image_adopt(img, fd, path, writable, fill, fill_ctx);
+}
+
+int imgp_image_open(struct imgp_image *img, const char *path, bool writable)
+{
+	return image_open(img, path, writable, NULL, NULL);
+}
+
+int imgp_image_open_filled(struct imgp_image *img, const char *path,
+			   imgp_fill_fn fill, void *ctx)
+{
+	return image_open(img, path, false, fill, ctx);
+}
+
+void imgp_image_inherit_fill(struct imgp_image *img, const struct imgp_image *from)
+{
+	if (img->is_blockdev || !from->fill)
+		return;
+	img->fill = from->fill;
+	img->fill_ctx = from->fill_ctx;
 }
 
 int imgp_image_open_fd(struct imgp_image *img, int fd, const char *path)
@@ -136,7 +130,7 @@ int imgp_image_open_fd(struct imgp_image *img, int fd, const char *path)
 
 		return imgp_fail(err, "cannot open: %s", strerror(err));
 	}
-	return image_adopt(img, dup_fd, path, false);
+	return image_adopt(img, dup_fd, path, false, NULL, NULL);
 }
 
 void imgp_image_close(struct imgp_image *img)

@@ -29,6 +29,16 @@ int imgp_disk_open(struct imgp_disk *disk, const char *path, bool writable)
 	return rc ? rc : disk_identify(disk);
 }
 
+int imgp_disk_open_filled(struct imgp_disk *disk, const char *path,
+			  imgp_fill_fn fill, void *ctx)
+{
+	int rc;
+
+	memset(disk, 0, sizeof(*disk));
+	rc = imgp_image_open_filled(&disk->img, path, fill, ctx);
+	return rc ? rc : disk_identify(disk);
+}
+
 int imgp_disk_open_fd(struct imgp_disk *disk, int fd, const char *path)
 {
 	int rc;

@@ -656,6 +656,9 @@ int imgp_patch_commit(struct imgp_patch *patch, const char *path,
 		imgp_image_close(&img);
 		return imgp_fail(EINVAL, "%s: size differs from the planned image", path);
 	}
+	/* The planned-on file filled on demand (a block-wise .xz) is written through its filler. */
+	if (imgp_image_same_file(&img, &patch->disk->img))
+		imgp_image_inherit_fill(&img, &patch->disk->img);
 	/* 1. Every write is computed first, into memory. */
 	rc = imgp_writeset_new(&ws, &img);
 	if (!rc)
