@@ -80,7 +80,7 @@ static void fuzz_writes(struct imgp_image *img, const struct imgp_part *part)
 	memset(grown, '#', sizeof(grown));
 	if (imgp_writeset_new(&ws, img))
 		return;
-	if (imgp_fs_open_capture(&fs, img, part, ws) == 0) {
+	if (imgp_fs_open_capture(&fs, NULL, img, part, ws) == 0) {
 		rc = imgp_fs_write_file(&fs, "/etc/fstab", grown, sizeof(grown));
 		if (!rc)
 			rc = imgp_fs_write_file(&fs, "/etc/new.conf", "x=1\n", 4);

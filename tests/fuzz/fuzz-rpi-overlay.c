@@ -51,9 +51,9 @@ static void call(void **fdt, size_t *size, const char *overlay, size_t ovl_len,
 	if (!copy)
 		abort();
 	if (overlay)
-		rc = imgp_rpi_dtoverlay(fdt, size, overlay, ovl_len, name, params, NULL);
+		rc = imgp_rpi_dtoverlay(fdt, size, overlay, ovl_len, name, params, NULL, NULL);
 	else
-		rc = imgp_rpi_dtparam(fdt, size, params ? params : "", NULL);
+		rc = imgp_rpi_dtparam(fdt, size, params ? params : "", NULL, NULL);
 	check(rc, *fdt, *size, before, copy, before_size);
 	free(copy);
 }

@@ -87,7 +87,7 @@ static int apply_line(const char *line, void **fdt, size_t *size)
 	int rc;
 
 	if (strncmp(line, "dtparam=", 8) == 0)
-		return imgp_rpi_dtparam(fdt, size, line + 8, NULL);
+		return imgp_rpi_dtparam(fdt, size, line + 8, NULL, NULL);
 	if (strncmp(line, "dtoverlay=", 10) != 0)
 		return -EINVAL;
 	snprintf(name, sizeof(name), "%s", line + 10);
@@ -102,7 +102,7 @@ static int apply_line(const char *line, void **fdt, size_t *size)
 	}
 	if (!dtbo)
 		return -ENOENT;
-	rc = imgp_rpi_dtoverlay(fdt, size, dtbo, len, name, params, NULL);
+	rc = imgp_rpi_dtoverlay(fdt, size, dtbo, len, name, params, NULL, NULL);
 	free(dtbo);
 	return rc;
 }
@@ -209,6 +209,30 @@ static void check_ignored(const char *line, const char *same_as,
 	free(fdt);
 }
 
+/* With a buffer, what is computed keeps its warnings: the log gets none. */
+static void check_kept(void)
+{
+	static const char want[] =
+		"config.txt: dtparam=nosuch: unknown parameter 'nosuch': ignored, as the firmware does\n";
+	struct imgp_buf kept = { 0 };
+	size_t size;
+	void *fdt = load_base(&size);
+	bool ok;
+	int rc;
+
+	warnings[0] = '\0';
+	rc = fdt ? imgp_rpi_dtparam(&fdt, &size, "nosuch", "config.txt: dtparam=nosuch", &kept)
+		 : -EIO;
+	ok = rc == 0 && imgp_buf_append(&kept, "", 1) == 0 &&
+	     strcmp((char *)kept.data, want) == 0;
+	CHECK(ok, "dtparam=nosuch: the warning is kept, a line, where it was asked to go");
+	if (!ok)
+		printf("#   rc %d, kept: '%s'\n", rc, kept.len ? (char *)kept.data : "");
+	CHECK(!warnings[0], "dtparam=nosuch: the log gets no warning that was kept");
+	imgp_buf_free(&kept);
+	free(fdt);
+}
+
 static void test_ignored(void)
 {
 	check_ignored("dtoverlay=sdio,nosuch=1,poll_once=off,bus_width=1,sdio_overclock=50",
@@ -222,6 +246,7 @@ static void test_ignored(void)
 		      "dtparam: unknown parameter 'nosuch'");
 	check_ignored("dtoverlay=edge,esc=\\q", "edge", "invalid escape");
 	check_ignored("dtoverlay=edge,mac=0g", "edge", "invalid byte string '0g'");
+	check_kept();
 }
 
 /* An overlay that cannot apply leaves the tree as it was. */
@@ -303,14 +328,14 @@ static void test_failures(void)
 	CHECK(strstr(imgp_errmsg(), "has no __symbols__ (it was not compiled with dtc -@)") != NULL,
 	      "says the base tree lacks __symbols__");
 	warnings[0] = '\0';
-	CHECK(plain_fdt && imgp_rpi_dtparam(&plain_fdt, &plain_size, "audio=on", NULL) == 0 &&
+	CHECK(plain_fdt && imgp_rpi_dtparam(&plain_fdt, &plain_size, "audio=on", NULL, NULL) == 0 &&
 	      strstr(warnings, "unknown parameter 'audio'"),
 	      "dtparam on a tree without __overrides__: ignored with a warning");
 	free(plain_fdt);
 
 	size = 8;
 	fdt = calloc(1, size);
-	CHECK(fdt && imgp_rpi_dtparam(&fdt, &size, "audio=on", NULL) == -EINVAL,
+	CHECK(fdt && imgp_rpi_dtparam(&fdt, &size, "audio=on", NULL, NULL) == -EINVAL,
 	      "dtparam on 8 zero bytes: refused");
 	free(fdt);
 }
@@ -400,7 +425,7 @@ static void test_image(void)
 		fdt = imgp_buf_steal(&base, &size);
 		warnings[0] = '\0';
 		for (size_t i = 0; !rc && i < pi4->noverlays; i++)
-			rc = sv.bootpath->apply(&sv, pi4, i, &fdt, &size);
+			rc = sv.bootpath->apply(&sv, pi4, i, &fdt, &size, NULL);
 		if (rc)
 			printf("# %s\n", imgp_errmsg());
 		got = rc ? NULL : decompile(fdt, size);
@@ -423,7 +448,7 @@ static void test_image(void)
 						  .noverlays = 1, .overlays = list };
 
 		warnings[0] = '\0';
-		rc = sv.bootpath->apply(&sv, &one, 0, &fdt, &size);
+		rc = sv.bootpath->apply(&sv, &one, 0, &fdt, &size, NULL);
 		CHECK(rc == 0 && strstr(warnings, "/bcm2711-rpi-4-b.dtb: dtoverlay=sdio,bus_width=1,x=/overlays/y.dtbo,z: unknown parameter 'x'") &&
 		      strstr(warnings, "unknown parameter 'z'"),
 		      "an entry whose parameter value is a path: the overlay file still found");
@@ -442,15 +467,15 @@ static void test_image(void)
 	if (!rc) {
 		fdt = imgp_buf_steal(&base, &size);
 		warnings[0] = '\0';
-		rc = sv.bootpath->apply(&sv, pi5, 0, &fdt, &size);
+		rc = sv.bootpath->apply(&sv, pi5, 0, &fdt, &size, NULL);
 		CHECK(rc == 0 && strstr(warnings, "/bcm2712-rpi-5-b.dtb: dtparam=audio=on: unknown parameter 'audio': ignored, as the firmware does"),
 		      "pi5: dtparam=audio=on on a tree without __overrides__: a warning");
-		CHECK(sv.bootpath->apply(&sv, pi5, 1, &fdt, &size) == 0, "pi5: vc4-kms-v3d applies");
-		CHECK(sv.bootpath->apply(&sv, pi5, 2, &fdt, &size) == -ENOENT,
+		CHECK(sv.bootpath->apply(&sv, pi5, 1, &fdt, &size, NULL) == 0, "pi5: vc4-kms-v3d applies");
+		CHECK(sv.bootpath->apply(&sv, pi5, 2, &fdt, &size, NULL) == -ENOENT,
 		      "pi5: a missing overlay file fails");
 		CHECK_STR(imgp_errmsg(), "p1 (vfat): /overlays/nosuch.dtbo: no such file",
 			  "names the partition and the file");
-		CHECK(sv.bootpath->apply(&sv, pi5, 3, &fdt, &size) == -EINVAL,
+		CHECK(sv.bootpath->apply(&sv, pi5, 3, &fdt, &size, NULL) == -EINVAL,
 		      "pi5: an overlay overlay_map.dtb deprecates fails");
 		CHECK_STR(imgp_errmsg(), "/bcm2712-rpi-5-b.dtb: overlay 'sdtweak' is deprecated: use 'dtparam=sd_poll_once' etc. (/overlays/overlay_map.dtb): the firmware does not load it",
 			  "says why, as the map does");

@@ -36,7 +36,7 @@ static int run(struct imgp_dtb *dtb, const char *line)
 	snprintf(copy, sizeof(copy), "%s", line);
 	for (char *w = strtok_r(copy, " ", &save); w && argc < 16; w = strtok_r(NULL, " ", &save))
 		argv[argc++] = w;
-	return imgp_uboot_fdt_cmd(dtb, argc, argv);
+	return imgp_uboot_fdt_cmd(dtb, argc, argv, NULL);
 }
 
 static const void *prop(const struct imgp_dtb *dtb, const char *path, const char *name,

@@ -65,15 +65,24 @@ static int make_disk(const char *path)
 }
 
 /* Writes "patched" at off of the working image, as a commit would. */
+/*
+ * Writes at off of the working image as a commit does: opened for writing,
+ * through the filler of the image the plan was made on.
+ */
 static int patch_at(const struct imgp_work *w, uint64_t off)
 {
-	struct imgp_image img;
-	int rc = imgp_image_open(&img, w->path, true);
+	struct imgp_image planned, img;
+	int rc = imgp_image_open_filled(&planned, w->path, imgp_xz_image_fill, w->xz);
 
+	if (rc)
+		return rc;
+	rc = imgp_image_open(&img, w->path, true);
 	if (!rc) {
-		rc = imgp_image_write(&img, off, "patched", 7);
+		imgp_image_inherit_fill(&img, &planned);
+		rc = img.fill ? imgp_image_write(&img, off, "patched", 7) : -EINVAL;
 		imgp_image_close(&img);
 	}
+	imgp_image_close(&planned);
 	return rc;
 }
 

@@ -22,26 +22,13 @@
 #include "format/format.h"
 #include "patch/patch.h"
 
-/* ----------------------------------------------------------------- log.c */
-
-/*
- * Until the next call, this thread's warnings are appended to *into, a
- * line each, instead of going to the log hook; NULL ends that.
- */
-void imgp_log_capture(struct imgp_buf *into);
-
 /* --------------------------------------------------------------- image.c */
 
 /*
- * Registers fn for the file at path (one at a time per process; NULL fn
- * forgets it): every imgp_image_open() of that file then reads and writes
- * through it. External programs (mtools, libblkid) read the file itself,
- * so whoever hands them a range calls imgp_image_fill() first.
+ * External programs (mtools, libblkid) read the file itself, so whoever
+ * hands them a range of an image filled on demand calls this first: makes
+ * [off, off+len) of the file hold the image's bytes (see imgp_fill_fn).
  */
-int imgp_image_set_filler(const char *path, imgp_fill_fn fn, void *ctx);
-/* How many imgp_image_write() calls this process made: caches compare it. */
-uint64_t imgp_image_writes(void);
-/* Makes [off, off+len) of the file hold the image's bytes (see imgp_fill_fn). */
 int imgp_image_fill(const struct imgp_image *img, uint64_t off, uint64_t len);
 /*
  * imgp_image_open() read-only of the file open as fd (path names it), and
@@ -50,6 +37,18 @@ int imgp_image_fill(const struct imgp_image *img, uint64_t off, uint64_t len);
  */
 int imgp_image_open_fd(struct imgp_image *img, int fd, const char *path);
 int imgp_disk_open_fd(struct imgp_disk **disk, int fd, const char *path);
+/*
+ * imgp_image_open() and imgp_disk_open() read-only of a regular file filled
+ * on demand: every read goes through fill (with ctx) first. The handle
+ * passes it on to no other: a commit of a plan made on it writes through
+ * it (imgp_image_inherit_fill()). Return 0 or -errno.
+ */
+int imgp_image_open_filled(struct imgp_image *img, const char *path,
+			   imgp_fill_fn fill, void *ctx);
+int imgp_disk_open_filled(struct imgp_disk **disk, const char *path,
+			  imgp_fill_fn fill, void *ctx);
+/* img, open on from's file, reads and writes through from's filler too. */
+void imgp_image_inherit_fill(struct imgp_image *img, const struct imgp_image *from);
 
 /* ---------------------------------------- part.c, part-mbr.c, part-gpt.c */
 
@@ -178,10 +177,13 @@ bool imgp_fs_encrypted(const char *fstype);
 /*
  * Opens a partition's filesystem for writing in capture mode: the changes
  * are computed against the image but land in ws; imgp_fs_finish() completes
- * them. The image may be read-only.
+ * them. The image may be read-only. seen (NULL: none) is a handle open
+ * read-only on the same partition, of img's file or another: what it
+ * read that still holds for img is not read again.
  */
-int imgp_fs_open_capture(struct imgp_fs *fs, struct imgp_image *img,
-			 const struct imgp_part *part, struct imgp_writeset *ws);
+int imgp_fs_open_capture(struct imgp_fs *fs, const struct imgp_fs *seen,
+			 struct imgp_image *img, const struct imgp_part *part,
+			 struct imgp_writeset *ws);
 int imgp_fs_finish(struct imgp_fs *fs);
 
 /* For backends: adds a name to a listing, skipping "." and "..". */
@@ -360,23 +362,23 @@ int imgp_fdt_check_full(const void *fdt, size_t bufsize);
  * "name[=value]" list params applied through the __overrides__ of the tree
  * in *fdt (*size bytes; replaced by a new malloc'd buffer on success, left
  * unchanged on failure). A parameter the firmware ignores (unknown name,
- * value that does not parse) is skipped with imgp_warn(), the warning
- * starting with what (NULL: "dtparam"). Returns 0, or -EINVAL (broken tree
- * or __overrides__), -ENOMEM, -EFBIG.
+ * value that does not parse) is skipped with a warning into warnings
+ * (imgp_warn_into(); NULL: the log), starting with what (NULL: "dtparam").
+ * Returns 0, or -EINVAL (broken tree or __overrides__), -ENOMEM, -EFBIG.
  */
 int imgp_rpi_dtparam(void **fdt, size_t *size, const char *params,
-		     const char *what);
+		     const char *what, struct imgp_buf *warnings);
 /*
  * The firmware's dtoverlay=name,params line: the overlay blob (len bytes)
  * resolved against the tree in *fdt, its parameters (the overlay's
  * __overrides__ first, then the base's) applied, its active fragments
- * merged, all as dtmerge does. *fdt and what (NULL: "dtoverlay=name") as
- * for imgp_rpi_dtparam(). Returns 0, or -ENOENT (a label, target or
- * target-path the base lacks), -EINVAL, -ENOMEM, -EFBIG.
+ * merged, all as dtmerge does. *fdt, what (NULL: "dtoverlay=name") and
+ * warnings as for imgp_rpi_dtparam(). Returns 0, or -ENOENT (a label,
+ * target or target-path the base lacks), -EINVAL, -ENOMEM, -EFBIG.
  */
 int imgp_rpi_dtoverlay(void **fdt, size_t *size, const void *overlay,
 		       size_t len, const char *name, const char *params,
-		       const char *what);
+		       const char *what, struct imgp_buf *warnings);
 
 /*
  * How many tree names a message lists before "... N in all": a boot path
@@ -538,10 +540,11 @@ struct imgp_bootpath {
 	 * which it may grow with realloc) as this way's loader does (the
 	 * Raspberry Pi firmware's dtoverlay/dtparam with parameters, ...).
 	 * NULL: the entry names an overlay file on sv->boot, applied as
-	 * U-Boot's "fdt apply" does. Returns 0, or -errno with imgp_fail().
+	 * U-Boot's "fdt apply" does. Its warnings go into warnings, a line
+	 * each (NULL: the log). Returns 0, or -errno with imgp_fail().
 	 */
 	int (*apply)(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt,
-		     size_t i, void **fdt, size_t *size);
+		     size_t i, void **fdt, size_t *size, struct imgp_buf *warnings);
 	/*
 	 * The room its loader gives each overlay of its list (the bytes
 	 * fdt_shrink_to_minimum adds: sysboot's 8192); 0: what it needs.
@@ -680,9 +683,11 @@ size_t imgp_uboot_fdt_room(size_t used, unsigned long extra);
 /*
  * Runs one "fdt set|rm|mknode ..." (argv[0] "fdt") on dtb as U-Boot's
  * cmd/fdt.c does; the subcommands that do not edit the tree do nothing.
+ * One imgpatch does not model is a warning into warnings (NULL: the log).
  * Returns the command's status (0, 1), or -ENOMEM.
  */
-int imgp_uboot_fdt_cmd(struct imgp_dtb *dtb, int argc, char *const *argv);
+int imgp_uboot_fdt_cmd(struct imgp_dtb *dtb, int argc, char *const *argv,
+		       struct imgp_buf *warnings);
 
 /*
  * survey.c, for describe(): a text file of part, NUL-terminated, in *text

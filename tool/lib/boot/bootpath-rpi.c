@@ -792,7 +792,7 @@ static int warning_context(struct imgp_survey *sv, const struct imgp_survey_boot
  * (the firmware then boots without it: the caller says so).
  */
 static int rpi_apply(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt,
-		     size_t i, void **fdt, size_t *size)
+		     size_t i, void **fdt, size_t *size, struct imgp_buf *warnings)
 {
 	const char *entry = dt->overlays[i], *params;
 	struct imgp_buf blob = { 0 }, what = { 0 }, warn_what = { 0 };
@@ -808,7 +808,8 @@ static int rpi_apply(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt
 	if (is_prefix(entry, "dtparam=")) {
 		rc = warning_context(sv, dt, entry, &warn_what);
 		if (!rc)
-			rc = imgp_rpi_dtparam(fdt, size, entry + 8, (const char *)warn_what.data);
+			rc = imgp_rpi_dtparam(fdt, size, entry + 8, (const char *)warn_what.data,
+					      warnings);
 		imgp_buf_free(&warn_what);
 		return rc == -ENOMEM || !rc ? rc : imgp_fail_ctx(rc, "%s: %s", dt->path, entry);
 	}
@@ -834,7 +835,7 @@ static int rpi_apply(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt
 	if (rc)
 		goto out;
 	rc = imgp_rpi_dtoverlay(fdt, size, blob.data, blob.len, name, params,
-				(const char *)warn_what.data);
+				(const char *)warn_what.data, warnings);
 	if (rc && rc != -ENOMEM)
 		rc = imgp_fail_ctx(rc, "%s", (const char *)what.data);
 out:

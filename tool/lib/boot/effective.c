@@ -136,9 +136,10 @@ static int load_base(struct imgp_survey *sv, struct imgp_effective *t)
 /*
  * Entry i of the boot path's list, through the path's own loader: it gets
  * a malloc'd copy of the tree, *size being the buffer's size (room to
- * grow in), which it may realloc.
+ * grow in), which it may realloc. Its warnings go into warnings.
  */
-static int apply_own(struct imgp_survey *sv, struct imgp_effective *t, size_t i)
+static int apply_own(struct imgp_survey *sv, struct imgp_effective *t, size_t i,
+		     struct imgp_buf *warnings)
 {
 	size_t size = t->dtb.bufsize;
 	void *fdt = malloc(size);
@@ -148,7 +149,7 @@ static int apply_own(struct imgp_survey *sv, struct imgp_effective *t, size_t i)
 	if (!fdt)
 		return imgp_fail(ENOMEM, "out of memory");
 	memcpy(fdt, t->dtb.fdt, size);
-	rc = sv->bootpath->apply(sv, t->ran, i, &fdt, &size);
+	rc = sv->bootpath->apply(sv, t->ran, i, &fdt, &size, warnings);
 	if (rc) {
 		free(fdt);
 		return rc == -ENOENT ? -EINVAL : rc;
@@ -225,9 +226,12 @@ static int next_label(struct imgp_effective *t, int rc, const char *overlay)
 	return 1;
 }
 
-/* The boot path's overlays, in order, with its loader's answer to a failure. */
+/*
+ * The boot path's overlays, in order, with its loader's answer to a
+ * failure; warnings go into warnings (NULL: the log).
+ */
 static int apply_overlays(struct imgp_survey *sv, struct imgp_effective *t,
-			  bool *applied)
+			  bool *applied, struct imgp_buf *warnings)
 {
 	const struct imgp_survey_bootdt *dt = t->ran;
 	enum apply_failure on_failure = apply_failure(sv);
@@ -244,7 +248,7 @@ static int apply_overlays(struct imgp_survey *sv, struct imgp_effective *t,
 		if (!sv->bootpath->apply && strchr(dt->overlays[i], '=') &&
 		    !strchr(dt->overlays[i], '/'))
 			continue;
-		rc = sv->bootpath->apply ? apply_own(sv, t, i) :
+		rc = sv->bootpath->apply ? apply_own(sv, t, i, warnings) :
 		     apply_file(sv, t, i, &total, &missing);
 		if (rc == -ENOMEM)
 			return rc;
@@ -282,10 +286,14 @@ static int apply_overlays(struct imgp_survey *sv, struct imgp_effective *t,
 	return 0;
 }
 
-/* A script run on a tree: its variables, and the tree its fdt commands edit. */
+/*
+ * A script run on a tree: its variables, the tree its fdt commands edit,
+ * and where its warnings go.
+ */
 struct script_run {
 	const struct imgp_survey_bootdt *dt;
 	struct imgp_dtb *dtb;
+	struct imgp_buf *warnings;
 };
 
 /* A variable of the scripts t->ran sources: the last setting of it. */
@@ -304,13 +312,13 @@ static const char *script_var(void *ctx, const char *name)
 static int script_command(void *ctx, struct imgp_ushell *sh, int argc, char **argv,
 			  int *status)
 {
-	struct imgp_dtb *dtb = ((struct script_run *)ctx)->dtb;
+	struct script_run *run = ctx;
 	int rc = 0;
 
 	(void)sh;
 	*status = 1;
 	if (!strcmp(argv[0], "fdt"))
-		rc = imgp_uboot_fdt_cmd(dtb, argc, argv);
+		rc = imgp_uboot_fdt_cmd(run->dtb, argc, argv, run->warnings);
 	else if (!strcmp(argv[0], "echo"))
 		rc = 0;
 	else
@@ -325,13 +333,14 @@ static int script_command(void *ctx, struct imgp_ushell *sh, int argc, char **ar
  * The scripts the loader sources after the overlays (Armbian's fixup.scr),
  * run on the tree: their fdt set/rm/mknode are what the kernel gets. One
  * that cannot be read is not sourced, as the loader's "load" would fail.
- * Returns 0, or -ENOMEM.
+ * Warnings go into warnings (NULL: the log). Returns 0, or -ENOMEM.
  */
-static int run_scripts(struct imgp_survey *sv, struct imgp_effective *t, bool *ran)
+static int run_scripts(struct imgp_survey *sv, struct imgp_effective *t, bool *ran,
+		       struct imgp_buf *warnings)
 {
 	static const struct imgp_ushell_ops ops = { script_var, script_command };
 	const struct imgp_survey_bootdt *dt = t->ran;
-	struct script_run run = { dt, &t->dtb };
+	struct script_run run = { dt, &t->dtb, warnings };
 	int rc = 0;
 
 	*ran = false;
@@ -346,8 +355,9 @@ static int run_scripts(struct imgp_survey *sv, struct imgp_effective *t, bool *r
 		imgp_buf_free(&buf);
 		if (rc) {
 			if (rc != -ENOMEM)
-				imgp_warn(IMGP_PART_FMT " (%s): %s: not run: %s", t->part->number,
-					  t->part->fstype, dt->scripts[i], imgp_errmsg());
+				imgp_warn_into(warnings, IMGP_PART_FMT " (%s): %s: not run: %s",
+					       t->part->number, t->part->fstype, dt->scripts[i],
+					       imgp_errmsg());
 			rc = rc == -ENOMEM ? rc : 0;
 			imgp_errclear();
 			continue;
@@ -358,8 +368,8 @@ static int run_scripts(struct imgp_survey *sv, struct imgp_effective *t, bool *r
 		if (!rc)
 			rc = imgp_ushell_run(sh, scr.text);
 		if (rc && rc != -ENOMEM) {
-			imgp_warn(IMGP_PART_FMT " (%s): %s: %s", t->part->number,
-				  t->part->fstype, dt->scripts[i], imgp_errmsg());
+			imgp_warn_into(warnings, IMGP_PART_FMT " (%s): %s: %s", t->part->number,
+				       t->part->fstype, dt->scripts[i], imgp_errmsg());
 			imgp_errclear();
 			rc = 0;
 		}
@@ -430,6 +440,8 @@ static int keep_warnings(struct imgp_effective *t, char *lines)
 static int build(struct imgp_survey *sv, struct imgp_effective *t, bool kept)
 {
 	struct imgp_buf warnings = { 0 };
+	/* Kept: what is computed keeps its warnings, else they go to the log. */
+	struct imgp_buf *into = kept ? &warnings : NULL;
 	bool *applied, scripts_ran = false;
 	size_t n = 0;
 	int rc;
@@ -440,29 +452,25 @@ static int build(struct imgp_survey *sv, struct imgp_effective *t, bool kept)
 	applied = calloc(n ? n : 1, sizeof(*applied));
 	if (!applied)
 		return imgp_fail(ENOMEM, "out of memory");
-	if (kept)
-		imgp_log_capture(&warnings);
 	t->boot_path = sv->bootpath_name;
 	t->ran = t->bootdt;
 	/* What the boot depends on that the image does not say, as warnings. */
 	for (size_t i = 0; t->bootdt && i < t->bootdt->nnotes; i++)
-		imgp_warn("%s", t->bootdt->notes[i]);
+		imgp_warn_into(into, "%s", t->bootdt->notes[i]);
 	do {
 		memset(applied, 0, (n ? n : 1) * sizeof(*applied));
 		rc = load_base(sv, t);
 		if (rc && rc != -ENOMEM)
 			rc = t->ran == t->bootdt ? keep_failure(t, rc, NULL, NULL) : 0;
 		else if (!rc && t->ran && t->ran->noverlays)
-			rc = apply_overlays(sv, t, applied);
+			rc = apply_overlays(sv, t, applied, into);
 		/* 1: that label failed too, sysboot goes on to the next. */
 	} while (rc == 1);
 	/* After a failed overlay Armbian boots the base tree without its fixups. */
 	if (!rc && t->dtb.fdt && !t->reverted && t->ran && t->ran->nscripts)
-		rc = run_scripts(sv, t, &scripts_ran);
+		rc = run_scripts(sv, t, &scripts_ran, into);
 	if (!rc)
 		rc = provenance(sv, t, applied, scripts_ran);
-	if (kept)
-		imgp_log_capture(NULL);
 	if (!rc && warnings.len)
 		rc = keep_warnings(t, (char *)warnings.data);
 	imgp_buf_free(&warnings);

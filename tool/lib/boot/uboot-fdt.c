@@ -144,7 +144,8 @@ static int fdt_mknode(struct imgp_dtb *dtb, int argc, char *const *argv)
 	return rc < 0 ? 1 : 0;
 }
 
-int imgp_uboot_fdt_cmd(struct imgp_dtb *dtb, int argc, char *const *argv)
+int imgp_uboot_fdt_cmd(struct imgp_dtb *dtb, int argc, char *const *argv,
+		       struct imgp_buf *warnings)
 {
 	int node, rc;
 
@@ -169,6 +170,7 @@ int imgp_uboot_fdt_cmd(struct imgp_dtb *dtb, int argc, char *const *argv)
 	if (!strncmp(argv[1], "resize", 6) || !strncmp(argv[1], "print", 5) ||
 	    !strncmp(argv[1], "list", 4) || !strncmp(argv[1], "addr", 4))
 		return 0;
-	imgp_warn("'fdt %s' in a script that edits the booted tree is not modelled", argv[1]);
+	imgp_warn_into(warnings, "'fdt %s' in a script that edits the booted tree is not modelled",
+		       argv[1]);
 	return 1;
 }

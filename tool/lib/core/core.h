@@ -14,6 +14,11 @@
 void imgp_log(enum imgp_log_level level, const char *fmt, ...) IMGP_PRINTF(2, 3);
 #define imgp_warn(...) imgp_log(IMGP_LOG_WARNING, __VA_ARGS__)
 #define imgp_debug(...) imgp_log(IMGP_LOG_DEBUG, __VA_ARGS__)
+/*
+ * A warning of something being computed that keeps its warnings: appended
+ * to into, a line each; NULL: to the log hook, as imgp_warn().
+ */
+void imgp_warn_into(struct imgp_buf *into, const char *fmt, ...) IMGP_PRINTF(2, 3);
 
 /*
  * As imgp_fail, for a name the caller gave that names none (or several) of
@@ -50,6 +55,8 @@ struct imgp_image {
 	uint64_t size;
 	imgp_fill_fn fill;       /* NULL for a plain file or device */
 	void *fill_ctx;
+	/* Writes to the file through it, or by a commit of a plan made on it: caches compare it. */
+	uint64_t writes;
 };
 
 /*
@@ -72,6 +79,8 @@ int imgp_image_write(struct imgp_image *img, uint64_t off, const void *buf,
 		     size_t len);
 /* fsync; returns 0 or -errno. */
 int imgp_image_sync(struct imgp_image *img);
+/* Whether a and b are open on the same file (or device). */
+bool imgp_image_same_file(const struct imgp_image *a, const struct imgp_image *b);
 
 /* ---------------------------------------------------------------- copy.c */
 

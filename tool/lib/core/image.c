@@ -15,38 +15,6 @@
 #include "imgpatch-internal.h"
 #include "core/io.h"
 
-/* Writes through imgp_image_write() in this process, for caches of what images hold. */
-static uint64_t image_writes;
-
-uint64_t imgp_image_writes(void)
-{
-	return __atomic_load_n(&image_writes, __ATOMIC_RELAXED);
-}
-
-/* The one file of this process filled on demand, known by device and inode. */
-static struct {
-	dev_t dev;
-	ino_t ino;
-	imgp_fill_fn fn;
-	void *ctx;
-} filler;
-
-int imgp_image_set_filler(const char *path, imgp_fill_fn fn, void *ctx)
-{
-	struct stat st;
-
-	memset(&filler, 0, sizeof(filler));
-	if (!fn)
-		return 0;
-	if (stat(path, &st) < 0)
-		return imgp_fail(errno, "%s: %s", path, strerror(errno));
-	filler.dev = st.st_dev;
-	filler.ino = st.st_ino;
-	filler.fn = fn;
-	filler.ctx = ctx;
-	return 0;
-}
-
 int imgp_image_fill(const struct imgp_image *img, uint64_t off, uint64_t len)
 {
 	if (!img->fill || !len)
@@ -56,9 +24,9 @@ int imgp_image_fill(const struct imgp_image *img, uint64_t off, uint64_t len)
 	return img->fill(img->fill_ctx, off, len, false);
 }
 
-/* Makes img of the open file fd (closed on failure). */
+/* Makes img of the open file fd (closed on failure), filled by fill when set. */
 static int image_adopt(struct imgp_image *img, int fd, const char *path,
-		       bool writable)
+		       bool writable, imgp_fill_fn fill, void *fill_ctx)
 {
 	struct stat st;
 	int err;
@@ -81,10 +49,8 @@ static int image_adopt(struct imgp_image *img, int fd, const char *path,
 		img->is_blockdev = true;
 	} else if (S_ISREG(st.st_mode)) {
 		img->size = (uint64_t)st.st_size;
-		if (filler.fn && st.st_dev == filler.dev && st.st_ino == filler.ino) {
-			img->fill = filler.fn;
-			img->fill_ctx = filler.ctx;
-		}
+		img->fill = fill;
+		img->fill_ctx = fill ? fill_ctx : NULL;
 	} else {
 		close(fd);
 		return imgp_fail(EINVAL, "not a regular file or block device");
@@ -103,7 +69,8 @@ static int image_adopt(struct imgp_image *img, int fd, const char *path,
 	return 0;
 }
 
-int imgp_image_open(struct imgp_image *img, const char *path, bool writable)
+static int image_open(struct imgp_image *img, const char *path, bool writable,
+		      imgp_fill_fn fill, void *fill_ctx)
 {
 	int fd, err;
 
@@ -128,7 +95,26 @@ int imgp_image_open(struct imgp_image *img, const char *path, bool writable)
 			return imgp_fail(err, "the device is in use (mounted, or opened by another program)");
 		return imgp_fail(err, "cannot open: %s", strerror(err));
 	}
-	return image_adopt(img, fd, path, writable);
+	return image_adopt(img, fd, path, writable, fill, fill_ctx);
+}
+
+int imgp_image_open(struct imgp_image *img, const char *path, bool writable)
+{
+	return image_open(img, path, writable, NULL, NULL);
+}
+
+int imgp_image_open_filled(struct imgp_image *img, const char *path,
+			   imgp_fill_fn fill, void *ctx)
+{
+	return image_open(img, path, false, fill, ctx);
+}
+
+void imgp_image_inherit_fill(struct imgp_image *img, const struct imgp_image *from)
+{
+	if (img->is_blockdev || !from->fill)
+		return;
+	img->fill = from->fill;
+	img->fill_ctx = from->fill_ctx;
 }
 
 int imgp_image_open_fd(struct imgp_image *img, int fd, const char *path)
@@ -144,7 +130,7 @@ int imgp_image_open_fd(struct imgp_image *img, int fd, const char *path)
 
 		return imgp_fail(err, "cannot open: %s", strerror(err));
 	}
-	return image_adopt(img, dup_fd, path, false);
+	return image_adopt(img, dup_fd, path, false, NULL, NULL);
 }
 
 void imgp_image_close(struct imgp_image *img)
@@ -194,7 +180,7 @@ int imgp_image_write(struct imgp_image *img, uint64_t off, const void *buf,
 
 	if (!img->writable)
 		return imgp_fail(EBADF, "opened read-only");
-	__atomic_add_fetch(&image_writes, 1, __ATOMIC_RELAXED);
+	img->writes++;
 	rc = image_check_range(img, off, len);
 	if (!rc && img->fill)
 		rc = img->fill(img->fill_ctx, off, len, true);
@@ -205,6 +191,14 @@ int imgp_image_write(struct imgp_image *img, uint64_t off, const void *buf,
 		return imgp_fail(-rc, "write error at offset %llu: %s",
 				 (unsigned long long)off, strerror(-rc));
 	return 0;
+}
+
+bool imgp_image_same_file(const struct imgp_image *a, const struct imgp_image *b)
+{
+	struct stat sa, sb;
+
+	return fstat(a->fd, &sa) == 0 && fstat(b->fd, &sb) == 0 &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 int imgp_image_sync(struct imgp_image *img)

@@ -10,8 +10,6 @@
 
 static imgp_log_fn log_fn;
 static void *log_ctx;
-/* Where this thread's warnings go instead of the hook (imgp_log_capture). */
-static _Thread_local struct imgp_buf *capture;
 /* Thread-local so that parallel batch jobs keep their own reasons. */
 static _Thread_local char errmsg[ERRMSG_MAX];
 /* The failure is a name the caller gave that none of the choices has. */
@@ -23,27 +21,38 @@ void imgp_log_set_handler(imgp_log_fn fn, void *ctx)
 	log_ctx = ctx;
 }
 
-void imgp_log_capture(struct imgp_buf *into)
+/* One message, to into (a line) when set, else to the hook. */
+static void vlog(enum imgp_log_level level, struct imgp_buf *into,
+		 const char *fmt, va_list ap)
 {
-	capture = into;
+	char msg[ERRMSG_MAX];
+
+	if (!log_fn && !into)
+		return;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	/* A warning that cannot be kept is lost, as one with no hook is. */
+	if (into)
+		imgp_buf_printf(into, "%s\n", msg);
+	else
+		log_fn(level, msg, log_ctx);
 }
 
 void imgp_log(enum imgp_log_level level, const char *fmt, ...)
 {
-	char msg[ERRMSG_MAX];
-	bool captured = capture && level == IMGP_LOG_WARNING;
 	va_list ap;
 
-	if (!log_fn && !captured)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vlog(level, NULL, fmt, ap);
 	va_end(ap);
-	/* A warning that cannot be kept is lost, as one with no hook is. */
-	if (captured)
-		imgp_buf_printf(capture, "%s\n", msg);
-	else
-		log_fn(level, msg, log_ctx);
+}
+
+void imgp_warn_into(struct imgp_buf *into, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(IMGP_LOG_WARNING, into, fmt, ap);
+	va_end(ap);
 }
 
 int imgp_fail(int err, const char *fmt, ...)

@@ -462,7 +462,7 @@ static int rpi_merge(struct rpi_tree *base, struct rpi_tree *ovl, uint32_t ovl_m
 
 int imgp_rpi_dtoverlay(void **fdt, size_t *size, const void *overlay,
 		       size_t len, const char *name, const char *params,
-		       const char *what)
+		       const char *what, struct imgp_buf *warnings)
 {
 	struct rpi_tree base = { 0 }, ovl = { 0 };
 	struct imgp_buf label = { 0 }, line = { 0 };
@@ -487,7 +487,7 @@ int imgp_rpi_dtoverlay(void **fdt, size_t *size, const void *overlay,
 	ovl_max += base_max;
 	if (!rc)
 		rc = imgp_rpi_params_apply(&ovl, &base, params,
-				      what ? what : (const char *)line.data);
+				      what ? what : (const char *)line.data, warnings);
 	if (!rc)
 		rc = rpi_merge(&base, &ovl, ovl_max);
 	if (rc)

@@ -759,7 +759,8 @@ static int rpi_param_apply(struct rpi_tree *ovl, struct rpi_tree *base,
 }
 
 int imgp_rpi_params_apply(struct rpi_tree *ovl, struct rpi_tree *base,
-		     const char *params, const char *what)
+		     const char *params, const char *what,
+		     struct imgp_buf *warnings)
 {
 	char *list, *item, *next;
 	int rc = 0;
@@ -783,8 +784,8 @@ int imgp_rpi_params_apply(struct rpi_tree *ovl, struct rpi_tree *base,
 		/* "dtparam=sd_poll_once" sets the parameter to "true". */
 		rc = rpi_param_apply(ovl, base, item, eq ? eq + 1 : "true");
 		if (rc == RPI_IGNORED) {
-			imgp_warn("%s: %s: ignored, as the firmware does", what,
-				  imgp_errmsg());
+			imgp_warn_into(warnings, "%s: %s: ignored, as the firmware does",
+				       what, imgp_errmsg());
 			imgp_errclear();
 			rc = 0;
 		}
@@ -794,14 +795,15 @@ int imgp_rpi_params_apply(struct rpi_tree *ovl, struct rpi_tree *base,
 }
 
 int imgp_rpi_dtparam(void **fdt, size_t *size, const char *params,
-		     const char *what)
+		     const char *what, struct imgp_buf *warnings)
 {
 	struct rpi_tree base;
 	int rc;
 
 	rc = imgp_rpi_tree_load(&base, *fdt, *size, "the base tree");
 	if (!rc)
-		rc = imgp_rpi_params_apply(NULL, &base, params, what ? what : "dtparam");
+		rc = imgp_rpi_params_apply(NULL, &base, params, what ? what : "dtparam",
+					   warnings);
 	if (rc) {
 		imgp_rpi_tree_free(&base);
 		return rc;

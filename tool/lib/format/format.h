@@ -17,13 +17,16 @@ struct imgp_xz_image;
 size_t imgp_xz_image_changed(const struct imgp_xz_image *xi, size_t *nblocks);
 /*
  * Opens src for block-wise patching through work, an existing file made
- * the image's size (sparse) and filled on demand: every imgp_image_open()
- * of work reads through src from now on. threads: decoders and encoders
- * (0: all cores). -ENOTSUP when src cannot be patched block-wise (a single
- * block, mixed checks...): then unpack it whole.
+ * the image's size (sparse) and filled on demand: an image opened on work
+ * with imgp_xz_image_fill() and xi as its filler reads through src.
+ * threads: decoders and encoders (0: all cores). -ENOTSUP when src cannot
+ * be patched block-wise (a single block, mixed checks...): then unpack it
+ * whole.
  */
 int imgp_xz_image_open(struct imgp_xz_image **out, const char *src,
 		       const char *work, unsigned threads);
+/* The imgp_fill_fn of work, its ctx the struct imgp_xz_image. */
+int imgp_xz_image_fill(void *ctx, uint64_t off, uint64_t len, bool write);
 /* Writes the patched .xz to fd: written blocks re-encoded, the others copied. */
 int imgp_xz_image_write(struct imgp_xz_image *xi, int fd);
 

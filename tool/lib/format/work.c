@@ -53,6 +53,8 @@ int imgp_work_disk_open(struct imgp_work *w, struct imgp_disk **disk)
 {
 	if (w->fd >= 0 && w->path == w->image)
 		return imgp_disk_open_fd(disk, w->fd, w->path);
+	if (w->xz)
+		return imgp_disk_open_filled(disk, w->path, imgp_xz_image_fill, w->xz);
 	return imgp_disk_open(disk, w->path, false);
 }
 

@@ -138,7 +138,7 @@ static int xzi_decode(struct imgp_xz_image *xi, size_t *list, size_t n)
 	return 0;
 }
 
-static int xzi_fill(void *ctx, uint64_t off, uint64_t len, bool write)
+int imgp_xz_image_fill(void *ctx, uint64_t off, uint64_t len, bool write)
 {
 	struct imgp_xz_image *xi = ctx;
 	size_t first, last, n = 0, *list;
@@ -196,9 +196,6 @@ int imgp_xz_image_open(struct imgp_xz_image **out, const char *src,
 		rc = imgp_fail(errno, "%s: %s", work, strerror(errno));
 		goto fail;
 	}
-	rc = imgp_image_set_filler(work, xzi_fill, xi);
-	if (rc)
-		goto fail;
 	*out = xi;
 	return 0;
 fail:
@@ -239,7 +236,6 @@ void imgp_xz_image_close(struct imgp_xz_image *xi)
 {
 	if (!xi)
 		return;
-	imgp_image_set_filler(NULL, NULL, NULL);
 	if (xi->work_fd >= 0)
 		close(xi->work_fd);
 	imgp_xz_close(xi->xz);

@@ -151,7 +151,7 @@ static int ext_open(struct imgp_fs *fs)
 	struct imgp_writeset *reads = NULL;
 	struct ext_priv *priv;
 	unsigned int bsize;
-	char opts[64];
+	char opts[96];
 	time_t epoch = 0;
 	errcode_t err;
 	int rc;
@@ -177,12 +177,15 @@ static int ext_open(struct imgp_fs *fs)
 		if (rc)
 			return rc;
 	}
-	snprintf(opts, sizeof(opts), "offset=%" PRIu64, part->start);
 	/* Writes land in the write set, never in the image. */
-	imgp_capture_io_target(fs->capture ? fs->capture : reads);
+	rc = imgp_capture_io_options(opts, sizeof(opts), fs->capture ? fs->capture : reads,
+				     part->start);
+	if (rc) {
+		imgp_writeset_free(reads);
+		return rc;
+	}
 	err = ext2fs_open2(fs->img->path, opts, flags, 0, 0,
 			   imgp_capture_io_manager, &efs);
-	imgp_capture_io_target(NULL);
 	if (err) {
 		imgp_writeset_free(reads);
 		return imgp_ext_fail(err, "cannot open filesystem");

@@ -20,6 +20,27 @@
 #include "core/io.h"
 #include "core/endian.h"
 
+/*
+ * Every path of a FAT as "mdir -/ -b -a ::/" lists it, one a line, folders
+ * ending in "/". Kept by the handle while neither imgpatch nor mtools
+ * wrote to the image file (its identity, size and time stamp, and the
+ * image's write count, are the key): lookups and the folder list of a
+ * commit then cost no mtools run. Not kept for block devices, whose time
+ * stamp says nothing.
+ */
+struct fat_listing {
+	char drive[4200];
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	uint64_t writes;
+	char *text;
+	/* Every folder's clusters, when a file's mapping listed them too. */
+	struct imgp_fat_ranges dir_chains;
+	bool have_dir_chains;
+};
+
 struct fat_priv {
 	char drive[4200];        /* "-i" argument: IMAGE@@OFFSET, or the private copy */
 	char src[4200];          /* capture mode: the image's own IMAGE@@OFFSET */
@@ -30,6 +51,7 @@ struct fat_priv {
 	size_t ndirs;
 	char **written;          /* capture mode: mtools names of the files written */
 	size_t nwritten;
+	struct fat_listing listing;
 };
 
 /* Chunk of the comparison after a capture. */
@@ -122,31 +144,41 @@ static int fat_fill(struct imgp_fs *fs, uint64_t off, uint64_t len)
 	return rc;
 }
 
-/*
- * Every path of a FAT as "mdir -/ -b -a ::/" lists it, one a line, folders
- * ending in "/". Kept for the image file while neither imgpatch nor mtools
- * wrote to it (its identity, size and time stamp, and the image write
- * count, are the key): lookups and the folder list of a commit then cost
- * no mtools run. Not kept for block devices, whose time stamp says nothing.
- */
-static struct {
-	char drive[4200];
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	struct timespec mtime;
-	uint64_t writes;
-	char *text;
-	/* Every folder's clusters, when a file's mapping listed them too. */
-	struct imgp_fat_ranges dir_chains;
-	bool have_dir_chains;
-} fat_listing;
-
-static void fat_listing_drop(void)
+static void fat_listing_drop(struct fat_listing *l)
 {
-	free(fat_listing.text);
-	free(fat_listing.dir_chains.r);
-	memset(&fat_listing, 0, sizeof(fat_listing));
+	free(l->text);
+	free(l->dir_chains.r);
+	memset(l, 0, sizeof(*l));
+}
+
+/*
+ * A capture opened on the file a read-only handle (seen) listed takes its
+ * listing while that still holds: the commit lists no folder again.
+ */
+static int fat_listing_take(struct imgp_fs *fs, const struct imgp_fs *seen)
+{
+	struct fat_listing *l = &((struct fat_priv *)fs->priv)->listing;
+	const struct fat_listing *from;
+	size_t n;
+
+	if (!seen || seen->ops != fs->ops || !seen->priv)
+		return 0;
+	from = &((const struct fat_priv *)seen->priv)->listing;
+	if (!from->text || !from->ino || from->writes != seen->img->writes)
+		return 0;
+	*l = *from;
+	l->text = strdup(from->text);
+	n = from->dir_chains.n;
+	l->dir_chains.r = n ? malloc(n * sizeof(*l->dir_chains.r)) : NULL;
+	if (!l->text || (n && !l->dir_chains.r)) {
+		fat_listing_drop(l);
+		return imgp_fail(ENOMEM, "out of memory");
+	}
+	if (n)
+		memcpy(l->dir_chains.r, from->dir_chains.r, n * sizeof(*l->dir_chains.r));
+	/* The key's write count is now that of this handle's image. */
+	l->writes = fs->img->writes;
+	return 0;
 }
 
 /*
@@ -181,6 +213,7 @@ static bool fat_root_is_empty(struct imgp_fs *fs)
 static int fat_list(struct imgp_fs *fs, const char **text)
 {
 	struct fat_priv *priv = fs->priv;
+	struct fat_listing *l = &priv->listing;
 	const char *argv[] = { "mdir", "-/", "-b", "-a", "-i", priv->src, "::/", NULL };
 	struct imgp_buf o = { 0 };
 	struct stat st;
@@ -188,16 +221,14 @@ static int fat_list(struct imgp_fs *fs, const char **text)
 
 	if (fs->img->is_blockdev || stat(fs->img->path, &st) < 0)
 		memset(&st, 0, sizeof(st));
-	if (fat_listing.text && st.st_ino && !strcmp(fat_listing.drive, priv->src) &&
-	    fat_listing.dev == st.st_dev && fat_listing.ino == st.st_ino &&
-	    fat_listing.size == st.st_size &&
-	    fat_listing.mtime.tv_sec == st.st_mtim.tv_sec &&
-	    fat_listing.mtime.tv_nsec == st.st_mtim.tv_nsec &&
-	    fat_listing.writes == imgp_image_writes()) {
-		*text = fat_listing.text;
+	if (l->text && st.st_ino && !strcmp(l->drive, priv->src) &&
+	    l->dev == st.st_dev && l->ino == st.st_ino && l->size == st.st_size &&
+	    l->mtime.tv_sec == st.st_mtim.tv_sec &&
+	    l->mtime.tv_nsec == st.st_mtim.tv_nsec && l->writes == fs->img->writes) {
+		*text = l->text;
 		return 0;
 	}
-	fat_listing_drop();
+	fat_listing_drop(l);
 	rc = imgp_run(argv, mtools_env, &o);
 	if (rc && fat_root_is_empty(fs)) {
 		imgp_buf_free(&o);
@@ -209,19 +240,19 @@ static int fat_list(struct imgp_fs *fs, const char **text)
 		imgp_buf_free(&o);
 		return rc;
 	}
-	fat_listing.text = (char *)imgp_buf_steal(&o, NULL);
-	*text = fat_listing.text;
+	l->text = (char *)imgp_buf_steal(&o, NULL);
+	*text = l->text;
 	if (st.st_ino) {
-		snprintf(fat_listing.drive, sizeof(fat_listing.drive), "%s", priv->src);
-		fat_listing.dev = st.st_dev;
-		fat_listing.ino = st.st_ino;
-		fat_listing.size = st.st_size;
-		fat_listing.mtime = st.st_mtim;
-		fat_listing.writes = imgp_image_writes();
+		snprintf(l->drive, sizeof(l->drive), "%s", priv->src);
+		l->dev = st.st_dev;
+		l->ino = st.st_ino;
+		l->size = st.st_size;
+		l->mtime = st.st_mtim;
+		l->writes = fs->img->writes;
 	} else {
 		/* Used once, by this caller: the next one lists again. */
-		fat_listing.drive[0] = '\0';
-		fat_listing.ino = 0;
+		l->drive[0] = '\0';
+		l->ino = 0;
 	}
 	return 0;
 }
@@ -273,10 +304,10 @@ static int fat_copy_metadata(struct imgp_fs *fs)
 	if (!rc)
 		rc = fat_dirs(fs, &priv->dirs, &priv->ndirs);
 	/* The listing still holds: so do the folders' clusters mapped with it. */
-	if (!rc && fat_listing.have_dir_chains) {
-		for (size_t i = 0; !rc && i < fat_listing.dir_chains.n; i++)
-			rc = fat_fill(fs, fat_listing.dir_chains.r[i].file_off,
-				      fat_listing.dir_chains.r[i].len);
+	if (!rc && priv->listing.have_dir_chains) {
+		for (size_t i = 0; !rc && i < priv->listing.dir_chains.n; i++)
+			rc = fat_fill(fs, priv->listing.dir_chains.r[i].file_off,
+				      priv->listing.dir_chains.r[i].len);
 		return rc;
 	}
 	if (!rc)
@@ -327,6 +358,8 @@ static int fat_open(struct imgp_fs *fs)
 			snprintf(copy, sizeof(copy), "/proc/self/fd/%d", priv->copy_fd);
 			rc = fat_drive(priv->drive, sizeof(priv->drive), copy, 0);
 		}
+		if (!rc)
+			rc = fat_listing_take(fs, fs->seen);
 		if (!rc)
 			rc = fat_copy_metadata(fs);
 	}
@@ -419,6 +452,7 @@ static void fat_close(struct imgp_fs *fs)
 	if (priv->copy_fd >= 0)
 		close(priv->copy_fd);
 	free(priv->filled.r);
+	fat_listing_drop(&priv->listing);
 	imgp_fs_list_free(priv->dirs, priv->ndirs);
 	imgp_fs_list_free(priv->written, priv->nwritten);
 	free(priv);
@@ -631,7 +665,7 @@ static int fat_write_file(struct imgp_fs *fs, const char *path,
 	imgp_temp_remove(tmp);
 	/* mcopy wrote to the image itself: what was listed may be gone. */
 	if (priv->copy_fd < 0)
-		fat_listing_drop();
+		fat_listing_drop(&priv->listing);
 	if (!rc && priv->copy_fd >= 0)
 		rc = fat_remember(priv, target);
 	return rc;
@@ -809,12 +843,13 @@ static int fat_map_listed(struct imgp_fs *fs, const char *target,
 			rc = 1;
 	}
 	/* Kept while the listing holds (its cache key): the same folders. */
-	if (!rc && fat_listing.text == text && fat_listing.ino && !fat_listing.have_dir_chains) {
+	if (!rc && priv->listing.text == text && priv->listing.ino &&
+	    !priv->listing.have_dir_chains) {
 		for (size_t i = 1; !rc && i <= ndirs; i++)
 			for (size_t j = 0; !rc && j < each[i].n; j++)
-				rc = imgp_fat_ranges_add(&fat_listing.dir_chains, each[i].r[j].file_off,
-						    each[i].r[j].len);
-		fat_listing.have_dir_chains = !rc;
+				rc = imgp_fat_ranges_add(&priv->listing.dir_chains,
+							 each[i].r[j].file_off, each[i].r[j].len);
+		priv->listing.have_dir_chains = !rc;
 	}
 	if (!rc) {
 		*chain = each[0];
@@ -916,7 +951,7 @@ static int fat_mkdir(struct imgp_fs *fs, const char *path)
 	if (rc)
 		return rc;
 	if (priv->copy_fd < 0) {
-		fat_listing_drop();
+		fat_listing_drop(&priv->listing);
 		return 0;
 	}
 	/* A folder like the others: written into later, its chain compared at the finish. */

@@ -147,14 +147,20 @@ void imgp_fs_free(struct imgp_fs *fs)
 	free(fs);
 }
 
-int imgp_fs_open_capture(struct imgp_fs *fs, struct imgp_image *img,
-			 const struct imgp_part *part, struct imgp_writeset *ws)
+int imgp_fs_open_capture(struct imgp_fs *fs, const struct imgp_fs *seen,
+			 struct imgp_image *img, const struct imgp_part *part,
+			 struct imgp_writeset *ws)
 {
+	int rc;
+
 	memset(fs, 0, sizeof(*fs));
 	fs->img = img;
 	fs->part = part;
 	fs->capture = ws;
-	return fs_open(fs);
+	fs->seen = seen;
+	rc = fs_open(fs);
+	fs->seen = NULL;
+	return rc;
 }
 
 int imgp_fs_finish(struct imgp_fs *fs)

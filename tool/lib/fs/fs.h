@@ -23,6 +23,11 @@ struct imgp_fs {
 	 * set, the image is never written. NULL: opened read-only.
 	 */
 	struct imgp_writeset *capture;
+	/*
+	 * While a capture opens: a handle open read-only on the same
+	 * partition, whose caches (a FAT's listing) it may take. NULL: none.
+	 */
+	const struct imgp_fs *seen;
 	void *priv;
 };
 

@@ -3,9 +3,12 @@
  * A libext2fs I/O manager that writes into a write set instead of the
  * image: reads see the image with the captured writes on top, so libext2fs
  * works exactly as on the real device, and the commit learns every byte it
- * would write before a single one reaches the image.
+ * would write before a single one reaches the image. Each channel is
+ * told its write set and the partition's offset by the options string
+ * ext2fs_open2() passes on (imgp_capture_io_options()).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,17 +18,18 @@
 #include "fs/io-capture.h"
 
 struct capture_chan {
-	struct imgp_writeset *ws;
+	struct imgp_writeset *ws; /* set by "writeset=" */
 	uint64_t offset;         /* the partition's start, set by "offset=" */
 	struct struct_io_stats stats;
 };
 
-/* The write set the next channel opened writes into (see fs-ext.c). */
-static _Thread_local struct imgp_writeset *next_ws;
-
-void imgp_capture_io_target(struct imgp_writeset *ws)
+int imgp_capture_io_options(char *out, size_t len, struct imgp_writeset *ws,
+			    uint64_t offset)
 {
-	next_ws = ws;
+	int n = snprintf(out, len, "writeset=%p&offset=%llu", (void *)ws,
+			 (unsigned long long)offset);
+
+	return n < 0 || (size_t)n >= len ? imgp_fail(ENAMETOOLONG, "I/O options too long") : 0;
 }
 
 static errcode_t errcode_from(int rc)
@@ -39,8 +43,6 @@ static errcode_t capture_open(const char *name, int flags, io_channel *channel)
 	io_channel io;
 
 	(void)flags;
-	if (!next_ws)
-		return EXT2_ET_BAD_DEVICE_NAME;
 	io = calloc(1, sizeof(*io));
 	priv = calloc(1, sizeof(*priv));
 	if (io)
@@ -52,7 +54,6 @@ static errcode_t capture_open(const char *name, int flags, io_channel *channel)
 		free(priv);
 		return EXT2_ET_NO_MEMORY;
 	}
-	priv->ws = next_ws;
 	io->magic = EXT2_ET_MAGIC_IO_CHANNEL;
 	io->manager = imgp_capture_io_manager;
 	io->block_size = 1024;
@@ -91,6 +92,8 @@ static errcode_t capture_read_blk64(io_channel channel, unsigned long long block
 	size_t len = span(channel, count);
 	int rc;
 
+	if (!priv->ws)
+		return EXT2_ET_BAD_DEVICE_NAME;
 	rc = imgp_writeset_read(priv->ws, priv->offset + block * (uint64_t)channel->block_size,
 				data, len);
 	if (rc)
@@ -112,6 +115,8 @@ static errcode_t capture_write_blk64(io_channel channel, unsigned long long bloc
 	size_t len = span(channel, count);
 	int rc;
 
+	if (!priv->ws)
+		return EXT2_ET_BAD_DEVICE_NAME;
 	rc = imgp_writeset_write(priv->ws, priv->offset + block * (uint64_t)channel->block_size,
 				 data, len);
 	if (rc)
@@ -133,6 +138,8 @@ static errcode_t capture_write_byte(io_channel channel, unsigned long offset,
 
 	if (count < 0)
 		return EXT2_ET_INVALID_ARGUMENT;
+	if (!priv->ws)
+		return EXT2_ET_BAD_DEVICE_NAME;
 	return imgp_writeset_write(priv->ws, priv->offset + offset, data,
 				   (size_t)count) ? EXT2_ET_SHORT_WRITE : 0;
 }
@@ -148,10 +155,19 @@ static errcode_t capture_set_option(io_channel channel, const char *option,
 {
 	struct capture_chan *priv = channel->private_data;
 	char *end;
+	void *ws;
+	int used = -1;
 
-	if (strcmp(option, "offset") != 0)
-		return EXT2_ET_INVALID_ARGUMENT;
 	if (!arg)
+		return EXT2_ET_INVALID_ARGUMENT;
+	/* The write set travels in the options string: the open sees no other argument. */
+	if (strcmp(option, "writeset") == 0) {
+		if (sscanf(arg, "%p%n", &ws, &used) != 1 || used < 0 || arg[used] || !ws)
+			return EXT2_ET_INVALID_ARGUMENT;
+		priv->ws = ws;
+		return 0;
+	}
+	if (strcmp(option, "offset") != 0)
 		return EXT2_ET_INVALID_ARGUMENT;
 	priv->offset = strtoull(arg, &end, 0);
 	return *end ? EXT2_ET_INVALID_ARGUMENT : 0;

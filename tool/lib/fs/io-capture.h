@@ -8,7 +8,11 @@
 #include "imgpatch-internal.h"
 
 extern io_manager imgp_capture_io_manager;
-/* The write set that the next channel opened with it writes into. */
-void imgp_capture_io_target(struct imgp_writeset *ws);
+/*
+ * The io_options string for ext2fs_open2() with this manager: the channel
+ * reads and writes ws, at offset bytes into the image. 0 or -ENAMETOOLONG.
+ */
+int imgp_capture_io_options(char *out, size_t len, struct imgp_writeset *ws,
+			    uint64_t offset);
 
 #endif

@@ -34,6 +34,17 @@ int imgp_disk_open(struct imgp_disk **out, const char *path, bool writable)
 	return disk_identify(disk, imgp_image_open(&disk->img, path, writable), out);
 }
 
+int imgp_disk_open_filled(struct imgp_disk **out, const char *path,
+			  imgp_fill_fn fill, void *ctx)
+{
+	struct imgp_disk *disk = calloc(1, sizeof(*disk));
+
+	*out = NULL;
+	if (!disk)
+		return imgp_fail(ENOMEM, "out of memory");
+	return disk_identify(disk, imgp_image_open_filled(&disk->img, path, fill, ctx), out);
+}
+
 int imgp_disk_open_fd(struct imgp_disk **out, int fd, const char *path)
 {
 	struct imgp_disk *disk = calloc(1, sizeof(*disk));

@@ -549,10 +549,14 @@ int imgp_patch_describe(const struct imgp_patch *patch, struct imgp_buf *out)
 static int capture_partition(struct imgp_patch *patch, struct imgp_image *img,
 			     const struct imgp_part *part, struct imgp_writeset *ws)
 {
+	struct imgp_survey *sv = patch->survey;
+	size_t k = (size_t)(part - patch->disk->tab.parts);
 	struct imgp_fs fs;
 	int rc;
 
-	rc = imgp_fs_open_capture(&fs, img, part, ws);
+	/* What the survey read of the partition (a FAT's listing) is not read again. */
+	rc = imgp_fs_open_capture(&fs, sv && k < patch->disk->tab.nparts && sv->fs_open[k] ?
+				  &sv->fs[k] : NULL, img, part, ws);
 	if (rc)
 		return rc;
 	for (size_t i = 0; !rc && i < patch->nchanges; i++) {
@@ -657,6 +661,9 @@ int imgp_patch_commit(struct imgp_patch *patch, const char *path,
 		imgp_image_close(&img);
 		return imgp_fail(EINVAL, "%s: size differs from the planned image", path);
 	}
+	/* The planned-on file filled on demand (a block-wise .xz) is written through its filler. */
+	if (imgp_image_same_file(&img, &patch->disk->img))
+		imgp_image_inherit_fill(&img, &patch->disk->img);
 	/* 1. Every write is computed first, into memory. */
 	rc = imgp_writeset_new(&ws, &img);
 	if (!rc)
@@ -674,6 +681,9 @@ int imgp_patch_commit(struct imgp_patch *patch, const char *path,
 		if (!rc)
 			imgp_fault_point();
 	}
+	/* What was read of the planned-on file before (a FAT's listing) is old now. */
+	if (nranges && imgp_image_same_file(&img, &patch->disk->img))
+		patch->disk->img.writes++;
 	if (!rc)
 		rc = imgp_image_sync(&img);
 	if (!rc && jnl) {
