@@ -6,6 +6,7 @@
  */
 #include <archive.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -124,11 +125,19 @@ int imgp_format_parse(const char *name, enum imgp_format *fmt)
 	return -EINVAL;
 }
 
+static char choices[128];
+static pthread_once_t choices_once = PTHREAD_ONCE_INIT;
+
+static void choices_make(void)
+{
+	imgp_format_list(choices, sizeof(choices), true, "none");
+}
+
+/* Made once, so that two threads asking first do not write it together. */
 const char *imgp_format_choices(void)
 {
-	static char list[128];
-
-	return list[0] ? list : imgp_format_list(list, sizeof(list), true, "none");
+	pthread_once(&choices_once, choices_make);
+	return choices;
 }
 
 bool imgp_format_is_compressed(enum imgp_format fmt)
