@@ -457,7 +457,7 @@ static void test_image(void)
 	}
 	free(fdt);
 	imgp_buf_free(&base);
-	imgp_survey_free(&sv);
+	imgp_survey_close(&sv);
 	imgp_disk_close(disk);
 }
 

@@ -508,7 +508,7 @@ static void doctor_release(struct doctor *d)
 	if (d->own_effective)
 		imgp_effective_free(d->effective, d->neffective);
 	imgp_fs_list_free(d->boot_names, d->nboot_names);
-	imgp_survey_free(&d->sv);
+	imgp_survey_close(&d->sv);
 }
 
 int imgp_doctor_run(struct imgp_disk *disk, const struct imgp_doctor_opts *opts,
