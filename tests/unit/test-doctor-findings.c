@@ -76,7 +76,7 @@ static void test_add(void)
 	CHECK(f && f->severity == IMGP_SEVERITY_WARNING, "add: not milder: the usual severity");
 	CHECK(out.n == 3 && out.findings[0].id == imgp_doctor_findings[DOCTOR_UHS_BLOCKED].id,
 	      "add: findings in order, the id the table's own string");
-	imgp_doctor_free(&out);
+	imgp_doctor_clear(&out);
 }
 
 int main(int argc, char **argv)

@@ -1028,32 +1028,39 @@ struct imgp_doctor_opts {
 	const char *model;
 };
 
-struct imgp_doctor {
-	size_t n;
-	struct imgp_finding *findings;
-	/* The tree judged alone, when one was picked among several (owned); NULL: all. */
-	char *picked;
+/* What doctor found, opaque: read with imgp_doctor_get() and imgp_doctor_finding(). */
+struct imgp_doctor;
+
+/*
+ * Examines an opened disk (it is only read) into a new report (*out) that
+ * lists every finding in check order. Returns 0 (with or without
+ * findings), or -errno when the image cannot be read: a filesystem that
+ * does not open, a corrupt FIT, boot script or fstab, an --fdt that names
+ * no fdt.
+ */
+int imgp_doctor_run(struct imgp_disk *disk, const struct imgp_doctor_opts *opts,
+		    struct imgp_doctor **out);
+/* Frees a report; NULL: none. */
+void imgp_doctor_free(struct imgp_doctor *doc);
+/* Finding i, in check order; NULL past the last. */
+const struct imgp_finding *imgp_doctor_finding(const struct imgp_doctor *doc, size_t i);
+
+/* What a report judged; its strings are the report's. */
+struct imgp_doctor_view {
+	size_t nfindings;
+	const char *picked;      /* the tree judged alone, when one was picked among several; NULL: all */
 	const char *picked_by;   /* "--model", or "the image's U-Boot (fdtfile)" */
 	size_t ntrees;           /* trees the boot path offers */
 	/* With no pick among several trees U-Boot chooses from: the variable that chooses. */
 	const char *chooser;
 	/*
 	 * The root was not read (a filesystem imgpatch has no backend for):
-	 * which partition, and the findings that need it, not judged (owned);
-	 * NULL when the root was read or there is none to read.
+	 * which partition, and the findings that need it, not judged; NULL
+	 * when the root was read or there is none to read.
 	 */
-	char *root_unread;
+	const char *root_unread;
 };
-
-/*
- * Examines an opened disk (it is only read) and lists every finding in
- * out, in check order. Returns 0 (with or without findings), or -errno
- * when the image cannot be read: a filesystem that does not open, a
- * corrupt FIT, boot script or fstab, an --fdt that names no fdt.
- */
-int imgp_doctor_run(struct imgp_disk *disk, const struct imgp_doctor_opts *opts,
-		    struct imgp_doctor *out);
-void imgp_doctor_free(struct imgp_doctor *doc);
+void imgp_doctor_get(const struct imgp_doctor *doc, struct imgp_doctor_view *out);
 /*
  * Appends arg to out as a POSIX shell word: as it is when it holds only
  * safe characters, else in single quotes. Returns 0 or -ENOMEM.
