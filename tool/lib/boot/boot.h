@@ -11,6 +11,15 @@
 
 /* --------------------------------------------------------------- bootscr.c */
 
+/* A U-Boot legacy image (uImage) holding a script. */
+struct imgp_bootscr {
+	char name[33];
+	uint32_t time;
+	uint8_t os, arch, type, comp;
+	char *text;              /* the script (first part), NUL-terminated, owned */
+	size_t text_len;
+};
+
 /*
  * Parses a legacy image: magic, header CRC, data size against len, data
  * CRC, type "script", no compression. Returns 0 or -EINVAL/-EBADMSG.
