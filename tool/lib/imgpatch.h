@@ -997,6 +997,7 @@ struct imgp_doctor_view {
 	const char *root_unread;
 };
 void imgp_doctor_get(const struct imgp_doctor *doc, struct imgp_doctor_view *out);
+
 /*
  * Appends arg to out as a POSIX shell word: as it is when it holds only
  * safe characters, else in single quotes. Returns 0 or -ENOMEM.
