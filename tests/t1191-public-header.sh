@@ -27,7 +27,7 @@ test_expect_success 'no struct in imgpatch.h has an ops or priv member' '
 # imgpatch.h declares them, an internal header or their own file defines
 # them, and the client reaches them through functions.
 test_expect_success 'the handles are declared, not defined, in imgpatch.h' '
-	for h in patch disk image work fsmap csv recipe fs; do
+	for h in patch disk image work fsmap csv recipe fs survey doctor; do
 		grep -q "^struct imgp_$h;" "$header" || echo "imgp_$h not declared"
 		! grep -n "^struct imgp_$h {" "$header" || echo "imgp_$h defined"
 	done >defined &&

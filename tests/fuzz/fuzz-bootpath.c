@@ -285,7 +285,7 @@ static void survey(struct imgp_disk *disk)
 			imgp_effective_free(trees, ntrees);
 		}
 	}
-	imgp_survey_free(&sv);
+	imgp_survey_close(&sv);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

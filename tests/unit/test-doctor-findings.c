@@ -65,6 +65,7 @@ static void test_add(void)
 {
 	struct imgp_doctor out = { 0 };
 	struct doctor d = { .out = &out };
+	struct imgp_doctor_view view;
 	struct imgp_finding *f;
 
 	f = imgp_doctor_add(&d, DOCTOR_UHS_BLOCKED);
@@ -76,7 +77,13 @@ static void test_add(void)
 	CHECK(f && f->severity == IMGP_SEVERITY_WARNING, "add: not milder: the usual severity");
 	CHECK(out.n == 3 && out.findings[0].id == imgp_doctor_findings[DOCTOR_UHS_BLOCKED].id,
 	      "add: findings in order, the id the table's own string");
-	imgp_doctor_free(&out);
+	imgp_doctor_get(&out, &view);
+	CHECK(view.nfindings == 3 && !view.picked && !view.chooser && !view.root_unread,
+	      "view: the report's count, nothing picked");
+	CHECK(imgp_doctor_finding(&out, 0) == &out.findings[0] &&
+	      imgp_doctor_finding(&out, 2) == &out.findings[2] && !imgp_doctor_finding(&out, 3),
+	      "view: finding i is the report's, none past the last");
+	imgp_doctor_clear(&out);
 }
 
 int main(int argc, char **argv)

@@ -120,7 +120,7 @@ static void test_reviewed(const char *dir)
 			printf("#   got:  %s %s %s %s (rc %d)\n", file, node,
 			       kind ? kind : "(not a controller)", got, rc);
 		CHECK(!rc && kind && strcmp(kind, class) == 0 && strcmp(got, want) == 0, title);
-		imgp_doctor_free(&out);
+		imgp_doctor_clear(&out);
 		imgp_dtb_free(&dtb);
 	}
 	fclose(in);
@@ -155,7 +155,7 @@ static void sweep_tree(const char *path, const char *rel, struct sweep *s,
 		for (int k = 0; k < DOCTOR_NFINDINGS; k++)
 			if (strcmp(out.findings[i].id, imgp_doctor_findings[k].id) == 0)
 				s->findings[k]++;
-	imgp_doctor_free(&out);
+	imgp_doctor_clear(&out);
 	imgp_dtb_free(&dtb);
 }
 

@@ -363,6 +363,29 @@ static const struct imgp_survey_bootdt *tree_for(const struct imgp_survey *sv,
 	return NULL;
 }
 
+/* A client's views of the survey say what its records hold, entry by entry. */
+static void check_entry_views(const struct imgp_survey *sv)
+{
+	struct imgp_survey_view v;
+	struct imgp_entry_view e;
+	bool same = true;
+	size_t i;
+
+	imgp_survey_get(sv, &v);
+	CHECK(v.bootpath && strcmp(v.bootpath, "rpi") == 0 && v.boot == sv->boot->number &&
+	      v.nentries == sv->bootinfo.ndts && v.nentries > 1,
+	      "view: boot path rpi, its partition and its trees");
+	for (i = 0; !imgp_survey_get_entry(sv, i, &e); i++) {
+		const struct imgp_survey_bootdt *dt = &sv->bootinfo.dts[i];
+
+		same &= e.path == dt->path && e.model == dt->model &&
+			e.noverlays == dt->noverlays &&
+			e.overlays == (const char *const *)dt->overlays &&
+			e.uboot_default == dt->uboot_default;
+	}
+	CHECK(same && i == v.nentries, "view: entry i is the boot path's tree i, none past the last");
+}
+
 /*
  * The boot path's apply method on a Raspberry Pi OS image: the Pi 4 tree
  * with every entry of its list applied is dtmerge's tree for the same
@@ -418,6 +441,7 @@ static void test_image(void)
 			printf("#   entry %zu: '%s'\n", i, pi4->overlays[i]);
 	}
 	CHECK(same, "pi4: dtparam= lines after dtoverlay=sdio are its parameters, up to dtoverlay=");
+	check_entry_views(&sv);
 
 	if (pi4 && sv.bootpath && sv.bootpath->apply)
 		rc = imgp_fs_read_file(imgp_survey_fs(&sv, sv.boot), pi4->path, 1u << 20, &base);
@@ -482,7 +506,7 @@ static void test_image(void)
 	}
 	free(fdt);
 	imgp_buf_free(&base);
-	imgp_survey_free(&sv);
+	imgp_survey_close(&sv);
 	imgp_disk_close(disk);
 }
 

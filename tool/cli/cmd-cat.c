@@ -2,7 +2,7 @@
 /*
  * imgpatch cat IMAGE PART:PATH: a file from inside a partition to stdout;
  * imgpatch cat IMAGE --dtb: the device tree the board really boots (its
- * boot path's tree with the overlays applied, imgp_effective_build) as DTS;
+ * boot path's tree with the overlays applied, IMGP_SURVEY_EFFECTIVE) as DTS;
  * imgpatch cat IMAGE --cmdline: the kernel command line its boot path keeps.
  */
 #include <errno.h>
@@ -67,41 +67,43 @@ static int cat_dtb(const char *image, const char *model, const char *fit_path)
 {
 	const struct imgp_survey_opts sopts = {
 		.fit_path = fit_path,
-		.what = IMGP_SURVEY_BOOT,
+		.what = IMGP_SURVEY_BOOT | IMGP_SURVEY_EFFECTIVE,
 	};
-	const struct imgp_effective *t = NULL;
-	struct imgp_effective *trees = NULL;
-	struct imgp_survey sv;
+	struct imgp_effective_view t;
+	struct imgp_survey_view v;
+	struct imgp_survey *sv;
 	struct imgp_buf dts = { 0 };
 	struct cli_read in;
-	size_t n = 0;
+	size_t pick = 0;
 	int rc;
 
 	rc = cli_read_open(&in, image);
 	if (rc)
 		return rc;
-	rc = imgp_survey_open(&sv, in.disk, &sopts);
+	rc = imgp_survey_new(&sv, in.disk, &sopts);
 	if (rc) {
 		rc = error_lib(image);
 		goto out_read;
 	}
-	rc = imgp_effective_build(&sv, &trees, &n);
-	if (!rc && !n)
-		rc = sv.bootinfo.rc ? imgp_survey_fail(sv.bootinfo.rc, sv.bootinfo.error) :
-		     !sv.bootpath ? imgp_survey_fail(sv.boot_rc ? sv.boot_rc : -ENOENT,
-						     sv.boot_error ? sv.boot_error :
-						     "no boot path recognised") :
-		     imgp_fail(ENOENT, "boot path %s names no tree", sv.bootpath_name);
+	imgp_survey_get(sv, &v);
+	rc = v.neffective ? 0 :
+	     v.bootpath_rc ? imgp_survey_fail(v.bootpath_rc, v.bootpath_error) :
+	     !v.bootpath ? imgp_survey_fail(v.boot_rc ? v.boot_rc : -ENOENT,
+					    v.boot_error ? v.boot_error :
+					    "no boot path recognised") :
+	     imgp_fail(ENOENT, "boot path %s names no tree", v.bootpath);
 	if (!rc)
-		rc = imgp_effective_pick(trees, n, model, &t);
-	if (!rc && !t->dtb.fdt)
-		rc = imgp_fail(t->rc ? -t->rc : ENOENT, "%s: %s", t->provenance, t->error);
-	if (!rc && t->rc)
-		warning("%s: %s (booting %s)", image, t->error, imgp_effective_name(t));
+		rc = imgp_survey_pick(sv, model, false, &pick);
 	if (!rc)
-		rc = imgp_buf_printf(&dts, "// %s\n", t->provenance);
+		imgp_survey_get_effective(sv, pick, &t);
+	if (!rc && !t.dtb)
+		rc = imgp_fail(t.rc ? -t.rc : ENOENT, "%s: %s", t.provenance, t.error);
+	if (!rc && t.rc)
+		warning("%s: %s (booting %s)", image, t.error, t.name);
 	if (!rc)
-		rc = imgp_dt_to_dts(&t->dtb, &dts);
+		rc = imgp_buf_printf(&dts, "// %s\n", t.provenance);
+	if (!rc)
+		rc = imgp_dt_to_dts(t.dtb, &dts);
 	if (rc) {
 		rc = error_lib_typed(image, model != NULL);
 	} else if (write_all(STDOUT_FILENO, dts.data, dts.len) < 0) {
@@ -109,8 +111,7 @@ static int cat_dtb(const char *image, const char *model, const char *fit_path)
 		rc = EXIT_ERROR;
 	}
 	imgp_buf_free(&dts);
-	imgp_effective_free(trees, n);
-	imgp_survey_free(&sv);
+	imgp_survey_free(sv);
 out_read:
 	cli_read_close(&in);
 	return rc;
@@ -121,20 +122,20 @@ static int cat_cmdline(const char *image, const char *model)
 {
 	const struct imgp_survey_opts sopts = { .what = IMGP_SURVEY_BOOT };
 	struct imgp_buf line = { 0 }, where = { 0 }, loader = { 0 }, out = { 0 };
-	struct imgp_survey sv;
+	struct imgp_survey *sv;
 	struct cli_read in;
 	int rc;
 
 	rc = cli_read_open(&in, image);
 	if (rc)
 		return rc;
-	rc = imgp_survey_open(&sv, in.disk, &sopts);
+	rc = imgp_survey_new(&sv, in.disk, &sopts);
 	if (rc) {
 		rc = error_lib(image);
 		cli_read_close(&in);
 		return rc;
 	}
-	rc = imgp_survey_cmdline(&sv, model, &line, &where, &loader);
+	rc = imgp_survey_cmdline(sv, model, &line, &where, &loader);
 	if (!rc)
 		rc = imgp_buf_printf(&out, "# %s%s%s\n%s\n", (char *)where.data,
 				     loader.len ? "; " : "", loader.len ? (char *)loader.data : "",
@@ -149,7 +150,7 @@ static int cat_cmdline(const char *image, const char *model)
 	imgp_buf_free(&loader);
 	imgp_buf_free(&where);
 	imgp_buf_free(&line);
-	imgp_survey_free(&sv);
+	imgp_survey_free(sv);
 	cli_read_close(&in);
 	return rc;
 }

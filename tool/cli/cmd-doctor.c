@@ -20,7 +20,8 @@ struct doctor_cmd {
 	const char *path;        /* IMAGE as given */
 	char *image;             /* IMAGE as a shell word, for the fix commands */
 	bool compressed;         /* fixes recompress it: --in-place */
-	struct imgp_doctor doc;
+	struct imgp_doctor *doc;
+	struct imgp_doctor_view v;
 };
 
 /* "imgpatch apply RECIPE IMAGE ARGS" / "imgpatch patch IMAGE ARGS", or NULL. */
@@ -81,25 +82,25 @@ static void text_evidence(const struct imgp_finding *f)
  */
 static void text_by_tree(const struct doctor_cmd *dc)
 {
-	const struct imgp_doctor *doc = &dc->doc;
-	bool *done = calloc(doc->n ? doc->n : 1, sizeof(*done));
+	size_t n = dc->v.nfindings;
+	bool *done = calloc(n ? n : 1, sizeof(*done));
 
 	if (!done)
 		die("out of memory");
 	printf("%zu trees: U-Boot picks one by its %s, and the image does not say which "
 	       "(no U-Boot before its first partition names one); findings by tree "
 	       "(imgpatch doctor %s --model TREE for one in full):\n",
-	       doc->ntrees, doc->chooser, dc->image);
-	for (size_t i = 0; i < doc->n; i++) {
-		const struct imgp_finding *f = &doc->findings[i];
+	       dc->v.ntrees, dc->v.chooser, dc->image);
+	for (size_t i = 0; i < n; i++) {
+		const struct imgp_finding *f = imgp_doctor_finding(dc->doc, i);
 		const char *sep = "";
 
 		if (done[i] || !f->tree)
 			continue;
 		printf("  %s:", f->tree + (strncmp(f->tree, "boot path ", 10) ? 0 :
 					  strcspn(f->tree, ":") + 2));
-		for (size_t k = i; k < doc->n; k++) {
-			const struct imgp_finding *g = &doc->findings[k];
+		for (size_t k = i; k < n; k++) {
+			const struct imgp_finding *g = imgp_doctor_finding(dc->doc, k);
 
 			if (done[k] || !g->tree || strcmp(g->tree, f->tree))
 				continue;
@@ -115,20 +116,21 @@ static void text_by_tree(const struct doctor_cmd *dc)
 
 static void print_text(const struct doctor_cmd *dc)
 {
+	const struct imgp_doctor_view *v = &dc->v;
+	const struct imgp_finding *f;
 	size_t warnings = 0;
 
-	if (dc->doc.picked && dc->doc.ntrees > 1)
+	if (v->picked && v->ntrees > 1)
 		printf("tree judged: %s, picked by %s, of the %zu the boot path offers\n\n",
-		       dc->doc.picked, dc->doc.picked_by, dc->doc.ntrees);
-	if (dc->doc.chooser)
+		       v->picked, v->picked_by, v->ntrees);
+	if (v->chooser)
 		text_by_tree(dc);
-	for (size_t i = 0; i < dc->doc.n; i++) {
-		const struct imgp_finding *f = &dc->doc.findings[i];
+	for (size_t i = 0; (f = imgp_doctor_finding(dc->doc, i)); i++) {
 		const char *lead = "         fix:   ";
 		char *cmd;
 
 		warnings += f->severity == IMGP_SEVERITY_WARNING;
-		if (dc->doc.chooser && f->tree)
+		if (v->chooser && f->tree)
 			continue;
 		printf("%-7s  %s: %s\n", imgp_severity_name(f->severity), f->id,
 		       f->title ? f->title : "");
@@ -157,14 +159,14 @@ static void print_text(const struct doctor_cmd *dc)
 		}
 		putchar('\n');
 	}
-	if (dc->doc.root_unread)
-		printf("root: %s\n\n", dc->doc.root_unread);
-	if (!dc->doc.n)
+	if (v->root_unread)
+		printf("root: %s\n\n", v->root_unread);
+	if (!v->nfindings)
 		printf("%s: no findings\n", dc->path);
 	else
 		printf("%s: %zu finding%s: %zu warning%s, %zu info\n", dc->path,
-		       dc->doc.n, dc->doc.n == 1 ? "" : "s", warnings,
-		       warnings == 1 ? "" : "s", dc->doc.n - warnings);
+		       v->nfindings, v->nfindings == 1 ? "" : "s", warnings,
+		       warnings == 1 ? "" : "s", v->nfindings - warnings);
 }
 
 /* ------------------------------------------------------------------ JSON */
@@ -215,6 +217,7 @@ static void json_finding(struct json *j, const struct doctor_cmd *dc,
 
 static int print_json(const struct doctor_cmd *dc)
 {
+	const struct imgp_finding *f;
 	size_t warnings = 0;
 	struct json j;
 	int rc;
@@ -225,17 +228,17 @@ static int print_json(const struct doctor_cmd *dc)
 	json_kv_string(&j, "image", dc->path);
 	json_key(&j, "findings");
 	json_array_begin(&j);
-	for (size_t i = 0; i < dc->doc.n; i++) {
-		json_finding(&j, dc, &dc->doc.findings[i]);
-		warnings += dc->doc.findings[i].severity == IMGP_SEVERITY_WARNING;
+	for (size_t i = 0; (f = imgp_doctor_finding(dc->doc, i)); i++) {
+		json_finding(&j, dc, f);
+		warnings += f->severity == IMGP_SEVERITY_WARNING;
 	}
 	json_array_end(&j);
 	json_key(&j, "summary");
 	json_object_begin(&j);
 	json_kv_uint(&j, "warning", warnings);
-	json_kv_uint(&j, "info", dc->doc.n - warnings);
+	json_kv_uint(&j, "info", dc->v.nfindings - warnings);
 	json_object_end(&j);
-	json_kv_string(&j, "root_unread", dc->doc.root_unread);
+	json_kv_string(&j, "root_unread", dc->v.root_unread);
 	json_object_end(&j);
 	rc = json_finish(&j);
 	if (rc == -EINVAL)
@@ -326,6 +329,7 @@ int cmd_doctor(int argc, char **argv)
 	if (!rc && imgp_doctor_run(img.disk, &dopts, &dc.doc))
 		rc = error_lib_typed(dc.path, dopts.model != NULL);
 	if (!rc) {
+		imgp_doctor_get(dc.doc, &dc.v);
 		int out;
 
 		if (json) {
@@ -339,10 +343,10 @@ int cmd_doctor(int argc, char **argv)
 		if (out)
 			rc = EXIT_ERROR;
 	}
-	for (size_t i = 0; !rc && fail && i < dc.doc.n; i++)
-		if (dc.doc.findings[i].severity >= fail_on)
+	for (size_t i = 0; !rc && fail && i < dc.v.nfindings; i++)
+		if (imgp_doctor_finding(dc.doc, i)->severity >= fail_on)
 			rc = EXIT_FINDINGS;
-	imgp_doctor_free(&dc.doc);
+	imgp_doctor_free(dc.doc);
 	imgp_buf_free(&quoted);
 	cli_read_close(&img);
 	free(fit_path);

@@ -14,32 +14,32 @@
 
 bool info_fit_missing(const struct info *in)
 {
-	return !in->sv.fit.part;
+	return !in->fit.part;
 }
 
 bool info_script_missing(const struct info *in)
 {
-	return !in->sv.script.path && in->sv.script.rc == -ENOENT;
+	return !in->script.path && in->script.rc == -ENOENT;
 }
 
 bool info_override_missing(const struct info *in)
 {
-	return !in->sv.override.part;
+	return !in->script.override_part;
 }
 
 bool info_fstab_missing(const struct info *in)
 {
-	return !in->sv.root && in->sv.root_rc == -ENOENT;
+	return !in->v.root && in->v.root_rc == -ENOENT;
 }
 
 bool info_script_loads_override(const struct info *in)
 {
-	return in->sv.script.loads_override;
+	return in->script.loads_override;
 }
 
 const char *info_fstab_error(const struct info *in)
 {
-	const struct imgp_survey_fstab *f = &in->sv.fstab;
+	const struct imgp_fstab_view *f = &in->fstab;
 
 	if (info_fstab_missing(in))
 		return NULL;
@@ -48,36 +48,28 @@ const char *info_fstab_error(const struct info *in)
 	return f->root_rc && f->root_rc != -ENOENT ? f->root_error : NULL;
 }
 
-bool info_shows(const struct info *in, const struct imgp_survey_bootdt *dt)
+bool info_shows(const struct info *in, size_t i, const struct imgp_entry_view *dt)
 {
 	if (in->picked)
-		return in->picked->bootdt == dt;
+		return in->pick.entry == (long)i;
 	return !in->brief || dt->uboot_default;
 }
 
-bool info_shows_tree(const struct info *in, const struct imgp_survey_tree *tree)
+bool info_shows_tree(const struct info *in, const struct imgp_tree_view *tree)
 {
-	return !in->picked || (in->picked->image && in->picked->image == tree->image);
+	return !in->picked || (in->pick.image >= 0 && in->pick.image == tree->image);
 }
 
-const struct imgp_effective *info_effective(const struct info *in,
-					    const struct imgp_survey_bootdt *dt,
-					    const struct imgp_survey_tree **tree)
+bool info_effective(const struct info *in, size_t i, struct imgp_effective_view *e)
 {
-	const struct imgp_survey *sv = &in->sv;
-
-	for (size_t i = 0; sv->effective_trees && i < sv->neffective; i++) {
-		if (sv->effective[i].bootdt != dt)
-			continue;
-		*tree = &sv->effective_trees[i];
-		return &sv->effective[i];
-	}
-	*tree = NULL;
-	return NULL;
+	for (size_t k = 0; !imgp_survey_get_effective(in->sv, k, e); k++)
+		if (e->entry == (long)i)
+			return true;
+	return false;
 }
 
-const char *info_warning(const struct info *in, const struct imgp_effective *e,
-			 const struct imgp_survey_tree *tree, size_t k)
+const char *info_warning(const struct info *in, const struct imgp_effective_view *e,
+			 size_t k)
 {
 	const char *image = imgp_disk_path(in->disk);
 	size_t n = strlen(image);
@@ -88,7 +80,7 @@ const char *info_warning(const struct info *in, const struct imgp_effective *e,
 
 		return strncmp(w, image, n) == 0 && strncmp(w + n, ": ", 2) == 0 ? w + n + 2 : w;
 	}
-	return k == e->nwarnings && e->rc && tree->state == IMGP_TREE_OK ? e->error : NULL;
+	return k == e->nwarnings && e->rc && e->tree.state == IMGP_TREE_OK ? e->error : NULL;
 }
 
 /*
@@ -98,27 +90,27 @@ const char *info_warning(const struct info *in, const struct imgp_effective *e,
  */
 static int count_problems(const struct info *in)
 {
-	const struct imgp_survey *sv = &in->sv;
-	const struct imgp_survey_tree *tree;
+	struct imgp_fit_image_view img;
+	struct imgp_tree_view tree;
+	struct imgp_effective_view e;
 	int n = imgp_disk_table(in->disk)->used_backup;
 
 	for (size_t i = 0; i < imgp_disk_table(in->disk)->nparts; i++)
-		n += sv->fs_rc[i] != 0;
-	n += !info_fit_missing(in) && sv->fit.rc;
-	for (size_t i = 0; sv->fit.hash && i < sv->fit.fit.nimages; i++)
-		n += sv->fit.hash[i].state == IMGP_HASH_BAD;
-	n += !info_script_missing(in) && sv->script.rc;
-	n += !info_override_missing(in) && sv->override.rc &&
-	     sv->override.rc != -ENOENT;
-	for (size_t i = 0; i < sv->ntrees; i++)
-		n += info_shows_tree(in, &sv->trees[i]) && sv->trees[i].state == IMGP_TREE_ERROR;
+		n += imgp_survey_fs_error(in->sv, i) != NULL;
+	n += !info_fit_missing(in) && in->fit.rc;
+	for (size_t i = 0; !imgp_survey_get_fit_image(in->sv, i, &img); i++)
+		n += img.hash == IMGP_HASH_BAD;
+	n += !info_script_missing(in) && in->script.rc;
+	n += !info_override_missing(in) && in->script.override_rc &&
+	     in->script.override_rc != -ENOENT;
+	for (size_t i = 0; !imgp_survey_get_tree(in->sv, i, &tree); i++)
+		n += info_shows_tree(in, &tree) && tree.state == IMGP_TREE_ERROR;
 	/* With --model, that tree's alone; else each one's, shown or not. */
-	for (size_t i = 0; i < sv->bootinfo.ndts; i++)
-		n += (!in->picked || in->picked->bootdt == &sv->bootinfo.dts[i]) &&
-		     info_effective(in, &sv->bootinfo.dts[i], &tree) &&
-		     tree->state == IMGP_TREE_ERROR;
+	for (size_t i = 0; i < in->v.nentries; i++)
+		n += (!in->picked || in->pick.entry == (long)i) &&
+		     info_effective(in, i, &e) && e.tree.state == IMGP_TREE_ERROR;
 	n += info_fstab_error(in) != NULL;
-	n += sv->bootinfo.rc != 0;
+	n += in->v.bootpath_rc != 0;
 	return n;
 }
 
@@ -162,34 +154,35 @@ static void free_cmdlines(struct info *in)
  */
 static void get_cmdlines(struct info *in)
 {
-	const struct imgp_survey_bootinfo *bi = &in->sv.bootinfo;
+	struct imgp_survey *sv = in->sv;
+	struct imgp_entry_view dt;
 	int rc;
 
-	if (!in->sv.bootpath)
+	if (!in->v.bootpath)
 		return;
 	in->cmdlines = calloc(1, sizeof(*in->cmdlines));
 	if (!in->cmdlines)
 		die("out of memory");
 	in->ncmdlines = 1;
-	rc = imgp_survey_cmdline(&in->sv, in->picked && in->picked->bootdt ?
-				 in->picked->bootdt->path : NULL, &in->cmdlines[0].line,
+	rc = in->picked && in->pick.entry >= 0 ?
+	     imgp_survey_get_entry(sv, (size_t)in->pick.entry, &dt) : -ENOENT;
+	rc = imgp_survey_cmdline(sv, rc ? NULL : dt.path, &in->cmdlines[0].line,
 				 &in->cmdlines[0].where, &in->cmdlines[0].loader);
-	if (rc == -EINVAL && bi->ndts > 1 && !in->picked) {
+	if (rc == -EINVAL && in->v.nentries > 1 && !in->picked) {
 		free_cmdlines(in);
-		in->cmdlines = calloc(bi->ndts, sizeof(*in->cmdlines));
+		in->cmdlines = calloc(in->v.nentries, sizeof(*in->cmdlines));
 		if (!in->cmdlines)
 			die("out of memory");
-		in->ncmdlines = bi->ndts;
+		in->ncmdlines = in->v.nentries;
 		rc = 0;
-		for (size_t n = 0; !rc && n < bi->ndts; n++) {
+		for (size_t n = 0; !rc && !imgp_survey_get_entry(sv, n, &dt); n++) {
 			struct info_cmdline *c = &in->cmdlines[n];
 
 			/* A tree not shown keeps its line out too. */
-			if (in->brief && !info_shows(in, &bi->dts[n]))
+			if (in->brief && !info_shows(in, n, &dt))
 				continue;
-			c->model = bi->dts[n].model ? bi->dts[n].model : bi->dts[n].path;
-			rc = imgp_survey_cmdline(&in->sv, bi->dts[n].path, &c->line, &c->where,
-						 &c->loader);
+			c->model = dt.model ? dt.model : dt.path;
+			rc = imgp_survey_cmdline(sv, dt.path, &c->line, &c->where, &c->loader);
 		}
 	}
 	if (rc == -ENOMEM)
@@ -207,13 +200,13 @@ static void get_cmdlines(struct info *in)
  */
 static void get_root_subvol(struct info *in)
 {
-	const struct imgp_part *p = in->sv.root_unread;
+	const struct imgp_part *p = in->v.root_unread;
 	const struct imgp_buf *line;
 	struct imgp_buf flags = { 0 };
 	char *opt, *save = NULL;
 	int rc;
 
-	if (in->sv.root || !p || strcmp(p->fstype, "btrfs") != 0 ||
+	if (in->v.root || !p || strcmp(p->fstype, "btrfs") != 0 ||
 	    in->cmdline_error || in->ncmdlines != 1)
 		return;
 	line = &in->cmdlines[0].line;
@@ -248,10 +241,10 @@ static bool same_uuid(const char *id, size_t len, const char *want)
 static void get_root_opens(struct info *in)
 {
 	static const char *const keys[] = { "cryptdevice", "rd.luks.uuid", "rd.luks.name" };
-	const struct imgp_part *p = in->sv.root_unread;
+	const struct imgp_part *p = in->v.root_unread;
 	const struct imgp_buf *line;
 
-	if (in->sv.root || !p || strcmp(p->fstype, "crypto_LUKS") != 0 ||
+	if (in->v.root || !p || strcmp(p->fstype, "crypto_LUKS") != 0 ||
 	    in->cmdline_error || in->ncmdlines != 1)
 		return;
 	line = &in->cmdlines[0].line;
@@ -294,6 +287,7 @@ int cmd_info(int argc, char **argv)
 	struct info in = { 0 };
 	char *fit_path = NULL;
 	const char *model = NULL;
+	size_t pick = 0;
 	bool json = false;
 	int c, rc;
 
@@ -323,24 +317,28 @@ int cmd_info(int argc, char **argv)
 		free(fit_path);
 		return rc;
 	}
-	if (imgp_survey_open(&in.sv, img.disk, &sopts)) {
+	if (imgp_survey_new(&in.sv, img.disk, &sopts)) {
 		rc = error_lib(in.path);
 		cli_read_close(&img);
 		free(fit_path);
 		return rc;
 	}
 	in.disk = img.disk;
+	imgp_survey_get(in.sv, &in.v);
+	imgp_survey_get_fit(in.sv, &in.fit);
+	imgp_survey_get_script(in.sv, &in.script);
+	imgp_survey_get_fstab(in.sv, &in.fstab);
 	/* --model: the tree as cat --dtb and doctor --model pick it. */
-	if (model && imgp_effective_pick_model(in.sv.effective, in.sv.neffective, model,
-					       &in.picked)) {
+	if (model && imgp_survey_pick(in.sv, model, true, &pick)) {
 		rc = error_lib_typed(in.path, true);
-		imgp_survey_free(&in.sv);
+		imgp_survey_free(in.sv);
 		cli_read_close(&img);
 		free(fit_path);
 		return rc;
 	}
 	/* A dozen trees are listed in full, as the library's messages name a dozen. */
-	in.brief = !json && !model && in.sv.bootinfo.chooser && in.sv.bootinfo.ndts > 12;
+	in.picked = model && !imgp_survey_get_effective(in.sv, pick, &in.pick);
+	in.brief = !json && !model && in.v.chooser && in.v.nentries > 12;
 	in.problems = count_problems(&in);
 	get_cmdlines(&in);
 	get_root_subvol(&in);
@@ -362,7 +360,7 @@ int cmd_info(int argc, char **argv)
 	free(in.cmdline_error);
 	free(in.root_subvol);
 	free(in.root_opens);
-	imgp_survey_free(&in.sv);
+	imgp_survey_free(in.sv);
 	cli_read_close(&img);
 	free(fit_path);
 	return rc;

@@ -54,7 +54,7 @@ static void info_json_partitions(struct json *j, const struct info *in)
 		info_json_opt(j, "fstype", p->fstype);
 		info_json_opt(j, "fslabel", p->fslabel);
 		info_json_opt(j, "fsuuid", p->fsuuid);
-		json_kv_string(j, "fs_error", in->sv.fs_error[i]);
+		json_kv_string(j, "fs_error", imgp_survey_fs_error(in->sv, i));
 		json_object_end(j);
 	}
 	json_array_end(j);
@@ -69,7 +69,7 @@ static const char *const dt_state_json[] = {
 };
 
 /* A tree's "status", "error" and "controllers". */
-static void info_json_tree(struct json *j, const struct imgp_survey_tree *dt)
+static void info_json_tree(struct json *j, const struct imgp_tree_view *dt)
 {
 	json_kv_string(j, "status", dt_state_json[dt->state]);
 	json_kv_string(j, "error", dt->error);
@@ -98,7 +98,7 @@ static void info_json_tree(struct json *j, const struct imgp_survey_tree *dt)
 /* The image's own U-Boot (before the first partition); null when none. */
 static void info_json_bootloader(struct json *j, const struct info *in)
 {
-	const struct imgp_uboot *ub = &in->sv.uboot;
+	const struct imgp_uboot *ub = imgp_survey_uboot(in->sv);
 
 	json_key(j, "boot_loader");
 	if (!ub->where) {
@@ -143,50 +143,48 @@ static void info_json_cmdline(struct json *j, const struct info *in)
 
 static void info_json_bootpath(struct json *j, const struct info *in)
 {
-	const struct imgp_survey_bootinfo *bi = &in->sv.bootinfo;
+	const struct imgp_survey_view *v = &in->v;
+	struct imgp_effective_view e;
+	struct imgp_entry_view dt;
 
 	json_key(j, "boot_path");
-	if (!in->sv.bootpath) {
+	if (!v->bootpath) {
 		json_null(j);
 		return;
 	}
 	json_object_begin(j);
-	json_kv_string(j, "name", in->sv.bootpath_name);
-	json_kv_int(j, "partition", in->sv.boot->number);
-	json_kv_string(j, "summary", bi->summary);
-	json_kv_string(j, "error", bi->rc ? bi->error : NULL);
-	json_kv_string(j, "updates", bi->updates);
-	json_kv_string(j, "chooser", bi->chooser);
-	json_kv_uint(j, "tree_count", bi->ndts);
+	json_kv_string(j, "name", v->bootpath);
+	json_kv_int(j, "partition", v->boot);
+	json_kv_string(j, "summary", v->summary);
+	json_kv_string(j, "error", v->bootpath_rc ? v->bootpath_error : NULL);
+	json_kv_string(j, "updates", v->updates);
+	json_kv_string(j, "chooser", v->chooser);
+	json_kv_uint(j, "tree_count", v->nentries);
 	json_key(j, "trees");
 	json_array_begin(j);
-	for (size_t i = 0; i < bi->ndts; i++) {
-		const struct imgp_survey_bootdt *dt = &bi->dts[i];
-		const struct imgp_survey_tree *tree;
-		const struct imgp_effective *e = info_effective(in, dt, &tree);
-
-		if (!info_shows(in, dt))
+	for (size_t i = 0; !imgp_survey_get_entry(in->sv, i, &dt); i++) {
+		if (!info_shows(in, i, &dt))
 			continue;
 		json_object_begin(j);
-		json_kv_string(j, "model", dt->model);
-		json_kv_string(j, "path", dt->path);
-		json_kv_string(j, "kept_in", dt->kept_in);
+		json_kv_string(j, "model", dt.model);
+		json_kv_string(j, "path", dt.path);
+		json_kv_string(j, "kept_in", dt.kept_in);
 		json_key(j, "overlays");
 		json_array_begin(j);
-		for (size_t k = 0; k < dt->noverlays; k++)
-			json_string(j, dt->overlays[k]);
+		for (size_t k = 0; k < dt.noverlays; k++)
+			json_string(j, dt.overlays[k]);
 		json_array_end(j);
 		/* The effective tree: the entries that took effect, its warnings. */
-		if (e) {
+		if (info_effective(in, i, &e)) {
 			const char *warning;
 
-			json_kv_string(j, "booted", e->booted);
+			json_kv_string(j, "booted", e.booted);
 			json_key(j, "warnings");
 			json_array_begin(j);
-			for (size_t k = 0; (warning = info_warning(in, e, tree, k)); k++)
+			for (size_t k = 0; (warning = info_warning(in, &e, k)); k++)
 				json_string(j, warning);
 			json_array_end(j);
-			info_json_tree(j, tree);
+			info_json_tree(j, &e.tree);
 		}
 		json_object_end(j);
 	}
@@ -197,7 +195,9 @@ static void info_json_bootpath(struct json *j, const struct info *in)
 
 static void info_json_fit(struct json *j, const struct info *in)
 {
-	const struct imgp_survey_fit *f = &in->sv.fit;
+	const struct imgp_fit_view *f = &in->fit;
+	struct imgp_fit_image_view img;
+	struct imgp_fit_conf_view c;
 
 	json_key(j, "fit");
 	if (info_fit_missing(in)) {
@@ -205,28 +205,27 @@ static void info_json_fit(struct json *j, const struct info *in)
 		return;
 	}
 	json_object_begin(j);
-	json_kv_int(j, "partition", f->part->number);
-	json_kv_string(j, "path", in->sv.fit_path);
+	json_kv_int(j, "partition", f->part);
+	json_kv_string(j, "path", in->v.fit_path);
 	json_kv_string(j, "error", f->rc ? f->error : NULL);
 	if (f->rc) {
 		json_object_end(j);
 		return;
 	}
-	json_kv_uint(j, "size", f->fit.size);
+	json_kv_uint(j, "size", f->size);
 	json_key(j, "images");
 	json_array_begin(j);
-	for (size_t i = 0; i < f->fit.nimages; i++) {
-		const struct imgp_fit_image *img = &f->fit.images[i];
-		const char *algo = img->hash_algos;
+	for (size_t i = 0; !imgp_survey_get_fit_image(in->sv, i, &img); i++) {
+		const char *algo = img.hash_algos;
 
 		json_object_begin(j);
-		json_kv_int(j, "index", img->index);
-		json_kv_string(j, "name", img->name);
-		json_kv_string(j, "type", img->type);
-		json_kv_string(j, "description", img->description);
-		json_kv_string(j, "compression", img->compression);
-		json_kv_uint(j, "size", img->size);
-		json_kv_bool(j, "external", img->external);
+		json_kv_int(j, "index", img.index);
+		json_kv_string(j, "name", img.name);
+		json_kv_string(j, "type", img.type);
+		json_kv_string(j, "description", img.description);
+		json_kv_string(j, "compression", img.compression);
+		json_kv_uint(j, "size", img.size);
+		json_kv_bool(j, "external", img.external);
 		json_key(j, "hash_algos");
 		json_array_begin(j);
 		while (*algo) {
@@ -236,22 +235,20 @@ static void info_json_fit(struct json *j, const struct info *in)
 			algo += n + (algo[n] == ',');
 		}
 		json_array_end(j);
-		json_kv_string(j, "hash_status", hash_json[f->hash[i].state]);
-		json_kv_string(j, "hash_error", f->hash[i].error);
+		json_kv_string(j, "hash_status", hash_json[img.hash]);
+		json_kv_string(j, "hash_error", img.hash_error);
 		json_object_end(j);
 	}
 	json_array_end(j);
 	json_key(j, "configurations");
 	json_array_begin(j);
-	for (size_t i = 0; i < f->fit.nconfs; i++) {
-		const struct imgp_fit_conf *c = &f->fit.confs[i];
-
+	for (size_t i = 0; !imgp_survey_get_fit_conf(in->sv, i, &c); i++) {
 		json_object_begin(j);
-		json_kv_string(j, "name", c->name);
-		json_kv_string(j, "description", c->description);
-		json_kv_string(j, "kernel", c->kernel);
-		json_kv_string(j, "fdt", c->fdt);
-		json_kv_bool(j, "default", c->is_default);
+		json_kv_string(j, "name", c.name);
+		json_kv_string(j, "description", c.description);
+		json_kv_string(j, "kernel", c.kernel);
+		json_kv_string(j, "fdt", c.fdt);
+		json_kv_bool(j, "default", c.is_default);
 		json_object_end(j);
 	}
 	json_array_end(j);
@@ -260,8 +257,7 @@ static void info_json_fit(struct json *j, const struct info *in)
 
 static void info_json_script(struct json *j, const struct info *in)
 {
-	const struct imgp_survey_script *s = &in->sv.script;
-	const struct imgp_survey_override *o = &in->sv.override;
+	const struct imgp_script_view *s = &in->script;
 
 	json_key(j, "boot_script");
 	if (info_script_missing(in)) {
@@ -270,7 +266,7 @@ static void info_json_script(struct json *j, const struct info *in)
 		json_object_begin(j);
 		/* Both null when looking for it failed. */
 		if (s->path) {
-			json_kv_int(j, "partition", s->part->number);
+			json_kv_int(j, "partition", s->part);
 			json_kv_string(j, "path", s->path);
 		} else {
 			json_kv_null(j, "partition");
@@ -284,7 +280,7 @@ static void info_json_script(struct json *j, const struct info *in)
 			json_null(j);
 		if (s->parsed) {
 			json_kv_uint(j, "size", s->size);
-			json_kv_string(j, "name", s->scr.name);
+			json_kv_string(j, "name", s->name);
 			json_kv_bool(j, "loads_user_override",
 				     info_script_loads_override(in));
 		}
@@ -297,36 +293,38 @@ static void info_json_script(struct json *j, const struct info *in)
 		return;
 	}
 	json_object_begin(j);
-	json_kv_int(j, "partition", o->part->number);
+	json_kv_int(j, "partition", s->override_part);
 	json_kv_string(j, "path", IMGP_OVERRIDE_PATH);
-	json_kv_bool(j, "exists", o->exists);
-	if (o->exists && !o->rc)
-		json_kv_uint(j, "size", o->data.len);
-	json_kv_string(j, "error", o->rc && o->rc != -ENOENT ? o->error : NULL);
+	json_kv_bool(j, "exists", s->override_exists);
+	if (s->override_exists && !s->override_rc)
+		json_kv_uint(j, "size", s->override_size);
+	json_kv_string(j, "error", s->override_rc && s->override_rc != -ENOENT ?
+				   s->override_error : NULL);
 	json_object_end(j);
 }
 
 static void info_json_dts(struct json *j, const struct info *in)
 {
+	struct imgp_fit_image_view img;
+	struct imgp_tree_view dt;
+
 	json_key(j, "device_trees");
 	json_array_begin(j);
-	for (size_t i = 0; i < in->sv.ntrees; i++) {
-		const struct imgp_survey_tree *dt = &in->sv.trees[i];
-
-		if (!info_shows_tree(in, dt))
+	for (size_t i = 0; !imgp_survey_get_tree(in->sv, i, &dt); i++) {
+		if (!info_shows_tree(in, &dt))
 			continue;
 		json_object_begin(j);
-		if (dt->image) {
+		if (dt.image >= 0 && !imgp_survey_get_fit_image(in->sv, (size_t)dt.image, &img)) {
 			json_kv_string(j, "source", "fit");
-			json_kv_string(j, "image", dt->image->name);
-			json_kv_int(j, "index", dt->image->index);
-			json_kv_string(j, "description", dt->image->description);
+			json_kv_string(j, "image", img.name);
+			json_kv_int(j, "index", img.index);
+			json_kv_string(j, "description", img.description);
 		} else {
 			json_kv_string(j, "source", IMGP_OVERRIDE_NAME);
-			json_kv_int(j, "partition", in->sv.override.part->number);
+			json_kv_int(j, "partition", in->script.override_part);
 			json_kv_string(j, "path", IMGP_OVERRIDE_PATH);
 		}
-		info_json_tree(j, dt);
+		info_json_tree(j, &dt);
 		json_object_end(j);
 	}
 	json_array_end(j);
@@ -334,8 +332,8 @@ static void info_json_dts(struct json *j, const struct info *in)
 
 static void info_json_fstab(struct json *j, const struct info *in)
 {
-	const struct imgp_survey_fstab *f = &in->sv.fstab;
-	const struct imgp_fstab_entry *e = &f->root;
+	const struct imgp_fstab_view *f = &in->fstab;
+	const struct imgp_fstab_entry *e = f->root;
 	const char *error = info_fstab_error(in);
 
 	json_key(j, "fstab");
@@ -344,7 +342,7 @@ static void info_json_fstab(struct json *j, const struct info *in)
 		return;
 	}
 	json_object_begin(j);
-	json_kv_int(j, "partition", f->part->number);
+	json_kv_int(j, "partition", f->part);
 	json_kv_string(j, "path", IMGP_FSTAB_PATH);
 	json_kv_string(j, "error", error);
 	json_key(j, "root");
@@ -369,15 +367,15 @@ static void info_json_fstab(struct json *j, const struct info *in)
 /* The likely root on a filesystem imgpatch cannot read; absent when none. */
 static void info_json_root_unread(struct json *j, const struct info *in)
 {
-	const struct imgp_part *p = in->sv.root_unread;
+	const struct imgp_part *p = in->v.root_unread;
 
-	if (in->sv.root || !p)
+	if (in->v.root || !p)
 		return;
 	json_key(j, "root_unread");
 	json_object_begin(j);
 	json_kv_int(j, "partition", p->number);
 	json_kv_string(j, "fstype", p->fstype);
-	json_kv_string(j, "error", in->sv.root_error);
+	json_kv_string(j, "error", in->v.root_error);
 	if (in->root_subvol_known)
 		json_kv_string(j, "subvol", in->root_subvol);
 	json_object_end(j);

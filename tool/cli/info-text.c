@@ -74,10 +74,12 @@ static void text_partitions(const struct info *in)
 	}
 	table_print(&t, "");
 	for (size_t i = 0; i < tab->nparts; i++) {
-		if (!in->sv.fs_error[i])
+		const char *error = imgp_survey_fs_error(in->sv, i);
+
+		if (!error)
 			continue;
 		fputs("error: ", stdout);
-		table_put_text(in->sv.fs_error[i]);
+		table_put_text(error);
 		putchar('\n');
 	}
 }
@@ -86,13 +88,13 @@ static void text_partitions(const struct info *in)
 static void text_unreadable(const struct info *in)
 {
 	for (size_t i = 0; i < imgp_disk_table(in->disk)->nparts; i++)
-		if (in->sv.fs_error[i])
+		if (imgp_survey_fs_error(in->sv, i))
 			printf("; " IMGP_PART_FMT " unreadable (see above)",
 			       imgp_disk_table(in->disk)->parts[i].number);
 }
 
 /* " (model M)", unless the tree's file already says it (as doctor). */
-static void text_model(const struct imgp_survey_bootdt *dt)
+static void text_model(const struct imgp_entry_view *dt)
 {
 	if (!dt->model || strstr(dt->path, dt->model))
 		return;
@@ -148,15 +150,15 @@ static void text_cmdline(const struct info *in)
  */
 static void text_brief(const struct info *in)
 {
-	const struct imgp_survey_bootinfo *bi = &in->sv.bootinfo;
+	struct imgp_entry_view dt;
 	bool picked = false;
 
 	if (!in->brief)
 		return;
-	for (size_t i = 0; i < bi->ndts; i++)
-		picked |= bi->dts[i].uboot_default;
-	printf("  trees: %zu, U-Boot picks one by its ", bi->ndts);
-	table_put_text(bi->chooser);
+	for (size_t i = 0; !imgp_survey_get_entry(in->sv, i, &dt); i++)
+		picked |= dt.uboot_default;
+	printf("  trees: %zu, U-Boot picks one by its ", in->v.nentries);
+	table_put_text(in->v.chooser);
 	if (picked) {
 		fputs(": the image's U-Boot picks the tree below", stdout);
 	} else {
@@ -169,38 +171,37 @@ static void text_brief(const struct info *in)
 
 static void text_bootpath(const struct info *in)
 {
-	const struct imgp_survey_bootinfo *bi = &in->sv.bootinfo;
+	const struct imgp_survey_view *v = &in->v;
+	struct imgp_entry_view dt;
 
 	fputs("boot path: ", stdout);
-	if (!in->sv.bootpath) {
+	if (!v->bootpath) {
 		puts("none recognised");
 		return;
 	}
-	table_put_text(bi->summary ? bi->summary : in->sv.bootpath_name);
-	printf(" (" IMGP_PART_FMT ")\n", in->sv.boot->number);
-	if (bi->rc) {
+	table_put_text(v->summary ? v->summary : v->bootpath);
+	printf(" (" IMGP_PART_FMT ")\n", v->boot);
+	if (v->bootpath_rc) {
 		fputs("error: ", stdout);
-		table_put_text(bi->error);
+		table_put_text(v->bootpath_error);
 		putchar('\n');
 	}
-	if (bi->updates) {
+	if (v->updates) {
 		fputs("  updates: ", stdout);
-		table_put_text(bi->updates);
+		table_put_text(v->updates);
 		putchar('\n');
 	}
 	text_brief(in);
-	for (size_t i = 0; i < bi->ndts; i++) {
-		const struct imgp_survey_bootdt *dt = &bi->dts[i];
-
-		if (!info_shows(in, dt))
+	for (size_t i = 0; !imgp_survey_get_entry(in->sv, i, &dt); i++) {
+		if (!info_shows(in, i, &dt))
 			continue;
 		fputs("  tree: ", stdout);
-		table_put_text(dt->path);
-		for (size_t k = 0; k < dt->noverlays; k++) {
+		table_put_text(dt.path);
+		for (size_t k = 0; k < dt.noverlays; k++) {
 			fputs(" + ", stdout);
-			table_put_text(dt->overlays[k]);
+			table_put_text(dt.overlays[k]);
 		}
-		text_model(dt);
+		text_model(&dt);
 		putchar('\n');
 	}
 	text_cmdline(in);
@@ -213,7 +214,7 @@ static void text_bootpath(const struct info *in)
  */
 static void text_bootloader(const struct info *in)
 {
-	const struct imgp_uboot *ub = &in->sv.uboot;
+	const struct imgp_uboot *ub = imgp_survey_uboot(in->sv);
 
 	if (!ub->where)
 		return;
@@ -240,8 +241,9 @@ static void text_bootloader(const struct info *in)
 
 static void text_fit(const struct info *in)
 {
-	const struct imgp_survey *sv = &in->sv;
-	const struct imgp_fit *fit = &sv->fit.fit;
+	const struct imgp_fit_view *fit = &in->fit;
+	struct imgp_fit_image_view img;
+	struct imgp_fit_conf_view c;
 	struct table images = {
 		.ncols = 8,
 		.head = { "#", "Image", "Type", "Compression", "Size", "Hash",
@@ -258,55 +260,51 @@ static void text_fit(const struct info *in)
 
 	fputs("fit: ", stdout);
 	if (info_fit_missing(in)) {
-		table_put_text(sv->fit.error);
+		table_put_text(fit->error);
 		text_unreadable(in);
 		putchar('\n');
 		return;
 	}
-	if (sv->fit.rc) {
+	if (fit->rc) {
 		fputs("error: ", stdout);
-		table_put_text(sv->fit.error);
+		table_put_text(fit->error);
 		putchar('\n');
 		return;
 	}
-	printf(IMGP_PART_FMT " ", sv->fit.part->number);
-	table_put_text(sv->fit_path);
+	printf(IMGP_PART_FMT " ", fit->part);
+	table_put_text(in->v.fit_path);
 	printf(", %zu bytes, %zu images, %zu configurations\n", fit->size,
 	       fit->nimages, fit->nconfs);
-	for (size_t i = 0; i < fit->nimages; i++) {
-		const struct imgp_fit_image *img = &fit->images[i];
+	for (size_t i = 0; !imgp_survey_get_fit_image(in->sv, i, &img); i++) {
 		char idx[16], size[24];
 		const char *cells[8];
 
-		snprintf(idx, sizeof(idx), "%d", img->index);
-		snprintf(size, sizeof(size), "%zu", img->size);
+		snprintf(idx, sizeof(idx), "%d", img.index);
+		snprintf(size, sizeof(size), "%zu", img.size);
 		cells[0] = idx;
-		cells[1] = img->name;
-		cells[2] = img->type;
-		cells[3] = img->compression;
+		cells[1] = img.name;
+		cells[2] = img.type;
+		cells[3] = img.compression;
 		cells[4] = size;
-		cells[5] = img->hash_algos[0] ? img->hash_algos : "-";
-		cells[6] = hash_text[sv->fit.hash[i].state];
-		cells[7] = img->description;
+		cells[5] = img.hash_algos[0] ? img.hash_algos : "-";
+		cells[6] = hash_text[img.hash];
+		cells[7] = img.description;
 		table_row(&images, cells);
 	}
 	if (fit->nimages)
 		table_print(&images, "  ");
-	for (size_t i = 0; i < fit->nimages; i++) {
-		const struct imgp_survey_hash *h = &sv->fit.hash[i];
-
-		if (!h->error)
+	for (size_t i = 0; !imgp_survey_get_fit_image(in->sv, i, &img); i++) {
+		if (!img.hash_error)
 			continue;
-		fputs(h->state == IMGP_HASH_BAD ? "error: " : "warning: ", stdout);
-		table_put_text(h->error);
+		fputs(img.hash == IMGP_HASH_BAD ? "error: " : "warning: ", stdout);
+		table_put_text(img.hash_error);
 		putchar('\n');
 	}
-	for (size_t i = 0; i < fit->nconfs; i++) {
-		const struct imgp_fit_conf *c = &fit->confs[i];
+	for (size_t i = 0; !imgp_survey_get_fit_conf(in->sv, i, &c); i++) {
 		const char *cells[5] = {
-			c->name, c->is_default ? "yes" : "",
-			c->kernel ? c->kernel : "-", c->fdt ? c->fdt : "-",
-			c->description,
+			c.name, c.is_default ? "yes" : "",
+			c.kernel ? c.kernel : "-", c.fdt ? c.fdt : "-",
+			c.description,
 		};
 
 		table_row(&confs, cells);
@@ -317,9 +315,7 @@ static void text_fit(const struct info *in)
 
 static void text_script(const struct info *in)
 {
-	const struct imgp_survey *sv = &in->sv;
-	const struct imgp_survey_script *s = &sv->script;
-	const struct imgp_survey_override *o = &sv->override;
+	const struct imgp_script_view *s = &in->script;
 
 	fputs("boot script: ", stdout);
 	if (info_script_missing(in)) {
@@ -329,8 +325,8 @@ static void text_script(const struct info *in)
 		fputs("error: ", stdout);
 		table_put_text(s->error);
 	} else {
-		printf(IMGP_PART_FMT " %s (\"", s->part->number, s->path);
-		table_put_text(s->scr.name);
+		printf(IMGP_PART_FMT " %s (\"", s->part, s->path);
+		table_put_text(s->name);
 		printf("\"), CRCs ok, loads %s: %s", IMGP_OVERRIDE_NAME,
 		       info_script_loads_override(in) ? "yes" : "no");
 	}
@@ -338,15 +334,15 @@ static void text_script(const struct info *in)
 
 	printf("%s: ", IMGP_OVERRIDE_NAME);
 	if (info_override_missing(in)) {
-		table_put_text(o->error);
-	} else if (o->rc && o->rc != -ENOENT) {
+		table_put_text(s->override_error);
+	} else if (s->override_rc && s->override_rc != -ENOENT) {
 		fputs("error: ", stdout);
-		table_put_text(o->error);
-	} else if (o->exists) {
+		table_put_text(s->override_error);
+	} else if (s->override_exists) {
 		printf(IMGP_PART_FMT " " IMGP_OVERRIDE_PATH ", %zu bytes",
-		       o->part->number, o->data.len);
+		       s->override_part, s->override_size);
 	} else {
-		printf("not on " IMGP_PART_FMT, o->part->number);
+		printf("not on " IMGP_PART_FMT, s->override_part);
 	}
 	putchar('\n');
 }
@@ -357,12 +353,15 @@ bool info_is_uhs_blocker(const char *prop)
 }
 
 /* After a tree's name: its state, or its SD/eMMC controllers, a line each. */
-static void text_controllers(const struct imgp_survey_tree *dt)
+static void text_controllers(const struct info *in, const struct imgp_tree_view *dt)
 {
+	struct imgp_fit_image_view img;
+
 	switch (dt->state) {
 	case IMGP_TREE_COMPRESSED:
+		imgp_survey_get_fit_image(in->sv, (size_t)dt->image, &img);
 		printf("compressed (");
-		table_put_text(dt->image->compression);
+		table_put_text(img.compression);
 		printf("), not inspected\n");
 		return;
 	case IMGP_TREE_SKIPPED:
@@ -406,17 +405,20 @@ static void text_controllers(const struct imgp_survey_tree *dt)
 	}
 }
 
-static void text_dt(const struct info *in, const struct imgp_survey_tree *dt)
+static void text_dt(const struct info *in, const struct imgp_tree_view *dt)
 {
-	if (dt->image) {
+	struct imgp_fit_image_view img;
+
+	if (dt->image >= 0) {
+		imgp_survey_get_fit_image(in->sv, (size_t)dt->image, &img);
 		fputs("fdt '", stdout);
-		table_put_text(dt->image->name);
-		printf("' (#%d): ", dt->image->index);
+		table_put_text(img.name);
+		printf("' (#%d): ", img.index);
 	} else {
 		printf("%s (" IMGP_PART_FMT "): ", IMGP_OVERRIDE_NAME,
-		       in->sv.override.part->number);
+		       in->script.override_part);
 	}
-	text_controllers(dt);
+	text_controllers(in, dt);
 }
 
 /*
@@ -424,9 +426,8 @@ static void text_dt(const struct info *in, const struct imgp_survey_tree *dt)
  * entries that took effect: "effective tree BASE + OVERLAY (model M): ...",
  * then its warnings (as cat --dtb gives them).
  */
-static void text_effective(const struct info *in, const struct imgp_survey_bootdt *dt,
-			   const struct imgp_effective *e,
-			   const struct imgp_survey_tree *tree)
+static void text_effective(const struct info *in, const struct imgp_entry_view *dt,
+			   const struct imgp_effective_view *e)
 {
 	const char *warning;
 
@@ -434,8 +435,8 @@ static void text_effective(const struct info *in, const struct imgp_survey_bootd
 	table_put_text(e->booted);
 	text_model(dt);
 	fputs(": ", stdout);
-	text_controllers(tree);
-	for (size_t k = 0; (warning = info_warning(in, e, tree, k)); k++) {
+	text_controllers(in, &e->tree);
+	for (size_t k = 0; (warning = info_warning(in, e, k)); k++) {
 		fputs("warning: ", stdout);
 		table_put_text(warning);
 		putchar('\n');
@@ -445,36 +446,35 @@ static void text_effective(const struct info *in, const struct imgp_survey_bootd
 /* The boot path's effective trees, else the survey's; else none. */
 static void text_trees(const struct info *in)
 {
-	const struct imgp_survey_bootinfo *bi = &in->sv.bootinfo;
-	size_t shown = in->sv.ntrees;
+	struct imgp_effective_view e;
+	struct imgp_entry_view dt;
+	struct imgp_tree_view tree;
+	size_t shown = in->v.ntrees;
 
-	for (size_t i = 0; i < bi->ndts; i++) {
-		const struct imgp_survey_tree *tree;
-		const struct imgp_effective *e = info_effective(in, &bi->dts[i], &tree);
-
-		if (!e || !info_shows(in, &bi->dts[i]))
+	for (size_t i = 0; !imgp_survey_get_entry(in->sv, i, &dt); i++) {
+		if (!info_effective(in, i, &e) || !info_shows(in, i, &dt))
 			continue;
-		text_effective(in, &bi->dts[i], e, tree);
+		text_effective(in, &dt, &e);
 		shown++;
 	}
-	for (size_t i = 0; i < in->sv.ntrees; i++)
-		if (info_shows_tree(in, &in->sv.trees[i]))
-			text_dt(in, &in->sv.trees[i]);
+	for (size_t i = 0; !imgp_survey_get_tree(in->sv, i, &tree); i++)
+		if (info_shows_tree(in, &tree))
+			text_dt(in, &tree);
 	if (!shown && in->brief)
 		printf("effective tree: none shown (U-Boot picks one of %zu by its %s; --model TREE names one)\n",
-		       bi->ndts, bi->chooser);
+		       in->v.nentries, in->v.chooser);
 	else if (!shown)
 		printf("device trees: none to inspect (no FIT fdt, no %s)\n", IMGP_OVERRIDE_NAME);
 }
 
 static void text_fstab(const struct info *in)
 {
-	const struct imgp_survey_fstab *f = &in->sv.fstab;
-	const struct imgp_fstab_entry *e = &f->root;
+	const struct imgp_fstab_view *f = &in->fstab;
+	const struct imgp_fstab_entry *e = f->root;
 
 	fputs("root fstab: ", stdout);
 	if (info_fstab_missing(in)) {
-		table_put_text(in->sv.root_error);
+		table_put_text(in->v.root_error);
 		if (in->root_subvol) {
 			fputs("; the kernel mounts the subvolume rootflags= names: ", stdout);
 			table_put_text(in->root_subvol);
@@ -492,10 +492,10 @@ static void text_fstab(const struct info *in)
 		fputs("error: ", stdout);
 		table_put_text(info_fstab_error(in));
 	} else if (f->root_rc) {
-		printf(IMGP_PART_FMT " " IMGP_FSTAB_PATH ": ", f->part->number);
+		printf(IMGP_PART_FMT " " IMGP_FSTAB_PATH ": ", f->part);
 		table_put_text(f->root_error);
 	} else {
-		printf(IMGP_PART_FMT " " IMGP_FSTAB_PATH " line %d: ", f->part->number,
+		printf(IMGP_PART_FMT " " IMGP_FSTAB_PATH " line %d: ", f->part,
 		       e->line);
 		table_put_text(e->spec);
 		putchar(' ');

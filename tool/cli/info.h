@@ -18,7 +18,11 @@ struct info_cmdline {
 struct info {
 	const char *path;
 	const struct imgp_disk *disk; /* the survey's */
-	struct imgp_survey sv;
+	struct imgp_survey *sv;
+	struct imgp_survey_view v;  /* its facts */
+	struct imgp_fit_view fit;
+	struct imgp_script_view script;
+	struct imgp_fstab_view fstab;
 	int problems;            /* facts that could not be read, bad hashes */
 	/* One line for the boot path, or one per tree where they differ (unless cmdline_error). */
 	size_t ncmdlines;
@@ -40,18 +44,19 @@ struct info {
 	char *root_opens;
 	bool root_opens_other;
 	/*
-	 * The tree --model names (NULL: none given). Where U-Boot picks one
-	 * of more than a dozen trees by a variable (bootinfo.chooser), the text without
-	 * --model shows only the one the image's own U-Boot picks (NULL: it
-	 * names none) and says how many there are: brief is set.
+	 * The tree --model names (picked: one was given). Where U-Boot picks
+	 * one of more than a dozen trees by a variable (v.chooser), the text
+	 * without --model shows only the one the image's own U-Boot picks (if
+	 * it names one) and says how many there are: brief is set.
 	 */
-	const struct imgp_effective *picked;
+	bool picked;
+	struct imgp_effective_view pick;
 	bool brief;
 };
 
-/* Whether the boot path's tree dt is shown (--model, brief), and a FIT's or override's tree. */
-bool info_shows(const struct info *in, const struct imgp_survey_bootdt *dt);
-bool info_shows_tree(const struct info *in, const struct imgp_survey_tree *tree);
+/* Whether the boot path's tree i is shown (--model, brief), and a FIT's or override's tree. */
+bool info_shows(const struct info *in, size_t i, const struct imgp_entry_view *dt);
+bool info_shows_tree(const struct info *in, const struct imgp_tree_view *tree);
 
 /* The sector size the table counts in (512 when it does not say). */
 unsigned info_sector_size(const struct info *in);
@@ -68,19 +73,17 @@ bool info_script_loads_override(const struct info *in);
 /* Why /etc/fstab could not be read or is malformed; NULL when neither. */
 const char *info_fstab_error(const struct info *in);
 /*
- * The effective tree of the boot path's entry dt and, in *tree, its
- * controllers; NULL for a FIT's boot path (its trees are the survey's).
+ * The effective tree of the boot path's entry i, with its controllers, into
+ * *e; false for a FIT's boot path (its trees are the survey's).
  */
-const struct imgp_effective *info_effective(const struct info *in,
-					    const struct imgp_survey_bootdt *dt,
-					    const struct imgp_survey_tree **tree);
+bool info_effective(const struct info *in, size_t i, struct imgp_effective_view *e);
 /*
  * Warning k of effective tree e (NULL past the last): those met building
  * it, then why an entry did not take effect when the boot still ends with
  * a tree (not a problem).
  */
-const char *info_warning(const struct info *in, const struct imgp_effective *e,
-			 const struct imgp_survey_tree *tree, size_t k);
+const char *info_warning(const struct info *in, const struct imgp_effective_view *e,
+			 size_t k);
 
 /* Prints everything as text tables. */
 void info_print_text(const struct info *in);

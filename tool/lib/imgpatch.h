@@ -164,59 +164,6 @@ int imgp_journal_undo(const char *path, const char *image, bool force,
 int imgp_lock(const char *path);
 void imgp_unlock(int fd);
 
-/* ------------------------------------------------------------------- fit.c */
-
-/*
- * Reads byte ranges of one file (a file inside a partition, a buffer):
- * read() returns 0 or -errno with a message; close() (may be NULL) frees ctx.
- */
-struct imgp_reader {
-	int (*read)(void *ctx, uint64_t off, void *buf, size_t len);
-	void (*close)(void *ctx);
-	void *ctx;
-	uint64_t size;
-};
-
-struct imgp_fit_elided;
-
-struct imgp_fit_image {
-	char *name;              /* node name under /images */
-	int index;               /* position among /images children (dumpimage -p) */
-	int node;                /* its node's offset in the FIT's structure */
-	char *type;              /* "kernel", "ramdisk", "flat_dt", ... */
-	char *description;       /* may be "" */
-	char *compression;       /* "none", "gzip", ... */
-	char *hash_algos;        /* "sha1" or "crc32,sha1"; "" when none */
-	bool external;           /* data-offset / data-position rather than data */
-	/* Inside the FIT blob (bounds-checked), or NULL until imgp_fit_payload() */
-	const uint8_t *data;
-	size_t size;
-	uint64_t pos;            /* where a payload still NULL lies in the FIT file */
-	uint8_t *loaded;         /* the payload, when read piecewise (owned) */
-};
-
-struct imgp_fit_conf {
-	char *name;
-	char *description;
-	char *kernel;            /* image node names; NULL when absent */
-	char *fdt;
-	bool is_default;
-};
-
-struct imgp_fit {
-	/* The whole FIT file, or its skeleton when read piecewise (owned). */
-	uint8_t *blob;
-	size_t size;             /* of the FIT file */
-	uint32_t totalsize;      /* of the FIT structure in the file */
-	struct imgp_reader rd;   /* piecewise: the file (owned); else read NULL */
-	struct imgp_fit_elided *elided;
-	size_t nelided;
-	size_t nimages;
-	struct imgp_fit_image *images;
-	size_t nconfs;
-	struct imgp_fit_conf *confs;
-};
-
 /* -------------------------------------------------------------------- dt.c */
 
 /* A device tree blob in a buffer that can grow. */
@@ -248,17 +195,6 @@ struct imgp_dt_mmc {
 	enum imgp_dt_mmc_kind kind;
 	size_t nprops;
 	struct imgp_dt_mmc_prop props[16];
-};
-
-/* --------------------------------------------------------------- bootscr.c */
-
-/* A U-Boot legacy image (uImage) holding a script. */
-struct imgp_bootscr {
-	char name[33];
-	uint32_t time;
-	uint8_t os, arch, type, comp;
-	char *text;              /* the script (first part), NUL-terminated, owned */
-	size_t text_len;
 };
 
 /* ----------------------------------------------------------------- fstab.c */
@@ -317,30 +253,13 @@ uint64_t imgp_disk_size(const struct imgp_disk *disk);
 /* ---------------------------------------------------- survey.c, bootpath-*.c */
 
 /*
- * One survey of an image, read once with one set of rules: the partitions'
- * filesystems, the boot and the root partition, how the board picks its
- * device tree (its boot path: a FIT, the boot script and the hook file the
- * script honours; one file per way of booting, bootpath-*.c), the trees
- * there are and the root fstab. info prints a survey, doctor judges one,
- * patch and the recipes resolve "boot" and "root" through one; nothing else
- * looks these things up.
- *
- * A fact that could not be read keeps why: its rc is 0 when it was found
- * (and read), -ENOENT when it is not there, another -errno when looking or
- * reading failed (a corrupt directory block, a dangling link, a bad CRC);
- * error holds the library's message for any non-zero rc.
- *
- * The rules: the boot partition is the one of the first boot path that
- * recognises itself (the FIT's partition, else the first with an
- * extlinux.conf, else the first with Armbian's /armbianEnv.txt or
- * /boot/armbianEnv.txt, else the first with /boot.scr.uimg, else the first
- * with /boot.scr, else the first with the Raspberry Pi firmware's
- * /config.txt beside its trees or firmware), else the first with
- * /config.txt or /extlinux/extlinux.conf. The boot script is looked for
- * on the boot partition only, and so is the hook file when a boot path
- * was recognised (else on the first partition that has it); the root
- * partition is the first with /etc/fstab. "First" is in table order; a filesystem that
- * does not open or a lookup that fails does not hide a file elsewhere.
+ * One survey of an image, read once with one set of rules (survey.c has
+ * them): the partitions' filesystems, the boot and the root partition, how
+ * the board picks its device tree (its boot path, bootpath-*.c), the FIT,
+ * the boot script and the hook file it honours, the trees there are, the
+ * trees the board boots (effective.c) and the root fstab. info prints a
+ * survey, doctor judges one, patch and the recipes resolve "boot" and
+ * "root" through one; nothing else looks these things up.
  */
 #define IMGP_FIT_PATH "/image.fit"
 /* The tree a boot script loads instead of the FIT's when it is there. */
@@ -352,7 +271,7 @@ uint64_t imgp_disk_size(const struct imgp_disk *disk);
 #define IMGP_SURVEY_BOOT  (1u << 0) /* FIT structure, boot script, hook file, the boot path's trees */
 #define IMGP_SURVEY_TREES (1u << 1) /* + every FIT hash verified, each tree's SD/eMMC controllers */
 #define IMGP_SURVEY_FSTAB (1u << 2) /* the root's /etc/fstab and its "/" entry */
-/* + the effective trees (effective.c); with TREES each one's controllers, and its warnings kept, not logged */
+/* + the effective trees; with TREES each one's controllers, and its warnings kept, not logged */
 #define IMGP_SURVEY_EFFECTIVE (1u << 3)
 
 struct imgp_survey_opts {
@@ -360,153 +279,65 @@ struct imgp_survey_opts {
 	unsigned what;           /* IMGP_SURVEY_* */
 };
 
-enum imgp_hash_state { IMGP_HASH_NONE, IMGP_HASH_OK, IMGP_HASH_BAD, IMGP_HASH_UNSUPPORTED };
-
-struct imgp_survey_hash {
-	enum imgp_hash_state state;
-	char *error;             /* why the hashes do not verify */
-};
-
-/* MISSING: an effective tree's base tree is not there (not a failure to read). */
-enum imgp_tree_state {
-	IMGP_TREE_OK, IMGP_TREE_COMPRESSED, IMGP_TREE_SKIPPED, IMGP_TREE_ERROR,
-	IMGP_TREE_MISSING,
-};
-
-/* A device tree there is, with its SD/eMMC controllers. */
-struct imgp_survey_tree {
-	/* NULL: the hook file IMGP_OVERRIDE_PATH (in trees), a file (in effective_trees) */
-	const struct imgp_fit_image *image;
-	enum imgp_tree_state state;
-	char *error;             /* SKIPPED, ERROR: why */
-	size_t nmmc;
-	struct imgp_dt_mmc *mmc;
-};
-
-/* The FIT at the survey's fit_path. */
-struct imgp_survey_fit {
-	const struct imgp_part *part; /* where it is, or where looking failed */
-	int rc;
-	char *error;
-	bool parsed;
-	struct imgp_fit fit;
-	struct imgp_survey_hash *hash; /* IMGP_SURVEY_TREES: one per image */
-};
-
-/* The boot script of the boot partition. */
-struct imgp_survey_script {
-	const struct imgp_part *part; /* the boot partition; NULL: there is none */
-	const char *path;        /* imgp_bootscr_paths, or under /boot/; NULL: none */
-	int rc;
-	char *error;
-	int parse_rc;            /* -EBADMSG: a CRC does not match */
-	size_t size;
-	bool parsed;
-	/* It mentions IMGP_OVERRIDE_NAME: the one answer info, doctor and patch use. */
-	bool loads_override;
-	struct imgp_bootscr scr;
-};
-
-/* IMGP_OVERRIDE_PATH on the boot path's partition (with none: the first that has it). */
-struct imgp_survey_override {
-	const struct imgp_part *part; /* where it was looked for; NULL: nowhere */
-	int rc;
-	char *error;
-	bool exists;
-	struct imgp_buf data;    /* IMGP_SURVEY_TREES: its bytes */
-};
-
-/* The root partition's /etc/fstab. */
-struct imgp_survey_fstab {
-	const struct imgp_part *part; /* the root, or where looking failed */
-	int rc;
-	char *error;
-	char *text;              /* NUL-terminated; NULL when not read */
-	size_t len;
-	int root_rc;             /* the "/" entry: 0, -ENOENT (not a problem), -EINVAL */
-	char *root_error;
-	struct imgp_fstab_entry root;
-};
-
-/* A device tree a boot path can boot, and the overlays it applies to it. */
-struct imgp_survey_bootdt {
-	char *model;             /* the boards it is for ("pi4"); NULL: the board */
-	char *path;              /* the tree, on the boot path's partition */
-	size_t noverlays;
-	/*
-	 * In the order applied: overlay files; on a Raspberry Pi a file with
-	 * its ",param=value" list, or the base tree's own dtparam= list.
-	 */
-	char **overlays;
-	/*
-	 * Where U-Boot bounds the tree's room (fdt apply in place): before
-	 * overlay i, room[i] >= 0 shrinks the tree to its blocks plus room[i]
-	 * bytes (fdt_shrink_to_minimum: "fdt resize", sysboot's 8 KiB), -1
-	 * leaves its size. NULL: the loader gives what an overlay needs.
-	 */
-	long *room;
-	/* What the result hangs on that the image does not hold (a board variable). */
-	size_t nnotes;
-	char **notes;
-	/*
-	 * U-Boot scripts the loader sources after the overlays, whose fdt
-	 * commands edit the tree (Armbian's fixup.scr), and the variables they
-	 * see ("name=value", the last of a name wins: env import -t).
-	 */
-	size_t nscripts;
-	char **scripts;
-	size_t nscript_vars;
-	char **script_vars;
-	/* The file its kernel command line is read from, where that differs by tree; NULL: the path's. */
-	char *cmdline;
-	/*
-	 * Where the distribution's update takes this tree from at the next
-	 * kernel, on the root (flash-kernel's /etc/flash-kernel/dtbs/NAME): an
-	 * edit in place is written there too. NULL: none.
-	 */
-	char *kept_in;
-	char *label;             /* the extlinux label that boots it; NULL: none */
-	char *append;            /* that label's kernel arguments; NULL: none */
-	/*
-	 * The label sysboot boots when this one fails (boot_unattempted_labels:
-	 * the next in the file that loads), with its tree for the same board
-	 * (path NULL: U-Boot's own); NULL: none, the boot ends there.
-	 */
-	struct imgp_survey_bootdt *next;
-	/*
-	 * The one the image's own U-Boot picks where the boot path leaves the
-	 * choice to it (sv->uboot.tree): without --model, this one.
-	 */
-	bool uboot_default;
-};
-
-/* How the recognised boot path picks its tree (IMGP_SURVEY_BOOT). */
-struct imgp_survey_bootinfo {
-	char *summary;           /* "U-Boot script /boot/boot.scr (Armbian), fdtfile ..." */
-	int rc;                  /* reading its configuration failed */
-	char *error;
-	size_t ndts;
-	struct imgp_survey_bootdt *dts;
-	/*
-	 * The U-Boot variable that picks one of dts at boot ("fdtfile": an
-	 * extlinux fdtdir); NULL: the boot path names each tree itself.
-	 */
-	const char *chooser;
-	/*
-	 * What the distribution's own update does to the boot configuration
-	 * ("extlinux.conf is regenerated by u-boot-update ..."); NULL: nothing
-	 * known rewrites it.
-	 */
-	char *updates;
-	/* The overlays the booted entry lists that such an update drops. */
-	size_t ndropped;
-	char **dropped;
-};
+struct imgp_survey;
 
 /*
- * The U-Boot an image carries before its first partition (uboot-env.c),
- * read, never run: its version and what its default environment says.
+ * Surveys an opened disk (only read) into a new survey (*sv): every
+ * filesystem is opened and kept open until imgp_survey_free(); what
+ * opts->what asks for is read. Returns 0 with every fact's failure
+ * recorded in the survey, or -ENOMEM.
  */
+int imgp_survey_new(struct imgp_survey **sv, struct imgp_disk *disk,
+		    const struct imgp_survey_opts *opts);
+/* Closes the filesystems and frees the survey (not the disk); NULL: none. */
+void imgp_survey_free(struct imgp_survey *sv);
+
+/*
+ * A survey is read through views: plain records that imgp_survey_get*()
+ * fill, whose strings and arrays stay the survey's. A fact that could not
+ * be read keeps why: its rc is 0 when it was found (and read), -ENOENT when
+ * it is not there, another -errno when looking or reading failed; error
+ * holds the library's message for any non-zero rc. A partition is named
+ * by its number (0: none). The getters of item i return 0, or -ENOENT
+ * past the last.
+ */
+struct imgp_survey_view {
+	const char *fit_path;
+	int boot, boot_rc;       /* the boot partition */
+	const char *boot_error;
+	int root, root_rc;       /* the root partition: the first with /etc/fstab */
+	const char *root_error;
+	/* No root: the first partition imgpatch cannot read that a root may be on; else NULL. */
+	const struct imgp_part *root_unread;
+	/* IMGP_SURVEY_BOOT: the boot path ("fit", "extlinux", ...; NULL: none recognised) */
+	const char *bootpath;
+	const char *summary;     /* "U-Boot script /boot/boot.scr (Armbian), fdtfile ..."; NULL */
+	int bootpath_rc;         /* reading its configuration failed */
+	const char *bootpath_error;
+	const char *updates;     /* what the distribution's update does to it; NULL: nothing known */
+	const char *chooser;     /* the U-Boot variable that picks one of its trees; NULL: none */
+	size_t nentries;         /* the trees it boots: imgp_survey_get_entry() */
+	size_t ntrees;           /* IMGP_SURVEY_TREES: the FIT's fdt images, then the hook file's */
+	size_t neffective;       /* IMGP_SURVEY_EFFECTIVE: the trees the board boots */
+};
+void imgp_survey_get(const struct imgp_survey *sv, struct imgp_survey_view *out);
+/* Why partition i (in table order) does not open; NULL: it does, or no backend reads it. */
+const char *imgp_survey_fs_error(const struct imgp_survey *sv, size_t i);
+
+/* A tree the boot path boots, and the overlays it applies to it. */
+struct imgp_entry_view {
+	const char *model;       /* the boards it is for ("pi4"); NULL: the board */
+	const char *path;        /* the tree, on the boot path's partition */
+	/* Where the distribution's update takes it from at the next kernel; NULL: none. */
+	const char *kept_in;
+	size_t noverlays;        /* in the order applied (a Raspberry Pi's with its params) */
+	const char *const *overlays;
+	bool uboot_default;      /* the one the image's own U-Boot picks, where it picks */
+};
+int imgp_survey_get_entry(const struct imgp_survey *sv, size_t i,
+			  struct imgp_entry_view *out);
+
+/* The U-Boot an image carries before its first partition, read, never run. */
 struct imgp_uboot {
 	const char *where;       /* "u-boot.itb at sector 16384 (Rockchip)"; NULL: none found */
 	uint64_t offset;         /* where that is, in bytes */
@@ -521,69 +352,120 @@ struct imgp_uboot {
 	char *tree;
 	const char *tree_from;   /* "fdtfile" or "${soc}-${board}.dtb" */
 };
+/* IMGP_SURVEY_BOOT: the image's own U-Boot. */
+const struct imgp_uboot *imgp_survey_uboot(const struct imgp_survey *sv);
 
-struct imgp_bootpath;
-struct imgp_uboot_menu;
+enum imgp_hash_state { IMGP_HASH_NONE, IMGP_HASH_OK, IMGP_HASH_BAD, IMGP_HASH_UNSUPPORTED };
 
-struct imgp_survey {
-	struct imgp_disk *disk;
-	const char *fit_path;
-	/* Per partition: its filesystem, opened once, open while the survey lives. */
-	struct imgp_fs *fs;
-	bool *fs_open;
-	int *fs_rc;              /* why it does not open (0: open, or not supported) */
-	char **fs_error;
-	const struct imgp_bootpath *bootpath; /* NULL: no boot path recognised */
-	const char *bootpath_name; /* "fit", "extlinux", "script", "armbian", "rpi", "efi"; NULL */
-	struct imgp_survey_bootinfo bootinfo; /* IMGP_SURVEY_BOOT, with a boot path */
-	/* What the generator of the boot configuration reads (bootinfo.updates); NULL: none. */
-	struct imgp_uboot_menu *generator;
-	struct imgp_uboot uboot; /* IMGP_SURVEY_BOOT: the image's own U-Boot */
-	const struct imgp_part *boot;
-	int boot_rc;
-	char *boot_error;
-	const struct imgp_part *root;
-	int root_rc;
-	char *root_error;
-	/*
-	 * No root: the first partition whose filesystem imgpatch cannot read
-	 * and a root may be on (btrfs, xfs, f2fs, squashfs, LUKS); root_error
-	 * then names it. NULL otherwise.
-	 */
-	const struct imgp_part *root_unread;
-	/* IMGP_SURVEY_BOOT (the FIT is looked for always: it marks the boot partition) */
-	struct imgp_survey_fit fit;
-	struct imgp_survey_script script;
-	/* The file the boot script must load for a fixed tree to count; NULL: none. */
-	const char *hook;
-	bool hook_loaded;        /* the boot script mentions hook */
-	struct imgp_survey_override override;
-	/* IMGP_SURVEY_TREES: the FIT's fdt images, then the hook file's tree. */
-	size_t ntrees;
-	struct imgp_survey_tree *trees;
-	/*
-	 * IMGP_SURVEY_EFFECTIVE: the trees the board boots, as
-	 * imgp_effective_build() makes them; with IMGP_SURVEY_TREES also
-	 * effective_trees[i], the controllers of effective[i] (when the boot
-	 * ends with no tree, IMGP_TREE_MISSING or IMGP_TREE_ERROR and why),
-	 * and the warnings met building each in its warnings, not logged.
-	 */
-	size_t neffective;
-	struct imgp_effective *effective;
-	struct imgp_survey_tree *effective_trees;
-	/* IMGP_SURVEY_FSTAB */
-	struct imgp_survey_fstab fstab;
+/* The FIT at fit_path (part 0: no partition has it). */
+struct imgp_fit_view {
+	int part, rc;
+	const char *error;
+	size_t size;             /* of the FIT file */
+	size_t nimages, nconfs;
+};
+void imgp_survey_get_fit(const struct imgp_survey *sv, struct imgp_fit_view *out);
+struct imgp_fit_image_view {
+	int index;               /* position among /images children (dumpimage -p) */
+	const char *name, *type, *description, *compression;
+	const char *hash_algos;  /* "sha1" or "crc32,sha1"; "" when none */
+	size_t size;
+	bool external;           /* data-offset / data-position rather than data */
+	enum imgp_hash_state hash; /* IMGP_SURVEY_TREES */
+	const char *hash_error;  /* why the hashes do not verify */
+};
+int imgp_survey_get_fit_image(const struct imgp_survey *sv, size_t i,
+			      struct imgp_fit_image_view *out);
+struct imgp_fit_conf_view {
+	const char *name, *description;
+	const char *kernel, *fdt; /* image node names; NULL when absent */
+	bool is_default;
+};
+int imgp_survey_get_fit_conf(const struct imgp_survey *sv, size_t i,
+			     struct imgp_fit_conf_view *out);
+
+/* The boot script of the boot partition (part 0: there is none), and the hook file. */
+struct imgp_script_view {
+	int part, rc;
+	const char *error;
+	const char *path;        /* NULL: none */
+	int parse_rc;            /* -EBADMSG: a CRC does not match */
+	bool parsed;
+	size_t size;
+	const char *name;        /* its image name; NULL: not parsed */
+	bool loads_override;     /* it mentions IMGP_OVERRIDE_NAME */
+	/* IMGP_OVERRIDE_PATH, on the boot path's partition (part 0: looked for nowhere) */
+	int override_part, override_rc;
+	const char *override_error;
+	bool override_exists;
+	size_t override_size;    /* IMGP_SURVEY_TREES */
+};
+void imgp_survey_get_script(const struct imgp_survey *sv, struct imgp_script_view *out);
+
+/* MISSING: an effective tree's base tree is not there (not a failure to read). */
+enum imgp_tree_state {
+	IMGP_TREE_OK, IMGP_TREE_COMPRESSED, IMGP_TREE_SKIPPED, IMGP_TREE_ERROR,
+	IMGP_TREE_MISSING,
 };
 
+/* A device tree with its SD/eMMC controllers (IMGP_SURVEY_TREES). */
+struct imgp_tree_view {
+	long image;              /* its FIT image (imgp_survey_get_fit_image); -1: a file */
+	enum imgp_tree_state state;
+	const char *error;       /* SKIPPED, ERROR, MISSING: why */
+	size_t nmmc;
+	const struct imgp_dt_mmc *mmc;
+};
+/* Tree i: the FIT's fdt images, then the hook file IMGP_OVERRIDE_PATH. */
+int imgp_survey_get_tree(const struct imgp_survey *sv, size_t i,
+			 struct imgp_tree_view *out);
+
 /*
- * Surveys an opened disk (only read): every filesystem is opened and kept
- * open until imgp_survey_free(); what opts->what asks for is read. Returns
- * 0 with every fact's failure recorded in sv, or -ENOMEM.
+ * A tree the board really boots (IMGP_SURVEY_EFFECTIVE, effective.c): the
+ * boot path's base tree with its overlays applied in order, as its loader
+ * applies them, one per tree the boot path boots; for a FIT the override
+ * file the boot script loads when it is there, else each fdt image. When
+ * an overlay fails the tree is what the board then boots (the base alone,
+ * or none: dtb NULL), and rc and error say why.
  */
-int imgp_survey_open(struct imgp_survey *sv, struct imgp_disk *disk,
-		     const struct imgp_survey_opts *opts);
-/* Closes the filesystems and frees what the survey holds (not the disk). */
-void imgp_survey_free(struct imgp_survey *sv);
+struct imgp_effective_view {
+	const char *name;        /* its model, else its FIT image's name, else its path */
+	const char *provenance;  /* "boot path armbian: /boot/dtb/x.dtb + /boot/dtb/overlay/y.dtbo" */
+	const char *booted;      /* in provenance, after "boot path NAME: " */
+	long entry;              /* its boot path's entry (imgp_survey_get_entry); -1: a FIT's */
+	long image;              /* the base's FIT image; -1: a file */
+	const struct imgp_dtb *dtb; /* the tree booted; NULL: none */
+	int rc;
+	const char *error;       /* its message, with what the loader does then */
+	size_t nwarnings;        /* with IMGP_SURVEY_TREES: the warnings met building it */
+	const char *const *warnings;
+	struct imgp_tree_view tree; /* with IMGP_SURVEY_TREES: its controllers */
+};
+int imgp_survey_get_effective(const struct imgp_survey *sv, size_t i,
+			      struct imgp_effective_view *out);
+/*
+ * The effective tree named model (*i): its model, its FIT image's name, or
+ * its path as patch --model takes it (whole, its file name, or its tail
+ * such as "rockchip/x.dtb"); with model NULL, the only tree. -ENOENT "no
+ * tree 'x' (have: a, b)", -EEXIST "N trees (a, b): name one" when model is
+ * NULL and there are several, or when model names several, -ENOENT "no
+ * tree" when there is none. For an option (a --model), the errors name it
+ * and past a dozen trees one naming none is "no such tree among the N" (a
+ * name error: imgp_err_is_name) rather than a list of names.
+ */
+int imgp_survey_pick(const struct imgp_survey *sv, const char *model, bool option,
+		     size_t *i);
+
+/* The root partition's /etc/fstab (part: the root, or where looking failed). */
+struct imgp_fstab_view {
+	int part, rc;
+	const char *error;
+	int root_rc;             /* the "/" entry: 0, -ENOENT (not a problem), -EINVAL */
+	const char *root_error;
+	const struct imgp_fstab_entry *root; /* NULL: not read */
+};
+void imgp_survey_get_fstab(const struct imgp_survey *sv, struct imgp_fstab_view *out);
+
 /*
  * imgp_fs_read_file(), except that a symbolic link whose target does not
  * exist says so ("dangling symbolic link to X"), not "not
@@ -605,82 +487,6 @@ int imgp_survey_fail(int rc, const char *error);
  */
 int imgp_survey_cmdline(struct imgp_survey *sv, const char *model, struct imgp_buf *line,
 			struct imgp_buf *where, struct imgp_buf *loader);
-
-/* ----------------------------------------------------------- effective.c */
-
-/*
- * The tree the board really boots, built from a survey (IMGP_SURVEY_BOOT):
- * the boot path's base tree with its overlays applied in order, as its
- * loader applies them. One per tree the boot path can boot (one per model
- * where it boots several). For a FIT: the boot script's override file
- * when the script loads it and it is there (it replaces every FIT tree),
- * else each fdt image of the FIT.
- *
- * When an overlay fails, the tree is what the board then boots, and rc
- * and error say why: a missing overlay file is skipped (every loader
- * guards its load); one that does not apply makes Armbian's boot.scr
- * reload the base tree (no overlay at all), the Raspberry Pi firmware
- * skip it, and U-Boot's "fdt apply" (extlinux FDTOVERLAYS, a user.scr)
- * leave no valid tree, since libfdt erases a tree's magic when an apply
- * fails: the boot fails there (dtb.fdt NULL). A parameter line (the
- * Raspberry Pi's dtparam=) takes the boot path's own apply method; without
- * one it is left out. A survey with IMGP_SURVEY_EFFECTIVE holds them
- * (sv->effective), for every reader of that survey.
- */
-struct imgp_effective {
-	char *model;             /* the boards it is for ("pi4", a FIT configuration); NULL: the board */
-	const char *boot_path;   /* the survey's bootpath_name: "fit", "armbian", ... */
-	char *provenance;        /* "boot path armbian: /boot/dtb/x.dtb + /boot/dtb/overlay/y.dtbo" */
-	const char *booted;      /* in provenance, after "boot path NAME: ": the tree and the entries applied */
-	const struct imgp_part *part; /* where the base tree and its overlays are */
-	char *path;              /* the base tree's file; for a FIT tree the FIT's path */
-	const struct imgp_fit_image *image; /* the base's FIT image; NULL: a file */
-	const struct imgp_survey_bootdt *bootdt; /* the boot path's entry; NULL for a FIT */
-	/* Whose tree dtb is: bootdt, or the label sysboot went on to when it failed. */
-	const struct imgp_survey_bootdt *ran;
-	size_t napplied;         /* overlays in the tree */
-	bool reverted;           /* a failure made the loader boot the base tree alone, or the next label */
-	size_t fdt_total;        /* the base tree's total size as loaded (its header's) */
-	struct imgp_dtb dtb;     /* the tree booted; fdt NULL: none (rc says why) */
-	/*
-	 * 0, or the failure (-errno): with failed set, -ENOENT when that
-	 * overlay file is not there, another when it does not read or apply
-	 * (which wins over a missing one); with failed NULL, the base tree's.
-	 */
-	int rc;
-	char *error;             /* its message, with what the loader does then */
-	char *failed;            /* the overlay that failed; NULL: the base tree did */
-	size_t nwarnings;        /* built for a survey: the warnings met building it */
-	char **warnings;
-};
-
-/*
- * Builds the effective trees of sv into *trees (*n of them; none when the
- * boot path names no tree, or there is none). A tree that cannot be built
- * keeps its failure in its rc/error. Returns 0, or -ENOMEM.
- */
-int imgp_effective_build(struct imgp_survey *sv, struct imgp_effective **trees,
-			 size_t *n);
-void imgp_effective_free(struct imgp_effective *trees, size_t n);
-/* The name a tree is shown by: its model, else its FIT image's name, else its path. */
-const char *imgp_effective_name(const struct imgp_effective *t);
-/*
- * The tree named model (its model, its FIT image's name, or its path as
- * patch --model takes it: whole, its file name, or its tail such as
- * "rockchip/x.dtb"); with model NULL, the only tree. -ENOENT "no tree
- * 'x' (have: a, b)", -EEXIST "N trees (a, b): name one" when model is
- * NULL and there are several, or when model names several, -ENOENT "no
- * tree" when there is none.
- */
-int imgp_effective_pick(const struct imgp_effective *trees, size_t n,
-			const char *model, const struct imgp_effective **out);
-/*
- * imgp_effective_pick for a --model option: its errors name the option;
- * past a dozen trees one naming none is "no such tree among the
- * N" (a name error: imgp_err_is_name) rather than a list of names.
- */
-int imgp_effective_pick_model(const struct imgp_effective *trees, size_t n,
-			      const char *model, const struct imgp_effective **out);
 
 /* ---------------------------------------------------------------- copy.c */
 
@@ -1158,32 +964,40 @@ struct imgp_doctor_opts {
 	const char *model;
 };
 
-struct imgp_doctor {
-	size_t n;
-	struct imgp_finding *findings;
-	/* The tree judged alone, when one was picked among several (owned); NULL: all. */
-	char *picked;
+/* What doctor found, opaque: read with imgp_doctor_get() and imgp_doctor_finding(). */
+struct imgp_doctor;
+
+/*
+ * Examines an opened disk (it is only read) into a new report (*out) that
+ * lists every finding in check order. Returns 0 (with or without
+ * findings), or -errno when the image cannot be read: a filesystem that
+ * does not open, a corrupt FIT, boot script or fstab, an --fdt that names
+ * no fdt.
+ */
+int imgp_doctor_run(struct imgp_disk *disk, const struct imgp_doctor_opts *opts,
+		    struct imgp_doctor **out);
+/* Frees a report; NULL: none. */
+void imgp_doctor_free(struct imgp_doctor *doc);
+/* Finding i, in check order; NULL past the last. */
+const struct imgp_finding *imgp_doctor_finding(const struct imgp_doctor *doc, size_t i);
+
+/* What a report judged; its strings are the report's. */
+struct imgp_doctor_view {
+	size_t nfindings;
+	const char *picked;      /* the tree judged alone, when one was picked among several; NULL: all */
 	const char *picked_by;   /* "--model", or "the image's U-Boot (fdtfile)" */
 	size_t ntrees;           /* trees the boot path offers */
 	/* With no pick among several trees U-Boot chooses from: the variable that chooses. */
 	const char *chooser;
 	/*
 	 * The root was not read (a filesystem imgpatch has no backend for):
-	 * which partition, and the findings that need it, not judged (owned);
-	 * NULL when the root was read or there is none to read.
+	 * which partition, and the findings that need it, not judged; NULL
+	 * when the root was read or there is none to read.
 	 */
-	char *root_unread;
+	const char *root_unread;
 };
+void imgp_doctor_get(const struct imgp_doctor *doc, struct imgp_doctor_view *out);
 
-/*
- * Examines an opened disk (it is only read) and lists every finding in
- * out, in check order. Returns 0 (with or without findings), or -errno
- * when the image cannot be read: a filesystem that does not open, a
- * corrupt FIT, boot script or fstab, an --fdt that names no fdt.
- */
-int imgp_doctor_run(struct imgp_disk *disk, const struct imgp_doctor_opts *opts,
-		    struct imgp_doctor *out);
-void imgp_doctor_free(struct imgp_doctor *doc);
 /*
  * Appends arg to out as a POSIX shell word: as it is when it holds only
  * safe characters, else in single quotes. Returns 0 or -ENOMEM.

@@ -11,6 +11,15 @@
 
 /* --------------------------------------------------------------- bootscr.c */
 
+/* A U-Boot legacy image (uImage) holding a script. */
+struct imgp_bootscr {
+	char name[33];
+	uint32_t time;
+	uint8_t os, arch, type, comp;
+	char *text;              /* the script (first part), NUL-terminated, owned */
+	size_t text_len;
+};
+
 /*
  * Parses a legacy image: magic, header CRC, data size against len, data
  * CRC, type "script", no compression. Returns 0 or -EINVAL/-EBADMSG.
@@ -29,6 +38,304 @@ bool imgp_bootscr_mentions(const struct imgp_bootscr *scr, const char *word);
  */
 int imgp_bootscr_make(const char *text, size_t len, const char *name,
 		      const char *arch, uint32_t time, struct imgp_buf *out);
+
+/* ------------------------------------------ the survey (survey.c, bootpath-*.c) */
+
+/*
+ * What a survey holds, as the library's own files read it; a client reads
+ * it through the views of imgpatch.h.
+ *
+ * A fact that could not be read keeps why: its rc is 0 when it was found
+ * (and read), -ENOENT when it is not there, another -errno when looking or
+ * reading failed (a corrupt directory block, a dangling link, a bad CRC);
+ * error holds the library's message for any non-zero rc.
+ *
+ * The rules: the boot partition is the one of the first boot path that
+ * recognises itself (the FIT's partition, else the first with an
+ * extlinux.conf, else the first with Armbian's /armbianEnv.txt or
+ * /boot/armbianEnv.txt, else the first with /boot.scr.uimg, else the first
+ * with /boot.scr, else the first with the Raspberry Pi firmware's
+ * /config.txt beside its trees or firmware), else the first with
+ * /config.txt or /extlinux/extlinux.conf. The boot script is looked for
+ * on the boot partition only, and so is the hook file when a boot path
+ * was recognised (else on the first partition that has it); the root
+ * partition is the first with /etc/fstab. "First" is in table order; a filesystem that
+ * does not open or a lookup that fails does not hide a file elsewhere.
+ */
+
+struct imgp_survey_hash {
+	enum imgp_hash_state state;
+	char *error;             /* why the hashes do not verify */
+};
+
+/* A device tree there is, with its SD/eMMC controllers. */
+struct imgp_survey_tree {
+	/* NULL: the hook file IMGP_OVERRIDE_PATH (in trees), a file (in effective_trees) */
+	const struct imgp_fit_image *image;
+	enum imgp_tree_state state;
+	char *error;             /* SKIPPED, ERROR: why */
+	size_t nmmc;
+	struct imgp_dt_mmc *mmc;
+};
+
+/* The FIT at the survey's fit_path. */
+struct imgp_survey_fit {
+	const struct imgp_part *part; /* where it is, or where looking failed */
+	int rc;
+	char *error;
+	bool parsed;
+	struct imgp_fit fit;
+	struct imgp_survey_hash *hash; /* IMGP_SURVEY_TREES: one per image */
+};
+
+/* The boot script of the boot partition. */
+struct imgp_survey_script {
+	const struct imgp_part *part; /* the boot partition; NULL: there is none */
+	const char *path;        /* imgp_bootscr_paths, or under /boot/; NULL: none */
+	int rc;
+	char *error;
+	int parse_rc;            /* -EBADMSG: a CRC does not match */
+	size_t size;
+	bool parsed;
+	/* It mentions IMGP_OVERRIDE_NAME: the one answer info, doctor and patch use. */
+	bool loads_override;
+	struct imgp_bootscr scr;
+};
+
+/* IMGP_OVERRIDE_PATH on the boot path's partition (with none: the first that has it). */
+struct imgp_survey_override {
+	const struct imgp_part *part; /* where it was looked for; NULL: nowhere */
+	int rc;
+	char *error;
+	bool exists;
+	struct imgp_buf data;    /* IMGP_SURVEY_TREES: its bytes */
+};
+
+/* The root partition's /etc/fstab. */
+struct imgp_survey_fstab {
+	const struct imgp_part *part; /* the root, or where looking failed */
+	int rc;
+	char *error;
+	char *text;              /* NUL-terminated; NULL when not read */
+	size_t len;
+	int root_rc;             /* the "/" entry: 0, -ENOENT (not a problem), -EINVAL */
+	char *root_error;
+	struct imgp_fstab_entry root;
+};
+
+/* A device tree a boot path can boot, and the overlays it applies to it. */
+struct imgp_survey_bootdt {
+	char *model;             /* the boards it is for ("pi4"); NULL: the board */
+	char *path;              /* the tree, on the boot path's partition */
+	size_t noverlays;
+	/*
+	 * In the order applied: overlay files; on a Raspberry Pi a file with
+	 * its ",param=value" list, or the base tree's own dtparam= list.
+	 */
+	char **overlays;
+	/*
+	 * Where U-Boot bounds the tree's room (fdt apply in place): before
+	 * overlay i, room[i] >= 0 shrinks the tree to its blocks plus room[i]
+	 * bytes (fdt_shrink_to_minimum: "fdt resize", sysboot's 8 KiB), -1
+	 * leaves its size. NULL: the loader gives what an overlay needs.
+	 */
+	long *room;
+	/* What the result hangs on that the image does not hold (a board variable). */
+	size_t nnotes;
+	char **notes;
+	/*
+	 * U-Boot scripts the loader sources after the overlays, whose fdt
+	 * commands edit the tree (Armbian's fixup.scr), and the variables they
+	 * see ("name=value", the last of a name wins: env import -t).
+	 */
+	size_t nscripts;
+	char **scripts;
+	size_t nscript_vars;
+	char **script_vars;
+	/* The file its kernel command line is read from, where that differs by tree; NULL: the path's. */
+	char *cmdline;
+	/*
+	 * Where the distribution's update takes this tree from at the next
+	 * kernel, on the root (flash-kernel's /etc/flash-kernel/dtbs/NAME): an
+	 * edit in place is written there too. NULL: none.
+	 */
+	char *kept_in;
+	char *label;             /* the extlinux label that boots it; NULL: none */
+	char *append;            /* that label's kernel arguments; NULL: none */
+	/*
+	 * The label sysboot boots when this one fails (boot_unattempted_labels:
+	 * the next in the file that loads), with its tree for the same board
+	 * (path NULL: U-Boot's own); NULL: none, the boot ends there.
+	 */
+	struct imgp_survey_bootdt *next;
+	/*
+	 * The one the image's own U-Boot picks where the boot path leaves the
+	 * choice to it (sv->uboot.tree): without --model, this one.
+	 */
+	bool uboot_default;
+};
+
+/* How the recognised boot path picks its tree (IMGP_SURVEY_BOOT). */
+struct imgp_survey_bootinfo {
+	char *summary;           /* "U-Boot script /boot/boot.scr (Armbian), fdtfile ..." */
+	int rc;                  /* reading its configuration failed */
+	char *error;
+	size_t ndts;
+	struct imgp_survey_bootdt *dts;
+	/*
+	 * The U-Boot variable that picks one of dts at boot ("fdtfile": an
+	 * extlinux fdtdir); NULL: the boot path names each tree itself.
+	 */
+	const char *chooser;
+	/*
+	 * What the distribution's own update does to the boot configuration
+	 * ("extlinux.conf is regenerated by u-boot-update ..."); NULL: nothing
+	 * known rewrites it.
+	 */
+	char *updates;
+	/* The overlays the booted entry lists that such an update drops. */
+	size_t ndropped;
+	char **dropped;
+};
+
+struct imgp_bootpath;
+struct imgp_uboot_menu;
+
+struct imgp_survey {
+	struct imgp_disk *disk;
+	const char *fit_path;
+	/* Per partition: its filesystem, opened once, open while the survey lives. */
+	struct imgp_fs *fs;
+	bool *fs_open;
+	int *fs_rc;              /* why it does not open (0: open, or not supported) */
+	char **fs_error;
+	const struct imgp_bootpath *bootpath; /* NULL: no boot path recognised */
+	const char *bootpath_name; /* "fit", "extlinux", "script", "armbian", "rpi", "efi"; NULL */
+	struct imgp_survey_bootinfo bootinfo; /* IMGP_SURVEY_BOOT, with a boot path */
+	/* What the generator of the boot configuration reads (bootinfo.updates); NULL: none. */
+	struct imgp_uboot_menu *generator;
+	struct imgp_uboot uboot; /* IMGP_SURVEY_BOOT: the image's own U-Boot */
+	const struct imgp_part *boot;
+	int boot_rc;
+	char *boot_error;
+	const struct imgp_part *root;
+	int root_rc;
+	char *root_error;
+	/*
+	 * No root: the first partition whose filesystem imgpatch cannot read
+	 * and a root may be on (btrfs, xfs, f2fs, squashfs, LUKS); root_error
+	 * then names it. NULL otherwise.
+	 */
+	const struct imgp_part *root_unread;
+	/* IMGP_SURVEY_BOOT (the FIT is looked for always: it marks the boot partition) */
+	struct imgp_survey_fit fit;
+	struct imgp_survey_script script;
+	/* The file the boot script must load for a fixed tree to count; NULL: none. */
+	const char *hook;
+	bool hook_loaded;        /* the boot script mentions hook */
+	struct imgp_survey_override override;
+	/* IMGP_SURVEY_TREES: the FIT's fdt images, then the hook file's tree. */
+	size_t ntrees;
+	struct imgp_survey_tree *trees;
+	/*
+	 * IMGP_SURVEY_EFFECTIVE: the trees the board boots, as
+	 * imgp_effective_build() makes them; with IMGP_SURVEY_TREES also
+	 * effective_trees[i], the controllers of effective[i] (when the boot
+	 * ends with no tree, IMGP_TREE_MISSING or IMGP_TREE_ERROR and why),
+	 * and the warnings met building each in its warnings, not logged.
+	 */
+	size_t neffective;
+	struct imgp_effective *effective;
+	struct imgp_survey_tree *effective_trees;
+	/* IMGP_SURVEY_FSTAB */
+	struct imgp_survey_fstab fstab;
+};
+
+/*
+ * Surveys an opened disk into sv (only read): every filesystem is opened
+ * and kept open until imgp_survey_close(); what opts->what asks for is
+ * read. Returns 0 with every fact's failure recorded in sv, or -ENOMEM.
+ */
+int imgp_survey_open(struct imgp_survey *sv, struct imgp_disk *disk,
+		     const struct imgp_survey_opts *opts);
+/* Closes the filesystems and frees what the survey holds (not the disk, nor sv). */
+void imgp_survey_close(struct imgp_survey *sv);
+
+/* ----------------------------------------------------------- effective.c */
+
+/*
+ * The tree the board really boots, built from a survey (IMGP_SURVEY_BOOT):
+ * the boot path's base tree with its overlays applied in order, as its
+ * loader applies them. One per tree the boot path can boot (one per model
+ * where it boots several). For a FIT: the boot script's override file
+ * when the script loads it and it is there (it replaces every FIT tree),
+ * else each fdt image of the FIT.
+ *
+ * When an overlay fails, the tree is what the board then boots, and rc
+ * and error say why: a missing overlay file is skipped (every loader
+ * guards its load); one that does not apply makes Armbian's boot.scr
+ * reload the base tree (no overlay at all), the Raspberry Pi firmware
+ * skip it, and U-Boot's "fdt apply" (extlinux FDTOVERLAYS, a user.scr)
+ * leave no valid tree, since libfdt erases a tree's magic when an apply
+ * fails: the boot fails there (dtb.fdt NULL). A parameter line (the
+ * Raspberry Pi's dtparam=) takes the boot path's own apply method; without
+ * one it is left out. A survey with IMGP_SURVEY_EFFECTIVE holds them
+ * (sv->effective), for every reader of that survey.
+ */
+struct imgp_effective {
+	char *model;             /* the boards it is for ("pi4", a FIT configuration); NULL: the board */
+	const char *boot_path;   /* the survey's bootpath_name: "fit", "armbian", ... */
+	char *provenance;        /* "boot path armbian: /boot/dtb/x.dtb + /boot/dtb/overlay/y.dtbo" */
+	const char *booted;      /* in provenance, after "boot path NAME: ": the tree and the entries applied */
+	const struct imgp_part *part; /* where the base tree and its overlays are */
+	char *path;              /* the base tree's file; for a FIT tree the FIT's path */
+	const struct imgp_fit_image *image; /* the base's FIT image; NULL: a file */
+	const struct imgp_survey_bootdt *bootdt; /* the boot path's entry; NULL for a FIT */
+	/* Whose tree dtb is: bootdt, or the label sysboot went on to when it failed. */
+	const struct imgp_survey_bootdt *ran;
+	size_t napplied;         /* overlays in the tree */
+	bool reverted;           /* a failure made the loader boot the base tree alone, or the next label */
+	size_t fdt_total;        /* the base tree's total size as loaded (its header's) */
+	struct imgp_dtb dtb;     /* the tree booted; fdt NULL: none (rc says why) */
+	/*
+	 * 0, or the failure (-errno): with failed set, -ENOENT when that
+	 * overlay file is not there, another when it does not read or apply
+	 * (which wins over a missing one); with failed NULL, the base tree's.
+	 */
+	int rc;
+	char *error;             /* its message, with what the loader does then */
+	char *failed;            /* the overlay that failed; NULL: the base tree did */
+	size_t nwarnings;        /* built for a survey: the warnings met building it */
+	char **warnings;
+};
+
+/*
+ * Builds the effective trees of sv into *trees (*n of them; none when the
+ * boot path names no tree, or there is none). A tree that cannot be built
+ * keeps its failure in its rc/error. Returns 0, or -ENOMEM.
+ */
+int imgp_effective_build(struct imgp_survey *sv, struct imgp_effective **trees,
+			 size_t *n);
+void imgp_effective_free(struct imgp_effective *trees, size_t n);
+/* The name a tree is shown by: its model, else its FIT image's name, else its path. */
+const char *imgp_effective_name(const struct imgp_effective *t);
+/*
+ * The tree named model (its model, its FIT image's name, or its path as
+ * patch --model takes it: whole, its file name, or its tail such as
+ * "rockchip/x.dtb"); with model NULL, the only tree. -ENOENT "no tree
+ * 'x' (have: a, b)", -EEXIST "N trees (a, b): name one" when model is
+ * NULL and there are several, or when model names several, -ENOENT "no
+ * tree" when there is none.
+ */
+int imgp_effective_pick(const struct imgp_effective *trees, size_t n,
+			const char *model, const struct imgp_effective **out);
+/*
+ * imgp_effective_pick for a --model option: its errors name the option;
+ * past a dozen trees one naming none is "no such tree among the
+ * N" (a name error: imgp_err_is_name) rather than a list of names.
+ */
+int imgp_effective_pick_model(const struct imgp_effective *trees, size_t n,
+			      const char *model, const struct imgp_effective **out);
 
 /* ---------------------------------------------------- survey.c, bootpath-*.c */
 

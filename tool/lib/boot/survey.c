@@ -753,14 +753,14 @@ int imgp_survey_open(struct imgp_survey *sv, struct imgp_disk *disk,
 	if (!rc && (what & IMGP_SURVEY_FSTAB))
 		rc = survey_fstab(sv);
 	if (rc) {
-		imgp_survey_free(sv);
+		imgp_survey_close(sv);
 		return imgp_fail(ENOMEM, "out of memory");
 	}
 	imgp_errclear();
 	return 0;
 }
 
-void imgp_survey_free(struct imgp_survey *sv)
+void imgp_survey_close(struct imgp_survey *sv)
 {
 	size_t nparts = sv->disk ? sv->disk->tab.nparts : 0;
 
@@ -810,4 +810,26 @@ void imgp_survey_free(struct imgp_survey *sv)
 	free(sv->fs_rc);
 	free(sv->fs_error);
 	memset(sv, 0, sizeof(*sv));
+}
+
+int imgp_survey_new(struct imgp_survey **sv, struct imgp_disk *disk,
+		    const struct imgp_survey_opts *opts)
+{
+	*sv = calloc(1, sizeof(**sv));
+	if (!*sv)
+		return imgp_fail(ENOMEM, "out of memory");
+	if (imgp_survey_open(*sv, disk, opts)) {
+		free(*sv);
+		*sv = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void imgp_survey_free(struct imgp_survey *sv)
+{
+	if (!sv)
+		return;
+	imgp_survey_close(sv);
+	free(sv);
 }

@@ -169,7 +169,7 @@ static void finding_free(struct imgp_finding *f)
 	free(f->hint);
 }
 
-void imgp_doctor_free(struct imgp_doctor *doc)
+void imgp_doctor_clear(struct imgp_doctor *doc)
 {
 	for (size_t i = 0; i < doc->n; i++)
 		finding_free(&doc->findings[i]);
@@ -508,16 +508,19 @@ static void doctor_release(struct doctor *d)
 	if (d->own_effective)
 		imgp_effective_free(d->effective, d->neffective);
 	imgp_fs_list_free(d->boot_names, d->nboot_names);
-	imgp_survey_free(&d->sv);
+	imgp_survey_close(&d->sv);
 }
 
 int imgp_doctor_run(struct imgp_disk *disk, const struct imgp_doctor_opts *opts,
-		    struct imgp_doctor *out)
+		    struct imgp_doctor **doc)
 {
+	struct imgp_doctor *out = calloc(1, sizeof(*out));
 	struct doctor d = { .out = out };
 	int rc;
 
-	memset(out, 0, sizeof(*out));
+	*doc = NULL;
+	if (!out)
+		return imgp_fail(ENOMEM, "out of memory");
 	rc = gather(&d, disk, opts);
 	for (size_t i = 0; !rc && i < sizeof(doctor_checks) / sizeof(doctor_checks[0]); i++) {
 		rc = doctor_checks[i].run(&d);
@@ -527,5 +530,32 @@ int imgp_doctor_run(struct imgp_disk *disk, const struct imgp_doctor_opts *opts,
 	doctor_release(&d);
 	if (rc)
 		imgp_doctor_free(out);
+	else
+		*doc = out;
 	return rc;
+}
+
+void imgp_doctor_free(struct imgp_doctor *doc)
+{
+	if (!doc)
+		return;
+	imgp_doctor_clear(doc);
+	free(doc);
+}
+
+const struct imgp_finding *imgp_doctor_finding(const struct imgp_doctor *doc, size_t i)
+{
+	return i < doc->n ? &doc->findings[i] : NULL;
+}
+
+void imgp_doctor_get(const struct imgp_doctor *doc, struct imgp_doctor_view *out)
+{
+	*out = (struct imgp_doctor_view){
+		.nfindings = doc->n,
+		.picked = doc->picked,
+		.picked_by = doc->picked_by,
+		.ntrees = doc->ntrees,
+		.chooser = doc->chooser,
+		.root_unread = doc->root_unread,
+	};
 }

@@ -8,6 +8,20 @@
 
 #include "imgpatch-internal.h"
 
+/* A report (imgpatch.h's struct imgp_doctor_view says what each member means). */
+struct imgp_doctor {
+	size_t n;
+	struct imgp_finding *findings;
+	char *picked;            /* owned */
+	const char *picked_by;
+	size_t ntrees;
+	const char *chooser;
+	char *root_unread;       /* owned */
+};
+
+/* Frees what a report holds (not doc itself) and empties it. */
+void imgp_doctor_clear(struct imgp_doctor *doc);
+
 /* A device tree the board may boot. */
 struct doctor_tree {
 	const struct imgp_part *part;

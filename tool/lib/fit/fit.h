@@ -12,6 +12,57 @@
 /* ------------------------------------------------------------------- fit.c */
 
 /*
+ * Reads byte ranges of one file (a file inside a partition, a buffer):
+ * read() returns 0 or -errno with a message; close() (may be NULL) frees ctx.
+ */
+struct imgp_reader {
+	int (*read)(void *ctx, uint64_t off, void *buf, size_t len);
+	void (*close)(void *ctx);
+	void *ctx;
+	uint64_t size;
+};
+
+struct imgp_fit_elided;
+
+struct imgp_fit_image {
+	char *name;              /* node name under /images */
+	int index;               /* position among /images children (dumpimage -p) */
+	int node;                /* its node's offset in the FIT's structure */
+	char *type;              /* "kernel", "ramdisk", "flat_dt", ... */
+	char *description;       /* may be "" */
+	char *compression;       /* "none", "gzip", ... */
+	char *hash_algos;        /* "sha1" or "crc32,sha1"; "" when none */
+	bool external;           /* data-offset / data-position rather than data */
+	/* Inside the FIT blob (bounds-checked), or NULL until imgp_fit_payload() */
+	const uint8_t *data;
+	size_t size;
+	uint64_t pos;            /* where a payload still NULL lies in the FIT file */
+	uint8_t *loaded;         /* the payload, when read piecewise (owned) */
+};
+
+struct imgp_fit_conf {
+	char *name;
+	char *description;
+	char *kernel;            /* image node names; NULL when absent */
+	char *fdt;
+	bool is_default;
+};
+
+struct imgp_fit {
+	/* The whole FIT file, or its skeleton when read piecewise (owned). */
+	uint8_t *blob;
+	size_t size;             /* of the FIT file */
+	uint32_t totalsize;      /* of the FIT structure in the file */
+	struct imgp_reader rd;   /* piecewise: the file (owned); else read NULL */
+	struct imgp_fit_elided *elided;
+	size_t nelided;
+	size_t nimages;
+	struct imgp_fit_image *images;
+	size_t nconfs;
+	struct imgp_fit_conf *confs;
+};
+
+/*
  * Parses a FIT file, taking ownership of data (malloc'd, size bytes).
  * Checks the structure with fdt_check_full and every payload's bounds.
  * Returns 0 or -EINVAL with a message (data is freed on failure too).

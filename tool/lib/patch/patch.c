@@ -51,9 +51,7 @@ void imgp_patch_free(struct imgp_patch *patch)
 		free(patch->fits[i]);
 	}
 	free(patch->fits);
-	if (patch->survey)
-		imgp_survey_free(patch->survey);
-	free(patch->survey);
+	imgp_survey_free(patch->survey);
 	free(patch);
 }
 
@@ -355,12 +353,8 @@ struct imgp_survey *imgp_patch_survey(struct imgp_patch *patch)
 
 	if (sv)
 		return sv;
-	sv = calloc(1, sizeof(*sv));
-	if (!sv || imgp_survey_open(sv, patch->disk, &opts)) {
-		free(sv);
-		imgp_fail(ENOMEM, "out of memory");
+	if (imgp_survey_new(&sv, patch->disk, &opts))
 		return NULL;
-	}
 	patch->survey = sv;
 	return sv;
 }
