@@ -290,10 +290,11 @@ void imgp_test_pause(const char *point);
 
 /*
  * Path of an external program: $IMGPATCH_<NAME> (upper case, '-' as '_')
- * when set, else the first executable "name" in $PATH. NULL with a failure
- * message when not found. The string is static until the next call.
+ * when set, else the first executable "name" in $PATH, into buf (size
+ * bytes; a longer one is cut): buf, or NULL with a failure message when
+ * not found.
  */
-const char *imgp_tool_path(const char *name);
+const char *imgp_tool_path(const char *name, char *buf, size_t size);
 /*
  * Runs argv[0] (a bare program name resolved with imgp_tool_path) with the
  * given argv, no shell, a clean environment (PATH, LC_ALL=C, TZ=UTC and the

@@ -22,8 +22,6 @@
 #define ENV_MAX 16
 #define STDERR_KEEP 4096
 
-static _Thread_local char tool_path[TOOL_PATH_MAX];
-
 static bool is_executable(const char *path)
 {
 	struct stat st;
@@ -32,7 +30,7 @@ static bool is_executable(const char *path)
 	       access(path, X_OK) == 0;
 }
 
-const char *imgp_tool_path(const char *name)
+const char *imgp_tool_path(const char *name, char *tool_path, size_t size)
 {
 	char var[64] = "IMGPATCH_";
 	const char *override, *path, *p;
@@ -48,7 +46,7 @@ const char *imgp_tool_path(const char *name)
 				  override);
 			return NULL;
 		}
-		snprintf(tool_path, sizeof(tool_path), "%s", override);
+		snprintf(tool_path, size, "%s", override);
 		return tool_path;
 	}
 	path = getenv("PATH");
@@ -58,7 +56,7 @@ const char *imgp_tool_path(const char *name)
 		const char *end = strchr(p, ':');
 		size_t len = end ? (size_t)(end - p) : strlen(p);
 
-		if (len && len + strlen(name) + 2 < sizeof(tool_path)) {
+		if (len && len + strlen(name) + 2 < size) {
 			memcpy(tool_path, p, len);
 			tool_path[len] = '/';
 			strcpy(tool_path + len + 1, name);
@@ -166,21 +164,17 @@ int imgp_run(const char *const argv[], const char *const extra_env[],
 	     struct imgp_buf *out)
 {
 	const char *env[ENV_MAX + 4];
-	char errtext[STDERR_KEEP];
+	char errtext[STDERR_KEEP], path[TOOL_PATH_MAX];
 	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
 	sigset_t all, saved;
 	const char *prog;
-	char *prog_copy;
 	size_t n = 0;
 	pid_t pid, parent = getpid();
 	int rc, status;
 
-	prog = imgp_tool_path(argv[0]);
+	prog = imgp_tool_path(argv[0], path, sizeof(path));
 	if (!prog)
 		return -ENOENT;
-	prog_copy = strdup(prog);
-	if (!prog_copy)
-		return imgp_fail(ENOMEM, "out of memory");
 	env[n++] = "PATH=/usr/local/bin:/usr/bin:/bin";
 	env[n++] = "LC_ALL=C";
 	env[n++] = "TZ=UTC";
@@ -197,11 +191,11 @@ int imgp_run(const char *const argv[], const char *const extra_env[],
 	pthread_sigmask(SIG_BLOCK, &all, &saved);
 	pid = fork();
 	if (pid == 0)
-		run_child(parent, &saved, outp[1], errp[1], prog_copy, argv, env);
+		run_child(parent, &saved, outp[1], errp[1], prog, argv, env);
 	rc = pid < 0 ? errno : 0;
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	if (rc) {
-		rc = imgp_fail(rc, "cannot run %s: %s", prog_copy, strerror(rc));
+		rc = imgp_fail(rc, "cannot run %s: %s", prog, strerror(rc));
 		goto out_close;
 	}
 	close(outp[1]);
@@ -234,6 +228,5 @@ out_close:
 		if (errp[i] >= 0)
 			close(errp[i]);
 	}
-	free(prog_copy);
 	return rc;
 }
