@@ -14,13 +14,12 @@
 #include "imgpatch-internal.h"
 #include "fuzz.h"
 
-/* Every message is formatted: a string the engine hands on unterminated shows. */
-static void log_sink(enum imgp_log_level level, const char *msg, void *ctx)
+/* Every warning is formatted: a string the engine hands on unterminated shows. */
+static void warnings_check(struct imgp_buf *warned)
 {
-	(void)level;
-	(void)ctx;
-	if (strlen(msg) == (size_t)-1)
+	if (warned->len && strlen((const char *)warned->data) != warned->len)
 		abort();
+	imgp_buf_free(warned);
 }
 
 /* A failed call leaves the caller's pointer, size and bytes as they were. */
@@ -46,15 +45,17 @@ static void call(void **fdt, size_t *size, const char *overlay, size_t ovl_len,
 	void *before = *fdt;
 	size_t before_size = *size;
 	char *copy = fuzz_dup(*fdt, *size);
+	struct imgp_buf warned = { 0 };
 	int rc;
 
 	if (!copy)
 		abort();
 	if (overlay)
-		rc = imgp_rpi_dtoverlay(fdt, size, overlay, ovl_len, name, params, NULL, NULL);
+		rc = imgp_rpi_dtoverlay(fdt, size, overlay, ovl_len, name, params, NULL, &warned);
 	else
-		rc = imgp_rpi_dtparam(fdt, size, params ? params : "", NULL, NULL);
+		rc = imgp_rpi_dtparam(fdt, size, params ? params : "", NULL, &warned);
 	check(rc, *fdt, *size, before, copy, before_size);
+	warnings_check(&warned);
 	free(copy);
 }
 
@@ -66,7 +67,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	void *fdt;
 	size_t fdt_size = base_len;
 
-	imgp_log_set_handler(log_sink, NULL);
 	if (!base_len)
 		return 0;
 	ovl_len = fuzz_fdt_len(data + base_len, size - base_len, false);

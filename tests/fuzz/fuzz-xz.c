@@ -64,7 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	f.xz = xz;
 	if (fuzz_memfile_set(&out, "fuzz-xz-out", NULL, 0) == 0 &&
-	    imgp_xz_rewrite(xz, out.fd, changed, fuzz_fill, &f, 1) == 0) {
+	    imgp_xz_rewrite(xz, out.fd, changed, fuzz_fill, &f, 1, NULL) == 0) {
 		/* What we wrote must read back with the same block table. */
 		if (imgp_xz_open(&again, out.path) == 0) {
 			if (imgp_xz_nblocks(again) != n || imgp_xz_size(again) != imgp_xz_size(xz))

@@ -69,7 +69,7 @@ static int check_tree(const char *path, const char *name, struct imgp_dtb *dtb,
 	free(raw);
 	if (rc)
 		return rc;
-	rc = imgp_dt_list_mmc(dtb, &found, &nfound);
+	rc = imgp_dt_list_mmc(dtb, &found, &nfound, NULL);
 	if (rc)
 		return rc;
 	/* The callers' list holds MMC_MAX: more is a tree to look at. */

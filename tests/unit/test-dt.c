@@ -425,7 +425,7 @@ static void check_mmc(const struct imgp_dtb *dtb)
 	const struct imgp_dt_mmc_prop *p;
 	size_t n;
 
-	CHECK(imgp_dt_list_mmc(dtb, &mmc, &n) == 0 && n == 4,
+	CHECK(imgp_dt_list_mmc(dtb, &mmc, &n, NULL) == 0 && n == 4,
 	      "four SD/eMMC controllers (not the serial, not the pwrseq)");
 	if (n != 4) {
 		free(mmc);
@@ -488,7 +488,7 @@ static void check_real_generic(const char *file)
 	CHECK(rc == 0, name);
 	if (rc)
 		return;
-	n = imgp_dt_list_mmc(&dtb, &mmc, &nm) ? -1 : (int)nm;
+	n = imgp_dt_list_mmc(&dtb, &mmc, &nm, NULL) ? -1 : (int)nm;
 	CHECK(n >= 1, "real tree: SD/eMMC controllers listed");
 	for (i = 0; i < n; i++) {
 		p = find(&dtb, mmc[i].path, &rc);
@@ -532,7 +532,7 @@ static void check_real_k26(void)
 	CHECK(rc == -EEXIST && strstr(imgp_errmsg(), "/axi/mmc@ff160000") &&
 	      strstr(imgp_errmsg(), "/axi/mmc@ff170000"),
 	      "k26: bare mmc is ambiguous between both controllers");
-	n = imgp_dt_list_mmc(&dtb, &mmc, &nm) ? -1 : (int)nm;
+	n = imgp_dt_list_mmc(&dtb, &mmc, &nm, NULL) ? -1 : (int)nm;
 	for (i = 0; i < n; i++)
 		if (!strcmp(mmc[i].path, "/axi/mmc@ff170000") &&
 		    mmc_prop(&mmc[i], "no-1-8-v"))

@@ -322,7 +322,7 @@ static void check_unpack_one(const char *file, const char *raw)
 	int rc;
 
 	snprintf(out, sizeof(out), "%s.out", unit_path(file));
-	rc = imgp_unpack(unit_path(file), out, true);
+	rc = imgp_unpack(NULL, unit_path(file), out, true);
 	snprintf(name, sizeof(name), "%s unpacks", file);
 	CHECK(rc == 0, name);
 	if (rc)
@@ -356,7 +356,7 @@ static void check_refused(const char *file, int want_rc, const char *want_msg)
 	int rc;
 
 	imgp_errclear();
-	rc = imgp_unpack(unit_path(file), unit_path("refused.out"), true);
+	rc = imgp_unpack(NULL, unit_path(file), unit_path("refused.out"), true);
 	snprintf(name, sizeof(name), "%s is refused", file);
 	CHECK(rc == want_rc, name);
 	snprintf(name, sizeof(name), "%s: message", file);
@@ -388,7 +388,7 @@ static void check_unpack_errors(void)
 	      "fixture: cut.img.xz written");
 	free(xz);
 	imgp_errclear();
-	rc = imgp_unpack(unit_path("cut.img.xz"), unit_path("cut.out"), true);
+	rc = imgp_unpack(NULL, unit_path("cut.img.xz"), unit_path("cut.out"), true);
 	CHECK(rc < 0, "a truncated xz stream fails");
 	CHECK(strncmp(imgp_errmsg(), "xz: ", 4) == 0 &&
 	      strstr(imgp_errmsg(), "(the input ends early: is the file complete?)"),
@@ -405,6 +405,9 @@ static bool tool_decompresses(const char *tool, const char *packed, const char *
 	return run_to(argv, out) == 0 && same(raw, out);
 }
 
+/* The context long work reports to: NULL, but while progress is checked. */
+static struct imgp_ctx *progress_ctx;
+
 static int pack(const char *src, const char *dst, enum imgp_format fmt,
 		int level, int threads)
 {
@@ -412,7 +415,7 @@ static int pack(const char *src, const char *dst, enum imgp_format fmt,
 	int rc;
 
 	imgp_errclear();
-	rc = imgp_pack(src, dst, &opts);
+	rc = imgp_pack(progress_ctx, src, dst, &opts);
 	if (rc)
 		printf("#   pack %s: %s\n", imgp_format_name(fmt), imgp_errmsg());
 	return rc;
@@ -466,7 +469,7 @@ static void check_pack(void)
 		CHECK(imgp_format_from_name(out) == outs[i].fmt, "the name says the same");
 		snprintf(name, sizeof(name), "packed %s unpacks again", tool);
 		unit_path_keep(again, sizeof(again), "again.img");
-		CHECK(imgp_unpack(out, again, true) == 0 && same(disk, again) && sparse(again), name);
+		CHECK(imgp_unpack(NULL, out, again, true) == 0 && same(disk, again) && sparse(again), name);
 	}
 
 	/* Levels and threads. */
@@ -596,7 +599,7 @@ static void check_bmap_one(const char *img, const char *tag)
 	snprintf(ours, sizeof(ours), "%s.ours.bmap", img);
 	snprintf(theirs, sizeof(theirs), "%s.theirs.bmap", img);
 	snprintf(copy, sizeof(copy), "%s.copy", img);
-	rc = imgp_bmap_write(img, ours);
+	rc = imgp_bmap_write(NULL, img, ours);
 	snprintf(name, sizeof(name), "bmap of %s written", tag);
 	CHECK(rc == 0, name);
 	if (rc)
@@ -675,9 +678,9 @@ static void check_bmap(void)
 	check_bmap_one(holes, "an image of nothing but a hole");
 	check_bmap_verified();
 
-	rc = imgp_bmap_write(unit_path("missing"), unit_path("missing.bmap"));
+	rc = imgp_bmap_write(NULL, unit_path("missing"), unit_path("missing.bmap"));
 	CHECK(rc == -ENOENT, "bmap of a missing image is -ENOENT");
-	rc = imgp_bmap_write(disk, unit_path("nodir/x.bmap"));
+	rc = imgp_bmap_write(NULL, disk, unit_path("nodir/x.bmap"));
 	CHECK(rc == -ENOENT, "bmap into a missing directory is -ENOENT");
 	CHECK(strstr(imgp_errmsg(), "cannot create") != NULL, "bmap: create failure message");
 }
@@ -710,9 +713,13 @@ static void check_progress(void)
 {
 	char out[PATH_MAX];
 
-	imgp_progress_set_handler(on_progress, NULL);
+	if (imgp_ctx_new(&progress_ctx)) {
+		CHECK(0, "a context for progress");
+		return;
+	}
+	imgp_ctx_set_progress(progress_ctx, on_progress, NULL);
 	unit_path_keep(out, sizeof(out), "progress.img");
-	CHECK(imgp_unpack(unit_path("disk.img.xz"), out, true) == 0, "unpack with progress");
+	CHECK(imgp_unpack(progress_ctx, unit_path("disk.img.xz"), out, true) == 0, "unpack with progress");
 	CHECK(seen_unpack.calls > 0 && seen_unpack.total == file_size(unit_path("disk.img.xz")) &&
 	      seen_unpack.done == seen_unpack.total,
 	      "decompressing: compressed bytes, ends at the input's size");
@@ -721,11 +728,12 @@ static void check_progress(void)
 	CHECK(seen_pack.calls > 0 && seen_pack.total == DISK_SIZE &&
 	      seen_pack.done == DISK_SIZE, "compressing: ends at the image's size");
 	unit_path_keep(out, sizeof(out), "progress.bmap");
-	CHECK(imgp_bmap_write(disk, out) == 0, "bmap with progress");
+	CHECK(imgp_bmap_write(progress_ctx, disk, out) == 0, "bmap with progress");
 	CHECK(seen_bmap.calls > 0 && seen_bmap.done == seen_bmap.total &&
 	      seen_bmap.total > 0 && seen_bmap.total < DISK_SIZE,
 	      "checksumming: mapped bytes only");
-	imgp_progress_set_handler(NULL, NULL);
+	imgp_ctx_free(progress_ctx);
+	progress_ctx = NULL;
 }
 
 int main(void)

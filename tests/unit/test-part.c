@@ -19,6 +19,8 @@
 #define MiB (1024ull * 1024)
 
 static char warnings[4096];
+/* The context the tables read here warn to (log_capture into warnings). */
+static struct imgp_ctx *log_ctx;
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -181,6 +183,7 @@ static int open_table(const char *path, struct imgp_image *img,
 	rc = imgp_image_open(img, path, false);
 	if (rc)
 		return rc;
+	img->ctx = log_ctx;
 	rc = imgp_table_read(img, tab);
 	return rc;
 }
@@ -892,7 +895,11 @@ int main(void)
 		return 1;
 	}
 	atexit(unit_tmpdir_remove);
-	imgp_log_set_handler(log_capture, NULL);
+	if (imgp_ctx_new(&log_ctx)) {
+		printf("not ok 1 - cannot make a context\n");
+		return 1;
+	}
+	imgp_ctx_set_log(log_ctx, log_capture, NULL);
 
 	test_no_table();
 	test_mbr_crafted();

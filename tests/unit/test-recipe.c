@@ -581,12 +581,16 @@ static void test_list(void)
 {
 	const char *const dirs[] = { dir_a, dir_b, "/nonexistent-dir", NULL };
 	struct imgp_recipe **list = NULL;
+	struct imgp_ctx *ctx = NULL;
 	size_t n = 0;
 	int rc;
 
-	imgp_log_set_handler(catch_log, NULL);
-	rc = imgp_recipe_list(dirs, &list, &n);
-	imgp_log_set_handler(NULL, NULL);
+	rc = imgp_ctx_new(&ctx);
+	if (!rc) {
+		imgp_ctx_set_log(ctx, catch_log, NULL);
+		rc = imgp_recipe_list(ctx, dirs, &list, &n);
+	}
+	imgp_ctx_free(ctx);
 	CHECK(rc == 0 && n == 3, "list: three recipes (one hidden, one broken)");
 	CHECK(n == 3 && !strcmp(imgp_recipe_name(list[0]), "full") &&
 	      !strcmp(imgp_recipe_name(list[1]), "only-b") &&
@@ -690,7 +694,7 @@ static void test_e2e(void)
 			   "param who { description = \"who\" default = \"world\" }\n"
 			   "step { action = \"write-file\" part = \"root\" path = \"/etc/motd\" content = \"hello $${HOME} ${who} $5\\n\" }\n") == 0,
 	      "e2e: recipes written");
-	rc = imgp_disk_open(&disk, img, false);
+	rc = imgp_disk_open(&disk, NULL, img, false);
 	CHECK(rc == 0, "e2e: image opens");
 	if (rc) {
 		printf("# %s\n", imgp_errmsg());

@@ -18,15 +18,20 @@
 #include "unit.h"
 
 static char dts_dir[PATH_MAX];
-static char warnings[4096];
+/* What was warned, into a warnings buffer or to the log of ctx, a line each. */
+static struct imgp_buf warned;
+static struct imgp_ctx *log_ctx;
 
-static void log_hook(enum imgp_log_level level, const char *msg, void *ctx)
+static void log_hook(enum imgp_log_level level, const char *msg, void *data)
 {
-	(void)ctx;
-	if (level == IMGP_LOG_WARNING && strlen(warnings) + strlen(msg) + 2 < sizeof(warnings)) {
-		strcat(warnings, msg);
-		strcat(warnings, "\n");
-	}
+	(void)data;
+	if (level == IMGP_LOG_WARNING)
+		imgp_buf_printf(&warned, "%s\n", msg);
+}
+
+static const char *warnings(void)
+{
+	return warned.len ? (const char *)warned.data : "";
 }
 
 /* dtc -@ of tests/dts/rpi/SRC into the temporary directory as OUT. */
@@ -87,7 +92,7 @@ static int apply_line(const char *line, void **fdt, size_t *size)
 	int rc;
 
 	if (strncmp(line, "dtparam=", 8) == 0)
-		return imgp_rpi_dtparam(fdt, size, line + 8, NULL, NULL);
+		return imgp_rpi_dtparam(fdt, size, line + 8, NULL, &warned);
 	if (strncmp(line, "dtoverlay=", 10) != 0)
 		return -EINVAL;
 	snprintf(name, sizeof(name), "%s", line + 10);
@@ -102,7 +107,7 @@ static int apply_line(const char *line, void **fdt, size_t *size)
 	}
 	if (!dtbo)
 		return -ENOENT;
-	rc = imgp_rpi_dtoverlay(fdt, size, dtbo, len, name, params, NULL, NULL);
+	rc = imgp_rpi_dtoverlay(fdt, size, dtbo, len, name, params, NULL, &warned);
 	free(dtbo);
 	return rc;
 }
@@ -156,7 +161,7 @@ static void test_cases(void)
 		snprintf(path, sizeof(path), "%s/expected/%s.dts", dts_dir, line);
 		want = unit_read_file(path, NULL);
 		fdt = load_base(&size);
-		warnings[0] = '\0';
+		warned.len = 0;
 		snprintf(name, sizeof(name), "%s: %s gives dtmerge's tree", line, tab + 1);
 		for (char *c = name; (c = strchr(c, '\t'));)
 			*c = ' ';
@@ -167,7 +172,7 @@ static void test_cases(void)
 		if (got && want && strcmp(got, want) != 0)
 			show_difference(got, want);
 		snprintf(name, sizeof(name), "%s: no warning", line);
-		CHECK(!warnings[0], name);
+		CHECK(!warned.len, name);
 		free(got);
 		free(want);
 		free(fdt);
@@ -194,22 +199,22 @@ static void check_ignored(const char *line, const char *same_as,
 		/* The base tree as it is. */
 		want = fdt ? decompile(fdt, size) : NULL;
 	}
-	warnings[0] = '\0';
+	warned.len = 0;
 	rc = fdt && want ? apply_line(line, &fdt, &size) : -EIO;
 	if (!rc)
 		got = decompile(fdt, size);
 	snprintf(name, sizeof(name), "%s: applies as %s", line, same_as);
 	CHECK(got && want && strcmp(got, want) == 0, name);
 	snprintf(name, sizeof(name), "%s: warns", line);
-	CHECK(strstr(warnings, warning) != NULL, name);
-	if (!strstr(warnings, warning))
-		printf("#   warnings: '%s'\n", warnings);
+	CHECK(strstr(warnings(), warning) != NULL, name);
+	if (!strstr(warnings(), warning))
+		printf("#   warnings: '%s'\n", warnings());
 	free(got);
 	free(want);
 	free(fdt);
 }
 
-/* With a buffer, what is computed keeps its warnings: the log gets none. */
+/* With a buffer, what is computed keeps its warnings: no other buffer gets them. */
 static void check_kept(void)
 {
 	static const char want[] =
@@ -220,7 +225,7 @@ static void check_kept(void)
 	bool ok;
 	int rc;
 
-	warnings[0] = '\0';
+	warned.len = 0;
 	rc = fdt ? imgp_rpi_dtparam(&fdt, &size, "nosuch", "config.txt: dtparam=nosuch", &kept)
 		 : -EIO;
 	ok = rc == 0 && imgp_buf_append(&kept, "", 1) == 0 &&
@@ -228,7 +233,7 @@ static void check_kept(void)
 	CHECK(ok, "dtparam=nosuch: the warning is kept, a line, where it was asked to go");
 	if (!ok)
 		printf("#   rc %d, kept: '%s'\n", rc, kept.len ? (char *)kept.data : "");
-	CHECK(!warnings[0], "dtparam=nosuch: the log gets no warning that was kept");
+	CHECK(!warned.len, "dtparam=nosuch: no other buffer gets the warning that was kept");
 	imgp_buf_free(&kept);
 	free(fdt);
 }
@@ -327,9 +332,9 @@ static void test_failures(void)
 	      "dtoverlay on a tree without __symbols__: refused");
 	CHECK(strstr(imgp_errmsg(), "has no __symbols__ (it was not compiled with dtc -@)") != NULL,
 	      "says the base tree lacks __symbols__");
-	warnings[0] = '\0';
-	CHECK(plain_fdt && imgp_rpi_dtparam(&plain_fdt, &plain_size, "audio=on", NULL, NULL) == 0 &&
-	      strstr(warnings, "unknown parameter 'audio'"),
+	warned.len = 0;
+	CHECK(plain_fdt && imgp_rpi_dtparam(&plain_fdt, &plain_size, "audio=on", NULL, &warned) == 0 &&
+	      strstr(warnings(), "unknown parameter 'audio'"),
 	      "dtparam on a tree without __overrides__: ignored with a warning");
 	free(plain_fdt);
 
@@ -422,7 +427,7 @@ static void test_image(void)
 		CHECK(0, "mkimage-rpi.sh --rpi-trees builds the image");
 		return;
 	}
-	if (imgp_disk_open(&disk, img, false)) {
+	if (imgp_disk_open(&disk, log_ctx, img, false)) {
 		CHECK(0, "opens the image");
 		return;
 	}
@@ -447,9 +452,9 @@ static void test_image(void)
 		rc = imgp_fs_read_file(imgp_survey_fs(&sv, sv.boot), pi4->path, 1u << 20, &base);
 	if (pi4 && !rc && base.len) {
 		fdt = imgp_buf_steal(&base, &size);
-		warnings[0] = '\0';
+		warned.len = 0;
 		for (size_t i = 0; !rc && i < pi4->noverlays; i++)
-			rc = sv.bootpath->apply(&sv, pi4, i, &fdt, &size, NULL);
+			rc = sv.bootpath->apply(&sv, pi4, i, &fdt, &size, &warned);
 		if (rc)
 			printf("# %s\n", imgp_errmsg());
 		got = rc ? NULL : decompile(fdt, size);
@@ -460,7 +465,7 @@ static void test_image(void)
 	      "pi4: the tree the boot path applies is dtmerge's (image-pi4)");
 	if (got && want && strcmp(got, want) != 0)
 		show_difference(got, want);
-	CHECK(!warnings[0], "pi4: no warning");
+	CHECK(!warned.len, "pi4: no warning");
 	free(got);
 	free(want);
 
@@ -471,10 +476,10 @@ static void test_image(void)
 		struct imgp_survey_bootdt one = { .model = pi4->model, .path = pi4->path,
 						  .noverlays = 1, .overlays = list };
 
-		warnings[0] = '\0';
-		rc = sv.bootpath->apply(&sv, &one, 0, &fdt, &size, NULL);
-		CHECK(rc == 0 && strstr(warnings, "/bcm2711-rpi-4-b.dtb: dtoverlay=sdio,bus_width=1,x=/overlays/y.dtbo,z: unknown parameter 'x'") &&
-		      strstr(warnings, "unknown parameter 'z'"),
+		warned.len = 0;
+		rc = sv.bootpath->apply(&sv, &one, 0, &fdt, &size, &warned);
+		CHECK(rc == 0 && strstr(warnings(), "/bcm2711-rpi-4-b.dtb: dtoverlay=sdio,bus_width=1,x=/overlays/y.dtbo,z: unknown parameter 'x'") &&
+		      strstr(warnings(), "unknown parameter 'z'"),
 		      "an entry whose parameter value is a path: the overlay file still found");
 		if (rc)
 			printf("# %s\n", imgp_errmsg());
@@ -490,9 +495,9 @@ static void test_image(void)
 	rc = pi5 ? imgp_fs_read_file(imgp_survey_fs(&sv, sv.boot), pi5->path, 1u << 20, &base) : -ENOENT;
 	if (!rc) {
 		fdt = imgp_buf_steal(&base, &size);
-		warnings[0] = '\0';
-		rc = sv.bootpath->apply(&sv, pi5, 0, &fdt, &size, NULL);
-		CHECK(rc == 0 && strstr(warnings, "/bcm2712-rpi-5-b.dtb: dtparam=audio=on: unknown parameter 'audio': ignored, as the firmware does"),
+		warned.len = 0;
+		rc = sv.bootpath->apply(&sv, pi5, 0, &fdt, &size, &warned);
+		CHECK(rc == 0 && strstr(warnings(), "/bcm2712-rpi-5-b.dtb: dtparam=audio=on: unknown parameter 'audio': ignored, as the firmware does"),
 		      "pi5: dtparam=audio=on on a tree without __overrides__: a warning");
 		CHECK(sv.bootpath->apply(&sv, pi5, 1, &fdt, &size, NULL) == 0, "pi5: vc4-kms-v3d applies");
 		CHECK(sv.bootpath->apply(&sv, pi5, 2, &fdt, &size, NULL) == -ENOENT,
@@ -529,7 +534,11 @@ int main(void)
 		perror("tmpdir");
 		return 1;
 	}
-	imgp_log_set_handler(log_hook, NULL);
+	if (imgp_ctx_new(&log_ctx)) {
+		perror("ctx");
+		return 1;
+	}
+	imgp_ctx_set_log(log_ctx, log_hook, NULL);
 	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++)
 		ok = ok && compile(sources[i][0], sources[i][1]) == 0;
 	CHECK(ok, "dtc -@ compiles the Raspberry Pi trees and overlays");
@@ -540,5 +549,7 @@ int main(void)
 		test_image();
 	}
 	unit_tmpdir_remove();
+	imgp_ctx_free(log_ctx);
+	imgp_buf_free(&warned);
 	return unit_done();
 }

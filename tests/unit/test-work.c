@@ -109,7 +109,7 @@ static void check_work(void)
 		return;
 	}
 
-	rc = imgp_work_probe(&w, disk);
+	rc = imgp_work_probe(&w, NULL, disk);
 	CHECK(rc == 0 && w->format == IMGP_FMT_RAW && !strcmp(w->path, disk),
 	      "a raw image is worked on as it is");
 	CHECK(rc == 0 && imgp_work_unpack(w, copy, &wopts) == 0 && !strcmp(w->path, disk),
@@ -119,7 +119,7 @@ static void check_work(void)
 	/* Only read: unpacked whole. */
 	close(open(copy, O_WRONLY | O_CREAT | O_TRUNC, 0600));
 	wopts.out = NULL;
-	rc = imgp_work_probe(&w, packed);
+	rc = imgp_work_probe(&w, NULL, packed);
 	CHECK(rc == 0 && w->format == IMGP_FMT_XZ, "a .xz is detected");
 	rc = rc ? rc : imgp_work_unpack(w, copy, &wopts);
 	CHECK(rc == 0 && !w->xz && !strcmp(w->path, copy), "read only: unpacked whole");
@@ -127,14 +127,14 @@ static void check_work(void)
 
 	/* Written back as .gz: unpacked whole too. */
 	wopts.out = &as_gz;
-	rc = imgp_work_probe(&w, packed);
+	rc = imgp_work_probe(&w, NULL, packed);
 	rc = rc ? rc : imgp_work_unpack(w, copy, &wopts);
 	CHECK(rc == 0 && !w->xz, "to another format: unpacked whole");
 	imgp_work_close(w);
 
 	/* Written back as .xz: block-wise, and only the block written changes. */
 	wopts.out = &as_xz;
-	rc = imgp_work_probe(&w, packed);
+	rc = imgp_work_probe(&w, NULL, packed);
 	rc = rc ? rc : imgp_work_unpack(w, copy, &wopts);
 	CHECK(rc == 0 && w->xz, "a multi-block .xz back to .xz: block-wise");
 	rc = rc ? rc : patch_at(w, 2 * MiB + 100);

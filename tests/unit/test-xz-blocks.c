@@ -266,6 +266,9 @@ static int fill_block(void *ctx, size_t i, void *buf)
 	return 0;
 }
 
+/* The context rewrites report progress to: NULL, but while progress is checked. */
+static struct imgp_ctx *progress_ctx;
+
 static int rewrite_to(struct imgp_xz *xz, const char *out, const bool *changed,
 		      struct fill_ctx *c, unsigned threads)
 {
@@ -275,7 +278,7 @@ static int rewrite_to(struct imgp_xz *xz, const char *out, const bool *changed,
 	if (fd < 0)
 		return -errno;
 	imgp_errclear();
-	rc = imgp_xz_rewrite(xz, fd, changed, c ? fill_block : NULL, c, threads);
+	rc = imgp_xz_rewrite(xz, fd, changed, c ? fill_block : NULL, c, threads, progress_ctx);
 	if (rc)
 		printf("# rewrite: %s\n", imgp_errmsg());
 	close(fd);
@@ -690,14 +693,18 @@ static void check_progress(void)
 	struct imgp_xz *xz = NULL;
 	int rc;
 
-	imgp_progress_set_handler(on_progress, NULL);
-	rc = imgp_xz_open(&xz, unit_path("crc64.xz"));
+	rc = imgp_ctx_new(&progress_ctx);
+	if (rc == 0) {
+		imgp_ctx_set_progress(progress_ctx, on_progress, NULL);
+		rc = imgp_xz_open(&xz, unit_path("crc64.xz"));
+	}
 	if (rc == 0)
 		rc = rewrite_to(xz, unit_path("progress.xz"), NULL, NULL, 1);
 	CHECK(rc == 0 && seen.calls > 0 && seen.done == DATA_SIZE &&
 	      seen.total == DATA_SIZE, "progress ends at the uncompressed size");
 	imgp_xz_close(xz);
-	imgp_progress_set_handler(NULL, NULL);
+	imgp_ctx_free(progress_ctx);
+	progress_ctx = NULL;
 }
 
 int main(void)

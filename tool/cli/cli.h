@@ -61,6 +61,12 @@ void cli_signals_child(void);
 void cli_children_signal(int sig);
 void cli_children_wait(void);
 
+/*
+ * The run's library context (main.c): warnings to warning(), progress
+ * lines, interrupted by cli_signal. Every image the commands open gets it.
+ */
+extern struct imgp_ctx *cli_ctx;
+
 /* --quiet: no progress lines even on a terminal. */
 extern bool cli_quiet;
 

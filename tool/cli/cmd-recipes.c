@@ -188,7 +188,7 @@ static int recipes_list(const struct cli_recipe_path *rp, bool json)
 	size_t n = 0, width = 0;
 	int rc = EXIT_OK;
 
-	if (imgp_recipe_list((const char *const *)rp->dirs, &list, &n))
+	if (imgp_recipe_list(cli_ctx, (const char *const *)rp->dirs, &list, &n))
 		return error_lib("recipes");
 	if (json) {
 		rc = recipes_list_json(rp, list, n);

@@ -733,7 +733,7 @@ int cmd_write(int argc, char **argv)
 		goto out;
 	/*
 	 * An interruption is a result from here on: unpacking the image stops
-	 * (imgp_interrupt_set), and every card is reported as interrupted.
+	 * (the context's interrupt flag), and every card is reported as interrupted.
 	 */
 	cli_signals_deferred = 1;
 	cli_sweep(NULL, NULL);

@@ -373,7 +373,7 @@ int cli_io_open(struct cli_io *io, const char *cmd)
 	if (is_blockdev(io->image) && !io->dry_run &&
 	    imgp_blockdev_check_unmounted(io->image))
 		return error_lib(io->image);
-	if (imgp_work_probe(&io->src, io->image))
+	if (imgp_work_probe(&io->src, cli_ctx, io->image))
 		return error_lib(io->image);
 	raw = imgp_work_format(io->src) == IMGP_FMT_RAW;
 	if (raw && io->in_place && !io->compress_set)
@@ -437,7 +437,7 @@ int cli_read_open(struct cli_read *r, const char *image)
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	if (imgp_work_probe(&r->src, image))
+	if (imgp_work_probe(&r->src, cli_ctx, image))
 		return error_lib(image);
 	/* A compressed or archived image is read from an unpacked copy. */
 	if (imgp_work_format(r->src) != IMGP_FMT_RAW) {
@@ -507,8 +507,8 @@ static int finish_output(struct cli_io *io, char **work, const char *final)
 		rc = temp_create(io->bmap, &bmap_tmp);
 		if (!rc)
 			/* An unpacked stream has no holes: its filesystems say what is used. */
-			rc = imgp_work_format(io->src) == IMGP_FMT_RAW ? imgp_bmap_write(*work, bmap_tmp) :
-			     imgp_bmap_write_fs(*work, bmap_tmp);
+			rc = imgp_work_format(io->src) == IMGP_FMT_RAW ? imgp_bmap_write(cli_ctx, *work, bmap_tmp) :
+			     imgp_bmap_write_fs(cli_ctx, *work, bmap_tmp);
 	}
 	if (!rc && pack.format != IMGP_FMT_RAW) {
 		rc = temp_create(final, &packed);
@@ -532,7 +532,7 @@ static int bmap_in_place(struct cli_io *io)
 	int rc = temp_create(io->bmap, &tmp);
 
 	if (!rc)
-		rc = imgp_bmap_write(io->work, tmp);
+		rc = imgp_bmap_write(cli_ctx, io->work, tmp);
 	if (!rc)
 		rc = temp_rename(&tmp, io->bmap);
 	temp_drop(&tmp);
@@ -583,7 +583,7 @@ int cli_io_commit(struct cli_io *io, struct imgp_patch *patch)
 		if (!rc)
 			cli_name_copy(copy, io->image);
 		if (!rc)
-			rc = imgp_copy_sparse(io->image, copy);
+			rc = imgp_copy_sparse(cli_ctx, io->image, copy);
 		if (rc) {
 			temp_drop(&copy);
 			return error_lib(final);

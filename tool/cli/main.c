@@ -32,9 +32,9 @@ static const struct command commands[] = {
 };
 
 /* Library warnings and progress reach the user only through these hooks. */
-static void log_handler(enum imgp_log_level level, const char *msg, void *ctx)
+static void log_handler(enum imgp_log_level level, const char *msg, void *data)
 {
-	(void)ctx;
+	(void)data;
 	if (level == IMGP_LOG_WARNING)
 		warning("%s", msg);
 	else if (level == IMGP_LOG_ERROR)
@@ -44,6 +44,7 @@ static void log_handler(enum imgp_log_level level, const char *msg, void *ctx)
 }
 
 bool cli_quiet;
+struct imgp_ctx *cli_ctx;
 
 /* A progress line is on the screen without its newline. */
 static volatile sig_atomic_t progress_open;
@@ -153,14 +154,14 @@ void cli_signals_finish(void)
  * a terminal, and never with --quiet.
  */
 static void progress_handler(const char *what, uint64_t done, uint64_t total,
-			     void *ctx)
+			     void *data)
 {
 	static char last_what[32];
 	static struct timespec start;
 	struct timespec now;
 	double secs, rate;
 
-	(void)ctx;
+	(void)data;
 	if (cli_quiet || !cli_stderr_is_tty())
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &now);
@@ -238,13 +239,19 @@ int main(int argc, char **argv)
 	signal(SIGXFSZ, SIG_IGN);
 	catch_signals();
 	atexit(imgp_temp_remove_all);
-	imgp_log_set_handler(log_handler, NULL);
-	imgp_progress_set_handler(progress_handler, NULL);
+	if (imgp_ctx_new(&cli_ctx))
+		die("%s", imgp_errmsg());
+	imgp_ctx_set_log(cli_ctx, log_handler, NULL);
+	imgp_ctx_set_progress(cli_ctx, progress_handler, NULL);
 	/* A command that takes a signal as a result stops its long work early. */
-	imgp_interrupt_set(&cli_signal);
+	imgp_ctx_set_interrupt(cli_ctx, &cli_signal);
 	for (size_t i = 0; i < NCOMMANDS; i++) {
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
+		if (!strcmp(argv[1], commands[i].name)) {
+			int rc = commands[i].fn(argc - 1, argv + 1);
+
+			imgp_ctx_free(cli_ctx);
+			return rc;
+		}
 	}
 	return unknown_command(argv[1]);
 }

@@ -119,7 +119,8 @@ static int patch_copy(struct card_run *run, char **path)
 	copy = *path;
 	/* This card's copy of the user's image: messages name the image. */
 	cli_name_copy(copy, cli_name_of(c->image));
-	if (imgp_copy_sparse(c->image, copy) || imgp_disk_open(&disk, copy, false))
+	if (imgp_copy_sparse(cli_ctx, c->image, copy) ||
+	    imgp_disk_open(&disk, cli_ctx, copy, false))
 		return fail(run, false, 0, "%s", imgp_errmsg());
 	rc = imgp_patch_new(&patch, disk);
 	for (size_t k = 0; !rc && k < c->nrecipes; k++) {
@@ -151,7 +152,7 @@ static int write_and_verify(struct card_run *run, const char *image)
 	uint64_t bad;
 	int rc;
 
-	if (imgp_fsmap_build(image, &map))
+	if (imgp_fsmap_build(cli_ctx, image, &map))
 		return fail(run, false, 0, "%s", imgp_errmsg());
 	run->res.mapped = imgp_fsmap_mapped(map);
 	if (run->card->dry_run) {

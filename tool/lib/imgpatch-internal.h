@@ -36,7 +36,7 @@ int imgp_image_fill(const struct imgp_image *img, uint64_t off, uint64_t len);
  * keeps. Return 0 or -errno.
  */
 int imgp_image_open_fd(struct imgp_image *img, int fd, const char *path);
-int imgp_disk_open_fd(struct imgp_disk **disk, int fd, const char *path);
+int imgp_disk_open_fd(struct imgp_disk **disk, struct imgp_ctx *ctx, int fd, const char *path);
 /*
  * imgp_image_open() and imgp_disk_open() read-only of a regular file filled
  * on demand: every read goes through fill (with ctx) first. The handle
@@ -45,8 +45,8 @@ int imgp_disk_open_fd(struct imgp_disk **disk, int fd, const char *path);
  */
 int imgp_image_open_filled(struct imgp_image *img, const char *path,
 			   imgp_fill_fn fill, void *ctx);
-int imgp_disk_open_filled(struct imgp_disk **disk, const char *path,
-			  imgp_fill_fn fill, void *ctx);
+int imgp_disk_open_filled(struct imgp_disk **disk, struct imgp_ctx *ctx, const char *path,
+			  imgp_fill_fn fill, void *fill_ctx);
 /* img, open on from's file, reads and writes through from's filler too. */
 void imgp_image_inherit_fill(struct imgp_image *img, const struct imgp_image *from);
 
@@ -364,7 +364,7 @@ int imgp_fdt_check_full(const void *fdt, size_t bufsize);
  * in *fdt (*size bytes; replaced by a new malloc'd buffer on success, left
  * unchanged on failure). A parameter the firmware ignores (unknown name,
  * value that does not parse) is skipped with a warning into warnings
- * (imgp_warn_into(); NULL: the log), starting with what (NULL: "dtparam").
+ * (imgp_warn_into(); NULL: dropped), starting with what (NULL: "dtparam").
  * Returns 0, or -EINVAL (broken tree or __overrides__), -ENOMEM, -EFBIG.
  */
 int imgp_rpi_dtparam(void **fdt, size_t *size, const char *params,
@@ -542,7 +542,7 @@ struct imgp_bootpath {
 	 * Raspberry Pi firmware's dtoverlay/dtparam with parameters, ...).
 	 * NULL: the entry names an overlay file on sv->boot, applied as
 	 * U-Boot's "fdt apply" does. Its warnings go into warnings, a line
-	 * each (NULL: the log). Returns 0, or -errno with imgp_fail().
+	 * each (NULL: dropped). Returns 0, or -errno with imgp_fail().
 	 */
 	int (*apply)(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt,
 		     size_t i, void **fdt, size_t *size, struct imgp_buf *warnings);
@@ -684,7 +684,7 @@ size_t imgp_uboot_fdt_room(size_t used, unsigned long extra);
 /*
  * Runs one "fdt set|rm|mknode ..." (argv[0] "fdt") on dtb as U-Boot's
  * cmd/fdt.c does; the subcommands that do not edit the tree do nothing.
- * One imgpatch does not model is a warning into warnings (NULL: the log).
+ * One imgpatch does not model is a warning into warnings (NULL: dropped).
  * Returns the command's status (0, 1), or -ENOMEM.
  */
 int imgp_uboot_fdt_cmd(struct imgp_dtb *dtb, int argc, char *const *argv,

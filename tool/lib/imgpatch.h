@@ -9,7 +9,8 @@
  *    innermost detail first set by imgp_fail(), then wrapped outwards with
  *    imgp_fail_ctx() so the final text reads outermost context first:
  *      "p1 (vfat): image.fit: fdt 'x' not found (have: a, b)";
- *  - warnings and progress go through the log hook (log.c), never stdio.
+ *  - warnings and progress go to the hooks of the context (struct imgp_ctx)
+ *    the handle was opened with, never to stdio.
  */
 #ifndef IMGPATCH_H
 #define IMGPATCH_H
@@ -33,10 +34,25 @@ enum imgp_log_level {
 };
 
 typedef void (*imgp_log_fn)(enum imgp_log_level level, const char *msg,
-			    void *ctx);
+			    void *data);
+/* Progress of long work: done of total bytes; called at most a few times a second. */
+typedef void (*imgp_progress_fn)(const char *what, uint64_t done,
+				 uint64_t total, void *data);
 
-/* Installs the log hook; NULL drops every message (the default). */
-void imgp_log_set_handler(imgp_log_fn fn, void *ctx);
+/*
+ * A run's context (ctx.c), as libfdisk's fdisk_context: the log hook, the
+ * progress hook and the interrupt flag. Every opener takes one and its
+ * handle keeps it; a NULL ctx means no hooks and never interrupted. Long
+ * work (unpacking, copying, packing, checksumming) fails with -EINTR
+ * "interrupted" at its next progress once *flag is non-zero (set by a
+ * signal handler). A ctx is used by one thread at a time; new: 0 or -ENOMEM.
+ */
+struct imgp_ctx;
+int imgp_ctx_new(struct imgp_ctx **ctx);
+void imgp_ctx_free(struct imgp_ctx *ctx);
+void imgp_ctx_set_log(struct imgp_ctx *ctx, imgp_log_fn fn, void *data);
+void imgp_ctx_set_progress(struct imgp_ctx *ctx, imgp_progress_fn fn, void *data);
+void imgp_ctx_set_interrupt(struct imgp_ctx *ctx, const volatile sig_atomic_t *flag);
 
 /*
  * Records a failure: the message replaces any earlier one.
@@ -241,7 +257,8 @@ struct imgp_disk;
  * filesystem, into a new *disk. Returns 0 or -errno; the message does not
  * repeat the path (callers print "imgpatch: PATH: message").
  */
-int imgp_disk_open(struct imgp_disk **disk, const char *path, bool writable);
+int imgp_disk_open(struct imgp_disk **disk, struct imgp_ctx *ctx, const char *path,
+		   bool writable);
 /* Closes and frees the disk (NULL: nothing). */
 void imgp_disk_close(struct imgp_disk *disk);
 /* Its partition table, its image (what imgp_fs_new() opens), the image's path and size. */
@@ -490,17 +507,6 @@ int imgp_survey_cmdline(struct imgp_survey *sv, const char *model, struct imgp_b
 
 /* ---------------------------------------------------------------- copy.c */
 
-/* Progress of long work: done of total bytes; called at most a few times a second. */
-typedef void (*imgp_progress_fn)(const char *what, uint64_t done,
-				 uint64_t total, void *ctx);
-void imgp_progress_set_handler(imgp_progress_fn fn, void *ctx);
-/*
- * Long work (unpacking, copying, packing, checksumming) stops, failing
- * with -EINTR "interrupted", at its next progress once *flag is non-zero
- * (a caller's signal handler sets it); NULL: never.
- */
-void imgp_interrupt_set(const volatile sig_atomic_t *flag);
-
 /*
  * Copies the file or device src to dst (created with mode 0644, or
  * truncated), keeping src's holes: ranges that are holes in src stay
@@ -508,7 +514,7 @@ void imgp_interrupt_set(const volatile sig_atomic_t *flag);
  * a bmap made from dst must still map them (an unused GPT entry or a free
  * FAT sector is data a card needs). Returns 0 or -errno.
  */
-int imgp_copy_sparse(const char *src, const char *dst);
+int imgp_copy_sparse(struct imgp_ctx *ctx, const char *src, const char *dst);
 
 /* ------------------------------------------------------------ tempfiles.c */
 
@@ -739,11 +745,11 @@ int imgp_recipe_find(const char *name_or_path, const char *const *dirs,
 /*
  * Loads every *.recipe in dirs (NULL-terminated; missing ones are skipped),
  * sorted by name; of two files with the same name the first dir's wins. A
- * recipe that fails to load is left out with a warning through the log
+ * recipe that fails to load is left out with a warning through ctx's log
  * hook. Returns 0 or -errno.
  */
-int imgp_recipe_list(const char *const *dirs, struct imgp_recipe ***out,
-		     size_t *n);
+int imgp_recipe_list(struct imgp_ctx *ctx, const char *const *dirs,
+		     struct imgp_recipe ***out, size_t *n);
 void imgp_recipe_list_free(struct imgp_recipe **list, size_t n);
 
 /* The file it was loaded from, and its texts ("" for absent optional ones). */
@@ -858,7 +864,7 @@ struct imgp_work_opts {
  * its format (a block device is not read: RAW). Then imgp_work_unpack() is
  * needed unless it is RAW. Returns 0 or -errno (*w NULL).
  */
-int imgp_work_probe(struct imgp_work **w, const char *image);
+int imgp_work_probe(struct imgp_work **w, struct imgp_ctx *ctx, const char *image);
 /* The format of image, by content (a device: RAW). */
 enum imgp_format imgp_work_format(const struct imgp_work *w);
 /* The raw image to open: image, or its working copy (unpacked, or set). */
@@ -897,13 +903,13 @@ void imgp_work_close(struct imgp_work *w);
  * 4096, mapped ranges from SEEK_DATA/SEEK_HOLE, a SHA256 per range and of
  * the map itself) to bmap_path. Returns 0 or -errno.
  */
-int imgp_bmap_write(const char *path, const char *bmap_path);
+int imgp_bmap_write(struct imgp_ctx *ctx, const char *path, const char *bmap_path);
 /*
  * The same, with the mapped ranges from the image's filesystems
  * (imgp_fsmap_build): for an image unpacked from a compressed stream, whose
  * unused blocks are not holes. Returns 0 or -errno.
  */
-int imgp_bmap_write_fs(const char *path, const char *bmap_path);
+int imgp_bmap_write_fs(struct imgp_ctx *ctx, const char *path, const char *bmap_path);
 
 /* ------------------------------------------------------------- doctor*.c */
 
@@ -1018,7 +1024,7 @@ struct imgp_fsmap;
  * without a partition table is mapped whole. Returns 0 and a new *out, or
  * -errno.
  */
-int imgp_fsmap_build(const char *path, struct imgp_fsmap **out);
+int imgp_fsmap_build(struct imgp_ctx *ctx, const char *path, struct imgp_fsmap **out);
 /* How many bytes the map holds. */
 uint64_t imgp_fsmap_mapped(const struct imgp_fsmap *m);
 /* Frees the map (NULL: nothing). */

@@ -357,5 +357,7 @@ void imgp_uboot_free(struct imgp_uboot *ub);
 /* The open filesystem of part; NULL with -ENOTSUP's message when there is none. */
 struct imgp_fs *imgp_survey_fs(const struct imgp_survey *sv,
 			       const struct imgp_part *part);
+/* The context its image was opened with: where its warnings go (NULL: none, or no disk). */
+struct imgp_ctx *imgp_survey_ctx(const struct imgp_survey *sv);
 
 #endif /* IMGP_BOOT_H */

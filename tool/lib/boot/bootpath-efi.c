@@ -191,7 +191,8 @@ static int efi_probe(struct imgp_survey *sv)
 			rc = own;
 	}
 	if (rc == 1 && ((!t.n && !scratch.rc) || own == 1)) {
-		imgp_debug("boot path efi: %s%s", own == 1 ? "the loader's entry names its own devicetree " :
+		imgp_debug(imgp_survey_ctx(sv), "boot path efi: %s%s",
+			   own == 1 ? "the loader's entry names its own devicetree " :
 			   "no tree on the ESP", own == 1 ? dt : "");
 		sv->boot = NULL;
 		rc = 0;

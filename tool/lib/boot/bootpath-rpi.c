@@ -477,8 +477,8 @@ static void warn_config(const struct config_walk *w, const char *file, const cha
 {
 	const struct imgp_part *boot = w->sv->boot;
 
-	imgp_warn("%s: " IMGP_PART_FMT " (%s): %s: %s", w->sv->disk->img.path,
-		  boot->number, boot->fstype, file, what);
+	imgp_warn(imgp_survey_ctx(w->sv), "%s: " IMGP_PART_FMT " (%s): %s: %s",
+		  w->sv->disk->img.path, boot->number, boot->fstype, file, what);
 }
 
 static int walk_config(struct config_walk *w, const char *file, char *text, int depth);

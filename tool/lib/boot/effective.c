@@ -228,7 +228,7 @@ static int next_label(struct imgp_effective *t, int rc, const char *overlay)
 
 /*
  * The boot path's overlays, in order, with its loader's answer to a
- * failure; warnings go into warnings (NULL: the log).
+ * failure; warnings go into warnings (NULL: dropped).
  */
 static int apply_overlays(struct imgp_survey *sv, struct imgp_effective *t,
 			  bool *applied, struct imgp_buf *warnings)
@@ -333,7 +333,7 @@ static int script_command(void *ctx, struct imgp_ushell *sh, int argc, char **ar
  * The scripts the loader sources after the overlays (Armbian's fixup.scr),
  * run on the tree: their fdt set/rm/mknode are what the kernel gets. One
  * that cannot be read is not sourced, as the loader's "load" would fail.
- * Warnings go into warnings (NULL: the log). Returns 0, or -ENOMEM.
+ * Warnings go into warnings (NULL: dropped). Returns 0, or -ENOMEM.
  */
 static int run_scripts(struct imgp_survey *sv, struct imgp_effective *t, bool *ran,
 		       struct imgp_buf *warnings)
@@ -439,9 +439,8 @@ static int keep_warnings(struct imgp_effective *t, char *lines)
  */
 static int build(struct imgp_survey *sv, struct imgp_effective *t, bool kept)
 {
-	struct imgp_buf warnings = { 0 };
 	/* Kept: what is computed keeps its warnings, else they go to the log. */
-	struct imgp_buf *into = kept ? &warnings : NULL;
+	struct imgp_buf warnings = { 0 }, *into = &warnings;
 	bool *applied, scripts_ran = false;
 	size_t n = 0;
 	int rc;
@@ -471,7 +470,9 @@ static int build(struct imgp_survey *sv, struct imgp_effective *t, bool kept)
 		rc = run_scripts(sv, t, &scripts_ran, into);
 	if (!rc)
 		rc = provenance(sv, t, applied, scripts_ran);
-	if (!rc && warnings.len)
+	if (!kept)
+		imgp_warn_lines(imgp_survey_ctx(sv), (const char *)warnings.data);
+	else if (!rc && warnings.len)
 		rc = keep_warnings(t, (char *)warnings.data);
 	imgp_buf_free(&warnings);
 	free(applied);

@@ -99,6 +99,11 @@ static size_t part_index(const struct imgp_survey *sv,
 	return (size_t)(part - sv->disk->tab.parts);
 }
 
+struct imgp_ctx *imgp_survey_ctx(const struct imgp_survey *sv)
+{
+	return sv->disk ? sv->disk->img.ctx : NULL;
+}
+
 struct imgp_fs *imgp_survey_fs(const struct imgp_survey *sv,
 			       const struct imgp_part *part)
 {
@@ -219,7 +224,8 @@ static int survey_fs(struct imgp_survey *sv)
 		if (rc) {
 			if (note(&sv->fs_rc[i], &sv->fs_error[i], rc))
 				return -ENOMEM;
-			imgp_debug("%s: %s", sv->disk->img.path, sv->fs_error[i]);
+			imgp_debug(imgp_survey_ctx(sv), "%s: %s", sv->disk->img.path,
+				   sv->fs_error[i]);
 			continue;
 		}
 		sv->fs_open[i] = true;
@@ -519,14 +525,19 @@ static int tree_fail(struct imgp_survey_tree *t, int rc)
 	return note(&ignored, &t->error, rc);
 }
 
-static int tree_list_mmc(struct imgp_survey_tree *t, const struct imgp_dtb *dtb)
+static int tree_list_mmc(struct imgp_survey *sv, struct imgp_survey_tree *t,
+			 const struct imgp_dtb *dtb)
 {
-	int rc = imgp_dt_list_mmc(dtb, &t->mmc, &t->nmmc);
+	struct imgp_buf warnings = { 0 };
+	int rc = imgp_dt_list_mmc(dtb, &t->mmc, &t->nmmc, &warnings);
 
+	imgp_warn_lines(imgp_survey_ctx(sv), (const char *)warnings.data);
+	imgp_buf_free(&warnings);
 	return rc ? tree_fail(t, rc) : 0;
 }
 
-static int tree_mmc(struct imgp_survey_tree *t, const void *blob, size_t size)
+static int tree_mmc(struct imgp_survey *sv, struct imgp_survey_tree *t, const void *blob,
+		    size_t size)
 {
 	struct imgp_dtb dtb;
 	int rc;
@@ -534,7 +545,7 @@ static int tree_mmc(struct imgp_survey_tree *t, const void *blob, size_t size)
 	rc = imgp_dtb_load(&dtb, blob, size);
 	if (rc)
 		return tree_fail(t, rc);
-	rc = tree_list_mmc(t, &dtb);
+	rc = tree_list_mmc(sv, t, &dtb);
 	imgp_dtb_free(&dtb);
 	return rc;
 }
@@ -561,7 +572,7 @@ static int tree_fit(struct imgp_survey *sv, struct imgp_survey_tree *t, size_t i
 	rc = imgp_fit_payload(&sv->fit.fit, img, &data, &size);
 	if (rc)
 		return tree_fail(t, rc);
-	return tree_mmc(t, data, size);
+	return tree_mmc(sv, t, data, size);
 }
 
 static int survey_trees(struct imgp_survey *sv)
@@ -582,7 +593,7 @@ static int survey_trees(struct imgp_survey *sv)
 		if (strcmp(fit->images[i].type, "flat_dt") == 0)
 			rc = tree_fit(sv, &sv->trees[sv->ntrees++], i);
 	if (!rc && override)
-		rc = tree_mmc(&sv->trees[sv->ntrees++], sv->override.data.data,
+		rc = tree_mmc(sv, &sv->trees[sv->ntrees++], sv->override.data.data,
 			      sv->override.data.len);
 	return rc;
 }
@@ -610,7 +621,7 @@ static int survey_effective(struct imgp_survey *sv, bool controllers)
 
 		t->image = e->image;
 		if (e->dtb.fdt) {
-			rc = tree_list_mmc(t, &e->dtb);
+			rc = tree_list_mmc(sv, t, &e->dtb);
 			continue;
 		}
 		t->state = e->rc == -ENOENT && !e->failed ? IMGP_TREE_MISSING :

@@ -14,38 +14,24 @@
 /* Large sequential I/O. */
 #define COPY_CHUNK ((size_t)1 << 20)
 
-static imgp_progress_fn progress_fn;
-static void *progress_ctx;
-
-void imgp_progress_set_handler(imgp_progress_fn fn, void *ctx)
+int imgp_progress(struct imgp_ctx *ctx, const char *what, uint64_t done, uint64_t total)
 {
-	progress_fn = fn;
-	progress_ctx = ctx;
-}
+	struct timespec now, *last;
 
-static const volatile sig_atomic_t *interrupt_flag;
-
-void imgp_interrupt_set(const volatile sig_atomic_t *flag)
-{
-	interrupt_flag = flag;
-}
-
-int imgp_progress(const char *what, uint64_t done, uint64_t total)
-{
-	static _Thread_local struct timespec last;
-	struct timespec now;
-
-	if (interrupt_flag && *interrupt_flag)
+	if (!ctx)
+		return 0;
+	if (ctx->interrupt && *ctx->interrupt)
 		return imgp_fail(EINTR, "interrupted");
-	if (!progress_fn)
+	if (!ctx->progress)
 		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &now);
+	last = &ctx->last_progress;
 	/* At most four updates a second, but always the final one. */
-	if (done < total && (now.tv_sec - last.tv_sec) * 1000000000L +
-				    (now.tv_nsec - last.tv_nsec) < 250000000L)
+	if (done < total && (now.tv_sec - last->tv_sec) * 1000000000L +
+				    (now.tv_nsec - last->tv_nsec) < 250000000L)
 		return 0;
-	last = now;
-	progress_fn(what, done, total, progress_ctx);
+	*last = now;
+	ctx->progress(what, done, total, ctx->progress_data);
 	return 0;
 }
 
@@ -59,8 +45,9 @@ static int copy_out(int fd, const char *dst, const uint8_t *buf, size_t len,
 	return 0;
 }
 
-static int copy_range(int in, int out, const char *src, const char *dst,
-		      uint64_t start, uint64_t end, uint64_t total, uint8_t *buf)
+static int copy_range(struct imgp_ctx *ctx, int in, int out, const char *src,
+		      const char *dst, uint64_t start, uint64_t end, uint64_t total,
+		      uint8_t *buf)
 {
 	uint64_t off = start;
 
@@ -80,14 +67,14 @@ static int copy_range(int in, int out, const char *src, const char *dst,
 		if (rc)
 			return rc;
 		off += (uint64_t)n;
-		rc = imgp_progress("copying", off, total);
+		rc = imgp_progress(ctx, "copying", off, total);
 		if (rc)
 			return rc;
 	}
 	return 0;
 }
 
-int imgp_copy_sparse(const char *src, const char *dst)
+int imgp_copy_sparse(struct imgp_ctx *ctx, const char *src, const char *dst)
 {
 	struct imgp_image img;
 	uint8_t *buf = NULL;
@@ -118,14 +105,14 @@ int imgp_copy_sparse(const char *src, const char *dst)
 			break;
 		if (data < 0) {
 			/* No SEEK_DATA (block device, old filesystem): copy it all. */
-			rc = copy_range(img.fd, out, src, dst, off, img.size,
+			rc = copy_range(ctx, img.fd, out, src, dst, off, img.size,
 					img.size, buf);
 			goto sized;
 		}
 		hole = lseek(img.fd, data, SEEK_HOLE);
 		if (hole < 0 || (uint64_t)hole > img.size)
 			hole = (off_t)img.size;
-		rc = copy_range(img.fd, out, src, dst, (uint64_t)data,
+		rc = copy_range(ctx, img.fd, out, src, dst, (uint64_t)data,
 				(uint64_t)hole, img.size, buf);
 		if (rc)
 			goto done;
@@ -138,7 +125,7 @@ sized:
 		rc = imgp_fail(err, "%s: cannot set size: %s", dst, strerror(err));
 	}
 	if (!rc)
-		imgp_progress("copying", img.size, img.size);
+		imgp_progress(ctx, "copying", img.size, img.size);
 done:
 	if (out >= 0 && close(out) < 0 && !rc) {
 		err = errno;

@@ -7,18 +7,37 @@
 #ifndef IMGP_CORE_H
 #define IMGP_CORE_H
 
+#include <time.h>
+
 #include "imgpatch.h"
+
+/* ------------------------------------------------------------------ ctx.c */
+
+/* The body of a run's context (imgp_ctx_new); the library reaches it through its handles. */
+struct imgp_ctx {
+	imgp_log_fn log;
+	void *log_data;
+	imgp_progress_fn progress;
+	void *progress_data;
+	const volatile sig_atomic_t *interrupt;
+	struct timespec last_progress;  /* when the progress hook was last called */
+};
 
 /* ------------------------------------------------------------------ log.c */
 
-void imgp_log(enum imgp_log_level level, const char *fmt, ...) IMGP_PRINTF(2, 3);
-#define imgp_warn(...) imgp_log(IMGP_LOG_WARNING, __VA_ARGS__)
-#define imgp_debug(...) imgp_log(IMGP_LOG_DEBUG, __VA_ARGS__)
+/* A message to ctx's log hook (ctx NULL, or no hook: dropped). */
+void imgp_log(struct imgp_ctx *ctx, enum imgp_log_level level, const char *fmt, ...)
+	IMGP_PRINTF(3, 4);
+#define imgp_warn(ctx, ...) imgp_log(ctx, IMGP_LOG_WARNING, __VA_ARGS__)
+#define imgp_debug(ctx, ...) imgp_log(ctx, IMGP_LOG_DEBUG, __VA_ARGS__)
 /*
- * A warning of something being computed that keeps its warnings: appended
- * to into, a line each; NULL: to the log hook, as imgp_warn().
+ * A warning of something being computed that has no handle to log
+ * through: appended to into, a line each, for its caller to keep or log
+ * (imgp_warn_lines); NULL: dropped.
  */
 void imgp_warn_into(struct imgp_buf *into, const char *fmt, ...) IMGP_PRINTF(2, 3);
+/* Each line of lines (as imgp_warn_into() made them; NULL: none) as a warning to ctx. */
+void imgp_warn_lines(struct imgp_ctx *ctx, const char *lines);
 
 /*
  * As imgp_fail, for a name the caller gave that names none (or several) of
@@ -57,6 +76,8 @@ struct imgp_image {
 	void *fill_ctx;
 	/* Writes to the file through it, or by a commit of a plan made on it: caches compare it. */
 	uint64_t writes;
+	/* The context it was opened with (NULL: none): its handles log and report progress there. */
+	struct imgp_ctx *ctx;
 };
 
 /*
@@ -84,8 +105,8 @@ bool imgp_image_same_file(const struct imgp_image *a, const struct imgp_image *b
 
 /* ---------------------------------------------------------------- copy.c */
 
-/* Reports progress; -EINTR once interrupted (imgp_interrupt_set), else 0. */
-int imgp_progress(const char *what, uint64_t done, uint64_t total);
+/* Reports progress to ctx's hook; -EINTR once ctx's interrupt flag is set, else 0. */
+int imgp_progress(struct imgp_ctx *ctx, const char *what, uint64_t done, uint64_t total);
 
 /* ------------------------------------------------------------------ lock.c */
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Failure messages and the log hook: the library never prints by itself. */
+/* Failure messages and the log: the library never prints by itself. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,51 +8,48 @@
 
 #define ERRMSG_MAX 2048
 
-static imgp_log_fn log_fn;
-static void *log_ctx;
-/* Thread-local so that parallel batch jobs keep their own reasons. */
+/* Per call, like errno: thread-local so that parallel jobs keep their own reasons. */
 static _Thread_local char errmsg[ERRMSG_MAX];
 /* The failure is a name the caller gave that none of the choices has. */
 static _Thread_local bool errname;
 
-void imgp_log_set_handler(imgp_log_fn fn, void *ctx)
-{
-	log_fn = fn;
-	log_ctx = ctx;
-}
-
-/* One message, to into (a line) when set, else to the hook. */
-static void vlog(enum imgp_log_level level, struct imgp_buf *into,
-		 const char *fmt, va_list ap)
+void imgp_log(struct imgp_ctx *ctx, enum imgp_log_level level, const char *fmt, ...)
 {
 	char msg[ERRMSG_MAX];
-
-	if (!log_fn && !into)
-		return;
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	/* A warning that cannot be kept is lost, as one with no hook is. */
-	if (into)
-		imgp_buf_printf(into, "%s\n", msg);
-	else
-		log_fn(level, msg, log_ctx);
-}
-
-void imgp_log(enum imgp_log_level level, const char *fmt, ...)
-{
 	va_list ap;
 
+	if (!ctx || !ctx->log)
+		return;
 	va_start(ap, fmt);
-	vlog(level, NULL, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	ctx->log(level, msg, ctx->log_data);
 }
 
 void imgp_warn_into(struct imgp_buf *into, const char *fmt, ...)
 {
+	char msg[ERRMSG_MAX];
 	va_list ap;
 
+	if (!into)
+		return;
 	va_start(ap, fmt);
-	vlog(IMGP_LOG_WARNING, into, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* A warning that cannot be kept is lost, as one with no hook is. */
+	imgp_buf_printf(into, "%s\n", msg);
+}
+
+void imgp_warn_lines(struct imgp_ctx *ctx, const char *lines)
+{
+	while (lines && *lines) {
+		const char *end = strchr(lines, '\n');
+
+		if (!end)
+			end = lines + strlen(lines);
+		imgp_warn(ctx, "%.*s", (int)(end - lines), lines);
+		lines = *end ? end + 1 : end;
+	}
 }
 
 int imgp_fail(int err, const char *fmt, ...)

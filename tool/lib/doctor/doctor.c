@@ -317,7 +317,7 @@ static int add_effective(struct doctor *d, struct imgp_effective *eff)
 	    (eff->rc == -ENOENT ||
 	     (eff->rc == -ENOTSUP && eff->image &&
 	      strcmp(eff->image->compression, "none") != 0))) {
-		imgp_debug("%s: %s", eff->provenance, eff->error);
+		imgp_debug(imgp_survey_ctx(&d->sv), "%s: %s", eff->provenance, eff->error);
 		return 0;
 	}
 	if (!eff->dtb.fdt && !eff->failed)
@@ -428,7 +428,8 @@ static int pick_trees(struct doctor *d, const char *fdt_spec, const char *model)
 		if (!is_dtb_name(d->boot_names[i]))
 			continue;
 		if (++files > DOCTOR_DTB_FILES) {
-			imgp_warn(IMGP_PART_FMT ": more than %d .dtb files, examining the first %d",
+			imgp_warn(imgp_survey_ctx(&d->sv),
+				  IMGP_PART_FMT ": more than %d .dtb files, examining the first %d",
 				  d->sv.boot->number, DOCTOR_DTB_FILES, DOCTOR_DTB_FILES);
 			break;
 		}

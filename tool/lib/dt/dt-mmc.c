@@ -197,7 +197,7 @@ static bool dt_is_speed_prop(const char *name)
 }
 
 static int dt_fill_mmc(const struct imgp_dtb *dtb, int node,
-		       struct imgp_dt_mmc *m)
+		       struct imgp_dt_mmc *m, struct imgp_buf *warnings)
 {
 	const size_t maxprops = sizeof(m->props) / sizeof(m->props[0]);
 	const void *fdt = dtb->fdt;
@@ -226,8 +226,8 @@ static int dt_fill_mmc(const struct imgp_dtb *dtb, int node,
 		if (!dt_is_speed_prop(name))
 			continue;
 		if (m->nprops == maxprops) {
-			imgp_warn("%s: more than %zu speed properties, '%s' not listed",
-				  m->path, maxprops, name);
+			imgp_warn_into(warnings, "%s: more than %zu speed properties, '%s' not listed",
+				       m->path, maxprops, name);
 			continue;
 		}
 		mp = &m->props[m->nprops++];
@@ -240,7 +240,8 @@ static int dt_fill_mmc(const struct imgp_dtb *dtb, int node,
 	return 0;
 }
 
-int imgp_dt_list_mmc(const struct imgp_dtb *dtb, struct imgp_dt_mmc **out, size_t *n)
+int imgp_dt_list_mmc(const struct imgp_dtb *dtb, struct imgp_dt_mmc **out, size_t *n,
+		     struct imgp_buf *warnings)
 {
 	const void *fdt = dtb->fdt;
 	struct imgp_buf list = { 0 };  /* struct imgp_dt_mmc, as many as the tree has */
@@ -254,7 +255,7 @@ int imgp_dt_list_mmc(const struct imgp_dtb *dtb, struct imgp_dt_mmc **out, size_
 		if (!imgp_dt_is_mmc(fdt, node))
 			continue;
 		memset(&m, 0, sizeof(m));
-		rc = dt_fill_mmc(dtb, node, &m);
+		rc = dt_fill_mmc(dtb, node, &m, warnings);
 		if (!rc && imgp_buf_append(&list, &m, sizeof(m)))
 			rc = imgp_fail(ENOMEM, "out of memory");
 	}

@@ -55,7 +55,7 @@ uint32_t imgp_rpi_max_phandle(const void *fdt);
  * Applies the comma-separated "name[=value]" list params (NULL: none) as
  * the firmware does: each name from ovl's __overrides__ (ovl may be NULL),
  * else from base's. A parameter the firmware ignores is skipped with a
- * warning into warnings (NULL: the log) that starts with what
+ * warning into warnings (NULL: dropped) that starts with what
  * ("dtoverlay=sdio"). Returns 0 or -errno.
  */
 int imgp_rpi_params_apply(struct rpi_tree *ovl, struct rpi_tree *base,

@@ -87,7 +87,7 @@ static int map_ranges_fs(const struct imgp_image *img, uint64_t blocks,
 			 struct imgp_buf *ranges)
 {
 	struct imgp_fsmap *map;
-	int rc = imgp_fsmap_build(img->path, &map);
+	int rc = imgp_fsmap_build(img->ctx, img->path, &map);
 
 	for (size_t i = 0; !rc && i < map->n; i++)
 		rc = add_range(ranges, map->r[i].start, map->r[i].end, blocks);
@@ -126,7 +126,7 @@ static int hash_range(const struct imgp_image *img, const struct range *r,
 		sha256_update(&ctx, n, buf);
 		off += n;
 		*done += n;
-		rc = imgp_progress("checksumming", *done, total);
+		rc = imgp_progress(img->ctx, "checksumming", *done, total);
 		if (rc)
 			return rc;
 	}
@@ -241,7 +241,8 @@ static int bmap_text(const struct imgp_image *img, uint64_t blocks,
 	return rc ? imgp_fail(ENOMEM, "out of memory") : 0;
 }
 
-static int bmap_write(const char *path, const char *bmap_path, bool by_fs)
+static int bmap_write(struct imgp_ctx *run, const char *path, const char *bmap_path,
+		      bool by_fs)
 {
 	struct imgp_buf ranges = { 0 }, lines = { 0 }, text = { 0 };
 	uint8_t digest[SHA256_DIGEST_SIZE];
@@ -256,6 +257,7 @@ static int bmap_write(const char *path, const char *bmap_path, bool by_fs)
 	rc = imgp_image_open(&img, path, false);
 	if (rc)
 		return imgp_fail_ctx(rc, "%s", path);
+	img.ctx = run;
 	blocks = (img.size + BMAP_BLOCK - 1) / BMAP_BLOCK;
 	rc = by_fs ? map_ranges_fs(&img, blocks, &ranges) : map_ranges(&img, blocks, &ranges);
 	if (rc)
@@ -309,12 +311,12 @@ out:
 	return rc;
 }
 
-int imgp_bmap_write(const char *path, const char *bmap_path)
+int imgp_bmap_write(struct imgp_ctx *ctx, const char *path, const char *bmap_path)
 {
-	return bmap_write(path, bmap_path, false);
+	return bmap_write(ctx, path, bmap_path, false);
 }
 
-int imgp_bmap_write_fs(const char *path, const char *bmap_path)
+int imgp_bmap_write_fs(struct imgp_ctx *ctx, const char *path, const char *bmap_path)
 {
-	return bmap_write(path, bmap_path, true);
+	return bmap_write(ctx, path, bmap_path, true);
 }

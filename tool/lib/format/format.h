@@ -28,7 +28,7 @@ int imgp_xz_image_open(struct imgp_xz_image **out, const char *src,
 /* The imgp_fill_fn of work, its ctx the struct imgp_xz_image. */
 int imgp_xz_image_fill(void *ctx, uint64_t off, uint64_t len, bool write);
 /* Writes the patched .xz to fd: written blocks re-encoded, the others copied. */
-int imgp_xz_image_write(struct imgp_xz_image *xi, int fd);
+int imgp_xz_image_write(struct imgp_xz_image *xi, struct imgp_ctx *ctx, int fd);
 
 void imgp_xz_image_close(struct imgp_xz_image *xi);
 
@@ -46,10 +46,11 @@ int imgp_format_detect(const char *path, enum imgp_format *fmt);
  * make a bmap of it). An archive with no file or several files is -EINVAL
  * naming its entries. Returns 0 or -errno.
  */
-int imgp_unpack(const char *path, const char *dst, bool zero_holes);
+int imgp_unpack(struct imgp_ctx *ctx, const char *path, const char *dst, bool zero_holes);
 
 /* Compresses the raw image src into dst, with progress. Returns 0 or -errno. */
-int imgp_pack(const char *src, const char *dst, const struct imgp_pack_opts *opts);
+int imgp_pack(struct imgp_ctx *ctx, const char *src, const char *dst,
+	      const struct imgp_pack_opts *opts);
 
 /* ----------------------------------------------------------------- work.c */
 
@@ -60,6 +61,7 @@ struct imgp_work {
 	const char *path;           /* the raw image to open: image, or the copy */
 	struct imgp_xz_image *xz;   /* the block-wise .xz, or NULL */
 	int fd;                     /* image, open read-only since the probe; -1 none */
+	struct imgp_ctx *ctx;       /* the probe's: its disks and long work report there */
 };
 
 

@@ -103,7 +103,7 @@ static int map_part(const struct imgp_image *img, const struct imgp_part *part,
 	if (rc) {
 		/* A filesystem we cannot read the allocation of is needed whole. */
 		if (rc != -ENOTSUP)
-			imgp_debug("p%d (%s): mapped whole: %s", part->number,
+			imgp_debug(img->ctx, "p%d (%s): mapped whole: %s", part->number,
 				   part->fstype, imgp_errmsg());
 		imgp_errclear();
 		m->n = before;
@@ -137,13 +137,13 @@ static int map_outside(const struct imgp_table *tab, struct imgp_fsmap *m)
 }
 
 /* Fills the empty map out. */
-static int fsmap_build(const char *path, struct imgp_fsmap *out)
+static int fsmap_build(struct imgp_ctx *ctx, const char *path, struct imgp_fsmap *out)
 {
 	struct imgp_fsmap outside = { 0 };
 	struct imgp_disk *disk;
 	int rc;
 
-	rc = imgp_disk_open(&disk, path, false);
+	rc = imgp_disk_open(&disk, ctx, path, false);
 	if (rc == -ENOMEM)
 		return rc;
 	if (rc) {
@@ -185,14 +185,14 @@ static int fsmap_build(const char *path, struct imgp_fsmap *out)
 	return 0;
 }
 
-int imgp_fsmap_build(const char *path, struct imgp_fsmap **out)
+int imgp_fsmap_build(struct imgp_ctx *ctx, const char *path, struct imgp_fsmap **out)
 {
 	int rc;
 
 	*out = calloc(1, sizeof(**out));
 	if (!*out)
 		return imgp_fail(ENOMEM, "out of memory");
-	rc = fsmap_build(path, *out);
+	rc = fsmap_build(ctx, path, *out);
 	if (rc) {
 		imgp_fsmap_free(*out);
 		*out = NULL;

@@ -132,7 +132,7 @@ static int feed_range(struct archive *a, const struct imgp_image *img,
 		if (rc)
 			return rc;
 		off += n;
-		rc = imgp_progress("compressing", off, img->size);
+		rc = imgp_progress(img->ctx, "compressing", off, img->size);
 		if (rc)
 			return rc;
 	}
@@ -178,7 +178,7 @@ out:
 }
 
 static int compress(const struct imgp_format_entry *p, const struct imgp_pack_opts *opts,
-		    const char *src, const char *dst)
+		    struct imgp_ctx *ctx, const char *src, const char *dst)
 {
 	struct archive_entry *e = NULL;
 	struct archive *a = NULL;
@@ -188,6 +188,7 @@ static int compress(const struct imgp_format_entry *p, const struct imgp_pack_op
 	rc = imgp_image_open(&img, src, false);
 	if (rc)
 		return imgp_fail_ctx(rc, "%s", src);
+	img.ctx = ctx;
 	fd = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		err = errno;
@@ -253,14 +254,15 @@ static int sync_path(const char *path)
 	return 0;
 }
 
-int imgp_pack(const char *src, const char *dst, const struct imgp_pack_opts *opts)
+int imgp_pack(struct imgp_ctx *ctx, const char *src, const char *dst,
+	      const struct imgp_pack_opts *opts)
 {
 	const struct imgp_format_entry *p;
 	char list[128];
 	int rc;
 
 	if (opts->format == IMGP_FMT_RAW) {
-		rc = imgp_copy_sparse(src, dst);
+		rc = imgp_copy_sparse(ctx, src, dst);
 		return rc ? rc : sync_path(dst);
 	}
 	p = imgp_format_entry(opts->format);
@@ -276,5 +278,5 @@ int imgp_pack(const char *src, const char *dst, const struct imgp_pack_opts *opt
 	if (opts->threads < 0 || opts->threads > MAX_THREADS)
 		return imgp_fail(EINVAL, "thread count %d is out of range (0-%d)",
 				 opts->threads, MAX_THREADS);
-	return compress(p, opts, src, dst);
+	return compress(p, opts, ctx, src, dst);
 }

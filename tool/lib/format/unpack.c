@@ -256,6 +256,7 @@ struct sink {
 	const char *path;
 	bool holes;              /* a new regular file: unwritten ranges read as zero */
 	uint64_t end;            /* end of the data seen so far */
+	struct imgp_ctx *ctx;    /* where progress goes */
 };
 
 static bool all_zero(const uint8_t *p, size_t len)
@@ -339,7 +340,7 @@ static int extract_data(struct archive *a, struct sink *s, const char *what,
 		if (rc)
 			return rc;
 		if (in > 0)
-			rc = imgp_progress("decompressing",
+			rc = imgp_progress(s->ctx, "decompressing",
 					   (uint64_t)in < total ? (uint64_t)in : total, total);
 		if (rc)
 			return rc;
@@ -424,9 +425,9 @@ static int extract_stream(struct archive *a, struct sink *s,
 	return extract_data(a, s, imgp_format_name(fmt), total);
 }
 
-int imgp_unpack(const char *path, const char *dst, bool zero_holes)
+int imgp_unpack(struct imgp_ctx *ctx, const char *path, const char *dst, bool zero_holes)
 {
-	struct sink s = { .fd = -1, .path = dst };
+	struct sink s = { .fd = -1, .path = dst, .ctx = ctx };
 	struct archive *a = NULL;
 	enum imgp_format fmt;
 	struct stat st;
@@ -440,7 +441,7 @@ int imgp_unpack(const char *path, const char *dst, bool zero_holes)
 	if (fmt == IMGP_FMT_RAW) {
 		struct imgp_pack_opts raw = { .format = IMGP_FMT_RAW, .level = -1 };
 
-		return imgp_pack(path, dst, &raw);
+		return imgp_pack(ctx, path, dst, &raw);
 	}
 	if (stat(path, &st) < 0) {
 		err = errno;
@@ -486,7 +487,7 @@ int imgp_unpack(const char *path, const char *dst, bool zero_holes)
 		rc = imgp_fail(err, "%s: cannot sync: %s", dst, strerror(err));
 		goto out;
 	}
-	imgp_progress("decompressing", in_size, in_size);
+	imgp_progress(ctx, "decompressing", in_size, in_size);
 out:
 	if (s.fd >= 0 && close(s.fd) < 0 && !rc) {
 		err = errno;

@@ -19,7 +19,7 @@
  * The image is opened here once, and that open file is what the format is
  * read from and what imgp_work_disk_open() reads a raw image through.
  */
-int imgp_work_probe(struct imgp_work **out, const char *image)
+int imgp_work_probe(struct imgp_work **out, struct imgp_ctx *ctx, const char *image)
 {
 	struct imgp_work *w = calloc(1, sizeof(*w));
 	struct stat st;
@@ -30,6 +30,7 @@ int imgp_work_probe(struct imgp_work **out, const char *image)
 		return imgp_fail(ENOMEM, "out of memory");
 	w->image = image;
 	w->path = image;
+	w->ctx = ctx;
 	w->format = IMGP_FMT_RAW;
 	w->fd = open(image, O_RDONLY | O_CLOEXEC);
 	if (w->fd < 0) {
@@ -52,10 +53,10 @@ fail:
 int imgp_work_disk_open(struct imgp_work *w, struct imgp_disk **disk)
 {
 	if (w->fd >= 0 && w->path == w->image)
-		return imgp_disk_open_fd(disk, w->fd, w->path);
+		return imgp_disk_open_fd(disk, w->ctx, w->fd, w->path);
 	if (w->xz)
-		return imgp_disk_open_filled(disk, w->path, imgp_xz_image_fill, w->xz);
-	return imgp_disk_open(disk, w->path, false);
+		return imgp_disk_open_filled(disk, w->ctx, w->path, imgp_xz_image_fill, w->xz);
+	return imgp_disk_open(disk, w->ctx, w->path, false);
 }
 
 /*
@@ -85,20 +86,20 @@ int imgp_work_unpack(struct imgp_work *w, const char *copy,
 		}
 	}
 	if (!rc && !w->xz)
-		rc = imgp_unpack(w->image, copy, opts->zero_holes);
+		rc = imgp_unpack(w->ctx, w->image, copy, opts->zero_holes);
 	if (!rc)
 		w->path = copy;
 	return rc;
 }
 
 /* The block-wise .xz into dst, synced. */
-static int xz_write(struct imgp_xz_image *xz, const char *dst)
+static int xz_write(struct imgp_xz_image *xz, struct imgp_ctx *ctx, const char *dst)
 {
 	int fd = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), rc;
 
 	if (fd < 0)
 		return imgp_fail(errno, "%s: %s", dst, strerror(errno));
-	rc = imgp_xz_image_write(xz, fd);
+	rc = imgp_xz_image_write(xz, ctx, fd);
 	if (!rc && fsync(fd) < 0)
 		rc = imgp_fail(errno, "%s: fsync: %s", dst, strerror(errno));
 	if (close(fd) < 0 && !rc)
@@ -110,8 +111,8 @@ int imgp_work_pack(struct imgp_work *w, const char *dst,
 		   const struct imgp_pack_opts *opts)
 {
 	if (w->xz && opts->format == IMGP_FMT_XZ)
-		return xz_write(w->xz, dst);
-	return imgp_pack(w->path, dst, opts);
+		return xz_write(w->xz, w->ctx, dst);
+	return imgp_pack(w->ctx, w->path, dst, opts);
 }
 
 void imgp_work_close(struct imgp_work *w)

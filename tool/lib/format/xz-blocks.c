@@ -856,7 +856,7 @@ static int write_tail(const struct imgp_xz *xz, int fd, const lzma_index *idx)
 
 int imgp_xz_rewrite(struct imgp_xz *xz, int fd, const bool *changed,
 		    int (*fill)(void *ctx, size_t block, void *buf), void *ctx,
-		    unsigned threads)
+		    unsigned threads, struct imgp_ctx *run)
 {
 	lzma_stream_flags sf = { .version = 0, .check = xz->check };
 	uint8_t header[LZMA_STREAM_HEADER_SIZE];
@@ -936,7 +936,7 @@ int imgp_xz_rewrite(struct imgp_xz *xz, int fd, const bool *changed,
 				       lzma_text(ret));
 			goto out;
 		}
-		rc = imgp_progress("compressing", b->uoff + b->usize, xz->size);
+		rc = imgp_progress(run, "compressing", b->uoff + b->usize, xz->size);
 		if (rc)
 			goto out;
 	}

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct imgp_ctx;
+
 /* Larger blocks are not handled block-wise: each one is a buffer in memory. */
 #define IMGP_XZ_BLOCK_MAX ((uint64_t)1 << 30)
 
@@ -77,13 +79,13 @@ int imgp_xz_decode_block(struct imgp_xz *xz, size_t i, void *buf);
  *
  * fill is called on the calling thread, in block order; compression runs
  * on up to threads worker threads (0: one per CPU), with at most that many
- * changed blocks in memory at once. Progress goes to
+ * changed blocks in memory at once. Progress goes to run (NULL: nowhere):
  * imgp_progress("compressing", uncompressed bytes written, imgp_xz_size()).
  * Returns 0, fill's error, -EIO/-errno of a read or write, or -ENOMEM. On
  * failure fd holds an incomplete file.
  */
 int imgp_xz_rewrite(struct imgp_xz *xz, int fd, const bool *changed,
 		    int (*fill)(void *ctx, size_t block, void *buf), void *ctx,
-		    unsigned threads);
+		    unsigned threads, struct imgp_ctx *run);
 
 #endif

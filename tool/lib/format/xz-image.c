@@ -217,9 +217,9 @@ static int xzi_block(void *ctx, size_t block, void *buf)
 	return 0;
 }
 
-int imgp_xz_image_write(struct imgp_xz_image *xi, int fd)
+int imgp_xz_image_write(struct imgp_xz_image *xi, struct imgp_ctx *ctx, int fd)
 {
-	return imgp_xz_rewrite(xi->xz, fd, xi->changed, xzi_block, xi, xi->threads);
+	return imgp_xz_rewrite(xi->xz, fd, xi->changed, xzi_block, xi, xi->threads, ctx);
 }
 
 size_t imgp_xz_image_changed(const struct imgp_xz_image *xi, size_t *nblocks)

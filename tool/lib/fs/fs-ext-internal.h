@@ -77,11 +77,14 @@ int imgp_ext_check_space(ext2_filsys efs, size_t len, blk64_t owned,
 /* Replaces an existing file's content; *modified once anything changed. */
 int imgp_ext_rewrite(ext2_filsys efs, ext2_ino_t ino, struct ext2_inode *inode,
 		     const void *data, size_t len, bool *modified);
-/* Creates a missing file; *modified once anything changed. */
-int imgp_ext_create(ext2_filsys efs, const char *path, const void *data,
-		    size_t len, bool *modified);
+/*
+ * Creates a missing file; *modified once anything changed. What a failure
+ * leaves for e2fsck is a warning to ctx, as for the symlink below.
+ */
+int imgp_ext_create(ext2_filsys efs, struct imgp_ctx *ctx, const char *path,
+		    const void *data, size_t len, bool *modified);
 /* Creates or replaces the symlink path -> target; *modified likewise. */
-int imgp_ext_make_symlink(ext2_filsys efs, const char *path,
+int imgp_ext_make_symlink(ext2_filsys efs, struct imgp_ctx *ctx, const char *path,
 			  const char *target, bool *modified);
 /* The free blocks and inodes now, before a change. */
 void imgp_ext_usage(ext2_filsys efs, struct ext_usage *u);

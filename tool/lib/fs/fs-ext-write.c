@@ -154,7 +154,8 @@ int imgp_ext_rewrite(ext2_filsys efs, ext2_ino_t ino, struct ext2_inode *inode,
  * Frees an inode nothing links to any more: its blocks, its share of an
  * xattr block and the inode itself (a half-made file, a replaced symlink).
  */
-static void ext_forget(ext2_filsys efs, const char *path, ext2_ino_t ino)
+static void ext_forget(ext2_filsys efs, struct imgp_ctx *ctx, const char *path,
+		       ext2_ino_t ino)
 {
 	struct ext2_inode inode;
 	__u32 refs = 0;
@@ -186,7 +187,7 @@ static void ext_forget(ext2_filsys efs, const char *path, ext2_ino_t ino)
 	if (!err)
 		ext2fs_inode_alloc_stats2(efs, ino, -1, 0);
 	else
-		imgp_warn("'%s': cannot free inode %u: %s: run e2fsck -f",
+		imgp_warn(ctx, "'%s': cannot free inode %u: %s: run e2fsck -f",
 			  path, ino, imgp_ext_why(err, why, sizeof(why)));
 }
 
@@ -237,8 +238,8 @@ static int ext_link(ext2_filsys efs, const char *dir, ext2_ino_t parent,
 }
 
 /* Creates a missing file (mode 0644, owned by root) in an existing directory. */
-int imgp_ext_create(ext2_filsys efs, const char *path, const void *data,
-		    size_t len, bool *modified)
+int imgp_ext_create(ext2_filsys efs, struct imgp_ctx *ctx, const char *path,
+		    const void *data, size_t len, bool *modified)
 {
 	struct ext2_inode other_inode;
 	ext2_ino_t parent, ino, other;
@@ -272,7 +273,7 @@ int imgp_ext_create(ext2_filsys efs, const char *path, const void *data,
 		goto out;
 	rc = ext_link(efs, dir, parent, name, ino, EXT2_FT_REG_FILE);
 	if (rc) {
-		ext_forget(efs, path, ino);
+		ext_forget(efs, ctx, path, ino);
 		goto out;
 	}
 	rc = ext_write_data(efs, ino, data, len);
@@ -281,10 +282,10 @@ int imgp_ext_create(ext2_filsys efs, const char *path, const void *data,
 	if (rc) {
 		err = ext2fs_unlink(efs, parent, name, ino, 0);
 		if (err)
-			imgp_warn("'%s': cannot remove the entry after a failed write: %s: run e2fsck -f",
+			imgp_warn(ctx, "'%s': cannot remove the entry after a failed write: %s: run e2fsck -f",
 				  path, imgp_ext_why(err, why, sizeof(why)));
 		else
-			ext_forget(efs, path, ino);
+			ext_forget(efs, ctx, path, ino);
 		goto out;
 	}
 	/* As the kernel does: a new entry changes the directory. */
@@ -345,7 +346,8 @@ int imgp_ext_finish_change(ext2_filsys efs, const char *type,
 }
 
 /* Drops one link to an inode that lost its directory entry. */
-static int ext_unref(ext2_filsys efs, const char *path, ext2_ino_t ino)
+static int ext_unref(ext2_filsys efs, struct imgp_ctx *ctx, const char *path,
+		     ext2_ino_t ino)
 {
 	struct ext2_inode inode;
 	errcode_t err;
@@ -360,7 +362,7 @@ static int ext_unref(ext2_filsys efs, const char *path, ext2_ino_t ino)
 			return imgp_ext_fail(err, "cannot write inode %u", ino);
 		return imgp_ext_set_times(efs, ino, EXT_TIME_MTIME);
 	}
-	ext_forget(efs, path, ino);
+	ext_forget(efs, ctx, path, ino);
 	return 0;
 }
 
@@ -368,20 +370,21 @@ static int ext_unref(ext2_filsys efs, const char *path, ext2_ino_t ino)
  * Takes back a symlink inode that ext2fs_symlink() may have left half
  * made: accounted for (then freed like any inode) or only written.
  */
-static void ext_symlink_undo(ext2_filsys efs, const char *path, ext2_ino_t ino)
+static void ext_symlink_undo(ext2_filsys efs, struct imgp_ctx *ctx, const char *path,
+			     ext2_ino_t ino)
 {
 	struct ext2_inode zero;
 	char why[256];
 	errcode_t err;
 
 	if (ext2fs_test_inode_bitmap2(efs->inode_map, ino)) {
-		ext_forget(efs, path, ino);
+		ext_forget(efs, ctx, path, ino);
 		return;
 	}
 	memset(&zero, 0, sizeof(zero));
 	err = ext2fs_write_inode(efs, ino, &zero);
 	if (err)
-		imgp_warn("'%s': cannot clear inode %u: %s: run e2fsck -f", path,
+		imgp_warn(ctx, "'%s': cannot clear inode %u: %s: run e2fsck -f", path,
 			  ino, imgp_ext_why(err, why, sizeof(why)));
 }
 
@@ -390,7 +393,7 @@ static void ext_symlink_undo(ext2_filsys efs, const char *path, ext2_ino_t ino)
  * (its entry is swapped in place, so the name never disappears for good);
  * anything else at path is left alone.
  */
-int imgp_ext_make_symlink(ext2_filsys efs, const char *path,
+int imgp_ext_make_symlink(ext2_filsys efs, struct imgp_ctx *ctx, const char *path,
 			  const char *target, bool *modified)
 {
 	struct imgp_buf old_target = { 0 };
@@ -449,29 +452,29 @@ int imgp_ext_make_symlink(ext2_filsys efs, const char *path,
 	/* No name: linking is ours, so that a full directory can grow. */
 	err = ext2fs_symlink(efs, parent, ino, NULL, target);
 	if (err) {
-		ext_symlink_undo(efs, path, ino);
+		ext_symlink_undo(efs, ctx, path, ino);
 		rc = imgp_ext_fail(err, "cannot create the symbolic link");
 		goto out;
 	}
 	if (old) {
 		err = ext2fs_unlink(efs, parent, name, old, 0);
 		if (err) {
-			ext_forget(efs, path, ino);
+			ext_forget(efs, ctx, path, ino);
 			rc = imgp_ext_fail(err, "cannot remove the old symbolic link");
 			goto out;
 		}
 	}
 	rc = ext_link(efs, dir, parent, name, ino, EXT2_FT_SYMLINK);
 	if (rc) {
-		ext_forget(efs, path, ino);
+		ext_forget(efs, ctx, path, ino);
 		err = old ? ext2fs_link(efs, parent, name, old, EXT2_FT_SYMLINK) : 0;
 		if (err)
-			imgp_warn("'%s': cannot put the old symbolic link back: %s: run e2fsck -f",
+			imgp_warn(ctx, "'%s': cannot put the old symbolic link back: %s: run e2fsck -f",
 				  path, imgp_ext_why(err, why, sizeof(why)));
 		goto out;
 	}
 	if (old)
-		rc = ext_unref(efs, path, old);
+		rc = ext_unref(efs, ctx, path, old);
 	if (!rc)
 		rc = imgp_ext_set_times(efs, ino, EXT_TIME_ALL);
 	/* As the kernel does: a changed entry changes the directory. */

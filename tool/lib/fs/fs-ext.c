@@ -236,7 +236,7 @@ static void ext_close(struct imgp_fs *fs)
 	/* Each change flushed itself or was dropped: this only frees. */
 	err = ext2fs_close_free(&priv->fs);
 	if (err)
-		imgp_warn("%s: closing the filesystem: %s", priv->type,
+		imgp_warn(fs->img->ctx, "%s: closing the filesystem: %s", priv->type,
 			  imgp_ext_why(err, why, sizeof(why)));
 	imgp_writeset_free(priv->reads);
 	free(priv);
@@ -335,7 +335,7 @@ static int ext_write_file(struct imgp_fs *fs, const char *path,
 			return imgp_ext_fail(err, "cannot read inode %u", ino);
 		rc = imgp_ext_rewrite(efs, ino, &inode, data, len, &modified);
 	} else if (err == EXT2_ET_FILE_NOT_FOUND) {
-		rc = imgp_ext_create(efs, path, data, len, &modified);
+		rc = imgp_ext_create(efs, fs->img->ctx, path, data, len, &modified);
 	} else {
 		return imgp_ext_err(err);
 	}
@@ -424,7 +424,7 @@ static int ext_symlink(struct imgp_fs *fs, const char *path, const char *target)
 		return imgp_fail(ENAMETOOLONG, "symbolic link target of %zu bytes is longer than the %u allowed",
 				 len, efs->blocksize - 1);
 	imgp_ext_usage(efs, &before);
-	rc = imgp_ext_make_symlink(efs, path, target, &modified);
+	rc = imgp_ext_make_symlink(efs, fs->img->ctx, path, target, &modified);
 	if (!modified)
 		return rc;
 	return imgp_ext_finish_change(efs, priv->type, &before, rc);

@@ -10,8 +10,11 @@
  * The partition table and filesystems of disk->img, which opened with rc:
  * *out is disk then, or NULL with disk freed.
  */
-static int disk_identify(struct imgp_disk *disk, int rc, struct imgp_disk **out)
+static int disk_identify(struct imgp_disk *disk, struct imgp_ctx *ctx, int rc,
+			 struct imgp_disk **out)
 {
+	/* Its warnings (a damaged GPT, conflicting signatures) go to ctx from here on. */
+	disk->img.ctx = ctx;
 	if (!rc)
 		rc = imgp_table_read(&disk->img, &disk->tab);
 	if (!rc)
@@ -24,35 +27,37 @@ static int disk_identify(struct imgp_disk *disk, int rc, struct imgp_disk **out)
 	return rc;
 }
 
-int imgp_disk_open(struct imgp_disk **out, const char *path, bool writable)
+int imgp_disk_open(struct imgp_disk **out, struct imgp_ctx *ctx, const char *path,
+		   bool writable)
 {
 	struct imgp_disk *disk = calloc(1, sizeof(*disk));
 
 	*out = NULL;
 	if (!disk)
 		return imgp_fail(ENOMEM, "out of memory");
-	return disk_identify(disk, imgp_image_open(&disk->img, path, writable), out);
+	return disk_identify(disk, ctx, imgp_image_open(&disk->img, path, writable), out);
 }
 
-int imgp_disk_open_filled(struct imgp_disk **out, const char *path,
-			  imgp_fill_fn fill, void *ctx)
+int imgp_disk_open_filled(struct imgp_disk **out, struct imgp_ctx *ctx, const char *path,
+			  imgp_fill_fn fill, void *fill_ctx)
 {
 	struct imgp_disk *disk = calloc(1, sizeof(*disk));
 
 	*out = NULL;
 	if (!disk)
 		return imgp_fail(ENOMEM, "out of memory");
-	return disk_identify(disk, imgp_image_open_filled(&disk->img, path, fill, ctx), out);
+	return disk_identify(disk, ctx, imgp_image_open_filled(&disk->img, path, fill, fill_ctx),
+			     out);
 }
 
-int imgp_disk_open_fd(struct imgp_disk **out, int fd, const char *path)
+int imgp_disk_open_fd(struct imgp_disk **out, struct imgp_ctx *ctx, int fd, const char *path)
 {
 	struct imgp_disk *disk = calloc(1, sizeof(*disk));
 
 	*out = NULL;
 	if (!disk)
 		return imgp_fail(ENOMEM, "out of memory");
-	return disk_identify(disk, imgp_image_open_fd(&disk->img, fd, path), out);
+	return disk_identify(disk, ctx, imgp_image_open_fd(&disk->img, fd, path), out);
 }
 
 void imgp_disk_close(struct imgp_disk *disk)
@@ -114,7 +119,7 @@ const struct imgp_part *imgp_disk_find_file(struct imgp_disk *disk,
 				broken = strdup(imgp_errmsg());
 				broken_rc = rc;
 			}
-			imgp_debug("%s: %s", disk->img.path, imgp_errmsg());
+			imgp_debug(disk->img.ctx, "%s: %s", disk->img.path, imgp_errmsg());
 			continue;
 		}
 		rc = imgp_fs_exists(&fs, path);

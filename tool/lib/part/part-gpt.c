@@ -440,7 +440,7 @@ static int gpt_load_any(const struct imgp_image *img, unsigned ss,
 		return rc;
 	}
 	if (rc == 0) {
-		imgp_warn("%s: primary GPT header is corrupt (%s); using the backup header",
+		imgp_warn(img->ctx, "%s: primary GPT header is corrupt (%s); using the backup header",
 			  img->path, primary.why);
 		gpt_copy_free(&primary);
 		*use = backup;
@@ -477,32 +477,32 @@ static int gpt_check_backup(const struct imgp_image *img, unsigned ss,
 	int rc;
 
 	if (ulast >= nsectors) {
-		imgp_warn("%s: GPT: the usable area (LBA %llu..%llu) runs past the end of the image (%llu sectors): a shortened image? sfdisk, libblkid and Linux see no GPT in it until it is written to a device of at least %llu bytes; `sgdisk -e` fits the table to the image",
+		imgp_warn(img->ctx, "%s: GPT: the usable area (LBA %llu..%llu) runs past the end of the image (%llu sectors): a shortened image? sfdisk, libblkid and Linux see no GPT in it until it is written to a device of at least %llu bytes; `sgdisk -e` fits the table to the image",
 			  img->path, (unsigned long long)ufirst,
 			  (unsigned long long)ulast, (unsigned long long)nsectors,
 			  (unsigned long long)(((alt > ulast ? alt : ulast) + 1) * ss));
 		return 0;
 	}
 	if (alt <= 1) {
-		imgp_warn("%s: GPT: the primary header names no backup header (alternate LBA %llu); `sgdisk -e` writes one at the end",
+		imgp_warn(img->ctx, "%s: GPT: the primary header names no backup header (alternate LBA %llu); `sgdisk -e` writes one at the end",
 			  img->path, (unsigned long long)alt);
 		return 0;
 	}
 	if (alt >= nsectors) {
-		imgp_warn("%s: GPT: the backup header (LBA %llu) lies past the end of the image (%llu sectors): a shortened image? `sgdisk -e` writes one at the end",
+		imgp_warn(img->ctx, "%s: GPT: the backup header (LBA %llu) lies past the end of the image (%llu sectors): a shortened image? `sgdisk -e` writes one at the end",
 			  img->path, (unsigned long long)alt,
 			  (unsigned long long)nsectors);
 		return 0;
 	}
 	rc = gpt_load(img, ss, alt, &backup);
 	if (rc == 1)
-		imgp_warn("%s: GPT: the backup header (LBA %llu) is damaged (%s); using the primary header; `sgdisk -e` writes the backup again",
+		imgp_warn(img->ctx, "%s: GPT: the backup header (LBA %llu) is damaged (%s); using the primary header; `sgdisk -e` writes the backup again",
 			  img->path, (unsigned long long)alt, backup.why);
 	else if (!rc && (get_le32(backup.hdr.entries_crc) != get_le32(h->entries_crc) ||
 			 memcmp(backup.hdr.disk_guid, h->disk_guid, 16) ||
 			 get_le64(backup.hdr.first_usable) != ufirst ||
 			 get_le64(backup.hdr.last_usable) != ulast))
-		imgp_warn("%s: GPT: the backup table (LBA %llu) differs from the primary; using the primary; `sgdisk -e` writes the backup again",
+		imgp_warn(img->ctx, "%s: GPT: the backup table (LBA %llu) differs from the primary; using the primary; `sgdisk -e` writes the backup again",
 			  img->path, (unsigned long long)alt);
 	gpt_copy_free(&backup);
 	return rc < 0 ? rc : 0;

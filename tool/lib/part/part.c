@@ -264,7 +264,7 @@ static int part_probe_fs(const struct imgp_image *img, struct imgp_part *p)
 	}
 	if (rc == -2) {
 		/* Several signatures: guessing could patch the wrong filesystem. */
-		imgp_warn("%s: " IMGP_PART_FMT ": conflicting filesystem signatures; treating the filesystem as unknown (see wipefs)",
+		imgp_warn(img->ctx, "%s: " IMGP_PART_FMT ": conflicting filesystem signatures; treating the filesystem as unknown (see wipefs)",
 			  img->path, p->number);
 	} else if (rc == 0) {
 		if (!blkid_probe_lookup_value(pr, "TYPE", &val, NULL))

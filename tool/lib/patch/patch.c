@@ -651,6 +651,7 @@ int imgp_patch_commit(struct imgp_patch *patch, const char *path,
 	rc = imgp_image_open(&img, path, true);
 	if (rc)
 		return rc;
+	img.ctx = patch->disk->img.ctx;
 	if (img.size != patch->disk->img.size) {
 		imgp_image_close(&img);
 		return imgp_fail(EINVAL, "%s: size differs from the planned image", path);

@@ -166,8 +166,8 @@ static bool seen_name(char **names, size_t n, const char *name)
 	return false;
 }
 
-int imgp_recipe_list(const char *const *dirs, struct imgp_recipe ***out,
-		     size_t *n)
+int imgp_recipe_list(struct imgp_ctx *ctx, const char *const *dirs,
+		     struct imgp_recipe ***out, size_t *n)
 {
 	struct imgp_recipe **list = NULL;
 	char **names = NULL;
@@ -224,7 +224,7 @@ int imgp_recipe_list(const char *const *dirs, struct imgp_recipe ***out,
 			if (rc == -ENOMEM)
 				break;
 			if (rc) {
-				imgp_warn("%s", imgp_errmsg());
+				imgp_warn(ctx, "%s", imgp_errmsg());
 				rc = 0;
 				continue;
 			}
