@@ -36,7 +36,6 @@ void imgp_warn_into(struct imgp_buf *into, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	/* A warning that cannot be kept is lost, as one with no hook is. */
 	imgp_buf_printf(into, "%s\n", msg);
 }
 
