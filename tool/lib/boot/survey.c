@@ -826,15 +826,17 @@ void imgp_survey_close(struct imgp_survey *sv)
 int imgp_survey_new(struct imgp_survey **sv, struct imgp_disk *disk,
 		    const struct imgp_survey_opts *opts)
 {
+	int rc;
+
 	*sv = calloc(1, sizeof(**sv));
 	if (!*sv)
 		return imgp_fail(ENOMEM, "out of memory");
-	if (imgp_survey_open(*sv, disk, opts)) {
+	rc = imgp_survey_open(*sv, disk, opts);
+	if (rc) {
 		free(*sv);
 		*sv = NULL;
-		return -ENOMEM;
 	}
-	return 0;
+	return rc;
 }
 
 void imgp_survey_free(struct imgp_survey *sv)
