@@ -210,7 +210,7 @@ static int open_in_place(struct cli_io *io)
 	io->journal = cli_journal_path(io->image, io->undo);
 	if (!io->journal)
 		die("out of memory");
-	if (!imgp_journal_check(io->journal))
+	if (!imgp_journal_check(io->journal, io->image))
 		return EXIT_OK;
 	if (!io->recover)
 		return error_lib(io->image);

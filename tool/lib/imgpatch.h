@@ -155,10 +155,11 @@ struct imgp_fit;
 struct imgp_journal;
 
 /*
- * 0 when there is no journal at path or it is finished; -EBUSY "an
+ * 0 when there is no journal at path or its run on image finished (its
+ * mark, or every region holding its new bytes, says so); -EBUSY "an
  * interrupted imgpatch run left ..." when a run died before finishing.
  */
-int imgp_journal_check(const char *path);
+int imgp_journal_check(const char *path, const char *image);
 /*
  * Puts the old bytes of the journal at path back into the image file or
  * device image (opened for writing) and checks each region's SHA-256.

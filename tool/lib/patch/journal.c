@@ -6,6 +6,11 @@
  * then the image is written and synced; then the journal is marked done.
  * imgpatch undo puts the old bytes back and checks every region's hash.
  *
+ * The done mark is not synced: the image's sync already made the run
+ * final, and a ready journal whose every region holds its new content
+ * belongs to a run that finished, whose mark a power cut lost. Only the
+ * journal, its folder (a new file's name) and the image are synced.
+ *
  * The journal is synced once: its header says "being written" while the
  * regions are added, then "ready" with the length and CRC-32 of everything
  * after it, and only then is the file synced. A run killed before that sync
@@ -286,11 +291,99 @@ static int check_identity(const char *path, const struct journal_header *hdr,
 			 (unsigned long long)img->size);
 }
 
-int imgp_journal_check(const char *path)
+/*
+ * Whether every region of a whole journal (fd, file_size bytes) holds its
+ * new content in img: the image was written whole, so the run finished
+ * even if its done mark never reached the disk. 1 yes, 0 no (a region
+ * differs, or the journal is not img's or is damaged), or -errno.
+ */
+static int regions_hold_new(int fd, const char *path, const struct journal_header *hdr,
+			    uint64_t file_size, const struct imgp_image *img)
+{
+	uint64_t off = HEADER_SIZE, n = get_le64(hdr->nregions);
+	uint8_t entry[ENTRY_SIZE], hash[32];
+	uint8_t *buf;
+	int rc = 1;
+
+	if (check_identity(path, hdr, img)) {
+		imgp_errclear();
+		return 0;
+	}
+	buf = malloc(JOURNAL_CHUNK);
+	if (!buf)
+		return imgp_fail(ENOMEM, "out of memory");
+	for (uint64_t i = 0; i < n && rc == 1; i++) {
+		uint64_t roff, rlen, done = 0;
+		struct sha256_ctx sha;
+
+		if (imgp_read_all(fd, entry, sizeof(entry), (off_t)off) != (ssize_t)sizeof(entry)) {
+			rc = 0;
+			break;
+		}
+		roff = get_le64(entry);
+		rlen = get_le64(entry + 8);
+		if (rlen > file_size || off + ENTRY_SIZE + rlen > file_size ||
+		    roff > img->size || rlen > img->size - roff) {
+			rc = 0;
+			break;
+		}
+		sha256_init(&sha);
+		while (rc == 1 && done < rlen) {
+			size_t len = rlen - done < JOURNAL_CHUNK ? (size_t)(rlen - done) : JOURNAL_CHUNK;
+
+			rc = imgp_image_read(img, roff + done, buf, len);
+			if (!rc) {
+				sha256_update(&sha, len, buf);
+				rc = 1;
+			}
+			done += len;
+		}
+		if (rc == 1) {
+			sha256_digest(&sha, sizeof(hash), hash);
+			rc = !memcmp(hash, entry + 48, sizeof(hash));
+		}
+		off += ENTRY_SIZE + rlen;
+	}
+	free(buf);
+	return rc;
+}
+
+/*
+ * Whether the journal open as fd ends an interrupted run: 1 when it is
+ * being written, or ready and img (NULL: the image at image, opened
+ * read-only) was not written whole; 0 when the run finished; -errno.
+ */
+static int journal_interrupted(int fd, const char *path, const struct journal_header *hdr,
+			       const struct imgp_image *img, const char *image)
+{
+	struct imgp_image own;
+	struct stat st;
+	int rc;
+
+	if (get_le32(hdr->state) == STATE_WRITING)
+		return 1;
+	if (get_le32(hdr->state) != STATE_READY)
+		return 0;
+	if (fstat(fd, &st) < 0)
+		return imgp_fail(errno, "undo journal %s: %s", path, strerror(errno));
+	if (!img) {
+		/* An image that does not open is not shown to be whole. */
+		if (imgp_image_open(&own, image, false)) {
+			imgp_errclear();
+			return 1;
+		}
+		img = &own;
+	}
+	rc = regions_hold_new(fd, path, hdr, (uint64_t)st.st_size, img);
+	if (img == &own)
+		imgp_image_close(&own);
+	return rc < 0 ? rc : !rc;
+}
+
+int imgp_journal_check(const char *path, const char *image)
 {
 	struct journal_header hdr;
 	int fd = journal_open(path, O_RDONLY);
-	uint64_t state;
 	int rc;
 
 	if (fd == -ENOENT) {
@@ -300,11 +393,12 @@ int imgp_journal_check(const char *path)
 	if (fd < 0)
 		return fd;
 	rc = header_read(fd, path, &hdr);
+	if (!rc)
+		rc = journal_interrupted(fd, path, &hdr, NULL, image);
 	close(fd);
-	if (rc)
+	if (rc < 0)
 		return rc;
-	state = get_le32(hdr.state);
-	if (state == STATE_WRITING || state == STATE_READY)
+	if (rc)
 		return imgp_fail(EBUSY, "an interrupted imgpatch run on %s left %s: run 'imgpatch undo' on the image first (or give --recover)",
 				 hdr.target, path);
 	return 0;
@@ -314,7 +408,7 @@ int imgp_journal_check(const char *path)
  * Makes room for a new journal at path: nothing there, or a finished
  * journal (removed). Anything else is refused, never overwritten.
  */
-static int journal_make_room(const char *path)
+static int journal_make_room(const char *path, const struct imgp_image *img)
 {
 	struct journal_header hdr;
 	struct stat st;
@@ -326,11 +420,16 @@ static int journal_make_room(const char *path)
 	if (fd < 0)
 		return fd;
 	rc = header_read(fd, path, &hdr);
-	close(fd);
-	if (rc)
+	if (rc) {
+		close(fd);
 		return imgp_fail(EEXIST, "%s exists and is not an imgpatch undo journal: not overwriting it",
 				 path);
-	if (get_le32(hdr.state) != STATE_DONE && get_le32(hdr.state) != STATE_UNDONE)
+	}
+	rc = journal_interrupted(fd, path, &hdr, img, NULL);
+	close(fd);
+	if (rc < 0)
+		return rc;
+	if (rc)
 		return imgp_fail(EBUSY, "an interrupted imgpatch run on %s left %s: run 'imgpatch undo' on that image first",
 				 hdr.target, path);
 	if (unlink(path) < 0)
@@ -353,7 +452,7 @@ int imgp_journal_begin(const char *path, const struct imgp_image *img,
 		free(j);
 		return imgp_fail(ENOMEM, "out of memory");
 	}
-	rc = journal_make_room(path);
+	rc = journal_make_room(path, img);
 	/* O_EXCL: a link or file put there since is refused, not followed. */
 	j->fd = rc ? -1 : open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (j->fd < 0) {
@@ -415,7 +514,8 @@ int imgp_journal_begin(const char *path, const struct imgp_image *img,
 
 int imgp_journal_done(struct imgp_journal *j)
 {
-	int rc = header_write(j, STATE_DONE, true);
+	/* Unsynced: a lost mark reads as done from the image (journal_interrupted). */
+	int rc = header_write(j, STATE_DONE, false);
 
 	close(j->fd);
 	free(j->path);
