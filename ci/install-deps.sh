@@ -98,7 +98,7 @@ command_packages=(
 	blkid:util-linux setsid:util-linux unshare:util-linux ps:procps
 	u-boot-update:u-boot-menu linux-version:u-boot-menu chroot:coreutils
 	cmp:diffutils awk:mawk xargs:findutils
-	dd:coreutils du:coreutils script:bsdutils strings:binutils nm:binutils
+	dd:coreutils du:coreutils script:bsdutils strings:binutils nm:binutils objdump:binutils
 	od:coreutils timeout:coreutils sha1sum:coreutils install:coreutils env:coreutils
 	sgdisk:gdisk ssh-keygen:openssh-client
 	mkfs.btrfs:btrfs-progs btrfs:btrfs-progs mkfs.xfs:xfsprogs xfs_db:xfsprogs

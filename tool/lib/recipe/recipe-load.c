@@ -17,19 +17,21 @@
 
 /* ---------------------------------------------------- libconfuse glue */
 
-static _Thread_local const char *cfg_path;
-static _Thread_local bool cfg_failed;
-
-/* libconfuse's messages, as "FILE:LINE: msg", into the failure message. */
+/*
+ * libconfuse's messages, as "FILE:LINE: msg", into the failure message:
+ * the parse starts with none (imgp_errclear), so a message there is an
+ * earlier one of this parse. The file name is the cfg's own (load_file
+ * sets it; libconfuse copies it into each section).
+ */
 static void cfg_errfn(cfg_t *cfg, const char *fmt, va_list ap)
 {
 	char msg[512], key[NAME_MAX_LEN + 1];
 	const char *hint = NULL;
+	const char *path = cfg && cfg->filename ? cfg->filename : "recipe";
 
 	/* Only the first: later ones follow from it. */
-	if (cfg_failed)
+	if (imgp_errmsg()[0])
 		return;
-	cfg_failed = true;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	/* A misspelt key: name the one that was meant. */
 	if (cfg && cfg->opts && sscanf(msg, "no such option '%64[^']'", key) == 1) {
@@ -45,11 +47,9 @@ static void cfg_errfn(cfg_t *cfg, const char *fmt, va_list ap)
 		}
 	}
 	if (hint)
-		imgp_fail(EINVAL, "%s:%d: %s (did you mean '%s'?)",
-			  cfg_path ? cfg_path : "recipe", cfg->line, msg, hint);
+		imgp_fail(EINVAL, "%s:%d: %s (did you mean '%s'?)", path, cfg->line, msg, hint);
 	else
-		imgp_fail(EINVAL, "%s:%d: %s", cfg_path ? cfg_path : "recipe",
-			  cfg ? cfg->line : 0, msg);
+		imgp_fail(EINVAL, "%s:%d: %s", path, cfg ? cfg->line : 0, msg);
 }
 
 
@@ -469,13 +469,17 @@ static int parse_recipe(struct loader *ld)
 	fp = fmemopen(ld->sc.out.data, ld->sc.out.len, "r");
 	if (!fp)
 		return imgp_fail(ENOMEM, "out of memory");
-	cfg_path = r->path;
-	cfg_failed = false;
+	/* cfg_parse_fp() keeps the name; cfg_free() frees it. */
+	ld->cfg->filename = strdup(r->path);
+	if (!ld->cfg->filename) {
+		fclose(fp);
+		return imgp_fail(ENOMEM, "out of memory");
+	}
+	imgp_errclear();
 	rc = cfg_parse_fp(ld->cfg, fp);
-	cfg_path = NULL;
 	fclose(fp);
 	if (rc != CFG_SUCCESS)
-		return cfg_failed ? -EINVAL : imgp_recipe_load_err(ld, 0, "cannot parse");
+		return imgp_errmsg()[0] ? -EINVAL : imgp_recipe_load_err(ld, 0, "cannot parse");
 
 	rc = check_duplicates(ld, all_opts);
 	if (!rc)
