@@ -44,7 +44,7 @@ UNIT_LIB_OBJ := $(UNIT_LIB_SRC:%.c=$(BUILD)/%.o)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
-# Unit tests may test CLI helpers too (json.c): an archive of all but main().
+# Unit tests may test CLI helpers too: an archive of all but main().
 CLI_LIB_OBJ := $(filter-out $(BUILD)/tool/cli/main.o,$(CLI_OBJ))
 
 # Shipped recipes: copied into $(BUILD)/recipes, .dts overlays compiled with

@@ -8,7 +8,7 @@ header=$REPO_DIR/tool/lib/imgpatch.h
 
 # The bound shrinks as declarations move to the folders' internal headers;
 # it guards against the client header growing back. The aim is 700 lines.
-max_lines=1080
+max_lines=890
 
 test_expect_success "imgpatch.h has fewer than $max_lines lines" '
 	lines=$(wc -l <"$header") &&
@@ -34,12 +34,15 @@ test_expect_success 'the handles are declared, not defined, in imgpatch.h' '
 	test_cmp /dev/null defined
 '
 
-# What a command-line file includes in quotes is its own folder's header
-# or imgpatch.h: never imgpatch-internal.h nor a folder's header.
-test_expect_success 'the command line includes only imgpatch.h of the library' '
+# What a command-line file includes in quotes is its own folder's header,
+# imgpatch.h, or the JSON writer the library writes info with (shared for
+# the CLI's own reports): never imgpatch-internal.h nor another folder's
+# header.
+test_expect_success 'the command line includes only imgpatch.h of the library, and its JSON writer' '
 	for f in "$REPO_DIR"/tool/cli/*.[ch]; do
 		sed -n "s/^#include \"\\(.*\\)\"/\\1/p" "$f" | while read -r inc; do
-			test "$inc" = imgpatch.h || test -f "$REPO_DIR/tool/cli/$inc" ||
+			test "$inc" = imgpatch.h || test "$inc" = text/json.h ||
+				test -f "$REPO_DIR/tool/cli/$inc" ||
 				echo "${f##*/}: $inc"
 		done
 	done >foreign &&

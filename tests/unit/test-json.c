@@ -10,7 +10,7 @@
 #include "unit.h"
 
 /* The writer belongs to the command line, not to the library the tests link. */
-#include "json.h"
+#include "text/json.h"
 
 struct capture {
 	FILE *f;
@@ -18,7 +18,7 @@ struct capture {
 	size_t len;
 };
 
-static void cap_open(struct capture *c, struct json *j)
+static void cap_open(struct capture *c, struct imgp_json *j)
 {
 	c->text = NULL;
 	c->len = 0;
@@ -27,7 +27,7 @@ static void cap_open(struct capture *c, struct json *j)
 		perror("open_memstream");
 		exit(1);
 	}
-	json_init(j, c->f);
+	imgp_json_init(j, c->f);
 }
 
 /* Returns the captured text (caller frees). */
@@ -40,39 +40,39 @@ static char *cap_close(struct capture *c)
 static void test_nested(void)
 {
 	struct capture c;
-	struct json j;
+	struct imgp_json j;
 	char *out;
 	int rc = 0;
 
 	cap_open(&c, &j);
-	rc |= json_object_begin(&j);
-	rc |= json_kv_uint(&j, "schema_version", 1);
-	rc |= json_key(&j, "list");
-	rc |= json_array_begin(&j);
-	rc |= json_uint(&j, 1);
-	rc |= json_string(&j, "two");
-	rc |= json_object_begin(&j);
-	rc |= json_object_end(&j);
-	rc |= json_array_begin(&j);
-	rc |= json_array_end(&j);
-	rc |= json_bool(&j, true);
-	rc |= json_null(&j);
-	rc |= json_array_begin(&j);
-	rc |= json_object_begin(&j);
-	rc |= json_kv_string(&j, "deep", "yes");
-	rc |= json_object_end(&j);
-	rc |= json_array_end(&j);
-	rc |= json_array_end(&j);
-	rc |= json_key(&j, "obj");
-	rc |= json_object_begin(&j);
-	rc |= json_kv_int(&j, "neg", -5);
-	rc |= json_kv_bool(&j, "f", false);
-	rc |= json_kv_null(&j, "n");
-	rc |= json_kv_string(&j, "s", NULL);
-	rc |= json_object_end(&j);
-	rc |= json_object_end(&j);
+	rc |= imgp_json_object_begin(&j);
+	rc |= imgp_json_kv_uint(&j, "schema_version", 1);
+	rc |= imgp_json_key(&j, "list");
+	rc |= imgp_json_array_begin(&j);
+	rc |= imgp_json_uint(&j, 1);
+	rc |= imgp_json_string(&j, "two");
+	rc |= imgp_json_object_begin(&j);
+	rc |= imgp_json_object_end(&j);
+	rc |= imgp_json_array_begin(&j);
+	rc |= imgp_json_array_end(&j);
+	rc |= imgp_json_bool(&j, true);
+	rc |= imgp_json_null(&j);
+	rc |= imgp_json_array_begin(&j);
+	rc |= imgp_json_object_begin(&j);
+	rc |= imgp_json_kv_string(&j, "deep", "yes");
+	rc |= imgp_json_object_end(&j);
+	rc |= imgp_json_array_end(&j);
+	rc |= imgp_json_array_end(&j);
+	rc |= imgp_json_key(&j, "obj");
+	rc |= imgp_json_object_begin(&j);
+	rc |= imgp_json_kv_int(&j, "neg", -5);
+	rc |= imgp_json_kv_bool(&j, "f", false);
+	rc |= imgp_json_kv_null(&j, "n");
+	rc |= imgp_json_kv_string(&j, "s", NULL);
+	rc |= imgp_json_object_end(&j);
+	rc |= imgp_json_object_end(&j);
 	CHECK(rc == 0, "nested: every call succeeds");
-	CHECK(json_finish(&j) == 0, "nested: finish succeeds");
+	CHECK(imgp_json_finish(&j) == 0, "nested: finish succeeds");
 	out = cap_close(&c);
 	CHECK_STR(out,
 		  "{\n"
@@ -104,20 +104,20 @@ static void test_nested(void)
 static void test_top_level_scalars(void)
 {
 	struct capture c;
-	struct json j;
+	struct imgp_json j;
 	char *out;
 
 	cap_open(&c, &j);
-	CHECK(json_string(&j, "x") == 0, "scalar: top-level string");
-	CHECK(json_finish(&j) == 0, "scalar: finish");
+	CHECK(imgp_json_string(&j, "x") == 0, "scalar: top-level string");
+	CHECK(imgp_json_finish(&j) == 0, "scalar: finish");
 	out = cap_close(&c);
 	CHECK_STR(out, "\"x\"\n", "scalar: output");
 	free(out);
 
 	cap_open(&c, &j);
-	json_array_begin(&j);
-	json_array_end(&j);
-	CHECK(json_finish(&j) == 0, "scalar: empty array document");
+	imgp_json_array_begin(&j);
+	imgp_json_array_end(&j);
+	CHECK(imgp_json_finish(&j) == 0, "scalar: empty array document");
 	out = cap_close(&c);
 	CHECK_STR(out, "[]\n", "scalar: empty array output");
 	free(out);
@@ -127,12 +127,12 @@ static void test_top_level_scalars(void)
 static char *render(const char *s, size_t len)
 {
 	struct capture c;
-	struct json j;
+	struct imgp_json j;
 	char *out;
 
 	cap_open(&c, &j);
-	json_string_len(&j, s, len);
-	json_finish(&j);
+	imgp_json_string_len(&j, s, len);
+	imgp_json_finish(&j);
 	out = cap_close(&c);
 	if (c.len && out[c.len - 1] == '\n')
 		out[c.len - 1] = '\0';
@@ -182,18 +182,18 @@ static void test_escaping(void)
 static void test_numbers_and_keys(void)
 {
 	struct capture c;
-	struct json j;
+	struct imgp_json j;
 	char *out;
 
 	cap_open(&c, &j);
-	json_object_begin(&j);
-	json_kv_int(&j, "min", INT64_MIN);
-	json_kv_int(&j, "max", INT64_MAX);
-	json_kv_uint(&j, "umax", UINT64_MAX);
-	json_kv_uint(&j, "zero", 0);
-	json_kv_string(&j, "k\"\n\xff", "v");
-	json_object_end(&j);
-	CHECK(json_finish(&j) == 0, "numbers: finish");
+	imgp_json_object_begin(&j);
+	imgp_json_kv_int(&j, "min", INT64_MIN);
+	imgp_json_kv_int(&j, "max", INT64_MAX);
+	imgp_json_kv_uint(&j, "umax", UINT64_MAX);
+	imgp_json_kv_uint(&j, "zero", 0);
+	imgp_json_kv_string(&j, "k\"\n\xff", "v");
+	imgp_json_object_end(&j);
+	CHECK(imgp_json_finish(&j) == 0, "numbers: finish");
 	out = cap_close(&c);
 	CHECK_STR(out,
 		  "{\n"
@@ -211,7 +211,7 @@ static void test_numbers_and_keys(void)
 static void check_misuse(int step, const char *name, const char *want)
 {
 	struct capture c;
-	struct json j;
+	struct imgp_json j;
 	char *out;
 	int rc = 0, bad;
 	char label[160];
@@ -219,49 +219,49 @@ static void check_misuse(int step, const char *name, const char *want)
 	cap_open(&c, &j);
 	switch (step) {
 	case 0:
-		bad = json_key(&j, "k");
+		bad = imgp_json_key(&j, "k");
 		break;
 	case 1:
-		json_object_begin(&j);
-		bad = json_uint(&j, 1);
+		imgp_json_object_begin(&j);
+		bad = imgp_json_uint(&j, 1);
 		break;
 	case 2:
-		json_object_begin(&j);
-		bad = json_array_end(&j);
+		imgp_json_object_begin(&j);
+		bad = imgp_json_array_end(&j);
 		break;
 	case 3:
-		json_object_begin(&j);
-		json_key(&j, "a");
-		bad = json_key(&j, "b");
+		imgp_json_object_begin(&j);
+		imgp_json_key(&j, "a");
+		bad = imgp_json_key(&j, "b");
 		break;
 	case 4:
-		json_object_begin(&j);
-		json_key(&j, "a");
-		bad = json_object_end(&j);
+		imgp_json_object_begin(&j);
+		imgp_json_key(&j, "a");
+		bad = imgp_json_object_end(&j);
 		break;
 	case 5:
-		json_uint(&j, 1);
-		bad = json_uint(&j, 2);
+		imgp_json_uint(&j, 1);
+		bad = imgp_json_uint(&j, 2);
 		break;
 	case 6:
-		json_array_begin(&j);
-		bad = json_key(&j, "k");
+		imgp_json_array_begin(&j);
+		bad = imgp_json_key(&j, "k");
 		break;
 	case 7:
-		bad = json_array_end(&j);
+		bad = imgp_json_array_end(&j);
 		break;
 	default:
-		json_object_begin(&j);
-		json_key(&j, NULL);
+		imgp_json_object_begin(&j);
+		imgp_json_key(&j, NULL);
 		bad = j.err;
 		break;
 	}
 	snprintf(label, sizeof(label), "misuse: %s is refused", name);
 	CHECK(bad == -EINVAL, label);
 	/* Sticky: a later, otherwise valid call fails too and writes nothing. */
-	rc = json_null(&j);
+	rc = imgp_json_null(&j);
 	snprintf(label, sizeof(label), "misuse: %s: error is sticky", name);
-	CHECK(rc == -EINVAL && json_finish(&j) == -EINVAL, label);
+	CHECK(rc == -EINVAL && imgp_json_finish(&j) == -EINVAL, label);
 	out = cap_close(&c);
 	snprintf(label, sizeof(label), "misuse: %s writes nothing more", name);
 	CHECK_STR(out, want, label);
@@ -282,7 +282,7 @@ static void test_misuse(void)
 		{ "NULL key", "{" },
 	};
 	struct capture c;
-	struct json j;
+	struct imgp_json j;
 	char *out;
 	int rc = 0, i;
 
@@ -290,24 +290,24 @@ static void test_misuse(void)
 		check_misuse(i, cases[i][0], cases[i][1]);
 
 	cap_open(&c, &j);
-	CHECK(json_finish(&j) == -EINVAL, "incomplete: empty document");
+	CHECK(imgp_json_finish(&j) == -EINVAL, "incomplete: empty document");
 	out = cap_close(&c);
 	CHECK_STR(out, "", "incomplete: nothing written");
 	free(out);
 
 	cap_open(&c, &j);
-	json_object_begin(&j);
-	json_kv_uint(&j, "a", 1);
-	CHECK(json_finish(&j) == -EINVAL, "incomplete: object left open");
+	imgp_json_object_begin(&j);
+	imgp_json_kv_uint(&j, "a", 1);
+	CHECK(imgp_json_finish(&j) == -EINVAL, "incomplete: object left open");
 	out = cap_close(&c);
 	CHECK_STR(out, "{\n  \"a\": 1", "incomplete: no newline added");
 	free(out);
 
 	cap_open(&c, &j);
-	for (i = 0; i < JSON_MAX_DEPTH; i++)
-		rc |= json_array_begin(&j);
-	CHECK(rc == 0, "depth: JSON_MAX_DEPTH levels allowed");
-	CHECK(json_array_begin(&j) == -EINVAL, "depth: one more is refused");
+	for (i = 0; i < IMGP_JSON_MAX_DEPTH; i++)
+		rc |= imgp_json_array_begin(&j);
+	CHECK(rc == 0, "depth: IMGP_JSON_MAX_DEPTH levels allowed");
+	CHECK(imgp_json_array_begin(&j) == -EINVAL, "depth: one more is refused");
 	out = cap_close(&c);
 	free(out);
 
@@ -316,18 +316,18 @@ static void test_misuse(void)
 static void test_write_error(void)
 {
 	FILE *f = fopen("/dev/full", "w");
-	struct json j;
+	struct imgp_json j;
 
 	if (!f) {
 		unit_count++;
 		printf("ok %d # SKIP write error: no /dev/full\n", unit_count);
 		return;
 	}
-	json_init(&j, f);
-	json_object_begin(&j);
-	json_kv_string(&j, "a", "b");
-	json_object_end(&j);
-	CHECK(json_finish(&j) == -EIO, "write error: finish reports -EIO");
+	imgp_json_init(&j, f);
+	imgp_json_object_begin(&j);
+	imgp_json_kv_string(&j, "a", "b");
+	imgp_json_object_end(&j);
+	CHECK(imgp_json_finish(&j) == -EIO, "write error: finish reports -EIO");
 	fclose(f);
 }
 
@@ -335,7 +335,7 @@ static void test_write_error(void)
 static void test_python_parses(void)
 {
 	char path[] = "/tmp/test-json-XXXXXX";
-	struct json j;
+	struct imgp_json j;
 	FILE *f;
 	pid_t pid;
 	int fd, status;
@@ -345,27 +345,27 @@ static void test_python_parses(void)
 		CHECK(0, "python: temporary file");
 		return;
 	}
-	json_init(&j, f);
-	json_object_begin(&j);
-	json_kv_uint(&j, "schema_version", 1);
-	json_kv_string(&j, "controls", "\x01\x02\x1f\x7f\t\n\"\\");
-	json_kv_string(&j, "invalid", "\xff\xfe\xc0\xaf\xed\xa0\x80\xe2\x82");
-	json_kv_string(&j, "valid", "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
-	json_key(&j, "nul");
-	json_string_len(&j, "a\0b", 3);
-	json_kv_int(&j, "min", INT64_MIN);
-	json_kv_uint(&j, "umax", UINT64_MAX);
-	json_key(&j, "list");
-	json_array_begin(&j);
-	json_object_begin(&j);
-	json_object_end(&j);
-	json_array_begin(&j);
-	json_array_end(&j);
-	json_bool(&j, false);
-	json_null(&j);
-	json_array_end(&j);
-	json_object_end(&j);
-	CHECK(json_finish(&j) == 0, "python: document written");
+	imgp_json_init(&j, f);
+	imgp_json_object_begin(&j);
+	imgp_json_kv_uint(&j, "schema_version", 1);
+	imgp_json_kv_string(&j, "controls", "\x01\x02\x1f\x7f\t\n\"\\");
+	imgp_json_kv_string(&j, "invalid", "\xff\xfe\xc0\xaf\xed\xa0\x80\xe2\x82");
+	imgp_json_kv_string(&j, "valid", "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
+	imgp_json_key(&j, "nul");
+	imgp_json_string_len(&j, "a\0b", 3);
+	imgp_json_kv_int(&j, "min", INT64_MIN);
+	imgp_json_kv_uint(&j, "umax", UINT64_MAX);
+	imgp_json_key(&j, "list");
+	imgp_json_array_begin(&j);
+	imgp_json_object_begin(&j);
+	imgp_json_object_end(&j);
+	imgp_json_array_begin(&j);
+	imgp_json_array_end(&j);
+	imgp_json_bool(&j, false);
+	imgp_json_null(&j);
+	imgp_json_array_end(&j);
+	imgp_json_object_end(&j);
+	CHECK(imgp_json_finish(&j) == 0, "python: document written");
 	fclose(f);
 
 	pid = fork();

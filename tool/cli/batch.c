@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "json.h"
+#include "text/json.h"
 
 struct job {
 	const char *image;
@@ -215,45 +215,45 @@ static int write_report(const char *path, const struct cli_apply *o, struct imgp
 {
 	const char *recipe = r ? imgp_recipe_name(r) : o->recipe;
 	bool dry_run = o->io.dry_run;
-	struct json j;
+	struct imgp_json j;
 	FILE *f;
 	int rc = cli_report_open(path, &j, &f);
 
 	if (rc)
 		return rc;
-	json_object_begin(&j);
-	json_kv_uint(&j, "schema_version", 1);
-	json_kv_string(&j, "status", status);
+	imgp_json_object_begin(&j);
+	imgp_json_kv_uint(&j, "schema_version", 1);
+	imgp_json_kv_string(&j, "status", status);
 	if (why)
-		json_kv_string(&j, "error", why);
+		imgp_json_kv_string(&j, "error", why);
 	else
-		json_kv_null(&j, "error");
+		imgp_json_kv_null(&j, "error");
 	if (recipe)
-		json_kv_string(&j, "recipe", recipe);
+		imgp_json_kv_string(&j, "recipe", recipe);
 	else
-		json_kv_null(&j, "recipe");
-	json_kv_bool(&j, "dry_run", dry_run);
-	json_key(&j, "images");
-	json_array_begin(&j);
+		imgp_json_kv_null(&j, "recipe");
+	imgp_json_kv_bool(&j, "dry_run", dry_run);
+	imgp_json_key(&j, "images");
+	imgp_json_array_begin(&j);
 	for (size_t i = 0; jobs && i < o->nimages; i++) {
-		json_object_begin(&j);
-		json_kv_string(&j, "image", jobs[i].image);
+		imgp_json_object_begin(&j);
+		imgp_json_kv_string(&j, "image", jobs[i].image);
 		cli_json_parameters(&j, &r, 1, o->each ? &o->table : NULL, jobs[i].image,
 				    o->sets, o->nsets);
 		if (jobs[i].out)
-			json_kv_string(&j, "output", jobs[i].out);
-		json_kv_string(&j, "recipe", recipe);
-		json_kv_string(&j, "status", job_state(&jobs[i], dry_run));
-		json_kv_uint(&j, "changes", jobs[i].changes);
-		json_kv_fixed3(&j, "seconds", jobs[i].seconds);
+			imgp_json_kv_string(&j, "output", jobs[i].out);
+		imgp_json_kv_string(&j, "recipe", recipe);
+		imgp_json_kv_string(&j, "status", job_state(&jobs[i], dry_run));
+		imgp_json_kv_uint(&j, "changes", jobs[i].changes);
+		imgp_json_kv_fixed3(&j, "seconds", jobs[i].seconds);
 		if (jobs[i].error)
-			json_kv_string(&j, "error", jobs[i].error);
+			imgp_json_kv_string(&j, "error", jobs[i].error);
 		else
-			json_kv_null(&j, "error");
-		json_object_end(&j);
+			imgp_json_kv_null(&j, "error");
+		imgp_json_object_end(&j);
 	}
-	json_array_end(&j);
-	json_object_end(&j);
+	imgp_json_array_end(&j);
+	imgp_json_object_end(&j);
 	return cli_report_close(&j, f);
 }
 

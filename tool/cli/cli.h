@@ -197,7 +197,7 @@ void cli_each_sets_free(const char **sets, char **owned);
 void cli_each_free(struct cli_each *e);
 
 /* Each target of apply and write alike (per-target.c). */
-struct json;
+struct imgp_json;
 /* --set NAME=VALUE: checked and added to *sets; 0 or EXIT_USAGE. */
 int cli_set_option(const struct cli_parser *p, const char ***sets, size_t *nsets);
 /*
@@ -210,7 +210,7 @@ int cli_target_bind(struct imgp_recipe *r, const struct cli_each *each, const ch
  * "parameters": {NAME: VALUE...} of target in the --json report: the value
  * each of recipes got, bound for it (a secret one as "set").
  */
-void cli_json_parameters(struct json *j, struct imgp_recipe *const *recipes, size_t n,
+void cli_json_parameters(struct imgp_json *j, struct imgp_recipe *const *recipes, size_t n,
 			 const struct cli_each *each, const char *target,
 			 const char *const *sets, size_t nsets);
 /* A target's work in a process of its own. */
@@ -274,9 +274,9 @@ const char *cli_targets_status(size_t failed, const char **why);
  * The --json report of a run over many targets, opened and closed: each
  * returns 0 or -errno with a failure.
  */
-struct json;
-int cli_report_open(const char *path, struct json *j, FILE **f);
-int cli_report_close(struct json *j, FILE *f);
+struct imgp_json;
+int cli_report_open(const char *path, struct imgp_json *j, FILE **f);
+int cli_report_close(struct imgp_json *j, FILE *f);
 
 /* apply's options (cmd-apply.c), shared with batch.c. */
 struct cli_apply {

@@ -69,12 +69,9 @@ static int cat_dtb(const char *image, const char *model, const char *fit_path)
 		.fit_path = fit_path,
 		.what = IMGP_SURVEY_BOOT | IMGP_SURVEY_EFFECTIVE,
 	};
-	struct imgp_effective_view t;
-	struct imgp_survey_view v;
+	struct imgp_buf dts = { 0 }, why = { 0 };
 	struct imgp_survey *sv;
-	struct imgp_buf dts = { 0 };
 	struct cli_read in;
-	size_t pick = 0;
 	int rc;
 
 	rc = cli_read_open(&in, image);
@@ -85,31 +82,16 @@ static int cat_dtb(const char *image, const char *model, const char *fit_path)
 		rc = error_lib(image);
 		goto out_read;
 	}
-	imgp_survey_get(sv, &v);
-	rc = v.neffective ? 0 :
-	     v.bootpath_rc ? imgp_survey_fail(v.bootpath_rc, v.bootpath_error) :
-	     !v.bootpath ? imgp_survey_fail(v.boot_rc ? v.boot_rc : -ENOENT,
-					    v.boot_error ? v.boot_error :
-					    "no boot path recognised") :
-	     imgp_fail(ENOENT, "boot path %s names no tree", v.bootpath);
-	if (!rc)
-		rc = imgp_survey_pick(sv, model, false, &pick);
-	if (!rc)
-		imgp_survey_get_effective(sv, pick, &t);
-	if (!rc && !t.dtb)
-		rc = imgp_fail(t.rc ? -t.rc : ENOENT, "%s: %s", t.provenance, t.error);
-	if (!rc && t.rc)
-		warning("%s: %s (booting %s)", image, t.error, t.name);
-	if (!rc)
-		rc = imgp_buf_printf(&dts, "// %s\n", t.provenance);
-	if (!rc)
-		rc = imgp_dt_to_dts(t.dtb, &dts);
+	rc = imgp_survey_dts(sv, model, &dts, &why);
+	if (!rc && why.len)
+		warning("%s: %s", image, (const char *)why.data);
 	if (rc) {
 		rc = error_lib_typed(image, model != NULL);
 	} else if (write_all(STDOUT_FILENO, dts.data, dts.len) < 0) {
 		error("standard output: %s", strerror(errno));
 		rc = EXIT_ERROR;
 	}
+	imgp_buf_free(&why);
 	imgp_buf_free(&dts);
 	imgp_survey_free(sv);
 out_read:

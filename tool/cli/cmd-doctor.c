@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "json.h"
+#include "text/json.h"
 
 /* --fail-on: a finding at or above the severity was found. */
 #define EXIT_FINDINGS 3
@@ -171,76 +171,76 @@ static void print_text(const struct doctor_cmd *dc)
 
 /* ------------------------------------------------------------------ JSON */
 
-static void json_opt_int(struct json *j, const char *key, int v)
+static void json_opt_int(struct imgp_json *j, const char *key, int v)
 {
 	if (v)
-		json_kv_int(j, key, v);
+		imgp_json_kv_int(j, key, v);
 	else
-		json_kv_null(j, key);
+		imgp_json_kv_null(j, key);
 }
 
-static void json_finding(struct json *j, const struct doctor_cmd *dc,
+static void json_finding(struct imgp_json *j, const struct doctor_cmd *dc,
 			 const struct imgp_finding *f)
 {
 	char *cmd;
 
-	json_object_begin(j);
-	json_kv_string(j, "id", f->id);
-	json_kv_string(j, "severity", imgp_severity_name(f->severity));
-	json_kv_string(j, "title", f->title);
-	json_kv_string(j, "cost", f->cost);
-	json_key(j, "evidence");
-	json_object_begin(j);
+	imgp_json_object_begin(j);
+	imgp_json_kv_string(j, "id", f->id);
+	imgp_json_kv_string(j, "severity", imgp_severity_name(f->severity));
+	imgp_json_kv_string(j, "title", f->title);
+	imgp_json_kv_string(j, "cost", f->cost);
+	imgp_json_key(j, "evidence");
+	imgp_json_object_begin(j);
 	json_opt_int(j, "partition", f->partition);
-	json_kv_string(j, "file", f->file);
-	json_kv_string(j, "fdt", f->fdt);
-	json_kv_string(j, "node", f->node);
-	json_kv_string(j, "property", f->property);
+	imgp_json_kv_string(j, "file", f->file);
+	imgp_json_kv_string(j, "fdt", f->fdt);
+	imgp_json_kv_string(j, "node", f->node);
+	imgp_json_kv_string(j, "property", f->property);
 	json_opt_int(j, "line", f->line);
-	json_kv_string(j, "boot_path", f->boot_path);
-	json_kv_string(j, "model", f->model);
-	json_kv_string(j, "tree", f->tree);
-	json_object_end(j);
-	json_key(j, "fix");
-	json_object_begin(j);
-	json_kv_string(j, "recipe", f->recipe);
+	imgp_json_kv_string(j, "boot_path", f->boot_path);
+	imgp_json_kv_string(j, "model", f->model);
+	imgp_json_kv_string(j, "tree", f->tree);
+	imgp_json_object_end(j);
+	imgp_json_key(j, "fix");
+	imgp_json_object_begin(j);
+	imgp_json_kv_string(j, "recipe", f->recipe);
 	cmd = fix_command(dc, f, true);
-	json_kv_string(j, "apply", cmd);
+	imgp_json_kv_string(j, "apply", cmd);
 	free(cmd);
 	cmd = fix_command(dc, f, false);
-	json_kv_string(j, "command", cmd);
+	imgp_json_kv_string(j, "command", cmd);
 	free(cmd);
-	json_kv_string(j, "hint", f->hint);
-	json_object_end(j);
-	json_object_end(j);
+	imgp_json_kv_string(j, "hint", f->hint);
+	imgp_json_object_end(j);
+	imgp_json_object_end(j);
 }
 
 static int print_json(const struct doctor_cmd *dc)
 {
 	const struct imgp_finding *f;
 	size_t warnings = 0;
-	struct json j;
+	struct imgp_json j;
 	int rc;
 
-	json_init(&j, stdout);
-	json_object_begin(&j);
-	json_kv_uint(&j, "schema_version", 1);
-	json_kv_string(&j, "image", dc->path);
-	json_key(&j, "findings");
-	json_array_begin(&j);
+	imgp_json_init(&j, stdout);
+	imgp_json_object_begin(&j);
+	imgp_json_kv_uint(&j, "schema_version", 1);
+	imgp_json_kv_string(&j, "image", dc->path);
+	imgp_json_key(&j, "findings");
+	imgp_json_array_begin(&j);
 	for (size_t i = 0; (f = imgp_doctor_finding(dc->doc, i)); i++) {
 		json_finding(&j, dc, f);
 		warnings += f->severity == IMGP_SEVERITY_WARNING;
 	}
-	json_array_end(&j);
-	json_key(&j, "summary");
-	json_object_begin(&j);
-	json_kv_uint(&j, "warning", warnings);
-	json_kv_uint(&j, "info", dc->v.nfindings - warnings);
-	json_object_end(&j);
-	json_kv_string(&j, "root_unread", dc->v.root_unread);
-	json_object_end(&j);
-	rc = json_finish(&j);
+	imgp_json_array_end(&j);
+	imgp_json_key(&j, "summary");
+	imgp_json_object_begin(&j);
+	imgp_json_kv_uint(&j, "warning", warnings);
+	imgp_json_kv_uint(&j, "info", dc->v.nfindings - warnings);
+	imgp_json_object_end(&j);
+	imgp_json_kv_string(&j, "root_unread", dc->v.root_unread);
+	imgp_json_object_end(&j);
+	rc = imgp_json_finish(&j);
 	if (rc == -EINVAL)
 		error("internal error: malformed JSON output");
 	return rc;

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "json.h"
+#include "text/json.h"
 
 /* Bump only for a change that is not additive (tool/schema/README.md). */
 #define RECIPES_SCHEMA_VERSION 1
@@ -41,61 +41,61 @@ static const struct cli_command recipes_command = {
 /* ------------------------------------------------------------------ JSON */
 
 /* A string field that is null when the recipe leaves it out (""). */
-static void json_kv_opt(struct json *j, const char *key, const char *s)
+static void json_kv_opt(struct imgp_json *j, const char *key, const char *s)
 {
-	json_kv_string(j, key, s && *s ? s : NULL);
+	imgp_json_kv_string(j, key, s && *s ? s : NULL);
 }
 
-static void json_param(struct json *j, const struct imgp_recipe_param *p)
+static void json_param(struct imgp_json *j, const struct imgp_recipe_param *p)
 {
-	json_object_begin(j);
-	json_kv_string(j, "name", p->name);
-	json_kv_string(j, "description", p->description);
-	json_kv_string(j, "type", p->is_int ? "int" : "string");
-	json_kv_bool(j, "required", p->required);
-	json_kv_bool(j, "secret", p->secret);
-	json_kv_string(j, "default", p->def);
-	json_key(j, "values");
+	imgp_json_object_begin(j);
+	imgp_json_kv_string(j, "name", p->name);
+	imgp_json_kv_string(j, "description", p->description);
+	imgp_json_kv_string(j, "type", p->is_int ? "int" : "string");
+	imgp_json_kv_bool(j, "required", p->required);
+	imgp_json_kv_bool(j, "secret", p->secret);
+	imgp_json_kv_string(j, "default", p->def);
+	imgp_json_key(j, "values");
 	if (p->nvalues) {
-		json_array_begin(j);
+		imgp_json_array_begin(j);
 		for (size_t i = 0; i < p->nvalues; i++)
-			json_string(j, p->values[i]);
-		json_array_end(j);
+			imgp_json_string(j, p->values[i]);
+		imgp_json_array_end(j);
 	} else {
-		json_null(j);
+		imgp_json_null(j);
 	}
 	if (p->has_min)
-		json_kv_int(j, "min", p->min);
+		imgp_json_kv_int(j, "min", p->min);
 	else
-		json_kv_null(j, "min");
+		imgp_json_kv_null(j, "min");
 	if (p->has_max)
-		json_kv_int(j, "max", p->max);
+		imgp_json_kv_int(j, "max", p->max);
 	else
-		json_kv_null(j, "max");
-	json_kv_string(j, "pattern", p->pattern);
-	json_kv_string(j, "pattern_text", p->pattern_text);
-	json_object_end(j);
+		imgp_json_kv_null(j, "max");
+	imgp_json_kv_string(j, "pattern", p->pattern);
+	imgp_json_kv_string(j, "pattern_text", p->pattern_text);
+	imgp_json_object_end(j);
 }
 
-static void json_params(struct json *j, const struct imgp_recipe *r)
+static void json_params(struct imgp_json *j, const struct imgp_recipe *r)
 {
 	const struct imgp_recipe_param *params;
 	size_t n = imgp_recipe_params(r, &params);
 
-	json_key(j, "parameters");
-	json_array_begin(j);
+	imgp_json_key(j, "parameters");
+	imgp_json_array_begin(j);
 	for (size_t i = 0; i < n; i++)
 		json_param(j, &params[i]);
-	json_array_end(j);
+	imgp_json_array_end(j);
 }
 
-static int json_steps(struct json *j, const struct imgp_recipe *r)
+static int json_steps(struct imgp_json *j, const struct imgp_recipe *r)
 {
 	struct imgp_buf text = { 0 };
 	int rc = 0;
 
-	json_key(j, "steps");
-	json_array_begin(j);
+	imgp_json_key(j, "steps");
+	imgp_json_array_begin(j);
 	for (size_t i = 0; !rc && i < imgp_recipe_nsteps(r); i++) {
 		const char *action;
 
@@ -103,22 +103,22 @@ static int json_steps(struct json *j, const struct imgp_recipe *r)
 		rc = imgp_recipe_step(r, i, &action, &text);
 		if (rc)
 			break;
-		json_object_begin(j);
-		json_kv_uint(j, "number", i + 1);
-		json_kv_string(j, "action", action);
-		json_key(j, "text");
-		json_string_len(j, (const char *)text.data, text.len);
-		json_object_end(j);
+		imgp_json_object_begin(j);
+		imgp_json_kv_uint(j, "number", i + 1);
+		imgp_json_kv_string(j, "action", action);
+		imgp_json_key(j, "text");
+		imgp_json_string_len(j, (const char *)text.data, text.len);
+		imgp_json_object_end(j);
 	}
-	json_array_end(j);
+	imgp_json_array_end(j);
 	imgp_buf_free(&text);
 	return rc;
 }
 
 /* Ends a document; EXIT_OK or EXIT_ERROR after saying why. */
-static int json_done(struct json *j)
+static int json_done(struct imgp_json *j)
 {
-	int rc = json_finish(j);
+	int rc = imgp_json_finish(j);
 
 	if (rc == -EINVAL)
 		error("internal error: malformed JSON output");
@@ -130,51 +130,51 @@ static int json_done(struct json *j)
 static int recipes_list_json(const struct cli_recipe_path *rp,
 			     struct imgp_recipe **list, size_t n)
 {
-	struct json j;
+	struct imgp_json j;
 
-	json_init(&j, stdout);
-	json_object_begin(&j);
-	json_kv_uint(&j, "schema_version", RECIPES_SCHEMA_VERSION);
-	json_key(&j, "search_path");
-	json_array_begin(&j);
+	imgp_json_init(&j, stdout);
+	imgp_json_object_begin(&j);
+	imgp_json_kv_uint(&j, "schema_version", RECIPES_SCHEMA_VERSION);
+	imgp_json_key(&j, "search_path");
+	imgp_json_array_begin(&j);
 	for (size_t i = 0; i < rp->n; i++)
-		json_string(&j, rp->dirs[i]);
-	json_array_end(&j);
-	json_key(&j, "recipes");
-	json_array_begin(&j);
+		imgp_json_string(&j, rp->dirs[i]);
+	imgp_json_array_end(&j);
+	imgp_json_key(&j, "recipes");
+	imgp_json_array_begin(&j);
 	for (size_t i = 0; i < n; i++) {
-		json_object_begin(&j);
-		json_kv_string(&j, "name", imgp_recipe_name(list[i]));
-		json_kv_string(&j, "summary", imgp_recipe_summary(list[i]));
-		json_kv_string(&j, "path", imgp_recipe_path(list[i]));
+		imgp_json_object_begin(&j);
+		imgp_json_kv_string(&j, "name", imgp_recipe_name(list[i]));
+		imgp_json_kv_string(&j, "summary", imgp_recipe_summary(list[i]));
+		imgp_json_kv_string(&j, "path", imgp_recipe_path(list[i]));
 		json_params(&j, list[i]);
-		json_object_end(&j);
+		imgp_json_object_end(&j);
 	}
-	json_array_end(&j);
-	json_object_end(&j);
+	imgp_json_array_end(&j);
+	imgp_json_object_end(&j);
 	return json_done(&j);
 }
 
 static int recipe_show_json(const struct imgp_recipe *r)
 {
-	struct json j;
+	struct imgp_json j;
 	int rc;
 
-	json_init(&j, stdout);
-	json_object_begin(&j);
-	json_kv_uint(&j, "schema_version", RECIPES_SCHEMA_VERSION);
-	json_kv_string(&j, "name", imgp_recipe_name(r));
-	json_kv_string(&j, "summary", imgp_recipe_summary(r));
-	json_kv_string(&j, "path", imgp_recipe_path(r));
-	json_kv_string(&j, "description", imgp_recipe_description(r));
-	json_kv_string(&j, "source", imgp_recipe_source(r));
+	imgp_json_init(&j, stdout);
+	imgp_json_object_begin(&j);
+	imgp_json_kv_uint(&j, "schema_version", RECIPES_SCHEMA_VERSION);
+	imgp_json_kv_string(&j, "name", imgp_recipe_name(r));
+	imgp_json_kv_string(&j, "summary", imgp_recipe_summary(r));
+	imgp_json_kv_string(&j, "path", imgp_recipe_path(r));
+	imgp_json_kv_string(&j, "description", imgp_recipe_description(r));
+	imgp_json_kv_string(&j, "source", imgp_recipe_source(r));
 	json_kv_opt(&j, "risks", imgp_recipe_risks(r));
 	json_kv_opt(&j, "undo", imgp_recipe_undo(r));
 	json_params(&j, r);
 	rc = json_steps(&j, r);
-	json_object_end(&j);
+	imgp_json_object_end(&j);
 	if (rc) {
-		json_finish(&j);
+		imgp_json_finish(&j);
 		return error_lib(imgp_recipe_name(r));
 	}
 	return json_done(&j);

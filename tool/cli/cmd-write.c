@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "json.h"
+#include "text/json.h"
 #include "write.h"
 
 enum {
@@ -592,53 +592,53 @@ static int write_report(const char *path, const struct write_opts *o,
 			const struct card_job *jobs, uint64_t size, const char *status,
 			const char *why)
 {
-	struct json j;
+	struct imgp_json j;
 	FILE *f;
 	int rc = cli_report_open(path, &j, &f);
 
 	if (rc)
 		return rc;
-	json_object_begin(&j);
-	json_kv_uint(&j, "schema_version", 1);
-	json_kv_string(&j, "status", status);
+	imgp_json_object_begin(&j);
+	imgp_json_kv_uint(&j, "schema_version", 1);
+	imgp_json_kv_string(&j, "status", status);
 	if (why)
-		json_kv_string(&j, "error", why);
+		imgp_json_kv_string(&j, "error", why);
 	else
-		json_kv_null(&j, "error");
-	json_kv_string(&j, "image", o->image);
-	json_kv_uint(&j, "image_size", size);
-	json_kv_bool(&j, "dry_run", o->dry_run);
-	json_key(&j, "recipes");
-	json_array_begin(&j);
+		imgp_json_kv_null(&j, "error");
+	imgp_json_kv_string(&j, "image", o->image);
+	imgp_json_kv_uint(&j, "image_size", size);
+	imgp_json_kv_bool(&j, "dry_run", o->dry_run);
+	imgp_json_key(&j, "recipes");
+	imgp_json_array_begin(&j);
 	for (size_t k = 0; k < o->nrecipes; k++)
-		json_string(&j, o->recipes[k]);
-	json_array_end(&j);
-	json_key(&j, "cards");
-	json_array_begin(&j);
+		imgp_json_string(&j, o->recipes[k]);
+	imgp_json_array_end(&j);
+	imgp_json_key(&j, "cards");
+	imgp_json_array_begin(&j);
 	for (size_t i = 0; jobs && i < o->ntargets; i++) {
 		const struct card_result *r = &jobs[i].res;
 
-		json_object_begin(&j);
-		json_kv_string(&j, "target", jobs[i].card.target);
+		imgp_json_object_begin(&j);
+		imgp_json_kv_string(&j, "target", jobs[i].card.target);
 		cli_json_parameters(&j, o->loaded, o->loaded ? o->nrecipes : 0, o->has_table ? &o->table : NULL,
 				    jobs[i].card.target, o->sets, o->nsets);
-		json_kv_string(&j, "status", card_status(&jobs[i]));
-		json_kv_bool(&j, "incomplete", card_incomplete(&jobs[i]));
-		json_kv_uint(&j, "mapped_bytes", r->mapped);
-		json_kv_uint(&j, "written_bytes", r->written);
-		json_kv_fixed3(&j, "seconds", r->seconds);
+		imgp_json_kv_string(&j, "status", card_status(&jobs[i]));
+		imgp_json_kv_bool(&j, "incomplete", card_incomplete(&jobs[i]));
+		imgp_json_kv_uint(&j, "mapped_bytes", r->mapped);
+		imgp_json_kv_uint(&j, "written_bytes", r->written);
+		imgp_json_kv_fixed3(&j, "seconds", r->seconds);
 		if (r->failed)
-			json_kv_string(&j, "error", r->error);
+			imgp_json_kv_string(&j, "error", r->error);
 		else
-			json_kv_null(&j, "error");
+			imgp_json_kv_null(&j, "error");
 		if (r->failed && r->has_offset)
-			json_kv_uint(&j, "error_offset", r->offset);
+			imgp_json_kv_uint(&j, "error_offset", r->offset);
 		else
-			json_kv_null(&j, "error_offset");
-		json_object_end(&j);
+			imgp_json_kv_null(&j, "error_offset");
+		imgp_json_object_end(&j);
 	}
-	json_array_end(&j);
-	json_object_end(&j);
+	imgp_json_array_end(&j);
+	imgp_json_object_end(&j);
 	return cli_report_close(&j, f);
 }
 

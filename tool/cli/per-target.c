@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "json.h"
+#include "text/json.h"
 
 int cli_set_option(const struct cli_parser *p, const char ***sets, size_t *nsets)
 {
@@ -43,15 +43,15 @@ int cli_target_bind(struct imgp_recipe *r, const struct cli_each *each, const ch
 	return rc;
 }
 
-void cli_json_parameters(struct json *j, struct imgp_recipe *const *recipes, size_t n,
+void cli_json_parameters(struct imgp_json *j, struct imgp_recipe *const *recipes, size_t n,
 			 const struct cli_each *each, const char *target,
 			 const char *const *sets, size_t nsets)
 {
 	const char **names = NULL;
 	size_t nnames = 0;
 
-	json_key(j, "parameters");
-	json_object_begin(j);
+	imgp_json_key(j, "parameters");
+	imgp_json_object_begin(j);
 	for (size_t k = 0; k < n; k++) {
 		const struct imgp_recipe_param *params;
 		size_t np;
@@ -69,10 +69,10 @@ void cli_json_parameters(struct json *j, struct imgp_recipe *const *recipes, siz
 				continue;
 			names = cli_grow(names, nnames, sizeof(*names));
 			names[nnames++] = params[i].name;
-			json_kv_string(j, params[i].name, params[i].secret ? "set" : params[i].value);
+			imgp_json_kv_string(j, params[i].name, params[i].secret ? "set" : params[i].value);
 		}
 	}
-	json_object_end(j);
+	imgp_json_object_end(j);
 	free(names);
 }
 
@@ -255,18 +255,18 @@ const char *cli_targets_status(size_t failed, const char **why)
 	return cli_signal ? "interrupted" : failed ? "failed" : "done";
 }
 
-int cli_report_open(const char *path, struct json *j, FILE **f)
+int cli_report_open(const char *path, struct imgp_json *j, FILE **f)
 {
 	*f = fopen(path, "w");
 	if (!*f)
 		return imgp_fail(errno, "cannot write: %s", strerror(errno));
-	json_init(j, *f);
+	imgp_json_init(j, *f);
 	return 0;
 }
 
-int cli_report_close(struct json *j, FILE *f)
+int cli_report_close(struct imgp_json *j, FILE *f)
 {
-	int rc = json_finish(j);
+	int rc = imgp_json_finish(j);
 
 	if (fclose(f) && !rc)
 		rc = -errno;

@@ -181,47 +181,6 @@ int imgp_journal_undo(const char *path, const char *image, bool force,
 int imgp_lock(const char *path);
 void imgp_unlock(int fd);
 
-/* -------------------------------------------------------------------- dt.c */
-
-/* A device tree blob in a buffer that can grow. */
-struct imgp_dtb {
-	void *fdt;
-	size_t bufsize;
-};
-
-/*
- * The tree as dtc -I dtb -O dts would print it (same layout, so that two
- * renderings diff line by line). Returns 0 or -errno.
- */
-int imgp_dt_to_dts(const struct imgp_dtb *dtb, struct imgp_buf *out);
-
-/* SD/eMMC controller nodes and the properties that limit their speed. */
-struct imgp_dt_mmc_prop {
-	char name[32];
-	char value[128];         /* formatted; "" for an empty (boolean) property */
-};
-/* What a controller's slot holds, as the binding properties tell. */
-enum imgp_dt_mmc_kind {
-	IMGP_DT_MMC_SD,          /* a removable card slot */
-	IMGP_DT_MMC_EMMC,        /* a soldered eMMC */
-	IMGP_DT_MMC_SDIO,        /* an SDIO function (Wi-Fi, Bluetooth) */
-};
-struct imgp_dt_mmc {
-	char path[256];
-	char status[16];         /* "okay" when absent */
-	enum imgp_dt_mmc_kind kind;
-	size_t nprops;
-	struct imgp_dt_mmc_prop props[16];
-};
-
-/* ----------------------------------------------------------------- fstab.c */
-
-struct imgp_fstab_entry {
-	int line;                /* 1-based line number */
-	char *spec, *file, *vfstype, *options; /* unescaped fields, owned */
-	int freq, passno;
-};
-
 /* --------------------------------------------------------------- cmdline.c */
 
 /*
@@ -240,14 +199,6 @@ struct imgp_fstab_entry {
  */
 /* Checks an edit list. 0 or -EINVAL naming the edit at fault. */
 int imgp_cmdline_check(const char *edits);
-/*
- * The value of the first word named key ("rootflags" in "rootflags=a,b":
- * "a,b", NUL-terminated) before "--". Returns 1 when found, 0 when no
- * word has that name and a value, -ENOMEM.
- */
-int imgp_cmdline_get(const char *line, size_t len, const char *key,
-		     struct imgp_buf *value);
-
 /* ------------------------------------------------------------------ disk.c */
 
 /* An opened image with its partition table and identified filesystems (opaque). */
@@ -311,188 +262,12 @@ int imgp_survey_new(struct imgp_survey **sv, struct imgp_disk *disk,
 void imgp_survey_free(struct imgp_survey *sv);
 
 /*
- * A survey is read through views: plain records that imgp_survey_get*()
- * fill, whose strings and arrays stay the survey's. A fact that could not
- * be read keeps why: its rc is 0 when it was found (and read), -ENOENT when
- * it is not there, another -errno when looking or reading failed; error
- * holds the library's message for any non-zero rc. A partition is named
- * by its number (0: none). The getters of item i return 0, or -ENOENT
- * past the last.
- */
-struct imgp_survey_view {
-	const char *fit_path;
-	int boot, boot_rc;       /* the boot partition */
-	const char *boot_error;
-	int root, root_rc;       /* the root partition: the first with /etc/fstab */
-	const char *root_error;
-	/* No root: the first partition imgpatch cannot read that a root may be on; else NULL. */
-	const struct imgp_part *root_unread;
-	/* IMGP_SURVEY_BOOT: the boot path ("fit", "extlinux", ...; NULL: none recognised) */
-	const char *bootpath;
-	const char *summary;     /* "U-Boot script /boot/boot.scr (Armbian), fdtfile ..."; NULL */
-	int bootpath_rc;         /* reading its configuration failed */
-	const char *bootpath_error;
-	const char *updates;     /* what the distribution's update does to it; NULL: nothing known */
-	const char *chooser;     /* the U-Boot variable that picks one of its trees; NULL: none */
-	size_t nentries;         /* the trees it boots: imgp_survey_get_entry() */
-	size_t ntrees;           /* IMGP_SURVEY_TREES: the FIT's fdt images, then the hook file's */
-	size_t neffective;       /* IMGP_SURVEY_EFFECTIVE: the trees the board boots */
-};
-void imgp_survey_get(const struct imgp_survey *sv, struct imgp_survey_view *out);
-/* Why partition i (in table order) does not open; NULL: it does, or no backend reads it. */
-const char *imgp_survey_fs_error(const struct imgp_survey *sv, size_t i);
-
-/* A tree the boot path boots, and the overlays it applies to it. */
-struct imgp_entry_view {
-	const char *model;       /* the boards it is for ("pi4"); NULL: the board */
-	const char *path;        /* the tree, on the boot path's partition */
-	/* Where the distribution's update takes it from at the next kernel; NULL: none. */
-	const char *kept_in;
-	size_t noverlays;        /* in the order applied (a Raspberry Pi's with its params) */
-	const char *const *overlays;
-	bool uboot_default;      /* the one the image's own U-Boot picks, where it picks */
-};
-int imgp_survey_get_entry(const struct imgp_survey *sv, size_t i,
-			  struct imgp_entry_view *out);
-
-/* The U-Boot an image carries before its first partition, read, never run. */
-struct imgp_uboot {
-	const char *where;       /* "u-boot.itb at sector 16384 (Rockchip)"; NULL: none found */
-	uint64_t offset;         /* where that is, in bytes */
-	char *version;           /* "2023.01+dfsg-2+deb12u3"; NULL: no version string */
-	size_t nenv;             /* settings in its default environment */
-	char *fdtfile, *board, *board_name, *soc, *vendor; /* as set there; NULL: unset */
-	/*
-	 * The tree U-Boot loads where the boot path leaves the choice to it:
-	 * fdtfile (not "undefined"), else ${soc}-${board}.dtb as its extlinux
-	 * code makes it; NULL: its environment names none.
-	 */
-	char *tree;
-	const char *tree_from;   /* "fdtfile" or "${soc}-${board}.dtb" */
-};
-/* IMGP_SURVEY_BOOT: the image's own U-Boot. */
-const struct imgp_uboot *imgp_survey_uboot(const struct imgp_survey *sv);
-
-enum imgp_hash_state { IMGP_HASH_NONE, IMGP_HASH_OK, IMGP_HASH_BAD, IMGP_HASH_UNSUPPORTED };
-
-/* The FIT at fit_path (part 0: no partition has it). */
-struct imgp_fit_view {
-	int part, rc;
-	const char *error;
-	size_t size;             /* of the FIT file */
-	size_t nimages, nconfs;
-};
-void imgp_survey_get_fit(const struct imgp_survey *sv, struct imgp_fit_view *out);
-struct imgp_fit_image_view {
-	int index;               /* position among /images children (dumpimage -p) */
-	const char *name, *type, *description, *compression;
-	const char *hash_algos;  /* "sha1" or "crc32,sha1"; "" when none */
-	size_t size;
-	bool external;           /* data-offset / data-position rather than data */
-	enum imgp_hash_state hash; /* IMGP_SURVEY_TREES */
-	const char *hash_error;  /* why the hashes do not verify */
-};
-int imgp_survey_get_fit_image(const struct imgp_survey *sv, size_t i,
-			      struct imgp_fit_image_view *out);
-struct imgp_fit_conf_view {
-	const char *name, *description;
-	const char *kernel, *fdt; /* image node names; NULL when absent */
-	bool is_default;
-};
-int imgp_survey_get_fit_conf(const struct imgp_survey *sv, size_t i,
-			     struct imgp_fit_conf_view *out);
-
-/* The boot script of the boot partition (part 0: there is none), and the hook file. */
-struct imgp_script_view {
-	int part, rc;
-	const char *error;
-	const char *path;        /* NULL: none */
-	int parse_rc;            /* -EBADMSG: a CRC does not match */
-	bool parsed;
-	size_t size;
-	const char *name;        /* its image name; NULL: not parsed */
-	bool loads_override;     /* it mentions IMGP_OVERRIDE_NAME */
-	/* IMGP_OVERRIDE_PATH, on the boot path's partition (part 0: looked for nowhere) */
-	int override_part, override_rc;
-	const char *override_error;
-	bool override_exists;
-	size_t override_size;    /* IMGP_SURVEY_TREES */
-};
-void imgp_survey_get_script(const struct imgp_survey *sv, struct imgp_script_view *out);
-
-/* MISSING: an effective tree's base tree is not there (not a failure to read). */
-enum imgp_tree_state {
-	IMGP_TREE_OK, IMGP_TREE_COMPRESSED, IMGP_TREE_SKIPPED, IMGP_TREE_ERROR,
-	IMGP_TREE_MISSING,
-};
-
-/* A device tree with its SD/eMMC controllers (IMGP_SURVEY_TREES). */
-struct imgp_tree_view {
-	long image;              /* its FIT image (imgp_survey_get_fit_image); -1: a file */
-	enum imgp_tree_state state;
-	const char *error;       /* SKIPPED, ERROR, MISSING: why */
-	size_t nmmc;
-	const struct imgp_dt_mmc *mmc;
-};
-/* Tree i: the FIT's fdt images, then the hook file IMGP_OVERRIDE_PATH. */
-int imgp_survey_get_tree(const struct imgp_survey *sv, size_t i,
-			 struct imgp_tree_view *out);
-
-/*
- * A tree the board really boots (IMGP_SURVEY_EFFECTIVE, effective.c): the
- * boot path's base tree with its overlays applied in order, as its loader
- * applies them, one per tree the boot path boots; for a FIT the override
- * file the boot script loads when it is there, else each fdt image. When
- * an overlay fails the tree is what the board then boots (the base alone,
- * or none: dtb NULL), and rc and error say why.
- */
-struct imgp_effective_view {
-	const char *name;        /* its model, else its FIT image's name, else its path */
-	const char *provenance;  /* "boot path armbian: /boot/dtb/x.dtb + /boot/dtb/overlay/y.dtbo" */
-	const char *booted;      /* in provenance, after "boot path NAME: " */
-	long entry;              /* its boot path's entry (imgp_survey_get_entry); -1: a FIT's */
-	long image;              /* the base's FIT image; -1: a file */
-	const struct imgp_dtb *dtb; /* the tree booted; NULL: none */
-	int rc;
-	const char *error;       /* its message, with what the loader does then */
-	size_t nwarnings;        /* with IMGP_SURVEY_TREES: the warnings met building it */
-	const char *const *warnings;
-	struct imgp_tree_view tree; /* with IMGP_SURVEY_TREES: its controllers */
-};
-int imgp_survey_get_effective(const struct imgp_survey *sv, size_t i,
-			      struct imgp_effective_view *out);
-/*
- * The effective tree named model (*i): its model, its FIT image's name, or
- * its path as patch --model takes it (whole, its file name, or its tail
- * such as "rockchip/x.dtb"); with model NULL, the only tree. -ENOENT "no
- * tree 'x' (have: a, b)", -EEXIST "N trees (a, b): name one" when model is
- * NULL and there are several, or when model names several, -ENOENT "no
- * tree" when there is none. For an option (a --model), the errors name it
- * and past a dozen trees one naming none is "no such tree among the N" (a
- * name error: imgp_err_is_name) rather than a list of names.
- */
-int imgp_survey_pick(const struct imgp_survey *sv, const char *model, bool option,
-		     size_t *i);
-
-/* The root partition's /etc/fstab (part: the root, or where looking failed). */
-struct imgp_fstab_view {
-	int part, rc;
-	const char *error;
-	int root_rc;             /* the "/" entry: 0, -ENOENT (not a problem), -EINVAL */
-	const char *root_error;
-	const struct imgp_fstab_entry *root; /* NULL: not read */
-};
-void imgp_survey_get_fstab(const struct imgp_survey *sv, struct imgp_fstab_view *out);
-
-/*
  * imgp_fs_read_file(), except that a symbolic link whose target does not
  * exist says so ("dangling symbolic link to X"), not "not
  * found": what the survey and every command read a file with.
  */
 int imgp_survey_read_file(struct imgp_fs *fs, const char *path, size_t max,
 			  struct imgp_buf *out);
-/* Makes a recorded failure (rc, error) the current one again; returns rc. */
-int imgp_survey_fail(int rc, const char *error);
 /*
  * The kernel command line the boot path keeps for the tree model names
  * (NULL: that of its trees, the same for each): into line (NUL-terminated;
@@ -505,6 +280,35 @@ int imgp_survey_fail(int rc, const char *error);
  */
 int imgp_survey_cmdline(struct imgp_survey *sv, const char *model, struct imgp_buf *line,
 			struct imgp_buf *where, struct imgp_buf *loader);
+/*
+ * The tree the boot path boots for model (NULL: its only tree), as DTS
+ * after a "// PROVENANCE" line, into dts: what cat --dtb prints. Needs
+ * IMGP_SURVEY_BOOT and IMGP_SURVEY_EFFECTIVE. When an overlay failed and
+ * the board boots without it, warning gets why ("... (booting NAME)").
+ * Returns 0, -ENOENT (no boot path, no tree, no such tree), -EEXIST (model
+ * NULL among several trees), or another -errno.
+ */
+int imgp_survey_dts(struct imgp_survey *sv, const char *model, struct imgp_buf *dts,
+		    struct imgp_buf *warning);
+
+/* ---------------------------------------------------------------- info*.c */
+
+struct imgp_info_opts {
+	const char *name;        /* the image as its user named it */
+	const char *model;       /* only the tree the boot path boots for it; NULL: all */
+	bool json;               /* one JSON document (schema_version 1), not text tables */
+};
+/*
+ * Writes what imgpatch info shows of a survey made with every
+ * IMGP_SURVEY_* fact to out: partitions, the image's U-Boot, boot path,
+ * trees and their SD/eMMC controllers, kernel command lines, FIT, boot
+ * script, root fstab. *problems: the facts that could not be read and the
+ * bad hashes. Returns 0, the error of a model that picks no one tree
+ * (as imgp_survey_pick for an option, named), -EIO when writing failed,
+ * or -ENOMEM.
+ */
+int imgp_info_write(struct imgp_survey *sv, const struct imgp_info_opts *opts, FILE *out,
+		    int *problems);
 
 /* ---------------------------------------------------------------- copy.c */
 

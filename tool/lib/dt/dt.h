@@ -11,6 +11,37 @@
 
 /* -------------------------------------------------------------------- dt.c */
 
+/* A device tree blob in a buffer that can grow. */
+struct imgp_dtb {
+	void *fdt;
+	size_t bufsize;
+};
+
+/*
+ * The tree as dtc -I dtb -O dts would print it (same layout, so that two
+ * renderings diff line by line). Returns 0 or -errno.
+ */
+int imgp_dt_to_dts(const struct imgp_dtb *dtb, struct imgp_buf *out);
+
+/* SD/eMMC controller nodes and the properties that limit their speed. */
+struct imgp_dt_mmc_prop {
+	char name[32];
+	char value[128];         /* formatted; "" for an empty (boolean) property */
+};
+/* What a controller's slot holds, as the binding properties tell. */
+enum imgp_dt_mmc_kind {
+	IMGP_DT_MMC_SD,          /* a removable card slot */
+	IMGP_DT_MMC_EMMC,        /* a soldered eMMC */
+	IMGP_DT_MMC_SDIO,        /* an SDIO function (Wi-Fi, Bluetooth) */
+};
+struct imgp_dt_mmc {
+	char path[256];
+	char status[16];         /* "okay" when absent */
+	enum imgp_dt_mmc_kind kind;
+	size_t nprops;
+	struct imgp_dt_mmc_prop props[16];
+};
+
 /* Copies and checks (fdt_check_full) a blob. Returns 0 or -EINVAL. */
 int imgp_dtb_load(struct imgp_dtb *dtb, const void *blob, size_t size);
 void imgp_dtb_free(struct imgp_dtb *dtb);

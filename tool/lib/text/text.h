@@ -11,6 +11,12 @@
 
 /* ----------------------------------------------------------------- fstab.c */
 
+struct imgp_fstab_entry {
+	int line;                /* 1-based line number */
+	char *spec, *file, *vfstype, *options; /* unescaped fields, owned */
+	int freq, passno;
+};
+
 /*
  * Finds the entry mounted at mountpoint. Returns 0, -ENOENT with a message
  * listing the mount points there are, or -EINVAL for a malformed file.
@@ -101,6 +107,13 @@ int imgp_yaml_entry_check(const char *key, const char *entry);
 
 /* --------------------------------------------------------------- cmdline.c */
 
+/*
+ * The value of the first word named key ("rootflags" in "rootflags=a,b":
+ * "a,b", NUL-terminated) before "--". Returns 1 when found, 0 when no
+ * word has that name and a value, -ENOMEM.
+ */
+int imgp_cmdline_get(const char *line, size_t len, const char *key,
+		     struct imgp_buf *value);
 /*
  * out = line (len bytes, no newline) with the edits applied in order,
  * every other byte kept (NUL-terminated, not counted). Returns 1 when it

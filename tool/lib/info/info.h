@@ -1,21 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * imgpatch info, private: the library's survey of an image (survey.c)
- * printed as text (info-text.c) or JSON (info-json.c). A fact the survey
- * could not read keeps why, so both outputs say the same.
+ * info/: what imgpatch info shows of a survey (boot/survey.c), gathered
+ * once (info.c) and written as text (info-text.c) or JSON (info-json.c).
+ * A fact the survey could not read keeps why, so both outputs say the
+ * same. Shared by the folder's files, not part of the client API.
  */
 #ifndef IMGP_INFO_H
 #define IMGP_INFO_H
 
-#include "cli.h"
+#include "imgpatch-internal.h"
 
 /* A kernel command line of the boot path (imgp_survey_cmdline). */
-struct info_cmdline {
+struct imgp_info_cmdline {
 	const char *model;       /* the tree's model, else its path; NULL: every tree's */
 	struct imgp_buf where, line, loader;
 };
 
-struct info {
+struct imgp_info {
+	FILE *out;               /* where it is written */
+	bool failed;             /* text: a table row was left out (out of memory) */
 	const char *path;
 	const struct imgp_disk *disk; /* the survey's */
 	struct imgp_survey *sv;
@@ -26,7 +29,7 @@ struct info {
 	int problems;            /* facts that could not be read, bad hashes */
 	/* One line for the boot path, or one per tree where they differ (unless cmdline_error). */
 	size_t ncmdlines;
-	struct info_cmdline *cmdlines;
+	struct imgp_info_cmdline *cmdlines;
 	char *cmdline_error;     /* why there is none (not a problem); NULL */
 	/*
 	 * A likely root on btrfs: the subvolume option of the command line's
@@ -55,39 +58,39 @@ struct info {
 };
 
 /* Whether the boot path's tree i is shown (--model, brief), and a FIT's or override's tree. */
-bool info_shows(const struct info *in, size_t i, const struct imgp_entry_view *dt);
-bool info_shows_tree(const struct info *in, const struct imgp_tree_view *tree);
+bool imgp_info_shows(const struct imgp_info *in, size_t i, const struct imgp_entry_view *dt);
+bool imgp_info_shows_tree(const struct imgp_info *in, const struct imgp_tree_view *tree);
 
 /* The sector size the table counts in (512 when it does not say). */
-unsigned info_sector_size(const struct info *in);
+unsigned imgp_info_sector_size(const struct imgp_info *in);
 /* True for a controller property that keeps the card from UHS-I modes. */
-bool info_is_uhs_blocker(const char *prop);
+bool imgp_info_is_uhs_blocker(const char *prop);
 
 /* No partition had the FIT, the boot script, the hook file, /etc/fstab. */
-bool info_fit_missing(const struct info *in);
-bool info_script_missing(const struct info *in);
-bool info_override_missing(const struct info *in);
-bool info_fstab_missing(const struct info *in);
+bool imgp_info_fit_missing(const struct imgp_info *in);
+bool imgp_info_script_missing(const struct imgp_info *in);
+bool imgp_info_override_missing(const struct imgp_info *in);
+bool imgp_info_fstab_missing(const struct imgp_info *in);
 /* The script mentions IMGP_OVERRIDE_NAME. */
-bool info_script_loads_override(const struct info *in);
+bool imgp_info_script_loads_override(const struct imgp_info *in);
 /* Why /etc/fstab could not be read or is malformed; NULL when neither. */
-const char *info_fstab_error(const struct info *in);
+const char *imgp_info_fstab_error(const struct imgp_info *in);
 /*
  * The effective tree of the boot path's entry i, with its controllers, into
  * *e; false for a FIT's boot path (its trees are the survey's).
  */
-bool info_effective(const struct info *in, size_t i, struct imgp_effective_view *e);
+bool imgp_info_effective(const struct imgp_info *in, size_t i, struct imgp_effective_view *e);
 /*
  * Warning k of effective tree e (NULL past the last): those met building
  * it, then why an entry did not take effect when the boot still ends with
  * a tree (not a problem).
  */
-const char *info_warning(const struct info *in, const struct imgp_effective_view *e,
+const char *imgp_info_warning(const struct imgp_info *in, const struct imgp_effective_view *e,
 			 size_t k);
 
-/* Prints everything as text tables. */
-void info_print_text(const struct info *in);
-/* Prints everything as one JSON document; returns 0 or a negative errno. */
-int info_print_json(const struct info *in);
+/* Writes everything as text tables. Returns 0, -ENOMEM or -EIO. */
+int imgp_info_print_text(struct imgp_info *in);
+/* Writes everything as one JSON document. Returns 0 or -errno. */
+int imgp_info_print_json(const struct imgp_info *in);
 
 #endif

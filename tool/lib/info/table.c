@@ -4,26 +4,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "json.h"
+#include <errno.h>
+
+#include "text/json.h"
 #include "table.h"
 
-size_t table_put_text(const char *str)
+size_t imgp_put_text(FILE *out, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t len = strlen(str), cols = 0, i = 0;
 
 	while (i < len) {
 		size_t n = s[i] < 0x20 || s[i] == 0x7f ? 0 :
-			   json_utf8_len(s + i, len - i);
+			   imgp_json_utf8_len(s + i, len - i);
 
 		if (n == 2 && s[i] == 0xc2 && s[i + 1] < 0xa0)
 			n = 0;
 		if (n == 0) {
-			putchar('?');
+			fputc('?', out);
 			i++;
 		} else {
-			fwrite(s + i, 1, n, stdout);
+			fwrite(s + i, 1, n, out);
 			i += n;
 		}
 		cols++;
@@ -40,27 +41,38 @@ static size_t text_width(const char *str)
 	return cols;
 }
 
-void table_row(struct table *t, const char *const cells[])
+void imgp_text_table_row(struct imgp_text_table *t, const char *const cells[])
 {
-	char **grown = realloc(t->cells, (t->nrows + 1) * t->ncols * sizeof(*grown));
+	char **grown;
 
-	if (!grown)
-		die("out of memory");
+	if (t->failed)
+		return;
+	grown = realloc(t->cells, (t->nrows + 1) * t->ncols * sizeof(*grown));
+	if (!grown) {
+		t->failed = true;
+		return;
+	}
 	t->cells = grown;
 	for (size_t c = 0; c < t->ncols; c++) {
 		char *cell = strdup(cells[c] ? cells[c] : "");
 
-		if (!cell)
-			die("out of memory");
+		if (!cell) {
+			/* The row's cells so far go; the table prints without it. */
+			while (c--)
+				free(t->cells[t->nrows * t->ncols + c]);
+			t->failed = true;
+			return;
+		}
 		t->cells[t->nrows * t->ncols + c] = cell;
 	}
 	t->nrows++;
 }
 
-void table_print(struct table *t, const char *indent)
+int imgp_text_table_print(FILE *out, struct imgp_text_table *t, const char *indent)
 {
-	size_t width[TABLE_COLS] = { 0 };
-	bool show[TABLE_COLS];
+	size_t width[IMGP_TEXT_TABLE_COLS] = { 0 };
+	bool show[IMGP_TEXT_TABLE_COLS];
+	int rc;
 
 	for (size_t c = 0; c < t->ncols; c++) {
 		show[c] = !(t->optional & 1u << c);
@@ -90,19 +102,22 @@ void table_print(struct table *t, const char *indent)
 
 			if (!show[c])
 				continue;
-			fputs(sep, stdout);
+			fputs(sep, out);
 			sep = "  ";
 			if (t->right & 1u << c)
-				printf("%*s", (int)pad, "");
-			table_put_text(row[c]);
+				fprintf(out, "%*s", (int)pad, "");
+			imgp_put_text(out, row[c]);
 			if (!(t->right & 1u << c) && c + 1 < end)
-				printf("%*s", (int)pad, "");
+				fprintf(out, "%*s", (int)pad, "");
 		}
-		putchar('\n');
+		fputc('\n', out);
 	}
 	for (size_t i = 0; i < t->nrows * t->ncols; i++)
 		free(t->cells[i]);
 	free(t->cells);
 	t->cells = NULL;
 	t->nrows = 0;
+	rc = t->failed ? -ENOMEM : 0;
+	t->failed = false;
+	return rc;
 }

@@ -4,22 +4,22 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "json.h"
+#include "text/json.h"
 
-void json_init(struct json *j, FILE *out)
+void imgp_json_init(struct imgp_json *j, FILE *out)
 {
 	memset(j, 0, sizeof(*j));
 	j->out = out;
 }
 
-static int json_misuse(struct json *j)
+static int json_misuse(struct imgp_json *j)
 {
 	if (!j->err)
 		j->err = -EINVAL;
 	return j->err;
 }
 
-static void json_indent(struct json *j)
+static void json_indent(struct imgp_json *j)
 {
 	fputc('\n', j->out);
 	for (int i = 0; i < j->depth; i++)
@@ -27,7 +27,7 @@ static void json_indent(struct json *j)
 }
 
 /* Separator and indent before an array element or an object key. */
-static void json_item(struct json *j, struct json_level *l)
+static void json_item(struct imgp_json *j, struct imgp_json_level *l)
 {
 	if (!l->empty)
 		fputc(',', j->out);
@@ -36,9 +36,9 @@ static void json_item(struct json *j, struct json_level *l)
 }
 
 /* Checks that a value may come now and writes what precedes it. */
-static int json_value_start(struct json *j)
+static int json_value_start(struct imgp_json *j)
 {
-	struct json_level *l;
+	struct imgp_json_level *l;
 
 	if (j->err)
 		return j->err;
@@ -55,13 +55,13 @@ static int json_value_start(struct json *j)
 	return 0;
 }
 
-static void json_value_end(struct json *j)
+static void json_value_end(struct imgp_json *j)
 {
 	if (j->depth == 0)
 		j->done = true;
 }
 
-size_t json_utf8_len(const unsigned char *s, size_t n)
+size_t imgp_json_utf8_len(const unsigned char *s, size_t n)
 {
 	unsigned char lo = 0x80, hi = 0xbf;
 	size_t need;
@@ -95,7 +95,7 @@ size_t json_utf8_len(const unsigned char *s, size_t n)
 	return need;
 }
 
-static void json_put_string(struct json *j, const char *str, size_t len)
+static void json_put_string(struct imgp_json *j, const char *str, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t i = 0;
@@ -133,7 +133,7 @@ static void json_put_string(struct json *j, const char *str, size_t len)
 				fprintf(j->out, "\\u%04x", c);
 				break;
 			}
-			n = json_utf8_len(s + i, len - i);
+			n = imgp_json_utf8_len(s + i, len - i);
 			if (n == 0) {
 				fputs("\xef\xbf\xbd", j->out);
 				break;
@@ -147,13 +147,13 @@ static void json_put_string(struct json *j, const char *str, size_t len)
 	fputc('"', j->out);
 }
 
-static int json_begin(struct json *j, bool object)
+static int json_begin(struct imgp_json *j, bool object)
 {
 	int rc;
 
 	if (j->err)
 		return j->err;
-	if (j->depth >= JSON_MAX_DEPTH)
+	if (j->depth >= IMGP_JSON_MAX_DEPTH)
 		return json_misuse(j);
 	rc = json_value_start(j);
 	if (rc)
@@ -165,9 +165,9 @@ static int json_begin(struct json *j, bool object)
 	return 0;
 }
 
-static int json_end(struct json *j, bool object)
+static int json_end(struct imgp_json *j, bool object)
 {
-	struct json_level *l;
+	struct imgp_json_level *l;
 
 	if (j->err)
 		return j->err;
@@ -184,29 +184,29 @@ static int json_end(struct json *j, bool object)
 	return 0;
 }
 
-int json_object_begin(struct json *j)
+int imgp_json_object_begin(struct imgp_json *j)
 {
 	return json_begin(j, true);
 }
 
-int json_object_end(struct json *j)
+int imgp_json_object_end(struct imgp_json *j)
 {
 	return json_end(j, true);
 }
 
-int json_array_begin(struct json *j)
+int imgp_json_array_begin(struct imgp_json *j)
 {
 	return json_begin(j, false);
 }
 
-int json_array_end(struct json *j)
+int imgp_json_array_end(struct imgp_json *j)
 {
 	return json_end(j, false);
 }
 
-int json_key(struct json *j, const char *key)
+int imgp_json_key(struct imgp_json *j, const char *key)
 {
-	struct json_level *l;
+	struct imgp_json_level *l;
 
 	if (j->err)
 		return j->err;
@@ -222,7 +222,7 @@ int json_key(struct json *j, const char *key)
 	return 0;
 }
 
-int json_string_len(struct json *j, const char *s, size_t len)
+int imgp_json_string_len(struct imgp_json *j, const char *s, size_t len)
 {
 	int rc = json_value_start(j);
 
@@ -233,13 +233,13 @@ int json_string_len(struct json *j, const char *s, size_t len)
 	return 0;
 }
 
-int json_string(struct json *j, const char *s)
+int imgp_json_string(struct imgp_json *j, const char *s)
 {
-	return s ? json_string_len(j, s, strlen(s)) : json_null(j);
+	return s ? imgp_json_string_len(j, s, strlen(s)) : imgp_json_null(j);
 }
 
 /* Numbers, true, false and null: text that needs no escaping. */
-static int json_raw(struct json *j, const char *text)
+static int json_raw(struct imgp_json *j, const char *text)
 {
 	int rc = json_value_start(j);
 
@@ -250,7 +250,7 @@ static int json_raw(struct json *j, const char *text)
 	return 0;
 }
 
-int json_uint(struct json *j, uint64_t v)
+int imgp_json_uint(struct imgp_json *j, uint64_t v)
 {
 	char num[24];
 
@@ -258,7 +258,7 @@ int json_uint(struct json *j, uint64_t v)
 	return json_raw(j, num);
 }
 
-int json_int(struct json *j, int64_t v)
+int imgp_json_int(struct imgp_json *j, int64_t v)
 {
 	char num[24];
 
@@ -266,69 +266,69 @@ int json_int(struct json *j, int64_t v)
 	return json_raw(j, num);
 }
 
-int json_bool(struct json *j, bool v)
+int imgp_json_bool(struct imgp_json *j, bool v)
 {
 	return json_raw(j, v ? "true" : "false");
 }
 
-int json_null(struct json *j)
+int imgp_json_null(struct imgp_json *j)
 {
 	return json_raw(j, "null");
 }
 
-int json_kv_string(struct json *j, const char *key, const char *s)
+int imgp_json_kv_string(struct imgp_json *j, const char *key, const char *s)
 {
-	int rc = json_key(j, key);
+	int rc = imgp_json_key(j, key);
 
-	return rc ? rc : json_string(j, s);
+	return rc ? rc : imgp_json_string(j, s);
 }
 
-int json_fixed3(struct json *j, double v)
+int imgp_json_fixed3(struct imgp_json *j, double v)
 {
 	char num[40];
 
 	if (v != v || v > 1e15 || v < -1e15)
-		return json_null(j);
+		return imgp_json_null(j);
 	snprintf(num, sizeof(num), "%.3f", v);
 	return json_raw(j, num);
 }
 
-int json_kv_fixed3(struct json *j, const char *key, double v)
+int imgp_json_kv_fixed3(struct imgp_json *j, const char *key, double v)
 {
-	int rc = json_key(j, key);
+	int rc = imgp_json_key(j, key);
 
-	return rc ? rc : json_fixed3(j, v);
+	return rc ? rc : imgp_json_fixed3(j, v);
 }
 
-int json_kv_uint(struct json *j, const char *key, uint64_t v)
+int imgp_json_kv_uint(struct imgp_json *j, const char *key, uint64_t v)
 {
-	int rc = json_key(j, key);
+	int rc = imgp_json_key(j, key);
 
-	return rc ? rc : json_uint(j, v);
+	return rc ? rc : imgp_json_uint(j, v);
 }
 
-int json_kv_int(struct json *j, const char *key, int64_t v)
+int imgp_json_kv_int(struct imgp_json *j, const char *key, int64_t v)
 {
-	int rc = json_key(j, key);
+	int rc = imgp_json_key(j, key);
 
-	return rc ? rc : json_int(j, v);
+	return rc ? rc : imgp_json_int(j, v);
 }
 
-int json_kv_bool(struct json *j, const char *key, bool v)
+int imgp_json_kv_bool(struct imgp_json *j, const char *key, bool v)
 {
-	int rc = json_key(j, key);
+	int rc = imgp_json_key(j, key);
 
-	return rc ? rc : json_bool(j, v);
+	return rc ? rc : imgp_json_bool(j, v);
 }
 
-int json_kv_null(struct json *j, const char *key)
+int imgp_json_kv_null(struct imgp_json *j, const char *key)
 {
-	int rc = json_key(j, key);
+	int rc = imgp_json_key(j, key);
 
-	return rc ? rc : json_null(j);
+	return rc ? rc : imgp_json_null(j);
 }
 
-int json_finish(struct json *j)
+int imgp_json_finish(struct imgp_json *j)
 {
 	if (j->err)
 		return j->err;

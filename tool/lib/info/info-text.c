@@ -28,17 +28,17 @@ static void human_size(uint64_t bytes, char *out, size_t outlen)
 	snprintf(out, outlen, "%.1f%c", v, units[u]);
 }
 
-unsigned info_sector_size(const struct info *in)
+unsigned imgp_info_sector_size(const struct imgp_info *in)
 {
 	unsigned size = imgp_disk_table(in->disk)->sector_size;
 
 	return size ? size : 512;
 }
 
-static void text_partitions(const struct info *in)
+static void text_partitions(struct imgp_info *in)
 {
 	const struct imgp_table *tab = imgp_disk_table(in->disk);
-	struct table t = {
+	struct imgp_text_table t = {
 		.ncols = 9,
 		.head = { "Num", "Boot", "Start(sector)", "Size", "Type", "Name",
 			  "FS", "Label", "UUID" },
@@ -46,11 +46,11 @@ static void text_partitions(const struct info *in)
 		.optional = 1u << 1 | 1u << 5 | 1u << 7 | 1u << 8,
 	};
 
-	table_put_text(in->path);
-	printf(": %llu bytes, %s, disk ", (unsigned long long)imgp_disk_size(in->disk),
+	imgp_put_text(in->out, in->path);
+	fprintf(in->out, ": %llu bytes, %s, disk ", (unsigned long long)imgp_disk_size(in->disk),
 	       tab->label);
-	table_put_text(tab->id);
-	printf("; sector size %u%s\n", info_sector_size(in),
+	imgp_put_text(in->out, tab->id);
+	fprintf(in->out, "; sector size %u%s\n", imgp_info_sector_size(in),
 	       tab->used_backup ? "; primary GPT header damaged, backup header used" : "");
 	for (size_t i = 0; i < tab->nparts; i++) {
 		const struct imgp_part *p = &tab->parts[i];
@@ -59,7 +59,7 @@ static void text_partitions(const struct info *in)
 
 		snprintf(num, sizeof(num), "%d", p->number);
 		snprintf(start, sizeof(start), "%llu",
-			 (unsigned long long)(p->start / info_sector_size(in)));
+			 (unsigned long long)(p->start / imgp_info_sector_size(in)));
 		human_size(p->size, size, sizeof(size));
 		cells[0] = num;
 		cells[1] = p->bootable ? "*" : "";
@@ -70,37 +70,38 @@ static void text_partitions(const struct info *in)
 		cells[6] = p->fstype[0] ? p->fstype : "-";
 		cells[7] = p->fslabel;
 		cells[8] = p->fsuuid;
-		table_row(&t, cells);
+		imgp_text_table_row(&t, cells);
 	}
-	table_print(&t, "");
+	if (imgp_text_table_print(in->out, &t, ""))
+		in->failed = true;
 	for (size_t i = 0; i < tab->nparts; i++) {
 		const char *error = imgp_survey_fs_error(in->sv, i);
 
 		if (!error)
 			continue;
-		fputs("error: ", stdout);
-		table_put_text(error);
-		putchar('\n');
+		fputs("error: ", in->out);
+		imgp_put_text(in->out, error);
+		fputc('\n', in->out);
 	}
 }
 
 /* After "no partition has X": the partitions that could not be searched. */
-static void text_unreadable(const struct info *in)
+static void text_unreadable(struct imgp_info *in)
 {
 	for (size_t i = 0; i < imgp_disk_table(in->disk)->nparts; i++)
 		if (imgp_survey_fs_error(in->sv, i))
-			printf("; " IMGP_PART_FMT " unreadable (see above)",
+			fprintf(in->out, "; " IMGP_PART_FMT " unreadable (see above)",
 			       imgp_disk_table(in->disk)->parts[i].number);
 }
 
 /* " (model M)", unless the tree's file already says it (as doctor). */
-static void text_model(const struct imgp_entry_view *dt)
+static void text_model(struct imgp_info *in, const struct imgp_entry_view *dt)
 {
 	if (!dt->model || strstr(dt->path, dt->model))
 		return;
-	fputs(" (model ", stdout);
-	table_put_text(dt->model);
-	putchar(')');
+	fputs(" (model ", in->out);
+	imgp_put_text(in->out, dt->model);
+	fputc(')', in->out);
 }
 
 /*
@@ -114,32 +115,32 @@ static void text_model(const struct imgp_entry_view *dt)
  * "  cmdline: LINE" (with the model where they differ), then where it is
  * kept and what the loader adds, as cat --cmdline's comment line says.
  */
-static void text_cmdline(const struct info *in)
+static void text_cmdline(struct imgp_info *in)
 {
 	if (in->cmdline_error) {
-		fputs("  cmdline: (", stdout);
-		table_put_text(in->cmdline_error);
-		puts(")");
+		fputs("  cmdline: (", in->out);
+		imgp_put_text(in->out, in->cmdline_error);
+		fprintf(in->out, "%s\n", ")");
 		return;
 	}
 	for (size_t i = 0; i < in->ncmdlines; i++) {
-		const struct info_cmdline *c = &in->cmdlines[i];
+		const struct imgp_info_cmdline *c = &in->cmdlines[i];
 
-		fputs("  cmdline", stdout);
+		fputs("  cmdline", in->out);
 		if (c->model) {
-			fputs(" (", stdout);
-			table_put_text(c->model);
-			putchar(')');
+			fputs(" (", in->out);
+			imgp_put_text(in->out, c->model);
+			fputc(')', in->out);
 		}
-		fputs(": ", stdout);
-		table_put_text(c->line.len ? (char *)c->line.data : "(empty)");
-		fputs("\n    kept in: ", stdout);
-		table_put_text((char *)c->where.data);
+		fputs(": ", in->out);
+		imgp_put_text(in->out, c->line.len ? (char *)c->line.data : "(empty)");
+		fputs("\n    kept in: ", in->out);
+		imgp_put_text(in->out, (char *)c->where.data);
 		if (c->loader.len) {
-			fputs("\n    loader: ", stdout);
-			table_put_text((char *)c->loader.data);
+			fputs("\n    loader: ", in->out);
+			imgp_put_text(in->out, (char *)c->loader.data);
 		}
-		putchar('\n');
+		fputc('\n', in->out);
 	}
 }
 
@@ -148,7 +149,7 @@ static void text_cmdline(const struct info *in)
  * variable, and the tree the image's own U-Boot picks, in one line (the
  * trees' list is --json's, one tree in full --model's).
  */
-static void text_brief(const struct info *in)
+static void text_brief(struct imgp_info *in)
 {
 	struct imgp_entry_view dt;
 	bool picked = false;
@@ -157,52 +158,52 @@ static void text_brief(const struct info *in)
 		return;
 	for (size_t i = 0; !imgp_survey_get_entry(in->sv, i, &dt); i++)
 		picked |= dt.uboot_default;
-	printf("  trees: %zu, U-Boot picks one by its ", in->v.nentries);
-	table_put_text(in->v.chooser);
+	fprintf(in->out, "  trees: %zu, U-Boot picks one by its ", in->v.nentries);
+	imgp_put_text(in->out, in->v.chooser);
 	if (picked) {
-		fputs(": the image's U-Boot picks the tree below", stdout);
+		fputs(": the image's U-Boot picks the tree below", in->out);
 	} else {
 		fputs(", and the image does not say which (no U-Boot before its first "
-		      "partition names one)", stdout);
+		      "partition names one)", in->out);
 	}
-	printf("; imgpatch info %s --model TREE for %s, --json lists them all\n",
+	fprintf(in->out, "; imgpatch info %s --model TREE for %s, --json lists them all\n",
 	       in->path, picked ? "another" : "one");
 }
 
-static void text_bootpath(const struct info *in)
+static void text_bootpath(struct imgp_info *in)
 {
 	const struct imgp_survey_view *v = &in->v;
 	struct imgp_entry_view dt;
 
-	fputs("boot path: ", stdout);
+	fputs("boot path: ", in->out);
 	if (!v->bootpath) {
-		puts("none recognised");
+		fprintf(in->out, "%s\n", "none recognised");
 		return;
 	}
-	table_put_text(v->summary ? v->summary : v->bootpath);
-	printf(" (" IMGP_PART_FMT ")\n", v->boot);
+	imgp_put_text(in->out, v->summary ? v->summary : v->bootpath);
+	fprintf(in->out, " (" IMGP_PART_FMT ")\n", v->boot);
 	if (v->bootpath_rc) {
-		fputs("error: ", stdout);
-		table_put_text(v->bootpath_error);
-		putchar('\n');
+		fputs("error: ", in->out);
+		imgp_put_text(in->out, v->bootpath_error);
+		fputc('\n', in->out);
 	}
 	if (v->updates) {
-		fputs("  updates: ", stdout);
-		table_put_text(v->updates);
-		putchar('\n');
+		fputs("  updates: ", in->out);
+		imgp_put_text(in->out, v->updates);
+		fputc('\n', in->out);
 	}
 	text_brief(in);
 	for (size_t i = 0; !imgp_survey_get_entry(in->sv, i, &dt); i++) {
-		if (!info_shows(in, i, &dt))
+		if (!imgp_info_shows(in, i, &dt))
 			continue;
-		fputs("  tree: ", stdout);
-		table_put_text(dt.path);
+		fputs("  tree: ", in->out);
+		imgp_put_text(in->out, dt.path);
 		for (size_t k = 0; k < dt.noverlays; k++) {
-			fputs(" + ", stdout);
-			table_put_text(dt.overlays[k]);
+			fputs(" + ", in->out);
+			imgp_put_text(in->out, dt.overlays[k]);
 		}
-		text_model(&dt);
-		putchar('\n');
+		text_model(in, &dt);
+		fputc('\n', in->out);
 	}
 	text_cmdline(in);
 }
@@ -212,68 +213,68 @@ static void text_bootpath(const struct info *in)
  * U-Boot 2023.01, fdtfile=rockchip/rk3399-rockpro64.dtb (u-boot.itb at
  * sector 16384 (Rockchip))".
  */
-static void text_bootloader(const struct info *in)
+static void text_bootloader(struct imgp_info *in)
 {
 	const struct imgp_uboot *ub = imgp_survey_uboot(in->sv);
 
 	if (!ub->where)
 		return;
-	fputs("boot loader: U-Boot", stdout);
+	fputs("boot loader: U-Boot", in->out);
 	if (ub->version) {
-		putchar(' ');
-		table_put_text(ub->version);
+		fputc(' ', in->out);
+		imgp_put_text(in->out, ub->version);
 	}
 	if (ub->fdtfile) {
-		fputs(", fdtfile=", stdout);
-		table_put_text(ub->fdtfile);
+		fputs(", fdtfile=", in->out);
+		imgp_put_text(in->out, ub->fdtfile);
 	} else if (ub->tree) {
-		fputs(", ", stdout);
-		table_put_text(ub->tree_from);
-		fputs(" = ", stdout);
-		table_put_text(ub->tree);
+		fputs(", ", in->out);
+		imgp_put_text(in->out, ub->tree_from);
+		fputs(" = ", in->out);
+		imgp_put_text(in->out, ub->tree);
 	} else {
-		fputs(", no fdtfile", stdout);
+		fputs(", no fdtfile", in->out);
 	}
-	fputs(" (", stdout);
-	table_put_text(ub->where);
-	puts(")");
+	fputs(" (", in->out);
+	imgp_put_text(in->out, ub->where);
+	fprintf(in->out, "%s\n", ")");
 }
 
-static void text_fit(const struct info *in)
+static void text_fit(struct imgp_info *in)
 {
 	const struct imgp_fit_view *fit = &in->fit;
 	struct imgp_fit_image_view img;
 	struct imgp_fit_conf_view c;
-	struct table images = {
+	struct imgp_text_table images = {
 		.ncols = 8,
 		.head = { "#", "Image", "Type", "Compression", "Size", "Hash",
 			  "Verify", "Description" },
 		.right = 1u << 0 | 1u << 4,
 		.optional = 1u << 7,
 	};
-	struct table confs = {
+	struct imgp_text_table confs = {
 		.ncols = 5,
 		.head = { "Configuration", "Default", "Kernel", "FDT",
 			  "Description" },
 		.optional = 1u << 4,
 	};
 
-	fputs("fit: ", stdout);
-	if (info_fit_missing(in)) {
-		table_put_text(fit->error);
+	fputs("fit: ", in->out);
+	if (imgp_info_fit_missing(in)) {
+		imgp_put_text(in->out, fit->error);
 		text_unreadable(in);
-		putchar('\n');
+		fputc('\n', in->out);
 		return;
 	}
 	if (fit->rc) {
-		fputs("error: ", stdout);
-		table_put_text(fit->error);
-		putchar('\n');
+		fputs("error: ", in->out);
+		imgp_put_text(in->out, fit->error);
+		fputc('\n', in->out);
 		return;
 	}
-	printf(IMGP_PART_FMT " ", fit->part);
-	table_put_text(in->v.fit_path);
-	printf(", %zu bytes, %zu images, %zu configurations\n", fit->size,
+	fprintf(in->out, IMGP_PART_FMT " ", fit->part);
+	imgp_put_text(in->out, in->v.fit_path);
+	fprintf(in->out, ", %zu bytes, %zu images, %zu configurations\n", fit->size,
 	       fit->nimages, fit->nconfs);
 	for (size_t i = 0; !imgp_survey_get_fit_image(in->sv, i, &img); i++) {
 		char idx[16], size[24];
@@ -289,16 +290,17 @@ static void text_fit(const struct info *in)
 		cells[5] = img.hash_algos[0] ? img.hash_algos : "-";
 		cells[6] = hash_text[img.hash];
 		cells[7] = img.description;
-		table_row(&images, cells);
+		imgp_text_table_row(&images, cells);
 	}
 	if (fit->nimages)
-		table_print(&images, "  ");
+		if (imgp_text_table_print(in->out, &images, "  "))
+			in->failed = true;
 	for (size_t i = 0; !imgp_survey_get_fit_image(in->sv, i, &img); i++) {
 		if (!img.hash_error)
 			continue;
-		fputs(img.hash == IMGP_HASH_BAD ? "error: " : "warning: ", stdout);
-		table_put_text(img.hash_error);
-		putchar('\n');
+		fputs(img.hash == IMGP_HASH_BAD ? "error: " : "warning: ", in->out);
+		imgp_put_text(in->out, img.hash_error);
+		fputc('\n', in->out);
 	}
 	for (size_t i = 0; !imgp_survey_get_fit_conf(in->sv, i, &c); i++) {
 		const char *cells[5] = {
@@ -307,115 +309,116 @@ static void text_fit(const struct info *in)
 			c.description,
 		};
 
-		table_row(&confs, cells);
+		imgp_text_table_row(&confs, cells);
 	}
 	if (fit->nconfs)
-		table_print(&confs, "  ");
+		if (imgp_text_table_print(in->out, &confs, "  "))
+			in->failed = true;
 }
 
-static void text_script(const struct info *in)
+static void text_script(struct imgp_info *in)
 {
 	const struct imgp_script_view *s = &in->script;
 
-	fputs("boot script: ", stdout);
-	if (info_script_missing(in)) {
-		table_put_text(s->error);
+	fputs("boot script: ", in->out);
+	if (imgp_info_script_missing(in)) {
+		imgp_put_text(in->out, s->error);
 		text_unreadable(in);
 	} else if (s->rc) {
-		fputs("error: ", stdout);
-		table_put_text(s->error);
+		fputs("error: ", in->out);
+		imgp_put_text(in->out, s->error);
 	} else {
-		printf(IMGP_PART_FMT " %s (\"", s->part, s->path);
-		table_put_text(s->name);
-		printf("\"), CRCs ok, loads %s: %s", IMGP_OVERRIDE_NAME,
-		       info_script_loads_override(in) ? "yes" : "no");
+		fprintf(in->out, IMGP_PART_FMT " %s (\"", s->part, s->path);
+		imgp_put_text(in->out, s->name);
+		fprintf(in->out, "\"), CRCs ok, loads %s: %s", IMGP_OVERRIDE_NAME,
+		       imgp_info_script_loads_override(in) ? "yes" : "no");
 	}
-	putchar('\n');
+	fputc('\n', in->out);
 
-	printf("%s: ", IMGP_OVERRIDE_NAME);
-	if (info_override_missing(in)) {
-		table_put_text(s->override_error);
+	fprintf(in->out, "%s: ", IMGP_OVERRIDE_NAME);
+	if (imgp_info_override_missing(in)) {
+		imgp_put_text(in->out, s->override_error);
 	} else if (s->override_rc && s->override_rc != -ENOENT) {
-		fputs("error: ", stdout);
-		table_put_text(s->override_error);
+		fputs("error: ", in->out);
+		imgp_put_text(in->out, s->override_error);
 	} else if (s->override_exists) {
-		printf(IMGP_PART_FMT " " IMGP_OVERRIDE_PATH ", %zu bytes",
+		fprintf(in->out, IMGP_PART_FMT " " IMGP_OVERRIDE_PATH ", %zu bytes",
 		       s->override_part, s->override_size);
 	} else {
-		printf("not on " IMGP_PART_FMT, s->override_part);
+		fprintf(in->out, "not on " IMGP_PART_FMT, s->override_part);
 	}
-	putchar('\n');
+	fputc('\n', in->out);
 }
 
-bool info_is_uhs_blocker(const char *prop)
+bool imgp_info_is_uhs_blocker(const char *prop)
 {
 	return strcmp(prop, "no-1-8-v") == 0;
 }
 
 /* After a tree's name: its state, or its SD/eMMC controllers, a line each. */
-static void text_controllers(const struct info *in, const struct imgp_tree_view *dt)
+static void text_controllers(struct imgp_info *in, const struct imgp_tree_view *dt)
 {
 	struct imgp_fit_image_view img;
 
 	switch (dt->state) {
 	case IMGP_TREE_COMPRESSED:
 		imgp_survey_get_fit_image(in->sv, (size_t)dt->image, &img);
-		printf("compressed (");
-		table_put_text(img.compression);
-		printf("), not inspected\n");
+		fprintf(in->out, "compressed (");
+		imgp_put_text(in->out, img.compression);
+		fprintf(in->out, "), not inspected\n");
 		return;
 	case IMGP_TREE_SKIPPED:
-		fputs("not inspected: ", stdout);
-		table_put_text(dt->error);
-		putchar('\n');
+		fputs("not inspected: ", in->out);
+		imgp_put_text(in->out, dt->error);
+		fputc('\n', in->out);
 		return;
 	case IMGP_TREE_ERROR:
 	case IMGP_TREE_MISSING:
 		/* Not there is no failure to read: no "error:", not a problem. */
-		fputs(dt->state == IMGP_TREE_ERROR ? "error: " : "", stdout);
-		table_put_text(dt->error);
-		putchar('\n');
+		fputs(dt->state == IMGP_TREE_ERROR ? "error: " : "", in->out);
+		imgp_put_text(in->out, dt->error);
+		fputc('\n', in->out);
 		return;
 	case IMGP_TREE_OK:
 		break;
 	}
 	if (!dt->nmmc) {
-		puts("no SD/eMMC controller nodes");
+		fprintf(in->out, "%s\n", "no SD/eMMC controller nodes");
 		return;
 	}
-	printf("%zu SD/eMMC controller%s\n", dt->nmmc, dt->nmmc == 1 ? "" : "s");
+	fprintf(in->out, "%zu SD/eMMC controller%s\n", dt->nmmc, dt->nmmc == 1 ? "" : "s");
 	for (size_t i = 0; i < dt->nmmc; i++) {
 		const struct imgp_dt_mmc *m = &dt->mmc[i];
 
-		fputs("  ", stdout);
-		table_put_text(m->path);
-		putchar(' ');
-		table_put_text(m->status);
+		fputs("  ", in->out);
+		imgp_put_text(in->out, m->path);
+		fputc(' ', in->out);
+		imgp_put_text(in->out, m->status);
 		for (size_t k = 0; k < m->nprops; k++) {
-			fputs(k ? ", " : ": ", stdout);
-			table_put_text(m->props[k].name);
+			fputs(k ? ", " : ": ", in->out);
+			imgp_put_text(in->out, m->props[k].name);
 			if (m->props[k].value[0]) {
-				putchar('=');
-				table_put_text(m->props[k].value);
+				fputc('=', in->out);
+				imgp_put_text(in->out, m->props[k].value);
 			}
-			if (info_is_uhs_blocker(m->props[k].name))
-				fputs(" (UHS-I blocked)", stdout);
+			if (imgp_info_is_uhs_blocker(m->props[k].name))
+				fputs(" (UHS-I blocked)", in->out);
 		}
-		putchar('\n');
+		fputc('\n', in->out);
 	}
 }
 
-static void text_dt(const struct info *in, const struct imgp_tree_view *dt)
+static void text_dt(struct imgp_info *in, const struct imgp_tree_view *dt)
 {
 	struct imgp_fit_image_view img;
 
 	if (dt->image >= 0) {
 		imgp_survey_get_fit_image(in->sv, (size_t)dt->image, &img);
-		fputs("fdt '", stdout);
-		table_put_text(img.name);
-		printf("' (#%d): ", img.index);
+		fputs("fdt '", in->out);
+		imgp_put_text(in->out, img.name);
+		fprintf(in->out, "' (#%d): ", img.index);
 	} else {
-		printf("%s (" IMGP_PART_FMT "): ", IMGP_OVERRIDE_NAME,
+		fprintf(in->out, "%s (" IMGP_PART_FMT "): ", IMGP_OVERRIDE_NAME,
 		       in->script.override_part);
 	}
 	text_controllers(in, dt);
@@ -426,25 +429,25 @@ static void text_dt(const struct info *in, const struct imgp_tree_view *dt)
  * entries that took effect: "effective tree BASE + OVERLAY (model M): ...",
  * then its warnings (as cat --dtb gives them).
  */
-static void text_effective(const struct info *in, const struct imgp_entry_view *dt,
+static void text_effective(struct imgp_info *in, const struct imgp_entry_view *dt,
 			   const struct imgp_effective_view *e)
 {
 	const char *warning;
 
-	fputs("effective tree ", stdout);
-	table_put_text(e->booted);
-	text_model(dt);
-	fputs(": ", stdout);
+	fputs("effective tree ", in->out);
+	imgp_put_text(in->out, e->booted);
+	text_model(in, dt);
+	fputs(": ", in->out);
 	text_controllers(in, &e->tree);
-	for (size_t k = 0; (warning = info_warning(in, e, k)); k++) {
-		fputs("warning: ", stdout);
-		table_put_text(warning);
-		putchar('\n');
+	for (size_t k = 0; (warning = imgp_info_warning(in, e, k)); k++) {
+		fputs("warning: ", in->out);
+		imgp_put_text(in->out, warning);
+		fputc('\n', in->out);
 	}
 }
 
 /* The boot path's effective trees, else the survey's; else none. */
-static void text_trees(const struct info *in)
+static void text_trees(struct imgp_info *in)
 {
 	struct imgp_effective_view e;
 	struct imgp_entry_view dt;
@@ -452,32 +455,32 @@ static void text_trees(const struct info *in)
 	size_t shown = in->v.ntrees;
 
 	for (size_t i = 0; !imgp_survey_get_entry(in->sv, i, &dt); i++) {
-		if (!info_effective(in, i, &e) || !info_shows(in, i, &dt))
+		if (!imgp_info_effective(in, i, &e) || !imgp_info_shows(in, i, &dt))
 			continue;
 		text_effective(in, &dt, &e);
 		shown++;
 	}
 	for (size_t i = 0; !imgp_survey_get_tree(in->sv, i, &tree); i++)
-		if (info_shows_tree(in, &tree))
+		if (imgp_info_shows_tree(in, &tree))
 			text_dt(in, &tree);
 	if (!shown && in->brief)
-		printf("effective tree: none shown (U-Boot picks one of %zu by its %s; --model TREE names one)\n",
+		fprintf(in->out, "effective tree: none shown (U-Boot picks one of %zu by its %s; --model TREE names one)\n",
 		       in->v.nentries, in->v.chooser);
 	else if (!shown)
-		printf("device trees: none to inspect (no FIT fdt, no %s)\n", IMGP_OVERRIDE_NAME);
+		fprintf(in->out, "device trees: none to inspect (no FIT fdt, no %s)\n", IMGP_OVERRIDE_NAME);
 }
 
-static void text_fstab(const struct info *in)
+static void text_fstab(struct imgp_info *in)
 {
 	const struct imgp_fstab_view *f = &in->fstab;
 	const struct imgp_fstab_entry *e = f->root;
 
-	fputs("root fstab: ", stdout);
-	if (info_fstab_missing(in)) {
-		table_put_text(in->v.root_error);
+	fputs("root fstab: ", in->out);
+	if (imgp_info_fstab_missing(in)) {
+		imgp_put_text(in->out, in->v.root_error);
 		if (in->root_subvol) {
 			fputs("; the kernel mounts the subvolume rootflags= names: ", stdout);
-			table_put_text(in->root_subvol);
+			imgp_put_text(in->out, in->root_subvol);
 		} else if (in->root_subvol_known) {
 			fputs("; the kernel mounts its default subvolume (rootflags= names none)", stdout);
 		}
@@ -485,41 +488,44 @@ static void text_fstab(const struct info *in)
 			fputs(in->root_opens_other ?
 			      "; the command line opens another container: " :
 			      "; the command line opens it: ", stdout);
-			table_put_text(in->root_opens);
+			imgp_put_text(in->out, in->root_opens);
 		}
 		text_unreadable(in);
-	} else if (info_fstab_error(in)) {
-		fputs("error: ", stdout);
-		table_put_text(info_fstab_error(in));
+	} else if (imgp_info_fstab_error(in)) {
+		fputs("error: ", in->out);
+		imgp_put_text(in->out, imgp_info_fstab_error(in));
 	} else if (f->root_rc) {
-		printf(IMGP_PART_FMT " " IMGP_FSTAB_PATH ": ", f->part);
-		table_put_text(f->root_error);
+		fprintf(in->out, IMGP_PART_FMT " " IMGP_FSTAB_PATH ": ", f->part);
+		imgp_put_text(in->out, f->root_error);
 	} else {
-		printf(IMGP_PART_FMT " " IMGP_FSTAB_PATH " line %d: ", f->part,
+		fprintf(in->out, IMGP_PART_FMT " " IMGP_FSTAB_PATH " line %d: ", f->part,
 		       e->line);
-		table_put_text(e->spec);
-		putchar(' ');
-		table_put_text(e->file);
-		putchar(' ');
-		table_put_text(e->vfstype);
-		putchar(' ');
-		table_put_text(e->options);
-		printf(" %d %d", e->freq, e->passno);
+		imgp_put_text(in->out, e->spec);
+		fputc(' ', in->out);
+		imgp_put_text(in->out, e->file);
+		fputc(' ', in->out);
+		imgp_put_text(in->out, e->vfstype);
+		fputc(' ', in->out);
+		imgp_put_text(in->out, e->options);
+		fprintf(in->out, " %d %d", e->freq, e->passno);
 	}
-	putchar('\n');
+	fputc('\n', in->out);
 }
 
-void info_print_text(const struct info *in)
+int imgp_info_print_text(struct imgp_info *in)
 {
 	text_partitions(in);
-	putchar('\n');
+	fputc('\n', in->out);
 	text_bootloader(in);
 	text_bootpath(in);
 	text_fit(in);
-	putchar('\n');
+	fputc('\n', in->out);
 	text_script(in);
-	putchar('\n');
+	fputc('\n', in->out);
 	text_trees(in);
-	putchar('\n');
+	fputc('\n', in->out);
 	text_fstab(in);
+	if (in->failed)
+		return imgp_fail(ENOMEM, "out of memory");
+	return fflush(in->out) || ferror(in->out) ? -EIO : 0;
 }
