@@ -279,98 +279,37 @@ static int check_boot_hook(struct imgp_patch *patch, const struct patch_opts *o)
 }
 
 /*
- * The tree goes where the board reads it: the override file when the boot
- * script loads one (or --via override says so), else into the FIT. Chosen
- * before the edits: edits made in place judge an absent property apart.
+ * The tree goes where the library's boot path says (imgp_patch_tree_begin),
+ * or the way --via asks; an override file asked for is checked against
+ * the boot script, which --force overrides.
  */
-static int choose_via(struct imgp_patch *patch, const struct patch_opts *o,
-		      const char **why)
+static int plan_tree(struct imgp_patch *patch, const struct patch_opts *o)
 {
-	int rc;
-
-	*why = NULL;
-	if (o->via && strcmp(o->via, "override") == 0)
-		return 0;
-	if (!o->via) {
-		rc = imgp_patch_boot_hook(patch, "user-override.dtb");
-		if (rc)
-			return rc < 0 ? rc : 0;
-		imgp_errclear();
-	}
-	*why = o->via ? "via fit: --via fit"
-		      : "via fit: the boot script loads no override file";
-	imgp_patch_set_dt_in_place(patch, true);
-	return 0;
-}
-
-static int write_tree(struct imgp_patch *patch, const struct patch_opts *o,
-		      const char *why)
-{
-	int rc;
-
-	if (why)
-		return imgp_patch_write_fit(patch, why);
-	rc = imgp_patch_write_dtb_note(patch, o->dtb_out,
-				       o->via ? "via override: asked for (--via override, --dtb-out or --force)"
-					      : "via override: the boot script loads " IMGP_OVERRIDE_PATH);
-	return rc || !o->via ? rc : check_boot_hook(patch, o);
-}
-
-/*
- * A FIT's tree (--fit, --fdt, --via override or fit, or a FIT boot path)
- * goes where the board reads it: see choose_via().
- */
-static int plan_fit_tree(struct imgp_patch *patch, const struct patch_opts *o)
-{
-	const char *why = NULL;
-	int rc;
-
-	if (o->via && (!strcmp(o->via, "overlay") || !strcmp(o->via, "file")))
-		return imgp_fail(EINVAL, "--via %s: the tree is a FIT's (%s): use --via override or fit",
-				 o->via, o->fit);
-	if (o->model)
-		return imgp_fail(EINVAL, "--model: the tree is a FIT's (%s): pick it with --fdt",
-				 o->fit);
-	rc = imgp_patch_load_fdt(patch, o->fit, o->fdt);
-	if (!rc)
-		rc = choose_via(patch, o, &why);
-	for (size_t i = 0; !rc && i < o->ndt; i++)
-		rc = apply_dt_op(patch, &o->dt[i]);
-	if (!rc)
-		rc = write_tree(patch, o, why);
-	return rc;
-}
-
-/* A boot path naming tree files: a new overlay in its list, or the file in place. */
-static int plan_booted_tree(struct imgp_patch *patch, const struct patch_opts *o)
-{
-	enum imgp_via asked = IMGP_VIA_DEFAULT, via;
-	const char *why = NULL;
-	bool deletes = false;
+	struct imgp_tree_opts t = {
+		.from = o->fit_given || o->fdt ? IMGP_TREE_FIT : IMGP_TREE_ANY,
+		.fit_path = o->fit,
+		.fdt = o->fdt,
+		.model = o->model,
+		.override = o->dtb_out,
+	};
 	int rc = 0;
 
 	for (size_t i = 0; i < o->ndt; i++)
-		deletes |= o->dt[i].kind == OPT_DT_DELETE ||
-			   o->dt[i].kind == OPT_DT_DELETE_NODE;
+		t.deletes |= o->dt[i].kind == OPT_DT_DELETE ||
+			     o->dt[i].kind == OPT_DT_DELETE_NODE;
 	if (o->via)
-		rc = imgp_via_parse(o->via, &asked);
+		rc = imgp_via_parse(o->via, &t.via);
+	if (t.via == IMGP_VIA_OVERRIDE)
+		t.asked_by = "asked for (--via override, --dtb-out or --force)";
 	if (!rc)
-		rc = imgp_patch_via_choose(patch, asked, deletes, &via, &why);
-	if (!rc)
-		rc = imgp_patch_load_booted(patch, o->model);
+		rc = imgp_patch_tree_begin(patch, &t);
 	for (size_t i = 0; !rc && i < o->ndt; i++)
 		rc = apply_dt_op(patch, &o->dt[i]);
 	if (!rc)
-		rc = imgp_patch_write_via(patch, via, why, NULL);
+		rc = imgp_patch_tree_finish(patch);
+	if (!rc && t.via == IMGP_VIA_OVERRIDE)
+		rc = check_boot_hook(patch, o);
 	return rc;
-}
-
-/* Whether the tree is a FIT's: --fit or --fdt say so, else the boot path. */
-static bool tree_is_fit(struct imgp_patch *patch, const struct patch_opts *o)
-{
-	if (o->fit_given || o->fdt)
-		return true;
-	return !imgp_patch_boots_files(patch);
 }
 
 /* Builds the whole plan; nothing is written here. */
@@ -379,8 +318,7 @@ static int plan_patch(struct imgp_patch *patch, const struct patch_opts *o)
 	int rc = 0;
 
 	if (o->fdt || o->ndt)
-		rc = tree_is_fit(patch, o) ? plan_fit_tree(patch, o)
-					   : plan_booted_tree(patch, o);
+		rc = plan_tree(patch, o);
 	for (size_t i = 0; !rc && i < o->nfstab; i++) {
 		char *mnt = strdup(o->fstab[i]);
 		char *sep;

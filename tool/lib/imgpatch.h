@@ -368,25 +368,9 @@ struct imgp_patch;
 int imgp_patch_new(struct imgp_patch **out, struct imgp_disk *disk);
 /* Frees the plan and everything it loaded (NULL: nothing). */
 void imgp_patch_free(struct imgp_patch *patch);
-/*
- * Loads the fdt image spec (name or dumpimage index; NULL: the only fdt)
- * from the FIT at fit_path, found on whichever partition has it, verifying
- * its hashes. That partition becomes the boot partition.
- */
-int imgp_patch_load_fdt(struct imgp_patch *patch, const char *fit_path,
-			const char *spec);
 /* Deletes NODE's property in the loaded tree; an absent one is noted. */
 int imgp_patch_dt_delete(struct imgp_patch *patch, const char *node,
 			 const char *prop);
-/* The same, why (may be NULL) heading the plan's note. */
-int imgp_patch_write_dtb_note(struct imgp_patch *patch, const char *path,
-			      const char *why);
-/*
- * Plans rewriting the FIT the tree came from with the edited tree (see
- * imgp_fit_rewrite); why (may be NULL) heads the plan's note ("via fit:
- * ..."). -EINVAL when the tree came from a .dtb file.
- */
-int imgp_patch_write_fit(struct imgp_patch *patch, const char *why);
 /*
  * Checks that the boot partition's boot script (/boot.scr.uimg or
  * /boot.scr), as the patch would leave it, mentions word. Returns 1 when
@@ -435,46 +419,39 @@ enum imgp_via {
  * path's.
  */
 void imgp_patch_set_via(struct imgp_patch *patch, enum imgp_via via);
-/*
- * The tree's edits go back where it came from (a FIT rewritten in place):
- * deleting a property already absent is then no typo but may be an
- * earlier run's work.
- */
-void imgp_patch_set_dt_in_place(struct imgp_patch *patch, bool in_place);
 /* Parses one of those four names. Returns 0 or -EINVAL. */
 int imgp_via_parse(const char *name, enum imgp_via *out);
+
+/* Whose tree is edited. */
+enum imgp_tree_from {
+	IMGP_TREE_ANY,           /* the boot path's: a FIT's fdt image, or a tree file it names */
+	IMGP_TREE_FIT,           /* a FIT's fdt image whatever the boot path (--fit, --fdt) */
+	IMGP_TREE_BOOTED,        /* a tree file the boot path names */
+};
+struct imgp_tree_opts {
+	enum imgp_tree_from from;
+	enum imgp_via via;       /* asked; IMGP_VIA_DEFAULT: the boot path's way */
+	const char *asked_by;    /* who asked, for the plan's line; NULL: "--via NAME" */
+	const char *fit_path;    /* a FIT's tree: the FIT (NULL: IMGP_FIT_PATH) */
+	const char *fdt;         /* its fdt image, a name or dumpimage index; NULL: the only one */
+	const char *model;       /* a boot path's tree: a model, file name or path (NULL: the only one) */
+	bool deletes;            /* an edit will delete: an overlay cannot */
+	bool load_only;          /* loaded to be read (a compatible), never written: no way chosen */
+	const char *override;    /* the override file (NULL: IMGP_OVERRIDE_PATH) */
+	const char *name;        /* a new overlay's name (NULL: "imgpatch-HASH") */
+};
 /*
- * True when the image's recognised boot path names plain tree files
- * (extlinux, Armbian, Raspberry Pi, a boot script), not a FIT; false also
- * when no boot path is recognised.
+ * Loads the tree to edit and chooses, before the edits, where it goes
+ * (patch-tree.c): a FIT's tree to the override file its boot script
+ * loads, else back into the FIT; a tree file the boot path names into a
+ * new overlay in the path's list when it applies one and nothing is
+ * deleted, else into the file itself. The CLI's patch and a recipe's load
+ * step both begin here. -EINVAL when the way asked cannot work (the
+ * message names the one that can), -ENOENT and -EEXIST as a pick.
  */
-bool imgp_patch_boots_files(struct imgp_patch *patch);
-/*
- * Loads the tree the recognised boot path boots (not a FIT's: extlinux,
- * Armbian, Raspberry Pi...) as the tree to edit; model picks one of
- * several (a model filter "pi4", the file name or its path). -ENOENT when
- * the path names no tree, -EINVAL when it boots several and model is NULL
- * (the message lists them).
- */
-int imgp_patch_load_booted(struct imgp_patch *patch, const char *model);
-/*
- * The way for the tree imgp_patch_load_booted() loads: asked, or by
- * default a new overlay where the path applies a list of them and no
- * edit deletes (an overlay cannot), else the tree file in place. *why is
- * the plan's line saying so. -EINVAL naming the alternative when asked
- * cannot work (override and fit need a FIT; overlay cannot delete or
- * needs a list).
- */
-int imgp_patch_via_choose(struct imgp_patch *patch, enum imgp_via asked,
-			  bool deletes, enum imgp_via *via, const char **why);
-/*
- * Plans the edited tree the way via (IMGP_VIA_OVERLAY or IMGP_VIA_FILE)
- * says: each --overlay file and each run of property sets a new overlay
- * (name, else "imgpatch-HASH") registered in the path's list, checked to
- * give the edited tree when applied; or the tree file rewritten.
- */
-int imgp_patch_write_via(struct imgp_patch *patch, enum imgp_via via,
-			 const char *why, const char *name);
+int imgp_patch_tree_begin(struct imgp_patch *patch, const struct imgp_tree_opts *opts);
+/* Plans writing the edited tree the way begin chose, the plan saying why. */
+int imgp_patch_tree_finish(struct imgp_patch *patch);
 
 /* Number of planned changes that really change a file. */
 size_t imgp_patch_pending(const struct imgp_patch *patch);

@@ -10,11 +10,6 @@
 
 #include "imgpatch-internal.h"
 
-void imgp_patch_set_dt_in_place(struct imgp_patch *patch, bool in_place)
-{
-	patch->dt_in_place = in_place;
-}
-
 /* A boot script is a few kilobytes; the bound keeps a hostile one cheap. */
 #define BOOTSCR_MAX ((size_t)1 << 20)
 

@@ -42,6 +42,9 @@ void imgp_patch_free(struct imgp_patch *patch)
 	imgp_dtb_free(&patch->dtb_source);
 	free(patch->dtb_origin);
 	free(patch->fit_path);
+	free(patch->tree_why);
+	free(patch->tree_override);
+	free(patch->tree_name);
 	free(patch->fit_image);
 	imgp_buf_free(&patch->dtb_notes);
 	imgp_buf_free(&patch->dtb_before);

@@ -51,6 +51,11 @@ struct imgp_patch {
 	bool dt_in_place;
 	/* The way a recipe's tree goes, as the caller asked (imgp_patch_set_via; 0: the recipe's). */
 	unsigned via_asked;
+	/* The way the tree goes, chosen by imgp_patch_tree_begin (DEFAULT: none yet). */
+	enum imgp_via tree_via;
+	char *tree_why;          /* the plan's line saying why */
+	char *tree_override;     /* IMGP_VIA_OVERRIDE: the file */
+	char *tree_name;         /* IMGP_VIA_OVERLAY: the new overlay's name; NULL: by its hash */
 	struct imgp_buf dtb_notes;
 	struct imgp_buf dtb_before; /* the loaded tree as DTS, for the plan's diff */
 	struct imgp_dtb dtb_source; /* the tree as loaded, before this run's edits */
@@ -94,6 +99,62 @@ void imgp_patch_mode(struct imgp_patch *patch, const struct imgp_part *part,
 
 /* Plans writing the loaded tree to path on the boot partition. */
 int imgp_patch_write_dtb(struct imgp_patch *patch, const char *path);
+/* The same, why (may be NULL) heading the plan's note. */
+int imgp_patch_write_dtb_note(struct imgp_patch *patch, const char *path,
+			      const char *why);
+
+/* ----------------------------------------------- the tree (patch-tree.c) */
+
+/*
+ * Loads the fdt image spec (name or dumpimage index; NULL: the only fdt)
+ * from the FIT at fit_path, found on whichever partition has it, verifying
+ * its hashes. That partition becomes the boot partition.
+ */
+int imgp_patch_load_fdt(struct imgp_patch *patch, const char *fit_path,
+			const char *spec);
+
+/*
+ * Plans rewriting the FIT the tree came from with the edited tree (see
+ * imgp_fit_rewrite); why (may be NULL) heads the plan's note ("via fit:
+ * ..."). -EINVAL when the tree came from a .dtb file.
+ */
+int imgp_patch_write_fit(struct imgp_patch *patch, const char *why);
+
+/*
+ * True when the image's recognised boot path names plain tree files
+ * (extlinux, Armbian, Raspberry Pi, a boot script), not a FIT; false also
+ * when no boot path is recognised.
+ */
+bool imgp_patch_boots_files(struct imgp_patch *patch);
+
+/*
+ * Loads the tree the recognised boot path boots (not a FIT's: extlinux,
+ * Armbian, Raspberry Pi...) as the tree to edit; model picks one of
+ * several (a model filter "pi4", the file name or its path). -ENOENT when
+ * the path names no tree, -EINVAL when it boots several and model is NULL
+ * (the message lists them).
+ */
+int imgp_patch_load_booted(struct imgp_patch *patch, const char *model);
+
+/*
+ * The way for the tree imgp_patch_load_booted() loads: asked, or by
+ * default a new overlay where the path applies a list of them and no
+ * edit deletes (an overlay cannot), else the tree file in place. *why is
+ * the plan's line saying so. -EINVAL naming the alternative when asked
+ * cannot work (override and fit need a FIT; overlay cannot delete or
+ * needs a list).
+ */
+int imgp_patch_via_choose(struct imgp_patch *patch, enum imgp_via asked,
+			  bool deletes, enum imgp_via *via, const char **why);
+
+/*
+ * Plans the edited tree the way via (IMGP_VIA_OVERLAY or IMGP_VIA_FILE)
+ * says: each --overlay file and each run of property sets a new overlay
+ * (name, else "imgpatch-HASH") registered in the path's list, checked to
+ * give the edited tree when applied; or the tree file rewritten.
+ */
+int imgp_patch_write_via(struct imgp_patch *patch, enum imgp_via via,
+			 const char *why, const char *name);
 
 /*
  * Resolves a partition for patch options and recipe steps: "boot" (the

@@ -15,104 +15,57 @@
 static int run_dt_delete(struct imgp_patch *patch, const struct recipe_step *st);
 static int run_dt_delete_node(struct imgp_patch *patch, const struct recipe_step *st);
 
-/*
- * The way asked for: the caller's (apply --via), else the write-tree
- * step's; IMGP_VIA_DEFAULT when neither asked.
- */
-static int asked_via(const struct imgp_patch *patch, const struct recipe_step *writer,
-		     enum imgp_via *via)
-{
-	*via = (enum imgp_via)patch->via_asked;
-	if (!writer || *via != IMGP_VIA_DEFAULT)
-		return 0;
-	return writer->val[OP_VIA] ? imgp_via_parse(writer->val[OP_VIA], via) : 0;
-}
-
 void imgp_patch_set_via(struct imgp_patch *patch, enum imgp_via via)
 {
 	patch->via_asked = via;
 }
 
 /*
- * A FIT's tree written by write-tree goes where the CLI's patch puts it:
- * the override file when the boot script loads one, else the FIT. Chosen
- * before the edits, which judge an absent property by it.
+ * A load step begins the tree the way its write-tree step goes: the one
+ * the caller asks (apply --via), else the step's, else the boot path's
+ * (imgp_patch_tree_begin). A tree no step writes is only loaded.
  */
-static int fit_via(struct imgp_patch *patch, const struct recipe_step *load,
-		   enum imgp_via *via)
+static int begin_tree(struct imgp_patch *patch, const struct recipe_step *st,
+		      struct imgp_tree_opts *t)
 {
-	int rc = asked_via(patch, load->writer, via);
+	const struct recipe_step *w = st->writer;
+	int rc = 0;
 
-	if (rc || *via != IMGP_VIA_DEFAULT)
-		return rc;
-	rc = imgp_patch_boot_hook(patch, IMGP_OVERRIDE_NAME);
-	if (rc < 0)
-		return rc;
-	imgp_errclear();
-	*via = rc ? IMGP_VIA_OVERRIDE : IMGP_VIA_FIT;
-	return 0;
+	t->via = (enum imgp_via)patch->via_asked;
+	t->load_only = !w;
+	t->deletes = st->deletes;
+	if (w && t->via == IMGP_VIA_DEFAULT && w->val[OP_VIA]) {
+		rc = imgp_via_parse(w->val[OP_VIA], &t->via);
+		t->asked_by = "the recipe says so";
+	}
+	if (w)
+		t->name = w->val[OP_NAME];
+	return rc ? rc : imgp_patch_tree_begin(patch, t);
 }
 
 int imgp_recipe_run_fdt_from_fit(struct imgp_patch *patch, const struct recipe_step *st)
 {
-	enum imgp_via via;
-	int rc = imgp_patch_load_fdt(patch, st->val[OP_FIT], st->val[OP_FDT]);
+	struct imgp_tree_opts t = {
+		.from = IMGP_TREE_FIT,
+		.fit_path = st->val[OP_FIT],
+		.fdt = st->val[OP_FDT],
+	};
 
-	if (rc || !st->writer)
-		return rc;
-	rc = fit_via(patch, st, &via);
-	if (!rc && via != IMGP_VIA_OVERRIDE && via != IMGP_VIA_FIT)
-		rc = imgp_fail(EINVAL, "via %s: a FIT's tree goes to an override file or into the FIT (via override or fit)",
-			       imgp_via_name(via));
-	if (!rc && via == IMGP_VIA_FIT)
-		patch->dt_in_place = true;
-	return rc;
+	return begin_tree(patch, st, &t);
 }
 
 static int run_dt_from_boot(struct imgp_patch *patch, const struct recipe_step *st)
 {
-	enum imgp_via via;
-	const char *why;
-	int rc = asked_via(patch, st->writer, &via);
+	struct imgp_tree_opts t = { .from = IMGP_TREE_BOOTED, .model = st->val[OP_MODEL] };
 
-	/* A tree loaded only for its compatible goes nowhere: no way to choose. */
-	if (!rc && st->writer)
-		rc = imgp_patch_via_choose(patch, via, st->deletes, &via, &why);
-	if (!rc)
-		rc = imgp_patch_load_booted(patch, st->val[OP_MODEL]);
-	return rc;
+	return begin_tree(patch, st, &t);
 }
 
-/*
- * The tree goes the way its load step chose: for a FIT's, the override
- * file (IMGP_OVERRIDE_PATH) or the FIT; for the boot path's, a new overlay
- * or the file in place.
- */
+/* The tree goes the way its load step chose. */
 static int run_write_tree(struct imgp_patch *patch, const struct recipe_step *st)
 {
-	enum imgp_via via;
-	const char *why = NULL;
-	int rc;
-
-	if (patch->fit_path) {
-		struct recipe_step load = { .writer = st };
-
-		rc = fit_via(patch, &load, &via);
-		if (!rc && via == IMGP_VIA_FIT)
-			return imgp_patch_write_fit(patch, patch->via_asked ? "via fit: --via fit" :
-							   st->val[OP_VIA] ? "via fit: the recipe says so"
-							     : "via fit: the boot script loads no override file");
-		return rc ? rc : imgp_patch_write_dtb_note(patch, IMGP_OVERRIDE_PATH,
-							   patch->via_asked ? "via override: --via override" :
-							   st->val[OP_VIA] ? "via override: the recipe says so"
-									   : "via override: the boot script loads " IMGP_OVERRIDE_PATH);
-	}
-	rc = asked_via(patch, st, &via);
-	if (!rc)
-		rc = imgp_patch_via_choose(patch, via, st->deletes, &via, &why);
-	if (!rc)
-		rc = imgp_patch_write_via(patch, via, why, st->val[OP_NAME]);
-	return rc;
+	(void)st;
+	return imgp_patch_tree_finish(patch);
 }
 
 static int run_add_to_list(struct imgp_patch *patch, const struct recipe_step *st)

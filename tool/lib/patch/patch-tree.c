@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Where an edited tree goes, decided once for the CLI's patch and the
+ * recipes alike. A FIT's tree goes to the override file the boot script
+ * loads, else back into the FIT; a tree the boot path names as a file
+ * goes into a new overlay in its list, or into the file itself
+ * (imgp_patch_via_choose). The way is chosen when the tree is loaded,
+ * before the edits: edits made in place judge an absent property apart.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "imgpatch-internal.h"
+
+/* Whose the tree is: --fit and --fdt make it a FIT's, else the boot path says. */
+static bool tree_is_fit(struct imgp_patch *patch, const struct imgp_tree_opts *o)
+{
+	if (o->from != IMGP_TREE_ANY)
+		return o->from == IMGP_TREE_FIT;
+	return !imgp_patch_boots_files(patch);
+}
+
+/* A FIT's tree: the override file when the boot script loads one (or asked), else the FIT. */
+static int begin_fit(struct imgp_patch *patch, const struct imgp_tree_opts *o)
+{
+	const char *fit = o->fit_path ? o->fit_path : IMGP_FIT_PATH;
+	enum imgp_via via = o->via;
+	int rc;
+
+	if (via == IMGP_VIA_OVERLAY || via == IMGP_VIA_FILE)
+		return imgp_fail(EINVAL, "--via %s: the tree is a FIT's (%s): use --via override or fit",
+				 imgp_via_name(via), fit);
+	if (o->model)
+		return imgp_fail(EINVAL, "--model: the tree is a FIT's (%s): pick it with --fdt", fit);
+	rc = imgp_patch_load_fdt(patch, fit, o->fdt);
+	if (rc || o->load_only)
+		return rc;
+	if (via == IMGP_VIA_DEFAULT) {
+		rc = imgp_patch_boot_hook(patch, IMGP_OVERRIDE_NAME);
+		if (rc < 0)
+			return rc;
+		imgp_errclear();
+		via = rc ? IMGP_VIA_OVERRIDE : IMGP_VIA_FIT;
+	}
+	patch->tree_override = strdup(o->override ? o->override : IMGP_OVERRIDE_PATH);
+	if (!patch->tree_override)
+		return imgp_fail(ENOMEM, "out of memory");
+	if (o->via != IMGP_VIA_DEFAULT)
+		rc = asprintf(&patch->tree_why, "via %s: %s", imgp_via_name(via),
+			      o->asked_by ? o->asked_by : via == IMGP_VIA_FIT ? "--via fit" :
+			      "--via override");
+	else if (via == IMGP_VIA_FIT)
+		rc = asprintf(&patch->tree_why, "via fit: the boot script loads no override file");
+	else
+		rc = asprintf(&patch->tree_why, "via override: the boot script loads %s",
+			      IMGP_OVERRIDE_PATH);
+	if (rc < 0) {
+		patch->tree_why = NULL;
+		return imgp_fail(ENOMEM, "out of memory");
+	}
+	patch->tree_via = via;
+	patch->dt_in_place = via == IMGP_VIA_FIT;
+	return 0;
+}
+
+/* A tree the boot path names: a new overlay in its list, or the file in place. */
+static int begin_booted(struct imgp_patch *patch, const struct imgp_tree_opts *o)
+{
+	enum imgp_via via = IMGP_VIA_DEFAULT;
+	const char *why = NULL;
+	int rc = 0;
+
+	/* A tree loaded only to be read goes nowhere: no way to choose. */
+	if (!o->load_only)
+		rc = imgp_patch_via_choose(patch, o->via, o->deletes, &via, &why);
+	if (!rc)
+		rc = imgp_patch_load_booted(patch, o->model);
+	if (rc || o->load_only)
+		return rc;
+	patch->tree_why = strdup(why);
+	if (o->name)
+		patch->tree_name = strdup(o->name);
+	if (!patch->tree_why || (o->name && !patch->tree_name))
+		return imgp_fail(ENOMEM, "out of memory");
+	patch->tree_via = via;
+	return 0;
+}
+
+int imgp_patch_tree_begin(struct imgp_patch *patch, const struct imgp_tree_opts *opts)
+{
+	/* A later tree (another recipe's) goes its own way. */
+	patch->tree_via = IMGP_VIA_DEFAULT;
+	free(patch->tree_why);
+	free(patch->tree_override);
+	free(patch->tree_name);
+	patch->tree_why = patch->tree_override = patch->tree_name = NULL;
+	return tree_is_fit(patch, opts) ? begin_fit(patch, opts) : begin_booted(patch, opts);
+}
+
+int imgp_patch_tree_finish(struct imgp_patch *patch)
+{
+	switch (patch->tree_via) {
+	case IMGP_VIA_FIT:
+		return imgp_patch_write_fit(patch, patch->tree_why);
+	case IMGP_VIA_OVERRIDE:
+		return imgp_patch_write_dtb_note(patch, patch->tree_override, patch->tree_why);
+	case IMGP_VIA_OVERLAY:
+	case IMGP_VIA_FILE:
+		return imgp_patch_write_via(patch, patch->tree_via, patch->tree_why,
+					    patch->tree_name);
+	default:
+		if (!patch->have_dtb)
+			return imgp_fail(EINVAL, "no device tree loaded");
+		return imgp_fail(EINVAL, "the tree did not come from the boot path");
+	}
+}
