@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "doctor/doctor.h"
 #include "unit.h"
 
 static void check_quote(const char *arg, const char *want, const char *name)

@@ -11,240 +11,9 @@
 #include <string.h>
 
 #include "cli.h"
-#include "text/json.h"
 
 /* --fail-on: a finding at or above the severity was found. */
 #define EXIT_FINDINGS 3
-
-struct doctor_cmd {
-	const char *path;        /* IMAGE as given */
-	char *image;             /* IMAGE as a shell word, for the fix commands */
-	bool compressed;         /* fixes recompress it: --in-place */
-	struct imgp_doctor *doc;
-	struct imgp_doctor_view v;
-};
-
-/* "imgpatch apply RECIPE IMAGE ARGS" / "imgpatch patch IMAGE ARGS", or NULL. */
-static char *fix_command(const struct doctor_cmd *dc, const struct imgp_finding *f,
-			 bool apply)
-{
-	char *s;
-	int n;
-
-	if (apply && f->recipe)
-		n = asprintf(&s, "imgpatch apply %s %s%s%s%s", f->recipe, dc->image,
-			     f->recipe_args && *f->recipe_args ? " " : "",
-			     f->recipe_args ? f->recipe_args : "",
-			     dc->compressed ? " --in-place" : "");
-	else if (!apply && f->patch_args)
-		n = asprintf(&s, "imgpatch patch %s %s%s", dc->image, f->patch_args,
-			     dc->compressed ? " --in-place" : "");
-	else
-		return NULL;
-	if (n < 0)
-		die("out of memory");
-	return s;
-}
-
-/* ------------------------------------------------------------------ text */
-
-static void text_evidence(const struct imgp_finding *f)
-{
-	const char *sep = "";
-
-	fputs("         where: ", stdout);
-	if (f->partition) {
-		printf(IMGP_PART_FMT, f->partition);
-		sep = " ";
-	}
-	if (f->file) {
-		printf("%s%s", sep, f->file);
-		if (f->line)
-			printf(":%d", f->line);
-		sep = ", ";
-	}
-	if (f->fdt) {
-		printf("%sfdt %s", sep, f->fdt);
-		sep = ", ";
-	}
-	if (f->node) {
-		printf("%snode %s", sep, f->node);
-		sep = ", ";
-	}
-	if (f->property)
-		printf("%s%s", sep, f->property);
-	putchar('\n');
-}
-
-/*
- * Where U-Boot picks one of many trees and nothing in the image says
- * which: one line per tree with its findings' ids, not every finding.
- */
-static void text_by_tree(const struct doctor_cmd *dc)
-{
-	size_t n = dc->v.nfindings;
-	bool *done = calloc(n ? n : 1, sizeof(*done));
-
-	if (!done)
-		die("out of memory");
-	printf("%zu trees: U-Boot picks one by its %s, and the image does not say which "
-	       "(no U-Boot before its first partition names one); findings by tree "
-	       "(imgpatch doctor %s --model TREE for one in full):\n",
-	       dc->v.ntrees, dc->v.chooser, dc->image);
-	for (size_t i = 0; i < n; i++) {
-		const struct imgp_finding *f = imgp_doctor_finding(dc->doc, i);
-		const char *sep = "";
-
-		if (done[i] || !f->tree)
-			continue;
-		printf("  %s:", f->tree + (strncmp(f->tree, "boot path ", 10) ? 0 :
-					  strcspn(f->tree, ":") + 2));
-		for (size_t k = i; k < n; k++) {
-			const struct imgp_finding *g = imgp_doctor_finding(dc->doc, k);
-
-			if (done[k] || !g->tree || strcmp(g->tree, f->tree))
-				continue;
-			done[k] = true;
-			printf("%s %s (%s)", sep, g->id, imgp_severity_name(g->severity));
-			sep = ",";
-		}
-		putchar('\n');
-	}
-	putchar('\n');
-	free(done);
-}
-
-static void print_text(const struct doctor_cmd *dc)
-{
-	const struct imgp_doctor_view *v = &dc->v;
-	const struct imgp_finding *f;
-	size_t warnings = 0;
-
-	if (v->picked && v->ntrees > 1)
-		printf("tree judged: %s, picked by %s, of the %zu the boot path offers\n\n",
-		       v->picked, v->picked_by, v->ntrees);
-	if (v->chooser)
-		text_by_tree(dc);
-	for (size_t i = 0; (f = imgp_doctor_finding(dc->doc, i)); i++) {
-		const char *lead = "         fix:   ";
-		char *cmd;
-
-		warnings += f->severity == IMGP_SEVERITY_WARNING;
-		if (v->chooser && f->tree)
-			continue;
-		printf("%-7s  %s: %s\n", imgp_severity_name(f->severity), f->id,
-		       f->title ? f->title : "");
-		text_evidence(f);
-		/* A FIT's tree is named by file and fdt; another path's by its provenance. */
-		if (f->tree && f->boot_path && !f->tree_in_fit) {
-			/* The model, unless the tree's file already says it. */
-			bool model = f->model && !strstr(f->tree, f->model);
-
-			printf("         tree:  %s%s%s%s\n", f->tree, model ? " (model " : "",
-			       model ? f->model : "", model ? ")" : "");
-		}
-		if (f->cost)
-			printf("         cost:  %s\n", f->cost);
-		if (f->hint) {
-			printf("%s%s\n", lead, f->hint);
-			lead = "                ";
-		}
-		for (int apply = 1; apply >= 0; apply--) {
-			cmd = fix_command(dc, f, apply);
-			if (cmd)
-				printf("%s%s\n", lead, cmd);
-			if (cmd)
-				lead = "                ";
-			free(cmd);
-		}
-		putchar('\n');
-	}
-	if (v->root_unread)
-		printf("root: %s\n\n", v->root_unread);
-	if (!v->nfindings)
-		printf("%s: no findings\n", dc->path);
-	else
-		printf("%s: %zu finding%s: %zu warning%s, %zu info\n", dc->path,
-		       v->nfindings, v->nfindings == 1 ? "" : "s", warnings,
-		       warnings == 1 ? "" : "s", v->nfindings - warnings);
-}
-
-/* ------------------------------------------------------------------ JSON */
-
-static void json_opt_int(struct imgp_json *j, const char *key, int v)
-{
-	if (v)
-		imgp_json_kv_int(j, key, v);
-	else
-		imgp_json_kv_null(j, key);
-}
-
-static void json_finding(struct imgp_json *j, const struct doctor_cmd *dc,
-			 const struct imgp_finding *f)
-{
-	char *cmd;
-
-	imgp_json_object_begin(j);
-	imgp_json_kv_string(j, "id", f->id);
-	imgp_json_kv_string(j, "severity", imgp_severity_name(f->severity));
-	imgp_json_kv_string(j, "title", f->title);
-	imgp_json_kv_string(j, "cost", f->cost);
-	imgp_json_key(j, "evidence");
-	imgp_json_object_begin(j);
-	json_opt_int(j, "partition", f->partition);
-	imgp_json_kv_string(j, "file", f->file);
-	imgp_json_kv_string(j, "fdt", f->fdt);
-	imgp_json_kv_string(j, "node", f->node);
-	imgp_json_kv_string(j, "property", f->property);
-	json_opt_int(j, "line", f->line);
-	imgp_json_kv_string(j, "boot_path", f->boot_path);
-	imgp_json_kv_string(j, "model", f->model);
-	imgp_json_kv_string(j, "tree", f->tree);
-	imgp_json_object_end(j);
-	imgp_json_key(j, "fix");
-	imgp_json_object_begin(j);
-	imgp_json_kv_string(j, "recipe", f->recipe);
-	cmd = fix_command(dc, f, true);
-	imgp_json_kv_string(j, "apply", cmd);
-	free(cmd);
-	cmd = fix_command(dc, f, false);
-	imgp_json_kv_string(j, "command", cmd);
-	free(cmd);
-	imgp_json_kv_string(j, "hint", f->hint);
-	imgp_json_object_end(j);
-	imgp_json_object_end(j);
-}
-
-static int print_json(const struct doctor_cmd *dc)
-{
-	const struct imgp_finding *f;
-	size_t warnings = 0;
-	struct imgp_json j;
-	int rc;
-
-	imgp_json_init(&j, stdout);
-	imgp_json_object_begin(&j);
-	imgp_json_kv_uint(&j, "schema_version", 1);
-	imgp_json_kv_string(&j, "image", dc->path);
-	imgp_json_key(&j, "findings");
-	imgp_json_array_begin(&j);
-	for (size_t i = 0; (f = imgp_doctor_finding(dc->doc, i)); i++) {
-		json_finding(&j, dc, f);
-		warnings += f->severity == IMGP_SEVERITY_WARNING;
-	}
-	imgp_json_array_end(&j);
-	imgp_json_key(&j, "summary");
-	imgp_json_object_begin(&j);
-	imgp_json_kv_uint(&j, "warning", warnings);
-	imgp_json_kv_uint(&j, "info", dc->v.nfindings - warnings);
-	imgp_json_object_end(&j);
-	imgp_json_kv_string(&j, "root_unread", dc->v.root_unread);
-	imgp_json_object_end(&j);
-	rc = imgp_json_finish(&j);
-	if (rc == -EINVAL)
-		error("internal error: malformed JSON output");
-	return rc;
-}
 
 /* ------------------------------------------------------------------- cmd */
 
@@ -280,12 +49,12 @@ int cmd_doctor(int argc, char **argv)
 {
 	static const char *const args[] = { "IMAGE" };
 	struct imgp_doctor_opts dopts = { 0 };
-	struct doctor_cmd dc = { 0 };
+	struct imgp_doctor_write_opts wopts = { 0 };
 	enum imgp_severity fail_on = IMGP_SEVERITY_WARNING;
-	struct imgp_buf quoted = { 0 };
+	struct imgp_doctor *doc = NULL;
 	struct cli_parser p;
 	struct cli_read img;
-	bool json = false, fail = false;
+	bool fail = false;
 	char *fit_path = NULL;
 	int c = CLI_END, rc = 0;
 
@@ -293,7 +62,7 @@ int cmd_doctor(int argc, char **argv)
 	while (!rc && (c = cli_next(&p)) > 0) {
 		switch (c) {
 		case OPT_JSON:
-			json = true;
+			wopts.json = true;
 			break;
 		case OPT_FIT:
 			cli_fit_path(&p, &fit_path);
@@ -313,41 +82,32 @@ int cmd_doctor(int argc, char **argv)
 	}
 	if (!rc)
 		rc = c == CLI_STOP ? p.exit : cli_arguments(&p, 1, 1, args);
-	dc.path = rc || c == CLI_STOP ? NULL : p.args[0];
+	wopts.name = rc || c == CLI_STOP ? NULL : p.args[0];
 	cli_parser_free(&p);
 	if (rc || c == CLI_STOP) {
 		free(fit_path);
 		return rc;
 	}
 	dopts.fit_path = fit_path;
-	if (imgp_shell_quote(&quoted, dc.path))
-		die("out of memory");
-	dc.image = (char *)quoted.data;
 
-	rc = cli_read_open(&img, dc.path);
-	dc.compressed = !rc && imgp_work_format(img.src) != IMGP_FMT_RAW;
-	if (!rc && imgp_doctor_run(img.disk, &dopts, &dc.doc))
-		rc = error_lib_typed(dc.path, dopts.model != NULL);
+	rc = cli_read_open(&img, wopts.name);
+	/* The fixes of a compressed image recompress it: --in-place. */
+	wopts.compressed = !rc && imgp_work_format(img.src) != IMGP_FMT_RAW;
+	if (!rc && imgp_doctor_run(img.disk, &dopts, &doc))
+		rc = error_lib_typed(wopts.name, dopts.model != NULL);
 	if (!rc) {
-		imgp_doctor_get(dc.doc, &dc.v);
-		int out;
+		int out = imgp_doctor_write(doc, &wopts, stdout);
 
-		if (json) {
-			out = print_json(&dc);
-		} else {
-			print_text(&dc);
-			out = fflush(stdout) || ferror(stdout) ? -EIO : 0;
-		}
 		if (out == -EIO)
 			error("cannot write output: %s", strerror(EIO));
+		else if (out)
+			error_lib(wopts.name);
 		if (out)
 			rc = EXIT_ERROR;
 	}
-	for (size_t i = 0; !rc && fail && i < dc.v.nfindings; i++)
-		if (imgp_doctor_finding(dc.doc, i)->severity >= fail_on)
-			rc = EXIT_FINDINGS;
-	imgp_doctor_free(dc.doc);
-	imgp_buf_free(&quoted);
+	if (!rc && fail && imgp_doctor_found(doc, fail_on))
+		rc = EXIT_FINDINGS;
+	imgp_doctor_free(doc);
 	cli_read_close(&img);
 	free(fit_path);
 	return rc;

@@ -707,38 +707,9 @@ enum imgp_severity {
 	IMGP_SEVERITY_WARNING,
 };
 
-/* "info" or "warning". */
-const char *imgp_severity_name(enum imgp_severity sev);
 /* Parses "info" or "warning". Returns 0 or -EINVAL. */
 int imgp_severity_parse(const char *name, enum imgp_severity *out);
 
-/*
- * One finding. Every string is printable ASCII (other bytes read from the
- * image become '?'), so it can go to a terminal as it is.
- */
-struct imgp_finding {
-	const char *id;          /* stable: "uhs-blocked", "fstab-discard", ... */
-	enum imgp_severity severity;
-	char *title;             /* what is wrong, one line */
-	char *cost;              /* what it costs */
-	/* Evidence: where it was seen; NULL or 0 when it does not apply. */
-	int partition;
-	char *file;              /* path inside the partition */
-	char *fdt;               /* FIT image node of the tree */
-	char *node;              /* device-tree node path */
-	char *property;          /* property, mount option or config key */
-	int line;                /* 1-based line in file */
-	/* A device-tree finding: the effective tree it was seen in (effective.c). */
-	char *boot_path;         /* "fit", "armbian", ...; NULL: a .dtb file no boot path names */
-	char *model;             /* the tree's model; NULL: the board */
-	char *tree;              /* its provenance: "boot path armbian: /boot/dtb/x.dtb + ..." */
-	bool tree_in_fit;        /* the tree is a FIT's image, named by file and fdt already */
-	/* The fix; NULL where there is none. */
-	const char *recipe;      /* a shipped recipe that fixes it */
-	char *recipe_args;       /* its "--set NAME=VALUE" arguments, "" for none */
-	char *patch_args;        /* "imgpatch patch IMAGE" + these, shell-quoted */
-	char *hint;              /* the fix in words */
-};
 
 struct imgp_doctor_opts {
 	const char *fit_path;    /* the FIT file; NULL: "/image.fit" */
@@ -752,7 +723,7 @@ struct imgp_doctor_opts {
 	const char *model;
 };
 
-/* What doctor found, opaque: read with imgp_doctor_get() and imgp_doctor_finding(). */
+/* What doctor found, opaque: written with imgp_doctor_write(). */
 struct imgp_doctor;
 
 /*
@@ -766,31 +737,23 @@ int imgp_doctor_run(struct imgp_disk *disk, const struct imgp_doctor_opts *opts,
 		    struct imgp_doctor **out);
 /* Frees a report; NULL: none. */
 void imgp_doctor_free(struct imgp_doctor *doc);
-/* Finding i, in check order; NULL past the last. */
-const struct imgp_finding *imgp_doctor_finding(const struct imgp_doctor *doc, size_t i);
 
-/* What a report judged; its strings are the report's. */
-struct imgp_doctor_view {
-	size_t nfindings;
-	const char *picked;      /* the tree judged alone, when one was picked among several; NULL: all */
-	const char *picked_by;   /* "--model", or "the image's U-Boot (fdtfile)" */
-	size_t ntrees;           /* trees the boot path offers */
-	/* With no pick among several trees U-Boot chooses from: the variable that chooses. */
-	const char *chooser;
-	/*
-	 * The root was not read (a filesystem imgpatch has no backend for):
-	 * which partition, and the findings that need it, not judged; NULL
-	 * when the root was read or there is none to read.
-	 */
-	const char *root_unread;
+struct imgp_doctor_write_opts {
+	const char *name;        /* the image as its user named it */
+	bool compressed;         /* its fixes recompress it: they say --in-place */
+	bool json;               /* one JSON document (schema_version 1), not text */
 };
-void imgp_doctor_get(const struct imgp_doctor *doc, struct imgp_doctor_view *out);
-
 /*
- * Appends arg to out as a POSIX shell word: as it is when it holds only
- * safe characters, else in single quotes. Returns 0 or -ENOMEM.
+ * Writes what imgpatch doctor shows of a report to out: each finding with
+ * its evidence, cost and fix (the apply and patch commands, shell-quoted),
+ * then a summary. Returns 0, -EIO when writing failed, or -ENOMEM.
  */
-int imgp_shell_quote(struct imgp_buf *out, const char *arg);
+int imgp_doctor_write(const struct imgp_doctor *doc, const struct imgp_doctor_write_opts *opts,
+		      FILE *out);
+/* Whether the report has a finding of severity sev or a worse one. */
+bool imgp_doctor_found(const struct imgp_doctor *doc, enum imgp_severity sev);
+
+
 
 /* -------------------------------------------------------------- fsmap.c */
 

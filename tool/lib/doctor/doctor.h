@@ -8,7 +8,64 @@
 
 #include "imgpatch-internal.h"
 
-/* A report (imgpatch.h's struct imgp_doctor_view says what each member means). */
+/* "info" or "warning". */
+const char *imgp_severity_name(enum imgp_severity sev);
+
+/*
+ * One finding. Every string is printable ASCII (other bytes read from the
+ * image become '?'), so it can go to a terminal as it is.
+ */
+struct imgp_finding {
+	const char *id;          /* stable: "uhs-blocked", "fstab-discard", ... */
+	enum imgp_severity severity;
+	char *title;             /* what is wrong, one line */
+	char *cost;              /* what it costs */
+	/* Evidence: where it was seen; NULL or 0 when it does not apply. */
+	int partition;
+	char *file;              /* path inside the partition */
+	char *fdt;               /* FIT image node of the tree */
+	char *node;              /* device-tree node path */
+	char *property;          /* property, mount option or config key */
+	int line;                /* 1-based line in file */
+	/* A device-tree finding: the effective tree it was seen in (effective.c). */
+	char *boot_path;         /* "fit", "armbian", ...; NULL: a .dtb file no boot path names */
+	char *model;             /* the tree's model; NULL: the board */
+	char *tree;              /* its provenance: "boot path armbian: /boot/dtb/x.dtb + ..." */
+	bool tree_in_fit;        /* the tree is a FIT's image, named by file and fdt already */
+	/* The fix; NULL where there is none. */
+	const char *recipe;      /* a shipped recipe that fixes it */
+	char *recipe_args;       /* its "--set NAME=VALUE" arguments, "" for none */
+	char *patch_args;        /* "imgpatch patch IMAGE" + these, shell-quoted */
+	char *hint;              /* the fix in words */
+};
+
+/* Finding i, in check order; NULL past the last. */
+const struct imgp_finding *imgp_doctor_finding(const struct imgp_doctor *doc, size_t i);
+
+/* What a report judged; its strings are the report's. */
+struct imgp_doctor_view {
+	size_t nfindings;
+	const char *picked;      /* the tree judged alone, when one was picked among several; NULL: all */
+	const char *picked_by;   /* "--model", or "the image's U-Boot (fdtfile)" */
+	size_t ntrees;           /* trees the boot path offers */
+	/* With no pick among several trees U-Boot chooses from: the variable that chooses. */
+	const char *chooser;
+	/*
+	 * The root was not read (a filesystem imgpatch has no backend for):
+	 * which partition, and the findings that need it, not judged; NULL
+	 * when the root was read or there is none to read.
+	 */
+	const char *root_unread;
+};
+void imgp_doctor_get(const struct imgp_doctor *doc, struct imgp_doctor_view *out);
+
+/*
+ * Appends arg to out as a POSIX shell word: as it is when it holds only
+ * safe characters, else in single quotes. Returns 0 or -ENOMEM.
+ */
+int imgp_shell_quote(struct imgp_buf *out, const char *arg);
+
+/* A report (struct imgp_doctor_view says what each member means). */
 struct imgp_doctor {
 	size_t n;
 	struct imgp_finding *findings;
