@@ -15,57 +15,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "imgpatch-internal.h"
+#include "fs-fat-internal.h"
 #include "core/epoch.h"
 #include "core/io.h"
 #include "core/endian.h"
 
-/*
- * Every path of a FAT as "mdir -/ -b -a ::/" lists it, one a line, folders
- * ending in "/". Kept by the handle while neither imgpatch nor mtools
- * wrote to the image file (its identity, size and time stamp, and the
- * image's write count, are the key): lookups and the folder list of a
- * commit then cost no mtools run. Not kept for block devices, whose time
- * stamp says nothing.
- */
-struct fat_listing {
-	char drive[4200];
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	struct timespec mtime;
-	uint64_t writes;
-	char *text;
-	/* Every folder's clusters, when a file's mapping listed them too. */
-	struct imgp_fat_ranges dir_chains;
-	bool have_dir_chains;
-};
-
-struct fat_priv {
-	char drive[4200];        /* "-i" argument: IMAGE@@OFFSET, or the private copy */
-	char src[4200];          /* capture mode: the image's own IMAGE@@OFFSET */
-	struct imgp_fat_geom geom;
-	int copy_fd;             /* capture mode: the private copy (in memory), else -1 */
-	struct imgp_fat_ranges filled; /* capture mode: what the copy holds of the image */
-	char **dirs;             /* capture mode: mtools names of every directory */
-	size_t ndirs;
-	char **written;          /* capture mode: mtools names of the files written */
-	size_t nwritten;
-	struct fat_listing listing;
-};
-
-/* Chunk of the comparison after a capture. */
-#define FAT_CHUNK ((size_t)1 << 20)
-#define FAT_SECTOR 512
-/* Names given to one mshowfat run, to keep argv short. */
-#define FAT_DIRS_PER_RUN 256
-/* A folder larger than this is not read for a file's size (mdir is asked). */
-#define FAT_DIR_MAX ((uint64_t)4 << 20)
-/* FAT32 has more clusters than this (the specification's bound). */
-#define FAT16_MAX_CLUSTERS 65524
-
-/* mtools must not read a user's ~/.mtoolsrc, nor refuse odd geometries. */
-static const char *const mtools_env[] = {
+const char *const imgp_fat_mtools_env[] = {
 	"MTOOLS_SKIP_CHECK=1",
 	"MTOOLSRC=/dev/null",
 	NULL,
@@ -85,8 +40,8 @@ static int fat_check_geometry(struct imgp_fs *fs, struct imgp_fat_geom *g)
 }
 
 /* Runs mshowfat on one drive for names; their chains appended to out. */
-static int fat_chains(struct imgp_fs *fs, const char *drive, char **names,
-		      size_t n, struct imgp_fat_ranges *out)
+int imgp_fat_chains(struct imgp_fs *fs, const char *drive, char **names,
+		    size_t n, struct imgp_fat_ranges *out)
 {
 	struct fat_priv *priv = fs->priv;
 	const char **argv = calloc(n + 4, sizeof(*argv));
@@ -101,7 +56,7 @@ static int fat_chains(struct imgp_fs *fs, const char *drive, char **names,
 	argv[2] = drive;
 	for (size_t i = 0; i < n; i++)
 		argv[3 + i] = names[i];
-	rc = imgp_run(argv, mtools_env, &o);
+	rc = imgp_run(argv, imgp_fat_mtools_env, &o);
 	free(argv);
 	if (!rc)
 		rc = imgp_buf_append(&o, "", 1);
@@ -198,7 +153,7 @@ static bool fat_root_is_empty(struct imgp_fs *fs)
 
 	if (strcmp(imgp_errmsg(), empty_root))
 		return false;
-	empty = !imgp_run(argv, mtools_env, &o);
+	empty = !imgp_run(argv, imgp_fat_mtools_env, &o);
 	for (size_t i = 0; empty && i < o.len; i++)
 		if (o.data[i] != '\n' && o.data[i] != ' ')
 			empty = false;
@@ -210,7 +165,7 @@ static bool fat_root_is_empty(struct imgp_fs *fs)
 	return empty;
 }
 
-static int fat_list(struct imgp_fs *fs, const char **text)
+int imgp_fat_list(struct imgp_fs *fs, const char **text)
 {
 	struct fat_priv *priv = fs->priv;
 	struct fat_listing *l = &priv->listing;
@@ -229,7 +184,7 @@ static int fat_list(struct imgp_fs *fs, const char **text)
 		return 0;
 	}
 	fat_listing_drop(l);
-	rc = imgp_run(argv, mtools_env, &o);
+	rc = imgp_run(argv, imgp_fat_mtools_env, &o);
 	if (rc && fat_root_is_empty(fs)) {
 		imgp_buf_free(&o);
 		rc = 0;
@@ -260,7 +215,7 @@ static int fat_list(struct imgp_fs *fs, const char **text)
 static int fat_dirs(struct imgp_fs *fs, char ***out, size_t *n)
 {
 	const char *text;
-	int rc = fat_list(fs, &text);
+	int rc = imgp_fat_list(fs, &text);
 
 	*out = NULL;
 	*n = 0;
@@ -275,7 +230,7 @@ static int fat_lookup(struct imgp_fs *fs, const char *target)
 
 	if (rc)
 		return rc;
-	rc = fat_list(fs, &text);
+	rc = imgp_fat_list(fs, &text);
 	return rc ? rc : imgp_fat_listing_find(text, target);
 }
 
@@ -286,7 +241,7 @@ static int fat_chains_all(struct imgp_fs *fs, const char *drive, char **names,
 	int rc = 0;
 
 	for (size_t i = 0; !rc && i < n; i += FAT_DIRS_PER_RUN)
-		rc = fat_chains(fs, drive, names + i,
+		rc = imgp_fat_chains(fs, drive, names + i,
 				n - i < FAT_DIRS_PER_RUN ? n - i : FAT_DIRS_PER_RUN, out);
 	return rc;
 }
@@ -459,7 +414,7 @@ static void fat_close(struct imgp_fs *fs)
 }
 
 /* "::/path" as mtools names files on the -i drive. */
-static int fat_target(const char *path, char *out, size_t outlen)
+int imgp_fat_target(const char *path, char *out, size_t outlen)
 {
 	int n = snprintf(out, outlen, "::%s%s", path[0] == '/' ? "" : "/", path);
 
@@ -486,7 +441,7 @@ static int fat_stat(struct imgp_fs *fs, const char *target)
 		if (rc != -ENOENT)
 			return rc;
 	}
-	rc = imgp_run(argv, mtools_env, &out);
+	rc = imgp_run(argv, imgp_fat_mtools_env, &out);
 	if (rc) {
 		bool missing = strstr(imgp_errmsg(), "not found") != NULL;
 
@@ -513,7 +468,7 @@ static int fat_stat(struct imgp_fs *fs, const char *target)
 static int fat_file(struct imgp_fs *fs, const char *path, char *target,
 		    size_t len, bool may_be_missing)
 {
-	int rc = fat_target(path, target, len);
+	int rc = imgp_fat_target(path, target, len);
 
 	if (rc)
 		return rc;
@@ -538,7 +493,7 @@ static int fat_read_file(struct imgp_fs *fs, const char *path, size_t max,
 	rc = fat_file(fs, path, target, sizeof(target), false);
 	if (rc)
 		return rc;
-	rc = imgp_run(argv, mtools_env, out);
+	rc = imgp_run(argv, imgp_fat_mtools_env, out);
 	if (rc)
 		return rc;
 	if (out->len > max)
@@ -556,7 +511,7 @@ static int fat_list_dir(struct imgp_fs *fs, const char *dir, char ***names,
 	int rc, what;
 
 	dir += strspn(dir, "/");
-	rc = fat_target(dir, target, sizeof(target) - 1);
+	rc = imgp_fat_target(dir, target, sizeof(target) - 1);
 	if (rc)
 		return rc;
 	tlen = strlen(target);
@@ -574,7 +529,7 @@ static int fat_list_dir(struct imgp_fs *fs, const char *dir, char ***names,
 		tlen = 2;
 	target[tlen++] = '/';
 	target[tlen] = '\0';
-	rc = fat_list(fs, &text);
+	rc = imgp_fat_list(fs, &text);
 	return rc ? rc : imgp_fat_listing_children(text, target, names, n);
 }
 
@@ -649,7 +604,7 @@ static int fat_write_file(struct imgp_fs *fs, const char *path,
 
 	/* In capture mode the folders are known: no mdir run to refuse one. */
 	if (priv->copy_fd >= 0) {
-		rc = fat_target(path, target, sizeof(target));
+		rc = imgp_fat_target(path, target, sizeof(target));
 		for (size_t i = 0; !rc && i < priv->ndirs; i++)
 			if (strcasecmp(priv->dirs[i], target) == 0)
 				rc = imgp_fail(EISDIR, "is a directory, not a file");
@@ -661,7 +616,7 @@ static int fat_write_file(struct imgp_fs *fs, const char *path,
 	rc = fat_stage(data, len, tmp, sizeof(tmp));
 	if (rc)
 		return rc;
-	rc = imgp_run(argv, mtools_env, NULL);
+	rc = imgp_run(argv, imgp_fat_mtools_env, NULL);
 	imgp_temp_remove(tmp);
 	/* mcopy wrote to the image itself: what was listed may be gone. */
 	if (priv->copy_fd < 0)
@@ -671,244 +626,10 @@ static int fat_write_file(struct imgp_fs *fs, const char *path,
 	return rc;
 }
 
-static int fat_mdir_size(struct imgp_fs *fs, const char *target, uint64_t *size)
-{
-	struct fat_priv *priv = fs->priv;
-	const char *argv[] = { "mdir", "-a", "-i", priv->drive, target, NULL };
-	struct imgp_buf o = { 0 };
-	int rc;
-
-	rc = imgp_run(argv, mtools_env, &o);
-	if (rc) {
-		bool missing = strstr(imgp_errmsg(), "not found") != NULL;
-
-		imgp_buf_free(&o);
-		return missing ? imgp_fail(ENOENT, "no such file") : rc;
-	}
-	rc = imgp_buf_append(&o, "", 1);
-	if (!rc)
-		rc = imgp_fat_parse_size((const char *)o.data, target, size);
-	imgp_buf_free(&o);
-	return rc;
-}
-
-/*
- * One mshowfat run on drive for names, in groups: each[i] gets the clusters
- * of names[i]. -EPROTO (no message) when a name's line is not found.
- */
-static int fat_chains_each(struct imgp_fs *fs, const char *drive, char **names,
-			   size_t n, struct imgp_fat_ranges *each)
-{
-	struct fat_priv *priv = fs->priv;
-	int rc = 0;
-
-	for (size_t g = 0; !rc && g < n; g += FAT_DIRS_PER_RUN) {
-		size_t m = n - g < FAT_DIRS_PER_RUN ? n - g : FAT_DIRS_PER_RUN, k = 0;
-		const char **argv = calloc(m + 4, sizeof(*argv));
-		struct imgp_buf o = { 0 };
-		char *line, *save = NULL;
-
-		if (!argv)
-			return imgp_fail(ENOMEM, "out of memory");
-		argv[0] = "mshowfat";
-		argv[1] = "-i";
-		argv[2] = drive;
-		for (size_t i = 0; i < m; i++)
-			argv[3 + i] = names[g + i];
-		rc = imgp_run(argv, mtools_env, &o);
-		free(argv);
-		if (!rc)
-			rc = imgp_buf_append(&o, "", 1);
-		/* A line per name, in order, starting with the name as given. */
-		for (line = rc ? NULL : strtok_r((char *)o.data, "\n", &save); line && !rc;
-		     line = strtok_r(NULL, "\n", &save)) {
-			size_t len = k < m ? strlen(names[g + k]) : 0;
-
-			if (k < m && !strncmp(line, names[g + k], len) && line[len] == ' ')
-				rc = imgp_fat_parse_chain(&priv->geom, line, &each[g + k++]);
-		}
-		imgp_buf_free(&o);
-		if (!rc && k < m)
-			rc = -EPROTO;
-	}
-	return rc;
-}
-
-/* The bytes of the folder dir (an mtools name) whose clusters are chain. */
-static int fat_dir_bytes(struct imgp_fs *fs, const char *dir,
-			 const struct imgp_fat_ranges *chain, struct imgp_buf *out)
-{
-	struct fat_priv *priv = fs->priv;
-	uint8_t bs[FAT_SECTOR];
-	int rc = 0;
-
-	/* FAT12/16 keep the root folder in a fixed area before the data. */
-	if (!strcmp(dir, "::/") && !chain->n) {
-		uint64_t bps, len;
-
-		rc = imgp_part_read(fs->img, fs->part, 0, bs, sizeof(bs));
-		bps = get_le16(bs + 11);
-		len = (uint64_t)get_le16(bs + 17) * 32;
-		if (!rc && (!len || (len + bps - 1) / bps * bps > priv->geom.meta_end))
-			return 1;
-		rc = rc ? rc : imgp_buf_reserve(out, len);
-		if (!rc)
-			rc = imgp_part_read(fs->img, fs->part,
-					    priv->geom.meta_end - (len + bps - 1) / bps * bps,
-					    out->data, len);
-		if (!rc)
-			out->len = len;
-		return rc;
-	}
-	for (size_t i = 0; !rc && i < chain->n; i++) {
-		if (out->len + chain->r[i].len > FAT_DIR_MAX)
-			return 1;
-		rc = imgp_buf_reserve(out, chain->r[i].len);
-		if (!rc)
-			rc = imgp_part_read(fs->img, fs->part, chain->r[i].file_off,
-					    out->data + out->len, chain->r[i].len);
-		if (!rc)
-			out->len += chain->r[i].len;
-	}
-	return rc;
-}
-
-/*
- * The clusters and size of the file target without an mdir run of its own:
- * the listing says it is a file, one mshowfat run gives its clusters and
- * every folder's (kept with the listing, for a commit's copy), and its
- * folder's entry on its first cluster gives the size. 0, 1 when this way
- * cannot tell (mdir is asked then), or -errno.
- */
-static int fat_map_listed(struct imgp_fs *fs, const char *target,
-			  struct imgp_fat_ranges *chain, uint64_t *size)
-{
-	struct fat_priv *priv = fs->priv;
-	struct imgp_fat_ranges *each = NULL;
-	struct imgp_buf dir = { 0 };
-	char **dirs = NULL, **names = NULL, parent[4200], *slash;
-	size_t ndirs = 0, p;
-	const char *text;
-	uint32_t cluster;
-	int rc;
-
-	if (priv->copy_fd >= 0)
-		return 1;
-	rc = fat_list(fs, &text);
-	if (!rc)
-		rc = imgp_fat_listing_find(text, target);
-	if (rc == 0)
-		return imgp_fail(ENOENT, "no such file");
-	if (rc == 2)
-		return imgp_fail(EISDIR, "is a directory, not a file");
-	if (rc != 1)
-		return rc == -ENOENT ? 1 : rc;
-	/* Its folder: "::/" for "::/image.fit", "::/sub" for "::/sub/x". */
-	snprintf(parent, sizeof(parent), "%s", target);
-	slash = strrchr(parent, '/');
-	if (slash == parent + 2)
-		slash[1] = '\0';
-	else
-		*slash = '\0';
-	rc = imgp_fat_listing_dirs(text, &dirs, &ndirs);
-	for (p = 0; !rc && p < ndirs && strcasecmp(dirs[p], parent); p++)
-		;
-	if (!rc && p == ndirs)
-		rc = 1;
-	if (!rc) {
-		names = calloc(ndirs + 1, sizeof(*names));
-		each = calloc(ndirs + 1, sizeof(*each));
-		if (!names || !each)
-			rc = imgp_fail(ENOMEM, "out of memory");
-	}
-	if (!rc) {
-		names[0] = (char *)target;
-		memcpy(names + 1, dirs, ndirs * sizeof(*names));
-		rc = fat_chains_each(fs, priv->drive, names, ndirs + 1, each);
-		if (rc == -EPROTO)
-			rc = 1;
-	}
-	if (!rc && !each[0].n)
-		rc = 1;         /* an empty file: no cluster to find it by */
-	if (!rc)
-		rc = fat_dir_bytes(fs, parent, &each[1 + p], &dir);
-	if (!rc) {
-		cluster = (uint32_t)((each[0].r[0].file_off - priv->geom.meta_end) /
-				     priv->geom.cluster_bytes + 2);
-		rc = imgp_fat_dirent_size(dir.data, dir.len, cluster,
-					  priv->geom.nclusters > FAT16_MAX_CLUSTERS, size);
-		if (rc == -EISDIR)
-			rc = imgp_fail(EISDIR, "is a directory, not a file");
-		else if (rc)
-			rc = 1;
-	}
-	/* Kept while the listing holds (its cache key): the same folders. */
-	if (!rc && priv->listing.text == text && priv->listing.ino &&
-	    !priv->listing.have_dir_chains) {
-		for (size_t i = 1; !rc && i <= ndirs; i++)
-			for (size_t j = 0; !rc && j < each[i].n; j++)
-				rc = imgp_fat_ranges_add(&priv->listing.dir_chains,
-							 each[i].r[j].file_off, each[i].r[j].len);
-		priv->listing.have_dir_chains = !rc;
-	}
-	if (!rc) {
-		*chain = each[0];
-		each[0].r = NULL;
-	}
-	for (size_t i = 0; each && i <= ndirs; i++)
-		free(each[i].r);
-	free(each);
-	free(names);
-	imgp_fs_list_free(dirs, ndirs);
-	imgp_buf_free(&dir);
-	return rc;
-}
-
-static int fat_map_file(struct imgp_fs *fs, const char *path,
-			struct imgp_file_map *out)
-{
-	struct fat_priv *priv = fs->priv;
-	struct imgp_fat_ranges chain = { 0 };
-	char target[4200], *names[1] = { target };
-	uint64_t off = 0;
-	int rc;
-
-	rc = fat_target(path, target, sizeof(target));
-	if (!rc)
-		rc = fat_map_listed(fs, target, &chain, &out->size);
-	if (rc == 1) {
-		rc = fat_mdir_size(fs, target, &out->size);
-		if (!rc)
-			rc = fat_chains(fs, priv->drive, names, 1, &chain);
-	}
-	/* Extents in file order, cut at the file's end. */
-	for (size_t i = 0; !rc && i < chain.n && off < out->size; i++) {
-		uint64_t len = chain.r[i].len;
-
-		if (len > out->size - off)
-			len = out->size - off;
-		chain.r[i].img_off = fs->part->start + chain.r[i].file_off;
-		chain.r[i].file_off = off;
-		chain.r[i].len = len;
-		off += len;
-		out->n = i + 1;
-	}
-	if (!rc && off < out->size)
-		rc = imgp_fail(EIO, "its cluster chain holds %llu of its %llu bytes (FAT is corrupt: run fsck.fat)",
-			       (unsigned long long)off, (unsigned long long)out->size);
-	if (rc) {
-		free(chain.r);
-		out->n = 0;
-		return rc;
-	}
-	out->ext = chain.r;
-	return 0;
-}
-
 static int fat_exists(struct imgp_fs *fs, const char *path)
 {
 	char target[4200];
-	int rc = fat_target(path, target, sizeof(target));
+	int rc = imgp_fat_target(path, target, sizeof(target));
 
 	if (rc)
 		return rc;
@@ -926,12 +647,12 @@ static int fat_mkdir(struct imgp_fs *fs, const char *path)
 	struct fat_priv *priv = fs->priv;
 	char target[4200], epoch_env[48];
 	const char *argv[] = { "mmd", "-i", priv->drive, target, NULL };
-	const char *env[] = { mtools_env[0], mtools_env[1], NULL, NULL };
+	const char *env[] = { imgp_fat_mtools_env[0], imgp_fat_mtools_env[1], NULL, NULL };
 	char **grown;
 	int64_t epoch;
 	int rc;
 
-	rc = fat_target(path, target, sizeof(target));
+	rc = imgp_fat_target(path, target, sizeof(target));
 	if (!rc)
 		rc = fat_stat(fs, target);
 	if (rc < 0)
@@ -997,6 +718,6 @@ const struct imgp_fs_ops imgp_fs_fat = {
 	.mkdir = fat_mkdir,
 	.readlink = fat_readlink,
 	.finish = fat_finish,
-	.map_file = fat_map_file,
+	.map_file = imgp_fat_map_file,
 	.list = fat_list_dir,
 };

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What the FAT backend's files (fs-fat.c, fat-map.c) share. Not part of
+ * any API: the backend is reached through imgp_fs_fat's operations.
+ */
+#ifndef IMGP_FS_FAT_INTERNAL_H
+#define IMGP_FS_FAT_INTERNAL_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "imgpatch-internal.h"
+
+/*
+ * Every path of a FAT as "mdir -/ -b -a ::/" lists it, one a line, folders
+ * ending in "/". Kept by the handle while neither imgpatch nor mtools
+ * wrote to the image file (its identity, size and time stamp, and the
+ * image's write count, are the key): lookups and the folder list of a
+ * commit then cost no mtools run. Not kept for block devices, whose time
+ * stamp says nothing.
+ */
+struct fat_listing {
+	char drive[4200];
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	uint64_t writes;
+	char *text;
+	/* Every folder's clusters, when a file's mapping listed them too. */
+	struct imgp_fat_ranges dir_chains;
+	bool have_dir_chains;
+};
+
+struct fat_priv {
+	char drive[4200];        /* "-i" argument: IMAGE@@OFFSET, or the private copy */
+	char src[4200];          /* capture mode: the image's own IMAGE@@OFFSET */
+	struct imgp_fat_geom geom;
+	int copy_fd;             /* capture mode: the private copy (in memory), else -1 */
+	struct imgp_fat_ranges filled; /* capture mode: what the copy holds of the image */
+	char **dirs;             /* capture mode: mtools names of every directory */
+	size_t ndirs;
+	char **written;          /* capture mode: mtools names of the files written */
+	size_t nwritten;
+	struct fat_listing listing;
+};
+
+/* Chunk of the comparison after a capture. */
+#define FAT_CHUNK ((size_t)1 << 20)
+#define FAT_SECTOR 512
+/* Names given to one mshowfat run, to keep argv short. */
+#define FAT_DIRS_PER_RUN 256
+/* A folder larger than this is not read for a file's size (mdir is asked). */
+#define FAT_DIR_MAX ((uint64_t)4 << 20)
+/* FAT32 has more clusters than this (the specification's bound). */
+#define FAT16_MAX_CLUSTERS 65524
+
+/* mtools must not read a user's ~/.mtoolsrc, nor refuse odd geometries. */
+extern const char *const imgp_fat_mtools_env[];
+
+/* Runs mshowfat on one drive for names; their chains appended to out. */
+int imgp_fat_chains(struct imgp_fs *fs, const char *drive, char **names,
+		    size_t n, struct imgp_fat_ranges *out);
+/* The cached listing (struct fat_listing), made by one mdir run when stale. */
+int imgp_fat_list(struct imgp_fs *fs, const char **text);
+/* "::/path" as mtools names files on the -i drive. */
+int imgp_fat_target(const char *path, char *out, size_t outlen);
+/* The map_file operation (fat-map.c): a file's clusters as image extents. */
+int imgp_fat_map_file(struct imgp_fs *fs, const char *path, struct imgp_file_map *out);
+
+#endif
