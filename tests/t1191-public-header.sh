@@ -8,7 +8,7 @@ header=$REPO_DIR/tool/lib/imgpatch.h
 
 # The bound shrinks as declarations move to the folders' internal headers;
 # it guards against the client header growing back. The aim is 700 lines.
-max_lines=830
+max_lines=770
 
 test_expect_success "imgpatch.h has fewer than $max_lines lines" '
 	lines=$(wc -l <"$header") &&
@@ -27,7 +27,7 @@ test_expect_success 'no struct in imgpatch.h has an ops or priv member' '
 # imgpatch.h declares them, an internal header or their own file defines
 # them, and the client reaches them through functions.
 test_expect_success 'the handles are declared, not defined, in imgpatch.h' '
-	for h in patch disk image work fsmap csv recipe fs survey doctor; do
+	for h in patch disk work fsmap csv recipe survey doctor; do
 		grep -q "^struct imgp_$h;" "$header" || echo "imgp_$h not declared"
 		! grep -n "^struct imgp_$h {" "$header" || echo "imgp_$h defined"
 	done >defined &&

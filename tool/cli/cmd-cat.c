@@ -140,11 +140,9 @@ static int cat_cmdline(const char *image, const char *model)
 int cmd_cat(int argc, char **argv)
 {
 	static const char *const args[] = { "IMAGE", "PART:PATH" };
-	const struct imgp_part *part;
 	struct imgp_buf data = { 0 };
 	struct cli_parser p;
 	struct cli_read in;
-	struct imgp_fs *fs = NULL;
 	const char *image = NULL, *spec_arg = NULL, *model = NULL;
 	char *spec = NULL, *path, *colon, *fit_path = NULL;
 	bool dtb = false, cmdline = false;
@@ -208,12 +206,7 @@ int cmd_cat(int argc, char **argv)
 		free(spec);
 		return rc;
 	}
-	part = imgp_table_find(imgp_disk_table(in.disk), spec);
-	rc = part ? imgp_fs_new(&fs, imgp_disk_image(in.disk), part) : -ENOENT;
-	if (!rc) {
-		rc = imgp_survey_read_file(fs, path, CAT_MAX, &data);
-		imgp_fs_free(fs);
-	}
+	rc = imgp_disk_read_file(in.disk, spec, path, CAT_MAX, &data);
 	if (rc) {
 		rc = error_lib_typed(image, model != NULL);
 	} else if (write_all(STDOUT_FILENO, data.data, data.len) < 0) {

@@ -85,74 +85,13 @@ void imgp_buf_free(struct imgp_buf *b);
 
 /* ---------------------------------------------------------------- image.c */
 
-/* An image file or block device, opened (opaque). */
-struct imgp_image;
-
 /*
  * Refuses (-EBUSY "... is mounted on /media/x") a block device that is
  * mounted or has a mounted partition; 0 for anything else.
  */
 int imgp_blockdev_check_unmounted(const char *path);
 
-/* ----------------------------------------------- part.c, part-mbr.c, part-gpt.c */
-
-#define IMGP_GPT_NAME_MAX 108 /* 36 UTF-16 code units as UTF-8, worst case */
-
-struct imgp_part {
-	int number;              /* 1-based; MBR logical partitions from 5 */
-	uint64_t start;          /* bytes from the start of the image */
-	uint64_t size;           /* bytes */
-	char type[40];           /* MBR "0x0c"; GPT type GUID, lower case */
-	const char *type_name;   /* "W95 FAT32 (LBA)", "Linux filesystem", or NULL */
-	char name[IMGP_GPT_NAME_MAX + 1]; /* GPT partition name, "" on MBR */
-	char uuid[40];           /* GPT unique partition GUID; MBR "DISKID-NN" */
-	bool bootable;           /* MBR active flag / GPT legacy BIOS bootable */
-	bool logical;            /* MBR logical partition inside an extended one */
-	bool container;          /* MBR extended partition (holds no filesystem) */
-	/* Filled by imgp_table_probe_fs(): */
-	char fstype[16];         /* "vfat", "ext4", ...; "" when unknown */
-	char fslabel[64];
-	char fsuuid[40];
-};
-
-struct imgp_table {
-	const char *label;       /* "gpt" or "dos" */
-	char id[40];             /* disk GUID, or MBR disk identifier "0x1234abcd" */
-	unsigned sector_size;
-	bool used_backup;        /* GPT: primary header bad, backup header used */
-	size_t nparts;
-	struct imgp_part *parts; /* in table order */
-};
-
-/*
- * Finds a partition by number ("2"), GPT name or filesystem label, in that
- * order. Returns it, or NULL with a failure message listing the partitions.
- */
-const struct imgp_part *imgp_table_find(const struct imgp_table *tab,
-					const char *spec);
-/* Short name used in messages: "p2". */
-#define IMGP_PART_FMT "p%d"
-
-/* -------------------------------------------------- fs.c, fs-fat.c, fs-ext.c */
-
-/* An open filesystem of one partition (its backend's state): opaque. */
-struct imgp_fs;
-struct imgp_reader;
-
-/*
- * Opens the filesystem of a partition read-only, with the backend that
- * handles part->fstype, into a new handle (*fs; img must stay open while
- * it is used). -ENOTSUP when no backend does, -ENOMEM; errors carry
- * "pN (type): " context. imgp_fs_free() closes and frees it (NULL: none).
- */
-int imgp_fs_new(struct imgp_fs **fs, struct imgp_image *img,
-		const struct imgp_part *part);
-void imgp_fs_free(struct imgp_fs *fs);
-struct imgp_fit;
-
 /* --------------------------------------------------------------- journal.c */
-
-struct imgp_journal;
 
 /*
  * 0 when there is no journal at path or its run on image finished (its
@@ -213,11 +152,17 @@ int imgp_disk_open(struct imgp_disk **disk, struct imgp_ctx *ctx, const char *pa
 		   bool writable);
 /* Closes and frees the disk (NULL: nothing). */
 void imgp_disk_close(struct imgp_disk *disk);
-/* Its partition table, its image (what imgp_fs_new() opens), the image's path and size. */
-const struct imgp_table *imgp_disk_table(const struct imgp_disk *disk);
-struct imgp_image *imgp_disk_image(struct imgp_disk *disk);
+/* The image's path and size. */
 const char *imgp_disk_path(const struct imgp_disk *disk);
 uint64_t imgp_disk_size(const struct imgp_disk *disk);
+/*
+ * Reads path from the filesystem of the partition part names (its number,
+ * GPT name or filesystem label), at most max bytes, into out: what cat
+ * PART:PATH prints. A symbolic link is followed; a dangling one says so.
+ * Returns 0 or -errno, the message naming the partition ("p2 (ext4): ...").
+ */
+int imgp_disk_read_file(struct imgp_disk *disk, const char *part, const char *path,
+			size_t max, struct imgp_buf *out);
 
 /* ---------------------------------------------------- survey.c, bootpath-*.c */
 
@@ -261,13 +206,6 @@ int imgp_survey_new(struct imgp_survey **sv, struct imgp_disk *disk,
 /* Closes the filesystems and frees the survey (not the disk); NULL: none. */
 void imgp_survey_free(struct imgp_survey *sv);
 
-/*
- * imgp_fs_read_file(), except that a symbolic link whose target does not
- * exist says so ("dangling symbolic link to X"), not "not
- * found": what the survey and every command read a file with.
- */
-int imgp_survey_read_file(struct imgp_fs *fs, const char *path, size_t max,
-			  struct imgp_buf *out);
 /*
  * The kernel command line the boot path keeps for the tree model names
  * (NULL: that of its trees, the same for each): into line (NUL-terminated;

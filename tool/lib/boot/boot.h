@@ -539,6 +539,13 @@ void imgp_uboot_free(struct imgp_uboot *ub);
 /* The open filesystem of part; NULL with -ENOTSUP's message when there is none. */
 struct imgp_fs *imgp_survey_fs(const struct imgp_survey *sv,
 			       const struct imgp_part *part);
+/*
+ * imgp_fs_read_file(), except that a symbolic link whose target does not
+ * exist says so ("dangling symbolic link to X"), not "not
+ * found": what the survey and every command read a file with.
+ */
+int imgp_survey_read_file(struct imgp_fs *fs, const char *path, size_t max,
+			  struct imgp_buf *out);
 /* The context its image was opened with: where its warnings go (NULL: none, or no disk). */
 struct imgp_ctx *imgp_survey_ctx(const struct imgp_survey *sv);
 

@@ -196,6 +196,23 @@ int imgp_survey_read_file(struct imgp_fs *fs, const char *path, size_t max,
 	return rc;
 }
 
+int imgp_disk_read_file(struct imgp_disk *disk, const char *part, const char *path,
+			size_t max, struct imgp_buf *out)
+{
+	const struct imgp_part *p = imgp_table_find(imgp_disk_table(disk), part);
+	struct imgp_fs *fs;
+	int rc;
+
+	if (!p)
+		return -ENOENT;
+	rc = imgp_fs_new(&fs, imgp_disk_image(disk), p);
+	if (rc)
+		return rc;
+	rc = imgp_survey_read_file(fs, path, max, out);
+	imgp_fs_free(fs);
+	return rc;
+}
+
 /* -------------------------------------------------------------- gathering */
 
 /* A filesystem that does not open (dirty, larger than its partition) is kept as such. */

@@ -11,6 +11,18 @@
 
 #include "imgpatch.h"
 
+/*
+ * The library's handles and records that a folder's header names before
+ * the header defining them (part/part.h, fs/fs.h, fit/fit.h, core.h) is read.
+ */
+struct imgp_image;
+struct imgp_part;
+struct imgp_table;
+struct imgp_fs;
+struct imgp_reader;
+struct imgp_fit;
+struct imgp_journal;
+
 /* ------------------------------------------------------------------ ctx.c */
 
 /* The body of a run's context (imgp_ctx_new); the library reaches it through its handles. */

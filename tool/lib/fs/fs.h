@@ -8,8 +8,19 @@
 #define IMGP_FS_H
 
 #include "imgpatch.h"
+#include "core/core.h"
 
 /* -------------------------------------------------- fs.c, fs-fat.c, fs-ext.c */
+
+/*
+ * Opens the filesystem of a partition read-only, with the backend that
+ * handles part->fstype, into a new handle (*fs; img must stay open while
+ * it is used). -ENOTSUP when no backend does, -ENOMEM; errors carry
+ * "pN (type): " context. imgp_fs_free() closes and frees it (NULL: none).
+ */
+int imgp_fs_new(struct imgp_fs **fs, struct imgp_image *img,
+		const struct imgp_part *part);
+void imgp_fs_free(struct imgp_fs *fs);
 
 struct imgp_fs_ops;
 struct imgp_writeset;

@@ -12,6 +12,43 @@
 
 /* ----------------------------------------------- part.c, part-mbr.c, part-gpt.c */
 
+#define IMGP_GPT_NAME_MAX 108 /* 36 UTF-16 code units as UTF-8, worst case */
+
+struct imgp_part {
+	int number;              /* 1-based; MBR logical partitions from 5 */
+	uint64_t start;          /* bytes from the start of the image */
+	uint64_t size;           /* bytes */
+	char type[40];           /* MBR "0x0c"; GPT type GUID, lower case */
+	const char *type_name;   /* "W95 FAT32 (LBA)", "Linux filesystem", or NULL */
+	char name[IMGP_GPT_NAME_MAX + 1]; /* GPT partition name, "" on MBR */
+	char uuid[40];           /* GPT unique partition GUID; MBR "DISKID-NN" */
+	bool bootable;           /* MBR active flag / GPT legacy BIOS bootable */
+	bool logical;            /* MBR logical partition inside an extended one */
+	bool container;          /* MBR extended partition (holds no filesystem) */
+	/* Filled by imgp_table_probe_fs(): */
+	char fstype[16];         /* "vfat", "ext4", ...; "" when unknown */
+	char fslabel[64];
+	char fsuuid[40];
+};
+
+struct imgp_table {
+	const char *label;       /* "gpt" or "dos" */
+	char id[40];             /* disk GUID, or MBR disk identifier "0x1234abcd" */
+	unsigned sector_size;
+	bool used_backup;        /* GPT: primary header bad, backup header used */
+	size_t nparts;
+	struct imgp_part *parts; /* in table order */
+};
+
+/*
+ * Finds a partition by number ("2"), GPT name or filesystem label, in that
+ * order. Returns it, or NULL with a failure message listing the partitions.
+ */
+const struct imgp_part *imgp_table_find(const struct imgp_table *tab,
+					const char *spec);
+/* Short name used in messages: "p2". */
+#define IMGP_PART_FMT "p%d"
+
 /*
  * Reads the partition table. Returns 0, -ENOENT "no partition table (neither
  * GPT nor MBR)", -EINVAL for a table that is present but broken (bad CRC in
@@ -24,6 +61,10 @@ void imgp_table_free(struct imgp_table *tab);
 int imgp_table_probe_fs(const struct imgp_image *img, struct imgp_table *tab);
 
 /* ------------------------------------------------------------------ disk.c */
+
+/* Its partition table, and its image (what imgp_fs_new() opens). */
+const struct imgp_table *imgp_disk_table(const struct imgp_disk *disk);
+struct imgp_image *imgp_disk_image(struct imgp_disk *disk);
 
 /* A disk (imgpatch.h): the image and its partition table. */
 struct imgp_disk {
