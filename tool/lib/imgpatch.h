@@ -138,6 +138,7 @@ void imgp_unlock(int fd);
  */
 /* Checks an edit list. 0 or -EINVAL naming the edit at fault. */
 int imgp_cmdline_check(const char *edits);
+
 /* ------------------------------------------------------------------ disk.c */
 
 /* An opened image with its partition table and identified filesystems (opaque). */
@@ -332,7 +333,7 @@ int imgp_patch_dt_delete_node(struct imgp_patch *patch, const char *node);
 int imgp_patch_dt_overlay(struct imgp_patch *patch, const void *dtbo,
 			  size_t len, const char *name);
 /*
- * Applies kernel command line edits (see imgp_cmdline_edit) to the line
+ * Applies kernel command line edits (as imgp_cmdline_check takes them) to the line
  * the boot path keeps for the tree model names (NULL: its trees' line):
  * the plan shows it before and after. Errors as imgp_survey_cmdline(),
  * and -EINVAL for an edit list that does not parse.
