@@ -95,7 +95,8 @@ int imgp_blockdev_check_unmounted(const char *path);
 
 /*
  * 0 when there is no journal at path or its run on image finished (its
- * mark, or every region holding its new bytes, says so); -EBUSY "an
+ * mark, or every region holding its new bytes, says so; image NULL: the
+ * mark alone); -EBUSY "an
  * interrupted imgpatch run left ..." when a run died before finishing.
  */
 int imgp_journal_check(const char *path, const char *image);

@@ -367,8 +367,8 @@ static int journal_interrupted(int fd, const char *path, const struct journal_he
 	if (fstat(fd, &st) < 0)
 		return imgp_fail(errno, "undo journal %s: %s", path, strerror(errno));
 	if (!img) {
-		/* An image that does not open is not shown to be whole. */
-		if (imgp_image_open(&own, image, false)) {
+		/* An image not named, or that does not open, is not shown to be whole. */
+		if (!image || imgp_image_open(&own, image, false)) {
 			imgp_errclear();
 			return 1;
 		}
