@@ -309,6 +309,19 @@ test_expect_success 'a FIT image: --via overlay and --via file are refused, nami
 	grep "^imgpatch: kv.img: --model: the tree is a FIT.s (/image.fit): pick it with --fdt$" err
 '
 
+# A recipe's FIT tree goes through the same choice as patch's: the same
+# refusal, before the tree is loaded, and not one byte written.
+test_expect_success 'a FIT recipe: apply --via overlay and --via file are refused as patch refuses them' '
+	sum_file kv.img >before.sum &&
+	for way in overlay file; do
+		test_must_fail_with 1 imgpatch apply --via $way kv260-uhs kv.img \
+			--set carrier=revB --set board=kv 2>err &&
+		grep "^imgpatch: kv.img: step 1 (fdt-from-fit): --via $way: the tree is a FIT.s (/image.fit): use --via override or fit$" err ||
+			return 1
+	done &&
+	sum_file kv.img >after.sum && test_cmp before.sum after.sum
+'
+
 test_expect_success 'usage: --model with --fdt, --dtb-out with --via overlay, an unknown way' '
 	test_must_fail_with 2 imgpatch patch rpi.img --model pi4 --fdt x --dt-set "a:b=1" &&
 	test_must_fail_with 2 imgpatch patch rpi.img --via overlay --dtb-out /x.dtb --dt-set "a:b=1" &&
