@@ -52,11 +52,19 @@ static int count_existing(void)
  * swept; one a live run holds, one of another kind and a user's file with
  * a similar name are not.
  */
+/* The log's info lines, kept. */
+static void keep_info(enum imgp_log_level level, const char *msg, void *data)
+{
+	if (level == IMGP_LOG_INFO)
+		imgp_buf_printf(data, "%s\n", msg);
+}
+
 static void test_sweep(void)
 {
 	char dir[256], user[256], got[512] = "", *mine = NULL, *left = NULL;
 	struct imgp_buf list = { 0 };
 	int status = -1, pipefd[2], fd, n;
+	struct imgp_ctx *ctx;
 	pid_t pid;
 
 	unit_path_keep(dir, sizeof(dir), "sweep");
@@ -84,13 +92,17 @@ static void test_sweep(void)
 	fd = imgp_temp_make(dir, "kind", &mine);
 	CHECK(fd >= 0 && left && exists(left) && exists(mine), "sweep: two files of the kind");
 	close(fd);
-	CHECK(imgp_temp_sweep(dir, "other", &list) == 0 && exists(left),
-	      "sweep: another kind is left alone");
-	n = imgp_temp_sweep(dir, "kind", &list);
+	CHECK(imgp_ctx_new(&ctx) == 0, "sweep: a context");
+	imgp_ctx_set_log(ctx, keep_info, &list);
+	CHECK(imgp_temp_sweep(ctx, dir, (const char *const[]){ "other", NULL }) == 0 &&
+	      exists(left) && !list.len, "sweep: another kind is left alone, and nothing said");
+	n = imgp_temp_sweep(ctx, dir, (const char *const[]){ "other", "kind", NULL });
 	CHECK(n == 1 && !exists(left) && exists(mine) && exists(user),
 	      "sweep: only the dead run's file goes");
-	CHECK(list.len && strstr((char *)list.data, strrchr(left, '/') + 1),
-	      "sweep: and it is named");
+	CHECK(list.len && strstr((char *)list.data, strrchr(left, '/') + 1) &&
+	      !strncmp((char *)list.data, "removed 1 temporary file an interrupted run left: ", 50),
+	      "sweep: and one line names it");
+	imgp_ctx_free(ctx);
 	imgp_temp_remove(mine);
 	unlink(user);
 	rmdir(dir);

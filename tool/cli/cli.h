@@ -85,14 +85,9 @@ struct cli_io {
 	bool dry_run;
 	bool compress_set;        /* --compress given */
 	struct imgp_pack_opts pack;
-	struct imgp_pack_opts out_pack; /* pack with the output's format */
-	struct imgp_work *src;    /* IMAGE as the library works on it */
-	char *work;               /* the raw image the patch is planned on */
-	bool work_is_temp;
 	const char *undo;         /* --undo FILE: the journal of an in-place commit */
 	bool recover;             /* --recover: undo an interrupted run first */
-	char *journal;            /* the journal path in use (in place only) */
-	int lock_fd;              /* the image's lock, in place only */
+	struct imgp_job *job;     /* IMAGE as the library works on it, once open */
 };
 
 /* The ids of the options every writing command takes (cli_io_options). */
@@ -109,10 +104,9 @@ void cli_io_init(struct cli_io *io);
  */
 int cli_io_option(struct cli_io *io, const struct cli_parser *p, int c);
 /*
- * Checks the options against IMAGE's format (detected by content) and
- * everything the commit will write (folders, permissions), then opens
- * IMAGE as a working image (a compressed one unpacked beside the output).
- * io->work is then the raw image to plan on. Returns an exit status.
+ * Checks the options, then opens IMAGE as a writing job (imgp_job_open):
+ * imgp_job_disk_open(io->job) is then the image to plan on. Returns an
+ * exit status.
  */
 int cli_io_open(struct cli_io *io, const char *cmd);
 /*
@@ -121,28 +115,26 @@ int cli_io_open(struct cli_io *io, const char *cmd);
  * folder and renamed when complete, and the bmap. Returns an exit status.
  */
 int cli_io_commit(struct cli_io *io, struct imgp_patch *patch);
-/* Removes the working copy, if it was a temporary one. */
+/* Frees the job: what it made and did not put in place goes. */
 void cli_io_close(struct cli_io *io);
 
-/*
- * Checks, before any work, that new files can be made in dir (the folder
- * itself) or beside path: else one error line naming it, why not and the
- * hint, and EXIT_ERROR.
- */
 /*
  * Removes the temporary files named for base that a killed run left in dir
  * (imgp_temp_sweep; base NULL: those of every kind a run makes in $TMPDIR,
  * dir ignored), and says so in one line on stderr.
  */
 void cli_sweep(const char *dir, const char *base);
-
+/*
+ * Checks, before any work, that new files can be made in dir (the folder
+ * itself) or beside path: else one error line naming it, why not and the
+ * hint, and EXIT_ERROR.
+ */
 int cli_check_folder(const char *dir, const char *what, const char *hint);
 int cli_check_output(const char *path, const char *what);
 
 /* An image opened only to be read (info, cat, doctor). */
 struct cli_read {
-	struct imgp_work *src;    /* its format: the image's */
-	char *copy;               /* the unpacked copy of a compressed image */
+	struct imgp_job *job;     /* a reading job: its format is the image's */
 	struct imgp_disk *disk;   /* NULL until open */
 };
 /* Opens image read-only (reports the failure): an exit status. */

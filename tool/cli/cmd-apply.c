@@ -201,7 +201,7 @@ int cli_apply_one(const struct cli_apply *o, struct imgp_recipe *r,
 	rc = cli_io_open(&io, "apply");
 	if (rc)
 		goto out_io;
-	if (imgp_work_disk_open(io.src, &disk)) {
+	if (imgp_job_disk_open(io.job, &disk)) {
 		rc = error_lib(image);
 		goto out_io;
 	}

@@ -92,7 +92,7 @@ int cmd_doctor(int argc, char **argv)
 
 	rc = cli_read_open(&img, wopts.name);
 	/* The fixes of a compressed image recompress it: --in-place. */
-	wopts.compressed = !rc && imgp_work_format(img.src) != IMGP_FMT_RAW;
+	wopts.compressed = !rc && imgp_job_format(img.job) != IMGP_FMT_RAW;
 	if (!rc && imgp_doctor_run(img.disk, &dopts, &doc))
 		rc = error_lib_typed(wopts.name, dopts.model != NULL);
 	if (!rc) {

@@ -349,7 +349,7 @@ int cmd_patch(int argc, char **argv)
 	rc = cli_io_open(&o.io, "patch");
 	if (rc)
 		goto out_io;
-	if (imgp_work_disk_open(o.io.src, &disk)) {
+	if (imgp_job_disk_open(o.io.job, &disk)) {
 		rc = error_lib(o.image);
 		goto out_io;
 	}

@@ -37,7 +37,7 @@ int cmd_undo(int argc, char **argv)
 	size_t regions;
 	uint64_t bytes;
 	char *journal;
-	int c, lock, rc;
+	int c, rc;
 
 	cli_parser_init(&p, &undo_command, argc, argv);
 	while ((c = cli_next(&p)) > 0) {
@@ -54,11 +54,6 @@ int cmd_undo(int argc, char **argv)
 	journal = cli_journal_path(image, undo);
 	if (!journal)
 		die("out of memory");
-	lock = imgp_lock(image);
-	if (lock < 0) {
-		free(journal);
-		return error_lib(image);
-	}
 	rc = imgp_journal_undo(journal, image, force, &regions, &bytes);
 	if (rc) {
 		rc = error_lib(image);
@@ -68,7 +63,6 @@ int cmd_undo(int argc, char **argv)
 		       journal);
 		rc = EXIT_OK;
 	}
-	imgp_unlock(lock);
 	free(journal);
 	return rc;
 }

@@ -751,15 +751,15 @@ int cmd_write(int argc, char **argv)
 	if (rc)
 		goto out;
 	in_open = true;
-	if (stat(imgp_work_path(in.src), &st) < 0) {
+	if (stat(imgp_job_path(in.job), &st) < 0) {
 		error("%s: %s", o.image, strerror(errno));
 		rc = EXIT_ERROR;
 		goto out;
 	}
 	o.size = (uint64_t)st.st_size;
-	rc = check_targets(&o, imgp_work_path(in.src), (uint64_t)st.st_size);
+	rc = check_targets(&o, imgp_job_path(in.job), (uint64_t)st.st_size);
 	if (!rc)
-		rc = write_all(&o, recipes, imgp_work_path(in.src), (uint64_t)st.st_size);
+		rc = write_all(&o, recipes, imgp_job_path(in.job), (uint64_t)st.st_size);
 out:
 	/* Interrupted before the cards: none started, each said so. */
 	if (cli_signal && !o.reported && o.targets)

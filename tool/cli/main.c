@@ -39,8 +39,17 @@ static void log_handler(enum imgp_log_level level, const char *msg, void *data)
 		warning("%s", msg);
 	else if (level == IMGP_LOG_ERROR)
 		error("%s", msg);
+	else if (level == IMGP_LOG_INFO)
+		fprintf(stderr, "imgpatch: %s\n", msg);
 	else if (level == IMGP_LOG_DEBUG && getenv("IMGPATCH_DEBUG"))
 		fprintf(stderr, "imgpatch: debug: %s\n", msg);
+}
+
+/* The library's temporary copies stand for the user's files in messages. */
+static void names_handler(const char *copy, const char *name, void *data)
+{
+	(void)data;
+	cli_name_copy(copy, name);
 }
 
 bool cli_quiet;
@@ -61,8 +70,8 @@ static volatile sig_atomic_t in_child;
  * itself), the temporary files go, the children are waited for and the
  * process dies of the signal (exit status 128+N in the shell). A worker
  * only removes its own files and dies. An in-place write holds these
- * signals off until it is complete (image-io.c). Only async-signal-safe
- * calls.
+ * signals off until it is complete (lib/job/job-commit.c). Only
+ * async-signal-safe calls.
  */
 static void on_signal(int sig)
 {
@@ -242,6 +251,7 @@ int main(int argc, char **argv)
 	if (imgp_ctx_new(&cli_ctx))
 		die("%s", imgp_errmsg());
 	imgp_ctx_set_log(cli_ctx, log_handler, NULL);
+	imgp_ctx_set_names(cli_ctx, names_handler, NULL);
 	imgp_ctx_set_progress(cli_ctx, progress_handler, NULL);
 	/* A command that takes a signal as a result stops its long work early. */
 	imgp_ctx_set_interrupt(cli_ctx, &cli_signal);

@@ -21,6 +21,7 @@
 #include "text/text.h"
 #include "format/format.h"
 #include "patch/patch.h"
+#include "job/job.h"
 
 /* --------------------------------------------------------------- image.c */
 
@@ -272,6 +273,16 @@ void imgp_ranges_free(struct imgp_range *ranges, size_t n);
 int imgp_journal_begin(const char *path, const struct imgp_image *img,
 		       const struct imgp_range *ranges, size_t n,
 		       struct imgp_journal **out);
+/*
+ * 0 when there is no journal at path or its run on image finished (its
+ * mark, or every region holding its new bytes, says so; image NULL: the
+ * mark alone); -EBUSY "an
+ * interrupted imgpatch run left ..." when a run died before finishing.
+ */
+int imgp_journal_check(const char *path, const char *image);
+/* imgp_journal_undo() by a caller that holds the image's lock. */
+int imgp_journal_restore(const char *path, const char *image, bool force,
+			 size_t *restored, uint64_t *bytes);
 /* Marks the journal done (every write is in the image and synced); frees it. */
 int imgp_journal_done(struct imgp_journal *j);
 /* Frees a journal left unfinished (after a failed write). */

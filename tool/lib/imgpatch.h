@@ -53,6 +53,9 @@ void imgp_ctx_free(struct imgp_ctx *ctx);
 void imgp_ctx_set_log(struct imgp_ctx *ctx, imgp_log_fn fn, void *data);
 void imgp_ctx_set_progress(struct imgp_ctx *ctx, imgp_progress_fn fn, void *data);
 void imgp_ctx_set_interrupt(struct imgp_ctx *ctx, const volatile sig_atomic_t *flag);
+/* The name hook: copy, a temporary file, now stands for name (NULL: copy is gone). */
+typedef void (*imgp_names_fn)(const char *copy, const char *name, void *data);
+void imgp_ctx_set_names(struct imgp_ctx *ctx, imgp_names_fn fn, void *data);
 
 /*
  * Records a failure: the message replaces any earlier one.
@@ -68,7 +71,6 @@ int imgp_fail_ctx(int rc, const char *fmt, ...) IMGP_PRINTF(2, 3);
 bool imgp_err_is_name(void);
 /* The current failure message; "" when there is none. */
 const char *imgp_errmsg(void);
-void imgp_errclear(void);
 
 /* ------------------------------------------------------------------ buf.c */
 
@@ -94,15 +96,13 @@ int imgp_blockdev_check_unmounted(const char *path);
 /* --------------------------------------------------------------- journal.c */
 
 /*
- * 0 when there is no journal at path or its run on image finished (its
- * mark, or every region holding its new bytes, says so; image NULL: the
- * mark alone); -EBUSY "an
- * interrupted imgpatch run left ..." when a run died before finishing.
+ * The undo journal of an image patched in place: IMAGE.imgpatch-undo (a
+ * card's NAME.imgpatch-undo in the current folder). malloc'd, NULL: no memory.
  */
-int imgp_journal_check(const char *path, const char *image);
+char *imgp_journal_path(const char *image);
 /*
  * Puts the old bytes of the journal at path back into the image file or
- * device image (opened for writing) and checks each region's SHA-256.
+ * device image (locked and opened for writing) and checks each region's SHA-256.
  * After a finished patch, a region that holds neither the old nor the
  * patched bytes is refused (-EEXIST) unless force. Returns 0 and the
  * regions and bytes restored, or -errno.
@@ -110,34 +110,12 @@ int imgp_journal_check(const char *path, const char *image);
 int imgp_journal_undo(const char *path, const char *image, bool force,
 		      size_t *restored, uint64_t *bytes);
 
-/* ------------------------------------------------------------------ lock.c */
-
-/*
- * Takes an exclusive lock on the image for the whole run (flock), so two
- * runs cannot interleave. -EBUSY "locked by another imgpatch run (pid N)"
- * when someone holds it. Returns an fd to keep open (the lock lives as long
- * as it) or -errno.
- */
-int imgp_lock(const char *path);
-void imgp_unlock(int fd);
-
 /* --------------------------------------------------------------- cmdline.c */
 
 /*
- * Kernel command line edits. edits is a list of "+WORD" (added when no word
- * has its name), "+KEY=VALUE" (the first word named KEY takes it, later
- * ones are dropped; appended when there is none), "++WORD" (added unless
- * that very word is there, other words of its name kept: console= counts
- * each time it is given), "-KEY" (drops every word named KEY, with or
- * without a value) and "-KEY=VALUE" (drops that word), joined by commas: a
- * comma before '+' or '-' outside double quotes starts the next edit, so
- * values keep theirs ("+console=ttyS2,1500000"). An added word followed by
- * " before KEY" goes before the first word named KEY instead of at the end
- * ("++console=serial0,115200 before root", as raspi-config puts it).
- * Words split as the kernel splits them (double quotes group blanks); no
- * edit looks past "--", and a new word goes before it.
+ * Checks a kernel command line edit list (the language of patch --cmdline,
+ * imgpatch(1); text/text.h has it). 0 or -EINVAL naming the edit at fault.
  */
-/* Checks an edit list. 0 or -EINVAL naming the edit at fault. */
 int imgp_cmdline_check(const char *edits);
 
 /* ------------------------------------------------------------------ disk.c */
@@ -154,9 +132,6 @@ int imgp_disk_open(struct imgp_disk **disk, struct imgp_ctx *ctx, const char *pa
 		   bool writable);
 /* Closes and frees the disk (NULL: nothing). */
 void imgp_disk_close(struct imgp_disk *disk);
-/* The image's path and size. */
-const char *imgp_disk_path(const struct imgp_disk *disk);
-uint64_t imgp_disk_size(const struct imgp_disk *disk);
 /*
  * Reads path from the filesystem of the partition part names (its number,
  * GPT name or filesystem label), at most max bytes, into out: what cat
@@ -178,10 +153,6 @@ int imgp_disk_read_file(struct imgp_disk *disk, const char *part, const char *pa
  * "root" through one; nothing else looks these things up.
  */
 #define IMGP_FIT_PATH "/image.fit"
-/* The tree a boot script loads instead of the FIT's when it is there. */
-#define IMGP_OVERRIDE_NAME "user-override.dtb"
-#define IMGP_OVERRIDE_PATH "/" IMGP_OVERRIDE_NAME
-#define IMGP_FSTAB_PATH "/etc/fstab"
 
 /* What a survey reads beyond the filesystems and the boot and root partitions. */
 #define IMGP_SURVEY_BOOT  (1u << 0) /* FIT structure, boot script, hook file, the boot path's trees */
@@ -277,6 +248,8 @@ int imgp_temp_commit(const char *tmp, const char *final);
 void imgp_temp_remove_all(void);
 /* $TMPDIR, or /tmp. */
 const char *imgp_tmpdir(void);
+/* Why new files cannot be made in the folder dir ("" when they can). */
+const char *imgp_folder_problem(const char *dir);
 /*
  * Creates "DIR/.BASE.PID.XXXXXX" (PID: this process) with imgp_temp_create
  * and keeps it locked until it is renamed or removed; *path is malloc'd.
@@ -284,12 +257,12 @@ const char *imgp_tmpdir(void);
  */
 int imgp_temp_make(const char *dir, const char *base, char **path);
 /*
- * Removes from dir the temporary files that imgp_temp_make made for base
- * (any base when NULL) whose process is gone and that nobody holds locked:
- * what a killed run left. Appends "DIR/NAME" of each, comma-separated, to
- * removed (may be NULL); returns how many were removed.
+ * Removes from dir the temporary files imgp_temp_make made there for one of
+ * bases (NULL-terminated) whose process is gone and that nobody holds
+ * locked: what a killed run left. Names them in one line to ctx's log
+ * (IMGP_LOG_INFO); returns how many were removed.
  */
-int imgp_temp_sweep(const char *dir, const char *base, struct imgp_buf *removed);
+int imgp_temp_sweep(struct imgp_ctx *ctx, const char *dir, const char *const *bases);
 
 /* ----------------------------------------------------------------- patch.c */
 
@@ -377,7 +350,7 @@ struct imgp_tree_opts {
 	const char *model;       /* a boot path's tree: a model, file name or path (NULL: the only one) */
 	bool deletes;            /* an edit will delete: an overlay cannot */
 	bool load_only;          /* loaded to be read (a compatible), never written: no way chosen */
-	const char *override;    /* the override file (NULL: IMGP_OVERRIDE_PATH) */
+	const char *override;    /* the override file (NULL: /user-override.dtb) */
 	const char *name;        /* a new overlay's name (NULL: "imgpatch-HASH") */
 };
 /*
@@ -401,13 +374,6 @@ size_t imgp_patch_pending(const struct imgp_patch *patch);
  * seconds (checked here, so that a bad value stops a run before its plan).
  */
 int imgp_patch_describe(const struct imgp_patch *patch, struct imgp_buf *out);
-/*
- * What imgp_patch_commit() checks before it writes, with nothing written:
- * every pending change is made in memory on the planned-on image (an ext
- * filesystem checked for damage first) and dropped. For --dry-run, so that
- * it refuses what the real run refuses. Returns 0 or the commit's -errno.
- */
-int imgp_patch_check(struct imgp_patch *patch);
 /*
  * Writes every pending change into the image at path, which must have the
  * same layout as the one planned on (the image itself, or a copy of it).
@@ -534,11 +500,6 @@ enum imgp_format {
 	IMGP_FMT_TAR,            /* tar, possibly compressed (.tar.xz, ...) */
 };
 
-/*
- * Every format is one entry of the registry in format/formats.c: its name,
- * --compress names, output suffix, how it is recognised and read, and how
- * it is written (levels, threads).
- */
 /* "raw", "xz", "gzip", ... */
 const char *imgp_format_name(enum imgp_format fmt);
 /*
@@ -548,99 +509,76 @@ const char *imgp_format_name(enum imgp_format fmt);
 int imgp_format_parse(const char *name, enum imgp_format *fmt);
 /* What imgp_format_parse() takes, for messages: "xz, gz, zst, bz2, lz4 or none". */
 const char *imgp_format_choices(void);
-/* True for a compressed stream imgpatch can also write (not raw, no archive). */
-bool imgp_format_is_compressed(enum imgp_format fmt);
 
 struct imgp_pack_opts {
 	enum imgp_format format;   /* RAW (sparse copy), XZ, GZIP, ZSTD, BZIP2, LZ4 */
 	int level;                 /* -1: the compressor's default */
 	int threads;               /* 0: all cores (xz, zstd) */
 };
-/*
- * The output format a file name asks for: ".xz" XZ, ".gz" GZIP, ".zst"
- * ZSTD, ".bz2" BZIP2, ".lz4" LZ4, anything else RAW.
- */
-enum imgp_format imgp_format_from_name(const char *path);
 
-/* ----------------------------------------------------------------- work.c */
+/* ----------------------------------------------- job-open.c, job-commit.c */
 
 /*
- * Any image imgpatch reads (raw, compressed, archived, a block device) as
- * a raw working image, and the working image written back. A raw image is
- * worked on as it is; anything else is unpacked into a working copy the
- * caller names (and removes), block-wise when it is a multi-block .xz that
- * will be written back as .xz (only the blocks read are decoded, only those
- * written re-encoded).
+ * The image a command was given, as one transaction (job/): whatever it
+ * is (raw, compressed, archived, a card), a raw working image to plan on.
+ * A writing job's result goes where it was asked, complete or not at
+ * all: into a raw image in place (locked, under an undo journal, signals
+ * held off while written), or to an output (sparse raw or compressed, and
+ * a bmap) made under a temporary name beside it and renamed when
+ * complete. A compressed image is unpacked beside its output ($TMPDIR
+ * when only read), block-wise for a multi-block .xz written back as .xz.
+ * The ctx's name hook hears of each temporary copy; its log, of what a
+ * killed run left and was removed.
  */
-struct imgp_work;
+struct imgp_job;
 
-struct imgp_work_opts {
-	/* How the result is written back; NULL: only read (never block-wise). */
-	const struct imgp_pack_opts *out;
-	bool whole;                 /* unpack whole: a bmap of the output needs it */
-	bool zero_holes;            /* see imgp_unpack() */
+struct imgp_job_opts {
+	const char *image;       /* as given */
+	bool write;              /* a patch will be committed; else only read */
+	const char *out;         /* the patched copy; NULL: the image itself */
+	bool in_place;           /* over a compressed image: recompress it there */
+	bool dry_run;            /* plan and check: nothing locked, made or written */
+	const char *bmap;        /* a bmaptool block map of the output too */
+	bool format_set;         /* pack.format as asked; else out's suffix, else the image's */
+	struct imgp_pack_opts pack;
+	const char *journal;     /* in place: the undo journal; NULL: imgp_journal_path() */
+	bool recover;            /* in place: first undo what an interrupted run left */
+	bool xz_whole;           /* never block-wise */
 };
 
+/* A new job on opts (whose strings must outlive it). 0 or -ENOMEM. */
+int imgp_job_new(struct imgp_job **job, struct imgp_ctx *ctx, const struct imgp_job_opts *opts);
 /*
- * Opens image read-only (until imgp_work_close()) into a new *w and detects
- * its format (a block device is not read: RAW). Then imgp_work_unpack() is
- * needed unless it is RAW. Returns 0 or -errno (*w NULL).
+ * Detects the image's format, checks the options against it and every
+ * file the commit will write (folders, permissions), locks an image
+ * patched in place and checks its journal (-EBUSY for an interrupted
+ * run, unless recover undoes it), unpacks a compressed image. 0 or -errno.
  */
-int imgp_work_probe(struct imgp_work **w, struct imgp_ctx *ctx, const char *image);
-/* The format of image, by content (a device: RAW). */
-enum imgp_format imgp_work_format(const struct imgp_work *w);
-/* The raw image to open: image, or its working copy (unpacked, or set). */
-const char *imgp_work_path(const struct imgp_work *w);
-/* A raw image's working copy, which packing then reads (path must outlive w). */
-void imgp_work_set_path(struct imgp_work *w, const char *path);
-/* imgp_lock() on the file the probe opened (-EAGAIN: image names another now). */
-int imgp_work_lock(const struct imgp_work *w);
-/*
- * imgp_disk_open() of the raw image read-only: a raw image through the
- * file the probe opened (not opened again), a working copy by its name.
- * Returns 0 or -errno.
- */
-int imgp_work_disk_open(struct imgp_work *w, struct imgp_disk **disk);
-/*
- * Unpacks a compressed or archived image into copy (a file the caller
- * made), block-wise for a multi-block .xz written back as .xz with the
- * default level; the working copy is copy then. Returns 0 or -errno.
- */
-int imgp_work_unpack(struct imgp_work *w, const char *copy,
-		     const struct imgp_work_opts *opts);
-/*
- * Writes the working image into dst (created or truncated) as opts asks:
- * a block-wise .xz re-encodes only the blocks written to, other formats
- * compress it whole, RAW copies it sparse. Synced. Returns 0 or -errno.
- */
-int imgp_work_pack(struct imgp_work *w, const char *dst,
-		   const struct imgp_pack_opts *opts);
-/* True for a multi-block .xz patched block-wise: how many of its *nblocks changed. */
-bool imgp_work_xz_blocks(const struct imgp_work *w, size_t *changed, size_t *nblocks);
-/* Closes and frees w (NULL: nothing; the copy itself stays the caller's). */
-void imgp_work_close(struct imgp_work *w);
-
-/*
- * Writes a bmaptool 2.0 block map of the raw image at path (block size
- * 4096, mapped ranges from SEEK_DATA/SEEK_HOLE, a SHA256 per range and of
- * the map itself) to bmap_path. Returns 0 or -errno.
- */
-int imgp_bmap_write(struct imgp_ctx *ctx, const char *path, const char *bmap_path);
-/*
- * The same, with the mapped ranges from the image's filesystems
- * (imgp_fsmap_build): for an image unpacked from a compressed stream, whose
- * unused blocks are not holes. Returns 0 or -errno.
- */
-int imgp_bmap_write_fs(struct imgp_ctx *ctx, const char *path, const char *bmap_path);
+int imgp_job_open(struct imgp_job *job);
+/* After a failure: the file it is about; *usage: the options do not fit the image. */
+const char *imgp_job_failed(const struct imgp_job *job, bool *usage);
+/* The journal recover undid (NULL: none), the regions and bytes it restored. */
+const char *imgp_job_recovered(const struct imgp_job *job, size_t *regions, uint64_t *bytes);
+/* imgp_disk_open() of the working image, read-only. */
+int imgp_job_disk_open(struct imgp_job *job, struct imgp_disk **disk);
+/* The image's format (by content; a card: RAW), and the raw image to open. */
+enum imgp_format imgp_job_format(const struct imgp_job *job);
+const char *imgp_job_path(const struct imgp_job *job);
+/* Commits patch, planned on the job's disk; a dry run only checks it. 0 or -errno. */
+int imgp_job_commit(struct imgp_job *job, struct imgp_patch *patch);
+/* Where the commit writes (NULL: the image in place), and in which format. */
+const char *imgp_job_output(const struct imgp_job *job);
+enum imgp_format imgp_job_out_format(const struct imgp_job *job);
+/* True for a block-wise .xz: how many of its *nblocks changed. */
+bool imgp_job_xz_blocks(const struct imgp_job *job, size_t *changed, size_t *nblocks);
+/* Removes the temporary files it still has, unlocks, frees (NULL: nothing). */
+void imgp_job_free(struct imgp_job *job);
 
 /* ------------------------------------------------------------- doctor*.c */
 
 /*
- * The storage-performance findings of an image, read-only: doctor.c gathers
- * what the checks share (boot and root partitions, FIT, boot script, the
- * device trees the board may boot, /etc/fstab) once, then runs one check
- * per area (doctor-mmc.c, doctor-fstab.c, doctor-boot.c, doctor-kernel.c,
- * doctor-rpi.c). Finding ids are stable: the man page documents them.
+ * The storage-performance findings of an image, read-only (doctor/).
+ * Finding ids are stable: the man page documents them.
  */
 enum imgp_severity {
 	IMGP_SEVERITY_INFO,
@@ -649,7 +587,6 @@ enum imgp_severity {
 
 /* Parses "info" or "warning". Returns 0 or -EINVAL. */
 int imgp_severity_parse(const char *name, enum imgp_severity *out);
-
 
 struct imgp_doctor_opts {
 	const char *fit_path;    /* the FIT file; NULL: "/image.fit" */
@@ -692,8 +629,6 @@ int imgp_doctor_write(const struct imgp_doctor *doc, const struct imgp_doctor_wr
 		      FILE *out);
 /* Whether the report has a finding of severity sev or a worse one. */
 bool imgp_doctor_found(const struct imgp_doctor *doc, enum imgp_severity sev);
-
-
 
 /* -------------------------------------------------------------- fsmap.c */
 

@@ -11,6 +11,11 @@
 #include "dt/dt.h"
 #include "text/text.h"
 
+/* The tree a boot script loads instead of the FIT's when it is there. */
+#define IMGP_OVERRIDE_NAME "user-override.dtb"
+#define IMGP_OVERRIDE_PATH "/" IMGP_OVERRIDE_NAME
+#define IMGP_FSTAB_PATH "/etc/fstab"
+
 /* ----------------------------------------------------------- survey-view.c */
 
 /*

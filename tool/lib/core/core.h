@@ -32,11 +32,18 @@ struct imgp_ctx {
 	imgp_progress_fn progress;
 	void *progress_data;
 	const volatile sig_atomic_t *interrupt;
+	imgp_names_fn names;
+	void *names_data;
 	struct timespec last_progress;  /* when the progress hook was last called */
 };
 
+/* Tells ctx's name hook that copy stands for name (NULL: copy is gone). */
+void imgp_ctx_name(struct imgp_ctx *ctx, const char *copy, const char *name);
+
 /* ------------------------------------------------------------------ log.c */
 
+/* Forgets the current failure message. */
+void imgp_errclear(void);
 /* A message to ctx's log hook (ctx NULL, or no hook: dropped). */
 void imgp_log(struct imgp_ctx *ctx, enum imgp_log_level level, const char *fmt, ...)
 	IMGP_PRINTF(3, 4);
@@ -121,6 +128,15 @@ bool imgp_image_same_file(const struct imgp_image *a, const struct imgp_image *b
 int imgp_progress(struct imgp_ctx *ctx, const char *what, uint64_t done, uint64_t total);
 
 /* ------------------------------------------------------------------ lock.c */
+
+/*
+ * Takes an exclusive lock on the image for the whole run (flock), so two
+ * runs cannot interleave. -EBUSY "locked by another imgpatch run (pid N)"
+ * when someone holds it. Returns an fd to keep open (the lock lives as long
+ * as it) or -errno.
+ */
+int imgp_lock(const char *path);
+void imgp_unlock(int fd);
 
 /*
  * imgp_lock(), taken on the file already open as fd (path names it):

@@ -32,3 +32,15 @@ void imgp_ctx_set_interrupt(struct imgp_ctx *ctx, const volatile sig_atomic_t *f
 {
 	ctx->interrupt = flag;
 }
+
+void imgp_ctx_set_names(struct imgp_ctx *ctx, imgp_names_fn fn, void *data)
+{
+	ctx->names = fn;
+	ctx->names_data = data;
+}
+
+void imgp_ctx_name(struct imgp_ctx *ctx, const char *copy, const char *name)
+{
+	if (ctx && ctx->names)
+		ctx->names(copy, name, ctx->names_data);
+}

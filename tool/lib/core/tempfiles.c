@@ -273,14 +273,13 @@ static bool temp_abandoned(int dirfd, const char *name, pid_t pid)
 	return unheld;
 }
 
-int imgp_temp_sweep(const char *dir, const char *base, struct imgp_buf *removed)
+/* Removes the abandoned files of base from d, naming each in removed. */
+static int sweep_base(DIR *d, const char *dir, const char *base, struct imgp_buf *removed)
 {
-	DIR *d = opendir(dir);
 	struct dirent *e;
 	int n = 0;
 
-	if (!d)
-		return 0;
+	rewinddir(d);
 	while ((e = readdir(d))) {
 		pid_t pid = temp_name_pid(e->d_name, base);
 
@@ -288,10 +287,25 @@ int imgp_temp_sweep(const char *dir, const char *base, struct imgp_buf *removed)
 		    unlinkat(dirfd(d), e->d_name, 0) < 0)
 			continue;
 		n++;
-		if (removed && imgp_buf_printf(removed, "%s%s/%s", removed->len ? ", " : "",
-					       dir, e->d_name))
-			break;
+		imgp_buf_printf(removed, "%s%s/%s", removed->len ? ", " : "", dir, e->d_name);
 	}
+	return n;
+}
+
+int imgp_temp_sweep(struct imgp_ctx *ctx, const char *dir, const char *const *bases)
+{
+	struct imgp_buf removed = { 0 };
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	if (!d)
+		return 0;
+	for (; *bases; bases++)
+		n += sweep_base(d, dir, *bases, &removed);
 	closedir(d);
+	if (n)
+		imgp_log(ctx, IMGP_LOG_INFO, "removed %d temporary file%s an interrupted run left: %s",
+			 n, n == 1 ? "" : "s", removed.data ? (char *)removed.data : "");
+	imgp_buf_free(&removed);
 	return n;
 }

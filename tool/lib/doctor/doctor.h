@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Inside the doctor: what doctor.c gathers once and every check reads,
- * the checks themselves, and the helpers they add findings with.
+ * Inside the doctor: what doctor.c gathers once and every check reads
+ * (boot and root partitions, FIT, boot script, the device trees the board
+ * may boot, /etc/fstab), the checks themselves, one file per area
+ * (doctor-mmc.c, doctor-fstab.c, doctor-boot.c, doctor-kernel.c,
+ * doctor-rpi.c), and the helpers they add findings with.
  */
 #ifndef IMGP_DOCTOR_H
 #define IMGP_DOCTOR_H

@@ -35,6 +35,18 @@ void imgp_xz_image_close(struct imgp_xz_image *xi);
 /* ------------------------------------------------- unpack.c, pack.c, bmap.c */
 
 /*
+ * Every format is one entry of the registry in format/formats.c: its name,
+ * --compress names, output suffix, how it is recognised and read, and how
+ * it is written (levels, threads).
+ */
+/* True for a compressed stream imgpatch can also write (not raw, no archive). */
+bool imgp_format_is_compressed(enum imgp_format fmt);
+/*
+ * The output format a file name asks for: ".xz" XZ, ".gz" GZIP, ".zst"
+ * ZSTD, ".bz2" BZIP2, ".lz4" LZ4, anything else RAW.
+ */
+enum imgp_format imgp_format_from_name(const char *path);
+/*
  * Detects the format of a file from its first bytes (magic numbers, via
  * libarchive's bidders). Returns 0 or -errno.
  */
@@ -52,9 +64,78 @@ int imgp_unpack(struct imgp_ctx *ctx, const char *path, const char *dst, bool ze
 int imgp_pack(struct imgp_ctx *ctx, const char *src, const char *dst,
 	      const struct imgp_pack_opts *opts);
 
-/* ----------------------------------------------------------------- work.c */
+/* ------------------------------------------------------ work.c, bmap.c */
 
-/* A working image (imgpatch.h). */
+/*
+ * Any image imgpatch reads (raw, compressed, archived, a block device) as
+ * a raw working image, and the working image written back. A raw image is
+ * worked on as it is; anything else is unpacked into a working copy the
+ * caller names (and removes), block-wise when it is a multi-block .xz that
+ * will be written back as .xz (only the blocks read are decoded, only those
+ * written re-encoded).
+ */
+struct imgp_work;
+
+struct imgp_work_opts {
+	/* How the result is written back; NULL: only read (never block-wise). */
+	const struct imgp_pack_opts *out;
+	bool whole;                 /* unpack whole: a bmap of the output needs it */
+	bool zero_holes;            /* see imgp_unpack() */
+};
+
+/*
+ * Opens image read-only (until imgp_work_close()) into a new *w and detects
+ * its format (a block device is not read: RAW). Then imgp_work_unpack() is
+ * needed unless it is RAW. Returns 0 or -errno (*w NULL).
+ */
+int imgp_work_probe(struct imgp_work **w, struct imgp_ctx *ctx, const char *image);
+/* The format of image, by content (a device: RAW). */
+enum imgp_format imgp_work_format(const struct imgp_work *w);
+/* The raw image to open: image, or its working copy (unpacked, or set). */
+const char *imgp_work_path(const struct imgp_work *w);
+/* A raw image's working copy, which packing then reads (path must outlive w). */
+void imgp_work_set_path(struct imgp_work *w, const char *path);
+/* imgp_lock() on the file the probe opened (-EAGAIN: image names another now). */
+int imgp_work_lock(const struct imgp_work *w);
+/*
+ * imgp_disk_open() of the raw image read-only: a raw image through the
+ * file the probe opened (not opened again), a working copy by its name.
+ * Returns 0 or -errno.
+ */
+int imgp_work_disk_open(struct imgp_work *w, struct imgp_disk **disk);
+/*
+ * Unpacks a compressed or archived image into copy (a file the caller
+ * made), block-wise for a multi-block .xz written back as .xz with the
+ * default level; the working copy is copy then. Returns 0 or -errno.
+ */
+int imgp_work_unpack(struct imgp_work *w, const char *copy,
+		     const struct imgp_work_opts *opts);
+/*
+ * Writes the working image into dst (created or truncated) as opts asks:
+ * a block-wise .xz re-encodes only the blocks written to, other formats
+ * compress it whole, RAW copies it sparse. Synced. Returns 0 or -errno.
+ */
+int imgp_work_pack(struct imgp_work *w, const char *dst,
+		   const struct imgp_pack_opts *opts);
+/* True for a multi-block .xz patched block-wise: how many of its *nblocks changed. */
+bool imgp_work_xz_blocks(const struct imgp_work *w, size_t *changed, size_t *nblocks);
+/* Closes and frees w (NULL: nothing; the copy itself stays the caller's). */
+void imgp_work_close(struct imgp_work *w);
+
+/*
+ * Writes a bmaptool 2.0 block map of the raw image at path (block size
+ * 4096, mapped ranges from SEEK_DATA/SEEK_HOLE, a SHA256 per range and of
+ * the map itself) to bmap_path. Returns 0 or -errno.
+ */
+int imgp_bmap_write(struct imgp_ctx *ctx, const char *path, const char *bmap_path);
+/*
+ * The same, with the mapped ranges from the image's filesystems
+ * (imgp_fsmap_build): for an image unpacked from a compressed stream, whose
+ * unused blocks are not holes. Returns 0 or -errno.
+ */
+int imgp_bmap_write_fs(struct imgp_ctx *ctx, const char *path, const char *bmap_path);
+
+/* A working image. */
 struct imgp_work {
 	const char *image;          /* as given */
 	enum imgp_format format;    /* of image, by content (a device: RAW) */

@@ -62,6 +62,9 @@ int imgp_table_probe_fs(const struct imgp_image *img, struct imgp_table *tab);
 
 /* ------------------------------------------------------------------ disk.c */
 
+/* The image's path and size. */
+const char *imgp_disk_path(const struct imgp_disk *disk);
+uint64_t imgp_disk_size(const struct imgp_disk *disk);
 /* Its partition table, and its image (what imgp_fs_new() opens). */
 const struct imgp_table *imgp_disk_table(const struct imgp_disk *disk);
 struct imgp_image *imgp_disk_image(struct imgp_disk *disk);

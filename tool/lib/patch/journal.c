@@ -679,8 +679,8 @@ out:
 	return rc;
 }
 
-int imgp_journal_undo(const char *path, const char *image, bool force,
-		      size_t *restored, uint64_t *bytes)
+int imgp_journal_restore(const char *path, const char *image, bool force,
+			 size_t *restored, uint64_t *bytes)
 {
 	struct imgp_image img;
 	int rc;
@@ -692,5 +692,19 @@ int imgp_journal_undo(const char *path, const char *image, bool force,
 		return rc;
 	rc = journal_undo(path, &img, force, restored, bytes);
 	imgp_image_close(&img);
+	return rc;
+}
+
+int imgp_journal_undo(const char *path, const char *image, bool force,
+		      size_t *restored, uint64_t *bytes)
+{
+	int lock = imgp_lock(image), rc;
+
+	*restored = 0;
+	*bytes = 0;
+	if (lock < 0)
+		return lock;
+	rc = imgp_journal_restore(path, image, force, restored, bytes);
+	imgp_unlock(lock);
 	return rc;
 }

@@ -11,6 +11,13 @@
 
 /* ----------------------------------------------------------------- patch.c */
 
+/*
+ * What imgp_patch_commit() checks before it writes, with nothing written:
+ * every pending change is made in memory on the planned-on image (an ext
+ * filesystem checked for damage first) and dropped. For --dry-run, so that
+ * it refuses what the real run refuses. Returns 0 or the commit's -errno.
+ */
+int imgp_patch_check(struct imgp_patch *patch);
 /* Bounds on what a patch reads into memory (a tree's: imgpatch.h). */
 #define IMGP_TEXT_MAX ((size_t)1 << 20)
 #define IMGP_FIT_MAX ((size_t)1 << 30)

@@ -108,6 +108,21 @@ int imgp_yaml_entry_check(const char *key, const char *entry);
 /* --------------------------------------------------------------- cmdline.c */
 
 /*
+ * Kernel command line edits. edits is a list of "+WORD" (added when no word
+ * has its name), "+KEY=VALUE" (the first word named KEY takes it, later
+ * ones are dropped; appended when there is none), "++WORD" (added unless
+ * that very word is there, other words of its name kept: console= counts
+ * each time it is given), "-KEY" (drops every word named KEY, with or
+ * without a value) and "-KEY=VALUE" (drops that word), joined by commas: a
+ * comma before '+' or '-' outside double quotes starts the next edit, so
+ * values keep theirs ("+console=ttyS2,1500000"). An added word followed by
+ * " before KEY" goes before the first word named KEY instead of at the end
+ * ("++console=serial0,115200 before root", as raspi-config puts it).
+ * Words split as the kernel splits them (double quotes group blanks); no
+ * edit looks past "--", and a new word goes before it.
+ */
+
+/*
  * The value of the first word named key ("rootflags" in "rootflags=a,b":
  * "a,b", NUL-terminated) before "--". Returns 1 when found, 0 when no
  * word has that name and a value, -ENOMEM.
