@@ -88,22 +88,6 @@ static int make_image(const char *sfdisk, const char *path)
 	return rc;
 }
 
-/* The program's path in $PATH or the sbin directories, into file; false when absent. */
-static bool find_tool(const char *name, char *file, size_t size)
-{
-	const char *path = getenv("PATH");
-	char dirs[4096];
-	char *save = NULL;
-
-	snprintf(dirs, sizeof(dirs), "%s:/usr/sbin:/sbin", path ? path : "/usr/bin:/bin");
-	for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-		snprintf(file, size, "%s/%s", d, name);
-		if (access(file, X_OK) == 0)
-			return true;
-	}
-	return false;
-}
-
 static void test_log(const char *img)
 {
 	struct imgp_ctx *a, *b;
@@ -205,7 +189,7 @@ int main(void)
 		return 1;
 	}
 	atexit(unit_tmpdir_remove);
-	if (!find_tool("sfdisk", sfdisk, sizeof(sfdisk))) {
+	if (!unit_find_tool("sfdisk", sfdisk, sizeof(sfdisk))) {
 		SKIP_TOOL("a GPT image to warn about", "sfdisk");
 		return unit_done();
 	}

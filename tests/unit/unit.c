@@ -10,7 +10,9 @@
 #include <spawn.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -153,6 +155,21 @@ int unit_run(const char *const argv[], const char *const env[],
 	if (rc)
 		printf("# %s: %s\n", argv[0], imgp_errmsg());
 	return rc;
+}
+
+bool unit_find_tool(const char *name, char *file, size_t size)
+{
+	const char *path = getenv("PATH");
+	char dirs[4096];
+	char *save = NULL;
+
+	snprintf(dirs, sizeof(dirs), "%s:/usr/sbin:/sbin", path ? path : "/usr/bin:/bin");
+	for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		snprintf(file, size, "%s/%s", d, name);
+		if (access(file, X_OK) == 0)
+			return true;
+	}
+	return false;
 }
 
 int unit_spawn(const char *const argv[], const char *in, const char *out)

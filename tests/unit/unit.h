@@ -10,6 +10,7 @@
 #ifndef IMGP_UNIT_H
 #define IMGP_UNIT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -97,5 +98,7 @@ int unit_run(const char *const argv[], const char *const env[],
  * run or was killed.
  */
 int unit_spawn(const char *const argv[], const char *in, const char *out);
+/* The program's path in $PATH or the sbin folders, into file; false when absent. */
+bool unit_find_tool(const char *name, char *file, size_t size);
 
 #endif
