@@ -35,28 +35,6 @@ int imgp_job_new(struct imgp_job **out, struct imgp_ctx *ctx, const struct imgp_
 	return 0;
 }
 
-static bool is_blockdev(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISBLK(st.st_mode);
-}
-
-char *imgp_journal_path(const char *image)
-{
-	char *path = NULL, *copy;
-
-	/* Not beside a device node in /dev: in the current folder instead. */
-	if (is_blockdev(image)) {
-		copy = strdup(image);
-		if (copy && asprintf(&path, "%s.imgpatch-undo", basename(copy)) < 0)
-			path = NULL;
-		free(copy);
-		return path;
-	}
-	return asprintf(&path, "%s.imgpatch-undo", image) < 0 ? NULL : path;
-}
-
 const char *imgp_folder_problem(const char *dir)
 {
 	struct stat st;
@@ -212,8 +190,7 @@ int imgp_job_open(struct imgp_job *job)
 	if (o->bmap && !o->out && !o->in_place)
 		return imgp_fail(EINVAL, "a block map needs an output or in place");
 	/* A mounted card is refused before anything is read from it. */
-	if (o->write && !o->dry_run && is_blockdev(o->image) &&
-	    (rc = imgp_blockdev_check_unmounted(o->image)))
+	if (o->write && !o->dry_run && (rc = imgp_blockdev_check_unmounted(o->image)))
 		return rc;
 	rc = imgp_work_probe(&job->src, job->ctx, o->image);
 	if (rc)

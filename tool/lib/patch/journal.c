@@ -33,7 +33,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -707,4 +709,26 @@ int imgp_journal_undo(const char *path, const char *image, bool force,
 	rc = imgp_journal_restore(path, image, force, restored, bytes);
 	imgp_unlock(lock);
 	return rc;
+}
+
+static bool is_blockdev(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISBLK(st.st_mode);
+}
+
+char *imgp_journal_path(const char *image)
+{
+	char *path = NULL, *copy;
+
+	/* Not beside a device node in /dev: in the current folder instead. */
+	if (is_blockdev(image)) {
+		copy = strdup(image);
+		if (copy && asprintf(&path, "%s.imgpatch-undo", basename(copy)) < 0)
+			path = NULL;
+		free(copy);
+		return path;
+	}
+	return asprintf(&path, "%s.imgpatch-undo", image) < 0 ? NULL : path;
 }
