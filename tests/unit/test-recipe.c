@@ -430,6 +430,13 @@ static const struct bad_case cases[] = {
 	  "edit-first.recipe:5: step 1 (dt-delete-property): no device tree loaded yet" },
 	{ "never-written", "step { action = \"fdt-from-fit\" fit = \"/image.fit\" }\nstep { action = \"dt-delete-node\" node = \"a\" }\n",
 	  "never-written.recipe:6: step 2 (dt-delete-node): the device tree is never written after this change (add a write-dtb step)" },
+	{ "two-ways", "step { action = \"fdt-from-fit\" fit = \"/image.fit\" }\nstep { action = \"dt-delete-node\" node = \"a\" }\n"
+	  "step { action = \"write-tree\" via = \"override\" }\nstep { action = \"dt-delete-node\" node = \"b\" }\n"
+	  "step { action = \"write-tree\" via = \"fit\" }\n",
+	  "two-ways.recipe:9: step 5 (write-tree): via 'fit': step 3 already chose how this tree is written (via override); give the same or none" },
+	{ "two-names", "step { action = \"fdt-from-fit\" fit = \"/image.fit\" }\nstep { action = \"dt-delete-node\" node = \"a\" }\n"
+	  "step { action = \"write-tree\" }\nstep { action = \"write-tree\" name = \"x\" }\n",
+	  "two-names.recipe:8: step 4 (write-tree): name 'x': step 3 already chose how this tree is written (no name); give the same or none" },
 	{ "two-loads", "step { action = \"fdt-from-fit\" fit = \"/image.fit\" }\nstep { action = \"dtb-from-file\" part = \"boot\" path = \"/a.dtb\" }\n",
 	  "two-loads.recipe:6: step 2 (dtb-from-file): step 1 already loaded a device tree" },
 	{ "compat-no-load", "match { compatible = {\"a,b\"} }\nstep { action = \"fstab\" mountpoint = \"/\" options = \"+noatime\" }\n",

@@ -314,11 +314,35 @@ static int load_step(struct loader *ld, size_t i)
 	return 0;
 }
 
+/*
+ * The load step chose the tree's way from its first write-tree step; a
+ * later one goes that way too, and may not name another (step i, first
+ * the one before it).
+ */
+static int check_same_way(struct loader *ld, const struct recipe_step *st, size_t i,
+			  const struct recipe_step *first)
+{
+	static const int keys[] = { OP_VIA, OP_NAME };
+
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		const char *mine = st->raw[keys[k]], *its = first->raw[keys[k]];
+
+		if (mine && (!its || strcmp(mine, its)))
+			return imgp_recipe_load_err(ld, st->line, "step %zu (%s): %s '%s': step %zu already chose how this tree is written (%s%s%s%s); give the same or none",
+						    i + 1, st->action->name, opt_names[keys[k]],
+						    mine, (size_t)(first - ld->r->steps) + 1,
+						    its ? "" : "no ", opt_names[keys[k]],
+						    its ? " " : "", its ? its : "");
+	}
+	return 0;
+}
+
 /* Device tree steps in an order the patch operations can follow. */
 static int check_dt_order(struct loader *ld)
 {
 	struct imgp_recipe *r = ld->r;
 	size_t loaded = 0, unwritten = 0;
+	int rc;
 
 	for (size_t i = 0; i < r->nsteps; i++) {
 		const struct recipe_step *st = &r->steps[i];
@@ -344,6 +368,9 @@ static int check_dt_order(struct loader *ld)
 			if (st->action->dt == DT_WRITE && !r->steps[loaded - 1].writer &&
 			    imgp_recipe_is_write_tree(st))
 				r->steps[loaded - 1].writer = st;
+			else if (imgp_recipe_is_write_tree(st) &&
+				 (rc = check_same_way(ld, st, i, r->steps[loaded - 1].writer)))
+				return rc;
 			if (imgp_recipe_is_delete(st))
 				r->steps[loaded - 1].deletes = true;
 			if (imgp_recipe_is_write_tree(st))
