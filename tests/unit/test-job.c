@@ -97,6 +97,7 @@ static void test_outputs(struct imgp_ctx *ctx, const char *img)
 	CHECK(rc == 0 && !strcmp(imgp_job_output(job), raw) &&
 	      imgp_job_out_format(job) == IMGP_FMT_RAW && same_bytes(img, raw),
 	      "a raw output holds the image's bytes");
+	CHECK(imgp_job_commit(job, NULL) == -EINVAL, "a job commits once");
 	imgp_job_free(job);
 
 	opts.out = unit_path_keep(gz, sizeof(gz), "out.img.gz");
@@ -116,7 +117,16 @@ static void test_outputs(struct imgp_ctx *ctx, const char *img)
 	      "a compressed image is not patched in place: a usage failure about it");
 	imgp_job_free(job);
 
+	/* A reading job with an output: the caller's options are at fault. */
 	opts.image = img;
+	opts.write = false;
+	opts.out = raw;
+	rc = imgp_job_new(&job, ctx, &opts);
+	rc = rc ? rc : imgp_job_open(job);
+	CHECK(rc == -EINVAL && imgp_job_failed(job, &usage) && usage,
+	      "a reading job takes no output: a usage failure");
+	imgp_job_free(job);
+
 	opts.out = unit_path("nodir/out.img");
 	rc = write_job(ctx, &opts, &job);
 	CHECK(rc < 0 && !strcmp(imgp_job_failed(job, &usage), opts.out) && !usage &&

@@ -564,7 +564,7 @@ int imgp_job_disk_open(struct imgp_job *job, struct imgp_disk **disk);
 /* The image's format (by content; a card: RAW), and the raw image to open. */
 enum imgp_format imgp_job_format(const struct imgp_job *job);
 const char *imgp_job_path(const struct imgp_job *job);
-/* Commits patch, planned on the job's disk; a dry run only checks it. 0 or -errno. */
+/* Commits patch, planned on the job's disk, once; a dry run only checks it. 0 or -errno. */
 int imgp_job_commit(struct imgp_job *job, struct imgp_patch *patch);
 /* Where the commit writes (NULL: the image in place), and in which format. */
 const char *imgp_job_output(const struct imgp_job *job);

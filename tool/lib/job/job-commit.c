@@ -110,12 +110,14 @@ static int copy_raw(struct imgp_job *job, const char *final)
 int imgp_job_commit(struct imgp_job *job, struct imgp_patch *patch)
 {
 	const char *final = imgp_job_output(job);
-	size_t pending = imgp_patch_pending(patch);
+	size_t pending;
 	int rc;
 
 	job->failed = job->o.image;
-	if (!job->o.write)
-		return imgp_fail(EINVAL, "a reading job commits nothing");
+	if (!job->o.write || !job->work || job->committed)
+		return imgp_fail(EINVAL, "a writing job commits once, after it opened");
+	job->committed = true;
+	pending = imgp_patch_pending(patch);
 	/* What the commit would refuse, a dry run refuses too. */
 	if (job->o.dry_run)
 		return pending ? imgp_patch_check(patch) : 0;

@@ -185,10 +185,15 @@ int imgp_job_open(struct imgp_job *job)
 	bool raw;
 	int rc;
 
-	if (o->out && (o->in_place || !o->write))
-		return imgp_fail(EINVAL, "an output is only written in place or by a writing job");
+	/* What the command line words as its own usage errors, for other callers. */
+	job->usage = true;
+	if (!o->write && (o->out || o->bmap || o->in_place))
+		return imgp_fail(EINVAL, "a job that only reads writes no output");
+	if (o->out && o->in_place)
+		return imgp_fail(EINVAL, "an output and in place exclude each other");
 	if (o->bmap && !o->out && !o->in_place)
-		return imgp_fail(EINVAL, "a block map needs an output or in place");
+		return imgp_fail(EINVAL, "a block map needs an output, or in place");
+	job->usage = false;
 	/* A mounted card is refused before anything is read from it. */
 	if (o->write && !o->dry_run && (rc = imgp_blockdev_check_unmounted(o->image)))
 		return rc;

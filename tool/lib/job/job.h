@@ -23,6 +23,7 @@ struct imgp_job {
 	size_t regions;                /* what --recover restored */
 	uint64_t bytes;
 	bool recovered;
+	bool committed;                /* imgp_job_commit ran: it runs once */
 };
 
 /*
