@@ -4,7 +4,7 @@ test_description='one option layer: the same wording of every usage error, did-y
 . "$(dirname "$0")/lib.sh"
 
 test_require_imgpatch
-test_require_tools sfdisk mtype fdtget
+test_require_tools sfdisk mtype fdtget 7z
 export IMGPATCH_RECIPE_PATH="$IMGPATCH_BUILD/recipes"
 
 COMMANDS="info doctor cat patch apply recipes undo"
@@ -156,11 +156,30 @@ test_expect_success '-o or --bmap into a folder that does not exist: refused bef
 	mkdir adir &&
 	refused 1 "^imgpatch: adir: cannot write the output: it is a folder: give -o a file name\$" \
 		patch kv.img $FSTAB_EDIT -o adir &&
+	refused 1 "^imgpatch: adir: cannot write the block map: it is a folder: give --bmap a file name\$" \
+		patch kv.img $FSTAB_EDIT -o o.img --bmap adir &&
+	refused 1 "^imgpatch: adir: cannot write the block map: it is a folder: give --bmap a file name\$" \
+		patch kv.img $FSTAB_EDIT --in-place --bmap adir &&
 	test ! -e o.img && test ! -e nodir && test -z "$(ls -A adir)" &&
 	! ls .out.img.* .o.img.* 2>/dev/null &&
 	# A dry run writes nothing and needs no folder.
 	imgpatch patch kv.img $FSTAB_EDIT -o nodir/out.img -n >out &&
 	test_file_unchanged kv.img "$KV_SUM"
+'
+
+# An archive is read, never written: a zip asked to be written over itself
+# is refused before the plan, by a dry run too (the real run would refuse).
+test_expect_success 'a zip recompressed in place: refused before the plan, dry run or not' '
+	rm -f kv.zip && 7z a -tzip kv.zip kv.img >/dev/null && ZIP_SUM=$(sum_file kv.zip) &&
+	for dry in "" -n; do
+		refused 2 "^imgpatch: kv.zip: cannot write a zip archive: choose --compress xz, gz, zst, bz2, lz4 or none\$" \
+			patch kv.zip $FSTAB_EDIT --in-place $dry &&
+		! grep -q "^p[0-9]" out || return 1
+	done &&
+	test_file_unchanged kv.zip "$ZIP_SUM" &&
+	! ls -A | grep -E "^\.kv\.zip\." &&
+	imgpatch patch kv.zip $FSTAB_EDIT --in-place --compress xz -n >out &&
+	grep -q "^dry run: 1 change planned" out
 '
 
 # A user who cannot write: as root, the run goes through nobody (root may

@@ -55,10 +55,8 @@ static int finish_output(struct imgp_job *job, const char *final)
 	char *bmap_tmp = NULL, *packed = NULL;
 	int rc = 0;
 
+	/* An archive was refused when the job opened. */
 	pack.format = imgp_job_out_format(job);
-	if (pack.format != IMGP_FMT_RAW && !imgp_format_is_compressed(pack.format))
-		return imgp_fail(EINVAL, "cannot write a %s archive: choose --compress %s",
-				 imgp_format_name(pack.format), imgp_format_choices());
 	if (job->o.bmap) {
 		rc = imgp_job_temp_make(job, job->o.bmap, &bmap_tmp);
 		/* An unpacked stream has no holes: its filesystems say what is used. */

@@ -68,6 +68,18 @@ static int check_folder(struct imgp_job *job, const char *path, const char *what
 	return rc;
 }
 
+/* A new file named path (given with option) can be made: no folder is in its way. */
+static int check_file(struct imgp_job *job, const char *path, const char *what,
+		      const char *option)
+{
+	struct stat st;
+
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return imgp_job_fail(job, imgp_fail(EISDIR, "cannot write %s: it is a folder: give %s a file name",
+						    what, option), path);
+	return check_folder(job, path, what, NULL);
+}
+
 /*
  * Everything a commit will write, checked before the plan is made: the
  * output's folder, and for an in-place run the image and the folder of its
@@ -76,18 +88,14 @@ static int check_folder(struct imgp_job *job, const char *path, const char *what
 static int check_outputs(struct imgp_job *job, bool in_place_raw)
 {
 	const struct imgp_job_opts *o = &job->o;
-	struct stat st;
 	int rc = 0;
 
 	if (o->dry_run)
 		return 0;
-	if (o->out && stat(o->out, &st) == 0 && S_ISDIR(st.st_mode))
-		return imgp_job_fail(job, imgp_fail(EISDIR, "cannot write the output: it is a folder: give -o a file name"),
-				     o->out);
 	if (o->out)
-		rc = check_folder(job, o->out, "the output", NULL);
+		rc = check_file(job, o->out, "the output", "-o");
 	if (!rc && o->bmap)
-		rc = check_folder(job, o->bmap, "the block map", NULL);
+		rc = check_file(job, o->bmap, "the block map", "--bmap");
 	if (!rc && o->in_place && !in_place_raw)
 		rc = check_folder(job, o->image, "the recompressed image",
 				  "give -o OUT for a patched copy elsewhere");
@@ -207,6 +215,14 @@ int imgp_job_open(struct imgp_job *job)
 		job->usage = true;
 		return imgp_fail(EINVAL, "a %s-compressed image is not patched in place: give -o OUT (or --in-place to recompress over it)",
 				 imgp_format_name(imgp_work_format(job->src)));
+	}
+	/* An archive is read, never written: refused before any work, dry run or not. */
+	if (o->write && imgp_job_output(job) && imgp_job_out_format(job) != IMGP_FMT_RAW &&
+	    !imgp_format_is_compressed(imgp_job_out_format(job))) {
+		job->usage = true;
+		return imgp_job_fail(job, imgp_fail(EINVAL, "cannot write a %s archive: choose --compress %s",
+						    imgp_format_name(imgp_job_out_format(job)),
+						    imgp_format_choices()), imgp_job_output(job));
 	}
 	if (o->write && raw && !o->out && !o->in_place) {
 		job->journal = o->journal ? strdup(o->journal) : imgp_journal_path(o->image);
