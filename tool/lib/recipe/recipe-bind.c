@@ -53,39 +53,34 @@ static int substitute(struct imgp_recipe *r, const char *s,
 	return *out ? 0 : imgp_fail(ENOMEM, "out of memory");
 }
 
-int imgp_recipe_bind(struct imgp_recipe *r, const char *const *sets,
-		     size_t nsets)
+/*
+ * Stage 1: the value of every parameter, from SETS (NAME=VALUE, an alias
+ * given for its value) or else its default; a required one must be given.
+ */
+static int bind_values(struct imgp_recipe *r, const char *const *sets,
+		       size_t nsets, const char **values)
 {
-	const char **values = calloc(r->nparams ? r->nparams : 1, sizeof(*values));
-	const char **saved_val = NULL, **saved_local = NULL, **saved_rule = NULL;
 	char names[512];
 	long num;
 	int rc = 0;
 
-	if (!values)
-		return imgp_fail(ENOMEM, "out of memory");
 	for (size_t i = 0; !rc && i < nsets; i++) {
 		const char *eq = strchr(sets[i], '='), *given;
 		struct imgp_recipe_param *p;
 
-		if (!eq || eq == sets[i]) {
-			rc = imgp_fail(EINVAL, "'%s': expected NAME=VALUE", sets[i]);
-			break;
-		}
+		if (!eq || eq == sets[i])
+			return imgp_fail(EINVAL, "'%s': expected NAME=VALUE", sets[i]);
 		p = imgp_recipe_find_param(r, sets[i], (size_t)(eq - sets[i]));
 		if (!p) {
 			imgp_recipe_param_names(r, names, sizeof(names));
-			rc = r->nparams ?
+			return r->nparams ?
 				imgp_fail(EINVAL, "recipe '%s' has no parameter '%.*s' (parameters: %s)",
 					  r->name, (int)(eq - sets[i]), sets[i], names) :
 				imgp_fail(EINVAL, "recipe '%s' has no parameter '%.*s' (it takes none)",
 					  r->name, (int)(eq - sets[i]), sets[i]);
-			break;
 		}
-		if (values[p - r->params]) {
-			rc = imgp_fail(EINVAL, "parameter '%s' is given twice", p->name);
-			break;
-		}
+		if (values[p - r->params])
+			return imgp_fail(EINVAL, "parameter '%s' is given twice", p->name);
 		given = eq + 1;
 		for (size_t k = 0; k < p->naliases; k++)
 			if (!strcmp(p->alias_given[k], given))
@@ -105,24 +100,13 @@ int imgp_recipe_bind(struct imgp_recipe *r, const char *const *sets,
 		else
 			values[i] = r->params[i].def;
 	}
-	if (rc)
-		goto out;
+	return rc;
+}
 
-	/* Keep the old binding until the new one has passed every check. */
-	saved_val = calloc(r->nsteps * OP_COUNT + 1, sizeof(*saved_val));
-	saved_local = calloc(r->nsteps + 1, sizeof(*saved_local));
-	saved_rule = calloc(r->nrules + 1, sizeof(*saved_rule));
-	if (!saved_val || !saved_local || !saved_rule) {
-		rc = imgp_fail(ENOMEM, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < r->nsteps; i++) {
-		memcpy(saved_val + i * OP_COUNT, r->steps[i].val,
-		       sizeof(r->steps[i].val));
-		saved_local[i] = r->steps[i].local;
-	}
-	for (size_t i = 0; i < r->nrules; i++)
-		saved_rule[i] = r->rules[i].val;
+/* Stage 2: every step's options with VALUES in place, each checked again. */
+static int bind_steps(struct imgp_recipe *r, const char *const *values)
+{
+	int rc = 0;
 
 	for (size_t i = 0; !rc && i < r->nsteps; i++) {
 		struct recipe_step *st = &r->steps[i];
@@ -154,6 +138,14 @@ int imgp_recipe_bind(struct imgp_recipe *r, const char *const *sets,
 					       st->line, i + 1, st->action->name, bad);
 		}
 	}
+	return rc;
+}
+
+/* Stage 3: every match rule with VALUES in place, each checked again. */
+static int bind_rules(struct imgp_recipe *r, const char *const *values)
+{
+	int rc = 0;
+
 	for (size_t i = 0; !rc && i < r->nrules; i++) {
 		struct match_rule *rule = &r->rules[i];
 		char why[1024];
@@ -184,25 +176,75 @@ int imgp_recipe_bind(struct imgp_recipe *r, const char *const *sets,
 				       rule->line, rule_keys[rule->kind], rule->val,
 				       bad);
 	}
+	return rc;
+}
+
+/* A recipe's binding as it was, put back when a new one fails a check. */
+struct bind_saved {
+	const char **val;    /* OP_COUNT a step */
+	const char **local;  /* one a step */
+	const char **rule;   /* one a match rule */
+};
+
+static int bind_save(const struct imgp_recipe *r, struct bind_saved *saved)
+{
+	saved->val = calloc(r->nsteps * OP_COUNT + 1, sizeof(*saved->val));
+	saved->local = calloc(r->nsteps + 1, sizeof(*saved->local));
+	saved->rule = calloc(r->nrules + 1, sizeof(*saved->rule));
+	if (!saved->val || !saved->local || !saved->rule)
+		return imgp_fail(ENOMEM, "out of memory");
+	for (size_t i = 0; i < r->nsteps; i++) {
+		memcpy(saved->val + i * OP_COUNT, r->steps[i].val,
+		       sizeof(r->steps[i].val));
+		saved->local[i] = r->steps[i].local;
+	}
+	for (size_t i = 0; i < r->nrules; i++)
+		saved->rule[i] = r->rules[i].val;
+	return 0;
+}
+
+static void bind_restore(struct imgp_recipe *r, const struct bind_saved *saved)
+{
+	for (size_t i = 0; i < r->nsteps; i++) {
+		memcpy(r->steps[i].val, saved->val + i * OP_COUNT,
+		       sizeof(r->steps[i].val));
+		r->steps[i].local = saved->local[i];
+	}
+	for (size_t i = 0; i < r->nrules; i++)
+		r->rules[i].val = saved->rule[i];
+}
+
+int imgp_recipe_bind(struct imgp_recipe *r, const char *const *sets,
+		     size_t nsets)
+{
+	const char **values = calloc(r->nparams ? r->nparams : 1, sizeof(*values));
+	struct bind_saved saved = { 0 };
+	int rc;
+
+	if (!values)
+		return imgp_fail(ENOMEM, "out of memory");
+	rc = bind_values(r, sets, nsets, values);
+	/* Keep the old binding until the new one has passed every check. */
+	if (!rc)
+		rc = bind_save(r, &saved);
+	if (rc)
+		goto out;
+	rc = bind_steps(r, values);
+	if (!rc)
+		rc = bind_rules(r, values);
 	if (!rc)
 		rc = imgp_recipe_resolve_locals(r, true, NULL);
 	if (rc) {
-		for (size_t i = 0; i < r->nsteps; i++) {
-			memcpy(r->steps[i].val, saved_val + i * OP_COUNT,
-			       sizeof(r->steps[i].val));
-			r->steps[i].local = saved_local[i];
-		}
-		for (size_t i = 0; i < r->nrules; i++)
-			r->rules[i].val = saved_rule[i];
+		bind_restore(r, &saved);
 		goto out;
 	}
 	for (size_t i = 0; i < r->nparams; i++)
 		r->params[i].value = values[i];
 	r->bound = true;
 out:
-	free(saved_val);
-	free(saved_local);
-	free(saved_rule);
+	free(saved.val);
+	free(saved.local);
+	free(saved.rule);
 	free(values);
 	return rc;
 }

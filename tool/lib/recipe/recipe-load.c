@@ -434,7 +434,8 @@ static int check_duplicates(struct loader *ld, cfg_opt_t *const *sec_opts)
 	return 0;
 }
 
-static int parse_recipe(struct loader *ld)
+/* Stage 1: the recipe text parsed by libconfuse, each key at most once. */
+static int parse_cfg(struct loader *ld)
 {
 	struct imgp_recipe *r = ld->r;
 	cfg_opt_t param_opts[] = {
@@ -475,8 +476,6 @@ static int parse_recipe(struct loader *ld)
 	};
 	cfg_opt_t *all_opts[4] = { top_opts, param_opts, match_opts, step_opts };
 	cfg_opt_t end = CFG_END();
-	char base[NAME_MAX + 1];
-	const char *slash;
 	FILE *fp;
 	int rc;
 
@@ -508,9 +507,18 @@ static int parse_recipe(struct loader *ld)
 	if (rc != CFG_SUCCESS)
 		return imgp_errmsg()[0] ? -EINVAL : imgp_recipe_load_err(ld, 0, "cannot parse");
 
-	rc = check_duplicates(ld, all_opts);
-	if (!rc)
-		rc = load_text(ld, "name", true, true, &r->name);
+	return check_duplicates(ld, all_opts);
+}
+
+/* Stage 2: the name, which the file name must match, and the texts. */
+static int load_head(struct loader *ld)
+{
+	struct imgp_recipe *r = ld->r;
+	char base[NAME_MAX + 1];
+	const char *slash;
+	int rc;
+
+	rc = load_text(ld, "name", true, true, &r->name);
 	if (rc)
 		return rc;
 	if (!imgp_recipe_is_name(r->name))
@@ -535,8 +543,14 @@ static int parse_recipe(struct loader *ld)
 		rc = load_text(ld, "risks", false, false, &r->risks);
 	if (!rc)
 		rc = load_text(ld, "undo", false, false, &r->undo);
-	if (rc)
-		return rc;
+	return rc;
+}
+
+/* Stage 3: the parameters. */
+static int load_params(struct loader *ld)
+{
+	struct imgp_recipe *r = ld->r;
+	int rc;
 
 	r->nparams = cfg_size(ld->cfg, "param");
 	r->params = calloc(r->nparams ? r->nparams : 1, sizeof(*r->params));
@@ -549,6 +563,14 @@ static int parse_recipe(struct loader *ld)
 		if (rc)
 			return rc;
 	}
+	return 0;
+}
+
+/* Stage 4: the steps, at least one. */
+static int load_steps(struct loader *ld)
+{
+	struct imgp_recipe *r = ld->r;
+	int rc;
 
 	r->nsteps = cfg_size(ld->cfg, "step");
 	if (!r->nsteps)
@@ -561,6 +583,27 @@ static int parse_recipe(struct loader *ld)
 		if (rc)
 			return rc;
 	}
+	return 0;
+}
+
+/*
+ * A recipe file, in stages: its text, the head, the parameters, the steps,
+ * then the match rules and the local files the steps name.
+ */
+static int parse_recipe(struct loader *ld)
+{
+	struct imgp_recipe *r = ld->r;
+	int rc;
+
+	rc = parse_cfg(ld);
+	if (!rc)
+		rc = load_head(ld);
+	if (!rc)
+		rc = load_params(ld);
+	if (!rc)
+		rc = load_steps(ld);
+	if (rc)
+		return rc;
 	rc = load_rules(ld);
 	if (!rc)
 		rc = check_dt_order(ld);
