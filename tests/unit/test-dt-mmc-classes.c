@@ -79,7 +79,8 @@ static int check_tree(const char *path, const char *name, struct imgp_dtb *dtb,
 	/* The callers' list holds MMC_MAX: more is a tree to look at. */
 	CHECK(nfound <= MMC_MAX, "classes: no tree has more than MMC_MAX controllers");
 	*n = nfound <= MMC_MAX ? (int)nfound : MMC_MAX;
-	memcpy(list, found, (size_t)*n * sizeof(*list));
+	if (*n)  /* found is NULL for a tree without controllers */
+		memcpy(list, found, (size_t)*n * sizeof(*list));
 	free(found);
 	tree.dtb = *dtb;
 	return imgp_doctor_check_mmc(&d);
