@@ -6,6 +6,10 @@
  * reviewed there. Each line: FILE NODE CLASS FINDINGS REASON..., FINDINGS
  * being "-" or id:severity joined by ",".
  *
+ * Each rule of imgp_dt_mmc_kind_of() is also held to a small tree dtc
+ * compiles here, one controller per shape a Debian tree showed, so a
+ * change of the order of the rules is seen without the reviewed trees.
+ *
  * With IMGP_DEBIAN_DTB_DIR set (a tree of .dtb files, e.g. a kernel
  * package's /usr/lib/linux-image-*), every tree in it is also swept: the
  * classes and findings are counted, and with IMGP_DEBIAN_DTB_LIST set, one
@@ -75,10 +79,242 @@ static int check_tree(const char *path, const char *name, struct imgp_dtb *dtb,
 	/* The callers' list holds MMC_MAX: more is a tree to look at. */
 	CHECK(nfound <= MMC_MAX, "classes: no tree has more than MMC_MAX controllers");
 	*n = nfound <= MMC_MAX ? (int)nfound : MMC_MAX;
-	memcpy(list, found, (size_t)*n * sizeof(*list));
+	if (*n)  /* found is NULL for a tree without controllers */
+		memcpy(list, found, (size_t)*n * sizeof(*list));
 	free(found);
 	tree.dtb = *dtb;
 	return imgp_doctor_check_mmc(&d);
+}
+
+/* One controller per rule, each shaped like the Debian tree named in rules[]. */
+static const char rules_dts[] =
+	"/dts-v1/;\n"
+	"/ {\n"
+	"	#address-cells = <1>;\n"
+	"	#size-cells = <1>;\n"
+	"	wifi_seq: pwrseq-wifi {\n"
+	"		compatible = \"mmc-pwrseq-simple\";\n"
+	"	};\n"
+	"	emmc_seq: pwrseq-emmc {\n"
+	"		compatible = \"mmc-pwrseq-emmc\";\n"
+	"	};\n"
+	"	soc {\n"
+	"		#address-cells = <1>;\n"
+	"		#size-cells = <1>;\n"
+	"		mmc@1000 {\n"
+	"			compatible = \"acme,soc-sdhci\";\n"
+	"			reg = <0x1000 0x100>;\n"
+	"			bus-width = <4>;\n"
+	"			broken-cd;\n"
+	"			mmc-pwrseq = <&wifi_seq>;\n"
+	"		};\n"
+	"		mmc@2000 {\n"
+	"			compatible = \"acme,soc-sdhci\";\n"
+	"			reg = <0x2000 0x100>;\n"
+	"			bus-width = <8>;\n"
+	"			broken-cd;\n"
+	"			cap-mmc-highspeed;\n"
+	"		};\n"
+	"		mmc@3000 {\n"
+	"			compatible = \"acme,soc-sdhci\";\n"
+	"			reg = <0x3000 0x100>;\n"
+	"			bus-width = <8>;\n"
+	"			broken-cd;\n"
+	"			wp-inverted;\n"
+	"		};\n"
+	"		mmc@4000 {\n"
+	"			compatible = \"acme,soc-sdhci\";\n"
+	"			reg = <0x4000 0x100>;\n"
+	"			bus-width = <4>;\n"
+	"			non-removable;\n"
+	"			wifi {\n"
+	"				compatible = \"ti,wl1271\";\n"
+	"			};\n"
+	"		};\n"
+	"		mmc@5000 {\n"
+	"			compatible = \"acme,soc-sdhci\";\n"
+	"			reg = <0x5000 0x100>;\n"
+	"			#address-cells = <1>;\n"
+	"			#size-cells = <0>;\n"
+	"			bus-width = <8>;\n"
+	"			non-removable;\n"
+	"			no-sd;\n"
+	"			no-sdio;\n"
+	"			mmccard@0 {\n"
+	"				compatible = \"mmc-card\";\n"
+	"				reg = <0>;\n"
+	"			};\n"
+	"		};\n"
+	"		mmc@6000 {\n"
+	"			compatible = \"acme,soc-sdhci\";\n"
+	"			reg = <0x6000 0x100>;\n"
+	"			bus-width = <4>;\n"
+	"			cd-gpios = <0 12 1>;\n"
+	"			cap-sdio-irq;\n"
+	"			keep-power-in-suspend;\n"
+	"			mmc-pwrseq = <&wifi_seq>;\n"
+	"		};\n"
+	"		mmc@7000 {\n"
+	"			compatible = \"acme,soc-sdhci\";\n"
+	"			reg = <0x7000 0x100>;\n"
+	"			bus-width = <8>;\n"
+	"			broken-cd;\n"
+	"			mmc-pwrseq = <&emmc_seq>;\n"
+	"		};\n"
+	"		mmc@8000 {\n"
+	"			compatible = \"acme,soc-sdhci\";\n"
+	"			reg = <0x8000 0x100>;\n"
+	"			bus-width = <4>;\n"
+	"			cd-gpios = <0 3 1>;\n"
+	"			opp-table {\n"
+	"				compatible = \"operating-points-v2\";\n"
+	"			};\n"
+	"		};\n"
+	"		mmc@9000 {\n"
+	"			compatible = \"acme,soc-sdio\";\n"
+	"			reg = <0x9000 0x100>;\n"
+	"			#address-cells = <1>;\n"
+	"			#size-cells = <0>;\n"
+	"			slot@0 {\n"
+	"				compatible = \"mmc-slot\";\n"
+	"				reg = <0>;\n"
+	"				status = \"disabled\";\n"
+	"				non-removable;\n"
+	"				no-sd;\n"
+	"				no-sdio;\n"
+	"			};\n"
+	"			slot@1 {\n"
+	"				compatible = \"mmc-slot\";\n"
+	"				reg = <1>;\n"
+	"				bus-width = <4>;\n"
+	"				no-sdio;\n"
+	"				cd-gpios = <0 53 1>;\n"
+	"			};\n"
+	"		};\n"
+	"		mmc@a000 {\n"
+	"			compatible = \"acme,soc-sdhci\";\n"
+	"			reg = <0xa000 0x100>;\n"
+	"			bus-width = <4>;\n"
+	"			broken-cd;\n"
+	"			mmc-ddr-3_3v;\n"
+	"		};\n"
+	"		mmc@b000 {\n"
+	"			compatible = \"acme,soc-sdhci\";\n"
+	"			reg = <0xb000 0x100>;\n"
+	"			bus-width = <4>;\n"
+	"			broken-cd;\n"
+	"			mmc-hs200-1_8v;\n"
+	"		};\n"
+	"		mmc@c000 {\n"
+	"			compatible = \"acme,soc-sdhci\";\n"
+	"			reg = <0xc000 0x100>;\n"
+	"			bus-width = <8>;\n"
+	"			cd-gpios = <0 4 1>;\n"
+	"		};\n"
+	"		mmc@d000 {\n"
+	"			compatible = \"acme,soc-sdhci\";\n"
+	"			reg = <0xd000 0x100>;\n"
+	"			broken-cd;\n"
+	"			mmc-pwrseq = <0xdead>;\n"
+	"		};\n"
+	"		mmc@e000 {\n"
+	"			compatible = \"acme,soc-sdhci\";\n"
+	"			reg = <0xe000 0x100>;\n"
+	"			mmc-pwrseq = [00 01];\n"
+	"			bus-width = <8>;\n"
+	"		};\n"
+	"		mmc@f000 {\n"
+	"			compatible = \"acme,soc-sdio\";\n"
+	"			reg = <0xf000 0x100>;\n"
+	"			#address-cells = <1>;\n"
+	"			#size-cells = <0>;\n"
+	"			slot@0 {\n"
+	"				compatible = \"mmc-slot\";\n"
+	"				reg = <0>;\n"
+	"				#address-cells = <1>;\n"
+	"				#size-cells = <0>;\n"
+	"				slot@0 {\n"
+	"					compatible = \"mmc-slot\";\n"
+	"					reg = <0>;\n"
+	"					non-removable;\n"
+	"					no-sd;\n"
+	"					no-sdio;\n"
+	"				};\n"
+	"			};\n"
+	"		};\n"
+	"	};\n"
+	"};\n";
+
+static const struct {
+	const char *node;
+	enum imgp_dt_mmc_kind kind;
+	const char *why;
+} rules[] = {
+	{ "/soc/mmc@1000", IMGP_DT_MMC_SDIO,
+	  "a Wi-Fi power sequence outweighs broken-cd (meson-axg-jethome-jethub-j110 sd@5000)" },
+	{ "/soc/mmc@2000", IMGP_DT_MMC_EMMC,
+	  "an 8-bit bus outweighs broken-cd (exynos4412-origen, fsl-lx2160a-rdb)" },
+	{ "/soc/mmc@3000", IMGP_DT_MMC_SD,
+	  "a write-protect line is a removable slot, 8 bits or not (armada-388-gp)" },
+	{ "/soc/mmc@4000", IMGP_DT_MMC_SDIO,
+	  "a Wi-Fi child with a compatible and no reg is an SDIO function (imx6q-prti6q)" },
+	{ "/soc/mmc@5000", IMGP_DT_MMC_EMMC,
+	  "an mmc-card child is an eMMC (imx6dl-mba6a mmc@2198000)" },
+	{ "/soc/mmc@6000", IMGP_DT_MMC_SDIO,
+	  "a Wi-Fi power sequence outweighs cd-gpios: a Wi-Fi module (imx8mq-librem5)" },
+	{ "/soc/mmc@7000", IMGP_DT_MMC_EMMC,
+	  "mmc-pwrseq-emmc outweighs broken-cd: an eMMC module socket (exynos4412-odroidu3)" },
+	{ "/soc/mmc@8000", IMGP_DT_MMC_SD,
+	  "an OPP table child says nothing about the card (qcom sdhci)" },
+	{ "/soc/mmc@9000", IMGP_DT_MMC_SD,
+	  "a host holds what its first enabled mmc-slot child holds (meson8b-odroidc1)" },
+	{ "/soc/mmc@a000", IMGP_DT_MMC_SD,
+	  "broken-cd on a 4-bit slot with no eMMC mode stays an SD slot (bcm2711-rpi-4-b)" },
+	{ "/soc/mmc@b000", IMGP_DT_MMC_EMMC,
+	  "an eMMC mode outweighs broken-cd (fsl-ls1012a-rdb esdhc@1580000)" },
+	{ "/soc/mmc@c000", IMGP_DT_MMC_SD,
+	  "cd-gpios outweighs an 8-bit bus: an SD/MMC slot (imx6q-sabresd)" },
+	{ "/soc/mmc@d000", IMGP_DT_MMC_SD,
+	  "a power sequence pointing nowhere is no evidence" },
+	{ "/soc/mmc@e000", IMGP_DT_MMC_EMMC,
+	  "a power sequence shorter than a phandle is no evidence" },
+	{ "/soc/mmc@f000", IMGP_DT_MMC_SD,
+	  "a slot inside a slot is not looked into: one level down at most" },
+};
+
+/* Each rule of the class, on the tree above, as imgp_dt_list_mmc() lists it. */
+static void test_rules(void)
+{
+	const char *argv[] = { "dtc", "-q", "-I", "dts", "-O", "dtb", "-o", NULL, NULL, NULL };
+	char dtb_path[512], dts_path[512], title[256];
+	struct imgp_dt_mmc *list = NULL;
+	struct imgp_dtb dtb;
+	size_t len, n = 0;
+	void *raw = NULL;
+
+	argv[7] = unit_path_keep(dtb_path, sizeof(dtb_path), "rules.dtb");
+	argv[8] = unit_path_keep(dts_path, sizeof(dts_path), "rules.dts");
+	if (unit_write_text(dts_path, rules_dts) || unit_run(argv, NULL, NULL) ||
+	    !(raw = unit_read_file(dtb_path, &len)) || imgp_dtb_load(&dtb, raw, len)) {
+		free(raw);
+		CHECK(0, "rules: dtc compiles the tree of rules and it loads");
+		return;
+	}
+	free(raw);
+	CHECK(imgp_dt_list_mmc(&dtb, &list, &n, NULL) == 0 &&
+	      n == sizeof(rules) / sizeof(rules[0]), "rules: every controller of the tree is listed");
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		const char *got = "(not listed)";
+
+		for (size_t k = 0; k < n; k++)
+			if (strcmp(list[k].path, rules[i].node) == 0)
+				got = imgp_dt_mmc_kind_name(list[k].kind);
+		snprintf(title, sizeof(title), "rules: %s is %s: %s", rules[i].node,
+			 imgp_dt_mmc_kind_name(rules[i].kind), rules[i].why);
+		CHECK_STR(got, imgp_dt_mmc_kind_name(rules[i].kind), title);
+	}
+	free(list);
+	imgp_dtb_free(&dtb);
 }
 
 static void test_reviewed(const char *dir)
@@ -212,9 +448,17 @@ int main(void)
 {
 	const char *dir = getenv("IMGP_TEST_DTB_DIR");
 	const char *debian = getenv("IMGP_DEBIAN_DTB_DIR");
+	int status;
 
+	if (unit_tmpdir_create("mmc-classes")) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_rules();
 	test_reviewed(dir && *dir ? dir : "tests/dtb");
 	if (debian && *debian)
 		test_sweep(debian);
-	return unit_done();
+	status = unit_done();
+	unit_tmpdir_remove();
+	return status;
 }

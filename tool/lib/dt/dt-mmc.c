@@ -100,6 +100,14 @@ static bool dt_has(const void *fdt, int node, const char *prop)
 	return fdt_getprop(fdt, node, prop, NULL) != NULL;
 }
 
+static bool dt_compatible_has(const void *fdt, int node, const char *compat)
+{
+	int len;
+	const char *c = fdt_getprop(fdt, node, "compatible", &len);
+
+	return c && len > 0 && fdt_stringlist_contains(c, len, compat);
+}
+
 static bool dt_has_prefix(const void *fdt, int node, const char *prefix)
 {
 	int prop;
@@ -114,51 +122,105 @@ static bool dt_has_prefix(const void *fdt, int node, const char *prefix)
 	return false;
 }
 
+/* What a child node of a controller says about its slot. */
+enum dt_mmc_child {
+	DT_MMC_CHILD_NONE,      /* nothing: an OPP table, a node with neither reg nor compatible */
+	DT_MMC_CHILD_CARD,      /* "mmc-card": the eMMC itself */
+	DT_MMC_CHILD_FUNCTION,  /* an SDIO function: a Wi-Fi or Bluetooth chip */
+	DT_MMC_CHILD_SLOT,      /* "mmc-slot": one slot of a host with several */
+};
+
+/*
+ * The binding's card and function nodes carry their number in reg, but
+ * some trees give a Wi-Fi chip only its compatible ("ti,wl1271" on
+ * imx6q-prti6q). Qualcomm hosts hold their OPP table as a child: it says
+ * nothing about the card.
+ */
+static enum dt_mmc_child dt_mmc_child_of(const void *fdt, int child)
+{
+	static const char opp[] = "operating-points-v2";
+	int len;
+	const char *c = fdt_getprop(fdt, child, "compatible", &len);
+
+	if (c && len > 0) {
+		if (fdt_stringlist_contains(c, len, "mmc-card"))
+			return DT_MMC_CHILD_CARD;
+		if (fdt_stringlist_contains(c, len, "mmc-slot"))
+			return DT_MMC_CHILD_SLOT;
+		if ((size_t)len > sizeof(opp) - 1 && strncmp(c, opp, sizeof(opp) - 1) == 0)
+			return DT_MMC_CHILD_NONE;
+		return DT_MMC_CHILD_FUNCTION;
+	}
+	return dt_has(fdt, child, "reg") ? DT_MMC_CHILD_FUNCTION : DT_MMC_CHILD_NONE;
+}
+
+static bool dt_is_enabled(const void *fdt, int node)
+{
+	int len;
+	const char *s = fdt_getprop(fdt, node, "status", &len);
+
+	return !s || (len > 0 && s[len - 1] == '\0' &&
+		      (strcmp(s, "okay") == 0 || strcmp(s, "ok") == 0));
+}
+
 /*
  * What the slot holds, from the mmc-controller binding's properties, the
  * strongest evidence first: a child node describing the card ("mmc-card"
- * is an eMMC; any other child an SDIO function), the no-sd/no-sdio/no-mmc
- * triple, a card-detect line (a removable slot), the power sequence
- * (mmc-pwrseq-emmc resets an eMMC, the others power a Wi-Fi chip), and
- * for soldered devices the bus width and eMMC modes. mmc-ddr-* and
- * cap-sdio-irq are host abilities, not evidence of what is plugged in.
+ * is an eMMC; an SDIO function is a Wi-Fi chip), the no-sd/no-sdio/no-mmc
+ * triple, the power sequence (mmc-pwrseq-emmc resets an eMMC; the others
+ * power a Wi-Fi chip, on a removable module too), a card-detect or
+ * write-protect line (a removable slot), and for soldered devices the bus
+ * width and eMMC modes. broken-cd only says that no card-detect line is
+ * wired (an eMMC socket has none either): an 8-bit bus or an eMMC mode
+ * outweighs it, and a removable slot with neither is an SD slot.
+ * mmc-ddr-* and cap-sdio-irq are host abilities, not evidence of what is
+ * plugged in. A host whose
+ * slots are child nodes ("mmc-slot", as meson-mx-sdio has) holds what its
+ * first enabled slot holds; slots is false for that slot, so the walk goes
+ * one level down at most.
  */
-enum imgp_dt_mmc_kind imgp_dt_mmc_kind_of(const void *fdt, int node)
+static enum imgp_dt_mmc_kind dt_mmc_kind(const void *fdt, int node, bool slots)
 {
 	bool no_sd = dt_has(fdt, node, "no-sd"), no_sdio = dt_has(fdt, node, "no-sdio");
 	bool no_mmc = dt_has(fdt, node, "no-mmc");
 	bool fixed = dt_has(fdt, node, "non-removable");
-	int child, seq, len;
+	bool function = false;
+	int child, seq, len, slot = -1;
 	const fdt32_t *bw;
 
 	fdt_for_each_subnode(child, fdt, node) {
-		int l;
-		const char *c = fdt_getprop(fdt, child, "compatible", &l);
-
-		if (c && l > 0 && fdt_stringlist_contains(c, l, "mmc-card"))
+		switch (dt_mmc_child_of(fdt, child)) {
+		case DT_MMC_CHILD_CARD:
 			return IMGP_DT_MMC_EMMC;
+		case DT_MMC_CHILD_FUNCTION:
+			function = true;
+			break;
+		case DT_MMC_CHILD_SLOT:
+			if (slots && slot < 0 && dt_is_enabled(fdt, child))
+				slot = child;
+			break;
+		case DT_MMC_CHILD_NONE:
+			break;
+		}
 	}
+	if (slot >= 0)
+		return dt_mmc_kind(fdt, slot, false);
 	if (no_sd && no_sdio && !no_mmc)
 		return IMGP_DT_MMC_EMMC;
 	if (no_mmc && no_sdio && !no_sd)
 		return IMGP_DT_MMC_SD;
 	if (no_mmc && no_sd && !no_sdio)
 		return IMGP_DT_MMC_SDIO;
-	fdt_for_each_subnode(child, fdt, node)
-		if (dt_has(fdt, child, "reg"))
-			return IMGP_DT_MMC_SDIO;
-	if (!fixed && (dt_has(fdt, node, "cd-gpios") || dt_has(fdt, node, "broken-cd") ||
-		       dt_has(fdt, node, "cd-inverted")) && !no_sd)
-		return IMGP_DT_MMC_SD;
+	if (function)
+		return IMGP_DT_MMC_SDIO;
 	seq = dt_phandle_target(fdt, node, "mmc-pwrseq");
-	if (seq >= 0) {
-		const char *c = fdt_getprop(fdt, seq, "compatible", &len);
-
-		if (c && len > 0 && fdt_stringlist_contains(c, len, "mmc-pwrseq-emmc"))
-			return IMGP_DT_MMC_EMMC;
-		if (fixed || no_sd || no_mmc)
-			return IMGP_DT_MMC_SDIO;
-	}
+	if (seq >= 0)
+		return dt_compatible_has(fdt, seq, "mmc-pwrseq-emmc") ?
+		       IMGP_DT_MMC_EMMC : IMGP_DT_MMC_SDIO;
+	if (!fixed && !no_sd &&
+	    (dt_has(fdt, node, "cd-gpios") || dt_has(fdt, node, "cd-inverted") ||
+	     dt_has(fdt, node, "wp-gpios") || dt_has(fdt, node, "wp-inverted")))
+		return IMGP_DT_MMC_SD;
 	if (fixed && (dt_has(fdt, node, "cap-sdio-irq") || no_mmc))
 		return IMGP_DT_MMC_SDIO;
 	bw = fdt_getprop(fdt, node, "bus-width", &len);
@@ -168,6 +230,11 @@ enum imgp_dt_mmc_kind imgp_dt_mmc_kind_of(const void *fdt, int node)
 	if (fixed && !dt_has_prefix(fdt, node, "sd-uhs-"))
 		return IMGP_DT_MMC_EMMC;
 	return IMGP_DT_MMC_SD;
+}
+
+enum imgp_dt_mmc_kind imgp_dt_mmc_kind_of(const void *fdt, int node)
+{
+	return dt_mmc_kind(fdt, node, true);
 }
 
 const char *imgp_dt_mmc_kind_name(enum imgp_dt_mmc_kind kind)
