@@ -534,70 +534,39 @@ void imgp_journal_abandon(struct imgp_journal *j)
 	free(j);
 }
 
-static int journal_undo(const char *path, struct imgp_image *img, bool force,
-			size_t *restored, uint64_t *bytes)
+/*
+ * Undo, stage 1: the regions, in two passes. The first, before anything
+ * is restored, checks that every region is readable and holds its old or
+ * its new content: after an interruption each region was written whole or
+ * not at all, and anything else means another image, or one that moved on.
+ * The second writes back every region that does not hold its old bytes.
+ */
+static int undo_regions(const struct imgp_journal *j, struct imgp_image *img,
+			uint64_t journal_size, bool force, size_t *restored,
+			uint64_t *bytes)
 {
-	struct imgp_journal j = { .path = (char *)path };
+	uint64_t n = get_le64(j->hdr.nregions), state = get_le32(j->hdr.state);
 	uint8_t entry[ENTRY_SIZE], hash[32];
 	uint8_t *old = NULL, *cur = NULL;
-	uint64_t off = HEADER_SIZE, n, state;
-	struct stat st;
-	int rc;
+	int rc = 0;
 
-	*restored = 0;
-	*bytes = 0;
-	j.fd = journal_open(path, O_RDWR);
-	if (j.fd < 0)
-		return j.fd;
-	rc = header_read(j.fd, path, &j.hdr);
-	if (!rc && fstat(j.fd, &st) < 0)
-		rc = imgp_fail(errno, "undo journal %s: %s", path, strerror(errno));
-	/* In every state: a journal never touches an image it was not made for. */
-	if (!rc)
-		rc = check_identity(path, &j.hdr, img);
-	if (rc)
-		goto out;
-	state = get_le32(j.hdr.state);
-	n = get_le64(j.hdr.nregions);
-	if (state == STATE_UNDONE) {
-		rc = imgp_fail(EALREADY, "undo journal %s was already undone", path);
-		goto out;
-	}
-	/* A journal still being written means the image was never touched. */
-	if (state == STATE_WRITING)
-		goto mark;
-	/* Nor does one whose regions never reached the disk (a power cut). */
-	if (state == STATE_READY) {
-		rc = body_torn(&j, (uint64_t)st.st_size);
-		if (rc > 0) {
-			rc = 0;
-			goto mark;
-		}
-		if (rc)
-			goto out;
-	}
-	/*
-	 * First pass, before anything is restored: every region is readable
-	 * and holds its old or its new content. After an interruption each
-	 * region was written whole or not at all; anything else means another
-	 * image, or one that moved on.
-	 */
 	for (int pass = 0; pass < 2 && !rc; pass++) {
-		off = HEADER_SIZE;
+		uint64_t off = HEADER_SIZE;
+
 		for (uint64_t i = 0; i < n && !rc; i++) {
 			uint64_t roff, rlen;
 
-			if (imgp_read_all(j.fd, entry, sizeof(entry), (off_t)off) != (ssize_t)sizeof(entry)) {
+			if (imgp_read_all(j->fd, entry, sizeof(entry), (off_t)off) != (ssize_t)sizeof(entry)) {
 				rc = imgp_fail(EINVAL, "undo journal %s: region %llu is missing (truncated journal)",
-					       path, (unsigned long long)i);
+					       j->path, (unsigned long long)i);
 				break;
 			}
 			roff = get_le64(entry);
 			rlen = get_le64(entry + 8);
-			if (rlen > ((uint64_t)1 << 30) || off + ENTRY_SIZE + rlen > (uint64_t)st.st_size ||
+			if (rlen > ((uint64_t)1 << 30) || off + ENTRY_SIZE + rlen > journal_size ||
 			    roff > img->size || rlen > img->size - roff) {
 				rc = imgp_fail(EINVAL, "undo journal %s: region %llu is damaged",
-					       path, (unsigned long long)i);
+					       j->path, (unsigned long long)i);
 				break;
 			}
 			free(old);
@@ -608,14 +577,14 @@ static int journal_undo(const char *path, struct imgp_image *img, bool force,
 				rc = imgp_fail(ENOMEM, "out of memory");
 				break;
 			}
-			if (imgp_read_all(j.fd, old, rlen, (off_t)(off + ENTRY_SIZE)) != (ssize_t)rlen) {
-				rc = imgp_fail(EIO, "undo journal %s: read error", path);
+			if (imgp_read_all(j->fd, old, rlen, (off_t)(off + ENTRY_SIZE)) != (ssize_t)rlen) {
+				rc = imgp_fail(EIO, "undo journal %s: read error", j->path);
 				break;
 			}
 			sha256(old, rlen, hash);
 			if (memcmp(hash, entry + 16, 32)) {
 				rc = imgp_fail(EINVAL, "undo journal %s: region %llu does not match its checksum",
-					       path, (unsigned long long)i);
+					       j->path, (unsigned long long)i);
 				break;
 			}
 			rc = imgp_image_read(img, roff, cur, rlen);
@@ -634,7 +603,7 @@ static int journal_undo(const char *path, struct imgp_image *img, bool force,
 					rc = imgp_fail(EEXIST, "bytes %llu-%llu hold neither the content before nor after the run that left undo journal %s (for %s): not undoing (--force does it anyway)",
 						       (unsigned long long)roff,
 						       (unsigned long long)(roff + rlen - 1),
-						       path, j.hdr.target);
+						       j->path, j->hdr.target);
 			} else if (memcmp(hash, entry + 16, 32)) {
 				rc = imgp_image_write(img, roff, old, rlen);
 				if (!rc) {
@@ -648,12 +617,23 @@ static int journal_undo(const char *path, struct imgp_image *img, bool force,
 		if (!rc && pass == 1)
 			rc = imgp_image_sync(img);
 	}
-	/* Verify: every region now holds its old bytes. */
-	off = HEADER_SIZE;
+	free(old);
+	free(cur);
+	return rc;
+}
+
+/* Undo, stage 2: every region now holds its old bytes. */
+static int undo_verify(const struct imgp_journal *j, struct imgp_image *img)
+{
+	uint64_t off = HEADER_SIZE, n = get_le64(j->hdr.nregions);
+	uint8_t entry[ENTRY_SIZE], hash[32];
+	uint8_t *cur = NULL;
+	int rc = 0;
+
 	for (uint64_t i = 0; i < n && !rc; i++) {
 		uint64_t roff, rlen;
 
-		if (imgp_read_all(j.fd, entry, sizeof(entry), (off_t)off) != (ssize_t)sizeof(entry))
+		if (imgp_read_all(j->fd, entry, sizeof(entry), (off_t)off) != (ssize_t)sizeof(entry))
 			break;
 		roff = get_le64(entry);
 		rlen = get_le64(entry + 8);
@@ -671,12 +651,56 @@ static int journal_undo(const char *path, struct imgp_image *img, bool force,
 				       (unsigned long long)(roff + rlen - 1));
 		off += ENTRY_SIZE + rlen;
 	}
+	free(cur);
+	return rc;
+}
+
+static int journal_undo(const char *path, struct imgp_image *img, bool force,
+			size_t *restored, uint64_t *bytes)
+{
+	struct imgp_journal j = { .path = (char *)path };
+	uint64_t state;
+	struct stat st;
+	int rc;
+
+	*restored = 0;
+	*bytes = 0;
+	j.fd = journal_open(path, O_RDWR);
+	if (j.fd < 0)
+		return j.fd;
+	rc = header_read(j.fd, path, &j.hdr);
+	if (!rc && fstat(j.fd, &st) < 0)
+		rc = imgp_fail(errno, "undo journal %s: %s", path, strerror(errno));
+	/* In every state: a journal never touches an image it was not made for. */
+	if (!rc)
+		rc = check_identity(path, &j.hdr, img);
+	if (rc)
+		goto out;
+	state = get_le32(j.hdr.state);
+	if (state == STATE_UNDONE) {
+		rc = imgp_fail(EALREADY, "undo journal %s was already undone", path);
+		goto out;
+	}
+	/* A journal still being written means the image was never touched. */
+	if (state == STATE_WRITING)
+		goto mark;
+	/* Nor does one whose regions never reached the disk (a power cut). */
+	if (state == STATE_READY) {
+		rc = body_torn(&j, (uint64_t)st.st_size);
+		if (rc > 0) {
+			rc = 0;
+			goto mark;
+		}
+		if (rc)
+			goto out;
+	}
+	rc = undo_regions(&j, img, (uint64_t)st.st_size, force, restored, bytes);
+	if (!rc)
+		rc = undo_verify(&j, img);
 mark:
 	if (!rc)
 		rc = header_write(&j, STATE_UNDONE, true);
 out:
-	free(old);
-	free(cur);
 	close(j.fd);
 	return rc;
 }
