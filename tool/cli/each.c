@@ -15,6 +15,34 @@
 
 #include "cli.h"
 
+/*
+ * Every cell the run uses is one line: the reader keeps a line break
+ * inside quotes (a spreadsheet's note), which only a column left out
+ * (--each-ignore) may hold. EXIT_USAGE after a message naming the line
+ * the break is on.
+ */
+static int one_line_cells(const struct cli_each *e)
+{
+	for (size_t r = 0; r < imgp_csv_nrows(e->table); r++) {
+		unsigned line = imgp_csv_line(e->table, r);
+
+		for (size_t c = 0; c < imgp_csv_ncols(e->table); c++) {
+			const char *cell = imgp_csv_cell(e->table, r, c);
+			size_t len = strcspn(cell, "\r\n");
+
+			if (cell[len] && (r == 0 || !cli_each_ignored(e, c))) {
+				error("%s:%u: a line break in %s%s%s: a cell is one line of text",
+				      e->path, line, r ? "column '" : "the header",
+				      r ? imgp_csv_cell(e->table, 0, c) : "", r ? "'" : "");
+				return EXIT_USAGE;
+			}
+			for (; *cell; cell++)
+				line += *cell == '\n';
+		}
+	}
+	return EXIT_OK;
+}
+
 int cli_each_read(struct cli_each *e, const char *path, const char *key,
 		  const char *const *names, size_t n)
 {
@@ -71,6 +99,8 @@ int cli_each_read(struct cli_each *e, const char *path, const char *key,
 		error("%s: the table has no rows", path);
 		return EXIT_USAGE;
 	}
+	if (one_line_cells(e))
+		return EXIT_USAGE;
 	for (size_t r = 1; r < imgp_csv_nrows(e->table); r++)
 		for (size_t q = 1; q < r; q++)
 			if (!strcmp(imgp_csv_cell(e->table, r, 0), imgp_csv_cell(e->table, q, 0))) {
