@@ -186,6 +186,23 @@ test_expect_success 'apply --each: a NUL in a cell is refused, the image untouch
 	test_file_unchanged im/a.img "$(cat a.sum)"
 '
 
+test_expect_success 'apply: a recipe'"'"'s boot script file with a NUL is refused, not cut' '
+	mkdir scr &&
+	cat >scr/scr.recipe <<-\EOD &&
+	name = "scr"
+	summary = "a boot script"
+	description = "Writes a U-Boot script image from a file."
+	source = "this test"
+	risks = "none"
+	undo = "delete it"
+	step { action = "boot-script" part = "boot" path = "/test.scr" file = "test.cmd" }
+	EOD
+	printf "echo one\necho two\0; reset\n" >scr/test.cmd &&
+	refused_line 1 "imgpatch: im/a.img: step 1 (boot-script): test.cmd:2: a NUL byte in the script: U-Boot would stop reading it there" \
+		imgpatch apply ./scr/scr.recipe im/a.img &&
+	test_file_unchanged im/a.img "$(cat a.sum)"
+'
+
 # Cards: loop devices stand in for them, where this machine lends one (root).
 loops=()
 cleanup_loops() { for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null; done; }
