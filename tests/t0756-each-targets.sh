@@ -135,6 +135,9 @@ test_expect_success 'patch and apply: -o, --bmap and --undo are each a file of t
 	test_must_fail_with 2 imgpatch patch im/a.img --fstab /:+noatime -o copies/c.img \
 		--bmap copies/./c.img 2>err &&
 	grep "^imgpatch: --bmap copies/./c.img is OUT itself: give the block map a name of its own" err &&
+	test_must_fail_with 2 imgpatch apply hostname im/a.img u/a.img --set hostname=x --undo j.undo 2>err &&
+	grep "^imgpatch: --undo takes one IMAGE: with several, each keeps its own journal beside it$" err &&
+	test ! -e j.undo &&
 	test_must_fail_with 2 imgpatch apply hostname im/a.img --set hostname=x --undo ./im/a.img 2>err &&
 	grep "^imgpatch: --undo ./im/a.img is IMAGE itself: give the undo journal a name of its own" err &&
 	nothing_made copies &&

@@ -312,11 +312,10 @@ static int check_files(const struct cli_apply *o, const struct job *jobs, bool *
 
 int cli_batch(const struct cli_apply *o, struct imgp_recipe *r)
 {
-	bool report;
-
 	struct job *jobs = calloc(o->nimages, sizeof(*jobs));
 	struct batch b = { o, r, jobs };
 	const char *status, *why;
+	bool report;
 	size_t failed = 0;
 	int rc = EXIT_OK;
 
