@@ -365,7 +365,7 @@ test_expect_success 'refused before any card is written: bad row, small file, tw
 	test_must_fail_with 1 imgpatch write kv.img card1.img small.img 2>err &&
 	grep "^imgpatch: small.img: the file is 1048576 bytes, smaller than the image" err &&
 	test_must_fail_with 1 imgpatch write kv.img card1.img ./card1.img 2>err &&
-	grep "^imgpatch: ./card1.img: given twice as a TARGET$" err &&
+	grep "^imgpatch: ./card1.img: given twice as a TARGET (first as card1.img)$" err &&
 	test_must_fail_with 1 imgpatch write kv.img kv.img 2>err &&
 	grep "^imgpatch: kv.img: is the image itself$" err &&
 	{ echo "target,hostname,colour" && echo "card1.img,a,red"; } >bad.csv &&

@@ -107,6 +107,55 @@ static void test_spreadsheet(void)
 	imgp_csv_free(c);
 }
 
+/* Read by length: a NUL cuts no cell short; no control character gets into one. */
+static int parse_len(const char *text, size_t len, struct imgp_csv **c)
+{
+	imgp_errclear();
+	*c = NULL;
+	return imgp_csv_parse(text, len, c);
+}
+
+static void test_control(void)
+{
+	static const char nul[] = "target,user\na.img,ubu\0ntu\n";
+	static const char nul_quoted[] = "target,user\na.img,\"ubu\0ntu\"\n";
+	static const char nul_header[] = "tar\0get,user\na.img,x\n";
+	struct imgp_csv *c = NULL;
+
+	CHECK(parse_len(nul, sizeof(nul) - 1, &c) == -EINVAL && !c &&
+	      strstr(imgp_errmsg(), "line 2: control character \\x00 (NUL) in a field"),
+	      "control: a NUL in an unquoted cell, its line named");
+	CHECK(parse_len(nul_quoted, sizeof(nul_quoted) - 1, &c) == -EINVAL &&
+	      strstr(imgp_errmsg(), "line 2: control character \\x00 (NUL)"),
+	      "control: a NUL in a quoted cell");
+	CHECK(parse_len(nul_header, sizeof(nul_header) - 1, &c) == -EINVAL &&
+	      strstr(imgp_errmsg(), "line 1: control character \\x00"),
+	      "control: a NUL in the header");
+	CHECK(parse("target,user\na.img,\"x\ny\"\nb.img,\"p\x1bq\"\n", &c) == -EINVAL &&
+	      strstr(imgp_errmsg(), "line 4: control character \\x1b (ESC)"),
+	      "control: ESC in a quoted cell, on the line after a line break in quotes");
+	CHECK(parse("target,user\na.img,a\tb\n", &c) == -EINVAL &&
+	      strstr(imgp_errmsg(), "line 2: control character \\x09 (tab)"),
+	      "control: a tab inside an unquoted cell");
+	CHECK(parse("target,user\na.img,\"a\tb\"\n", &c) == -EINVAL &&
+	      strstr(imgp_errmsg(), "(tab)"), "control: a tab inside a quoted cell");
+	CHECK(parse("target,user\na.img,a\rb\n", &c) == -EINVAL &&
+	      strstr(imgp_errmsg(), "line 2: control character \\x0d (CR without LF)"),
+	      "control: a lone CR");
+	CHECK(parse("target,user\na.img,ab\x7f\n", &c) == -EINVAL &&
+	      strstr(imgp_errmsg(), "\\x7f (DEL)"), "control: DEL");
+	CHECK(parse("target,user\na.img,\x01\n", &c) == -EINVAL &&
+	      strstr(imgp_errmsg(), "\\x01 in a field"), "control: any byte below space");
+	CHECK(parse("target,user\r\na.img,\tx \t\r\nb.img,\"y\"\t\r", &c) == 0 &&
+	      !strcmp(imgp_csv_cell(c, 1, 1), "x") && !strcmp(imgp_csv_cell(c, 2, 1), "y"),
+	      "control: tabs around a cell, CRLF and a last CR are no part of it");
+	imgp_csv_free(c);
+	CHECK(parse("target,note\na.img,\"x\r\ny\"\n", &c) == 0 &&
+	      !strcmp(imgp_csv_cell(c, 1, 1), "x\r\ny"),
+	      "control: a CRLF inside quotes is a line break, kept");
+	imgp_csv_free(c);
+}
+
 int main(void)
 {
 	test_plain();
@@ -114,5 +163,6 @@ int main(void)
 	test_spreadsheet();
 	test_trimmed();
 	test_bad();
+	test_control();
 	return unit_done();
 }

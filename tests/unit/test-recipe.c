@@ -502,6 +502,9 @@ static void test_errors(void)
 	}
 	CHECK(imgp_recipe_load(rpath(dir_bad, "does-not-exist"), &r) == -ENOENT,
 	      "error: a missing file is -ENOENT");
+	CHECK(imgp_recipe_load(rpath(dir_bad, "nul"), &r) == -EINVAL &&
+	      msg_has("nul.recipe:3: NUL byte in the file"),
+	      "error: a NUL byte, named with its line (not a string cut short)");
 
 	/* Not errors: a parameter that only confirms, an overlay as a check. */
 	r = NULL;
@@ -534,6 +537,9 @@ static int write_error_recipes(void)
 			 "step { action = \"dtb-from-file\" part = \"boot\" path = \"/a.dtb\" }\n"
 			 "step { action = \"dt-overlay\" overlay = \"check.dtbo\" }\n") ||
 	    unit_write_text(unit_path("bad/check.dtbo"), "x"))
+		return -1;
+	snprintf(path, sizeof(path), "%s/nul.recipe", dir_bad);
+	if (unit_write_file(path, "name = \"nul\"\nsummary = \"s\"\ndescription = \"d\0x\"\n", 47))
 		return -1;
 	/* A local file that is a link out of the recipe's directory. */
 	snprintf(path, sizeof(path), "%s/escape.txt", dir_bad);

@@ -265,11 +265,57 @@ int cli_apply_report(const struct cli_apply *o, struct imgp_recipe *r, int statu
 	return EXIT_OK;
 }
 
+/*
+ * No image given twice, no two copies of one name, no copy over an image
+ * and no report over either, by what each path resolves to (a.img and
+ * ./a.img are one image): before any image is worked on. EXIT_ERROR
+ * after a message naming the file; *report: the report may be written.
+ */
+static int check_files(const struct cli_apply *o, const struct job *jobs, bool *report)
+{
+	*report = !cli_same_file(o->json, o->each);
+	if (!*report) {
+		error("%s: the --json report would replace %s", o->json, o->each);
+		return EXIT_ERROR;
+	}
+	for (size_t i = 0; i < o->nimages; i++) {
+		for (size_t j = 0; j < i; j++) {
+			if (cli_same_file(jobs[i].image, jobs[j].image)) {
+				if (strcmp(jobs[i].image, jobs[j].image))
+					error("%s: given twice as an IMAGE (first as %s)", jobs[i].image,
+					      jobs[j].image);
+				else
+					error("%s: given twice as an IMAGE", jobs[i].image);
+				return EXIT_ERROR;
+			}
+			if (cli_same_file(jobs[i].out, jobs[j].out)) {
+				error("%s: the copy of both %s and %s: images of one name need output folders of their own",
+				      jobs[i].out, jobs[j].image, jobs[i].image);
+				return EXIT_ERROR;
+			}
+		}
+		for (size_t k = 0; k < o->nimages; k++)
+			if (cli_same_file(jobs[i].out, jobs[k].image)) {
+				error("%s: the copy of %s would replace the image %s", jobs[i].out,
+				      jobs[i].image, jobs[k].image);
+				return EXIT_ERROR;
+			}
+		if (cli_same_file(o->json, jobs[i].image) || cli_same_file(o->json, jobs[i].out)) {
+			error("%s: the --json report would replace %s", o->json,
+			      cli_same_file(o->json, jobs[i].image) ? jobs[i].image : jobs[i].out);
+			*report = false;
+			return EXIT_ERROR;
+		}
+	}
+	return EXIT_OK;
+}
+
 int cli_batch(const struct cli_apply *o, struct imgp_recipe *r)
 {
 	struct job *jobs = calloc(o->nimages, sizeof(*jobs));
 	struct batch b = { o, r, jobs };
 	const char *status, *why;
+	bool report;
 	size_t failed = 0;
 	int rc = EXIT_OK;
 
@@ -297,6 +343,15 @@ int cli_batch(const struct cli_apply *o, struct imgp_recipe *r)
 			if (!jobs[i].out)
 				die("out of memory");
 		}
+	}
+	rc = check_files(o, jobs, &report);
+	if (rc) {
+		if (o->json && report)
+			cli_apply_report(o, r, rc);
+		for (size_t i = 0; i < o->nimages; i++)
+			free(jobs[i].out);
+		free(jobs);
+		return rc;
 	}
 	/* An interruption is a result: every image's status, then the signal. */
 	cli_signals_deferred = 1;

@@ -132,6 +132,15 @@ void cli_sweep(const char *dir, const char *base);
 int cli_check_folder(const char *dir, const char *what, const char *hint);
 int cli_check_output(const char *path, const char *what);
 
+/*
+ * Do paths a and b name one file (same-file.c)? By what they resolve to:
+ * the file's device and inode, a block device's number, or for a file not
+ * there yet its folder's device and inode and its last name. NULL names none.
+ */
+bool cli_same_file(const char *a, const char *b);
+/* Is part a partition of the block device disk (sysfs)? */
+bool cli_disk_holds(const char *disk, const char *part);
+
 /* An image opened only to be read (info, cat, doctor). */
 struct cli_read {
 	struct imgp_job *job;     /* a reading job: its format is the image's */

@@ -105,6 +105,9 @@ static int parse_args(int argc, char **argv, struct cli_apply *o)
 		o->nimages = p.nargs - 1;
 		if (o->nimages > 1 && o->io.out)
 			rc = usage_error("apply", "-o takes one IMAGE: with several, use --output-dir DIR");
+		/* One journal for several images would keep only the last one's old bytes. */
+		else if (o->nimages > 1 && o->io.undo)
+			rc = usage_error("apply", "--undo takes one IMAGE: with several, each keeps its own journal beside it");
 		else if (o->output_dir && o->io.out)
 			rc = usage_error("apply", "-o and --output-dir exclude each other");
 	}

@@ -385,31 +385,65 @@ static int make_missing(const char *target, uint64_t size, char **made)
 	return EXIT_OK;
 }
 
-/* Every target, and no two the same file or device, nor the image. */
+/*
+ * What target would be written over that the run reads or writes too
+ * (the image, as given or unpacked, the table, the report), else NULL.
+ */
+static const char *target_clash(const struct write_opts *o, const char *raw,
+				const char *target)
+{
+	if (cli_same_file(target, o->image) || cli_same_file(target, raw))
+		return "is the image itself";
+	if (cli_disk_holds(target, o->image))
+		return "the image is one of its partitions";
+	if (cli_disk_holds(o->image, target))
+		return "is a partition of the image";
+	if (cli_same_file(target, o->each))
+		return "is the --each table";
+	if (cli_same_file(target, o->json))
+		return "is the --json report";
+	return NULL;
+}
+
+/*
+ * Every target, and no two the same file or device (by what they resolve
+ * to: t/d.img and t/./d.img are one file, made or not), nor one the run
+ * reads or reports to.
+ */
 static int check_targets(struct write_opts *o, const char *raw, uint64_t size)
 {
-	struct stat *st = calloc(o->ntargets, sizeof(*st)), src;
 	bool *missing = calloc(o->ntargets, sizeof(*missing));
 	int rc = EXIT_OK;
 
-	if (!st || !missing)
+	if (!missing)
 		die("out of memory");
-	if (stat(raw, &src) < 0)
-		memset(&src, 0, sizeof(src));
 	for (size_t i = 0; i < o->ntargets && !rc; i++) {
-		rc = check_target(o->targets[i], size, o->force, &st[i], &missing[i]);
-		for (size_t j = 0; j <= i && !rc; j++) {
-			const struct stat *a = &st[i], *b = j < i ? &st[j] : &src;
-			bool same = missing[i] ? j < i && missing[j] &&
-					!strcmp(o->targets[i], o->targets[j]) :
-				    S_ISBLK(a->st_mode) ? S_ISBLK(b->st_mode) && a->st_rdev == b->st_rdev :
-				    a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+		const char *clash = target_clash(o, raw, o->targets[i]);
+		struct stat st;
 
-			if (same) {
-				error("%s: %s", o->targets[i], j < i ?
-				      "given twice as a TARGET" : "is the image itself");
+		if (clash) {
+			error("%s: %s", o->targets[i], clash);
+			rc = EXIT_ERROR;
+			break;
+		}
+		rc = check_target(o->targets[i], size, o->force, &st, &missing[i]);
+		for (size_t j = 0; j < i && !rc; j++) {
+			bool holds = cli_disk_holds(o->targets[i], o->targets[j]);
+
+			if (holds || cli_disk_holds(o->targets[j], o->targets[i])) {
+				error(holds ? "%s: TARGET %s is one of its partitions" :
+				      "%s: a partition of TARGET %s", o->targets[i], o->targets[j]);
 				rc = EXIT_ERROR;
+				break;
 			}
+			if (!cli_same_file(o->targets[i], o->targets[j]))
+				continue;
+			if (strcmp(o->targets[i], o->targets[j]))
+				error("%s: given twice as a TARGET (first as %s)", o->targets[i],
+				      o->targets[j]);
+			else
+				error("%s: given twice as a TARGET", o->targets[i]);
+			rc = EXIT_ERROR;
 		}
 	}
 	/* A dry run makes nothing: a missing file would be made, and that is all. */
@@ -420,7 +454,6 @@ static int check_targets(struct write_opts *o, const char *raw, uint64_t size)
 		if (missing[i])
 			rc = make_missing(o->targets[i], size, &o->made[i]);
 	free(missing);
-	free(st);
 	return rc;
 }
 
@@ -744,6 +777,13 @@ int cmd_write(int argc, char **argv)
 	o.loaded = recipes;
 	if (o.json && (rc = cli_check_output(o.json, "the report"))) {
 		report_refused = true;
+		goto out;
+	}
+	if (cli_same_file(o.json, o.image) || cli_same_file(o.json, o.each)) {
+		error("%s: the --json report would replace %s", o.json,
+		      cli_same_file(o.json, o.image) ? o.image : o.each);
+		report_refused = true;
+		rc = EXIT_ERROR;
 		goto out;
 	}
 	/* Unpacked once, for every card. */

@@ -5,7 +5,9 @@
  * are parameters; an empty cell leaves a parameter to --set or its default.
  * Column names are read as a spreadsheet user means them: without case
  * and surrounding spaces. Every mistake in it is a usage error naming
- * FILE:LINE.
+ * FILE:LINE. The names in the first column are files and cards: two rows
+ * for one (t/d.img and t/./d.img) are refused, and a name on the command
+ * line finds its row by what it resolves to as well as by its spelling.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,6 +16,34 @@
 #include <strings.h>
 
 #include "cli.h"
+
+/*
+ * Every cell the run uses is one line: the reader keeps a line break
+ * inside quotes (a spreadsheet's note), which only a column left out
+ * (--each-ignore) may hold. EXIT_USAGE after a message naming the line
+ * the break is on.
+ */
+static int one_line_cells(const struct cli_each *e)
+{
+	for (size_t r = 0; r < imgp_csv_nrows(e->table); r++) {
+		unsigned line = imgp_csv_line(e->table, r);
+
+		for (size_t c = 0; c < imgp_csv_ncols(e->table); c++) {
+			const char *cell = imgp_csv_cell(e->table, r, c);
+			size_t len = strcspn(cell, "\r\n");
+
+			if (cell[len] && (r == 0 || !cli_each_ignored(e, c))) {
+				error("%s:%u: a line break in %s%s%s: a cell is one line of text",
+				      e->path, line, r ? "column '" : "the header",
+				      r ? imgp_csv_cell(e->table, 0, c) : "", r ? "'" : "");
+				return EXIT_USAGE;
+			}
+			for (; *cell; cell++)
+				line += *cell == '\n';
+		}
+	}
+	return EXIT_OK;
+}
 
 int cli_each_read(struct cli_each *e, const char *path, const char *key,
 		  const char *const *names, size_t n)
@@ -71,14 +101,21 @@ int cli_each_read(struct cli_each *e, const char *path, const char *key,
 		error("%s: the table has no rows", path);
 		return EXIT_USAGE;
 	}
+	if (one_line_cells(e))
+		return EXIT_USAGE;
 	for (size_t r = 1; r < imgp_csv_nrows(e->table); r++)
-		for (size_t q = 1; q < r; q++)
-			if (!strcmp(imgp_csv_cell(e->table, r, 0), imgp_csv_cell(e->table, q, 0))) {
-				error("%s:%u: a second row for %s (the first is on line %u)", path,
-				      imgp_csv_line(e->table, r), imgp_csv_cell(e->table, r, 0),
-				      imgp_csv_line(e->table, q));
-				return EXIT_USAGE;
-			}
+		for (size_t q = 1; q < r; q++) {
+			const char *name = imgp_csv_cell(e->table, r, 0);
+			const char *first = imgp_csv_cell(e->table, q, 0);
+			bool spelt = !strcmp(name, first);
+
+			if (!spelt && !cli_same_file(name, first))
+				continue;
+			error("%s:%u: a second row for %s (the first is on line %u%s%s)", path,
+			      imgp_csv_line(e->table, r), name, imgp_csv_line(e->table, q),
+			      spelt ? "" : ", as ", spelt ? "" : first);
+			return EXIT_USAGE;
+		}
 	for (size_t i = 0; i < n; i++)
 		if (!cli_each_row(e, names[i])) {
 			error("%s: no row for %s %s", path, key, names[i]);
@@ -91,6 +128,9 @@ size_t cli_each_row(const struct cli_each *e, const char *name)
 {
 	for (size_t r = 1; r < imgp_csv_nrows(e->table); r++)
 		if (!strcmp(imgp_csv_cell(e->table, r, 0), name))
+			return r;
+	for (size_t r = 1; r < imgp_csv_nrows(e->table); r++)
+		if (cli_same_file(imgp_csv_cell(e->table, r, 0), name))
 			return r;
 	return 0;
 }

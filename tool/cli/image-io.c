@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -80,14 +79,6 @@ void cli_io_init(struct cli_io *io)
 	io->pack.level = -1;
 }
 
-static bool same_file(const char *a, const char *b)
-{
-	struct stat sa, sb;
-
-	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-	       sa.st_ino == sb.st_ino;
-}
-
 char *cli_journal_path(const char *image, const char *undo)
 {
 	return undo ? strdup(undo) : imgp_journal_path(image);
@@ -145,9 +136,18 @@ int cli_io_open(struct cli_io *io, const char *cmd)
 	size_t regions;
 	uint64_t bytes;
 
-	if (io->out && same_file(io->image, io->out))
+	if (cli_same_file(io->image, io->out))
 		return usage_error(cmd, "-o %s is IMAGE itself: leave out -o to patch in place",
 				   io->out);
+	/* Each file a run writes is its own: none written over another, nor the image. */
+	if (cli_same_file(io->bmap, io->image) || cli_same_file(io->bmap, io->out))
+		return usage_error(cmd, "--bmap %s is %s itself: give the block map a name of its own",
+				   io->bmap, cli_same_file(io->bmap, io->out) ? "OUT" : "IMAGE");
+	if (cli_same_file(io->undo, io->image) || cli_same_file(io->undo, io->out) ||
+	    cli_same_file(io->undo, io->bmap))
+		return usage_error(cmd, "--undo %s is %s itself: give the undo journal a name of its own",
+				   io->undo, cli_same_file(io->undo, io->image) ? "IMAGE" :
+				   cli_same_file(io->undo, io->out) ? "OUT" : "the --bmap file");
 	/* What a killed run left in $TMPDIR goes before this run adds its own. */
 	cli_sweep(NULL, NULL);
 	if (io->in_place && io->out)

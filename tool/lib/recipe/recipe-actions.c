@@ -286,11 +286,30 @@ out:
 	return rc;
 }
 
+/*
+ * U-Boot's source command runs a script as a C string: a NUL in the file
+ * would end it there on the board, the rest never run. Refused, with its line.
+ */
+static int check_script_nul(const struct recipe_step *st, const struct imgp_buf *text)
+{
+	const uint8_t *nul = memchr(text->data, '\0', text->len);
+	size_t line = 1;
+
+	if (!nul)
+		return 0;
+	for (const uint8_t *p = text->data; p < nul; p++)
+		line += *p == '\n';
+	return imgp_fail(EINVAL, "%s:%zu: a NUL byte in the script: U-Boot would stop reading it there",
+			 st->val[OP_FILE] ? st->val[OP_FILE] : "script", line);
+}
+
 static int run_boot_script(struct imgp_patch *patch, const struct recipe_step *st)
 {
 	struct imgp_buf text = { 0 };
 	int rc = step_text(st, OP_SCRIPT, &text);
 
+	if (!rc)
+		rc = check_script_nul(st, &text);
 	if (!rc)
 		rc = check_script_owner(patch, st, &text);
 	if (!rc)

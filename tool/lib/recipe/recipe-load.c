@@ -691,6 +691,7 @@ int imgp_recipe_load(const char *path, struct imgp_recipe **out)
 	struct imgp_recipe *r;
 	struct imgp_buf text = { 0 };
 	char real[PATH_MAX];
+	const uint8_t *nul;
 	char *dir;
 	int rc;
 
@@ -708,8 +709,13 @@ int imgp_recipe_load(const char *path, struct imgp_recipe **out)
 	rc = imgp_recipe_read_whole(path, RECIPE_MAX, false, &text);
 	if (rc)
 		goto out;
-	if (memchr(text.data, '\0', text.len)) {
-		rc = imgp_recipe_load_err(&ld, 0, "NUL byte in the file");
+	nul = memchr(text.data, '\0', text.len);
+	if (nul) {
+		int line = 1;
+
+		for (const uint8_t *p = text.data; p < nul; p++)
+			line += *p == '\n';
+		rc = imgp_recipe_load_err(&ld, line, "NUL byte in the file");
 		goto out;
 	}
 	if (!realpath(path, real)) {

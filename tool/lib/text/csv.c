@@ -10,6 +10,12 @@
  * "lab-01 " means lab-01); a quoted field keeps the spaces inside its
  * quotes. Each row remembers the line it starts on, for messages.
  *
+ * A control character in a field (NUL, ESC, DEL, a tab or a lone CR inside
+ * it) is an error naming its line: no cell may be cut short or carry a
+ * byte that would end or alter a line of the file it is written into.
+ * Only a line break inside quotes is kept, as the RFC has it; the caller
+ * decides whether a cell it uses may hold one.
+ *
  * Two things spreadsheets write are read as they mean it: the UTF-8 byte
  * order mark Excel puts before "CSV UTF-8" files, and the semicolon that
  * Excel and LibreOffice separate fields with where the comma is the
@@ -54,10 +60,27 @@ static int take_field(struct csv_reader *rd)
 	return 0;
 }
 
+/* Fails for control character c on the reader's line. */
+static int refuse_control(const struct csv_reader *rd, unsigned char c)
+{
+	static const char *const names[0x20] = {
+		[0] = " (NUL)", ['\t'] = " (tab)", ['\r'] = " (CR without LF)", [0x1b] = " (ESC)",
+	};
+	const char *name = c < 0x20 && names[c] ? names[c] : c == 0x7f ? " (DEL)" : "";
+
+	return imgp_fail(EINVAL, "line %u: control character \\x%02x%s in a field", rd->line,
+			 c, name);
+}
+
+static bool is_control(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
 static bool at_eol(const struct csv_reader *rd)
 {
 	return rd->p == rd->end || *rd->p == '\n' ||
-	       (*rd->p == '\r' && rd->p + 1 < rd->end && rd->p[1] == '\n');
+	       (*rd->p == '\r' && (rd->p + 1 == rd->end || rd->p[1] == '\n'));
 }
 
 static void skip_eol(struct csv_reader *rd)
@@ -89,6 +112,9 @@ static int read_quoted(struct csv_reader *rd)
 		}
 		if (*rd->p == '\n')
 			rd->line++;
+		else if (is_control((unsigned char)*rd->p) &&
+			 !(*rd->p == '\r' && rd->p + 1 < rd->end && rd->p[1] == '\n'))
+			return refuse_control(rd, (unsigned char)*rd->p);
 		if (imgp_buf_append(&rd->field, rd->p, 1))
 			return imgp_fail(ENOMEM, "out of memory");
 		rd->p++;
@@ -117,12 +143,17 @@ static int read_record(struct csv_reader *rd)
 				if (*rd->p == '"')
 					return imgp_fail(EINVAL, "line %u: a quote inside an unquoted field (quote the whole field and double the quote)",
 							 rd->line);
+				/* A tab may end the field: trimmed below, else refused. */
+				if (is_control((unsigned char)*rd->p) && *rd->p != '\t')
+					return refuse_control(rd, (unsigned char)*rd->p);
 				if (imgp_buf_append(&rd->field, rd->p++, 1))
 					rc = imgp_fail(ENOMEM, "out of memory");
 			}
 			while (rd->field.len && (rd->field.data[rd->field.len - 1] == ' ' ||
 						 rd->field.data[rd->field.len - 1] == '\t'))
 				rd->field.len--;
+			if (!rc && rd->field.len && memchr(rd->field.data, '\t', rd->field.len))
+				return refuse_control(rd, '\t');
 		}
 		if (!rc)
 			rc = take_field(rd);
