@@ -19,9 +19,8 @@
 #include "imgpatch-internal.h"
 #include "core/endian.h"
 
-/* FAT types by cluster count, as the specification defines them. */
+/* FAT12 or FAT16 by cluster count, as the specification defines them. */
 #define FAT12_MAX_CLUSTERS 4084
-#define FAT16_MAX_CLUSTERS 65524
 /* FAT32 entries hold 28 bits; from 0x0ffffff0 on they are reserved or marks. */
 #define FAT32_FIRST_MARK 0x0ffffff0u
 
@@ -212,6 +211,9 @@ static int fat_collision(struct fat_walk *w, size_t who, uint32_t prev, uint32_t
 	if (holds)
 		return found(w, who, "circular cluster chain (cluster %u points back to cluster %u)",
 			     prev, c);
+	/* Findings no longer kept: the other owner is not looked for. */
+	if (w->out->n == IMGP_FAT_FINDINGS_MAX)
+		return found(w, who, "cluster %u is claimed twice", c);
 	for (size_t k = 0; !rc && k < w->nowners; k++) {
 		struct fat_owner *other = &w->owners[k];
 		char why[2 * FAT_PATH_MAX + 64];
@@ -516,7 +518,8 @@ static int fat_walk_all(struct fat_walk *w, const uint8_t *bs)
 	if (!buf)
 		return imgp_fail(ENOMEM, "out of memory");
 	/* Breadth first: the owners read so far are the queue. */
-	for (size_t i = w->bits == 32 ? 0 : 1; !rc && i < w->nowners; i++)
+	/* Once a finding is not kept, every path is refused: no need to read on. */
+	for (size_t i = w->bits == 32 ? 0 : 1; !rc && !w->out->more && i < w->nowners; i++)
 		if (w->owners[i].dir && !w->owners[i].damaged && w->owners[i].count)
 			rc = fat_read_dir(w, i, buf);
 	free(buf);
@@ -537,8 +540,8 @@ int imgp_fat_check(const struct imgp_image *img, const struct imgp_part *part,
 		rc = imgp_fat_geometry(bs, part->size, &w.g);
 	if (rc)
 		return rc;
-	w.bits = w.g.nclusters <= FAT12_MAX_CLUSTERS ? 12 :
-		 w.g.nclusters <= FAT16_MAX_CLUSTERS ? 16 : 32;
+	/* FAT32 by its layout (no 16-bit FAT size), as Linux, mtools and fsck.fat tell it. */
+	w.bits = !get_le16(bs + 22) ? 32 : w.g.nclusters <= FAT12_MAX_CLUSTERS ? 12 : 16;
 	w.end = w.g.nclusters + 2;
 	w.fat_off = (uint64_t)get_le16(bs + 14) * get_le16(bs + 11);
 	w.fat_len = (uint64_t)(get_le16(bs + 22) ? get_le16(bs + 22) : get_le32(bs + 36)) *
@@ -608,12 +611,45 @@ static bool finding_covers(const struct imgp_fat_finding *f, const char *path)
 	}
 }
 
+/* path without "." and with ".." taken back (not past the root), as mtools walks it. */
+static char *path_normal(const char *path)
+{
+	char *out = malloc(strlen(path) + 2);
+	size_t n = 0, len;
+
+	if (!out)
+		return NULL;
+	out[0] = '\0';
+	while ((len = next_name(&path))) {
+		if (len == 2 && !strncmp(path, "..", 2)) {
+			while (n && out[--n] != '/')
+				;
+		} else if (len != 1 || *path != '.') {
+			out[n++] = '/';
+			memcpy(out + n, path, len);
+			n += len;
+		}
+		out[n] = '\0';
+		path += len;
+	}
+	return out;
+}
+
 const struct imgp_fat_finding *imgp_fat_damage_find(const struct imgp_fat_damage *d,
 						    const char *path)
 {
-	for (size_t i = 0; i < d->n; i++)
-		if (finding_covers(&d->f[i], path))
-			return &d->f[i];
+	const struct imgp_fat_finding *f = NULL;
+	char *normal;
+
+	if (!d->n)
+		return NULL;
 	/* Findings past the bound were not kept: any of them may be path's. */
-	return d->more ? &d->f[0] : NULL;
+	normal = d->more ? NULL : path_normal(path);
+	if (!normal)
+		return &d->f[0];
+	for (size_t i = 0; !f && i < d->n; i++)
+		if (finding_covers(&d->f[i], normal))
+			f = &d->f[i];
+	free(normal);
+	return f;
 }
