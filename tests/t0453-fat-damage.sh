@@ -272,4 +272,39 @@ test_expect_success 'a chain too long for the file size (a free cluster added at
 	refused_all long.img "(/EXTLINUX/extlinux.conf: file size is $(stat -c %s tree/extlinux/extlinux.conf) bytes, cluster chain length is 1536 bytes)"
 '
 
+# set_first FS NAME11 CLUSTER: the first cluster of the 8.3 entry NAME11 (FAT16).
+set_first()
+{
+	local at
+	at=$(grep -obUaF "$2" "$1" | head -n 1 | cut -d: -f1) && test -n "$at" &&
+	put_bytes "$1" $((at + 26)) "$3" 2
+}
+
+test_expect_success 'an entry whose first cluster is past the data area' '
+	cp f16.fat start.fat &&
+	set_first start.fat "EXTLIN~1CON" 60000 &&
+	fsck_finds start.fat "Start cluster beyond limit (60000 > " &&
+	make_disk start.img start.fat &&
+	refused_all start.img "(/EXTLINUX/extlinux.conf: starts at cluster 60000, outside the data area"
+'
+
+test_expect_success 'a file of 759 bytes with no cluster' '
+	cp f16.fat nocl.fat &&
+	set_first nocl.fat "EXTLIN~1CON" 0 &&
+	fsck_finds nocl.fat "File size is 759 bytes, cluster chain length is 0 bytes" &&
+	make_disk nocl.img nocl.fat &&
+	refused_all nocl.img "(/EXTLINUX/extlinux.conf: file size is 759 bytes, but it has no cluster)"
+'
+
+test_expect_success 'a folder entry whose first cluster is another folder'"'"'s: both named' '
+	cp f16.fat dcross.fat &&
+	set -- $(chain dcross.fat /extlinux) &&
+	set_first dcross.fat "DOCS       " "$1" &&
+	fsck_finds dcross.fat "" &&
+	make_disk dcross.img dcross.fat &&
+	refused dcross.img "(/EXTLINUX and /DOCS share cluster $1)" \
+		$IMGPATCH cat dcross.img 1:/docs/a-long-file-name-3.txt &&
+	refused_all dcross.img "(/EXTLINUX and /DOCS share cluster $1)"
+'
+
 test_done
