@@ -122,6 +122,21 @@ refused_all()
 	refused "$1" "$2" $IMGPATCH patch "$1" --cmdline +loglevel=7
 }
 
+# damaged NAME BITS N VALUE FSCK-PATTERN: NAME.img, whose FAT (a copy of
+# fBITS.fat) has the entry of cluster CN of extlinux.conf set to VALUE, C1
+# and C2 being its two clusters (VALUE may be C1 or C2), and fsck.fat -n
+# reports FSCK-PATTERN on it.
+damaged()
+{
+	local v
+	cp "f$2.fat" "$1.fat" &&
+	set -- "$@" $(chain "$1.fat" /extlinux/extlinux.conf) && test $# = 7 &&
+	C1=$6 C2=$7 && v=${4//C1/$C1} && v=${v//C2/$C2} &&
+	set_fat "$1.fat" "$2" "$(if [ "$3" = 1 ]; then echo "$C1"; else echo "$C2"; fi)" "$v" &&
+	fsck_finds "$1.fat" "$5" &&
+	make_disk "$1.img" "$1.fat"
+}
+
 test_expect_success 'healthy FAT12, FAT16, FAT32: cat reads, patch --cmdline writes, fsck.fat clean' '
 	make_tree &&
 	make_fat f12.fat 12 2 && make_fat f16.fat 16 16 && make_fat f32.fat 32 40 &&
@@ -145,23 +160,15 @@ test_expect_success 'healthy FAT12, FAT16, FAT32: cat reads, patch --cmdline wri
 # wrote that back with two append lines.
 for b in 12 16 32; do
 	test_expect_success "FAT$b: extlinux.conf's second cluster points back to its first: refused" '
-		cp f'$b'.fat loop'$b'.fat &&
-		set -- $(chain loop'$b'.fat /extlinux/extlinux.conf) && test $# = 2 &&
-		set_fat loop'$b'.fat '$b' "$2" "$1" &&
-		fsck_finds loop'$b'.fat "Circular cluster chain" &&
+		damaged loop'$b' '$b' 2 C1 "Circular cluster chain" &&
 		grep -qi "^/extlinux/extlinux.conf$" fsck.log &&
-		make_disk loop'$b'.img loop'$b'.fat &&
-		refused_all loop'$b'.img "(/EXTLINUX/extlinux.conf: circular cluster chain (cluster $2 points back to cluster $1))"
+		refused_all loop'$b'.img "(/EXTLINUX/extlinux.conf: circular cluster chain (cluster $C2 points back to cluster $C1))"
 	'
 done
 
 test_expect_success 'a cluster that points to itself' '
-	cp f16.fat self.fat &&
-	set -- $(chain self.fat /extlinux/extlinux.conf) &&
-	set_fat self.fat 16 "$1" "$1" &&
-	fsck_finds self.fat "Circular cluster chain" &&
-	make_disk self.img self.fat &&
-	refused_all self.img "/EXTLINUX/extlinux.conf: circular cluster chain (cluster $1 points back to cluster $1)"
+	damaged self 16 1 C1 "Circular cluster chain" &&
+	refused_all self.img "/EXTLINUX/extlinux.conf: circular cluster chain (cluster $C1 points back to cluster $C1)"
 '
 
 test_expect_success 'FAT16 and FAT32: a folder whose chain loops: what is in it is refused, the rest reads' '
@@ -194,43 +201,25 @@ test_expect_success 'FAT32: a root folder whose chain loops: every read is refus
 '
 
 test_expect_success 'FAT12 and FAT32: a chain that leaves the data area' '
-	for b in 12 32; do
-		cp f$b.fat range$b.fat &&
-		set -- $(chain range$b.fat /extlinux/extlinux.conf) &&
-		past=$((b == 12 ? 4070 : 200000)) &&
-		set_fat range$b.fat $b "$1" $past &&
-		fsck_finds range$b.fat "out of range ($past > " &&
-		make_disk range$b.img range$b.fat &&
-		refused_all range$b.img "(/EXTLINUX/extlinux.conf: cluster $1 points to cluster $past, outside the data area" ||
-		return 1
-	done
+	damaged range12 12 1 4070 "out of range (4070 > " &&
+	refused_all range12.img "(/EXTLINUX/extlinux.conf: cluster $C1 points to cluster 4070, outside the data area" &&
+	damaged range32 32 1 200000 "out of range (200000 > " &&
+	refused_all range32.img "(/EXTLINUX/extlinux.conf: cluster $C1 points to cluster 200000, outside the data area"
 '
 
 test_expect_success 'a free cluster in a chain' '
-	cp f16.fat free.fat &&
-	set -- $(chain free.fat /extlinux/extlinux.conf) &&
-	set_fat free.fat 16 "$2" 0 &&
-	fsck_finds free.fat "Contains a free cluster ($2)" &&
-	make_disk free.img free.fat &&
-	refused_all free.img "(/EXTLINUX/extlinux.conf: its chain contains a free cluster ($2))"
+	damaged free 16 2 0 "Contains a free cluster" &&
+	refused_all free.img "(/EXTLINUX/extlinux.conf: its chain contains a free cluster ($C2))"
 '
 
 test_expect_success 'a cluster marked bad in a chain (fsck.fat fails on it too)' '
-	cp f32.fat bad.fat &&
-	set -- $(chain bad.fat /extlinux/extlinux.conf) &&
-	set_fat bad.fat 32 "$2" $((0x0ffffff7)) &&
-	fsck_finds bad.fat "" &&
-	make_disk bad.img bad.fat &&
-	refused_all bad.img "(/EXTLINUX/extlinux.conf: its chain contains a bad cluster ($2))"
+	damaged bad 32 2 $((0x0ffffff7)) "" &&
+	refused_all bad.img "(/EXTLINUX/extlinux.conf: its chain contains a bad cluster ($C2))"
 '
 
 test_expect_success 'a reserved value in a chain' '
-	cp f16.fat res.fat &&
-	set -- $(chain res.fat /extlinux/extlinux.conf) &&
-	set_fat res.fat 16 "$1" $((0xfff2)) &&
-	fsck_finds res.fat "out of range" &&
-	make_disk res.img res.fat &&
-	refused_all res.img "(/EXTLINUX/extlinux.conf: cluster $1 holds the reserved value 0xfff2"
+	damaged res 16 1 $((0xfff2)) "out of range" &&
+	refused_all res.img "(/EXTLINUX/extlinux.conf: cluster $C1 holds the reserved value 0xfff2"
 '
 
 # two.txt (two clusters) gets extlinux.conf's second cluster as its own
@@ -280,19 +269,19 @@ set_first()
 	put_bytes "$1" $((at + 26)) "$3" 2
 }
 
-test_expect_success 'an entry whose first cluster is past the data area' '
-	cp f16.fat start.fat &&
-	set_first start.fat "EXTLIN~1CON" 60000 &&
-	fsck_finds start.fat "Start cluster beyond limit (60000 > " &&
-	make_disk start.img start.fat &&
-	refused_all start.img "(/EXTLINUX/extlinux.conf: starts at cluster 60000, outside the data area"
-'
+# entry_damaged NAME CLUSTER FSCK-PATTERN: NAME.img, extlinux.conf's entry starting at CLUSTER.
+entry_damaged()
+{
+	cp f16.fat "$1.fat" &&
+	set_first "$1.fat" "EXTLIN~1CON" "$2" &&
+	fsck_finds "$1.fat" "$3" &&
+	make_disk "$1.img" "$1.fat"
+}
 
-test_expect_success 'a file of 759 bytes with no cluster' '
-	cp f16.fat nocl.fat &&
-	set_first nocl.fat "EXTLIN~1CON" 0 &&
-	fsck_finds nocl.fat "File size is 759 bytes, cluster chain length is 0 bytes" &&
-	make_disk nocl.img nocl.fat &&
+test_expect_success 'an entry whose first cluster is past the data area, or none for 759 bytes' '
+	entry_damaged start 60000 "Start cluster beyond limit (60000 > " &&
+	refused_all start.img "(/EXTLINUX/extlinux.conf: starts at cluster 60000, outside the data area" &&
+	entry_damaged nocl 0 "File size is 759 bytes, cluster chain length is 0 bytes" &&
 	refused_all nocl.img "(/EXTLINUX/extlinux.conf: file size is 759 bytes, but it has no cluster)"
 '
 
