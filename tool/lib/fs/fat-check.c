@@ -70,16 +70,26 @@ struct fat_walk {
 	struct imgp_fat_damage *out;
 };
 
-/* Byte off of the FAT; a FAT12's last entry may lie one byte past it (read as 0). */
-static int fat_byte(struct fat_walk *w, uint64_t off, uint8_t *v)
+/*
+ * The n bytes of the FAT at off, copied to b; a FAT12's last entry may lie
+ * one byte past the FAT (read as 0). An entry never straddles a block but
+ * a FAT12 one, which is read a byte at a time.
+ */
+static int fat_bytes(struct fat_walk *w, uint64_t off, uint8_t *b, unsigned n)
 {
 	uint64_t block = off / CACHE_BLOCK;
 	size_t slot = (size_t)(block % w->slots);
 	uint8_t *p = w->cache + slot * CACHE_BLOCK;
 
-	if (off >= w->fat_len) {
-		*v = 0;
-		return 0;
+	if (off % CACHE_BLOCK + n > CACHE_BLOCK || off + n > w->fat_len) {
+		int rc = 0;
+
+		for (unsigned i = 0; !rc && i < n; i++) {
+			b[i] = 0;
+			if (off + i < w->fat_len)
+				rc = fat_bytes(w, off + i, b + i, 1);
+		}
+		return rc;
 	}
 	if (w->tag[slot] != block + 1) {
 		uint64_t start = block * CACHE_BLOCK;
@@ -91,7 +101,7 @@ static int fat_byte(struct fat_walk *w, uint64_t off, uint8_t *v)
 		if (rc)
 			return rc;
 	}
-	*v = p[off % CACHE_BLOCK];
+	memcpy(b, p + off % CACHE_BLOCK, n);
 	return 0;
 }
 
@@ -102,10 +112,8 @@ static int fat_next(struct fat_walk *w, uint32_t c, uint32_t *v)
 	uint64_t off = w->bits == 32 ? (uint64_t)c * 4 :
 		       w->bits == 16 ? (uint64_t)c * 2 : (uint64_t)c + c / 2;
 	uint8_t b[4] = { 0 };
-	int rc = 0;
+	int rc = fat_bytes(w, off, b, n);
 
-	for (unsigned i = 0; !rc && i < n; i++)
-		rc = fat_byte(w, off + i, &b[i]);
 	if (rc)
 		return rc;
 	if (w->bits == 32)
