@@ -43,12 +43,22 @@
 /* Paths longer than this are not followed (Linux's PATH_MAX). */
 #define FAT_PATH_MAX 4096
 
-/* One chain walked: a file's or a folder's, and how far. */
+/* A path as long as the longest followed, with one long name more. */
+#define OWNER_PATH_BYTES (FAT_PATH_MAX + LFN_UNITS * 4 + 16)
+
+/*
+ * One chain walked: a file's or a folder's, and how far. Its path is made
+ * from its folders' names only for a message, so that a deep tree of many
+ * files costs no more than its names.
+ */
 struct fat_owner {
 	uint32_t first;
 	uint32_t count;          /* clusters claimed, from first on */
-	char *path;              /* as fsck.fat names it */
-	char *alias;             /* the same in 8.3 names */
+	size_t parent;           /* the folder's owner; SIZE_MAX for the root */
+	char *name;              /* as fsck.fat names it: long, else 8.3 */
+	char alias[13];          /* its 8.3 name */
+	size_t path_len;         /* of its path in names, and in 8.3 names */
+	size_t alias_len;
 	bool dir;
 	bool damaged;            /* a finding is about it: not read further */
 };
@@ -151,10 +161,42 @@ static bool claimed_test(const struct fat_walk *w, uint32_t c)
 	return w->claimed[c / 8] & (1u << (c % 8));
 }
 
-static int finding_add(struct fat_walk *w, const struct fat_owner *o, const char *why)
+/* The path of who ("/" for the root), in names or in 8.3 names, into out. */
+static const char *owner_path(const struct fat_walk *w, size_t who, bool alias,
+			      char out[OWNER_PATH_BYTES])
+{
+	const struct fat_owner *o = &w->owners[who];
+	size_t len = alias ? o->alias_len : o->path_len;
+
+	/* Lengths are bounded when the entry is read: a longer path is a finding. */
+	if (len + 1 > OWNER_PATH_BYTES)
+		len = OWNER_PATH_BYTES - 1;
+	out[len] = '\0';
+	for (; o->parent != SIZE_MAX; o = &w->owners[o->parent]) {
+		const char *name = alias ? o->alias : o->name;
+		size_t n = strlen(name);
+
+		if (n + 1 > len)
+			break;
+		len -= n;
+		memcpy(out + len, name, n);
+		out[--len] = '/';
+	}
+	/* Cut short (never, by the bound above): the end of the path. */
+	if (len)
+		memmove(out, out + len, strlen(out + len) + 1);
+	if (out[0] == '\0') {
+		out[0] = '/';
+		out[1] = '\0';
+	}
+	return out;
+}
+
+static int finding_add(struct fat_walk *w, size_t who, const char *why)
 {
 	struct imgp_fat_damage *d = w->out;
 	struct imgp_fat_finding *f;
+	char path[OWNER_PATH_BYTES];
 
 	if (d->n == IMGP_FAT_FINDINGS_MAX) {
 		d->more++;
@@ -165,8 +207,8 @@ static int finding_add(struct fat_walk *w, const struct fat_owner *o, const char
 		return imgp_fail(ENOMEM, "out of memory");
 	d->f = f;
 	f += d->n;
-	f->path = strdup(*o->path ? o->path : "/");
-	f->alias = strdup(*o->alias ? o->alias : "/");
+	f->path = strdup(owner_path(w, who, false, path));
+	f->alias = strdup(owner_path(w, who, true, path));
 	f->why = strdup(why);
 	d->n++;
 	if (!f->path || !f->alias || !f->why)
@@ -177,18 +219,19 @@ static int finding_add(struct fat_walk *w, const struct fat_owner *o, const char
 static int found(struct fat_walk *w, size_t who, const char *fmt, ...) IMGP_PRINTF(3, 4);
 static int found(struct fat_walk *w, size_t who, const char *fmt, ...)
 {
-	struct fat_owner *o = &w->owners[who];
-	char why[FAT_PATH_MAX + 200];
+	char why[OWNER_PATH_BYTES + 200];
 	int n;
 	va_list ap;
 
-	o->damaged = true;
-	n = snprintf(why, sizeof(why), "%s: ", *o->path ? o->path : "/");
+	w->owners[who].damaged = true;
+	owner_path(w, who, false, why);
+	n = (int)strlen(why);
+	why[n++] = ':';
+	why[n++] = ' ';
 	va_start(ap, fmt);
-	if (n > 0 && (size_t)n < sizeof(why))
-		vsnprintf(why + n, sizeof(why) - (size_t)n, fmt, ap);
+	vsnprintf(why + n, sizeof(why) - (size_t)n, fmt, ap);
 	va_end(ap);
-	return finding_add(w, o, why);
+	return finding_add(w, who, why);
 }
 
 /* Whether c is among the first count clusters of the chain from first. */
@@ -224,7 +267,7 @@ static int fat_collision(struct fat_walk *w, size_t who, uint32_t prev, uint32_t
 		return found(w, who, "cluster %u is claimed twice", c);
 	for (size_t k = 0; !rc && k < w->nowners; k++) {
 		struct fat_owner *other = &w->owners[k];
-		char why[2 * FAT_PATH_MAX + 64];
+		char why[2 * OWNER_PATH_BYTES + 64], a[OWNER_PATH_BYTES], b[OWNER_PATH_BYTES];
 
 		if (k == who || !other->count)
 			continue;
@@ -232,10 +275,10 @@ static int fat_collision(struct fat_walk *w, size_t who, uint32_t prev, uint32_t
 		if (rc || !holds)
 			continue;
 		snprintf(why, sizeof(why), "%s and %s share cluster %u",
-			 *other->path ? other->path : "/", *o->path ? o->path : "/", c);
+			 owner_path(w, k, false, a), owner_path(w, who, false, b), c);
 		o->damaged = other->damaged = true;
-		rc = finding_add(w, other, why);
-		return rc ? rc : finding_add(w, o, why);
+		rc = finding_add(w, k, why);
+		return rc ? rc : finding_add(w, who, why);
 	}
 	return rc ? rc : found(w, who, "cluster %u is claimed twice", c);
 }
@@ -282,29 +325,26 @@ static int fat_claim_chain(struct fat_walk *w, size_t who)
 static int owner_add(struct fat_walk *w, size_t parent, const char *name,
 		     const char *alias, uint32_t first, bool dir, size_t *who)
 {
-	const char *ppath = parent == SIZE_MAX ? NULL : w->owners[parent].path;
-	const char *palias = parent == SIZE_MAX ? NULL : w->owners[parent].alias;
-	size_t plen = ppath ? strlen(ppath) : 0, alen = palias ? strlen(palias) : 0;
-	char *path = malloc(plen + strlen(name) + 2), *apath = malloc(alen + strlen(alias) + 2);
-	struct fat_owner *o = NULL;
+	char *copy = strdup(name);
+	struct fat_owner *o = copy ? realloc(w->owners, (w->nowners + 1) * sizeof(*o)) : NULL;
 
-	if (path && apath)
-		o = realloc(w->owners, (w->nowners + 1) * sizeof(*o));
 	if (!o) {
-		free(path);
-		free(apath);
+		free(copy);
 		return imgp_fail(ENOMEM, "out of memory");
 	}
-	/* The root is "" here, so that its children are "/NAME". */
-	sprintf(path, "%s%s%s", ppath ? ppath : "", ppath ? "/" : "", name);
-	sprintf(apath, "%s%s%s", palias ? palias : "", palias ? "/" : "", alias);
 	w->owners = o;
 	o += w->nowners;
 	memset(o, 0, sizeof(*o));
 	o->first = first;
+	o->parent = parent;
+	o->name = copy;
+	snprintf(o->alias, sizeof(o->alias), "%s", alias);
+	/* The root is "" here, so that its children are "/NAME". */
+	if (parent != SIZE_MAX) {
+		o->path_len = w->owners[parent].path_len + 1 + strlen(name);
+		o->alias_len = w->owners[parent].alias_len + 1 + strlen(o->alias);
+	}
 	o->dir = dir;
-	o->path = path;
-	o->alias = apath;
 	*who = w->nowners++;
 	return 0;
 }
@@ -417,7 +457,7 @@ static int fat_entry(struct fat_walk *w, size_t dir, const uint8_t *e, const str
 	rc = owner_add(w, dir, name, alias, first, is_dir, &who);
 	if (rc)
 		return rc;
-	if (strlen(w->owners[who].path) >= FAT_PATH_MAX)
+	if (w->owners[who].path_len >= FAT_PATH_MAX || w->owners[who].alias_len >= FAT_PATH_MAX)
 		return found(w, who, "its path is longer than %d bytes", FAT_PATH_MAX);
 	if (is_dir && !first)
 		return found(w, who, "folder entry with no cluster");
@@ -568,10 +608,8 @@ int imgp_fat_check(const struct imgp_image *img, const struct imgp_part *part,
 		rc = imgp_fail(ENOMEM, "out of memory");
 	if (!rc)
 		rc = fat_walk_all(&w, bs);
-	for (size_t i = 0; i < w.nowners; i++) {
-		free(w.owners[i].path);
-		free(w.owners[i].alias);
-	}
+	for (size_t i = 0; i < w.nowners; i++)
+		free(w.owners[i].name);
 	free(w.owners);
 	free(w.cache);
 	free(w.claimed);
