@@ -47,14 +47,15 @@ put_bytes()
 	printf "$esc" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none
 }
 
-# set_fat FS BITS CLUSTER VALUE: the FAT entry of CLUSTER, in every copy.
+# set_fat FS BITS CLUSTER VALUE [COPY]: the FAT entry of CLUSTER, in every
+# copy of the FAT or in copy COPY (0: the first).
 set_fat()
 {
 	local fs=$1 bits=$2 c=$3 v=$4 bps res nfats fatsz base f off old
 	bps=$(le16 "$fs" 11) && res=$(le16 "$fs" 14) &&
 	nfats=$(od -An -tu1 -j16 -N1 "$fs" | tr -d " ") && fatsz=$(le16 "$fs" 22) &&
 	if [ "$fatsz" = 0 ]; then fatsz=$(le32 "$fs" 36); fi &&
-	for f in $(seq 0 $((nfats - 1))); do
+	for f in ${5:-$(seq 0 $((nfats - 1)))}; do
 		base=$(((res + f * fatsz) * bps))
 		case $bits in
 		32) put_bytes "$fs" $((base + 4 * c)) "$v" 4 ;;
@@ -259,6 +260,20 @@ test_expect_success 'a chain too long for the file size (a free cluster added at
 	fsck_finds long.fat "cluster chain length is > " &&
 	make_disk long.img long.fat &&
 	refused_all long.img "(/EXTLINUX/extlinux.conf: file size is $(stat -c %s tree/extlinux/extlinux.conf) bytes, cluster chain length is 1536 bytes)"
+'
+
+# mtools reads the FAT a FAT32 names in use when it does not mirror them.
+test_expect_success 'FAT32 using its second FAT alone: a loop in that FAT is refused' '
+	cp f32.fat active.fat &&
+	set -- $(chain active.fat /extlinux/extlinux.conf) &&
+	backup=$(le16 active.fat 50) &&
+	put_bytes active.fat 40 $((0x81)) 1 &&
+	put_bytes active.fat $((backup * 512 + 40)) $((0x81)) 1 &&
+	set_fat active.fat 32 "$2" "$1" 1 &&
+	fsck_finds active.fat "FATs differ" &&
+	mshowfat -i active.fat ::/extlinux/extlinux.conf | grep -q "<$1-$2> <$1>" &&
+	make_disk active.img active.fat &&
+	refused_all active.img "(/EXTLINUX/extlinux.conf: circular cluster chain (cluster $2 points back to cluster $1))"
 '
 
 # set_first FS NAME11 CLUSTER: the first cluster of the 8.3 entry NAME11 (FAT16).

@@ -594,6 +594,13 @@ int imgp_fat_check(const struct imgp_image *img, const struct imgp_part *part,
 	w.fat_off = (uint64_t)get_le16(bs + 14) * get_le16(bs + 11);
 	w.fat_len = (uint64_t)(get_le16(bs + 22) ? get_le16(bs + 22) : get_le32(bs + 36)) *
 		    get_le16(bs + 11);
+	/* A FAT32 that does not mirror its FATs names the one in use, which mtools reads. */
+	if (w.bits == 32 && (bs[40] & 0x80)) {
+		if ((bs[40] & 0x0f) >= bs[16])
+			return imgp_fail(EUCLEAN, "FAT32 names FAT %u in use, but has %u FATs",
+					 bs[40] & 0x0f, bs[16]);
+		w.fat_off += (bs[40] & 0x0f) * w.fat_len;
+	}
 	need = w.bits == 12 ? w.end * 3 / 2 + 1 : w.end * w.bits / 8;
 	if (w.end > FAT32_FIRST_MARK || need > w.fat_len + 1)
 		return imgp_fail(EUCLEAN, "FAT of %llu bytes cannot hold %llu clusters",
