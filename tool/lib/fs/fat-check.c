@@ -21,6 +21,12 @@
 
 /* FAT12 or FAT16 by cluster count, as the specification defines them. */
 #define FAT12_MAX_CLUSTERS 4084
+/*
+ * The other owner of a shared cluster is looked for by walking every chain
+ * again: named for the first few, so that a FAT of many cross-links costs
+ * no more than a few walks.
+ */
+#define OWNER_SEARCHES_MAX 8
 /* FAT32 entries hold 28 bits; from 0x0ffffff0 on they are reserved or marks. */
 #define FAT32_FIRST_MARK 0x0ffffff0u
 
@@ -76,7 +82,8 @@ struct fat_walk {
 	size_t slots;            /* of the cache: CACHE_SLOTS, fewer for a small FAT */
 	uint64_t tag[CACHE_SLOTS]; /* block number + 1 in each slot; 0: empty */
 	struct fat_owner *owners;
-	size_t nowners;
+	size_t nowners, cap;
+	unsigned searches;       /* for the other owner of a shared cluster */
 	struct imgp_fat_damage *out;
 };
 
@@ -262,9 +269,10 @@ static int fat_collision(struct fat_walk *w, size_t who, uint32_t prev, uint32_t
 	if (holds)
 		return found(w, who, "circular cluster chain (cluster %u points back to cluster %u)",
 			     prev, c);
-	/* Findings no longer kept: the other owner is not looked for. */
-	if (w->out->n == IMGP_FAT_FINDINGS_MAX)
+	/* Searched enough, or findings no longer kept: the other owner is not named. */
+	if (w->searches >= OWNER_SEARCHES_MAX || w->out->n == IMGP_FAT_FINDINGS_MAX)
 		return found(w, who, "cluster %u is claimed twice", c);
+	w->searches++;
 	for (size_t k = 0; !rc && k < w->nowners; k++) {
 		struct fat_owner *other = &w->owners[k];
 		char why[2 * OWNER_PATH_BYTES + 64], a[OWNER_PATH_BYTES], b[OWNER_PATH_BYTES];
@@ -326,14 +334,22 @@ static int owner_add(struct fat_walk *w, size_t parent, const char *name,
 		     const char *alias, uint32_t first, bool dir, size_t *who)
 {
 	char *copy = strdup(name);
-	struct fat_owner *o = copy ? realloc(w->owners, (w->nowners + 1) * sizeof(*o)) : NULL;
+	struct fat_owner *o;
 
-	if (!o) {
+	if (copy && w->nowners == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 64;
+
+		o = realloc(w->owners, cap * sizeof(*o));
+		if (o) {
+			w->owners = o;
+			w->cap = cap;
+		}
+	}
+	if (!copy || w->nowners == w->cap) {
 		free(copy);
 		return imgp_fail(ENOMEM, "out of memory");
 	}
-	w->owners = o;
-	o += w->nowners;
+	o = &w->owners[w->nowners];
 	memset(o, 0, sizeof(*o));
 	o->first = first;
 	o->parent = parent;
