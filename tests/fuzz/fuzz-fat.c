@@ -4,7 +4,9 @@
  * mshowfat's cluster chains and mdir's listings and size lines (mtools is
  * not run). The input is a 512-byte boot sector (zero-padded when shorter)
  * followed by NUL-separated fields: mshowfat output, an "mdir -/ -b -a"
- * listing, an "mdir -a" listing and a name to look up.
+ * listing, an "mdir -a" listing and a name to look up. The input taken
+ * whole is also a partition for the damage check (fat-check.c): a seed that
+ * is a small FAT image reaches its chains and folders.
  */
 #include "imgpatch-internal.h"
 #include "fuzz.h"
@@ -65,6 +67,38 @@ static void fuzz_listing(const char *text, const char *target)
 	names_free(names, nnames);
 }
 
+/* The input as a partition in a memory file: every chain and folder checked, then looked up. */
+static void fuzz_damage(const uint8_t *data, size_t size)
+{
+	static const char *const paths[] = {
+		"/", "", "/extlinux/extlinux.conf", "EXTLINUX//EXTLIN~1.CON", "/a/b/c/d",
+	};
+	static struct fuzz_memfile image;
+	struct imgp_part part = { .number = 1, .fstype = "vfat" };
+	struct imgp_fat_damage d;
+	struct imgp_image img;
+
+	if (fuzz_memfile_set(&image, "fuzz-fat", data, size))
+		abort();
+	if (imgp_image_open(&img, image.path, false))
+		return;
+	part.size = img.size;
+	if (imgp_fat_check(&img, &part, &d) == 0) {
+		/* At most the bound kept, each naming its path; the root's covers every path. */
+		if (d.n > IMGP_FAT_FINDINGS_MAX || (d.more && d.n != IMGP_FAT_FINDINGS_MAX))
+			__builtin_trap();
+		for (size_t i = 0; i < d.n; i++)
+			if (d.f[i].path[0] != '/' || d.f[i].alias[0] != '/' ||
+			    !strstr(d.f[i].why, d.f[i].path) ||
+			    (!strcmp(d.f[i].path, "/") && !imgp_fat_damage_find(&d, "/a/b/c/d")))
+				__builtin_trap();
+		for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+			imgp_fat_damage_find(&d, paths[i]);
+		imgp_fat_damage_free(&d);
+	}
+	imgp_image_close(&img);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t bs[FAT_BOOT_SECTOR] = { 0 };
@@ -97,6 +131,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	imgp_fat_parse_size(listing, "::/", &fsize);
 	/* Last: the chain parser cuts its text into lines. */
 	fuzz_chains(&g, chains);
+	fuzz_damage(data, size);
 out:
 	free(target);
 	free(sizes);

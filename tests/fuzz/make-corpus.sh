@@ -142,6 +142,39 @@ mcopy -i "$tmp/fat16" "$tmp/hello" "::/A long name.txt"
 fat_seed fat16 "$tmp/fat16" "$tmp/fat16" ::/boot/config.txt
 fat_seed kv260-empty "$tmp/fat" "$tmp/fat" ::/x
 
+# Whole small FAT12s, for the damage check: healthy, then with the second
+# cluster of extlinux.conf pointing back to its first, and with other.txt
+# sharing that cluster (both FATs changed, as fsck.fat -n reads them).
+fat12_set()	# FAT CLUSTER VALUE
+{
+	local bps res fatsz base off old new
+	bps=$(od -An -tu2 -j11 -N2 "$1" | tr -d ' ')
+	res=$(od -An -tu2 -j14 -N2 "$1" | tr -d ' ')
+	fatsz=$(od -An -tu2 -j22 -N2 "$1" | tr -d ' ')
+	for base in $((res * bps)) $(((res + fatsz) * bps)); do
+		off=$((base + $2 * 3 / 2))
+		old=$(od -An -tu2 -j"$off" -N2 "$1" | tr -d ' ')
+		if [ $(($2 & 1)) = 1 ]; then new=$(((old & 0xf) | ($3 << 4)))
+		else new=$(((old & 0xf000) | $3)); fi
+		printf "$(printf '\\%03o\\%03o' $((new & 255)) $((new >> 8)))" |
+			dd of="$1" bs=1 seek="$off" conv=notrunc status=none
+	done
+}
+quiet mkfs.vfat -C -s 1 -i 4B563236 "$tmp/fat12" 128
+mmd -i "$tmp/fat12" ::/extlinux
+head -c 700 /dev/zero | tr '\0' '#' >"$tmp/conf"
+mcopy -i "$tmp/fat12" "$tmp/conf" ::/extlinux/extlinux.conf
+mcopy -i "$tmp/fat12" "$tmp/conf" ::/other.txt
+cp "$tmp/fat12" "$out/fat/fat12-whole"
+chains=$(mshowfat -i "$tmp/fat12" ::/extlinux/extlinux.conf ::/other.txt |
+	tr -c '0-9\n' ' ' | awk '{ printf "%s ", $1 }')
+read -r conf other <<<"$chains"
+cp "$tmp/fat12" "$out/fat/fat12-loop"
+fat12_set "$out/fat/fat12-loop" $((conf + 1)) "$conf"
+cp "$tmp/fat12" "$out/fat/fat12-shared"
+fat12_set "$out/fat/fat12-shared" "$other" $((conf + 1))
+fat12_set "$out/fat/fat12-shared" $((other + 1)) 0
+
 # --------------------------------------------------------------- FIT, DTB
 
 mcopy -i "$tmp/kv260.img@@1M" ::image.fit "$tmp/image.fit"

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * What the FAT backend parses itself (no mtools run): the boot sector's
- * geometry, mshowfat's cluster chains, mdir's listings and size line. The
- * texts are as mtools 4.0.33 prints them.
+ * geometry, mshowfat's cluster chains, mdir's listings and size line, and
+ * which reads a damage check's finding is about. The texts are as mtools
+ * 4.0.33 prints them.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -199,6 +200,49 @@ static void test_dirent(void)
 	      "dirent: nothing after the end mark");
 }
 
+/* A finding about path (alias in 8.3 names), as fat-check.c keeps it. */
+static struct imgp_fat_finding finding(const char *path, const char *alias)
+{
+	struct imgp_fat_finding f = { (char *)path, (char *)alias, (char *)"why" };
+
+	return f;
+}
+
+static void test_damage_find(void)
+{
+	struct imgp_fat_finding f[2] = {
+		finding("/EXTLINUX/extlinux.conf", "/EXTLINUX/EXTLIN~1.CON"),
+		finding("/Long Folder", "/LONGFO~1"),
+	};
+	struct imgp_fat_damage d = { f, 2, 0 };
+
+	CHECK(imgp_fat_damage_find(&d, "/extlinux/extlinux.conf") == &f[0],
+	      "damage: a file by its long name, in any case");
+	CHECK(imgp_fat_damage_find(&d, "extlinux//EXTLIN~1.con") == &f[0],
+	      "damage: by its 8.3 name, slashes doubled, no leading slash");
+	CHECK(imgp_fat_damage_find(&d, "/boot/../extlinux/./extlinux.conf") == &f[0],
+	      "damage: . and .. walked as mtools walks them");
+	CHECK(imgp_fat_damage_find(&d, "/../../extlinux/extlinux.conf") == &f[0],
+	      "damage: .. stops at the root");
+	CHECK(!imgp_fat_damage_find(&d, "/extlinux") && !imgp_fat_damage_find(&d, "/extlinux/x"),
+	      "damage: not the folder of a damaged file, nor its other files");
+	CHECK(!imgp_fat_damage_find(&d, "/extlinux/extlinux.confx"),
+	      "damage: a longer name is another file");
+	CHECK(imgp_fat_damage_find(&d, "/LONGFO~1/a/b") == &f[1] &&
+	      imgp_fat_damage_find(&d, "/long folder") == &f[1],
+	      "damage: everything under a damaged folder, and the folder");
+	f[1] = finding("/", "/");
+	CHECK(imgp_fat_damage_find(&d, "/image.fit") == &f[1],
+	      "damage: the root's covers every path");
+	d.n = 1;
+	d.more = 3;
+	CHECK(imgp_fat_damage_find(&d, "/image.fit") == &f[0],
+	      "damage: with findings not kept, any path is refused");
+	d.n = 0;
+	d.more = 0;
+	CHECK(!imgp_fat_damage_find(&d, "/"), "damage: none found, nothing refused");
+}
+
 int main(void)
 {
 	test_geometry();
@@ -206,5 +250,6 @@ int main(void)
 	test_listing();
 	test_size();
 	test_dirent();
+	test_damage_find();
 	return unit_done();
 }

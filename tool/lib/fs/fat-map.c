@@ -216,7 +216,9 @@ int imgp_fat_map_file(struct imgp_fs *fs, const char *path,
 	uint64_t off = 0;
 	int rc;
 
-	rc = imgp_fat_target(path, target, sizeof(target));
+	rc = imgp_fat_refuse_damage(fs, path);
+	if (!rc)
+		rc = imgp_fat_target(path, target, sizeof(target));
 	if (!rc)
 		rc = fat_map_listed(fs, target, &chain, &out->size);
 	if (rc == 1) {

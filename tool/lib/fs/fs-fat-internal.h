@@ -44,6 +44,10 @@ struct fat_priv {
 	char **written;          /* capture mode: mtools names of the files written */
 	size_t nwritten;
 	struct fat_listing listing;
+	/* The damage check's findings, kept while the image is not written. */
+	struct imgp_fat_damage damage;
+	uint64_t damage_writes;
+	bool have_damage;
 };
 
 /* Chunk of the comparison after a capture. */
@@ -64,6 +68,12 @@ int imgp_fat_chains(struct imgp_fs *fs, const char *drive, char **names,
 		    size_t n, struct imgp_fat_ranges *out);
 /* The cached listing (struct fat_listing), made by one mdir run when stale. */
 int imgp_fat_list(struct imgp_fs *fs, const char **text);
+/*
+ * Refuses (-EUCLEAN, the finding named) to read path when the damage check
+ * found its chain or a folder's on the way to it damaged; path NULL, for a
+ * write: any finding refuses. Checked once while the image is not written.
+ */
+int imgp_fat_refuse_damage(struct imgp_fs *fs, const char *path);
 /* "::/path" as mtools names files on the -i drive. */
 int imgp_fat_target(const char *path, char *out, size_t outlen);
 /* The map_file operation (fat-map.c): a file's clusters as image extents. */

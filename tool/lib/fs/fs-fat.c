@@ -99,6 +99,31 @@ static int fat_fill(struct imgp_fs *fs, uint64_t off, uint64_t len)
 	return rc;
 }
 
+int imgp_fat_refuse_damage(struct imgp_fs *fs, const char *path)
+{
+	struct fat_priv *priv = fs->priv;
+	const struct imgp_fat_finding *f;
+	int rc;
+
+	if (!priv->have_damage || priv->damage_writes != fs->img->writes) {
+		imgp_fat_damage_free(&priv->damage);
+		priv->have_damage = false;
+		rc = imgp_fat_check(fs->img, fs->part, &priv->damage);
+		if (rc)
+			return rc;
+		priv->have_damage = true;
+		priv->damage_writes = fs->img->writes;
+	}
+	if (path)
+		f = imgp_fat_damage_find(&priv->damage, path);
+	else
+		f = priv->damage.n ? &priv->damage.f[0] : NULL;
+	if (!f)
+		return 0;
+	return imgp_fail(EUCLEAN, "FAT filesystem has errors (%s): run fsck.fat first",
+			 f->why);
+}
+
 static void fat_listing_drop(struct fat_listing *l)
 {
 	free(l->text);
@@ -304,6 +329,9 @@ static int fat_open(struct imgp_fs *fs)
 			       fs->part->start);
 	if (!rc && !fs->capture)
 		memcpy(priv->drive, priv->src, sizeof(priv->drive));
+	/* mtools writes what it reads: a damaged chain is refused before it runs. */
+	if (!rc && fs->capture)
+		rc = imgp_fat_refuse_damage(fs, NULL);
 	if (!rc && fs->capture) {
 		/* Not close-on-exec: mtools opens it as /proc/self/fd/N. */
 		priv->copy_fd = memfd_create("imgpatch-fat", 0);
@@ -408,6 +436,7 @@ static void fat_close(struct imgp_fs *fs)
 		close(priv->copy_fd);
 	free(priv->filled.r);
 	fat_listing_drop(&priv->listing);
+	imgp_fat_damage_free(&priv->damage);
 	imgp_fs_list_free(priv->dirs, priv->ndirs);
 	imgp_fs_list_free(priv->written, priv->nwritten);
 	free(priv);
@@ -490,7 +519,10 @@ static int fat_read_file(struct imgp_fs *fs, const char *path, size_t max,
 	const char *argv[] = { "mtype", "-i", priv->drive, target, NULL };
 	int rc;
 
-	rc = fat_file(fs, path, target, sizeof(target), false);
+	/* mtype would print a looped chain's bytes as the file's. */
+	rc = imgp_fat_refuse_damage(fs, path);
+	if (!rc)
+		rc = fat_file(fs, path, target, sizeof(target), false);
 	if (rc)
 		return rc;
 	rc = imgp_run(argv, imgp_fat_mtools_env, out);
@@ -511,7 +543,9 @@ static int fat_list_dir(struct imgp_fs *fs, const char *dir, char ***names,
 	int rc, what;
 
 	dir += strspn(dir, "/");
-	rc = imgp_fat_target(dir, target, sizeof(target) - 1);
+	rc = imgp_fat_refuse_damage(fs, dir);
+	if (!rc)
+		rc = imgp_fat_target(dir, target, sizeof(target) - 1);
 	if (rc)
 		return rc;
 	tlen = strlen(target);
