@@ -409,11 +409,17 @@ int imgp_ext_check_dirs(ext2_filsys efs, const char *type, const char *path)
 		else
 			dir[0] = '/';
 		dir[end ? end : 1] = '\0';
-		err = ext2fs_namei_follow(efs, EXT2_ROOT_INO, EXT2_ROOT_INO, dir, &ino);
-		if (err == EXT2_ET_FILE_NOT_FOUND || err == EXT2_ET_NO_DIRECTORY)
+		rc = imgp_ext_resolve(efs, dir, true, &ino);
+		if (rc == -ENOENT || rc == -ENOTDIR) {
+			imgp_errclear();
+			rc = 0;
 			break;
-		if (!err)
-			err = ext2fs_read_inode(efs, ino, &inode);
+		}
+		if (rc) {
+			rc = imgp_fail_ctx(rc, "directory '%s'", dir);
+			break;
+		}
+		err = ext2fs_read_inode(efs, ino, &inode);
 		if (!err && !LINUX_S_ISDIR(inode.i_mode))
 			break;
 		if (!err)

@@ -49,6 +49,13 @@ int imgp_ext_check_dirs(ext2_filsys efs, const char *type, const char *path);
 
 /* -EINVAL for an empty path. */
 int imgp_ext_check_path(const char *path);
+/*
+ * path's inode, looked up name by name from the root: a symbolic link on
+ * the way (the last name's too when follow) is replaced by its target, at
+ * most 40 in all. 0, -ENOENT ("not found"), -ENOTDIR, -ELOOP or -errno.
+ */
+int imgp_ext_resolve(ext2_filsys efs, const char *path, bool follow,
+		     ext2_ino_t *ino);
 /* path's inode, every symlink followed (stat). */
 int imgp_ext_lookup(ext2_filsys efs, const char *path, ext2_ino_t *ino,
 		    struct ext2_inode *inode);
