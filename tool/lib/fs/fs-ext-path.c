@@ -57,10 +57,9 @@ int imgp_ext_resolve(ext2_filsys efs, const char *path, bool follow,
 		err = ext2fs_lookup(efs, dir, (const char *)walk.data + pos, (int)len,
 				    NULL, &ino);
 		pos += len;
+		/* As libext2fs's namei words them (ENOTDIR: a name after a file's). */
 		if (err == EXT2_ET_FILE_NOT_FOUND)
 			rc = imgp_fail(ENOENT, "not found");
-		else if (err == EXT2_ET_NO_DIRECTORY)
-			rc = imgp_fail(ENOTDIR, "not a directory");
 		else if (err)
 			rc = imgp_ext_err(err);
 		/* The last name (no slash after it) of a lookup that does not follow it. */
@@ -76,8 +75,7 @@ int imgp_ext_resolve(ext2_filsys efs, const char *path, bool follow,
 			continue;
 		}
 		if (++links > EXT_LINKS_MAX) {
-			rc = imgp_fail(ELOOP, "more than %d symbolic links on the way (a loop?)",
-				       EXT_LINKS_MAX);
+			rc = imgp_ext_err(EXT2_ET_SYMLINK_LOOP);
 			break;
 		}
 		/* The link's target takes its place: the rest is walked after it. */
