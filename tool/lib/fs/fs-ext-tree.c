@@ -32,8 +32,9 @@ struct tree_walk {
 	ext2_filsys efs;
 	ext2fs_inode_bitmap dirs;    /* the directories in use */
 	ext2fs_inode_bitmap reached;
-	struct tree_dir *q;          /* every directory reached, in order */
-	size_t n, cap;
+	struct imgp_buf queue;       /* every directory reached, in order (q, n) */
+	struct tree_dir *q;
+	size_t n;
 	size_t cur;                  /* the one being read */
 	char *finding;
 	size_t size;
@@ -101,20 +102,13 @@ static size_t tree_index(const struct tree_walk *w, ext2_ino_t ino)
 
 static int tree_add(struct tree_walk *w, ext2_ino_t ino, const char *name, size_t len)
 {
-	if (w->n == w->cap) {
-		size_t cap = w->cap ? w->cap * 2 : 64;
-		struct tree_dir *grown = realloc(w->q, cap * sizeof(*grown));
+	struct tree_dir d = { ino, w->cur, strndup(name, len) };
 
-		if (!grown)
-			return imgp_fail(ENOMEM, "out of memory");
-		w->q = grown;
-		w->cap = cap;
-	}
-	w->q[w->n].ino = ino;
-	w->q[w->n].parent = w->cur;
-	w->q[w->n].name = strndup(name, len);
-	if (!w->q[w->n].name)
+	if (!d.name || imgp_buf_append(&w->queue, &d, sizeof(d))) {
+		free(d.name);
 		return imgp_fail(ENOMEM, "out of memory");
+	}
+	w->q = (struct tree_dir *)w->queue.data;
 	w->n++;
 	ext2fs_mark_inode_bitmap2(w->reached, ino);
 	return 0;
@@ -224,7 +218,7 @@ int imgp_ext_check_tree(ext2_filsys efs, ext2fs_inode_bitmap dirs,
 			tree_found(&w, "directory inode %u is not reached from / (unconnected)", ino);
 	for (size_t i = 0; i < w.n; i++)
 		free(w.q[i].name);
-	free(w.q);
+	imgp_buf_free(&w.queue);
 	imgp_buf_free(&path);
 	ext2fs_free_inode_bitmap(w.reached);
 	return w.rc;
