@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * FAT12/16/32 through mtools, run as programs on the image's partition
- * ("/proc/self/fd/N@@OFFSET") so nothing is mounted. imgpatch itself only reads the boot sector: to refuse a FAT
- * whose geometry does not fit its partition before mtools ever writes, and
- * to turn the cluster numbers mtools reports (mshowfat) into image offsets.
+ * ("/proc/self/fd/N@@OFFSET") so nothing is mounted. imgpatch itself only
+ * reads the boot sector: to refuse a FAT whose geometry does not fit its
+ * partition before mtools ever writes, and to turn the cluster numbers
+ * mtools reports (mshowfat) into image offsets.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -40,7 +41,7 @@ static int fat_check_geometry(struct imgp_fs *fs, struct imgp_fat_geom *g)
 	return rc ? rc : imgp_fat_geometry(bs, fs->part->size, g);
 }
 
-/* A message of mtools' names what instead of fd's "/proc/self/fd/N". */
+/* mtools' message names what where it named fd's "/proc/self/fd/N". */
 static void fat_name_fd(int rc, int fd, const char *what)
 {
 	char fd_path[32], msg[4200];
