@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,7 +181,7 @@ static int tree_entry(ext2_ino_t dir, int entry, struct ext2_dir_entry *dirent,
 			w->rc = tree_report(w, name, len, ino, parent);
 	} else if (ino <= w->efs->super->s_inodes_count &&
 		   ext2fs_test_inode_bitmap2(w->dirs, ino)) {
-		/* Not a directory in use: the inode checks judge that entry. */
+		/* (An entry naming no directory in use is the inode checks' to judge.) */
 		if (ext2fs_test_inode_bitmap2(w->reached, ino))
 			w->rc = tree_report(w, name, len, ino, 0);
 		else
@@ -212,10 +213,11 @@ int imgp_ext_check_tree(ext2_filsys efs, ext2fs_inode_bitmap dirs,
 		}
 	}
 	/* A directory in use that no entry reaches: a loop of its own, cut off. */
-	for (ext2_ino_t ino = 1; !w.rc && !finding[0] && ino <= efs->super->s_inodes_count; ino++)
-		if (ext2fs_test_inode_bitmap2(dirs, ino) &&
-		    !ext2fs_test_inode_bitmap2(w.reached, ino))
-			tree_found(&w, "directory inode %u is not reached from / (unconnected)", ino);
+	for (uint64_t ino = 1; !w.rc && !finding[0] && ino <= efs->super->s_inodes_count; ino++)
+		if (ext2fs_test_inode_bitmap2(dirs, (ext2_ino_t)ino) &&
+		    !ext2fs_test_inode_bitmap2(w.reached, (ext2_ino_t)ino))
+			tree_found(&w, "directory inode %u is not reached from / (unconnected)",
+				   (ext2_ino_t)ino);
 	for (size_t i = 0; i < w.n; i++)
 		free(w.q[i].name);
 	imgp_buf_free(&w.queue);
