@@ -351,6 +351,14 @@ const char *imgp_tool_path(const char *name, char *buf, size_t size);
  */
 int imgp_run(const char *const argv[], const char *const extra_env[],
 	     struct imgp_buf *out);
+/*
+ * As imgp_run, the program also keeping the descriptors keep_fds[0..nkeep)
+ * (each 3 or more, close-on-exec here), which it opens as /proc/self/fd/N:
+ * a file handed over this way never has its name parsed by the program.
+ * -EINVAL for a descriptor below 3.
+ */
+int imgp_run_fds(const char *const argv[], const char *const extra_env[],
+		 struct imgp_buf *out, const int *keep_fds, size_t nkeep);
 
 /* --------------------------------------------------------- mmc-hosts.c */
 

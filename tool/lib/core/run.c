@@ -129,14 +129,23 @@ static const char *first_line(char *text)
 	return p;
 }
 
+/* The descriptors a program keeps open, which it names /proc/self/fd/N. */
+struct run_keep {
+	const int *fds;
+	size_t n;
+};
+
 /*
  * Between fork and exec: only async-signal-safe calls. The program dies
  * with parent (its death signal, then a check that parent did not die
  * before the signal was set), gets the default action for the signals the
- * parent catches (not for those it ignores), and /dev/null, out, err.
+ * parent catches (not for those it ignores), /dev/null, out, err, and the
+ * descriptors of keep (close-on-exec everywhere else, so that no other
+ * program a thread starts meanwhile inherits them).
  */
 static void run_child(pid_t parent, const sigset_t *mask, int out, int err,
-		      const char *prog, const char *const argv[], const char *const env[])
+		      const struct run_keep *keep, const char *prog,
+		      const char *const argv[], const char *const env[])
 {
 	static const int caught[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE };
 	int in;
@@ -156,13 +165,17 @@ static void run_child(pid_t parent, const sigset_t *mask, int out, int err,
 	in = open("/dev/null", O_RDONLY);
 	if (in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
 		_exit(127);
+	for (size_t i = 0; i < keep->n; i++)
+		if (fcntl(keep->fds[i], F_SETFD, 0) < 0)
+			_exit(127);
 	execve(prog, (char *const *)argv, (char *const *)env);
 	_exit(127);
 }
 
-int imgp_run(const char *const argv[], const char *const extra_env[],
-	     struct imgp_buf *out)
+int imgp_run_fds(const char *const argv[], const char *const extra_env[],
+		 struct imgp_buf *out, const int *keep_fds, size_t nkeep)
 {
+	const struct run_keep keep = { keep_fds, nkeep };
 	const char *env[ENV_MAX + 4];
 	char errtext[STDERR_KEEP], path[TOOL_PATH_MAX];
 	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
@@ -172,6 +185,11 @@ int imgp_run(const char *const argv[], const char *const extra_env[],
 	pid_t pid, parent = getpid();
 	int rc, status;
 
+	/* 0 to 2 become the program's standard streams. */
+	for (size_t i = 0; i < nkeep; i++)
+		if (keep_fds[i] < 3)
+			return imgp_fail(EINVAL, "%s: descriptor %d cannot be handed over",
+					 argv[0], keep_fds[i]);
 	prog = imgp_tool_path(argv[0], path, sizeof(path));
 	if (!prog)
 		return -ENOENT;
@@ -191,7 +209,7 @@ int imgp_run(const char *const argv[], const char *const extra_env[],
 	pthread_sigmask(SIG_BLOCK, &all, &saved);
 	pid = fork();
 	if (pid == 0)
-		run_child(parent, &saved, outp[1], errp[1], prog, argv, env);
+		run_child(parent, &saved, outp[1], errp[1], &keep, prog, argv, env);
 	rc = pid < 0 ? errno : 0;
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	if (rc) {
@@ -229,4 +247,10 @@ out_close:
 			close(errp[i]);
 	}
 	return rc;
+}
+
+int imgp_run(const char *const argv[], const char *const extra_env[],
+	     struct imgp_buf *out)
+{
+	return imgp_run_fds(argv, extra_env, out, NULL, 0);
 }

@@ -21,7 +21,7 @@ static int fat_mdir_size(struct imgp_fs *fs, const char *target, uint64_t *size)
 	struct imgp_buf o = { 0 };
 	int rc;
 
-	rc = imgp_run(argv, imgp_fat_mtools_env, &o);
+	rc = imgp_fat_run(fs, argv, imgp_fat_mtools_env, &o);
 	if (rc) {
 		bool missing = strstr(imgp_errmsg(), "not found") != NULL;
 
@@ -58,7 +58,7 @@ static int fat_chains_each(struct imgp_fs *fs, const char *drive, char **names,
 		argv[2] = drive;
 		for (size_t i = 0; i < m; i++)
 			argv[3 + i] = names[g + i];
-		rc = imgp_run(argv, imgp_fat_mtools_env, &o);
+		rc = imgp_fat_run(fs, argv, imgp_fat_mtools_env, &o);
 		free(argv);
 		if (!rc)
 			rc = imgp_buf_append(&o, "", 1);

@@ -3,7 +3,8 @@
  * ext backend: what a write depends on, checked before the first one. A
  * filesystem marked clean may still be damaged: the superblock's state,
  * multi-mount protection, every inode's blocks against the bitmaps and the
- * group counters, and the directories on the path to be written.
+ * group counters, the directory tree (fs-ext-tree.c), and the directories
+ * on the path to be written.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -85,8 +86,9 @@ struct ext_survey {
 	ext2_filsys efs;
 	ext2fs_block_bitmap claimed; /* blocks some inode or the layout owns */
 	ext2fs_block_bitmap shared;  /* xattr blocks, which inodes may share */
+	ext2fs_inode_bitmap dirs;    /* the directories in use, for the tree check */
 	ext2_ino_t ino;
-	char finding[160];
+	char finding[1024];          /* paths of the tree check too */
 };
 
 static void ext_found(struct ext_survey *sv, const char *fmt, ...) IMGP_PRINTF(2, 3);
@@ -303,6 +305,8 @@ static int ext_check_damage(ext2_filsys efs, const char *type)
 	if (!err)
 		err = ext2fs_allocate_block_bitmap(efs, "shared", &sv.shared);
 	if (!err)
+		err = ext2fs_allocate_inode_bitmap(efs, "directories", &sv.dirs);
+	if (!err)
 		err = ext2fs_open_inode_scan(efs, 0, &scan);
 	if (err) {
 		rc = imgp_ext_fail(err, "cannot check the filesystem before writing");
@@ -318,16 +322,24 @@ static int ext_check_damage(ext2_filsys efs, const char *type)
 		}
 		if (!ino)
 			break;
-		if (ext_inode_used(efs, ino, &inode))
-			ext_survey_inode(&sv, ino, &inode);
+		if (!ext_inode_used(efs, ino, &inode))
+			continue;
+		ext_survey_inode(&sv, ino, &inode);
+		if (LINUX_S_ISDIR(inode.i_mode) &&
+		    (ino == EXT2_ROOT_INO || ino >= EXT2_FIRST_INO(efs->super)))
+			ext2fs_mark_inode_bitmap2(sv.dirs, ino);
 	}
 	if (!sv.finding[0])
+		rc = imgp_ext_check_tree(efs, sv.dirs, sv.finding, sizeof(sv.finding));
+	if (!rc && !sv.finding[0])
 		ext_survey_counts(&sv);
-	if (sv.finding[0])
+	if (!rc && sv.finding[0])
 		rc = imgp_fail(EUCLEAN, "%s filesystem has errors (%s): run e2fsck -f first",
 			       type, sv.finding);
 out:
 	ext2fs_close_inode_scan(scan);
+	if (sv.dirs)
+		ext2fs_free_inode_bitmap(sv.dirs);
 	if (sv.shared)
 		ext2fs_free_block_bitmap(sv.shared);
 	if (sv.claimed)
@@ -409,11 +421,17 @@ int imgp_ext_check_dirs(ext2_filsys efs, const char *type, const char *path)
 		else
 			dir[0] = '/';
 		dir[end ? end : 1] = '\0';
-		err = ext2fs_namei_follow(efs, EXT2_ROOT_INO, EXT2_ROOT_INO, dir, &ino);
-		if (err == EXT2_ET_FILE_NOT_FOUND || err == EXT2_ET_NO_DIRECTORY)
+		rc = imgp_ext_resolve(efs, dir, true, &ino);
+		if (rc == -ENOENT || rc == -ENOTDIR) {
+			imgp_errclear();
+			rc = 0;
 			break;
-		if (!err)
-			err = ext2fs_read_inode(efs, ino, &inode);
+		}
+		if (rc) {
+			rc = imgp_fail_ctx(rc, "directory '%s'", dir);
+			break;
+		}
+		err = ext2fs_read_inode(efs, ino, &inode);
 		if (!err && !LINUX_S_ISDIR(inode.i_mode))
 			break;
 		if (!err)

@@ -45,10 +45,28 @@ int imgp_ext_check_writable(ext2_filsys efs, const char *type);
 /* The directories on path: each must read and name only inodes in use. */
 int imgp_ext_check_dirs(ext2_filsys efs, const char *type, const char *path);
 
+/* ------------------------------------------------------- fs-ext-tree.c */
+
+/*
+ * The directories in use (dirs) form a tree from /: each reached by one
+ * entry, "." and ".." right. What is wrong goes into finding (size bytes,
+ * "" when nothing), as e2fsck words it; returns 0, or -errno when the check
+ * itself cannot run.
+ */
+int imgp_ext_check_tree(ext2_filsys efs, ext2fs_inode_bitmap dirs,
+			char *finding, size_t size);
+
 /* -------------------------------------------------------- fs-ext-path.c */
 
 /* -EINVAL for an empty path. */
 int imgp_ext_check_path(const char *path);
+/*
+ * path's inode, looked up name by name from the root: a symbolic link on
+ * the way (the last name's too when follow) is replaced by its target, at
+ * most 40 in all. 0, -ENOENT ("not found"), -ENOTDIR, -ELOOP or -errno.
+ */
+int imgp_ext_resolve(ext2_filsys efs, const char *path, bool follow,
+		     ext2_ino_t *ino);
 /* path's inode, every symlink followed (stat). */
 int imgp_ext_lookup(ext2_filsys efs, const char *path, ext2_ino_t *ino,
 		    struct ext2_inode *inode);

@@ -22,6 +22,84 @@ int imgp_ext_check_path(const char *path)
 }
 
 /*
+ * Symbolic links one lookup follows at most, in all, as Linux counts them
+ * (MAXSYMLINKS). libext2fs's namei bounds only how deeply links nest: links
+ * of many names each, nested 8 deep, would keep it walking for ever.
+ */
+#define EXT_LINKS_MAX 40
+
+/* The next name of walk from *pos on (past slashes); its length, 0 at the end. */
+static size_t ext_next_name(const struct imgp_buf *walk, size_t *pos)
+{
+	const char *name, *slash;
+
+	while (*pos < walk->len && walk->data[*pos] == '/')
+		(*pos)++;
+	if (*pos == walk->len)
+		return 0;
+	name = (const char *)walk->data + *pos;
+	slash = memchr(name, '/', walk->len - *pos);
+	return slash ? (size_t)(slash - name) : walk->len - *pos;
+}
+
+int imgp_ext_resolve(ext2_filsys efs, const char *path, bool follow,
+		     ext2_ino_t *found)
+{
+	struct imgp_buf walk = { 0 }, next = { 0 }, swap;
+	ext2_ino_t dir = EXT2_ROOT_INO, ino = EXT2_ROOT_INO;
+	struct ext2_inode inode;
+	unsigned int links = 0;
+	size_t pos = 0, len;
+	errcode_t err;
+	int rc = imgp_buf_append(&walk, path, strlen(path));
+
+	while (!rc && (len = ext_next_name(&walk, &pos)) > 0) {
+		err = ext2fs_lookup(efs, dir, (const char *)walk.data + pos, (int)len,
+				    NULL, &ino);
+		pos += len;
+		/* As libext2fs's namei words them (ENOTDIR: a name after a file's). */
+		if (err == EXT2_ET_FILE_NOT_FOUND)
+			rc = imgp_fail(ENOENT, "not found");
+		else if (err)
+			rc = imgp_ext_err(err);
+		/* The last name (no slash after it) of a lookup that does not follow it. */
+		if (rc || (pos == walk.len && !follow))
+			break;
+		err = ext2fs_read_inode(efs, ino, &inode);
+		if (err) {
+			rc = imgp_ext_fail(err, "cannot read inode %u", ino);
+			break;
+		}
+		if (!LINUX_S_ISLNK(inode.i_mode)) {
+			dir = ino;
+			continue;
+		}
+		if (++links > EXT_LINKS_MAX) {
+			rc = imgp_ext_err(EXT2_ET_SYMLINK_LOOP);
+			break;
+		}
+		/* The link's target takes its place: the rest is walked after it. */
+		next.len = 0;
+		rc = imgp_ext_link_target(efs, ino, &inode, &next);
+		if (!rc)
+			rc = imgp_buf_append(&next, walk.data + pos, walk.len - pos);
+		swap = walk;
+		walk = next;
+		next = swap;
+		pos = 0;
+		if (!rc && walk.data[0] == '/')
+			dir = ino = EXT2_ROOT_INO;
+		else
+			ino = dir;
+	}
+	imgp_buf_free(&walk);
+	imgp_buf_free(&next);
+	if (!rc)
+		*found = ino;
+	return rc;
+}
+
+/*
  * Looks up a path and reads its inode; follow: also the last component when
  * it is a symlink (stat), else not (lstat).
  */
@@ -29,13 +107,10 @@ static int ext_lookup_at(ext2_filsys efs, const char *path, bool follow,
 			 ext2_ino_t *ino, struct ext2_inode *inode)
 {
 	errcode_t err;
+	int rc = imgp_ext_resolve(efs, path, follow, ino);
 
-	err = follow ? ext2fs_namei_follow(efs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, ino)
-		     : ext2fs_namei(efs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, ino);
-	if (err == EXT2_ET_FILE_NOT_FOUND)
-		return imgp_fail(ENOENT, "not found");
-	if (err)
-		return imgp_ext_err(err);
+	if (rc)
+		return rc;
 	err = ext2fs_read_inode(efs, *ino, inode);
 	if (err)
 		return imgp_ext_fail(err, "cannot read inode %u", *ino);

@@ -328,16 +328,17 @@ static int ext_write_file(struct imgp_fs *fs, const char *path,
 	if (rc)
 		return rc;
 	imgp_ext_usage(efs, &before);
-	err = ext2fs_namei_follow(efs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, &ino);
-	if (!err) {
+	rc = imgp_ext_resolve(efs, path, true, &ino);
+	if (!rc) {
 		err = ext2fs_read_inode(efs, ino, &inode);
 		if (err)
 			return imgp_ext_fail(err, "cannot read inode %u", ino);
 		rc = imgp_ext_rewrite(efs, ino, &inode, data, len, &modified);
-	} else if (err == EXT2_ET_FILE_NOT_FOUND) {
+	} else if (rc == -ENOENT) {
+		imgp_errclear();
 		rc = imgp_ext_create(efs, fs->img->ctx, path, data, len, &modified);
 	} else {
-		return imgp_ext_err(err);
+		return rc;
 	}
 	if (!modified)
 		return rc;
@@ -355,11 +356,9 @@ static int ext_set_mode(struct imgp_fs *fs, const char *path, unsigned mode)
 	rc = ext_check_change(fs, path);
 	if (rc)
 		return rc;
-	err = ext2fs_namei(efs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, &ino);
-	if (!err)
-		err = ext2fs_read_inode(efs, ino, &inode);
-	if (err)
-		return imgp_ext_err(err);
+	rc = imgp_ext_lookup_nofollow(efs, path, &ino, &inode);
+	if (rc)
+		return rc;
 	if ((inode.i_mode & 07777) == (mode & 07777))
 		return 0;
 	inode.i_mode = (uint16_t)((inode.i_mode & ~07777u) | (mode & 07777));
@@ -371,19 +370,18 @@ static int ext_exists(struct imgp_fs *fs, const char *path)
 {
 	ext2_filsys efs = ext_priv(fs)->fs;
 	ext2_ino_t ino;
-	errcode_t err;
 	int rc;
 
 	rc = imgp_ext_check_path(path);
 	if (rc)
 		return rc;
 	/* Like lstat: a symlink exists even when its target does not. */
-	err = ext2fs_namei(efs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, &ino);
-	if (!err)
-		return 1;
-	if (err == EXT2_ET_FILE_NOT_FOUND || err == EXT2_ET_NO_DIRECTORY)
+	rc = imgp_ext_resolve(efs, path, false, &ino);
+	if (rc == -ENOENT || rc == -ENOTDIR) {
+		imgp_errclear();
 		return 0;
-	return imgp_ext_err(err);
+	}
+	return rc ? rc : 1;
 }
 
 static int ext_readlink(struct imgp_fs *fs, const char *path,

@@ -15,13 +15,13 @@
 /*
  * Every path of a FAT as "mdir -/ -b -a ::/" lists it, one a line, folders
  * ending in "/". Kept by the handle while neither imgpatch nor mtools
- * wrote to the image file (its identity, size and time stamp, and the
- * image's write count, are the key): lookups and the folder list of a
+ * wrote to the image file (its identity, size and time stamp, the
+ * partition's offset and the image's write count are the key): lookups and the folder list of a
  * commit then cost no mtools run. Not kept for block devices, whose time
  * stamp says nothing.
  */
 struct fat_listing {
-	char drive[4200];
+	uint64_t start;          /* the partition's offset in the image */
 	dev_t dev;
 	ino_t ino;
 	off_t size;
@@ -33,10 +33,17 @@ struct fat_listing {
 	bool have_dir_chains;
 };
 
+/*
+ * mtools is handed the image and the private copy as descriptors it
+ * inherits, "/proc/self/fd/N@@OFFSET": it reads the name given to -i up to
+ * its first "@@" and past a '|', and has a shell expand one with '$', '('
+ * or '`' in it, so no name of the user's may reach it.
+ */
 struct fat_priv {
-	char drive[4200];        /* "-i" argument: IMAGE@@OFFSET, or the private copy */
-	char src[4200];          /* capture mode: the image's own IMAGE@@OFFSET */
+	char drive[64];          /* "-i" argument: the image's, or the private copy's */
+	char src[64];            /* the image's own "-i" argument */
 	struct imgp_fat_geom geom;
+	int img_fd;              /* the image, for mtools */
 	int copy_fd;             /* capture mode: the private copy (in memory), else -1 */
 	struct imgp_fat_ranges filled; /* capture mode: what the copy holds of the image */
 	char **dirs;             /* capture mode: mtools names of every directory */
@@ -63,6 +70,13 @@ struct fat_priv {
 /* mtools must not read a user's ~/.mtoolsrc, nor refuse odd geometries. */
 extern const char *const imgp_fat_mtools_env[];
 
+/*
+ * Runs an mtools program (imgp_run) whose -i argument is priv's drive or
+ * src: it inherits their descriptors, and its message names the image or
+ * the private copy, not a descriptor.
+ */
+int imgp_fat_run(struct imgp_fs *fs, const char *const argv[],
+		 const char *const env[], struct imgp_buf *out);
 /* Runs mshowfat on one drive for names; their chains appended to out. */
 int imgp_fat_chains(struct imgp_fs *fs, const char *drive, char **names,
 		    size_t n, struct imgp_fat_ranges *out);

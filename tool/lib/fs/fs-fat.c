@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * FAT12/16/32 through mtools, run as programs on "IMAGE@@OFFSET" so nothing
- * is mounted. imgpatch itself only reads the boot sector: to refuse a FAT
- * whose geometry does not fit its partition before mtools ever writes, and
- * to turn the cluster numbers mtools reports (mshowfat) into image offsets.
+ * FAT12/16/32 through mtools, run as programs on the image's partition
+ * ("/proc/self/fd/N@@OFFSET") so nothing is mounted. imgpatch itself only
+ * reads the boot sector: to refuse a FAT whose geometry does not fit its
+ * partition before mtools ever writes, and to turn the cluster numbers
+ * mtools reports (mshowfat) into image offsets.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -39,6 +41,37 @@ static int fat_check_geometry(struct imgp_fs *fs, struct imgp_fat_geom *g)
 	return rc ? rc : imgp_fat_geometry(bs, fs->part->size, g);
 }
 
+/* mtools' message names what where it named fd's "/proc/self/fd/N". */
+static void fat_name_fd(int rc, int fd, const char *what)
+{
+	char fd_path[32], msg[4200];
+	const char *at;
+	size_t n;
+
+	if (fd < 0)
+		return;
+	snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
+	snprintf(msg, sizeof(msg), "%s", imgp_errmsg());
+	at = strstr(msg, fd_path);
+	n = strlen(fd_path);
+	if (at && !isdigit((unsigned char)at[n]))
+		imgp_fail(-rc, "%.*s%s%s", (int)(at - msg), msg, what, at + n);
+}
+
+int imgp_fat_run(struct imgp_fs *fs, const char *const argv[],
+		 const char *const env[], struct imgp_buf *out)
+{
+	struct fat_priv *priv = fs->priv;
+	const int keep[] = { priv->img_fd, priv->copy_fd };
+	int rc = imgp_run_fds(argv, env, out, keep, priv->copy_fd >= 0 ? 2 : 1);
+
+	if (rc) {
+		fat_name_fd(rc, priv->img_fd, "the image");
+		fat_name_fd(rc, priv->copy_fd, "the private copy of the FAT");
+	}
+	return rc;
+}
+
 /* Runs mshowfat on one drive for names; their chains appended to out. */
 int imgp_fat_chains(struct imgp_fs *fs, const char *drive, char **names,
 		    size_t n, struct imgp_fat_ranges *out)
@@ -56,7 +89,7 @@ int imgp_fat_chains(struct imgp_fs *fs, const char *drive, char **names,
 	argv[2] = drive;
 	for (size_t i = 0; i < n; i++)
 		argv[3 + i] = names[i];
-	rc = imgp_run(argv, imgp_fat_mtools_env, &o);
+	rc = imgp_fat_run(fs, argv, imgp_fat_mtools_env, &o);
 	free(argv);
 	if (!rc)
 		rc = imgp_buf_append(&o, "", 1);
@@ -178,7 +211,7 @@ static bool fat_root_is_empty(struct imgp_fs *fs)
 
 	if (strcmp(imgp_errmsg(), empty_root))
 		return false;
-	empty = !imgp_run(argv, imgp_fat_mtools_env, &o);
+	empty = !imgp_fat_run(fs, argv, imgp_fat_mtools_env, &o);
 	for (size_t i = 0; empty && i < o.len; i++)
 		if (o.data[i] != '\n' && o.data[i] != ' ')
 			empty = false;
@@ -199,9 +232,9 @@ int imgp_fat_list(struct imgp_fs *fs, const char **text)
 	struct stat st;
 	int rc;
 
-	if (fs->img->is_blockdev || stat(fs->img->path, &st) < 0)
+	if (fs->img->is_blockdev || fstat(priv->img_fd, &st) < 0)
 		memset(&st, 0, sizeof(st));
-	if (l->text && st.st_ino && !strcmp(l->drive, priv->src) &&
+	if (l->text && st.st_ino && l->start == fs->part->start &&
 	    l->dev == st.st_dev && l->ino == st.st_ino && l->size == st.st_size &&
 	    l->mtime.tv_sec == st.st_mtim.tv_sec &&
 	    l->mtime.tv_nsec == st.st_mtim.tv_nsec && l->writes == fs->img->writes) {
@@ -209,7 +242,7 @@ int imgp_fat_list(struct imgp_fs *fs, const char **text)
 		return 0;
 	}
 	fat_listing_drop(l);
-	rc = imgp_run(argv, imgp_fat_mtools_env, &o);
+	rc = imgp_fat_run(fs, argv, imgp_fat_mtools_env, &o);
 	if (rc && fat_root_is_empty(fs)) {
 		imgp_buf_free(&o);
 		rc = 0;
@@ -223,7 +256,7 @@ int imgp_fat_list(struct imgp_fs *fs, const char **text)
 	l->text = (char *)imgp_buf_steal(&o, NULL);
 	*text = l->text;
 	if (st.st_ino) {
-		snprintf(l->drive, sizeof(l->drive), "%s", priv->src);
+		l->start = fs->part->start;
 		l->dev = st.st_dev;
 		l->ino = st.st_ino;
 		l->size = st.st_size;
@@ -231,7 +264,6 @@ int imgp_fat_list(struct imgp_fs *fs, const char **text)
 		l->writes = fs->img->writes;
 	} else {
 		/* Used once, by this caller: the next one lists again. */
-		l->drive[0] = '\0';
 		l->ino = 0;
 	}
 	return 0;
@@ -298,49 +330,57 @@ static int fat_copy_metadata(struct imgp_fs *fs)
 	return rc;
 }
 
-static int fat_drive(char *out, size_t len, const char *path, uint64_t off)
+/*
+ * A descriptor of what fd is open on, past the standard streams (which a
+ * program's are), close-on-exec: only mtools inherits it. fd is closed
+ * when owned.
+ */
+static int fat_drive_fd(int fd, bool owned, const char *what)
 {
-	int n = snprintf(out, len, "%s@@%llu", path, (unsigned long long)off);
+	int err, moved = fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 3);
 
-	if (n < 0 || (size_t)n >= len)
-		return imgp_fail(ENAMETOOLONG, "image path too long");
-	return 0;
+	err = errno;
+	if (fd >= 0 && owned)
+		close(fd);
+	if (moved < 0)
+		return imgp_fail(err, "%s: %s", what, strerror(err));
+	return moved;
+}
+
+/* The -i argument of mtools for the descriptor fd, the FAT at off. */
+static void fat_drive(char *out, size_t len, int fd, uint64_t off)
+{
+	snprintf(out, len, "/proc/self/fd/%d@@%llu", fd, (unsigned long long)off);
 }
 
 static int fat_open(struct imgp_fs *fs)
 {
 	struct fat_priv *priv;
-	char copy[64];
 	int rc;
 
-	if (strstr(fs->img->path, "@@"))
-		return imgp_fail(EINVAL, "image path contains '@@', which mtools cannot take");
 	priv = calloc(1, sizeof(*priv));
 	if (!priv)
 		return imgp_fail(ENOMEM, "out of memory");
 	priv->copy_fd = -1;
 	fs->priv = priv;
-	rc = fat_check_geometry(fs, &priv->geom);
+	priv->img_fd = fat_drive_fd(fs->img->fd, false, "the image");
+	rc = priv->img_fd < 0 ? priv->img_fd : fat_check_geometry(fs, &priv->geom);
 	/* mtools reads the file itself: an image unpacked on demand must hold it all. */
 	if (!rc)
 		rc = imgp_image_fill(fs->img, fs->part->start, fs->part->size);
 	if (!rc)
-		rc = fat_drive(priv->src, sizeof(priv->src), fs->img->path,
-			       fs->part->start);
+		fat_drive(priv->src, sizeof(priv->src), priv->img_fd, fs->part->start);
 	if (!rc && !fs->capture)
 		memcpy(priv->drive, priv->src, sizeof(priv->drive));
 	/* mtools writes what it reads: a damaged chain is refused before it runs. */
 	if (!rc && fs->capture)
 		rc = imgp_fat_refuse_damage(fs, NULL);
 	if (!rc && fs->capture) {
-		/* Not close-on-exec: mtools opens it as /proc/self/fd/N. */
-		priv->copy_fd = memfd_create("imgpatch-fat", 0);
-		if (priv->copy_fd < 0)
-			rc = imgp_fail(errno, "private copy of the FAT: %s", strerror(errno));
-		if (!rc) {
-			snprintf(copy, sizeof(copy), "/proc/self/fd/%d", priv->copy_fd);
-			rc = fat_drive(priv->drive, sizeof(priv->drive), copy, 0);
-		}
+		priv->copy_fd = fat_drive_fd(memfd_create("imgpatch-fat", MFD_CLOEXEC),
+					     true, "private copy of the FAT");
+		rc = priv->copy_fd < 0 ? priv->copy_fd : 0;
+		if (!rc)
+			fat_drive(priv->drive, sizeof(priv->drive), priv->copy_fd, 0);
 		if (!rc)
 			rc = fat_listing_take(fs, fs->seen);
 		if (!rc)
@@ -434,6 +474,8 @@ static void fat_close(struct imgp_fs *fs)
 		return;
 	if (priv->copy_fd >= 0)
 		close(priv->copy_fd);
+	if (priv->img_fd >= 0)
+		close(priv->img_fd);
 	free(priv->filled.r);
 	fat_listing_drop(&priv->listing);
 	imgp_fat_damage_free(&priv->damage);
@@ -470,7 +512,7 @@ static int fat_stat(struct imgp_fs *fs, const char *target)
 		if (rc != -ENOENT)
 			return rc;
 	}
-	rc = imgp_run(argv, imgp_fat_mtools_env, &out);
+	rc = imgp_fat_run(fs, argv, imgp_fat_mtools_env, &out);
 	if (rc) {
 		bool missing = strstr(imgp_errmsg(), "not found") != NULL;
 
@@ -525,7 +567,7 @@ static int fat_read_file(struct imgp_fs *fs, const char *path, size_t max,
 		rc = fat_file(fs, path, target, sizeof(target), false);
 	if (rc)
 		return rc;
-	rc = imgp_run(argv, imgp_fat_mtools_env, out);
+	rc = imgp_fat_run(fs, argv, imgp_fat_mtools_env, out);
 	if (rc)
 		return rc;
 	if (out->len > max)
@@ -650,7 +692,7 @@ static int fat_write_file(struct imgp_fs *fs, const char *path,
 	rc = fat_stage(data, len, tmp, sizeof(tmp));
 	if (rc)
 		return rc;
-	rc = imgp_run(argv, imgp_fat_mtools_env, NULL);
+	rc = imgp_fat_run(fs, argv, imgp_fat_mtools_env, NULL);
 	imgp_temp_remove(tmp);
 	/* mcopy wrote to the image itself: what was listed may be gone. */
 	if (priv->copy_fd < 0)
@@ -702,7 +744,7 @@ static int fat_mkdir(struct imgp_fs *fs, const char *path)
 		snprintf(epoch_env, sizeof(epoch_env), "SOURCE_DATE_EPOCH=%lld", (long long)epoch);
 		env[2] = epoch_env;
 	}
-	rc = imgp_run(argv, env, NULL);
+	rc = imgp_fat_run(fs, argv, env, NULL);
 	if (rc)
 		return rc;
 	if (priv->copy_fd < 0) {
