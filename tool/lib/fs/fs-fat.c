@@ -291,15 +291,48 @@ static int fat_lookup(struct imgp_fs *fs, const char *target)
 	return rc ? rc : imgp_fat_listing_find(text, target);
 }
 
-/* The clusters of names, mshowfat run on drive in groups. */
+/*
+ * mtools matches '*', '?' and '[...]' in a name it reads as a pattern
+ * (mtype ::/a[1].txt prints a1.txt), and takes the last name of a file it
+ * makes literally: no one spelling names such a file for every command.
+ * '*', '?' and '\' cannot stand in a FAT name at all.
+ */
+static const char fat_pattern_chars[] = "*?[]\\";
+
+/*
+ * A name from mtools' own listing as mshowfat must be given it to match
+ * that one file: its pattern characters escaped with '\'.
+ */
+static char *fat_pattern_escape(const char *name)
+{
+	char *out = malloc(2 * strlen(name) + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	for (; *name; name++) {
+		if (strchr(fat_pattern_chars, *name))
+			*o++ = '\\';
+		*o++ = *name;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* The clusters of names (from a listing), mshowfat run on drive in groups. */
 static int fat_chains_all(struct imgp_fs *fs, const char *drive, char **names,
 			  size_t n, struct imgp_fat_ranges *out)
 {
-	int rc = 0;
+	char **escaped = calloc(n ? n : 1, sizeof(*escaped));
+	int rc = escaped ? 0 : imgp_fail(ENOMEM, "out of memory");
 
+	for (size_t i = 0; !rc && i < n; i++)
+		if (!(escaped[i] = fat_pattern_escape(names[i])))
+			rc = imgp_fail(ENOMEM, "out of memory");
 	for (size_t i = 0; !rc && i < n; i += FAT_DIRS_PER_RUN)
-		rc = imgp_fat_chains(fs, drive, names + i,
+		rc = imgp_fat_chains(fs, drive, escaped + i,
 				n - i < FAT_DIRS_PER_RUN ? n - i : FAT_DIRS_PER_RUN, out);
+	if (escaped)
+		imgp_fs_list_free(escaped, n);
 	return rc;
 }
 
@@ -487,7 +520,13 @@ static void fat_close(struct imgp_fs *fs)
 /* "::/path" as mtools names files on the -i drive. */
 int imgp_fat_target(const char *path, char *out, size_t outlen)
 {
-	int n = snprintf(out, outlen, "::%s%s", path[0] == '/' ? "" : "/", path);
+	size_t bad = strcspn(path, fat_pattern_chars);
+	int n;
+
+	if (path[bad])
+		return imgp_fail(EINVAL, "a name with '%c' is not supported on FAT (mtools reads it as a pattern)",
+				 path[bad]);
+	n = snprintf(out, outlen, "::%s%s", path[0] == '/' ? "" : "/", path);
 
 	if (n < 0 || (size_t)n >= outlen)
 		return imgp_fail(ENAMETOOLONG, "path too long");
