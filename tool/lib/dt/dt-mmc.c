@@ -196,10 +196,9 @@ static bool dt_is_speed_prop(const char *name)
 	return false;
 }
 
-static int dt_fill_mmc(const struct imgp_dtb *dtb, int node,
-		       struct imgp_dt_mmc *m, struct imgp_buf *warnings)
+static int dt_fill_mmc(const struct imgp_dtb *dtb, int node, struct imgp_dt_mmc *m)
 {
-	const size_t maxprops = sizeof(m->props) / sizeof(m->props[0]);
+	struct imgp_buf props = { 0 };  /* struct imgp_dt_mmc_prop, as many as the node has */
 	const void *fdt = dtb->fdt;
 	const char *status;
 	int prop, len, rc;
@@ -216,32 +215,45 @@ static int dt_fill_mmc(const struct imgp_dtb *dtb, int node,
 	m->kind = imgp_dt_mmc_kind_of(fdt, node);
 
 	fdt_for_each_property_offset(prop, fdt, node) {
-		struct imgp_dt_mmc_prop *mp;
+		struct imgp_dt_mmc_prop mp;
 		const char *name;
 		const void *val;
 
 		val = fdt_getprop_by_offset(fdt, prop, &name, &len);
-		if (!val || !name)
-			return imgp_fail(EINVAL, "%s: %s", m->path, fdt_strerror(len));
+		if (!val || !name) {
+			rc = imgp_fail(EINVAL, "%s: %s", m->path, fdt_strerror(len));
+			break;
+		}
 		if (!dt_is_speed_prop(name))
 			continue;
-		if (m->nprops == maxprops) {
-			imgp_warn_into(warnings, "%s: more than %zu speed properties, '%s' not listed",
-				       m->path, maxprops, name);
-			continue;
-		}
-		mp = &m->props[m->nprops++];
-		snprintf(mp->name, sizeof(mp->name), "%s", name);
+		memset(&mp, 0, sizeof(mp));
+		snprintf(mp.name, sizeof(mp.name), "%s", name);
 		/* A value too long to show is cut with "...": fine for a listing. */
-		rc = imgp_dt_format_value(val, len, mp->value, sizeof(mp->value));
+		rc = imgp_dt_format_value(val, len, mp.value, sizeof(mp.value));
 		if (rc && rc != -ENOSPC)
-			return rc;
+			break;
+		rc = imgp_buf_append(&props, &mp, sizeof(mp)) ?
+		     imgp_fail(ENOMEM, "out of memory") : 0;
+		if (rc)
+			break;
 	}
+	if (rc) {
+		imgp_buf_free(&props);
+		return rc;
+	}
+	m->nprops = props.len / sizeof(*m->props);
+	m->props = (struct imgp_dt_mmc_prop *)imgp_buf_steal(&props, NULL);
 	return 0;
 }
 
-int imgp_dt_list_mmc(const struct imgp_dtb *dtb, struct imgp_dt_mmc **out, size_t *n,
-		     struct imgp_buf *warnings)
+void imgp_dt_mmc_free(struct imgp_dt_mmc *list, size_t n)
+{
+	for (size_t i = 0; list && i < n; i++)
+		free(list[i].props);
+	free(list);
+}
+
+int imgp_dt_list_mmc(const struct imgp_dtb *dtb, struct imgp_dt_mmc **out, size_t *n)
 {
 	const void *fdt = dtb->fdt;
 	struct imgp_buf list = { 0 };  /* struct imgp_dt_mmc, as many as the tree has */
@@ -254,15 +266,16 @@ int imgp_dt_list_mmc(const struct imgp_dtb *dtb, struct imgp_dt_mmc **out, size_
 	     node = fdt_next_node(fdt, node, NULL)) {
 		if (!imgp_dt_is_mmc(fdt, node))
 			continue;
-		memset(&m, 0, sizeof(m));
-		rc = dt_fill_mmc(dtb, node, &m, warnings);
-		if (!rc && imgp_buf_append(&list, &m, sizeof(m)))
+		rc = dt_fill_mmc(dtb, node, &m);
+		if (!rc && imgp_buf_append(&list, &m, sizeof(m))) {
+			free(m.props);
 			rc = imgp_fail(ENOMEM, "out of memory");
+		}
 	}
 	if (!rc && node != -FDT_ERR_NOTFOUND)
 		rc = imgp_dt_walk_error(node);
 	if (rc) {
-		imgp_buf_free(&list);
+		imgp_dt_mmc_free((struct imgp_dt_mmc *)list.data, list.len / sizeof(m));
 		return rc;
 	}
 	*n = list.len / sizeof(m);
