@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-test_description='no fixed counts over image content: a script of 500 loads and 500 variables, a command of 500 words, a tree of 80 SD/eMMC controllers, a controller of 20 speed properties, a FIT of 300 configurations, an fstab of 100 and of 300 lines'
+test_description='no fixed counts over image content: a script of 500 loads, 500 variables and 40 nested ifs, a command of 500 words, a tree of 80 SD/eMMC controllers, a controller of 20 speed properties, a FIT of 300 configurations, an fstab of 100 and of 300 lines'
 . "$(dirname "$0")/lib.sh"
 
 test_require_imgpatch
@@ -38,7 +38,7 @@ test_expect_success 'build: postmarketOS (the PinePhone tree with __symbols__) a
 	"$FIXTURES/mkimage-kv260.sh" kv.img
 '
 
-test_expect_success 'user.scr with 500 loads, 500 variables and a 500-word command: the overlay of the last load applies, as fdtoverlay gives it' '
+test_expect_success 'user.scr with 500 loads, 500 variables, a 500-word command and 40 nested ifs: the overlay of the last load applies, as fdtoverlay gives it' '
 	cat >a.dts <<-\EOF &&
 	/dts-v1/;
 	/plugin/;
@@ -50,7 +50,9 @@ test_expect_success 'user.scr with 500 loads, 500 variables and a 500-word comma
 		for i in $(seq 1 499); do echo "load mmc \${mmc_bootdev}:1 \${v$((i % 500 + 1))} notes$i.txt"; done &&
 		echo "echo $(seq -s " " 1 500)" &&
 		echo "setenv ov \${v500}" &&
-		echo "load mmc \${mmc_bootdev}:1 \${ov} a.dtbo && fdt apply \${ov}"
+		for i in $(seq 1 40); do echo "if test -n \"\${v$i}\"; then"; done &&
+		echo "load mmc \${mmc_bootdev}:1 \${ov} a.dtbo && fdt apply \${ov}" &&
+		for i in $(seq 1 40); do echo "fi"; done
 	} >user.cmd &&
 	test "$(grep -c "^load " user.cmd)" = 500 &&
 	test "$(grep -c "^setenv v" user.cmd)" = 500 &&
