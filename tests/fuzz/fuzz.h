@@ -100,8 +100,8 @@ static inline void fuzz_list_mmc(const struct imgp_dtb *dtb)
 	struct imgp_dt_mmc *list;
 	size_t n;
 
-	if (imgp_dt_list_mmc(dtb, &list, &n) == 0)
-		imgp_dt_mmc_free(list, n);
+	if (imgp_dt_list_mmc(dtb, &list, &n, NULL) == 0)
+		free(list);
 }
 
 #endif

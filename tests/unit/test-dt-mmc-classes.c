@@ -69,19 +69,14 @@ static int check_tree(const char *path, const char *name, struct imgp_dtb *dtb,
 	free(raw);
 	if (rc)
 		return rc;
-	rc = imgp_dt_list_mmc(dtb, &found, &nfound);
+	rc = imgp_dt_list_mmc(dtb, &found, &nfound, NULL);
 	if (rc)
 		return rc;
 	/* The callers' list holds MMC_MAX: more is a tree to look at. */
 	CHECK(nfound <= MMC_MAX, "classes: no tree has more than MMC_MAX controllers");
 	*n = nfound <= MMC_MAX ? (int)nfound : MMC_MAX;
 	memcpy(list, found, (size_t)*n * sizeof(*list));
-	/* The callers read paths and classes, not the properties. */
-	for (int i = 0; i < *n; i++) {
-		list[i].props = NULL;
-		list[i].nprops = 0;
-	}
-	imgp_dt_mmc_free(found, nfound);
+	free(found);
 	tree.dtb = *dtb;
 	return imgp_doctor_check_mmc(&d);
 }

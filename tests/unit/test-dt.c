@@ -425,10 +425,10 @@ static void check_mmc(const struct imgp_dtb *dtb)
 	const struct imgp_dt_mmc_prop *p;
 	size_t n;
 
-	CHECK(imgp_dt_list_mmc(dtb, &mmc, &n) == 0 && n == 4,
+	CHECK(imgp_dt_list_mmc(dtb, &mmc, &n, NULL) == 0 && n == 4,
 	      "four SD/eMMC controllers (not the serial, not the pwrseq)");
 	if (n != 4) {
-		imgp_dt_mmc_free(mmc, n);
+		free(mmc);
 		return;
 	}
 	CHECK_STR(mmc[0].path, "/soc/mmc@1000", "first controller");
@@ -452,7 +452,7 @@ static void check_mmc(const struct imgp_dtb *dtb)
 	/* As many as the node has: a real eMMC host can have 20. */
 	CHECK(mmc[3].nprops == 18, "all 18 speed properties are listed");
 	CHECK(mmc_prop(&mmc[3], "vqmmc-supply") != NULL, "the last one too");
-	imgp_dt_mmc_free(mmc, n);
+	free(mmc);
 }
 
 static const char *real_path(const char *file)
@@ -489,7 +489,7 @@ static void check_real_generic(const char *file)
 	CHECK(rc == 0, name);
 	if (rc)
 		return;
-	n = imgp_dt_list_mmc(&dtb, &mmc, &nm) ? -1 : (int)nm;
+	n = imgp_dt_list_mmc(&dtb, &mmc, &nm, NULL) ? -1 : (int)nm;
 	CHECK(n >= 1, "real tree: SD/eMMC controllers listed");
 	for (i = 0; i < n; i++) {
 		p = find(&dtb, mmc[i].path, &rc);
@@ -510,7 +510,7 @@ static void check_real_generic(const char *file)
 
 		check_like_fdtput(path, mmc[del].path, props, 1);
 	}
-	imgp_dt_mmc_free(mmc, nm);
+	free(mmc);
 }
 
 /* The Kria K26 tree (sm-k26 SOM on the KV260 carrier), as the recipes use it. */
@@ -533,12 +533,12 @@ static void check_real_k26(void)
 	CHECK(rc == -EEXIST && strstr(imgp_errmsg(), "/axi/mmc@ff160000") &&
 	      strstr(imgp_errmsg(), "/axi/mmc@ff170000"),
 	      "k26: bare mmc is ambiguous between both controllers");
-	n = imgp_dt_list_mmc(&dtb, &mmc, &nm) ? -1 : (int)nm;
+	n = imgp_dt_list_mmc(&dtb, &mmc, &nm, NULL) ? -1 : (int)nm;
 	for (i = 0; i < n; i++)
 		if (!strcmp(mmc[i].path, "/axi/mmc@ff170000") &&
 		    mmc_prop(&mmc[i], "no-1-8-v"))
 			found = 1;
-	imgp_dt_mmc_free(mmc, nm);
+	free(mmc);
 	CHECK(found, "k26: mmc@ff170000 listed with no-1-8-v");
 	imgp_dtb_free(&dtb);
 	check_like_fdtput(path, "/axi/mmc@ff170000", no18, 1);

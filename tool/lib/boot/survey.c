@@ -542,14 +542,19 @@ static int tree_fail(struct imgp_survey_tree *t, int rc)
 	return note(&ignored, &t->error, rc);
 }
 
-static int tree_list_mmc(struct imgp_survey_tree *t, const struct imgp_dtb *dtb)
+static int tree_list_mmc(struct imgp_survey *sv, struct imgp_survey_tree *t,
+			 const struct imgp_dtb *dtb)
 {
-	int rc = imgp_dt_list_mmc(dtb, &t->mmc, &t->nmmc);
+	struct imgp_buf warnings = { 0 };
+	int rc = imgp_dt_list_mmc(dtb, &t->mmc, &t->nmmc, &warnings);
 
+	imgp_warn_lines(imgp_survey_ctx(sv), (const char *)warnings.data);
+	imgp_buf_free(&warnings);
 	return rc ? tree_fail(t, rc) : 0;
 }
 
-static int tree_mmc(struct imgp_survey_tree *t, const void *blob, size_t size)
+static int tree_mmc(struct imgp_survey *sv, struct imgp_survey_tree *t, const void *blob,
+		    size_t size)
 {
 	struct imgp_dtb dtb;
 	int rc;
@@ -557,7 +562,7 @@ static int tree_mmc(struct imgp_survey_tree *t, const void *blob, size_t size)
 	rc = imgp_dtb_load(&dtb, blob, size);
 	if (rc)
 		return tree_fail(t, rc);
-	rc = tree_list_mmc(t, &dtb);
+	rc = tree_list_mmc(sv, t, &dtb);
 	imgp_dtb_free(&dtb);
 	return rc;
 }
@@ -584,7 +589,7 @@ static int tree_fit(struct imgp_survey *sv, struct imgp_survey_tree *t, size_t i
 	rc = imgp_fit_payload(&sv->fit.fit, img, &data, &size);
 	if (rc)
 		return tree_fail(t, rc);
-	return tree_mmc(t, data, size);
+	return tree_mmc(sv, t, data, size);
 }
 
 static int survey_trees(struct imgp_survey *sv)
@@ -605,7 +610,7 @@ static int survey_trees(struct imgp_survey *sv)
 		if (strcmp(fit->images[i].type, "flat_dt") == 0)
 			rc = tree_fit(sv, &sv->trees[sv->ntrees++], i);
 	if (!rc && override)
-		rc = tree_mmc(&sv->trees[sv->ntrees++], sv->override.data.data,
+		rc = tree_mmc(sv, &sv->trees[sv->ntrees++], sv->override.data.data,
 			      sv->override.data.len);
 	return rc;
 }
@@ -633,7 +638,7 @@ static int survey_effective(struct imgp_survey *sv, bool controllers)
 
 		t->image = e->image;
 		if (e->dtb.fdt) {
-			rc = tree_list_mmc(t, &e->dtb);
+			rc = tree_list_mmc(sv, t, &e->dtb);
 			continue;
 		}
 		t->state = e->rc == -ENOENT && !e->failed ? IMGP_TREE_MISSING :
@@ -789,12 +794,12 @@ void imgp_survey_close(struct imgp_survey *sv)
 
 	for (size_t i = 0; i < sv->ntrees; i++) {
 		free(sv->trees[i].error);
-		imgp_dt_mmc_free(sv->trees[i].mmc, sv->trees[i].nmmc);
+		free(sv->trees[i].mmc);
 	}
 	free(sv->trees);
 	for (size_t i = 0; sv->effective_trees && i < sv->neffective; i++) {
 		free(sv->effective_trees[i].error);
-		imgp_dt_mmc_free(sv->effective_trees[i].mmc, sv->effective_trees[i].nmmc);
+		free(sv->effective_trees[i].mmc);
 	}
 	free(sv->effective_trees);
 	imgp_effective_free(sv->effective, sv->neffective);

@@ -430,11 +430,14 @@ static int check_tree(struct doctor *d, const struct doctor_tree *t)
 		check_broken_cd, check_emmc_vqmmc, check_emmc_hs200,
 		check_bus_width,
 	};
+	struct imgp_buf warnings = { 0 };
 	struct imgp_dt_mmc *list;
 	size_t n;
 	int rc;
 
-	rc = imgp_dt_list_mmc(&t->dtb, &list, &n);
+	rc = imgp_dt_list_mmc(&t->dtb, &list, &n, &warnings);
+	imgp_warn_lines(imgp_survey_ctx(&d->sv), (const char *)warnings.data);
+	imgp_buf_free(&warnings);
 	for (size_t i = 0; i < n && !rc; i++) {
 		struct mmc m;
 		int node;
@@ -450,7 +453,7 @@ static int check_tree(struct doctor *d, const struct doctor_tree *t)
 		for (size_t k = 0; k < sizeof(checks) / sizeof(checks[0]) && !rc; k++)
 			rc = checks[k](d, &m);
 	}
-	imgp_dt_mmc_free(list, n);
+	free(list);
 	return rc;
 }
 
