@@ -349,10 +349,12 @@ static void test_many_entries(void)
 	imgp_errclear();
 	rc = imgp_fstab_get((const char *)text.data, text.len, "/nope", &e);
 	CHECK(rc == -ENOENT, "many entries: -ENOENT");
-	CHECK(imgp_buf_printf(&tail, "/0001f, ... %d entries in all)", n) == 0, "many entries: tail made");
+	CHECK(imgp_buf_printf(&tail, ", ... %d entries in all)", n) == 0, "many entries: tail made");
+	/* The list is bounded by its bytes, not by a count: 100 fit in it. */
 	CHECK(strstr(imgp_errmsg(), "(have: /00000, /00001, ") != NULL &&
+	      strstr(imgp_errmsg(), ", /00063, ") != NULL &&
 	      strstr(imgp_errmsg(), (const char *)tail.data) != NULL,
-	      "many entries: the message lists the first 32 mount points and counts them all");
+	      "many entries: the message lists the first mount points and counts them all");
 	imgp_buf_free(&tail);
 	imgp_buf_free(&text);
 }

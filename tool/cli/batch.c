@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,11 +45,18 @@ struct job_work {
 	struct job *job;
 };
 
-/* In the child: the image patched, its output in the log. */
+/*
+ * In the child: the image patched, its output in the log. A signal that
+ * reaches it before its count is sent ends it, so the run reports it
+ * interrupted (an in-place commit holds the signal off until the image is
+ * whole, then dies of it); once the count is sent, the child ends as it
+ * reported, or a patched image would read as killed, hence failed.
+ */
 static int job_work(void *ctx, int fd)
 {
 	const struct job_work *w = ctx;
 	size_t changes = 0;
+	sigset_t all;
 	int rc;
 
 	dup2(w->job->logfd, STDOUT_FILENO);
@@ -56,6 +64,8 @@ static int job_work(void *ctx, int fd)
 	close(w->job->logfd);
 	rc = cli_apply_one(w->o, w->r, w->job->image, w->job->out, &changes);
 	fflush(stdout);
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, NULL);
 	if (write(fd, &changes, sizeof(changes)) != sizeof(changes))
 		rc = rc ? rc : EXIT_ERROR;
 	return rc;

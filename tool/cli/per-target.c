@@ -77,38 +77,67 @@ void cli_json_parameters(struct imgp_json *j, struct imgp_recipe *const *recipes
 }
 
 /*
- * The workers alive, for the signal handler: slots published and cleared
- * with atomic operations (a slot is 0 when free).
+ * The workers alive, for the signal handler: as many slots as a run has
+ * workers at once (children_reserve, before the first starts), published
+ * and cleared with atomic operations (a slot is 0 when free). The handler
+ * runs on this one thread, so it never sees the slots half made or freed.
  */
-#define CHILDREN_MAX 512
-static _Atomic pid_t children[CHILDREN_MAX];
+static _Atomic pid_t *_Atomic children;
+static _Atomic size_t nchildren;
+
+static void children_reserve(size_t n)
+{
+	_Atomic pid_t *slots = calloc(n ? n : 1, sizeof(*slots));
+
+	if (!slots)
+		die("out of memory");
+	atomic_store(&children, slots);
+	atomic_store(&nchildren, n ? n : 1);
+}
+
+static void children_release(void)
+{
+	_Atomic pid_t *slots = atomic_load(&children);
+
+	atomic_store(&nchildren, 0);
+	atomic_store(&children, NULL);
+	free((void *)slots);
+}
 
 static void children_add(pid_t pid)
 {
-	for (size_t i = 0; i < CHILDREN_MAX; i++) {
+	_Atomic pid_t *slots = atomic_load(&children);
+	size_t n = atomic_load(&nchildren);
+
+	for (size_t i = 0; i < n; i++) {
 		pid_t none = 0;
 
-		if (atomic_compare_exchange_strong(&children[i], &none, pid))
+		if (atomic_compare_exchange_strong(&slots[i], &none, pid))
 			return;
 	}
 }
 
 void cli_child_reaped(const struct cli_child *child)
 {
+	_Atomic pid_t *slots = atomic_load(&children);
+	size_t n = atomic_load(&nchildren);
 	pid_t pid = child->pid;
 
-	for (size_t i = 0; i < CHILDREN_MAX; i++) {
+	for (size_t i = 0; i < n; i++) {
 		pid_t p = pid;
 
-		if (atomic_compare_exchange_strong(&children[i], &p, 0))
+		if (atomic_compare_exchange_strong(&slots[i], &p, 0))
 			return;
 	}
 }
 
 void cli_children_signal(int sig)
 {
-	for (size_t i = 0; i < CHILDREN_MAX; i++) {
-		pid_t pid = atomic_load(&children[i]);
+	_Atomic pid_t *slots = atomic_load(&children);
+	size_t n = atomic_load(&nchildren);
+
+	for (size_t i = 0; i < n; i++) {
+		pid_t pid = atomic_load(&slots[i]);
 
 		if (pid > 0)
 			kill(pid, sig);
@@ -117,8 +146,11 @@ void cli_children_signal(int sig)
 
 void cli_children_wait(void)
 {
-	for (size_t i = 0; i < CHILDREN_MAX; i++) {
-		pid_t pid = atomic_exchange(&children[i], 0);
+	_Atomic pid_t *slots = atomic_load(&children);
+	size_t n = atomic_load(&nchildren);
+
+	for (size_t i = 0; i < n; i++) {
+		pid_t pid = atomic_exchange(&slots[i], 0);
 
 		while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
@@ -143,8 +175,8 @@ int cli_child_start(struct cli_child *child, int (*work)(void *ctx, int fd), voi
 	child->pid = fork();
 	err = errno;
 	if (child->pid == 0) {
-		for (size_t i = 0; i < CHILDREN_MAX; i++)
-			atomic_store(&children[i], 0);
+		/* The run's workers are not this worker's to signal. */
+		atomic_store(&nchildren, 0);
 		cli_signals_child();
 		/* It dies with the run: by SIGTERM, so that it removes its files. */
 		if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
@@ -197,6 +229,7 @@ void cli_targets_run(const struct cli_targets_ops *ops, void *ctx, size_t n, siz
 
 	if (!pfd)
 		die("out of memory");
+	children_reserve(max < n ? max : n);
 	while (finished < n) {
 		/* Interrupted: nothing more starts; the running ones end. */
 		for (; cli_signal && next < n; next++) {
@@ -246,6 +279,7 @@ void cli_targets_run(const struct cli_targets_ops *ops, void *ctx, size_t n, siz
 		if (ops->progress)
 			ops->progress(ctx, n);
 	}
+	children_release();
 	free(pfd);
 }
 

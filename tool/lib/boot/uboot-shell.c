@@ -162,9 +162,6 @@ size_t imgp_uboot_fdt_room(size_t used, unsigned long extra)
 
 /* ------------------------------------------------------------------ hush */
 
-/* if/fi nesting: a bound on hostile scripts, never met by a real one. */
-#define DEPTH_MAX 16
-
 struct var {
 	char *name, *value;      /* value NULL: unset by the script */
 };
@@ -183,7 +180,7 @@ struct imgp_ushell {
 	struct imgp_buf vars;    /* struct var, as many as the script sets */
 	size_t nvars;
 	int status;              /* $? */
-	struct frame frames[DEPTH_MAX];
+	struct imgp_buf frames;  /* struct frame, one per if open: as deep as the script nests */
 	size_t depth;
 	/* Variables a test read unset: the outcome may hang on them. */
 	struct imgp_buf unset;   /* char *, each once */
@@ -217,6 +214,7 @@ void imgp_ushell_free(struct imgp_ushell *sh)
 	}
 	for (size_t i = 0; i < sh->nunset; i++)
 		free(unset[i]);
+	imgp_buf_free(&sh->frames);
 	imgp_buf_free(&sh->vars);
 	imgp_buf_free(&sh->unset);
 	free(sh);
@@ -397,10 +395,16 @@ static int expand(struct imgp_ushell *sh, const char **p, struct imgp_buf *buf,
 	return n;
 }
 
+/* The innermost if open, or NULL. */
+static struct frame *frame_top(const struct imgp_ushell *sh)
+{
+	return sh->depth ? (struct frame *)sh->frames.data + sh->depth - 1 : NULL;
+}
+
 /* Whether the command at this point runs: the branch it is in is taken. */
 static bool running(const struct imgp_ushell *sh)
 {
-	const struct frame *f = sh->depth ? &sh->frames[sh->depth - 1] : NULL;
+	const struct frame *f = frame_top(sh);
 
 	if (!f)
 		return true;
@@ -475,29 +479,30 @@ static int run_line(struct imgp_ushell *sh, const char *s)
 				s++;
 			len = strcspn(s, " \t;\n");
 			if (len == 2 && !strncmp(s, "if", 2)) {
-				if (sh->depth == DEPTH_MAX) {
-					rc = imgp_fail(E2BIG, "if nested deeper than %d", DEPTH_MAX);
+				struct frame f = { .outer = running(sh), .in_cond = true };
+
+				if (imgp_buf_append(&sh->frames, &f, sizeof(f))) {
+					rc = imgp_fail(ENOMEM, "out of memory");
 					break;
 				}
-				sh->frames[sh->depth] = (struct frame){ .outer = running(sh),
-									.in_cond = true };
 				sh->depth++;
 			} else if (sh->depth && len == 4 && !strncmp(s, "then", 4)) {
-				struct frame *f = &sh->frames[sh->depth - 1];
+				struct frame *f = frame_top(sh);
 
 				f->body = f->outer && !f->taken && sh->status == 0;
 				f->taken |= f->body;
 				f->in_cond = false;
 			} else if (sh->depth && len == 4 && !strncmp(s, "elif", 4)) {
-				sh->frames[sh->depth - 1].in_cond = true;
+				frame_top(sh)->in_cond = true;
 			} else if (sh->depth && len == 4 && !strncmp(s, "else", 4)) {
-				struct frame *f = &sh->frames[sh->depth - 1];
+				struct frame *f = frame_top(sh);
 
 				f->body = f->outer && !f->taken;
 				f->taken = true;
 				f->in_cond = false;
 			} else if (sh->depth && len == 2 && !strncmp(s, "fi", 2)) {
 				sh->depth--;
+				sh->frames.len -= sizeof(struct frame);
 			} else {
 				break;
 			}

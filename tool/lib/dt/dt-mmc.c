@@ -263,10 +263,13 @@ static bool dt_is_speed_prop(const char *name)
 	return false;
 }
 
-static int dt_fill_mmc(const struct imgp_dtb *dtb, int node,
-		       struct imgp_dt_mmc *m, struct imgp_buf *warnings)
+/*
+ * Fills m (its props still unset) and appends its speed properties to
+ * props, whose count it keeps in m->nprops.
+ */
+static int dt_fill_mmc(const struct imgp_dtb *dtb, int node, struct imgp_dt_mmc *m,
+		       struct imgp_buf *props, struct imgp_buf *warnings)
 {
-	const size_t maxprops = sizeof(m->props) / sizeof(m->props[0]);
 	const void *fdt = dtb->fdt;
 	const char *status;
 	int prop, len, rc;
@@ -283,7 +286,7 @@ static int dt_fill_mmc(const struct imgp_dtb *dtb, int node,
 	m->kind = imgp_dt_mmc_kind_of(fdt, node);
 
 	fdt_for_each_property_offset(prop, fdt, node) {
-		struct imgp_dt_mmc_prop *mp;
+		struct imgp_dt_mmc_prop mp;
 		const char *name;
 		const void *val;
 
@@ -292,18 +295,47 @@ static int dt_fill_mmc(const struct imgp_dtb *dtb, int node,
 			return imgp_fail(EINVAL, "%s: %s", m->path, fdt_strerror(len));
 		if (!dt_is_speed_prop(name))
 			continue;
-		if (m->nprops == maxprops) {
-			imgp_warn_into(warnings, "%s: more than %zu speed properties, '%s' not listed",
-				       m->path, maxprops, name);
-			continue;
-		}
-		mp = &m->props[m->nprops++];
-		snprintf(mp->name, sizeof(mp->name), "%s", name);
+		memset(&mp, 0, sizeof(mp));
+		/* The specification's names have at most 31 characters. */
+		if ((size_t)snprintf(mp.name, sizeof(mp.name), "%s", name) >= sizeof(mp.name))
+			imgp_warn_into(warnings, "%s: property '%s...' has a name of more than %zu characters: listed cut",
+				       m->path, mp.name, sizeof(mp.name) - 1);
 		/* A value too long to show is cut with "...": fine for a listing. */
-		rc = imgp_dt_format_value(val, len, mp->value, sizeof(mp->value));
+		rc = imgp_dt_format_value(val, len, mp.value, sizeof(mp.value));
 		if (rc && rc != -ENOSPC)
 			return rc;
+		if (imgp_buf_append(props, &mp, sizeof(mp)))
+			return imgp_fail(ENOMEM, "out of memory");
+		m->nprops++;
 	}
+	return 0;
+}
+
+/*
+ * One block for the list and the properties after it, so that free() of
+ * the list frees all; each controller's props point into the block.
+ */
+static int dt_mmc_block(const struct imgp_buf *list, const struct imgp_buf *props,
+			struct imgp_dt_mmc **out)
+{
+	size_t n = list->len / sizeof(**out), at = 0;
+	struct imgp_dt_mmc *block;
+	struct imgp_dt_mmc_prop *p;
+
+	if (props->len > SIZE_MAX - list->len)
+		return imgp_fail(ENOMEM, "out of memory");
+	block = malloc(list->len + props->len);
+	if (!block)
+		return imgp_fail(ENOMEM, "out of memory");
+	memcpy(block, list->data, list->len);
+	p = (struct imgp_dt_mmc_prop *)(block + n);
+	if (props->len)
+		memcpy(p, props->data, props->len);
+	for (size_t i = 0; i < n; i++) {
+		block[i].props = block[i].nprops ? p + at : NULL;
+		at += block[i].nprops;
+	}
+	*out = block;
 	return 0;
 }
 
@@ -311,28 +343,30 @@ int imgp_dt_list_mmc(const struct imgp_dtb *dtb, struct imgp_dt_mmc **out, size_
 		     struct imgp_buf *warnings)
 {
 	const void *fdt = dtb->fdt;
-	struct imgp_buf list = { 0 };  /* struct imgp_dt_mmc, as many as the tree has */
+	/* struct imgp_dt_mmc and struct imgp_dt_mmc_prop, as many as the tree has */
+	struct imgp_buf list = { 0 }, props = { 0 };
 	struct imgp_dt_mmc m;
 	int node, rc = 0;
 
+	_Static_assert(sizeof(struct imgp_dt_mmc) % _Alignof(struct imgp_dt_mmc_prop) == 0,
+		       "the properties follow the list in one block");
 	*out = NULL;
 	*n = 0;
 	for (node = fdt_next_node(fdt, -1, NULL); node >= 0 && !rc;
 	     node = fdt_next_node(fdt, node, NULL)) {
 		if (!imgp_dt_is_mmc(fdt, node))
 			continue;
-		memset(&m, 0, sizeof(m));
-		rc = dt_fill_mmc(dtb, node, &m, warnings);
+		rc = dt_fill_mmc(dtb, node, &m, &props, warnings);
 		if (!rc && imgp_buf_append(&list, &m, sizeof(m)))
 			rc = imgp_fail(ENOMEM, "out of memory");
 	}
 	if (!rc && node != -FDT_ERR_NOTFOUND)
 		rc = imgp_dt_walk_error(node);
-	if (rc) {
-		imgp_buf_free(&list);
-		return rc;
-	}
-	*n = list.len / sizeof(m);
-	*out = (struct imgp_dt_mmc *)imgp_buf_steal(&list, NULL);
-	return 0;
+	if (!rc && list.len)
+		rc = dt_mmc_block(&list, &props, out);
+	if (!rc)
+		*n = list.len / sizeof(m);
+	imgp_buf_free(&list);
+	imgp_buf_free(&props);
+	return rc;
 }

@@ -39,7 +39,7 @@ struct imgp_dt_mmc {
 	char status[16];         /* "okay" when absent */
 	enum imgp_dt_mmc_kind kind;
 	size_t nprops;
-	struct imgp_dt_mmc_prop props[16];
+	struct imgp_dt_mmc_prop *props;  /* every speed property the node has (nprops) */
 };
 
 /* Copies and checks (fdt_check_full) a blob. Returns 0 or -EINVAL. */
@@ -121,9 +121,11 @@ size_t imgp_dt_used(const struct imgp_dtb *dtb);
  * names a host driver; a node named mmc or sdhci without any compatible)
  * with what their slot holds and the properties no-1-8-v, max-frequency,
  * bus-width, sd-uhs-*, mmc-hs200-*, mmc-hs400-*: every one, in *out
- * (malloc'd, free() it; NULL when none) and their number in *n. A
- * controller with more of those than fit is a warning into warnings
- * (imgp_warn_into(); NULL: dropped). Returns 0 or -errno.
+ * (malloc'd, free() it: the properties live in the same block; NULL
+ * when none) and their number in *n, as many controllers and properties
+ * as the tree has. A property name longer than a name field holds is a
+ * warning into warnings (imgp_warn_into(); NULL: dropped). Returns 0 or
+ * -errno.
  */
 int imgp_dt_list_mmc(const struct imgp_dtb *dtb, struct imgp_dt_mmc **out, size_t *n,
 		     struct imgp_buf *warnings);

@@ -20,14 +20,6 @@
 
 #define FIT_HASH_MAX SHA512_DIGEST_SIZE
 _Static_assert(FIT_HASH_MAX == IMGP_FIT_HASH_MAX, "digest buffer size");
-/*
- * A configuration's references are looked up by name, one pass over the
- * images each: this bounds a hostile FIT's cost (as many references as
- * that took seconds to check). The images themselves are not counted:
- * each is reached by its node's offset, so their cost grows with the FIT.
- */
-#define FIT_REFS_MAX 65536
-
 /* Copies a string property; absent -> def (may be NULL). */
 static int fit_str(const void *fdt, int node, const char *prop,
 		   const char *def, char **out)
@@ -211,9 +203,18 @@ static const struct imgp_fit_image *fit_image_by_name(const struct imgp_fit *fit
 	return NULL;
 }
 
-/* Every image a configuration names must exist, or U-Boot fails at boot. */
-static int fit_check_conf_refs(const struct imgp_fit *fit, int node,
-			       const char *conf, size_t *nrefs)
+static int fit_name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * Every image a configuration names must exist, or U-Boot fails at boot.
+ * Looked up in the names sorted once (names, n of them): a hostile FIT's
+ * references cost their number times a logarithm, bounded by its size.
+ */
+static int fit_check_conf_refs(const struct imgp_fit *fit, int node, const char *conf,
+			       const char *const *names, size_t n)
 {
 	static const char *const props[] = {
 		"kernel", "fdt", "ramdisk", "firmware", "loadables", "fpga",
@@ -232,16 +233,11 @@ static int fit_check_conf_refs(const struct imgp_fit *fit, int node,
 			return imgp_fail(EINVAL,
 					 "configuration '%s': property '%s' is not a string list",
 					 conf, props[i]);
-		for (p = val; p < val + len; p += strlen(p) + 1) {
-			if (++*nrefs > FIT_REFS_MAX)
-				return imgp_fail(EINVAL,
-						 "configurations name more than %d images in all",
-						 FIT_REFS_MAX);
-			if (!fit_image_by_name(fit, p))
+		for (p = val; p < val + len; p += strlen(p) + 1)
+			if (!n || !bsearch(&p, names, n, sizeof(*names), fit_name_cmp))
 				return imgp_fail(EINVAL,
 						 "configuration '%s': %s image '%s' is not in /images",
 						 conf, props[i], p);
-		}
 	}
 	return 0;
 }
@@ -250,9 +246,10 @@ static int fit_parse_confs(struct imgp_fit *fit)
 {
 	const void *fdt = fit->blob;
 	char *def = NULL;
+	const char **names = NULL;  /* the images' names, sorted */
 	bool found_default = false;
 	int confs, node, rc = 0;
-	size_t n = 0, nrefs = 0;
+	size_t n = 0;
 
 	confs = fdt_path_offset(fdt, "/configurations");
 	if (confs == -FDT_ERR_NOTFOUND)
@@ -262,6 +259,16 @@ static int fit_parse_confs(struct imgp_fit *fit)
 	rc = fit_str(fdt, confs, "default", NULL, &def);
 	if (rc)
 		return imgp_fail_ctx(rc, "/configurations");
+	if (fit->nimages) {
+		names = calloc(fit->nimages, sizeof(*names));
+		if (!names) {
+			rc = imgp_fail(ENOMEM, "out of memory");
+			goto out;
+		}
+		for (size_t i = 0; i < fit->nimages; i++)
+			names[i] = fit->images[i].name;
+		qsort(names, fit->nimages, sizeof(*names), fit_name_cmp);
+	}
 
 	fdt_for_each_subnode(node, fdt, confs)
 		n++;
@@ -296,7 +303,7 @@ static int fit_parse_confs(struct imgp_fit *fit)
 			rc = imgp_fail_ctx(rc, "configuration '%s'", name);
 			goto out;
 		}
-		rc = fit_check_conf_refs(fit, node, name, &nrefs);
+		rc = fit_check_conf_refs(fit, node, name, names, fit->nimages);
 		if (rc)
 			goto out;
 		if (def && strcmp(def, name) == 0) {
@@ -309,6 +316,7 @@ static int fit_parse_confs(struct imgp_fit *fit)
 			       "default configuration '%s' is not in /configurations",
 			       def);
 out:
+	free(names);
 	free(def);
 	return rc;
 }

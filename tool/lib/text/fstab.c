@@ -13,8 +13,11 @@
 /* fstab files are a few hundred bytes; the bound keeps a corrupt one cheap. */
 #define FSTAB_MAX (1024 * 1024)
 #define FSTAB_FIELDS 6
-/* Mount points a "not found" message lists; it is not a listing of the file. */
-#define FSTAB_LIST_MAX 32
+/*
+ * Bytes of mount points a "not found" message lists: what fits in one
+ * message (log.c keeps 2 KiB) with its context, not a count of entries.
+ */
+#define FSTAB_LIST_BYTES 1536
 
 enum { F_SPEC, F_FILE, F_TYPE, F_OPTS, F_FREQ, F_PASSNO };
 
@@ -213,40 +216,45 @@ static int fstab_field(const struct fstab *t, const struct fstab_ent *e,
 }
 
 /*
- * Lists the mount points for the "not found" message, each once. Comparing
- * with the listed ones only, and listing at most FSTAB_LIST_MAX, keeps a
- * hostile fstab of a hundred thousand lines linear.
+ * Lists the mount points for the "not found" message, each once, as many
+ * as FSTAB_LIST_BYTES holds; past that, how many entries there are. The
+ * bytes bound the mount points compared with, so that a hostile fstab of
+ * a hundred thousand lines stays linear.
  */
 static int fstab_not_found(const struct fstab *t, const char *mountpoint)
 {
-	const struct fstab_ent *listed[FSTAB_LIST_MAX];
-	struct imgp_buf list = { 0 };
+	struct imgp_buf listed = { 0 }, list = { 0 };  /* listed: fstab_ent pointers */
 	size_t i, j, nlisted = 0;
 	int rc = 0;
 
 	for (i = 0; i < t->n && !rc; i++) {
-		const struct fstab_ent *e = &t->ents[i];
+		const struct fstab_ent *e = &t->ents[i], **seen;
 		char *file;
 		bool dup = false;
 
+		seen = (const struct fstab_ent **)listed.data;
 		for (j = 0; j < nlisted && !dup; j++)
-			dup = listed[j]->len[F_FILE] == e->len[F_FILE] &&
-			      !memcmp(t->text + listed[j]->off[F_FILE],
+			dup = seen[j]->len[F_FILE] == e->len[F_FILE] &&
+			      !memcmp(t->text + seen[j]->off[F_FILE],
 				      t->text + e->off[F_FILE], e->len[F_FILE]);
 		if (dup)
 			continue;
-		if (nlisted == FSTAB_LIST_MAX) {
+		if (list.len >= FSTAB_LIST_BYTES) {
 			/* A message's list, not the file's: the file is read whole. */
 			rc = imgp_buf_printf(&list, ", ... %zu entries in all", t->n);
 			break;
 		}
-		listed[nlisted++] = e;
+		rc = imgp_buf_append(&listed, &e, sizeof(e));
+		if (rc)
+			break;
+		nlisted++;
 		rc = fstab_field(t, e, F_FILE, &file);
 		if (rc)
 			break;
 		rc = imgp_buf_printf(&list, "%s%s", list.len ? ", " : "", file);
 		free(file);
 	}
+	imgp_buf_free(&listed);
 	if (rc) {
 		imgp_buf_free(&list);
 		return imgp_fail(ENOMEM, "out of memory");
