@@ -608,6 +608,15 @@ static int fat_write_file(struct imgp_fs *fs, const char *path,
 		for (size_t i = 0; !rc && i < priv->ndirs; i++)
 			if (strcasecmp(priv->dirs[i], target) == 0)
 				rc = imgp_fail(EISDIR, "is a directory, not a file");
+		/*
+		 * The folders are known by their long names: a short alias
+		 * ("LONGFO~1") is asked of mtools, which would copy into it.
+		 */
+		if (!rc && strchr(strrchr(target, '/'), '~'))
+			rc = fat_stat(fs, target);
+		if (rc == 2)
+			rc = imgp_fail(EISDIR, "is a directory, not a file");
+		rc = rc < 0 ? rc : 0;
 	} else {
 		rc = fat_file(fs, path, target, sizeof(target), true);
 	}

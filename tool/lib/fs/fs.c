@@ -186,6 +186,32 @@ int imgp_fs_read_file(struct imgp_fs *fs, const char *path, size_t max,
 	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
 }
 
+/* "." or "..": a part the tools resolve rather than name. */
+static bool path_part_is_dots(const char *part, size_t len)
+{
+	return (len == 1 || len == 2) && !strncmp(part, "..", len);
+}
+
+int imgp_fs_path_check(const char *path)
+{
+	const char *part = path + (*path == '/');
+	size_t len;
+
+	for (;; part += len + 1) {
+		len = strcspn(part, "/");
+		/* The last part: a folder's name, or none, is no file to write. */
+		if (!part[len])
+			return !len || path_part_is_dots(part, len) ?
+			       imgp_fail(EISDIR, "names a folder, not a file") : 0;
+		/* The tools would resolve it: the file written would not be the one named. */
+		if (!len)
+			return imgp_fail(EINVAL, "not a file name: an empty part (//)");
+		if (path_part_is_dots(part, len))
+			return imgp_fail(EINVAL, "not a file name: a part of it is \"%.*s\"",
+					 (int)len, part);
+	}
+}
+
 int imgp_fs_write_file(struct imgp_fs *fs, const char *path, const void *data,
 		       size_t len)
 {
@@ -194,7 +220,9 @@ int imgp_fs_write_file(struct imgp_fs *fs, const char *path, const void *data,
 	if (!fs->capture)
 		return imgp_fail(EBADF, "p%d (%s): %s: filesystem opened read-only",
 				 fs->part->number, fs->part->fstype, path);
-	rc = fs->ops->write_file(fs, path, data, len);
+	rc = imgp_fs_path_check(path);
+	if (!rc)
+		rc = fs->ops->write_file(fs, path, data, len);
 	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
 }
 
