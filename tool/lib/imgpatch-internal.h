@@ -587,6 +587,15 @@ struct imgp_bootpath {
 	 */
 	int (*overlay_filters)(const char *tree, struct imgp_buf *out);
 	unsigned flags;          /* IMGP_BOOTPATHF_* */
+	/*
+	 * The files its loader reads by names of their own (its configuration,
+	 * scripts, kernel, initrd, firmware), as fnmatch patterns over a whole
+	 * path ("*" spans "/" too), matched whatever their case as on FAT; a
+	 * device tree written there would replace one. NULL-terminated; NULL:
+	 * none. imgp_survey_boot_file() asks every boot path's, not only the
+	 * recognised one's: the board's firmware may try them all.
+	 */
+	const char *const *loads;
 	/* What its loader does when the base tree it names is not there; NULL: the script's load fails. */
 	const char *on_missing_tree;
 	/* How to make room when an overlay needs more than its loader gives; NULL: "fdt resize". */
@@ -597,6 +606,8 @@ struct imgp_bootpath {
 
 /* The boot path named name ("extlinux"); NULL when none is. */
 const struct imgp_bootpath *imgp_bootpath_named(const char *name);
+/* The first boot path whose loads patterns match path (*pattern: which); NULL: none. */
+const struct imgp_bootpath *imgp_bootpath_loading(const char *path, const char **pattern);
 
 /* The trees are a FIT's images: picked with --fdt, changed through the FIT or an override. */
 #define IMGP_BOOTPATHF_FIT 0x1u
