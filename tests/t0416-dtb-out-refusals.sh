@@ -4,7 +4,7 @@ test_description='patch --dtb-out never replaces a file the board loads as somet
 . "$(dirname "$0")/lib.sh"
 
 test_require_imgpatch
-test_require_tools sfdisk mkfs.vfat mcopy mdir mtype mkimage dtc fdtget fsck.fat \
+test_require_tools sfdisk mkfs.vfat mcopy mdir mmd mtype mkimage dtc fdtget fsck.fat \
 	mke2fs debugfs e2fsck
 
 FDT=fdt-smk-k26-revA-sck-kv-g-revB.dtb
@@ -35,6 +35,7 @@ refused()
 
 test_expect_success 'build the KV260, Raspberry Pi and extlinux images, a FIT on the last two' '
 	"$FIXTURES/mkimage-kv260.sh" kv.img &&
+	mmd -i "kv.img@@$(part_offset kv.img 1)" ::/my-long-folder &&
 	"$FIXTURES/mkimage-rpi.sh" rpi.img &&
 	"$FIXTURES/mkimage-extlinux.sh" ext.img &&
 	mtype -i "kv.img@@$(part_offset kv.img 1)" ::/image.fit >kv.fit &&
@@ -67,10 +68,42 @@ test_expect_success 'KV260: a folder or no file name is refused up front, --forc
 	refused kv.img / "p1 (vfat): /: --dtb-out names a folder, not a file" $EDIT &&
 	refused kv.img /x/ "p1 (vfat): /x/: --dtb-out names a folder, not a file" $EDIT &&
 	refused kv.img /x/.. "p1 (vfat): /x/\.\.: --dtb-out names a folder, not a file" $EDIT &&
-	refused kv.img /x/../image.fit "p1 (vfat): /x/\.\./image\.fit: --dtb-out not a file name: a part of it is \"\.\.\"" $EDIT &&
-	refused kv.img //x.dtb "p1 (vfat): //x\.dtb: --dtb-out not a file name: an empty part (//)" $EDIT &&
+	refused kv.img /x/../image.fit "p1 (vfat): /x/\.\./image\.fit: --dtb-out is not a file name: a part of it is \"\.\.\"" $EDIT &&
+	refused kv.img //x.dtb "p1 (vfat): //x\.dtb: --dtb-out is not a file name: an empty part (//)" $EDIT &&
 	refused_intact kv.img 1 "imgpatch: kv.img: p1 (vfat): /\.: --dtb-out names a folder, not a file" \
 		imgpatch patch kv.img $EDIT --dtb-out /.
+'
+
+test_expect_success 'KV260: a folder by its FAT short alias, and names FAT or mtools would not take as spelled' '
+	refused kv.img /my-long-folder "p1 (vfat): /my-long-folder: --dtb-out names a folder, not a file" $EDIT &&
+	refused kv.img /MY-LON~1 "p1 (vfat): /MY-LON~1: --dtb-out names a folder, not a file" $EDIT &&
+	refused kv.img "/ima*" "p1 (vfat): /ima\*: --dtb-out is not a FAT file name: \"ima\*\" holds .\*." $EDIT &&
+	refused kv.img "/image.f?t" "p1 (vfat): /image\.f?t: --dtb-out is not a FAT file name: \"image\.f?t\" holds .?." $EDIT &&
+	refused kv.img "/[i]mage.dtb" "p1 (vfat): /\[i\]mage\.dtb: --dtb-out is not a FAT file name: \"\[i\]mage\.dtb\" holds .\[." $EDIT &&
+	refused kv.img "/image.fit." "p1 (vfat): /image\.fit\.: --dtb-out is not a FAT file name: \"image\.fit\.\" ends in a dot, which FAT drops" $EDIT &&
+	refused kv.img "/my-long-folder/x*/y.dtb" "p1 (vfat): /my-long-folder/x\*/y\.dtb: --dtb-out is not a FAT file name: \"x\*\" holds .\*." $EDIT
+'
+
+test_expect_success 'a recipe'"'"'s write-dtb step is held to the same: the FIT is refused, a new name written' '
+	cat >over-fit.recipe <<-\EOD &&
+	name = "over-fit"
+	summary = "write the tree over the FIT"
+	description = "A recipe that names the wrong file."
+	source = "this test"
+	risks = "the board no longer boots"
+	undo = "none"
+	step { action = "fdt-from-fit" fit = "/image.fit" fdt = "6" }
+	step { action = "dt-delete-property" node = "mmc@ff170000" property = "no-1-8-v" }
+	step { action = "write-dtb" path = "/image.fit" }
+	EOD
+	refused_intact kv.img 1 "imgpatch: kv.img: step 3 (write-dtb): p1 (vfat): /image.fit: the tree would replace the FIT the boot script loads" \
+		imgpatch apply ./over-fit.recipe kv.img &&
+	no_stage kv.img &&
+	sed -e "s|path = \"/image.fit\"|path = \"/recipe-tree.dtb\"|" -e "s|\"over-fit\"|\"new-name\"|" over-fit.recipe >new-name.recipe &&
+	cp kv.img recipe.img &&
+	imgpatch apply ./new-name.recipe recipe.img &&
+	mtype -i "recipe.img@@$(part_offset recipe.img 1)" ::/recipe-tree.dtb >recipe.dtb &&
+	! fdtget -p recipe.dtb /axi/mmc@ff170000 | grep -x no-1-8-v
 '
 
 test_expect_success 'Raspberry Pi: config.txt, cmdline.txt, the kernel, the initramfs, an overlay, a tree, the FIT' '

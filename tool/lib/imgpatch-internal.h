@@ -119,6 +119,11 @@ struct imgp_fs_ops {
 	 */
 	int (*write_file)(struct imgp_fs *fs, const char *path, const void *data,
 			  size_t len);
+	/*
+	 * Whether name (one part of a path, len bytes) can name a file or
+	 * folder written here: 0, or -EINVAL with the reason. NULL: any.
+	 */
+	int (*name_check)(const char *name, size_t len);
 	/* Returns 1 when path exists (any type), 0 when not, <0 on error. */
 	int (*exists)(struct imgp_fs *fs, const char *path);
 	/* Sets a file's permission bits; NULL where the filesystem has none. */

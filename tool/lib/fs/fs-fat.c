@@ -635,6 +635,29 @@ static int fat_write_file(struct imgp_fs *fs, const char *path,
 	return rc;
 }
 
+/*
+ * A long name FAT holds and mtools takes as spelled: no character FAT
+ * forbids, none of mtools' wildcards ("*", "?", "[", "]"), and no
+ * trailing dot or space, which FAT drops (another name than asked for).
+ */
+static int fat_name_check(const char *name, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)name[i];
+
+		if (c < 0x20 || c == 0x7f)
+			return imgp_fail(EINVAL, "is not a FAT file name: \"%.*s\" holds a control byte",
+					 (int)len, name);
+		if (strchr("\"*:<>?\\|[]", c))
+			return imgp_fail(EINVAL, "is not a FAT file name: \"%.*s\" holds '%c'",
+					 (int)len, name, c);
+	}
+	if (name[len - 1] == '.' || name[len - 1] == ' ')
+		return imgp_fail(EINVAL, "is not a FAT file name: \"%.*s\" ends in a %s, which FAT drops",
+				 (int)len, name, name[len - 1] == '.' ? "dot" : "space");
+	return 0;
+}
+
 static int fat_exists(struct imgp_fs *fs, const char *path)
 {
 	char target[4200];
@@ -722,6 +745,7 @@ const struct imgp_fs_ops imgp_fs_fat = {
 	.close = fat_close,
 	.read_file = fat_read_file,
 	.write_file = fat_write_file,
+	.name_check = fat_name_check,
 	.exists = fat_exists,
 	.symlink = fat_symlink,
 	.mkdir = fat_mkdir,

@@ -327,7 +327,7 @@ int imgp_patch_write_dtb(struct imgp_patch *patch, const char *path)
 	if (!patch->have_dtb)
 		return imgp_fail(EINVAL, "no device tree loaded");
 	/* A tree written over a tree file is the step's job; over anything else it is not. */
-	rc = imgp_patch_tree_dest_check(patch, path, "write-dtb", false);
+	rc = imgp_patch_tree_dest_check(patch, path, "the tree", false);
 	return rc ? rc : imgp_patch_write_dtb_note(patch, path, NULL);
 }
 

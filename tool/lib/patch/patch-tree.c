@@ -47,7 +47,7 @@ int imgp_patch_tree_dest_check(struct imgp_patch *patch, const char *path,
 
 	if (!sv)
 		return -ENOMEM;
-	rc = imgp_fs_path_check(path);
+	rc = imgp_fs_path_check(part, path);
 	if (rc) {
 		snprintf(what, sizeof(what), "%s", imgp_errmsg());
 		return imgp_fail(-rc, IMGP_PART_FMT " (%s): %s: %s %s", part->number,
