@@ -145,6 +145,16 @@ test_expect_success 'KV260: a new name still gets the tree with --force (fdtget,
 	extract_part new.img 1 new.p1 && fsck.fat -n new.p1
 '
 
+test_expect_success 'KV260: a broken user-override.dtb the script loads is still replaced by the tree' '
+	cp kv.img hook.img &&
+	printf "not a tree\n" >broken &&
+	mcopy -i "hook.img@@$(part_offset hook.img 1)" broken ::/user-override.dtb &&
+	imgpatch patch hook.img $EDIT >out &&
+	mtype -i "hook.img@@$(part_offset hook.img 1)" ::/user-override.dtb >hook.dtb &&
+	! fdtget -p hook.dtb /axi/mmc@ff170000 | grep -x no-1-8-v &&
+	no_stage hook.img
+'
+
 test_expect_success 'Raspberry Pi and extlinux: a new name gets the tree (fdtget, e2fsck)' '
 	cp rpi.img newpi.img &&
 	imgpatch patch newpi.img --fit /kv.fit $EDIT --dtb-out /kv-tree.dtb --force &&

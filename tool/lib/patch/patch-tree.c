@@ -64,6 +64,9 @@ int imgp_patch_tree_dest_check(struct imgp_patch *patch, const char *path,
 	if (kind == IMGP_BOOT_FILE_OTHER || (kind == IMGP_BOOT_FILE_TREE && trees_too))
 		return imgp_fail(EPERM, IMGP_PART_FMT " (%s): %s: %s would replace %s",
 				 part->number, part->fstype, path, option, what);
+	/* The hook file is the tree the script loads, even when what is there now is broken. */
+	if (!strcasecmp(path, IMGP_OVERRIDE_PATH))
+		return 0;
 	/* Its bytes say the rest, whatever name reaches it (a FAT short alias, a link). */
 	rc = imgp_patch_read(patch, part, path, IMGP_DTB_MAX, &old, &existed);
 	if (rc == -EISDIR)
