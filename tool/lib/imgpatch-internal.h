@@ -119,6 +119,11 @@ struct imgp_fs_ops {
 	 */
 	int (*write_file)(struct imgp_fs *fs, const char *path, const void *data,
 			  size_t len);
+	/*
+	 * Whether name (one part of a path, len bytes) can name a file or
+	 * folder written here: 0, or -EINVAL with the reason. NULL: any.
+	 */
+	int (*name_check)(const char *name, size_t len);
 	/* Returns 1 when path exists (any type), 0 when not, <0 on error. */
 	int (*exists)(struct imgp_fs *fs, const char *path);
 	/* Sets a file's permission bits; NULL where the filesystem has none. */
@@ -631,6 +636,15 @@ struct imgp_bootpath {
 	 */
 	int (*overlay_filters)(const char *tree, struct imgp_buf *out);
 	unsigned flags;          /* IMGP_BOOTPATHF_* */
+	/*
+	 * The files its loader reads by names of their own (its configuration,
+	 * scripts, kernel, initrd, firmware), as fnmatch patterns over a whole
+	 * path ("*" spans "/" too), matched whatever their case as on FAT; a
+	 * device tree written there would replace one. NULL-terminated; NULL:
+	 * none. imgp_survey_boot_file() asks every boot path's, not only the
+	 * recognised one's: the board's firmware may try them all.
+	 */
+	const char *const *loads;
 	/* What its loader does when the base tree it names is not there; NULL: the script's load fails. */
 	const char *on_missing_tree;
 	/* How to make room when an overlay needs more than its loader gives; NULL: "fdt resize". */
@@ -641,6 +655,8 @@ struct imgp_bootpath {
 
 /* The boot path named name ("extlinux"); NULL when none is. */
 const struct imgp_bootpath *imgp_bootpath_named(const char *name);
+/* The first boot path whose loads patterns match path (*pattern: which); NULL: none. */
+const struct imgp_bootpath *imgp_bootpath_loading(const char *path, const char **pattern);
 
 /* The trees are a FIT's images: picked with --fdt, changed through the FIT or an override. */
 #define IMGP_BOOTPATHF_FIT 0x1u

@@ -448,6 +448,22 @@ int imgp_survey_open(struct imgp_survey *sv, struct imgp_disk *disk,
 /* Closes the filesystems and frees what the survey holds (not the disk, nor sv). */
 void imgp_survey_close(struct imgp_survey *sv);
 
+/* ------------------------------------------------------------ boot-files.c */
+
+/* What the board loads from a file: nothing, a device tree, something else. */
+enum imgp_boot_file { IMGP_BOOT_FILE_NONE, IMGP_BOOT_FILE_TREE, IMGP_BOOT_FILE_OTHER };
+/*
+ * What the board loads from path on part, asked before a device tree is
+ * written there: the survey's findings (the FIT, the boot script, the boot
+ * path's trees, their overlays, the scripts it sources, its command line
+ * file), then the names every boot path's loader reads (its loads
+ * patterns). what (len bytes) says which for a message ("the FIT the boot
+ * script loads"); "" for NONE. Names are compared whatever their case on
+ * FAT. Returns an IMGP_BOOT_FILE_*.
+ */
+int imgp_survey_boot_file(const struct imgp_survey *sv, const struct imgp_part *part,
+			  const char *path, char *what, size_t len);
+
 /* ----------------------------------------------------------- effective.c */
 
 /*

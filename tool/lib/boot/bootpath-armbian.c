@@ -407,8 +407,14 @@ static int armbian_overlay_site(struct imgp_patch *patch,
 	return 0;
 }
 
+/* What Armbian's boot.scr reads (the script itself is the script path's). */
+static const char *const armbian_loads[] = {
+	"*/armbianEnv.txt", "*/fixup.scr", "*/Image", "*/zImage", "*/uInitrd", NULL,
+};
+
 const struct imgp_bootpath imgp_bootpath_armbian = {
 	.name = "armbian",
+	.loads = armbian_loads,
 	.probe = armbian_probe,
 	.describe = armbian_describe,
 	.cmdline = armbian_cmdline,

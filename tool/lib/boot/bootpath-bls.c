@@ -692,8 +692,14 @@ static int bls_overlay_site(struct imgp_patch *patch,
 	return 0;
 }
 
+/* The entries and their kernels and initrds. */
+static const char *const bls_loads[] = {
+	"*/loader/loader.conf", "*/loader/entries/*", "*/vmlinuz*", "*/initramfs*", NULL,
+};
+
 const struct imgp_bootpath imgp_bootpath_bls = {
 	.name = "bls",
+	.loads = bls_loads,
 	.probe = bls_probe,
 	.describe = bls_describe,
 	.cmdline = bls_cmdline,

@@ -288,8 +288,14 @@ static int efi_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt *
 	return rc == -ENOMEM ? rc : rc ? imgp_fail_ctx(rc, "boot path efi: %s", loader->name) : 0;
 }
 
+/* The EFI binaries the firmware starts, and their folder. */
+static const char *const efi_loads[] = {
+	"*.efi", "*/EFI/*", NULL,
+};
+
 const struct imgp_bootpath imgp_bootpath_efi = {
 	.name = "efi",
+	.loads = efi_loads,
 	.probe = efi_probe,
 	.describe = efi_describe,
 	.cmdline = efi_cmdline,

@@ -714,8 +714,14 @@ static int extlinux_overlay_site(struct imgp_patch *patch,
 	return rc;
 }
 
+/* What sysboot reads: the menu, and the kernels and initrds Debian names. */
+static const char *const extlinux_loads[] = {
+	"*/extlinux.conf", "*/vmlinuz*", "*/vmlinux*", "*/initrd.img*", NULL,
+};
+
 const struct imgp_bootpath imgp_bootpath_extlinux = {
 	.name = "extlinux",
+	.loads = extlinux_loads,
 	.probe = extlinux_probe,
 	.describe = extlinux_describe,
 	.overlay_room = PXE_OVERLAY_ROOM,

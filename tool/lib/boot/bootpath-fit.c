@@ -68,8 +68,14 @@ static int fit_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt *
 	return imgp_cmdline_script_refusal(sv, NULL);
 }
 
+/* A FIT by the names U-Boot scripts load one as. */
+static const char *const fit_loads[] = {
+	"*.fit", "*.itb", NULL,
+};
+
 const struct imgp_bootpath imgp_bootpath_fit = {
 	.name = "fit",
+	.loads = fit_loads,
 	.probe = fit_probe,
 	.hook = fit_hook,
 	.describe = fit_describe,

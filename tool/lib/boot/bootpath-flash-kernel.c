@@ -524,8 +524,14 @@ static int fk_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt *d
 	return rc ? imgp_fail(ENOMEM, "out of memory") : 0;
 }
 
+/* What flash-kernel's boot.scr loads (the script itself is the script path's). */
+static const char *const fk_loads[] = {
+	"*/vmlinuz*", "*/initrd.img*", "*/uImage", "*/uInitrd", NULL,
+};
+
 const struct imgp_bootpath imgp_bootpath_flash_kernel = {
 	.name = "flash-kernel",
+	.loads = fk_loads,
 	.probe = fk_probe,
 	.describe = fk_describe,
 	.cmdline = fk_cmdline,

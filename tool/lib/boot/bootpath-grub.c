@@ -605,8 +605,14 @@ static int loader_devicetree(struct imgp_survey *sv, const struct imgp_part *par
 	return rc == -ENOMEM || rc == 1 ? rc : 0;
 }
 
+/* GRUB's configuration and the kernels its menu names. */
+static const char *const grub_loads[] = {
+	"*/grub.cfg", "*/grubenv", "*/vmlinuz*", "*/initrd*", NULL,
+};
+
 const struct imgp_bootpath imgp_bootpath_grub = {
 	.name = "grub",
+	.loads = grub_loads,
 	.probe = grub_probe,
 	.describe = grub_describe,
 	.cmdline = grub_cmdline,

@@ -905,8 +905,14 @@ static int rpi_overlay_site(struct imgp_patch *patch,
 	return 0;
 }
 
+/* What the firmware reads from the FAT root, by its own names. */
+static const char *const rpi_loads[] = {
+	"*/config.txt", "*/cmdline.txt", "*/kernel*.img", "*/initramfs*", "*/start*.elf", "*/fixup*.dat", "*/bootcode.bin", "*/armstub*.bin", "*/overlays/*", NULL,
+};
+
 const struct imgp_bootpath imgp_bootpath_rpi = {
 	.name = "rpi",
+	.loads = rpi_loads,
 	.probe = rpi_probe,
 	.describe = rpi_describe,
 	.apply = rpi_apply,

@@ -476,8 +476,14 @@ static int script_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootd
 	return rc ? imgp_fail(ENOMEM, "out of memory") : 0;
 }
 
+/* The scripts distro boot runs and sources, and the kernels they load. */
+static const char *const script_loads[] = {
+	"*/boot.scr", "*/boot.scr.uimg", "*/boot.cmd", "*/user.scr", "*/uImage", "*/Image", "*/Image.gz", "*/zImage", "*/uInitrd", NULL,
+};
+
 const struct imgp_bootpath imgp_bootpath_script = {
 	.name = "script",
+	.loads = script_loads,
 	.probe = script_probe,
 	.hook = script_hook,
 	.describe = script_describe,

@@ -270,8 +270,14 @@ static int uenv_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt 
 	return rc;
 }
 
+/* What U-Boot's uname_boot reads. */
+static const char *const uenv_loads[] = {
+	"*/uEnv.txt", "*/zImage", "*/vmlinuz*", "*/initrd.img*", NULL,
+};
+
 const struct imgp_bootpath imgp_bootpath_uenv = {
 	.name = "uenv",
+	.loads = uenv_loads,
 	.probe = uenv_probe,
 	.describe = uenv_describe,
 	.cmdline = uenv_cmdline,

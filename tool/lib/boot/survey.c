@@ -7,6 +7,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +60,17 @@ const struct imgp_bootpath *imgp_bootpath_named(const char *name)
 	for (size_t i = 0; name && i < sizeof(bootpaths) / sizeof(bootpaths[0]); i++)
 		if (!strcmp(bootpaths[i]->name, name))
 			return bootpaths[i];
+	return NULL;
+}
+
+const struct imgp_bootpath *imgp_bootpath_loading(const char *path, const char **pattern)
+{
+	for (size_t i = 0; i < sizeof(bootpaths) / sizeof(bootpaths[0]); i++)
+		for (const char *const *p = bootpaths[i]->loads; p && *p; p++)
+			if (fnmatch(*p, path, FNM_CASEFOLD) == 0) {
+				*pattern = *p;
+				return bootpaths[i];
+			}
 	return NULL;
 }
 

@@ -723,6 +723,15 @@ static int fat_write_file(struct imgp_fs *fs, const char *path,
 		for (size_t i = 0; !rc && i < priv->ndirs; i++)
 			if (strcasecmp(priv->dirs[i], target) == 0)
 				rc = imgp_fail(EISDIR, "is a directory, not a file");
+		/*
+		 * The folders are known by their long names: a short alias
+		 * ("LONGFO~1") is asked of mtools, which would copy into it.
+		 */
+		if (!rc && strchr(strrchr(target, '/'), '~'))
+			rc = fat_stat(fs, target);
+		if (rc == 2)
+			rc = imgp_fail(EISDIR, "is a directory, not a file");
+		rc = rc < 0 ? rc : 0;
 	} else {
 		rc = fat_file(fs, path, target, sizeof(target), true);
 	}
@@ -739,6 +748,29 @@ static int fat_write_file(struct imgp_fs *fs, const char *path,
 	if (!rc && priv->copy_fd >= 0)
 		rc = fat_remember(priv, target);
 	return rc;
+}
+
+/*
+ * A long name FAT holds and mtools takes as spelled: no character FAT
+ * forbids, none of mtools' wildcards ("*", "?", "[", "]"), and no
+ * trailing dot or space, which FAT drops (another name than asked for).
+ */
+static int fat_name_check(const char *name, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)name[i];
+
+		if (c < 0x20 || c == 0x7f)
+			return imgp_fail(EINVAL, "is not a FAT file name: \"%.*s\" holds a control byte",
+					 (int)len, name);
+		if (strchr("\"*:<>?\\|[]", c))
+			return imgp_fail(EINVAL, "is not a FAT file name: \"%.*s\" holds '%c'",
+					 (int)len, name, c);
+	}
+	if (name[len - 1] == '.' || name[len - 1] == ' ')
+		return imgp_fail(EINVAL, "is not a FAT file name: \"%.*s\" ends in a %s, which FAT drops",
+				 (int)len, name, name[len - 1] == '.' ? "dot" : "space");
+	return 0;
 }
 
 static int fat_exists(struct imgp_fs *fs, const char *path)
@@ -828,6 +860,7 @@ const struct imgp_fs_ops imgp_fs_fat = {
 	.close = fat_close,
 	.read_file = fat_read_file,
 	.write_file = fat_write_file,
+	.name_check = fat_name_check,
 	.exists = fat_exists,
 	.symlink = fat_symlink,
 	.mkdir = fat_mkdir,

@@ -87,18 +87,22 @@ const char *imgp_fs_magic_type(const struct imgp_image *img,
 #define FS_PATH_CTX(fs, path) "p%d (%s): %s", (fs)->part->number, \
 	(fs)->part->fstype, (path)
 
+/* The backend for a partition's filesystem; NULL: none. */
+static const struct imgp_fs_ops *fs_backend(const struct imgp_part *part)
+{
+	for (size_t i = 0; i < COUNT(fs_backends); i++)
+		if (fs_backends[i]->handles(part->fstype))
+			return fs_backends[i];
+	return NULL;
+}
+
 /* Picks the backend for the partition's filesystem and opens it. */
 static int fs_open(struct imgp_fs *fs)
 {
 	const struct imgp_part *part = fs->part;
 	int rc;
 
-	for (size_t i = 0; i < COUNT(fs_backends); i++) {
-		if (fs_backends[i]->handles(part->fstype)) {
-			fs->ops = fs_backends[i];
-			break;
-		}
-	}
+	fs->ops = fs_backend(part);
 	if (!fs->ops)
 		return imgp_fail(ENOTSUP, "p%d: %s%s%s filesystem is not supported (FAT and ext2/3/4 are)",
 				 part->number, part->fstype[0] ? "'" : "",
@@ -186,6 +190,37 @@ int imgp_fs_read_file(struct imgp_fs *fs, const char *path, size_t max,
 	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
 }
 
+/* "." or "..": a part the tools resolve rather than name. */
+static bool path_part_is_dots(const char *part, size_t len)
+{
+	return (len == 1 || len == 2) && !strncmp(part, "..", len);
+}
+
+int imgp_fs_path_check(const struct imgp_part *part, const char *path)
+{
+	const struct imgp_fs_ops *ops = fs_backend(part);
+	const char *name = path + (*path == '/');
+	size_t len;
+	int rc = 0;
+
+	for (;; name += len + 1) {
+		len = strcspn(name, "/");
+		/* The last part: a folder's name, or none, is no file to write. */
+		if (!name[len] && (!len || path_part_is_dots(name, len)))
+			return imgp_fail(EISDIR, "names a folder, not a file");
+		/* The tools would resolve it: the file written would not be the one named. */
+		if (!len)
+			return imgp_fail(EINVAL, "is not a file name: an empty part (//)");
+		if (path_part_is_dots(name, len))
+			return imgp_fail(EINVAL, "is not a file name: a part of it is \"%.*s\"",
+					 (int)len, name);
+		if (ops && ops->name_check)
+			rc = ops->name_check(name, len);
+		if (rc || !name[len])
+			return rc;
+	}
+}
+
 int imgp_fs_write_file(struct imgp_fs *fs, const char *path, const void *data,
 		       size_t len)
 {
@@ -194,7 +229,9 @@ int imgp_fs_write_file(struct imgp_fs *fs, const char *path, const void *data,
 	if (!fs->capture)
 		return imgp_fail(EBADF, "p%d (%s): %s: filesystem opened read-only",
 				 fs->part->number, fs->part->fstype, path);
-	rc = fs->ops->write_file(fs, path, data, len);
+	rc = imgp_fs_path_check(fs->part, path);
+	if (!rc)
+		rc = fs->ops->write_file(fs, path, data, len);
 	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
 }
 

@@ -52,8 +52,17 @@ void imgp_fs_close(struct imgp_fs *fs);
 
 int imgp_fs_read_file(struct imgp_fs *fs, const char *path, size_t max,
 		      struct imgp_buf *out);
+/* Writes a whole file; path must be a file name (imgp_fs_path_check). */
 int imgp_fs_write_file(struct imgp_fs *fs, const char *path, const void *data,
 		       size_t len);
+/*
+ * Whether path can name a file to write on part: 0; -EISDIR when it names
+ * a folder ("", "/", a trailing "/", a last part "." or ".."); -EINVAL
+ * when a part is "." or ".." or empty ("//"), which would name another
+ * file than it spells, or is a name part's filesystem cannot hold (its
+ * backend's name_check). Fails with a message saying which.
+ */
+int imgp_fs_path_check(const struct imgp_part *part, const char *path);
 int imgp_fs_exists(struct imgp_fs *fs, const char *path);
 /* Sets the permission bits (07777) of an existing file; -ENOTSUP on FAT. */
 int imgp_fs_set_mode(struct imgp_fs *fs, const char *path, unsigned mode);

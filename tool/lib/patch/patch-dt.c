@@ -322,7 +322,13 @@ int imgp_patch_dt_note(struct imgp_patch *patch, const char *why,
 
 int imgp_patch_write_dtb(struct imgp_patch *patch, const char *path)
 {
-	return imgp_patch_write_dtb_note(patch, path, NULL);
+	int rc;
+
+	if (!patch->have_dtb)
+		return imgp_fail(EINVAL, "no device tree loaded");
+	/* A tree written over a tree file is the step's job; over anything else it is not. */
+	rc = imgp_patch_tree_dest_check(patch, path, "the tree", false);
+	return rc ? rc : imgp_patch_write_dtb_note(patch, path, NULL);
 }
 
 int imgp_patch_write_dtb_note(struct imgp_patch *patch, const char *path,

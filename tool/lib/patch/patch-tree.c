@@ -8,11 +8,79 @@
  * before the edits: edits made in place judge an absent property apart.
  */
 #include <errno.h>
+#include <libfdt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "imgpatch-internal.h"
+
+/* What bytes a tree would replace, when not a device tree the board loads as one; NULL: that. */
+static const char *not_a_tree(const void *data, size_t len)
+{
+	int node;
+
+	/* An empty file holds nothing to lose. */
+	if (!len)
+		return NULL;
+	if (fdt_check_full(data, len) != 0)
+		return "a file that is no device tree";
+	if (fdt_path_offset(data, "/images") >= 0)
+		return "a FIT image";
+	fdt_for_each_subnode(node, data, 0)
+		if (fdt_subnode_offset(data, node, "__overlay__") >= 0)
+			return "a device tree overlay";
+	return NULL;
+}
+
+int imgp_patch_tree_dest_check(struct imgp_patch *patch, const char *path,
+			       const char *option, bool trees_too)
+{
+	const struct imgp_part *part = patch->boot_part;
+	struct imgp_survey *sv = imgp_patch_survey(patch);
+	struct imgp_buf old = { 0 };
+	const char *held = NULL;
+	char what[4200];
+	bool existed = false;
+	int rc, kind;
+
+	if (!sv)
+		return -ENOMEM;
+	rc = imgp_fs_path_check(part, path);
+	if (rc) {
+		snprintf(what, sizeof(what), "%s", imgp_errmsg());
+		return imgp_fail(-rc, IMGP_PART_FMT " (%s): %s: %s %s", part->number,
+				 part->fstype, path, option, what);
+	}
+	/* A FIT other than the survey's (--fit): compared whatever the case, as FAT does. */
+	if (patch->fit_path && sv->fit_path && strcasecmp(patch->fit_path, sv->fit_path) &&
+	    !strcasecmp(path, patch->fit_path)) {
+		snprintf(what, sizeof(what), "the FIT the tree comes from");
+		kind = IMGP_BOOT_FILE_OTHER;
+	} else {
+		kind = imgp_survey_boot_file(sv, part, path, what, sizeof(what));
+	}
+	if (kind == IMGP_BOOT_FILE_OTHER || (kind == IMGP_BOOT_FILE_TREE && trees_too))
+		return imgp_fail(EPERM, IMGP_PART_FMT " (%s): %s: %s would replace %s",
+				 part->number, part->fstype, path, option, what);
+	/* The hook file is the tree the script loads, even when what is there now is broken. */
+	if (!strcasecmp(path, IMGP_OVERRIDE_PATH))
+		return 0;
+	/* Its bytes say the rest, whatever name reaches it (a FAT short alias, a link). */
+	rc = imgp_patch_read(patch, part, path, IMGP_DTB_MAX, &old, &existed);
+	if (rc == -EISDIR)
+		rc = imgp_fail(EISDIR, IMGP_PART_FMT " (%s): %s: %s names a folder, not a file",
+			       part->number, part->fstype, path, option);
+	else if (rc == -EFBIG)
+		rc = imgp_fail(EPERM, IMGP_PART_FMT " (%s): %s: %s would replace a file of more than %zu MiB, which is no device tree",
+			       part->number, part->fstype, path, option, IMGP_DTB_MAX >> 20);
+	else if (!rc && existed && (held = not_a_tree(old.data, old.len)))
+		rc = imgp_fail(EPERM, IMGP_PART_FMT " (%s): %s: %s would replace %s",
+			       part->number, part->fstype, path, option, held);
+	imgp_buf_free(&old);
+	return rc;
+}
 
 /* Whose the tree is: --fit and --fdt make it a FIT's, else the boot path says. */
 static bool tree_is_fit(struct imgp_patch *patch, const struct imgp_tree_opts *o)
@@ -47,6 +115,14 @@ static int begin_fit(struct imgp_patch *patch, const struct imgp_tree_opts *o)
 	patch->tree_override = strdup(o->override ? o->override : IMGP_OVERRIDE_PATH);
 	if (!patch->tree_override)
 		return imgp_fail(ENOMEM, "out of memory");
+	/* Checked before the edits: --force is for a file the script ignores, not for this. */
+	if (via == IMGP_VIA_OVERRIDE) {
+		rc = imgp_patch_tree_dest_check(patch, patch->tree_override,
+						o->override ? "--dtb-out" : "the override file",
+						true);
+		if (rc)
+			return rc;
+	}
 	if (o->via != IMGP_VIA_DEFAULT)
 		rc = asprintf(&patch->tree_why, "via %s: %s", imgp_via_name(via),
 			      o->asked_by ? o->asked_by : via == IMGP_VIA_FIT ? "--via fit" :

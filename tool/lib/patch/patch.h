@@ -104,7 +104,18 @@ int imgp_patch_write(struct imgp_patch *patch, const struct imgp_part *part,
 void imgp_patch_mode(struct imgp_patch *patch, const struct imgp_part *part,
 		     const char *path, unsigned mode);
 
-/* Plans writing the loaded tree to path on the boot partition. */
+/*
+ * Whether the tree may be written to path on the boot partition (option:
+ * what asked for it, for the message): path must name a file, not a
+ * folder, and not one the board loads as anything but a device tree: the
+ * FIT, a script, the boot path's configuration, a kernel, an overlay (the
+ * survey's boot paths say, and so do the bytes there); with trees_too, not
+ * one of the boot path's own trees either. 0, or -EPERM, -EISDIR, -EINVAL
+ * with "pN (type): path: option would replace ...".
+ */
+int imgp_patch_tree_dest_check(struct imgp_patch *patch, const char *path,
+			       const char *option, bool trees_too);
+/* Plans writing the loaded tree to path on the boot partition, checked as above. */
 int imgp_patch_write_dtb(struct imgp_patch *patch, const char *path);
 /* The same, why (may be NULL) heading the plan's note. */
 int imgp_patch_write_dtb_note(struct imgp_patch *patch, const char *path,
