@@ -588,7 +588,56 @@ static int effective_build(struct imgp_survey *sv, struct imgp_effective **trees
 int imgp_effective_build(struct imgp_survey *sv, struct imgp_effective **trees,
 			 size_t *n)
 {
-	return effective_build(sv, trees, n, false);
+	/* Kept, not logged: a command warns of the trees it touches alone. */
+	return effective_build(sv, trees, n, true);
+}
+
+/* line without "PATH: ", the tree it is about; into fits it. */
+static void warning_key(const char *line, const char *path, char *into, size_t size)
+{
+	const char *at = path ? strstr(line, path) : NULL;
+	size_t plen = path ? strlen(path) : 0;
+
+	if (at && at[plen] == ':' && at[plen + 1] == ' ')
+		snprintf(into, size, "%.*s%s", (int)(at - line), line, at + plen + 2);
+	else
+		snprintf(into, size, "%s", line);
+}
+
+void imgp_effective_warn(struct imgp_ctx *ctx, const struct imgp_effective *trees,
+			 size_t n)
+{
+	char key[1024], other[1024];
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t w = 0; w < trees[i].nwarnings; w++) {
+			size_t count = 0;
+			bool said = false;
+
+			warning_key(trees[i].warnings[w], trees[i].path, key, sizeof(key));
+			/* Said already, for an earlier tree or line? */
+			for (size_t j = 0; j <= i && !said; j++)
+				for (size_t v = 0; v < trees[j].nwarnings && !said &&
+				     (j < i || v < w); v++) {
+					warning_key(trees[j].warnings[v], trees[j].path,
+						    other, sizeof(other));
+					said = strcmp(key, other) == 0;
+				}
+			for (size_t j = i; j < n && !said; j++) {
+				bool has = false;
+
+				for (size_t v = 0; v < trees[j].nwarnings && !has; v++) {
+					warning_key(trees[j].warnings[v], trees[j].path,
+						    other, sizeof(other));
+					has = strcmp(key, other) == 0;
+				}
+				count += has;
+			}
+			if (count > 1)
+				imgp_warn(ctx, "%s (%zu trees)", key, count);
+			else if (!said)
+				imgp_warn(ctx, "%s", trees[i].warnings[w]);
+		}
 }
 
 int imgp_effective_build_kept(struct imgp_survey *sv, struct imgp_effective **trees,
