@@ -799,12 +799,6 @@ int imgp_survey_probe_paths(struct imgp_survey *sv, const char *const *paths,
  * kept in t->rc) or -ENOMEM.
  */
 /*
- * effective.c, for the survey: imgp_effective_build(), each tree keeping
- * the warnings met building it (t->warnings) instead of logging them.
- */
-int imgp_effective_build_kept(struct imgp_survey *sv, struct imgp_effective **trees,
-			      size_t *n);
-/*
  * effective.c: whether the FIT's boot script loads the override file and
  * it is there, so that it replaces every tree of the FIT.
  */

@@ -428,8 +428,8 @@ struct imgp_survey {
 	 * IMGP_SURVEY_EFFECTIVE: the trees the board boots, as
 	 * imgp_effective_build() makes them; with IMGP_SURVEY_TREES also
 	 * effective_trees[i], the controllers of effective[i] (when the boot
-	 * ends with no tree, IMGP_TREE_MISSING or IMGP_TREE_ERROR and why),
-	 * and the warnings met building each in its warnings, not logged.
+	 * ends with no tree, IMGP_TREE_MISSING or IMGP_TREE_ERROR and why);
+	 * each keeps the warnings met building it, not logged.
 	 */
 	size_t neffective;
 	struct imgp_effective *effective;
