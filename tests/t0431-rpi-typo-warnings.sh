@@ -28,6 +28,17 @@ refused()
 
 tree_of() { mtype -i "$1@@$OFF" "::$2" >"$3"; }
 
+# root_rm IMAGE OUT PATH: OUT is IMAGE with PATH removed from its root
+# filesystem (debugfs), which e2fsck still finds clean.
+root_rm()
+{
+	cp "$1" "$2" &&
+	extract_part "$2" 2 root.ext4 &&
+	debugfs -w -R "rm $3" root.ext4 &&
+	e2fsck -fn root.ext4 >/dev/null &&
+	put_part "$2" 2 root.ext4
+}
+
 test_expect_success 'build: a Raspberry Pi OS-like image, dpkg listing the kernel package'"'"'s trees' '
 	"$FIXTURES/mkimage-rpi.sh" pi.img &&
 	cp pi.img pi.orig
@@ -61,21 +72,32 @@ test_expect_success 'after it, a typo is still refused: the copy as shipped neve
 		--model pi4 --via file --dt-delete $NODE:cap-sd-higspeed
 '
 
-test_expect_success 'no package lists the tree: nothing shows an earlier run, refused' '
-	cp pi.orig nodpkg.img &&
-	extract_part nodpkg.img 2 root.ext4 &&
-	debugfs -w -R "rm /var/lib/dpkg/info/linux-image-6.6.51+rpt-rpi-v8.md5sums" root.ext4 &&
-	e2fsck -fn root.ext4 >/dev/null &&
-	put_part nodpkg.img 2 root.ext4 &&
+test_expect_success 'no package lists the tree and no run wrote it: refused' '
+	root_rm pi.orig nodpkg.img /var/lib/dpkg/info/linux-image-6.6.51+rpt-rpi-v8.md5sums &&
+	refused nodpkg.img "p1 /bcm2711-rpi-4-b.dtb: $NODE: delete cap-sd-higspeed: property '"'"'cap-sd-higspeed'"'"' not found (the node has: $HAS, broken-cd)" \
+		--model pi4 --via file --dt-delete $NODE:cap-sd-higspeed
+'
+
+test_expect_success 'no package lists the tree: the undo journal of the run that wrote it says so' '
+	$IMGPATCH patch nodpkg.img --model pi4 --via file --dt-delete $NODE:broken-cd >one &&
+	test -f nodpkg.img.imgpatch-undo &&
+	sum=$(sum_file nodpkg.img) &&
+	$IMGPATCH patch nodpkg.img --model pi4 --via file --dt-delete $NODE:broken-cd >two &&
+	grep "unchanged (already applied)" two &&
+	test_file_unchanged nodpkg.img "$sum"
+'
+
+test_expect_success 'a copy without that journal, or once undone: nothing shows the run, refused' '
+	cp nodpkg.img copy.img &&
+	refused copy.img "p1 /bcm2711-rpi-4-b.dtb: $NODE: delete broken-cd: property '"'"'broken-cd'"'"' not found (the node has: $HAS)" \
+		--model pi4 --via file --dt-delete $NODE:broken-cd &&
+	$IMGPATCH undo nodpkg.img >/dev/null &&
 	refused nodpkg.img "p1 /bcm2711-rpi-4-b.dtb: $NODE: delete cap-sd-higspeed: property '"'"'cap-sd-higspeed'"'"' not found (the node has: $HAS, broken-cd)" \
 		--model pi4 --via file --dt-delete $NODE:cap-sd-higspeed
 '
 
 test_expect_success 'a tree edited since (not as dpkg lists it) and no copy as shipped: an earlier edit' '
-	cp pi.img edited.img &&
-	extract_part edited.img 2 root2.ext4 &&
-	debugfs -w -R "rm /usr/lib/linux-image-6.6.51+rpt-rpi-v8/broadcom/bcm2711-rpi-4-b.dtb" root2.ext4 &&
-	put_part edited.img 2 root2.ext4 &&
+	root_rm pi.img edited.img /usr/lib/linux-image-6.6.51+rpt-rpi-v8/broadcom/bcm2711-rpi-4-b.dtb &&
 	sum=$(sum_file edited.img) &&
 	$IMGPATCH patch edited.img --model pi4 --via file --dt-delete $NODE:broken-cd >out &&
 	grep "unchanged (already applied)" out &&

@@ -267,6 +267,13 @@ void imgp_ranges_free(struct imgp_range *ranges, size_t n);
 /* ------------------------------------------------------------- journal.c */
 
 /*
+ * 1 when the journal at path is that of a run on img that finished (not
+ * undone) and wrote a byte of one of the n ranges (img_off, len); else 0
+ * (no journal, another image's, damaged). Never an error.
+ */
+int imgp_journal_touched(const char *path, const struct imgp_image *img,
+			 const struct imgp_extent *ext, size_t n);
+/*
  * Saves the old bytes of every range about to be written (read from img),
  * syncs, and marks the journal ready. Only then may the image be written.
  */

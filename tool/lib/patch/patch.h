@@ -87,11 +87,12 @@ int imgp_patch_fs(struct imgp_patch *patch, const struct imgp_part *part,
 		  struct imgp_fs **out);
 /*
  * Whether an earlier run deleted prop of the node at path from the tree
- * file edited in place (patch-shipped.c): 1 when the package that shipped
+ * file edited in place (patch-earlier.c): 1 when the package that shipped
  * the tree shows the file edited since and, where a copy as shipped is
- * there, that copy has the property; 0 when the file is as shipped, those
- * copies lack it or no package lists the tree: nothing shows it was ever
- * there. -ENOMEM alone is an error.
+ * there, that copy has the property; or, no package listing the tree, when
+ * the last run in place on the image (its undo journal) wrote the file. 0
+ * when nothing shows the property was ever there. -ENOMEM alone is an
+ * error.
  */
 int imgp_patch_dt_deleted_before(struct imgp_patch *patch, const char *path,
 				 const char *prop);

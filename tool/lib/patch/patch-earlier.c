@@ -2,13 +2,19 @@
 /*
  * Whether a property absent from a tree edited in place was deleted by an
  * earlier run or was never there. The tree file alone cannot say: both
- * look the same. The package that shipped the tree can: dpkg keeps the
- * MD5 of every file it installed (/var/lib/dpkg/info/PKG.md5sums on the
- * root filesystem). A tree file that still matches what a package shipped
- * under its name was never edited, so the property was never there; a
- * copy of the shipped tree still as shipped (Raspberry Pi OS and Debian
- * copy /usr/lib/linux-image-VERSION's trees to the boot partition) says
- * whether it had the property.
+ * look the same. Two witnesses can.
+ *
+ * The package that shipped the tree: dpkg keeps the MD5 of every file it
+ * installed (/var/lib/dpkg/info/PKG.md5sums on the root filesystem). A
+ * tree file that still matches what a package shipped under its name was
+ * never edited, so the property was never there; a copy of the shipped
+ * tree still as shipped (Raspberry Pi OS and Debian copy
+ * /usr/lib/linux-image-VERSION's trees to the boot partition) says whether
+ * it had the property.
+ *
+ * Where no package lists the tree, the undo journal of the last run in
+ * place: that run wrote the tree's bytes (where the filesystem maps its
+ * files; else its partition's), so the tree is its work.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -198,6 +204,33 @@ static int shipped_copies(struct imgp_patch *patch, const struct imgp_part *root
 	return rc ? rc : pristine ? 0 : 2;
 }
 
+/* 1 when the last run in place on the image wrote file's bytes, else 0. */
+static int journal_wrote(struct imgp_patch *patch, const char *file)
+{
+	const struct imgp_part *part = patch->boot_part;
+	struct imgp_extent whole = { 0, part->start, part->size };
+	struct imgp_file_map map = { 0 };
+	char *journal = imgp_journal_path(patch->disk->img.path);
+	struct imgp_fs *fs;
+	int rc;
+
+	if (!journal)
+		return imgp_fail(ENOMEM, "out of memory");
+	rc = imgp_patch_fs(patch, part, &fs);
+	if (!rc)
+		rc = imgp_fs_map_file(fs, file, &map);
+	if (rc == -ENOMEM) {
+		free(journal);
+		return rc;
+	}
+	imgp_errclear();
+	rc = rc ? imgp_journal_touched(journal, &patch->disk->img, &whole, 1) :
+		  imgp_journal_touched(journal, &patch->disk->img, map.ext, map.n);
+	imgp_file_map_free(&map);
+	free(journal);
+	return rc;
+}
+
 int imgp_patch_dt_deleted_before(struct imgp_patch *patch, const char *path,
 				 const char *prop)
 {
@@ -211,21 +244,21 @@ int imgp_patch_dt_deleted_before(struct imgp_patch *patch, const char *path,
 	if (!file || !patch->boot_part)
 		return 0;
 	root = imgp_patch_part(patch, "root");
-	if (!root) {
+	if (!root)
 		imgp_errclear();
-		return 0;
-	}
 	s.name = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
 	rc = imgp_patch_read(patch, patch->boot_part, file,
 			     patch->fit_path ? IMGP_FIT_MAX : IMGP_DTB_MAX, &raw,
 			     &existed);
-	if (!rc && existed) {
+	if (!rc && existed && root) {
 		md5_of(raw.data, raw.len, s.md5);
 		rc = dpkg_lookup(patch, root, &s);
 	}
 	imgp_buf_free(&raw);
-	if (!rc && existed && !s.as_shipped && s.n)
-		rc = shipped_copies(patch, root, &s, path, prop) != 0;
+	/* Listed as it is: never edited. Listed otherwise: the copies say. */
+	if (!rc && existed && !s.as_shipped)
+		rc = s.n ? shipped_copies(patch, root, &s, path, prop) != 0 :
+			   journal_wrote(patch, file);
 	for (size_t i = 0; i < s.n; i++)
 		free(s.paths[i]);
 	if (rc < 0 && rc != -ENOMEM) {
