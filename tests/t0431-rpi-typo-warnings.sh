@@ -28,6 +28,18 @@ refused()
 
 tree_of() { mtype -i "$1@@$OFF" "::$2" >"$3"; }
 
+# already IMAGE ARGS...: patch says "unchanged (already applied)", exits 0
+# and IMAGE is byte-identical.
+already()
+{
+	img=$1
+	shift
+	sum=$(sum_file "$img") &&
+	$IMGPATCH patch "$img" "$@" >out &&
+	grep "unchanged (already applied)" out &&
+	test_file_unchanged "$img" "$sum"
+}
+
 # root_rm IMAGE OUT PATH: OUT is IMAGE with PATH removed from its root
 # filesystem (debugfs), which e2fsck still finds clean.
 root_rm()
@@ -61,10 +73,7 @@ test_expect_success 'a real deletion, run twice: the second run is already appli
 	grep "$NODE: delete broken-cd" one &&
 	tree_of pi.img bcm2711-rpi-4-b.dtb once.dtb &&
 	test_must_fail fdtget once.dtb $NODE broken-cd &&
-	sum=$(sum_file pi.img) &&
-	$IMGPATCH patch pi.img --model pi4 --via file --dt-delete $NODE:broken-cd >two &&
-	grep "unchanged (already applied)" two &&
-	test_file_unchanged pi.img "$sum"
+	already pi.img --model pi4 --via file --dt-delete $NODE:broken-cd
 '
 
 test_expect_success 'after it, a typo is still refused: the copy as shipped never had it' '
@@ -81,10 +90,7 @@ test_expect_success 'no package lists the tree and no run wrote it: refused' '
 test_expect_success 'no package lists the tree: the undo journal of the run that wrote it says so' '
 	$IMGPATCH patch nodpkg.img --model pi4 --via file --dt-delete $NODE:broken-cd >one &&
 	test -f nodpkg.img.imgpatch-undo &&
-	sum=$(sum_file nodpkg.img) &&
-	$IMGPATCH patch nodpkg.img --model pi4 --via file --dt-delete $NODE:broken-cd >two &&
-	grep "unchanged (already applied)" two &&
-	test_file_unchanged nodpkg.img "$sum"
+	already nodpkg.img --model pi4 --via file --dt-delete $NODE:broken-cd
 '
 
 test_expect_success 'a copy without that journal, or once undone: nothing shows the run, refused' '
@@ -98,10 +104,7 @@ test_expect_success 'a copy without that journal, or once undone: nothing shows 
 
 test_expect_success 'a tree edited since (not as dpkg lists it) and no copy as shipped: an earlier edit' '
 	root_rm pi.img edited.img /usr/lib/linux-image-6.6.51+rpt-rpi-v8/broadcom/bcm2711-rpi-4-b.dtb &&
-	sum=$(sum_file edited.img) &&
-	$IMGPATCH patch edited.img --model pi4 --via file --dt-delete $NODE:broken-cd >out &&
-	grep "unchanged (already applied)" out &&
-	test_file_unchanged edited.img "$sum"
+	already edited.img --model pi4 --via file --dt-delete $NODE:broken-cd
 '
 
 test_expect_success 'build: four trees with the same dtparam' '
