@@ -308,6 +308,13 @@ void imgp_ranges_free(struct imgp_range *ranges, size_t n);
 /* ------------------------------------------------------------- journal.c */
 
 /*
+ * 1 when the journal at path is that of a run on img that finished (not
+ * undone) and wrote a byte of one of the n ranges (img_off, len); else 0
+ * (no journal, another image's, damaged). Never an error.
+ */
+int imgp_journal_touched(const char *path, const struct imgp_image *img,
+			 const struct imgp_extent *ext, size_t n);
+/*
  * Saves the old bytes of every range about to be written (read from img),
  * syncs, and marks the journal ready. Only then may the image be written.
  */
@@ -858,12 +865,6 @@ int imgp_survey_probe_paths(struct imgp_survey *sv, const char *const *paths,
  * of sv's FIT, as imgp_effective_build() makes it. Returns 0 (a failure
  * kept in t->rc) or -ENOMEM.
  */
-/*
- * effective.c, for the survey: imgp_effective_build(), each tree keeping
- * the warnings met building it (t->warnings) instead of logging them.
- */
-int imgp_effective_build_kept(struct imgp_survey *sv, struct imgp_effective **trees,
-			      size_t *n);
 /*
  * effective.c: whether the FIT's boot script loads the override file and
  * it is there, so that it replaces every tree of the FIT.

@@ -428,8 +428,8 @@ struct imgp_survey {
 	 * IMGP_SURVEY_EFFECTIVE: the trees the board boots, as
 	 * imgp_effective_build() makes them; with IMGP_SURVEY_TREES also
 	 * effective_trees[i], the controllers of effective[i] (when the boot
-	 * ends with no tree, IMGP_TREE_MISSING or IMGP_TREE_ERROR and why),
-	 * and the warnings met building each in its warnings, not logged.
+	 * ends with no tree, IMGP_TREE_MISSING or IMGP_TREE_ERROR and why);
+	 * each keeps the warnings met building it, not logged.
 	 */
 	size_t neffective;
 	struct imgp_effective *effective;
@@ -515,10 +515,18 @@ struct imgp_effective {
 /*
  * Builds the effective trees of sv into *trees (*n of them; none when the
  * boot path names no tree, or there is none). A tree that cannot be built
- * keeps its failure in its rc/error. Returns 0, or -ENOMEM.
+ * keeps its failure in its rc/error, and each the warnings met building it
+ * (logged by imgp_effective_warn). Returns 0, or -ENOMEM.
  */
 int imgp_effective_build(struct imgp_survey *sv, struct imgp_effective **trees,
 			 size_t *n);
+/*
+ * Logs to ctx the warnings kept by the n trees a command touches: one line
+ * per distinct problem, where N trees have it the tree's path left out and
+ * "(N trees)" added.
+ */
+void imgp_effective_warn(struct imgp_ctx *ctx, const struct imgp_effective *trees,
+			 size_t n);
 void imgp_effective_free(struct imgp_effective *trees, size_t n);
 /* The name a tree is shown by: its model, else its FIT image's name, else its path. */
 const char *imgp_effective_name(const struct imgp_effective *t);

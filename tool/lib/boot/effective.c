@@ -516,8 +516,7 @@ bool imgp_effective_override_loaded(const struct imgp_survey *sv)
 }
 
 /* The trees of a FIT: the override the script loads, else each fdt image. */
-static int build_fit(struct imgp_survey *sv, struct imgp_effective **trees, size_t *n,
-		     bool kept)
+static int build_fit(struct imgp_survey *sv, struct imgp_effective **trees, size_t *n)
 {
 	const struct imgp_fit *fit = &sv->fit.fit;
 	size_t count = 0;
@@ -530,7 +529,7 @@ static int build_fit(struct imgp_survey *sv, struct imgp_effective **trees, size
 		*n = 1;
 		(*trees)->part = sv->override.part;
 		rc = set_string(&(*trees)->path, IMGP_OVERRIDE_PATH);
-		return rc ? rc : build(sv, *trees, kept);
+		return rc ? rc : build(sv, *trees, true);
 	}
 	if (!sv->fit.parsed)
 		return 0;
@@ -542,14 +541,15 @@ static int build_fit(struct imgp_survey *sv, struct imgp_effective **trees, size
 	for (size_t i = 0; !rc && i < fit->nimages; i++) {
 		if (strcmp(fit->images[i].type, "flat_dt") != 0)
 			continue;
-		rc = fit_image(sv, &fit->images[i], &(*trees)[*n], kept);
+		rc = fit_image(sv, &fit->images[i], &(*trees)[*n], true);
 		(*n)++;
 	}
 	return rc;
 }
 
-static int effective_build(struct imgp_survey *sv, struct imgp_effective **trees,
-			   size_t *n, bool kept)
+/* Kept, not logged: a command warns of the trees it touches alone. */
+int imgp_effective_build(struct imgp_survey *sv, struct imgp_effective **trees,
+			 size_t *n)
 {
 	const struct imgp_survey_bootinfo *bi = &sv->bootinfo;
 	int rc = 0;
@@ -559,7 +559,7 @@ static int effective_build(struct imgp_survey *sv, struct imgp_effective **trees
 	if (!sv->bootpath || !sv->boot)
 		return 0;
 	if (sv->bootpath == &imgp_bootpath_fit) {
-		rc = build_fit(sv, trees, n, kept);
+		rc = build_fit(sv, trees, n);
 	} else if (bi->ndts) {
 		*trees = calloc(bi->ndts, sizeof(**trees));
 		if (!*trees)
@@ -573,7 +573,7 @@ static int effective_build(struct imgp_survey *sv, struct imgp_effective **trees
 			if (!rc)
 				rc = set_string(&t->path, bi->dts[i].path);
 			if (!rc)
-				rc = build(sv, t, kept);
+				rc = build(sv, t, true);
 		}
 	}
 	if (rc) {
@@ -585,17 +585,6 @@ static int effective_build(struct imgp_survey *sv, struct imgp_effective **trees
 	return 0;
 }
 
-int imgp_effective_build(struct imgp_survey *sv, struct imgp_effective **trees,
-			 size_t *n)
-{
-	return effective_build(sv, trees, n, false);
-}
-
-int imgp_effective_build_kept(struct imgp_survey *sv, struct imgp_effective **trees,
-			      size_t *n)
-{
-	return effective_build(sv, trees, n, true);
-}
 
 void imgp_effective_free(struct imgp_effective *trees, size_t n)
 {

@@ -628,15 +628,14 @@ static int survey_trees(struct imgp_survey *sv)
 }
 
 /*
- * The trees the board boots (effective.c); with the controllers, each
- * one's, or why the boot ends with no tree, and the warnings met building
- * each kept with it (a report shows them where they belong).
+ * The trees the board boots (effective.c), each with the warnings met
+ * building it (a report shows them where they belong; a command logs those
+ * of the trees it touches); with the controllers, each one's, or why the
+ * boot ends with no tree.
  */
 static int survey_effective(struct imgp_survey *sv, bool controllers)
 {
-	int rc = controllers ?
-		 imgp_effective_build_kept(sv, &sv->effective, &sv->neffective) :
-		 imgp_effective_build(sv, &sv->effective, &sv->neffective);
+	int rc = imgp_effective_build(sv, &sv->effective, &sv->neffective);
 
 	if (rc || !controllers)
 		return rc;

@@ -412,12 +412,15 @@ static int pick_trees(struct doctor *d, const char *fdt_spec, const char *model)
 			/* The one judged: the boot checks see it alone too. */
 			d->effective = (struct imgp_effective *)t;
 			d->neffective = 1;
+			imgp_effective_warn(imgp_survey_ctx(&d->sv), t, 1);
 			return d->out->picked ? add_effective(d, d->effective) :
 						imgp_fail(ENOMEM, "out of memory");
 		}
 		rc = 0;
 		d->out->chooser = d->sv.bootinfo.chooser;
 	}
+	/* Each tree is judged: the warnings of all, a shared one said once. */
+	imgp_effective_warn(imgp_survey_ctx(&d->sv), d->effective, d->neffective);
 	for (size_t i = 0; !rc && i < d->neffective; i++)
 		rc = add_effective(d, &d->effective[i]);
 	if (rc || d->neffective)

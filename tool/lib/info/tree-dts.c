@@ -32,6 +32,8 @@ int imgp_survey_dts(struct imgp_survey *sv, const char *model, struct imgp_buf *
 	rc = v.neffective ? imgp_survey_pick(sv, model, false, &pick) : no_tree(&v);
 	if (rc)
 		return rc;
+	/* The warnings of the tree shown, of no other. */
+	imgp_effective_warn(imgp_survey_ctx(sv), &sv->effective[pick], 1);
 	imgp_survey_get_effective(sv, pick, &t);
 	if (!t.dtb)
 		return imgp_fail(t.rc ? -t.rc : ENOENT, "%s: %s", t.provenance, t.error);

@@ -382,6 +382,46 @@ static int journal_interrupted(int fd, const char *path, const struct journal_he
 	return rc < 0 ? rc : !rc;
 }
 
+int imgp_journal_touched(const char *path, const struct imgp_image *img,
+			 const struct imgp_extent *ext, size_t n)
+{
+	struct journal_header hdr;
+	uint8_t entry[ENTRY_SIZE];
+	uint64_t off = HEADER_SIZE, nregions;
+	struct stat st;
+	int fd = journal_open(path, O_RDONLY), rc = 0;
+
+	if (fd < 0) {
+		imgp_errclear();
+		return 0;
+	}
+	/* Only a finished run of this image: an undone one left the old bytes. */
+	if (header_read(fd, path, &hdr) || fstat(fd, &st) < 0 ||
+	    (get_le32(hdr.state) != STATE_DONE && get_le32(hdr.state) != STATE_READY) ||
+	    check_identity(path, &hdr, img) ||
+	    journal_interrupted(fd, path, &hdr, img, NULL)) {
+		imgp_errclear();
+		close(fd);
+		return 0;
+	}
+	nregions = get_le64(hdr.nregions);
+	for (uint64_t i = 0; i < nregions && !rc; i++) {
+		uint64_t roff, rlen;
+
+		if (imgp_read_all(fd, entry, sizeof(entry), (off_t)off) != (ssize_t)sizeof(entry))
+			break;
+		roff = get_le64(entry);
+		rlen = get_le64(entry + 8);
+		if (rlen > (uint64_t)st.st_size || off + ENTRY_SIZE + rlen > (uint64_t)st.st_size)
+			break;
+		for (size_t e = 0; e < n && !rc; e++)
+			rc = roff < ext[e].img_off + ext[e].len && ext[e].img_off < roff + rlen;
+		off += ENTRY_SIZE + rlen;
+	}
+	close(fd);
+	return rc;
+}
+
 int imgp_journal_check(const char *path, const char *image)
 {
 	struct journal_header hdr;

@@ -151,6 +151,8 @@ int imgp_patch_load_dtb_file(struct imgp_patch *patch, const char *part_spec,
 	}
 	if (!rc)
 		rc = patch_take_dtb(patch, part, raw.data, raw.len, origin);
+	if (!rc && !(patch->dtb_file = strdup(path)))
+		rc = imgp_fail(ENOMEM, "out of memory");
 	if (rc)
 		imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", part->number,
 			      part->fstype, path);
@@ -209,12 +211,18 @@ int imgp_patch_dt_delete(struct imgp_patch *patch, const char *node,
 	}
 	/*
 	 * Absent from the tree as loaded too: a typo, or the wrong tree. An
-	 * edit in place (--via file, fit) may meet its own earlier run, so
-	 * there only a name close to one the node has is a typo.
+	 * edit in place (--via file, fit) may meet its own earlier run: a name
+	 * close to one the node has is a typo, and so is any other unless the
+	 * package that shipped the tree shows that the file lost it since.
 	 */
-	if (rc == 1 && !imgp_dt_has_prop(&patch->dtb_source, path, prop) &&
-	    (!patch->dt_in_place || imgp_dt_prop_is_typo(&patch->dtb, off, prop)))
-		rc = imgp_dt_prop_not_found(&patch->dtb, off, prop);
+	if (rc == 1 && !imgp_dt_has_prop(&patch->dtb_source, path, prop)) {
+		int before = 0;
+
+		if (patch->dt_in_place && !imgp_dt_prop_is_typo(&patch->dtb, off, prop))
+			before = imgp_patch_dt_deleted_before(patch, path, prop);
+		rc = before < 0 ? before : before ? 1 :
+		     imgp_dt_prop_not_found(&patch->dtb, off, prop);
+	}
 	if (rc < 0)
 		return imgp_fail_ctx(rc, "%s: %s: delete %s", patch->dtb_origin,
 				     path, prop);

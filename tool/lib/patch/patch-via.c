@@ -281,6 +281,19 @@ int imgp_patch_find_booted(struct imgp_patch *patch, const char *model,
 	return 0;
 }
 
+/* The warnings of the tree the patch edits, and of no other the image has. */
+static int warn_touched(struct imgp_patch *patch, const struct imgp_survey_bootdt *dt)
+{
+	struct imgp_effective *trees, *t;
+	size_t n;
+	int rc = effective_of(patch, dt, &trees, &n, &t);
+
+	if (!rc && t)
+		imgp_effective_warn(imgp_survey_ctx(imgp_patch_survey(patch)), t, 1);
+	imgp_effective_free(trees, n);
+	return rc;
+}
+
 int imgp_patch_load_booted(struct imgp_patch *patch, const char *model)
 {
 	const struct imgp_survey_bootdt *dt = NULL;
@@ -288,6 +301,8 @@ int imgp_patch_load_booted(struct imgp_patch *patch, const char *model)
 	int rc;
 
 	rc = imgp_patch_find_booted(patch, model, &dt);
+	if (!rc)
+		rc = warn_touched(patch, dt);
 	p = rc ? NULL : plan_of(patch);
 	if (!rc && !p)
 		rc = imgp_fail(ENOMEM, "out of memory");

@@ -41,6 +41,7 @@ void imgp_patch_free(struct imgp_patch *patch)
 		imgp_dtb_free(&patch->dtb);
 	imgp_dtb_free(&patch->dtb_source);
 	free(patch->dtb_origin);
+	free(patch->dtb_file);
 	free(patch->fit_path);
 	free(patch->tree_why);
 	free(patch->tree_override);
@@ -77,8 +78,8 @@ static struct imgp_change *patch_find(struct imgp_patch *patch,
  * the survey could not open gives the survey's reason; one it did not try
  * (no filesystem imgpatch knows) the reason opening it gives.
  */
-static int patch_fs(struct imgp_patch *patch, const struct imgp_part *part,
-		    struct imgp_fs **out)
+int imgp_patch_fs(struct imgp_patch *patch, const struct imgp_part *part,
+		  struct imgp_fs **out)
 {
 	struct imgp_survey *sv = imgp_patch_survey(patch);
 	size_t i = (size_t)(part - patch->disk->tab.parts);
@@ -111,7 +112,7 @@ static int read_from_image(struct imgp_patch *patch,
 	struct imgp_fs *fs;
 	int rc;
 
-	rc = patch_fs(patch, part, &fs);
+	rc = imgp_patch_fs(patch, part, &fs);
 	if (rc)
 		return rc;
 	/*
@@ -141,7 +142,7 @@ static int dir_in_image(struct imgp_patch *patch, const struct imgp_part *part,
 	struct imgp_fs *fs;
 	int rc;
 
-	rc = patch_fs(patch, part, &fs);
+	rc = imgp_patch_fs(patch, part, &fs);
 	if (rc)
 		return rc;
 	rc = imgp_fs_exists(fs, path);
@@ -156,7 +157,7 @@ static int readlink_from_image(struct imgp_patch *patch,
 	struct imgp_fs *fs;
 	int rc;
 
-	rc = patch_fs(patch, part, &fs);
+	rc = imgp_patch_fs(patch, part, &fs);
 	if (rc)
 		return rc;
 	rc = imgp_fs_exists(fs, path);
@@ -223,7 +224,7 @@ int imgp_patch_load_fit(struct imgp_patch *patch, const struct imgp_part *part,
 		return 0;
 	}
 	if (!c) {
-		rc = patch_fs(patch, part, &fs);
+		rc = imgp_patch_fs(patch, part, &fs);
 		if (!rc)
 			rc = imgp_fs_load_fit(fs, path, &fit);
 		return rc ? rc : patch_keep_fit(patch, &fit, out);

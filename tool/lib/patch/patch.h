@@ -41,6 +41,7 @@ struct imgp_change {
 };
 
 struct imgp_dt_plan;
+struct imgp_fs;
 
 struct imgp_patch {
 	struct imgp_disk *disk;
@@ -51,6 +52,7 @@ struct imgp_patch {
 	char *dtb_origin;        /* "fdt-x.dtb in p1 /image.fit" */
 	char *fit_path;          /* the FIT the tree came from; NULL: a .dtb file */
 	char *fit_image;         /* its image node */
+	char *dtb_file;          /* the .dtb file it came from; NULL: a FIT's or a blob */
 	/*
 	 * The edits go back where the tree came from (the FIT rewritten): a
 	 * property already absent may be an earlier run's work, not a typo.
@@ -77,6 +79,23 @@ struct imgp_patch {
 	size_t nfits;
 };
 
+/*
+ * The survey's filesystem of part (one it could not open: its reason).
+ * 0 or -errno with the message.
+ */
+int imgp_patch_fs(struct imgp_patch *patch, const struct imgp_part *part,
+		  struct imgp_fs **out);
+/*
+ * Whether an earlier run deleted prop of the node at path from the tree
+ * file edited in place (patch-earlier.c): 1 when the package that shipped
+ * the tree shows the file edited since and, where a copy as shipped is
+ * there, that copy has the property; or, no package listing the tree, when
+ * the last run in place on the image (its undo journal) wrote the file. 0
+ * when nothing shows the property was ever there. -ENOMEM alone is an
+ * error.
+ */
+int imgp_patch_dt_deleted_before(struct imgp_patch *patch, const char *path,
+				 const char *prop);
 /*
  * Reads a file as the patch would leave it: the planned content when an
  * earlier operation changed it, else the file in the image. existed is set
