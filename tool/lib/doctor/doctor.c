@@ -237,7 +237,8 @@ static int unreadable(int rc, const char *error)
 
 /*
  * The doctor examines only what reads: a filesystem that does not open,
- * a lookup that failed, a corrupt FIT, boot script or fstab is the error.
+ * a lookup that failed, a boot configuration that does not read, a
+ * corrupt FIT, boot script or fstab is the error.
  */
 static int survey_readable(const struct imgp_survey *sv)
 {
@@ -249,6 +250,9 @@ static int survey_readable(const struct imgp_survey *sv)
 		rc = unreadable(sv->boot_rc, sv->boot_error);
 	if (!rc)
 		rc = unreadable(sv->fit.rc, sv->fit.error);
+	/* The boot path's own configuration: judging without it says nothing. */
+	if (!rc && sv->bootpath)
+		rc = unreadable(sv->bootinfo.rc, sv->bootinfo.error);
 	/* Found but not read (a dangling link, a bad CRC) is an error too. */
 	if (!rc && sv->boot)
 		rc = sv->script.path && sv->script.rc ?
