@@ -24,15 +24,6 @@ bool imgp_dt_is_mmc(const void *fdt, int node);
 /* dt-value.c: dtc's guess that a property without type markers is strings */
 bool imgp_dt_looks_like_strings(const uint8_t *p, int len);
 
-/*
- * dt-overlay-check.c: the node at path (len bytes) as libfdt's
- * fdt_path_offset_namelen() finds it, but an alias only when its value is
- * a path from the root (libfdt 1.6.1 follows an alias naming an alias
- * until its stack runs out). Returns the offset or a libfdt error:
- * -FDT_ERR_BADVALUE for such an alias.
- */
-int imgp_dt_path_offset(const void *fdt, const char *path, int len);
-
 /* A "path:property:offset" entry of a fixup list, checked against its overlay. */
 struct imgp_dt_fixup {
 	int node;
