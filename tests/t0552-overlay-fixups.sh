@@ -18,17 +18,6 @@ fixup_dtbo()
 		"$2" | dtc -q -I dts -O dtb -o "$1" -
 }
 
-# root_put IMG LOCAL PATH: LOCAL written as PATH on IMG's ext4 root (p1).
-root_put()
-{
-	local -; set +x
-
-	extract_part "$1" 1 "$1.p1" &&
-		debugfs -w -R "rm $3" "$1.p1" >/dev/null 2>&1
-	debugfs -w -R "write $2 $3" "$1.p1" >/dev/null 2>&1 &&
-		e2fsck -fn "$1.p1" >/dev/null 2>&1 && put_part "$1" 1 "$1.p1" && rm -f "$1.p1"
-}
-
 test_expect_success 'build the Debian extlinux image (a tree with __symbols__, fdtoverlays)' '
 	mkdir symbols &&
 	cp "$DTB_DIR"/*.dtb symbols/ &&

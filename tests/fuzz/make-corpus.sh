@@ -293,6 +293,13 @@ cat >"$tmp/fixbase.dts" <<-EOF
 	};
 EOF
 dtc -q -@ -I dts -O dtb -o "$tmp/fixbase.dtb" "$tmp/fixbase.dts"
+# crafted_seed NAME < DTS: on that base, for both overlay harnesses.
+crafted_seed()
+{
+	dtc -q -I dts -O dtb -o "$tmp/crafted.dtbo" -
+	cat "$tmp/fixbase.dtb" "$tmp/crafted.dtbo" >"$out/overlay/$1"
+	{ cat "$tmp/fixbase.dtb" "$tmp/crafted.dtbo"; printf 'crafted'; } >"$out/rpi-overlay/$1"
+}
 n=0
 for entry in '/fragment@0:target:0' '/fragment@0:target:-4' '/fragment@0:target:4294967292' \
 	'/fragment@0:target:99999999999999999999' '/fragment@0:target:1' '/fragment@0:target:4' \
@@ -301,17 +308,13 @@ for entry in '/fragment@0:target:0' '/fragment@0:target:-4' '/fragment@0:target:
 	'/fragment@0:nothere:0' '/fragment@0/__overlay__:cells:8", "/fragment@0:target:0'; do
 	n=$((n + 1))
 	printf '/dts-v1/;\n/ {\n\tfragment@0 {\n\t\ttarget = <0xffffffff>;\n\t\t__overlay__ { cells = <1 2 3>; };\n\t};\n\t__fixups__ { sd = "%s"; };\n};\n' \
-		"$entry" | dtc -q -I dts -O dtb -o "$tmp/fix.dtbo" -
-	cat "$tmp/fixbase.dtb" "$tmp/fix.dtbo" >"$out/overlay/fixup-$n"
-	{ cat "$tmp/fixbase.dtb" "$tmp/fix.dtbo"; printf 'fix'; } >"$out/rpi-overlay/fixup-$n"
+		"$entry" | crafted_seed "fixup-$n"
 done
 for body in 'target-path = "loop";' 'target-path = "mmc0";' 'target-path = [2f 73 6f 63];' \
 	'target-path = "";' 'target = <0>; target-path = "/soc";'; do
 	n=$((n + 1))
 	printf '/dts-v1/;\n/ {\n\tfragment@0 {\n\t\t%s\n\t\t__overlay__ { r = <1>; };\n\t};\n\t__local_fixups__ { fragment@0 { __overlay__ { r = <0 4>; }; }; };\n};\n' \
-		"$body" | dtc -q -I dts -O dtb -o "$tmp/fix.dtbo" -
-	cat "$tmp/fixbase.dtb" "$tmp/fix.dtbo" >"$out/overlay/target-$n"
-	{ cat "$tmp/fixbase.dtb" "$tmp/fix.dtbo"; printf 'fix'; } >"$out/rpi-overlay/target-$n"
+		"$body" | crafted_seed "target-$n"
 done
 
 # ------------------------------------------------------------- boot paths

@@ -126,24 +126,23 @@ static void check_fixup_parse(void)
 	}
 }
 
-/* ovl with __fixups__ { label = list (len bytes) }, applied to base. */
-static int apply_with_fixups(const char *base, const char *label, const void *list,
-			     int len)
+/*
+ * ovl applied to base with the library: its result, or -2 when a failure
+ * left the tree changed.
+ */
+static int apply(const char *base, const char *ovl)
 {
 	struct imgp_dtb dtb;
-	char ovl[4096], *before;
-	int fix, rc;
+	char *before;
+	int rc;
 
-	make_overlay(ovl, sizeof(ovl));
-	fdt_open_into(ovl, ovl, sizeof(ovl));
-	fix = fdt_add_subnode(ovl, 0, "__fixups__");
-	fdt_setprop(ovl, fix, label, list, len);
-	fdt_pack(ovl);
 	if (imgp_dtb_load(&dtb, base, fdt_totalsize(base)))
 		return -1;
 	before = malloc(dtb.bufsize);
-	if (!before)
+	if (!before) {
+		imgp_dtb_free(&dtb);
 		return -1;
+	}
 	memcpy(before, dtb.fdt, dtb.bufsize);
 	rc = imgp_dt_apply_overlay(&dtb, ovl, fdt_totalsize(ovl));
 	if (rc && memcmp(before, dtb.fdt, dtb.bufsize))
@@ -151,6 +150,19 @@ static int apply_with_fixups(const char *base, const char *label, const void *li
 	free(before);
 	imgp_dtb_free(&dtb);
 	return rc;
+}
+
+/* make_overlay()'s with __fixups__ { label = list (len bytes) }, applied to base. */
+static int apply_with_fixups(const char *base, const char *label, const void *list,
+			     int len)
+{
+	char ovl[4096];
+
+	make_overlay(ovl, sizeof(ovl));
+	fdt_open_into(ovl, ovl, sizeof(ovl));
+	fdt_setprop(ovl, fdt_add_subnode(ovl, 0, "__fixups__"), label, list, len);
+	fdt_pack(ovl);
+	return apply(base, ovl);
 }
 
 static void check_apply(void)
@@ -192,21 +204,15 @@ static void check_apply(void)
 static int apply_to_path(const char *base, const char *path, const char *prop,
 			 const char *value)
 {
-	struct imgp_dtb dtb;
 	char ovl[4096];
-	int frag, over, rc;
+	int frag;
 
 	fdt_create_empty_tree(ovl, sizeof(ovl));
 	frag = fdt_add_subnode(ovl, 0, "fragment@0");
 	fdt_setprop_string(ovl, frag, "target-path", path);
-	over = fdt_add_subnode(ovl, frag, "__overlay__");
-	fdt_setprop_string(ovl, over, prop, value);
+	fdt_setprop_string(ovl, fdt_add_subnode(ovl, frag, "__overlay__"), prop, value);
 	fdt_pack(ovl);
-	if (imgp_dtb_load(&dtb, base, fdt_totalsize(base)))
-		return -1;
-	rc = imgp_dt_apply_overlay(&dtb, ovl, fdt_totalsize(ovl));
-	imgp_dtb_free(&dtb);
-	return rc;
+	return apply(base, ovl);
 }
 
 static void check_targets(void)
