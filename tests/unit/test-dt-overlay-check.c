@@ -21,7 +21,7 @@
 /*
  * A base: /aliases { self = "self"; up = "../x"; mmc0 = "/soc/mmc@1000"; },
  * /soc/mmc@1000 with phandle 1, /__symbols__ { sd = "/soc/mmc@1000";
- * rel = "self"; bare = "/soc"; }.
+ * rel = "self"; bare = "/soc"; viaalias = "mmc0"; }.
  */
 static void make_base(char *blob, size_t size)
 {
@@ -40,6 +40,7 @@ static void make_base(char *blob, size_t size)
 	fdt_setprop_string(blob, sym, "sd", "/soc/mmc@1000");
 	fdt_setprop_string(blob, sym, "rel", "self");
 	fdt_setprop_string(blob, sym, "bare", "/soc");
+	fdt_setprop_string(blob, sym, "viaalias", "mmc0");
 	fdt_pack(blob);
 }
 
@@ -187,9 +188,11 @@ static void check_apply(void)
 	rc = apply_with_fixups(base, "sd", "", 0);
 	CHECK(rc == -EBADMSG && strstr(imgp_errmsg(), "no entries"), "apply: no entries");
 	rc = apply_with_fixups(base, "rel", "/fragment@0:target:0", 21);
-	CHECK(rc == -EBADMSG, "apply: a base symbol that is no path from the root");
-	CHECK_STR(imgp_errmsg(), "the base tree's __symbols__ entry 'rel' is not a path from the root",
+	CHECK(rc == -EBADMSG, "apply: a base symbol that is an alias naming itself");
+	CHECK_STR(imgp_errmsg(), "the base tree's __symbols__ entry 'rel' is not a path, or an alias to one",
 		  "apply: that symbol named");
+	CHECK(apply_with_fixups(base, "viaalias", "/fragment@0:target:0", 21) == 0,
+	      "apply: a base symbol that is an alias to a path from the root");
 	rc = apply_with_fixups(base, "bare", "/fragment@0:target:0", 21);
 	CHECK(rc == -EINVAL, "apply: a label whose node has no phandle");
 	CHECK_STR(imgp_errmsg(), "label 'bare' is /soc, which has no phandle in the base tree",
@@ -238,11 +241,40 @@ static void check_targets(void)
 		  "that alias named");
 }
 
+/* The Raspberry Pi's merge reads the same entries through the same checks. */
+static void check_rpi(void)
+{
+	char base[4096], ovl[4096];
+	size_t size;
+	void *fdt;
+	int rc;
+
+	make_base(base, sizeof(base));
+	make_overlay(ovl, sizeof(ovl));
+	fdt_open_into(ovl, ovl, sizeof(ovl));
+	fdt_setprop(ovl, fdt_add_subnode(ovl, 0, "__fixups__"), "sd",
+		    "/fragment@0:target:-4", 22);
+	fdt_pack(ovl);
+	size = fdt_totalsize(base);
+	fdt = malloc(size);
+	if (!fdt)
+		return;
+	memcpy(fdt, base, size);
+	rc = imgp_rpi_dtoverlay(&fdt, &size, ovl, fdt_totalsize(ovl), "crafted", NULL,
+				NULL, NULL);
+	CHECK(rc == -EBADMSG && size == fdt_totalsize(base) && !memcmp(fdt, base, size),
+	      "rpi: the issue's '-4' is refused, the tree as it was");
+	CHECK_STR(imgp_errmsg(), "broken overlay crafted: __fixups__ of label 'sd': entry '/fragment@0:target:-4': the offset is not a decimal number of at most 10 digits",
+		  "rpi: the issue's '-4' named");
+	free(fdt);
+}
+
 int main(void)
 {
 	check_path_offset();
 	check_fixup_parse();
 	check_apply();
 	check_targets();
+	check_rpi();
 	return unit_done();
 }

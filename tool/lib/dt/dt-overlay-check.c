@@ -302,12 +302,14 @@ static int dt_check_labels(const void *base, const void *ovl)
 			continue;
 		}
 		dt_shown(shown, label, strlen(label));
-		if (!dt_is_string(path, len) || path[0] != '/') {
-			rc = imgp_fail(EBADMSG, "the base tree's __symbols__ entry '%s' is not a path from the root",
+		/* libfdt looks the path up as it is: an alias only to a path from the root. */
+		node = dt_is_string(path, len) ? imgp_dt_path_offset(base, path, len - 1) :
+						 -FDT_ERR_BADVALUE;
+		if (node == -FDT_ERR_BADVALUE) {
+			rc = imgp_fail(EBADMSG, "the base tree's __symbols__ entry '%s' is not a path, or an alias to one",
 				       shown);
 			break;
 		}
-		node = fdt_path_offset(base, path);
 		if (node < 0 || !fdt_get_phandle(base, node)) {
 			rc = imgp_fail(EINVAL, "label '%s' is %s, which %s in the base tree", shown,
 				       dt_shown((char[DT_SHOWN]){ 0 }, path, (size_t)len),
