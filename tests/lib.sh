@@ -474,6 +474,18 @@ put_part()
 		status=none
 }
 
+# root_put IMG LOCAL PATH: LOCAL written as PATH on IMG's ext4 p1 (debugfs),
+# checked with e2fsck.
+root_put()
+{
+	local -; set +x
+
+	extract_part "$1" 1 "$1.p1" &&
+		debugfs -w -R "rm $3" "$1.p1" >/dev/null 2>&1
+	debugfs -w -R "write $2 $3" "$1.p1" >/dev/null 2>&1 &&
+		e2fsck -fn "$1.p1" >/dev/null 2>&1 && put_part "$1" 1 "$1.p1" && rm -f "$1.p1"
+}
+
 # kv260_patched IMG: the KV260 recipes' result, read back with independent
 # tools: user-override.dtb without no-1-8-v (mtype, fdtget), / mounted with
 # noatime (debugfs), both filesystems clean (e2fsck, fsck.fat).

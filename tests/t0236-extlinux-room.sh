@@ -9,17 +9,6 @@ test_require_tools sfdisk mke2fs debugfs e2fsck dtc fdtoverlay fdtget
 V=/usr/lib/linux-image-6.1.0-13-arm64
 TREE=$V/allwinner/sun50i-a64-pinephone-1.2.dtb
 
-# root_put IMG LOCAL PATH: LOCAL written as PATH on IMG's ext4 root (p1).
-root_put()
-{
-	local -; set +x
-
-	extract_part "$1" 1 "$1.p1" &&
-		debugfs -w -R "rm $3" "$1.p1" >/dev/null 2>&1
-	debugfs -w -R "write $2 $3" "$1.p1" >/dev/null 2>&1 &&
-		e2fsck -fn "$1.p1" >/dev/null 2>&1 && put_part "$1" 1 "$1.p1" && rm -f "$1.p1"
-}
-
 # root_get IMG PATH OUT
 root_get()
 {

@@ -309,6 +309,47 @@ cat "$tmp/k26.dtb" "$out/dtb/zynqmp-sck-kv-g-revB.dtbo" "$out"/dtb/t1000-*.dtbo 
 cat "$top/tests/dtb/sun50i-a64-pinephone-1.2.dtb" "$out/dtb/pinephone-vccq-mod.dtbo" \
 	>"$out/overlay/pinephone-vccq-mod"
 
+# Crafted fixups, each as an entry of __fixups__ (written as a plain tree,
+# as no /plugin/ source can spell them) on a base whose label has a
+# phandle, and aliases that name each other: offsets past the property,
+# negative, overflowing, unaligned, not numbers, paths and names missing;
+# then target-paths (an alias loop, not a string, empty) with fixups of
+# their own.
+cat >"$tmp/fixbase.dts" <<-EOF
+	/dts-v1/;
+	/ {
+		aliases { loop = "loop"; mmc0 = "/soc/mmc@1000"; };
+		soc {
+			sd: mmc@1000 { reg = <0x1000 0x100>; status = "okay"; };
+			user { mmc = <&sd>; };
+		};
+	};
+EOF
+dtc -q -@ -I dts -O dtb -o "$tmp/fixbase.dtb" "$tmp/fixbase.dts"
+# crafted_seed NAME < DTS: on that base, for both overlay harnesses.
+crafted_seed()
+{
+	dtc -q -I dts -O dtb -o "$tmp/crafted.dtbo" -
+	cat "$tmp/fixbase.dtb" "$tmp/crafted.dtbo" >"$out/overlay/$1"
+	{ cat "$tmp/fixbase.dtb" "$tmp/crafted.dtbo"; printf 'crafted'; } >"$out/rpi-overlay/$1"
+}
+n=0
+for entry in '/fragment@0:target:0' '/fragment@0:target:-4' '/fragment@0:target:4294967292' \
+	'/fragment@0:target:99999999999999999999' '/fragment@0:target:1' '/fragment@0:target:4' \
+	'/fragment@0:target' '/fragment@0::0' ':target:0' 'fragment@0:target:0' 'loop:target:0' \
+	'/fragment@0:target: 0' '/fragment@0:target:+0' '/nothere:target:0' \
+	'/fragment@0:nothere:0' '/fragment@0/__overlay__:cells:8", "/fragment@0:target:0'; do
+	n=$((n + 1))
+	printf '/dts-v1/;\n/ {\n\tfragment@0 {\n\t\ttarget = <0xffffffff>;\n\t\t__overlay__ { cells = <1 2 3>; };\n\t};\n\t__fixups__ { sd = "%s"; };\n};\n' \
+		"$entry" | crafted_seed "fixup-$n"
+done
+for body in 'target-path = "loop";' 'target-path = "mmc0";' 'target-path = [2f 73 6f 63];' \
+	'target-path = "";' 'target = <0>; target-path = "/soc";'; do
+	n=$((n + 1))
+	printf '/dts-v1/;\n/ {\n\tfragment@0 {\n\t\t%s\n\t\t__overlay__ { r = <1>; };\n\t};\n\t__local_fixups__ { fragment@0 { __overlay__ { r = <0 4>; }; }; };\n};\n' \
+		"$body" | crafted_seed "target-$n"
+done
+
 # ------------------------------------------------------------- boot paths
 # fuzz-bootpath's input is the boot partition's files: path, NUL, content
 # (a device tree as long as its header says, other content up to a NUL). A

@@ -1093,8 +1093,8 @@ static void check_overlays(void)
 				      "with only dormant fragments");
 	if (compile("far-fixup.dtbo", far_fixup, false))
 		check_overlay_refused(unit_path("t.dtb"), unit_path("far-fixup.dtbo"),
-				      -EINVAL,
-				      "broken overlay: __local_fixups__ of 'ref' points past its end",
+				      -EBADMSG,
+				      "broken overlay: __local_fixups__ of 'ref' in /fragment@0/__overlay__/y: offset 436207616 is past its end (4 bytes; a phandle takes 4)",
 				      "whose __local_fixups__ point past a property");
 	check_overlay_refused(unit_path("t.dtb"), unit_path("nosym.dtb"), -EINVAL,
 			      "not an overlay: no fragment has an __overlay__ node (compile it from a /plugin/; source)",

@@ -250,7 +250,11 @@ static int apply_overlays(struct imgp_survey *sv, struct imgp_effective *t,
 			continue;
 		rc = sv->bootpath->apply ? apply_own(sv, t, i, warnings) :
 		     apply_file(sv, t, i, &total, &missing);
-		if (rc == -ENOMEM)
+		/*
+		 * A broken overlay (a fixup past its property, an alias loop) is
+		 * no boot to describe: libfdt would write out of bounds.
+		 */
+		if (rc == -ENOMEM || rc == -EBADMSG)
 			return rc;
 		if (!rc) {
 			applied[i] = true;
@@ -580,9 +584,8 @@ int imgp_effective_build(struct imgp_survey *sv, struct imgp_effective **trees,
 		imgp_effective_free(*trees, *n);
 		*trees = NULL;
 		*n = 0;
-		return imgp_fail(ENOMEM, "out of memory");
 	}
-	return 0;
+	return rc;
 }
 
 

@@ -793,7 +793,8 @@ int imgp_survey_open(struct imgp_survey *sv, struct imgp_disk *disk,
 		rc = survey_fstab(sv);
 	if (rc) {
 		imgp_survey_close(sv);
-		return imgp_fail(ENOMEM, "out of memory");
+		/* Else a broken overlay (effective.c): nothing to survey there. */
+		return rc == -ENOMEM ? imgp_fail(ENOMEM, "out of memory") : rc;
 	}
 	imgp_errclear();
 	return 0;

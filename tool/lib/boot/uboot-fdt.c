@@ -4,7 +4,8 @@
  * script runs them on the tree it booted: "fdt set PATH PROP [VALUE...]",
  * "fdt rm PATH [PROP]", "fdt mknode PATH NAME". Armbian's fixup.scr is
  * made of them. U-Boot names a subcommand by its first letters ("se",
- * "rm", "mk"), finds a node by fdt_path_offset() (aliases too) and parses
+ * "rm", "mk"), finds a node by fdt_path_offset() (aliases too; here one that names
+ * another alias is not followed, as newer libfdt refuses it) and parses
  * a value as fdt_parse_prop() does: "<1 0x2>" cells, "[01 ab]" bytes, else
  * the words as a string list.
  */
@@ -100,7 +101,7 @@ static int fdt_set(struct imgp_dtb *dtb, int argc, char *const *argv)
 
 	if (argc < 4)
 		return 1;
-	node = fdt_path_offset(dtb->fdt, argv[2]);
+	node = imgp_dt_path_offset(dtb->fdt, argv[2], (int)strlen(argv[2]));
 	if (node < 0)
 		return 1;
 	if (argc > 4) {
@@ -127,7 +128,7 @@ static int fdt_mknode(struct imgp_dtb *dtb, int argc, char *const *argv)
 
 	if (argc < 4)
 		return 1;
-	node = fdt_path_offset(dtb->fdt, argv[2]);
+	node = imgp_dt_path_offset(dtb->fdt, argv[2], (int)strlen(argv[2]));
 	/* fdt_add_subnode() refuses a name that is there (FDT_ERR_EXISTS). */
 	if (node < 0 || fdt_subnode_offset(dtb->fdt, node, argv[3]) >= 0 ||
 	    imgp_dt_node_path(dtb, node, parent, sizeof(parent)))
@@ -158,7 +159,7 @@ int imgp_uboot_fdt_cmd(struct imgp_dtb *dtb, int argc, char *const *argv,
 	if (!strncmp(argv[1], "rm", 2)) {
 		if (argc < 3)
 			return 1;
-		node = fdt_path_offset(dtb->fdt, argv[2]);
+		node = imgp_dt_path_offset(dtb->fdt, argv[2], (int)strlen(argv[2]));
 		if (node < 0)
 			return 1;
 		rc = argc > 3 ? imgp_dt_delete_prop(dtb, node, argv[3]) :

@@ -24,4 +24,33 @@ bool imgp_dt_is_mmc(const void *fdt, int node);
 /* dt-value.c: dtc's guess that a property without type markers is strings */
 bool imgp_dt_looks_like_strings(const uint8_t *p, int len);
 
+/* A "path:property:offset" entry of a fixup list, checked against its overlay. */
+struct imgp_dt_fixup {
+	int node;
+	const char *name;        /* the property's name, namelen bytes */
+	int namelen;
+	uint32_t offset;         /* with 4 bytes for a phandle inside the property */
+};
+/*
+ * Parses entry (NUL-terminated): a path from the root to a node of ovl, a
+ * property it has, a decimal offset with room for a phandle there.
+ * Returns 0 or -EBADMSG "entry '...': <what is wrong>".
+ */
+int imgp_dt_fixup_parse(const void *ovl, const char *entry, struct imgp_dt_fixup *fx);
+/*
+ * What an overlay says of itself, checked before anything follows it:
+ * nesting, every __fixups__ entry (imgp_dt_fixup_parse), every
+ * __local_fixups__ offset inside its property. Returns 0 or -EBADMSG
+ * naming the entry.
+ */
+int imgp_dt_overlay_check_shape(const void *ovl);
+/*
+ * The shape, then the overlay against the base libfdt applies it to:
+ * each target-path an alias only to a path from the root (-EBADMSG), each
+ * label in the base's __symbols__ with a node and phandle (-EINVAL
+ * "unresolved label 'x' (overlay fragment@0)", "the base tree has no
+ * __symbols__ ..."). Returns 0 or -errno.
+ */
+int imgp_dt_overlay_check(const void *base, const void *ovl);
+
 #endif

@@ -211,7 +211,7 @@ static int dt_find_label(const void *fdt, const char *label)
 		if (len < 1 || path[len - 1] != '\0')
 			return imgp_fail(EINVAL, "label '%s': __symbols__ entry is not a path",
 					 label);
-		node = fdt_path_offset(fdt, path);
+		node = imgp_dt_path_offset(fdt, path, len - 1);
 		if (node < 0)
 			return imgp_fail(ENOENT,
 					 "label '%s' points at '%s', which is not in the tree",
@@ -332,7 +332,7 @@ bool imgp_dt_has_prop(const struct imgp_dtb *dtb, const char *path,
 
 	if (!dtb->fdt)
 		return false;
-	node = fdt_path_offset(dtb->fdt, path);
+	node = imgp_dt_path_offset(dtb->fdt, path, (int)strlen(path));
 	return node >= 0 && fdt_getprop(dtb->fdt, node, prop, NULL) != NULL;
 }
 

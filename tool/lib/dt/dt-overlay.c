@@ -16,118 +16,6 @@
 /* ------------------------------------------------------------- overlays */
 
 /*
- * "fragment@0" from a __fixups__ entry "/fragment@0/__overlay__/x:clocks:4":
- * the first component of the path.
- */
-static int dt_fixup_fragment(const char *entry, struct imgp_buf *frags)
-{
-	const char *name = entry + strspn(entry, "/");
-	size_t len = strcspn(name, "/:");
-	const char *p, *end;
-
-	if (!len)
-		return 0;
-	/* One mention per fragment, however many properties use the label. */
-	p = frags->data ? (const char *)frags->data : "";
-	for (end = p + frags->len; p < end;) {
-		size_t n = strcspn(p, ",");
-
-		if (n == len && !memcmp(p, name, len))
-			return 0;
-		p += n + 2;
-	}
-	return imgp_buf_printf(frags, "%s%.*s", frags->len ? ", " : "",
-			       (int)len, name);
-}
-
-/*
- * libfdt reports a label the base lacks as a bare FDT_ERR_NOTFOUND, after
- * it has half-modified both trees; check them up front and name the labels.
- */
-static int dt_check_fixups(const void *base, const void *ovl)
-{
-	struct imgp_buf msg = { 0 }, frags = { 0 };
-	const char *label, *val, *p, *end;
-	int fix, sym, prop, len, missing = 0, err = 0, rc;
-
-	fix = fdt_path_offset(ovl, "/__fixups__");
-	if (fix == -FDT_ERR_NOTFOUND)
-		return 0;
-	if (fix < 0)
-		return imgp_fail(EINVAL, "broken overlay: %s", fdt_strerror(fix));
-	if (fdt_first_property_offset(ovl, fix) < 0)
-		return 0;
-	sym = fdt_path_offset(base, "/__symbols__");
-	if (sym < 0)
-		return imgp_fail(EINVAL, "the base tree has no __symbols__ (compile it with dtc -@)");
-
-	fdt_for_each_property_offset(prop, ovl, fix) {
-		val = fdt_getprop_by_offset(ovl, prop, &label, &len);
-		if (!val || !label)
-			return imgp_fail(EINVAL, "broken overlay: %s", fdt_strerror(len));
-		if (fdt_getprop(base, sym, label, NULL))
-			continue;
-		frags.len = 0;
-		if (len > 0 && val[len - 1] == '\0')
-			for (p = val, end = val + len; p < end && !err;
-			     p += strlen(p) + 1)
-				err = dt_fixup_fragment(p, &frags);
-		if (!err)
-			err = imgp_buf_printf(&msg, "%s'%s'", missing ? ", " : "",
-					      label);
-		if (!err && frags.len)
-			err = imgp_buf_printf(&msg, " (overlay %s)",
-					      (const char *)frags.data);
-		missing++;
-	}
-	if (err)
-		rc = imgp_fail(ENOMEM, "out of memory");
-	else if (missing)
-		rc = imgp_fail(EINVAL, "unresolved label%s %s", missing > 1 ? "s" : "",
-			       (const char *)msg.data);
-	else
-		rc = 0;
-	imgp_buf_free(&msg);
-	imgp_buf_free(&frags);
-	return rc;
-}
-
-/*
- * libfdt before 1.7.0 reads the cell at each offset a __local_fixups__
- * property lists before it checks the offset, and faults on one far past
- * the property. The same walk, with the check first: the fixups of the
- * overlay's node (the same path under /__local_fixups__), then its
- * children's. A fixup libfdt itself refuses (no such node or property, a
- * length not in cells) is left to it.
- */
-static int dt_check_local_fixups(const void *ovl, int node, int fixups)
-{
-	const fdt32_t *offsets;
-	const char *name;
-	int prop, child, tree_child, len, tree_len, rc;
-
-	fdt_for_each_property_offset(prop, ovl, fixups) {
-		offsets = fdt_getprop_by_offset(ovl, prop, &name, &len);
-		if (!offsets || !name || len % 4 != 0 || !fdt_getprop(ovl, node, name, &tree_len))
-			continue;
-		for (int i = 0; i < len / 4; i++)
-			if (tree_len < 4 || fdt32_ld(&offsets[i]) > (uint32_t)tree_len - 4)
-				return imgp_fail(EINVAL, "broken overlay: __local_fixups__ of '%s' points past its end",
-						 name);
-	}
-	fdt_for_each_subnode(child, ovl, fixups) {
-		name = fdt_get_name(ovl, child, NULL);
-		tree_child = name ? fdt_subnode_offset(ovl, node, name) : -1;
-		if (tree_child < 0)
-			continue;
-		rc = dt_check_local_fixups(ovl, tree_child, child);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-/*
  * A tree without a single fragment would "apply" as a silent no-op. One
  * whose fragments are all __dormant__ is a parameter-only overlay (Raspberry
  * Pi's): its fragments take effect only when a parameter of the firmware's
@@ -174,9 +62,9 @@ static int dt_explain_overlay(const void *base, const void *ovl, int err)
 
 	fdt_for_each_subnode(frag, ovl, 0) {
 		path = fdt_getprop(ovl, frag, "target-path", &len);
-		if (!path || len < 1 || path[len - 1] != '\0')
+		if (!path || len < 2 || path[len - 1] != '\0')
 			continue;
-		if (fdt_path_offset(base, path) >= 0)
+		if (imgp_dt_path_offset(base, path, len - 1) >= 0)
 			continue;
 		name = fdt_get_name(ovl, frag, NULL);
 		return imgp_fail(ENOENT, "overlay %s: target-path '%s' is not in the base tree",
@@ -235,10 +123,8 @@ static int dt_apply_overlay(struct imgp_dtb *dtb, const void *overlay,
 		goto out;
 	}
 	rc = dt_check_fragments(ovl);
-	if (!rc && fdt_path_offset(ovl, "/__local_fixups__") >= 0)
-		rc = dt_check_local_fixups(ovl, 0, fdt_path_offset(ovl, "/__local_fixups__"));
 	if (!rc)
-		rc = dt_check_fixups(dtb->fdt, ovl);
+		rc = imgp_dt_overlay_check(dtb->fdt, ovl);
 	if (rc)
 		goto out;
 

@@ -35,41 +35,25 @@ static bool rpi_is_fragment(const char *name)
 }
 
 /*
- * Patches each "path:property:offset" of list (len bytes) in t: with
- * phandle, or (relative) by adding phandle to what is there.
+ * Patches each "path:property:offset" of list (len bytes, entries that
+ * imgp_dt_overlay_check_shape() passed) in t: with phandle, or (relative)
+ * by adding phandle to what is there.
  */
 static int rpi_fixup_list(struct rpi_tree *t, const char *list, int len,
 			  uint32_t phandle, bool relative)
 {
-	const char *p = list, *end = list + len;
-
-	while (p < end && *p) {
-		const char *prop = strchr(p, ':'), *off;
-		unsigned long offset;
-		char *name, *e;
+	for (const char *p = list, *end = list + len; p < end; p += strlen(p) + 1) {
+		struct imgp_dt_fixup fx;
 		uint8_t *val;
-		int node, vlen;
+		int rc = imgp_dt_fixup_parse(t->fdt, p, &fx);
 
-		off = prop ? strchr(prop + 1, ':') : NULL;
-		if (!off)
-			return imgp_fail(EINVAL, "%s: malformed fixup '%s'", t->what, p);
-		offset = strtoul(off + 1, &e, 10);
-		if (e == off + 1 || *e)
-			return imgp_fail(EINVAL, "%s: malformed fixup '%s'", t->what, p);
-		node = fdt_path_offset_namelen(t->fdt, p, (int)(prop - p));
-		if (node < 0)
-			return imgp_fail(EINVAL, "%s: fixup '%s': no such node", t->what, p);
-		name = strndup(prop + 1, (size_t)(off - prop - 1));
-		if (!name)
-			return imgp_fail(ENOMEM, "out of memory");
-		val = fdt_getprop_w(t->fdt, node, name, &vlen);
-		free(name);
-		if (!val || vlen < 4 || offset > (unsigned long)vlen - 4)
-			return imgp_fail(EINVAL, "%s: fixup '%s' is outside its property",
-					 t->what, p);
-		fdt32_st(val + offset, relative ? phandle + fdt32_ld((fdt32_t *)(val + offset))
-					      : phandle);
-		p = e + 1;
+		if (rc)
+			return imgp_fail_ctx(rc, "%s", t->what);
+		val = fdt_getprop_namelen_w(t->fdt, fx.node, fx.name, fx.namelen, NULL);
+		if (!val)
+			return imgp_rpi_tree_fail(t, -FDT_ERR_NOTFOUND);
+		fdt32_st(val + fx.offset, relative ? phandle + fdt32_ld((fdt32_t *)(val + fx.offset))
+						   : phandle);
 	}
 	return 0;
 }
@@ -130,16 +114,21 @@ static int rpi_resolve_labels(struct rpi_tree *base, struct rpi_tree *ovl,
 	fdt_for_each_property_offset(prop, ovl->fdt, fix) {
 		const char *label, *path, *list;
 		uint32_t phandle;
-		int len, node;
+		int len, plen, node;
 
 		list = fdt_getprop_by_offset(ovl->fdt, prop, &label, &len);
 		if (!list)
 			return imgp_rpi_tree_fail(ovl, len);
-		path = label[0] == '/' ? label : fdt_getprop(base->fdt, sym, label, NULL);
+		plen = (int)strlen(label) + 1;
+		path = label[0] == '/' ? label : fdt_getprop(base->fdt, sym, label, &plen);
 		if (!path)
 			return imgp_fail(ENOENT, "%s refers to label '%s', which the base tree does not have",
 					 ovl->what, label);
-		node = fdt_path_offset(base->fdt, path);
+		/* dtmerge takes a symbol as a path; libfdt would take an alias, too. */
+		if (plen < 2 || memchr(path, '\0', (size_t)plen) != path + plen - 1)
+			return imgp_fail(EBADMSG, "the base tree's __symbols__ entry '%s' is not a path",
+					 label);
+		node = imgp_dt_path_offset(base->fdt, path, plen - 1);
 		if (node < 0)
 			return imgp_fail(ENOENT, "%s refers to '%s' (%s), which is not in the base tree",
 					 ovl->what, label, path);
@@ -182,9 +171,12 @@ static int rpi_relocate(struct rpi_tree *ovl, uint32_t delta)
 	fix = fdt_path_offset(ovl->fdt, "/__local_fixups__");
 	if (fix < 0)
 		return 0;
-	/* Old dtc wrote one "fixup" list instead of a mirrored tree. */
+	/*
+	 * Old dtc wrote one "fixup" list instead of a mirrored tree (a root
+	 * with a "fixup" of its own has it mirrored, as the shape check reads it).
+	 */
 	list = fdt_getprop(ovl->fdt, fix, "fixup", &len);
-	if (list)
+	if (list && !fdt_getprop(ovl->fdt, 0, "fixup", NULL))
 		return rpi_fixup_list(ovl, list, len, delta, true);
 	return rpi_local_fixups(ovl, fix, 0, delta);
 }
@@ -209,7 +201,13 @@ static int rpi_fragment_target(const struct rpi_tree *base,
 			return -ENOENT;
 		if (len && path[len - 1] == '\0')
 			len--;
-		node = fdt_path_offset_namelen(base->fdt, path, len);
+		if (!len || memchr(path, '\0', (size_t)len))
+			return imgp_fail(EBADMSG, "%s: %s: target-path is not a path", ovl->what,
+					 name);
+		node = imgp_dt_path_offset(base->fdt, path, len);
+		if (node == -FDT_ERR_BADVALUE)
+			return imgp_fail(EBADMSG, "%s: %s: target-path '%.*s' is an alias whose value in the base tree is not a path from the root",
+					 ovl->what, name, len, path);
 		if (node < 0)
 			return imgp_fail(ENOENT, "%s: %s: target-path '%.*s' is not in the base tree",
 					 ovl->what, name, len, path);
@@ -477,6 +475,11 @@ int imgp_rpi_dtoverlay(void **fdt, size_t *size, const void *overlay,
 	rc = imgp_rpi_tree_load(&base, *fdt, *size, "the base tree");
 	if (!rc)
 		rc = imgp_rpi_tree_load(&ovl, overlay, len, (const char *)label.data);
+	if (!rc) {
+		rc = imgp_dt_overlay_check_shape(ovl.fdt);
+		if (rc)
+			imgp_fail_ctx(rc, "broken %s", ovl.what);
+	}
 	if (rc)
 		goto out;
 	base_max = imgp_rpi_max_phandle(base.fdt);

@@ -53,6 +53,15 @@ int imgp_dtb_finish(struct imgp_dtb *dtb, const void **blob, size_t *size);
  * matches or -EEXIST when several do; both messages list candidate paths.
  */
 int imgp_dt_find_node(const struct imgp_dtb *dtb, const char *spec);
+/*
+ * The node at path (len bytes) as libfdt's fdt_path_offset_namelen() finds
+ * it, but through an alias only when the alias's value is a path from the
+ * root: libfdt 1.6.1 follows an alias naming an alias until its stack runs
+ * out, and trees come from images. Every path read from an image is
+ * looked up here. Returns the offset or a libfdt error: -FDT_ERR_BADVALUE
+ * for such an alias.
+ */
+int imgp_dt_path_offset(const void *fdt, const char *path, int len);
 /* Full path of a node into out. Returns 0 or -ENAMETOOLONG. */
 int imgp_dt_node_path(const struct imgp_dtb *dtb, int node, char *out,
 		      size_t outlen);
