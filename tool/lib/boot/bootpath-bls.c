@@ -452,7 +452,8 @@ static int read_entries(struct imgp_survey *sv, const struct imgp_part *part,
 		rc = read_default(sv, es);
 	if (rc)
 		return rc;
-	qsort(es->e, es->n, sizeof(*es->e), entry_cmp);
+	if (es->n)
+		qsort(es->e, es->n, sizeof(*es->e), entry_cmp);
 	es->booted = es->n ? 0 : es->n;
 	for (size_t i = 0; es->deflt && i < es->n; i++)
 		if (!fnmatch(es->deflt, es->e[i].id, FNM_CASEFOLD)) {

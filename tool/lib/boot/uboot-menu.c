@@ -156,7 +156,8 @@ static int read_confd(struct imgp_fs *fs, struct imgp_uboot_menu *m)
 			imgp_errclear();
 			continue;
 		}
-		qsort(names, n, sizeof(*names), cmp_names);
+		if (n)
+			qsort(names, n, sizeof(*names), cmp_names);
 		for (size_t i = 0; !rc && i < n; i++) {
 			size_t len = strlen(names[i]);
 
@@ -233,7 +234,8 @@ int imgp_uboot_menu_read(struct imgp_fs *root, struct imgp_fs *boot,
 		return 0;
 	}
 	m->dir_exists = !rc;
-	if (!rc)
+	/* An empty folder may come back as no list at all. */
+	if (!rc && n)
 		qsort(names, n, sizeof(*names), cmp_names);
 	for (size_t i = 0; !rc && i < n; i++) {
 		size_t len = strlen(names[i]);

@@ -60,7 +60,8 @@ static void fsmap_normalize(struct imgp_fsmap *m)
 		if (m->r[i].end > m->size)
 			m->r[i].end = m->size;
 	}
-	qsort(m->r, m->n, sizeof(*m->r), range_cmp);
+	if (m->n)
+		qsort(m->r, m->n, sizeof(*m->r), range_cmp);
 	m->mapped = 0;
 	for (size_t i = 0; i < m->n; i++) {
 		if (m->r[i].start >= m->r[i].end)
@@ -123,7 +124,8 @@ static int map_outside(const struct imgp_table *tab, struct imgp_fsmap *m)
 		if (!tab->parts[i].container)
 			rc = imgp_fsmap_add(&parts, tab->parts[i].start,
 					    tab->parts[i].start + tab->parts[i].size);
-	qsort(parts.r, parts.n, sizeof(*parts.r), range_cmp);
+	if (parts.n)
+		qsort(parts.r, parts.n, sizeof(*parts.r), range_cmp);
 	for (size_t i = 0; !rc && i < parts.n; i++) {
 		if (parts.r[i].start > at)
 			rc = imgp_fsmap_add(m, at, parts.r[i].start);
