@@ -9,6 +9,7 @@
  * is a small FAT image reaches its chains and folders.
  */
 #include "imgpatch-internal.h"
+#include "fs/fat-check.h"
 #include "fuzz.h"
 
 #define FAT_BOOT_SECTOR 512

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "imgpatch-internal.h"
+#include "fs/fat-check.h"
 #include "unit.h"
 
 static void put16(uint8_t *p, unsigned v)

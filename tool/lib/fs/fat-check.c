@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "imgpatch-internal.h"
+#include "fs/fat-check.h"
 #include "core/endian.h"
 
 /* FAT12 or FAT16 by cluster count, as the specification defines them. */

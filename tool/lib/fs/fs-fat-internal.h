@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "imgpatch-internal.h"
+#include "fat-check.h"
 
 /*
  * Every path of a FAT as "mdir -/ -b -a ::/" lists it, one a line, folders
