@@ -320,13 +320,13 @@ test_expect_success 'kria-fit-sd-uhs: a FIT node name' '
 
 # ------------------------------------------------------------- --each
 
-test_expect_success 'apply --each: a bad row refuses the run before any image, naming image and parameter' '
+test_expect_success 'apply --each: a bad row refuses the run before any image, naming its line and the column or image and parameter' '
 	cp kv.img e1.img && cp kv.img e2.img &&
 	s1=$(sum_file e1.img) && s2=$(sum_file e2.img) &&
 	printf "image,user,key\ne1.img,lab,\"%s\"\ne2.img,\"lab\n    sudo: ALL\",\"%s\"\n" "$KEY" "$KEY" >nl.csv &&
 	test_must_fail_with 2 $IMGPATCH apply cloud-init-user e1.img e2.img --each nl.csv >out 2>err &&
 	cat err && test "$(wc -l <err)" = 1 &&
-	grep -x "imgpatch: nl.csv:3: e2.img: recipe .cloud-init-user.: parameter .user. must be one line without control characters (got .lab\\\\n    sudo: ALL.)" err &&
+	grep -x "imgpatch: nl.csv:3: a line break in column .user.: a cell is one line of text" err &&
 	printf "image,user,key\ne1.img,lab,\"%s\"\"\"\ne2.img,lab,\"%s\"\n" "$KEY" "$KEY" >q.csv &&
 	test_must_fail_with 2 $IMGPATCH apply cloud-init-user e1.img e2.img --each q.csv >out 2>err &&
 	cat err && test "$(wc -l <err)" = 1 &&
