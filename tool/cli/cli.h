@@ -321,5 +321,39 @@ int cmd_patch(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
 int cmd_recipes(int argc, char **argv);
 int cmd_write(int argc, char **argv);
+int cmd_customize(int argc, char **argv);
+
+/*
+ * customize's options (custom-options.c), which customize and write take:
+ * ids from CLI_OPT_CUSTOM up; cli_custom_name gives the library's name of
+ * one (imgp_custom_add), NULL for another option's id.
+ */
+#define CLI_OPT_CUSTOM 800
+extern const struct cli_option cli_custom_options[];
+const char *cli_custom_name(int id);
+
+/* customize's settings per card (card-custom.c): the command line's, in order. */
+struct cli_custom_args {
+	const char **names;
+	const char **values;
+	size_t n;
+};
+void cli_custom_args_add(struct cli_custom_args *a, const char *name, const char *value);
+void cli_custom_args_free(struct cli_custom_args *a);
+/* The option a --each column names (case aside), or NULL. */
+const char *cli_each_custom(const char *column);
+/* Whether any card gets a setting (the command line, or a column of the table). */
+bool cli_custom_any(const struct cli_custom_args *a, const struct cli_each *each);
+/*
+ * The settings of target: a's, then its row's non-empty cells of the
+ * columns named after options. 0, or -errno with "--NAME VALUE: why".
+ */
+int cli_custom_for(const struct cli_custom_args *a, const struct cli_each *each,
+		   const char *target, struct imgp_custom **out);
+/* A run's facts (imgp_custom_facts) in a report: "ssh_host_keys" [{type, fingerprint}], "machine_id". */
+struct imgp_json;
+void cli_json_custom_facts(struct imgp_json *j, const char *facts);
+/* The same on stdout, "PREFIX" + "ssh-host-key: ED25519 SHA256:..." a line. */
+void cli_print_custom_facts(const char *prefix, const char *facts);
 
 #endif

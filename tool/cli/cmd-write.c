@@ -47,16 +47,19 @@ static const struct cli_option write_options[] = {
 	CLI_OPTIONS_END,
 };
 
-static const struct cli_option *const write_tables[] = { write_options, NULL };
+static const struct cli_option *const write_tables[] = { write_options, cli_custom_options, NULL };
 
 static const struct cli_command write_command = {
 	"write",
 	"Usage: imgpatch write IMAGE TARGET... [--apply RECIPE]... [--set NAME=VALUE]...\n"
-	"                      [--each FILE.csv] [--json FILE] [-j N] [--dry-run] [--force]\n"
+	"                      [customize options] [--each FILE.csv] [--json FILE] [-j N]\n"
+	"                      [--dry-run] [--force]\n"
 	"Write IMAGE (raw, compressed or archived) to every TARGET at once: a card\n"
 	"(block device) or a file of at least the image's size (made when missing).\n"
 	"Each is patched on the way, written only where its filesystems hold data,\n"
-	"and read back. With --each, TARGETs may come from the table instead.\n\n",
+	"and read back. With --each, TARGETs may come from the table instead, and\n"
+	"each card gets its row: recipe parameters, and customize settings in columns\n"
+	"named after their options (hostname, static-ip, ssh-host-keys, ...).\n\n",
 	write_tables,
 	"Exit status: 0 every card written and verified, 1 error (any card failed;\n"
 	"the others are written), 2 usage error (also a parameter value a recipe\n"
@@ -86,6 +89,7 @@ struct write_opts {
 				    * under when the run makes it, else NULL */
 	char **argv_args;
 	struct cli_each table;     /* --each */
+	struct cli_custom_args custom; /* customize's options, for every card */
 };
 
 static int parse_args(int argc, char **argv, struct write_opts *o)
@@ -118,6 +122,9 @@ static int parse_args(int argc, char **argv, struct write_opts *o)
 		case OPT_DRY_RUN: o->dry_run = true; break;
 		case 'j': rc = cli_number(&p, 1, 256, &o->jobs); break;
 		case CLI_OPT_QUIET: cli_quiet = true; break;
+		default:
+			if (cli_custom_name(c))
+				cli_custom_args_add(&o->custom, cli_custom_name(c), p.value);
 		}
 	}
 	if (!rc && c == CLI_STOP) {
@@ -132,9 +139,7 @@ static int parse_args(int argc, char **argv, struct write_opts *o)
 		p.args = NULL;
 		o->targets = o->argv_args + 1;
 		o->ntargets = p.nargs - 1;
-		if (o->each && !o->nrecipes)
-			rc = usage_error("write", "--each sets recipe parameters: give --apply RECIPE");
-		else if (o->nsets && !o->nrecipes)
+		if (o->nsets && !o->nrecipes)
 			rc = usage_error("write", "--set sets recipe parameters: give --apply RECIPE");
 	}
 	cli_parser_free(&p);
@@ -196,7 +201,8 @@ static int check_names(const struct write_opts *o, struct imgp_recipe *const *re
 		const char *name = !column ? o->sets[i] :
 				   imgp_csv_cell(o->table.table, 0, i - o->nsets + 1);
 		size_t len = strcspn(name, "=");
-		bool found = column && cli_each_ignored(&o->table, i - o->nsets + 1);
+		bool found = column && (cli_each_ignored(&o->table, i - o->nsets + 1) ||
+					cli_each_custom(name));
 		char hint[160], *word;
 
 		for (size_t k = 0; k < o->nrecipes && !found; k++)
@@ -267,6 +273,32 @@ static int load_recipes(const struct write_opts *o, struct imgp_recipe ***out)
 	}
 	*out = recipes;
 	return rc;
+}
+
+/*
+ * Every card's customize settings are checked before anything is written:
+ * a bad value in a row is a usage error naming its line.
+ */
+static int check_custom(const struct write_opts *o)
+{
+	for (size_t t = 0; t < o->ntargets; t++) {
+		const struct cli_each *each = o->has_table ? &o->table : NULL;
+		struct imgp_custom *c;
+		size_t row;
+
+		if (!cli_custom_for(&o->custom, each, o->targets[t], &c)) {
+			imgp_custom_free(c);
+			continue;
+		}
+		row = each ? cli_each_row(each, o->targets[t]) : 0;
+		if (row)
+			error("%s:%u: %s: %s", o->each, imgp_csv_line(o->table.table, row),
+			      o->targets[t], imgp_errmsg());
+		else
+			error("%s", imgp_errmsg());
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
 }
 
 static void free_recipes(struct imgp_recipe **recipes)
@@ -582,6 +614,13 @@ static void print_card(void *ctx, size_t i, size_t finished, size_t n)
 	else
 		printf("[%zu/%zu] %s: written and verified, %.1f MiB (%.1f s)\n", finished, n,
 		       job->card.target, mib(job->res.written), job->res.seconds);
+	if (!job->t.interrupted && !job->res.failed) {
+		char prefix[300];
+
+		/* A lab fills known_hosts from these before the card first boots. */
+		snprintf(prefix, sizeof(prefix), "      %s: ", job->card.target);
+		cli_print_custom_facts(prefix, job->res.facts);
+	}
 	fflush(stdout);
 }
 
@@ -656,6 +695,7 @@ static int write_report(const char *path, const struct write_opts *o,
 		cli_json_parameters(&j, o->loaded, o->loaded ? o->nrecipes : 0, o->has_table ? &o->table : NULL,
 				    jobs[i].card.target, o->sets, o->nsets);
 		imgp_json_kv_string(&j, "status", card_status(&jobs[i]));
+		cli_json_custom_facts(&j, r->facts);
 		imgp_json_kv_bool(&j, "incomplete", card_incomplete(&jobs[i]));
 		imgp_json_kv_uint(&j, "mapped_bytes", r->mapped);
 		imgp_json_kv_uint(&j, "written_bytes", r->written);
@@ -703,6 +743,8 @@ static int write_all(struct write_opts *o, struct imgp_recipe **recipes,
 		c->sets = o->sets;
 		c->nsets = o->nsets;
 		c->dry_run = o->dry_run;
+		c->custom = &o->custom;
+		c->customized = cli_custom_any(&o->custom, c->each);
 	}
 	/* An interruption is a result: every card's status, then the signal. */
 	cli_signals_deferred = 1;
@@ -774,6 +816,8 @@ int cmd_write(int argc, char **argv)
 		goto out;
 	if (o.nrecipes && (rc = load_recipes(&o, &recipes)))
 		goto out;
+	if ((!o.nrecipes && (rc = check_names(&o, NULL))) || (rc = check_custom(&o)))
+		goto out;
 	o.loaded = recipes;
 	if (o.json && (rc = cli_check_output(o.json, "the report"))) {
 		report_refused = true;
@@ -815,6 +859,7 @@ out:
 	cli_each_free(&o.table);
 	if (o.targets_owned)
 		free(o.targets);
+	cli_custom_args_free(&o.custom);
 	free(o.recipes);
 	free(o.sets);
 	free(o.ignore);

@@ -25,6 +25,7 @@ static const struct command commands[] = {
 	{ "doctor", cmd_doctor, "list what slows the image's storage down, with fixes" },
 	{ "cat", cmd_cat, "print a file from inside a partition" },
 	{ "patch", cmd_patch, "change device tree and fstab of an image, offline" },
+	{ "customize", cmd_customize, "set hostname, users, network, files of an image before its first boot" },
 	{ "apply", cmd_apply, "apply a board recipe to an image as one checked transaction" },
 	{ "write", cmd_write, "write an image to many cards at once, patched per card, verified" },
 	{ "recipes", cmd_recipes, "list recipes, or show what one does" },

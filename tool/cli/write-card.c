@@ -7,6 +7,7 @@
  * through a pipe.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,9 @@
 
 #include "cli.h"
 #include "write.h"
+
+/* A message is one write(2) of at most PIPE_BUF bytes: never interleaved. */
+_Static_assert(sizeof(struct card_msg) <= PIPE_BUF, "card_msg fits one pipe write");
 
 struct card_run {
 	const struct write_card *card;
@@ -103,6 +107,21 @@ static int show_plan(const struct write_card *c, struct imgp_patch *patch)
 	return rc;
 }
 
+/* The card's settings planned on its copy; what identifies it goes into its result. */
+static int customize_copy(struct card_run *run, struct imgp_patch *patch)
+{
+	const struct write_card *c = run->card;
+	struct imgp_custom *custom;
+	int rc = cli_custom_for(c->custom, c->each, c->target, &custom);
+
+	if (!rc)
+		rc = imgp_custom_plan(custom, patch);
+	if (!rc)
+		snprintf(run->res.facts, sizeof(run->res.facts), "%s", imgp_custom_facts(custom));
+	imgp_custom_free(custom);
+	return rc;
+}
+
 /* The card's copy of the image with every recipe applied: one commit. */
 static int patch_copy(struct card_run *run, char **path)
 {
@@ -123,6 +142,7 @@ static int patch_copy(struct card_run *run, char **path)
 	    imgp_disk_open(&disk, cli_ctx, copy, false))
 		return fail(run, false, 0, "%s", imgp_errmsg());
 	rc = imgp_patch_new(&patch, disk);
+	/* The recipes first, then the settings: as apply, then customize. */
 	for (size_t k = 0; !rc && k < c->nrecipes; k++) {
 		rc = cli_target_bind(c->recipes[k], c->each, c->target, c->sets, c->nsets);
 		if (!rc)
@@ -131,6 +151,8 @@ static int patch_copy(struct card_run *run, char **path)
 		if (!rc && (rc = imgp_recipe_apply(c->recipes[k], patch)))
 			imgp_fail_ctx(rc, "recipe %s", imgp_recipe_name(c->recipes[k]));
 	}
+	if (!rc && c->customized)
+		rc = customize_copy(run, patch);
 	if (!rc && c->dry_run)
 		rc = show_plan(c, patch);
 	if (!rc)
@@ -175,7 +197,7 @@ int write_card_run(const struct write_card *card, int fd)
 
 	/* The parent shows progress; library progress would garble it. */
 	cli_quiet = true;
-	if (card->nrecipes)
+	if (card->nrecipes || card->customized)
 		rc = patch_copy(&run, &copy);
 	if (!rc)
 		rc = write_and_verify(&run, copy ? copy : card->image);

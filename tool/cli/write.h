@@ -9,6 +9,7 @@
 #include "imgpatch.h"
 
 struct cli_each;
+struct cli_custom_args;
 
 /* What a card is written from. */
 struct write_card {
@@ -23,6 +24,8 @@ struct write_card {
 	const char *const *sets;       /* --set NAME=VALUE */
 	size_t nsets;
 	bool dry_run;                  /* plan only: patch the copy, map it, write nothing */
+	const struct cli_custom_args *custom; /* customize's options for every card */
+	bool customized;               /* the card gets customize settings */
 };
 
 struct card_result {
@@ -33,6 +36,8 @@ struct card_result {
 	uint64_t mapped, written;
 	double seconds;
 	char error[512];
+	/* customize's facts of this card: "KEY<TAB>VALUE" lines (host keys, machine-id) */
+	char facts[1024];
 };
 
 enum { CARD_MSG_PROGRESS = 1, CARD_MSG_RESULT };
@@ -45,7 +50,8 @@ struct card_msg {
 };
 
 /*
- * Patches a private copy of the image (when there are recipes), writes its
+ * Patches a private copy of the image (when there are recipes or customize
+ * settings), writes its
  * mapped blocks to the target, syncs, reads them back past the page cache
  * and compares; a dry run stops after mapping. Sends progress and one
  * result to fd. Returns the exit status of the child.

@@ -485,6 +485,34 @@ int imgp_recipe_match(const struct imgp_recipe *r, struct imgp_patch *patch);
  */
 int imgp_recipe_apply(const struct imgp_recipe *r, struct imgp_patch *patch);
 
+/* ------------------------------------------------------------ custom.c */
+
+/*
+ * customize's settings: options named as virt-customize(1) names them
+ * ("hostname", "copy-in", ...), planned in the order given, each the way
+ * the image applies it at its first boot (a cloud-init seed, or the files
+ * the booted system reads).
+ */
+struct imgp_custom;
+
+int imgp_custom_new(struct imgp_custom **out);
+void imgp_custom_free(struct imgp_custom *c);
+/* The i-th option's name (without "--"), NULL past the last. */
+const char *imgp_custom_option(size_t i);
+bool imgp_custom_is_option(const char *name);
+/*
+ * Adds a setting, its value checked as far as it can be without the
+ * image: 0, or -EINVAL "--NAME VALUE: why". Secrets are read from files
+ * when planned, never taken as values.
+ */
+int imgp_custom_add(struct imgp_custom *c, const char *name, const char *value);
+/* Plans every setting into patch; -errno with "--NAME: why". */
+int imgp_custom_plan(struct imgp_custom *c, struct imgp_patch *patch);
+/* After planning: "  SETTING: how (why)" lines, one a setting. */
+const char *imgp_custom_explain(const struct imgp_custom *c);
+/* After planning: "KEY<TAB>VALUE" lines (ssh-host-key, machine-id). */
+const char *imgp_custom_facts(const struct imgp_custom *c);
+
 /* ------------------------------------------------- unpack.c, pack.c, bmap.c */
 
 /* Container/compression of an image file, detected by content. */

@@ -145,6 +145,17 @@ void imgp_unlock(int fd);
  */
 int imgp_lock_fd(int fd, const char *path);
 
+/* ----------------------------------------------------------- local-file.c */
+
+/*
+ * Reads a whole regular file of at most max bytes (NUL-terminated).
+ * nofollow: the path was resolved already, a link there now is a swap.
+ * Returns 0, or -errno with "PATH: why" (-EFBIG when larger, -EINVAL when
+ * not a regular file).
+ */
+int imgp_read_local(const char *path, size_t max, bool nofollow,
+		    struct imgp_buf *out);
+
 /* ------------------------------------------------------------ tempfiles.c */
 
 /*
@@ -153,6 +164,12 @@ int imgp_lock_fd(int fd, const char *path);
  * Returns the open fd (O_CLOEXEC) or -errno with a message.
  */
 int imgp_temp_create(char *tmpl);
+/*
+ * Puts path, which a program this run starts will create (ssh-keygen's
+ * KEY.pub), on the list, so that an interrupted run leaves it behind no
+ * more than a file imgp_temp_create made. 0 or -ENOMEM.
+ */
+int imgp_temp_claim(const char *path);
 /* Takes path off the list (it was renamed or removed). */
 void imgp_temp_forget(const char *path);
 

@@ -119,6 +119,18 @@ int imgp_temp_create(char *tmpl)
 	return fd;
 }
 
+int imgp_temp_claim(const char *path)
+{
+	sigset_t all, saved;
+	int rc;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &saved);
+	rc = temp_add(path, -1);
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+	return rc;
+}
+
 void imgp_temp_forget(const char *path)
 {
 	for (struct temp_slot *slot = atomic_load(&temps); slot; slot = slot->next) {

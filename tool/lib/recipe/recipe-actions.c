@@ -134,7 +134,7 @@ static int run_dt_overlay(struct imgp_patch *patch, const struct recipe_step *st
 	struct imgp_buf dtbo = { 0 };
 	int rc;
 
-	rc = imgp_recipe_read_whole(st->local, LOCAL_MAX, true, &dtbo);
+	rc = imgp_read_local(st->local, LOCAL_MAX, true, &dtbo);
 	if (!rc)
 		rc = imgp_patch_dt_overlay(patch, dtbo.data, dtbo.len,
 					   st->val[OP_OVERLAY]);
@@ -170,7 +170,7 @@ static int step_text(const struct recipe_step *st, enum opt opt,
 	if (st->val[opt])
 		return imgp_buf_append(out, st->val[opt], strlen(st->val[opt])) ?
 			imgp_fail(ENOMEM, "out of memory") : 0;
-	return imgp_recipe_read_whole(st->local, LOCAL_MAX, true, out);
+	return imgp_read_local(st->local, LOCAL_MAX, true, out);
 }
 
 static int run_write_file(struct imgp_patch *patch, const struct recipe_step *st)

@@ -175,8 +175,6 @@ const char *imgp_recipe_pool_keep(struct imgp_recipe *r, char *s);
 const char *imgp_recipe_pool_dup(struct imgp_recipe *r, const char *s);
 
 /* recipe-path.c: files */
-int imgp_recipe_read_whole(const char *path, size_t max, bool nofollow,
-		      struct imgp_buf *out);
 bool imgp_recipe_is_regular(const char *path);
 bool imgp_recipe_ends_with(const char *s, const char *suffix);
 

@@ -706,7 +706,7 @@ int imgp_recipe_load(const char *path, struct imgp_recipe **out)
 		rc = imgp_fail(ENOMEM, "out of memory");
 		goto out;
 	}
-	rc = imgp_recipe_read_whole(path, RECIPE_MAX, false, &text);
+	rc = imgp_read_local(path, RECIPE_MAX, false, &text);
 	if (rc)
 		goto out;
 	nul = memchr(text.data, '\0', text.len);

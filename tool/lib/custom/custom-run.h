@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * custom/: what the files that plan customize's settings share among
+ * themselves (custom.c and its custom-*.c planners); not for other folders.
+ */
+#ifndef IMGP_CUSTOM_RUN_H
+#define IMGP_CUSTOM_RUN_H
+
+#include "custom/custom.h"
+#include "text/text.h"
+
+struct imgp_patch;
+struct imgp_part;
+
+/* How the image applies identity and network settings at its first boot. */
+enum custom_way {
+	CUSTOM_WAY_FILES,        /* the files themselves, read by systemd & co. */
+	CUSTOM_WAY_CLOUDINIT,    /* a cloud-init NoCloud seed */
+};
+
+/* A user --user adds, with what later options say of them. */
+struct custom_user {
+	char *name;
+	char *hash;              /* the password field; NULL: locked */
+	char **keys;             /* authorized keys */
+	size_t nkeys;
+};
+
+/* One run of the settings over one plan. */
+struct custom_run {
+	struct imgp_patch *patch;
+	const struct imgp_part *root;
+	struct imgp_fstab_entry *mounts; /* the root's /etc/fstab */
+	size_t nmounts;
+	char *os_id;             /* os-release ID ("debian"); "" when none */
+	enum custom_way way;
+	const char *way_why;
+	/* CUSTOM_WAY_CLOUDINIT */
+	const struct imgp_part *seed;
+	struct imgp_cloudinit_version ci_version;
+	/* Accumulated, planned at the end (the seed's files, the network). */
+	const char *hostname, *timezone, *keymap, *locale;
+	struct custom_user *users;
+	size_t nusers;
+	struct imgp_net net;
+	bool net_set;
+	bool keep_host_keys;
+	unsigned firstboot_seq;
+	struct imgp_buf *explain; /* the plan's "how" lines */
+	struct imgp_buf *facts;   /* "key\tvalue\n" lines for the report */
+};
+
+/* Adds "SETTING: how (why)" to the plan's explanation. */
+int custom_explain(struct custom_run *run, const char *fmt, ...) IMGP_PRINTF(2, 3);
+/* Adds a reported fact (a host key's fingerprint, the machine-id). */
+int custom_fact(struct custom_run *run, const char *key, const char *value);
+
+/* ---------------------------------------------- the root (custom-root.c) */
+
+/*
+ * Where the booted system's path lands: the partition mounted there by
+ * the root's /etc/fstab and the path inside it; "PART:PATH" as cat takes
+ * it. *path is malloc'd. -EINVAL / -ENOENT with the reason.
+ */
+int custom_locate(struct custom_run *run, const char *arg,
+		  const struct imgp_part **part, char **path);
+/* Reads a file as the plan leaves it; *exists false (0 returned) when missing. */
+int custom_read(struct custom_run *run, const struct imgp_part *part,
+		const char *path, struct imgp_buf *out, bool *exists);
+/* The same for a path of the root filesystem (after fstab). */
+int custom_read_root(struct custom_run *run, const char *path,
+		     struct imgp_buf *out, bool *exists);
+/* Whether a path exists (as planned); -errno on a failure to look. */
+int custom_exists(struct custom_run *run, const char *arg);
+/*
+ * Plans a file of the booted system: written with text, mode and owner,
+ * its folders made as mkdir -p would (mode 0755, root). secret: its plan
+ * line shows no content.
+ */
+int custom_put(struct custom_run *run, const char *arg, const void *data,
+	       size_t len, unsigned mode, long uid, long gid, bool secret,
+	       const char *note);
+/* ln -sf TARGET ARG (ext only: FAT has no links). */
+int custom_link(struct custom_run *run, const char *arg, const char *target);
+/* mkdir -p ARG, the new folders mode (0755 when 0), owner (-1: root). */
+int custom_mkdir_p(struct custom_run *run, const char *arg, unsigned mode,
+		   long uid, long gid);
+/* The unit root over the plan, for custom-units.c's functions. */
+void custom_unit_root(struct custom_run *run, struct imgp_unit_root *root);
+/* Applies the links a units function returned (folders made as needed). */
+int custom_apply_links(struct custom_run *run, const struct imgp_unit_links *l);
+/* Detects the way, the seed and the network system (once, at the start). */
+int custom_detect(struct custom_run *run);
+/* The network system the root runs (its files are what custom-net.c makes). */
+int custom_net_system(struct custom_run *run, enum imgp_net_system *out,
+		      const char **why);
+
+/* ----------------------------------------- the settings (custom-*.c) */
+
+int custom_plan_hostname(struct custom_run *run, const char *value);
+int custom_plan_timezone(struct custom_run *run, const char *value);
+int custom_plan_keymap(struct custom_run *run, const char *value);
+int custom_plan_locale(struct custom_run *run, const char *value);
+int custom_plan_machine_id(struct custom_run *run, const char *value);
+int custom_plan_host_keys(struct custom_run *run, const char *value);
+int custom_plan_user(struct custom_run *run, const char *value);
+int custom_plan_password(struct custom_run *run, const char *value);
+int custom_plan_ssh_inject(struct custom_run *run, const char *value);
+/* A user added without a password gets sudo without one (custom-account.c). */
+int custom_plan_sudoers(struct custom_run *run);
+/* The accumulated settings: the seed's files, the network files. */
+int custom_plan_seed(struct custom_run *run);
+int custom_plan_network(struct custom_run *run);
+
+int custom_plan_file_op(struct custom_run *run, const char *op,
+			const char *value);
+int custom_plan_unit_op(struct custom_run *run, const char *op,
+			const char *value);
+int custom_plan_firstboot(struct custom_run *run, const char *op,
+			  const char *value);
+
+#endif /* IMGP_CUSTOM_RUN_H */

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What customize gathers and plans last: the network (files of the
+ * image's network system, or cloud-init's network-config) and, on an image
+ * that runs cloud-init, its NoCloud seed: user-data and meta-data, with an
+ * instance-id that changes with what the seed says, so that cloud-init
+ * applies it again, and stays the same when nothing changed.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nettle/sha2.h>
+
+#include "imgpatch-internal.h"
+#include "custom/custom-run.h"
+
+/* A file of the seed partition as planned (empty when missing). */
+static int seed_read(struct custom_run *run, const char *path, struct imgp_buf *out)
+{
+	bool exists = false;
+
+	return custom_read(run, run->seed, path, out, &exists);
+}
+
+static int seed_put(struct custom_run *run, const char *path, const struct imgp_buf *b,
+		    bool secret)
+{
+	char arg[64];
+
+	snprintf(arg, sizeof(arg), "%d:%s", run->seed->number, path);
+	return custom_put(run, arg, b->data, b->len, 0, -1, -1, secret, NULL);
+}
+
+/* Whether the image's /etc/network/interfaces configures iface itself (ifupdown owns it). */
+static int ifupdown_owns(struct custom_run *run, const char *iface)
+{
+	struct imgp_buf text = { 0 };
+	char want[64];
+	bool exists = false;
+	int rc = custom_read_root(run, "/etc/network/interfaces", &text, &exists), owns = 0;
+
+	snprintf(want, sizeof(want), "iface %s ", iface);
+	for (const char *line = exists ? (char *)text.data : NULL; !rc && line && *line;) {
+		size_t n = strcspn(line, "\n");
+		const char *p = line;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (strncmp(p, want, strlen(want)) == 0)
+			owns = 1;
+		line += n + (line[n] == '\n');
+	}
+	imgp_buf_free(&text);
+	return rc ? rc : owns;
+}
+
+/*
+ * Wi-Fi's regulatory domain: raspi-config's do_wifi_country (bookworm)
+ * puts cfg80211.ieee80211_regdom= on the kernel command line where
+ * NetworkManager, which has no setting for it, runs.
+ */
+static int plan_wifi_country(struct custom_run *run)
+{
+	char edit[64];
+	int rc;
+
+	snprintf(edit, sizeof(edit), "+cfg80211.ieee80211_regdom=%s", run->net.wifi_country);
+	rc = imgp_patch_cmdline(run->patch, NULL, edit);
+	if (rc)
+		return imgp_fail_ctx(rc, "--wifi-country %s: the kernel command line", run->net.wifi_country);
+	return custom_explain(run, "wifi-country %s: kernel command line cfg80211.ieee80211_regdom",
+			      run->net.wifi_country);
+}
+
+int custom_plan_network(struct custom_run *run)
+{
+	struct imgp_gen_files files = { 0 };
+	enum imgp_net_system sys;
+	const char *why = NULL;
+	int rc = 0;
+
+	if (run->way == CUSTOM_WAY_CLOUDINIT)
+		return run->net.wifi_country && (run->net.wifi_ssid) ? plan_wifi_country(run) : 0;
+	rc = custom_net_system(run, &sys, &why);
+	if (!rc && sys == IMGP_NET_NETWORKMANAGER && !run->net.wifi_ssid) {
+		int owns = ifupdown_owns(run, run->net.iface ? run->net.iface : "eth0");
+
+		/* Debian's NetworkManager leaves alone what /etc/network/interfaces configures. */
+		if (owns > 0) {
+			sys = IMGP_NET_IFUPDOWN;
+			why = "/etc/network/interfaces configures the interface (NetworkManager leaves it to ifupdown)";
+		}
+		rc = owns < 0 ? owns : 0;
+	}
+	if (!rc)
+		rc = imgp_net_files(sys, &run->net, &files);
+	for (size_t i = 0; !rc && i < files.n; i++) {
+		rc = custom_put(run, files.v[i].path, files.v[i].text.data, files.v[i].text.len,
+				files.v[i].mode, 0, 0, files.v[i].secret, NULL);
+		if (!rc)
+			rc = custom_explain(run, "network: %s (%s)", files.v[i].path, why);
+	}
+	imgp_gen_files_free(&files);
+	if (!rc && sys == IMGP_NET_NETWORKD)
+		rc = custom_plan_unit_op(run, "enable", "systemd-networkd.service");
+	if (!rc && run->net.wifi_country && run->net.wifi_ssid && sys == IMGP_NET_NETWORKMANAGER)
+		rc = plan_wifi_country(run);
+	return rc;
+}
+
+/* "imgpatch-" and 16 hex digits of what the seed says. */
+static void instance_id(const struct imgp_buf *user_data, const struct imgp_buf *net,
+			char out[32])
+{
+	uint8_t digest[SHA256_DIGEST_SIZE];
+	struct sha256_ctx ctx;
+
+	sha256_init(&ctx);
+	sha256_update(&ctx, user_data->len, user_data->data);
+	sha256_update(&ctx, 1, (const uint8_t *)"");
+	sha256_update(&ctx, net->len, net->data);
+	sha256_digest(&ctx, sizeof(digest), digest);
+	snprintf(out, 32, "imgpatch-");
+	for (size_t i = 0; i < 8; i++)
+		snprintf(out + 9 + 2 * i, 3, "%02x", digest[i]);
+}
+
+static int seed_users(struct custom_run *run, struct imgp_cloudinit_user **out)
+{
+	struct imgp_userdb db;
+	const char *const *groups;
+	size_t ngroups = 0;
+	int rc;
+
+	*out = NULL;
+	memset(&db, 0, sizeof(db));
+	if (!run->nusers)
+		return 0;
+	rc = custom_read_root(run, "/etc/group", &db.group, &(bool){ false });
+	if (rc)
+		return rc;
+	groups = imgp_user_first_groups(&db, run->os_id);
+	while (groups[ngroups])
+		ngroups++;
+	*out = calloc(run->nusers, sizeof(**out));
+	for (size_t i = 0; *out && i < run->nusers; i++) {
+		(*out)[i].name = run->users[i].name;
+		(*out)[i].groups = groups;
+		(*out)[i].ngroups = ngroups;
+		(*out)[i].hash = run->users[i].hash;
+		(*out)[i].keys = (const char *const *)run->users[i].keys;
+		(*out)[i].nkeys = run->users[i].nkeys;
+	}
+	imgp_userdb_free(&db);
+	return *out ? 0 : imgp_fail(ENOMEM, "out of memory");
+}
+
+int custom_plan_seed(struct custom_run *run)
+{
+	struct imgp_cloudinit_config cfg = {
+		.hostname = run->hostname, .timezone = run->timezone,
+		.keymap = run->keymap, .locale = run->locale,
+		.keep_host_keys = run->keep_host_keys,
+	};
+	struct imgp_cloudinit_user *users = NULL;
+	struct imgp_buf old = { 0 }, ud = { 0 }, net = { 0 }, meta_old = { 0 }, meta = { 0 };
+	bool secret = false;
+	char id[32];
+	int rc = seed_users(run, &users);
+
+	cfg.users = users;
+	cfg.nusers = users ? run->nusers : 0;
+	for (size_t i = 0; i < run->nusers; i++)
+		secret |= run->users[i].hash != NULL;
+	if (!rc)
+		rc = seed_read(run, "/user-data", &old);
+	if (!rc)
+		rc = imgp_cloudinit_user_data(&run->ci_version, (char *)old.data, old.len, &cfg,
+					      &ud);
+	if (!rc && run->net_set) {
+		rc = imgp_cloudinit_network_config(&run->ci_version, &run->net, &net);
+		if (!rc)
+			rc = seed_put(run, "/network-config", &net, run->net.wifi_psk != NULL);
+		if (!rc)
+			rc = custom_explain(run, "network: the seed's network-config, as cloud-init %d.%d reads it",
+					    run->ci_version.major, run->ci_version.minor);
+	}
+	if (rc)
+		goto out;
+	/* Nothing gathered: the seed stays as it is. */
+	if (!run->hostname && !run->timezone && !run->keymap && !run->locale &&
+	    !run->nusers && !run->keep_host_keys && !run->net_set)
+		goto out;
+	rc = seed_put(run, "/user-data", &ud, secret);
+	if (!rc)
+		rc = seed_read(run, "/network-config", &net);
+	instance_id(&ud, &net, id);
+	if (!rc)
+		rc = seed_read(run, "/meta-data", &meta_old);
+	if (!rc)
+		rc = imgp_cloudinit_meta_data((char *)meta_old.data, meta_old.len, id,
+					      run->hostname, &meta);
+	if (!rc)
+		rc = seed_put(run, "/meta-data", &meta, false);
+	if (!rc)
+		rc = custom_explain(run, "cloud-init seed on " IMGP_PART_FMT " (%s): user-data, meta-data instance-id %s (cloud-init %d.%d applies it again when this changes)",
+				    run->seed->number, run->seed->fstype, id,
+				    run->ci_version.major, run->ci_version.minor);
+out:
+	free(users);
+	imgp_buf_free(&old);
+	imgp_buf_free(&ud);
+	imgp_buf_free(&net);
+	imgp_buf_free(&meta_old);
+	imgp_buf_free(&meta);
+	return rc;
+}
