@@ -126,8 +126,27 @@ struct imgp_fs_ops {
 	int (*name_check)(const char *name, size_t len);
 	/* Returns 1 when path exists (any type), 0 when not, <0 on error. */
 	int (*exists)(struct imgp_fs *fs, const char *path);
-	/* Sets a file's permission bits; NULL where the filesystem has none. */
+	/*
+	 * Sets the permission bits of a file or folder (not followed: a
+	 * symbolic link is refused); NULL where the filesystem has none.
+	 */
 	int (*set_mode)(struct imgp_fs *fs, const char *path, unsigned mode);
+	/*
+	 * Sets the owner of path, a symbolic link's own (lchown); NULL where
+	 * the filesystem has none (FAT).
+	 */
+	int (*set_owner)(struct imgp_fs *fs, const char *path, unsigned uid,
+			 unsigned gid);
+	/*
+	 * What path is (lstat: the last name's link not followed); -ENOENT.
+	 * FAT: a file (0644) or a folder (0755), owned by root.
+	 */
+	int (*stat)(struct imgp_fs *fs, const char *path, struct imgp_fs_stat *st);
+	/*
+	 * Removes path, a folder with everything in it (rm -rf); -ENOENT when
+	 * it is not there. Never called for the root (the wrapper refuses it).
+	 */
+	int (*remove)(struct imgp_fs *fs, const char *path);
 	/*
 	 * Creates the symbolic link path -> target (the parent directory must
 	 * exist), or replaces an existing symbolic link; -EEXIST when path is

@@ -104,10 +104,29 @@ int imgp_ext_create(ext2_filsys efs, struct imgp_ctx *ctx, const char *path,
 /* Creates or replaces the symlink path -> target; *modified likewise. */
 int imgp_ext_make_symlink(ext2_filsys efs, struct imgp_ctx *ctx, const char *path,
 			  const char *target, bool *modified);
+/*
+ * Frees an inode nothing links to (blocks, xattr block share, the inode;
+ * a folder's counted off its group); what fails is a warning to ctx
+ * naming path, for e2fsck.
+ */
+void imgp_ext_forget(ext2_filsys efs, struct imgp_ctx *ctx, const char *path,
+		     ext2_ino_t ino);
+/* Drops one link to an inode that lost its directory entry, freeing it with its last. */
+int imgp_ext_unref(ext2_filsys efs, struct imgp_ctx *ctx, const char *path,
+		   ext2_ino_t ino);
 /* The free blocks and inodes now, before a change. */
 void imgp_ext_usage(ext2_filsys efs, struct ext_usage *u);
 /* Ends a change begun at usage before: rc 0 flushes, else drops. */
 int imgp_ext_finish_change(ext2_filsys efs, const char *type,
 			   const struct ext_usage *before, int rc);
+
+/* ------------------------------------------------------ fs-ext-remove.c */
+
+/*
+ * Removes path (not followed: a link itself), a folder with everything in
+ * it, as rm -rf. 0, -ENOENT, -EPERM (an immutable or append-only inode, or
+ * the root), -ENOTSUP (a parent stored inline), or -errno.
+ */
+int imgp_ext_remove(ext2_filsys efs, struct imgp_ctx *ctx, const char *path);
 
 #endif

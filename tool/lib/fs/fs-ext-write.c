@@ -152,18 +152,22 @@ int imgp_ext_rewrite(ext2_filsys efs, ext2_ino_t ino, struct ext2_inode *inode,
 
 /*
  * Frees an inode nothing links to any more: its blocks, its share of an
- * xattr block and the inode itself (a half-made file, a replaced symlink).
+ * xattr block and the inode itself (a half-made file, a replaced symlink,
+ * a removed one); a folder's is counted off its group's folders too.
  */
-static void ext_forget(ext2_filsys efs, struct imgp_ctx *ctx, const char *path,
-		       ext2_ino_t ino)
+void imgp_ext_forget(ext2_filsys efs, struct imgp_ctx *ctx, const char *path,
+		     ext2_ino_t ino)
 {
 	struct ext2_inode inode;
 	__u32 refs = 0;
 	blk64_t ea;
 	char why[256];
+	bool dir = false;
 	errcode_t err;
 
 	err = ext2fs_read_inode(efs, ino, &inode);
+	if (!err)
+		dir = LINUX_S_ISDIR(inode.i_mode);
 	/* A fast symlink keeps its target in i_block: those are not block numbers. */
 	if (!err && (ext2fs_inode_has_valid_blocks2(efs, &inode) ||
 		     (inode.i_flags & EXT4_INLINE_DATA_FL)))
@@ -185,7 +189,7 @@ static void ext_forget(ext2_filsys efs, struct imgp_ctx *ctx, const char *path,
 		err = ext2fs_write_inode(efs, ino, &inode);
 	}
 	if (!err)
-		ext2fs_inode_alloc_stats2(efs, ino, -1, 0);
+		ext2fs_inode_alloc_stats2(efs, ino, -1, dir);
 	else
 		imgp_warn(ctx, "'%s': cannot free inode %u: %s: run e2fsck -f",
 			  path, ino, imgp_ext_why(err, why, sizeof(why)));
@@ -273,7 +277,7 @@ int imgp_ext_create(ext2_filsys efs, struct imgp_ctx *ctx, const char *path,
 		goto out;
 	rc = ext_link(efs, dir, parent, name, ino, EXT2_FT_REG_FILE);
 	if (rc) {
-		ext_forget(efs, ctx, path, ino);
+		imgp_ext_forget(efs, ctx, path, ino);
 		goto out;
 	}
 	rc = ext_write_data(efs, ino, data, len);
@@ -285,7 +289,7 @@ int imgp_ext_create(ext2_filsys efs, struct imgp_ctx *ctx, const char *path,
 			imgp_warn(ctx, "'%s': cannot remove the entry after a failed write: %s: run e2fsck -f",
 				  path, imgp_ext_why(err, why, sizeof(why)));
 		else
-			ext_forget(efs, ctx, path, ino);
+			imgp_ext_forget(efs, ctx, path, ino);
 		goto out;
 	}
 	/* As the kernel does: a new entry changes the directory. */
@@ -345,8 +349,7 @@ int imgp_ext_finish_change(ext2_filsys efs, const char *type,
 	return err ? imgp_ext_fail(err, "cannot write the filesystem metadata") : 0;
 }
 
-/* Drops one link to an inode that lost its directory entry. */
-static int ext_unref(ext2_filsys efs, struct imgp_ctx *ctx, const char *path,
+int imgp_ext_unref(ext2_filsys efs, struct imgp_ctx *ctx, const char *path,
 		     ext2_ino_t ino)
 {
 	struct ext2_inode inode;
@@ -362,7 +365,7 @@ static int ext_unref(ext2_filsys efs, struct imgp_ctx *ctx, const char *path,
 			return imgp_ext_fail(err, "cannot write inode %u", ino);
 		return imgp_ext_set_times(efs, ino, EXT_TIME_MTIME);
 	}
-	ext_forget(efs, ctx, path, ino);
+	imgp_ext_forget(efs, ctx, path, ino);
 	return 0;
 }
 
@@ -378,7 +381,7 @@ static void ext_symlink_undo(ext2_filsys efs, struct imgp_ctx *ctx, const char *
 	errcode_t err;
 
 	if (ext2fs_test_inode_bitmap2(efs->inode_map, ino)) {
-		ext_forget(efs, ctx, path, ino);
+		imgp_ext_forget(efs, ctx, path, ino);
 		return;
 	}
 	memset(&zero, 0, sizeof(zero));
@@ -459,14 +462,14 @@ int imgp_ext_make_symlink(ext2_filsys efs, struct imgp_ctx *ctx, const char *pat
 	if (old) {
 		err = ext2fs_unlink(efs, parent, name, old, 0);
 		if (err) {
-			ext_forget(efs, ctx, path, ino);
+			imgp_ext_forget(efs, ctx, path, ino);
 			rc = imgp_ext_fail(err, "cannot remove the old symbolic link");
 			goto out;
 		}
 	}
 	rc = ext_link(efs, dir, parent, name, ino, EXT2_FT_SYMLINK);
 	if (rc) {
-		ext_forget(efs, ctx, path, ino);
+		imgp_ext_forget(efs, ctx, path, ino);
 		err = old ? ext2fs_link(efs, parent, name, old, EXT2_FT_SYMLINK) : 0;
 		if (err)
 			imgp_warn(ctx, "'%s': cannot put the old symbolic link back: %s: run e2fsck -f",
@@ -474,7 +477,7 @@ int imgp_ext_make_symlink(ext2_filsys efs, struct imgp_ctx *ctx, const char *pat
 		goto out;
 	}
 	if (old)
-		rc = ext_unref(efs, ctx, path, old);
+		rc = imgp_ext_unref(efs, ctx, path, old);
 	if (!rc)
 		rc = imgp_ext_set_times(efs, ino, EXT_TIME_ALL);
 	/* As the kernel does: a changed entry changes the directory. */

@@ -7,7 +7,7 @@
  * This file: libext2fs's errors, opening and closing, and the operations of
  * struct imgp_fs_ops. The checks made before a write are in
  * fs-ext-damage.c, the path walk in fs-ext-path.c, the changes to inodes
- * in fs-ext-write.c.
+ * in fs-ext-write.c, removal in fs-ext-remove.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -345,6 +345,19 @@ static int ext_write_file(struct imgp_fs *fs, const char *path,
 	return imgp_ext_finish_change(efs, priv->type, &before, rc);
 }
 
+/* path's own inode for a change of its mode or owner; the kernel refuses an immutable one. */
+static int ext_attr_inode(struct imgp_fs *fs, const char *path, ext2_ino_t *ino,
+			  struct ext2_inode *inode)
+{
+	int rc = ext_check_change(fs, path);
+
+	if (!rc)
+		rc = imgp_ext_lookup_nofollow(ext_priv(fs)->fs, path, ino, inode);
+	if (!rc && (inode->i_flags & (EXT2_IMMUTABLE_FL | EXT2_APPEND_FL)))
+		rc = imgp_fail(EPERM, "is immutable or append-only: clear the flag with chattr -ia first");
+	return rc;
+}
+
 static int ext_set_mode(struct imgp_fs *fs, const char *path, unsigned mode)
 {
 	ext2_filsys efs = ext_priv(fs)->fs;
@@ -353,17 +366,79 @@ static int ext_set_mode(struct imgp_fs *fs, const char *path, unsigned mode)
 	errcode_t err;
 	int rc;
 
-	rc = ext_check_change(fs, path);
+	rc = ext_attr_inode(fs, path, &ino, &inode);
 	if (rc)
 		return rc;
-	rc = imgp_ext_lookup_nofollow(efs, path, &ino, &inode);
-	if (rc)
-		return rc;
+	/* Linux has no lchmod: a link's own bits are never looked at. */
+	if (LINUX_S_ISLNK(inode.i_mode))
+		return imgp_fail(EINVAL, "is a symbolic link, which has no mode of its own");
 	if ((inode.i_mode & 07777) == (mode & 07777))
 		return 0;
 	inode.i_mode = (uint16_t)((inode.i_mode & ~07777u) | (mode & 07777));
 	err = ext2fs_write_inode(efs, ino, &inode);
 	return err ? imgp_ext_fail(err, "cannot write inode %u", ino) : 0;
+}
+
+/* As lchown: a link's own inode, not its target's. */
+static int ext_set_owner(struct imgp_fs *fs, const char *path, unsigned uid,
+			 unsigned gid)
+{
+	ext2_filsys efs = ext_priv(fs)->fs;
+	struct ext2_inode inode;
+	ext2_ino_t ino;
+	errcode_t err;
+	int rc;
+
+	rc = ext_attr_inode(fs, path, &ino, &inode);
+	if (rc)
+		return rc;
+	if (inode_uid(inode) == uid && inode_gid(inode) == gid)
+		return 0;
+	inode.i_uid = (__u16)uid;
+	inode.i_gid = (__u16)gid;
+	ext2fs_set_i_uid_high(inode, uid >> 16);
+	ext2fs_set_i_gid_high(inode, gid >> 16);
+	err = ext2fs_write_inode(efs, ino, &inode);
+	return err ? imgp_ext_fail(err, "cannot write inode %u", ino) : 0;
+}
+
+static int ext_stat(struct imgp_fs *fs, const char *path, struct imgp_fs_stat *st)
+{
+	struct ext2_inode inode;
+	ext2_ino_t ino;
+	int rc;
+
+	rc = imgp_ext_check_path(path);
+	if (!rc)
+		rc = imgp_ext_lookup_nofollow(ext_priv(fs)->fs, path, &ino, &inode);
+	if (rc == -ENOENT || rc == -ENOTDIR) {
+		imgp_errclear();
+		return imgp_fail(ENOENT, "no such file or folder");
+	}
+	if (rc)
+		return rc;
+	st->type = LINUX_S_ISREG(inode.i_mode) ? IMGP_FS_REG :
+		   LINUX_S_ISDIR(inode.i_mode) ? IMGP_FS_DIR :
+		   LINUX_S_ISLNK(inode.i_mode) ? IMGP_FS_LNK : IMGP_FS_OTHER;
+	st->mode = inode.i_mode & 07777;
+	st->uid = inode_uid(inode);
+	st->gid = inode_gid(inode);
+	st->size = EXT2_I_SIZE(&inode);
+	return 0;
+}
+
+static int ext_remove(struct imgp_fs *fs, const char *path)
+{
+	struct ext_priv *priv = ext_priv(fs);
+	struct ext_usage before;
+	int rc;
+
+	rc = ext_check_change(fs, path);
+	if (rc)
+		return rc;
+	imgp_ext_usage(priv->fs, &before);
+	rc = imgp_ext_remove(priv->fs, fs->img->ctx, path);
+	return imgp_ext_finish_change(priv->fs, priv->type, &before, rc);
 }
 
 static int ext_exists(struct imgp_fs *fs, const char *path)
@@ -534,6 +609,9 @@ const struct imgp_fs_ops imgp_fs_ext = {
 	.read_file = ext_read_file,
 	.write_file = ext_write_file,
 	.set_mode = ext_set_mode,
+	.set_owner = ext_set_owner,
+	.stat = ext_stat,
+	.remove = ext_remove,
 	.exists = ext_exists,
 	.symlink = ext_symlink,
 	.readlink = ext_readlink,

@@ -91,6 +91,10 @@ int imgp_fat_list(struct imgp_fs *fs, const char **text);
 int imgp_fat_refuse_damage(struct imgp_fs *fs, const char *path);
 /* "::/path" as mtools names files on the -i drive. */
 int imgp_fat_target(const char *path, char *out, size_t outlen);
+/* What the mtools name target is: 1 a file, 2 a folder, 0 missing, or -errno. */
+int imgp_fat_kind(struct imgp_fs *fs, const char *target);
+/* The remove operation (fat-remove.c): mdel a file, mdeltree a folder. */
+int imgp_fat_remove(struct imgp_fs *fs, const char *path);
 /* The map_file operation (fat-map.c): a file's clusters as image extents. */
 int imgp_fat_map_file(struct imgp_fs *fs, const char *path, struct imgp_file_map *out);
 

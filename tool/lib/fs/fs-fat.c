@@ -834,6 +834,37 @@ static int fat_mkdir(struct imgp_fs *fs, const char *path)
 	return 0;
 }
 
+int imgp_fat_kind(struct imgp_fs *fs, const char *target)
+{
+	return fat_stat(fs, target);
+}
+
+/* FAT keeps no owners or permission bits: those a mount gives its files by default. */
+static int fat_stat_path(struct imgp_fs *fs, const char *path, struct imgp_fs_stat *st)
+{
+	struct imgp_file_map map = { 0 };
+	char target[4200];
+	int rc = imgp_fat_target(path, target, sizeof(target));
+
+	if (rc)
+		return rc;
+	rc = path[strspn(path, "/")] ? fat_stat(fs, target) : 2;
+	if (rc < 0)
+		return rc;
+	if (rc == 0)
+		return imgp_fail(ENOENT, "no such file or folder");
+	st->type = rc == 2 ? IMGP_FS_DIR : IMGP_FS_REG;
+	st->mode = rc == 2 ? 0755 : 0644;
+	st->uid = st->gid = 0;
+	st->size = 0;
+	if (rc == 2)
+		return 0;
+	rc = imgp_fat_map_file(fs, path, &map);
+	st->size = map.size;
+	imgp_file_map_free(&map);
+	return rc;
+}
+
 static int fat_symlink(struct imgp_fs *fs, const char *path, const char *target)
 {
 	(void)fs;
@@ -868,4 +899,6 @@ const struct imgp_fs_ops imgp_fs_fat = {
 	.finish = fat_finish,
 	.map_file = imgp_fat_map_file,
 	.list = fat_list_dir,
+	.stat = fat_stat_path,
+	.remove = imgp_fat_remove,
 };

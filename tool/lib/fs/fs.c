@@ -249,6 +249,70 @@ int imgp_fs_set_mode(struct imgp_fs *fs, const char *path, unsigned mode)
 	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
 }
 
+/* The changes below write: a handle opened read-only refuses them. */
+static int fs_writable(struct imgp_fs *fs, const char *path)
+{
+	if (fs->capture)
+		return 0;
+	return imgp_fail(EBADF, "p%d (%s): %s: filesystem opened read-only",
+			 fs->part->number, fs->part->fstype, path);
+}
+
+int imgp_fs_set_owner(struct imgp_fs *fs, const char *path, unsigned uid,
+		      unsigned gid)
+{
+	int rc = fs_writable(fs, path);
+
+	if (rc)
+		return rc;
+	if (!fs->ops->set_owner)
+		return imgp_fail(ENOTSUP, "p%d (%s): %s: this filesystem keeps no owners",
+				 fs->part->number, fs->part->fstype, path);
+	rc = fs->ops->set_owner(fs, path, uid, gid);
+	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
+}
+
+int imgp_fs_stat(struct imgp_fs *fs, const char *path, struct imgp_fs_stat *st)
+{
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	rc = fs->ops->stat ? fs->ops->stat(fs, path, st) :
+			     imgp_fail(ENOTSUP, "cannot look at files of %s filesystems",
+				       fs->ops->name);
+	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
+}
+
+int imgp_fs_remove_check(const char *path)
+{
+	const char *name = path;
+	bool named = false;
+
+	for (size_t len; *name; name += len) {
+		name += strspn(name, "/");
+		len = strcspn(name, "/");
+		if (path_part_is_dots(name, len))
+			return imgp_fail(EINVAL, "is not a file name: a part of it is \"%.*s\"",
+					 (int)len, name);
+		named |= len > 0;
+	}
+	return named ? 0 : imgp_fail(EPERM, "is the root folder, which cannot be removed");
+}
+
+int imgp_fs_remove(struct imgp_fs *fs, const char *path)
+{
+	int rc = fs_writable(fs, path);
+
+	if (rc)
+		return rc;
+	rc = imgp_fs_remove_check(path);
+	if (!rc)
+		rc = fs->ops->remove ? fs->ops->remove(fs, path) :
+				       imgp_fail(ENOTSUP, "imgpatch cannot remove files on %s",
+						 fs->part->fstype);
+	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
+}
+
 int imgp_fs_exists(struct imgp_fs *fs, const char *path)
 {
 	int rc = fs->ops->exists(fs, path);

@@ -64,8 +64,42 @@ int imgp_fs_write_file(struct imgp_fs *fs, const char *path, const void *data,
  */
 int imgp_fs_path_check(const struct imgp_part *part, const char *path);
 int imgp_fs_exists(struct imgp_fs *fs, const char *path);
-/* Sets the permission bits (07777) of an existing file; -ENOTSUP on FAT. */
+/*
+ * Sets the permission bits (07777) of an existing file or folder; -EINVAL
+ * for a symbolic link, -ENOTSUP on FAT.
+ */
 int imgp_fs_set_mode(struct imgp_fs *fs, const char *path, unsigned mode);
+
+enum imgp_fs_type { IMGP_FS_REG, IMGP_FS_DIR, IMGP_FS_LNK, IMGP_FS_OTHER };
+
+struct imgp_fs_stat {
+	enum imgp_fs_type type;
+	unsigned mode;           /* permission bits, 07777 */
+	unsigned uid, gid;
+	uint64_t size;
+};
+
+/*
+ * What path is, the last name's symbolic link not followed (lstat).
+ * -ENOENT "no such file or folder" (a name after a file's too). FAT: a
+ * file (0644) or a folder (0755), owned by root.
+ */
+int imgp_fs_stat(struct imgp_fs *fs, const char *path, struct imgp_fs_stat *st);
+/* Sets the owner of path, a symbolic link's own (lchown); -ENOTSUP on FAT. */
+int imgp_fs_set_owner(struct imgp_fs *fs, const char *path, unsigned uid,
+		      unsigned gid);
+/*
+ * Removes a file, a symbolic link (not followed) or a folder with all it
+ * holds, as rm -rf; -ENOENT when path is not there, -EPERM for the root
+ * folder, -EINVAL for a path with an empty, "." or ".." part.
+ */
+int imgp_fs_remove(struct imgp_fs *fs, const char *path);
+/*
+ * Whether path may be removed: not the root (-EPERM), no part "." or ".."
+ * (-EINVAL), which would remove another file than the one it spells.
+ * Fails with a message saying which, without the path.
+ */
+int imgp_fs_remove_check(const char *path);
 int imgp_fs_symlink(struct imgp_fs *fs, const char *path, const char *target);
 int imgp_fs_readlink(struct imgp_fs *fs, const char *path, struct imgp_buf *out);
 /* Creates a directory whose parent exists (one there is kept); -ENOTSUP where not supported. */

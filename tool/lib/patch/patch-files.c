@@ -182,7 +182,7 @@ int imgp_patch_put_file_mode(struct imgp_patch *patch, const char *part_spec,
 				 part->number, part->fstype, path, mode);
 	rc = imgp_patch_write(patch, part, path, data, len, false, NULL);
 	if (!rc && mode)
-		imgp_patch_mode(patch, part, path, mode);
+		rc = imgp_patch_attr(patch, part, path, (int)(mode & 07777), -1, -1);
 	return rc;
 }
 

@@ -28,14 +28,8 @@ void imgp_patch_free(struct imgp_patch *patch)
 {
 	if (!patch)
 		return;
-	for (size_t i = 0; i < patch->nchanges; i++) {
-		struct imgp_change *c = &patch->changes[i];
-
-		free(c->path);
-		imgp_buf_free(&c->old);
-		imgp_buf_free(&c->new);
-		imgp_buf_free(&c->notes);
-	}
+	for (size_t i = 0; i < patch->nchanges; i++)
+		imgp_change_free(&patch->changes[i]);
 	free(patch->changes);
 	if (patch->have_dtb)
 		imgp_dtb_free(&patch->dtb);
@@ -59,15 +53,26 @@ void imgp_patch_free(struct imgp_patch *patch)
 	free(patch);
 }
 
-static struct imgp_change *patch_find(struct imgp_patch *patch,
-				      const struct imgp_part *part,
-				      const char *path)
+void imgp_change_free(struct imgp_change *c)
 {
-	for (size_t i = 0; i < patch->nchanges; i++) {
+	free(c->path);
+	imgp_buf_free(&c->old);
+	imgp_buf_free(&c->new);
+	imgp_buf_free(&c->notes);
+}
+
+/*
+ * The last change at path: one after a DELETE of it makes a new one, and
+ * a DELETE drops every change before it at or under its path.
+ */
+struct imgp_change *imgp_patch_find(struct imgp_patch *patch,
+				    const struct imgp_part *part, const char *path)
+{
+	for (size_t i = patch->nchanges; i-- > 0;) {
 		struct imgp_change *c = &patch->changes[i];
 
 		if (c->part == part && strcmp(c->path, path) == 0)
-			return c;
+			return c->kind == IMGP_CHANGE_DELETE ? NULL : c;
 	}
 	return NULL;
 }
@@ -135,19 +140,30 @@ static int read_from_image(struct imgp_patch *patch,
 	return rc;
 }
 
-/* Whether path is there (as anything: a file there makes the mkdir fail, named). */
+/* Whether the folder path is there; a file there is refused while planning, named. */
 static int dir_in_image(struct imgp_patch *patch, const struct imgp_part *part,
 			const char *path, bool *existed)
 {
+	struct imgp_fs_stat st;
 	struct imgp_fs *fs;
 	int rc;
 
+	*existed = false;
 	rc = imgp_patch_fs(patch, part, &fs);
+	if (!rc)
+		rc = imgp_fs_stat(fs, path, &st);
+	if (rc == -ENOENT) {
+		imgp_errclear();
+		return 0;
+	}
 	if (rc)
 		return rc;
-	rc = imgp_fs_exists(fs, path);
-	*existed = rc > 0;
-	return rc < 0 ? rc : 0;
+	/* A link is taken as mkdir -p takes it: its target is the folder. */
+	if (st.type == IMGP_FS_REG || st.type == IMGP_FS_OTHER)
+		return imgp_fail(EEXIST, IMGP_PART_FMT " (%s): %s: exists and is not a folder",
+				 part->number, part->fstype, path);
+	*existed = true;
+	return 0;
 }
 
 static int readlink_from_image(struct imgp_patch *patch,
@@ -173,10 +189,13 @@ int imgp_patch_read(struct imgp_patch *patch, const struct imgp_part *part,
 		    const char *path, size_t max, struct imgp_buf *out,
 		    bool *existed)
 {
-	struct imgp_change *c = patch_find(patch, part, path);
+	struct imgp_change *c = imgp_patch_find(patch, part, path);
 
 	out->len = 0;
-	if (!c)
+	*existed = false;
+	if (!c && imgp_patch_gone(patch, part, path))
+		return 0;
+	if (!c || c->kind == IMGP_CHANGE_ATTR)
 		return read_from_image(patch, part, path, max, out, existed);
 	*existed = true;
 	return imgp_buf_append(out, c->new.data, c->new.len);
@@ -210,7 +229,7 @@ static int patch_keep_fit(struct imgp_patch *patch, struct imgp_fit *fit,
 int imgp_patch_load_fit(struct imgp_patch *patch, const struct imgp_part *part,
 			const char *path, struct imgp_fit **out)
 {
-	struct imgp_change *c = patch_find(patch, part, path);
+	struct imgp_change *c = imgp_patch_find(patch, part, path);
 	struct imgp_survey *sv = imgp_patch_survey(patch);
 	struct imgp_fit fit = { 0 };
 	struct imgp_fs *fs;
@@ -219,6 +238,11 @@ int imgp_patch_load_fit(struct imgp_patch *patch, const struct imgp_part *part,
 	*out = NULL;
 	if (!sv)
 		return -ENOMEM;
+	if (c && c->kind == IMGP_CHANGE_ATTR)
+		c = NULL;
+	if (!c && imgp_patch_gone(patch, part, path))
+		return imgp_fail(ENOENT, IMGP_PART_FMT " (%s): %s: no such file (deleted by the plan)",
+				 part->number, part->fstype, path);
 	if (!c && sv->fit.parsed && sv->fit.part == part && !strcmp(sv->fit_path, path)) {
 		*out = &sv->fit.fit;
 		return 0;
@@ -246,19 +270,73 @@ int imgp_patch_load_fit(struct imgp_patch *patch, const struct imgp_part *part,
 	return patch_keep_fit(patch, &fit, out);
 }
 
-/* Finds the planned change of a file, or starts one with its current state. */
-static int patch_change(struct imgp_patch *patch, enum imgp_change_kind kind,
-			const struct imgp_part *part, const char *path,
-			struct imgp_change **out)
+static const char *kind_name(const struct imgp_change *c)
 {
-	struct imgp_change *c = patch_find(patch, part, path);
+	switch (c->kind) {
+	case IMGP_CHANGE_SYMLINK:
+		return "a symbolic link";
+	case IMGP_CHANGE_DIR:
+		return "a folder";
+	case IMGP_CHANGE_ATTR:
+		return c->was.type == IMGP_FS_DIR ? "a folder" :
+		       c->was.type == IMGP_FS_LNK ? "a symbolic link" : "a file";
+	default:
+		return "a file";
+	}
+}
+
+/* What kind a change of only the mode or owner becomes when its content is planned. */
+static bool attr_becomes(const struct imgp_change *c, enum imgp_change_kind kind)
+{
+	return (kind == IMGP_CHANGE_FILE && c->was.type == IMGP_FS_REG) ||
+	       (kind == IMGP_CHANGE_DIR && c->was.type == IMGP_FS_DIR) ||
+	       (kind == IMGP_CHANGE_SYMLINK && c->was.type == IMGP_FS_LNK);
+}
+
+/* What is at the change's path in the image: old and existed. */
+static int change_read(struct imgp_patch *patch, struct imgp_change *c)
+{
+	const struct imgp_part *part = c->part;
+
+	/* Removed by a planned DELETE: a new one is made after it. */
+	if (c->kind != IMGP_CHANGE_ATTR && imgp_patch_gone(patch, part, c->path))
+		return 0;
+	switch (c->kind) {
+	case IMGP_CHANGE_SYMLINK:
+		return readlink_from_image(patch, part, c->path, &c->old, &c->existed);
+	case IMGP_CHANGE_DIR:
+		return dir_in_image(patch, part, c->path, &c->existed);
+	case IMGP_CHANGE_FILE:
+		return read_from_image(patch, part, c->path, SIZE_MAX, &c->old,
+				       &c->existed);
+	default:
+		c->existed = true;
+		return 0;
+	}
+}
+
+int imgp_patch_change(struct imgp_patch *patch, enum imgp_change_kind kind,
+		      const struct imgp_part *part, const char *path,
+		      struct imgp_change **out)
+{
+	struct imgp_change *c = imgp_patch_find(patch, part, path);
 	struct imgp_change *grown;
 	int rc;
 
+	if (c && c->kind == IMGP_CHANGE_ATTR && kind != IMGP_CHANGE_ATTR &&
+	    attr_becomes(c, kind)) {
+		/* Its mode or owner planned first: its content now too. */
+		c->kind = kind;
+		rc = change_read(patch, c);
+		*out = c;
+		return rc;
+	}
 	if (c) {
-		if (c->kind != kind)
-			return imgp_fail(EINVAL, IMGP_PART_FMT " (%s): %s: planned both as a file and as a symbolic link",
-					 part->number, part->fstype, path);
+		if (c->kind != kind && kind != IMGP_CHANGE_ATTR)
+			return imgp_fail(EINVAL, IMGP_PART_FMT " (%s): %s: planned both as %s and as %s",
+					 part->number, part->fstype, path, kind_name(c),
+					 kind == IMGP_CHANGE_FILE ? "a file" :
+					 kind == IMGP_CHANGE_DIR ? "a folder" : "a symbolic link");
 		*out = c;
 		return 0;
 	}
@@ -274,13 +352,7 @@ static int patch_change(struct imgp_patch *patch, enum imgp_change_kind kind,
 	if (!c->path)
 		return imgp_fail(ENOMEM, "out of memory");
 	patch->nchanges++;
-	if (kind == IMGP_CHANGE_SYMLINK)
-		rc = readlink_from_image(patch, part, path, &c->old, &c->existed);
-	else if (kind == IMGP_CHANGE_DIR)
-		rc = dir_in_image(patch, part, path, &c->existed);
-	else
-		rc = read_from_image(patch, part, path, SIZE_MAX, &c->old,
-				     &c->existed);
+	rc = change_read(patch, c);
 	if (rc)
 		return rc;
 	*out = c;
@@ -294,7 +366,7 @@ int imgp_patch_write(struct imgp_patch *patch, const struct imgp_part *part,
 	struct imgp_change *c;
 	int rc;
 
-	rc = patch_change(patch, IMGP_CHANGE_FILE, part, path, &c);
+	rc = imgp_patch_change(patch, IMGP_CHANGE_FILE, part, path, &c);
 	if (rc)
 		return rc;
 	c->text = text;
@@ -313,10 +385,7 @@ int imgp_patch_write(struct imgp_patch *patch, const struct imgp_part *part,
 void imgp_patch_mode(struct imgp_patch *patch, const struct imgp_part *part,
 		     const char *path, unsigned mode)
 {
-	struct imgp_change *c = patch_find(patch, part, path);
-
-	if (c && c->kind == IMGP_CHANGE_FILE)
-		c->mode = mode;
+	(void)imgp_patch_attr(patch, part, path, (int)(mode & 07777), -1, -1);
 }
 
 int imgp_patch_mkdir(struct imgp_patch *patch, const struct imgp_part *part,
@@ -325,7 +394,7 @@ int imgp_patch_mkdir(struct imgp_patch *patch, const struct imgp_part *part,
 	struct imgp_change *c;
 	int rc;
 
-	rc = patch_change(patch, IMGP_CHANGE_DIR, part, path, &c);
+	rc = imgp_patch_change(patch, IMGP_CHANGE_DIR, part, path, &c);
 	if (rc || c->existed || c->notes.len)
 		return rc;
 	rc = imgp_buf_printf(&c->notes, "    %s\n", why);
@@ -341,7 +410,7 @@ int imgp_patch_symlink(struct imgp_patch *patch, const char *part_spec,
 
 	if (!part)
 		return -ENOENT;
-	rc = patch_change(patch, IMGP_CHANGE_SYMLINK, part, path, &c);
+	rc = imgp_patch_change(patch, IMGP_CHANGE_SYMLINK, part, path, &c);
 	if (rc)
 		return rc;
 	c->new.len = 0;
@@ -372,7 +441,8 @@ imgp_patch_surveyed_script(struct imgp_patch *patch, const struct imgp_part *par
 		return NULL;
 	/* The first of the names the patch finds, and not planned over. */
 	for (size_t i = 0; i < imgp_nbootscr_paths; i++) {
-		if (patch_find(patch, part, imgp_bootscr_paths[i]))
+		if (imgp_patch_find(patch, part, imgp_bootscr_paths[i]) ||
+		    imgp_patch_gone(patch, part, imgp_bootscr_paths[i]))
 			return NULL;
 		if (!strcmp(sv->script.path, imgp_bootscr_paths[i]))
 			return &sv->script;
@@ -465,12 +535,25 @@ const struct imgp_part *imgp_patch_part(struct imgp_patch *patch,
 	return boot ? sv->boot : sv->root;
 }
 
+/* Whether the change makes or rewrites what is at its path. */
+static bool content_pending(const struct imgp_change *c)
+{
+	switch (c->kind) {
+	case IMGP_CHANGE_DIR:
+		return !c->existed;
+	case IMGP_CHANGE_ATTR:
+		return false;
+	case IMGP_CHANGE_DELETE:
+		return true;
+	default:
+		return !c->existed || c->old.len != c->new.len ||
+		       memcmp(c->old.data, c->new.data, c->new.len) != 0;
+	}
+}
+
 static bool change_pending(const struct imgp_change *c)
 {
-	if (c->kind == IMGP_CHANGE_DIR)
-		return !c->existed;
-	return !c->existed || c->old.len != c->new.len ||
-	       memcmp(c->old.data, c->new.data, c->new.len) != 0;
+	return content_pending(c) || imgp_change_attr_pending(c);
 }
 
 size_t imgp_patch_pending(const struct imgp_patch *patch)
@@ -482,9 +565,49 @@ size_t imgp_patch_pending(const struct imgp_patch *patch)
 	return n;
 }
 
+/* "new file, N bytes, sha256 X" or "A -> B bytes"; a secret's sizes only. */
+static int describe_file(const struct imgp_change *c, struct imgp_buf *out)
+{
+	uint8_t digest[SHA256_DIGEST_SIZE];
+	struct sha256_ctx ctx;
+	int rc;
+
+	if (c->existed)
+		return imgp_buf_printf(out, "%zu -> %zu bytes%s", c->old.len, c->new.len,
+				       c->secret ? " (holds a secret: not shown)" : "");
+	if (c->secret)
+		return imgp_buf_printf(out, "new file, %zu bytes (holds a secret: not shown)",
+				       c->new.len);
+	sha256_init(&ctx);
+	sha256_update(&ctx, c->new.len, c->new.data);
+	sha256_digest(&ctx, sizeof(digest), digest);
+	rc = imgp_buf_printf(out, "new file, %zu bytes, sha256 ", c->new.len);
+	for (size_t i = 0; !rc && i < sizeof(digest); i++)
+		rc = imgp_buf_printf(out, "%02x", digest[i]);
+	return rc;
+}
+
+/* What the change makes: "new folder", "symbolic link -> T (was -> U)"... */
+static int describe_what(const struct imgp_change *c, struct imgp_buf *out)
+{
+	switch (c->kind) {
+	case IMGP_CHANGE_DIR:
+		return imgp_buf_printf(out, "new folder");
+	case IMGP_CHANGE_SYMLINK:
+		if (c->existed)
+			return imgp_buf_printf(out, "symbolic link -> %s (was -> %s)",
+					       (char *)c->new.data, (char *)c->old.data);
+		return imgp_buf_printf(out, "new symbolic link -> %s",
+				       (char *)c->new.data);
+	default:
+		return describe_file(c, out);
+	}
+}
+
 static int describe_change(const struct imgp_change *c, struct imgp_buf *out)
 {
 	char a[1200], b[1200];
+	size_t at;
 	int rc;
 
 	rc = imgp_buf_printf(out, IMGP_PART_FMT " (%s) %s: ", c->part->number,
@@ -493,34 +616,22 @@ static int describe_change(const struct imgp_change *c, struct imgp_buf *out)
 		return rc;
 	if (!change_pending(c))
 		return imgp_buf_printf(out, "unchanged (already applied)\n");
-	if (c->kind == IMGP_CHANGE_DIR)
-		return imgp_buf_printf(out, "new folder\n%s", c->notes.len ?
-				       (char *)c->notes.data : "");
-	if (c->kind == IMGP_CHANGE_SYMLINK) {
-		if (c->existed)
-			return imgp_buf_printf(out, "symbolic link -> %s (was -> %s)\n",
-					       (char *)c->new.data, (char *)c->old.data);
-		return imgp_buf_printf(out, "new symbolic link -> %s\n",
-				       (char *)c->new.data);
-	}
-	if (!c->existed) {
-		uint8_t digest[SHA256_DIGEST_SIZE];
-		struct sha256_ctx ctx;
-
-		sha256_init(&ctx);
-		sha256_update(&ctx, c->new.len, c->new.data);
-		sha256_digest(&ctx, sizeof(digest), digest);
-		rc = imgp_buf_printf(out, "new file, %zu bytes, sha256 ", c->new.len);
-		for (size_t i = 0; !rc && i < sizeof(digest); i++)
-			rc = imgp_buf_printf(out, "%02x", digest[i]);
-		rc = rc ? rc : imgp_buf_printf(out, "\n");
-	} else {
-		rc = imgp_buf_printf(out, "%zu -> %zu bytes\n", c->old.len,
-				     c->new.len);
+	at = out->len;
+	if (content_pending(c) && c->kind != IMGP_CHANGE_DELETE)
+		rc = describe_what(c, out);
+	if (!rc)
+		rc = imgp_change_describe_attr(c, out);
+	/* Only the mode or owner: the line starts with them, not their comma. */
+	if (!rc && out->len >= at + 2 && !memcmp(out->data + at, ", ", 2)) {
+		memmove(out->data + at, out->data + at + 2, out->len - at - 2);
+		out->len -= 2;
 	}
 	if (!rc)
+		rc = imgp_buf_printf(out, "\n");
+	if (!rc)
 		rc = imgp_buf_append(out, c->notes.data, c->notes.len);
-	if (rc || !c->text)
+	if (rc || !c->text || c->secret || c->kind != IMGP_CHANGE_FILE ||
+	    !content_pending(c))
 		return rc;
 	/* Text files: a unified diff, as "diff -u a/... b/..." would print. */
 	snprintf(a, sizeof(a), "a/" IMGP_PART_FMT "%s", c->part->number, c->path);
@@ -562,14 +673,21 @@ static int capture_partition(struct imgp_patch *patch, struct imgp_image *img,
 
 		if (c->part != part || !change_pending(c))
 			continue;
-		if (c->kind == IMGP_CHANGE_SYMLINK)
+		/* In plan order: a removal before what is made again at its path. */
+		if (!content_pending(c) || c->kind == IMGP_CHANGE_ATTR)
+			rc = 0;
+		else if (c->kind == IMGP_CHANGE_DELETE)
+			rc = imgp_fs_remove(&fs, c->path);
+		else if (c->kind == IMGP_CHANGE_SYMLINK)
 			rc = imgp_fs_symlink(&fs, c->path, (char *)c->new.data);
 		else if (c->kind == IMGP_CHANGE_DIR)
 			rc = imgp_fs_mkdir(&fs, c->path);
 		else
 			rc = imgp_fs_write_file(&fs, c->path, c->new.data, c->new.len);
-		if (!rc && c->kind == IMGP_CHANGE_FILE && c->mode)
+		if (!rc && c->set_mode)
 			rc = imgp_fs_set_mode(&fs, c->path, c->mode);
+		if (!rc && c->set_owner)
+			rc = imgp_fs_set_owner(&fs, c->path, c->uid, c->gid);
 	}
 	if (!rc)
 		rc = imgp_fs_finish(&fs);

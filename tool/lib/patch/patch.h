@@ -26,15 +26,28 @@ enum imgp_change_kind {
 	IMGP_CHANGE_FILE,        /* whole-file content */
 	IMGP_CHANGE_SYMLINK,     /* symbolic link; old/new hold the targets */
 	IMGP_CHANGE_DIR,         /* a folder made (existed: it was there); notes say why */
+	IMGP_CHANGE_ATTR,        /* only the mode or owner of what is there */
+	IMGP_CHANGE_DELETE,      /* removed with all it holds (rm -rf); was says what */
 };
 
+/*
+ * A change at a path. Changes apply in plan order at the commit: a
+ * DELETE drops the changes planned before it at or under its path, and a
+ * change at that path after it makes a new one there.
+ */
 struct imgp_change {
 	enum imgp_change_kind kind;
 	const struct imgp_part *part;
 	char *path;
 	bool existed;            /* the file (or link) was there before the patch */
 	bool text;               /* show as a unified diff rather than sizes */
-	unsigned mode;           /* permissions to give the file; 0: as they are (0644 when new) */
+	bool secret;             /* holds a secret: sizes only, never its content */
+	bool set_mode;           /* mode asked (imgp_patch_attr) */
+	bool set_owner;          /* uid, gid asked */
+	bool have_was;           /* was read (existed), or a new one's defaults */
+	unsigned mode;           /* permission bits to give it, with set_mode */
+	unsigned uid, gid;       /* the owner to give it, with set_owner */
+	struct imgp_fs_stat was; /* what was there; a new one's: 0644 (folder 0755), root */
 	struct imgp_buf old;
 	struct imgp_buf new;
 	struct imgp_buf notes;   /* "  what changed" lines for the plan */
@@ -119,9 +132,75 @@ int imgp_patch_load_fit(struct imgp_patch *patch, const struct imgp_part *part,
 int imgp_patch_write(struct imgp_patch *patch, const struct imgp_part *part,
 		     const char *path, const void *data, size_t len, bool text,
 		     const char *note);
-/* The permission bits the file written at path gets when the change is made. */
+/*
+ * The permission bits the file written at path gets when the change is
+ * made: imgp_patch_attr(patch, part, path, mode, -1, -1), its error kept
+ * in imgp_errmsg() only.
+ */
 void imgp_patch_mode(struct imgp_patch *patch, const struct imgp_part *part,
 		     const char *path, unsigned mode);
+
+/* ----------------------------- modes, owners, deletion (patch-attr.c) */
+
+/*
+ * What path is as the plan leaves it: a planned file, folder or link with
+ * its planned mode and owner, one deleted gone (*exists false, return 0),
+ * else what the image has (not followed: a link is itself). 0 or -errno.
+ */
+int imgp_patch_stat(struct imgp_patch *patch, const struct imgp_part *part,
+		    const char *path, struct imgp_fs_stat *st, bool *exists);
+/*
+ * Gives a planned or existing file, folder or link (a link: owner only)
+ * the permission bits mode and the owner uid:gid (each -1: kept). Pending
+ * only where it differs from what is there. -ENOENT "pN (ext4): PATH: no
+ * such file or folder"; -ENOTSUP "pN (vfat): PATH: FAT has no
+ * permissions" (or "no owners"); -EINVAL for a link's mode or a value out
+ * of range. Nothing is planned on an error.
+ */
+int imgp_patch_attr(struct imgp_patch *patch, const struct imgp_part *part,
+		    const char *path, int mode, long uid, long gid);
+/*
+ * Plans removing path as rm -rf does: nothing there and nothing planned
+ * is 0 with nothing planned. Changes planned before at or under path are
+ * dropped (a file planned new, then deleted, leaves no trace); a change
+ * at path after this makes a new one, after the removal. 0 or -errno.
+ */
+int imgp_patch_delete(struct imgp_patch *patch, const struct imgp_part *part,
+		      const char *path);
+/*
+ * The names in folder dir as the plan leaves it (the image's, minus those
+ * deleted, plus those planned new), sorted, malloc'd (imgp_fs_list_free).
+ * -ENOENT, -ENOTDIR.
+ */
+int imgp_patch_list(struct imgp_patch *patch, const struct imgp_part *part,
+		    const char *dir, char ***names, size_t *n);
+/*
+ * Marks the file planned at path as holding a secret: its plan line shows
+ * sizes only, no diff and no digest. A path not planned as a file: none.
+ */
+void imgp_patch_secret(struct imgp_patch *patch, const struct imgp_part *part,
+		       const char *path);
+
+/* Shared by patch.c and patch-attr.c, not for other callers. */
+/* The change planned last at path (a DELETE is none: the path is gone). */
+struct imgp_change *imgp_patch_find(struct imgp_patch *patch,
+				    const struct imgp_part *part, const char *path);
+/* Whether a planned DELETE removes path (at it or a folder above it). */
+bool imgp_patch_gone(const struct imgp_patch *patch, const struct imgp_part *part,
+		     const char *path);
+/* Finds the planned change of path, or starts one (kind) with what is there. */
+int imgp_patch_change(struct imgp_patch *patch, enum imgp_change_kind kind,
+		      const struct imgp_part *part, const char *path,
+		      struct imgp_change **out);
+/* Whether the mode or owner asked differs from what was there. */
+bool imgp_change_attr_pending(const struct imgp_change *c);
+/*
+ * The plan line's part for mode and owner (", mode 0644 -> 0600"; a new
+ * one's when not its default); a DELETE's whole line. 0 or -ENOMEM.
+ */
+int imgp_change_describe_attr(const struct imgp_change *c, struct imgp_buf *out);
+/* Frees what a change holds (not the change). */
+void imgp_change_free(struct imgp_change *c);
 
 /*
  * Whether the tree may be written to path on the boot partition (option:
