@@ -401,21 +401,46 @@ int imgp_patch_mkdir(struct imgp_patch *patch, const struct imgp_part *part,
 	return rc ? imgp_fail(ENOMEM, "out of memory") : 0;
 }
 
-int imgp_patch_symlink(struct imgp_patch *patch, const char *part_spec,
-		       const char *path, const char *target)
+int imgp_patch_link(struct imgp_patch *patch, const struct imgp_part *part,
+		    const char *path, const char *target)
 {
-	const struct imgp_part *part = imgp_patch_part(patch, part_spec);
 	struct imgp_change *c;
-	int rc;
+	int rc = imgp_patch_change(patch, IMGP_CHANGE_SYMLINK, part, path, &c);
 
-	if (!part)
-		return -ENOENT;
-	rc = imgp_patch_change(patch, IMGP_CHANGE_SYMLINK, part, path, &c);
 	if (rc)
 		return rc;
 	c->new.len = 0;
 	rc = imgp_buf_append(&c->new, target, strlen(target));
 	return rc ? imgp_fail(ENOMEM, "out of memory") : 0;
+}
+
+int imgp_patch_symlink(struct imgp_patch *patch, const char *part_spec,
+		       const char *path, const char *target)
+{
+	const struct imgp_part *part = imgp_patch_part(patch, part_spec);
+
+	return part ? imgp_patch_link(patch, part, path, target) : -ENOENT;
+}
+
+int imgp_patch_readlink(struct imgp_patch *patch, const struct imgp_part *part,
+			const char *path, struct imgp_buf *out, bool *exists)
+{
+	struct imgp_change *c = imgp_patch_find(patch, part, path);
+
+	out->len = 0;
+	*exists = false;
+	if (c && c->kind == IMGP_CHANGE_SYMLINK) {
+		*exists = true;
+		return imgp_buf_append(out, c->new.data, c->new.len) ?
+		       imgp_fail(ENOMEM, "out of memory") : 0;
+	}
+	if (c && (c->kind == IMGP_CHANGE_FILE || c->kind == IMGP_CHANGE_DIR)) {
+		*exists = true;
+		return -EINVAL;
+	}
+	if (imgp_patch_gone(patch, part, path))
+		return 0;
+	return readlink_from_image(patch, part, path, out, exists);
 }
 
 struct imgp_survey *imgp_patch_survey(struct imgp_patch *patch)

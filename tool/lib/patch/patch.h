@@ -332,6 +332,15 @@ int imgp_patch_token_remove(struct imgp_patch *patch, const char *part,
  */
 int imgp_patch_mkdir(struct imgp_patch *patch, const struct imgp_part *part,
 		     const char *path, const char *why);
+/* Plans the symbolic link path -> target on part (ext only). */
+int imgp_patch_link(struct imgp_patch *patch, const struct imgp_part *part,
+		    const char *path, const char *target);
+/*
+ * The target of the link at path as the plan leaves it: *exists false (0)
+ * when nothing is there; -EINVAL when something other than a link is.
+ */
+int imgp_patch_readlink(struct imgp_patch *patch, const struct imgp_part *part,
+			const char *path, struct imgp_buf *out, bool *exists);
 /* Plans the symbolic link path -> target (ext only). */
 int imgp_patch_symlink(struct imgp_patch *patch, const char *part,
 		       const char *path, const char *target);
