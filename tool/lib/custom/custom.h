@@ -222,6 +222,13 @@ struct imgp_cloudinit_config {
 /*
  * The image's user-data (text, may be empty) with cfg's keys set, each a
  * top-level entry that version's schema accepts; other entries kept.
+ * users: the image's list is kept and ours appended (an item of the same
+ * name replaced); without a list, "- default" comes first so that the
+ * distribution's default user is still made. A user without a hash gets
+ * sudo without a password (it logs in by key only). -ENOTSUP naming the
+ * version for a keymap before 22.1; -EINVAL with the line for a text that
+ * is not "#cloud-config" or that the line reading cannot follow, or a
+ * users list in flow style.
  */
 int imgp_cloudinit_user_data(const struct imgp_cloudinit_version *v,
 			     const char *old, size_t len,
