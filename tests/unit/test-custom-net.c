@@ -59,6 +59,15 @@ static void check_values(void)
 	n = (struct imgp_net){ .address = "10.0.0.5/+8" };
 	expect_refused(&n, "--static-ip 10.0.0.5/+8: the prefix length must be 1 to 32 for an IPv4 address",
 		       "a signed prefix is refused");
+	n = (struct imgp_net){ .address = "10.0.0.5/024" };
+	expect_refused(&n, "--static-ip 10.0.0.5/024: the prefix length must be 1 to 32 for an IPv4 address",
+		       "a prefix with a leading zero is refused");
+	n = (struct imgp_net){ .address = "010.0.0.5/24" };
+	expect_refused(&n, "--static-ip 010.0.0.5/24: not an IPv4 or IPv6 address",
+		       "an octet with a leading zero is refused (inet_pton)");
+	n = (struct imgp_net){ .address = "fe80::1%eth0/64" };
+	expect_refused(&n, "--static-ip fe80::1%eth0/64: not an IPv4 or IPv6 address",
+		       "an address with a zone is refused");
 	n = (struct imgp_net){ .address = "2001:db8::5/129" };
 	expect_refused(&n, "--static-ip 2001:db8::5/129: the prefix length must be 1 to 128 for an IPv6 address",
 		       "prefix 129 on IPv6 is refused");
@@ -84,8 +93,19 @@ static void check_values(void)
 	expect_refused(&n, "--iface abcdefghijklmnop: not an interface name (1 to 15 letters, digits, '_', '.' or '-', not '.' or '-' first)",
 		       "an interface of 16 bytes is refused");
 	n = (struct imgp_net){ .wifi_ssid = "123456789012345678901234567890123" };
-	expect_refused(&n, "--wifi 123456789012345678901234567890123: an SSID is 1 to 32 bytes, this one 33",
+	expect_refused(&n, "--wifi: an SSID is 1 to 32 bytes, this one 33",
 		       "an SSID of 33 bytes is refused");
+	n = (struct imgp_net){ .address = "10.0.0.5/24\nimgpatch: forged" };
+	expect_refused(&n, "--static-ip: a control character (byte 12)",
+		       "a line break in a value is refused without showing it");
+	n = (struct imgp_net){ .dns = "1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1,"
+				      "1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1,"
+				      "1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1" };
+	expect_refused(&n, "--dns: 215 bytes is too long for any value it takes",
+		       "a value too long to show is refused without showing it");
+	n = (struct imgp_net){ .dns = "1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1" };
+	expect_refused(&n, "--dns 1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1,1.1.1.1: more than 8 name servers",
+		       "nine name servers are refused");
 	n = (struct imgp_net){ .wifi_ssid = "a\nb" };
 	expect_refused(&n, "--wifi: the SSID holds a control character (byte 2)",
 		       "a line break in the SSID is refused");

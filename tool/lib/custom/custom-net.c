@@ -27,12 +27,15 @@
 
 /* ----------------------------------------------------------- the checks */
 
-/* A decimal prefix length of 0..max, nothing else: the value, or -1. */
+/*
+ * A decimal prefix length of 0..max, nothing else (no sign, no leading
+ * zero, which NetworkManager and netplan read differently): the value, or -1.
+ */
 static int prefix_parse(const char *s, int max)
 {
 	int v = 0;
 
-	if (!*s || strlen(s) > 3)
+	if (!*s || strlen(s) > 3 || (s[0] == '0' && s[1]))
 		return -1;
 	for (; *s; s++) {
 		if (*s < '0' || *s > '9')
@@ -166,8 +169,7 @@ static int ssid_check(const char *ssid)
 	size_t n = strlen(ssid), k;
 
 	if (!n || n > 32)
-		return imgp_fail(EINVAL, "--wifi %s: an SSID is 1 to 32 bytes, this one %zu",
-				 ssid, n);
+		return imgp_fail(EINVAL, "--wifi: an SSID is 1 to 32 bytes, this one %zu", n);
 	for (size_t i = 0; i < n; i += k) {
 		k = utf8_len(s + i, n - i);
 		if (!k)
@@ -204,11 +206,34 @@ static int psk_check(const char *psk)
 	return 0;
 }
 
+/*
+ * A value the messages show must be one short line: no control character
+ * (a line break would forge a second message), at most 200 bytes.
+ */
+static int shown_check(const char *opt, const char *v)
+{
+	size_t len = strlen(v);
+
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)v[i] < 0x20 || v[i] == 0x7f)
+			return imgp_fail(EINVAL, "%s: a control character (byte %zu)", opt, i + 1);
+	if (len > 200)
+		return imgp_fail(EINVAL, "%s: %zu bytes is too long for any value it takes", opt, len);
+	return 0;
+}
+
 int imgp_net_check(const struct imgp_net *n)
 {
+	const char *const opts[] = { "--iface", "--static-ip", "--gateway", "--dns", "--wifi-country" };
+	const char *const values[] = { n->iface, n->address, n->gateway, n->dns, n->wifi_country };
 	char addr[64];
 	int af = 0, rc = 0;
 
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		rc = values[i] ? shown_check(opts[i], values[i]) : 0;
+		if (rc)
+			return rc;
+	}
 	if (n->iface)
 		rc = iface_check(n->iface);
 	if (!rc && n->address) {
