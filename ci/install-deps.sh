@@ -55,6 +55,10 @@ check_packages=(
 	openssh-client
 	# cloud-init's own schema check of the user-data recipes write (t1042)
 	cloud-init
+	# customize's network files read by their consumers (test-custom-net):
+	# NetworkManager's keyfile reader (nmcli --offline), netplan generate,
+	# ifupdown's ifquery, wpa_passphrase
+	network-manager netplan.io ifupdown wpasupplicant
 	# the processes of an interrupted run (t0575)
 	procps
 	# roots imgpatch names but cannot write, made and read back (t0460, t0461)
@@ -114,6 +118,7 @@ command_packages=(
 	aarch64-linux-gnu-objcopy:binutils-aarch64-linux-gnu
 	dpkg-source:dpkg-dev dpkg-query:dpkg apt-get:apt flock:util-linux
 	man:man-db groff:groff-base
+	nmcli:network-manager netplan:netplan.io ifquery:ifupdown wpa_passphrase:wpasupplicant
 	dh:debhelper dpkg-buildpackage:dpkg-dev dpkg-deb:dpkg-dev
 	dpkg-parsechangelog:dpkg-dev
 )

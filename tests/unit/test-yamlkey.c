@@ -93,8 +93,26 @@ static void check_refused(void)
 	CHECK(imgp_yaml_entry_check(NULL, "- x\n") == -EINVAL, "entry check: no key");
 }
 
+static void check_get(void)
+{
+	struct imgp_buf out = { 0 };
+	const char *t = CC "\nuser: a\nusers:\n  - default\n\n  - name: b\n# c\nlocale: C\n";
+
+	CHECK(imgp_yaml_get_key(t, strlen(t), CC, "users", &out) == 1 &&
+	      out.len == 32 && !memcmp(out.data, "users:\n  - default\n\n  - name: b\n", 32),
+	      "get: an entry from its key line to its last line, blank lines inside kept");
+	CHECK(imgp_yaml_get_key(t, strlen(t), CC, "use", &out) == 0 && out.len == 0,
+	      "get: a key that is a prefix of another is absent");
+	CHECK(imgp_yaml_get_key("", 0, CC, "users", &out) == 0, "get: an empty text has none");
+	t = CC "\na: 1\na: 2\n";
+	CHECK(imgp_yaml_get_key(t, strlen(t), CC, "a", &out) == -EINVAL &&
+	      strstr(imgp_errmsg(), "appears twice"), "get: a key twice is refused as set refuses it");
+	imgp_buf_free(&out);
+}
+
 int main(void)
 {
+	check_get();
 	check_set();
 	check_remove();
 	check_refused();

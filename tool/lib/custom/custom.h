@@ -108,8 +108,12 @@ int imgp_crypt_hash_check(const char *hash);
 
 /* ------------------------------------------------ network (custom-net.c) */
 
+/*
+ * One interface's settings: Ethernet, or with wifi_ssid the Wi-Fi
+ * connection, which then carries the address, gateway and name servers.
+ */
 struct imgp_net {
-	const char *iface;       /* the interface; NULL: eth0 */
+	const char *iface;       /* the interface; NULL: eth0, or wlan0 for Wi-Fi */
 	const char *address;     /* "ADDR/PREFIX"; NULL: DHCP */
 	const char *gateway;     /* NULL: none */
 	const char *dns;         /* "ADDR[,ADDR]"; NULL: none */
@@ -134,14 +138,46 @@ enum imgp_net_system {
 	IMGP_NET_IFUPDOWN,       /* /etc/network/interfaces.d/IFACE (+ wpa_supplicant) */
 };
 
-/* The files that system reads for n, named and moded as it wants them. */
+/*
+ * The files that system reads for n, named and moded as it wants them,
+ * with the Wi-Fi country's file (imgp_net_country_file). n must have
+ * passed imgp_net_check. networkd's Wi-Fi needs wpa_supplicant@IFACE.service
+ * enabled (custom-units.c); ifupdown's name servers go to /etc/resolv.conf.
+ * 0, -EINVAL for an unknown system, or -ENOMEM; on failure out is as it was.
+ */
 int imgp_net_files(enum imgp_net_system sys, const struct imgp_net *n,
 		   struct imgp_gen_files *out);
+/*
+ * The Wi-Fi country as the kernel's wireless core reads it at load
+ * (/etc/modprobe.d/, cfg80211's ieee80211_regdom), whatever configures
+ * the network; nothing without a country. 0 or -ENOMEM.
+ */
+int imgp_net_country_file(const struct imgp_net *n, struct imgp_gen_files *out);
+
+/*
+ * Shared by custom-net.c and custom-cloudinit.c: n's interface as
+ * network configuration version 2 (netplan's "ethernets:" or "wifis:"
+ * entry), every line indented by indent spaces; and a YAML double-quoted
+ * scalar of s. 0 or -ENOMEM.
+ */
+int imgp_custom_net_v2(const struct imgp_net *n, unsigned indent,
+		       struct imgp_buf *out);
+int imgp_custom_yaml_quote(struct imgp_buf *out, const char *s);
+/* A string literal and its length, for imgp_buf_append. */
+#define IMGP_LIT(s) (s), sizeof(s) - 1
 
 /* -------------------------------------- cloud-init (custom-cloudinit.c) */
 
 struct imgp_cloudinit_version {
 	int major, minor;        /* 22.4 -> 22, 4 */
+	/*
+	 * Whether the image's cloud-init renders its network through netplan
+	 * (the first renderer of cloud.cfg's system_info: network: renderers,
+	 * else of cloudinit/net/renderers.py's DEFAULT_PRIORITY, whose program
+	 * the image has): only netplan is handed version 2 as it is, the
+	 * others drop "wifis". Set by the caller; the parse leaves it false.
+	 */
+	bool netplan;
 };
 
 /*
@@ -154,8 +190,11 @@ int imgp_cloudinit_version_parse(const char *dpkg_status,
 				 struct imgp_cloudinit_version *out);
 
 /*
- * network-config for n, in the form that version accepts (version 2 with
- * "to: 0.0.0.0/0" (or "::/0") before 23.x, which refuses "default").
+ * network-config for n, in the form that version accepts: version 2 with
+ * "to: 0.0.0.0/0" (or "::/0"), which every version takes (only 25.3 and
+ * later take "default" outside netplan). -ENOTSUP naming the version for
+ * Wi-Fi when v->netplan is false, or a cloud-init before 17.1 (no version
+ * 2); n must have passed imgp_net_check.
  */
 int imgp_cloudinit_network_config(const struct imgp_cloudinit_version *v,
 				  const struct imgp_net *n, struct imgp_buf *out);
@@ -177,12 +216,19 @@ struct imgp_cloudinit_config {
 	const char *locale;
 	const struct imgp_cloudinit_user *users;
 	size_t nusers;
-	bool keep_host_keys;     /* ssh_deletekeys: false, ssh_genkeytypes: [] */
+	bool keep_host_keys;     /* ssh_deletekeys: false (missing types are still made) */
 };
 
 /*
  * The image's user-data (text, may be empty) with cfg's keys set, each a
  * top-level entry that version's schema accepts; other entries kept.
+ * users: the image's list is kept and ours appended (an item of the same
+ * name replaced); without a list, "- default" comes first so that the
+ * distribution's default user is still made. A user without a hash gets
+ * sudo without a password (it logs in by key only). -ENOTSUP naming the
+ * version for a keymap before 22.1; -EINVAL with the line for a text that
+ * is not "#cloud-config" or that the line reading cannot follow, or a
+ * users list in flow style.
  */
 int imgp_cloudinit_user_data(const struct imgp_cloudinit_version *v,
 			     const char *old, size_t len,

@@ -99,6 +99,13 @@ int imgp_text_remove_token(const char *text, size_t len, const char *key,
 int imgp_yaml_set_key(const char *text, size_t len, const char *header,
 		      const char *key, const char *entry, struct imgp_buf *out);
 /*
+ * KEY's entry in text (read as imgp_yaml_set_key reads it) into out, from
+ * its "KEY:" line to its last line: 1, 0 when the text has none, or
+ * -EINVAL with its line.
+ */
+int imgp_yaml_get_key(const char *text, size_t len, const char *header,
+		      const char *key, struct imgp_buf *out);
+/*
  * Whether entry is one such entry: "KEY:" (KEY's, or any plain key when
  * key is NULL) first, then only indented or "- " lines, '\n' last, no tab
  * or CR. 0 or -EINVAL with a message.

@@ -100,25 +100,20 @@ int imgp_yaml_entry_check(const char *key, const char *entry)
 /* At most 60 bytes of a line, for messages. */
 #define SHOW(n) ((n) > 60 ? 60 : (int)(n))
 
-int imgp_yaml_set_key(const char *text, size_t len, const char *header,
-		      const char *key, const char *entry, struct imgp_buf *out)
+/*
+ * Finds key's entry in text: 1 with its span [*start, *end), 0 when the
+ * text has none, or -EINVAL for a text the line reading cannot follow.
+ */
+static int entry_find(const char *text, size_t len, const char *header,
+		      const char *key, size_t *start, size_t *end)
 {
-	size_t start = 0, end = 0, line_no = 0, found_line = 0, pos = 0;
+	size_t line_no = 0, found_line = 0, pos = 0;
 	size_t hlen = header ? strlen(header) : 0, first;
 	bool found = false, open = false, in_found = false;
-	int rc;
 
-	out->len = 0;
 	if (len > YAML_MAX)
 		return imgp_fail(EFBIG, "text of %zu bytes is too large (at most %d)",
 				 len, YAML_MAX);
-	rc = key_check(key);
-	if (!rc && entry)
-		rc = imgp_yaml_entry_check(key, entry);
-	if (rc)
-		return rc;
-	if (!len)
-		text = "";
 	if (memchr(text, '\r', len) || memchr(text, '\0', len))
 		return imgp_fail(EINVAL, "carriage return or NUL in the text: imgpatch edits only plain LF-ended YAML");
 	first = strcspn(text, "\n");
@@ -144,7 +139,7 @@ int imgp_yaml_set_key(const char *text, size_t len, const char *header,
 				return imgp_fail(EINVAL, "line %zu: '%.*s' belongs to no 'key:' line: imgpatch edits only a mapping of 'key: value' entries",
 						 line_no, SHOW(n), s);
 			if (in_found)
-				end = next;
+				*end = next;
 		} else if ((k = line_key(s, n))) {
 			bool same = k == strlen(key) && !memcmp(s, key, k);
 
@@ -156,8 +151,8 @@ int imgp_yaml_set_key(const char *text, size_t len, const char *header,
 			if (same) {
 				found = true;
 				found_line = line_no;
-				start = pos;
-				end = next;
+				*start = pos;
+				*end = next;
 			}
 		} else {
 			return imgp_fail(EINVAL, "line %zu: '%.*s' is not a 'key: value' entry: imgpatch edits only a block mapping of plain keys",
@@ -165,6 +160,26 @@ int imgp_yaml_set_key(const char *text, size_t len, const char *header,
 		}
 		pos = next;
 	}
+	return found;
+}
+
+int imgp_yaml_set_key(const char *text, size_t len, const char *header,
+		      const char *key, const char *entry, struct imgp_buf *out)
+{
+	size_t start = 0, end = 0;
+	int rc, found;
+
+	out->len = 0;
+	rc = key_check(key);
+	if (!rc && entry)
+		rc = imgp_yaml_entry_check(key, entry);
+	if (rc)
+		return rc;
+	if (!len)
+		text = "";
+	found = entry_find(text, len, header, key, &start, &end);
+	if (found < 0)
+		return found;
 	if (found) {
 		rc = imgp_buf_append(out, text, start);
 		if (!rc && entry)
@@ -186,4 +201,21 @@ int imgp_yaml_set_key(const char *text, size_t len, const char *header,
 		return imgp_fail(ENOMEM, "out of memory");
 	}
 	return out->len != len || (len && memcmp(out->data, text, len));
+}
+
+int imgp_yaml_get_key(const char *text, size_t len, const char *header,
+		      const char *key, struct imgp_buf *out)
+{
+	size_t start = 0, end = 0;
+	int rc = key_check(key), found;
+
+	out->len = 0;
+	if (rc)
+		return rc;
+	found = entry_find(len ? text : "", len, header, key, &start, &end);
+	if (found <= 0)
+		return found;
+	if (imgp_buf_append(out, text + start, end - start))
+		return imgp_fail(ENOMEM, "out of memory");
+	return 1;
 }
