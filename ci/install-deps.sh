@@ -61,6 +61,10 @@ check_packages=(
 	network-manager netplan.io ifupdown wpasupplicant
 	# the processes of an interrupted run (t0575)
 	procps
+	# the Debian 12 root of mkimage-debian-root.sh (t0020), copied from the
+	# installed packages
+	base-passwd login passwd adduser libpam-runtime base-files tzdata locales
+	xkb-data systemd systemd-timesyncd
 	# roots imgpatch names but cannot write, made and read back (t0460, t0461)
 	btrfs-progs xfsprogs f2fs-tools squashfs-tools
 	# an encrypted root, made offline and read back (t0462)
@@ -84,8 +88,13 @@ check_packages=(
 # in t0676: downloaded the same way. linux-image-arm64 is a metapackage:
 # the kernel it depends on (its name holds the ABI, which changes with
 # each update) is downloaded with it.
+# The packages of mkimage-debian-root.sh's root (t0020) that this machine
+# need not install (the OpenSSH server, the network systems, sudo, the
+# keyboard configuration): downloaded the same way.
 deb_downloads=(u-boot-rockchip:arm64 u-boot-sunxi:arm64 u-boot-imx:armhf flash-kernel:arm64
-	grub-efi-arm64-bin:arm64 linux-image-arm64:arm64)
+	grub-efi-arm64-bin:arm64 linux-image-arm64:arm64
+	openssh-server:amd64 sudo:amd64 network-manager:amd64 ifupdown:amd64
+	keyboard-configuration:all)
 deb_with_depends=(linux-image-arm64)
 deb_cache=${IMGPATCH_DEB_CACHE:-/var/cache/imgpatch/debs}
 
@@ -104,7 +113,7 @@ command_packages=(
 	cmp:diffutils awk:mawk xargs:findutils
 	dd:coreutils du:coreutils script:bsdutils strings:binutils nm:binutils objdump:binutils
 	od:coreutils timeout:coreutils sha1sum:coreutils install:coreutils env:coreutils
-	sgdisk:gdisk ssh-keygen:openssh-client
+	sgdisk:gdisk ssh-keygen:openssh-client pwck:passwd grpck:passwd
 	mkfs.btrfs:btrfs-progs btrfs:btrfs-progs mkfs.xfs:xfsprogs xfs_db:xfsprogs
 	mkfs.f2fs:f2fs-tools sload.f2fs:f2fs-tools dump.f2fs:f2fs-tools fsck.f2fs:f2fs-tools
 	mksquashfs:squashfs-tools unsquashfs:squashfs-tools mkswap:util-linux
@@ -267,9 +276,11 @@ if [ "$need_src" = 1 ]; then
 	printf '%s\n' "$lines" | "${sudo[@]}" tee "$src_list" >/dev/null
 fi
 
-# apt knows a foreign architecture's packages only once dpkg has it.
+# apt knows a foreign architecture's packages only once dpkg has it (an
+# "all" package needs none).
 for d in "${want_debs[@]}"; do
 	arch=${d#*:}
+	[ "$arch" != all ] || continue
 	if ! dpkg --print-foreign-architectures | grep -qx "$arch" &&
 	   [ "$(dpkg --print-architecture)" != "$arch" ]; then
 		"${sudo[@]}" dpkg --add-architecture "$arch"
