@@ -204,7 +204,7 @@ struct imgp_unit_root {
 	int (*read)(void *arg, const char *path, struct imgp_buf *out);
 	/* 0 and out filled; -ENOENT missing; -EINVAL not a link. */
 	int (*readlink)(void *arg, const char *path, struct imgp_buf *out);
-	/* the names in dir (malloc'd array of malloc'd); -ENOENT. */
+	/* the names in dir (malloc'd array of malloc'd); -ENOENT; -ENOTDIR not a folder. */
 	int (*list)(void *arg, const char *dir, char ***names, size_t *n);
 	void *arg;
 };
@@ -226,7 +226,11 @@ void imgp_unit_links_free(struct imgp_unit_links *l);
  * The links `systemctl --root=R enable|disable|mask UNIT` makes or removes,
  * following the unit's [Install] section (WantedBy=, RequiredBy=, Alias=,
  * Also=, DefaultInstance=). -ENOENT "no unit NAME in ..." when the image
- * has no such unit; -EINVAL for a name systemd refuses.
+ * has no such unit; -EINVAL for a name systemd refuses. A link with a
+ * target replaces any link at its path. Unlike systemctl, enable refuses
+ * (-EINVAL) a unit whose files make no link (no [Install]), and mask and
+ * disable refuse a unit the image lacks; -EEXIST where systemctl fails
+ * on a file or another link in the way.
  */
 int imgp_units_enable(const struct imgp_unit_root *root, const char *unit,
 		      struct imgp_unit_links *out);
