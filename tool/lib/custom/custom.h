@@ -247,8 +247,21 @@ int imgp_units_mask(const struct imgp_unit_root *root, const char *unit,
  */
 #define IMGP_FIRSTBOOT_DIR "/usr/local/lib/imgpatch/firstboot"
 #define IMGP_FIRSTBOOT_UNIT "imgpatch-firstboot.service"
+/* Where the runner and the unit go (the unit in the admin's folder, /etc). */
+#define IMGP_FIRSTBOOT_RUNNER "/usr/local/lib/imgpatch/firstboot-run"
+#define IMGP_FIRSTBOOT_UNIT_PATH "/etc/systemd/system/" IMGP_FIRSTBOOT_UNIT
+/* The link `systemctl enable` makes for the unit: IMGP_FIRSTBOOT_WANTS -> IMGP_FIRSTBOOT_UNIT_PATH. */
+#define IMGP_FIRSTBOOT_WANTS \
+	"/etc/systemd/system/multi-user.target.wants/" IMGP_FIRSTBOOT_UNIT
 
-/* The runner, its unit and the script numbered seq (its text given). */
+/*
+ * The runner (0755), its unit (0644) and the script numbered seq (its
+ * text given; "#!/bin/sh" put first when it has no "#!") at
+ * IMGP_FIRSTBOOT_DIR/%04u-NAME (0755), NAME the last part of name with
+ * every byte outside [A-Za-z0-9._-] made '_'. Scripts run in name order,
+ * so the caller numbers them above those the image already has.
+ * -EINVAL for seq over 9999.
+ */
 int imgp_firstboot_files(unsigned seq, const char *name, const char *script,
 			 size_t len, struct imgp_gen_files *out);
 
