@@ -447,6 +447,27 @@ static void same_name_link(const char *root)
 		 "[Install]\nAlias=self-alias.service\nWantedBy=multi-user.target\n");
 }
 
+static void stale_links(const char *root)
+{
+	put_link(root, "/etc/systemd/system/multi-user.target.wants/ssh.service",
+		 "/opt/old/ssh.service");
+	put_link(root, "/etc/systemd/system/timers.target.wants/apt-daily.timer",
+		 "/usr/lib/systemd/system/apt-daily.timer");
+}
+
+static void alias_taken(const char *root)
+{
+	put_link(root, "/etc/systemd/system/sshd.service",
+		 "/lib/systemd/system/systemd-networkd.service");
+}
+
+static void local_unit(const char *root)
+{
+	put_file(root, "/usr/local/lib/systemd/system/local.service",
+		 "[Service]\nExecStart=/bin/true\n[Install]\nRequiredBy=multi-user.target\n"
+		 "WantedBy=\nWantedBy=\"basic.target\"\n");
+}
+
 static void alias_via_etc(const char *root)
 {
 	enabled_ssh(root);
@@ -484,6 +505,20 @@ static void check_against_systemctl(void)
 			  "disable through a same-name link in /etc: the links go");
 	same_as_systemctl("self-alias", true, same_name_link, "enable", "self-alias.service",
 			  "Alias= naming the unit itself is skipped");
+	same_as_systemctl("stale", true, stale_links, "enable", "ssh.service",
+			  "a wants link to elsewhere is replaced, one to the same file kept");
+	same_as_systemctl("stale-timer", true, stale_links, "enable", "apt-daily.timer",
+			  "a link through /usr/lib on a merged root is the same file");
+	same_as_systemctl("taken", true, alias_taken, "enable", "ssh.service",
+			  "an alias taken by another unit: refused as systemctl refuses");
+	same_as_systemctl("local", true, local_unit, "enable", "local.service",
+			  "/usr/local/lib: RequiredBy=, an empty WantedBy= resets, quotes");
+	same_as_systemctl("by-alias", true, enabled_ssh, "enable", "sshd.service",
+			  "enable by an alias name in /etc: as systemctl does");
+	same_as_systemctl("mask-alias", true, enabled_ssh, "mask", "sshd.service",
+			  "mask an alias name: refused as systemctl refuses");
+	same_as_systemctl("dis-masked", true, masked, "disable", "apt-daily.timer",
+			  "disable a masked unit: its mask stays");
 	same_as_systemctl("dis-ssh", true, enabled_ssh, "disable", "ssh.service",
 			  "disable ssh.service: the alias and the wants link go");
 	same_as_systemctl("dis-alias", true, alias_via_etc, "disable", "ssh.service",
@@ -592,6 +627,37 @@ static void check_hostile(void)
 	      "a specifier of the running system: refused, naming it");
 	rc = run_library(root, "enable", "deep.service", &links);
 	CHECK(rc < 0 && links.n == 0, "a folder linked into itself: an error");
+	{
+		struct imgp_buf big = { 0 };
+		char path[400];
+
+		imgp_buf_printf(&big, "[Install]\nAlso=");
+		for (int k = 0; k < 300; k++)
+			imgp_buf_printf(&big, "also%d.service ", k);
+		imgp_buf_append(&big, "\n", 2);
+		put_file(root, "/usr/lib/systemd/system/many.service", (char *)big.data);
+		rc = run_library(root, "enable", "many.service", &links);
+		CHECK(rc == -E2BIG && links.n == 0, "300 units in Also=: refused, bounded");
+		big.len = 0;
+		for (int k = 0; k < 70000; k++)
+			imgp_buf_printf(&big, "# %d padding padding\n", k);
+		imgp_buf_append(&big, "", 1);
+		put_file(root, "/usr/lib/systemd/system/huge.service", (char *)big.data);
+		rc = run_library(root, "enable", "huge.service", &links);
+		CHECK(rc == -EFBIG && strstr(imgp_errmsg(), "huge.service"),
+		      "a unit file over 1 MiB: refused, naming it");
+		snprintf(path, sizeof(path), "%s/usr/lib/systemd/system/nul.service", root);
+		unit_write_file(path, "[Install]\nWantedBy=a.target\0x\n", 30);
+		rc = run_library(root, "enable", "nul.service", &links);
+		CHECK(rc == -EINVAL && strstr(imgp_errmsg(), "NUL"),
+		      "a NUL byte in a unit file: refused, naming it");
+		imgp_buf_free(&big);
+	}
+	put_file(root, "/usr/lib/systemd/system/crlf.service",
+		 "[Install]\r\nWantedBy=multi-user.target\r\nAlias=crlf2.service \\");
+	rc = run_library(root, "enable", "crlf.service", &links);
+	CHECK(rc == 0 && links.n == 2, "CR LF lines and a backslash at the end of the file");
+	imgp_unit_links_free(&links);
 	rc = run_library(root, "disable", "ssh.service", &links);
 	CHECK(rc == -ELOOP && links.n == 0 && strstr(imgp_errmsg(), ".service: too many"),
 	      "disable over links in a circle: refused naming one, as systemctl refuses");

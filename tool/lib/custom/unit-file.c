@@ -537,7 +537,9 @@ int imgp_unit_traverse(struct unit_ctx *c, struct unit_info *start,
 
 			free(dir);
 			if (config)
-				return imgp_fail(ELOOP, "%s: a link in " UNIT_CONFIG_DIR, i->path);
+				return imgp_fail(ELOOP, "%s is a link to %s: systemctl installs "
+						 "a unit by its own name, not through a link in "
+						 UNIT_CONFIG_DIR, i->path, i->link_target);
 		}
 		if (i->mode == MODE_ALIAS && strcmp(bn, i->name) &&
 		    imgp_unit_name_kind(i->name) == IMGP_UNIT_INSTANCE &&
