@@ -75,6 +75,9 @@ check_packages=(
 	# systemd's Boot Loader Specification parser, bootctl (t0680), and
 	# GRUB's grub-script-check for an edited grub.cfg (t0261)
 	systemd-boot grub-common
+	# systemctl --root and systemd-analyze verify, the judges of the unit
+	# links and the first-boot unit customize writes (test-custom-*)
+	systemd
 	# man page, shell completion, JSON schemas, Debian package, CI examples
 	scdoc man-db groff-base zsh bash-completion python3-jsonschema python3-yaml parallel
 	debhelper dpkg-dev fakeroot lintian
@@ -119,6 +122,7 @@ command_packages=(
 	mksquashfs:squashfs-tools unsquashfs:squashfs-tools mkswap:util-linux
 	cryptsetup:cryptsetup-bin
 	bootctl:systemd-boot grub-script-check:grub-common
+	systemctl:systemd systemd-analyze:systemd
 	xz:xz-utils 7z:p7zip-full bmaptool:bmap-tools
 	qemu-system-aarch64:qemu-system-arm
 	aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu

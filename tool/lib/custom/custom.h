@@ -250,7 +250,7 @@ struct imgp_unit_root {
 	int (*read)(void *arg, const char *path, struct imgp_buf *out);
 	/* 0 and out filled; -ENOENT missing; -EINVAL not a link. */
 	int (*readlink)(void *arg, const char *path, struct imgp_buf *out);
-	/* the names in dir (malloc'd array of malloc'd); -ENOENT. */
+	/* the names in dir (malloc'd array of malloc'd); -ENOENT; -ENOTDIR not a folder. */
 	int (*list)(void *arg, const char *dir, char ***names, size_t *n);
 	void *arg;
 };
@@ -272,7 +272,11 @@ void imgp_unit_links_free(struct imgp_unit_links *l);
  * The links `systemctl --root=R enable|disable|mask UNIT` makes or removes,
  * following the unit's [Install] section (WantedBy=, RequiredBy=, Alias=,
  * Also=, DefaultInstance=). -ENOENT "no unit NAME in ..." when the image
- * has no such unit; -EINVAL for a name systemd refuses.
+ * has no such unit; -EINVAL for a name systemd refuses. A link with a
+ * target replaces any link at its path. Unlike systemctl, enable refuses
+ * (-EINVAL) a unit whose files make no link (no [Install]), and mask and
+ * disable refuse a unit the image lacks; -EEXIST where systemctl fails
+ * on a file or another link in the way.
  */
 int imgp_units_enable(const struct imgp_unit_root *root, const char *unit,
 		      struct imgp_unit_links *out);
@@ -289,8 +293,21 @@ int imgp_units_mask(const struct imgp_unit_root *root, const char *unit,
  */
 #define IMGP_FIRSTBOOT_DIR "/usr/local/lib/imgpatch/firstboot"
 #define IMGP_FIRSTBOOT_UNIT "imgpatch-firstboot.service"
+/* Where the runner and the unit go (the unit in the admin's folder, /etc). */
+#define IMGP_FIRSTBOOT_RUNNER "/usr/local/lib/imgpatch/firstboot-run"
+#define IMGP_FIRSTBOOT_UNIT_PATH "/etc/systemd/system/" IMGP_FIRSTBOOT_UNIT
+/* The link `systemctl enable` makes for the unit: IMGP_FIRSTBOOT_WANTS -> IMGP_FIRSTBOOT_UNIT_PATH. */
+#define IMGP_FIRSTBOOT_WANTS \
+	"/etc/systemd/system/multi-user.target.wants/" IMGP_FIRSTBOOT_UNIT
 
-/* The runner, its unit and the script numbered seq (its text given). */
+/*
+ * The runner (0755), its unit (0644) and the script numbered seq (its
+ * text given; "#!/bin/sh" put first when it has no "#!") at
+ * IMGP_FIRSTBOOT_DIR/%04u-NAME (0755), NAME the last part of name with
+ * every byte outside [A-Za-z0-9._-] made '_'. Scripts run in name order,
+ * so the caller numbers them above those the image already has.
+ * -EINVAL for seq over 9999.
+ */
 int imgp_firstboot_files(unsigned seq, const char *name, const char *script,
 			 size_t len, struct imgp_gen_files *out);
 
