@@ -12,7 +12,7 @@ BUILD   ?= build
 PKG_CONFIG ?= pkg-config
 
 # Libraries with a .pc file; libfdt ships none on Debian 12, hence the fallback.
-PKGS       := ext2fs com_err blkid nettle zlib libconfuse libarchive liblzma
+PKGS       := ext2fs com_err blkid nettle zlib libconfuse libarchive liblzma libxcrypt
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 FDT_CFLAGS := $(shell $(PKG_CONFIG) --cflags libfdt 2>/dev/null)

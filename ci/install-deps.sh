@@ -26,7 +26,7 @@ demo_packages=(
 	# build
 	build-essential make pkg-config
 	libfdt-dev libext2fs-dev comerr-dev libblkid-dev nettle-dev
-	zlib1g-dev libarchive-dev libconfuse-dev liblzma-dev
+	zlib1g-dev libarchive-dev libconfuse-dev liblzma-dev libcrypt-dev
 	# run time (mtools is run as a program), the sample image and its checks
 	mtools dosfstools e2fsprogs fdisk u-boot-tools device-tree-compiler xxd
 )

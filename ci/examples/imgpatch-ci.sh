@@ -40,7 +40,7 @@ paths=()
 build_packages=(
 	build-essential pkg-config git device-tree-compiler scdoc
 	libfdt-dev libext2fs-dev comerr-dev libblkid-dev nettle-dev zlib1g-dev
-	libconfuse-dev libarchive-dev liblzma-dev
+	libconfuse-dev libarchive-dev liblzma-dev libcrypt-dev
 	mtools
 )
 

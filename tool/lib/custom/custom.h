@@ -57,8 +57,8 @@ struct imgp_user_add {
 	const char *name;
 	const char *const *groups;  /* supplementary groups; those db lacks are skipped */
 	size_t ngroups;
-	const char *shell;          /* NULL: /etc/default/useradd's SHELL, else /bin/sh */
-	const char *hash;           /* the shadow password field; NULL: "!" (locked) */
+	const char *shell;          /* NULL: /etc/default/useradd's SHELL, else /bin/bash */
+	const char *hash;           /* the shadow password field; NULL: "!" (locked), or kept */
 	const char *gecos;          /* NULL: "" */
 };
 
@@ -67,26 +67,47 @@ struct imgp_user_add {
  * them (login.defs' UID_MIN..UID_MAX, GID_MIN..GID_MAX, one above the
  * highest in use there, a group of the user's name with the same number
  * when it is free), home /home/NAME (HOME in /etc/default/useradd). A user
- * already there keeps uid and home, and gains the groups. -EINVAL with the
- * reason for a file that cannot be read as its format.
+ * already there keeps uid and home, and gains the groups (and hash, when
+ * given). All or nothing: -EINVAL with the reason for a name useradd
+ * refuses, a field with ':' or a newline, a file that cannot be read as
+ * its format or a bad SOURCE_DATE_EPOCH; -EEXIST when a group has the new
+ * user's name (useradd -U refuses it); -ENOSPC when no id is free.
  */
 int imgp_userdb_add(struct imgp_userdb *db, const struct imgp_user_add *u,
 		    unsigned *uid, unsigned *gid, char **home);
-/* Sets user's password field in shadow (and 'x' in passwd); -ENOENT: no such user. */
+/*
+ * Sets user's password field in shadow (and 'x' in passwd; a new crypt
+ * hash also dates the change, as chpasswd does); -ENOENT: no such user,
+ * -EINVAL: an empty field or one with ':' or a newline.
+ */
 int imgp_userdb_set_hash(struct imgp_userdb *db, const char *user,
 			 const char *hash);
 /* A user's uid, gid and home (malloc'd); -ENOENT. */
 int imgp_userdb_lookup(const struct imgp_userdb *db, const char *user,
 		       unsigned *uid, unsigned *gid, char **home);
 
+/* The most groups imgp_user_first_groups returns. */
+#define IMGP_USER_GROUPS_MAX 24
+
 /*
  * The groups the distribution gives its first user, by the files it
  * ships (Debian's installer, Ubuntu's cloud-init default_user, Raspberry
- * Pi OS's first-boot user), kept to those db's group file has; "sudo" is
- * always among them. NULL-terminated, static strings.
+ * Pi OS's first-boot user; distro_id is os-release's ID, "raspbian" for
+ * any Raspberry Pi OS, any other: Debian's), kept to those db's group file
+ * has: "sudo" is among them when the group file has it (the caller
+ * decides without). Fills out (static strings, NULL after the last) and
+ * returns their count; 0 too for a group file that does not read.
  */
-const char *const *imgp_user_first_groups(const struct imgp_userdb *db,
-					  const char *distro_id);
+size_t imgp_user_first_groups(const struct imgp_userdb *db, const char *distro_id,
+			      const char *out[IMGP_USER_GROUPS_MAX + 1]);
+
+/*
+ * login.defs' value of key (shadow's reading: the last line naming it
+ * wins, quotes dropped) into val, cut to size; false when not named.
+ * Shared by custom-user.c and custom-crypt.c.
+ */
+bool imgp_custom_logindefs_get(const char *text, size_t len, const char *key,
+			       char *val, size_t size);
 
 enum imgp_crypt_method {
 	IMGP_CRYPT_YESCRYPT,     /* $y$: Debian 11+, Ubuntu 22.04+, Pi OS bookworm */
