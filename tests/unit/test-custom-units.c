@@ -110,9 +110,8 @@ static int root_list(void *arg, const char *dir, char ***names, size_t *n)
 	d = opendir(full);
 	if (!d)
 		return -errno;
+	/* "." and ".." kept: the library must not walk into them. */
 	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
 		*names = realloc(*names, (*n + 1) * sizeof(**names));
 		(*names)[(*n)++] = strdup(de->d_name);
 	}

@@ -417,6 +417,9 @@ static int unit_remove_walk(struct unit_ctx *c, const char *dir, unsigned depth,
 					       UNIT_TREE_ENTRIES);
 			goto next;
 		}
+		/* A lister that names "." or ".." must not send the walk in circles. */
+		if (!strcmp(names[k], ".") || !strcmp(names[k], "..") || strchr(names[k], '/'))
+			goto next;
 		path = imgp_unit_join(dir, names[k]);
 		if (!path) {
 			rc = -ENOMEM;

@@ -429,7 +429,8 @@ static int unit_load_dropins(struct unit_ctx *c, struct unit_info *i,
 				size_t len = strlen(list[k]);
 				char *file;
 
-				if (!rc && len > 5 && !strcmp(list[k] + len - 5, ".conf") &&
+				if (!rc && len > 5 && !strchr(list[k], '/') &&
+				    !strcmp(list[k] + len - 5, ".conf") &&
 				    !imgp_unit_strv_has(&names, list[k])) {
 					file = imgp_unit_join(dir, list[k]);
 					rc = file ? imgp_unit_strv_push(&names, list[k]) : -ENOMEM;
