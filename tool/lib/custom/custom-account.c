@@ -95,18 +95,14 @@ static const char *distro_of(struct custom_run *run)
 }
 
 /* A login.defs number (HOME_MODE, UMASK: octal when it starts with 0). */
-static long defs_number(const char *defs, const char *key, long fallback)
+static long defs_number(const struct imgp_buf *defs, const char *key, long fallback)
 {
-	size_t n = strlen(key);
+	char val[32];
 
-	for (const char *line = defs; line && *line;) {
-		size_t len = strcspn(line, "\n");
-
-		if (strncmp(line, key, n) == 0 && (line[n] == ' ' || line[n] == '\t'))
-			return strtol(line + n, NULL, 0);
-		line += len + (line[len] == '\n');
-	}
-	return fallback;
+	if (!imgp_custom_logindefs_get(defs->data ? (char *)defs->data : "", defs->len, key,
+				       val, sizeof(val)))
+		return fallback;
+	return strtol(val, NULL, 0);
 }
 
 /* The value of KEY=VALUE in a shell-style file (adduser.conf's DSHELL), malloc'd or NULL. */
@@ -185,7 +181,7 @@ static int add_user_files(struct custom_run *run, const char *name)
 {
 	struct imgp_userdb db;
 	struct imgp_buf conf = { 0 };
-	const char *const *groups;
+	const char *groups[IMGP_USER_GROUPS_MAX + 1];
 	struct imgp_user_add u = { .name = name };
 	unsigned uid = 0, gid = 0;
 	char *home = NULL, *shell = NULL, list[512] = "";
@@ -195,7 +191,7 @@ static int add_user_files(struct custom_run *run, const char *name)
 
 	if (rc)
 		goto out;
-	groups = imgp_user_first_groups(&db, distro_of(run));
+	imgp_user_first_groups(&db, distro_of(run), groups);
 	for (u.ngroups = 0; groups[u.ngroups]; u.ngroups++)
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
 			 u.ngroups ? "," : "", groups[u.ngroups]);
@@ -211,8 +207,8 @@ static int add_user_files(struct custom_run *run, const char *name)
 	if (!rc)
 		rc = userdb_store(run, &db);
 	/* useradd -m: HOME_MODE, else 0777 & ~UMASK (shadow 4.13 useradd.c). */
-	mode = defs_number((char *)db.login_defs.data, "HOME_MODE",
-			   0777 & ~defs_number((char *)db.login_defs.data, "UMASK", 022));
+	mode = defs_number(&db.login_defs, "HOME_MODE",
+			   0777 & ~defs_number(&db.login_defs, "UMASK", 022));
 	if (!rc)
 		rc = custom_mkdir_p(run, home, (unsigned)mode & 07777, uid, gid);
 	if (!rc)
@@ -259,10 +255,57 @@ static int image_crypt_method(struct custom_run *run, enum imgp_crypt_method *m)
 }
 
 /*
+ * A hash already in the image that password still fits (so that a re-run
+ * keeps it rather than salt it anew): user's shadow field, or one of the
+ * hashes the cloud-init seed's user-data holds. malloc'd, or NULL.
+ */
+static char *current_hash(struct custom_run *run, const char *user, const char *password)
+{
+	struct imgp_buf text = { 0 };
+	bool exists = false;
+	char *found = NULL;
+	size_t n = strlen(user);
+
+	if (!custom_read_root(run, "/etc/shadow", &text, &exists) && exists) {
+		for (const char *line = (char *)text.data; *line && !found;) {
+			size_t len = strcspn(line, "\n");
+
+			if (len > n && strncmp(line, user, n) == 0 && line[n] == ':') {
+				char *field = strndup(line + n + 1, strcspn(line + n + 1, ":\n"));
+				const char *h = field && field[0] == '!' ? field + 1 : field;
+
+				if (h && imgp_password_matches(password, h))
+					found = strdup(h);
+				free(field);
+			}
+			line += len + (line[len] == '\n');
+		}
+	}
+	if (!found && run->seed && !custom_read(run, run->seed, "/user-data", &text, &exists) &&
+	    exists) {
+		for (const char *p = (char *)text.data; p && !found; p = strchr(p + 1, '$')) {
+			char *h;
+
+			if (strncmp(p, "$y$", 3) && strncmp(p, "$6$", 3) && strncmp(p, "$5$", 3))
+				continue;
+			h = strndup(p, strcspn(p, "\"' \n"));
+			if (h && imgp_password_matches(password, h))
+				found = h;
+			else
+				free(h);
+		}
+	}
+	imgp_buf_free(&text);
+	imgp_errclear();
+	return found;
+}
+
+/*
  * The shadow password field a selector gives (virt-customize(1)'s
  * selectors, less those that put a password on the command line).
  */
-static int password_field(struct custom_run *run, const char *sel, char **out)
+static int password_field(struct custom_run *run, const char *user, const char *sel,
+			  char **out)
 {
 	bool locked = strncmp(sel, "locked:", 7) == 0;
 	enum imgp_crypt_method m;
@@ -291,8 +334,10 @@ static int password_field(struct custom_run *run, const char *sel, char **out)
 				rc = imgp_fail(EINVAL, "%s: empty password", sel + 5);
 		}
 		if (!rc)
+			hash = current_hash(run, user, (char *)pw.data);
+		if (!rc && !hash)
 			rc = image_crypt_method(run, &m);
-		if (!rc)
+		if (!rc && !hash)
 			rc = imgp_password_hash((char *)pw.data, m, &hash);
 		explicit_bzero(pw.data, pw.cap);
 		imgp_buf_free(&pw);
@@ -318,7 +363,7 @@ int custom_plan_password(struct custom_run *run, const char *value)
 	char *user = strndup(value, (size_t)(colon - value)), *field = NULL;
 	struct custom_user *added;
 	struct imgp_userdb db;
-	int rc = user ? password_field(run, colon + 1, &field)
+	int rc = user ? password_field(run, user, colon + 1, &field)
 		      : imgp_fail(ENOMEM, "out of memory");
 
 	memset(&db, 0, sizeof(db));

@@ -158,6 +158,23 @@ int imgp_password_hash(const char *password, enum imgp_crypt_method m, char **ou
 	return 0;
 }
 
+bool imgp_password_matches(const char *password, const char *hash)
+{
+	char *again;
+	bool same;
+
+	/* A locked ("!") or empty field matches nothing; the hash is its own salt. */
+	if (!hash || hash[0] != '$')
+		return false;
+	again = crypt_dup(password, hash);
+	same = again && strcmp(again, hash) == 0;
+	if (again) {
+		explicit_bzero(again, strlen(again));
+		free(again);
+	}
+	return same;
+}
+
 /* crypt(5)'s hash alphabet: the length of its run at s. */
 static size_t crypt_b64_span(const char *s)
 {

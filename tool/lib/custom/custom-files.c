@@ -111,7 +111,8 @@ static int plan_write(struct custom_run *run, const char *value)
 /*
  * --append-line FILE:LINE: a line end is added first when the file does
  * not end in one, and after LINE; a file of CRLF lines gets CRLF
- * (virt-customize(1)). A missing file is made.
+ * (virt-customize(1)). A missing file is made. A file that has LINE as a
+ * line already is left as it is: a second run changes nothing.
  */
 static int plan_append_line(struct custom_run *run, const char *value)
 {
@@ -123,6 +124,17 @@ static int plan_append_line(struct custom_run *run, const char *value)
 
 	if (!rc)
 		rc = custom_read_root(run, file, &old, &exists);
+	for (const char *p = exists ? (char *)old.data : NULL; !rc && p && *p;) {
+		size_t n = strcspn(p, "\r\n");
+
+		if (n == strlen(line) && strncmp(p, line, n) == 0) {
+			imgp_buf_free(&old);
+			free(file);
+			return 0;
+		}
+		p += n;
+		p += strspn(p, "\r\n") > 2 ? 1 : strspn(p, "\r\n");
+	}
 	if (!rc && exists) {
 		const char *nl = memchr(old.data, '\n', old.len);
 

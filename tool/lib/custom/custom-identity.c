@@ -314,7 +314,11 @@ int custom_plan_machine_id(struct custom_run *run, const char *value)
 		id[33] = '\0';
 	}
 	/* Empty: systemd makes one at the next boot, which is a first boot (machine-id(5)). */
-	rc = custom_put(run, "/etc/machine-id", id, strlen(id), 0444, -1, -1, false, NULL);
+	rc = custom_exists(run, "/etc/machine-id");
+	/* systemd-machine-id-setup makes it 0444; an existing one keeps its mode. */
+	if (rc >= 0)
+		rc = custom_put(run, "/etc/machine-id", id, strlen(id), rc ? 0 : 0444, -1, -1,
+				false, NULL);
 	/*
 	 * D-Bus's copy: Debian's dbus links it to /etc/machine-id; a plain file
 	 * there would keep the old id, so it follows.
@@ -356,7 +360,7 @@ static int host_key_types(struct custom_run *run, char types[][16], size_t *n)
 {
 	static const char *const defaults[] = { "rsa", "ecdsa", "ed25519" };
 	struct imgp_buf conf = { 0 };
-	bool exists = false;
+	bool exists = false, conf_types;
 	int rc = custom_read_root(run, "/etc/ssh/sshd_config", &conf, &exists);
 
 	*n = 0;
@@ -378,7 +382,8 @@ static int host_key_types(struct custom_run *run, char types[][16], size_t *n)
 		line += len + (line[len] == '\n');
 	}
 	imgp_buf_free(&conf);
-	for (size_t i = 0; !rc && !*n && i < 3; i++)
+	conf_types = *n > 0;
+	for (size_t i = 0; !rc && *n < 3 && !conf_types; i++)
 		snprintf(types[(*n)++], 16, "%s", defaults[i]);
 	for (size_t i = 0; !rc && i < *n; i++)
 		if (strcmp(types[i], "rsa") && strcmp(types[i], "ecdsa") &&

@@ -361,6 +361,85 @@ static bool dpkg_installed(const char *status, const char *pkg)
 	return false;
 }
 
+/* The first renderer a "renderers: [a, b]" line of cloud.cfg names, or NULL. */
+static char *cfg_first_renderer(const char *text)
+{
+	char *first = NULL;
+
+	for (const char *line = text; line && *line;) {
+		size_t n = strcspn(line, "\n");
+		const char *p = line;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (strncmp(p, "renderers:", 10) == 0) {
+			p += 10;
+			p += strspn(p, " \t[\"'");
+			free(first);
+			first = strndup(p, strcspn(p, " \t,]\"'\n"));
+		}
+		line += n + (line[n] == '\n');
+	}
+	return first;
+}
+
+/*
+ * Whether the image's cloud-init renders its network through netplan: the
+ * first renderer its configuration names, else the first of 22.4's
+ * DEFAULT_PRIORITY (cloudinit/net/renderers.py: eni, sysconfig, netplan,
+ * ...) whose programs the image has (eni.available(): ifquery, ifup,
+ * ifdown and /etc/network/interfaces; netplan.available(): netplan).
+ */
+static int cloudinit_netplan(struct custom_run *run, bool *netplan)
+{
+	const struct imgp_part *part;
+	struct imgp_buf text = { 0 };
+	char **names = NULL, *dir = NULL, *first = NULL;
+	size_t n = 0;
+	bool exists = false;
+	int rc = custom_read_root(run, "/etc/cloud/cloud.cfg", &text, &exists);
+
+	if (!rc && exists)
+		first = cfg_first_renderer((char *)text.data);
+	if (!rc)
+		rc = custom_locate(run, "/etc/cloud/cloud.cfg.d", &part, &dir);
+	if (!rc && imgp_patch_list(run->patch, part, dir, &names, &n) == -ENOENT)
+		imgp_errclear();
+	/* Files of cloud.cfg.d are merged in name order: a later one wins. */
+	for (size_t i = 0; i < n; i++) {
+		char path[512];
+		size_t len = strlen(names[i]);
+
+		snprintf(path, sizeof(path), "/etc/cloud/cloud.cfg.d/%s", names[i]);
+		if (!rc && len > 4 && strcmp(names[i] + len - 4, ".cfg") == 0) {
+			char *one = NULL;
+
+			rc = custom_read_root(run, path, &text, &exists);
+			one = !rc && exists ? cfg_first_renderer((char *)text.data) : NULL;
+			if (one) {
+				free(first);
+				first = one;
+			}
+		}
+		free(names[i]);
+	}
+	free(names);
+	free(dir);
+	imgp_buf_free(&text);
+	if (!rc && first) {
+		*netplan = strcmp(first, "netplan") == 0;
+	} else if (!rc) {
+		int eni = custom_exists(run, "/sbin/ifup");
+
+		if (eni > 0)
+			eni = custom_exists(run, "/etc/network/interfaces");
+		rc = eni < 0 ? eni : 0;
+		*netplan = !eni && custom_exists(run, "/usr/sbin/netplan") > 0;
+	}
+	free(first);
+	return rc;
+}
+
 static int detect_cloudinit(struct custom_run *run)
 {
 	struct imgp_buf status = { 0 }, version = { 0 };
@@ -399,6 +478,9 @@ static int detect_cloudinit(struct custom_run *run)
 		imgp_fail_ctx(rc, "cloud-init's version in the image");
 		goto out;
 	}
+	rc = cloudinit_netplan(run, &run->ci_version.netplan);
+	if (rc)
+		goto out;
 	run->way = CUSTOM_WAY_CLOUDINIT;
 	run->way_why = "the image runs cloud-init with a NoCloud seed";
 out:

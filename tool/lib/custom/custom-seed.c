@@ -56,22 +56,78 @@ static int ifupdown_owns(struct custom_run *run, const char *iface)
 	return rc ? rc : owns;
 }
 
-/*
- * Wi-Fi's regulatory domain: raspi-config's do_wifi_country (bookworm)
- * puts cfg80211.ieee80211_regdom= on the kernel command line where
- * NetworkManager, which has no setting for it, runs.
- */
-static int plan_wifi_country(struct custom_run *run)
+/* Whether an interfaces(5) line starts a stanza (its first word is a keyword). */
+static bool stanza_start(const char *p)
 {
-	char edit[64];
-	int rc;
+	static const char *const words[] = { "iface", "mapping", "auto", "allow-", "source",
+					     "no-auto-down", "no-scripts" };
 
-	snprintf(edit, sizeof(edit), "+cfg80211.ieee80211_regdom=%s", run->net.wifi_country);
-	rc = imgp_patch_cmdline(run->patch, NULL, edit);
-	if (rc)
-		return imgp_fail_ctx(rc, "--wifi-country %s: the kernel command line", run->net.wifi_country);
-	return custom_explain(run, "wifi-country %s: kernel command line cfg80211.ieee80211_regdom",
-			      run->net.wifi_country);
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strncmp(p, words[i], strlen(words[i])) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Debian's installer names the wired interface in /etc/network/interfaces
+ * itself; ifup refuses an interface defined twice, so its stanza there
+ * (and its auto/allow-hotplug line) is commented out for ours in
+ * interfaces.d to be the one.
+ */
+static int ifupdown_release(struct custom_run *run, const char *iface)
+{
+	struct imgp_buf text = { 0 }, out = { 0 };
+	bool exists = false, in_stanza = false, changed = false;
+	int rc = custom_read_root(run, "/etc/network/interfaces", &text, &exists);
+
+	for (const char *line = exists ? (char *)text.data : NULL; !rc && line && *line;) {
+		size_t n = strcspn(line, "\n");
+		const char *p = line + strspn(line, " \t");
+		const char *word2 = p + strcspn(p, " \t");
+		size_t w2 = strcspn(word2 + strspn(word2, " \t"), " \t\n");
+		bool ours = false;
+
+		word2 += strspn(word2, " \t");
+		if (*p != '#' && stanza_start(p)) {
+			const char *rest = word2 + w2;
+			bool names = w2 == strlen(iface) && strncmp(word2, iface, w2) == 0;
+
+			rest += strspn(rest, " \t");
+			in_stanza = strncmp(p, "iface", 5) == 0 && names;
+			/* "auto eth0" goes; "auto lo eth0" names others too and stays. */
+			ours = in_stanza || ((!strncmp(p, "auto", 4) || !strncmp(p, "allow-", 6)) &&
+					     names && rest >= line + n);
+		} else if (*p != '#' && in_stanza && p < line + n) {
+			ours = true;
+		}
+		rc = imgp_buf_printf(&out, "%s%.*s\n", ours ? "# (imgpatch: interfaces.d) " : "",
+				     (int)n, line) ? imgp_fail(ENOMEM, "out of memory") : 0;
+		changed |= ours;
+		line += n + (line[n] == '\n');
+	}
+	if (!rc && changed)
+		rc = custom_put(run, "/etc/network/interfaces", out.data, out.len, 0, -1, -1, false,
+				NULL);
+	imgp_buf_free(&text);
+	imgp_buf_free(&out);
+	return rc;
+}
+
+/* The Wi-Fi country of a seeded image: the kernel's file, whatever configures the network. */
+static int plan_country_file(struct custom_run *run)
+{
+	struct imgp_gen_files files = { 0 };
+	int rc = imgp_net_country_file(&run->net, &files);
+
+	for (size_t i = 0; !rc && i < files.n; i++) {
+		rc = custom_put(run, files.v[i].path, files.v[i].text.data, files.v[i].text.len,
+				files.v[i].mode, 0, 0, files.v[i].secret, NULL);
+		if (!rc)
+			rc = custom_explain(run, "wifi-country %s: %s", run->net.wifi_country,
+					    files.v[i].path);
+	}
+	imgp_gen_files_free(&files);
+	return rc ? imgp_fail_ctx(rc, "--wifi-country") : 0;
 }
 
 int custom_plan_network(struct custom_run *run)
@@ -82,7 +138,7 @@ int custom_plan_network(struct custom_run *run)
 	int rc = 0;
 
 	if (run->way == CUSTOM_WAY_CLOUDINIT)
-		return run->net.wifi_country && (run->net.wifi_ssid) ? plan_wifi_country(run) : 0;
+		return plan_country_file(run);
 	rc = custom_net_system(run, &sys, &why);
 	if (!rc && sys == IMGP_NET_NETWORKMANAGER && !run->net.wifi_ssid) {
 		int owns = ifupdown_owns(run, run->net.iface ? run->net.iface : "eth0");
@@ -103,10 +159,19 @@ int custom_plan_network(struct custom_run *run)
 			rc = custom_explain(run, "network: %s (%s)", files.v[i].path, why);
 	}
 	imgp_gen_files_free(&files);
+	if (!rc && sys == IMGP_NET_IFUPDOWN)
+		rc = ifupdown_release(run, run->net.iface ? run->net.iface :
+				      run->net.wifi_ssid ? "wlan0" : "eth0");
 	if (!rc && sys == IMGP_NET_NETWORKD)
 		rc = custom_plan_unit_op(run, "enable", "systemd-networkd.service");
-	if (!rc && run->net.wifi_country && run->net.wifi_ssid && sys == IMGP_NET_NETWORKMANAGER)
-		rc = plan_wifi_country(run);
+	if (!rc && sys == IMGP_NET_NETWORKD && run->net.wifi_ssid) {
+		char unit[64];
+
+		/* wpa_supplicant's own unit for networkd (wpa_supplicant.service(8) on Debian). */
+		snprintf(unit, sizeof(unit), "wpa_supplicant@%s.service",
+			 run->net.iface ? run->net.iface : "wlan0");
+		rc = custom_plan_unit_op(run, "enable", unit);
+	}
 	return rc;
 }
 
@@ -127,11 +192,11 @@ static void instance_id(const struct imgp_buf *user_data, const struct imgp_buf 
 		snprintf(out + 9 + 2 * i, 3, "%02x", digest[i]);
 }
 
-static int seed_users(struct custom_run *run, struct imgp_cloudinit_user **out)
+static int seed_users(struct custom_run *run, struct imgp_cloudinit_user **out,
+		      const char *groups[IMGP_USER_GROUPS_MAX + 1])
 {
 	struct imgp_userdb db;
-	const char *const *groups;
-	size_t ngroups = 0;
+	size_t ngroups;
 	int rc;
 
 	*out = NULL;
@@ -141,9 +206,7 @@ static int seed_users(struct custom_run *run, struct imgp_cloudinit_user **out)
 	rc = custom_read_root(run, "/etc/group", &db.group, &(bool){ false });
 	if (rc)
 		return rc;
-	groups = imgp_user_first_groups(&db, run->os_id);
-	while (groups[ngroups])
-		ngroups++;
+	ngroups = imgp_user_first_groups(&db, run->os_id, groups);
 	*out = calloc(run->nusers, sizeof(**out));
 	for (size_t i = 0; *out && i < run->nusers; i++) {
 		(*out)[i].name = run->users[i].name;
@@ -165,10 +228,11 @@ int custom_plan_seed(struct custom_run *run)
 		.keep_host_keys = run->keep_host_keys,
 	};
 	struct imgp_cloudinit_user *users = NULL;
+	const char *groups[IMGP_USER_GROUPS_MAX + 1];
 	struct imgp_buf old = { 0 }, ud = { 0 }, net = { 0 }, meta_old = { 0 }, meta = { 0 };
 	bool secret = false;
 	char id[32];
-	int rc = seed_users(run, &users);
+	int rc = seed_users(run, &users, groups);
 
 	cfg.users = users;
 	cfg.nusers = users ? run->nusers : 0;

@@ -139,7 +139,7 @@ int custom_plan_firstboot(struct custom_run *run, const char *op, const char *va
 		rc = custom_apply_links(run, &links);
 	if (!rc)
 		rc = custom_explain(run, "%s %s: %s, run once at the first boot by %s", op,
-				    strcmp(op, "firstboot") == 0 ? value : "",
+				    value,
 				    files.n ? files.v[files.n - 1].path : "", IMGP_FIRSTBOOT_UNIT);
 	imgp_unit_links_free(&links);
 	imgp_gen_files_free(&files);

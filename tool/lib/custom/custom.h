@@ -124,6 +124,12 @@ enum imgp_crypt_method imgp_crypt_method_of(const char *common_password,
 /* Hashes password with a fresh random salt; *out malloc'd. */
 int imgp_password_hash(const char *password, enum imgp_crypt_method m,
 		       char **out);
+/*
+ * Whether password is the one hash was made from (crypt(3) with the
+ * hash as its setting): a re-run keeps a hash that still fits, so that a
+ * second run changes nothing.
+ */
+bool imgp_password_matches(const char *password, const char *hash);
 /* Whether hash is a crypt(3) hash the image can check ($y$, $6$, $5$): 0 or -EINVAL. */
 int imgp_crypt_hash_check(const char *hash);
 
