@@ -626,6 +626,46 @@ test_require_debs()
 	test_done
 }
 
+# ------------------------------------------- the Debian 12 root fixture
+
+# test_require_debian_root: the packages fixtures/mkimage-debian-root.sh
+# copies from this machine, and the .deb files of the others
+# (ci/install-deps.sh installs and downloads them all); when one is
+# missing, skips the rest of the script as a missing tool.
+test_require_debian_root()
+{
+	local pkg host_pkgs deb_pkgs missing=()
+
+	host_pkgs=(base-passwd login passwd adduser bash libpam-runtime base-files
+		tzdata locales xkb-data systemd systemd-timesyncd cloud-init)
+	deb_pkgs=(openssh-server sudo network-manager ifupdown keyboard-configuration)
+	for pkg in "${host_pkgs[@]}"; do
+		[ "$(dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null)" = "ii " ] ||
+			missing+=("$pkg")
+	done
+	for pkg in "${deb_pkgs[@]}"; do
+		compgen -G "$DEB_CACHE/${pkg}_*.deb" >/dev/null || missing+=("$pkg")
+	done
+	[ ${#missing[@]} -ne 0 ] || return 0
+	test_skip_tool "the fixture's Debian packages present" "${missing[@]}"
+	echo "# run ci/install-deps.sh"
+	test_done
+}
+
+# stat_is FS PATH MODE UID GID: debugfs shows PATH with octal MODE (type
+# bits included) and owners UID:GID.
+stat_is()
+{
+	local -; set +x
+	local got
+
+	got=$(debugfs -R "stat $2" "$1" 2>/dev/null |
+		sed -n 's/^Inode: .*Mode: *\([0-7]*\).*/\1/p; s/^User: *\([0-9]*\) *Group: *\([0-9]*\).*/\1 \2/p' |
+		tr '\n' ' ')
+	[ "$got" = "$3 $4 $5 " ] ||
+		{ echo "stat_is: $2: mode and owners '$got', want '$3 $4 $5 '" >&2; return 1; }
+}
+
 # paused_run POINT ARGS...: imgpatch ARGS in the background (pid in $pid,
 # output in run.out and run.err, SIGINT and SIGQUIT not ignored as they are
 # for background jobs), stopped at the test build's pause point POINT; waits until it is

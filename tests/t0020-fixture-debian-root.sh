@@ -8,44 +8,13 @@ test_description='the Debian 12 root fixture (mkimage-debian-root.sh), checked w
 test_require_tools sfdisk fsck.fat mdir mtype mcopy e2fsck debugfs blkid \
 	dpkg-deb dpkg-query pwck grpck ssh-keygen python3 cmp
 
-# The packages the fixture copies from this machine, and the .deb files of
-# the others (ci/install-deps.sh installs and downloads them all).
-host_pkgs=(base-passwd login passwd adduser bash libpam-runtime base-files
-	tzdata locales xkb-data systemd systemd-timesyncd cloud-init)
-deb_pkgs=(openssh-server sudo network-manager ifupdown keyboard-configuration)
-missing=()
-for pkg in "${host_pkgs[@]}"; do
-	[ "$(dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null)" = "ii " ] ||
-		missing+=("$pkg")
-done
-for pkg in "${deb_pkgs[@]}"; do
-	compgen -G "$DEB_CACHE/${pkg}_*.deb" >/dev/null || missing+=("$pkg")
-done
-if [ ${#missing[@]} -ne 0 ]; then
-	test_skip_tool "the fixture's Debian packages present" "${missing[@]}"
-	echo "# run ci/install-deps.sh"
-	test_done
-fi
+test_require_debian_root
 
 # deb_file PKG PATH: PATH of PKG's cached .deb on stdout.
 deb_file()
 {
 	dpkg-deb --fsys-tarfile "$(compgen -G "$DEB_CACHE/${1}_*.deb" | head -n 1)" |
 		tar -xO ".$2"
-}
-
-# stat_is FS PATH MODE UID GID: debugfs shows PATH with octal MODE (type
-# bits included) and owners UID:GID.
-stat_is()
-{
-	local -; set +x
-	local got
-
-	got=$(debugfs -R "stat $2" "$1" 2>/dev/null |
-		sed -n 's/^Inode: .*Mode: *\([0-7]*\).*/\1/p; s/^User: *\([0-9]*\) *Group: *\([0-9]*\).*/\1 \2/p' |
-		tr '\n' ' ')
-	[ "$got" = "$3 $4 $5 " ] ||
-		{ echo "stat_is: $2: mode and owners '$got', want '$3 $4 $5 '" >&2; return 1; }
 }
 
 # links_of FS: every symbolic link under /etc/systemd/system of FS as
