@@ -747,7 +747,8 @@ static int userdb_new(const struct imgp_userdb *db, struct userdb_tables *t,
 	int rc;
 
 	if (acct_find(&t->gr, u->name) >= 0)
-		return imgp_fail(EEXIST, "/etc/group: a group '%s' is there already, and useradd -U does not take it over",
+		return imgp_fail(EEXIST, "/etc/group: a group '%s' is there already, "
+				 "and useradd -U does not take it over",
 				 u->name);
 	rc = id_pick(&t->pw, PW_UID, "UID_MIN", "UID_MAX", db, NULL, uid);
 	if (!rc)
