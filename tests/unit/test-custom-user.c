@@ -694,6 +694,9 @@ static void check_hash_lookup(const char *base)
 	rc = imgp_userdb_set_hash(&db, "nobody-here", h);
 	CHECK(rc == -ENOENT && strstr(imgp_errmsg(), "no user 'nobody-here'") &&
 	      db_same(&db, &before), "set_hash: no such user");
+	rc = imgp_userdb_set_hash(&db, "-\x1b[2J", h);
+	CHECK(rc == -EINVAL && !strchr(imgp_errmsg(), '\x1b') && db_same(&db, &before),
+	      "set_hash: a name with a control character is refused, never quoted");
 	rc = imgp_userdb_set_hash(&db, "lab", "a:b");
 	CHECK(rc == -EINVAL && db_same(&db, &before), "set_hash: a ':' is refused");
 	imgp_userdb_free(&before);
