@@ -256,7 +256,8 @@ int imgp_crypt_hash_check(const char *hash)
 		return imgp_fail(EINVAL, "not a yescrypt ($y$), SHA-512 ($6$) or SHA-256 ($5$) crypt hash");
 	}
 	if (!ok)
-		return imgp_fail(EINVAL, "not a %s crypt hash: its rounds, salt or hash part are not as crypt(5) has them",
+		return imgp_fail(EINVAL, "not a %s crypt hash: its rounds, salt or hash part "
+				 "are not as crypt(5) has them",
 				 name);
 	/*
 	 * libxcrypt has the last word on the method: enabled (SHA-256 is

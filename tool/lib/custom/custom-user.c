@@ -48,9 +48,7 @@ int imgp_user_name_check(const char *name)
 	if (len > USER_NAME_MAX)
 		return imgp_fail(EINVAL, "a user name of %zu bytes: useradd takes at most %d",
 				 len, USER_NAME_MAX);
-	if (name[0] == '-' || name[0] == '+' || name[0] == '~')
-		return imgp_fail(EINVAL, "user name '%s': useradd refuses a name that starts with '%c'",
-				 name, name[0]);
+	/* characters first: a name is only quoted once it has no control character */
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)name[i];
 
@@ -66,9 +64,11 @@ int imgp_user_name_check(const char *name)
 		if (c < 0x20 || c == 0x7f)
 			return imgp_fail(EINVAL, "a user name with a control character");
 		if (c == '/')
-			return imgp_fail(EINVAL, "user name '%s': a '/' would put the home folder elsewhere",
-					 name);
+			return imgp_fail(EINVAL, "a user name with a '/': the home folder would be elsewhere");
 	}
+	if (name[0] == '-' || name[0] == '+' || name[0] == '~')
+		return imgp_fail(EINVAL, "user name '%s': useradd refuses a name that starts with '%c'",
+				 name, name[0]);
 	if (!strcmp(name, ".") || !strcmp(name, ".."))
 		return imgp_fail(EINVAL, "user name '%s': the home folder would be HOME itself or above it",
 				 name);
@@ -747,7 +747,8 @@ static int userdb_new(const struct imgp_userdb *db, struct userdb_tables *t,
 	int rc;
 
 	if (acct_find(&t->gr, u->name) >= 0)
-		return imgp_fail(EEXIST, "/etc/group: a group '%s' is there already, and useradd -U does not take it over",
+		return imgp_fail(EEXIST, "/etc/group: a group '%s' is there already, "
+				 "and useradd -U does not take it over",
 				 u->name);
 	rc = id_pick(&t->pw, PW_UID, "UID_MIN", "UID_MAX", db, NULL, uid);
 	if (!rc)
@@ -859,8 +860,10 @@ int imgp_userdb_set_hash(struct imgp_userdb *db, const char *user, const char *h
 {
 	struct userdb_tables t;
 	long idx;
-	int rc = shadow_field_check(hash);
+	int rc = imgp_user_name_check(user);
 
+	if (!rc)
+		rc = shadow_field_check(hash);
 	if (!rc)
 		rc = userdb_parse(db, &t);
 	if (rc)
@@ -884,8 +887,10 @@ int imgp_userdb_lookup(const struct imgp_userdb *db, const char *user, unsigned 
 {
 	struct acct_table pw;
 	long idx;
-	int rc = acct_parse(&db->passwd, "/etc/passwd", 7, 1u << PW_UID | 1u << PW_GID, &pw);
+	int rc = imgp_user_name_check(user);
 
+	if (!rc)
+		rc = acct_parse(&db->passwd, "/etc/passwd", 7, 1u << PW_UID | 1u << PW_GID, &pw);
 	if (rc)
 		return rc;
 	idx = acct_find(&pw, user);
