@@ -56,7 +56,7 @@ static int stat_arg(struct custom_run *run, const char *arg, struct imgp_fs_stat
 {
 	const struct imgp_part *part;
 	char *path;
-	int rc = custom_locate(run, arg, &part, &path);
+	int rc = custom_locate_follow(run, arg, &part, &path);
 
 	*exists = false;
 	if (!rc)
@@ -172,7 +172,7 @@ static int plan_chmod(struct custom_run *run, const char *value)
 	const char *colon = strchr(value, ':');
 	const struct imgp_part *part;
 	char *path;
-	int rc = custom_locate(run, colon + 1, &part, &path);
+	int rc = custom_locate_follow(run, colon + 1, &part, &path);
 
 	if (!rc)
 		rc = imgp_patch_attr(run->patch, part, path,

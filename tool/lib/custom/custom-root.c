@@ -75,8 +75,9 @@ static const struct imgp_fstab_entry *mount_of(struct custom_run *run,
 	return best;
 }
 
-int custom_locate(struct custom_run *run, const char *arg,
-		  const struct imgp_part **part, char **path)
+/* Where a path of the booted system lands, its links not looked at. */
+static int locate_raw(struct custom_run *run, const char *arg,
+		      const struct imgp_part **part, char **path)
 {
 	const struct imgp_fstab_entry *m;
 	const char *inner = arg;
@@ -117,6 +118,125 @@ int custom_locate(struct custom_run *run, const char *arg,
 	return *path ? 0 : imgp_fail(ENOMEM, "out of memory");
 }
 
+/* Links followed while resolving one path: the kernel's bound (MAXSYMLINKS). */
+#define CUSTOM_LINKS_MAX 40
+
+/* Appends "/NAME" to a path being built (n bytes of it), or goes up for "..". */
+static int path_step(char *out, size_t size, size_t *n, const char *name, size_t len)
+{
+	if (len == 1 && name[0] == '.')
+		return 0;
+	if (len == 2 && name[0] == '.' && name[1] == '.') {
+		while (*n > 0 && out[*n - 1] != '/')
+			(*n)--;
+		if (*n > 0)
+			(*n)--;
+		out[*n] = '\0';
+		return 0;
+	}
+	if (*n + 1 + len >= size)
+		return imgp_fail(ENAMETOOLONG, "a path longer than %zu bytes", size - 1);
+	out[(*n)++] = '/';
+	memcpy(out + *n, name, len);
+	*n += len;
+	out[*n] = '\0';
+	return 0;
+}
+
+/*
+ * The path as the booted system resolves it: "." and ".." taken, and each
+ * folder on the way that is a symbolic link (a usr-merged /bin, /lib)
+ * replaced by its target, read as the plan leaves it; the last part too
+ * with follow_last. FAT has no links. *out malloc'd.
+ */
+static int resolve(struct custom_run *run, const char *arg, bool follow_last, char **out)
+{
+	char *todo = strdup(arg), done[4096] = "";
+	size_t n = 0;
+	unsigned links = 0;
+	int rc = todo ? 0 : imgp_fail(ENOMEM, "out of memory");
+
+	for (const char *p = todo; !rc && p && *p;) {
+		const char *name = p + strspn(p, "/");
+		size_t len = strcspn(name, "/");
+		const char *rest = name + len;
+		bool last = !rest[strspn(rest, "/")];
+		const struct imgp_part *part;
+		struct imgp_buf target = { 0 };
+		char *inner = NULL, *next = NULL;
+		bool is_link = false;
+		size_t before = n;
+
+		if (!len)
+			break;
+		rc = path_step(done, sizeof(done), &n, name, len);
+		p = rest;
+		if (rc || (len <= 2 && name[0] == '.' && (len == 1 || name[1] == '.')) ||
+		    (last && !follow_last))
+			continue;
+		rc = locate_raw(run, done, &part, &inner);
+		if (!rc && strncmp(part->fstype, "ext", 3) == 0)
+			rc = imgp_patch_readlink(run->patch, part, inner, &target, &is_link);
+		if (rc == -EINVAL || rc == -ENOENT) {
+			imgp_errclear();
+			rc = 0;
+			is_link = false;
+		}
+		if (!rc && is_link && ++links > CUSTOM_LINKS_MAX)
+			rc = imgp_fail(ELOOP, "%s: more than %d symbolic links on the way", arg,
+				       CUSTOM_LINKS_MAX);
+		if (!rc && is_link) {
+			/* The link's target, then what was left: resolved again from the top. */
+			done[before] = '\0';
+			if (asprintf(&next, "%s%s%s%s", target.data[0] == '/' ? "" : done,
+				     target.data[0] == '/' ? "" : "/", (char *)target.data, rest) < 0)
+				rc = imgp_fail(ENOMEM, "out of memory");
+			else {
+				free(todo);
+				todo = next;
+				p = todo;
+				n = 0;
+				done[0] = '\0';
+			}
+		}
+		imgp_buf_free(&target);
+		free(inner);
+	}
+	if (!rc && !n)
+		done[n++] = '/', done[n] = '\0';
+	free(todo);
+	*out = rc ? NULL : strdup(done);
+	return rc ? rc : *out ? 0 : imgp_fail(ENOMEM, "out of memory");
+}
+
+static int locate(struct custom_run *run, const char *arg, bool follow_last,
+		  const struct imgp_part **part, char **path)
+{
+	char *resolved = NULL;
+	int rc;
+
+	*path = NULL;
+	if (arg[0] != '/')
+		return locate_raw(run, arg, part, path);
+	rc = resolve(run, arg, follow_last, &resolved);
+	if (!rc)
+		rc = locate_raw(run, resolved, part, path);
+	free(resolved);
+	return rc;
+}
+
+int custom_locate(struct custom_run *run, const char *arg,
+		  const struct imgp_part **part, char **path)
+{
+	return locate(run, arg, false, part, path);
+}
+
+int custom_locate_follow(struct custom_run *run, const char *arg,
+			 const struct imgp_part **part, char **path)
+{
+	return locate(run, arg, true, part, path);
+}
+
 int custom_read(struct custom_run *run, const struct imgp_part *part,
 		const char *path, struct imgp_buf *out, bool *exists)
 {
@@ -129,7 +249,7 @@ int custom_read_root(struct custom_run *run, const char *arg,
 {
 	const struct imgp_part *part;
 	char *path;
-	int rc = custom_locate(run, arg, &part, &path);
+	int rc = custom_locate_follow(run, arg, &part, &path);
 
 	if (!rc)
 		rc = custom_read(run, part, path, out, exists);
@@ -143,7 +263,7 @@ int custom_exists(struct custom_run *run, const char *arg)
 	struct imgp_fs_stat st;
 	char *path;
 	bool exists = false;
-	int rc = custom_locate(run, arg, &part, &path);
+	int rc = custom_locate_follow(run, arg, &part, &path);
 
 	if (!rc)
 		rc = imgp_patch_stat(run->patch, part, path, &st, &exists);
@@ -197,7 +317,8 @@ int custom_mkdir_p(struct custom_run *run, const char *arg, unsigned mode,
 {
 	const struct imgp_part *part;
 	char *path;
-	int rc = custom_locate(run, arg, &part, &path);
+	/* mkdir -p goes through a link to a folder, the last one too. */
+	int rc = custom_locate_follow(run, arg, &part, &path);
 
 	if (!rc)
 		rc = mkdir_in(run, part, path, mode, uid, gid);
@@ -212,7 +333,7 @@ int custom_put(struct custom_run *run, const char *arg, const void *data,
 	const struct imgp_part *part;
 	char *path, *parent = NULL;
 	bool ext;
-	int rc = custom_locate(run, arg, &part, &path);
+	int rc = custom_locate_follow(run, arg, &part, &path);
 
 	if (rc)
 		return rc;

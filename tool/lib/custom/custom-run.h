@@ -64,6 +64,13 @@ int custom_fact(struct custom_run *run, const char *key, const char *value);
  */
 int custom_locate(struct custom_run *run, const char *arg,
 		  const struct imgp_part **part, char **path);
+/*
+ * Both resolve the links on the way as the booted system does (a
+ * usr-merged /bin is /usr/bin); custom_locate_follow the last part's too,
+ * as open(2) and stat(2) do, custom_locate not, as lstat(2) and unlink(2).
+ */
+int custom_locate_follow(struct custom_run *run, const char *arg,
+			 const struct imgp_part **part, char **path);
 /* Reads a file as the plan leaves it; *exists false (0 returned) when missing. */
 int custom_read(struct custom_run *run, const struct imgp_part *part,
 		const char *path, struct imgp_buf *out, bool *exists);
