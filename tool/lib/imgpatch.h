@@ -144,13 +144,10 @@ int imgp_disk_read_file(struct imgp_disk *disk, const char *part, const char *pa
 /* ---------------------------------------------------- survey.c, bootpath-*.c */
 
 /*
- * One survey of an image, read once with one set of rules (survey.c has
- * them): the partitions' filesystems, the boot and the root partition, how
- * the board picks its device tree (its boot path, bootpath-*.c), the FIT,
- * the boot script and the hook file it honours, the trees there are, the
- * trees the board boots (effective.c) and the root fstab. info prints a
- * survey, doctor judges one, patch and the recipes resolve "boot" and
- * "root" through one; nothing else looks these things up.
+ * One survey of an image, read once with one set of rules (survey.c): the
+ * filesystems, the boot and root partitions, the boot path and its trees,
+ * the FIT, the boot script and its hook, the root fstab. info prints one,
+ * doctor judges one, patch and recipes resolve "boot" and "root" by one.
  */
 #define IMGP_FIT_PATH "/image.fit"
 
@@ -211,12 +208,9 @@ struct imgp_info_opts {
 };
 /*
  * Writes what imgpatch info shows of a survey made with every
- * IMGP_SURVEY_* fact to out: partitions, the image's U-Boot, boot path,
- * trees and their SD/eMMC controllers, kernel command lines, FIT, boot
- * script, root fstab. *problems: the facts that could not be read and the
- * bad hashes. Returns 0, the error of a model that picks no one tree
- * (as imgp_survey_pick for an option, named), -EIO when writing failed,
- * or -ENOMEM.
+ * IMGP_SURVEY_* fact to out. *problems: the facts that could not be read
+ * and the bad hashes. Returns 0, the error of a model that picks no one
+ * tree (as imgp_survey_pick), -EIO when writing failed, or -ENOMEM.
  */
 int imgp_info_write(struct imgp_survey *sv, const struct imgp_info_opts *opts, FILE *out,
 		    int *problems);
@@ -488,29 +482,17 @@ int imgp_recipe_apply(const struct imgp_recipe *r, struct imgp_patch *patch);
 /* ------------------------------------------------------------ custom.c */
 
 /*
- * customize's settings: options named as virt-customize(1) names them
- * ("hostname", "copy-in", ...), planned in the order given, each the way
- * the image applies it at its first boot (a cloud-init seed, or the files
- * the booted system reads).
+ * customize's settings (option names as virt-customize(1) has them, NULL
+ * after the last), checked as given, planned in order the image's own way;
+ * explain: "  SETTING: how (why)" lines; facts: "KEY<TAB>VALUE" lines.
  */
 struct imgp_custom;
-
 int imgp_custom_new(struct imgp_custom **out);
 void imgp_custom_free(struct imgp_custom *c);
-/* The i-th option's name (without "--"), NULL past the last. */
 const char *imgp_custom_option(size_t i);
-bool imgp_custom_is_option(const char *name);
-/*
- * Adds a setting, its value checked as far as it can be without the
- * image: 0, or -EINVAL "--NAME VALUE: why". Secrets are read from files
- * when planned, never taken as values.
- */
 int imgp_custom_add(struct imgp_custom *c, const char *name, const char *value);
-/* Plans every setting into patch; -errno with "--NAME: why". */
 int imgp_custom_plan(struct imgp_custom *c, struct imgp_patch *patch);
-/* After planning: "  SETTING: how (why)" lines, one a setting. */
 const char *imgp_custom_explain(const struct imgp_custom *c);
-/* After planning: "KEY<TAB>VALUE" lines (ssh-host-key, machine-id). */
 const char *imgp_custom_facts(const struct imgp_custom *c);
 
 /* ------------------------------------------------- unpack.c, pack.c, bmap.c */
@@ -547,16 +529,11 @@ struct imgp_pack_opts {
 /* ----------------------------------------------- job-open.c, job-commit.c */
 
 /*
- * The image a command was given, as one transaction (job/): whatever it
- * is (raw, compressed, archived, a card), a raw working image to plan on.
- * A writing job's result goes where it was asked, complete or not at
- * all: into a raw image in place (locked, under an undo journal, signals
- * held off while written), or to an output (sparse raw or compressed, and
- * a bmap) made under a temporary name beside it and renamed when
- * complete. A compressed image is unpacked beside its output ($TMPDIR
- * when only read), block-wise for a multi-block .xz written back as .xz.
- * The ctx's name hook hears of each temporary copy; its log, of what a
- * killed run left and was removed.
+ * The image a command was given (raw, compressed, archived, a card) as one
+ * transaction (job/, whose files say how): a raw working image to plan on,
+ * the result in place (locked, under an undo journal) or in an output made
+ * under a temporary name and renamed when complete. The ctx's name hook
+ * hears of each temporary copy; its log, of what a killed run left.
  */
 struct imgp_job;
 
@@ -711,13 +688,9 @@ typedef void (*imgp_flash_progress_fn)(uint64_t bytes, void *ctx);
 /*
  * Writes the ranges of map from the raw image to target (a block device,
  * opened exclusively, or a file), syncs, reads them back past the page
- * cache and compares. In the map's outside ranges it first reads what the
- * target holds and writes only the 4 KiB blocks that differ, so a fresh
- * card or a sparse file gets no writes there and an old boot loader on a
- * reused card is still overwritten. *written: the bytes written to the
- * card (not those it held already). Returns 0 or -errno: "write error at
- * offset N: ...", "verify: the card differs at offset N (wrote 0x.., read
- * 0x..)", with the offset also in *bad (UINT64_MAX when none applies).
+ * cache and compares (outside the partitions only the 4 KiB blocks that
+ * differ are written: flash.c). *written: the bytes written. Returns 0 or
+ * -errno naming the offset, also in *bad (UINT64_MAX when none applies).
  */
 int imgp_flash(const char *image, const struct imgp_fsmap *map, const char *target,
 	       imgp_flash_progress_fn progress, void *ctx, uint64_t *written,

@@ -34,7 +34,7 @@ static int userdb_load(struct custom_run *run, struct imgp_userdb *db)
 	for (size_t i = 0; !rc && i < 6; i++) {
 		bool exists = false;
 
-		rc = custom_read_root(run, userdb_files[i], userdb_buf(db, i), &exists);
+		rc = imgp_custom_read_root(run, userdb_files[i], userdb_buf(db, i), &exists);
 		if (!rc && !exists && i == 0)
 			rc = imgp_fail(ENOENT, "the image has no /etc/passwd");
 	}
@@ -51,10 +51,10 @@ static int userdb_store(struct custom_run *run, struct imgp_userdb *db)
 		bool exists = false;
 		struct imgp_buf old = { 0 };
 
-		rc = custom_read_root(run, userdb_files[i], &old, &exists);
+		rc = imgp_custom_read_root(run, userdb_files[i], &old, &exists);
 		/* shadow and gshadow hold password hashes: never shown. */
 		if (!rc && (exists || b->len))
-			rc = custom_put(run, userdb_files[i], b->data, b->len,
+			rc = imgp_custom_put(run, userdb_files[i], b->data, b->len,
 					exists ? 0 : (i % 2 ? 0640 : 0644), -1, -1, i % 2 == 1,
 					NULL);
 		imgp_buf_free(&old);
@@ -91,7 +91,7 @@ static int user_add_record(struct custom_run *run, const char *name)
 /* Raspberry Pi OS says ID=debian; its /etc/rpi-issue tells it apart (pi-gen stage0). */
 static const char *distro_of(struct custom_run *run)
 {
-	return custom_exists(run, "/etc/rpi-issue") > 0 ? "raspbian" : run->os_id;
+	return imgp_custom_exists(run, "/etc/rpi-issue") > 0 ? "raspbian" : run->os_id;
 }
 
 /* A login.defs number (HOME_MODE, UMASK: octal when it starts with 0). */
@@ -136,7 +136,7 @@ static int copy_skel(struct custom_run *run, const char *skel, const char *home,
 	char **names = NULL, *path = NULL;
 	size_t n = 0;
 	int rc = depth > 16 ? imgp_fail(ELOOP, "%s: nested too deep", skel)
-			    : custom_locate(run, skel, &part, &path);
+			    : imgp_custom_locate(run, skel, &part, &path);
 
 	if (!rc)
 		rc = imgp_patch_list(run->patch, part, path, &names, &n);
@@ -157,13 +157,13 @@ static int copy_skel(struct custom_run *run, const char *skel, const char *home,
 		if (!rc)
 			rc = imgp_patch_stat(run->patch, part, inner, &st, &exists);
 		if (!rc && exists && st.type == IMGP_FS_DIR) {
-			rc = custom_mkdir_p(run, to, st.mode, uid, gid);
+			rc = imgp_custom_mkdir_p(run, to, st.mode, uid, gid);
 			if (!rc)
 				rc = copy_skel(run, from, to, uid, gid, depth + 1);
 		} else if (!rc && exists && st.type == IMGP_FS_REG) {
-			rc = custom_read(run, part, inner, &data, &exists);
+			rc = imgp_custom_read(run, part, inner, &data, &exists);
 			if (!rc)
-				rc = custom_put(run, to, data.data, data.len, st.mode, uid, gid,
+				rc = imgp_custom_put(run, to, data.data, data.len, st.mode, uid, gid,
 						false, NULL);
 		}
 		imgp_buf_free(&data);
@@ -197,10 +197,10 @@ static int add_user_files(struct custom_run *run, const char *name)
 			 u.ngroups ? "," : "", groups[u.ngroups]);
 	u.groups = groups;
 	/* adduser.conf's DSHELL: the shell Debian's installer gives its first user. */
-	rc = custom_read_root(run, "/etc/adduser.conf", &conf, &exists);
+	rc = imgp_custom_read_root(run, "/etc/adduser.conf", &conf, &exists);
 	if (!rc && exists)
 		shell = conf_value((char *)conf.data, "DSHELL");
-	if (!rc && shell && custom_exists(run, shell) > 0)
+	if (!rc && shell && imgp_custom_exists(run, shell) > 0)
 		u.shell = shell;
 	if (!rc)
 		rc = imgp_userdb_add(&db, &u, &uid, &gid, &home);
@@ -210,11 +210,11 @@ static int add_user_files(struct custom_run *run, const char *name)
 	mode = defs_number(&db.login_defs, "HOME_MODE",
 			   0777 & ~defs_number(&db.login_defs, "UMASK", 022));
 	if (!rc)
-		rc = custom_mkdir_p(run, home, (unsigned)mode & 07777, uid, gid);
+		rc = imgp_custom_mkdir_p(run, home, (unsigned)mode & 07777, uid, gid);
 	if (!rc)
 		rc = copy_skel(run, "/etc/skel", home, uid, gid, 0);
 	if (!rc)
-		rc = custom_explain(run, "user %s: uid %u, gid %u, home %s, groups %s: /etc/passwd, shadow, group, gshadow (%s)",
+		rc = imgp_custom_note(run, "user %s: uid %u, gid %u, home %s, groups %s: /etc/passwd, shadow, group, gshadow (%s)",
 				    name, uid, gid, home, list, run->way_why);
 out:
 	imgp_userdb_free(&db);
@@ -224,14 +224,14 @@ out:
 	return rc;
 }
 
-int custom_plan_user(struct custom_run *run, const char *value)
+int imgp_custom_plan_user(struct custom_run *run, const char *value)
 {
 	int rc = user_add_record(run, value);
 
 	if (rc)
 		return rc;
 	if (run->way == CUSTOM_WAY_CLOUDINIT)
-		return custom_explain(run, "user %s: cloud-init's user-data (%s)", value,
+		return imgp_custom_note(run, "user %s: cloud-init's user-data (%s)", value,
 				      run->way_why);
 	return add_user_files(run, value);
 }
@@ -243,10 +243,10 @@ static int image_crypt_method(struct custom_run *run, enum imgp_crypt_method *m)
 {
 	struct imgp_buf pam = { 0 }, defs = { 0 };
 	bool e1 = false, e2 = false;
-	int rc = custom_read_root(run, "/etc/pam.d/common-password", &pam, &e1);
+	int rc = imgp_custom_read_root(run, "/etc/pam.d/common-password", &pam, &e1);
 
 	if (!rc)
-		rc = custom_read_root(run, "/etc/login.defs", &defs, &e2);
+		rc = imgp_custom_read_root(run, "/etc/login.defs", &defs, &e2);
 	if (!rc)
 		*m = imgp_crypt_method_of(e1 ? (char *)pam.data : "", e2 ? (char *)defs.data : "");
 	imgp_buf_free(&pam);
@@ -266,7 +266,7 @@ static char *current_hash(struct custom_run *run, const char *user, const char *
 	char *found = NULL;
 	size_t n = strlen(user);
 
-	if (!custom_read_root(run, "/etc/shadow", &text, &exists) && exists) {
+	if (!imgp_custom_read_root(run, "/etc/shadow", &text, &exists) && exists) {
 		for (const char *line = (char *)text.data; *line && !found;) {
 			size_t len = strcspn(line, "\n");
 
@@ -281,7 +281,7 @@ static char *current_hash(struct custom_run *run, const char *user, const char *
 			line += len + (line[len] == '\n');
 		}
 	}
-	if (!found && run->seed && !custom_read(run, run->seed, "/user-data", &text, &exists) &&
+	if (!found && run->seed && !imgp_custom_read(run, run->seed, "/user-data", &text, &exists) &&
 	    exists) {
 		for (const char *p = (char *)text.data; p && !found; p = strchr(p + 1, '$')) {
 			char *h;
@@ -357,7 +357,7 @@ static int password_field(struct custom_run *run, const char *user, const char *
 	return rc;
 }
 
-int custom_plan_password(struct custom_run *run, const char *value)
+int imgp_custom_plan_password(struct custom_run *run, const char *value)
 {
 	const char *colon = strchr(value, ':');
 	char *user = strndup(value, (size_t)(colon - value)), *field = NULL;
@@ -372,7 +372,7 @@ int custom_plan_password(struct custom_run *run, const char *value)
 		free(added->hash);
 		added->hash = field;
 		field = NULL;
-		rc = custom_explain(run, "password %s: cloud-init's user-data (hashed)", user);
+		rc = imgp_custom_note(run, "password %s: cloud-init's user-data (hashed)", user);
 		goto out;
 	}
 	if (!rc)
@@ -391,7 +391,7 @@ int custom_plan_password(struct custom_run *run, const char *value)
 		field = NULL;
 	}
 	if (!rc)
-		rc = custom_explain(run, "password %s: /etc/shadow (hashed)", user);
+		rc = imgp_custom_note(run, "password %s: /etc/shadow (hashed)", user);
 out:
 	if (field)
 		explicit_bzero(field, strlen(field));
@@ -520,9 +520,9 @@ static int keys_into_home(struct custom_run *run, const char *user,
 		    asprintf(&file, "%s/.ssh/authorized_keys", home) < 0))
 		rc = imgp_fail(ENOMEM, "out of memory");
 	if (!rc)
-		rc = custom_mkdir_p(run, dir, 0700, uid, gid);
+		rc = imgp_custom_mkdir_p(run, dir, 0700, uid, gid);
 	if (!rc)
-		rc = custom_read_root(run, file, &old, &exists);
+		rc = imgp_custom_read_root(run, file, &old, &exists);
 	if (!rc && old.len && old.data[old.len - 1] != '\n')
 		rc = imgp_buf_printf(&old, "\n") ? imgp_fail(ENOMEM, "out of memory") : 0;
 	for (const char *line = (char *)keys->data; !rc && *line;) {
@@ -537,9 +537,9 @@ static int keys_into_home(struct custom_run *run, const char *user,
 		line += n + (line[n] == '\n');
 	}
 	if (!rc)
-		rc = custom_put(run, file, old.data, old.len, 0600, uid, gid, false, NULL);
+		rc = imgp_custom_put(run, file, old.data, old.len, 0600, uid, gid, false, NULL);
 	if (!rc)
-		rc = custom_explain(run, "ssh-inject %s: %s", user, file);
+		rc = imgp_custom_note(run, "ssh-inject %s: %s", user, file);
 	imgp_userdb_free(&db);
 	imgp_buf_free(&old);
 	free(home);
@@ -548,7 +548,7 @@ static int keys_into_home(struct custom_run *run, const char *user,
 	return rc;
 }
 
-int custom_plan_ssh_inject(struct custom_run *run, const char *value)
+int imgp_custom_plan_ssh_inject(struct custom_run *run, const char *value)
 {
 	const char *colon = strchr(value, ':');
 	char *user = strndup(value, (size_t)(colon - value));
@@ -560,7 +560,7 @@ int custom_plan_ssh_inject(struct custom_run *run, const char *value)
 	if (!rc && added && run->way == CUSTOM_WAY_CLOUDINIT) {
 		rc = keys_into_record(added, &keys);
 		if (!rc)
-			rc = custom_explain(run, "ssh-inject %s: cloud-init's user-data", user);
+			rc = imgp_custom_note(run, "ssh-inject %s: cloud-init's user-data", user);
 	} else if (!rc) {
 		rc = keys_into_home(run, user, &keys);
 	}
@@ -574,9 +574,9 @@ int custom_plan_ssh_inject(struct custom_run *run, const char *value)
  * OS's first user (pi-gen stage2/01-sys-tweaks: 010_pi-nopasswd) and
  * Ubuntu's cloud default user can.
  */
-int custom_plan_sudoers(struct custom_run *run)
+int imgp_custom_plan_sudoers(struct custom_run *run)
 {
-	int rc = 0, has = custom_exists(run, "/etc/sudoers.d");
+	int rc = 0, has = imgp_custom_exists(run, "/etc/sudoers.d");
 
 	if (has <= 0 || run->way == CUSTOM_WAY_CLOUDINIT)
 		return has < 0 ? has : 0;
@@ -589,9 +589,9 @@ int custom_plan_sudoers(struct custom_run *run)
 		snprintf(path, sizeof(path), "/etc/sudoers.d/90-imgpatch-%s", run->users[i].name);
 		snprintf(line, sizeof(line), "%s ALL=(ALL) NOPASSWD: ALL\n", run->users[i].name);
 		/* sudoers(5): read only when 0440 and root's. */
-		rc = custom_put(run, path, line, strlen(line), 0440, 0, 0, false, NULL);
+		rc = imgp_custom_put(run, path, line, strlen(line), 0440, 0, 0, false, NULL);
 		if (!rc)
-			rc = custom_explain(run, "user %s: no password, so sudo without one: %s",
+			rc = imgp_custom_note(run, "user %s: no password, so sudo without one: %s",
 					    run->users[i].name, path);
 	}
 	return rc;

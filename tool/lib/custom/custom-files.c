@@ -2,7 +2,7 @@
 /*
  * customize's file options, as virt-customize(1) shapes them: --copy-in,
  * --upload, --write, --append-line, --mkdir, --chmod, --delete, --link,
- * --touch. Paths are the booted system's (custom_locate); what FAT cannot
+ * --touch. Paths are the booted system's (imgp_custom_locate); what FAT cannot
  * hold (modes, links) is refused there by the plan.
  */
 #include <dirent.h>
@@ -56,7 +56,7 @@ static int stat_arg(struct custom_run *run, const char *arg, struct imgp_fs_stat
 {
 	const struct imgp_part *part;
 	char *path;
-	int rc = custom_locate_follow(run, arg, &part, &path);
+	int rc = imgp_custom_locate_follow(run, arg, &part, &path);
 
 	*exists = false;
 	if (!rc)
@@ -92,7 +92,7 @@ static int put_file(struct custom_run *run, const char *arg, const void *data,
 {
 	int rc = parent_must_exist(run, arg);
 
-	return rc ? rc : custom_put(run, arg, data, len, mode, -1, -1, false, NULL);
+	return rc ? rc : imgp_custom_put(run, arg, data, len, mode, -1, -1, false, NULL);
 }
 
 /* --write FILE:CONTENT */
@@ -123,7 +123,7 @@ static int plan_append_line(struct custom_run *run, const char *value)
 	int rc = split_remote_first(value, &file, &line);
 
 	if (!rc)
-		rc = custom_read_root(run, file, &old, &exists);
+		rc = imgp_custom_read_root(run, file, &old, &exists);
 	for (const char *p = exists ? (char *)old.data : NULL; !rc && p && *p;) {
 		size_t n = strcspn(p, "\r\n");
 
@@ -147,7 +147,7 @@ static int plan_append_line(struct custom_run *run, const char *value)
 		rc = imgp_buf_printf(&old, "%s%s", line, eol) ?
 		     imgp_fail(ENOMEM, "out of memory") : 0;
 	if (!rc)
-		rc = exists ? custom_put(run, file, old.data, old.len, 0, -1, -1, false, NULL)
+		rc = exists ? imgp_custom_put(run, file, old.data, old.len, 0, -1, -1, false, NULL)
 			    : put_file(run, file, old.data, old.len, 0);
 	imgp_buf_free(&old);
 	free(file);
@@ -172,7 +172,7 @@ static int plan_chmod(struct custom_run *run, const char *value)
 	const char *colon = strchr(value, ':');
 	const struct imgp_part *part;
 	char *path;
-	int rc = custom_locate_follow(run, colon + 1, &part, &path);
+	int rc = imgp_custom_locate_follow(run, colon + 1, &part, &path);
 
 	if (!rc)
 		rc = imgp_patch_attr(run->patch, part, path,
@@ -186,7 +186,7 @@ static int plan_delete(struct custom_run *run, const char *value)
 {
 	const struct imgp_part *part;
 	char *path;
-	int rc = custom_locate(run, value, &part, &path);
+	int rc = imgp_custom_locate(run, value, &part, &path);
 
 	if (!rc && strcmp(path, "/") == 0)
 		rc = imgp_fail(EINVAL, "%s: refusing to delete a whole filesystem", value);
@@ -207,7 +207,7 @@ static int plan_link(struct custom_run *run, const char *value)
 		size_t n = strcspn(p, ":");
 		char *link = strndup(p, n);
 
-		rc = link ? custom_link(run, link, target) : imgp_fail(ENOMEM, "out of memory");
+		rc = link ? imgp_custom_link(run, link, target) : imgp_fail(ENOMEM, "out of memory");
 		free(link);
 		p += n + (p[n] == ':');
 	}
@@ -298,7 +298,7 @@ static int copy_in(struct custom_run *run, const char *local, const char *remote
 	if (lstat(local, &st) < 0)
 		return imgp_fail(errno, "%s: %s", local, strerror(errno));
 	if (S_ISDIR(st.st_mode)) {
-		rc = custom_mkdir_p(run, remote, st.st_mode & 07777, -1, -1);
+		rc = imgp_custom_mkdir_p(run, remote, st.st_mode & 07777, -1, -1);
 		return rc ? rc : copy_in_folder(run, local, remote, depth);
 	}
 	if (S_ISLNK(st.st_mode)) {
@@ -308,13 +308,13 @@ static int copy_in(struct custom_run *run, const char *local, const char *remote
 		if (n < 0)
 			return imgp_fail(errno, "%s: %s", local, strerror(errno));
 		target[n] = '\0';
-		return custom_link(run, remote, target);
+		return imgp_custom_link(run, remote, target);
 	}
 	if (!S_ISREG(st.st_mode))
 		return imgp_fail(EINVAL, "%s: not a file, folder or symbolic link", local);
 	rc = imgp_read_local(local, LOCAL_FILE_MAX, true, &data);
 	if (!rc)
-		rc = custom_put(run, remote, data.data, data.len, st.st_mode & 07777, -1, -1,
+		rc = imgp_custom_put(run, remote, data.data, data.len, st.st_mode & 07777, -1, -1,
 				false, NULL);
 	imgp_buf_free(&data);
 	return rc;
@@ -355,7 +355,7 @@ static int plan_copy_in(struct custom_run *run, const char *value)
 	return rc;
 }
 
-int custom_plan_file_op(struct custom_run *run, const char *op, const char *value)
+int imgp_custom_plan_file_op(struct custom_run *run, const char *op, const char *value)
 {
 	static const struct {
 		const char *name;
@@ -368,7 +368,7 @@ int custom_plan_file_op(struct custom_run *run, const char *op, const char *valu
 	};
 
 	if (strcmp(op, "mkdir") == 0)
-		return custom_mkdir_p(run, value, 0, -1, -1);
+		return imgp_custom_mkdir_p(run, value, 0, -1, -1);
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
 		if (strcmp(ops[i].name, op) == 0)
 			return ops[i].plan(run, value);

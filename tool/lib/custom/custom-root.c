@@ -225,45 +225,45 @@ static int locate(struct custom_run *run, const char *arg, bool follow_last,
 	return rc;
 }
 
-int custom_locate(struct custom_run *run, const char *arg,
+int imgp_custom_locate(struct custom_run *run, const char *arg,
 		  const struct imgp_part **part, char **path)
 {
 	return locate(run, arg, false, part, path);
 }
 
-int custom_locate_follow(struct custom_run *run, const char *arg,
+int imgp_custom_locate_follow(struct custom_run *run, const char *arg,
 			 const struct imgp_part **part, char **path)
 {
 	return locate(run, arg, true, part, path);
 }
 
-int custom_read(struct custom_run *run, const struct imgp_part *part,
+int imgp_custom_read(struct custom_run *run, const struct imgp_part *part,
 		const char *path, struct imgp_buf *out, bool *exists)
 {
 	out->len = 0;
 	return imgp_patch_read(run->patch, part, path, CUSTOM_TEXT_MAX, out, exists);
 }
 
-int custom_read_root(struct custom_run *run, const char *arg,
+int imgp_custom_read_root(struct custom_run *run, const char *arg,
 		     struct imgp_buf *out, bool *exists)
 {
 	const struct imgp_part *part;
 	char *path;
-	int rc = custom_locate_follow(run, arg, &part, &path);
+	int rc = imgp_custom_locate_follow(run, arg, &part, &path);
 
 	if (!rc)
-		rc = custom_read(run, part, path, out, exists);
+		rc = imgp_custom_read(run, part, path, out, exists);
 	free(path);
 	return rc;
 }
 
-int custom_exists(struct custom_run *run, const char *arg)
+int imgp_custom_exists(struct custom_run *run, const char *arg)
 {
 	const struct imgp_part *part;
 	struct imgp_fs_stat st;
 	char *path;
 	bool exists = false;
-	int rc = custom_locate_follow(run, arg, &part, &path);
+	int rc = imgp_custom_locate_follow(run, arg, &part, &path);
 
 	if (!rc)
 		rc = imgp_patch_stat(run->patch, part, path, &st, &exists);
@@ -312,13 +312,13 @@ static int mkdir_in(struct custom_run *run, const struct imgp_part *part,
 	return rc;
 }
 
-int custom_mkdir_p(struct custom_run *run, const char *arg, unsigned mode,
+int imgp_custom_mkdir_p(struct custom_run *run, const char *arg, unsigned mode,
 		   long uid, long gid)
 {
 	const struct imgp_part *part;
 	char *path;
 	/* mkdir -p goes through a link to a folder, the last one too. */
-	int rc = custom_locate_follow(run, arg, &part, &path);
+	int rc = imgp_custom_locate_follow(run, arg, &part, &path);
 
 	if (!rc)
 		rc = mkdir_in(run, part, path, mode, uid, gid);
@@ -326,14 +326,14 @@ int custom_mkdir_p(struct custom_run *run, const char *arg, unsigned mode,
 	return rc;
 }
 
-int custom_put(struct custom_run *run, const char *arg, const void *data,
+int imgp_custom_put(struct custom_run *run, const char *arg, const void *data,
 	       size_t len, unsigned mode, long uid, long gid, bool secret,
 	       const char *note)
 {
 	const struct imgp_part *part;
 	char *path, *parent = NULL;
 	bool ext;
-	int rc = custom_locate_follow(run, arg, &part, &path);
+	int rc = imgp_custom_locate_follow(run, arg, &part, &path);
 
 	if (rc)
 		return rc;
@@ -360,7 +360,7 @@ int custom_put(struct custom_run *run, const char *arg, const void *data,
 static int unit_read(void *arg, const char *path, struct imgp_buf *out)
 {
 	bool exists = false;
-	int rc = custom_read_root(arg, path, out, &exists);
+	int rc = imgp_custom_read_root(arg, path, out, &exists);
 
 	return rc ? rc : exists ? 0 : -ENOENT;
 }
@@ -371,7 +371,7 @@ static int unit_readlink(void *arg, const char *path, struct imgp_buf *out)
 	const struct imgp_part *part;
 	char *inner;
 	bool exists = false;
-	int rc = custom_locate(run, path, &part, &inner);
+	int rc = imgp_custom_locate(run, path, &part, &inner);
 
 	if (!rc)
 		rc = imgp_patch_readlink(run->patch, part, inner, out, &exists);
@@ -384,7 +384,7 @@ static int unit_list(void *arg, const char *dir, char ***names, size_t *n)
 	struct custom_run *run = arg;
 	const struct imgp_part *part;
 	char *inner;
-	int rc = custom_locate(run, dir, &part, &inner);
+	int rc = imgp_custom_locate(run, dir, &part, &inner);
 
 	if (!rc)
 		rc = imgp_patch_list(run->patch, part, inner, names, n);
@@ -392,7 +392,7 @@ static int unit_list(void *arg, const char *dir, char ***names, size_t *n)
 	return rc;
 }
 
-void custom_unit_root(struct custom_run *run, struct imgp_unit_root *root)
+void imgp_custom_unit_root(struct custom_run *run, struct imgp_unit_root *root)
 {
 	root->read = unit_read;
 	root->readlink = unit_readlink;
@@ -400,7 +400,7 @@ void custom_unit_root(struct custom_run *run, struct imgp_unit_root *root)
 	root->arg = run;
 }
 
-int custom_apply_links(struct custom_run *run, const struct imgp_unit_links *l)
+int imgp_custom_apply_links(struct custom_run *run, const struct imgp_unit_links *l)
 {
 	int rc = 0;
 
@@ -408,7 +408,7 @@ int custom_apply_links(struct custom_run *run, const struct imgp_unit_links *l)
 		const struct imgp_part *part;
 		char *path, *parent;
 
-		rc = custom_locate(run, l->v[i].path, &part, &path);
+		rc = imgp_custom_locate(run, l->v[i].path, &part, &path);
 		if (rc)
 			break;
 		if (!l->v[i].target) {
@@ -438,7 +438,7 @@ static int read_os_id(struct custom_run *run)
 	int rc = 0;
 
 	for (size_t i = 0; !rc && !exists && i < 2; i++)
-		rc = custom_read_root(run, files[i], &b, &exists);
+		rc = imgp_custom_read_root(run, files[i], &b, &exists);
 	run->os_id = strdup("");
 	for (const char *line = exists ? (char *)b.data : NULL; !rc && line && *line;) {
 		size_t n = strcspn(line, "\n");
@@ -518,12 +518,12 @@ static int cloudinit_netplan(struct custom_run *run, bool *netplan)
 	char **names = NULL, *dir = NULL, *first = NULL;
 	size_t n = 0;
 	bool exists = false;
-	int rc = custom_read_root(run, "/etc/cloud/cloud.cfg", &text, &exists);
+	int rc = imgp_custom_read_root(run, "/etc/cloud/cloud.cfg", &text, &exists);
 
 	if (!rc && exists)
 		first = cfg_first_renderer((char *)text.data);
 	if (!rc)
-		rc = custom_locate(run, "/etc/cloud/cloud.cfg.d", &part, &dir);
+		rc = imgp_custom_locate(run, "/etc/cloud/cloud.cfg.d", &part, &dir);
 	if (!rc && imgp_patch_list(run->patch, part, dir, &names, &n) == -ENOENT)
 		imgp_errclear();
 	/* Files of cloud.cfg.d are merged in name order: a later one wins. */
@@ -535,7 +535,7 @@ static int cloudinit_netplan(struct custom_run *run, bool *netplan)
 		if (!rc && len > 4 && strcmp(names[i] + len - 4, ".cfg") == 0) {
 			char *one = NULL;
 
-			rc = custom_read_root(run, path, &text, &exists);
+			rc = imgp_custom_read_root(run, path, &text, &exists);
 			one = !rc && exists ? cfg_first_renderer((char *)text.data) : NULL;
 			if (one) {
 				free(first);
@@ -550,12 +550,12 @@ static int cloudinit_netplan(struct custom_run *run, bool *netplan)
 	if (!rc && first) {
 		*netplan = strcmp(first, "netplan") == 0;
 	} else if (!rc) {
-		int eni = custom_exists(run, "/sbin/ifup");
+		int eni = imgp_custom_exists(run, "/sbin/ifup");
 
 		if (eni > 0)
-			eni = custom_exists(run, "/etc/network/interfaces");
+			eni = imgp_custom_exists(run, "/etc/network/interfaces");
 		rc = eni < 0 ? eni : 0;
-		*netplan = !eni && custom_exists(run, "/usr/sbin/netplan") > 0;
+		*netplan = !eni && imgp_custom_exists(run, "/usr/sbin/netplan") > 0;
 	}
 	free(first);
 	return rc;
@@ -572,9 +572,9 @@ static int detect_cloudinit(struct custom_run *run)
 		imgp_errclear();
 		return 0;
 	}
-	rc = custom_read_root(run, "/var/lib/dpkg/status", &status, &have_status);
+	rc = imgp_custom_read_root(run, "/var/lib/dpkg/status", &status, &have_status);
 	if (!rc)
-		rc = custom_read_root(run, "/usr/lib/python3/dist-packages/cloudinit/version.py",
+		rc = imgp_custom_read_root(run, "/usr/lib/python3/dist-packages/cloudinit/version.py",
 				      &version, &have_version);
 	if (rc)
 		goto out;
@@ -583,7 +583,7 @@ static int detect_cloudinit(struct custom_run *run)
 		goto out;
 	if (!have_status && !have_version)
 		goto out;
-	seed_exists = custom_exists(run, "/etc/cloud/cloud-init.disabled");
+	seed_exists = imgp_custom_exists(run, "/etc/cloud/cloud-init.disabled");
 	if (seed_exists < 0) {
 		rc = seed_exists;
 		goto out;
@@ -610,7 +610,7 @@ out:
 	return rc;
 }
 
-int custom_detect(struct custom_run *run)
+int imgp_custom_detect(struct custom_run *run)
 {
 	struct imgp_buf fstab = { 0 };
 	bool exists = false;
@@ -619,7 +619,7 @@ int custom_detect(struct custom_run *run)
 	run->root = imgp_patch_part(run->patch, "root");
 	if (!run->root)
 		return -ENOENT;
-	rc = custom_read(run, run->root, "/etc/fstab", &fstab, &exists);
+	rc = imgp_custom_read(run, run->root, "/etc/fstab", &fstab, &exists);
 	if (!rc && exists)
 		rc = imgp_fstab_list((char *)fstab.data, fstab.len, &run->mounts,
 				     &run->nmounts);
@@ -642,10 +642,10 @@ static int unit_enabled(struct custom_run *run, const char *unit)
 	char path[256];
 
 	snprintf(path, sizeof(path), "/etc/systemd/system/multi-user.target.wants/%s", unit);
-	return custom_exists(run, path);
+	return imgp_custom_exists(run, path);
 }
 
-int custom_net_system(struct custom_run *run, enum imgp_net_system *out,
+int imgp_custom_net_system(struct custom_run *run, enum imgp_net_system *out,
 		      const char **why)
 {
 	static const struct {
@@ -660,7 +660,7 @@ int custom_net_system(struct custom_run *run, enum imgp_net_system *out,
 	int rc;
 
 	for (size_t i = 0; i < sizeof(systems) / sizeof(systems[0]); i++) {
-		rc = custom_exists(run, systems[i].probe);
+		rc = imgp_custom_exists(run, systems[i].probe);
 		if (rc < 0)
 			return rc;
 		if (rc) {
@@ -677,7 +677,7 @@ int custom_net_system(struct custom_run *run, enum imgp_net_system *out,
 		*why = "the image enables systemd-networkd";
 		return 0;
 	}
-	rc = custom_exists(run, "/sbin/ifup");
+	rc = imgp_custom_exists(run, "/sbin/ifup");
 	if (rc < 0)
 		return rc;
 	if (rc) {
@@ -688,11 +688,11 @@ int custom_net_system(struct custom_run *run, enum imgp_net_system *out,
 	return imgp_fail(ENOTSUP, "the image has no network system imgpatch knows (NetworkManager, netplan, systemd-networkd enabled, ifupdown)");
 }
 
-int custom_link(struct custom_run *run, const char *arg, const char *target)
+int imgp_custom_link(struct custom_run *run, const char *arg, const char *target)
 {
 	const struct imgp_part *part;
 	char *path, *parent = NULL;
-	int rc = custom_locate(run, arg, &part, &path);
+	int rc = imgp_custom_locate(run, arg, &part, &path);
 
 	if (rc)
 		return rc;

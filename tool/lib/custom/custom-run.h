@@ -51,9 +51,9 @@ struct custom_run {
 };
 
 /* Adds "SETTING: how (why)" to the plan's explanation. */
-int custom_explain(struct custom_run *run, const char *fmt, ...) IMGP_PRINTF(2, 3);
+int imgp_custom_note(struct custom_run *run, const char *fmt, ...) IMGP_PRINTF(2, 3);
 /* Adds a reported fact (a host key's fingerprint, the machine-id). */
-int custom_fact(struct custom_run *run, const char *key, const char *value);
+int imgp_custom_add_fact(struct custom_run *run, const char *key, const char *value);
 
 /* ---------------------------------------------- the root (custom-root.c) */
 
@@ -62,68 +62,68 @@ int custom_fact(struct custom_run *run, const char *key, const char *value);
  * the root's /etc/fstab and the path inside it; "PART:PATH" as cat takes
  * it. *path is malloc'd. -EINVAL / -ENOENT with the reason.
  */
-int custom_locate(struct custom_run *run, const char *arg,
+int imgp_custom_locate(struct custom_run *run, const char *arg,
 		  const struct imgp_part **part, char **path);
 /*
  * Both resolve the links on the way as the booted system does (a
- * usr-merged /bin is /usr/bin); custom_locate_follow the last part's too,
- * as open(2) and stat(2) do, custom_locate not, as lstat(2) and unlink(2).
+ * usr-merged /bin is /usr/bin); imgp_custom_locate_follow the last part's too,
+ * as open(2) and stat(2) do, imgp_custom_locate not, as lstat(2) and unlink(2).
  */
-int custom_locate_follow(struct custom_run *run, const char *arg,
+int imgp_custom_locate_follow(struct custom_run *run, const char *arg,
 			 const struct imgp_part **part, char **path);
 /* Reads a file as the plan leaves it; *exists false (0 returned) when missing. */
-int custom_read(struct custom_run *run, const struct imgp_part *part,
+int imgp_custom_read(struct custom_run *run, const struct imgp_part *part,
 		const char *path, struct imgp_buf *out, bool *exists);
 /* The same for a path of the root filesystem (after fstab). */
-int custom_read_root(struct custom_run *run, const char *path,
+int imgp_custom_read_root(struct custom_run *run, const char *path,
 		     struct imgp_buf *out, bool *exists);
 /* Whether a path exists (as planned); -errno on a failure to look. */
-int custom_exists(struct custom_run *run, const char *arg);
+int imgp_custom_exists(struct custom_run *run, const char *arg);
 /*
  * Plans a file of the booted system: written with text, mode and owner,
  * its folders made as mkdir -p would (mode 0755, root). secret: its plan
  * line shows no content.
  */
-int custom_put(struct custom_run *run, const char *arg, const void *data,
+int imgp_custom_put(struct custom_run *run, const char *arg, const void *data,
 	       size_t len, unsigned mode, long uid, long gid, bool secret,
 	       const char *note);
 /* ln -sf TARGET ARG (ext only: FAT has no links). */
-int custom_link(struct custom_run *run, const char *arg, const char *target);
+int imgp_custom_link(struct custom_run *run, const char *arg, const char *target);
 /* mkdir -p ARG, the new folders mode (0755 when 0), owner (-1: root). */
-int custom_mkdir_p(struct custom_run *run, const char *arg, unsigned mode,
+int imgp_custom_mkdir_p(struct custom_run *run, const char *arg, unsigned mode,
 		   long uid, long gid);
 /* The unit root over the plan, for custom-units.c's functions. */
-void custom_unit_root(struct custom_run *run, struct imgp_unit_root *root);
+void imgp_custom_unit_root(struct custom_run *run, struct imgp_unit_root *root);
 /* Applies the links a units function returned (folders made as needed). */
-int custom_apply_links(struct custom_run *run, const struct imgp_unit_links *l);
+int imgp_custom_apply_links(struct custom_run *run, const struct imgp_unit_links *l);
 /* Detects the way, the seed and the network system (once, at the start). */
-int custom_detect(struct custom_run *run);
+int imgp_custom_detect(struct custom_run *run);
 /* The network system the root runs (its files are what custom-net.c makes). */
-int custom_net_system(struct custom_run *run, enum imgp_net_system *out,
+int imgp_custom_net_system(struct custom_run *run, enum imgp_net_system *out,
 		      const char **why);
 
 /* ----------------------------------------- the settings (custom-*.c) */
 
-int custom_plan_hostname(struct custom_run *run, const char *value);
-int custom_plan_timezone(struct custom_run *run, const char *value);
-int custom_plan_keymap(struct custom_run *run, const char *value);
-int custom_plan_locale(struct custom_run *run, const char *value);
-int custom_plan_machine_id(struct custom_run *run, const char *value);
-int custom_plan_host_keys(struct custom_run *run, const char *value);
-int custom_plan_user(struct custom_run *run, const char *value);
-int custom_plan_password(struct custom_run *run, const char *value);
-int custom_plan_ssh_inject(struct custom_run *run, const char *value);
+int imgp_custom_plan_hostname(struct custom_run *run, const char *value);
+int imgp_custom_plan_timezone(struct custom_run *run, const char *value);
+int imgp_custom_plan_keymap(struct custom_run *run, const char *value);
+int imgp_custom_plan_locale(struct custom_run *run, const char *value);
+int imgp_custom_plan_machine_id(struct custom_run *run, const char *value);
+int imgp_custom_plan_host_keys(struct custom_run *run, const char *value);
+int imgp_custom_plan_user(struct custom_run *run, const char *value);
+int imgp_custom_plan_password(struct custom_run *run, const char *value);
+int imgp_custom_plan_ssh_inject(struct custom_run *run, const char *value);
 /* A user added without a password gets sudo without one (custom-account.c). */
-int custom_plan_sudoers(struct custom_run *run);
+int imgp_custom_plan_sudoers(struct custom_run *run);
 /* The accumulated settings: the seed's files, the network files. */
-int custom_plan_seed(struct custom_run *run);
-int custom_plan_network(struct custom_run *run);
+int imgp_custom_plan_seed(struct custom_run *run);
+int imgp_custom_plan_network(struct custom_run *run);
 
-int custom_plan_file_op(struct custom_run *run, const char *op,
+int imgp_custom_plan_file_op(struct custom_run *run, const char *op,
 			const char *value);
-int custom_plan_unit_op(struct custom_run *run, const char *op,
+int imgp_custom_plan_unit_op(struct custom_run *run, const char *op,
 			const char *value);
-int custom_plan_firstboot(struct custom_run *run, const char *op,
+int imgp_custom_plan_firstboot(struct custom_run *run, const char *op,
 			  const char *value);
 
 #endif /* IMGP_CUSTOM_RUN_H */

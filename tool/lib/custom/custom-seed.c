@@ -21,7 +21,7 @@ static int seed_read(struct custom_run *run, const char *path, struct imgp_buf *
 {
 	bool exists = false;
 
-	return custom_read(run, run->seed, path, out, &exists);
+	return imgp_custom_read(run, run->seed, path, out, &exists);
 }
 
 static int seed_put(struct custom_run *run, const char *path, const struct imgp_buf *b,
@@ -30,7 +30,7 @@ static int seed_put(struct custom_run *run, const char *path, const struct imgp_
 	char arg[64];
 
 	snprintf(arg, sizeof(arg), "%d:%s", run->seed->number, path);
-	return custom_put(run, arg, b->data, b->len, 0, -1, -1, secret, NULL);
+	return imgp_custom_put(run, arg, b->data, b->len, 0, -1, -1, secret, NULL);
 }
 
 /* Whether the image's /etc/network/interfaces configures iface itself (ifupdown owns it). */
@@ -39,7 +39,7 @@ static int ifupdown_owns(struct custom_run *run, const char *iface)
 	struct imgp_buf text = { 0 };
 	char want[64];
 	bool exists = false;
-	int rc = custom_read_root(run, "/etc/network/interfaces", &text, &exists), owns = 0;
+	int rc = imgp_custom_read_root(run, "/etc/network/interfaces", &text, &exists), owns = 0;
 
 	snprintf(want, sizeof(want), "iface %s ", iface);
 	for (const char *line = exists ? (char *)text.data : NULL; !rc && line && *line;) {
@@ -78,7 +78,7 @@ static int ifupdown_release(struct custom_run *run, const char *iface)
 {
 	struct imgp_buf text = { 0 }, out = { 0 };
 	bool exists = false, in_stanza = false, changed = false;
-	int rc = custom_read_root(run, "/etc/network/interfaces", &text, &exists);
+	int rc = imgp_custom_read_root(run, "/etc/network/interfaces", &text, &exists);
 
 	for (const char *line = exists ? (char *)text.data : NULL; !rc && line && *line;) {
 		size_t n = strcspn(line, "\n");
@@ -106,7 +106,7 @@ static int ifupdown_release(struct custom_run *run, const char *iface)
 		line += n + (line[n] == '\n');
 	}
 	if (!rc && changed)
-		rc = custom_put(run, "/etc/network/interfaces", out.data, out.len, 0, -1, -1, false,
+		rc = imgp_custom_put(run, "/etc/network/interfaces", out.data, out.len, 0, -1, -1, false,
 				NULL);
 	imgp_buf_free(&text);
 	imgp_buf_free(&out);
@@ -120,17 +120,17 @@ static int plan_country_file(struct custom_run *run)
 	int rc = imgp_net_country_file(&run->net, &files);
 
 	for (size_t i = 0; !rc && i < files.n; i++) {
-		rc = custom_put(run, files.v[i].path, files.v[i].text.data, files.v[i].text.len,
+		rc = imgp_custom_put(run, files.v[i].path, files.v[i].text.data, files.v[i].text.len,
 				files.v[i].mode, 0, 0, files.v[i].secret, NULL);
 		if (!rc)
-			rc = custom_explain(run, "wifi-country %s: %s", run->net.wifi_country,
+			rc = imgp_custom_note(run, "wifi-country %s: %s", run->net.wifi_country,
 					    files.v[i].path);
 	}
 	imgp_gen_files_free(&files);
 	return rc ? imgp_fail_ctx(rc, "--wifi-country") : 0;
 }
 
-int custom_plan_network(struct custom_run *run)
+int imgp_custom_plan_network(struct custom_run *run)
 {
 	struct imgp_gen_files files = { 0 };
 	enum imgp_net_system sys;
@@ -139,7 +139,7 @@ int custom_plan_network(struct custom_run *run)
 
 	if (run->way == CUSTOM_WAY_CLOUDINIT)
 		return plan_country_file(run);
-	rc = custom_net_system(run, &sys, &why);
+	rc = imgp_custom_net_system(run, &sys, &why);
 	if (!rc && sys == IMGP_NET_NETWORKMANAGER && !run->net.wifi_ssid) {
 		int owns = ifupdown_owns(run, run->net.iface ? run->net.iface : "eth0");
 
@@ -153,24 +153,24 @@ int custom_plan_network(struct custom_run *run)
 	if (!rc)
 		rc = imgp_net_files(sys, &run->net, &files);
 	for (size_t i = 0; !rc && i < files.n; i++) {
-		rc = custom_put(run, files.v[i].path, files.v[i].text.data, files.v[i].text.len,
+		rc = imgp_custom_put(run, files.v[i].path, files.v[i].text.data, files.v[i].text.len,
 				files.v[i].mode, 0, 0, files.v[i].secret, NULL);
 		if (!rc)
-			rc = custom_explain(run, "network: %s (%s)", files.v[i].path, why);
+			rc = imgp_custom_note(run, "network: %s (%s)", files.v[i].path, why);
 	}
 	imgp_gen_files_free(&files);
 	if (!rc && sys == IMGP_NET_IFUPDOWN)
 		rc = ifupdown_release(run, run->net.iface ? run->net.iface :
 				      run->net.wifi_ssid ? "wlan0" : "eth0");
 	if (!rc && sys == IMGP_NET_NETWORKD)
-		rc = custom_plan_unit_op(run, "enable", "systemd-networkd.service");
+		rc = imgp_custom_plan_unit_op(run, "enable", "systemd-networkd.service");
 	if (!rc && sys == IMGP_NET_NETWORKD && run->net.wifi_ssid) {
 		char unit[64];
 
 		/* wpa_supplicant's own unit for networkd (wpa_supplicant.service(8) on Debian). */
 		snprintf(unit, sizeof(unit), "wpa_supplicant@%s.service",
 			 run->net.iface ? run->net.iface : "wlan0");
-		rc = custom_plan_unit_op(run, "enable", unit);
+		rc = imgp_custom_plan_unit_op(run, "enable", unit);
 	}
 	return rc;
 }
@@ -203,7 +203,7 @@ static int seed_users(struct custom_run *run, struct imgp_cloudinit_user **out,
 	memset(&db, 0, sizeof(db));
 	if (!run->nusers)
 		return 0;
-	rc = custom_read_root(run, "/etc/group", &db.group, &(bool){ false });
+	rc = imgp_custom_read_root(run, "/etc/group", &db.group, &(bool){ false });
 	if (rc)
 		return rc;
 	ngroups = imgp_user_first_groups(&db, run->os_id, groups);
@@ -220,7 +220,7 @@ static int seed_users(struct custom_run *run, struct imgp_cloudinit_user **out,
 	return *out ? 0 : imgp_fail(ENOMEM, "out of memory");
 }
 
-int custom_plan_seed(struct custom_run *run)
+int imgp_custom_plan_seed(struct custom_run *run)
 {
 	struct imgp_cloudinit_config cfg = {
 		.hostname = run->hostname, .timezone = run->timezone,
@@ -248,7 +248,7 @@ int custom_plan_seed(struct custom_run *run)
 		if (!rc)
 			rc = seed_put(run, "/network-config", &net, run->net.wifi_psk != NULL);
 		if (!rc)
-			rc = custom_explain(run, "network: the seed's network-config, as cloud-init %d.%d reads it",
+			rc = imgp_custom_note(run, "network: the seed's network-config, as cloud-init %d.%d reads it",
 					    run->ci_version.major, run->ci_version.minor);
 	}
 	if (rc)
@@ -269,7 +269,7 @@ int custom_plan_seed(struct custom_run *run)
 	if (!rc)
 		rc = seed_put(run, "/meta-data", &meta, false);
 	if (!rc)
-		rc = custom_explain(run, "cloud-init seed on " IMGP_PART_FMT " (%s): user-data, meta-data instance-id %s (cloud-init %d.%d applies it again when this changes)",
+		rc = imgp_custom_note(run, "cloud-init seed on " IMGP_PART_FMT " (%s): user-data, meta-data instance-id %s (cloud-init %d.%d applies it again when this changes)",
 				    run->seed->number, run->seed->fstype, id,
 				    run->ci_version.major, run->ci_version.minor);
 out:

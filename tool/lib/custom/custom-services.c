@@ -13,13 +13,13 @@
 #include "imgpatch-internal.h"
 #include "custom/custom-run.h"
 
-int custom_plan_unit_op(struct custom_run *run, const char *op, const char *value)
+int imgp_custom_plan_unit_op(struct custom_run *run, const char *op, const char *value)
 {
 	struct imgp_unit_root root;
 	struct imgp_unit_links links = { 0 };
 	int rc;
 
-	custom_unit_root(run, &root);
+	imgp_custom_unit_root(run, &root);
 	if (strcmp(op, "enable") == 0)
 		rc = imgp_units_enable(&root, value, &links);
 	else if (strcmp(op, "disable") == 0)
@@ -27,9 +27,9 @@ int custom_plan_unit_op(struct custom_run *run, const char *op, const char *valu
 	else
 		rc = imgp_units_mask(&root, value, &links);
 	if (!rc)
-		rc = custom_apply_links(run, &links);
+		rc = imgp_custom_apply_links(run, &links);
 	if (!rc)
-		rc = custom_explain(run, "%s %s: %zu link%s, as systemctl %s makes them", op, value,
+		rc = imgp_custom_note(run, "%s %s: %zu link%s, as systemctl %s makes them", op, value,
 				    links.n, links.n == 1 ? "" : "s", op);
 	imgp_unit_links_free(&links);
 	return rc;
@@ -60,7 +60,7 @@ static int next_number(struct custom_run *run, const struct imgp_gen_files *f,
 	size_t n = 0;
 	long max = 0;
 	const char *want = strrchr(f->v[f->n - 1].path, '/') + 1 + 5;
-	int rc = custom_locate(run, IMGP_FIRSTBOOT_DIR, &part, &dir);
+	int rc = imgp_custom_locate(run, IMGP_FIRSTBOOT_DIR, &part, &dir);
 
 	*same = false;
 	if (!rc) {
@@ -81,7 +81,7 @@ static int next_number(struct custom_run *run, const struct imgp_gen_files *f,
 
 			rc = asprintf(&path, "%s/%s", dir, names[i]) < 0 ?
 			     imgp_fail(ENOMEM, "out of memory") :
-			     custom_read(run, part, path, &old, &exists);
+			     imgp_custom_read(run, part, path, &old, &exists);
 			if (!rc && exists && old.len == f->v[f->n - 1].text.len &&
 			    memcmp(old.data, f->v[f->n - 1].text.data, old.len) == 0) {
 				*same = true;
@@ -102,7 +102,7 @@ static int next_number(struct custom_run *run, const struct imgp_gen_files *f,
 	return rc;
 }
 
-int custom_plan_firstboot(struct custom_run *run, const char *op, const char *value)
+int imgp_custom_plan_firstboot(struct custom_run *run, const char *op, const char *value)
 {
 	struct imgp_buf script = { 0 };
 	struct imgp_gen_files files = { 0 };
@@ -129,16 +129,16 @@ int custom_plan_firstboot(struct custom_run *run, const char *op, const char *va
 	if (!rc)
 		rc = imgp_firstboot_files(seq, name, (char *)script.data, script.len, &files);
 	for (size_t i = 0; !rc && i < files.n; i++)
-		rc = custom_put(run, files.v[i].path, files.v[i].text.data, files.v[i].text.len,
+		rc = imgp_custom_put(run, files.v[i].path, files.v[i].text.data, files.v[i].text.len,
 				files.v[i].mode, 0, 0, files.v[i].secret, NULL);
 	run->firstboot_seq = seq + 1;
-	custom_unit_root(run, &root);
+	imgp_custom_unit_root(run, &root);
 	if (!rc)
 		rc = imgp_units_enable(&root, IMGP_FIRSTBOOT_UNIT, &links);
 	if (!rc)
-		rc = custom_apply_links(run, &links);
+		rc = imgp_custom_apply_links(run, &links);
 	if (!rc)
-		rc = custom_explain(run, "%s %s: %s, run once at the first boot by %s", op,
+		rc = imgp_custom_note(run, "%s %s: %s, run once at the first boot by %s", op,
 				    value,
 				    files.n ? files.v[files.n - 1].path : "", IMGP_FIRSTBOOT_UNIT);
 	imgp_unit_links_free(&links);

@@ -143,13 +143,13 @@ static int check_choice(const char *name, const char *value)
 }
 
 static const struct custom_option options[] = {
-	{ "hostname", KIND_IDENTITY, custom_plan_hostname, check_hostname },
-	{ "timezone", KIND_IDENTITY, custom_plan_timezone, check_nonempty },
-	{ "keymap", KIND_IDENTITY, custom_plan_keymap, check_nonempty },
-	{ "locale", KIND_IDENTITY, custom_plan_locale, check_nonempty },
-	{ "user", KIND_IDENTITY, custom_plan_user, check_user },
-	{ "password", KIND_IDENTITY, custom_plan_password, check_user_pair },
-	{ "ssh-inject", KIND_IDENTITY, custom_plan_ssh_inject, check_user_pair },
+	{ "hostname", KIND_IDENTITY, imgp_custom_plan_hostname, check_hostname },
+	{ "timezone", KIND_IDENTITY, imgp_custom_plan_timezone, check_nonempty },
+	{ "keymap", KIND_IDENTITY, imgp_custom_plan_keymap, check_nonempty },
+	{ "locale", KIND_IDENTITY, imgp_custom_plan_locale, check_nonempty },
+	{ "user", KIND_IDENTITY, imgp_custom_plan_user, check_user },
+	{ "password", KIND_IDENTITY, imgp_custom_plan_password, check_user_pair },
+	{ "ssh-inject", KIND_IDENTITY, imgp_custom_plan_ssh_inject, check_user_pair },
 	{ "static-ip", KIND_NET, NULL, check_nonempty },
 	{ "gateway", KIND_NET, NULL, check_nonempty },
 	{ "dns", KIND_NET, NULL, check_nonempty },
@@ -157,8 +157,8 @@ static const struct custom_option options[] = {
 	{ "wifi", KIND_NET, NULL, check_nonempty },
 	{ "wifi-psk-file", KIND_NET, NULL, check_nonempty },
 	{ "wifi-country", KIND_NET, NULL, check_nonempty },
-	{ "ssh-host-keys", KIND_IDENTITY, custom_plan_host_keys, check_choice },
-	{ "machine-id", KIND_IDENTITY, custom_plan_machine_id, check_choice },
+	{ "ssh-host-keys", KIND_IDENTITY, imgp_custom_plan_host_keys, check_choice },
+	{ "machine-id", KIND_IDENTITY, imgp_custom_plan_machine_id, check_choice },
 	{ "copy-in", KIND_FILE, NULL, check_pair },
 	{ "upload", KIND_FILE, NULL, check_pair },
 	{ "write", KIND_FILE, NULL, check_pair },
@@ -186,11 +186,6 @@ static const struct custom_option *option_find(const char *name)
 const char *imgp_custom_option(size_t i)
 {
 	return i < sizeof(options) / sizeof(options[0]) ? options[i].name : NULL;
-}
-
-bool imgp_custom_is_option(const char *name)
-{
-	return option_find(name) != NULL;
 }
 
 int imgp_custom_new(struct imgp_custom **out)
@@ -238,7 +233,7 @@ int imgp_custom_add(struct imgp_custom *c, const char *name, const char *value)
 	return 0;
 }
 
-int custom_explain(struct custom_run *run, const char *fmt, ...)
+int imgp_custom_note(struct custom_run *run, const char *fmt, ...)
 {
 	va_list ap;
 	char line[1024];
@@ -250,7 +245,7 @@ int custom_explain(struct custom_run *run, const char *fmt, ...)
 	       imgp_fail(ENOMEM, "out of memory") : 0;
 }
 
-int custom_fact(struct custom_run *run, const char *key, const char *value)
+int imgp_custom_add_fact(struct custom_run *run, const char *key, const char *value)
 {
 	return imgp_buf_printf(run->facts, "%s\t%s\n", key, value) ?
 	       imgp_fail(ENOMEM, "out of memory") : 0;
@@ -318,13 +313,13 @@ static int plan_setting(struct custom_run *run, const struct custom_setting *s)
 		rc = opt->plan(run, s->value);
 		break;
 	case KIND_FILE:
-		rc = custom_plan_file_op(run, opt->name, s->value);
+		rc = imgp_custom_plan_file_op(run, opt->name, s->value);
 		break;
 	case KIND_UNIT:
-		rc = custom_plan_unit_op(run, opt->name, s->value);
+		rc = imgp_custom_plan_unit_op(run, opt->name, s->value);
 		break;
 	case KIND_FIRSTBOOT:
-		rc = custom_plan_firstboot(run, opt->name, s->value);
+		rc = imgp_custom_plan_firstboot(run, opt->name, s->value);
 		break;
 	default:
 		return 0;
@@ -357,17 +352,17 @@ int imgp_custom_plan(struct imgp_custom *c, struct imgp_patch *patch)
 
 	c->explain.len = 0;
 	c->facts.len = 0;
-	rc = custom_detect(&run);
+	rc = imgp_custom_detect(&run);
 	if (!rc)
 		rc = gather_net(&run, c, &psk);
 	for (size_t i = 0; !rc && i < c->n; i++)
 		rc = plan_setting(&run, &c->v[i]);
 	if (!rc)
-		rc = custom_plan_sudoers(&run);
+		rc = imgp_custom_plan_sudoers(&run);
 	if (!rc && run.net_set)
-		rc = custom_plan_network(&run);
+		rc = imgp_custom_plan_network(&run);
 	if (!rc && run.way == CUSTOM_WAY_CLOUDINIT)
-		rc = custom_plan_seed(&run);
+		rc = imgp_custom_plan_seed(&run);
 	if (psk) {
 		explicit_bzero(psk, strlen(psk));
 		free(psk);
