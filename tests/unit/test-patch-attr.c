@@ -179,7 +179,7 @@ static bool make_ext_root(const char *root)
 {
 	char p[PATH_MAX + 64];
 	const char *dirs[] = { "", "/etc", "/home", "/srv", "/srv/tree", "/srv/tree/sub",
-			       "/srv/tree/sub/deeper", NULL };
+			       "/srv/tree/sub/deeper", "/srv/imm", NULL };
 	const char *files[][2] = {
 		{ "/etc/fstab", "LABEL=writable / ext4 defaults 0 1\n" },
 		{ "/etc/keep.conf", "keep = yes\n" },
@@ -187,6 +187,7 @@ static bool make_ext_root(const char *root)
 		{ "/srv/tree/a.txt", "a\n" },
 		{ "/srv/tree/sub/b.txt", "bb\n" },
 		{ "/srv/tree/sub/deeper/c.txt", "ccc\n" },
+		{ "/srv/imm/x", "x\n" },
 		{ NULL, NULL },
 	};
 
@@ -256,11 +257,14 @@ static bool make_disk(void)
 				 extfile, "32M", NULL };
 	const char *sfdisk[] = { "sfdisk", "-q", "--no-reread", "--no-tell-kernel",
 				 disk, NULL };
+	const char *immutable[] = { "debugfs", "-w", "-R", "sif /srv/imm/x flags 0x80010",
+				    extfile, NULL };
 	int fd;
 
 	unit_path_keep(root, sizeof(root), "root");
 	unit_path_keep(script, sizeof(script), "sfdisk.in");
-	if (!make_ext_root(root) || unit_spawn(mke2fs, NULL, NULL) || !make_fat())
+	if (!make_ext_root(root) || unit_spawn(mke2fs, NULL, NULL) ||
+	    unit_spawn(immutable, NULL, NULL) || !make_fat())
 		return false;
 	fd = open(disk, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0 || ftruncate(fd, DISK_SIZE) < 0 || close(fd) < 0)
@@ -510,7 +514,7 @@ static void test_delete(void)
 	      imgp_patch_delete(p.patch, p.ext, "/srv/tree/a.txt") == 0 &&
 	      imgp_patch_delete(p.patch, p.ext, "/srv/never") == 0,
 	      "delete: a file, a link, a folder; under a deleted one and nothing there plan nothing");
-	CHECK(lists(&p, p.ext, "/srv", ""), "list: the deleted are gone");
+	CHECK(lists(&p, p.ext, "/srv", "imm"), "list: the deleted are gone");
 	CHECK(imgp_patch_read(p.patch, p.ext, "/srv/tree/sub/b.txt", 100, &buf, &existed) == 0 &&
 	      !existed, "read: a file under a deleted folder does not exist");
 	text = plan_text(&p);
@@ -641,6 +645,37 @@ static void test_fat(void)
 	CHECK(fat_clean(), "fsck.fat -n finds nothing");
 }
 
+/* Refused by the commit's check, as --dry-run refuses it, and the image left as it was. */
+static void test_refused(void)
+{
+	const char *msg;
+	char *same, *after;
+	size_t len, len2;
+	struct plan p;
+	int rc;
+
+	same = unit_read_file(disk, &len);
+	CHECK(plan_open(&p) && imgp_patch_delete(p.patch, p.ext, "/srv/imm") == 0,
+	      "refused: a folder holding an immutable file is planned");
+	rc = imgp_patch_check(p.patch);
+	msg = imgp_errmsg();
+	CHECK(rc == -EPERM && !strncmp(msg, "p2 (ext4): /srv/imm: holds an immutable or append-only inode (", 62) &&
+	      strstr(msg, "): clear the flag with chattr -ia first"),
+	      "refused: --dry-run's check names the partition, the folder and the flag");
+	if (rc != -EPERM)
+		printf("# %d: %s\n", rc, msg);
+	CHECK(imgp_patch_commit(p.patch, disk, NULL) == -EPERM, "refused: so does the commit");
+	CHECK(fails_with(imgp_patch_delete(p.patch, p.fat, "/a*b"), -EINVAL,
+			 "p1 (vfat): /a*b: a name with '*' is not supported on FAT (mtools reads it as a pattern)"),
+	      "refused: a FAT name mtools would read as a pattern");
+	plan_close(&p);
+	after = unit_read_file(disk, &len2);
+	CHECK(same && after && len == len2 && !memcmp(same, after, len),
+	      "refused: the image is byte-identical");
+	free(after);
+	free(same);
+}
+
 static const char *missing_tool(void)
 {
 	static const char *const tools[][3] = {
@@ -690,6 +725,7 @@ int main(void)
 		test_delete();
 		test_delete_write();
 		test_fat();
+		test_refused();
 	}
 	unit_tmpdir_remove();
 	return unit_done();
