@@ -27,35 +27,6 @@
 #define FSTAB "# /etc/fstab: static file system information.\n" \
 	      "LABEL=writable\t/\text4\tdiscard,errors=remount-ro\t0 1\n"
 
-/* Copies len bytes between files at the given offsets (dd conv=notrunc). */
-static int copy_range(const char *src, off_t soff, const char *dst, off_t doff,
-		      size_t len)
-{
-	static char buf[64 * 1024];
-	int in = open(src, O_RDONLY), out = open(dst, O_WRONLY | O_CREAT, 0644);
-	int rc = -1;
-
-	if (in < 0 || out < 0)
-		goto out;
-	while (len) {
-		size_t want = len < sizeof(buf) ? len : sizeof(buf);
-		ssize_t n = pread(in, buf, want, soff);
-
-		if (n <= 0 || pwrite(out, buf, (size_t)n, doff) != n)
-			goto out;
-		soff += n;
-		doff += n;
-		len -= (size_t)n;
-	}
-	rc = 0;
-out:
-	if (in >= 0)
-		close(in);
-	if (out >= 0)
-		close(out);
-	return rc;
-}
-
 static bool same_file(const char *a, const char *b)
 {
 	size_t la = 0, lb = 0;
@@ -86,7 +57,7 @@ static bool fsck_clean(const char *disk, const char *fsfile)
 	char *text;
 	int rc;
 
-	if (copy_range(disk, PART_START, fsfile, 0, FS_SIZE))
+	if (unit_copy_range(disk, PART_START, fsfile, 0, FS_SIZE))
 		return false;
 	rc = unit_spawn(argv, NULL, out);
 	if (rc != 0 && (text = unit_read_file(out, NULL))) {
@@ -262,7 +233,7 @@ static bool make_disk(const char *disk, const char *fsfile)
 			    "label: gpt\nstart=2048, size=65536, type=L, name=rootfs\n") ||
 	    unit_spawn(argv, script, NULL) != 0)
 		return false;
-	return copy_range(fsfile, 0, disk, PART_START, FS_SIZE) == 0;
+	return unit_copy_range(fsfile, 0, disk, PART_START, FS_SIZE) == 0;
 }
 
 static bool make_root(void)
@@ -478,7 +449,7 @@ static void test_refused(const char *disk, const char *copy)
 	char *big;
 	int rc;
 
-	if (copy_range(disk, 0, copy, 0, DISK_SIZE))
+	if (unit_copy_range(disk, 0, copy, 0, DISK_SIZE))
 		return;
 	rc = fs_open(&s, disk, FS_SIZE, true);
 	CHECK(rc == 0, "refused: open read-write");
@@ -524,7 +495,7 @@ static void test_dirty(const char *fsfile)
 	int rc;
 
 	/* Errors recorded in the superblock. */
-	CHECK(copy_range(fsfile, 0, dirty, 0, FS_SIZE) == 0 &&
+	CHECK(unit_copy_range(fsfile, 0, dirty, 0, FS_SIZE) == 0 &&
 	      unit_spawn(ssv, NULL, NULL) == 0 && make_disk(ddisk, dirty), "dirty: fixture with errors");
 	rc = fs_open(&s, ddisk, FS_SIZE, true);
 	CHECK(rc == -EUCLEAN, "dirty: filesystem with errors refused for writing");
@@ -538,7 +509,7 @@ static void test_dirty(const char *fsfile)
 		fs_close(&s);
 
 	/* A journal that still has to be replayed. */
-	CHECK(copy_range(fsfile, 0, dirty, 0, FS_SIZE) == 0 &&
+	CHECK(unit_copy_range(fsfile, 0, dirty, 0, FS_SIZE) == 0 &&
 	      unit_spawn(rec, NULL, NULL) == 0 && make_disk(ddisk, dirty), "dirty: fixture needing recovery");
 	rc = fs_open(&s, ddisk, FS_SIZE, true);
 	CHECK(rc == -EUCLEAN, "dirty: journal needing recovery refused");
@@ -800,7 +771,7 @@ static void test_symlink_replace(const char *disk, const char *fsfile,
 	      "replace: debugfs reads the long target from its block");
 
 	/* The same target again is not a change; slow and fast swap places. */
-	if (copy_range(disk, 0, copy, 0, DISK_SIZE))
+	if (unit_copy_range(disk, 0, copy, 0, DISK_SIZE))
 		return;
 	rc = fs_open(&s, disk, FS_SIZE, true);
 	if (rc)
@@ -828,7 +799,7 @@ static void test_symlink_refused(const char *disk, const char *copy)
 	struct session s;
 	int rc;
 
-	if (copy_range(disk, 0, copy, 0, DISK_SIZE))
+	if (unit_copy_range(disk, 0, copy, 0, DISK_SIZE))
 		return;
 	rc = fs_open(&s, disk, FS_SIZE, true);
 	CHECK(rc == 0, "link refused: open read-write");
@@ -987,7 +958,7 @@ static void test_symlink_ext2(const char *root)
 	/* 128-byte inodes: an xattr (an SELinux label, say) takes a block. */
 	text = NULL;
 	if (unit_spawn(ea, NULL, NULL) == 0 &&
-	    copy_range(fsfile, 0, disk, PART_START, FS_SIZE) == 0)
+	    unit_copy_range(fsfile, 0, disk, PART_START, FS_SIZE) == 0)
 		text = fs_stat_text(fsfile, "/etc/fast");
 	CHECK(text && !strstr(text, "File ACL: 0"),
 	      "ext2 links: the fast symlink has an xattr block");
@@ -1058,7 +1029,7 @@ int main(void)
 	if (!setup(fsfile, disk)) {
 		CHECK(0, "fixture: mke2fs, debugfs and sfdisk");
 	} else {
-		CHECK(copy_range(disk, 0, copy, 0, DISK_SIZE) == 0, "fixture: copy");
+		CHECK(unit_copy_range(disk, 0, copy, 0, DISK_SIZE) == 0, "fixture: copy");
 		test_read(disk, copy);
 		test_rewrite(disk, fsfile);
 		test_create(disk, fsfile);

@@ -29,35 +29,6 @@
 
 static char disk[PATH_MAX], extfile[PATH_MAX], fatfile[PATH_MAX];
 
-/* Copies len bytes between files at the given offsets (dd conv=notrunc). */
-static int copy_range(const char *src, off_t soff, const char *dst, off_t doff,
-		      size_t len)
-{
-	static char buf[64 * 1024];
-	int in = open(src, O_RDONLY), out = open(dst, O_WRONLY | O_CREAT, 0644);
-	int rc = -1;
-
-	if (in < 0 || out < 0)
-		goto out;
-	while (len) {
-		size_t want = len < sizeof(buf) ? len : sizeof(buf);
-		ssize_t n = pread(in, buf, want, soff);
-
-		if (n <= 0 || pwrite(out, buf, (size_t)n, doff) != n)
-			goto out;
-		soff += n;
-		doff += n;
-		len -= (size_t)n;
-	}
-	rc = 0;
-out:
-	if (in >= 0)
-		close(in);
-	if (out >= 0)
-		close(out);
-	return rc;
-}
-
 /* The output of a tool (stdout and stderr), malloc'd; NULL when it failed. */
 static char *tool_out(const char *const argv[], int *status)
 {
@@ -75,7 +46,7 @@ static char *tool_out(const char *const argv[], int *status)
 static bool ext_out(void)
 {
 	unlink(extfile);
-	return copy_range(disk, EXT_START, extfile, 0, EXT_SIZE) == 0;
+	return unit_copy_range(disk, EXT_START, extfile, 0, EXT_SIZE) == 0;
 }
 
 static char *debugfs(const char *request)
@@ -115,19 +86,24 @@ static bool ext_stat(const char *path, struct inode_info *si)
 	return ok;
 }
 
-static bool ext_clean(void)
+/* Whether a checker (e2fsck -fn, fsck.fat -n) exits 0; its words printed when not. */
+static bool runs_clean(const char *const argv[])
 {
-	const char *argv[] = { "e2fsck", "-fn", extfile, NULL };
 	char *text;
 	int rc;
 
-	if (!ext_out())
-		return false;
 	text = tool_out(argv, &rc);
 	if (rc != 0 && text)
-		printf("# e2fsck -fn exited %d:\n# %s\n", rc, text);
+		printf("# %s exited %d:\n# %s\n", argv[0], rc, text);
 	free(text);
 	return rc == 0;
+}
+
+static bool ext_clean(void)
+{
+	const char *argv[] = { "e2fsck", "-fn", extfile, NULL };
+
+	return ext_out() && runs_clean(argv);
 }
 
 /* Free blocks and inodes as dumpe2fs -h reports them. */
@@ -160,17 +136,10 @@ static char *fat_listing(void)
 static bool fat_clean(void)
 {
 	const char *argv[] = { "fsck.fat", "-n", fatfile, NULL };
-	char *text;
-	int rc;
 
 	unlink(fatfile);
-	if (copy_range(disk, FAT_START, fatfile, 0, FAT_SIZE))
-		return false;
-	text = tool_out(argv, &rc);
-	if (rc != 0 && text)
-		printf("# fsck.fat -n exited %d:\n# %s\n", rc, text);
-	free(text);
-	return rc == 0;
+	return unit_copy_range(disk, FAT_START, fatfile, 0, FAT_SIZE) == 0 &&
+	       runs_clean(argv);
 }
 
 /* ---------------------------------------------------------------- fixture */
@@ -273,8 +242,8 @@ static bool make_disk(void)
 				    "start=18432, size=65536, type=83\n") ||
 	    unit_spawn(sfdisk, script, NULL) != 0)
 		return false;
-	return copy_range(fatfile, 0, disk, FAT_START, FAT_SIZE) == 0 &&
-	       copy_range(extfile, 0, disk, EXT_START, EXT_SIZE) == 0;
+	return unit_copy_range(fatfile, 0, disk, FAT_START, FAT_SIZE) == 0 &&
+	       unit_copy_range(extfile, 0, disk, EXT_START, EXT_SIZE) == 0;
 }
 
 /* ------------------------------------------------------------- the plan */

@@ -262,7 +262,7 @@ static void drop_under(struct imgp_patch *patch, const struct imgp_part *part,
 int imgp_patch_delete(struct imgp_patch *patch, const struct imgp_part *part,
 		      const char *path)
 {
-	struct imgp_change *c, *grown;
+	struct imgp_change *c;
 	struct imgp_fs_stat st;
 	struct imgp_fs *fs;
 	bool exists;
@@ -280,21 +280,12 @@ int imgp_patch_delete(struct imgp_patch *patch, const struct imgp_part *part,
 	rc = imgp_patch_stat(patch, part, path, &st, &exists);
 	if (rc || !exists)
 		return rc;
-	grown = realloc(patch->changes, (patch->nchanges + 1) * sizeof(*grown));
-	if (!grown)
-		return imgp_fail(ENOMEM, "out of memory");
-	patch->changes = grown;
-	c = &patch->changes[patch->nchanges];
-	memset(c, 0, sizeof(*c));
-	c->kind = IMGP_CHANGE_DELETE;
-	c->part = part;
+	rc = imgp_patch_append(patch, IMGP_CHANGE_DELETE, part, path, path_len(path), &c);
+	if (rc)
+		return rc;
 	c->existed = true;
 	c->have_was = true;
 	c->was = st;
-	c->path = strndup(path, path_len(path));
-	if (!c->path)
-		return imgp_fail(ENOMEM, "out of memory");
-	patch->nchanges++;
 	if (st.type == IMGP_FS_LNK)
 		rc = imgp_fs_readlink(fs, c->path, &c->old);
 	return rc;
