@@ -548,6 +548,25 @@ static void test_delete_write(void)
 	CHECK(ext_stat("/etc/keep.conf", &si) && si.size == 4 && si.mode == 0644 &&
 	      !ext_stat("/etc/ghost.conf", &si), "debugfs: a new file, 0644 again; no ghost");
 
+	/* A folder deleted and made again: empty, its new mode, root's. */
+	CHECK(plan_open(&p) && imgp_patch_delete(p.patch, p.ext, "/home/u") == 0 &&
+	      fails_with(imgp_patch_attr(p.patch, p.ext, "/home/u/.ssh", -1, 0, 0), -ENOENT,
+			 "p2 (ext4): /home/u/.ssh: no such file or folder") &&
+	      imgp_patch_mkdir(p.patch, p.ext, "/home/u", "again") == 0 &&
+	      imgp_patch_attr(p.patch, p.ext, "/home/u", 0750, -1, -1) == 0 &&
+	      lists(&p, p.ext, "/home/u", "") && lists(&p, p.ext, "/home", "u"),
+	      "delete+mkdir: the folder planned again holds nothing");
+	text = plan_text(&p);
+	CHECK(has_line(text, "p2 (ext4) /home/u: deleted (folder)") &&
+	      has_line(text, "p2 (ext4) /home/u: new folder, mode 0750"),
+	      "delete+mkdir: describe");
+	free(text);
+	CHECK(plan_commit(&p) == 0, "delete+mkdir: committed");
+	plan_close(&p);
+	CHECK(ext_clean() && ext_stat("/home/u", &si) && si.mode == 0750 && si.uid == 0 &&
+	      si.links == 2 && !ext_stat("/home/u/.ssh", &si),
+	      "debugfs: /home/u is 0750, root's, without .ssh; e2fsck -fn finds nothing");
+
 	/* A plan that writes and deletes the same new file changes no byte. */
 	same = unit_read_file(disk, &len);
 	CHECK(plan_open(&p) &&
