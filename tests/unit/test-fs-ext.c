@@ -552,6 +552,92 @@ static void test_bounds(const char *disk)
 }
 
 /* ext2: block maps instead of extents, 128-byte inodes without extra times. */
+/* Free blocks and inodes as debugfs stats reads them from the superblock. */
+static bool free_counts(const char *fsfile, unsigned long long *blocks,
+			unsigned long long *inodes)
+{
+	char *text = debugfs(fsfile, "stats"), *b, *i;
+	bool ok;
+
+	b = text ? strstr(text, "Free blocks:") : NULL;
+	i = text ? strstr(text, "Free inodes:") : NULL;
+	ok = b && i && sscanf(b, "Free blocks: %llu", blocks) == 1 &&
+	     sscanf(i, "Free inodes: %llu", inodes) == 1;
+	free(text);
+	return ok;
+}
+
+/*
+ * ext2 (1 KiB blocks, indirect blocks, no extents): a folder tree made and
+ * removed gives back every block and inode; an owner past 16 bits; stat.
+ */
+static void test_ext2_remove(void)
+{
+	char fbuf[128], dbuf[128];
+	const char *fsfile = unit_path_keep(fbuf, sizeof(fbuf), "ext2rm.fs");
+	const char *disk = unit_path_keep(dbuf, sizeof(dbuf), "ext2rm.img");
+	unsigned long long b0, i0, b1, i1;
+	struct imgp_buf big = { 0 };
+	struct imgp_fs_stat st;
+	struct stat_info si;
+	struct session s;
+	char *text;
+	int rc;
+
+	if (!make_fs(fsfile, "ext2", unit_path("root")) || !make_disk(disk, fsfile) ||
+	    !free_counts(fsfile, &b0, &i0)) {
+		CHECK(0, "ext2 remove: fixture");
+		return;
+	}
+	for (int i = 0; i < 2000; i++)
+		imgp_buf_printf(&big, "line %04d of a file beyond the direct blocks\n", i);
+	rc = fs_open(&s, disk, FS_SIZE, true);
+	CHECK(rc == 0 && imgp_fs_mkdir(&s.fs, "/srv/d") == 0 &&
+	      imgp_fs_mkdir(&s.fs, "/srv/d/sub") == 0 &&
+	      imgp_fs_write_file(&s.fs, "/srv/d/big", big.data, big.len) == 0 &&
+	      imgp_fs_write_file(&s.fs, "/srv/d/sub/small", "s\n", 2) == 0 &&
+	      imgp_fs_symlink(&s.fs, "/srv/d/l", "big") == 0 &&
+	      imgp_fs_set_owner(&s.fs, "/srv/d/sub", 70000, 70001) == 0 &&
+	      imgp_fs_set_mode(&s.fs, "/srv/d/sub", 0700) == 0,
+	      "ext2 remove: a tree made, a folder's owner and mode set");
+	CHECK(imgp_fs_stat(&s.fs, "/srv/d/sub", &st) == 0 && st.type == IMGP_FS_DIR &&
+	      st.mode == 0700 && st.uid == 70000 && st.gid == 70001 &&
+	      imgp_fs_stat(&s.fs, "/srv/d/l", &st) == 0 && st.type == IMGP_FS_LNK &&
+	      st.size == 3 && imgp_fs_stat(&s.fs, "/srv/d/big", &st) == 0 &&
+	      st.type == IMGP_FS_REG && st.size == big.len,
+	      "ext2 remove: stat says what each is, the link not followed");
+	CHECK(imgp_fs_set_mode(&s.fs, "/srv/d/l", 0600) == -EINVAL,
+	      "ext2 remove: a link's mode is refused");
+	imgp_errclear();
+	if (!rc)
+		fs_close(&s);
+	CHECK(fsck_clean(disk, fsfile), "ext2 remove: e2fsck -fn clean after the tree is made");
+	/* Small inodes: debugfs prints no " mtime:" for fs_stat() to read. */
+	text = debugfs(fsfile, "stat /srv/d/sub");
+	memset(&si, 0, sizeof(si));
+	CHECK(text && strstr(text, "Mode:") && strstr(text, "User:") &&
+	      sscanf(strstr(text, "Mode:"), "Mode: %o", &si.mode) == 1 &&
+	      sscanf(strstr(text, "User:"), "User: %u Group: %u", &si.uid, &si.gid) == 2 &&
+	      si.uid == 70000 && si.gid == 70001 && si.mode == 0700,
+	      "ext2 remove: debugfs sees owner 70000:70001 and mode 0700");
+	free(text);
+	CHECK(free_counts(fsfile, &b1, &i1) && b1 < b0 && i1 == i0 - 5,
+	      "ext2 remove: the tree took blocks and five inodes");
+	rc = fs_open(&s, disk, FS_SIZE, true);
+	CHECK(rc == 0 && imgp_fs_remove(&s.fs, "/srv/d") == 0, "ext2 remove: rm -rf /srv/d");
+	CHECK(rc == 0 && imgp_fs_remove(&s.fs, "/srv/d") == -ENOENT &&
+	      !strcmp(imgp_errmsg(), "p1 (ext4): /srv/d: no such file or folder"),
+	      "ext2 remove: again: no such file or folder");
+	CHECK(rc == 0 && imgp_fs_remove(&s.fs, "//") == -EPERM,
+	      "ext2 remove: the root is refused");
+	imgp_errclear();
+	if (!rc)
+		fs_close(&s);
+	CHECK(fsck_clean(disk, fsfile) && free_counts(fsfile, &b1, &i1) && b1 == b0 &&
+	      i1 == i0, "ext2 remove: e2fsck -fn clean, the free counts as before");
+	imgp_buf_free(&big);
+}
+
 static void test_ext2(void)
 {
 	char fbuf[128], dbuf[128];
@@ -1037,6 +1123,7 @@ int main(void)
 		test_dirty(fsfile);
 		test_bounds(disk);
 		test_ext2();
+		test_ext2_remove();
 		test_symlinks();
 	}
 	unit_tmpdir_remove();
