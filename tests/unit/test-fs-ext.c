@@ -443,6 +443,37 @@ static void test_create(const char *disk, const char *fsfile)
 	      "create: directory grew past one block");
 }
 
+/* Entries removed from an indexed (htree) folder and a grown one leave both as e2fsck wants them. */
+static void test_remove_indexed(const char *disk, const char *fsfile)
+{
+	struct stat_info si;
+	struct session s;
+	bool all = true;
+	char path[128];
+	int rc;
+
+	rc = fs_open(&s, disk, FS_SIZE, true);
+	CHECK(rc == 0, "remove: open read-write");
+	if (rc)
+		return;
+	CHECK(imgp_fs_remove(&s.fs, "/etc/new.conf") == 0 &&
+	      imgp_fs_remove(&s.fs, "/etc/package-150.conf/") == 0,
+	      "remove: two files of the indexed /etc (one named with a trailing slash)");
+	for (int i = 0; i < 150 && all; i += 7) {
+		snprintf(path, sizeof(path),
+			 "/srv/a-file-with-a-rather-long-name-number-%03d.conf", i);
+		all = imgp_fs_remove(&s.fs, path) == 0;
+	}
+	CHECK(all, "remove: every seventh file of the grown /srv");
+	fs_close(&s);
+	CHECK(fsck_clean(disk, fsfile), "remove: e2fsck -fn clean");
+	CHECK(!fs_stat(fsfile, "/etc/new.conf", &si) && !fs_stat(fsfile, "/etc/package-150.conf", &si) &&
+	      fs_stat(fsfile, "/etc/package-151.conf", &si) &&
+	      !fs_stat(fsfile, "/srv/a-file-with-a-rather-long-name-number-007.conf", &si) &&
+	      fs_stat(fsfile, "/srv/a-file-with-a-rather-long-name-number-008.conf", &si),
+	      "remove: debugfs finds the removed gone, their neighbours there");
+}
+
 static void test_refused(const char *disk, const char *copy)
 {
 	struct session s;
@@ -1119,6 +1150,7 @@ int main(void)
 		test_read(disk, copy);
 		test_rewrite(disk, fsfile);
 		test_create(disk, fsfile);
+		test_remove_indexed(disk, fsfile);
 		test_refused(disk, copy);
 		test_dirty(fsfile);
 		test_bounds(disk);
