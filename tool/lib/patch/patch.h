@@ -8,6 +8,7 @@
 #define IMGP_PATCH_H
 
 #include "imgpatch.h"
+#include "fs/fs.h"
 
 /* ----------------------------------------------------------------- patch.c */
 
