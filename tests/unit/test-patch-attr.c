@@ -439,6 +439,17 @@ static void test_modes_owners(void)
 	      "attr again: nothing pending, unchanged");
 	free(text);
 	plan_close(&p);
+
+	/* A secret rewritten: sizes only. */
+	CHECK(plan_open(&p) && imgp_patch_write(p.patch, p.ext, "/etc/secret.conf", "psk=other\n",
+						 10, true, NULL) == 0,
+	      "secret: an existing secret file rewritten");
+	imgp_patch_secret(p.patch, p.ext, "/etc/secret.conf");
+	text = plan_text(&p);
+	CHECK(has_line(text, "p2 (ext4) /etc/secret.conf: 24 -> 10 bytes (holds a secret: not shown)") &&
+	      !strstr(text, "psk") && !strstr(text, "@@"), "secret: neither text is shown, no diff");
+	free(text);
+	plan_close(&p);
 }
 
 static void test_delete(void)
@@ -631,6 +642,29 @@ static void test_fat(void)
 		printf("# mdir: %s\n", text);
 	free(text);
 	CHECK(fat_clean(), "fsck.fat -n finds nothing");
+
+	/* Removed, then written again, in plan order. */
+	CHECK(plan_open(&p) && imgp_patch_delete(p.patch, p.fat, "/config.txt") == 0 &&
+	      imgp_patch_write(p.patch, p.fat, "/config.txt", "new\n", 4, true, NULL) == 0 &&
+	      imgp_patch_mkdir(p.patch, p.fat, "/overlays", "again") == 0 && plan_commit(&p) == 0,
+	      "fat: a file deleted and written again, a folder made again");
+	plan_close(&p);
+	text = fat_listing();
+	CHECK(text && !strcmp(text, "::/config.txt\n::/overlays/\n"), "mdir: config.txt and overlays/");
+	if (text && strcmp(text, "::/config.txt\n::/overlays/\n"))
+		printf("# mdir: %s\n", text);
+	free(text);
+	CHECK(fat_clean(), "fsck.fat -n finds nothing after");
+	CHECK(plan_open(&p), "fat: the disk opens again");
+	{
+		struct imgp_buf buf = { 0 };
+
+		CHECK(imgp_patch_read(p.patch, p.fat, "/config.txt", 100, &buf, &exists) == 0 &&
+		      exists && buf.len == 4 && !memcmp(buf.data, "new\n", 4),
+		      "fat: the new content reads back");
+		imgp_buf_free(&buf);
+	}
+	plan_close(&p);
 }
 
 /* Refused by the commit's check, as --dry-run refuses it, and the image left as it was. */
