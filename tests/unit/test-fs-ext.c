@@ -27,35 +27,6 @@
 #define FSTAB "# /etc/fstab: static file system information.\n" \
 	      "LABEL=writable\t/\text4\tdiscard,errors=remount-ro\t0 1\n"
 
-/* Copies len bytes between files at the given offsets (dd conv=notrunc). */
-static int copy_range(const char *src, off_t soff, const char *dst, off_t doff,
-		      size_t len)
-{
-	static char buf[64 * 1024];
-	int in = open(src, O_RDONLY), out = open(dst, O_WRONLY | O_CREAT, 0644);
-	int rc = -1;
-
-	if (in < 0 || out < 0)
-		goto out;
-	while (len) {
-		size_t want = len < sizeof(buf) ? len : sizeof(buf);
-		ssize_t n = pread(in, buf, want, soff);
-
-		if (n <= 0 || pwrite(out, buf, (size_t)n, doff) != n)
-			goto out;
-		soff += n;
-		doff += n;
-		len -= (size_t)n;
-	}
-	rc = 0;
-out:
-	if (in >= 0)
-		close(in);
-	if (out >= 0)
-		close(out);
-	return rc;
-}
-
 static bool same_file(const char *a, const char *b)
 {
 	size_t la = 0, lb = 0;
@@ -86,7 +57,7 @@ static bool fsck_clean(const char *disk, const char *fsfile)
 	char *text;
 	int rc;
 
-	if (copy_range(disk, PART_START, fsfile, 0, FS_SIZE))
+	if (unit_copy_range(disk, PART_START, fsfile, 0, FS_SIZE))
 		return false;
 	rc = unit_spawn(argv, NULL, out);
 	if (rc != 0 && (text = unit_read_file(out, NULL))) {
@@ -262,7 +233,7 @@ static bool make_disk(const char *disk, const char *fsfile)
 			    "label: gpt\nstart=2048, size=65536, type=L, name=rootfs\n") ||
 	    unit_spawn(argv, script, NULL) != 0)
 		return false;
-	return copy_range(fsfile, 0, disk, PART_START, FS_SIZE) == 0;
+	return unit_copy_range(fsfile, 0, disk, PART_START, FS_SIZE) == 0;
 }
 
 static bool make_root(void)
@@ -472,13 +443,44 @@ static void test_create(const char *disk, const char *fsfile)
 	      "create: directory grew past one block");
 }
 
+/* Entries removed from an indexed (htree) folder and a grown one leave both as e2fsck wants them. */
+static void test_remove_indexed(const char *disk, const char *fsfile)
+{
+	struct stat_info si;
+	struct session s;
+	bool all = true;
+	char path[128];
+	int rc;
+
+	rc = fs_open(&s, disk, FS_SIZE, true);
+	CHECK(rc == 0, "remove: open read-write");
+	if (rc)
+		return;
+	CHECK(imgp_fs_remove(&s.fs, "/etc/new.conf") == 0 &&
+	      imgp_fs_remove(&s.fs, "/etc/package-150.conf/") == 0,
+	      "remove: two files of the indexed /etc (one named with a trailing slash)");
+	for (int i = 0; i < 150 && all; i += 7) {
+		snprintf(path, sizeof(path),
+			 "/srv/a-file-with-a-rather-long-name-number-%03d.conf", i);
+		all = imgp_fs_remove(&s.fs, path) == 0;
+	}
+	CHECK(all, "remove: every seventh file of the grown /srv");
+	fs_close(&s);
+	CHECK(fsck_clean(disk, fsfile), "remove: e2fsck -fn clean");
+	CHECK(!fs_stat(fsfile, "/etc/new.conf", &si) && !fs_stat(fsfile, "/etc/package-150.conf", &si) &&
+	      fs_stat(fsfile, "/etc/package-151.conf", &si) &&
+	      !fs_stat(fsfile, "/srv/a-file-with-a-rather-long-name-number-007.conf", &si) &&
+	      fs_stat(fsfile, "/srv/a-file-with-a-rather-long-name-number-008.conf", &si),
+	      "remove: debugfs finds the removed gone, their neighbours there");
+}
+
 static void test_refused(const char *disk, const char *copy)
 {
 	struct session s;
 	char *big;
 	int rc;
 
-	if (copy_range(disk, 0, copy, 0, DISK_SIZE))
+	if (unit_copy_range(disk, 0, copy, 0, DISK_SIZE))
 		return;
 	rc = fs_open(&s, disk, FS_SIZE, true);
 	CHECK(rc == 0, "refused: open read-write");
@@ -524,7 +526,7 @@ static void test_dirty(const char *fsfile)
 	int rc;
 
 	/* Errors recorded in the superblock. */
-	CHECK(copy_range(fsfile, 0, dirty, 0, FS_SIZE) == 0 &&
+	CHECK(unit_copy_range(fsfile, 0, dirty, 0, FS_SIZE) == 0 &&
 	      unit_spawn(ssv, NULL, NULL) == 0 && make_disk(ddisk, dirty), "dirty: fixture with errors");
 	rc = fs_open(&s, ddisk, FS_SIZE, true);
 	CHECK(rc == -EUCLEAN, "dirty: filesystem with errors refused for writing");
@@ -538,7 +540,7 @@ static void test_dirty(const char *fsfile)
 		fs_close(&s);
 
 	/* A journal that still has to be replayed. */
-	CHECK(copy_range(fsfile, 0, dirty, 0, FS_SIZE) == 0 &&
+	CHECK(unit_copy_range(fsfile, 0, dirty, 0, FS_SIZE) == 0 &&
 	      unit_spawn(rec, NULL, NULL) == 0 && make_disk(ddisk, dirty), "dirty: fixture needing recovery");
 	rc = fs_open(&s, ddisk, FS_SIZE, true);
 	CHECK(rc == -EUCLEAN, "dirty: journal needing recovery refused");
@@ -581,6 +583,92 @@ static void test_bounds(const char *disk)
 }
 
 /* ext2: block maps instead of extents, 128-byte inodes without extra times. */
+/* Free blocks and inodes as debugfs stats reads them from the superblock. */
+static bool free_counts(const char *fsfile, unsigned long long *blocks,
+			unsigned long long *inodes)
+{
+	char *text = debugfs(fsfile, "stats"), *b, *i;
+	bool ok;
+
+	b = text ? strstr(text, "Free blocks:") : NULL;
+	i = text ? strstr(text, "Free inodes:") : NULL;
+	ok = b && i && sscanf(b, "Free blocks: %llu", blocks) == 1 &&
+	     sscanf(i, "Free inodes: %llu", inodes) == 1;
+	free(text);
+	return ok;
+}
+
+/*
+ * ext2 (1 KiB blocks, indirect blocks, no extents): a folder tree made and
+ * removed gives back every block and inode; an owner past 16 bits; stat.
+ */
+static void test_ext2_remove(void)
+{
+	char fbuf[128], dbuf[128];
+	const char *fsfile = unit_path_keep(fbuf, sizeof(fbuf), "ext2rm.fs");
+	const char *disk = unit_path_keep(dbuf, sizeof(dbuf), "ext2rm.img");
+	unsigned long long b0, i0, b1, i1;
+	struct imgp_buf big = { 0 };
+	struct imgp_fs_stat st;
+	struct stat_info si;
+	struct session s;
+	char *text;
+	int rc;
+
+	if (!make_fs(fsfile, "ext2", unit_path("root")) || !make_disk(disk, fsfile) ||
+	    !free_counts(fsfile, &b0, &i0)) {
+		CHECK(0, "ext2 remove: fixture");
+		return;
+	}
+	for (int i = 0; i < 2000; i++)
+		imgp_buf_printf(&big, "line %04d of a file beyond the direct blocks\n", i);
+	rc = fs_open(&s, disk, FS_SIZE, true);
+	CHECK(rc == 0 && imgp_fs_mkdir(&s.fs, "/srv/d") == 0 &&
+	      imgp_fs_mkdir(&s.fs, "/srv/d/sub") == 0 &&
+	      imgp_fs_write_file(&s.fs, "/srv/d/big", big.data, big.len) == 0 &&
+	      imgp_fs_write_file(&s.fs, "/srv/d/sub/small", "s\n", 2) == 0 &&
+	      imgp_fs_symlink(&s.fs, "/srv/d/l", "big") == 0 &&
+	      imgp_fs_set_owner(&s.fs, "/srv/d/sub", 70000, 70001) == 0 &&
+	      imgp_fs_set_mode(&s.fs, "/srv/d/sub", 0700) == 0,
+	      "ext2 remove: a tree made, a folder's owner and mode set");
+	CHECK(imgp_fs_stat(&s.fs, "/srv/d/sub", &st) == 0 && st.type == IMGP_FS_DIR &&
+	      st.mode == 0700 && st.uid == 70000 && st.gid == 70001 &&
+	      imgp_fs_stat(&s.fs, "/srv/d/l", &st) == 0 && st.type == IMGP_FS_LNK &&
+	      st.size == 3 && imgp_fs_stat(&s.fs, "/srv/d/big", &st) == 0 &&
+	      st.type == IMGP_FS_REG && st.size == big.len,
+	      "ext2 remove: stat says what each is, the link not followed");
+	CHECK(imgp_fs_set_mode(&s.fs, "/srv/d/l", 0600) == -EINVAL,
+	      "ext2 remove: a link's mode is refused");
+	imgp_errclear();
+	if (!rc)
+		fs_close(&s);
+	CHECK(fsck_clean(disk, fsfile), "ext2 remove: e2fsck -fn clean after the tree is made");
+	/* Small inodes: debugfs prints no " mtime:" for fs_stat() to read. */
+	text = debugfs(fsfile, "stat /srv/d/sub");
+	memset(&si, 0, sizeof(si));
+	CHECK(text && strstr(text, "Mode:") && strstr(text, "User:") &&
+	      sscanf(strstr(text, "Mode:"), "Mode: %o", &si.mode) == 1 &&
+	      sscanf(strstr(text, "User:"), "User: %u Group: %u", &si.uid, &si.gid) == 2 &&
+	      si.uid == 70000 && si.gid == 70001 && si.mode == 0700,
+	      "ext2 remove: debugfs sees owner 70000:70001 and mode 0700");
+	free(text);
+	CHECK(free_counts(fsfile, &b1, &i1) && b1 < b0 && i1 == i0 - 5,
+	      "ext2 remove: the tree took blocks and five inodes");
+	rc = fs_open(&s, disk, FS_SIZE, true);
+	CHECK(rc == 0 && imgp_fs_remove(&s.fs, "/srv/d") == 0, "ext2 remove: rm -rf /srv/d");
+	CHECK(rc == 0 && imgp_fs_remove(&s.fs, "/srv/d") == -ENOENT &&
+	      !strcmp(imgp_errmsg(), "p1 (ext4): /srv/d: no such file or folder"),
+	      "ext2 remove: again: no such file or folder");
+	CHECK(rc == 0 && imgp_fs_remove(&s.fs, "//") == -EPERM,
+	      "ext2 remove: the root is refused");
+	imgp_errclear();
+	if (!rc)
+		fs_close(&s);
+	CHECK(fsck_clean(disk, fsfile) && free_counts(fsfile, &b1, &i1) && b1 == b0 &&
+	      i1 == i0, "ext2 remove: e2fsck -fn clean, the free counts as before");
+	imgp_buf_free(&big);
+}
+
 static void test_ext2(void)
 {
 	char fbuf[128], dbuf[128];
@@ -800,7 +888,7 @@ static void test_symlink_replace(const char *disk, const char *fsfile,
 	      "replace: debugfs reads the long target from its block");
 
 	/* The same target again is not a change; slow and fast swap places. */
-	if (copy_range(disk, 0, copy, 0, DISK_SIZE))
+	if (unit_copy_range(disk, 0, copy, 0, DISK_SIZE))
 		return;
 	rc = fs_open(&s, disk, FS_SIZE, true);
 	if (rc)
@@ -828,7 +916,7 @@ static void test_symlink_refused(const char *disk, const char *copy)
 	struct session s;
 	int rc;
 
-	if (copy_range(disk, 0, copy, 0, DISK_SIZE))
+	if (unit_copy_range(disk, 0, copy, 0, DISK_SIZE))
 		return;
 	rc = fs_open(&s, disk, FS_SIZE, true);
 	CHECK(rc == 0, "link refused: open read-write");
@@ -987,7 +1075,7 @@ static void test_symlink_ext2(const char *root)
 	/* 128-byte inodes: an xattr (an SELinux label, say) takes a block. */
 	text = NULL;
 	if (unit_spawn(ea, NULL, NULL) == 0 &&
-	    copy_range(fsfile, 0, disk, PART_START, FS_SIZE) == 0)
+	    unit_copy_range(fsfile, 0, disk, PART_START, FS_SIZE) == 0)
 		text = fs_stat_text(fsfile, "/etc/fast");
 	CHECK(text && !strstr(text, "File ACL: 0"),
 	      "ext2 links: the fast symlink has an xattr block");
@@ -1058,14 +1146,16 @@ int main(void)
 	if (!setup(fsfile, disk)) {
 		CHECK(0, "fixture: mke2fs, debugfs and sfdisk");
 	} else {
-		CHECK(copy_range(disk, 0, copy, 0, DISK_SIZE) == 0, "fixture: copy");
+		CHECK(unit_copy_range(disk, 0, copy, 0, DISK_SIZE) == 0, "fixture: copy");
 		test_read(disk, copy);
 		test_rewrite(disk, fsfile);
 		test_create(disk, fsfile);
+		test_remove_indexed(disk, fsfile);
 		test_refused(disk, copy);
 		test_dirty(fsfile);
 		test_bounds(disk);
 		test_ext2();
+		test_ext2_remove();
 		test_symlinks();
 	}
 	unit_tmpdir_remove();

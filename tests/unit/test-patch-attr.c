@@ -29,35 +29,6 @@
 
 static char disk[PATH_MAX], extfile[PATH_MAX], fatfile[PATH_MAX];
 
-/* Copies len bytes between files at the given offsets (dd conv=notrunc). */
-static int copy_range(const char *src, off_t soff, const char *dst, off_t doff,
-		      size_t len)
-{
-	static char buf[64 * 1024];
-	int in = open(src, O_RDONLY), out = open(dst, O_WRONLY | O_CREAT, 0644);
-	int rc = -1;
-
-	if (in < 0 || out < 0)
-		goto out;
-	while (len) {
-		size_t want = len < sizeof(buf) ? len : sizeof(buf);
-		ssize_t n = pread(in, buf, want, soff);
-
-		if (n <= 0 || pwrite(out, buf, (size_t)n, doff) != n)
-			goto out;
-		soff += n;
-		doff += n;
-		len -= (size_t)n;
-	}
-	rc = 0;
-out:
-	if (in >= 0)
-		close(in);
-	if (out >= 0)
-		close(out);
-	return rc;
-}
-
 /* The output of a tool (stdout and stderr), malloc'd; NULL when it failed. */
 static char *tool_out(const char *const argv[], int *status)
 {
@@ -75,7 +46,7 @@ static char *tool_out(const char *const argv[], int *status)
 static bool ext_out(void)
 {
 	unlink(extfile);
-	return copy_range(disk, EXT_START, extfile, 0, EXT_SIZE) == 0;
+	return unit_copy_range(disk, EXT_START, extfile, 0, EXT_SIZE) == 0;
 }
 
 static char *debugfs(const char *request)
@@ -115,19 +86,24 @@ static bool ext_stat(const char *path, struct inode_info *si)
 	return ok;
 }
 
-static bool ext_clean(void)
+/* Whether a checker (e2fsck -fn, fsck.fat -n) exits 0; its words printed when not. */
+static bool runs_clean(const char *const argv[])
 {
-	const char *argv[] = { "e2fsck", "-fn", extfile, NULL };
 	char *text;
 	int rc;
 
-	if (!ext_out())
-		return false;
 	text = tool_out(argv, &rc);
 	if (rc != 0 && text)
-		printf("# e2fsck -fn exited %d:\n# %s\n", rc, text);
+		printf("# %s exited %d:\n# %s\n", argv[0], rc, text);
 	free(text);
 	return rc == 0;
+}
+
+static bool ext_clean(void)
+{
+	const char *argv[] = { "e2fsck", "-fn", extfile, NULL };
+
+	return ext_out() && runs_clean(argv);
 }
 
 /* Free blocks and inodes as dumpe2fs -h reports them. */
@@ -160,17 +136,10 @@ static char *fat_listing(void)
 static bool fat_clean(void)
 {
 	const char *argv[] = { "fsck.fat", "-n", fatfile, NULL };
-	char *text;
-	int rc;
 
 	unlink(fatfile);
-	if (copy_range(disk, FAT_START, fatfile, 0, FAT_SIZE))
-		return false;
-	text = tool_out(argv, &rc);
-	if (rc != 0 && text)
-		printf("# fsck.fat -n exited %d:\n# %s\n", rc, text);
-	free(text);
-	return rc == 0;
+	return unit_copy_range(disk, FAT_START, fatfile, 0, FAT_SIZE) == 0 &&
+	       runs_clean(argv);
 }
 
 /* ---------------------------------------------------------------- fixture */
@@ -179,7 +148,7 @@ static bool make_ext_root(const char *root)
 {
 	char p[PATH_MAX + 64];
 	const char *dirs[] = { "", "/etc", "/home", "/srv", "/srv/tree", "/srv/tree/sub",
-			       "/srv/tree/sub/deeper", NULL };
+			       "/srv/tree/sub/deeper", "/srv/imm", NULL };
 	const char *files[][2] = {
 		{ "/etc/fstab", "LABEL=writable / ext4 defaults 0 1\n" },
 		{ "/etc/keep.conf", "keep = yes\n" },
@@ -187,6 +156,7 @@ static bool make_ext_root(const char *root)
 		{ "/srv/tree/a.txt", "a\n" },
 		{ "/srv/tree/sub/b.txt", "bb\n" },
 		{ "/srv/tree/sub/deeper/c.txt", "ccc\n" },
+		{ "/srv/imm/x", "x\n" },
 		{ NULL, NULL },
 	};
 
@@ -256,11 +226,14 @@ static bool make_disk(void)
 				 extfile, "32M", NULL };
 	const char *sfdisk[] = { "sfdisk", "-q", "--no-reread", "--no-tell-kernel",
 				 disk, NULL };
+	const char *immutable[] = { "debugfs", "-w", "-R", "sif /srv/imm/x flags 0x80010",
+				    extfile, NULL };
 	int fd;
 
 	unit_path_keep(root, sizeof(root), "root");
 	unit_path_keep(script, sizeof(script), "sfdisk.in");
-	if (!make_ext_root(root) || unit_spawn(mke2fs, NULL, NULL) || !make_fat())
+	if (!make_ext_root(root) || unit_spawn(mke2fs, NULL, NULL) ||
+	    unit_spawn(immutable, NULL, NULL) || !make_fat())
 		return false;
 	fd = open(disk, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0 || ftruncate(fd, DISK_SIZE) < 0 || close(fd) < 0)
@@ -269,8 +242,8 @@ static bool make_disk(void)
 				    "start=18432, size=65536, type=83\n") ||
 	    unit_spawn(sfdisk, script, NULL) != 0)
 		return false;
-	return copy_range(fatfile, 0, disk, FAT_START, FAT_SIZE) == 0 &&
-	       copy_range(extfile, 0, disk, EXT_START, EXT_SIZE) == 0;
+	return unit_copy_range(fatfile, 0, disk, FAT_START, FAT_SIZE) == 0 &&
+	       unit_copy_range(extfile, 0, disk, EXT_START, EXT_SIZE) == 0;
 }
 
 /* ------------------------------------------------------------- the plan */
@@ -466,6 +439,17 @@ static void test_modes_owners(void)
 	      "attr again: nothing pending, unchanged");
 	free(text);
 	plan_close(&p);
+
+	/* A secret rewritten: sizes only. */
+	CHECK(plan_open(&p) && imgp_patch_write(p.patch, p.ext, "/etc/secret.conf", "psk=other\n",
+						 10, true, NULL) == 0,
+	      "secret: an existing secret file rewritten");
+	imgp_patch_secret(p.patch, p.ext, "/etc/secret.conf");
+	text = plan_text(&p);
+	CHECK(has_line(text, "p2 (ext4) /etc/secret.conf: 24 -> 10 bytes (holds a secret: not shown)") &&
+	      !strstr(text, "psk") && !strstr(text, "@@"), "secret: neither text is shown, no diff");
+	free(text);
+	plan_close(&p);
 }
 
 static void test_delete(void)
@@ -510,7 +494,7 @@ static void test_delete(void)
 	      imgp_patch_delete(p.patch, p.ext, "/srv/tree/a.txt") == 0 &&
 	      imgp_patch_delete(p.patch, p.ext, "/srv/never") == 0,
 	      "delete: a file, a link, a folder; under a deleted one and nothing there plan nothing");
-	CHECK(lists(&p, p.ext, "/srv", ""), "list: the deleted are gone");
+	CHECK(lists(&p, p.ext, "/srv", "imm"), "list: the deleted are gone");
 	CHECK(imgp_patch_read(p.patch, p.ext, "/srv/tree/sub/b.txt", 100, &buf, &existed) == 0 &&
 	      !existed, "read: a file under a deleted folder does not exist");
 	text = plan_text(&p);
@@ -574,6 +558,25 @@ static void test_delete_write(void)
 	CHECK(ext_clean(), "delete+write: e2fsck -fn finds nothing");
 	CHECK(ext_stat("/etc/keep.conf", &si) && si.size == 4 && si.mode == 0644 &&
 	      !ext_stat("/etc/ghost.conf", &si), "debugfs: a new file, 0644 again; no ghost");
+
+	/* A folder deleted and made again: empty, its new mode, root's. */
+	CHECK(plan_open(&p) && imgp_patch_delete(p.patch, p.ext, "/home/u") == 0 &&
+	      fails_with(imgp_patch_attr(p.patch, p.ext, "/home/u/.ssh", -1, 0, 0), -ENOENT,
+			 "p2 (ext4): /home/u/.ssh: no such file or folder") &&
+	      imgp_patch_mkdir(p.patch, p.ext, "/home/u", "again") == 0 &&
+	      imgp_patch_attr(p.patch, p.ext, "/home/u", 0750, -1, -1) == 0 &&
+	      lists(&p, p.ext, "/home/u", "") && lists(&p, p.ext, "/home", "u"),
+	      "delete+mkdir: the folder planned again holds nothing");
+	text = plan_text(&p);
+	CHECK(has_line(text, "p2 (ext4) /home/u: deleted (folder)") &&
+	      has_line(text, "p2 (ext4) /home/u: new folder, mode 0750"),
+	      "delete+mkdir: describe");
+	free(text);
+	CHECK(plan_commit(&p) == 0, "delete+mkdir: committed");
+	plan_close(&p);
+	CHECK(ext_clean() && ext_stat("/home/u", &si) && si.mode == 0750 && si.uid == 0 &&
+	      si.links == 2 && !ext_stat("/home/u/.ssh", &si),
+	      "debugfs: /home/u is 0750, root's, without .ssh; e2fsck -fn finds nothing");
 
 	/* A plan that writes and deletes the same new file changes no byte. */
 	same = unit_read_file(disk, &len);
@@ -639,6 +642,60 @@ static void test_fat(void)
 		printf("# mdir: %s\n", text);
 	free(text);
 	CHECK(fat_clean(), "fsck.fat -n finds nothing");
+
+	/* Removed, then written again, in plan order. */
+	CHECK(plan_open(&p) && imgp_patch_delete(p.patch, p.fat, "/config.txt") == 0 &&
+	      imgp_patch_write(p.patch, p.fat, "/config.txt", "new\n", 4, true, NULL) == 0 &&
+	      imgp_patch_mkdir(p.patch, p.fat, "/overlays", "again") == 0 && plan_commit(&p) == 0,
+	      "fat: a file deleted and written again, a folder made again");
+	plan_close(&p);
+	text = fat_listing();
+	CHECK(text && !strcmp(text, "::/config.txt\n::/overlays/\n"), "mdir: config.txt and overlays/");
+	if (text && strcmp(text, "::/config.txt\n::/overlays/\n"))
+		printf("# mdir: %s\n", text);
+	free(text);
+	CHECK(fat_clean(), "fsck.fat -n finds nothing after");
+	CHECK(plan_open(&p), "fat: the disk opens again");
+	{
+		struct imgp_buf buf = { 0 };
+
+		CHECK(imgp_patch_read(p.patch, p.fat, "/config.txt", 100, &buf, &exists) == 0 &&
+		      exists && buf.len == 4 && !memcmp(buf.data, "new\n", 4),
+		      "fat: the new content reads back");
+		imgp_buf_free(&buf);
+	}
+	plan_close(&p);
+}
+
+/* Refused by the commit's check, as --dry-run refuses it, and the image left as it was. */
+static void test_refused(void)
+{
+	const char *msg;
+	char *same, *after;
+	size_t len, len2;
+	struct plan p;
+	int rc;
+
+	same = unit_read_file(disk, &len);
+	CHECK(plan_open(&p) && imgp_patch_delete(p.patch, p.ext, "/srv/imm") == 0,
+	      "refused: a folder holding an immutable file is planned");
+	rc = imgp_patch_check(p.patch);
+	msg = imgp_errmsg();
+	CHECK(rc == -EPERM && !strncmp(msg, "p2 (ext4): /srv/imm: holds an immutable or append-only inode (", 62) &&
+	      strstr(msg, "): clear the flag with chattr -ia first"),
+	      "refused: --dry-run's check names the partition, the folder and the flag");
+	if (rc != -EPERM)
+		printf("# %d: %s\n", rc, msg);
+	CHECK(imgp_patch_commit(p.patch, disk, NULL) == -EPERM, "refused: so does the commit");
+	CHECK(fails_with(imgp_patch_delete(p.patch, p.fat, "/a*b"), -EINVAL,
+			 "p1 (vfat): /a*b: a name with '*' is not supported on FAT (mtools reads it as a pattern)"),
+	      "refused: a FAT name mtools would read as a pattern");
+	plan_close(&p);
+	after = unit_read_file(disk, &len2);
+	CHECK(same && after && len == len2 && !memcmp(same, after, len),
+	      "refused: the image is byte-identical");
+	free(after);
+	free(same);
 }
 
 static const char *missing_tool(void)
@@ -690,6 +747,7 @@ int main(void)
 		test_delete();
 		test_delete_write();
 		test_fat();
+		test_refused();
 	}
 	unit_tmpdir_remove();
 	return unit_done();

@@ -76,6 +76,12 @@ char *unit_path_keep(char *buf, size_t size, const char *name);
 
 /* Writes len bytes to path (created 0644 or truncated). Returns 0 or -1. */
 int unit_write_file(const char *path, const void *data, size_t len);
+/*
+ * Copies len bytes of src at soff into dst at doff (dd conv=notrunc; dst
+ * is made when missing). Returns 0 or -1.
+ */
+int unit_copy_range(const char *src, long long soff, const char *dst,
+		    long long doff, size_t len);
 /* unit_write_file() of a string, without its NUL. */
 int unit_write_text(const char *path, const char *text);
 /*

@@ -25,11 +25,18 @@ struct rm_tree {
 	int rc;
 };
 
-/* The kernel refuses to unlink these, or to remove entries from them. */
-static int rm_check_inode(const struct ext2_inode *inode, ext2_ino_t ino)
+/*
+ * The kernel refuses to unlink these, or to remove entries from them; one
+ * not in use would be freed twice.
+ */
+static int rm_check_inode(ext2_filsys efs, const struct ext2_inode *inode,
+			  ext2_ino_t ino)
 {
+	if (!ext2fs_test_inode_bitmap2(efs->inode_map, ino))
+		return imgp_fail(EUCLEAN, "a folder names inode %u, which is not in use: run e2fsck -f",
+				 ino);
 	if (inode->i_flags & (EXT2_IMMUTABLE_FL | EXT2_APPEND_FL))
-		return imgp_fail(EPERM, "inode %u is immutable or append-only: clear the flag with chattr -ia first",
+		return imgp_fail(EPERM, "holds an immutable or append-only inode (%u): clear the flag with chattr -ia first",
 				 ino);
 	return 0;
 }
@@ -88,7 +95,7 @@ static int rm_collect(struct rm_tree *t, ext2_ino_t top)
 		err = ext2fs_read_inode(t->efs, ino, &inode);
 		if (err)
 			return imgp_ext_fail(err, "cannot read inode %u", ino);
-		rc = rm_check_inode(&inode, ino);
+		rc = rm_check_inode(t->efs, &inode, ino);
 		if (rc || !LINUX_S_ISDIR(inode.i_mode))
 			continue;
 		if (ino == EXT2_ROOT_INO || ext2fs_test_inode_bitmap2(t->dirs, ino))
@@ -131,7 +138,7 @@ static int rm_parent(ext2_filsys efs, const char *path, ext2_ino_t *parent,
 	/* As for a new file (fs-ext-path.c): an inline folder's change is a path not trusted. */
 	if (pinode->i_flags & EXT4_INLINE_DATA_FL)
 		return imgp_fail(ENOTSUP, "its folder is stored inline in its inode (inline_data), which is not supported");
-	return rm_check_inode(pinode, *parent);
+	return rm_check_inode(efs, pinode, *parent);
 }
 
 /* The parent's link from a removed folder's "..", as rmdir drops it. */

@@ -345,61 +345,57 @@ static int ext_write_file(struct imgp_fs *fs, const char *path,
 	return imgp_ext_finish_change(efs, priv->type, &before, rc);
 }
 
-/* path's own inode for a change of its mode or owner; the kernel refuses an immutable one. */
-static int ext_attr_inode(struct imgp_fs *fs, const char *path, ext2_ino_t *ino,
-			  struct ext2_inode *inode)
-{
-	int rc = ext_check_change(fs, path);
-
-	if (!rc)
-		rc = imgp_ext_lookup_nofollow(ext_priv(fs)->fs, path, ino, inode);
-	if (!rc && (inode->i_flags & (EXT2_IMMUTABLE_FL | EXT2_APPEND_FL)))
-		rc = imgp_fail(EPERM, "is immutable or append-only: clear the flag with chattr -ia first");
-	return rc;
-}
-
-static int ext_set_mode(struct imgp_fs *fs, const char *path, unsigned mode)
+/*
+ * Sets path's own inode's permission bits (mode >= 0) or owner (uid >= 0:
+ * uid and gid). The kernel refuses both on an immutable inode, and has no
+ * lchmod: a link's own bits are never looked at.
+ */
+static int ext_set_attr(struct imgp_fs *fs, const char *path, long mode,
+			long uid, long gid)
 {
 	ext2_filsys efs = ext_priv(fs)->fs;
 	struct ext2_inode inode;
 	ext2_ino_t ino;
+	bool changed = false;
 	errcode_t err;
 	int rc;
 
-	rc = ext_attr_inode(fs, path, &ino, &inode);
+	rc = ext_check_change(fs, path);
+	if (!rc)
+		rc = imgp_ext_lookup_nofollow(efs, path, &ino, &inode);
 	if (rc)
 		return rc;
-	/* Linux has no lchmod: a link's own bits are never looked at. */
-	if (LINUX_S_ISLNK(inode.i_mode))
+	if (inode.i_flags & (EXT2_IMMUTABLE_FL | EXT2_APPEND_FL))
+		return imgp_fail(EPERM, "is immutable or append-only: clear the flag with chattr -ia first");
+	if (mode >= 0 && LINUX_S_ISLNK(inode.i_mode))
 		return imgp_fail(EINVAL, "is a symbolic link, which has no mode of its own");
-	if ((inode.i_mode & 07777) == (mode & 07777))
+	if (mode >= 0 && (inode.i_mode & 07777) != (mode & 07777)) {
+		inode.i_mode = (uint16_t)((inode.i_mode & ~07777u) | (mode & 07777));
+		changed = true;
+	}
+	if (uid >= 0 && (inode_uid(inode) != uid || inode_gid(inode) != gid)) {
+		inode.i_uid = (__u16)uid;
+		inode.i_gid = (__u16)gid;
+		ext2fs_set_i_uid_high(inode, (unsigned long)uid >> 16);
+		ext2fs_set_i_gid_high(inode, (unsigned long)gid >> 16);
+		changed = true;
+	}
+	if (!changed)
 		return 0;
-	inode.i_mode = (uint16_t)((inode.i_mode & ~07777u) | (mode & 07777));
 	err = ext2fs_write_inode(efs, ino, &inode);
 	return err ? imgp_ext_fail(err, "cannot write inode %u", ino) : 0;
+}
+
+static int ext_set_mode(struct imgp_fs *fs, const char *path, unsigned mode)
+{
+	return ext_set_attr(fs, path, (long)(mode & 07777), -1, -1);
 }
 
 /* As lchown: a link's own inode, not its target's. */
 static int ext_set_owner(struct imgp_fs *fs, const char *path, unsigned uid,
 			 unsigned gid)
 {
-	ext2_filsys efs = ext_priv(fs)->fs;
-	struct ext2_inode inode;
-	ext2_ino_t ino;
-	errcode_t err;
-	int rc;
-
-	rc = ext_attr_inode(fs, path, &ino, &inode);
-	if (rc)
-		return rc;
-	if (inode_uid(inode) == uid && inode_gid(inode) == gid)
-		return 0;
-	inode.i_uid = (__u16)uid;
-	inode.i_gid = (__u16)gid;
-	ext2fs_set_i_uid_high(inode, uid >> 16);
-	ext2fs_set_i_gid_high(inode, gid >> 16);
-	err = ext2fs_write_inode(efs, ino, &inode);
-	return err ? imgp_ext_fail(err, "cannot write inode %u", ino) : 0;
+	return ext_set_attr(fs, path, -1, (long)uid, (long)gid);
 }
 
 static int ext_stat(struct imgp_fs *fs, const char *path, struct imgp_fs_stat *st)

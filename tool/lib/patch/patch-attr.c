@@ -262,10 +262,11 @@ static void drop_under(struct imgp_patch *patch, const struct imgp_part *part,
 int imgp_patch_delete(struct imgp_patch *patch, const struct imgp_part *part,
 		      const char *path)
 {
-	struct imgp_change *c, *grown;
+	struct imgp_buf target = { 0 };
+	struct imgp_change *c;
 	struct imgp_fs_stat st;
 	struct imgp_fs *fs;
-	bool exists;
+	bool exists = false, above = false;
 	int rc;
 
 	rc = imgp_fs_remove_check(path);
@@ -275,29 +276,35 @@ int imgp_patch_delete(struct imgp_patch *patch, const struct imgp_part *part,
 	rc = imgp_patch_fs(patch, part, &fs);
 	if (rc)
 		return rc;
-	drop_under(patch, part, path);
-	/* What is left at path: the image's, unless a DELETE above took it. */
-	rc = imgp_patch_stat(patch, part, path, &st, &exists);
-	if (rc || !exists)
+	/*
+	 * What is there once the changes at or under path are dropped: the
+	 * image's, unless a DELETE of a folder above took it. Read before
+	 * anything is dropped, so that an error leaves the plan as it was.
+	 */
+	for (size_t i = 0; i < patch->nchanges; i++) {
+		const struct imgp_change *d = &patch->changes[i];
+
+		above |= d->kind == IMGP_CHANGE_DELETE && d->part == part &&
+			 at_or_under(path, d->path) && !at_or_under(d->path, path);
+	}
+	if (!above)
+		rc = image_stat(patch, part, path, &st, &exists);
+	if (!rc && exists && st.type == IMGP_FS_LNK)
+		rc = imgp_fs_readlink(fs, path, &target);
+	if (!rc)
+		drop_under(patch, part, path);
+	if (!rc && exists)
+		rc = imgp_patch_append(patch, IMGP_CHANGE_DELETE, part, path,
+				       path_len(path), &c);
+	if (rc || !exists) {
+		imgp_buf_free(&target);
 		return rc;
-	grown = realloc(patch->changes, (patch->nchanges + 1) * sizeof(*grown));
-	if (!grown)
-		return imgp_fail(ENOMEM, "out of memory");
-	patch->changes = grown;
-	c = &patch->changes[patch->nchanges];
-	memset(c, 0, sizeof(*c));
-	c->kind = IMGP_CHANGE_DELETE;
-	c->part = part;
+	}
 	c->existed = true;
 	c->have_was = true;
 	c->was = st;
-	c->path = strndup(path, path_len(path));
-	if (!c->path)
-		return imgp_fail(ENOMEM, "out of memory");
-	patch->nchanges++;
-	if (st.type == IMGP_FS_LNK)
-		rc = imgp_fs_readlink(fs, c->path, &c->old);
-	return rc;
+	c->old = target;
+	return 0;
 }
 
 void imgp_patch_secret(struct imgp_patch *patch, const struct imgp_part *part,

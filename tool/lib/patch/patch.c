@@ -315,12 +315,33 @@ static int change_read(struct imgp_patch *patch, struct imgp_change *c)
 	}
 }
 
+int imgp_patch_append(struct imgp_patch *patch, enum imgp_change_kind kind,
+		      const struct imgp_part *part, const char *path, size_t len,
+		      struct imgp_change **out)
+{
+	struct imgp_change *c, *grown;
+
+	grown = realloc(patch->changes, (patch->nchanges + 1) * sizeof(*grown));
+	if (!grown)
+		return imgp_fail(ENOMEM, "out of memory");
+	patch->changes = grown;
+	c = &patch->changes[patch->nchanges];
+	memset(c, 0, sizeof(*c));
+	c->kind = kind;
+	c->part = part;
+	c->path = strndup(path, len);
+	if (!c->path)
+		return imgp_fail(ENOMEM, "out of memory");
+	patch->nchanges++;
+	*out = c;
+	return 0;
+}
+
 int imgp_patch_change(struct imgp_patch *patch, enum imgp_change_kind kind,
 		      const struct imgp_part *part, const char *path,
 		      struct imgp_change **out)
 {
 	struct imgp_change *c = imgp_patch_find(patch, part, path);
-	struct imgp_change *grown;
 	int rc;
 
 	if (c && c->kind == IMGP_CHANGE_ATTR && kind != IMGP_CHANGE_ATTR &&
@@ -340,19 +361,9 @@ int imgp_patch_change(struct imgp_patch *patch, enum imgp_change_kind kind,
 		*out = c;
 		return 0;
 	}
-	grown = realloc(patch->changes, (patch->nchanges + 1) * sizeof(*grown));
-	if (!grown)
-		return imgp_fail(ENOMEM, "out of memory");
-	patch->changes = grown;
-	c = &patch->changes[patch->nchanges];
-	memset(c, 0, sizeof(*c));
-	c->kind = kind;
-	c->part = part;
-	c->path = strdup(path);
-	if (!c->path)
-		return imgp_fail(ENOMEM, "out of memory");
-	patch->nchanges++;
-	rc = change_read(patch, c);
+	rc = imgp_patch_append(patch, kind, part, path, strlen(path), &c);
+	if (!rc)
+		rc = change_read(patch, c);
 	if (rc)
 		return rc;
 	*out = c;

@@ -8,6 +8,7 @@
 #define IMGP_PATCH_H
 
 #include "imgpatch.h"
+#include "fs/fs.h"
 
 /* ----------------------------------------------------------------- patch.c */
 
@@ -188,6 +189,10 @@ struct imgp_change *imgp_patch_find(struct imgp_patch *patch,
 /* Whether a planned DELETE removes path (at it or a folder above it). */
 bool imgp_patch_gone(const struct imgp_patch *patch, const struct imgp_part *part,
 		     const char *path);
+/* Appends an empty change of kind at path's first len bytes; 0 or -ENOMEM. */
+int imgp_patch_append(struct imgp_patch *patch, enum imgp_change_kind kind,
+		      const struct imgp_part *part, const char *path, size_t len,
+		      struct imgp_change **out);
 /* Finds the planned change of path, or starts one (kind) with what is there. */
 int imgp_patch_change(struct imgp_patch *patch, enum imgp_change_kind kind,
 		      const struct imgp_part *part, const char *path,
