@@ -34,12 +34,30 @@ const char *cli_each_custom(const char *column)
 	return NULL;
 }
 
+/*
+ * The option column c of the table gives, or NULL: a column a recipe of
+ * the run declares as a parameter is the recipe's (the hostname recipe's
+ * "hostname"), as it was before customize had options.
+ */
+static const char *column_option(const struct cli_custom_args *a, const struct cli_each *each,
+				 size_t c)
+{
+	const char *name = imgp_csv_cell(each->table, 0, c);
+
+	if (cli_each_ignored(each, c))
+		return NULL;
+	for (size_t k = 0; k < a->nrecipes; k++)
+		if (cli_each_param(a->recipes[k], name))
+			return NULL;
+	return cli_each_custom(name);
+}
+
 bool cli_custom_any(const struct cli_custom_args *a, const struct cli_each *each)
 {
 	size_t ncols = each && each->table ? imgp_csv_ncols(each->table) : 0;
 
 	for (size_t c = 1; c < ncols; c++)
-		if (cli_each_custom(imgp_csv_cell(each->table, 0, c)) && !cli_each_ignored(each, c))
+		if (column_option(a, each, c))
 			return true;
 	return a->n > 0;
 }
@@ -54,10 +72,10 @@ int cli_custom_for(const struct cli_custom_args *a, const struct cli_each *each,
 	for (size_t i = 0; !rc && i < a->n; i++)
 		rc = imgp_custom_add(*out, a->names[i], a->values[i]);
 	for (size_t c = 1; !rc && c < ncols; c++) {
-		const char *name = cli_each_custom(imgp_csv_cell(each->table, 0, c));
+		const char *name = column_option(a, each, c);
 		const char *value = imgp_csv_cell(each->table, row, c);
 
-		if (name && *value && !cli_each_ignored(each, c))
+		if (name && *value)
 			rc = imgp_custom_add(*out, name, value);
 	}
 	if (rc) {

@@ -337,6 +337,9 @@ struct cli_custom_args {
 	const char **names;
 	const char **values;
 	size_t n;
+	/* The run's recipes: a table column one of them declares is its parameter. */
+	struct imgp_recipe *const *recipes;
+	size_t nrecipes;
 };
 void cli_custom_args_add(struct cli_custom_args *a, const char *name, const char *value);
 void cli_custom_args_free(struct cli_custom_args *a);

@@ -816,6 +816,8 @@ int cmd_write(int argc, char **argv)
 		goto out;
 	if (o.nrecipes && (rc = load_recipes(&o, &recipes)))
 		goto out;
+	o.custom.recipes = recipes;
+	o.custom.nrecipes = o.nrecipes;
 	if ((!o.nrecipes && (rc = check_names(&o, NULL))) || (rc = check_custom(&o)))
 		goto out;
 	o.loaded = recipes;
