@@ -191,6 +191,17 @@ test_expect_success 'paths are the booted system s: /boot/firmware is the FAT, P
 	extract_part f.img 1 boot.fat && fsck.fat -n boot.fat
 '
 
+test_expect_success '--firstboot SCRIPT after earlier scripts, --disable: numbered on, links gone' '
+	printf "#!/bin/sh\necho second\n" >later.sh &&
+	imgpatch customize a.img --firstboot later.sh --disable ssh.service >out &&
+	root_of a.img &&
+	cat_root /usr/local/lib/imgpatch/firstboot/0003-later.sh >got && test_cmp later.sh got &&
+	stat_is root.ext4 /usr/local/lib/imgpatch/firstboot/0003-later.sh 0755 0 0 &&
+	! debugfs -R "stat /etc/systemd/system/multi-user.target.wants/ssh.service" root.ext4 2>&1 | grep "^Inode:" &&
+	! debugfs -R "stat /etc/systemd/system/sshd.service" root.ext4 2>&1 | grep "^Inode:" &&
+	e2fsck -fn root.ext4
+'
+
 test_expect_success 'networkd and ifupdown images get their own files' '
 	"$FIXTURES/mkimage-debian-root.sh" --networkd n.img &&
 	imgpatch customize n.img --static-ip 10.1.2.3/16 --gateway 10.1.0.1 >out &&

@@ -44,6 +44,7 @@ struct custom_run {
 	size_t nusers;
 	struct imgp_net net;
 	bool net_set;
+	char *iface;             /* the wired interface the image names (net.iface) */
 	bool keep_host_keys;
 	unsigned firstboot_seq;
 	struct imgp_buf *explain; /* the plan's "how" lines */
@@ -117,6 +118,8 @@ int imgp_custom_plan_ssh_inject(struct custom_run *run, const char *value);
 int imgp_custom_plan_sudoers(struct custom_run *run);
 /* The accumulated settings: the seed's files, the network files. */
 int imgp_custom_plan_seed(struct custom_run *run);
+/* The wired interface the image's own network configuration names, or NULL. */
+char *imgp_custom_image_iface(struct custom_run *run);
 int imgp_custom_plan_network(struct custom_run *run);
 
 int imgp_custom_plan_file_op(struct custom_run *run, const char *op,

@@ -130,6 +130,65 @@ static int plan_country_file(struct custom_run *run)
 	return rc ? imgp_fail_ctx(rc, "--wifi-country") : 0;
 }
 
+/* A name made of what an interface name may hold (the kernel's dev_valid_name, kept plain). */
+static char *iface_name(const char *p, size_t n)
+{
+	if (!n || n > 15)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!((p[i] >= 'a' && p[i] <= 'z') || (p[i] >= 'A' && p[i] <= 'Z') ||
+		      (p[i] >= '0' && p[i] <= '9') || p[i] == '_' || p[i] == '-' || p[i] == '.'))
+			return NULL;
+	return strndup(p, n);
+}
+
+/*
+ * The wired interface the image itself names, where it names one: the
+ * first key under "ethernets:" of the seed's network-config (Ubuntu's
+ * names eth0), or the first "iface NAME inet" other than lo of
+ * /etc/network/interfaces. NULL: none named (the default, eth0, then).
+ */
+char *imgp_custom_image_iface(struct custom_run *run)
+{
+	struct imgp_buf text = { 0 };
+	bool exists = false, under = false;
+	char *name = NULL;
+
+	if (run->way == CUSTOM_WAY_CLOUDINIT &&
+	    !imgp_custom_read(run, run->seed, "/network-config", &text, &exists) && exists) {
+		for (const char *line = (char *)text.data; *line && !name;) {
+			size_t n = strcspn(line, "\n"), ind = strspn(line, " ");
+
+			if (line[ind] != '#' && ind < n) {
+				if (!ind)
+					under = strncmp(line, "ethernets:", 10) == 0;
+				else if (under && memchr(line + ind, ':', n - ind))
+					name = iface_name(line + ind, strcspn(line + ind, ":"));
+			}
+			line += n + (line[n] == '\n');
+		}
+	} else if (!imgp_custom_read_root(run, "/etc/network/interfaces", &text, &exists) &&
+		   exists) {
+		for (const char *line = (char *)text.data; *line && !name;) {
+			size_t n = strcspn(line, "\n");
+			const char *p = line + strspn(line, " \t");
+
+			if (strncmp(p, "iface ", 6) == 0) {
+				p += 6 + strspn(p + 6, " \t");
+				name = iface_name(p, strcspn(p, " \t\n"));
+				if (name && strcmp(name, "lo") == 0) {
+					free(name);
+					name = NULL;
+				}
+			}
+			line += n + (line[n] == '\n');
+		}
+	}
+	imgp_buf_free(&text);
+	imgp_errclear();
+	return name;
+}
+
 int imgp_custom_plan_network(struct custom_run *run)
 {
 	struct imgp_gen_files files = { 0 };

@@ -340,6 +340,7 @@ static void run_free(struct custom_run *run)
 	}
 	free(run->users);
 	imgp_fstab_list_free(run->mounts, run->nmounts);
+	free(run->iface);
 	free(run->os_id);
 }
 
@@ -359,6 +360,13 @@ int imgp_custom_plan(struct imgp_custom *c, struct imgp_patch *patch)
 		rc = plan_setting(&run, &c->v[i]);
 	if (!rc)
 		rc = imgp_custom_plan_sudoers(&run);
+	if (!rc && run.net_set && !run.net.iface && !run.net.wifi_ssid) {
+		run.iface = imgp_custom_image_iface(&run);
+		run.net.iface = run.iface;
+		rc = imgp_custom_note(&run, "iface %s: %s", run.iface ? run.iface : "eth0",
+				      run.iface ? "the wired interface the image's network configuration names" :
+				      "the default; the image names no wired interface");
+	}
 	if (!rc && run.net_set)
 		rc = imgp_custom_plan_network(&run);
 	if (!rc && run.way == CUSTOM_WAY_CLOUDINIT)
