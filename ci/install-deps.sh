@@ -55,6 +55,11 @@ check_packages=(
 	openssh-client
 	# cloud-init's own schema check of the user-data recipes write (t1042)
 	cloud-init
+	# first boots (tests/firstboot/, t069x): a Debian 12 userspace made with
+	# mmdebstrap from Debian's mirror, unpacked into an ext4 without root
+	# (fakeroot), booted under QEMU (TCG) with its kernel given directly;
+	# ssh-keyscan (openssh-client) reads the host keys through the forward
+	qemu-system-x86 mmdebstrap
 	# the processes of an interrupted run (t0575)
 	procps
 	# roots imgpatch names but cannot write, made and read back (t0460, t0461)
@@ -108,6 +113,7 @@ command_packages=(
 	bootctl:systemd-boot grub-script-check:grub-common
 	xz:xz-utils 7z:p7zip-full bmaptool:bmap-tools
 	qemu-system-aarch64:qemu-system-arm
+	qemu-system-x86_64:qemu-system-x86 ssh-keyscan:openssh-client
 	aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu
 	aarch64-linux-gnu-as:binutils-aarch64-linux-gnu
 	aarch64-linux-gnu-ld:binutils-aarch64-linux-gnu
