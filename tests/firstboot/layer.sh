@@ -54,6 +54,11 @@ LABEL=writable	/	ext4	discard,errors=remount-ro	0	1
 LABEL=system-boot       /boot/firmware  vfat    defaults        0       1
 FSTAB
 mkdir -p "$root/boot/firmware"
+# Ubuntu's default locale; without it cloud-init's locale module asks
+# Debian's locale-gen for en_US.UTF-8, which that one does not generate, and
+# fails. canonical/ubuntu-image 4b5258ee2dcbc3a4dbaf1a0804aa2f7321f503e2,
+# internal/statemachine/classic_states.go, setDefaultLocale
+printf '# Default Ubuntu locale\nLANG=C.UTF-8\n' | put /etc/default/locale 0644
 
 # --- the probe, at every boot.
 put /usr/local/sbin/imgpatch-probe 0755 <"$here/probe.sh"

@@ -23,6 +23,12 @@
 #                                 line; fails when there is none
 #   fb_ssh_keyscan OUTDIR         prints the fingerprints the guest's sshd
 #                                 shows through the forward, sorted
+#   fb_ssh OUTDIR USER --key KEY CMD...
+#   fb_ssh OUTDIR USER --password-file FILE CMD...
+#                                 runs CMD on a --stay machine as USER over
+#                                 SSH, logging in with the private key KEY
+#                                 or the password in FILE (which proves
+#                                 that the password works)
 #
 # The kernel boots with root=LABEL=writable console=ttyS0 net.ifnames=0,
 # on a virtio disk, virtio-net on QEMU's user network (10.0.2.0/24, DHCP
@@ -251,4 +257,29 @@ fb_ssh_keyscan()
 		done
 		[ -z "$keys" ] || printf '%s\n' "$keys"
 	done | ssh-keygen -lf - | awk '{ print $2 }' | sort
+}
+
+fb_ssh()
+{
+	local -; set +x
+	local out=$1 user=$2 port auth=()
+
+	port=$(cat "$out/ssh-port") || return 1
+	case "$3" in
+	--key) auth=(-o BatchMode=yes -o IdentitiesOnly=yes -o PasswordAuthentication=no
+		-i "$4") ;;
+	--password-file)
+		# OpenSSH asks SSH_ASKPASS for the password when told to, so no
+		# terminal is needed; the password never is in an argument.
+		printf '#!/bin/sh\ncat %q\n' "$(cd "$(dirname "$4")" && pwd)/$(basename "$4")" \
+			>"$out/askpass" && chmod 0700 "$out/askpass" || return 1
+		auth=(-o PreferredAuthentications=password
+			-o PubkeyAuthentication=no -o NumberOfPasswordPrompts=1) ;;
+	*) echo "fb_ssh: give --key FILE or --password-file FILE" >&2; return 2 ;;
+	esac
+	shift 4
+	SSH_ASKPASS=$out/askpass SSH_ASKPASS_REQUIRE=force DISPLAY=none \
+	ssh -p "$port" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
+		-o LogLevel=ERROR -o ConnectTimeout=60 "${auth[@]}" \
+		"$user@127.0.0.1" "$@" </dev/null
 }
