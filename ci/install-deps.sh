@@ -59,6 +59,11 @@ check_packages=(
 	# NetworkManager's keyfile reader (nmcli --offline), netplan generate,
 	# ifupdown's ifquery, wpa_passphrase
 	network-manager netplan.io ifupdown wpasupplicant
+	# first boots (tests/firstboot/, t069x): a Debian 12 userspace made with
+	# mmdebstrap from Debian's mirror, unpacked into an ext4 without root
+	# (fakeroot), booted under QEMU (TCG) with its kernel given directly;
+	# ssh-keyscan (openssh-client) reads the host keys through the forward
+	qemu-system-x86 mmdebstrap
 	# the processes of an interrupted run (t0575)
 	procps
 	# the Debian 12 root of mkimage-debian-root.sh (t0020), copied from the
@@ -125,6 +130,7 @@ command_packages=(
 	systemctl:systemd systemd-analyze:systemd
 	xz:xz-utils 7z:p7zip-full bmaptool:bmap-tools
 	qemu-system-aarch64:qemu-system-arm
+	qemu-system-x86_64:qemu-system-x86 ssh-keyscan:openssh-client
 	aarch64-linux-gnu-gcc:gcc-aarch64-linux-gnu
 	aarch64-linux-gnu-as:binutils-aarch64-linux-gnu
 	aarch64-linux-gnu-ld:binutils-aarch64-linux-gnu
