@@ -16,7 +16,9 @@
 # counts as a failure. The last line is always "N passed, N failed"
 # (", N skipped" when some were). Exits 1 when anything failed.
 #
-# TEST_TIMEOUT (seconds, default 600) bounds each program. TEST_VALGRIND=1
+# TEST_TIMEOUT (seconds, default 600) bounds each program; a script that
+# boots a whole system says it needs longer with a line "# timeout: N"
+# (seconds) near its top, which raises its own bound. TEST_VALGRIND=1
 # runs the unit tests of the unsanitized build (IMGPATCH_PLAIN_BUILD) under
 # valgrind, and lib.sh's imgpatch() does the same for the shell tests.
 
@@ -95,7 +97,7 @@ run_one()
 	shift 2
 	# In a subshell that cannot exec the command, so a "Segmentation fault"
 	# notice from bash lands in the log too.
-	(timeout -k 10 "$timeout_s" "$@"; exit $?) >"$log" 2>&1 </dev/null
+	(timeout -k 10 "${own_timeout:-$timeout_s}" "$@"; exit $?) >"$log" 2>&1 </dev/null
 	rc=$?
 	oks=$(count '^ok( |$)' "$log")
 	skip=$(count '^ok( |$).*# *[Ss][Kk][Ii][Pp]' "$log")
@@ -105,7 +107,7 @@ run_one()
 	if [ $rc -ne 0 ] && [ "$fail" -eq 0 ] || [ -n "$problem" ]; then
 		fail=$((fail + 1))
 		if [ $rc -eq 124 ]; then
-			echo "not ok - $name timed out after ${timeout_s}s" >>"$log"
+			echo "not ok - $name timed out after ${own_timeout:-$timeout_s}s" >>"$log"
 		elif [ $rc -ne 0 ]; then
 			echo "not ok - $name exited with status $rc" >>"$log"
 		fi
@@ -156,7 +158,11 @@ for script in "$here"/t[0-9]*.sh; do
 	[ -f "$script" ] || continue
 	name=$(basename "$script")
 	wanted "$name" "$@" || continue
+	# "# timeout: N" in the first lines raises this script's bound.
+	own_timeout=$(sed -n '1,12s/^# timeout: \([0-9][0-9]*\)$/\1/p' "$script" | head -n 1)
+	[ -n "$own_timeout" ] && [ "$own_timeout" -gt "$timeout_s" ] || own_timeout=
 	run_one "$name" "${name%.sh}" bash "$script"
+	own_timeout=
 done
 
 summary="$total_pass passed, $total_fail failed"

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# timeout: 2400
 
 test_description='customize on an image with a cloud-init seed (Ubuntu s layout), proven by booting it: what systemd, cloud-init, NetworkManager and sshd made of it'
 . "$(dirname "$0")/lib.sh"

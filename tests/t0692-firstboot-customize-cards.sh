@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# timeout: 2400
 
 test_description='two cards written from one image without cloud-init (host keys and machine-id baked in, as on a copied card), each customised by its row, proven by booting them: two machines'
 . "$(dirname "$0")/lib.sh"

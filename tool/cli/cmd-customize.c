@@ -124,7 +124,7 @@ int cmd_customize(int argc, char **argv)
 {
 	struct customize_opts o = { 0 };
 	struct imgp_patch *patch = NULL;
-	struct imgp_disk *disk;
+	struct imgp_disk *disk = NULL;
 	int rc;
 
 	cli_io_init(&o.io);
@@ -134,28 +134,24 @@ int cmd_customize(int argc, char **argv)
 	if (rc || o.stop)
 		goto out;
 	rc = cli_io_open(&o.io, "customize");
-	if (rc)
-		goto out_io;
-	if (imgp_job_disk_open(o.io.job, &disk)) {
+	if (!rc && imgp_job_disk_open(o.io.job, &disk))
 		rc = error_lib(o.io.image);
-		goto out_io;
-	}
-	if (imgp_patch_new(&patch, disk)) {
+	if (!rc && imgp_patch_new(&patch, disk))
 		rc = error_lib(o.io.image);
-	} else if (imgp_custom_plan(o.custom, patch)) {
+	if (!rc && imgp_custom_plan(o.custom, patch))
 		rc = error_lib(o.io.image);
-	} else {
+	if (!rc) {
 		printf("how each setting is made:\n%s", imgp_custom_explain(o.custom));
 		rc = cli_io_commit(&o.io, patch);
 		if (rc == EXIT_OK)
 			cli_print_custom_facts("", imgp_custom_facts(o.custom));
 	}
+	/* Once the options are read, the report is written however the run ends. */
 	if (o.json && write_report(&o, rc == EXIT_OK ? "done" : "failed",
 				   rc == EXIT_OK ? NULL : cli_last_error()))
 		rc = EXIT_ERROR;
 	imgp_patch_free(patch);
 	imgp_disk_close(disk);
-out_io:
 	cli_io_close(&o.io);
 out:
 	imgp_custom_free(o.custom);
