@@ -374,7 +374,13 @@ static int host_key_types(struct custom_run *run, char types[][16], size_t *n)
 			const char *name = memmem(p, (size_t)(line + len - p), "ssh_host_", 9);
 			const char *end = name ? memmem(name, (size_t)(line + len - name), "_key", 4) : NULL;
 
-			if (name && end && end - name - 9 < 16 && *n < 8) {
+			bool seen = false;
+
+			for (size_t k = 0; name && end && k < *n; k++)
+				seen |= strlen(types[k]) == (size_t)(end - name - 9) &&
+					strncmp(types[k], name + 9, (size_t)(end - name - 9)) == 0;
+			/* A type named twice is made once: one key, one fingerprint reported. */
+			if (name && end && end - name - 9 < 16 && *n < 8 && !seen) {
 				snprintf(types[*n], 16, "%.*s", (int)(end - name - 9), name + 9);
 				++*n;
 			}
