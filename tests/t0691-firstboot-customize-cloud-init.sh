@@ -18,7 +18,7 @@ test_expect_success 'the image (cached root, seed on system-boot) and the inputs
 	printf "%s\n" "$PASSWORD" >pw &&
 	ssh-keygen -q -t ed25519 -N "" -C alice@lab -f key &&
 	printf "/opt/lab\n/opt/lab/hello.txt\n/opt/hello\n/home/alice/.ssh\n" >paths &&
-	printf "systemd-timesyncd.service\nssh.service\n" >units &&
+	printf "apt-daily.timer\nssh.service\n" >units &&
 	cp base.img c.img
 '
 
@@ -31,7 +31,7 @@ test_expect_success 'customize: identity, user, key, address, host keys, files, 
 		--mkdir /opt/lab --write /opt/lab/hello.txt:hello --chmod 0640:/opt/lab/hello.txt \
 		--link /opt/lab/hello.txt:/opt/hello \
 		--upload paths:/etc/imgpatch-probe.paths --upload units:/etc/imgpatch-probe.units \
-		--mask systemd-timesyncd.service \
+		--mask apt-daily.timer \
 		--firstboot-command "mkdir -p /var/lib/imgpatch-test && echo firstboot >>/var/lib/imgpatch-test/boots" \
 		--json report.json >out &&
 	grep "^  cloud-init seed on p1 (vfat): user-data, meta-data instance-id imgpatch-" out &&
@@ -79,7 +79,7 @@ test_expect_success 'the files with their modes and links, the masked unit' '
 	fb_probe boot1 path | grep -x "/opt/lab/hello.txt|regular file|640|root|root" &&
 	fb_probe boot1 path.link | grep -x "/opt/hello|/opt/lab/hello.txt" &&
 	fb_probe boot1 path | grep -x "/home/alice/.ssh|directory|700|alice|alice" &&
-	fb_probe boot1 unit.systemd-timesyncd.service | grep -x masked
+	fb_probe boot1 unit.apt-daily.timer | grep -x masked
 '
 
 test_expect_success 'the first-boot script ran once' '

@@ -133,6 +133,20 @@ test_expect_success 'write: a card a customize setting cannot be made for fails 
 	echo lab-1 >want && test_cmp want h
 '
 
+test_expect_success 'write: a card s cell replaces the option given for every card' '
+	{
+		echo "target,timezone"
+		echo "c4.img,Europe/Berlin"
+		echo "c5.img,"
+	} >own.csv &&
+	imgpatch write d.img --each own.csv --timezone America/New_York >out &&
+	for c in 4:Europe/Berlin 5:America/New_York; do
+		extract_part c${c%%:*}.img 2 r.ext4 &&
+		debugfs -R "cat /etc/timezone" r.ext4 2>/dev/null >tz &&
+		echo "${c#*:}" >want && test_cmp want tz || exit 1
+	done
+'
+
 test_expect_success 'a column a recipe declares stays the recipe s parameter' '
 	{
 		echo "target,hostname"

@@ -62,6 +62,21 @@ bool cli_custom_any(const struct cli_custom_args *a, const struct cli_each *each
 	return a->n > 0;
 }
 
+/* Whether the row has a non-empty cell in a column naming option name. */
+static bool row_has(const struct cli_custom_args *a, const struct cli_each *each, size_t row,
+		    const char *name)
+{
+	size_t ncols = row ? imgp_csv_ncols(each->table) : 0;
+
+	for (size_t c = 1; c < ncols; c++) {
+		const char *opt = column_option(a, each, c);
+
+		if (opt && !strcmp(opt, name) && *imgp_csv_cell(each->table, row, c))
+			return true;
+	}
+	return false;
+}
+
 int cli_custom_for(const struct cli_custom_args *a, const struct cli_each *each,
 		   const char *target, struct imgp_custom **out)
 {
@@ -69,8 +84,10 @@ int cli_custom_for(const struct cli_custom_args *a, const struct cli_each *each,
 	size_t ncols = row ? imgp_csv_ncols(each->table) : 0;
 	int rc = imgp_custom_new(out);
 
+	/* A card's own cell replaces what the command line gives every card. */
 	for (size_t i = 0; !rc && i < a->n; i++)
-		rc = imgp_custom_add(*out, a->names[i], a->values[i]);
+		if (!row_has(a, each, row, a->names[i]))
+			rc = imgp_custom_add(*out, a->names[i], a->values[i]);
 	for (size_t c = 1; !rc && c < ncols; c++) {
 		const char *name = column_option(a, each, c);
 		const char *value = imgp_csv_cell(each->table, row, c);

@@ -349,7 +349,8 @@ const char *cli_each_custom(const char *column);
 bool cli_custom_any(const struct cli_custom_args *a, const struct cli_each *each);
 /*
  * The settings of target: a's, then its row's non-empty cells of the
- * columns named after options. 0, or -errno with "--NAME VALUE: why".
+ * columns named after options (a cell replaces a's option of its name).
+ * 0, or -errno with "--NAME VALUE: why".
  */
 int cli_custom_for(const struct cli_custom_args *a, const struct cli_each *each,
 		   const char *target, struct imgp_custom **out);
