@@ -368,6 +368,19 @@ static int user_data_keys(const struct imgp_cloudinit_config *cfg,
 		 */
 		rc = fixed_entry(cur, "ssh_deletekeys", "ssh_deletekeys: false\n", e);
 	}
+	/*
+	 * Without ssh_genkeytypes, 22.4 makes every type of its
+	 * GENERATE_KEY_NAMES that is missing, DSA among them, which sshd no
+	 * longer loads: the list names the types baked in, so none is made.
+	 */
+	for (size_t i = 0; !rc && cfg->keep_host_keys && i < cfg->nhost_key_types; i++) {
+		rc = imgp_buf_printf(e, "%s%s%s", i ? ", " : "ssh_genkeytypes: [",
+				     cfg->host_key_types[i],
+				     i + 1 == cfg->nhost_key_types ? "]\n" : "") ?
+		     imgp_fail(ENOMEM, "out of memory") : 0;
+		if (!rc && i + 1 == cfg->nhost_key_types)
+			rc = set_entry(cur, "ssh_genkeytypes", e);
+	}
 	return rc;
 }
 

@@ -264,8 +264,24 @@ int imgp_custom_plan_locale(struct custom_run *run, const char *value)
 		goto out;
 	run->locale = value;
 	if (run->way == CUSTOM_WAY_CLOUDINIT) {
-		rc = imgp_custom_note(run, "locale %s: cloud-init's user-data (%s)", value,
-				    run->way_why);
+		/*
+		 * cloud-init's Debian (distros/debian.py, regenerate_locale) runs
+		 * locale-gen LOCALE, but Debian's locale-gen makes only what
+		 * /etc/locale.gen lists, and update-locale then fails: listed here.
+		 */
+		if (charset)
+			snprintf(entry, sizeof(entry), "%s %s", value, charset);
+		if (charset)
+			rc = imgp_custom_read_root(run, "/etc/locale.gen", &gen, &has_gen);
+		if (!rc && has_gen)
+			rc = locale_gen_enable((char *)gen.data, entry, &new);
+		if (!rc && has_gen)
+			rc = imgp_custom_put(run, "/etc/locale.gen", new.data, new.len, 0, -1, -1,
+					     false, NULL);
+		if (!rc)
+			rc = imgp_custom_note(run, "locale %s: cloud-init's user-data%s (%s)", value,
+					      has_gen ? ", listed in /etc/locale.gen for its locale-gen" : "",
+					      run->way_why);
 		goto out;
 	}
 	/* locale(5) on Debian: /etc/default/locale, read by pam_env at login. */
@@ -495,6 +511,9 @@ int imgp_custom_plan_host_keys(struct custom_run *run, const char *value)
 	if (rc < 0)
 		return rc;
 	rc = host_key_types(run, types, &n);
+	for (size_t i = 0; !rc && i < n; i++)
+		memcpy(run->host_key_types[i], types[i], sizeof(types[i]));
+	run->nhost_key_types = rc ? 0 : n;
 	snprintf(comment, sizeof(comment), "root@%s", run->hostname ? run->hostname : "localhost");
 	for (size_t i = 0; !rc && i < n; i++) {
 		struct imgp_buf priv = { 0 }, pub = { 0 }, fp = { 0 };

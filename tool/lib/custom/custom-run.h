@@ -46,6 +46,8 @@ struct custom_run {
 	bool net_set;
 	char *iface;             /* the wired interface the image names (net.iface) */
 	bool keep_host_keys;
+	char host_key_types[8][16]; /* the types --ssh-host-keys made */
+	size_t nhost_key_types;
 	unsigned firstboot_seq;
 	struct imgp_buf *explain; /* the plan's "how" lines */
 	struct imgp_buf *facts;   /* "key\tvalue\n" lines for the report */

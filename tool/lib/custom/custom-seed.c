@@ -285,13 +285,19 @@ int imgp_custom_plan_seed(struct custom_run *run)
 		.hostname = run->hostname, .timezone = run->timezone,
 		.keymap = run->keymap, .locale = run->locale,
 		.keep_host_keys = run->keep_host_keys,
+		.nhost_key_types = run->nhost_key_types,
 	};
+	const char *types[8];
 	struct imgp_cloudinit_user *users = NULL;
 	const char *groups[IMGP_USER_GROUPS_MAX + 1];
 	struct imgp_buf old = { 0 }, ud = { 0 }, net = { 0 }, meta_old = { 0 }, meta = { 0 };
 	bool secret = false;
 	char id[32];
 	int rc = seed_users(run, &users, groups);
+
+	for (size_t i = 0; i < run->nhost_key_types; i++)
+		types[i] = run->host_key_types[i];
+	cfg.host_key_types = types;
 
 	cfg.users = users;
 	cfg.nusers = users ? run->nusers : 0;

@@ -244,6 +244,9 @@ struct imgp_cloudinit_config {
 	const struct imgp_cloudinit_user *users;
 	size_t nusers;
 	bool keep_host_keys;     /* ssh_deletekeys: false (missing types are still made) */
+	/* With keep_host_keys: the types baked in, ssh_genkeytypes (no other is made). */
+	const char *const *host_key_types;
+	size_t nhost_key_types;
 };
 
 /*
