@@ -26,7 +26,8 @@ const struct cli_option cli_custom_options[] = {
 	{ CLI_OPT_CUSTOM + 7, "static-ip", 0, "ADDR/PREFIX", "a static address (default: DHCP)" },
 	{ CLI_OPT_CUSTOM + 8, "gateway", 0, "ADDR", "the default gateway" },
 	{ CLI_OPT_CUSTOM + 9, "dns", 0, "ADDR[,ADDR]", "the name servers" },
-	{ CLI_OPT_CUSTOM + 10, "iface", 0, "NAME", "the interface (default eth0)" },
+	{ CLI_OPT_CUSTOM + 10, "iface", 0, "NAME", "the interface (default: the wired one the image\n"
+	  "names, else eth0)" },
 	{ CLI_OPT_CUSTOM + 11, "wifi", 0, "SSID", "join this Wi-Fi network" },
 	{ CLI_OPT_CUSTOM + 12, "wifi-psk-file", 0, "FILE", "the Wi-Fi key, read from FILE" },
 	{ CLI_OPT_CUSTOM + 13, "wifi-country", 0, "CC", "the Wi-Fi regulatory country, e.g. DE" },
