@@ -341,6 +341,7 @@ static void run_free(struct custom_run *run)
 	free(run->users);
 	imgp_fstab_list_free(run->mounts, run->nmounts);
 	free(run->os_id);
+	free(run->boot_dir);
 }
 
 int imgp_custom_plan(struct imgp_custom *c, struct imgp_patch *patch)
@@ -360,9 +361,14 @@ int imgp_custom_plan(struct imgp_custom *c, struct imgp_patch *patch)
 	if (!rc)
 		rc = imgp_custom_plan_sudoers(&run);
 	if (!rc && run.net_set)
+		rc = imgp_custom_rpios_takes_net(&run);
+	if (!rc && run.net_set)
 		rc = imgp_custom_plan_network(&run);
+	rc = rc > 0 ? 0 : rc;
 	if (!rc && run.way == CUSTOM_WAY_CLOUDINIT)
 		rc = imgp_custom_plan_seed(&run);
+	if (!rc && run.way == CUSTOM_WAY_RPIOS)
+		rc = imgp_custom_plan_firstrun(&run);
 	if (psk) {
 		explicit_bzero(psk, strlen(psk));
 		free(psk);
