@@ -74,7 +74,8 @@ static struct custom_user *user_find(struct custom_run *run, const char *name)
 static bool in_record(const struct custom_run *run, const struct custom_user *u)
 {
 	return u && (run->way == CUSTOM_WAY_CLOUDINIT ||
-		     (run->firstrun_user && strcmp(run->firstrun_user, u->name) == 0));
+		     (run->firstrun_user && strcmp(run->firstrun_user, u->name) == 0) ||
+		     (run->preset_user && strcmp(run->preset_user, u->name) == 0));
 }
 
 static int user_add_record(struct custom_run *run, const char *name)
@@ -240,6 +241,9 @@ int imgp_custom_plan_user(struct custom_run *run, const char *value)
 	if (run->way == CUSTOM_WAY_CLOUDINIT)
 		return imgp_custom_note(run, "user %s: cloud-init's user-data (%s)", value,
 				      run->way_why);
+	if (run->preset_user && strcmp(run->preset_user, value) == 0)
+		return imgp_custom_note(run, "user %s: /root/.not_logged_in_yet PRESET_USER_NAME, made at root's first login (%s)",
+				      value, run->way_why);
 	rc = imgp_custom_rpios_takes_user(run, run->users[run->nusers - 1].name);
 	if (rc > 0)
 		return imgp_custom_note(run, "user %s: firstrun.sh, userconf renames uid 1000's user to it (%s)",
@@ -382,8 +386,14 @@ int imgp_custom_plan_password(struct custom_run *run, const char *value)
 	char *user = strndup(value, (size_t)(colon - value)), *field = NULL;
 	struct custom_user *added;
 	struct imgp_userdb db;
-	int rc = user ? password_field(run, user, colon + 1, &field)
+	int rc = user ? imgp_custom_armbian_takes_password(run, user, colon + 1)
 		      : imgp_fail(ENOMEM, "out of memory");
+
+	if (rc) {
+		free(user);
+		return rc < 0 ? rc : 0;
+	}
+	rc = password_field(run, user, colon + 1, &field);
 
 	memset(&db, 0, sizeof(db));
 	added = rc ? NULL : user_find(run, user);

@@ -101,6 +101,9 @@ int imgp_custom_plan_timezone(struct custom_run *run, const char *value)
 	if (run->way == CUSTOM_WAY_RPIOS && run->imager_custom)
 		return imgp_custom_note(run, "timezone %s: firstrun.sh, imager_custom set_timezone (%s)",
 				      value, run->way_why);
+	if (run->way == CUSTOM_WAY_ARMBIAN)
+		return imgp_custom_note(run, "timezone %s: /root/.not_logged_in_yet PRESET_TIMEZONE (%s)",
+				      value, run->way_why);
 	/*
 	 * Debian's tzdata (config script, 2024a-0+deb12u1) links /etc/localtime
 	 * to the absolute path and writes the name to /etc/timezone.
@@ -274,9 +277,10 @@ int imgp_custom_plan_locale(struct custom_run *run, const char *value)
 	if (rc)
 		goto out;
 	run->locale = value;
-	if (run->way == CUSTOM_WAY_CLOUDINIT) {
-		rc = imgp_custom_note(run, "locale %s: cloud-init's user-data (%s)", value,
-				    run->way_why);
+	if (run->way == CUSTOM_WAY_CLOUDINIT || run->way == CUSTOM_WAY_ARMBIAN) {
+		rc = imgp_custom_note(run, "locale %s: %s (%s)", value,
+				      run->way == CUSTOM_WAY_CLOUDINIT ? "cloud-init's user-data" :
+				      "/root/.not_logged_in_yet PRESET_LOCALE", run->way_why);
 		goto out;
 	}
 	/* locale(5) on Debian: /etc/default/locale, read by pam_env at login. */

@@ -635,6 +635,8 @@ int imgp_custom_detect(struct custom_run *run)
 		rc = detect_cloudinit(run);
 	if (!rc)
 		rc = imgp_custom_detect_rpios(run);
+	if (!rc)
+		rc = imgp_custom_detect_armbian(run);
 	return rc;
 }
 

@@ -99,8 +99,7 @@ int imgp_custom_detect_rpios(struct custom_run *run)
 	return 0;
 }
 
-/* Whether the root's /etc/passwd has a user with uid 1000 (the one userconf renames). */
-static int has_uid_1000(struct custom_run *run)
+int imgp_custom_passwd_has_uid(struct custom_run *run, unsigned long lo, unsigned long hi)
 {
 	struct imgp_buf text = { 0 };
 	bool exists = false, found = false;
@@ -110,8 +109,11 @@ static int has_uid_1000(struct custom_run *run)
 		size_t len = strcspn(line, "\n");
 		const char *c1 = memchr(line, ':', len);
 		const char *c2 = c1 ? memchr(c1 + 1, ':', len - (size_t)(c1 + 1 - line)) : NULL;
+		char *end;
+		unsigned long uid = c2 && c2[1] >= '0' && c2[1] <= '9' ?
+				    strtoul(c2 + 1, &end, 10) : 0;
 
-		found = c2 && (size_t)(line + len - c2) > 5 && strncmp(c2 + 1, "1000:", 5) == 0;
+		found = c2 && c2[1] >= '0' && c2[1] <= '9' && *end == ':' && uid >= lo && uid <= hi;
 		line += len + (line[len] == '\n');
 	}
 	imgp_buf_free(&text);
@@ -129,7 +131,7 @@ int imgp_custom_rpios_takes_user(struct custom_run *run, const char *name)
 	if (rc > 0 && !run->imager_custom)
 		rc = 0;
 	if (rc > 0)
-		rc = has_uid_1000(run);
+		rc = imgp_custom_passwd_has_uid(run, 1000, 1000);
 	if (rc > 0)
 		run->firstrun_user = name;
 	return rc;
