@@ -192,6 +192,32 @@ test_expect_success 'Wi-Fi with a static address is not what set_wlan makes: it 
 	cmp pios.img w.img
 '
 
+test_expect_success 'a value with quotes and $(...) reaches the helper as one argument, run nowhere' '
+	cp pios.img v.img &&
+	printf "%s\n" "a'"'"'\$(touch pwned)\`touch px\`" >ssid &&
+	imgpatch customize v.img --wifi "$(cat ssid)" --wifi-psk-file psk >out &&
+	boot_file v.img firstrun.sh >v.sh && bash -n v.sh &&
+	sed -n "s|^/usr/lib/raspberrypi-sys-mods/imager_custom set_wlan |printf \"%s\\\\n\" |p" v.sh >args.sh &&
+	bash args.sh >args && head -n 1 args >got && test_cmp ssid got &&
+	test ! -e pwned && test ! -e px
+'
+
+# bad_cmdline NAME: p.img with NAME as its cmdline.txt is refused, one line, intact.
+bad_cmdline()
+{
+	cp pios.img c.img &&
+	mcopy -o -i "$(part_mtools c.img 1)" "$1" ::/cmdline.txt &&
+	refused_intact c.img 1 "imgpatch: c.img: p1 (vfat): /cmdline.txt: not a kernel command line: $2" \
+		imgpatch customize c.img --hostname lab-12
+}
+
+test_expect_success 'a cmdline.txt that is not a kernel command line is refused, the image byte-identical' '
+	printf "console=tty1 \0x\n" >nul.txt &&
+	bad_cmdline nul.txt "it holds a control character or a NUL byte" &&
+	head -c 2000 /dev/zero | tr "\0" a >long.txt &&
+	bad_cmdline long.txt "its first line is over 1536 bytes, .*"
+'
+
 test_expect_success 'an image without the helpers keeps the files way' '
 	"$FIXTURES/mkimage-rpi.sh" plain.img &&
 	imgpatch customize plain.img --hostname lab-11 >out &&

@@ -164,6 +164,16 @@ static int add_arg(struct imgp_buf *t, const char *arg)
 	return rc ? rc : imgp_buf_append(t, IMGP_LIT("'"));
 }
 
+/* "imager_custom CMD 'ARG'", a line of the script. */
+static int add_call(struct imgp_buf *t, const char *cmd, const char *arg)
+{
+	int rc = imgp_buf_printf(t, IMAGER_CUSTOM " %s", cmd);
+
+	if (!rc)
+		rc = add_arg(t, arg);
+	return rc ? rc : imgp_buf_append(t, IMGP_LIT("\n"));
+}
+
 /* The pre-shared key as Imager passes it: a passphrase's PBKDF2 key in hex. */
 static int add_psk(struct imgp_buf *t, const struct imgp_net *n)
 {
@@ -191,13 +201,8 @@ static int firstrun_text(struct custom_run *run, struct imgp_buf *t, bool *secre
 {
 	int rc = imgp_buf_append(t, IMGP_LIT("#!/bin/bash\n\nset +e\n\n"));
 
-	if (!rc && run->hostname && run->imager_custom) {
-		rc = imgp_buf_append(t, IMGP_LIT(IMAGER_CUSTOM " set_hostname"));
-		if (!rc)
-			rc = add_arg(t, run->hostname);
-		if (!rc)
-			rc = imgp_buf_append(t, IMGP_LIT("\n"));
-	}
+	if (!rc && run->hostname && run->imager_custom)
+		rc = add_call(t, "set_hostname", run->hostname);
 	for (size_t i = 0; !rc && run->firstrun_user && i < run->nusers; i++) {
 		const struct custom_user *u = &run->users[i];
 
@@ -234,20 +239,10 @@ static int firstrun_text(struct custom_run *run, struct imgp_buf *t, bool *secre
 			rc = imgp_buf_append(t, IMGP_LIT("\n"));
 		*secret = *secret || run->net.wifi_psk;
 	}
-	if (!rc && run->keymap && run->imager_custom) {
-		rc = imgp_buf_append(t, IMGP_LIT(IMAGER_CUSTOM " set_keymap"));
-		if (!rc)
-			rc = add_arg(t, run->keymap);
-		if (!rc)
-			rc = imgp_buf_append(t, IMGP_LIT("\n"));
-	}
-	if (!rc && run->timezone && run->imager_custom) {
-		rc = imgp_buf_append(t, IMGP_LIT(IMAGER_CUSTOM " set_timezone"));
-		if (!rc)
-			rc = add_arg(t, run->timezone);
-		if (!rc)
-			rc = imgp_buf_append(t, IMGP_LIT("\n"));
-	}
+	if (!rc && run->keymap && run->imager_custom)
+		rc = add_call(t, "set_keymap", run->keymap);
+	if (!rc && run->timezone && run->imager_custom)
+		rc = add_call(t, "set_timezone", run->timezone);
 	if (!rc)
 		rc = imgp_buf_printf(t, "rm -f %s/firstrun.sh\n"
 				     "sed -i 's| systemd\\.[^ ]*||g' %s/cmdline.txt\n"
@@ -264,6 +259,27 @@ static bool has_word(const char *text, const char *word)
 		if ((p == text || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
 			return true;
 	return false;
+}
+
+/*
+ * A kernel command line is text, and its first line fits the kernel's
+ * COMMAND_LINE_SIZE less our words (2048 on arm64: Linux
+ * arch/arm64/include/uapi/asm/setup.h); anything else is not edited.
+ */
+static int cmdline_check(struct custom_run *run, const struct imgp_buf *old, size_t first_line)
+{
+	const char *why = NULL;
+
+	for (size_t i = 0; i < old->len && !why; i++)
+		if (old->data[i] == '\0' || (old->data[i] < 0x20 && !strchr("\t\r\n", old->data[i])) ||
+		    old->data[i] == 0x7f)
+			why = "it holds a control character or a NUL byte";
+	if (!why && first_line > 1536)
+		why = "its first line is over 1536 bytes, too long to add the words that run firstrun.sh (the kernel takes 2048)";
+	if (!why)
+		return 0;
+	return imgp_fail(EINVAL, IMGP_PART_FMT " (%s): /cmdline.txt: not a kernel command line: %s",
+			 run->boot->number, run->boot->fstype, why);
 }
 
 /* cmdline.txt with the words that run the script (and the Wi-Fi country's). */
@@ -283,6 +299,9 @@ static int plan_cmdline(struct custom_run *run)
 	/* The firmware reads the first line; Imager trims it and appends. */
 	text = (const char *)old.data;
 	len = strcspn(text, "\n");
+	rc = cmdline_check(run, &old, len);
+	if (rc)
+		goto out;
 	for (end = len; end && strchr(" \t\r", text[end - 1]); end--)
 		;
 	rc = imgp_buf_append(&t, text, end);
