@@ -121,7 +121,7 @@ command_packages=(
 	cmp:diffutils awk:mawk xargs:findutils
 	dd:coreutils du:coreutils script:bsdutils strings:binutils nm:binutils objdump:binutils
 	od:coreutils timeout:coreutils sha1sum:coreutils install:coreutils env:coreutils
-	sgdisk:gdisk ssh-keygen:openssh-client pwck:passwd grpck:passwd
+	sgdisk:gdisk ssh-keygen:openssh-client ssh:openssh-client ssh-keyscan:openssh-client pwck:passwd grpck:passwd
 	mkfs.btrfs:btrfs-progs btrfs:btrfs-progs mkfs.xfs:xfsprogs xfs_db:xfsprogs
 	mkfs.f2fs:f2fs-tools sload.f2fs:f2fs-tools dump.f2fs:f2fs-tools fsck.f2fs:f2fs-tools
 	mksquashfs:squashfs-tools unsquashfs:squashfs-tools mkswap:util-linux

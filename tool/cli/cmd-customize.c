@@ -29,8 +29,10 @@ static const struct cli_command customize_command = {
 	"customize",
 	"Usage: imgpatch customize IMAGE [options]\n"
 	"Set a system's identity, network and files before its first boot, each the\n"
-	"way the image applies it: a cloud-init seed where the image has one, else\n"
-	"the files the booted system reads. Options run in the order given.\n\n",
+	"way the image applies it: a cloud-init seed where the image has one,\n"
+	"Raspberry Pi Imager's firstrun.sh on Raspberry Pi OS without cloud-init,\n"
+	"Armbian's first-login presets, else the files the booted system reads.\n"
+	"Options run in the order given.\n\n",
 	customize_tables,
 	"Secrets are read from files and never shown. Exit status: 0 done (also when\n"
 	"nothing needed changing), 1 error, 2 usage error.\n",

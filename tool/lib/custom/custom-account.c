@@ -70,6 +70,14 @@ static struct custom_user *user_find(struct custom_run *run, const char *name)
 	return NULL;
 }
 
+/* Whether the user's password and keys go with their record (seed, firstrun.sh). */
+static bool in_record(const struct custom_run *run, const struct custom_user *u)
+{
+	return u && (run->way == CUSTOM_WAY_CLOUDINIT ||
+		     (run->firstrun_user && strcmp(run->firstrun_user, u->name) == 0) ||
+		     (run->preset_user && strcmp(run->preset_user, u->name) == 0));
+}
+
 static int user_add_record(struct custom_run *run, const char *name)
 {
 	struct custom_user *grown;
@@ -233,7 +241,14 @@ int imgp_custom_plan_user(struct custom_run *run, const char *value)
 	if (run->way == CUSTOM_WAY_CLOUDINIT)
 		return imgp_custom_note(run, "user %s: cloud-init's user-data (%s)", value,
 				      run->way_why);
-	return add_user_files(run, value);
+	if (run->preset_user && strcmp(run->preset_user, value) == 0)
+		return imgp_custom_note(run, "user %s: /root/.not_logged_in_yet PRESET_USER_NAME, made at root's first login (%s)",
+				      value, run->way_why);
+	rc = imgp_custom_rpios_takes_user(run, run->users[run->nusers - 1].name);
+	if (rc > 0)
+		return imgp_custom_note(run, "user %s: firstrun.sh, userconf renames uid 1000's user to it (%s)",
+				      value, run->way_why);
+	return rc < 0 ? rc : add_user_files(run, value);
 }
 
 /* ------------------------------------------------------------ passwords */
@@ -254,10 +269,26 @@ static int image_crypt_method(struct custom_run *run, enum imgp_crypt_method *m)
 	return rc;
 }
 
+/* A crypt(3) hash in text (a seed's user-data, a firstrun.sh) that password fits. */
+static char *hash_in_text(const char *text, const char *password)
+{
+	for (const char *p = text; p; p = strchr(p + 1, '$')) {
+		char *h;
+
+		if (strncmp(p, "$y$", 3) && strncmp(p, "$6$", 3) && strncmp(p, "$5$", 3))
+			continue;
+		h = strndup(p, strcspn(p, "\"' \n"));
+		if (h && imgp_password_matches(password, h))
+			return h;
+		free(h);
+	}
+	return NULL;
+}
+
 /*
  * A hash already in the image that password still fits (so that a re-run
  * keeps it rather than salt it anew): user's shadow field, or one of the
- * hashes the cloud-init seed's user-data holds. malloc'd, or NULL.
+ * hashes the cloud-init seed's user-data or firstrun.sh holds. malloc'd, or NULL.
  */
 static char *current_hash(struct custom_run *run, const char *user, const char *password)
 {
@@ -282,19 +313,11 @@ static char *current_hash(struct custom_run *run, const char *user, const char *
 		}
 	}
 	if (!found && run->seed && !imgp_custom_read(run, run->seed, "/user-data", &text, &exists) &&
-	    exists) {
-		for (const char *p = (char *)text.data; p && !found; p = strchr(p + 1, '$')) {
-			char *h;
-
-			if (strncmp(p, "$y$", 3) && strncmp(p, "$6$", 3) && strncmp(p, "$5$", 3))
-				continue;
-			h = strndup(p, strcspn(p, "\"' \n"));
-			if (h && imgp_password_matches(password, h))
-				found = h;
-			else
-				free(h);
-		}
-	}
+	    exists)
+		found = hash_in_text((char *)text.data, password);
+	if (!found && run->boot && run->way == CUSTOM_WAY_RPIOS &&
+	    !imgp_custom_read(run, run->boot, "/firstrun.sh", &text, &exists) && exists)
+		found = hash_in_text((char *)text.data, password);
 	imgp_buf_free(&text);
 	imgp_errclear();
 	return found;
@@ -363,16 +386,24 @@ int imgp_custom_plan_password(struct custom_run *run, const char *value)
 	char *user = strndup(value, (size_t)(colon - value)), *field = NULL;
 	struct custom_user *added;
 	struct imgp_userdb db;
-	int rc = user ? password_field(run, user, colon + 1, &field)
+	int rc = user ? imgp_custom_armbian_takes_password(run, user, colon + 1)
 		      : imgp_fail(ENOMEM, "out of memory");
+
+	if (rc) {
+		free(user);
+		return rc < 0 ? rc : 0;
+	}
+	rc = password_field(run, user, colon + 1, &field);
 
 	memset(&db, 0, sizeof(db));
 	added = rc ? NULL : user_find(run, user);
-	if (!rc && added && run->way == CUSTOM_WAY_CLOUDINIT) {
+	if (!rc && in_record(run, added)) {
 		free(added->hash);
 		added->hash = field;
 		field = NULL;
-		rc = imgp_custom_note(run, "password %s: cloud-init's user-data (hashed)", user);
+		rc = imgp_custom_note(run, "password %s: %s (hashed)", user,
+				      run->way == CUSTOM_WAY_CLOUDINIT ? "cloud-init's user-data" :
+				      "firstrun.sh, userconf");
 		goto out;
 	}
 	if (!rc)
@@ -557,10 +588,12 @@ int imgp_custom_plan_ssh_inject(struct custom_run *run, const char *value)
 	int rc = user ? keys_of(colon + 1, &keys) : imgp_fail(ENOMEM, "out of memory");
 
 	added = rc ? NULL : user_find(run, user);
-	if (!rc && added && run->way == CUSTOM_WAY_CLOUDINIT) {
+	if (!rc && in_record(run, added)) {
 		rc = keys_into_record(added, &keys);
 		if (!rc)
-			rc = imgp_custom_note(run, "ssh-inject %s: cloud-init's user-data", user);
+			rc = imgp_custom_note(run, "ssh-inject %s: %s", user,
+					      run->way == CUSTOM_WAY_CLOUDINIT ? "cloud-init's user-data" :
+					      "firstrun.sh, imager_custom enable_ssh -k");
 	} else if (!rc) {
 		rc = keys_into_home(run, user, &keys);
 	}
@@ -584,7 +617,8 @@ int imgp_custom_plan_sudoers(struct custom_run *run)
 		char path[160], line[160];
 		const char *h = run->users[i].hash;
 
-		if (h && h[0] != '!' && h[0] != '*')
+		/* userconf's user keeps the first user's sudoers file, renamed. */
+		if ((h && h[0] != '!' && h[0] != '*') || in_record(run, &run->users[i]))
 			continue;
 		snprintf(path, sizeof(path), "/etc/sudoers.d/90-imgpatch-%s", run->users[i].name);
 		snprintf(line, sizeof(line), "%s ALL=(ALL) NOPASSWD: ALL\n", run->users[i].name);

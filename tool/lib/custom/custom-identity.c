@@ -29,6 +29,9 @@ int imgp_custom_plan_hostname(struct custom_run *run, const char *value)
 	if (run->way == CUSTOM_WAY_CLOUDINIT)
 		return imgp_custom_note(run, "hostname %s: cloud-init's user-data and meta-data (%s)",
 				      value, run->way_why);
+	if (run->way == CUSTOM_WAY_RPIOS && run->imager_custom)
+		return imgp_custom_note(run, "hostname %s: firstrun.sh, imager_custom set_hostname (%s)",
+				      value, run->way_why);
 	/* hostname(5): read by systemd at boot before anything else names the host. */
 	snprintf(line, sizeof(line), "%s\n", value);
 	rc = imgp_custom_put(run, "/etc/hostname", line, strlen(line), 0, -1, -1, false, NULL);
@@ -95,6 +98,12 @@ int imgp_custom_plan_timezone(struct custom_run *run, const char *value)
 	if (run->way == CUSTOM_WAY_CLOUDINIT)
 		return imgp_custom_note(run, "timezone %s: cloud-init's user-data (%s)", value,
 				      run->way_why);
+	if (run->way == CUSTOM_WAY_RPIOS && run->imager_custom)
+		return imgp_custom_note(run, "timezone %s: firstrun.sh, imager_custom set_timezone (%s)",
+				      value, run->way_why);
+	if (run->way == CUSTOM_WAY_ARMBIAN)
+		return imgp_custom_note(run, "timezone %s: /root/.not_logged_in_yet PRESET_TIMEZONE (%s)",
+				      value, run->way_why);
 	/*
 	 * Debian's tzdata (config script, 2024a-0+deb12u1) links /etc/localtime
 	 * to the absolute path and writes the name to /etc/timezone.
@@ -180,6 +189,11 @@ int imgp_custom_plan_keymap(struct custom_run *run, const char *value)
 		if (rc < 0)
 			return rc;
 	}
+	if (run->way == CUSTOM_WAY_RPIOS && run->imager_custom) {
+		run->keymap = value;
+		return imgp_custom_note(run, "keymap %s: firstrun.sh, imager_custom set_keymap (%s)",
+				      value, run->way_why);
+	}
 	if (run->way == CUSTOM_WAY_CLOUDINIT && cloudinit_takes(run, &probe)) {
 		run->keymap = value;
 		return imgp_custom_note(run, "keymap %s: cloud-init's user-data (%s)", value,
@@ -263,6 +277,11 @@ int imgp_custom_plan_locale(struct custom_run *run, const char *value)
 	if (rc)
 		goto out;
 	run->locale = value;
+	if (run->way == CUSTOM_WAY_ARMBIAN) {
+		rc = imgp_custom_note(run, "locale %s: /root/.not_logged_in_yet PRESET_LOCALE (%s)",
+				      value, run->way_why);
+		goto out;
+	}
 	if (run->way == CUSTOM_WAY_CLOUDINIT) {
 		/*
 		 * cloud-init's Debian (distros/debian.py, regenerate_locale) runs

@@ -633,6 +633,10 @@ int imgp_custom_detect(struct custom_run *run)
 	run->way_why = "no cloud-init seed in the image";
 	if (!rc)
 		rc = detect_cloudinit(run);
+	if (!rc)
+		rc = imgp_custom_detect_rpios(run);
+	if (!rc)
+		rc = imgp_custom_detect_armbian(run);
 	return rc;
 }
 

@@ -16,6 +16,8 @@ struct imgp_part;
 enum custom_way {
 	CUSTOM_WAY_FILES,        /* the files themselves, read by systemd & co. */
 	CUSTOM_WAY_CLOUDINIT,    /* a cloud-init NoCloud seed */
+	CUSTOM_WAY_RPIOS,        /* Raspberry Pi Imager 1.x's firstrun.sh (custom-rpios.c) */
+	CUSTOM_WAY_ARMBIAN,      /* armbian-firstlogin's presets (custom-armbian.c) */
 };
 
 /* A user --user adds, with what later options say of them. */
@@ -38,6 +40,17 @@ struct custom_run {
 	/* CUSTOM_WAY_CLOUDINIT */
 	const struct imgp_part *seed;
 	struct imgp_cloudinit_version ci_version;
+	/* CUSTOM_WAY_RPIOS: the boot partition, where the booted system mounts it */
+	const struct imgp_part *boot;
+	char *boot_dir;          /* "/boot/firmware" (bookworm) or "/boot" */
+	bool imager_custom;      /* the root has raspberrypi-sys-mods' imager_custom */
+	const char *firstrun_user; /* the --user userconf makes of uid 1000; NULL: none */
+	bool firstrun_wifi;      /* the Wi-Fi goes to imager_custom set_wlan */
+	/* CUSTOM_WAY_ARMBIAN: what /root/.not_logged_in_yet presets */
+	const char *preset_user; /* the --user armbian-firstlogin makes; NULL: none */
+	char *preset_password;   /* that user's, plain text (a secret) */
+	char *preset_root_password; /* root's, plain text (a secret) */
+	bool preset_wifi;        /* the Wi-Fi goes to the presets */
 	/* Accumulated, planned at the end (the seed's files, the network). */
 	const char *hostname, *timezone, *keymap, *locale;
 	struct custom_user *users;
@@ -101,6 +114,33 @@ void imgp_custom_unit_root(struct custom_run *run, struct imgp_unit_root *root);
 int imgp_custom_apply_links(struct custom_run *run, const struct imgp_unit_links *l);
 /* Detects the way, the seed and the network system (once, at the start). */
 int imgp_custom_detect(struct custom_run *run);
+/*
+ * custom-rpios.c: Raspberry Pi OS without cloud-init, as Imager 1.x
+ * customises it (once, after the cloud-init detection).
+ */
+int imgp_custom_detect_rpios(struct custom_run *run);
+/* 1 when the root's /etc/passwd has a user whose uid is in [lo, hi], else 0. */
+int imgp_custom_passwd_has_uid(struct custom_run *run, unsigned long lo, unsigned long hi);
+/* 1 when --user NAME is the user userconf makes of uid 1000 (then taken). */
+int imgp_custom_rpios_takes_user(struct custom_run *run, const char *name);
+/* 1 when the network settings go to set_wlan (then noted), 0 when not. */
+int imgp_custom_rpios_takes_net(struct custom_run *run);
+/* firstrun.sh and cmdline.txt's words, from what was routed to them. */
+int imgp_custom_plan_firstrun(struct custom_run *run);
+/*
+ * custom-armbian.c: Armbian, as armbian-firstlogin's presets set it up
+ * at root's first login (once, after the cloud-init detection).
+ */
+int imgp_custom_detect_armbian(struct custom_run *run);
+/* Whether --user NAME may be the preset user (a name armbian-firstlogin keeps). */
+bool imgp_custom_armbian_user_fits(const char *name);
+/* 1 when --password USER:file:FILE goes to the presets (then read and noted), 0 when not. */
+int imgp_custom_armbian_takes_password(struct custom_run *run, const char *user,
+				       const char *sel);
+/* 1 when the network settings go to the presets (then noted), 0 when not. */
+int imgp_custom_armbian_takes_net(struct custom_run *run);
+/* /root/.not_logged_in_yet with what was routed to it. */
+int imgp_custom_plan_preset(struct custom_run *run);
 /* The network system the root runs (its files are what custom-net.c makes). */
 int imgp_custom_net_system(struct custom_run *run, enum imgp_net_system *out,
 		      const char **why);

@@ -329,6 +329,45 @@ static int plan_setting(struct custom_run *run, const struct custom_setting *s)
 	return rc;
 }
 
+/*
+ * Armbian's first login makes one user from plain presets: the first
+ * --user, when its password comes from a file and no key is asked for
+ * (the presets take keys only as URLs). Decided before the settings run;
+ * a failure to read /etc/passwd leaves the user to the files way, whose
+ * planning reports it.
+ */
+static void pick_preset_user(struct custom_run *run, const struct imgp_custom *c)
+{
+	const char *user = NULL;
+	bool password = false;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->v[i].opt->name, "user") && user)
+			return;
+		else if (!strcmp(c->v[i].opt->name, "user"))
+			user = c->v[i].value;
+	/*
+	 * It makes its user only when the root has no regular user yet
+	 * (uid 1000 and up, "a re-run after a power loss"), so one --user.
+	 */
+	if (!user || !imgp_custom_armbian_user_fits(user) ||
+	    imgp_custom_passwd_has_uid(run, 1000, 65533) != 0)
+		return;
+	for (size_t i = 0; i < c->n; i++) {
+		const char *v = c->v[i].value, *name = c->v[i].opt->name;
+		size_t n = strlen(user);
+		bool mine = !strncmp(v, user, n) && v[n] == ':';
+
+		if (mine && !strcmp(name, "ssh-inject"))
+			return;
+		if (mine && !strcmp(name, "password") && strncmp(v + n + 1, "file:", 5))
+			return;
+		password = password || (mine && !strcmp(name, "password"));
+	}
+	if (password)
+		run->preset_user = user;
+}
+
 static void run_free(struct custom_run *run)
 {
 	for (size_t i = 0; i < run->nusers; i++) {
@@ -342,6 +381,13 @@ static void run_free(struct custom_run *run)
 	imgp_fstab_list_free(run->mounts, run->nmounts);
 	free(run->iface);
 	free(run->os_id);
+	free(run->boot_dir);
+	for (char **pw = &run->preset_password; pw; pw = pw == &run->preset_password ?
+						    &run->preset_root_password : NULL) {
+		if (*pw)
+			explicit_bzero(*pw, strlen(*pw));
+		free(*pw);
+	}
 }
 
 int imgp_custom_plan(struct imgp_custom *c, struct imgp_patch *patch)
@@ -354,6 +400,8 @@ int imgp_custom_plan(struct imgp_custom *c, struct imgp_patch *patch)
 	c->explain.len = 0;
 	c->facts.len = 0;
 	rc = imgp_custom_detect(&run);
+	if (!rc && run.way == CUSTOM_WAY_ARMBIAN)
+		pick_preset_user(&run, c);
 	if (!rc)
 		rc = gather_net(&run, c, &psk);
 	for (size_t i = 0; !rc && i < c->n; i++)
@@ -368,9 +416,18 @@ int imgp_custom_plan(struct imgp_custom *c, struct imgp_patch *patch)
 				      "the default; the image names no wired interface");
 	}
 	if (!rc && run.net_set)
+		rc = imgp_custom_rpios_takes_net(&run);
+	if (!rc && run.net_set)
+		rc = imgp_custom_armbian_takes_net(&run);
+	if (!rc && run.net_set)
 		rc = imgp_custom_plan_network(&run);
+	rc = rc > 0 ? 0 : rc;
 	if (!rc && run.way == CUSTOM_WAY_CLOUDINIT)
 		rc = imgp_custom_plan_seed(&run);
+	if (!rc && run.way == CUSTOM_WAY_RPIOS)
+		rc = imgp_custom_plan_firstrun(&run);
+	if (!rc && run.way == CUSTOM_WAY_ARMBIAN)
+		rc = imgp_custom_plan_preset(&run);
 	if (psk) {
 		explicit_bzero(psk, strlen(psk));
 		free(psk);
