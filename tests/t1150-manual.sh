@@ -109,7 +109,7 @@ test_expect_success 'every command is in the SYNOPSIS' '
 	done
 '
 
-for cmd in info cat patch apply recipes undo doctor; do
+for cmd in info cat patch customize apply recipes undo doctor; do
 	if [ "$cmd" = doctor ] && ! have_command doctor; then
 		test_skip "doctor: options of --help and the page agree" \
 			"imgpatch doctor --help fails: the command is not built yet"
