@@ -129,6 +129,23 @@ for cmd in info cat patch customize apply recipes undo doctor; do
 	'
 done
 
+# custom_settings: the settings customize --help lists (its options before
+# the image options that patch shares, which start at -o).
+custom_settings()
+{
+	imgpatch customize --help | sed -n "/^Identity:\$/,/^  -o, --output/p" |
+		sed "\$d" | long_options
+}
+
+test_expect_success 'the README names every setting of customize --help' '
+	custom_settings >settings &&
+	test $(wc -l <settings) -ge 20 &&
+	sed -n "/^## Customize before the first boot\$/,/^## [^C]/p" "$REPO_DIR/README.md" |
+		long_options >readme.opts &&
+	comm -23 settings readme.opts >missing &&
+	test_cmp /dev/null missing
+'
+
 test_expect_success 'every command takes --help and rejects an unknown option with 2' '
 	for cmd in $(cat help.cmds); do
 		imgpatch $cmd --help >/dev/null &&
