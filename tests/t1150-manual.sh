@@ -109,7 +109,7 @@ test_expect_success 'every command is in the SYNOPSIS' '
 	done
 '
 
-for cmd in info cat patch apply recipes undo doctor; do
+for cmd in info cat patch customize apply recipes undo doctor; do
 	if [ "$cmd" = doctor ] && ! have_command doctor; then
 		test_skip "doctor: options of --help and the page agree" \
 			"imgpatch doctor --help fails: the command is not built yet"
@@ -128,6 +128,23 @@ for cmd in info cat patch apply recipes undo doctor; do
 		test_cmp /dev/null unknown
 	'
 done
+
+# custom_settings: the settings customize --help lists (its options before
+# the image options that patch shares, which start at -o).
+custom_settings()
+{
+	imgpatch customize --help | sed -n "/^Identity:\$/,/^  -o, --output/p" |
+		sed "\$d" | long_options
+}
+
+test_expect_success 'the README names every setting of customize --help' '
+	custom_settings >settings &&
+	test $(wc -l <settings) -ge 20 &&
+	sed -n "/^## Customize before the first boot\$/,/^## [^C]/p" "$REPO_DIR/README.md" |
+		long_options >readme.opts &&
+	comm -23 settings readme.opts >missing &&
+	test_cmp /dev/null missing
+'
 
 test_expect_success 'every command takes --help and rejects an unknown option with 2' '
 	for cmd in $(cat help.cmds); do

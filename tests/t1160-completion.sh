@@ -92,7 +92,7 @@ test_expect_success 'bash: the commands are those of imgpatch --help' '
 	test_cmp expect out
 '
 
-for cmd in info cat patch apply write recipes undo doctor; do
+for cmd in info cat patch customize apply write recipes undo doctor; do
 	if [ "$cmd" = doctor ] && ! have_command doctor; then
 		test_skip "bash: doctor options are those of its --help" \
 			"imgpatch doctor --help fails: the command is not built yet"
@@ -121,6 +121,17 @@ test_expect_success 'bash: --compress formats are those --help names' '
 	complete_line "imgpatch apply r x.img --compress=z" >out &&
 	echo zst >expect &&
 	test_cmp expect out
+'
+
+test_expect_success 'bash: customize choices, the same for write' '
+	complete_line "imgpatch customize x.img --machine-id " >out &&
+	printf "%s\n" new reset >expect &&
+	test_cmp expect out &&
+	complete_line "imgpatch write x.img t.img --ssh-host-keys " >out &&
+	echo new >expect &&
+	test_cmp expect out &&
+	complete_line "imgpatch customize x.img --hostname " >out &&
+	test_cmp /dev/null out
 '
 
 test_expect_success 'bash: recipe names for apply and recipes show' '
@@ -307,6 +318,8 @@ zsh_lines=(
 	"imgpatch doctor kv.img --fail-on "
 	"imgpatch write --"
 	"imgpatch cat --dtb rpi.img --model "
+	"imgpatch customize --"
+	"imgpatch customize kv.img --machine-id "
 )
 
 zsh_result()
@@ -417,6 +430,15 @@ test_expect_success 'zsh: --fdt, --compress and --fail-on' '
 test_expect_success 'zsh: cat --dtb --model completes the trees of the image' '
 	printf "%s\n" pi4 pi5 >expect &&
 	zsh_result 18 >out &&
+	test_cmp expect out
+'
+
+test_expect_success 'zsh: customize options are those of its --help, and its choices' '
+	help_options customize >expect &&
+	zsh_result 19 >out &&
+	test_cmp expect out &&
+	printf "%s\n" new reset >expect &&
+	zsh_result 20 >out &&
 	test_cmp expect out
 '
 

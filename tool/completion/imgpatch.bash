@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # bash completion for imgpatch(1): commands, their options, recipe names and
 # parameters, partitions and FIT device trees of the image on the line,
-# --compress formats, and files. Installed as
+# --compress formats, customize's choices, and files. Installed as
 # $(DATADIR)/bash-completion/completions/imgpatch, where bash-completion
 # loads it on first use.
 
@@ -10,14 +10,22 @@
 # that take an argument.
 _imgpatch_io_opts='-o --output --compress --level --threads --bmap --in-place
 	-n --dry-run --quiet --undo --recover'
+# customize's settings, which write also takes for every card (custom-options.c);
+# each takes an argument.
+_imgpatch_custom_opts='--hostname --timezone --keymap --locale --user --password --ssh-inject
+	--static-ip --gateway --dns --iface --wifi --wifi-psk-file --wifi-country
+	--ssh-host-keys --machine-id
+	--copy-in --upload --write --append-line --mkdir --chmod --delete --link --touch
+	--enable --disable --mask --firstboot --firstboot-command'
 _imgpatch_opts_info='--json --fit --model --help'
 _imgpatch_opts_cat='--dtb --cmdline --model --fit --help'
 _imgpatch_opts_patch="--fit --fdt --dt-delete --dt-set --dt-delete-node --overlay
 	--via --model --dtb-out --fstab --root --cmdline $_imgpatch_io_opts -f --force --help"
 _imgpatch_opts_apply="--set --each --each-ignore $_imgpatch_io_opts --recipe-path -j --jobs --json
 	--output-dir --via --help"
-_imgpatch_opts_write='--apply --set --each --each-ignore --recipe-path --json -j --jobs --dry-run --force
-	--quiet --help'
+_imgpatch_opts_customize="$_imgpatch_custom_opts $_imgpatch_io_opts --json --help"
+_imgpatch_opts_write="--apply --set --each --each-ignore --recipe-path --json -j --jobs --dry-run --force
+	--quiet $_imgpatch_custom_opts --help"
 _imgpatch_opts_recipes='--json --recipe-path --help'
 _imgpatch_opts_undo='--undo -f --force --help'
 _imgpatch_opts_doctor='--json --fail-on --fit --fdt --model --help'
@@ -28,12 +36,15 @@ _imgpatch_args_patch='--fit --fdt --dt-delete --dt-set --dt-delete-node --overla
 	--via --model --dtb-out --fstab --root --cmdline -o --output --compress --level --threads --bmap --undo'
 _imgpatch_args_apply='--set --each --each-ignore -o --output --compress --level --threads --bmap --undo
 	--recipe-path -j --jobs --json --output-dir --via'
-_imgpatch_args_write='--apply --set --each --each-ignore --recipe-path --json -j --jobs'
+_imgpatch_args_customize="$_imgpatch_custom_opts -o --output --compress --level --threads --bmap --undo
+	--json"
+_imgpatch_args_write="--apply --set --each --each-ignore --recipe-path --json -j --jobs
+	$_imgpatch_custom_opts"
 _imgpatch_args_recipes='--recipe-path'
 _imgpatch_args_undo='--undo'
 _imgpatch_args_doctor='--fail-on --fit --fdt --model'
 
-_imgpatch_commands='info cat patch apply write recipes undo doctor'
+_imgpatch_commands='info cat patch customize apply write recipes undo doctor'
 _imgpatch_formats='xz gz zst bz2 lz4 none'
 
 # _imgpatch_takes_arg CMD OPT: succeeds when OPT of CMD takes an argument.
@@ -227,6 +238,19 @@ _imgpatch()
 			;;
 		--via)
 			_imgpatch_words 'override fit overlay file'
+			;;
+		--ssh-host-keys)
+			_imgpatch_words 'new'
+			;;
+		--machine-id)
+			_imgpatch_words 'new reset'
+			;;
+		--wifi-psk-file | --firstboot)
+			_imgpatch_filedir
+			;;
+		--copy-in | --upload)
+			# LOCAL:REMOTE: the local file or folder; the rest is the image's.
+			[[ $cur == *:* ]] || _imgpatch_filedir
 			;;
 		--recipe-path | --output-dir)
 			_imgpatch_filedir -d
