@@ -15,20 +15,26 @@ LICENSE = "MIT"
 LIC_FILES_CHKSUM = "file://LICENSE;md5=d20c1d2df900d7b3815ed4a7aa0bc1c7"
 
 # dtc gives libfdt (and dtc-native compiles the overlays the shipped recipes
-# carry), e2fsprogs libext2fs and libcom_err, util-linux libblkid, xz liblzma.
-DEPENDS = "dtc dtc-native e2fsprogs libarchive libconfuse nettle util-linux xz zlib"
+# carry), e2fsprogs libext2fs and libcom_err, util-linux libblkid, xz liblzma,
+# virtual/crypt (libxcrypt with glibc) libcrypt, which hashes the passwords
+# `customize` sets.
+DEPENDS = "dtc dtc-native e2fsprogs libarchive libconfuse nettle util-linux virtual/crypt xz zlib"
+# For -native, OE-Core takes the host's libcrypt as given (virtual/crypt-native
+# is in ASSUME_PROVIDED), but the Makefile asks pkg-config for libxcrypt.pc
+# and the sysroot's pkg-config sees only what is staged there.
+DEPENDS:append:class-native = " libxcrypt-native"
 
 PV = "0.1+git"
 
 # By default: the imgpatch source tree this layer is part of, at the commit
-# below (the first with the Makefile's MAN=0; nobranch: any commit of the
-# tree will do). For another repository (a fork, a mirror), in local.conf:
+# below (one with the Makefile's MAN=0 and libxcrypt; nobranch: any commit
+# of the tree will do). For another repository (a fork, a mirror), in local.conf:
 #   IMGPATCH_GIT_URI = "git://git.example.com/imgpatch.git;protocol=https;branch=main"
 #   IMGPATCH_SRCREV = "<a commit on that branch>"
 # destsuffix: unpacked into ${BP}, which is S on every series (UNPACKDIR
 # from styhead on, WORKDIR before).
 IMGPATCH_GIT_URI ??= "git://${IMGPATCH_SRCDIR};protocol=file;nobranch=1"
-IMGPATCH_SRCREV ??= "d24a20d1b8d268135af05936d5faef048298800d"
+IMGPATCH_SRCREV ??= "75ef06137200b6518d5137c87408baeb0607e6aa"
 SRC_URI = "${IMGPATCH_GIT_URI};destsuffix=${BP}"
 SRCREV = "${IMGPATCH_SRCREV}"
 
