@@ -25,7 +25,7 @@ static const struct command commands[] = {
 	{ "doctor", cmd_doctor, "list what slows the image's storage down, with fixes" },
 	{ "cat", cmd_cat, "print a file from inside a partition" },
 	{ "patch", cmd_patch, "change device tree and fstab of an image, offline" },
-	{ "customize", cmd_customize, "set hostname, users, network, files of an image before its first boot" },
+	{ "customize", cmd_customize, "set host name, users, network and files before the first boot" },
 	{ "apply", cmd_apply, "apply a board recipe to an image as one checked transaction" },
 	{ "write", cmd_write, "write an image to many cards at once, patched per card, verified" },
 	{ "recipes", cmd_recipes, "list recipes, or show what one does" },
@@ -226,7 +226,7 @@ static void usage(FILE *out)
 		"Patch SD-card disk images offline: no mounting, no loop devices, no root.\n\n"
 		"Commands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+		fprintf(out, "  %-9s  %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\nRun 'imgpatch COMMAND --help' for a command's options.\n"
 		     "Exit status: 0 done, 1 error, 2 usage error, 3 a doctor finding\n"
 		     "at the --fail-on severity. See imgpatch(1).\n");
