@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-test_description='--json of info, apply and recipes: valid against tool/schema/*.schema.json, which are proven to check'
+test_description='--json of info, apply, customize and recipes: valid against tool/schema/*.schema.json, which are proven to check'
 . "$(dirname "$0")/lib.sh"
 . "$TEST_DIR/bad/helpers.sh"
 
@@ -30,7 +30,7 @@ exec(sys.argv[2])' "$1" "$2"
 }
 
 test_expect_success 'the schemas are draft 2020-12 schemas, each with schema_version 1' '
-	for s in info apply recipes recipe; do
+	for s in info apply recipes recipe customize; do
 		validate $s.schema.json &&
 		python3 - "$SCHEMA_DIR/$s.schema.json" <<-\EOF || return 1
 		import json, os, sys
@@ -186,6 +186,19 @@ assert d[\"dry_run\"] is True, d
 assert s[\"one.img\"][\"status\"] == \"already applied\", s
 assert s[\"three.img\"][\"status\"] == \"planned\" and s[\"three.img\"][\"changes\"] > 0, s" &&
 	test_file_unchanged three.img "$s"
+'
+
+test_expect_success 'customize --json: done, a dry run, and a run refused: each a valid report' '
+	cp kv.img cust.img &&
+	imgpatch customize cust.img --hostname lab-1 --machine-id new --json cust.json >out &&
+	validate customize.schema.json cust.json &&
+	json_check cust.json "assert d[\"status\"] == \"done\" and d[\"machine_id\"] and d[\"settings\"]" &&
+	imgpatch customize cust.img --hostname lab-2 --dry-run --json dry.json >out &&
+	validate customize.schema.json dry.json &&
+	json_check dry.json "assert d[\"dry_run\"] is True and d[\"machine_id\"] is None" &&
+	test_must_fail imgpatch customize cust.img --timezone Mars/Olympus --json bad.json 2>err &&
+	validate customize.schema.json bad.json &&
+	json_check bad.json "assert d[\"status\"] == \"failed\" and \"Mars/Olympus\" in d[\"error\"]"
 '
 
 test_expect_success 'recipes --json: valid, and every shipped recipe file is listed' '
