@@ -114,4 +114,38 @@ test_expect_success 'plain variant: first boot keeps the baked host keys and mac
 	fb_stop plain1
 '
 
+# What the tests put in an image for the probe: the paths and units it
+# reports on, and a line of a first-boot script.
+test_expect_success 'plain variant: the second boot is the same machine, reports the listed paths and units, and powers off' '
+	extract_part plain.img 2 root.ext4 &&
+	printf "%s\n" /etc/ssh/sshd_config /etc/localtime /nonexistent >paths &&
+	printf "%s\n" ssh.service imgpatch-probe.service >units &&
+	echo "first script ran" >boots &&
+	debugfs -w -R "write paths /etc/imgpatch-probe.paths" root.ext4 &&
+	debugfs -w -R "write units /etc/imgpatch-probe.units" root.ext4 &&
+	debugfs -w -R "write boots /var/lib/imgpatch-test/boots" root.ext4 &&
+	e2fsck -fn root.ext4 >/dev/null &&
+	put_part plain.img 2 root.ext4 &&
+	rm root.ext4 &&
+	fb_boot plain.img plain2 &&
+	echo "second boot: $(cat plain2/boot-seconds)s to the report" &&
+	running_clean plain2 &&
+	test "$(fb_probe plain2 boot.id)" != "$(fb_probe plain1 boot.id)" &&
+	probe_is plain2 machine_id "$(cat machine-id)" &&
+	fb_probe plain2 ssh.host_key | awk "{ print \$3 }" | sort >probed2 &&
+	test_cmp baked probed2 &&
+	fb_probe plain2 path >got &&
+	cat >expect <<-\EOF &&
+	/etc/ssh/sshd_config|regular file|644|root|root
+	/etc/localtime|symbolic link|777|root|root
+	/nonexistent|missing
+	EOF
+	test_cmp expect got &&
+	probe_is plain2 path.link "/etc/localtime|/usr/share/zoneinfo/Etc/UTC" &&
+	probe_is plain2 unit.ssh.service enabled &&
+	probe_is plain2 unit.imgpatch-probe.service enabled &&
+	probe_is plain2 boots "first script ran" &&
+	probe_is plain2 boots.count 1
+'
+
 test_done
