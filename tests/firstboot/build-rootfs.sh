@@ -25,8 +25,9 @@
 #
 # A warm cache costs a hash; a cold one takes minutes (see
 # tests/firstboot/README.md). Concurrent callers wait for one build
-# (flock); results appear by rename only, whole; a new build removes the
-# variant's older ones.
+# (flock); results appear by rename only, whole. A build removes the
+# variant's tarballs that no caller has used for a day: the cache is shared
+# by checkouts of different versions of this folder.
 #
 # Exits 0 with the cached tarball's path on stdout (OUT.tar, when given,
 # is then that tarball: a hard link where it can be); 1 when the build
@@ -88,6 +89,7 @@ result=$cache/$variant-$layer_key.tar
 # deliver: prints the cached result's path; OUT.tar is that result.
 deliver()
 {
+	touch "$result"
 	if [ -n "$out" ]; then
 		rm -f "$out" &&
 		{ ln "$result" "$out" 2>/dev/null || cp "$result" "$out"; } || exit 1
@@ -115,14 +117,14 @@ trap 'exit 1' INT TERM HUP
 log=$work/build.log
 start=$SECONDS
 
-# prune PREFIX KEEP: removes the cached tarballs PREFIX*.tar but KEEP,
-# which an older version of this folder built.
+# prune PREFIX KEEP: removes the cached tarballs PREFIX*.tar but KEEP
+# that have not been used for a day.
 prune()
 {
 	local f
 
 	for f in "$1"*.tar; do
-		[ "$f" = "$2" ] || rm -f "$f"
+		[ "$f" = "$2" ] || [ -z "$(find "$f" -mmin +1440)" ] || rm -f "$f"
 	done
 }
 

@@ -54,6 +54,7 @@ cached=${tarball%.tar}-$key
 # deliver: OUT.img and its kernel and initrd, copied from the cache.
 deliver()
 {
+	touch "$cached.img"
 	[ -n "$out" ] || { echo "$cached.img"; return; }
 	cp --sparse=always "$cached.img" "$out" &&
 	cp "$cached.vmlinuz" "$out.vmlinuz" &&
@@ -123,9 +124,12 @@ dd if="$work/root.ext4" of="$img" bs=1M seek=$((1 + fat_mib)) \
 	conv=notrunc,sparse status=none || fail "writing the partitions failed"
 
 # The kernel and initrd first, the image last: its name says all is there.
-# Images of older tarballs or of an older version of this script go.
-rm -f "$(dirname "$tarball")/$variant-"*.img "$(dirname "$tarball")/$variant-"*.vmlinuz \
-	"$(dirname "$tarball")/$variant-"*.initrd
+# Images that no caller has used for a day go (the cache is shared by
+# checkouts of different versions of this folder).
+for old in "$(dirname "$tarball")/$variant-"*.img; do
+	[ -n "$(find "$old" -mmin +1440 2>/dev/null)" ] || continue
+	rm -f "$old" "${old%.img}.vmlinuz" "${old%.img}.initrd"
+done
 mcopy -i "$work/boot.fat" ::/vmlinuz "$cached.vmlinuz" &&
 mcopy -i "$work/boot.fat" ::/initrd.img "$cached.initrd" &&
 mv "$img" "$cached.img" || fail "storing the image in the cache failed"
