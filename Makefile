@@ -156,6 +156,11 @@ check: deps
 	@# single test's time limit pays for a cold build.
 	$(Q)bash tests/uboot/build-uboot.sh >/dev/null || \
 		echo "make check: U-Boot for QEMU not built; the U-Boot tests say why" >&2
+	@# The first boots' Debian roots and images, the same way.
+	$(Q)for v in cloud-init plain; do \
+		bash tests/firstboot/mkimage.sh $$v >/dev/null || \
+		echo "make check: first-boot image $$v not built; t069x say why" >&2; \
+	done
 	$(Q)IMGPATCH_BUILD=$(CURDIR)/build-asan IMGPATCH_PLAIN_BUILD=$(CURDIR)/$(BUILD) \
 		bash tests/run.sh
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# build-rootfs.sh VARIANT OUT.tar: a Debian 12 (bookworm) amd64 userspace
+# build-rootfs.sh VARIANT [OUT.tar]: a Debian 12 (bookworm) amd64 userspace
 # for the first-boot suites, as a tarball, VARIANT being
 #
 #   cloud-init  cloud-init reads a NoCloud seed from the FAT partition
@@ -23,14 +23,17 @@
 #   VARIANT-HASH.tar       the base with the layer of layer.sh on top,
 #                          keyed by the base and the files of this folder.
 #
-# A warm cache costs a hash and a copy; a cold one takes minutes (see
+# A warm cache costs a hash; a cold one takes minutes (see
 # tests/firstboot/README.md). Concurrent callers wait for one build
-# (flock); results appear by rename only, whole.
+# (flock); results appear by rename only, whole. A build removes the
+# variant's tarballs that no caller has used for a day: the cache is shared
+# by checkouts of different versions of this folder.
 #
-# Exits 0 when OUT.tar is there; 1 when the build failed (the end of its
-# log on stderr); 3 when a tool is missing or Debian's mirror cannot be
-# reached: stdout then says which ("missing: TOOL..." or "offline: ..."),
-# for a test to report as a skip.
+# Exits 0 with the cached tarball's path on stdout (OUT.tar, when given,
+# is then that tarball: a hard link where it can be); 1 when the build
+# failed (the end of its log on stderr); 3 when a tool is missing or
+# Debian's mirror cannot be reached: stdout then says which ("missing:
+# TOOL..." or "offline: ..."), for a test to report as a skip.
 
 set -u
 
@@ -39,13 +42,13 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 usage()
 {
-	echo "usage: $prog cloud-init|plain OUT.tar" >&2
+	echo "usage: $prog cloud-init|plain [OUT.tar]" >&2
 	exit 2
 }
 
-[ $# -eq 2 ] || usage
+[ $# -eq 1 ] || [ $# -eq 2 ] || usage
 variant=$1
-out=$2
+out=${2:-}
 case "$variant" in cloud-init|plain) ;; *) usage ;; esac
 
 mirror=${IMGPATCH_DEBIAN_MIRROR:-http://deb.debian.org/debian}
@@ -66,18 +69,8 @@ mmdebstrap_opts=(--variant=apt --components=main --architectures=amd64
 	--dpkgopt='path-exclude=/usr/share/man/*'
 	--dpkgopt='path-include=/usr/share/doc/*/copyright')
 
-# Root keeps the owners of unpacked files by itself; a user needs fakeroot.
-as_root=()
-[ "$(id -u)" = 0 ] || as_root=(fakeroot --)
-tools=(mmdebstrap tar flock sha256sum ${as_root[0]:+fakeroot})
-missing=()
-for t in "${tools[@]}"; do
-	command -v "$t" >/dev/null 2>&1 || missing+=("$t")
-done
-if [ ${#missing[@]} -ne 0 ]; then
-	echo "missing: ${missing[*]}"
-	exit 3
-fi
+. "$here/common.sh"
+need_tools mmdebstrap tar flock sha256sum python3
 
 # hash_of WORD...: a short hash of its arguments.
 hash_of()
@@ -88,16 +81,20 @@ hash_of()
 cache=${IMGPATCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/imgpatch}/firstboot
 base_key=$(hash_of "$suite" "$mirror" "${packages[*]}" "${mmdebstrap_opts[*]}")
 base=$cache/base-$variant-$base_key.tar
-layer_files=("$here/build-rootfs.sh" "$here/layer.sh" "$here/probe.sh"
+layer_files=("$here/build-rootfs.sh" "$here/common.sh" "$here/layer.sh" "$here/probe.sh"
 	"$here"/seed/*)
 layer_key=$(hash_of "$base_key" "$(cat "${layer_files[@]}" | sha256sum)")
 result=$cache/$variant-$layer_key.tar
 
-# deliver: OUT.tar is the cached result (a hard link where it can be).
+# deliver: prints the cached result's path; OUT.tar is that result.
 deliver()
 {
-	rm -f "$out"
-	ln "$result" "$out" 2>/dev/null || cp "$result" "$out"
+	touch "$result"
+	if [ -n "$out" ]; then
+		rm -f "$out" &&
+		{ ln "$result" "$out" 2>/dev/null || cp "$result" "$out"; } || exit 1
+	fi
+	echo "$result"
 }
 
 if [ -s "$result" ]; then
@@ -119,6 +116,17 @@ trap 'rm -rf "$work"' EXIT
 trap 'exit 1' INT TERM HUP
 log=$work/build.log
 start=$SECONDS
+
+# prune PREFIX KEEP: removes the cached tarballs PREFIX*.tar but KEEP
+# that have not been used for a day.
+prune()
+{
+	local f
+
+	for f in "$1"*.tar; do
+		[ "$f" = "$2" ] || [ -z "$(find "$f" -mmin +1440)" ] || rm -f "$f"
+	done
+}
 
 fail()
 {
@@ -144,6 +152,7 @@ urllib.request.urlopen(sys.argv[1] + "/dists/" + sys.argv[2] + "/Release", timeo
 		"$suite" "$work/base.tar" "$mirror" >"$log" 2>&1 ||
 		fail "mmdebstrap of the $variant base failed"
 	mv "$work/base.tar" "$base" || exit 1
+	prune "$cache/base-$variant-" "$base"
 	echo "$prog: base of $variant built in $((SECONDS - start))s" >&2
 fi
 
@@ -154,5 +163,6 @@ layer_start=$SECONDS
 	"$work/result.tar" >>"$log" 2>&1 ||
 	fail "the $variant layer failed"
 mv "$work/result.tar" "$result" || exit 1
+prune "$cache/$variant-" "$result"
 echo "$prog: layer of $variant made in $((SECONDS - layer_start))s" >&2
 deliver

@@ -3,10 +3,12 @@
 # First boots for the test suites: sourced by a tests/tNNNN-*.sh after
 # tests/lib.sh.
 #
-#   fb_require                    skips the rest of the script (a counted
-#                                 skip) when QEMU or the image tools are
-#                                 missing or Debian's mirror cannot be
-#                                 reached for a first build
+#   fb_require                    builds the roots and images when the
+#                                 cache lacks them; skips the rest of the
+#                                 script (a counted skip) when QEMU or the
+#                                 image tools are missing or Debian's
+#                                 mirror cannot be reached for a first
+#                                 build
 #   fb_image VARIANT OUT.img      makes OUT.img (with OUT.img.vmlinuz and
 #                                 OUT.img.initrd beside it) from the cached
 #                                 root of VARIANT (cloud-init, plain)
@@ -61,7 +63,13 @@ _fb_end_all()
 		rm -f "$_fb_qemus"
 	fi
 }
+# A signal ends the script through exit, so that the EXIT trap runs (bash
+# runs none when a signal kills it). A test that sets its own EXIT trap
+# calls _fb_end_all in it.
 trap _fb_end_all EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 # _fb_kill PID: ends PID if it is still one of our QEMUs.
 _fb_kill()
@@ -86,22 +94,22 @@ _fb_is_qemu()
 fb_require()
 {
 	local -; set +x
-	local msg rc=0
+	local msg rc variant
 
-	test_require_tools qemu-system-x86_64 mmdebstrap fakeroot sfdisk mke2fs \
+	test_require_tools qemu-system-x86_64 mmdebstrap sfdisk mke2fs \
 		mkfs.vfat mcopy ssh-keyscan ssh-keygen python3 flock
-	# The roots are built once (from Debian's mirror) and cached: a cold
-	# cache that cannot reach the mirror is a skip, not a failure.
+	# The roots and their images are built once (from Debian's mirror)
+	# and cached: a cold cache that cannot reach the mirror is a skip,
+	# not a failure.
 	for variant in cloud-init plain; do
-		msg=$(bash "$FB_DIR/build-rootfs.sh" "$variant" "$TEST_OUT/.fb-$variant.tar") ||
-			rc=$?
-		rm -f "$TEST_OUT/.fb-$variant.tar"
+		rc=0
+		msg=$(bash "$FB_DIR/mkimage.sh" "$variant") || rc=$?
 		case "$rc:$msg" in
 		0:*) ;;
-		3:missing:*) test_skip_tool "first-boot roots built" ${msg#missing: }
+		3:missing:*) test_skip_tool "first-boot images built" ${msg#missing: }
 			test_done ;;
-		3:*) test_skip "first-boot roots built" "$msg"; test_done ;;
-		*) test_fail "first-boot roots built" "build-rootfs.sh $variant failed (exit $rc)"
+		3:*) test_skip "first-boot images built" "$msg"; test_done ;;
+		*) test_fail "first-boot images built" "mkimage.sh $variant failed (exit $rc)"
 			test_done ;;
 		esac
 	done

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# mkimage.sh VARIANT OUT.img: a disk image of build-rootfs.sh's VARIANT
+# mkimage.sh VARIANT [OUT.img]: a disk image of build-rootfs.sh's VARIANT
 # (cloud-init or plain), laid out as Ubuntu's preinstalled server images:
 #
 #   MBR (lubuntu-team/livecd-rootfs 5fb3d42d36bdbd710f6f7e92ebe6c1b0f650699c,
@@ -11,12 +11,17 @@
 #         /boot/firmware (the seed in the cloud-init variant) and copies of
 #         the kernel and initrd (vmlinuz, initrd.img)
 #     p2  ext4 "writable": the root, made with mke2fs -d (e2fsprogs 1.47.0
-#         takes a folder, not a tarball: the tarball is unpacked under
-#         fakeroot, which keeps the owners without root)
+#         takes a folder, not a tarball: the tarball is unpacked first, as
+#         root or under fakeroot, which keeps the owners)
 #
 # The kernel and initrd are also written beside the image, as OUT.img.vmlinuz
 # and OUT.img.initrd, for QEMU to boot directly (lib.sh's fb_boot). Both
-# filesystems are checked (e2fsck -fn, fsck.fat -n) before OUT.img appears.
+# filesystems are checked (e2fsck -fn, fsck.fat -n) before the image is
+# used. The image is made once for each tarball and kept beside it in the
+# cache (VARIANT-HASH.img, .vmlinuz, .initrd); OUT.img is a sparse copy.
+# Without OUT.img it only fills the cache, and prints the cached image's
+# path (make check does so before the tests, so that no test's time limit
+# pays for a cold build).
 #
 # Exits as build-rootfs.sh does: 0, 1 (failed), 3 (a tool is missing or
 # the mirror cannot be reached; stdout says which).
@@ -26,35 +31,44 @@ set -u
 prog=${0##*/}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-if [ $# -ne 2 ]; then
-	echo "usage: $prog cloud-init|plain OUT.img" >&2
+if [ $# -ne 1 ] && [ $# -ne 2 ]; then
+	echo "usage: $prog cloud-init|plain [OUT.img]" >&2
 	exit 2
 fi
 variant=$1
-out=$2
+out=${2:-}
 export PATH=$PATH:/usr/sbin:/sbin
 
-# Root keeps the owners of unpacked files by itself; a user needs fakeroot.
-as_root=()
-[ "$(id -u)" = 0 ] || as_root=(fakeroot --)
-missing=()
-for t in sfdisk mke2fs e2fsck mkfs.vfat fsck.fat mcopy tar ${as_root[0]:+fakeroot}; do
-	command -v "$t" >/dev/null 2>&1 || missing+=("$t")
-done
-if [ ${#missing[@]} -ne 0 ]; then
-	echo "missing: ${missing[*]}"
-	exit 3
-fi
+. "$here/common.sh"
+need_tools sfdisk mke2fs e2fsck mkfs.vfat fsck.fat mcopy tar
 
-work=$(mktemp -d "$(dirname "$out")/.mkimage.XXXXXX") &&
-	work=$(cd "$work" && pwd) || exit 1
+tarball=$(bash "$here/build-rootfs.sh" "$variant")
+rc=$?
+if [ $rc -ne 0 ]; then
+	[ -z "$tarball" ] || echo "$tarball"
+	exit $rc
+fi
+key=$(cat "$0" "$here/common.sh" | sha256sum | cut -c1-8)
+cached=${tarball%.tar}-$key
+
+# deliver: OUT.img and its kernel and initrd, copied from the cache.
+deliver()
+{
+	touch "$cached.img"
+	[ -n "$out" ] || { echo "$cached.img"; return; }
+	cp --sparse=always "$cached.img" "$out" &&
+	cp "$cached.vmlinuz" "$out.vmlinuz" &&
+	cp "$cached.initrd" "$out.initrd"
+}
+
+[ ! -s "$cached.img" ] || { deliver; exit; }
+exec 9>"$(dirname "$tarball")/$variant-image.lock" || exit 1
+flock 9 || exit 1
+[ ! -s "$cached.img" ] || { deliver; exit; }
+
+work=$(mktemp -d "$(dirname "$tarball")/image.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 trap 'exit 1' INT TERM HUP
-
-msg=$(bash "$here/build-rootfs.sh" "$variant" "$work/root.tar")
-rc=$?
-[ -z "$msg" ] || echo "$msg"
-[ $rc -eq 0 ] || exit $rc
 
 fail()
 {
@@ -64,14 +78,13 @@ fail()
 
 fat_mib=256
 
-# As root or under fakeroot: unpack, split /boot/firmware off to the FAT side, make
-# the ext4 with the owners the tarball gives. The root is sized to what it
-# holds plus room for what the tests add and the first boot writes.
+# Unpack, split /boot/firmware off to the FAT side, make the ext4 with the
+# owners the tarball gives. The root is sized to what it holds plus room
+# for what the tests add and the first boot writes.
 "${as_root[@]}" bash -euc '
 	work=$1
 	mkdir "$work/root" "$work/fat"
-	tar -C "$work/root" --numeric-owner -xpf "$work/root.tar"
-	rm -f "$work/root.tar"
+	tar -C "$work/root" --numeric-owner -xpf "$2"
 	if [ -n "$(ls -A "$work/root/boot/firmware")" ]; then
 		mv "$work/root/boot/firmware"/* "$work/fat/"
 	fi
@@ -82,7 +95,7 @@ fat_mib=256
 	used=$(du -sm "$work/root" | cut -f1)
 	mke2fs -q -F -t ext4 -L writable -d "$work/root" \
 		"$work/root.ext4" "$((used * 3 / 2 + 512))M"
-' make-root "$work" >"$work/log" 2>&1 ||
+' make-root "$work" "$tarball" >"$work/log" 2>&1 ||
 	{ cat "$work/log" >&2; fail "making the $variant root failed"; }
 
 e2fsck -fn "$work/root.ext4" >"$work/log" 2>&1 ||
@@ -110,7 +123,14 @@ dd if="$work/boot.fat" of="$img" bs=1M seek=1 conv=notrunc,sparse status=none &&
 dd if="$work/root.ext4" of="$img" bs=1M seek=$((1 + fat_mib)) \
 	conv=notrunc,sparse status=none || fail "writing the partitions failed"
 
-mcopy -i "$work/boot.fat" ::/vmlinuz "$work/vmlinuz" &&
-mcopy -i "$work/boot.fat" ::/initrd.img "$work/initrd" || exit 1
-mv "$work/vmlinuz" "$out.vmlinuz" && mv "$work/initrd" "$out.initrd" &&
-mv "$img" "$out"
+# The kernel and initrd first, the image last: its name says all is there.
+# Images that no caller has used for a day go (the cache is shared by
+# checkouts of different versions of this folder).
+for old in "$(dirname "$tarball")/$variant-"*.img; do
+	[ -n "$(find "$old" -mmin +1440 2>/dev/null)" ] || continue
+	rm -f "$old" "${old%.img}.vmlinuz" "${old%.img}.initrd"
+done
+mcopy -i "$work/boot.fat" ::/vmlinuz "$cached.vmlinuz" &&
+mcopy -i "$work/boot.fat" ::/initrd.img "$cached.initrd" &&
+mv "$img" "$cached.img" || fail "storing the image in the cache failed"
+deliver

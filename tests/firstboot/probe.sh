@@ -22,7 +22,8 @@
 #   path (stat -c '%n|%F|%a|%U|%G' of each path of /etc/imgpatch-probe.paths)
 #   path.link ("PATH|TARGET" of those that are links)
 #   unit.NAME (systemctl is-enabled of each unit of /etc/imgpatch-probe.units)
-#   cloud_init.status cloud_init.long (where cloud-init is)
+#   cloud_init.status cloud_init.long cloud_init.instance_id (where
+#   cloud-init is)
 # A stat line's fields are name|type|mode|owner|group; a missing path's
 # line is "PATH|missing".
 
@@ -157,6 +158,8 @@ report()
 	if command -v cloud-init >/dev/null; then
 		echo "cloud_init.status=$(cloud-init status 2>&1 | sed -n 's/^status: //p')"
 		cloud-init status --long 2>&1 | kv cloud_init.long
+		[ ! -f /var/lib/cloud/data/instance-id ] ||
+			kv cloud_init.instance_id </var/lib/cloud/data/instance-id
 	fi
 }
 
