@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# timeout: 2400
 test_description='the first-boot harness: Debian 12 images laid out as Ubuntu preinstalled ones boot unchanged under QEMU, and the probe reports what they became'
 . "$(dirname "$0")/lib.sh"
 . "$TEST_DIR/firstboot/lib.sh"
