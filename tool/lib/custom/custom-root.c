@@ -182,6 +182,9 @@ static int resolve(struct custom_run *run, const char *arg, bool follow_last, ch
 			rc = 0;
 			is_link = false;
 		}
+		/* A link with no target names nothing: refused, never read past. */
+		if (!rc && is_link && !target.len)
+			rc = imgp_fail(EINVAL, "%s: an empty symbolic link on the way", arg);
 		if (!rc && is_link && ++links > CUSTOM_LINKS_MAX)
 			rc = imgp_fail(ELOOP, "%s: more than %d symbolic links on the way", arg,
 				       CUSTOM_LINKS_MAX);
