@@ -29,6 +29,9 @@
  * an image that only starts like one.
  */
 #define EMPTY_TAR_MAX ((size_t)1 << 20)
+/* A tar header block, and the zero padding that ends every writer's. */
+#define TAR_BLOCK 512
+#define TAR_PAD 12
 /* Entry names listed in the "expected exactly one disk image" message. */
 #define NAMES_MAX 8
 
@@ -155,6 +158,71 @@ out:
 	return rc;
 }
 
+/*
+ * Reads the first size bytes of the (decompressed) stream into buf.
+ * Returns how many it held, or -errno.
+ */
+static int stream_head(const char *path, int fd, uint8_t *buf, size_t size)
+{
+	struct archive *a = reader_new();
+	struct archive_entry *e;
+	size_t got = 0;
+	int rc;
+
+	if (!a)
+		return -ENOMEM;
+	archive_read_support_format_raw(a);
+	rc = reader_open(a, path, fd);
+	if (rc)
+		goto out;
+	if (archive_read_next_header(a, &e) < ARCHIVE_WARN) {
+		rc = arch_fail(a, "cannot read");
+		goto out;
+	}
+	while (got < size) {
+		la_ssize_t n = archive_read_data(a, buf + got, size - got);
+
+		if (n < 0) {
+			rc = arch_fail(a, "cannot read");
+			goto out;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	rc = (int)got;
+out:
+	archive_read_free(a);
+	return rc;
+}
+
+/*
+ * Whether a stream whose first header libarchive's tar reader took is a
+ * tar archive. The old tar checksum is a byte sum, which the first sector
+ * of one disk in a few hundred matches by chance (an MBR's random disk id
+ * and its partition entries). Tar writers leave a header's last 12 bytes
+ * zero, where an MBR has its boot signature, and never write an entry
+ * without a name. Returns 1, 0 or -errno.
+ */
+static int stream_is_tar(const char *path, int fd, struct archive_entry *e)
+{
+	uint8_t head[TAR_BLOCK];
+	const char *name = archive_entry_pathname(e);
+	int n;
+
+	if (!name || !*name)
+		return 0;
+	n = stream_head(path, fd, head, sizeof(head));
+	if (n < 0)
+		return n;
+	if ((size_t)n < sizeof(head))
+		return 1;
+	for (size_t i = TAR_BLOCK - TAR_PAD; i < TAR_BLOCK; i++)
+		if (head[i])
+			return 0;
+	return 1;
+}
+
 static int map_filter(struct archive *a, enum imgp_format *fmt)
 {
 	int n = archive_filter_count(a);
@@ -203,16 +271,19 @@ int imgp_format_detect_fd(const char *path, int fd, enum imgp_format *fmt)
 		/*
 		 * tar bids for any stream that starts with a zero block, as
 		 * a bare ext4 image does: only a stream of nothing but zeroes
-		 * is really an (empty) archive.
+		 * is really an (empty) archive. A first header it took is
+		 * checked again, as a disk's first sector can pass its sum.
 		 */
-		if (r == ARCHIVE_EOF) {
-			int empty = stream_is_empty_tar(path, fd);
+		if (r == ARCHIVE_EOF || r >= ARCHIVE_WARN) {
+			int is_tar = r == ARCHIVE_EOF ?
+				stream_is_empty_tar(path, fd) :
+				stream_is_tar(path, fd, e);
 
-			if (empty < 0) {
-				rc = empty;
+			if (is_tar < 0) {
+				rc = is_tar;
 				goto out;
 			}
-			if (!empty)
+			if (!is_tar)
 				found = stream;
 		}
 		break;
