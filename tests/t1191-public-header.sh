@@ -16,7 +16,7 @@ test_expect_success "imgpatch.h has fewer than $max_lines lines" '
 '
 
 # A backend's ops table and private state belong to internal headers
-# (fs/fs.h, imgpatch-internal.h); a client sees handles.
+# (fs/fs.h, boot/bootpath.h); a client sees handles.
 test_expect_success 'no struct in imgpatch.h has an ops or priv member' '
 	{ grep -nE "^[[:space:]]+[a-z].*[ *](ops|priv|[a-z_]*_ops);" "$header" >members ||
 		test $? = 1; } &&
@@ -36,8 +36,7 @@ test_expect_success 'the handles are declared, not defined, in imgpatch.h' '
 
 # What a command-line file includes in quotes is its own folder's header,
 # imgpatch.h, or the JSON writer the library writes info with (shared for
-# the CLI's own reports): never imgpatch-internal.h nor another folder's
-# header.
+# the CLI's own reports): never another folder's header.
 test_expect_success 'the command line includes only imgpatch.h of the library, and its JSON writer' '
 	for f in "$REPO_DIR"/tool/cli/*.[ch]; do
 		sed -n "s/^#include \"\\(.*\\)\"/\\1/p" "$f" | while read -r inc; do

@@ -20,7 +20,12 @@
 #include <errno.h>
 #include <libfdt.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fs/fs.h"
+#include "boot/boot.h"
+#include "boot/bootpath.h"
 #include "core/endian.h"
 #include "fuzz.h"
 

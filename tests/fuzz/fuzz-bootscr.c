@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Fuzzes the U-Boot script image reader: the input is a boot.scr(.uimg). */
-#include "imgpatch-internal.h"
+#include "core/core.h"
+#include "boot/boot.h"
 #include "core/endian.h"
 #include "fuzz.h"
 

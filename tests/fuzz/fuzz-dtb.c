@@ -7,7 +7,9 @@
  */
 #include <libfdt.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "dt/dt.h"
 #include "fuzz.h"
 
 #define FUZZ_BLOB_MAX 8192

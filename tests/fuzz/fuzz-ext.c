@@ -9,7 +9,10 @@
 
 #include <ext2fs/ext2fs.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fs/fs.h"
 #include "fuzz.h"
 
 #define FUZZ_EXT_READ_MAX (64u << 10)

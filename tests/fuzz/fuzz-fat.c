@@ -8,7 +8,9 @@
  * whole is also a partition for the damage check (fat-check.c): a seed that
  * is a small FAT image reaches its chains and folders.
  */
-#include "imgpatch-internal.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fs/fs.h"
 #include "fs/fat-check.h"
 #include "fuzz.h"
 

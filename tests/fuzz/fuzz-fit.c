@@ -9,7 +9,10 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "fit/fit.h"
+#include "dt/dt.h"
 #include "fuzz.h"
 
 

@@ -4,7 +4,9 @@
  * the fstab text, a mount point and the option edits; missing parts take
  * the values a recipe would give.
  */
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "text/text.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -11,7 +11,9 @@
  */
 #include <libfdt.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "dt/dt.h"
 #include "fuzz.h"
 
 /* At most this many overlays: enough to apply one onto another's result. */

@@ -5,7 +5,8 @@
  * the whole disk image.
  */
 
-#include "imgpatch-internal.h"
+#include "core/core.h"
+#include "part/part.h"
 #include "core/endian.h"
 #include "fuzz.h"
 

@@ -8,7 +8,11 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "dt/dt.h"
+#include "text/text.h"
+#include "recipe/recipe-internal.h"
 #include "fuzz.h"
 
 /* One directory per process holding the recipe file, removed at exit. */

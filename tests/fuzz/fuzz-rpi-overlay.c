@@ -11,7 +11,9 @@
  */
 #include <libfdt.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "dt/dt.h"
 #include "fuzz.h"
 
 /* Every warning is formatted: a string the engine hands on unterminated shows. */

@@ -11,7 +11,8 @@
  */
 #include <stdlib.h>
 
-#include "imgpatch-internal.h"
+#include "core/core.h"
+#include "boot/boot.h"
 #include "core/io.h"
 #include "fuzz.h"
 

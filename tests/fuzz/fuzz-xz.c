@@ -6,7 +6,7 @@
  * decoded, and a rewrite with every other block re-encoded must give a
  * file that opens again with the same block table.
  */
-#include "imgpatch-internal.h"
+#include "core/core.h"
 #include "format/xz-blocks.h"
 #include "fuzz.h"
 

@@ -16,7 +16,7 @@
 
 #include <libfdt.h>
 
-#include "imgpatch-internal.h"
+#include "dt/dt.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

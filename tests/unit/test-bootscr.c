@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "boot/boot.h"
 #include "core/endian.h"
 #include "unit.h"
 

@@ -7,7 +7,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "text/text.h"
 #include "unit.h"
 
 static void expect(const char *line, const char *edits, int want_rc, const char *want,

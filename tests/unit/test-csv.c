@@ -3,7 +3,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
 #include "unit.h"
 
 static int parse(const char *text, struct imgp_csv **c)

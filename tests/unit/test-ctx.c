@@ -13,7 +13,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "format/format.h"
 #include "unit.h"
 
 #define IMG_SIZE (16u << 20)

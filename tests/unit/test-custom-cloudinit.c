@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
 #include "custom/custom.h"
 #include "unit.h"
 

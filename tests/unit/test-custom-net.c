@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
 #include "custom/custom.h"
 #include "unit.h"
 

@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "text/text.h"
 #include "unit.h"
 
 /* One text as an array of lines (each with its '\n', the last maybe not). */

@@ -14,7 +14,8 @@
 
 #include <libfdt.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "dt/dt.h"
 #include "dt/dt-internal.h"
 #include "unit.h"
 

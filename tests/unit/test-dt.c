@@ -13,7 +13,9 @@
 
 #include <libfdt.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "dt/dt.h"
 #include "unit.h"
 
 #define REAL_DTB "smk-k26-revA-sm-k26-revA-sck-kv-g-revB.dtb"

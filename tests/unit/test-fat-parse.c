@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "fs/fs.h"
 #include "fs/fat-check.h"
 #include "unit.h"
 

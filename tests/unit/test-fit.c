@@ -11,7 +11,8 @@
 
 #include <libfdt.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "fit/fit.h"
 #include "unit.h"
 
 #define NIMAGES 6

@@ -14,7 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fs/fs.h"
 #include "unit.h"
 
 #define MiB (1024u * 1024u)

@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "text/text.h"
 #include "unit.h"
 
 #define UBUNTU "LABEL=writable\t/\text4\tdiscard,errors=remount-ro\t0 1\n"

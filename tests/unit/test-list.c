@@ -9,7 +9,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "patch/patch.h"
 #include "unit.h"
 
 static void expect_in(const char *path, const char *key, const char *text,

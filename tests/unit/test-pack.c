@@ -16,7 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "format/format.h"
 #include "unit.h"
 
 #define KiB 1024u

@@ -13,7 +13,11 @@
 
 #include <libfdt.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "patch/patch.h"
+#include "recipe/recipe-internal.h"
 #include "unit.h"
 
 #define HEAD_LINES 4

@@ -13,7 +13,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "boot/bootpath.h"
 #include "unit.h"
 
 static void sees(const char *dtb, const char *filter, bool want)

@@ -14,7 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fs/fs.h"
+#include "dt/dt.h"
+#include "boot/boot.h"
+#include "boot/bootpath.h"
 #include "unit.h"
 
 static char dts_dir[PATH_MAX];

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "text/text.h"
 #include "unit.h"
 
 enum op { SET_LINE, REMOVE_LINE, SET_TOKEN, REMOVE_TOKEN, SET_FIELDS };

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "boot/boot.h"
 #include "unit.h"
 
 #define KiB 1024u

@@ -9,7 +9,8 @@
 
 #include <libfdt.h>
 
-#include "imgpatch-internal.h"
+#include "dt/dt.h"
+#include "boot/bootpath.h"
 #include "unit.h"
 
 /* A tree "/" with /soc/mmc@1c0f000 { max-frequency = <150000000>; }. */

@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "boot/bootpath.h"
 #include "unit.h"
 
 /* "test a b c" split at blanks: 0 true, 1 false. */

@@ -12,7 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "format/format.h"
 #include "unit.h"
 
 #define MiB (1024u * 1024u)

@@ -15,7 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
 #include "unit.h"
 #include "format/xz-blocks.h"
 

@@ -16,7 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
 #include "unit.h"
 
 /* Paths built from $TMPDIR go into fixed buffers and debugfs requests. */

@@ -8,7 +8,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "imgpatch-internal.h"
+#include "part/part.h"
+#include "boot/boot.h"
+#include "boot/bootpath.h"
 
 /* One file by two names: FAT matches names whatever their case. */
 static bool same_file(const struct imgp_part *part, const char *a, const char *b)

@@ -2,12 +2,16 @@
 /*
  * boot/: U-Boot boot scripts and environment, and the survey's filesystems.
  * Shared by the library's own files (and white-box tests), not part of
- * the client API in imgpatch.h; imgpatch-internal.h includes this header.
+ * the client API in imgpatch.h. A file includes the folders' headers it uses.
  */
 #ifndef IMGP_BOOT_H
 #define IMGP_BOOT_H
 
 #include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fs/fs.h"
+#include "fit/fit.h"
 #include "dt/dt.h"
 #include "text/text.h"
 
@@ -226,7 +230,7 @@ bool imgp_bootscr_mentions(const struct imgp_bootscr *scr, const char *word);
 int imgp_bootscr_make(const char *text, size_t len, const char *name,
 		      const char *arch, uint32_t time, struct imgp_buf *out);
 
-/* ------------------------------------------ the survey (survey.c, bootpath-*.c) */
+/* ------------------------------------- the survey (survey.c, bootpath-*.c) */
 
 /*
  * What a survey holds, as the library's own files read it; a client reads
@@ -548,7 +552,7 @@ int imgp_effective_pick(const struct imgp_effective *trees, size_t n,
 int imgp_effective_pick_model(const struct imgp_effective *trees, size_t n,
 			      const char *model, const struct imgp_effective **out);
 
-/* ---------------------------------------------------- survey.c, bootpath-*.c */
+/* -------------------------------------------------- survey.c, bootpath-*.c */
 
 /* The boot script names, in the order U-Boot's distro boot tries them. */
 extern const char *const imgp_bootscr_paths[];
@@ -577,5 +581,20 @@ int imgp_survey_read_file(struct imgp_fs *fs, const char *path, size_t max,
 			  struct imgp_buf *out);
 /* The context its image was opened with: where its warnings go (NULL: none, or no disk). */
 struct imgp_ctx *imgp_survey_ctx(const struct imgp_survey *sv);
+
+/* ------------------------------------------------------------- effective.c */
+
+/*
+ * Whether the FIT's boot script loads the override file and it is there,
+ * so that it replaces every tree of the FIT.
+ */
+bool imgp_effective_override_loaded(const struct imgp_survey *sv);
+/*
+ * For the doctor's --fdt: the effective tree of one fdt image of sv's
+ * FIT, as imgp_effective_build() makes it. Returns 0 (a failure kept in
+ * t->rc) or -ENOMEM.
+ */
+int imgp_effective_fit_image(struct imgp_survey *sv, const struct imgp_fit_image *img,
+			     struct imgp_effective *t);
 
 #endif /* IMGP_BOOT_H */

@@ -33,7 +33,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fs/fs.h"
+#include "boot/boot.h"
+#include "boot/bootpath.h"
+#include "patch/patch.h"
 
 static const char *const entry_dirs[] = { "/loader/entries", "/boot/loader/entries" };
 #define NDIRS (sizeof(entry_dirs) / sizeof(entry_dirs[0]))

@@ -45,7 +45,12 @@
 #include <string.h>
 #include <strings.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fs/fs.h"
+#include "boot/boot.h"
+#include "boot/bootpath.h"
 
 #define EFI_LOADER "/EFI/BOOT/BOOTAA64.EFI"
 

@@ -20,7 +20,13 @@
 #include <string.h>
 #include <strings.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fs/fs.h"
+#include "boot/boot.h"
+#include "boot/bootpath.h"
+#include "patch/patch.h"
 
 static const char *const conf_paths[] = {
 	"/extlinux/extlinux.conf", "/boot/extlinux/extlinux.conf",

@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "part/part.h"
+#include "boot/boot.h"
+#include "boot/bootpath.h"
 
 /* The FIT's partition is the boot partition. */
 static int fit_probe(struct imgp_survey *sv)

@@ -37,7 +37,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fs/fs.h"
+#include "boot/boot.h"
+#include "boot/bootpath.h"
+#include "patch/patch.h"
 
 #define FK_FUNCTIONS "/usr/share/flash-kernel/functions"
 #define FK_SCRIPT "/boot/boot.scr"

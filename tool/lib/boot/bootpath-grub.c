@@ -29,7 +29,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fs/fs.h"
+#include "boot/boot.h"
+#include "boot/bootpath.h"
+#include "patch/patch.h"
 
 static const char *const cfg_paths[] = { "/boot/grub/grub.cfg", "/grub/grub.cfg" };
 #define NCFG (sizeof(cfg_paths) / sizeof(cfg_paths[0]))

@@ -33,7 +33,14 @@
 
 #include <libfdt.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fs/fs.h"
+#include "dt/dt.h"
+#include "boot/boot.h"
+#include "boot/bootpath.h"
+#include "patch/patch.h"
 
 #define CONFIG_PATH "/config.txt"
 #define DEFAULT_CMDLINE "cmdline.txt"

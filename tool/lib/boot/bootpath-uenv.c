@@ -25,7 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "boot/boot.h"
+#include "boot/bootpath.h"
 
 #define UENV_PATH "/boot/uEnv.txt"
 

@@ -11,7 +11,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "boot/boot.h"
 #include "core/endian.h"
 
 #define UIMAGE_MAGIC 0x27051956u

@@ -10,7 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fs/fs.h"
+#include "boot/boot.h"
+#include "boot/bootpath.h"
+#include "patch/patch.h"
 
 void imgp_cmdline_site_free(struct imgp_cmdline_site *site)
 {

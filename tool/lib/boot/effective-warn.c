@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "core/core.h"
+#include "boot/boot.h"
 
 struct said {
 	char *key;               /* the line without its tree's "PATH: " */

@@ -13,7 +13,14 @@
 
 #include <libfdt.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fs/fs.h"
+#include "fit/fit.h"
+#include "dt/dt.h"
+#include "boot/boot.h"
+#include "boot/bootpath.h"
 
 /* What a loader does when an overlay does not apply. */
 enum apply_failure {

@@ -8,7 +8,10 @@
 #include <errno.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "part/part.h"
+#include "fit/fit.h"
+#include "boot/boot.h"
+#include "boot/bootpath.h"
 
 static int part_number(const struct imgp_part *part)
 {

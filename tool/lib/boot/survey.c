@@ -14,7 +14,16 @@
 #include <string.h>
 #include <strings.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fs/fs.h"
+#include "fit/fit.h"
+#include "dt/dt.h"
+#include "text/text.h"
+#include "boot/boot.h"
+#include "boot/bootpath.h"
+#include "patch/patch.h"
 
 /* Upper bounds for files read into memory (the FIT is read piecewise). */
 #define SCRIPT_MAX ((size_t)1 << 20)

@@ -28,7 +28,11 @@
 #include <lzma.h>
 #include <zlib.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fit/fit.h"
+#include "boot/boot.h"
 #include "core/endian.h"
 
 #define KIB ((uint64_t)1024)

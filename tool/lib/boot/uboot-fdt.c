@@ -16,7 +16,10 @@
 
 #include <libfdt.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "dt/dt.h"
+#include "boot/bootpath.h"
 
 /* cmd/fdt.c's SCRATCHPAD: a value longer than this is refused there. */
 #define FDT_CMD_VALUE_MAX 1024

@@ -15,7 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "boot/bootpath.h"
 
 /* ------------------------------------------------------------------ test */
 

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
 
 #define DEVS_MAX 256
 

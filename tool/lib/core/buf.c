@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
 
 int imgp_buf_reserve(struct imgp_buf *b, size_t extra)
 {

@@ -8,7 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
 #include "core/io.h"
 
 /* Large sequential I/O. */

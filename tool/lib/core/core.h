@@ -2,7 +2,7 @@
 /*
  * core/: the log, buffers, image I/O, progress and temporary files.
  * Shared by the library's own files (and white-box tests), not part of
- * the client API in imgpatch.h; imgpatch-internal.h includes this header.
+ * the client API in imgpatch.h. A file includes the folders' headers it uses.
  */
 #ifndef IMGP_CORE_H
 #define IMGP_CORE_H
@@ -172,5 +172,72 @@ int imgp_temp_create(char *tmpl);
 int imgp_temp_claim(const char *path);
 /* Takes path off the list (it was renamed or removed). */
 void imgp_temp_forget(const char *path);
+
+/* ----------------------------------------------------------------- image.c */
+
+/*
+ * External programs (mtools, libblkid) read the file itself, so whoever
+ * hands them a range of an image filled on demand calls this first: makes
+ * [off, off+len) of the file hold the image's bytes (see imgp_fill_fn).
+ */
+int imgp_image_fill(const struct imgp_image *img, uint64_t off, uint64_t len);
+/*
+ * imgp_image_open() read-only of the file open as fd (path names it),
+ * through a duplicate of fd, which the caller keeps. Returns 0 or -errno.
+ */
+int imgp_image_open_fd(struct imgp_image *img, int fd, const char *path);
+/*
+ * imgp_image_open() read-only of a regular file filled on demand: every
+ * read goes through fill (with ctx) first. The handle passes it on to no
+ * other: a commit of a plan made on it writes through it
+ * (imgp_image_inherit_fill()). Returns 0 or -errno.
+ */
+int imgp_image_open_filled(struct imgp_image *img, const char *path,
+			   imgp_fill_fn fill, void *ctx);
+/* img, open on from's file, reads and writes through from's filler too. */
+void imgp_image_inherit_fill(struct imgp_image *img, const struct imgp_image *from);
+
+/* ------------------------------------------------------------------- crc.c */
+
+/* CRC-32 (IEEE 802.3, as zlib, GPT, FIT and U-Boot legacy images use it). */
+uint32_t imgp_crc32(uint32_t crc, const void *data, size_t len);
+
+/* ------------------------------------------------------------ test-hooks.c */
+
+/* Test builds: the place where a simulated crash may strike after a write. */
+void imgp_fault_point(void);
+/*
+ * Test builds: IMGPATCH_TEST_PAUSE=POINT:FILE makes the run create FILE on
+ * reaching POINT and wait there while FILE exists (at most a minute), so a
+ * test can act (a signal, a second run) at a known step. A no-op otherwise.
+ */
+void imgp_test_pause(const char *point);
+
+/* ------------------------------------------------------------------- run.c */
+
+/*
+ * Path of an external program: $IMGPATCH_<NAME> (upper case, '-' as '_')
+ * when set, else the first executable "name" in $PATH, into buf (size
+ * bytes; a longer one is cut): buf, or NULL with a failure message when
+ * not found.
+ */
+const char *imgp_tool_path(const char *name, char *buf, size_t size);
+/*
+ * Runs argv[0] (a bare program name resolved with imgp_tool_path) with the
+ * given argv, no shell, a clean environment (PATH, LC_ALL=C, TZ=UTC and the
+ * variables in extra_env, each "K=V"), stdin from /dev/null, stdout captured
+ * into out (may be NULL to discard). Returns 0 when the program exits 0;
+ * otherwise -EIO with the program's first stderr line as the message.
+ */
+int imgp_run(const char *const argv[], const char *const extra_env[],
+	     struct imgp_buf *out);
+/*
+ * As imgp_run, the program also keeping the descriptors keep_fds[0..nkeep)
+ * (each 3 or more, close-on-exec here), which it opens as /proc/self/fd/N:
+ * a file handed over this way never has its name parsed by the program.
+ * -EINVAL for a descriptor below 3.
+ */
+int imgp_run_fds(const char *const argv[], const char *const extra_env[],
+		 struct imgp_buf *out, const int *keep_fds, size_t nkeep);
 
 #endif /* IMGP_CORE_H */

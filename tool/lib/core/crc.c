@@ -2,7 +2,7 @@
 /* CRC-32 through zlib, which every caller (GPT, FIT, uImage) agrees with. */
 #include <zlib.h>
 
-#include "imgpatch-internal.h"
+#include "core/core.h"
 
 uint32_t imgp_crc32(uint32_t crc, const void *data, size_t len)
 {

@@ -3,7 +3,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
 
 int imgp_ctx_new(struct imgp_ctx **ctx)
 {

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
 #include "core/epoch.h"
 
 int imgp_source_date_epoch(int64_t *out)

@@ -12,7 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
 #include "core/io.h"
 
 int imgp_image_fill(const struct imgp_image *img, uint64_t off, uint64_t len)

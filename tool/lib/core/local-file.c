@@ -7,7 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
 #include "core/io.h"
 
 int imgp_read_local(const char *path, size_t max, bool nofollow,

@@ -15,7 +15,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
 
 /* The pid holding a flock on the file, from /proc/locks; 0 if unknown. */
 static long lock_holder(int fd)

@@ -4,7 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
 
 #define ERRMSG_MAX 2048
 

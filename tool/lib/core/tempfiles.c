@@ -23,7 +23,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
 
 struct temp_slot {
 	char *_Atomic path;      /* NULL: free for reuse */

@@ -10,7 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fs/fs.h"
+#include "patch/patch.h"
+#include "custom/custom.h"
 #include "custom/custom-run.h"
 
 static const char *const userdb_files[] = {

@@ -25,7 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "text/text.h"
+#include "custom/custom.h"
 #include "custom/custom-run.h"
 
 #define PRESET_FILE "/root/.not_logged_in_yet"

@@ -12,7 +12,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fs/fs.h"
+#include "patch/patch.h"
 #include "custom/custom-run.h"
 
 /* A local file copied in whole; the plan holds it in memory until the commit. */

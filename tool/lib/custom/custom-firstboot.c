@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
 #include "custom/custom.h"
 
 /* A numbered name past this would sort before 9999-: name order is run order. */

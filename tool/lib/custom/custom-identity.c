@@ -12,7 +12,12 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "text/text.h"
+#include "patch/patch.h"
+#include "custom/custom.h"
 #include "custom/custom-run.h"
 
 /* ------------------------------------------------------------- host name */

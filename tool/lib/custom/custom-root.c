@@ -10,7 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fs/fs.h"
+#include "text/text.h"
+#include "boot/bootpath.h"
+#include "patch/patch.h"
+#include "custom/custom.h"
 #include "custom/custom-run.h"
 
 #define CUSTOM_TEXT_MAX ((size_t)16 << 20)

@@ -34,7 +34,10 @@
 
 #include <nettle/pbkdf2.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "custom/custom.h"
 #include "custom/custom-run.h"
 
 #define IMAGER_CUSTOM "/usr/lib/raspberrypi-sys-mods/imager_custom"

@@ -8,6 +8,8 @@
 
 #include "custom/custom.h"
 #include "text/text.h"
+#include "part/part.h"
+#include "patch/patch.h"
 
 struct imgp_patch;
 struct imgp_part;

@@ -13,7 +13,10 @@
 
 #include <nettle/sha2.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "custom/custom.h"
 #include "custom/custom-run.h"
 
 /* A file of the seed partition as planned (empty when missing). */

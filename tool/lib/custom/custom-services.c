@@ -10,7 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "patch/patch.h"
+#include "custom/custom.h"
 #include "custom/custom-run.h"
 
 int imgp_custom_plan_unit_op(struct custom_run *run, const char *op, const char *value)

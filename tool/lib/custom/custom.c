@@ -11,7 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "text/text.h"
+#include "patch/patch.h"
+#include "custom/custom.h"
 #include "custom/custom-run.h"
 
 enum custom_kind {

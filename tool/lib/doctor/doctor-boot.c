@@ -17,6 +17,7 @@
 #include <libfdt.h>
 
 #include "doctor/doctor.h"
+#include "boot/bootpath.h"
 
 #define COND_DEPTH 16
 #define COND_MAX 256

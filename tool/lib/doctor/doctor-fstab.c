@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "doctor/doctor.h"
+#include "boot/bootpath.h"
 
 #define FSTRIM_WANTS "/etc/systemd/system/timers.target.wants/fstrim.timer"
 

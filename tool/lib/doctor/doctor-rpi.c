@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "doctor/doctor.h"
+#include "boot/bootpath.h"
 
 /*
  * The config.txt section of the newest sdhost board whose tree is on the

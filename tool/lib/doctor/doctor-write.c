@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "part/part.h"
 #include "doctor.h"
 #include "text/json.h"
 

@@ -15,6 +15,7 @@
 #include <libfdt.h>
 
 #include "doctor/doctor.h"
+#include "boot/bootpath.h"
 
 /* At most this many .dtb files of a boot partition are examined. */
 #define DOCTOR_DTB_FILES 64

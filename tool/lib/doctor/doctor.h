@@ -9,7 +9,11 @@
 #ifndef IMGP_DOCTOR_H
 #define IMGP_DOCTOR_H
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "part/part.h"
+#include "fit/fit.h"
+#include "dt/dt.h"
+#include "boot/boot.h"
 
 /* "info" or "warning". */
 const char *imgp_severity_name(enum imgp_severity sev);

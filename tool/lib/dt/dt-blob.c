@@ -12,6 +12,7 @@
 #include <libfdt.h>
 
 #include "dt-internal.h"
+#include "dt/dt.h"
 
 int imgp_fdt_check_full(const void *fdt, size_t bufsize)
 {

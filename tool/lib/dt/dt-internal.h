@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * What the device tree files share. Not part of any API: the device tree
- * operations are declared in imgpatch-internal.h.
+ * operations are declared in dt.h.
  */
 #ifndef IMGP_DT_INTERNAL_H
 #define IMGP_DT_INTERNAL_H
@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
 
 /* Deleting only shrinks a tree; the slack is for edits that add bytes. */
 #define DT_SLACK 65536

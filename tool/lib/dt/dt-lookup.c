@@ -15,6 +15,7 @@
 
 #include "core/distance.h"
 #include "dt-internal.h"
+#include "dt/dt.h"
 
 /* Candidate lists in messages stop here: a message is not a listing. */
 #define DT_LIST_MAX 12

@@ -12,6 +12,8 @@
 #include <libfdt.h>
 
 #include "dt-internal.h"
+#include "core/core.h"
+#include "dt/dt.h"
 
 /* ---------------------------------------------------------------- mmc */
 

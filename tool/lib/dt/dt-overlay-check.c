@@ -16,6 +16,7 @@
 #include <libfdt.h>
 
 #include "dt-internal.h"
+#include "dt/dt.h"
 
 /* Linux unflattens no deeper tree (FDT_MAX_DEPTH); libfdt recurses as deep. */
 #define DT_OVERLAY_DEPTH 64

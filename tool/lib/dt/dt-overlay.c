@@ -12,6 +12,7 @@
 #include <libfdt.h>
 
 #include "dt-internal.h"
+#include "dt/dt.h"
 
 /* ------------------------------------------------------------- overlays */
 

@@ -11,6 +11,7 @@
 #include <libfdt.h>
 
 #include "dt-internal.h"
+#include "dt/dt.h"
 
 /* ------------------------------------------------------------- source */
 

@@ -27,7 +27,9 @@
 
 #include <libfdt.h>
 
+#include "dt-internal.h"
 #include "dt-rpi.h"
+#include "dt/dt.h"
 
 static bool rpi_is_fragment(const char *name)
 {

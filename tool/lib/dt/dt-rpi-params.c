@@ -33,7 +33,10 @@
 
 #include <libfdt.h>
 
+#include "dt-internal.h"
 #include "dt-rpi.h"
+#include "core/core.h"
+#include "dt/dt.h"
 
 /* ------------------------------------------------- trees that grow */
 

@@ -3,12 +3,12 @@
  * What dt-rpi-params.c and dt-rpi-overlay.c share: the Raspberry Pi
  * firmware's way of applying dtoverlay= and dtparam= lines works on trees
  * that grow as it edits them. Not part of any API: the entry points are
- * declared in imgpatch-internal.h.
+ * declared in dt.h.
  */
 #ifndef IMGP_DT_RPI_H
 #define IMGP_DT_RPI_H
 
-#include "dt-internal.h"
+#include "imgpatch.h"
 
 /*
  * A positive return of the parameter engine: the firmware ignores what

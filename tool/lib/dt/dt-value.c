@@ -13,6 +13,7 @@
 
 #include "core/endian.h"
 #include "dt-internal.h"
+#include "dt/dt.h"
 
 /* ---------------------------------------------------------- formatting */
 

@@ -2,7 +2,7 @@
 /*
  * dt/: device-tree blobs: loading, lookup, values, edits, overlays, SD/eMMC controllers.
  * Shared by the library's own files (and white-box tests), not part of
- * the client API in imgpatch.h; imgpatch-internal.h includes this header.
+ * the client API in imgpatch.h. A file includes the folders' headers it uses.
  */
 #ifndef IMGP_DT_H
 #define IMGP_DT_H
@@ -141,5 +141,59 @@ int imgp_dt_list_mmc(const struct imgp_dtb *dtb, struct imgp_dt_mmc **out, size_
 /* What the slot of controller node holds; its name "sd", "emmc", "sdio". */
 enum imgp_dt_mmc_kind imgp_dt_mmc_kind_of(const void *fdt, int node);
 const char *imgp_dt_mmc_kind_name(enum imgp_dt_mmc_kind kind);
+
+/* --------------------------------------------------------- mmc-hosts.c */
+
+/* Whether a host controller can do a bus mode. */
+enum imgp_mmc_cap { IMGP_MMC_CAP_UNKNOWN, IMGP_MMC_CAP_NO, IMGP_MMC_CAP_YES };
+
+/* What an SD/eMMC host controller can do, and who says so. */
+struct imgp_mmc_host {
+	const char *compatible;
+	bool sdhci;              /* also reads its modes from capability registers */
+	enum imgp_mmc_cap uhs;   /* UHS-I (1.8 V) modes of SD cards */
+	enum imgp_mmc_cap hs200;
+	enum imgp_mmc_cap hs400;
+	unsigned max_hz;         /* the SoC tree's clock for it; 0: unknown */
+	const char *source;      /* the driver file (Linux 6.1) or tree that says so */
+};
+/* The table's entry for node's compatible list, or NULL. */
+const struct imgp_mmc_host *imgp_mmc_host_find(const void *fdt, int node);
+
+/* ------------------------------------------------------------- dt-blob.c */
+
+/*
+ * fdt_check_header and fdt_check_full of a blob (bufsize bytes, aligned
+ * for libfdt), safe with every libfdt: before 1.7.0 (Debian 12 has 1.6.1)
+ * fdt_next_tag() adds a property's length to an int, so a length near
+ * 4 GiB steps back onto the same tag and fdt_check_full() never returns.
+ * Returns 0 or a libfdt error (-FDT_ERR_*) for fdt_strerror().
+ */
+int imgp_fdt_check_full(const void *fdt, size_t bufsize);
+
+/* --------------------------------------- dt-rpi-params.c, dt-rpi-overlay.c */
+
+/*
+ * The Raspberry Pi firmware's dtparam= line: the comma-separated
+ * "name[=value]" list params applied through the __overrides__ of the tree
+ * in *fdt (*size bytes; replaced by a new malloc'd buffer on success, left
+ * unchanged on failure). A parameter the firmware ignores (unknown name,
+ * value that does not parse) is skipped with a warning into warnings
+ * (imgp_warn_into(); NULL: dropped), starting with what (NULL: "dtparam").
+ * Returns 0, or -EINVAL (broken tree or __overrides__), -ENOMEM, -EFBIG.
+ */
+int imgp_rpi_dtparam(void **fdt, size_t *size, const char *params,
+		     const char *what, struct imgp_buf *warnings);
+/*
+ * The firmware's dtoverlay=name,params line: the overlay blob (len bytes)
+ * resolved against the tree in *fdt, its parameters (the overlay's
+ * __overrides__ first, then the base's) applied, its active fragments
+ * merged, all as dtmerge does. *fdt, what (NULL: "dtoverlay=name") and
+ * warnings as for imgp_rpi_dtparam(). Returns 0, or -ENOENT (a label,
+ * target or target-path the base lacks), -EINVAL, -ENOMEM, -EFBIG.
+ */
+int imgp_rpi_dtoverlay(void **fdt, size_t *size, const void *overlay,
+		       size_t len, const char *name, const char *params,
+		       const char *what, struct imgp_buf *warnings);
 
 #endif /* IMGP_DT_H */

@@ -11,7 +11,7 @@
 
 #include <libfdt.h>
 
-#include "imgpatch-internal.h"
+#include "dt/dt.h"
 
 #define Y IMGP_MMC_CAP_YES
 #define N IMGP_MMC_CAP_NO

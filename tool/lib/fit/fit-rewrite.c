@@ -14,7 +14,9 @@
 
 #include <libfdt.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "fit/fit.h"
 
 /* Room for the node's growth besides the new tree. */
 #define REWRITE_SLACK 1024

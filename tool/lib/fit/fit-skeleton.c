@@ -14,7 +14,8 @@
 
 #include <libfdt.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "fit/fit.h"
 
 /* Bounds on what a hostile file may make us hold or walk. */
 #define SKEL_MAX ((size_t)32 << 20)       /* skeleton and strings block */

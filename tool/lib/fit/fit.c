@@ -15,7 +15,11 @@
 #include <nettle/sha1.h>
 #include <nettle/sha2.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "fit/fit.h"
+#include "dt/dt.h"
+#include "patch/patch.h"
 #include "core/endian.h"
 
 #define FIT_HASH_MAX SHA512_DIGEST_SIZE

@@ -2,7 +2,7 @@
 /*
  * fit/: FIT images: the index, payloads, hashes and rewriting one tree.
  * Shared by the library's own files (and white-box tests), not part of
- * the client API in imgpatch.h; imgpatch-internal.h includes this header.
+ * the client API in imgpatch.h. A file includes the folders' headers it uses.
  */
 #ifndef IMGP_FIT_H
 #define IMGP_FIT_H
@@ -119,5 +119,27 @@ int imgp_fit_hash(const char *algo, const uint8_t *data, size_t len,
  */
 int imgp_fit_rewrite(const struct imgp_fit *fit, const char *image,
 		     const void *tree, size_t tree_size, struct imgp_buf *out);
+
+/* -------------------------------------------------------- fit-skeleton.c */
+
+/* A property value left out of a FIT skeleton, and where it lies in the file. */
+struct imgp_fit_elided {
+	int node;                /* node offset in the skeleton */
+	char *prop;
+	uint64_t off;
+	uint32_t len;
+};
+
+/*
+ * Builds the structure of the flattened tree rd holds with every property
+ * value longer than keep_max bytes left empty (recorded in *el instead),
+ * reading only the tree's headers, strings and kept values. *totalsize is
+ * the original tree's. Returns 0; -EINVAL for a broken tree; -ENOTSUP for
+ * a header version before 17; -EFBIG past 32 MiB of structure.
+ */
+int imgp_fit_skeleton(const struct imgp_reader *rd, size_t keep_max,
+		      void **fdt, uint32_t *totalsize,
+		      struct imgp_fit_elided **el, size_t *nel);
+void imgp_fit_elided_free(struct imgp_fit_elided *el, size_t n);
 
 #endif /* IMGP_FIT_H */

@@ -15,7 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "format/format.h"
 #include "core/io.h"
 
 #define BMAP_BLOCK 4096

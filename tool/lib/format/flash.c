@@ -15,7 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "format/format.h"
 #include "core/io.h"
 
 #define CHUNK ((size_t)1 << 20)

@@ -2,12 +2,13 @@
 /*
  * format/: compression and archive formats: unpacking, packing, block-wise .xz.
  * Shared by the library's own files (and white-box tests), not part of
- * the client API in imgpatch.h; imgpatch-internal.h includes this header.
+ * the client API in imgpatch.h. A file includes the folders' headers it uses.
  */
 #ifndef IMGP_FORMAT_H
 #define IMGP_FORMAT_H
 
 #include "imgpatch.h"
+#include "core/core.h"
 
 /* ------------------------------------------------------------ xz-image.c */
 
@@ -145,5 +146,26 @@ struct imgp_work {
 	struct imgp_ctx *ctx;       /* the probe's: its disks and long work report there */
 };
 
+/* ----------------------------------------------------------------- fsmap.c */
+
+/* Bytes [start, end) of an image. */
+struct imgp_span {
+	uint64_t start, end;
+};
+
+/* The blocks of an image that a card needs, sorted and merged. */
+struct imgp_fsmap {
+	struct imgp_span *r;     /* 4 KiB aligned; the last may end at size */
+	size_t n, cap;
+	uint64_t size;           /* the image's size */
+	uint64_t mapped;         /* bytes in r */
+	/* The part of r outside the partitions (tables, boot loaders, the
+	 * GPT backup), sorted: imgp_flash writes there only what differs. */
+	struct imgp_span *outside;
+	size_t noutside;
+};
+
+/* Adds bytes [start, end) to m (in any order; imgp_fsmap_build sorts). */
+int imgp_fsmap_add(struct imgp_fsmap *m, uint64_t start, uint64_t end);
 
 #endif /* IMGP_FORMAT_H */

@@ -11,7 +11,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "format/format.h"
 #include "format/formats.h"
 
 static const struct imgp_format_entry formats[] = {

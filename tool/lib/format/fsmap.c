@@ -12,7 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fs/fs.h"
+#include "format/format.h"
 
 #define FSMAP_BLOCK 4096
 

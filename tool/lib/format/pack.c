@@ -12,7 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "format/format.h"
 #include "format/formats.h"
 
 /* The unit of reading the image and of feeding the compressor. */

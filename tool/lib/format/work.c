@@ -12,7 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "format/format.h"
 #include "format/formats.h"
 
 /*

@@ -16,7 +16,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fs/fs.h"
 #include "fs/fat-check.h"
 #include "core/endian.h"
 

@@ -9,7 +9,8 @@
 
 #include <stddef.h>
 
-#include "imgpatch-internal.h"
+#include "core/core.h"
+#include "part/part.h"
 
 /*
  * fat-check.c: the damage fsck.fat reports in cluster chains, found by

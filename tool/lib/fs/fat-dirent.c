@@ -7,7 +7,7 @@
  */
 #include <errno.h>
 
-#include "imgpatch-internal.h"
+#include "fs/fs.h"
 #include "core/endian.h"
 
 #define DIRENT_SIZE 32

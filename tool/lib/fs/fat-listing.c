@@ -11,7 +11,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "fs/fs.h"
 #include "core/endian.h"
 
 /* The boot-sector fields that say how large the filesystem claims to be. */

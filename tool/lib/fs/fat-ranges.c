@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "fs/fs.h"
 
 int imgp_fat_ranges_add(struct imgp_fat_ranges *set, uint64_t off, uint64_t len)
 {

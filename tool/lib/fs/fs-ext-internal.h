@@ -12,7 +12,8 @@
 
 #include <ext2fs/ext2fs.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
 
 /* libext2fs reads and writes files through an unsigned int count. */
 #define EXT_IO_CHUNK (1u << 20)

@@ -11,7 +11,8 @@
 
 #include <ext2fs/ext2fs.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
 #include "fs/fs-ext-internal.h"
 
 int imgp_ext_check_path(const char *path)

@@ -13,7 +13,8 @@
 
 #include <ext2fs/ext2fs.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
 #include "fs/fs-ext-internal.h"
 
 /* The inodes a removal drops a link to: the top one first, then what folders hold. */

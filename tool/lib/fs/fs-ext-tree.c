@@ -19,7 +19,7 @@
 
 #include <ext2fs/ext2fs.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
 #include "fs/fs-ext-internal.h"
 
 /* A directory reached from /: its inode, its parent's index, its name there. */

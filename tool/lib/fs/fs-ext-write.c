@@ -12,7 +12,8 @@
 
 #include <ext2fs/ext2fs.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
 #include "fs/fs-ext-internal.h"
 
 static time_t ext_now(ext2_filsys efs)

@@ -20,7 +20,10 @@
 #include <et/com_err.h>
 #include <ext2fs/ext2fs.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fs/fs.h"
 #include "core/epoch.h"
 #include "fs/fs-ext-internal.h"
 #include "fs/io-capture.h"

@@ -10,7 +10,8 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "fs/fs.h"
 #include "fat-check.h"
 
 /*

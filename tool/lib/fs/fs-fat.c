@@ -20,7 +20,6 @@
 #include "fs-fat-internal.h"
 #include "core/epoch.h"
 #include "core/io.h"
-#include "core/endian.h"
 
 const char *const imgp_fat_mtools_env[] = {
 	"MTOOLS_SKIP_CHECK=1",

@@ -4,7 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fs/fs.h"
+#include "fit/fit.h"
+#include "patch/patch.h"
 
 static const struct imgp_fs_ops *const fs_backends[] = {
 	&imgp_fs_fat,

@@ -2,7 +2,7 @@
 /*
  * fs/: files in a partition's filesystem.
  * Shared by the library's own files (and white-box tests), not part of
- * the client API in imgpatch.h; imgpatch-internal.h includes this header.
+ * the client API in imgpatch.h. A file includes the folders' headers it uses.
  */
 #ifndef IMGP_FS_H
 #define IMGP_FS_H
@@ -10,7 +10,7 @@
 #include "imgpatch.h"
 #include "core/core.h"
 
-/* -------------------------------------------------- fs.c, fs-fat.c, fs-ext.c */
+/* ------------------------------------------------ fs.c, fs-fat.c, fs-ext.c */
 
 /*
  * Opens the filesystem of a partition read-only, with the backend that
@@ -119,5 +119,231 @@ void imgp_fs_list_free(char **names, size_t n);
  * -ENOENT when there is no such file.
  */
 int imgp_fs_load_fit(struct imgp_fs *fs, const char *path, struct imgp_fit *fit);
+
+/* ---------------------------------- fs.c, fs-fat.c, fs-ext.c: the backends */
+
+/*
+ * Where a regular file's bytes lie in the image, so that parts of a large
+ * file are read without reading it whole: extents in file order.
+ */
+struct imgp_extent {
+	uint64_t file_off;
+	uint64_t img_off;        /* bytes from the start of the image */
+	uint64_t len;
+};
+
+struct imgp_file_map {
+	uint64_t size;           /* of the file */
+	size_t n;
+	struct imgp_extent *ext;
+};
+
+/* One filesystem backend (genimage style); registered in fs.c. */
+struct imgp_fs_ops {
+	const char *name;        /* "vfat", "ext" */
+	/* Returns true when this backend handles a blkid type ("vfat", "ext4"). */
+	bool (*handles)(const char *fstype);
+	/*
+	 * Opens fs->part of fs->img; read-only unless fs->capture. Refuses a
+	 * filesystem that is larger than its partition, has errors or needs
+	 * journal recovery (-EUCLEAN), and for writing one with the damage a
+	 * write would depend on (-EUCLEAN, the problem named). Sets fs->priv.
+	 */
+	int (*open)(struct imgp_fs *fs);
+	void (*close)(struct imgp_fs *fs);
+	/*
+	 * Reads a whole regular file (following symlinks inside the filesystem,
+	 * bounded) into out. -ENOENT when missing, -EISDIR for a directory,
+	 * -EFBIG when larger than max bytes.
+	 */
+	int (*read_file)(struct imgp_fs *fs, const char *path, size_t max,
+			 struct imgp_buf *out);
+	/*
+	 * Replaces a file's content, creating it (mode 0644, root) when missing.
+	 * An existing file keeps its identity (ext: inode number, mode, owner,
+	 * xattrs; FAT: one directory entry, never old and new side by side).
+	 */
+	int (*write_file)(struct imgp_fs *fs, const char *path, const void *data,
+			  size_t len);
+	/*
+	 * Whether name (one part of a path, len bytes) can name a file or
+	 * folder written here: 0, or -EINVAL with the reason. NULL: any.
+	 */
+	int (*name_check)(const char *name, size_t len);
+	/* Returns 1 when path exists (any type), 0 when not, <0 on error. */
+	int (*exists)(struct imgp_fs *fs, const char *path);
+	/*
+	 * Sets the permission bits of a file or folder (not followed: a
+	 * symbolic link is refused); NULL where the filesystem has none.
+	 */
+	int (*set_mode)(struct imgp_fs *fs, const char *path, unsigned mode);
+	/*
+	 * Sets the owner of path, a symbolic link's own (lchown); NULL where
+	 * the filesystem has none (FAT).
+	 */
+	int (*set_owner)(struct imgp_fs *fs, const char *path, unsigned uid,
+			 unsigned gid);
+	/*
+	 * What path is (lstat: the last name's link not followed); -ENOENT.
+	 * FAT: a file (0644) or a folder (0755), owned by root.
+	 */
+	int (*stat)(struct imgp_fs *fs, const char *path, struct imgp_fs_stat *st);
+	/*
+	 * Removes path, a folder with everything in it (rm -rf); -ENOENT when
+	 * it is not there. Never called for the root (the wrapper refuses it).
+	 */
+	int (*remove)(struct imgp_fs *fs, const char *path);
+	/*
+	 * Creates the symbolic link path -> target (the parent directory must
+	 * exist), or replaces an existing symbolic link; -EEXIST when path is
+	 * something else; -ENOTSUP where the filesystem has no links (FAT).
+	 */
+	int (*symlink)(struct imgp_fs *fs, const char *path, const char *target);
+	/*
+	 * Reads the target of the symbolic link path (not followed) into out.
+	 * -ENOENT when missing, -EINVAL when path is not a symbolic link.
+	 */
+	int (*readlink)(struct imgp_fs *fs, const char *path, struct imgp_buf *out);
+	/*
+	 * Completes the writes made so far (in capture mode: every byte they
+	 * changed is in fs->capture afterwards). Returns 0 or -errno.
+	 */
+	int (*finish)(struct imgp_fs *fs);
+	/*
+	 * Optional: maps a regular file's bytes (see struct imgp_file_map).
+	 * -ENOENT, -EISDIR as read_file; -ENOTSUP where the file cannot be
+	 * mapped (NULL op: never).
+	 */
+	int (*map_file)(struct imgp_fs *fs, const char *path,
+			struct imgp_file_map *out);
+	/*
+	 * Optional: the names in directory dir (not "." or ".."), added with
+	 * imgp_fs_names_add(). -ENOENT, -ENOTDIR (NULL op: -ENOTSUP).
+	 */
+	int (*list)(struct imgp_fs *fs, const char *dir, char ***names, size_t *n);
+	/*
+	 * Optional: creates the directory path (mode 0755, root; its parent
+	 * must exist); one already there is left. -EEXIST when path is
+	 * something else (NULL op: -ENOTSUP).
+	 */
+	int (*mkdir)(struct imgp_fs *fs, const char *path);
+};
+
+extern const struct imgp_fs_ops imgp_fs_fat;
+extern const struct imgp_fs_ops imgp_fs_ext;
+
+/*
+ * fs.c's table of filesystems imgpatch names but neither reads nor writes
+ * (btrfs, xfs, f2fs, squashfs, LUKS, swap). imgp_fs_magic_type() returns
+ * the type whose superblock magic the partition carries, or NULL;
+ * imgp_fs_may_hold_root() is true for one of them a root may be on,
+ * imgp_fs_encrypted() for an encrypted container (LUKS), whose messages
+ * say so rather than call it a filesystem.
+ */
+const char *imgp_fs_magic_type(const struct imgp_image *img,
+			       const struct imgp_part *part);
+bool imgp_fs_may_hold_root(const char *fstype);
+bool imgp_fs_encrypted(const char *fstype);
+
+/*
+ * Opens a partition's filesystem for writing in capture mode: the changes
+ * are computed against the image but land in ws; imgp_fs_finish() completes
+ * them. The image may be read-only. seen (NULL: none) is a handle open
+ * read-only on the same partition, of img's file or another: what it
+ * read that still holds for img is not read again.
+ */
+int imgp_fs_open_capture(struct imgp_fs *fs, const struct imgp_fs *seen,
+			 struct imgp_image *img, const struct imgp_part *part,
+			 struct imgp_writeset *ws);
+int imgp_fs_finish(struct imgp_fs *fs);
+
+/* For backends: adds a name to a listing, skipping "." and "..". */
+int imgp_fs_names_add(char ***names, size_t *n, const char *name, size_t len);
+
+/*
+ * fs-fat.c: what imgpatch itself parses of a FAT, the boot sector and what
+ * mtools prints; pure, so that tests/fuzz/fuzz-fat.c reaches it.
+ */
+struct imgp_fat_geom {
+	uint64_t meta_end;       /* reserved sectors, FATs, FAT12/16 root directory */
+	uint64_t cluster_bytes;
+	uint64_t nclusters;      /* data clusters, numbered from 2 */
+};
+
+/* Byte ranges of the partition: file_off is the partition offset, img_off unused. */
+struct imgp_fat_ranges {
+	struct imgp_extent *r;
+	size_t n;
+};
+
+/* Adds [off, off+len) to set, sorted, merged with the ranges it touches. 0 or -ENOMEM. */
+int imgp_fat_ranges_add(struct imgp_fat_ranges *set, uint64_t off, uint64_t len);
+/* Checks a 512-byte boot sector against a partition of part_size bytes. 0 or -EINVAL. */
+int imgp_fat_geometry(const uint8_t *bs, uint64_t part_size, struct imgp_fat_geom *g);
+/* Appends the clusters of one line of mshowfat to out. 0, -EIO (outside g) or -ENOMEM. */
+int imgp_fat_parse_chain(const struct imgp_fat_geom *g, const char *line,
+			 struct imgp_fat_ranges *out);
+/* In a listing ("mdir -/ -b -a ::/"): 1 file, 2 folder, 0 missing, -ENOENT when it cannot tell. */
+int imgp_fat_listing_find(const char *text, const char *target);
+/* The mtools names of the folders of a listing, "::/" first. 0 or -ENOMEM. */
+int imgp_fat_listing_dirs(const char *text, char ***out, size_t *n);
+/*
+ * The size of the file whose chain starts at cluster, from the directory
+ * entries in dir (fat32: entries hold the cluster's high half). 0, -EISDIR
+ * for a folder's entry, -ENOENT for no entry or more than one (no message).
+ */
+int imgp_fat_dirent_size(const uint8_t *dir, size_t len, uint32_t cluster,
+			 bool fat32, uint64_t *size);
+/* The names right inside the folder whose lines start with prefix ("::/dir/"). 0 or -ENOMEM. */
+int imgp_fat_listing_children(const char *text, const char *prefix, char ***names,
+			      size_t *n);
+/* The size of file target from what "mdir -a target" printed. 0, -EISDIR or -EIO. */
+int imgp_fat_parse_size(const char *text, const char *target, uint64_t *size);
+/* See imgp_fs_ops.map_file; -ENOTSUP from backends that cannot map. */
+int imgp_fs_map_file(struct imgp_fs *fs, const char *path,
+		     struct imgp_file_map *out);
+void imgp_file_map_free(struct imgp_file_map *map);
+/*
+ * A reader (see fit.c) of a mapped file in img, taking over the map: the
+ * image must stay open while the reader is used.
+ */
+int imgp_file_map_reader(const struct imgp_image *img, struct imgp_file_map *map,
+			 struct imgp_reader *rd);
+
+/* -------------------------------------------------------------- writeset.c */
+
+/* The bytes a commit will write, captured before any is written. */
+struct imgp_writeset;
+struct imgp_range {
+	uint64_t off;            /* bytes from the start of the image */
+	size_t len;
+	uint8_t *data;
+};
+
+/* A new empty write set over img (read for partial sectors). */
+int imgp_writeset_new(struct imgp_writeset **out, const struct imgp_image *img);
+void imgp_writeset_free(struct imgp_writeset *ws);
+/* Records a write; -ERANGE outside the image, -EFBIG past 1 GiB in all. */
+int imgp_writeset_write(struct imgp_writeset *ws, uint64_t off,
+			const void *data, size_t len);
+/* Reads as the image will be once the write set is applied. */
+int imgp_writeset_read(struct imgp_writeset *ws, uint64_t off, void *buf,
+		       size_t len);
+/* The captured writes as sorted, merged ranges (freed with imgp_ranges_free). */
+int imgp_writeset_ranges(const struct imgp_writeset *ws,
+			 struct imgp_range **out, size_t *n);
+void imgp_ranges_free(struct imgp_range *ranges, size_t n);
+
+/* -------------------------------------------- usedmap-fat.c, usedmap-ext.c */
+
+/*
+ * The used part of one partition's filesystem, added to m as image
+ * offsets: 0, -EINVAL when it does not read as that filesystem (the caller
+ * then maps the partition whole), -ENOMEM.
+ */
+int imgp_usedmap_fat(const struct imgp_image *img, const struct imgp_part *part,
+		     struct imgp_fsmap *m);
+int imgp_usedmap_ext(const struct imgp_image *img, const struct imgp_part *part,
+		     struct imgp_fsmap *m);
 
 #endif /* IMGP_FS_H */

@@ -14,7 +14,8 @@
 
 #include <ext2fs/ext2fs.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "fs/fs.h"
 #include "fs/io-capture.h"
 
 struct capture_chan {

@@ -5,7 +5,9 @@
 
 #include <ext2fs/ext2fs.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+
+struct imgp_writeset;
 
 extern io_manager imgp_capture_io_manager;
 /*

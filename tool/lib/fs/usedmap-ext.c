@@ -24,7 +24,11 @@
 #include <et/com_err.h>
 #include <ext2fs/ext2fs.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fs/fs.h"
+#include "format/format.h"
 
 /* Adds filesystem blocks [first, first + count) of a partition. */
 static int add_blocks(struct imgp_fsmap *m, const struct imgp_part *part,

@@ -9,7 +9,11 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fs/fs.h"
+#include "format/format.h"
 #include "core/endian.h"
 
 /* FAT types by cluster count, as the specification defines them. */

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "fs/fs.h"
 
 #define SECTOR 512u
 #define BUCKETS 4096u

@@ -8,7 +8,9 @@
 #ifndef IMGP_INFO_H
 #define IMGP_INFO_H
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "part/part.h"
+#include "boot/boot.h"
 
 /* A kernel command line of the boot path (imgp_survey_cmdline). */
 struct imgp_info_cmdline {

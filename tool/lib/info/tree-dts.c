@@ -6,7 +6,9 @@
  */
 #include <errno.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "dt/dt.h"
+#include "boot/boot.h"
 
 /* Why the survey has no tree to show: its boot path's failure, or none. */
 static int no_tree(const struct imgp_survey_view *v)

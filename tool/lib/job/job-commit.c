@@ -11,7 +11,11 @@
 #include <signal.h>
 #include <stdlib.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "format/format.h"
+#include "patch/patch.h"
+#include "job/job.h"
 
 /* Ctrl-C during an in-place commit must not leave a half-written image. */
 static int commit_in_place(struct imgp_job *job, struct imgp_patch *patch)

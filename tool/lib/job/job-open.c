@@ -13,7 +13,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "format/format.h"
+#include "patch/patch.h"
+#include "job/job.h"
 
 int imgp_job_fail(struct imgp_job *job, int rc, const char *subject)
 {

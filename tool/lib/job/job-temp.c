@@ -11,7 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "job/job.h"
 
 int imgp_job_temp_make(struct imgp_job *job, const char *near, char **path)
 {

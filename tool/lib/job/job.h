@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * job/: the image a command was given, as one transaction (imgpatch.h,
- * imgp_job_*). Shared by the job's own files and white-box tests;
- * imgpatch-internal.h includes this header.
+ * imgp_job_*). Shared by the job's own files and white-box tests.
  */
 #ifndef IMGP_JOB_H
 #define IMGP_JOB_H
 
 #include "imgpatch.h"
+#include "core/core.h"
 
 struct imgp_job {
 	struct imgp_ctx *ctx;

@@ -4,7 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fs/fs.h"
 
 /*
  * The partition table and filesystems of disk->img, which opened with rc:

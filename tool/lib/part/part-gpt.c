@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
 #include "core/endian.h"
 
 #define GPT_SIGNATURE "EFI PART"

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
 #include "core/endian.h"
 
 /* SD cards and image files use 512-byte logical sectors; so does the MBR. */

@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fs/fs.h"
 
 /* GPT first: a GPT disk also carries a (protective or hybrid) MBR. */
 static const struct {

@@ -2,7 +2,7 @@
 /*
  * part/: partition tables read from an image.
  * Shared by the library's own files (and white-box tests), not part of
- * the client API in imgpatch.h; imgpatch-internal.h includes this header.
+ * the client API in imgpatch.h. A file includes the folders' headers it uses.
  */
 #ifndef IMGP_PART_H
 #define IMGP_PART_H
@@ -10,7 +10,7 @@
 #include "imgpatch.h"
 #include "core/core.h"
 
-/* ----------------------------------------------- part.c, part-mbr.c, part-gpt.c */
+/* ------------------------------------------ part.c, part-mbr.c, part-gpt.c */
 
 #define IMGP_GPT_NAME_MAX 108 /* 36 UTF-16 code units as UTF-8, worst case */
 
@@ -84,5 +84,35 @@ struct imgp_disk {
  */
 const struct imgp_part *imgp_disk_find_file(struct imgp_disk *disk,
 					    const char *path);
+
+/* ------------------------------------------------------------------ disk.c */
+
+/*
+ * imgp_disk_open() read-only of the file open as fd (path names it),
+ * through a duplicate of fd, which the caller keeps; and of a regular
+ * file filled on demand, as imgp_image_open_fd() and
+ * imgp_image_open_filled() open its image. Return 0 or -errno.
+ */
+int imgp_disk_open_fd(struct imgp_disk **disk, struct imgp_ctx *ctx, int fd, const char *path);
+int imgp_disk_open_filled(struct imgp_disk **disk, struct imgp_ctx *ctx, const char *path,
+			  imgp_fill_fn fill, void *fill_ctx);
+
+/* ----------------------- part.c, part-mbr.c, part-gpt.c: the label drivers */
+
+/* One partition-label driver (libfdisk style); registered in part.c. */
+struct imgp_label_ops {
+	const char *name;
+	/* Returns 1 when the label is present, 0 when not, <0 on I/O error. */
+	int (*probe)(const struct imgp_image *img);
+	/* Fills tab (label, id, sector_size, parts); returns 0 or -errno. */
+	int (*read)(const struct imgp_image *img, struct imgp_table *tab);
+};
+
+extern const struct imgp_label_ops imgp_label_gpt;
+extern const struct imgp_label_ops imgp_label_mbr;
+
+/* Reads inside a partition, bounds-checked against it. Returns 0 or -ERANGE/-EIO. */
+int imgp_part_read(const struct imgp_image *img, const struct imgp_part *part,
+		   uint64_t off, void *buf, size_t len);
 
 #endif /* IMGP_PART_H */

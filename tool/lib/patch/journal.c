@@ -43,7 +43,11 @@
 
 #include <nettle/sha2.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fs/fs.h"
+#include "patch/patch.h"
 #include "core/io.h"
 #include "core/endian.h"
 
@@ -90,48 +94,6 @@ static void sha256(const void *data, size_t len, uint8_t out[32])
 	sha256_update(&ctx, len, data);
 	sha256_digest(&ctx, 32, out);
 }
-
-#ifdef IMGP_TEST_HOOKS
-/*
- * Test builds only: IMGPATCH_TEST_CRASH_AFTER_WRITES=N kills the process
- * right after the Nth write of a commit, to prove that no interruption
- * leaves an image that undo cannot restore.
- */
-void imgp_fault_point(void)
-{
-	static long writes;
-	const char *n = getenv("IMGPATCH_TEST_CRASH_AFTER_WRITES");
-
-	if (n && ++writes == strtol(n, NULL, 10))
-		raise(SIGKILL);
-}
-
-void imgp_test_pause(const char *point)
-{
-	const char *spec = getenv("IMGPATCH_TEST_PAUSE");
-	size_t len = strlen(point);
-	const char *file;
-	int fd;
-
-	if (!spec || strncmp(spec, point, len) || spec[len] != ':')
-		return;
-	file = spec + len + 1;
-	fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	if (fd >= 0)
-		close(fd);
-	for (int i = 0; i < 6000 && access(file, F_OK) == 0; i++)
-		usleep(10000);
-}
-#else
-void imgp_fault_point(void)
-{
-}
-
-void imgp_test_pause(const char *point)
-{
-	(void)point;
-}
-#endif
 
 static int write_at(int fd, const char *path, uint64_t off, const void *data,
 		    size_t len)

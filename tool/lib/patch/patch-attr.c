@@ -11,7 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fs/fs.h"
+#include "patch/patch.h"
 
 /* The length of path without its trailing slashes ("/" keeps its one). */
 static size_t path_len(const char *path)

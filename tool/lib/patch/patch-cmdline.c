@@ -8,7 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "part/part.h"
+#include "text/text.h"
+#include "boot/boot.h"
+#include "boot/bootpath.h"
+#include "patch/patch.h"
 
 /* out = text with [span) replaced by line (a new setting when there was none). */
 static int splice(const char *text, size_t len, const struct imgp_cmdline_span *span,

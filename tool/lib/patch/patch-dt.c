@@ -8,7 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fit/fit.h"
+#include "dt/dt.h"
+#include "text/text.h"
+#include "boot/boot.h"
+#include "boot/bootpath.h"
+#include "patch/patch.h"
 
 /* A boot script is a few kilobytes; the bound keeps a hostile one cheap. */
 #define BOOTSCR_MAX ((size_t)1 << 20)

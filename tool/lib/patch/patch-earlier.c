@@ -22,7 +22,13 @@
 
 #include <nettle/md5.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fs/fs.h"
+#include "fit/fit.h"
+#include "dt/dt.h"
+#include "patch/patch.h"
 
 #define DPKG_INFO "/var/lib/dpkg/info"
 /* The biggest md5sums (a kernel's, every module) are under 1 MiB. */

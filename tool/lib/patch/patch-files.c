@@ -9,7 +9,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fs/fs.h"
+#include "text/text.h"
+#include "boot/boot.h"
+#include "patch/patch.h"
 #include "core/epoch.h"
 
 /* Partition spec to partition, with the message callers expect. */

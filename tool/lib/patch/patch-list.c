@@ -27,7 +27,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "text/text.h"
+#include "patch/patch.h"
 
 /* One line of a text: [start, end) without its newline, next past it. */
 struct line {

@@ -14,7 +14,12 @@
 #include <string.h>
 #include <strings.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fs/fs.h"
+#include "boot/boot.h"
+#include "patch/patch.h"
 
 /* What bytes a tree would replace, when not a device tree the board loads as one; NULL: that. */
 static const char *not_a_tree(const void *data, size_t len)

@@ -23,7 +23,14 @@
 #include <libfdt.h>
 #include <nettle/sha2.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fs/fs.h"
+#include "dt/dt.h"
+#include "boot/boot.h"
+#include "boot/bootpath.h"
+#include "patch/patch.h"
 
 struct dt_edit {
 	enum imgp_dt_edit_kind kind;

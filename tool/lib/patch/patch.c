@@ -11,7 +11,16 @@
 
 #include <nettle/sha2.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "core/core.h"
+#include "part/part.h"
+#include "fs/fs.h"
+#include "fit/fit.h"
+#include "dt/dt.h"
+#include "text/text.h"
+#include "boot/boot.h"
+#include "boot/bootpath.h"
+#include "patch/patch.h"
 #include "core/epoch.h"
 
 

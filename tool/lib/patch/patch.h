@@ -2,13 +2,15 @@
 /*
  * patch/: the plan's operations that recipes and the library's own files call.
  * Shared by the library's own files (and white-box tests), not part of
- * the client API in imgpatch.h; imgpatch-internal.h includes this header.
+ * the client API in imgpatch.h. A file includes the folders' headers it uses.
  */
 #ifndef IMGP_PATCH_H
 #define IMGP_PATCH_H
 
 #include "imgpatch.h"
+#include "core/core.h"
 #include "fs/fs.h"
+#include "boot/boot.h"
 
 /* ----------------------------------------------------------------- patch.c */
 
@@ -377,5 +379,107 @@ const char *imgp_via_name(enum imgp_via via);
 /* The tree imgp_patch_load_booted() would load (on the boot partition), not loaded. */
 int imgp_patch_find_booted(struct imgp_patch *patch, const char *model,
 			   const struct imgp_survey_bootdt **out);
+
+/* ------------------------------------------------------------- journal.c */
+
+/*
+ * 1 when the journal at path is that of a run on img that finished (not
+ * undone) and wrote a byte of one of the n ranges (img_off, len); else 0
+ * (no journal, another image's, damaged). Never an error.
+ */
+int imgp_journal_touched(const char *path, const struct imgp_image *img,
+			 const struct imgp_extent *ext, size_t n);
+/*
+ * Saves the old bytes of every range about to be written (read from img),
+ * syncs, and marks the journal ready. Only then may the image be written.
+ */
+int imgp_journal_begin(const char *path, const struct imgp_image *img,
+		       const struct imgp_range *ranges, size_t n,
+		       struct imgp_journal **out);
+/*
+ * 0 when there is no journal at path or its run on image finished (its
+ * mark, or every region holding its new bytes, says so; image NULL: the
+ * mark alone); -EBUSY "an
+ * interrupted imgpatch run left ..." when a run died before finishing.
+ */
+int imgp_journal_check(const char *path, const char *image);
+/* imgp_journal_undo() by a caller that holds the image's lock. */
+int imgp_journal_restore(const char *path, const char *image, bool force,
+			 size_t *restored, uint64_t *bytes);
+/* Marks the journal done (every write is in the image and synced); frees it. */
+int imgp_journal_done(struct imgp_journal *j);
+/* Frees a journal left unfinished (after a failed write). */
+void imgp_journal_abandon(struct imgp_journal *j);
+
+/* ---------------------------------------- patch.c: the survey and the root */
+
+/* The patch's survey of its disk (its boot path read), made when first asked; NULL: ENOMEM. */
+struct imgp_survey *imgp_patch_survey(struct imgp_patch *patch);
+/*
+ * Refuses a change of path (NULL: not known) on the root the
+ * survey could not read (root_unread), naming the partition and its
+ * filesystem, then alternative ("": none), or (NULL) cloud-init's seed
+ * when the image has one. Returns -EROFS, or -ENOMEM.
+ */
+int imgp_patch_refuse_root(struct imgp_patch *patch, const struct imgp_part *root,
+			   const char *path, const char *alternative);
+/*
+ * The survey's boot script of part (/boot.scr.uimg or /boot.scr), when it
+ * is the one the patch would read and no step planned a change to it; NULL
+ * otherwise (then it is read through the patch).
+ */
+const struct imgp_survey_script *
+imgp_patch_surveyed_script(struct imgp_patch *patch, const struct imgp_part *part);
+
+/* ------------------------------------------- patch-dt.c, patch-via.c */
+
+enum imgp_dt_edit_kind {
+	IMGP_DT_EDIT_SET, IMGP_DT_EDIT_DELETE, IMGP_DT_EDIT_DELETE_NODE,
+	IMGP_DT_EDIT_ADD_NODE, IMGP_DT_EDIT_OVERLAY,
+};
+/* Records an edit made to the loaded tree (node: its full path). 0 or -ENOMEM. */
+int imgp_dt_plan_record(struct imgp_patch *patch, enum imgp_dt_edit_kind kind,
+			const char *node, const char *prop, const void *data,
+			size_t len, const char *name);
+void imgp_dt_plan_free(struct imgp_dt_plan *p);
+/*
+ * 1 when the effective tree of the boot path's tree being edited (its
+ * overlays applied) has the property at node path, with *where (malloc'd)
+ * naming that tree; 0 when it has not, or there is no such tree (a FIT's);
+ * -ENOMEM.
+ */
+int imgp_dt_plan_effective_has(struct imgp_patch *patch, const char *path,
+			       const char *prop, char **where);
+/* Loads blob (the tree a boot path builds) as the tree to edit; origin names it. */
+int imgp_patch_load_dtb_blob(struct imgp_patch *patch, const struct imgp_part *part,
+			     const void *blob, size_t size, const char *origin);
+/*
+ * The plan's note for the edited tree: why, where it came from, the edits,
+ * the decompiled tree before and after (target names the after) as a diff.
+ */
+int imgp_patch_dt_note(struct imgp_patch *patch, const char *why,
+		       const char *target, struct imgp_buf *note);
+
+/* ------------------------------------------------------------ patch-list.c */
+
+enum imgp_list_style {
+	IMGP_LIST_WORDS,         /* key=a b c (armbianEnv.txt) */
+	IMGP_LIST_EXTLINUX,      /* fdtoverlays of the label U-Boot boots */
+	IMGP_LIST_LINES,         /* config.txt: one key=word line each */
+	IMGP_LIST_SHELL,         /* KEY="a b c", a file a shell sources (/etc/default/u-boot) */
+	IMGP_LIST_BLS,           /* "devicetree-overlay a b", a Boot Loader Specification entry */
+	IMGP_LIST_MODULES,       /* one kernel module a line, no key (/etc/modules) */
+};
+/* The list style of key (NULL: none) in the file at path: by its name, then the key. */
+enum imgp_list_style imgp_list_style_of(const char *path, const char *key);
+/*
+ * out = text with word added to the list (see imgpatch.h,
+ * imgp_patch_list_add); sections as there. Returns 1 when it changed, 0
+ * when the word was there, -EINVAL for a word that cannot be a list entry,
+ * -ENOENT for an extlinux.conf without a label, -ENOMEM.
+ */
+int imgp_list_add(const char *text, size_t len, enum imgp_list_style style,
+		  const char *key, const char *word, const char *sections,
+		  struct imgp_buf *out);
 
 #endif /* IMGP_PATCH_H */

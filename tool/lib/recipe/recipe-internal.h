@@ -11,7 +11,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "patch/patch.h"
 
 #define RECIPE_MAX ((size_t)1 << 20)  /* a recipe file */
 #define LOCAL_MAX ((size_t)16 << 20)  /* an overlay, script or file it names */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "recipe-internal.h"
+#include "boot/bootpath.h"
 
 /* ------------------------------------------------------------ matching */
 

@@ -12,7 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/io.h"
 #include "recipe-internal.h"
 
 /* ---------------------------------------------------- file helpers */

@@ -16,7 +16,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "text/text.h"
 
 /* A word of the line: [start, stop), its name [start + q, start + q + nlen). */
 struct word {

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
 
 /* A table (imgpatch.h): row 0 is the header; every row has ncols cells. */
 struct imgp_csv {

@@ -24,7 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "text/text.h"
 
 #define DIFF_CONTEXT 3
 #define DIFF_MAX_LINES 20000

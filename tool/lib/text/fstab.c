@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "text/text.h"
 
 /* fstab files are a few hundred bytes; the bound keeps a corrupt one cheap. */
 #define FSTAB_MAX (1024 * 1024)

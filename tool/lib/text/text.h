@@ -2,7 +2,7 @@
 /*
  * text/: text edits: fstab, lines and tokens, YAML keys, kernel command lines, diffs.
  * Shared by the library's own files (and white-box tests), not part of
- * the client API in imgpatch.h; imgpatch-internal.h includes this header.
+ * the client API in imgpatch.h. A file includes the folders' headers it uses.
  */
 #ifndef IMGP_TEXT_H
 #define IMGP_TEXT_H
@@ -156,5 +156,13 @@ int imgp_cmdline_edit(const char *line, size_t len, const char *edits,
 int imgp_diff_unified(const char *a, size_t alen, const char *b, size_t blen,
 		      const char *label_a, const char *label_b,
 		      struct imgp_buf *out);
+
+/* -------------------------------------------------------------- textedit.c */
+
+/*
+ * Whether no config.txt filter is in force at the end of text: it has no
+ * "[filter]" line, or "[all]" is the last and no include line follows it.
+ */
+bool imgp_config_ends_unfiltered(const char *text, size_t len);
 
 #endif /* IMGP_TEXT_H */

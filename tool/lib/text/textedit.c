@@ -27,7 +27,8 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "text/text.h"
 
 /* These files are a few KiB; the bound keeps a corrupt one cheap. */
 #define TEXT_MAX (1024 * 1024)

@@ -18,7 +18,8 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "imgpatch-internal.h"
+#include "imgpatch.h"
+#include "text/text.h"
 
 #define YAML_MAX (1024 * 1024)
 
