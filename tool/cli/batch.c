@@ -227,21 +227,11 @@ static int write_report(const char *path, const struct cli_apply *o, struct imgp
 	bool dry_run = o->io.dry_run;
 	struct imgp_json j;
 	FILE *f;
-	int rc = cli_report_open(path, &j, &f);
+	int rc = cli_report_begin(path, &j, &f, status, why);
 
 	if (rc)
 		return rc;
-	imgp_json_object_begin(&j);
-	imgp_json_kv_uint(&j, "schema_version", 1);
-	imgp_json_kv_string(&j, "status", status);
-	if (why)
-		imgp_json_kv_string(&j, "error", why);
-	else
-		imgp_json_kv_null(&j, "error");
-	if (recipe)
-		imgp_json_kv_string(&j, "recipe", recipe);
-	else
-		imgp_json_kv_null(&j, "recipe");
+	imgp_json_kv_string(&j, "recipe", recipe);
 	imgp_json_kv_bool(&j, "dry_run", dry_run);
 	imgp_json_key(&j, "images");
 	imgp_json_array_begin(&j);
@@ -256,10 +246,7 @@ static int write_report(const char *path, const struct cli_apply *o, struct imgp
 		imgp_json_kv_string(&j, "status", job_state(&jobs[i], dry_run));
 		imgp_json_kv_uint(&j, "changes", jobs[i].changes);
 		imgp_json_kv_fixed3(&j, "seconds", jobs[i].seconds);
-		if (jobs[i].error)
-			imgp_json_kv_string(&j, "error", jobs[i].error);
-		else
-			imgp_json_kv_null(&j, "error");
+		imgp_json_kv_string(&j, "error", jobs[i].error);
 		imgp_json_object_end(&j);
 	}
 	imgp_json_array_end(&j);

@@ -277,6 +277,12 @@ const char *cli_targets_status(size_t failed, const char **why);
  */
 struct imgp_json;
 int cli_report_open(const char *path, struct imgp_json *j, FILE **f);
+/*
+ * Opens it and writes its head, the same for apply and write: the object
+ * begun, schema_version 1, status and error (why; NULL: null).
+ */
+int cli_report_begin(const char *path, struct imgp_json *j, FILE **f,
+		     const char *status, const char *why);
 int cli_report_close(struct imgp_json *j, FILE *f);
 
 /* apply's options (cmd-apply.c), shared with batch.c. */

@@ -102,10 +102,7 @@ static int write_report(const struct customize_opts *o, const char *status,
 	imgp_json_kv_uint(&j, "schema_version", 1);
 	imgp_json_kv_string(&j, "image", o->io.image);
 	imgp_json_kv_string(&j, "status", status);
-	if (why)
-		imgp_json_kv_string(&j, "error", why);
-	else
-		imgp_json_kv_null(&j, "error");
+	imgp_json_kv_string(&j, "error", why);
 	imgp_json_kv_bool(&j, "dry_run", o->io.dry_run);
 	imgp_json_key(&j, "settings");
 	imgp_json_array_begin(&j);

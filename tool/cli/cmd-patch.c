@@ -29,7 +29,8 @@ struct patch_opts {
 	const char *fit;
 	const char *fdt;
 	const char *dtb_out;
-	const char *via;         /* "override", "fit", "overlay", "file"; NULL: chosen from the boot path */
+	enum imgp_via via;       /* --via; IMGP_VIA_DEFAULT: chosen from the boot path */
+	const char *via_name;    /* --via as given, for messages */
 	const char *model;       /* which of the boot path's trees */
 	bool fit_given;          /* --fit: the tree is a FIT's, whatever the boot path */
 	const char *root;
@@ -145,10 +146,9 @@ static int parse_args(int argc, char **argv, struct patch_opts *o)
 			o->dtb_out = p.value;
 			break;
 		case OPT_VIA:
-			if (strcmp(p.value, "override") && strcmp(p.value, "fit") &&
-			    strcmp(p.value, "overlay") && strcmp(p.value, "file"))
+			if (imgp_via_parse(p.value, &o->via))
 				rc = cli_bad_value(&p, "override, fit, overlay or file");
-			o->via = p.value;
+			o->via_name = p.value;
 			break;
 		case OPT_FSTAB:
 			if (!fstab_split(p.value))
@@ -181,17 +181,17 @@ static int parse_args(int argc, char **argv, struct patch_opts *o)
 		if (!o->ndt && !o->nfstab && !o->fdt && !o->ncmdline)
 			rc = usage_error("patch", "nothing to do: give --fdt, --dt-*, --overlay, --fstab and/or --cmdline");
 	}
-	if (!rc && !o->stop && o->via && strcmp(o->via, "override") != 0 &&
+	if (!rc && !o->stop && o->via != IMGP_VIA_DEFAULT && o->via != IMGP_VIA_OVERRIDE &&
 	    (o->dtb_out || o->force))
 		rc = usage_error("patch", "--via %s %s: --dtb-out and --force go with --via override",
-				 o->via, strcmp(o->via, "fit") == 0 ? "rewrites the FIT" :
-				 strcmp(o->via, "file") == 0 ? "edits the tree file" :
+				 o->via_name, o->via == IMGP_VIA_FIT ? "rewrites the FIT" :
+				 o->via == IMGP_VIA_FILE ? "edits the tree file" :
 				 "adds an overlay");
 	if (!rc && !o->stop && o->model && (o->fdt || o->fit_given))
 		rc = usage_error("patch", "--model picks a tree of the boot path: --fdt and --fit pick one in a FIT");
 	/* An explicit file or --force keeps the override file. */
-	if (!o->via && (o->dtb_out || o->force))
-		o->via = "override";
+	if (o->via == IMGP_VIA_DEFAULT && (o->dtb_out || o->force))
+		o->via = IMGP_VIA_OVERRIDE;
 	cli_parser_free(&p);
 	if (!o->fit)
 		o->fit = "/image.fit";
@@ -290,19 +290,17 @@ static int plan_tree(struct imgp_patch *patch, const struct patch_opts *o)
 		.fit_path = o->fit,
 		.fdt = o->fdt,
 		.model = o->model,
+		.via = o->via,
 		.override = o->dtb_out,
 	};
-	int rc = 0;
+	int rc;
 
 	for (size_t i = 0; i < o->ndt; i++)
 		t.deletes |= o->dt[i].kind == OPT_DT_DELETE ||
 			     o->dt[i].kind == OPT_DT_DELETE_NODE;
-	if (o->via)
-		rc = imgp_via_parse(o->via, &t.via);
 	if (t.via == IMGP_VIA_OVERRIDE)
 		t.asked_by = "asked for (--via override, --dtb-out or --force)";
-	if (!rc)
-		rc = imgp_patch_tree_begin(patch, &t);
+	rc = imgp_patch_tree_begin(patch, &t);
 	for (size_t i = 0; !rc && i < o->ndt; i++)
 		rc = apply_dt_op(patch, &o->dt[i]);
 	if (!rc)

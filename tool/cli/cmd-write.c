@@ -666,17 +666,10 @@ static int write_report(const char *path, const struct write_opts *o,
 {
 	struct imgp_json j;
 	FILE *f;
-	int rc = cli_report_open(path, &j, &f);
+	int rc = cli_report_begin(path, &j, &f, status, why);
 
 	if (rc)
 		return rc;
-	imgp_json_object_begin(&j);
-	imgp_json_kv_uint(&j, "schema_version", 1);
-	imgp_json_kv_string(&j, "status", status);
-	if (why)
-		imgp_json_kv_string(&j, "error", why);
-	else
-		imgp_json_kv_null(&j, "error");
 	imgp_json_kv_string(&j, "image", o->image);
 	imgp_json_kv_uint(&j, "image_size", size);
 	imgp_json_kv_bool(&j, "dry_run", o->dry_run);

@@ -298,6 +298,20 @@ int cli_report_open(const char *path, struct imgp_json *j, FILE **f)
 	return 0;
 }
 
+int cli_report_begin(const char *path, struct imgp_json *j, FILE **f,
+		     const char *status, const char *why)
+{
+	int rc = cli_report_open(path, j, f);
+
+	if (rc)
+		return rc;
+	imgp_json_object_begin(j);
+	imgp_json_kv_uint(j, "schema_version", 1);
+	imgp_json_kv_string(j, "status", status);
+	imgp_json_kv_string(j, "error", why);
+	return 0;
+}
+
 int cli_report_close(struct imgp_json *j, FILE *f)
 {
 	int rc = imgp_json_finish(j);
