@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "imgpatch-internal.h"
+#include "core/endian.h"
 #include "unit.h"
 
 /* Paths built from $TMPDIR go into fixed buffers and debugfs requests. */
@@ -143,6 +144,63 @@ int unit_write_file(const char *path, const void *data, size_t len)
 	if (close(fd) && !rc)
 		rc = -1;
 	return rc;
+}
+
+int unit_write_at(const char *path, uint64_t off, const void *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int rc;
+
+	if (fd < 0)
+		return -1;
+	rc = pwrite(fd, data, len, (off_t)off) == (ssize_t)len ? 0 : -1;
+	if (close(fd))
+		rc = -1;
+	return rc;
+}
+
+int unit_read_at(const char *path, uint64_t off, void *data, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int rc;
+
+	if (fd < 0)
+		return -1;
+	rc = pread(fd, data, len, (off_t)off) == (ssize_t)len ? 0 : -1;
+	close(fd);
+	return rc;
+}
+
+int unit_sparse_file(const char *path, uint64_t size)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int rc;
+
+	if (fd < 0)
+		return -1;
+	rc = ftruncate(fd, (off_t)size);
+	if (close(fd))
+		rc = -1;
+	return rc;
+}
+
+int unit_write_mbr(const char *path, uint64_t lba, uint32_t disk_id,
+		   const struct unit_mbr_slot slots[4])
+{
+	uint8_t s[512] = { 0 };
+
+	put_le32(s + 440, disk_id);
+	for (int i = 0; i < 4; i++) {
+		uint8_t *e = s + 446 + 16 * i;
+
+		e[0] = slots[i].boot;
+		e[4] = slots[i].type;
+		put_le32(e + 8, slots[i].start);
+		put_le32(e + 12, slots[i].sectors);
+	}
+	s[510] = 0x55;
+	s[511] = 0xaa;
+	return unit_write_at(path, lba * 512, s, sizeof(s));
 }
 
 int unit_write_text(const char *path, const char *text)

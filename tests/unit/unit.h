@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -82,6 +83,23 @@ int unit_write_file(const char *path, const void *data, size_t len);
  */
 int unit_copy_range(const char *src, long long soff, const char *dst,
 		    long long doff, size_t len);
+/* len bytes written (pwrite) or read (pread) at off in path. Returns 0 or -1. */
+int unit_write_at(const char *path, uint64_t off, const void *data, size_t len);
+int unit_read_at(const char *path, uint64_t off, void *data, size_t len);
+/* A sparse file of size bytes, made or cut to that size. Returns 0 or -1. */
+int unit_sparse_file(const char *path, uint64_t size);
+
+/* One of the four 16-byte entries of an MBR or EBR sector. */
+struct unit_mbr_slot {
+	uint8_t boot, type;
+	uint32_t start, sectors;
+};
+/*
+ * Writes an MBR or EBR sector by hand at lba (512-byte sectors): disk_id at
+ * 440, the four slots at 446, 0x55aa at 510. Returns 0 or -1.
+ */
+int unit_write_mbr(const char *path, uint64_t lba, uint32_t disk_id,
+		   const struct unit_mbr_slot slots[4]);
 /* unit_write_file() of a string, without its NUL. */
 int unit_write_text(const char *path, const char *text);
 /*
