@@ -295,6 +295,8 @@ static void test_script(const char *pmos)
 
 int main(void)
 {
+	static const char *const tools[] = { "sfdisk", "mke2fs", "debugfs", "mkfs.vfat", "mcopy",
+					     "mkimage", "dtc", "xxd" };
 	char kv[PATH_MAX], nohook[PATH_MAX], ext[PATH_MAX], pmos[PATH_MAX];
 	bool made;
 
@@ -304,6 +306,15 @@ int main(void)
 	}
 	atexit(unit_tmpdir_remove);
 	test_parse();
+	/* What the fixture scripts run. */
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++) {
+		char file[PATH_MAX];
+
+		if (!unit_find_tool(tools[i], file, sizeof(file))) {
+			SKIP_TOOL("the way chosen on images", tools[i]);
+			return unit_done();
+		}
+	}
 	unit_path_keep(kv, sizeof(kv), "kv.img");
 	unit_path_keep(nohook, sizeof(nohook), "nohook.img");
 	unit_path_keep(ext, sizeof(ext), "extlinux.img");
