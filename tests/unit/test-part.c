@@ -20,10 +20,6 @@
 
 #define MiB (1024ull * 1024)
 
-static char warnings[4096];
-/* The context the tables read here warn to (log_capture into warnings). */
-static struct imgp_ctx *log_ctx;
-
 /* ---------------------------------------------------------------- helpers */
 
 /* Records that a fixture was built; false (and a failed check) when not. */
@@ -31,15 +27,6 @@ static bool made(int rc, const char *name)
 {
 	CHECK(rc == 0, name);
 	return rc == 0;
-}
-
-static void log_capture(enum imgp_log_level level, const char *msg, void *ctx)
-{
-	size_t n = strlen(warnings);
-
-	(void)ctx;
-	if (level == IMGP_LOG_WARNING && n + 1 < sizeof(warnings))
-		snprintf(warnings + n, sizeof(warnings) - n, "%s\n", msg);
 }
 
 /*
@@ -60,43 +47,6 @@ static const char *find_tool(const char *name)
 			return found;
 	}
 	return NULL;
-}
-
-static int write_at(const char *path, uint64_t off, const void *data, size_t len)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = pwrite(fd, data, len, (off_t)off);
-	close(fd);
-	return n == (ssize_t)len ? 0 : -1;
-}
-
-static int read_at(const char *path, uint64_t off, void *data, size_t len)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = pread(fd, data, len, (off_t)off);
-	close(fd);
-	return n == (ssize_t)len ? 0 : -1;
-}
-
-/* A fresh sparse file of size bytes. */
-static int make_file(const char *path, uint64_t size)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	int rc;
-
-	if (fd < 0)
-		return -1;
-	rc = ftruncate(fd, (off_t)size);
-	close(fd);
-	return rc;
 }
 
 static int resize_file(const char *path, uint64_t size)
@@ -120,31 +70,6 @@ static int sfdisk(const char *img, const char *script)
 	return unit_spawn(argv, spath, NULL);
 }
 
-struct mbr_slot {
-	uint8_t boot, type;
-	uint32_t start, sectors;
-};
-
-/* Writes a table sector (MBR or EBR) at lba by hand. */
-static int write_table_sector(const char *img, uint64_t lba, uint32_t disk_id,
-			      const struct mbr_slot slots[4])
-{
-	uint8_t s[512] = { 0 };
-
-	put_le32(s + 440, disk_id);
-	for (int i = 0; i < 4; i++) {
-		uint8_t *e = s + 446 + 16 * i;
-
-		e[0] = slots[i].boot;
-		e[4] = slots[i].type;
-		put_le32(e + 8, slots[i].start);
-		put_le32(e + 12, slots[i].sectors);
-	}
-	s[510] = 0x55;
-	s[511] = 0xaa;
-	return write_at(img, lba * 512, s, sizeof(s));
-}
-
 /* Recomputes the entries and header CRCs of the GPT header at lba. */
 static int gpt_fix_crcs(const char *img, unsigned ss, uint64_t lba)
 {
@@ -153,13 +78,13 @@ static int gpt_fix_crcs(const char *img, unsigned ss, uint64_t lba)
 	size_t len;
 	int rc = -1;
 
-	if (read_at(img, lba * ss, h, ss))
+	if (unit_read_at(img, lba * ss, h, ss))
 		return -1;
 	len = (size_t)get_le32(h + 80) * get_le32(h + 84);
 	entries = malloc(len);
 	if (!entries)
 		return -1;
-	if (read_at(img, get_le64(h + 72) * ss, entries, len))
+	if (unit_read_at(img, get_le64(h + 72) * ss, entries, len))
 		goto out;
 	put_le32(h + 88, imgp_crc32(0, entries, len));
 	hsize = get_le32(h + 12);
@@ -167,7 +92,7 @@ static int gpt_fix_crcs(const char *img, unsigned ss, uint64_t lba)
 		goto out;
 	put_le32(h + 16, 0);
 	put_le32(h + 16, imgp_crc32(0, h, hsize));
-	rc = write_at(img, lba * ss, h, ss);
+	rc = unit_write_at(img, lba * ss, h, ss);
 out:
 	free(entries);
 	return rc;
@@ -180,12 +105,12 @@ static int open_table(const char *path, struct imgp_image *img,
 	int rc;
 
 	imgp_errclear();
-	warnings[0] = '\0';
+	unit_warnings[0] = '\0';
 	memset(tab, 0, sizeof(*tab));
 	rc = imgp_image_open(img, path, false);
 	if (rc)
 		return rc;
-	img->ctx = log_ctx;
+	img->ctx = unit_log_ctx();
 	rc = imgp_table_read(img, tab);
 	return rc;
 }
@@ -240,7 +165,7 @@ static const char gpt_script[] =
 
 static int make_gpt(const char *path)
 {
-	if (make_file(path, GPT_IMG_SIZE))
+	if (unit_sparse_file(path, GPT_IMG_SIZE))
 		return -1;
 	return sfdisk(path, gpt_script);
 }
@@ -256,7 +181,7 @@ static const char mbr_script[] =
 
 static int make_mbr(const char *path)
 {
-	if (make_file(path, 64 * MiB))
+	if (unit_sparse_file(path, 64 * MiB))
 		return -1;
 	return sfdisk(path, mbr_script);
 }
@@ -277,7 +202,7 @@ static void test_gpt(void)
 	CHECK(tab.sector_size == 512, "gpt: sector size");
 	CHECK(!tab.used_backup, "gpt: primary header used");
 	CHECK(tab.nparts == 3, "gpt: three partitions");
-	CHECK(warnings[0] == '\0', "gpt: no warnings");
+	CHECK(unit_warnings[0] == '\0', "gpt: no unit_warnings");
 	if (tab.nparts != 3)
 		goto out;
 	p = &tab.parts[0];
@@ -359,11 +284,11 @@ static void test_gpt_names(void)
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
 		put_le16(name + 2 * i, units[i]);
 	/* Entry 3 of the primary array (LBA 2), name at offset 56. */
-	write_at(path, 1024 + 2 * 128 + 56, name, sizeof(name));
+	unit_write_at(path, 1024 + 2 * 128 + 56, name, sizeof(name));
 	/* Entry 2: 36 euro signs, 3 UTF-8 bytes each, fill the name exactly. */
 	for (int i = 0; i < 36; i++)
 		put_le16(name + 2 * i, 0x20ac);
-	write_at(path, 1024 + 1 * 128 + 56, name, sizeof(name));
+	unit_write_at(path, 1024 + 1 * 128 + 56, name, sizeof(name));
 	CHECK(gpt_fix_crcs(path, 512, 1) == 0, "names: CRCs fixed");
 	CHECK(open_table(path, &img, &tab) == 0 && tab.nparts == 3 &&
 	      !tab.used_backup, "names: table reads");
@@ -392,19 +317,19 @@ static void test_gpt_backup(void)
 	/* Primary header CRC broken: the backup is used, with a warning. */
 	if (!made(make_gpt(path), "gpt fixture"))
 		return;
-	write_at(path, 512 + 60, &junk, 1); /* inside the disk GUID */
+	unit_write_at(path, 512 + 60, &junk, 1); /* inside the disk GUID */
 	CHECK(open_table(path, &img, &tab) == 0, "backup: table reads");
 	CHECK(tab.used_backup, "backup: used_backup set");
 	CHECK(tab.nparts == 3 && !strcmp(tab.parts[1].name, "writable"),
 	      "backup: partitions from the backup copy");
 	snprintf(want, sizeof(want), "%s: primary GPT header is corrupt (CRC mismatch); using the backup header\n",
 		 path);
-	CHECK_STR(warnings, want, "backup: warning names the image and the reason");
+	CHECK_STR(unit_warnings, want, "backup: warning names the image and the reason");
 	imgp_table_free(&tab);
 	imgp_image_close(&img);
 
 	/* Both headers broken. */
-	write_at(path, GPT_LAST_LBA * 512 + 60, &junk, 1);
+	unit_write_at(path, GPT_LAST_LBA * 512 + 60, &junk, 1);
 	expect_fail(path, EINVAL,
 		    "GPT is corrupt: primary header CRC mismatch and backup header (LBA 65535) CRC mismatch",
 		    "both headers corrupt");
@@ -412,10 +337,10 @@ static void test_gpt_backup(void)
 	/* Primary wiped: the backup is found in the last sector. */
 	if (!made(make_gpt(path), "gpt fixture"))
 		return;
-	write_at(path, 512, zero, sizeof(zero));
+	unit_write_at(path, 512, zero, sizeof(zero));
 	CHECK(open_table(path, &img, &tab) == 0 && tab.used_backup &&
 	      tab.nparts == 3, "wiped primary: backup found at the end");
-	CHECK(strstr(warnings, "(has no 'EFI PART' signature)") != NULL,
+	CHECK(strstr(unit_warnings, "(has no 'EFI PART' signature)") != NULL,
 	      "wiped primary: warning says why");
 	imgp_table_free(&tab);
 	imgp_image_close(&img);
@@ -423,14 +348,14 @@ static void test_gpt_backup(void)
 	/* Primary entries array CRC broken, then the backup's too. */
 	if (!made(make_gpt(path), "gpt fixture"))
 		return;
-	write_at(path, 1024 + 128 + 60, &junk, 1);
+	unit_write_at(path, 1024 + 128 + 60, &junk, 1);
 	CHECK(open_table(path, &img, &tab) == 0 && tab.used_backup,
 	      "entries CRC: backup used");
-	CHECK(strstr(warnings, "(entries array CRC mismatch)") != NULL,
+	CHECK(strstr(unit_warnings, "(entries array CRC mismatch)") != NULL,
 	      "entries CRC: warning says why");
 	imgp_table_free(&tab);
 	imgp_image_close(&img);
-	write_at(path, GPT_BACKUP_ENTRIES_LBA * 512 + 128 + 60, &junk, 1);
+	unit_write_at(path, GPT_BACKUP_ENTRIES_LBA * 512 + 128 + 60, &junk, 1);
 	expect_fail(path, EINVAL,
 		    "GPT is corrupt: primary header entries array CRC mismatch and backup header (LBA 65535) entries array CRC mismatch",
 		    "both entries arrays corrupt");
@@ -442,12 +367,12 @@ static void test_gpt_backup(void)
 		uint8_t v[4];
 
 		put_le32(v, 100);
-		write_at(path, 512 + 84, v, 4);
+		unit_write_at(path, 512 + 84, v, 4);
 		gpt_fix_crcs(path, 512, 1);
 	}
 	CHECK(open_table(path, &img, &tab) == 0 && tab.used_backup,
 	      "entry size: backup used");
-	CHECK(strstr(warnings, "entry size 100 is invalid") != NULL,
+	CHECK(strstr(unit_warnings, "entry size 100 is invalid") != NULL,
 	      "entry size: warning says why");
 	imgp_table_free(&tab);
 	imgp_image_close(&img);
@@ -457,7 +382,7 @@ static void test_gpt_backup(void)
 		uint8_t v[4];
 
 		put_le32(v, 600);
-		write_at(path, GPT_LAST_LBA * 512 + 12, v, 4);
+		unit_write_at(path, GPT_LAST_LBA * 512 + 12, v, 4);
 	}
 	expect_fail(path, EINVAL,
 		    "and backup header (LBA 65535) size 600 is out of range (92..512)",
@@ -473,7 +398,7 @@ static void test_gpt_bad_entries(void)
 	if (!made(make_gpt(path), "gpt fixture"))
 		return;
 	put_le64(v, 9000);
-	write_at(path, 1024 + 128 + 32, v, 8);
+	unit_write_at(path, 1024 + 128 + 32, v, 8);
 	gpt_fix_crcs(path, 512, 1);
 	expect_fail(path, EINVAL,
 		    "GPT: partitions 1 and 2 overlap (p1: sectors 2048..10239, p2: sectors 9000..26623)",
@@ -483,7 +408,7 @@ static void test_gpt_bad_entries(void)
 	if (!made(make_gpt(path), "gpt fixture"))
 		return;
 	put_le64(v, 1000);
-	write_at(path, 1024 + 32, v, 8);
+	unit_write_at(path, 1024 + 32, v, 8);
 	gpt_fix_crcs(path, 512, 1);
 	expect_fail(path, EINVAL,
 		    "GPT: partition 1 (LBA 1000..10239) lies outside the usable area (LBA 2048..65502)",
@@ -493,7 +418,7 @@ static void test_gpt_bad_entries(void)
 	if (!made(make_gpt(path), "gpt fixture"))
 		return;
 	put_le64(v, 100);
-	write_at(path, 1024 + 2 * 128 + 40, v, 8);
+	unit_write_at(path, 1024 + 2 * 128 + 40, v, 8);
 	gpt_fix_crcs(path, 512, 1);
 	expect_fail(path, EINVAL,
 		    "GPT: partition 3 ends before it starts (first LBA 26624, last LBA 100)",
@@ -523,7 +448,7 @@ static void test_gpt_4k(void)
 		return;
 	}
 	snprintf(prog, sizeof(prog), "%s", tool);
-	make_file(path, 64 * MiB);
+	unit_sparse_file(path, 64 * MiB);
 	unit_write_text(cmds, "g\nn\n\n\n+4M\nn\n\n\n+8M\nw\n");
 	CHECK(unit_spawn(argv, cmds, NULL) == 0, "4k: fdisk makes the fixture");
 	CHECK(open_table(path, &img, &tab) == 0, "4k: table reads");
@@ -542,7 +467,7 @@ static void test_gpt_4k(void)
 	{
 		uint8_t junk = 0x5a;
 
-		write_at(path, 4096 + 60, &junk, 1);
+		unit_write_at(path, 4096 + 60, &junk, 1);
 	}
 	CHECK(open_table(path, &img, &tab) == 0 && tab.used_backup &&
 	      tab.sector_size == 4096 && tab.nparts == 2, "4k: backup used");
@@ -556,27 +481,27 @@ static void test_gpt_mbr_variants(void)
 	struct imgp_image img;
 	struct imgp_table tab;
 	uint8_t zero[512] = { 0 };
-	struct mbr_slot plain[4] = { { 0, 0x83, 2048, 8192 } };
-	struct mbr_slot pmbr[4] = { { 0, 0xee, 1, 65535 } };
+	struct unit_mbr_slot plain[4] = { { 0, 0x83, 2048, 8192 } };
+	struct unit_mbr_slot pmbr[4] = { { 0, 0xee, 1, 65535 } };
 
 	/* No MBR at all: sfdisk, libblkid and Linux see no table; refused. */
 	if (!made(make_gpt(path), "gpt fixture"))
 		return;
-	write_at(path, 0, zero, sizeof(zero));
+	unit_write_at(path, 0, zero, sizeof(zero));
 	expect_fail(path, EINVAL,
 		    "GPT: there is a GPT header but no protective MBR",
 		    "gpt without protective MBR");
 
 	/* A real MBR over a stale GPT: the MBR rules, as in blkid and fdisk. */
-	write_table_sector(path, 0, 0xcafef00d, plain);
+	unit_write_mbr(path, 0, 0xcafef00d, plain);
 	CHECK(open_table(path, &img, &tab) == 0 && !strcmp(tab.label, "dos") &&
 	      tab.nparts == 1, "stale GPT behind an MBR reads as MBR");
 	imgp_table_free(&tab);
 	imgp_image_close(&img);
 
 	/* A protective MBR with no GPT is an error, not one odd partition. */
-	make_file(path, 32 * MiB);
-	write_table_sector(path, 0, 0, pmbr);
+	unit_sparse_file(path, 32 * MiB);
+	unit_write_mbr(path, 0, 0, pmbr);
 	expect_fail(path, EINVAL,
 		    "GPT: the MBR is protective (type 0xee) but there is no GPT header",
 		    "protective MBR without GPT");
@@ -643,11 +568,11 @@ static void test_mbr_crafted(void)
 
 	/* Empty slots keep the numbering. */
 	{
-		struct mbr_slot s[4] = { { 0 }, { 0x80, 0x83, 2048, 2048 },
+		struct unit_mbr_slot s[4] = { { 0 }, { 0x80, 0x83, 2048, 2048 },
 					 { 0 }, { 0, 0x0c, 4096, 2048 } };
 
-		make_file(path, 8 * MiB);
-		write_table_sector(path, 0, 0xdeadbeef, s);
+		unit_sparse_file(path, 8 * MiB);
+		unit_write_mbr(path, 0, 0xdeadbeef, s);
 		CHECK(open_table(path, &img, &tab) == 0 && tab.nparts == 2,
 		      "empty slots: two partitions");
 		if (tab.nparts == 2)
@@ -659,37 +584,37 @@ static void test_mbr_crafted(void)
 	}
 	/* Overlapping primaries. */
 	{
-		struct mbr_slot s[4] = { { 0, 0x83, 2048, 4096 },
+		struct unit_mbr_slot s[4] = { { 0, 0x83, 2048, 4096 },
 					 { 0, 0x83, 4096, 2048 } };
 
-		write_table_sector(path, 0, 0, s);
+		unit_write_mbr(path, 0, 0, s);
 		expect_fail(path, EINVAL,
 			    "MBR: partitions 1 and 2 overlap (p1: sectors 2048..6143, p2: sectors 4096..6143)",
 			    "mbr overlap");
 	}
 	/* A primary inside the extended partition. */
 	{
-		struct mbr_slot s[4] = { { 0, 0x05, 2048, 8192 },
+		struct unit_mbr_slot s[4] = { { 0, 0x05, 2048, 8192 },
 					 { 0, 0x83, 4096, 1024 } };
 
-		write_table_sector(path, 0, 0, s);
+		unit_write_mbr(path, 0, 0, s);
 		expect_fail(path, EINVAL, "MBR: partitions 1 and 2 overlap",
 			    "mbr primary inside extended");
 	}
 	/* A partition starting on the MBR itself. */
 	{
-		struct mbr_slot s[4] = { { 0, 0x83, 0, 2048 } };
+		struct unit_mbr_slot s[4] = { { 0, 0x83, 0, 2048 } };
 
-		write_table_sector(path, 0, 0, s);
+		unit_write_mbr(path, 0, 0, s);
 		expect_fail(path, EINVAL,
 			    "MBR: partition 1 starts at sector 0, on top of the partition table",
 			    "mbr start 0");
 	}
 	/* Bad boot flags: not a partition table at all. */
 	{
-		struct mbr_slot s[4] = { { 0x12, 0x83, 2048, 2048 } };
+		struct unit_mbr_slot s[4] = { { 0x12, 0x83, 2048, 2048 } };
 
-		write_table_sector(path, 0, 0, s);
+		unit_write_mbr(path, 0, 0, s);
 		expect_fail(path, ENOENT, "no partition table (neither GPT nor MBR)",
 			    "mbr with bad boot flag");
 	}
@@ -700,17 +625,17 @@ static void test_ebr(void)
 	const char *path = unit_path("ebr.img");
 	struct imgp_image img;
 	struct imgp_table tab;
-	struct mbr_slot mbr[4] = { { 0, 0x0f, 2048, 40960 } };
+	struct unit_mbr_slot mbr[4] = { { 0, 0x0f, 2048, 40960 } };
 
 	/* EBR A (2048) -> EBR B (6144) -> back to A. */
 	{
-		struct mbr_slot a[4] = { { 0, 0x83, 1, 1000 }, { 0, 0x05, 4096, 2000 } };
-		struct mbr_slot b[4] = { { 0, 0x83, 1, 1000 }, { 0, 0x05, 0, 2000 } };
+		struct unit_mbr_slot a[4] = { { 0, 0x83, 1, 1000 }, { 0, 0x05, 4096, 2000 } };
+		struct unit_mbr_slot b[4] = { { 0, 0x83, 1, 1000 }, { 0, 0x05, 0, 2000 } };
 
-		make_file(path, 32 * MiB);
-		write_table_sector(path, 0, 1, mbr);
-		write_table_sector(path, 2048, 0, a);
-		write_table_sector(path, 6144, 0, b);
+		unit_sparse_file(path, 32 * MiB);
+		unit_write_mbr(path, 0, 1, mbr);
+		unit_write_mbr(path, 2048, 0, a);
+		unit_write_mbr(path, 6144, 0, b);
 		expect_fail(path, EINVAL,
 			    "MBR: the EBR chain of partition 1 loops back to sector 2048",
 			    "ebr loop");
@@ -719,7 +644,7 @@ static void test_ebr(void)
 	{
 		uint8_t zero[512] = { 0 };
 
-		write_at(path, 2048 * 512, zero, sizeof(zero));
+		unit_write_at(path, 2048 * 512, zero, sizeof(zero));
 		CHECK(open_table(path, &img, &tab) == 0 && tab.nparts == 1 &&
 		      tab.parts[0].container, "ebr: blank first EBR");
 		imgp_table_free(&tab);
@@ -727,46 +652,46 @@ static void test_ebr(void)
 	}
 	/* A logical partition running past its extended partition. */
 	{
-		struct mbr_slot a[4] = { { 0, 0x83, 1, 50000 } };
+		struct unit_mbr_slot a[4] = { { 0, 0x83, 1, 50000 } };
 
-		write_table_sector(path, 2048, 0, a);
+		unit_write_mbr(path, 2048, 0, a);
 		expect_fail(path, EINVAL,
 			    "MBR: logical partition 5 (start 2049, 50000 sectors) is not inside extended partition 1 (start 2048, 40960 sectors)",
 			    "ebr logical outside extended");
 	}
 	/* A link pointing past the extended partition. */
 	{
-		struct mbr_slot a[4] = { { 0, 0x83, 1, 100 }, { 0, 0x05, 40960, 100 } };
+		struct unit_mbr_slot a[4] = { { 0, 0x83, 1, 100 }, { 0, 0x05, 40960, 100 } };
 
-		write_table_sector(path, 2048, 0, a);
+		unit_write_mbr(path, 2048, 0, a);
 		expect_fail(path, EINVAL,
 			    "MBR: EBR link to sector 43008 points outside extended partition 1",
 			    "ebr link outside extended");
 	}
 	/* Two logicals overlapping each other. */
 	{
-		struct mbr_slot a[4] = { { 0, 0x83, 1, 5000 }, { 0, 0x05, 4096, 2000 } };
-		struct mbr_slot b[4] = { { 0, 0x83, 1, 1000 } };
+		struct unit_mbr_slot a[4] = { { 0, 0x83, 1, 5000 }, { 0, 0x05, 4096, 2000 } };
+		struct unit_mbr_slot b[4] = { { 0, 0x83, 1, 1000 } };
 
-		write_table_sector(path, 2048, 0, a);
-		write_table_sector(path, 6144, 0, b);
+		unit_write_mbr(path, 2048, 0, a);
+		unit_write_mbr(path, 6144, 0, b);
 		expect_fail(path, EINVAL,
 			    "MBR: partitions 5 and 6 overlap (p5: sectors 2049..7048, p6: sectors 6145..7144)",
 			    "ebr logicals overlap");
 	}
 	/* 128 EBRs are read; a 129th is refused as a runaway chain. */
 	for (int len = 128; len <= 129; len++) {
-		struct mbr_slot big[4] = { { 0, 0x05, 2048, 16 * 200 } };
+		struct unit_mbr_slot big[4] = { { 0, 0x05, 2048, 16 * 200 } };
 
-		make_file(path, 8 * MiB);
-		write_table_sector(path, 0, 1, big);
+		unit_sparse_file(path, 8 * MiB);
+		unit_write_mbr(path, 0, 1, big);
 		for (int k = 0; k < len; k++) {
-			struct mbr_slot e[4] = { { 0, 0x83, 1, 8 },
+			struct unit_mbr_slot e[4] = { { 0, 0x83, 1, 8 },
 						 { 0, 0x05, 16u * (k + 1), 16 } };
 
 			if (k == len - 1)
 				memset(&e[1], 0, sizeof(e[1]));
-			write_table_sector(path, 2048 + 16 * k, 0, e);
+			unit_write_mbr(path, 2048 + 16 * k, 0, e);
 		}
 		if (len == 128) {
 			CHECK(open_table(path, &img, &tab) == 0 && tab.nparts == 129 &&
@@ -788,10 +713,10 @@ static void test_no_table(void)
 	const char *path = unit_path("blank.img");
 	const char *mkfs = find_tool("mkfs.vfat");
 
-	make_file(path, 1 * MiB);
+	unit_sparse_file(path, 1 * MiB);
 	expect_fail(path, ENOENT, "no partition table (neither GPT nor MBR)",
 		    "blank image");
-	make_file(path, 100);
+	unit_sparse_file(path, 100);
 	expect_fail(path, EINVAL,
 		    "image is too small to hold a partition table (100 bytes, an MBR needs 512)",
 		    "tiny image");
@@ -806,7 +731,7 @@ static void test_no_table(void)
 		const char *argv[] = { prog, "-i", "12345678", path, NULL };
 
 		snprintf(prog, sizeof(prog), "%s", mkfs);
-		make_file(path, 8 * MiB);
+		unit_sparse_file(path, 8 * MiB);
 		CHECK(unit_spawn(argv, NULL, NULL) == 0, "superfloppy: mkfs.vfat");
 		expect_fail(path, ENOENT, "no partition table (neither GPT nor MBR)",
 			    "superfloppy FAT image");
@@ -897,11 +822,10 @@ int main(void)
 		return 1;
 	}
 	atexit(unit_tmpdir_remove);
-	if (imgp_ctx_new(&log_ctx)) {
+	if (!unit_log_ctx()) {
 		printf("not ok 1 - cannot make a context\n");
 		return 1;
 	}
-	imgp_ctx_set_log(log_ctx, log_capture, NULL);
 
 	test_no_table();
 	test_mbr_crafted();

@@ -18,6 +18,8 @@
 
 #include "imgpatch.h"
 #include "core/core.h"
+#include "part/part.h"
+#include "core/endian.h"
 #include "unit.h"
 
 /* Paths built from $TMPDIR go into fixed buffers and debugfs requests. */
@@ -143,6 +145,158 @@ int unit_write_file(const char *path, const void *data, size_t len)
 	}
 	if (close(fd) && !rc)
 		rc = -1;
+	return rc;
+}
+
+int unit_write_at(const char *path, uint64_t off, const void *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int rc;
+
+	if (fd < 0)
+		return -1;
+	rc = pwrite(fd, data, len, (off_t)off) == (ssize_t)len ? 0 : -1;
+	if (close(fd))
+		rc = -1;
+	return rc;
+}
+
+int unit_read_at(const char *path, uint64_t off, void *data, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int rc;
+
+	if (fd < 0)
+		return -1;
+	rc = pread(fd, data, len, (off_t)off) == (ssize_t)len ? 0 : -1;
+	close(fd);
+	return rc;
+}
+
+int unit_sparse_file(const char *path, uint64_t size)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int rc;
+
+	if (fd < 0)
+		return -1;
+	rc = ftruncate(fd, (off_t)size);
+	if (close(fd))
+		rc = -1;
+	return rc;
+}
+
+int unit_write_mbr(const char *path, uint64_t lba, uint32_t disk_id,
+		   const struct unit_mbr_slot slots[4])
+{
+	uint8_t s[512] = { 0 };
+
+	put_le32(s + 440, disk_id);
+	for (int i = 0; i < 4; i++) {
+		uint8_t *e = s + 446 + 16 * i;
+
+		e[0] = slots[i].boot;
+		e[4] = slots[i].type;
+		put_le32(e + 8, slots[i].start);
+		put_le32(e + 12, slots[i].sectors);
+	}
+	s[510] = 0x55;
+	s[511] = 0xaa;
+	return unit_write_at(path, lba * 512, s, sizeof(s));
+}
+
+char unit_warnings[4096];
+
+static void log_warning(enum imgp_log_level level, const char *msg, void *data)
+{
+	size_t n = strlen(unit_warnings);
+
+	(void)data;
+	if (level == IMGP_LOG_WARNING && n + 1 < sizeof(unit_warnings))
+		snprintf(unit_warnings + n, sizeof(unit_warnings) - n, "%s\n", msg);
+}
+
+struct imgp_ctx *unit_log_ctx(void)
+{
+	static struct imgp_ctx *ctx;
+
+	if (!ctx && imgp_ctx_new(&ctx) == 0)
+		imgp_ctx_set_log(ctx, log_warning, NULL);
+	return ctx;
+}
+
+int unit_label_probe(const struct imgp_label_ops *ops, const char *path)
+{
+	struct imgp_image img;
+	int rc = imgp_image_open(&img, path, false);
+
+	if (rc)
+		return rc;
+	rc = ops->probe(&img);
+	imgp_image_close(&img);
+	return rc;
+}
+
+int unit_label_read(const struct imgp_label_ops *ops, const char *path,
+		    struct imgp_table *tab)
+{
+	struct imgp_image img;
+	int rc;
+
+	imgp_errclear();
+	unit_warnings[0] = '\0';
+	memset(tab, 0, sizeof(*tab));
+	rc = imgp_image_open(&img, path, false);
+	if (rc)
+		return rc;
+	img.ctx = unit_log_ctx();
+	rc = ops->read(&img, tab);
+	imgp_image_close(&img);
+	return rc;
+}
+
+void unit_label_refused(const struct imgp_label_ops *ops, const char *path, int err,
+			const char *msg, const char *name)
+{
+	size_t len_before = 0, len_after = 0;
+	char *before = unit_read_file(path, &len_before), *after;
+	struct imgp_table tab;
+	int rc = unit_label_read(ops, path, &tab);
+	char what[256];
+
+	snprintf(what, sizeof(what), "%s: refused", name);
+	CHECK(rc == -err, what);
+	snprintf(what, sizeof(what), "%s: the message", name);
+	CHECK_STR(imgp_errmsg(), msg, what);
+	after = unit_read_file(path, &len_after);
+	snprintf(what, sizeof(what), "%s: the image unchanged", name);
+	CHECK(before && after && len_before == len_after &&
+	      !memcmp(before, after, len_before), what);
+	imgp_table_free(&tab);
+	free(before);
+	free(after);
+}
+
+int unit_sfdisk_dump_has(const char *path, const char *const want[])
+{
+	char sfdisk[PATH_MAX];
+	const char *argv[] = { sfdisk, "--dump", path, NULL };
+	const char *out = unit_path("sfdisk.dump");
+	char *text = NULL;
+	int rc = 1;
+
+	if (!unit_find_tool("sfdisk", sfdisk, sizeof(sfdisk)))
+		return -1;
+	if (unit_spawn(argv, NULL, out) == 0)
+		text = unit_read_file(out, NULL);
+	for (size_t i = 0; rc && want[i]; i++) {
+		const char *at = text ? strstr(text, want[i]) : NULL;
+
+		rc = at && at[strlen(want[i])] == '\n';
+	}
+	if (!rc)
+		printf("# sfdisk --dump %s:\n%s", path, text ? text : "(failed)\n");
+	free(text);
 	return rc;
 }
 

@@ -12,10 +12,14 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 struct imgp_buf;
+struct imgp_ctx;
+struct imgp_label_ops;
+struct imgp_table;
 
 extern int unit_failed, unit_count;
 
@@ -82,6 +86,54 @@ int unit_write_file(const char *path, const void *data, size_t len);
  */
 int unit_copy_range(const char *src, long long soff, const char *dst,
 		    long long doff, size_t len);
+/* len bytes written (pwrite) or read (pread) at off in path. Returns 0 or -1. */
+int unit_write_at(const char *path, uint64_t off, const void *data, size_t len);
+int unit_read_at(const char *path, uint64_t off, void *data, size_t len);
+/* A sparse file of size bytes, made or cut to that size. Returns 0 or -1. */
+int unit_sparse_file(const char *path, uint64_t size);
+
+/* One of the four 16-byte entries of an MBR or EBR sector. */
+struct unit_mbr_slot {
+	uint8_t boot, type;
+	uint32_t start, sectors;
+};
+/*
+ * Writes an MBR or EBR sector by hand at lba (512-byte sectors): disk_id at
+ * 440, the four slots at 446, 0x55aa at 510. Returns 0 or -1.
+ */
+int unit_write_mbr(const char *path, uint64_t lba, uint32_t disk_id,
+		   const struct unit_mbr_slot slots[4]);
+/* The warnings logged to unit_log_ctx(), one a line (cut when full). */
+extern char unit_warnings[4096];
+/*
+ * A context whose log hook appends each warning to unit_warnings; made on
+ * the first call, the same one after. NULL when out of memory.
+ */
+struct imgp_ctx *unit_log_ctx(void);
+
+/*
+ * One label's probe, or read (tab left to the caller to free), of the image
+ * at path, without imgp_table_read's checks across labels; read clears the
+ * failure message and unit_warnings first and warns to unit_log_ctx().
+ */
+int unit_label_probe(const struct imgp_label_ops *ops, const char *path);
+int unit_label_read(const struct imgp_label_ops *ops, const char *path,
+		    struct imgp_table *tab);
+/*
+ * Checks that the label's read refuses path with -err and exactly msg,
+ * and that the image keeps every byte: three checks named after name.
+ */
+void unit_label_refused(const struct imgp_label_ops *ops, const char *path, int err,
+			const char *msg, const char *name);
+
+/*
+ * Whether sfdisk --dump of path has every line of want (NULL-terminated,
+ * each a line's end without its newline: "/disk.img1 : start=..." after
+ * the device's folder): 1 yes, 0 no (the dump printed as a comment), -1
+ * when there is no sfdisk.
+ */
+int unit_sfdisk_dump_has(const char *path, const char *const want[]);
+
 /* unit_write_file() of a string, without its NUL. */
 int unit_write_text(const char *path, const char *text);
 /*
