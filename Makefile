@@ -38,7 +38,8 @@ endif
 LIB_SRC  := $(sort $(wildcard tool/lib/*.c tool/lib/*/*.c))
 CLI_SRC  := $(sort $(wildcard tool/cli/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test-*.c))
-# Helpers shared by the unit tests (temporary dirs, files, running tools).
+# Helpers shared by the unit tests (temporary dirs, files, running tools,
+# a filesystem in memory).
 UNIT_LIB_SRC := $(filter-out $(UNIT_SRC),$(wildcard tests/unit/*.c))
 UNIT_LIB_OBJ := $(UNIT_LIB_SRC:%.c=$(BUILD)/%.o)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -228,8 +229,9 @@ FUZZ_SAN        := -fsanitize=address,undefined -fno-sanitize-recover=all \
                    -fno-omit-frame-pointer
 FUZZ_LIB_OBJ    := $(LIB_SRC:%.c=$(FUZZ_BUILD)/%.o)
 FUZZ_BIN        := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz-%)
-# What the harnesses share besides tests/fuzz/fuzz.h.
-FUZZ_HELPER_OBJ := $(FUZZ_BUILD)/tests/fuzz/memfile.o
+# What the harnesses share besides tests/fuzz/fuzz.h (the filesystem in
+# memory is the unit tests' too).
+FUZZ_HELPER_OBJ := $(FUZZ_BUILD)/tests/fuzz/memfile.o $(FUZZ_BUILD)/tests/unit/memfs.o
 
 $(FUZZ_BUILD)/%: CFLAGS := -g -O1
 $(FUZZ_BUILD)/%: SAN_FLAGS := $(FUZZ_SAN)

@@ -327,8 +327,13 @@ int imgp_cmdline_site_get(struct imgp_survey *sv, const char *model,
 	if (model && !dt && bi->ndts)
 		return imgp_fail(ENOENT, "--model %s: boot path %s boots no such tree", model,
 				 sv->bootpath_name);
-	if (dt || !bi->ndts)
-		return sv->bootpath->cmdline(sv, dt, site);
+	if (dt || !bi->ndts) {
+		rc = sv->bootpath->cmdline(sv, dt, site);
+		/* A path may fail after filling part of site (extlinux: no such label). */
+		if (rc)
+			imgp_cmdline_site_free(site);
+		return rc;
+	}
 	/* No model: the trees must agree. */
 	rc = sv->bootpath->cmdline(sv, &bi->dts[0], site);
 	for (size_t i = 1; !rc && i < bi->ndts; i++) {
