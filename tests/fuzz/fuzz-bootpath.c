@@ -29,6 +29,7 @@
 #include "core/endian.h"
 #include "fuzz.h"
 #include "../unit/memfs.h"
+#include "disk/disk.h"
 
 #define FILES_MAX 32
 #define UIMAGE_HEADER 64

@@ -9,6 +9,7 @@
 #include "part/part.h"
 #include "core/endian.h"
 #include "fuzz.h"
+#include "fs/fs.h"
 
 /* Bounds the reads per input: a GPT may list 128 partitions or more. */
 #define FUZZ_PART_READS 16
@@ -101,7 +102,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (imgp_image_open(&img, image.path, false))
 		return 0;
 	if (imgp_table_read(&img, &tab) == 0) {
-		imgp_table_probe_fs(&img, &tab);
+		imgp_fs_identify(&img, &tab);
 		for (size_t i = 0; i < tab.nparts && i < FUZZ_PART_READS; i++)
 			fuzz_reads(&img, &tab.parts[i]);
 		for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++)

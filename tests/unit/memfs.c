@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "memfs.h"
+#include "disk/disk.h"
 
 static struct memfs_file *find(const struct memfs *m, const char *path)
 {

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "part/part.h"
+#include "disk/disk.h"
 #include "fs/fs.h"
 #include "boot/boot.h"
 #include "boot/bootpath.h"

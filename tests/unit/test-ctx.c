@@ -15,9 +15,9 @@
 
 #include "imgpatch.h"
 #include "core/core.h"
-#include "part/part.h"
 #include "format/format.h"
 #include "unit.h"
+#include "disk/disk.h"
 
 #define IMG_SIZE (16u << 20)
 

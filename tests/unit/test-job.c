@@ -18,9 +18,9 @@
 #include "imgpatch.h"
 #include "unit.h"
 #include "core/core.h"
-#include "part/part.h"
 #include "patch/patch.h"
 #include "job/job.h"
+#include "disk/disk.h"
 
 #define IMG_SIZE (8u << 20)
 

@@ -17,6 +17,7 @@
 #include "part/part.h"
 #include "core/endian.h"
 #include "unit.h"
+#include "fs/fs.h"
 
 #define MiB (1024ull * 1024)
 
@@ -771,7 +772,7 @@ static void test_probe_fs(void)
 	CHECK(open_table(path, &img, &tab) == 0 && tab.nparts == 3, "probe: table reads");
 	if (tab.nparts != 3)
 		goto out;
-	CHECK(imgp_table_probe_fs(&img, &tab) == 0, "probe: probe_fs");
+	CHECK(imgp_fs_identify(&img, &tab) == 0, "probe: probe_fs");
 	CHECK_STR(tab.parts[0].fstype, "vfat", "probe: p1 vfat");
 	CHECK_STR(tab.parts[0].fslabel, "system-boot", "probe: p1 label");
 	CHECK_STR(tab.parts[0].fsuuid, "1234-ABCD", "probe: p1 uuid");
@@ -802,7 +803,7 @@ out:
 			return;
 		CHECK(unit_spawn(largv, NULL, NULL) == 0, "probe: mkfs.vfat at logical 5");
 		CHECK(open_table(mpath, &img, &tab) == 0 && tab.nparts == 5 &&
-		      imgp_table_probe_fs(&img, &tab) == 0, "probe: mbr probe_fs");
+		      imgp_fs_identify(&img, &tab) == 0, "probe: mbr probe_fs");
 		if (tab.nparts == 5) {
 			CHECK(tab.parts[2].container && tab.parts[2].fstype[0] == '\0',
 			      "probe: extended container skipped");

@@ -22,6 +22,7 @@
 #include "fs/fs.h"
 #include "patch/patch.h"
 #include "unit.h"
+#include "disk/disk.h"
 
 #define MiB (1024u * 1024u)
 #define FAT_START (1 * MiB)

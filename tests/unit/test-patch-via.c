@@ -15,10 +15,10 @@
 
 #include "imgpatch.h"
 #include "core/core.h"
-#include "part/part.h"
 #include "boot/boot.h"
 #include "patch/patch.h"
 #include "unit.h"
+#include "disk/disk.h"
 
 #define KV_FDT "fdt-smk-k26-revA-sck-kv-g-revB.dtb"
 #define PINE "/usr/lib/linux-image-6.1.0-13-arm64/allwinner/sun50i-a64-pinephone-1.2.dtb"

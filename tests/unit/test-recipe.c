@@ -19,6 +19,7 @@
 #include "patch/patch.h"
 #include "recipe/recipe-internal.h"
 #include "unit.h"
+#include "disk/disk.h"
 
 #define HEAD_LINES 4
 

@@ -16,12 +16,12 @@
 
 #include "imgpatch.h"
 #include "core/core.h"
-#include "part/part.h"
 #include "fs/fs.h"
 #include "dt/dt.h"
 #include "boot/boot.h"
 #include "boot/bootpath.h"
 #include "unit.h"
+#include "disk/disk.h"
 
 static char dts_dir[PATH_MAX];
 /* What was warned, into a warnings buffer or to the log of ctx, a line each. */

@@ -37,6 +37,7 @@
 #include "core/core.h"
 #include "part/part.h"
 #include "fs/fs.h"
+#include "disk/disk.h"
 #include "boot/boot.h"
 #include "boot/bootpath.h"
 #include "patch/patch.h"
@@ -314,7 +315,7 @@ static bool has_entries(struct imgp_fs *fs, const char *dir)
 /* The first partition, in table order, whose entries folder holds an entry. 1 or 0. */
 static int loader_find(struct imgp_survey *sv, const struct imgp_part **part)
 {
-	const struct imgp_table *tab = &sv->disk->tab;
+	const struct imgp_table *tab = imgp_disk_table(sv->disk);
 
 	for (size_t i = 0; i < tab->nparts; i++) {
 		if (!sv->fs_open[i])

@@ -41,6 +41,7 @@
 #include "core/core.h"
 #include "part/part.h"
 #include "fs/fs.h"
+#include "disk/disk.h"
 #include "boot/boot.h"
 #include "boot/bootpath.h"
 #include "patch/patch.h"
@@ -71,7 +72,7 @@ static const char *const env_dirs[] = {
  */
 static int probe_boot_part(struct imgp_survey *sv, const struct imgp_part *root)
 {
-	const struct imgp_table *tab = &sv->disk->tab;
+	const struct imgp_table *tab = imgp_disk_table(sv->disk);
 	int rc;
 
 	if (sv->root != root)

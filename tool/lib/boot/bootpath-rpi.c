@@ -37,6 +37,7 @@
 #include "core/core.h"
 #include "part/part.h"
 #include "fs/fs.h"
+#include "disk/disk.h"
 #include "dt/dt.h"
 #include "boot/boot.h"
 #include "boot/bootpath.h"
@@ -485,7 +486,7 @@ static void warn_config(const struct config_walk *w, const char *file, const cha
 	const struct imgp_part *boot = w->sv->boot;
 
 	imgp_warn(imgp_survey_ctx(w->sv), "%s: " IMGP_PART_FMT " (%s): %s: %s",
-		  w->sv->disk->img.path, boot->number, boot->fstype, file, what);
+		  imgp_disk_path(w->sv->disk), boot->number, boot->fstype, file, what);
 }
 
 static int walk_config(struct config_walk *w, const char *file, char *text, int depth);
@@ -788,8 +789,8 @@ static int warning_context(struct imgp_survey *sv, const struct imgp_survey_boot
 	const struct imgp_part *boot = sv->boot;
 
 	if (!boot)
-		return imgp_buf_printf(out, "%s: %s: %s", sv->disk->img.path, dt->path, line);
-	return imgp_buf_printf(out, "%s: " IMGP_PART_FMT " (%s): %s: %s", sv->disk->img.path,
+		return imgp_buf_printf(out, "%s: %s: %s", imgp_disk_path(sv->disk), dt->path, line);
+	return imgp_buf_printf(out, "%s: " IMGP_PART_FMT " (%s): %s: %s", imgp_disk_path(sv->disk),
 			       boot->number, boot->fstype, dt->path, line);
 }
 

@@ -12,6 +12,7 @@
 #include "fit/fit.h"
 #include "boot/boot.h"
 #include "boot/bootpath.h"
+#include "disk/disk.h"
 
 static int part_number(const struct imgp_part *part)
 {
@@ -50,7 +51,7 @@ void imgp_survey_get(const struct imgp_survey *sv, struct imgp_survey_view *out)
 
 const char *imgp_survey_fs_error(const struct imgp_survey *sv, size_t i)
 {
-	return i < sv->disk->tab.nparts ? sv->fs_error[i] : NULL;
+	return i < imgp_disk_table(sv->disk)->nparts ? sv->fs_error[i] : NULL;
 }
 
 int imgp_survey_get_entry(const struct imgp_survey *sv, size_t i,

@@ -24,6 +24,7 @@
 #include "boot/boot.h"
 #include "boot/bootpath.h"
 #include "patch/patch.h"
+#include "disk/disk.h"
 
 /* Upper bounds for files read into memory (the FIT is read piecewise). */
 #define SCRIPT_MAX ((size_t)1 << 20)
@@ -401,7 +402,7 @@ static int survey_fit(struct imgp_survey *sv)
 	if (sv->fit.rc || !sv->fit.part)
 		return 0;
 	fs = imgp_survey_fs(sv, sv->fit.part);
-	rc = fs ? imgp_fs_load_fit(fs, sv->fit_path, &sv->fit.fit) : -ENOTSUP;
+	rc = fs ? imgp_fit_load_file(&sv->fit.fit, fs, sv->fit_path) : -ENOTSUP;
 	if (rc)
 		return note(&sv->fit.rc, &sv->fit.error, rc);
 	sv->fit.parsed = true;

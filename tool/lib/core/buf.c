@@ -80,3 +80,16 @@ uint8_t *imgp_buf_steal(struct imgp_buf *b, size_t *len)
 	b->len = b->cap = 0;
 	return p;
 }
+
+void imgp_copy_utf8(char *dst, size_t dstlen, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (n >= dstlen) {
+		n = dstlen - 1;
+		while (n && ((unsigned char)src[n] & 0xc0) == 0x80)
+			n--;
+	}
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}

@@ -19,9 +19,19 @@ struct imgp_image;
 struct imgp_part;
 struct imgp_table;
 struct imgp_fs;
-struct imgp_reader;
 struct imgp_fit;
 struct imgp_journal;
+
+/*
+ * Reads byte ranges of one file (a file inside a partition, a buffer):
+ * read() returns 0 or -errno with a message; close() (may be NULL) frees ctx.
+ */
+struct imgp_reader {
+	int (*read)(void *ctx, uint64_t off, void *buf, size_t len);
+	void (*close)(void *ctx);
+	void *ctx;
+	uint64_t size;
+};
 
 /* ------------------------------------------------------------------ ctx.c */
 
@@ -74,6 +84,8 @@ int imgp_buf_reserve(struct imgp_buf *b, size_t extra);
 
 /* Hands the data over to the caller (who frees it) and empties b. */
 uint8_t *imgp_buf_steal(struct imgp_buf *b, size_t *len);
+/* Copies src into dst (dstlen > 0 bytes), cut only at a UTF-8 character boundary. */
+void imgp_copy_utf8(char *dst, size_t dstlen, const char *src);
 
 /* ---------------------------------------------------------------- image.c */
 

@@ -10,6 +10,7 @@
 
 #include "doctor/doctor.h"
 #include "boot/bootpath.h"
+#include "disk/disk.h"
 
 #define FSTRIM_WANTS "/etc/systemd/system/timers.target.wants/fstrim.timer"
 
@@ -207,7 +208,7 @@ static int check_swap(struct doctor *d, const struct imgp_fstab_entry *e)
 /* A swap partition no fstab line mentions may still be activated (systemd's gpt-auto). */
 static int check_swap_parts(struct doctor *d, bool fstab_swap)
 {
-	const struct imgp_table *tab = &d->sv.disk->tab;
+	const struct imgp_table *tab = imgp_disk_table(d->sv.disk);
 	int rc = 0;
 
 	for (size_t i = 0; i < tab->nparts && !rc && !fstab_swap; i++) {

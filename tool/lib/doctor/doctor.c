@@ -16,6 +16,7 @@
 
 #include "doctor/doctor.h"
 #include "boot/bootpath.h"
+#include "disk/disk.h"
 
 /* At most this many .dtb files of a boot partition are examined. */
 #define DOCTOR_DTB_FILES 64

@@ -8,19 +8,12 @@
 #define IMGP_FIT_H
 
 #include "imgpatch.h"
+#include "core/core.h"
 
 /* ------------------------------------------------------------------- fit.c */
 
-/*
- * Reads byte ranges of one file (a file inside a partition, a buffer):
- * read() returns 0 or -errno with a message; close() (may be NULL) frees ctx.
- */
-struct imgp_reader {
-	int (*read)(void *ctx, uint64_t off, void *buf, size_t len);
-	void (*close)(void *ctx);
-	void *ctx;
-	uint64_t size;
-};
+/* The largest FIT read into memory. */
+#define IMGP_FIT_MAX ((size_t)1 << 30)
 
 struct imgp_fit_elided;
 
@@ -141,5 +134,15 @@ int imgp_fit_skeleton(const struct imgp_reader *rd, size_t keep_max,
 		      void **fdt, uint32_t *totalsize,
 		      struct imgp_fit_elided **el, size_t *nel);
 void imgp_fit_elided_free(struct imgp_fit_elided *el, size_t n);
+
+/* --------------------------------------------------------------- fit-load.c */
+
+/*
+ * Opens the FIT at path of fs piecewise where the backend maps files (only
+ * its structure is read now, a payload when asked for; fs->img must stay
+ * open while fit is used), else read whole. Errors carry "pN (type):
+ * path"; -ENOENT when there is no such file.
+ */
+int imgp_fit_load_file(struct imgp_fit *fit, struct imgp_fs *fs, const char *path);
 
 #endif /* IMGP_FIT_H */

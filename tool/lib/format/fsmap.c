@@ -17,6 +17,7 @@
 #include "part/part.h"
 #include "fs/fs.h"
 #include "format/format.h"
+#include "disk/disk.h"
 
 #define FSMAP_BLOCK 4096
 
@@ -92,17 +93,23 @@ static bool is_ext(const char *fstype)
 	return !strcmp(fstype, "ext2") || !strcmp(fstype, "ext3") || !strcmp(fstype, "ext4");
 }
 
+static int fsmap_add_used(void *ctx, uint64_t start, uint64_t end)
+{
+	return imgp_fsmap_add(ctx, start, end);
+}
+
 /* One partition: its used blocks, or all of it when they cannot be told. */
 static int map_part(const struct imgp_image *img, const struct imgp_part *part,
 		    struct imgp_fsmap *m)
 {
+	const struct imgp_used used = { fsmap_add_used, m };
 	size_t before = m->n;
 	int rc = -ENOTSUP;
 
 	if (is_fat(part->fstype))
-		rc = imgp_usedmap_fat(img, part, m);
+		rc = imgp_usedmap_fat(img, part, &used);
 	else if (is_ext(part->fstype))
-		rc = imgp_usedmap_ext(img, part, m);
+		rc = imgp_usedmap_ext(img, part, &used);
 	if (rc == -ENOMEM)
 		return rc;
 	if (rc) {

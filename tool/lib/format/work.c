@@ -14,7 +14,7 @@
 
 #include "imgpatch.h"
 #include "core/core.h"
-#include "part/part.h"
+#include "disk/disk.h"
 #include "format/format.h"
 #include "format/formats.h"
 

@@ -8,8 +8,6 @@
 #include "core/core.h"
 #include "part/part.h"
 #include "fs/fs.h"
-#include "fit/fit.h"
-#include "patch/patch.h"
 
 static const struct imgp_fs_ops *const fs_backends[] = {
 	&imgp_fs_fat,
@@ -87,10 +85,6 @@ const char *imgp_fs_magic_type(const struct imgp_image *img,
 	return NULL;
 }
 
-/* Backends name neither the partition nor the path: these wrappers add both. */
-#define FS_CTX(fs) "p%d (%s)", (fs)->part->number, (fs)->part->fstype
-#define FS_PATH_CTX(fs, path) "p%d (%s): %s", (fs)->part->number, \
-	(fs)->part->fstype, (path)
 
 /* The backend for a partition's filesystem; NULL: none. */
 static const struct imgp_fs_ops *fs_backend(const struct imgp_part *part)
@@ -115,7 +109,7 @@ static int fs_open(struct imgp_fs *fs)
 				 part->fstype[0] ? "'" : "");
 	rc = fs->ops->open(fs);
 	if (rc) {
-		imgp_fail_ctx(rc, FS_CTX(fs));
+		imgp_fail_ctx(rc, IMGP_FS_CTX(fs));
 		fs->ops = NULL;
 	}
 	return rc;
@@ -176,7 +170,7 @@ int imgp_fs_finish(struct imgp_fs *fs)
 {
 	int rc = fs->ops->finish ? fs->ops->finish(fs) : 0;
 
-	return rc ? imgp_fail_ctx(rc, FS_CTX(fs)) : 0;
+	return rc ? imgp_fail_ctx(rc, IMGP_FS_CTX(fs)) : 0;
 }
 
 void imgp_fs_close(struct imgp_fs *fs)
@@ -192,7 +186,7 @@ int imgp_fs_read_file(struct imgp_fs *fs, const char *path, size_t max,
 {
 	int rc = fs->ops->read_file(fs, path, max, out);
 
-	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
+	return rc ? imgp_fail_ctx(rc, IMGP_FS_PATH_CTX(fs, path)) : 0;
 }
 
 /* "." or "..": a part the tools resolve rather than name. */
@@ -237,7 +231,7 @@ int imgp_fs_write_file(struct imgp_fs *fs, const char *path, const void *data,
 	rc = imgp_fs_path_check(fs->part, path);
 	if (!rc)
 		rc = fs->ops->write_file(fs, path, data, len);
-	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
+	return rc ? imgp_fail_ctx(rc, IMGP_FS_PATH_CTX(fs, path)) : 0;
 }
 
 int imgp_fs_set_mode(struct imgp_fs *fs, const char *path, unsigned mode)
@@ -251,7 +245,7 @@ int imgp_fs_set_mode(struct imgp_fs *fs, const char *path, unsigned mode)
 		return imgp_fail(ENOTSUP, "p%d (%s): %s: this filesystem keeps no permissions",
 				 fs->part->number, fs->part->fstype, path);
 	rc = fs->ops->set_mode(fs, path, mode);
-	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
+	return rc ? imgp_fail_ctx(rc, IMGP_FS_PATH_CTX(fs, path)) : 0;
 }
 
 /* The changes below write: a handle opened read-only refuses them. */
@@ -274,7 +268,7 @@ int imgp_fs_set_owner(struct imgp_fs *fs, const char *path, unsigned uid,
 		return imgp_fail(ENOTSUP, "p%d (%s): %s: this filesystem keeps no owners",
 				 fs->part->number, fs->part->fstype, path);
 	rc = fs->ops->set_owner(fs, path, uid, gid);
-	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
+	return rc ? imgp_fail_ctx(rc, IMGP_FS_PATH_CTX(fs, path)) : 0;
 }
 
 int imgp_fs_stat(struct imgp_fs *fs, const char *path, struct imgp_fs_stat *st)
@@ -285,7 +279,7 @@ int imgp_fs_stat(struct imgp_fs *fs, const char *path, struct imgp_fs_stat *st)
 	rc = fs->ops->stat ? fs->ops->stat(fs, path, st) :
 			     imgp_fail(ENOTSUP, "cannot look at files of %s filesystems",
 				       fs->ops->name);
-	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
+	return rc ? imgp_fail_ctx(rc, IMGP_FS_PATH_CTX(fs, path)) : 0;
 }
 
 int imgp_fs_remove_check(const char *path)
@@ -315,14 +309,14 @@ int imgp_fs_remove(struct imgp_fs *fs, const char *path)
 		rc = fs->ops->remove ? fs->ops->remove(fs, path) :
 				       imgp_fail(ENOTSUP, "imgpatch cannot remove files on %s",
 						 fs->part->fstype);
-	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
+	return rc ? imgp_fail_ctx(rc, IMGP_FS_PATH_CTX(fs, path)) : 0;
 }
 
 int imgp_fs_exists(struct imgp_fs *fs, const char *path)
 {
 	int rc = fs->ops->exists(fs, path);
 
-	return rc < 0 ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : rc;
+	return rc < 0 ? imgp_fail_ctx(rc, IMGP_FS_PATH_CTX(fs, path)) : rc;
 }
 
 int imgp_fs_symlink(struct imgp_fs *fs, const char *path, const char *target)
@@ -333,7 +327,7 @@ int imgp_fs_symlink(struct imgp_fs *fs, const char *path, const char *target)
 		return imgp_fail(EBADF, "p%d (%s): %s: filesystem opened read-only",
 				 fs->part->number, fs->part->fstype, path);
 	rc = fs->ops->symlink(fs, path, target);
-	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
+	return rc ? imgp_fail_ctx(rc, IMGP_FS_PATH_CTX(fs, path)) : 0;
 }
 
 int imgp_fs_mkdir(struct imgp_fs *fs, const char *path)
@@ -346,14 +340,14 @@ int imgp_fs_mkdir(struct imgp_fs *fs, const char *path)
 	rc = fs->ops->mkdir ? fs->ops->mkdir(fs, path) :
 			      imgp_fail(ENOTSUP, "imgpatch cannot create folders on %s",
 					fs->part->fstype);
-	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
+	return rc ? imgp_fail_ctx(rc, IMGP_FS_PATH_CTX(fs, path)) : 0;
 }
 
 int imgp_fs_readlink(struct imgp_fs *fs, const char *path, struct imgp_buf *out)
 {
 	int rc = fs->ops->readlink(fs, path, out);
 
-	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
+	return rc ? imgp_fail_ctx(rc, IMGP_FS_PATH_CTX(fs, path)) : 0;
 }
 
 int imgp_fs_map_file(struct imgp_fs *fs, const char *path,
@@ -368,7 +362,7 @@ int imgp_fs_map_file(struct imgp_fs *fs, const char *path,
 		rc = imgp_fail(ENOTSUP, "%s files are read whole", fs->ops->name);
 	if (rc)
 		imgp_file_map_free(out);
-	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
+	return rc ? imgp_fail_ctx(rc, IMGP_FS_PATH_CTX(fs, path)) : 0;
 }
 
 void imgp_file_map_free(struct imgp_file_map *map)
@@ -443,36 +437,6 @@ int imgp_file_map_reader(const struct imgp_image *img, struct imgp_file_map *map
 	return 0;
 }
 
-int imgp_fs_load_fit(struct imgp_fs *fs, const char *path, struct imgp_fit *fit)
-{
-	struct imgp_file_map map;
-	struct imgp_reader rd;
-	struct imgp_buf raw = { 0 };
-	size_t len;
-	int rc;
-
-	memset(fit, 0, sizeof(*fit));
-	rc = imgp_fs_map_file(fs, path, &map);
-	if (rc == 0) {
-		rc = imgp_file_map_reader(fs->img, &map, &rd);
-		if (rc) {
-			imgp_file_map_free(&map);
-			return rc;
-		}
-		rc = imgp_fit_load(fit, &rd);
-	} else if (rc == -ENOTSUP) {
-		/* A filesystem whose files cannot be mapped: the FIT read whole. */
-		imgp_errclear();
-		rc = imgp_fs_read_file(fs, path, IMGP_FIT_MAX, &raw);
-		if (rc)
-			return rc;
-		rc = imgp_fit_parse(fit, imgp_buf_steal(&raw, &len), len);
-	} else {
-		return rc;
-	}
-	return rc ? imgp_fail_ctx(rc, FS_PATH_CTX(fs, path)) : 0;
-}
-
 int imgp_fs_names_add(char ***names, size_t *n, const char *name, size_t len)
 {
 	char **grown;
@@ -506,7 +470,7 @@ int imgp_fs_list(struct imgp_fs *fs, const char *dir, char ***names, size_t *n)
 		imgp_fs_list_free(*names, *n);
 		*names = NULL;
 		*n = 0;
-		return imgp_fail_ctx(rc, FS_CTX(fs));
+		return imgp_fail_ctx(rc, IMGP_FS_CTX(fs));
 	}
 	return 0;
 }

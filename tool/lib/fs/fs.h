@@ -9,6 +9,7 @@
 
 #include "imgpatch.h"
 #include "core/core.h"
+#include "part/part.h"
 
 /* ------------------------------------------------ fs.c, fs-fat.c, fs-ext.c */
 
@@ -112,13 +113,23 @@ int imgp_fs_mkdir(struct imgp_fs *fs, const char *path);
 int imgp_fs_list(struct imgp_fs *fs, const char *dir, char ***names, size_t *n);
 void imgp_fs_list_free(char **names, size_t n);
 
+
 /*
- * Opens the FIT at path piecewise where the backend maps files (only its
- * structure is read now, a payload when asked for; fs->img must stay open
- * while fit is used), else read whole. Errors carry "pN (type): path";
- * -ENOENT when there is no such file.
+ * What a message about a filesystem, or a path on it, starts with:
+ * "pN (type)", "pN (type): path". Backends name neither; fs.c's wrappers
+ * add both.
  */
-int imgp_fs_load_fit(struct imgp_fs *fs, const char *path, struct imgp_fit *fit);
+#define IMGP_FS_CTX(fs) "p%d (%s)", (fs)->part->number, (fs)->part->fstype
+#define IMGP_FS_PATH_CTX(fs, path) "p%d (%s): %s", (fs)->part->number, \
+	(fs)->part->fstype, (path)
+
+/* --------------------------------------------------------------- fs-probe.c */
+
+/*
+ * Identifies the filesystem of every partition of tab (libblkid, then the
+ * magic table): fstype, fslabel, fsuuid. Returns 0 or -errno.
+ */
+int imgp_fs_identify(const struct imgp_image *img, struct imgp_table *tab);
 
 /* ---------------------------------- fs.c, fs-fat.c, fs-ext.c: the backends */
 
@@ -336,14 +347,20 @@ void imgp_ranges_free(struct imgp_range *ranges, size_t n);
 
 /* -------------------------------------------- usedmap-fat.c, usedmap-ext.c */
 
+/* Where a used map puts each range [start, end) of the image it finds in use. */
+struct imgp_used {
+	int (*add)(void *ctx, uint64_t start, uint64_t end);  /* 0 or -errno */
+	void *ctx;
+};
+
 /*
- * The used part of one partition's filesystem, added to m as image
- * offsets: 0, -EINVAL when it does not read as that filesystem (the caller
- * then maps the partition whole), -ENOMEM.
+ * The used part of one partition's filesystem, handed to m as image
+ * offsets (in any order): 0, -EINVAL when it does not read as that
+ * filesystem (the caller then maps the partition whole), -ENOMEM.
  */
 int imgp_usedmap_fat(const struct imgp_image *img, const struct imgp_part *part,
-		     struct imgp_fsmap *m);
+		     const struct imgp_used *m);
 int imgp_usedmap_ext(const struct imgp_image *img, const struct imgp_part *part,
-		     struct imgp_fsmap *m);
+		     const struct imgp_used *m);
 
 #endif /* IMGP_FS_H */

@@ -28,13 +28,12 @@
 #include "core/core.h"
 #include "part/part.h"
 #include "fs/fs.h"
-#include "format/format.h"
 
 /* Adds filesystem blocks [first, first + count) of a partition. */
-static int add_blocks(struct imgp_fsmap *m, const struct imgp_part *part,
+static int add_blocks(const struct imgp_used *m, const struct imgp_part *part,
 		      unsigned bsize, blk64_t first, blk64_t count)
 {
-	return imgp_fsmap_add(m, part->start + first * bsize,
+	return m->add(m->ctx, part->start + first * bsize,
 			      part->start + (first + count) * bsize);
 }
 
@@ -54,7 +53,7 @@ static blk64_t itable_used_blocks(ext2_filsys fs, dgrp_t g)
 }
 
 /* A bitmap block: left out when its group says it was never written. */
-static int add_bitmap(ext2_filsys fs, const struct imgp_part *part, struct imgp_fsmap *m,
+static int add_bitmap(ext2_filsys fs, const struct imgp_part *part, const struct imgp_used *m,
 		      dgrp_t g, blk64_t blk, uint16_t uninit)
 {
 	unsigned bsize = EXT2_BLOCK_SIZE(fs->super);
@@ -74,7 +73,7 @@ static int add_bitmap(ext2_filsys fs, const struct imgp_part *part, struct imgp_
  * leaves them out too.
  */
 static int group_metadata(ext2_filsys fs, const struct imgp_part *part,
-			  struct imgp_fsmap *m)
+			  const struct imgp_used *m)
 {
 	unsigned bsize = EXT2_BLOCK_SIZE(fs->super);
 	int rc = 0;
@@ -123,7 +122,7 @@ static int group_metadata(ext2_filsys fs, const struct imgp_part *part,
  * aligned near the end, is found on the partition. A card's old one would
  * make blkid see two filesystems.
  */
-static int zeroed_end(ext2_filsys fs, const struct imgp_part *part, struct imgp_fsmap *m)
+static int zeroed_end(ext2_filsys fs, const struct imgp_part *part, const struct imgp_used *m)
 {
 	unsigned bsize = EXT2_BLOCK_SIZE(fs->super);
 	blk64_t per_64k = 65536 / bsize, blocks = ext2fs_blocks_count(fs->super);
@@ -135,7 +134,7 @@ static int zeroed_end(ext2_filsys fs, const struct imgp_part *part, struct imgp_
 }
 
 int imgp_usedmap_ext(const struct imgp_image *img, const struct imgp_part *part,
-		     struct imgp_fsmap *m)
+		     const struct imgp_used *m)
 {
 	ext2_filsys fs = NULL;
 	blk64_t first, end, next, last;
@@ -158,7 +157,7 @@ int imgp_usedmap_ext(const struct imgp_image *img, const struct imgp_part *part,
 		goto out;
 	}
 	/* The boot block and the primary superblock, whatever the block size. */
-	rc = imgp_fsmap_add(m, part->start,
+	rc = m->add(m->ctx, part->start,
 			    part->start + (fs->super->s_first_data_block + 1) * (uint64_t)bsize);
 	if (!rc)
 		rc = group_metadata(fs, part, m);

@@ -13,7 +13,6 @@
 #include "core/core.h"
 #include "part/part.h"
 #include "fs/fs.h"
-#include "format/format.h"
 #include "core/endian.h"
 
 /* FAT types by cluster count, as the specification defines them. */
@@ -35,7 +34,7 @@ static uint32_t fat_entry(const uint8_t *fat, uint64_t c, unsigned bits)
 
 /* Runs of used clusters, each added to the map as one range. */
 struct fat_runs {
-	struct imgp_fsmap *m;
+	const struct imgp_used *m;
 	uint64_t data;           /* image offset of cluster 2 */
 	uint64_t cluster_bytes;
 	uint64_t run_start;      /* first cluster of the open run */
@@ -49,7 +48,7 @@ static int runs_next(struct fat_runs *r, uint64_t c, bool used)
 	if (used && !r->in_run)
 		r->run_start = c;
 	if (!used && r->in_run)
-		rc = imgp_fsmap_add(r->m, r->data + (r->run_start - 2) * r->cluster_bytes,
+		rc = r->m->add(r->m->ctx, r->data + (r->run_start - 2) * r->cluster_bytes,
 				    r->data + (c - 2) * r->cluster_bytes);
 	r->in_run = used;
 	return rc;
@@ -63,7 +62,7 @@ static int runs_next(struct fat_runs *r, uint64_t c, bool used)
 #define FAT32_WINDOW_ENTRIES ((uint64_t)1 << 18)
 
 int imgp_usedmap_fat(const struct imgp_image *img, const struct imgp_part *part,
-		     struct imgp_fsmap *m)
+		     const struct imgp_used *m)
 {
 	struct imgp_fat_geom g;
 	struct fat_runs runs = { .m = m };
@@ -95,7 +94,7 @@ int imgp_usedmap_fat(const struct imgp_image *img, const struct imgp_part *part,
 		return imgp_fail(ENOMEM, "out of memory");
 	runs.data = part->start + g.meta_end;
 	runs.cluster_bytes = g.cluster_bytes;
-	rc = imgp_fsmap_add(m, part->start, part->start + g.meta_end);
+	rc = m->add(m->ctx, part->start, part->start + g.meta_end);
 	for (uint64_t first = 0; !rc && first < end; first += window) {
 		uint64_t n = end - first < window ? end - first : window;
 		uint64_t off = bits == 32 ? first * 4 : 0;

@@ -9,7 +9,7 @@
 #define IMGP_INFO_H
 
 #include "imgpatch.h"
-#include "part/part.h"
+#include "disk/disk.h"
 #include "boot/boot.h"
 
 /* A kernel command line of the boot path (imgp_survey_cmdline). */

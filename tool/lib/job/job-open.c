@@ -15,7 +15,7 @@
 
 #include "imgpatch.h"
 #include "core/core.h"
-#include "part/part.h"
+#include "disk/disk.h"
 #include "format/format.h"
 #include "patch/patch.h"
 #include "job/job.h"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Partition tables: the label registry, checks every label shares (no
- * overlapping partitions), lookup by number/name/label, bounded reads inside
- * a partition and filesystem identification through libblkid.
+ * overlapping partitions), lookup by number/name/label and bounded reads
+ * inside a partition.
  */
 #include <blkid.h>
 #include <errno.h>
@@ -12,7 +12,6 @@
 #include "imgpatch.h"
 #include "core/core.h"
 #include "part/part.h"
-#include "fs/fs.h"
 
 /* GPT first: a GPT disk also carries a (protective or hybrid) MBR. */
 static const struct {
@@ -107,20 +106,6 @@ out:
 	return rc;
 }
 
-/* Copies a blkid value, cutting only at a UTF-8 character boundary. */
-static void part_copy_value(char *dst, size_t dstlen, const char *src)
-{
-	size_t n = strlen(src);
-
-	if (n >= dstlen) {
-		n = dstlen - 1;
-		while (n && ((unsigned char)src[n] & 0xc0) == 0x80)
-			n--;
-	}
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-}
-
 /* What libblkid reads at each end of a partition or disk, at most. */
 #define PROBE_SPAN ((uint64_t)1 << 20)
 
@@ -149,7 +134,7 @@ static int table_refuse_foreign(const struct imgp_image *img, bool last)
 		blkid_probe_enable_partitions(pr, 1);
 		if (!blkid_do_safeprobe(pr) &&
 		    !blkid_probe_lookup_value(pr, "PTTYPE", &val, NULL))
-			part_copy_value(pttype, sizeof(pttype), val);
+			imgp_copy_utf8(pttype, sizeof(pttype), val);
 	}
 	if (pr)
 		blkid_free_probe(pr);
@@ -207,101 +192,6 @@ void imgp_table_free(struct imgp_table *tab)
 {
 	free(tab->parts);
 	memset(tab, 0, sizeof(*tab));
-}
-
-/*
- * libblkid ignores a FAT whose geometry is broken. A boot sector that still
- * says it is FAT (a jump, "FAT" in the file-system-type field, 0x55aa) is
- * then called vfat anyway, so that the FAT backend's own checks can say
- * what is wrong with it instead of the partition looking empty.
- */
-static void part_guess_broken_fat(const struct imgp_image *img, struct imgp_part *p)
-{
-	uint8_t bs[512];
-
-	if (p->size < sizeof(bs) || imgp_part_read(img, p, 0, bs, sizeof(bs)))
-		return;
-	imgp_errclear();
-	if ((bs[0] == 0xeb || bs[0] == 0xe9) && bs[510] == 0x55 && bs[511] == 0xaa &&
-	    (!memcmp(bs + 0x36, "FAT", 3) || !memcmp(bs + 0x52, "FAT32", 5)))
-		snprintf(p->fstype, sizeof(p->fstype), "vfat");
-}
-
-static int part_probe_fs(const struct imgp_image *img, struct imgp_part *p)
-{
-	const char *val;
-	blkid_probe pr;
-	int rc;
-
-	p->fstype[0] = p->fslabel[0] = p->fsuuid[0] = '\0';
-	/*
-	 * libblkid reads the file itself: an image unpacked on demand must hold
-	 * where superblocks lie, the start of the partition and its end.
-	 */
-	rc = imgp_image_fill(img, p->start, p->size < PROBE_SPAN ? p->size : PROBE_SPAN);
-	if (!rc && p->size > PROBE_SPAN)
-		rc = imgp_image_fill(img, p->start + p->size - PROBE_SPAN, PROBE_SPAN);
-	if (rc)
-		return imgp_fail_ctx(rc, IMGP_PART_FMT, p->number);
-	pr = blkid_new_probe();
-	if (!pr)
-		return imgp_fail(ENOMEM, IMGP_PART_FMT ": out of memory", p->number);
-	if (blkid_probe_set_device(pr, img->fd, (blkid_loff_t)p->start,
-				   (blkid_loff_t)p->size)) {
-		blkid_free_probe(pr);
-		return imgp_fail(EIO, IMGP_PART_FMT ": libblkid cannot use the image",
-				 p->number);
-	}
-	blkid_probe_enable_superblocks(pr, 1);
-	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE |
-					  BLKID_SUBLKS_LABEL | BLKID_SUBLKS_UUID);
-	blkid_probe_enable_partitions(pr, 0);
-	errno = 0;
-	rc = blkid_do_safeprobe(pr);
-	if (rc == -1) {
-		int err = errno ? errno : EIO;
-
-		blkid_free_probe(pr);
-		return imgp_fail(err, IMGP_PART_FMT ": cannot identify the filesystem: %s",
-				 p->number, strerror(err));
-	}
-	if (rc == -2) {
-		/* Several signatures: guessing could patch the wrong filesystem. */
-		imgp_warn(img->ctx, "%s: " IMGP_PART_FMT ": conflicting filesystem signatures; treating the filesystem as unknown (see wipefs)",
-			  img->path, p->number);
-	} else if (rc == 0) {
-		if (!blkid_probe_lookup_value(pr, "TYPE", &val, NULL))
-			part_copy_value(p->fstype, sizeof(p->fstype), val);
-		if (!blkid_probe_lookup_value(pr, "LABEL", &val, NULL))
-			part_copy_value(p->fslabel, sizeof(p->fslabel), val);
-		if (!blkid_probe_lookup_value(pr, "UUID", &val, NULL))
-			part_copy_value(p->fsuuid, sizeof(p->fsuuid), val);
-	} else {
-		const char *type = imgp_fs_magic_type(img, p);
-
-		if (type)
-			snprintf(p->fstype, sizeof(p->fstype), "%s", type);
-		else
-			part_guess_broken_fat(img, p);
-	}
-	blkid_free_probe(pr);
-	return 0;
-}
-
-int imgp_table_probe_fs(const struct imgp_image *img, struct imgp_table *tab)
-{
-	for (size_t i = 0; i < tab->nparts; i++) {
-		struct imgp_part *p = &tab->parts[i];
-		int rc;
-
-		/* An extended container holds EBRs, not a filesystem. */
-		if (p->container)
-			continue;
-		rc = part_probe_fs(img, p);
-		if (rc)
-			return rc;
-	}
-	return 0;
 }
 
 /* Describes the partitions for "not found" messages. */

@@ -25,7 +25,7 @@ struct imgp_part {
 	bool bootable;           /* MBR active flag / GPT legacy BIOS bootable */
 	bool logical;            /* MBR logical partition inside an extended one */
 	bool container;          /* MBR extended partition (holds no filesystem) */
-	/* Filled by imgp_table_probe_fs(): */
+	/* Filled by imgp_fs_identify() (fs/): */
 	char fstype[16];         /* "vfat", "ext4", ...; "" when unknown */
 	char fslabel[64];
 	char fsuuid[40];
@@ -57,45 +57,6 @@ const struct imgp_part *imgp_table_find(const struct imgp_table *tab,
  */
 int imgp_table_read(const struct imgp_image *img, struct imgp_table *tab);
 void imgp_table_free(struct imgp_table *tab);
-/* Identifies the filesystem of every partition (libblkid). Returns 0 or -errno. */
-int imgp_table_probe_fs(const struct imgp_image *img, struct imgp_table *tab);
-
-/* ------------------------------------------------------------------ disk.c */
-
-/* The image's path and size. */
-const char *imgp_disk_path(const struct imgp_disk *disk);
-uint64_t imgp_disk_size(const struct imgp_disk *disk);
-/* Its partition table, and its image (what imgp_fs_new() opens). */
-const struct imgp_table *imgp_disk_table(const struct imgp_disk *disk);
-struct imgp_image *imgp_disk_image(struct imgp_disk *disk);
-
-/* A disk (imgpatch.h): the image and its partition table. */
-struct imgp_disk {
-	struct imgp_image img;
-	struct imgp_table tab;
-};
-
-/*
- * Finds the first partition, in table order, whose filesystem (any supported
- * backend) has a file at path. Returns it, or NULL with -ENOENT's message
- * "no partition has /image.fit (searched p1 (vfat), p2 (ext4))", or the
- * message of a lookup that failed (a corrupt directory block) when no
- * other partition has it. A survey (below) finds files by the same rule.
- */
-const struct imgp_part *imgp_disk_find_file(struct imgp_disk *disk,
-					    const char *path);
-
-/* ------------------------------------------------------------------ disk.c */
-
-/*
- * imgp_disk_open() read-only of the file open as fd (path names it),
- * through a duplicate of fd, which the caller keeps; and of a regular
- * file filled on demand, as imgp_image_open_fd() and
- * imgp_image_open_filled() open its image. Return 0 or -errno.
- */
-int imgp_disk_open_fd(struct imgp_disk **disk, struct imgp_ctx *ctx, int fd, const char *path);
-int imgp_disk_open_filled(struct imgp_disk **disk, struct imgp_ctx *ctx, const char *path,
-			  imgp_fill_fn fill, void *fill_ctx);
 
 /* ----------------------- part.c, part-mbr.c, part-gpt.c: the label drivers */
 

@@ -29,6 +29,7 @@
 #include "fit/fit.h"
 #include "dt/dt.h"
 #include "patch/patch.h"
+#include "disk/disk.h"
 
 #define DPKG_INFO "/var/lib/dpkg/info"
 /* The biggest md5sums (a kernel's, every module) are under 1 MiB. */
@@ -216,7 +217,7 @@ static int journal_wrote(struct imgp_patch *patch, const char *file)
 	const struct imgp_part *part = patch->boot_part;
 	struct imgp_extent whole = { 0, part->start, part->size };
 	struct imgp_file_map map = { 0 };
-	char *journal = imgp_journal_path(patch->disk->img.path);
+	char *journal = imgp_journal_path(imgp_disk_path(patch->disk));
 	struct imgp_fs *fs;
 	int rc;
 
@@ -230,8 +231,8 @@ static int journal_wrote(struct imgp_patch *patch, const char *file)
 		return rc;
 	}
 	imgp_errclear();
-	rc = rc ? imgp_journal_touched(journal, &patch->disk->img, &whole, 1) :
-		  imgp_journal_touched(journal, &patch->disk->img, map.ext, map.n);
+	rc = rc ? imgp_journal_touched(journal, imgp_disk_image(patch->disk), &whole, 1) :
+		  imgp_journal_touched(journal, imgp_disk_image(patch->disk), map.ext, map.n);
 	imgp_file_map_free(&map);
 	free(journal);
 	return rc;

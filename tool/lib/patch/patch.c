@@ -22,6 +22,7 @@
 #include "boot/bootpath.h"
 #include "patch/patch.h"
 #include "core/epoch.h"
+#include "disk/disk.h"
 
 
 int imgp_patch_new(struct imgp_patch **out, struct imgp_disk *disk)
@@ -259,7 +260,7 @@ int imgp_patch_load_fit(struct imgp_patch *patch, const struct imgp_part *part,
 	if (!c) {
 		rc = imgp_patch_fs(patch, part, &fs);
 		if (!rc)
-			rc = imgp_fs_load_fit(fs, path, &fit);
+			rc = imgp_fit_load_file(&fit, fs, path);
 		return rc ? rc : patch_keep_fit(patch, &fit, out);
 	}
 	if (c->kind != IMGP_CHANGE_FILE)

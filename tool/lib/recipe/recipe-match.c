@@ -10,6 +10,7 @@
 
 #include "recipe-internal.h"
 #include "boot/bootpath.h"
+#include "disk/disk.h"
 
 /* ------------------------------------------------------------ matching */
 
@@ -38,7 +39,7 @@ static int list_parts(const struct imgp_table *tab, struct imgp_buf *b)
 
 static int match_label(struct imgp_patch *patch, const char *label)
 {
-	const struct imgp_table *tab = &patch->disk->tab;
+	const struct imgp_table *tab = imgp_disk_table(patch->disk);
 	struct imgp_buf have = { 0 };
 	int rc;
 
@@ -61,10 +62,10 @@ static int match_label(struct imgp_patch *patch, const char *label)
 static int survey_part_fs(struct imgp_survey *sv, const struct imgp_part *part,
 			  struct imgp_fs **fs)
 {
-	size_t i = (size_t)(part - sv->disk->tab.parts);
+	size_t i = (size_t)(part - imgp_disk_table(sv->disk)->parts);
 
 	*fs = NULL;
-	if (i < sv->disk->tab.nparts && sv->fs_rc[i])
+	if (i < imgp_disk_table(sv->disk)->nparts && sv->fs_rc[i])
 		return imgp_survey_fail(sv->fs_rc[i], sv->fs_error[i]);
 	*fs = imgp_survey_fs(sv, part);
 	return *fs ? 0 : -ENOTSUP;

@@ -8,6 +8,7 @@
 #include "core/core.h"
 #include "part/part.h"
 #include "fs/fs.h"
+#include "disk/disk.h"
 
 /*
  * The partition table and filesystems of disk->img, which opened with rc:
@@ -21,7 +22,7 @@ static int disk_identify(struct imgp_disk *disk, struct imgp_ctx *ctx, int rc,
 	if (!rc)
 		rc = imgp_table_read(&disk->img, &disk->tab);
 	if (!rc)
-		rc = imgp_table_probe_fs(&disk->img, &disk->tab);
+		rc = imgp_fs_identify(&disk->img, &disk->tab);
 	if (rc) {
 		imgp_disk_close(disk);
 		disk = NULL;
