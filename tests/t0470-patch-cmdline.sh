@@ -54,6 +54,14 @@ test_expect_success 'rpi: cat --cmdline prints the first line of cmdline.txt, th
 	grep -q "^# p1 (vfat): /cmdline.txt, the first line; the firmware puts its own arguments before it" cat.out
 '
 
+test_expect_success 'rpi: cat --cmdline without cmdline.txt names the partition and the file once' '
+	cp rpi.img rpi-noline.img &&
+	mdel -i "rpi-noline.img@@$(part_offset rpi-noline.img 1)" ::/cmdline.txt &&
+	test_must_fail imgpatch cat rpi-noline.img --cmdline >out 2>err &&
+	echo "imgpatch: rpi-noline.img: p1 (vfat): /cmdline.txt: no such file" >expect &&
+	test_cmp expect err
+'
+
 test_expect_success 'rpi: k3s'"'"'s words appended to the one line, the plan shows it before and after' '
 	cp rpi.img rpi-k3s.img &&
 	imgpatch patch rpi-k3s.img --cmdline $K3S >plan &&

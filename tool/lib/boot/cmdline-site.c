@@ -371,7 +371,8 @@ int imgp_survey_cmdline(struct imgp_survey *sv, const char *model, struct imgp_b
 		imgp_errclear();
 		rc = 0;
 	}
-	if (rc)
+	/* A read names the partition and the file itself. */
+	if (rc && !fs)
 		imgp_fail_ctx(rc, IMGP_PART_FMT " (%s)", site.part->number, site.part->fstype);
 	if (!rc)
 		rc = imgp_cmdline_site_text(&site, raw.data, raw.len, existed, &text);
