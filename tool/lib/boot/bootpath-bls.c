@@ -39,7 +39,6 @@
 #include "fs/fs.h"
 #include "boot/boot.h"
 #include "boot/bootpath.h"
-#include "patch/patch.h"
 
 static const char *const entry_dirs[] = { "/loader/entries", "/boot/loader/entries" };
 #define NDIRS (sizeof(entry_dirs) / sizeof(entry_dirs[0]))
@@ -678,7 +677,7 @@ static int loader_devicetree(struct imgp_survey *sv, const struct imgp_part *par
 }
 
 /* Beside the tree, on the default entry's devicetree-overlay list. */
-static int bls_overlay_site(struct imgp_patch *patch,
+static int bls_overlay_site(const struct imgp_boot_view *boot,
 			const struct imgp_survey_bootdt *dt, const char *name,
 			const struct imgp_uboot_menu *gen, struct imgp_overlay_site *h)
 {
@@ -686,7 +685,7 @@ static int bls_overlay_site(struct imgp_patch *patch,
 	const char *slash = strrchr(tree, '/');
 	int dirlen = slash ? (int)(slash - tree) : 0;
 
-	(void)patch;
+	(void)boot;
 	(void)gen;
 	snprintf(h->file, sizeof(h->file), "%.*s/%s.dtbo", dirlen, tree, name);
 	snprintf(h->list, sizeof(h->list), "%s%s/%s",

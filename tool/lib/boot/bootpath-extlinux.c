@@ -26,7 +26,6 @@
 #include "fs/fs.h"
 #include "boot/boot.h"
 #include "boot/bootpath.h"
-#include "patch/patch.h"
 
 static const char *const conf_paths[] = {
 	"/extlinux/extlinux.conf", "/boot/extlinux/extlinux.conf",
@@ -676,7 +675,7 @@ static int extlinux_cmdline(struct imgp_survey *sv, const struct imgp_survey_boo
  * Beside the tree, on the label's fdtoverlays line; under u-boot-update,
  * in its U_BOOT_FDT_OVERLAYS_DIR and named as it names it.
  */
-static int extlinux_overlay_site(struct imgp_patch *patch,
+static int extlinux_overlay_site(const struct imgp_boot_view *boot,
 			const struct imgp_survey_bootdt *dt, const char *name,
 			const struct imgp_uboot_menu *gen, struct imgp_overlay_site *h)
 {
@@ -686,16 +685,13 @@ static int extlinux_overlay_site(struct imgp_patch *patch,
 	};
 	const char *slash = strrchr(tree, '/');
 	int dirlen = slash ? (int)(slash - tree) : 0;
-	struct imgp_buf raw = { 0 };
 	bool existed = false;
 	int rc = 0;
 
 	for (size_t i = 0; !rc && !existed && i < 2; i++) {
 		snprintf(h->list, sizeof(h->list), "%s", confs[i]);
-		rc = imgp_patch_read(patch, patch->boot_part, confs[i],
-				     IMGP_TEXT_MAX, &raw, &existed);
+		rc = boot->exists(boot->ctx, confs[i], &existed);
 	}
-	imgp_buf_free(&raw);
 	if (rc)
 		return rc;
 	snprintf(h->file, sizeof(h->file), "%.*s/%s.dtbo", dirlen, tree, name);

@@ -40,7 +40,6 @@
 #include "dt/dt.h"
 #include "boot/boot.h"
 #include "boot/bootpath.h"
-#include "patch/patch.h"
 
 #define CONFIG_PATH "/config.txt"
 #define DEFAULT_CMDLINE "cmdline.txt"
@@ -898,11 +897,11 @@ static int rpi_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt *
 }
 
 /* /overlays/NAME.dtbo, a dtoverlay= line of config.txt. */
-static int rpi_overlay_site(struct imgp_patch *patch,
+static int rpi_overlay_site(const struct imgp_boot_view *boot,
 			const struct imgp_survey_bootdt *dt, const char *name,
 			const struct imgp_uboot_menu *gen, struct imgp_overlay_site *h)
 {
-	(void)patch;
+	(void)boot;
 	(void)dt;
 	(void)gen;
 	snprintf(h->file, sizeof(h->file), "/overlays/%s.dtbo", name);

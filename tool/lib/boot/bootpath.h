@@ -145,6 +145,16 @@ struct imgp_uboot_menu;
 struct imgp_overlay_site;
 
 /*
+ * The boot partition as the caller (the plan) leaves it, for an op that
+ * must see the files already planned: exists() gives whether path is
+ * there (0 with *there, or -errno with imgp_fail()), ctx its own.
+ */
+struct imgp_boot_view {
+	int (*exists)(void *ctx, const char *path, bool *there);
+	void *ctx;
+};
+
+/*
  * One way the board boots and picks its device tree, in the shape of
  * U-Boot's boot/bootmeth_*.c: each is one file ending in one of these,
  * listed in survey.c's table and tried in that order.
@@ -196,12 +206,13 @@ struct imgp_bootpath {
 	/*
 	 * Where a new overlay named name (no ".dtbo") for dt goes and the
 	 * list entry that names it, filled in site; gen: Debian's u-boot-update
-	 * when it rewrites the list (NULL: none). Returns 0 or -errno with
-	 * imgp_fail(). NULL: this way applies no list of overlays imgpatch can
-	 * add to, and a changed tree is its file edited in place.
+	 * when it rewrites the list (NULL: none); boot: the boot partition as
+	 * the plan leaves it. Returns 0 or -errno with imgp_fail(). NULL: this
+	 * way applies no list of overlays imgpatch can add to, and a changed
+	 * tree is its file edited in place.
 	 */
-	int (*overlay_site)(struct imgp_patch *patch, const struct imgp_survey_bootdt *dt,
-			    const char *name,
+	int (*overlay_site)(const struct imgp_boot_view *boot,
+			    const struct imgp_survey_bootdt *dt, const char *name,
 			    const struct imgp_uboot_menu *gen, struct imgp_overlay_site *site);
 	/*
 	 * The section filters (one per line) under which a new list entry for

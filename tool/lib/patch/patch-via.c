@@ -794,9 +794,11 @@ static int write_overlays(struct imgp_patch *patch, const char *why,
 		rc = check_units(patch, u, n);
 	for (size_t i = 0; !rc && i < n; i++) {
 		struct imgp_overlay_site h = { 0 };
+		struct imgp_boot_view boot;
 		char target[1200];
 
-		rc = sv->bootpath->overlay_site(patch, p->tree, u[i].name, gen, &h);
+		imgp_patch_boot_view(patch, &boot);
+		rc = sv->bootpath->overlay_site(&boot, p->tree, u[i].name, gen, &h);
 		if (rc)
 			break;
 		note.len = 0;

@@ -21,10 +21,6 @@
  * it refuses what the real run refuses. Returns 0 or the commit's -errno.
  */
 int imgp_patch_check(struct imgp_patch *patch);
-/* Bounds on what a patch reads into memory (a tree's: imgpatch.h). */
-#define IMGP_TEXT_MAX ((size_t)1 << 20)
-#define IMGP_FIT_MAX ((size_t)1 << 30)
-
 enum imgp_change_kind {
 	IMGP_CHANGE_FILE,        /* whole-file content */
 	IMGP_CHANGE_SYMLINK,     /* symbolic link; old/new hold the targets */
@@ -342,6 +338,12 @@ int imgp_patch_mkdir(struct imgp_patch *patch, const struct imgp_part *part,
 /* Plans the symbolic link path -> target on part (ext only). */
 int imgp_patch_link(struct imgp_patch *patch, const struct imgp_part *part,
 		    const char *path, const char *target);
+/*
+ * view = the plan's boot partition as the plan leaves it (a boot path's
+ * overlay_site reads it): a file is there when imgp_patch_read() finds it.
+ */
+struct imgp_boot_view;
+void imgp_patch_boot_view(struct imgp_patch *patch, struct imgp_boot_view *view);
 /*
  * The target of the link at path as the plan leaves it: *exists false (0)
  * when nothing is there; -EINVAL when something other than a link is.
