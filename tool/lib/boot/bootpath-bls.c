@@ -710,6 +710,7 @@ const struct imgp_bootpath imgp_bootpath_bls = {
 	.describe = bls_describe,
 	.cmdline = bls_cmdline,
 	.overlay_site = bls_overlay_site,
+	.list = &imgp_list_bls,
 	/* kernel-install's entry for a new kernel carries no devicetree-overlay line. */
 	.keep_overlay = "kernel-install writes the next kernel's entry without it, and with that kernel's trees: after the upgrade, add it to the new entry (imgpatch patch --via overlay on the upgraded image)",
 };

@@ -729,6 +729,7 @@ const struct imgp_bootpath imgp_bootpath_extlinux = {
 	.overlay_room = PXE_OVERLAY_ROOM,
 	.cmdline = extlinux_cmdline,
 	.overlay_site = extlinux_overlay_site,
+	.list = &imgp_list_extlinux,
 	/* pxe_utils.c: a label whose FDT does not load is skipped; FDTDIR boots U-Boot's own. */
 	.on_missing_tree = "U-Boot skips the label (FDT), or boots the kernel with U-Boot's own tree (FDTDIR)",
 	.on_no_room = "sysboot gives each FDTOVERLAYS entry 8 KiB: make the overlay smaller, or put its change into the tree file (imgpatch patch --via file)",

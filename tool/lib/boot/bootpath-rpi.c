@@ -924,6 +924,7 @@ const struct imgp_bootpath imgp_bootpath_rpi = {
 	.apply = rpi_apply,
 	.cmdline = rpi_cmdline,
 	.overlay_site = rpi_overlay_site,
+	.list = &imgp_list_config_txt,
 	/* config.txt is read by every model: [pi4] would reach the 400 and the CM4 too. */
 	.overlay_filters = imgp_rpi_own_filters,
 	.on_missing_tree = "the firmware starts the kernel without the tree this model should get",

@@ -143,6 +143,7 @@ int imgp_cmdline_script_refusal(struct imgp_survey *sv, const char *hook_note);
 
 struct imgp_uboot_menu;
 struct imgp_overlay_site;
+struct imgp_list_syntax;
 
 /*
  * The boot partition as the caller (the plan) leaves it, for an op that
@@ -220,6 +221,12 @@ struct imgp_bootpath {
 	 * when none holds for tree's boards alone. NULL: the list has none.
 	 */
 	int (*overlay_filters)(const char *tree, struct imgp_buf *out);
+	/*
+	 * The syntax of the lists its loader reads (boot/bootlist.c), which
+	 * imgp_list_syntax_of() asks for a file; NULL: "key=a b c" (U-Boot's
+	 * env import -t).
+	 */
+	const struct imgp_list_syntax *list;
 	unsigned flags;          /* IMGP_BOOTPATHF_* */
 	/*
 	 * The files its loader reads by names of their own (its configuration,
@@ -238,6 +245,8 @@ struct imgp_bootpath {
 	const char *keep_overlay;
 };
 
+/* The i-th boot path of survey.c's table, in the order they are tried; NULL past the last. */
+const struct imgp_bootpath *imgp_bootpath_at(size_t i);
 /* The boot path named name ("extlinux"); NULL when none is. */
 const struct imgp_bootpath *imgp_bootpath_named(const char *name);
 /* The first boot path whose loads patterns match path (*pattern: which); NULL: none. */
@@ -267,6 +276,11 @@ extern const struct imgp_bootpath imgp_bootpath_rpi;
 extern const struct imgp_bootpath imgp_bootpath_bls;
 extern const struct imgp_bootpath imgp_bootpath_grub;
 extern const struct imgp_bootpath imgp_bootpath_efi;
+
+/* bootlist.c: the lists of overlays the boot paths' loaders read. */
+extern const struct imgp_list_syntax imgp_list_extlinux;
+extern const struct imgp_list_syntax imgp_list_config_txt;
+extern const struct imgp_list_syntax imgp_list_bls;
 
 /*
  * The configuration a UEFI loader reads, for the boot path that starts it
