@@ -380,6 +380,15 @@ static int map_load(struct imgp_survey *sv, const char *dir, struct imgp_buf *ma
 	return 0;
 }
 
+const char *imgp_rpi_map_deprecated(const struct imgp_buf *map, const char *name, size_t n)
+{
+	int node = map->len ? fdt_subnode_offset_namelen(map->data, 0, name, (int)n) : -1;
+	int len = 0;
+	const char *why = node >= 0 ? fdt_getprop(map->data, node, "deprecated", &len) : NULL;
+
+	return why && len > 0 && why[len - 1] == '\0' ? why : NULL;
+}
+
 /*
  * What the firmware loads for dtoverlay=name on platform by map: 0 with
  * *to the overlay's name and the map's parameters ("vc4-kms-v3d-pi4"),
@@ -408,8 +417,8 @@ static int map_lookup(const struct imgp_buf *map, const char *platform,
 		}
 		return 0;
 	}
-	mapped = fdt_getprop(map->data, node, "deprecated", &len);
-	if (mapped && len > 0 && mapped[len - 1] == '\0')
+	mapped = imgp_rpi_map_deprecated(map, name, strlen(name));
+	if (mapped)
 		len = asprintf(why, "overlay '%s' is deprecated: %s", name, mapped);
 	else
 		len = asprintf(why, "overlay '%s' is not supported on the '%s' platform",
@@ -922,6 +931,7 @@ const struct imgp_bootpath imgp_bootpath_rpi = {
 	.probe = rpi_probe,
 	.describe = rpi_describe,
 	.apply = rpi_apply,
+	.flags = IMGP_BOOTPATHF_DTPARAM,
 	.cmdline = rpi_cmdline,
 	.overlay_site = rpi_overlay_site,
 	.list = &imgp_list_config_txt,

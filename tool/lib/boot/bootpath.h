@@ -254,6 +254,11 @@ const struct imgp_bootpath *imgp_bootpath_loading(const char *path, const char *
 
 /* The trees are a FIT's images: picked with --fdt, changed through the FIT or an override. */
 #define IMGP_BOOTPATHF_FIT 0x1u
+/*
+ * Its loader applies config.txt's dtparam= lines to the tree it picks
+ * itself (the Raspberry Pi firmware); a script that loads another drops them.
+ */
+#define IMGP_BOOTPATHF_DTPARAM 0x2u
 
 /* Where a boot path keeps a new overlay and the list entry that names it. */
 struct imgp_overlay_site {
@@ -319,6 +324,13 @@ bool imgp_rpi_tree_sees(const char *dtb, const char *filter);
  * a tree no filter singles out (or no tree of a board), -ENOMEM.
  */
 int imgp_rpi_own_filters(const char *dtb, struct imgp_buf *out);
+/*
+ * The "deprecated" text the Raspberry Pi firmware's overlay map (a
+ * checked tree in map; empty: none) gives the overlay name (n bytes, no
+ * ".dtbo"): why the firmware refuses it. NULL when it gives none; points
+ * into map.
+ */
+const char *imgp_rpi_map_deprecated(const struct imgp_buf *map, const char *name, size_t n);
 
 /*
  * uboot-shell.c: U-Boot's script language (hush with cmd/test.c's test,
