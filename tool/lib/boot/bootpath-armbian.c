@@ -416,6 +416,7 @@ static const char *const armbian_loads[] = {
 
 const struct imgp_bootpath imgp_bootpath_armbian = {
 	.name = "armbian",
+	.named_by = "armbianEnv.txt",
 	.loads = armbian_loads,
 	.probe = armbian_probe,
 	.describe = armbian_describe,

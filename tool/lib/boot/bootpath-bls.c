@@ -705,6 +705,7 @@ static const char *const bls_loads[] = {
 
 const struct imgp_bootpath imgp_bootpath_bls = {
 	.name = "bls",
+	.named_by = "Boot Loader Specification entry",
 	.loads = bls_loads,
 	.probe = bls_probe,
 	.describe = bls_describe,

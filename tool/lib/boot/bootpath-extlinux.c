@@ -723,6 +723,7 @@ static const char *const extlinux_loads[] = {
 
 const struct imgp_bootpath imgp_bootpath_extlinux = {
 	.name = "extlinux",
+	.named_by = "extlinux.conf",
 	.loads = extlinux_loads,
 	.probe = extlinux_probe,
 	.describe = extlinux_describe,

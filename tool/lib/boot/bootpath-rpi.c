@@ -927,6 +927,7 @@ static const char *const rpi_loads[] = {
 
 const struct imgp_bootpath imgp_bootpath_rpi = {
 	.name = "rpi",
+	.named_by = "config.txt",
 	.loads = rpi_loads,
 	.probe = rpi_probe,
 	.describe = rpi_describe,

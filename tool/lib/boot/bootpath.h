@@ -163,6 +163,11 @@ struct imgp_boot_view {
 struct imgp_bootpath {
 	const char *name;
 	/*
+	 * What names its tree, as the message for an image no path
+	 * recognises lists it ("extlinux.conf"); NULL: not listed there.
+	 */
+	const char *named_by;
+	/*
 	 * Recognises the method in sv (its filesystems open): 1 when the image
 	 * boots this way, with sv->boot set; 0 when not. What it looked for,
 	 * and why looking failed, stays in sv; <0 only when out of memory.
