@@ -19,6 +19,7 @@
 #include "fs/fs.h"
 #include "boot/boot.h"
 #include "boot/bootpath.h"
+#include "patch/patch.h"
 
 int imgp_bootinfo_read(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
 		       const struct imgp_part *part, const char *path, char **text)

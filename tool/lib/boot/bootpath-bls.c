@@ -39,6 +39,7 @@
 #include "fs/fs.h"
 #include "boot/boot.h"
 #include "boot/bootpath.h"
+#include "patch/patch.h"
 
 static const char *const entry_dirs[] = { "/loader/entries", "/boot/loader/entries" };
 #define NDIRS (sizeof(entry_dirs) / sizeof(entry_dirs[0]))

@@ -26,6 +26,7 @@
 #include "fs/fs.h"
 #include "boot/boot.h"
 #include "boot/bootpath.h"
+#include "patch/patch.h"
 
 static const char *const conf_paths[] = {
 	"/extlinux/extlinux.conf", "/boot/extlinux/extlinux.conf",

@@ -43,6 +43,7 @@
 #include "fs/fs.h"
 #include "boot/boot.h"
 #include "boot/bootpath.h"
+#include "patch/patch.h"
 
 #define FK_FUNCTIONS "/usr/share/flash-kernel/functions"
 #define FK_SCRIPT "/boot/boot.scr"

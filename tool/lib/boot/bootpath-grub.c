@@ -35,6 +35,7 @@
 #include "fs/fs.h"
 #include "boot/boot.h"
 #include "boot/bootpath.h"
+#include "patch/patch.h"
 
 static const char *const cfg_paths[] = { "/boot/grub/grub.cfg", "/grub/grub.cfg" };
 #define NCFG (sizeof(cfg_paths) / sizeof(cfg_paths[0]))

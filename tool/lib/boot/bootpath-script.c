@@ -21,6 +21,7 @@
 #include "fs/fs.h"
 #include "boot/boot.h"
 #include "boot/bootpath.h"
+#include "patch/patch.h"
 
 /* The first partition with a boot script is the boot partition. */
 static int script_probe(struct imgp_survey *sv)

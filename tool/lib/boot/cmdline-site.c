@@ -16,6 +16,7 @@
 #include "fs/fs.h"
 #include "boot/boot.h"
 #include "boot/bootpath.h"
+#include "patch/patch.h"
 
 void imgp_cmdline_site_free(struct imgp_cmdline_site *site)
 {

@@ -23,6 +23,7 @@
 #include "text/text.h"
 #include "boot/boot.h"
 #include "boot/bootpath.h"
+#include "patch/patch.h"
 
 /* Upper bounds for files read into memory (the FIT is read piecewise). */
 #define SCRIPT_MAX ((size_t)1 << 20)

@@ -29,6 +29,7 @@
 #include "core/core.h"
 #include "fs/fs.h"
 #include "boot/bootpath.h"
+#include "patch/patch.h"
 
 /* The header u-boot-update 4.2.2 starts the file with (its _U_BOOT_DIRECTORY is fixed). */
 static const char header[] =

@@ -58,10 +58,6 @@ void imgp_warn_into(struct imgp_buf *into, const char *fmt, ...) IMGP_PRINTF(2, 
 /* Each line of lines (as imgp_warn_into() made them; NULL: none) as a warning to ctx. */
 void imgp_warn_lines(struct imgp_ctx *ctx, const char *lines);
 
-/* Bounds on what is read into memory (a tree's: imgpatch.h). */
-#define IMGP_TEXT_MAX ((size_t)1 << 20)
-#define IMGP_FIT_MAX ((size_t)1 << 30)
-
 /*
  * As imgp_fail, for a name the caller gave that names none (or several) of
  * the choices the image offers, the choices listed in the message (a

@@ -19,6 +19,7 @@
 #include "core/core.h"
 #include "fit/fit.h"
 #include "dt/dt.h"
+#include "patch/patch.h"
 #include "core/endian.h"
 
 #define FIT_HASH_MAX SHA512_DIGEST_SIZE

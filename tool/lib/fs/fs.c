@@ -9,6 +9,7 @@
 #include "part/part.h"
 #include "fs/fs.h"
 #include "fit/fit.h"
+#include "patch/patch.h"
 
 static const struct imgp_fs_ops *const fs_backends[] = {
 	&imgp_fs_fat,

@@ -21,6 +21,10 @@
  * it refuses what the real run refuses. Returns 0 or the commit's -errno.
  */
 int imgp_patch_check(struct imgp_patch *patch);
+/* Bounds on what a patch reads into memory (a tree's: imgpatch.h). */
+#define IMGP_TEXT_MAX ((size_t)1 << 20)
+#define IMGP_FIT_MAX ((size_t)1 << 30)
+
 enum imgp_change_kind {
 	IMGP_CHANGE_FILE,        /* whole-file content */
 	IMGP_CHANGE_SYMLINK,     /* symbolic link; old/new hold the targets */
