@@ -26,7 +26,6 @@
 #include "imgpatch.h"
 #include "boot/boot.h"
 #include "boot/bootpath.h"
-#include "patch/patch.h"
 
 /* U-Boot's distro boot prefixes, in the order it tries them on a partition. */
 static const char *const prefixes[] = { "/", "/boot/" };

@@ -40,7 +40,6 @@
 #include "dt/dt.h"
 #include "boot/boot.h"
 #include "boot/bootpath.h"
-#include "patch/patch.h"
 
 #define CONFIG_PATH "/config.txt"
 #define DEFAULT_CMDLINE "cmdline.txt"
