@@ -166,6 +166,7 @@ int bootimg_overlay_site(struct bootimg *im, size_t i, const char *name, const c
 			 struct imgp_overlay_site *site, struct imgp_buf *list)
 {
 	struct imgp_patch *patch;
+	struct imgp_boot_view boot;
 	bool existed = false;
 	int rc;
 
@@ -178,7 +179,8 @@ int bootimg_overlay_site(struct bootimg *im, size_t i, const char *name, const c
 	/* The plan reads the image through this survey, as it would through its own. */
 	patch->survey = im->sv;
 	patch->boot_part = im->sv->boot;
-	rc = im->sv->bootpath->overlay_site(patch, &im->sv->bootinfo.dts[i], name,
+	imgp_patch_boot_view(patch, &boot);
+	rc = im->sv->bootpath->overlay_site(&boot, &im->sv->bootinfo.dts[i], name,
 					    im->sv->generator, site);
 	if (!rc)
 		rc = imgp_patch_list_add(patch, "boot", site->list, site->key, site->word,

@@ -14,6 +14,8 @@
 
 #include "bootimg.h"
 #include "unit.h"
+#include "boot/boot.h"
+#include "patch/patch.h"
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -218,6 +220,8 @@ static void test_grub(void)
 
 static void test_efi(void)
 {
+	const struct imgp_survey_bootdt *dt;
+	struct imgp_patch *patch;
 	struct bootimg im;
 
 	/* GRUB's entry names no devicetree: U-Boot's EFI boot hands over the ESP's tree. */
@@ -244,6 +248,15 @@ static void test_efi(void)
 	CHECK_STR(bootimg_claimed(&im), "(none) p0", "efi, a bare loader: claims nothing");
 	bootimg_expect_cmdline_refused(&im, NULL, -ENOENT, "no boot path recognised",
 				       "efi, a bare loader: no command line");
+	if (imgp_patch_new(&patch, &im.disk))
+		abort();
+	patch->survey = im.sv;
+	CHECK(imgp_patch_find_booted(patch, NULL, &dt) == -ENOENT, "efi, a bare loader: no tree to patch");
+	/* The list is the boot paths' own words, in survey.c's order. */
+	CHECK_STR(imgp_errmsg(), "no boot path recognised: no FIT, extlinux.conf, armbianEnv.txt, config.txt, boot script, Boot Loader Specification entry or grub.cfg names a tree",
+		  "efi, a bare loader: the message names what names a tree on each path");
+	patch->survey = NULL;
+	imgp_patch_free(patch);
 	bootimg_free(&im);
 }
 

@@ -26,7 +26,6 @@
 #include "imgpatch.h"
 #include "boot/boot.h"
 #include "boot/bootpath.h"
-#include "patch/patch.h"
 
 /* U-Boot's distro boot prefixes, in the order it tries them on a partition. */
 static const char *const prefixes[] = { "/", "/boot/" };
@@ -385,7 +384,7 @@ static int armbian_cmdline(struct imgp_survey *sv, const struct imgp_survey_boot
 }
 
 /* A user overlay: /boot/overlay-user/NAME.dtbo, listed in armbianEnv.txt's user_overlays. */
-static int armbian_overlay_site(struct imgp_patch *patch,
+static int armbian_overlay_site(const struct imgp_boot_view *boot,
 			const struct imgp_survey_bootdt *dt, const char *name,
 			const struct imgp_uboot_menu *gen, struct imgp_overlay_site *h)
 {
@@ -394,7 +393,7 @@ static int armbian_overlay_site(struct imgp_patch *patch,
 	const char *dtb = strstr(tree, "dtb/");
 	int pre = dtb ? (int)(dtb - tree) : 1;
 
-	(void)patch;
+	(void)boot;
 	(void)gen;
 	snprintf(h->file, sizeof(h->file), "%.*soverlay-user/%s.dtbo", pre, tree, name);
 	/*
@@ -417,6 +416,7 @@ static const char *const armbian_loads[] = {
 
 const struct imgp_bootpath imgp_bootpath_armbian = {
 	.name = "armbian",
+	.named_by = "armbianEnv.txt",
 	.loads = armbian_loads,
 	.probe = armbian_probe,
 	.describe = armbian_describe,

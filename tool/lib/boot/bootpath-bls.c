@@ -679,7 +679,7 @@ static int loader_devicetree(struct imgp_survey *sv, const struct imgp_part *par
 }
 
 /* Beside the tree, on the default entry's devicetree-overlay list. */
-static int bls_overlay_site(struct imgp_patch *patch,
+static int bls_overlay_site(const struct imgp_boot_view *boot,
 			const struct imgp_survey_bootdt *dt, const char *name,
 			const struct imgp_uboot_menu *gen, struct imgp_overlay_site *h)
 {
@@ -687,7 +687,7 @@ static int bls_overlay_site(struct imgp_patch *patch,
 	const char *slash = strrchr(tree, '/');
 	int dirlen = slash ? (int)(slash - tree) : 0;
 
-	(void)patch;
+	(void)boot;
 	(void)gen;
 	snprintf(h->file, sizeof(h->file), "%.*s/%s.dtbo", dirlen, tree, name);
 	snprintf(h->list, sizeof(h->list), "%s%s/%s",
@@ -707,11 +707,13 @@ static const char *const bls_loads[] = {
 
 const struct imgp_bootpath imgp_bootpath_bls = {
 	.name = "bls",
+	.named_by = "Boot Loader Specification entry",
 	.loads = bls_loads,
 	.probe = bls_probe,
 	.describe = bls_describe,
 	.cmdline = bls_cmdline,
 	.overlay_site = bls_overlay_site,
+	.list = &imgp_list_bls,
 	/* kernel-install's entry for a new kernel carries no devicetree-overlay line. */
 	.keep_overlay = "kernel-install writes the next kernel's entry without it, and with that kernel's trees: after the upgrade, add it to the new entry (imgpatch patch --via overlay on the upgraded image)",
 };

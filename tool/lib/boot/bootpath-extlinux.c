@@ -676,7 +676,7 @@ static int extlinux_cmdline(struct imgp_survey *sv, const struct imgp_survey_boo
  * Beside the tree, on the label's fdtoverlays line; under u-boot-update,
  * in its U_BOOT_FDT_OVERLAYS_DIR and named as it names it.
  */
-static int extlinux_overlay_site(struct imgp_patch *patch,
+static int extlinux_overlay_site(const struct imgp_boot_view *boot,
 			const struct imgp_survey_bootdt *dt, const char *name,
 			const struct imgp_uboot_menu *gen, struct imgp_overlay_site *h)
 {
@@ -686,16 +686,13 @@ static int extlinux_overlay_site(struct imgp_patch *patch,
 	};
 	const char *slash = strrchr(tree, '/');
 	int dirlen = slash ? (int)(slash - tree) : 0;
-	struct imgp_buf raw = { 0 };
 	bool existed = false;
 	int rc = 0;
 
 	for (size_t i = 0; !rc && !existed && i < 2; i++) {
 		snprintf(h->list, sizeof(h->list), "%s", confs[i]);
-		rc = imgp_patch_read(patch, patch->boot_part, confs[i],
-				     IMGP_TEXT_MAX, &raw, &existed);
+		rc = boot->exists(boot->ctx, confs[i], &existed);
 	}
-	imgp_buf_free(&raw);
 	if (rc)
 		return rc;
 	snprintf(h->file, sizeof(h->file), "%.*s/%s.dtbo", dirlen, tree, name);
@@ -727,12 +724,14 @@ static const char *const extlinux_loads[] = {
 
 const struct imgp_bootpath imgp_bootpath_extlinux = {
 	.name = "extlinux",
+	.named_by = "extlinux.conf",
 	.loads = extlinux_loads,
 	.probe = extlinux_probe,
 	.describe = extlinux_describe,
 	.overlay_room = PXE_OVERLAY_ROOM,
 	.cmdline = extlinux_cmdline,
 	.overlay_site = extlinux_overlay_site,
+	.list = &imgp_list_extlinux,
 	/* pxe_utils.c: a label whose FDT does not load is skipped; FDTDIR boots U-Boot's own. */
 	.on_missing_tree = "U-Boot skips the label (FDT), or boots the kernel with U-Boot's own tree (FDTDIR)",
 	.on_no_room = "sysboot gives each FDTOVERLAYS entry 8 KiB: make the overlay smaller, or put its change into the tree file (imgpatch patch --via file)",

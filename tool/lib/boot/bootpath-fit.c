@@ -78,6 +78,7 @@ static const char *const fit_loads[] = {
 
 const struct imgp_bootpath imgp_bootpath_fit = {
 	.name = "fit",
+	.named_by = "FIT",
 	.loads = fit_loads,
 	.probe = fit_probe,
 	.hook = fit_hook,

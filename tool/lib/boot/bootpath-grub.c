@@ -618,6 +618,7 @@ static const char *const grub_loads[] = {
 
 const struct imgp_bootpath imgp_bootpath_grub = {
 	.name = "grub",
+	.named_by = "grub.cfg",
 	.loads = grub_loads,
 	.probe = grub_probe,
 	.describe = grub_describe,

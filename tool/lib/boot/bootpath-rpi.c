@@ -41,7 +41,6 @@
 #include "dt/dt.h"
 #include "boot/boot.h"
 #include "boot/bootpath.h"
-#include "patch/patch.h"
 
 #define CONFIG_PATH "/config.txt"
 #define DEFAULT_CMDLINE "cmdline.txt"
@@ -382,6 +381,15 @@ static int map_load(struct imgp_survey *sv, const char *dir, struct imgp_buf *ma
 	return 0;
 }
 
+const char *imgp_rpi_map_deprecated(const struct imgp_buf *map, const char *name, size_t n)
+{
+	int node = map->len ? fdt_subnode_offset_namelen(map->data, 0, name, (int)n) : -1;
+	int len = 0;
+	const char *why = node >= 0 ? fdt_getprop(map->data, node, "deprecated", &len) : NULL;
+
+	return why && len > 0 && why[len - 1] == '\0' ? why : NULL;
+}
+
 /*
  * What the firmware loads for dtoverlay=name on platform by map: 0 with
  * *to the overlay's name and the map's parameters ("vc4-kms-v3d-pi4"),
@@ -410,8 +418,8 @@ static int map_lookup(const struct imgp_buf *map, const char *platform,
 		}
 		return 0;
 	}
-	mapped = fdt_getprop(map->data, node, "deprecated", &len);
-	if (mapped && len > 0 && mapped[len - 1] == '\0')
+	mapped = imgp_rpi_map_deprecated(map, name, strlen(name));
+	if (mapped)
 		len = asprintf(why, "overlay '%s' is deprecated: %s", name, mapped);
 	else
 		len = asprintf(why, "overlay '%s' is not supported on the '%s' platform",
@@ -899,11 +907,11 @@ static int rpi_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt *
 }
 
 /* /overlays/NAME.dtbo, a dtoverlay= line of config.txt. */
-static int rpi_overlay_site(struct imgp_patch *patch,
+static int rpi_overlay_site(const struct imgp_boot_view *boot,
 			const struct imgp_survey_bootdt *dt, const char *name,
 			const struct imgp_uboot_menu *gen, struct imgp_overlay_site *h)
 {
-	(void)patch;
+	(void)boot;
 	(void)dt;
 	(void)gen;
 	snprintf(h->file, sizeof(h->file), "/overlays/%s.dtbo", name);
@@ -920,12 +928,15 @@ static const char *const rpi_loads[] = {
 
 const struct imgp_bootpath imgp_bootpath_rpi = {
 	.name = "rpi",
+	.named_by = "config.txt",
 	.loads = rpi_loads,
 	.probe = rpi_probe,
 	.describe = rpi_describe,
 	.apply = rpi_apply,
+	.flags = IMGP_BOOTPATHF_DTPARAM,
 	.cmdline = rpi_cmdline,
 	.overlay_site = rpi_overlay_site,
+	.list = &imgp_list_config_txt,
 	/* config.txt is read by every model: [pi4] would reach the 400 and the CM4 too. */
 	.overlay_filters = imgp_rpi_own_filters,
 	.on_missing_tree = "the firmware starts the kernel without the tree this model should get",

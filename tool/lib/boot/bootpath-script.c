@@ -489,6 +489,7 @@ static const char *const script_loads[] = {
 
 const struct imgp_bootpath imgp_bootpath_script = {
 	.name = "script",
+	.named_by = "boot script",
 	.loads = script_loads,
 	.probe = script_probe,
 	.hook = script_hook,

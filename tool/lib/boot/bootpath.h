@@ -143,6 +143,17 @@ int imgp_cmdline_script_refusal(struct imgp_survey *sv, const char *hook_note);
 
 struct imgp_uboot_menu;
 struct imgp_overlay_site;
+struct imgp_list_syntax;
+
+/*
+ * The boot partition as the caller (the plan) leaves it, for an op that
+ * must see the files already planned: exists() gives whether path is
+ * there (0 with *there, or -errno with imgp_fail()), ctx its own.
+ */
+struct imgp_boot_view {
+	int (*exists)(void *ctx, const char *path, bool *there);
+	void *ctx;
+};
 
 /*
  * One way the board boots and picks its device tree, in the shape of
@@ -151,6 +162,11 @@ struct imgp_overlay_site;
  */
 struct imgp_bootpath {
 	const char *name;
+	/*
+	 * What names its tree, as the message for an image no path
+	 * recognises lists it ("extlinux.conf"); NULL: not listed there.
+	 */
+	const char *named_by;
 	/*
 	 * Recognises the method in sv (its filesystems open): 1 when the image
 	 * boots this way, with sv->boot set; 0 when not. What it looked for,
@@ -196,12 +212,13 @@ struct imgp_bootpath {
 	/*
 	 * Where a new overlay named name (no ".dtbo") for dt goes and the
 	 * list entry that names it, filled in site; gen: Debian's u-boot-update
-	 * when it rewrites the list (NULL: none). Returns 0 or -errno with
-	 * imgp_fail(). NULL: this way applies no list of overlays imgpatch can
-	 * add to, and a changed tree is its file edited in place.
+	 * when it rewrites the list (NULL: none); boot: the boot partition as
+	 * the plan leaves it. Returns 0 or -errno with imgp_fail(). NULL: this
+	 * way applies no list of overlays imgpatch can add to, and a changed
+	 * tree is its file edited in place.
 	 */
-	int (*overlay_site)(struct imgp_patch *patch, const struct imgp_survey_bootdt *dt,
-			    const char *name,
+	int (*overlay_site)(const struct imgp_boot_view *boot,
+			    const struct imgp_survey_bootdt *dt, const char *name,
 			    const struct imgp_uboot_menu *gen, struct imgp_overlay_site *site);
 	/*
 	 * The section filters (one per line) under which a new list entry for
@@ -209,6 +226,12 @@ struct imgp_bootpath {
 	 * when none holds for tree's boards alone. NULL: the list has none.
 	 */
 	int (*overlay_filters)(const char *tree, struct imgp_buf *out);
+	/*
+	 * The syntax of the lists its loader reads (boot/bootlist.c), which
+	 * imgp_list_syntax_of() asks for a file; NULL: "key=a b c" (U-Boot's
+	 * env import -t).
+	 */
+	const struct imgp_list_syntax *list;
 	unsigned flags;          /* IMGP_BOOTPATHF_* */
 	/*
 	 * The files its loader reads by names of their own (its configuration,
@@ -227,6 +250,8 @@ struct imgp_bootpath {
 	const char *keep_overlay;
 };
 
+/* The i-th boot path of survey.c's table, in the order they are tried; NULL past the last. */
+const struct imgp_bootpath *imgp_bootpath_at(size_t i);
 /* The boot path named name ("extlinux"); NULL when none is. */
 const struct imgp_bootpath *imgp_bootpath_named(const char *name);
 /* The first boot path whose loads patterns match path (*pattern: which); NULL: none. */
@@ -234,6 +259,11 @@ const struct imgp_bootpath *imgp_bootpath_loading(const char *path, const char *
 
 /* The trees are a FIT's images: picked with --fdt, changed through the FIT or an override. */
 #define IMGP_BOOTPATHF_FIT 0x1u
+/*
+ * Its loader applies config.txt's dtparam= lines to the tree it picks
+ * itself (the Raspberry Pi firmware); a script that loads another drops them.
+ */
+#define IMGP_BOOTPATHF_DTPARAM 0x2u
 
 /* Where a boot path keeps a new overlay and the list entry that names it. */
 struct imgp_overlay_site {
@@ -256,6 +286,11 @@ extern const struct imgp_bootpath imgp_bootpath_rpi;
 extern const struct imgp_bootpath imgp_bootpath_bls;
 extern const struct imgp_bootpath imgp_bootpath_grub;
 extern const struct imgp_bootpath imgp_bootpath_efi;
+
+/* bootlist.c: the lists of overlays the boot paths' loaders read. */
+extern const struct imgp_list_syntax imgp_list_extlinux;
+extern const struct imgp_list_syntax imgp_list_config_txt;
+extern const struct imgp_list_syntax imgp_list_bls;
 
 /*
  * The configuration a UEFI loader reads, for the boot path that starts it
@@ -294,6 +329,13 @@ bool imgp_rpi_tree_sees(const char *dtb, const char *filter);
  * a tree no filter singles out (or no tree of a board), -ENOMEM.
  */
 int imgp_rpi_own_filters(const char *dtb, struct imgp_buf *out);
+/*
+ * The "deprecated" text the Raspberry Pi firmware's overlay map (a
+ * checked tree in map; empty: none) gives the overlay name (n bytes, no
+ * ".dtbo"): why the firmware refuses it. NULL when it gives none; points
+ * into map.
+ */
+const char *imgp_rpi_map_deprecated(const struct imgp_buf *map, const char *name, size_t n);
 
 /*
  * uboot-shell.c: U-Boot's script language (hush with cmd/test.c's test,

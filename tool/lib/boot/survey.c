@@ -65,6 +65,11 @@ static const struct imgp_bootpath *const bootpaths[] = {
 	&imgp_bootpath_grub,
 };
 
+const struct imgp_bootpath *imgp_bootpath_at(size_t i)
+{
+	return i < sizeof(bootpaths) / sizeof(bootpaths[0]) ? bootpaths[i] : NULL;
+}
+
 const struct imgp_bootpath *imgp_bootpath_named(const char *name)
 {
 	for (size_t i = 0; name && i < sizeof(bootpaths) / sizeof(bootpaths[0]); i++)

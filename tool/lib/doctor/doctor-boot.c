@@ -311,7 +311,6 @@ static char *map_deprecated(struct doctor *d, const struct imgp_part *part,
 	const char *why = NULL;
 	char *path = NULL, *out = NULL;
 	size_t n = strlen(name);
-	int node, len;
 
 	if (n > 5 && strcmp(name + n - 5, ".dtbo") == 0)
 		n -= 5;
@@ -319,9 +318,8 @@ static char *map_deprecated(struct doctor *d, const struct imgp_part *part,
 		return NULL;
 	if (imgp_doctor_read(d, part, path, IMGP_DTB_MAX, &map) > 0 &&
 	    imgp_fdt_check_full(map.data, map.len) == 0) {
-		node = fdt_subnode_offset_namelen(map.data, 0, name, (int)n);
-		why = node >= 0 ? fdt_getprop(map.data, node, "deprecated", &len) : NULL;
-		if (why && len > 0 && why[len - 1] == '\0')
+		why = imgp_rpi_map_deprecated(&map, name, n);
+		if (why)
 			out = strdup(why);
 	}
 	imgp_errclear();

@@ -80,7 +80,7 @@ int imgp_doctor_check_rpi(struct doctor *d)
 	int rc;
 
 	/* The firmware's own tree only: a script that loads another drops dtparam=. */
-	if (d->sv.bootpath != &imgp_bootpath_rpi)
+	if (!d->sv.bootpath || !(d->sv.bootpath->flags & IMGP_BOOTPATHF_DTPARAM))
 		return 0;
 	section = sdhost_section(d);
 	if (!section)

@@ -367,7 +367,7 @@ static int edit_list_add(const char *text, size_t len, const void *arg,
 {
 	const struct list_arg *a = arg;
 
-	return imgp_list_add(text, len, imgp_list_style_of(a->path, a->key),
+	return imgp_list_add(text, len, imgp_list_syntax_of(a->path, a->key),
 			     a->key, a->word, a->sections, out);
 }
 

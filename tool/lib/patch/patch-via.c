@@ -238,6 +238,27 @@ static int list_trees(const struct imgp_survey_bootinfo *bi, struct imgp_buf *ou
 	return rc;
 }
 
+/* -ENOENT naming what names a tree on each boot path, in survey.c's order. */
+static int unrecognised(void)
+{
+	const struct imgp_bootpath *bp;
+	struct imgp_buf what = { 0 };
+	size_t n = 0, k = 0;
+	int rc = 0;
+
+	for (size_t i = 0; (bp = imgp_bootpath_at(i)); i++)
+		n += bp->named_by != NULL;
+	for (size_t i = 0; !rc && (bp = imgp_bootpath_at(i)); i++)
+		if (bp->named_by && imgp_buf_printf(&what, "%s%s", !k++ ? "" : k == n ? " or " : ", ",
+						    bp->named_by))
+			rc = imgp_fail(ENOMEM, "out of memory");
+	if (!rc)
+		rc = imgp_fail(ENOENT, "no boot path recognised: no %s names a tree",
+			       what.len ? (const char *)what.data : "file");
+	imgp_buf_free(&what);
+	return rc;
+}
+
 int imgp_patch_find_booted(struct imgp_patch *patch, const char *model,
 			   const struct imgp_survey_bootdt **out)
 {
@@ -253,7 +274,7 @@ int imgp_patch_find_booted(struct imgp_patch *patch, const char *model,
 		return -ENOMEM;
 	bi = &sv->bootinfo;
 	if (!sv->bootpath)
-		return imgp_fail(ENOENT, "no boot path recognised: no FIT, extlinux.conf, armbianEnv.txt, boot script, config.txt, Boot Loader Specification entry or grub.cfg names a tree");
+		return unrecognised();
 	if (bi->rc)
 		return imgp_survey_fail(bi->rc, bi->error);
 	if (!bi->ndts && (sv->bootpath->flags & IMGP_BOOTPATHF_FIT))
@@ -794,9 +815,11 @@ static int write_overlays(struct imgp_patch *patch, const char *why,
 		rc = check_units(patch, u, n);
 	for (size_t i = 0; !rc && i < n; i++) {
 		struct imgp_overlay_site h = { 0 };
+		struct imgp_boot_view boot;
 		char target[1200];
 
-		rc = sv->bootpath->overlay_site(patch, p->tree, u[i].name, gen, &h);
+		imgp_patch_boot_view(patch, &boot);
+		rc = sv->bootpath->overlay_site(&boot, p->tree, u[i].name, gen, &h);
 		if (rc)
 			break;
 		note.len = 0;

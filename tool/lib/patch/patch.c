@@ -443,6 +443,24 @@ int imgp_patch_symlink(struct imgp_patch *patch, const char *part_spec,
 	return part ? imgp_patch_link(patch, part, path, target) : -ENOENT;
 }
 
+static int boot_view_exists(void *ctx, const char *path, bool *there)
+{
+	struct imgp_patch *patch = ctx;
+	struct imgp_buf raw = { 0 };
+	int rc;
+
+	*there = false;
+	rc = imgp_patch_read(patch, patch->boot_part, path, IMGP_TEXT_MAX, &raw, there);
+	imgp_buf_free(&raw);
+	return rc;
+}
+
+void imgp_patch_boot_view(struct imgp_patch *patch, struct imgp_boot_view *view)
+{
+	view->exists = boot_view_exists;
+	view->ctx = patch;
+}
+
 int imgp_patch_readlink(struct imgp_patch *patch, const struct imgp_part *part,
 			const char *path, struct imgp_buf *out, bool *exists)
 {

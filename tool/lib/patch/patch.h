@@ -342,6 +342,12 @@ int imgp_patch_mkdir(struct imgp_patch *patch, const struct imgp_part *part,
 int imgp_patch_link(struct imgp_patch *patch, const struct imgp_part *part,
 		    const char *path, const char *target);
 /*
+ * view = the plan's boot partition as the plan leaves it (a boot path's
+ * overlay_site reads it): a file is there when imgp_patch_read() finds it.
+ */
+struct imgp_boot_view;
+void imgp_patch_boot_view(struct imgp_patch *patch, struct imgp_boot_view *view);
+/*
  * The target of the link at path as the plan leaves it: *exists false (0)
  * when nothing is there; -EINVAL when something other than a link is.
  */
@@ -461,23 +467,22 @@ int imgp_patch_dt_note(struct imgp_patch *patch, const char *why,
 
 /* ------------------------------------------------------------ patch-list.c */
 
-enum imgp_list_style {
-	IMGP_LIST_WORDS,         /* key=a b c (armbianEnv.txt) */
-	IMGP_LIST_EXTLINUX,      /* fdtoverlays of the label U-Boot boots */
-	IMGP_LIST_LINES,         /* config.txt: one key=word line each */
-	IMGP_LIST_SHELL,         /* KEY="a b c", a file a shell sources (/etc/default/u-boot) */
-	IMGP_LIST_BLS,           /* "devicetree-overlay a b", a Boot Loader Specification entry */
-	IMGP_LIST_MODULES,       /* one kernel module a line, no key (/etc/modules) */
-};
-/* The list style of key (NULL: none) in the file at path: by its name, then the key. */
-enum imgp_list_style imgp_list_style_of(const char *path, const char *key);
+/*
+ * The syntax of the list key (NULL: none) in the file at path: a module
+ * list's by its name, else the first boot path's that owns it (survey.c's
+ * order), else a shell list's by its name, else "key=a b c".
+ */
+struct imgp_list_syntax;
+const struct imgp_list_syntax *imgp_list_syntax_of(const char *path, const char *key);
+/* Whether the list at path has no key (a module list: /etc/modules). */
+bool imgp_list_keyless(const char *path);
 /*
  * out = text with word added to the list (see imgpatch.h,
- * imgp_patch_list_add); sections as there. Returns 1 when it changed, 0
- * when the word was there, -EINVAL for a word that cannot be a list entry,
- * -ENOENT for an extlinux.conf without a label, -ENOMEM.
+ * imgp_patch_list_add) in syntax; sections as there. Returns 1 when it
+ * changed, 0 when the word was there, -EINVAL for a word that cannot be a
+ * list entry, -ENOENT for an extlinux.conf without a label, -ENOMEM.
  */
-int imgp_list_add(const char *text, size_t len, enum imgp_list_style style,
+int imgp_list_add(const char *text, size_t len, const struct imgp_list_syntax *syntax,
 		  const char *key, const char *word, const char *sections,
 		  struct imgp_buf *out);
 

@@ -77,7 +77,7 @@ static int run_add_to_list(struct imgp_patch *patch, const struct recipe_step *s
 /* A module list (/etc/modules) has no key; every other list needs one. */
 static const char *check_add_to_list(const char *const *v)
 {
-	bool modules = imgp_list_style_of(v[OP_PATH], NULL) == IMGP_LIST_MODULES;
+	bool modules = imgp_list_keyless(v[OP_PATH]);
 
 	if (modules && v[OP_KEY])
 		return "a list of kernel modules (/etc/modules, modules-load.d/*.conf) has one name a line: no 'key'";

@@ -165,4 +165,38 @@ int imgp_diff_unified(const char *a, size_t alen, const char *b, size_t blen,
  */
 bool imgp_config_ends_unfiltered(const char *text, size_t len);
 
+/* --------------------------------------------------------------- textlist.c */
+
+/* One line of a text: [start, end) without its newline, next past it. */
+struct imgp_text_line {
+	const char *start, *end, *next;
+};
+/* The line at *cursor (advanced past it) of text; false at the end. */
+bool imgp_text_next_line(const char *text, size_t len, const char **cursor,
+			 struct imgp_text_line *l);
+/* p past blanks and tabs, at most end. */
+const char *imgp_text_skip_blanks(const char *p, const char *end);
+/* Whether word is one of the blank-separated words of [p, end). */
+bool imgp_text_has_word(const char *p, const char *end, const char *word);
+/* The end of a line's content, before trailing blanks and a '#' comment. */
+const char *imgp_text_content_end(const struct imgp_text_line *l, bool comments);
+/* out = text with ins inserted at pos. 0 or -ENOMEM. */
+int imgp_text_splice(const char *text, size_t len, const char *pos, const char *ins,
+		     struct imgp_buf *out);
+/* out = text + (a newline when it lacks one) + tail. 0 or -ENOMEM. */
+int imgp_text_append_line(const char *text, size_t len, const char *tail,
+			  struct imgp_buf *out);
+
+/*
+ * A syntax of list, as its reader parses it: owns() whether the list key
+ * (NULL: none) of the file at path is in it, add() as imgp_list_add() (see
+ * patch/patch.h). A boot path's own is its list member (boot/bootlist.c);
+ * the lists of no boot path are patch/patch-list.c's.
+ */
+struct imgp_list_syntax {
+	bool (*owns)(const char *path, const char *key);
+	int (*add)(const char *text, size_t len, const char *key, const char *word,
+		   const char *sections, struct imgp_buf *out);
+};
+
 #endif /* IMGP_TEXT_H */
