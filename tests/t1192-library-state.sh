@@ -19,14 +19,14 @@ lib=${IMGPATCH_PLAIN_BUILD:-$IMGPATCH_BUILD}/libimgpatch.a
 #  - formats.o choices, choices_once: a constant text made once
 #    (pthread_once);
 #  - fs-ext.o ext_et_once: libext2fs's error table, registered once;
-#  - io-capture.o capture_manager, imgp_capture_io_manager: libext2fs
+#  - io-capture.o capture_manager, imgp_capture_io_manager_: libext2fs
 #    takes an I/O manager by non-const pointer; nothing writes it.
 cat >want <<'LIST'
 formats.o choices
 formats.o choices_once
 fs-ext.o ext_et_once
 io-capture.o capture_manager
-io-capture.o imgp_capture_io_manager
+io-capture.o imgp_capture_io_manager_
 log.o errmsg
 log.o errname
 tempfiles.o temps

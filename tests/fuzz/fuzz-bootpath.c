@@ -15,7 +15,7 @@
  * boot path unit tests use too), the only partition of a survey made there;
  * each boot path's probe is asked in the survey's order, the one that
  * answers describes the partition as a survey does, and
- * imgp_effective_build applies the overlays it names.
+ * imgp_effective_build_ applies the overlays it names.
  * Every tree built must pass fdt_check_full.
  */
 #include <errno.h>
@@ -39,13 +39,13 @@ static struct memfs files;
 
 /* The boot paths a survey tries, in its order (the FIT's is fuzz-fit's). */
 static const struct imgp_bootpath *const bootpaths[] = {
-	&imgp_bootpath_extlinux,
-	&imgp_bootpath_armbian,
-	&imgp_bootpath_uenv,
-	&imgp_bootpath_rpi,
-	&imgp_bootpath_script,
-	&imgp_bootpath_bls,
-	&imgp_bootpath_grub,
+	&imgp_bootpath_extlinux_,
+	&imgp_bootpath_armbian_,
+	&imgp_bootpath_uenv_,
+	&imgp_bootpath_rpi_,
+	&imgp_bootpath_script_,
+	&imgp_bootpath_bls_,
+	&imgp_bootpath_grub_,
 };
 
 static bool ends_with(const char *s, const char *suffix)
@@ -71,8 +71,8 @@ static uint8_t *wrap_script(const uint8_t *text, size_t len, size_t *out_len)
 	memcpy(p + 32, name, sizeof(name) - 1);
 	put_be32(p + UIMAGE_HEADER, (uint32_t)len);
 	memcpy(p + UIMAGE_HEADER + 8, text, len);
-	put_be32(p + 24, imgp_crc32(0, p + UIMAGE_HEADER, 8 + len));
-	put_be32(p + 4, imgp_crc32(0, p, UIMAGE_HEADER));
+	put_be32(p + 24, imgp_crc32_(0, p + UIMAGE_HEADER, 8 + len));
+	put_be32(p + 4, imgp_crc32_(0, p, UIMAGE_HEADER));
 	*out_len = UIMAGE_HEADER + 8 + len;
 	return p;
 }
@@ -123,7 +123,7 @@ static void survey(struct imgp_disk *disk)
 
 	memset(&sv, 0, sizeof(sv));
 	if (memfs_survey(&sv, disk, fs, bootpaths, sizeof(bootpaths) / sizeof(bootpaths[0])) == 0 &&
-	    sv.bootpath && imgp_effective_build(&sv, &trees, &ntrees) == 0) {
+	    sv.bootpath && imgp_effective_build_(&sv, &trees, &ntrees) == 0) {
 		const struct imgp_effective *picked;
 
 		for (size_t i = 0; i < ntrees; i++)
@@ -131,11 +131,11 @@ static void survey(struct imgp_disk *disk)
 			    fdt_check_full(trees[i].dtb.fdt, trees[i].dtb.bufsize) != 0)
 				abort();
 		/* As the doctor's and cat's --fdt pick one. */
-		imgp_effective_pick(trees, ntrees, NULL, &picked);
-		imgp_effective_pick(trees, ntrees, "pi4", &picked);
-		imgp_effective_free(trees, ntrees);
+		imgp_effective_pick_(trees, ntrees, NULL, &picked);
+		imgp_effective_pick_(trees, ntrees, "pi4", &picked);
+		imgp_effective_free_(trees, ntrees);
 	}
-	imgp_survey_close(&sv);
+	imgp_survey_close_(&sv);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -152,6 +152,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	load_files(data, size);
 	survey(&disk);
 	memfs_clear(&files);
-	imgp_errclear();
+	imgp_errclear_();
 	return 0;
 }

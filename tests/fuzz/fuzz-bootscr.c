@@ -26,20 +26,20 @@ static void fix_crcs(uint8_t *p, size_t size)
 	dsize = get_be32(p + UIMAGE_SIZE);
 	if (dsize <= size - UIMAGE_HEADER)
 		put_be32(p + UIMAGE_DCRC,
-			 imgp_crc32(0, p + UIMAGE_HEADER, dsize));
+			 imgp_crc32_(0, p + UIMAGE_HEADER, dsize));
 	put_be32(p + UIMAGE_HCRC, 0);
-	put_be32(p + UIMAGE_HCRC, imgp_crc32(0, p, UIMAGE_HEADER));
+	put_be32(p + UIMAGE_HCRC, imgp_crc32_(0, p, UIMAGE_HEADER));
 }
 
 static void parse(const uint8_t *data, size_t size)
 {
 	struct imgp_bootscr scr;
 
-	if (imgp_bootscr_parse(&scr, data, size) == 0) {
-		imgp_bootscr_mentions(&scr, "user-override.dtb");
-		imgp_bootscr_mentions(&scr, "user.scr");
-		imgp_bootscr_mentions(&scr, "");
-		imgp_bootscr_free(&scr);
+	if (imgp_bootscr_parse_(&scr, data, size) == 0) {
+		imgp_bootscr_mentions_(&scr, "user-override.dtb");
+		imgp_bootscr_mentions_(&scr, "user.scr");
+		imgp_bootscr_mentions_(&scr, "");
+		imgp_bootscr_free_(&scr);
 	}
 }
 
@@ -53,6 +53,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fix_crcs(copy, size);
 	parse(copy, size);
 	free(copy);
-	imgp_errclear();
+	imgp_errclear_();
 	return 0;
 }

@@ -142,35 +142,35 @@ static void fuzz_find(const struct imgp_dtb *dtb)
 	char path[256];
 
 	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
-		int n = imgp_dt_find_node(dtb, specs[i]);
+		int n = imgp_dt_find_node_(dtb, specs[i]);
 
 		if (n >= 0)
-			imgp_dt_node_path(dtb, n, path, sizeof(path));
+			imgp_dt_node_path_(dtb, n, path, sizeof(path));
 	}
 }
 
 static void fuzz_edit(struct imgp_dtb *dtb)
 {
 	static const uint8_t freq[4] = { 0x0b, 0xeb, 0xc2, 0x00 };
-	/* More than the slack imgp_dtb_load leaves: the buffer must grow. */
+	/* More than the slack imgp_dtb_load_ leaves: the buffer must grow. */
 	static const uint8_t big[70000];
 	const void *blob;
 	size_t len;
 	int n;
 
-	n = imgp_dt_find_node(dtb, "mmc");
+	n = imgp_dt_find_node_(dtb, "mmc");
 	if (n >= 0) {
-		imgp_dt_delete_prop(dtb, n, "no-1-8-v");
-		imgp_dt_set_prop(dtb, n, "max-frequency", freq, sizeof(freq));
-		imgp_dt_set_prop(dtb, n, "fuzz-big", big, sizeof(big));
+		imgp_dt_delete_prop_(dtb, n, "no-1-8-v");
+		imgp_dt_set_prop_(dtb, n, "max-frequency", freq, sizeof(freq));
+		imgp_dt_set_prop_(dtb, n, "fuzz-big", big, sizeof(big));
 	}
-	imgp_dt_add_node(dtb, "/fuzz/node@1");
-	imgp_dt_apply_overlay(dtb, ovl_label, fdt_totalsize(ovl_label));
-	imgp_dt_apply_overlay(dtb, ovl_path, fdt_totalsize(ovl_path));
-	n = imgp_dt_find_node(dtb, "&sdhci1");
+	imgp_dt_add_node_(dtb, "/fuzz/node@1");
+	imgp_dt_apply_overlay_(dtb, ovl_label, fdt_totalsize(ovl_label));
+	imgp_dt_apply_overlay_(dtb, ovl_path, fdt_totalsize(ovl_path));
+	n = imgp_dt_find_node_(dtb, "&sdhci1");
 	if (n > 0)
-		imgp_dt_delete_node(dtb, n);
-	imgp_dtb_finish(dtb, &blob, &len);
+		imgp_dt_delete_node_(dtb, n);
+	imgp_dtb_finish_(dtb, &blob, &len);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -184,25 +184,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		make_overlay(ovl_path, false);
 		blobs_made = true;
 	}
-	if (imgp_dtb_load(&dtb, data, size) == 0) {
-		imgp_dt_to_dts(&dtb, &dts);
+	if (imgp_dtb_load_(&dtb, data, size) == 0) {
+		imgp_dt_to_dts_(&dtb, &dts);
 		imgp_buf_free(&dts);
 		fuzz_list_mmc(&dtb);
 		fuzz_find(&dtb);
 		fuzz_edit(&dtb);
-		imgp_dt_to_dts(&dtb, &dts);
+		imgp_dt_to_dts_(&dtb, &dts);
 		imgp_buf_free(&dts);
-		imgp_dtb_free(&dtb);
+		imgp_dtb_free_(&dtb);
 	}
 	/* The input as an overlay on the fixed base. */
-	if (imgp_dtb_load(&dtb, base_blob, fdt_totalsize(base_blob)))
+	if (imgp_dtb_load_(&dtb, base_blob, fdt_totalsize(base_blob)))
 		abort();
-	if (imgp_dt_apply_overlay(&dtb, data, size) == 0) {
+	if (imgp_dt_apply_overlay_(&dtb, data, size) == 0) {
 		fuzz_list_mmc(&dtb);
-		imgp_dt_to_dts(&dtb, &dts);
+		imgp_dt_to_dts_(&dtb, &dts);
 		imgp_buf_free(&dts);
 	}
-	imgp_dtb_free(&dtb);
-	imgp_errclear();
+	imgp_dtb_free_(&dtb);
+	imgp_errclear_();
 	return 0;
 }

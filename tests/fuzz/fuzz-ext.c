@@ -53,21 +53,21 @@ static void fuzz_reads(struct imgp_image *img, const struct imgp_part *part)
 	char **names;
 	size_t n;
 
-	if (imgp_fs_open(&fs, img, part))
+	if (imgp_fs_open_(&fs, img, part))
 		return;
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		buf.len = 0;
-		imgp_fs_read_file(&fs, files[i], FUZZ_EXT_READ_MAX, &buf);
+		imgp_fs_read_file_(&fs, files[i], FUZZ_EXT_READ_MAX, &buf);
 		buf.len = 0;
-		imgp_fs_readlink(&fs, files[i], &buf);
-		imgp_fs_exists(&fs, files[i]);
+		imgp_fs_readlink_(&fs, files[i], &buf);
+		imgp_fs_exists_(&fs, files[i]);
 	}
-	if (imgp_fs_list(&fs, "/etc", &names, &n) == 0)
-		imgp_fs_list_free(names, n);
-	if (imgp_fs_list(&fs, "/", &names, &n) == 0)
-		imgp_fs_list_free(names, n);
+	if (imgp_fs_list_(&fs, "/etc", &names, &n) == 0)
+		imgp_fs_list_free_(names, n);
+	if (imgp_fs_list_(&fs, "/", &names, &n) == 0)
+		imgp_fs_list_free_(names, n);
 	imgp_buf_free(&buf);
-	imgp_fs_close(&fs);
+	imgp_fs_close_(&fs);
 }
 
 /* The changes of a patch: a rewrite that grows, a new file, a symlink. */
@@ -81,21 +81,21 @@ static void fuzz_writes(struct imgp_image *img, const struct imgp_part *part)
 	int rc;
 
 	memset(grown, '#', sizeof(grown));
-	if (imgp_writeset_new(&ws, img))
+	if (imgp_writeset_new_(&ws, img))
 		return;
-	if (imgp_fs_open_capture(&fs, NULL, img, part, ws) == 0) {
-		rc = imgp_fs_write_file(&fs, "/etc/fstab", grown, sizeof(grown));
+	if (imgp_fs_open_capture_(&fs, NULL, img, part, ws) == 0) {
+		rc = imgp_fs_write_file_(&fs, "/etc/fstab", grown, sizeof(grown));
 		if (!rc)
-			rc = imgp_fs_write_file(&fs, "/etc/new.conf", "x=1\n", 4);
+			rc = imgp_fs_write_file_(&fs, "/etc/new.conf", "x=1\n", 4);
 		if (!rc)
-			rc = imgp_fs_symlink(&fs, "/etc/link", "new.conf");
+			rc = imgp_fs_symlink_(&fs, "/etc/link", "new.conf");
 		if (!rc)
-			rc = imgp_fs_finish(&fs);
-		imgp_fs_close(&fs);
-		if (!rc && imgp_writeset_ranges(ws, &ranges, &n) == 0)
-			imgp_ranges_free(ranges, n);
+			rc = imgp_fs_finish_(&fs);
+		imgp_fs_close_(&fs);
+		if (!rc && imgp_writeset_ranges_(ws, &ranges, &n) == 0)
+			imgp_ranges_free_(ranges, n);
 	}
-	imgp_writeset_free(ws);
+	imgp_writeset_free_(ws);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -112,12 +112,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fuzz_memfile_set(&image, "fuzz-ext", copy, size))
 		abort();
 	free(copy);
-	if (imgp_image_open(&img, image.path, false))
+	if (imgp_image_open_(&img, image.path, false))
 		return 0;
 	part.size = img.size;
 	fuzz_reads(&img, &part);
 	fuzz_writes(&img, &part);
-	imgp_image_close(&img);
-	imgp_errclear();
+	imgp_image_close_(&img);
+	imgp_errclear_();
 	return 0;
 }

@@ -38,7 +38,7 @@ static void fuzz_chains(const struct imgp_fat_geom *g, char *text)
 	char *line, *save = NULL;
 
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		if (imgp_fat_parse_chain(g, line, &r))
+		if (imgp_fat_parse_chain_(g, line, &r))
 			break;
 	for (size_t i = 0; i < r.n; i++)
 		if (r.r[i].file_off < g->meta_end || r.r[i].len > end - r.r[i].file_off ||
@@ -53,20 +53,20 @@ static void fuzz_listing(const char *text, const char *target)
 	size_t ndirs = 0, nnames = 0;
 	char prefix[512];
 
-	imgp_fat_listing_find(text, target);
-	if (imgp_fat_listing_dirs(text, &dirs, &ndirs) == 0) {
+	imgp_fat_listing_find_(text, target);
+	if (imgp_fat_listing_dirs_(text, &dirs, &ndirs) == 0) {
 		/* Every folder the listing names is one the lookup finds. */
 		for (size_t i = 0; i < ndirs; i++)
-			if (imgp_fat_listing_find(text, dirs[i]) == 0)
+			if (imgp_fat_listing_find_(text, dirs[i]) == 0)
 				__builtin_trap();
 		for (size_t i = 0; i < ndirs && i < 8; i++) {
 			snprintf(prefix, sizeof(prefix), "%s/", strcmp(dirs[i], "::/") ? dirs[i] : "::");
-			imgp_fat_listing_children(text, prefix, &names, &nnames);
+			imgp_fat_listing_children_(text, prefix, &names, &nnames);
 		}
 		names_free(dirs, ndirs);
 	}
 	snprintf(prefix, sizeof(prefix), "%s/", target);
-	imgp_fat_listing_children(text, prefix, &names, &nnames);
+	imgp_fat_listing_children_(text, prefix, &names, &nnames);
 	names_free(names, nnames);
 }
 
@@ -83,23 +83,23 @@ static void fuzz_damage(const uint8_t *data, size_t size)
 
 	if (fuzz_memfile_set(&image, "fuzz-fat", data, size))
 		abort();
-	if (imgp_image_open(&img, image.path, false))
+	if (imgp_image_open_(&img, image.path, false))
 		return;
 	part.size = img.size;
-	if (imgp_fat_check(&img, &part, &d) == 0) {
+	if (imgp_fat_check_(&img, &part, &d) == 0) {
 		/* At most the bound kept, each naming its path; the root's covers every path. */
 		if (d.n > IMGP_FAT_FINDINGS_MAX || (d.more && d.n != IMGP_FAT_FINDINGS_MAX))
 			__builtin_trap();
 		for (size_t i = 0; i < d.n; i++)
 			if (d.f[i].path[0] != '/' || d.f[i].alias[0] != '/' ||
 			    !strstr(d.f[i].why, d.f[i].path) ||
-			    (!strcmp(d.f[i].path, "/") && !imgp_fat_damage_find(&d, "/a/b/c/d")))
+			    (!strcmp(d.f[i].path, "/") && !imgp_fat_damage_find_(&d, "/a/b/c/d")))
 				__builtin_trap();
 		for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
-			imgp_fat_damage_find(&d, paths[i]);
-		imgp_fat_damage_free(&d);
+			imgp_fat_damage_find_(&d, paths[i]);
+		imgp_fat_damage_free_(&d);
 	}
-	imgp_image_close(&img);
+	imgp_image_close_(&img);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -122,16 +122,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!chains || !listing || !sizes || !target)
 		goto out;
 
-	imgp_fat_geometry(bs, (uint64_t)64 << 20, &g);
-	if (imgp_fat_geometry(bs, UINT64_MAX, &g) == 0) {
+	imgp_fat_geometry_(bs, (uint64_t)64 << 20, &g);
+	if (imgp_fat_geometry_(bs, UINT64_MAX, &g) == 0) {
 		if (!g.cluster_bytes || g.meta_end > UINT64_MAX / 2)
 			__builtin_trap();
 	} else {
 		g = fallback;
 	}
 	fuzz_listing(listing, target);
-	imgp_fat_parse_size(sizes, target, &fsize);
-	imgp_fat_parse_size(listing, "::/", &fsize);
+	imgp_fat_parse_size_(sizes, target, &fsize);
+	imgp_fat_parse_size_(listing, "::/", &fsize);
 	/* Last: the chain parser cuts its text into lines. */
 	fuzz_chains(&g, chains);
 	fuzz_damage(data, size);
@@ -140,6 +140,6 @@ out:
 	free(sizes);
 	free(listing);
 	free(chains);
-	imgp_errclear();
+	imgp_errclear_();
 	return 0;
 }

@@ -25,19 +25,19 @@ static void fuzz_fdt(const uint8_t *payload, size_t len)
 	size_t blen;
 	int node;
 
-	if (imgp_dtb_load(&dtb, payload, len))
+	if (imgp_dtb_load_(&dtb, payload, len))
 		return;
 	fuzz_list_mmc(&dtb);
-	imgp_dt_to_dts(&dtb, &dts);
+	imgp_dt_to_dts_(&dtb, &dts);
 	imgp_buf_free(&dts);
-	node = imgp_dt_find_node(&dtb, "mmc");
+	node = imgp_dt_find_node_(&dtb, "mmc");
 	if (node >= 0)
-		imgp_dt_delete_prop(&dtb, node, "no-1-8-v");
-	node = imgp_dt_find_node(&dtb, "/axi/mmc@ff170000");
+		imgp_dt_delete_prop_(&dtb, node, "no-1-8-v");
+	node = imgp_dt_find_node_(&dtb, "/axi/mmc@ff170000");
 	if (node >= 0)
-		imgp_dt_delete_prop(&dtb, node, "no-1-8-v");
-	imgp_dtb_finish(&dtb, &blob, &blen);
-	imgp_dtb_free(&dtb);
+		imgp_dt_delete_prop_(&dtb, node, "no-1-8-v");
+	imgp_dtb_finish_(&dtb, &blob, &blen);
+	imgp_dtb_free_(&dtb);
 }
 
 struct mem {
@@ -63,8 +63,8 @@ static void fuzz_piecewise(const uint8_t *data, size_t size,
 	struct imgp_reader rd = { mem_read, NULL, &m, size };
 	struct imgp_fit fit;
 
-	if (imgp_fit_load(&fit, &rd)) {
-		imgp_errclear();
+	if (imgp_fit_load_(&fit, &rd)) {
+		imgp_errclear_();
 		return;
 	}
 	if (whole) {
@@ -79,12 +79,12 @@ static void fuzz_piecewise(const uint8_t *data, size_t size,
 		const uint8_t *payload;
 		size_t len;
 
-		if (!imgp_fit_payload(&fit, &fit.images[i], &payload, &len) &&
+		if (!imgp_fit_payload_(&fit, &fit.images[i], &payload, &len) &&
 		    whole && memcmp(payload, whole->images[i].data, len))
 			abort();
 	}
-	imgp_fit_free(&fit);
-	imgp_errclear();
+	imgp_fit_free_(&fit);
+	imgp_errclear_();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -101,8 +101,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!copy)
 		return 0;
 	/* Takes copy, also on failure. */
-	if (imgp_fit_parse(&fit, copy, size)) {
-		imgp_errclear();
+	if (imgp_fit_parse_(&fit, copy, size)) {
+		imgp_errclear_();
 		fuzz_piecewise(data, size, NULL);
 		return 0;
 	}
@@ -112,12 +112,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size_t len;
 
 		img = &fit.images[i];
-		imgp_fit_verify(&fit, img);
+		imgp_fit_verify_(&fit, img);
 		/*
 		 * A mutated payload rarely keeps its hash: go on with the
 		 * unverified bytes, whose bounds the parser checked.
 		 */
-		if (imgp_fit_payload(&fit, img, &payload, &len)) {
+		if (imgp_fit_payload_(&fit, img, &payload, &len)) {
 			payload = img->data;
 			len = img->size;
 		}
@@ -125,10 +125,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fuzz_fdt(payload, len);
 	}
 	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++)
-		imgp_fit_find_fdt(&fit, specs[i], &img);
+		imgp_fit_find_fdt_(&fit, specs[i], &img);
 	if (fit.nimages)
-		imgp_fit_find_fdt(&fit, fit.images[fit.nimages - 1].name, &img);
-	imgp_fit_free(&fit);
-	imgp_errclear();
+		imgp_fit_find_fdt_(&fit, fit.images[fit.nimages - 1].name, &img);
+	imgp_fit_free_(&fit);
+	imgp_errclear_();
 	return 0;
 }

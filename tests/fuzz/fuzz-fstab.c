@@ -25,16 +25,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ops = o ? fuzz_str(o, olen) : fuzz_str("-discard,+noatime", 17);
 	if (!text || !mnt || !ops)
 		goto out;
-	if (imgp_fstab_get(text, flen, mnt, &e) == 0)
-		imgp_fstab_entry_free(&e);
-	imgp_fstab_edit(text, flen, mnt, ops, &out);
-	imgp_fstab_edit(text, flen, "/boot/firmware", "+commit=600,-defaults",
+	if (imgp_fstab_get_(text, flen, mnt, &e) == 0)
+		imgp_fstab_entry_free_(&e);
+	imgp_fstab_edit_(text, flen, mnt, ops, &out);
+	imgp_fstab_edit_(text, flen, "/boot/firmware", "+commit=600,-defaults",
 			&out);
 out:
 	imgp_buf_free(&out);
 	free(ops);
 	free(mnt);
 	free(text);
-	imgp_errclear();
+	imgp_errclear_();
 	return 0;
 }

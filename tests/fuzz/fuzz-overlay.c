@@ -5,7 +5,7 @@
  * its own loader: the input is a base tree then one or more overlays, each
  * blob as long as its header's totalsize says (a seed is the compiled files
  * one after the other). The base is loaded as the effective tree loads one
- * and each overlay applied in turn. imgp_dt_apply_overlay promises a tree
+ * and each overlay applied in turn. imgp_dt_apply_overlay_ promises a tree
  * that passes fdt_check_full on success and the tree unchanged on failure;
  * the harness checks both, and renders the result as DTS.
  */
@@ -29,7 +29,7 @@ static void apply(struct imgp_dtb *dtb, const uint8_t *data, size_t len)
 
 	if (!copy || !overlay)
 		abort();
-	rc = imgp_dt_apply_overlay(dtb, overlay, len);
+	rc = imgp_dt_apply_overlay_(dtb, overlay, len);
 	if (rc == 0) {
 		if (fdt_check_full(dtb->fdt, dtb->bufsize) != 0)
 			abort();
@@ -53,16 +53,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	base = fuzz_dup(data, pos);
 	if (!base)
 		abort();
-	if (imgp_dtb_load(&dtb, base, pos) == 0) {
+	if (imgp_dtb_load_(&dtb, base, pos) == 0) {
 		for (int i = 0; i < FUZZ_OVERLAYS && (len = fuzz_fdt_len(data + pos, size - pos, false)); i++) {
 			apply(&dtb, data + pos, len);
 			pos += len;
 		}
-		imgp_dt_to_dts(&dtb, &dts);
+		imgp_dt_to_dts_(&dtb, &dts);
 		imgp_buf_free(&dts);
-		imgp_dtb_free(&dtb);
+		imgp_dtb_free_(&dtb);
 	}
 	free(base);
-	imgp_errclear();
+	imgp_errclear_();
 	return 0;
 }

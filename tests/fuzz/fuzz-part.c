@@ -48,9 +48,9 @@ static void gpt_fix(uint8_t *img, size_t size, unsigned ss, uint64_t lba)
 	elba = get_le64(h + GPT_ELBA);
 	len = (uint64_t)get_le32(h + GPT_NUM) * get_le32(h + GPT_ESIZE);
 	if (len <= GPT_ARRAY_MAX && elba < size / ss && len <= size - elba * ss)
-		put_le32(h + GPT_ECRC, imgp_crc32(0, img + elba * ss, len));
+		put_le32(h + GPT_ECRC, imgp_crc32_(0, img + elba * ss, len));
 	put_le32(h + GPT_HCRC, 0);
-	put_le32(h + GPT_HCRC, imgp_crc32(0, h, hsize));
+	put_le32(h + GPT_HCRC, imgp_crc32_(0, h, hsize));
 }
 
 static void gpt_fix_all(uint8_t *img, size_t size)
@@ -73,12 +73,12 @@ static void fuzz_reads(const struct imgp_image *img, const struct imgp_part *p)
 {
 	uint8_t buf[512];
 
-	imgp_part_read(img, p, 0, buf, sizeof(buf));
+	imgp_part_read_(img, p, 0, buf, sizeof(buf));
 	if (p->size >= sizeof(buf))
-		imgp_part_read(img, p, p->size - sizeof(buf), buf, sizeof(buf));
+		imgp_part_read_(img, p, p->size - sizeof(buf), buf, sizeof(buf));
 	/* Past the end: must be refused, not read from the next partition. */
-	imgp_part_read(img, p, p->size, buf, 1);
-	imgp_part_read(img, p, UINT64_MAX - 1, buf, sizeof(buf));
+	imgp_part_read_(img, p, p->size, buf, 1);
+	imgp_part_read_(img, p, UINT64_MAX - 1, buf, sizeof(buf));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -99,17 +99,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fuzz_memfile_set(&image, "fuzz-part", copy, size))
 		abort();
 	free(copy);
-	if (imgp_image_open(&img, image.path, false))
+	if (imgp_image_open_(&img, image.path, false))
 		return 0;
-	if (imgp_table_read(&img, &tab) == 0) {
-		imgp_fs_identify(&img, &tab);
+	if (imgp_table_read_(&img, &tab) == 0) {
+		imgp_fs_identify_(&img, &tab);
 		for (size_t i = 0; i < tab.nparts && i < FUZZ_PART_READS; i++)
 			fuzz_reads(&img, &tab.parts[i]);
 		for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++)
-			imgp_table_find(&tab, specs[i]);
-		imgp_table_free(&tab);
+			imgp_table_find_(&tab, specs[i]);
+		imgp_table_free_(&tab);
 	}
-	imgp_image_close(&img);
-	imgp_errclear();
+	imgp_image_close_(&img);
+	imgp_errclear_();
 	return 0;
 }

@@ -172,15 +172,15 @@ static void fuzz_text(const uint8_t *data, size_t size)
 	rest = b;
 	key = fuzz_line(&rest);
 	value = fuzz_line(&rest);
-	if (imgp_text_set_line(a, half, key, value, "all", &out) >= 0)
-		imgp_diff_unified(a, half, (const char *)out.data, out.len,
+	if (imgp_text_set_line_(a, half, key, value, "all", &out) >= 0)
+		imgp_diff_unified_(a, half, (const char *)out.data, out.len,
 				  "a", "b", &diff);
-	imgp_text_set_line(a, half, key, value, NULL, &out);
-	imgp_text_remove_line(a, half, key, &out);
-	imgp_text_set_token(a, half, key, &out);
-	imgp_text_remove_token(a, half, value, &out);
-	imgp_dt_parse_value(value, &val);
-	imgp_diff_unified(a, half, (const char *)data + half, size - half,
+	imgp_text_set_line_(a, half, key, value, NULL, &out);
+	imgp_text_remove_line_(a, half, key, &out);
+	imgp_text_set_token_(a, half, key, &out);
+	imgp_text_remove_token_(a, half, value, &out);
+	imgp_dt_parse_value_(value, &val);
+	imgp_diff_unified_(a, half, (const char *)data + half, size - half,
 			  "a", "b", &diff);
 out:
 	imgp_buf_free(&val);
@@ -194,6 +194,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	fuzz_load(data, size);
 	fuzz_text(data, size);
-	imgp_errclear();
+	imgp_errclear_();
 	return 0;
 }

@@ -53,9 +53,9 @@ static void call(void **fdt, size_t *size, const char *overlay, size_t ovl_len,
 	if (!copy)
 		abort();
 	if (overlay)
-		rc = imgp_rpi_dtoverlay(fdt, size, overlay, ovl_len, name, params, NULL, &warned);
+		rc = imgp_rpi_dtoverlay_(fdt, size, overlay, ovl_len, name, params, NULL, &warned);
 	else
-		rc = imgp_rpi_dtparam(fdt, size, params ? params : "", NULL, &warned);
+		rc = imgp_rpi_dtparam_(fdt, size, params ? params : "", NULL, &warned);
 	check(rc, *fdt, *size, before, copy, before_size);
 	warnings_check(&warned);
 	free(copy);
@@ -90,6 +90,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(overlay);
 	free(name);
 	free(params);
-	imgp_errclear();
+	imgp_errclear_();
 	return 0;
 }

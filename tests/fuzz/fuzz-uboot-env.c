@@ -31,19 +31,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	off = places[data[0] % (sizeof(places) / sizeof(places[0]))];
 	if (fuzz_memfile_set(&image, "fuzz-uboot-env", NULL, 0) ||
-	    imgp_write_all(image.fd, data + 1, size - 1, (off_t)off))
+	    imgp_write_all_(image.fd, data + 1, size - 1, (off_t)off))
 		abort();
-	if (imgp_image_open(&img, image.path, false))
+	if (imgp_image_open_(&img, image.path, false))
 		return 0;
-	if (imgp_uboot_read(&img, NULL, &ub) == 0) {
+	if (imgp_uboot_read_(&img, NULL, &ub) == 0) {
 		/* What info and the boot paths take from it. */
 		if (ub.tree && !ub.tree_from)
 			abort();
 		if (ub.where && ub.nenv == 0)
 			abort();
-		imgp_uboot_free(&ub);
+		imgp_uboot_free_(&ub);
 	}
-	imgp_image_close(&img);
-	imgp_errclear();
+	imgp_image_close_(&img);
+	imgp_errclear_();
 	return 0;
 }

@@ -24,8 +24,8 @@ static int fuzz_fill(void *ctx, size_t block, void *buf)
 	uint64_t off, size;
 	int rc;
 
-	imgp_xz_block_range(f->xz, block, &off, &size);
-	rc = imgp_xz_decode_block(f->xz, block, buf);
+	imgp_xz_block_range_(f->xz, block, &off, &size);
+	rc = imgp_xz_decode_block_(f->xz, block, buf);
 	if (!rc && size)
 		((uint8_t *)buf)[size / 2] ^= 0x5a;
 	return rc;
@@ -42,42 +42,42 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (fuzz_memfile_set(&in, "fuzz-xz", data, size))
 		return 0;
-	if (imgp_xz_open(&xz, in.path))
+	if (imgp_xz_open_(&xz, in.path))
 		goto done;
-	n = imgp_xz_nblocks(xz);
+	n = imgp_xz_nblocks_(xz);
 	changed = calloc(n ? n : 1, sizeof(*changed));
 	if (!changed)
 		goto done;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t off, bsize;
 
-		imgp_xz_block_range(xz, i, &off, &bsize);
+		imgp_xz_block_range_(xz, i, &off, &bsize);
 		if (bsize > FUZZ_XZ_BLOCK_MAX)
 			goto done;
-		if (imgp_xz_block_at(xz, off + (bsize ? bsize - 1 : 0)) != i && bsize)
+		if (imgp_xz_block_at_(xz, off + (bsize ? bsize - 1 : 0)) != i && bsize)
 			abort();
 		buf = realloc(buf, bsize ? bsize : 1);
 		if (!buf)
 			goto done;
 		/* A block that does not decode cannot be re-encoded either. */
-		changed[i] = imgp_xz_decode_block(xz, i, buf) == 0 && i % 2 == 0;
+		changed[i] = imgp_xz_decode_block_(xz, i, buf) == 0 && i % 2 == 0;
 	}
 	f.xz = xz;
 	if (fuzz_memfile_set(&out, "fuzz-xz-out", NULL, 0) == 0 &&
-	    imgp_xz_rewrite(xz, out.fd, changed, fuzz_fill, &f, 1, NULL) == 0) {
+	    imgp_xz_rewrite_(xz, out.fd, changed, fuzz_fill, &f, 1, NULL) == 0) {
 		/* What we wrote must read back with the same block table. */
-		if (imgp_xz_open(&again, out.path) == 0) {
-			if (imgp_xz_nblocks(again) != n || imgp_xz_size(again) != imgp_xz_size(xz))
+		if (imgp_xz_open_(&again, out.path) == 0) {
+			if (imgp_xz_nblocks_(again) != n || imgp_xz_size_(again) != imgp_xz_size_(xz))
 				abort();
-			imgp_xz_close(again);
+			imgp_xz_close_(again);
 		} else if (n >= 2) {
 			abort();
 		}
 	}
 done:
-	imgp_errclear();
+	imgp_errclear_();
 	free(buf);
 	free(changed);
-	imgp_xz_close(xz);
+	imgp_xz_close_(xz);
 	return 0;
 }

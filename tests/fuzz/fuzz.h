@@ -94,13 +94,13 @@ static inline size_t fuzz_fdt_len(const uint8_t *data, size_t size, bool cut)
 	return cut ? size : 0;
 }
 
-/* imgp_dt_list_mmc, its list freed. */
+/* imgp_dt_list_mmc_, its list freed. */
 static inline void fuzz_list_mmc(const struct imgp_dtb *dtb)
 {
 	struct imgp_dt_mmc *list;
 	size_t n;
 
-	if (imgp_dt_list_mmc(dtb, &list, &n, NULL) == 0)
+	if (imgp_dt_list_mmc_(dtb, &list, &n, NULL) == 0)
 		free(list);
 }
 

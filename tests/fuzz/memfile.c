@@ -26,7 +26,7 @@ int fuzz_memfile_set(struct fuzz_memfile *f, const char *name,
 	}
 	if (ftruncate(f->fd, 0) < 0 || lseek(f->fd, 0, SEEK_SET) < 0)
 		return -1;
-	rc = imgp_write_all(f->fd, data, size, 0);
+	rc = imgp_write_all_(f->fd, data, size, 0);
 	if (rc) {
 		errno = -rc;
 		return -1;

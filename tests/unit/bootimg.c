@@ -54,7 +54,7 @@ void bootimg_put_script(struct bootimg *im, int part, const char *path, const ch
 {
 	struct imgp_buf img = { 0 };
 
-	if (imgp_bootscr_make(text, strlen(text), name, "arm64", 0, &img) ||
+	if (imgp_bootscr_make_(text, strlen(text), name, "arm64", 0, &img) ||
 	    memfs_add(&im->fs[part - 1], path, img.data, img.len))
 		abort();
 	imgp_buf_free(&img);
@@ -67,7 +67,7 @@ int bootimg_survey(struct bootimg *im)
 	int rc;
 
 	for (size_t i = 0; i < BOOTIMG_NPATHS; i++)
-		if (!(paths[i] = imgp_bootpath_named(bootimg_paths[i])))
+		if (!(paths[i] = imgp_bootpath_named_(bootimg_paths[i])))
 			abort();
 	for (size_t i = 0; i < im->disk.tab.nparts; i++)
 		fs[i] = &im->fs[i];
@@ -179,14 +179,14 @@ int bootimg_overlay_site(struct bootimg *im, size_t i, const char *name, const c
 	/* The plan reads the image through this survey, as it would through its own. */
 	patch->survey = im->sv;
 	patch->boot_part = im->sv->boot;
-	imgp_patch_boot_view(patch, &boot);
+	imgp_patch_boot_view_(patch, &boot);
 	rc = im->sv->bootpath->overlay_site(&boot, &im->sv->bootinfo.dts[i], name,
 					    im->sv->generator, site);
 	if (!rc)
-		rc = imgp_patch_list_add(patch, "boot", site->list, site->key, site->word,
+		rc = imgp_patch_list_add_(patch, "boot", site->list, site->key, site->word,
 					 sections);
 	if (!rc)
-		rc = imgp_patch_read(patch, im->sv->boot, site->list, IMGP_TEXT_MAX, list,
+		rc = imgp_patch_read_(patch, im->sv->boot, site->list, IMGP_TEXT_MAX, list,
 				     &existed);
 	if (!rc)
 		rc = imgp_buf_printf(list, "%s", "");

@@ -2,7 +2,7 @@
 /*
  * What the boot path tests (test-bootpath-*.c) share: an image of one or
  * two partitions whose files are in memory (memfs.h), surveyed with every
- * boot path of the registry as imgp_survey_open tries them, and checks of
+ * boot path of the registry as imgp_survey_open_ tries them, and checks of
  * what a path answers (unit.h's CHECK lines).
  */
 #ifndef IMGP_BOOTIMG_H
@@ -62,7 +62,7 @@ void bootimg_expect_cmdline_refused(struct bootimg *im, const char *model, int w
 /*
  * Where the path puts a new overlay called name for tree i (its
  * overlay_site, as patch --via overlay asks), into site, and its list
- * file as imgp_patch_list_add then plans it with the entry, under
+ * file as imgp_patch_list_add_ then plans it with the entry, under
  * sections (NULL: none), NUL-terminated in list. 0 or the failure
  * (-ENOTSUP: the path has no overlay list, or no tree i).
  */

@@ -152,7 +152,7 @@ static int mem_list(struct imgp_fs *fs, const char *dir, char ***names, size_t *
 			continue;
 		for (size_t k = 0; k < *n && !seen; k++)
 			seen = strlen((*names)[k]) == len && strncmp((*names)[k], name, len) == 0;
-		if (!seen && imgp_fs_names_add(names, n, name, len))
+		if (!seen && imgp_fs_names_add_(names, n, name, len))
 			return -ENOMEM;
 	}
 	return 0;
@@ -179,13 +179,13 @@ const struct imgp_fs_ops memfs_ops = {
 /* What survey.c's survey_override finds for a path that honours a hook. */
 static void survey_hook_file(struct imgp_survey *sv)
 {
-	struct imgp_fs *fs = imgp_survey_fs(sv, sv->boot);
-	int rc = fs ? imgp_fs_exists(fs, IMGP_OVERRIDE_PATH) : 0;
+	struct imgp_fs *fs = imgp_survey_fs_(sv, sv->boot);
+	int rc = fs ? imgp_fs_exists_(fs, IMGP_OVERRIDE_PATH) : 0;
 
 	sv->override.part = sv->boot;
 	sv->override.exists = rc > 0;
 	sv->override.rc = rc > 0 ? 0 : -ENOENT;
-	imgp_errclear();
+	imgp_errclear_();
 }
 
 int memfs_survey(struct imgp_survey *sv, struct imgp_disk *disk, struct memfs *const *fs,
@@ -212,7 +212,7 @@ int memfs_survey(struct imgp_survey *sv, struct imgp_disk *disk, struct memfs *c
 		sv->fs_open[i] = true;
 	}
 	/* The root first, as survey.c: a probe may ask whether it mounts the boot partition. */
-	rc = imgp_survey_find(sv, IMGP_FSTAB_PATH, &root, &sv->root_error);
+	rc = imgp_survey_find_(sv, IMGP_FSTAB_PATH, &root, &sv->root_error);
 	if (rc == -ENOMEM && !sv->root_error)
 		return rc;
 	sv->root_rc = rc;
@@ -225,19 +225,19 @@ int memfs_survey(struct imgp_survey *sv, struct imgp_disk *disk, struct memfs *c
 		if (rc > 0)
 			sv->bootpath = paths[i];
 	}
-	imgp_errclear();
+	imgp_errclear_();
 	if (!sv->bootpath)
 		return 0;
 	sv->bootpath_name = sv->bootpath->name;
-	rc = imgp_survey_script(sv);
+	rc = imgp_survey_script_(sv);
 	if (rc == -ENOMEM)
 		return rc;
 	if (sv->bootpath->hook)
 		survey_hook_file(sv);
 	sv->hook = sv->bootpath->hook ? sv->bootpath->hook(sv) : NULL;
 	sv->hook_loaded = sv->hook && sv->script.parsed &&
-			  imgp_bootscr_mentions(&sv->script.scr, sv->hook);
+			  imgp_bootscr_mentions_(&sv->script.scr, sv->hook);
 	rc = sv->bootpath->describe(sv, &sv->bootinfo);
-	imgp_errclear();
+	imgp_errclear_();
 	return rc;
 }

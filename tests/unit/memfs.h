@@ -46,11 +46,11 @@ void memfs_clear(struct memfs *m);
 /*
  * Surveys disk (its table's partitions, fs[i] the files of partition i,
  * NULL: no filesystem) into sv, which the caller zeroes and may preset
- * (sv->uboot, sv->fit_path), as imgp_survey_open does with
+ * (sv->uboot, sv->fit_path), as imgp_survey_open_ does with
  * IMGP_SURVEY_BOOT: the root (the first with /etc/fstab), the first of the
  * npaths boot paths whose probe answers, the boot script, the hook file
  * and the path's describe. The image's own U-Boot is not read. Returns 0,
- * or the first failure (-ENOMEM); sv is then still for imgp_survey_close.
+ * or the first failure (-ENOMEM); sv is then still for imgp_survey_close_.
  * The filesystems must outlive sv.
  */
 int memfs_survey(struct imgp_survey *sv, struct imgp_disk *disk, struct memfs *const *fs,

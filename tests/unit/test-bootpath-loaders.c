@@ -84,7 +84,7 @@ static void test_rpi(void)
 		  "rpi: the Pi 5 does not see [pi4] or [cm4]");
 	bootimg_expect_cmdline(&im, "pi5", "console=serial0,115200 console=tty1 root=PARTUUID=4e639091-02 rootfstype=ext4 fsck.repair=yes rootwait",
 			       "p1 (vfat): /cmdline.txt, the first line", "rpi: cmdline.txt's first line");
-	rc = imgp_bootpath_rpi.overlay_filters("/bcm2711-rpi-4-b.dtb", &filters);
+	rc = imgp_bootpath_rpi_.overlay_filters("/bcm2711-rpi-4-b.dtb", &filters);
 	CHECK_STR(rc ? NULL : (char *)filters.data, "board-type=0x11\n",
 		  "rpi: the Pi 4 B's tree alone is [board-type=0x11] ([pi4] is the 400's and CM4's too)");
 	CHECK(bootimg_overlay_site(&im, 0, "imgpatch-1", rc ? NULL : (char *)filters.data, &site, &list) == 0,
@@ -95,7 +95,7 @@ static void test_rpi(void)
 	CHECK(list.data && strstr((char *)list.data, "\n[all]\n[board-type=0x11]\ndtoverlay=imgpatch-1\n[all]\n"),
 	      "rpi: the line under the tree's own filter, [all] after it");
 	imgp_buf_free(&filters);
-	CHECK(imgp_bootpath_rpi.overlay_filters("/not-a-pi.dtb", &filters) == -ENOENT,
+	CHECK(imgp_bootpath_rpi_.overlay_filters("/not-a-pi.dtb", &filters) == -ENOENT,
 	      "rpi: a tree of no board has no filter");
 
 	/* config.txt including itself and a file that includes it back: bounded, not a hang. */
@@ -251,7 +251,7 @@ static void test_efi(void)
 	if (imgp_patch_new(&patch, &im.disk))
 		abort();
 	patch->survey = im.sv;
-	CHECK(imgp_patch_find_booted(patch, NULL, &dt) == -ENOENT, "efi, a bare loader: no tree to patch");
+	CHECK(imgp_patch_find_booted_(patch, NULL, &dt) == -ENOENT, "efi, a bare loader: no tree to patch");
 	/* The list is the boot paths' own words, in survey.c's order. */
 	CHECK_STR(imgp_errmsg(), "no boot path recognised: no FIT, extlinux.conf, armbianEnv.txt, config.txt, boot script, Boot Loader Specification entry or grub.cfg names a tree",
 		  "efi, a bare loader: the message names what names a tree on each path");

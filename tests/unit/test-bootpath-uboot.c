@@ -23,15 +23,15 @@ static void test_registry(void)
 	bool all = true;
 
 	for (size_t i = 0; i < BOOTIMG_NPATHS; i++) {
-		const struct imgp_bootpath *bp = imgp_bootpath_named(bootimg_paths[i]);
+		const struct imgp_bootpath *bp = imgp_bootpath_named_(bootimg_paths[i]);
 
 		all = all && bp && !strcmp(bp->name, bootimg_paths[i]) && bp->probe && bp->describe;
 	}
 	CHECK(all, "registry: every boot path is found by its name, with a probe and a describe");
-	CHECK(imgp_bootpath_named("syslinux") == NULL, "registry: a name no path has finds none");
-	CHECK(imgp_bootpath_named(NULL) == NULL, "registry: no name finds none");
-	CHECK(imgp_bootpath_fit.flags & IMGP_BOOTPATHF_FIT, "registry: fit's trees are a FIT's");
-	CHECK(!(imgp_bootpath_extlinux.flags & IMGP_BOOTPATHF_FIT),
+	CHECK(imgp_bootpath_named_("syslinux") == NULL, "registry: a name no path has finds none");
+	CHECK(imgp_bootpath_named_(NULL) == NULL, "registry: no name finds none");
+	CHECK(imgp_bootpath_fit_.flags & IMGP_BOOTPATHF_FIT, "registry: fit's trees are a FIT's");
+	CHECK(!(imgp_bootpath_extlinux_.flags & IMGP_BOOTPATHF_FIT),
 	      "registry: extlinux's trees are files");
 }
 

@@ -42,7 +42,7 @@ static int run_mkimage(const char *arch, const char *type, const char *comp,
 	argv[n++] = input;
 	argv[n++] = out;
 	argv[n] = NULL;
-	return imgp_run(argv, env, NULL);
+	return imgp_run_(argv, env, NULL);
 }
 
 /* An arm64 image out in the test folder; a failure is shown. */
@@ -62,9 +62,9 @@ static void fix_crcs(uint8_t *img, size_t len)
 	uint32_t size = (uint32_t)(len - 64);
 
 	put_be32(img + 12, size);
-	put_be32(img + 24, imgp_crc32(0, img + 64, size));
+	put_be32(img + 24, imgp_crc32_(0, img + 64, size));
 	put_be32(img + 4, 0);
-	put_be32(img + 4, imgp_crc32(0, img, 64));
+	put_be32(img + 4, imgp_crc32_(0, img, 64));
 }
 
 /* A script image around hand-made data, with valid CRCs. */
@@ -89,7 +89,7 @@ static void expect_fail(const uint8_t *img, size_t len, int want_rc,
 			const char *want_msg, const char *name)
 {
 	struct imgp_bootscr scr;
-	int rc = imgp_bootscr_parse(&scr, img, len);
+	int rc = imgp_bootscr_parse_(&scr, img, len);
 
 	CHECK(rc == want_rc && !scr.text, name);
 	if (!strstr(imgp_errmsg(), want_msg))
@@ -97,7 +97,7 @@ static void expect_fail(const uint8_t *img, size_t len, int want_rc,
 		       imgp_errmsg(), want_msg);
 	CHECK(strstr(imgp_errmsg(), want_msg) != NULL, name);
 	if (!rc)
-		imgp_bootscr_free(&scr);
+		imgp_bootscr_free_(&scr);
 }
 
 static void check_good(void)
@@ -108,7 +108,7 @@ static void check_good(void)
 	int rc;
 
 	img = unit_read_file(unit_path("boot.scr"), &len);
-	rc = img ? imgp_bootscr_parse(&scr, img, len) : -1;
+	rc = img ? imgp_bootscr_parse_(&scr, img, len) : -1;
 	CHECK(rc == 0, "mkimage script parses");
 	if (rc) {
 		printf("# %s\n", imgp_errmsg());
@@ -122,23 +122,23 @@ static void check_good(void)
 	CHECK(scr.text_len == sizeof(script) - 1 &&
 	      !memcmp(scr.text, script, scr.text_len) && !scr.text[scr.text_len],
 	      "text is boot.cmd, NUL-terminated");
-	CHECK(imgp_bootscr_mentions(&scr, "user-override.dtb"), "mentions the override");
-	CHECK(!imgp_bootscr_mentions(&scr, "user-override.dtbo"), "no false mention");
-	CHECK(!imgp_bootscr_mentions(&scr, ""), "empty word is never mentioned");
-	imgp_bootscr_free(&scr);
+	CHECK(imgp_bootscr_mentions_(&scr, "user-override.dtb"), "mentions the override");
+	CHECK(!imgp_bootscr_mentions_(&scr, "user-override.dtbo"), "no false mention");
+	CHECK(!imgp_bootscr_mentions_(&scr, ""), "empty word is never mentioned");
+	imgp_bootscr_free_(&scr);
 	CHECK(!scr.text, "free empties the struct");
 	free(img);
 
 	img = unit_read_file(unit_path("two.scr"), &len);
-	rc = img ? imgp_bootscr_parse(&scr, img, len) : -1;
+	rc = img ? imgp_bootscr_parse_(&scr, img, len) : -1;
 	CHECK(rc == 0 && scr.text_len == sizeof(script) - 1 &&
 	      !memcmp(scr.text, script, scr.text_len),
 	      "two-part script: the text is the first part");
-	CHECK(rc == 0 && !imgp_bootscr_mentions(&scr, "second part"),
+	CHECK(rc == 0 && !imgp_bootscr_mentions_(&scr, "second part"),
 	      "the second part is not script text");
 	CHECK(rc == 0 && !scr.name[0], "image without a name");
 	if (!rc)
-		imgp_bootscr_free(&scr);
+		imgp_bootscr_free_(&scr);
 	free(img);
 }
 
@@ -178,7 +178,7 @@ static void check_corrupt(void)
 	memcpy(copy, img, len);
 	put_be32(copy + 12, (uint32_t)len);
 	put_be32(copy + 4, 0);
-	put_be32(copy + 4, imgp_crc32(0, copy, 64));
+	put_be32(copy + 4, imgp_crc32_(0, copy, 64));
 	expect_fail(copy, len, -EINVAL, "data size", "size field past the end");
 	free(copy);
 	free(img);
@@ -229,11 +229,11 @@ static void check_parts(void)
 	put_be32(data + 8, 0);
 	memcpy(data + 12, "abcde\0\0\0xyz", 11);
 	img = craft(data, 23, &len);
-	rc = img ? imgp_bootscr_parse(&scr, img, len) : -1;
+	rc = img ? imgp_bootscr_parse_(&scr, img, len) : -1;
 	CHECK(rc == 0 && scr.text_len == 5 && !strcmp(scr.text, "abcde"),
 	      "two crafted parts, the first padded");
 	if (!rc)
-		imgp_bootscr_free(&scr);
+		imgp_bootscr_free_(&scr);
 	expect_fail(img, len - 1, -EINVAL, "beyond the end of the file",
 		    "file shorter than the size field");
 	if (img) {
@@ -248,11 +248,11 @@ static void check_parts(void)
 	put_be32(data + 4, 0);
 	memcpy(data + 8, "a\0b.dtb!", 8);
 	img = craft(data, 16, &len);
-	rc = img ? imgp_bootscr_parse(&scr, img, len) : -1;
-	CHECK(rc == 0 && scr.text_len == 8 && imgp_bootscr_mentions(&scr, "b.dtb"),
+	rc = img ? imgp_bootscr_parse_(&scr, img, len) : -1;
+	CHECK(rc == 0 && scr.text_len == 8 && imgp_bootscr_mentions_(&scr, "b.dtb"),
 	      "mentions searches past a NUL");
 	if (!rc)
-		imgp_bootscr_free(&scr);
+		imgp_bootscr_free_(&scr);
 	free(img);
 }
 
@@ -270,7 +270,7 @@ static void expect_make(const char *text, size_t len, const char *arch,
 	snprintf(in, sizeof(in), "%s", unit_path("make.txt"));
 	snprintf(out, sizeof(out), "%s", unit_path("make.scr"));
 	snprintf(label, sizeof(label), "make %s, %s: same bytes as mkimage", what, arch);
-	rc = imgp_bootscr_make(text, len, name, arch, 1700000000, &ours);
+	rc = imgp_bootscr_make_(text, len, name, arch, 1700000000, &ours);
 	if (rc)
 		printf("# %s\n", imgp_errmsg());
 	if (unit_write_file(in, text, len) ||
@@ -282,12 +282,12 @@ static void expect_make(const char *text, size_t len, const char *arch,
 	      !memcmp(ours.data, want, wlen), label);
 
 	snprintf(label, sizeof(label), "make %s, %s: parses back to the text", what, arch);
-	rc = rc ? rc : imgp_bootscr_parse(&scr, ours.data, ours.len);
+	rc = rc ? rc : imgp_bootscr_parse_(&scr, ours.data, ours.len);
 	CHECK(rc == 0 && scr.text_len == len && !memcmp(scr.text, text, len) &&
 	      scr.time == 1700000000 && scr.type == 6 && scr.comp == 0 &&
 	      scr.os == OS_LINUX && !strcmp(scr.name, name ? name : ""), label);
 	if (!rc)
-		imgp_bootscr_free(&scr);
+		imgp_bootscr_free_(&scr);
 	free(want);
 	imgp_buf_free(&ours);
 }
@@ -349,7 +349,7 @@ static void check_make_arches(void)
 
 		if (!run_mkimage(names[i], "script", "none", "a", in, out))
 			want = unit_read_file(out, &wlen);
-		if (imgp_bootscr_make("boot\n", 5, "a", names[i], 1700000000, &ours) ||
+		if (imgp_bootscr_make_("boot\n", 5, "a", names[i], 1700000000, &ours) ||
 		    !want || wlen != ours.len || memcmp(want, ours.data, wlen)) {
 			printf("# arch %s: %s\n", names[i], imgp_errmsg());
 			bad++;
@@ -366,11 +366,11 @@ static void check_make_errors(void)
 	struct imgp_buf b = { 0 };
 
 	imgp_buf_append(&b, "stale", 5);
-	CHECK(imgp_bootscr_make("x", 1, "n", "pdp11", 0, &b) == -EINVAL && b.len == 0,
+	CHECK(imgp_bootscr_make_("x", 1, "n", "pdp11", 0, &b) == -EINVAL && b.len == 0,
 	      "make: unknown architecture");
 	CHECK(strstr(imgp_errmsg(), "unknown architecture 'pdp11' (try arm64") != NULL,
 	      "make: the message names it and has a hint");
-	CHECK(imgp_bootscr_make("x", 1, "0123456789abcdef0123456789abcdefg", "arm",
+	CHECK(imgp_bootscr_make_("x", 1, "0123456789abcdef0123456789abcdefg", "arm",
 				0, &b) == -EINVAL && b.len == 0,
 	      "make: a 33-byte name");
 	CHECK(strstr(imgp_errmsg(), "is 33 bytes long; U-Boot keeps at most 32") != NULL,
@@ -382,7 +382,7 @@ static void check_make_errors(void)
 	CHECK(unit_write_file(in, "", 0) == 0 &&
 	      run_mkimage("arm64", "script", "none", "empty", in, out) == -EIO,
 	      "mkimage refuses an empty script");
-	CHECK(imgp_bootscr_make("", 0, "empty", "arm64", 0, &b) == -EINVAL &&
+	CHECK(imgp_bootscr_make_("", 0, "empty", "arm64", 0, &b) == -EINVAL &&
 	      b.len == 0, "make: an empty script is refused too");
 	CHECK(strstr(imgp_errmsg(), "the script is empty") != NULL,
 	      "make: the message says so");

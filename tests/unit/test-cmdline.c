@@ -18,7 +18,7 @@ static void expect(const char *line, const char *edits, int want_rc, const char 
 	int rc;
 
 	imgp_buf_append(&out, "stale", 5);
-	rc = imgp_cmdline_edit(line, strlen(line), edits, &out);
+	rc = imgp_cmdline_edit_(line, strlen(line), edits, &out);
 	if (rc != want_rc)
 		printf("#   rc %d, want %d (%s)\n", rc, want_rc, imgp_errmsg());
 	CHECK(rc == want_rc, name);
@@ -137,7 +137,7 @@ static void expect_get(const char *line, const char *key, int want_rc, const cha
 		       const char *name)
 {
 	struct imgp_buf v = { 0 };
-	int rc = imgp_cmdline_get(line, strlen(line), key, &v);
+	int rc = imgp_cmdline_get_(line, strlen(line), key, &v);
 
 	CHECK(rc == want_rc, name);
 	if (want)

@@ -9,7 +9,7 @@
 
 static int parse(const char *text, struct imgp_csv **c)
 {
-	imgp_errclear();
+	imgp_errclear_();
 	return imgp_csv_parse(text, strlen(text), c);
 }
 
@@ -111,7 +111,7 @@ static void test_spreadsheet(void)
 /* Read by length: a NUL cuts no cell short; no control character gets into one. */
 static int parse_len(const char *text, size_t len, struct imgp_csv **c)
 {
-	imgp_errclear();
+	imgp_errclear_();
 	*c = NULL;
 	return imgp_csv_parse(text, len, c);
 }

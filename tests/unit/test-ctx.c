@@ -124,19 +124,19 @@ static void test_log(const char *img)
 	memset(&sa, 0, sizeof(sa));
 	memset(&sb, 0, sizeof(sb));
 	rc = imgp_disk_open(&disk, NULL, img, false);
-	CHECK(rc == 0 && disk && imgp_disk_table(disk)->nparts == 1,
+	CHECK(rc == 0 && disk && imgp_disk_table_(disk)->nparts == 1,
 	      "log: opened without a ctx, the table still reads");
 	CHECK(sa.nlog == 0 && sb.nlog == 0, "log: without a ctx no hook gets the warning");
 	imgp_disk_close(disk);
 
 	/* A working image hands its ctx on to the disk it opens. */
-	rc = imgp_work_probe(&w, a, img);
+	rc = imgp_work_probe_(&w, a, img);
 	if (!rc)
-		rc = imgp_work_disk_open(w, &disk);
+		rc = imgp_work_disk_open_(w, &disk);
 	CHECK(rc == 0 && strstr(sa.warnings, "is damaged") != NULL && sb.nlog == 0,
 	      "log: a disk opened through a working image probed with a warns to a");
 	imgp_disk_close(disk);
-	imgp_work_close(w);
+	imgp_work_close_(w);
 out:
 	imgp_ctx_free(a);
 	imgp_ctx_free(b);

@@ -35,7 +35,7 @@ static void expect_version(const char *status, const char *py, int rc, int major
 {
 	struct imgp_cloudinit_version v = { 1, 1, true };
 
-	CHECK(imgp_cloudinit_version_parse(status, py, &v) == rc && v.major == major &&
+	CHECK(imgp_cloudinit_version_parse_(status, py, &v) == rc && v.major == major &&
 	      v.minor == minor && !v.netplan, name);
 }
 
@@ -73,25 +73,25 @@ static void check_network_config(void)
 	struct imgp_net wifi = { .wifi_ssid = "Lab \"Net\"", .wifi_psk = "pa\\ss word" };
 	struct imgp_cloudinit_version old = { 17, 0, true };
 
-	CHECK(imgp_cloudinit_network_config(&v22, &eth_static, &out) == 0, "network-config: static IPv4");
+	CHECK(imgp_cloudinit_network_config_(&v22, &eth_static, &out) == 0, "network-config: static IPv4");
 	imgp_buf_append(&out, "", 1);
 	CHECK_STR((const char *)out.data, eth_static_v2,
 		  "network-config: version 2, the default route as 0.0.0.0/0");
-	CHECK(imgp_cloudinit_network_config(&v22, &n, &out) == 0 &&
+	CHECK(imgp_cloudinit_network_config_(&v22, &n, &out) == 0 &&
 	      strstr((const char *)out.data, "  end0:\n") &&
 	      strstr((const char *)out.data, "      - to: \"::/0\"\n        via: \"2001:db8::1\"\n"),
 	      "network-config: IPv6's default route is ::/0");
-	CHECK(imgp_cloudinit_network_config(&v22, &wifi, &out) == -ENOTSUP && out.len == 0,
+	CHECK(imgp_cloudinit_network_config_(&v22, &wifi, &out) == -ENOTSUP && out.len == 0,
 	      "network-config: Wi-Fi without netplan is refused");
 	CHECK_STR(imgp_errmsg(), "cloud-init 22.4 renders Wi-Fi only through netplan, and this image's renders its network another way",
 		  "the refusal names the version and why");
-	CHECK(imgp_cloudinit_network_config(&v22np, &wifi, &out) == 0, "network-config: Wi-Fi through netplan");
+	CHECK(imgp_cloudinit_network_config_(&v22np, &wifi, &out) == 0, "network-config: Wi-Fi through netplan");
 	imgp_buf_append(&out, "", 1);
 	CHECK_STR((const char *)out.data,
 		  "# Written by imgpatch.\nversion: 2\nwifis:\n  wlan0:\n    dhcp4: true\n"
 		  "    access-points:\n      \"Lab \\\"Net\\\"\":\n        password: \"pa\\\\ss word\"\n",
 		  "network-config: the SSID and passphrase as YAML double-quoted scalars");
-	CHECK(imgp_cloudinit_network_config(&old, &eth_static, &out) == -ENOTSUP &&
+	CHECK(imgp_cloudinit_network_config_(&old, &eth_static, &out) == -ENOTSUP &&
 	      !strcmp(imgp_errmsg(), "cloud-init 17.0 reads no network configuration version 2 (17.1 and later do)"),
 	      "network-config: a cloud-init before 17.1 is refused");
 	imgp_buf_free(&out);
@@ -145,7 +145,7 @@ static void expect_merged(const char *old, const struct imgp_cloudinit_config *c
 {
 	struct imgp_buf out = { 0 };
 
-	CHECK(imgp_cloudinit_user_data(&v22, old, strlen(old), cfg, &out) == 0, name);
+	CHECK(imgp_cloudinit_user_data_(&v22, old, strlen(old), cfg, &out) == 0, name);
 	imgp_buf_append(&out, "", 1);
 	out.len--;
 	CHECK_STR((const char *)out.data, want, name);
@@ -170,13 +170,13 @@ static void check_user_data(void)
 		"- name: other\n  gecos: lab\ntimezone: UTC\n";
 
 	snprintf(want, sizeof(want), full_want, keys[0]);
-	CHECK(imgp_cloudinit_user_data(&v22, "", 0, &cfg, &out) == 0, "user-data: every key on an empty seed");
+	CHECK(imgp_cloudinit_user_data_(&v22, "", 0, &cfg, &out) == 0, "user-data: every key on an empty seed");
 	imgp_buf_append(&out, "", 1);
 	out.len--;
 	CHECK_STR((const char *)out.data, want, "user-data: the header, then each key, default user first");
 	schema_valid(&out, "cloud-init schema takes the user-data");
 
-	CHECK(imgp_cloudinit_user_data(&v22, (const char *)out.data, out.len, &cfg, &again) == 0 &&
+	CHECK(imgp_cloudinit_user_data_(&v22, (const char *)out.data, out.len, &cfg, &again) == 0 &&
 	      again.len == out.len && !memcmp(again.data, out.data, out.len),
 	      "user-data: a second run writes the same text");
 
@@ -194,14 +194,14 @@ static void check_user_data(void)
 		      "user-data: the image's list kept (no default added), its item of our user replaced, ours at its indent");
 
 	cfg = (struct imgp_cloudinit_config){ .keymap = "de" };
-	CHECK(imgp_cloudinit_user_data(&v21, "", 0, &cfg, &out) == -ENOTSUP &&
+	CHECK(imgp_cloudinit_user_data_(&v21, "", 0, &cfg, &out) == -ENOTSUP &&
 	      !strcmp(imgp_errmsg(), "cloud-init 21.4 has no keyboard setting (22.1 and later have)"),
 	      "user-data: a keymap before 22.1 is refused, naming the version");
 	cfg = (struct imgp_cloudinit_config){ .users = &lab_key, .nusers = 1 };
-	CHECK(imgp_cloudinit_user_data(&v22, CC "users: [default]\n", strlen(CC "users: [default]\n"), &cfg, &out) == -EINVAL &&
+	CHECK(imgp_cloudinit_user_data_(&v22, CC "users: [default]\n", strlen(CC "users: [default]\n"), &cfg, &out) == -EINVAL &&
 	      !strcmp(imgp_errmsg(), "its users entry is 'users: [default]' on one line: imgpatch adds only to a list of '- ' items"),
 	      "user-data: a users list in flow style is refused");
-	CHECK(imgp_cloudinit_user_data(&v22, "#!/bin/sh\necho hi\n", 18, &cfg, &out) == -EINVAL &&
+	CHECK(imgp_cloudinit_user_data_(&v22, "#!/bin/sh\necho hi\n", 18, &cfg, &out) == -EINVAL &&
 	      strstr(imgp_errmsg(), "not '#cloud-config'"),
 	      "user-data: a script is refused, not merged into");
 	imgp_buf_free(&out);
@@ -213,17 +213,17 @@ static void check_meta_data(void)
 	struct imgp_buf out = { 0 };
 	const char *old = "# Ubuntu's\ninstance-id: iid-local01\ndsmode: local\n";
 
-	CHECK(imgp_cloudinit_meta_data("", 0, "imgpatch-1", "pi-01", &out) == 0,
+	CHECK(imgp_cloudinit_meta_data_("", 0, "imgpatch-1", "pi-01", &out) == 0,
 	      "meta-data: on an empty file");
 	imgp_buf_append(&out, "", 1);
 	CHECK_STR((const char *)out.data, "instance-id: \"imgpatch-1\"\nlocal-hostname: \"pi-01\"\n",
 		  "meta-data: instance-id and local-hostname");
-	CHECK(imgp_cloudinit_meta_data(old, strlen(old), "imgpatch-2", NULL, &out) == 0,
+	CHECK(imgp_cloudinit_meta_data_(old, strlen(old), "imgpatch-2", NULL, &out) == 0,
 	      "meta-data: into Ubuntu's");
 	imgp_buf_append(&out, "", 1);
 	CHECK_STR((const char *)out.data, "# Ubuntu's\ninstance-id: \"imgpatch-2\"\ndsmode: local\n",
 		  "meta-data: the instance-id replaced where it stands, other keys kept");
-	CHECK(imgp_cloudinit_meta_data(old, strlen(old), "", NULL, &out) == -EINVAL,
+	CHECK(imgp_cloudinit_meta_data_(old, strlen(old), "", NULL, &out) == -EINVAL,
 	      "meta-data: an empty instance-id is refused");
 	imgp_buf_free(&out);
 }

@@ -61,7 +61,7 @@ static void check_files(void)
 	char *s;
 	int rc;
 
-	rc = imgp_firstboot_files(1, "/home/me/set up!.sh", "echo hi\n", 8, &f);
+	rc = imgp_firstboot_files_(1, "/home/me/set up!.sh", "echo hi\n", 8, &f);
 	CHECK(rc == 0 && f.n == 3, "the runner, its unit and the script");
 	g = file_at(&f, IMGP_FIRSTBOOT_DIR "/0001-set_up_.sh");
 	CHECK(g && g->mode == 0755 && !g->secret,
@@ -84,7 +84,7 @@ static void check_files(void)
 		      "the unit: runs the runner once, only while a script waits");
 		free(s);
 	}
-	imgp_gen_files_free(&f);
+	imgp_gen_files_free_(&f);
 
 	static const struct {
 		const char *name, *path;
@@ -103,15 +103,15 @@ static void check_files(void)
 
 		snprintf(what, sizeof(what), "a hostile name is made a safe one (%s)",
 			 names[k].path + sizeof(IMGP_FIRSTBOOT_DIR));
-		rc = imgp_firstboot_files(7, names[k].name, "#!/bin/sh\n", 10, &f);
+		rc = imgp_firstboot_files_(7, names[k].name, "#!/bin/sh\n", 10, &f);
 		CHECK(rc == 0 && file_at(&f, names[k].path), what);
-		imgp_gen_files_free(&f);
+		imgp_gen_files_free_(&f);
 	}
-	rc = imgp_firstboot_files(1, "x", "#!/usr/bin/python3\nprint(1)\n", 28, &f);
+	rc = imgp_firstboot_files_(1, "x", "#!/usr/bin/python3\nprint(1)\n", 28, &f);
 	g = file_at(&f, IMGP_FIRSTBOOT_DIR "/0001-x");
 	CHECK(rc == 0 && g && g->text.len == 28, "a script with #! is kept as it is");
-	imgp_gen_files_free(&f);
-	rc = imgp_firstboot_files(10000, "x", "true\n", 5, &f);
+	imgp_gen_files_free_(&f);
+	rc = imgp_firstboot_files_(10000, "x", "true\n", 5, &f);
 	CHECK(rc == -EINVAL && f.n == 0, "a number over 9999 would break name order: -EINVAL");
 }
 
@@ -140,7 +140,7 @@ static void check_runner(void)
 		{ 5, "after", "echo after >>\"$LOG\"\n" },
 	};
 	for (size_t k = 0; k < sizeof(scripts) / sizeof(scripts[0]); k++)
-		imgp_firstboot_files(scripts[k].seq, scripts[k].name, scripts[k].text,
+		imgp_firstboot_files_(scripts[k].seq, scripts[k].name, scripts[k].text,
 				     strlen(scripts[k].text), &f);
 	bool ok = true;
 
@@ -207,7 +207,7 @@ static void check_runner(void)
 		CHECK(unit_spawn(argv, NULL, NULL) == 0 && lstat(left, &st) != 0,
 		      "the folder is empty, nothing left beside it");
 	}
-	imgp_gen_files_free(&f);
+	imgp_gen_files_free_(&f);
 }
 
 /* The unit, as systemd 252 reads it in a root with the host's units. */
@@ -237,7 +237,7 @@ static void check_unit(void)
 
 		ok = !unit_spawn(mk, NULL, NULL) && !unit_spawn(cp, NULL, NULL);
 	}
-	ok = ok && !imgp_firstboot_files(1, "x", "true\n", 5, &f);
+	ok = ok && !imgp_firstboot_files_(1, "x", "true\n", 5, &f);
 	for (size_t k = 0; ok && k < f.n; k++)
 		ok = install(root, &f.v[k]);
 	{
@@ -264,7 +264,7 @@ static void check_unit(void)
 		CHECK(n > 0 && !strcmp(target, IMGP_FIRSTBOOT_UNIT_PATH),
 		      "systemctl --root enable makes IMGP_FIRSTBOOT_WANTS");
 	}
-	imgp_gen_files_free(&f);
+	imgp_gen_files_free_(&f);
 }
 
 int main(void)

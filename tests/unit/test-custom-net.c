@@ -26,7 +26,7 @@ static const struct imgp_net wifi_dhcp = {
 
 static void expect_refused(const struct imgp_net *n, const char *want, const char *name)
 {
-	int rc = imgp_net_check(n);
+	int rc = imgp_net_check_(n);
 
 	CHECK(rc == -EINVAL, name);
 	CHECK_STR(imgp_errmsg(), want, name);
@@ -38,14 +38,14 @@ static void check_values(void)
 {
 	struct imgp_net n;
 
-	CHECK(imgp_net_check(&eth_static) == 0, "a static IPv4 address, gateway and name servers pass");
-	CHECK(imgp_net_check(&wifi_dhcp) == 0, "Wi-Fi with a passphrase and a country passes");
+	CHECK(imgp_net_check_(&eth_static) == 0, "a static IPv4 address, gateway and name servers pass");
+	CHECK(imgp_net_check_(&wifi_dhcp) == 0, "Wi-Fi with a passphrase and a country passes");
 	n = (struct imgp_net){ .iface = "enp1s0", .address = "2001:db8::5/64",
 			       .gateway = "fe80::1", .dns = "2001:db8::53,10.0.0.1" };
-	CHECK(imgp_net_check(&n) == 0, "IPv6 address and gateway, mixed name servers pass");
+	CHECK(imgp_net_check_(&n) == 0, "IPv6 address and gateway, mixed name servers pass");
 	n = (struct imgp_net){ .wifi_ssid = "x", .wifi_psk =
 		"0123456789abcdef0123456789ABCDEF0123456789abcdef0123456789abcdef" };
-	CHECK(imgp_net_check(&n) == 0, "a 64-digit hex key passes");
+	CHECK(imgp_net_check_(&n) == 0, "a 64-digit hex key passes");
 
 	n = (struct imgp_net){ .address = "10.0.0.300/24" };
 	expect_refused(&n, "--static-ip 10.0.0.300/24: not an IPv4 or IPv6 address",
@@ -163,7 +163,7 @@ static void check_texts(struct imgp_gen_files *nm, struct imgp_gen_files *nmw)
 	const struct imgp_gen_file *g;
 	char want[1024], uuid[37] = "";
 
-	CHECK(imgp_net_files(IMGP_NET_NETWORKMANAGER, &eth_static, nm) == 0 && nm->n == 1,
+	CHECK(imgp_net_files_(IMGP_NET_NETWORKMANAGER, &eth_static, nm) == 0 && nm->n == 1,
 	      "NetworkManager: one keyfile for Ethernet");
 	g = file_at(nm, NM_ETH);
 	if (g && g->text.len > 60)
@@ -172,13 +172,13 @@ static void check_texts(struct imgp_gen_files *nm, struct imgp_gen_files *nmw)
 	expect_file(nm, NM_ETH, 0600, false, want, "NetworkManager: the Ethernet keyfile, mode 0600");
 	CHECK(strlen(uuid) == 36 && uuid[14] == '5' && strchr("89ab", uuid[19]),
 	      "NetworkManager: the uuid is a name-based one (version 5)");
-	CHECK(imgp_net_files(IMGP_NET_NETWORKMANAGER, &eth_static, &f) == 0 && f.n == 1 &&
+	CHECK(imgp_net_files_(IMGP_NET_NETWORKMANAGER, &eth_static, &f) == 0 && f.n == 1 &&
 	      f.v[0].text.len == nm->v[0].text.len &&
 	      !memcmp(f.v[0].text.data, nm->v[0].text.data, f.v[0].text.len),
 	      "NetworkManager: a second run writes the same bytes");
-	imgp_gen_files_free(&f);
+	imgp_gen_files_free_(&f);
 
-	CHECK(imgp_net_files(IMGP_NET_NETWORKMANAGER, &wifi_dhcp, nmw) == 0 && nmw->n == 2,
+	CHECK(imgp_net_files_(IMGP_NET_NETWORKMANAGER, &wifi_dhcp, nmw) == 0 && nmw->n == 2,
 	      "NetworkManager: a keyfile and the country's file for Wi-Fi");
 	g = file_at(nmw, NM_WIFI);
 	CHECK(g && g->secret && g->mode == 0600 && strstr((const char *)g->text.data,
@@ -189,14 +189,14 @@ static void check_texts(struct imgp_gen_files *nm, struct imgp_gen_files *nmw)
 		    "options cfg80211 ieee80211_regdom=GB\n",
 		    "the Wi-Fi country goes to cfg80211 when it loads");
 
-	CHECK(imgp_net_files(IMGP_NET_NETWORKD, &eth_static, &f) == 0 && f.n == 1,
+	CHECK(imgp_net_files_(IMGP_NET_NETWORKD, &eth_static, &f) == 0 && f.n == 1,
 	      "networkd: one file for Ethernet");
 	expect_file(&f, "/etc/systemd/network/10-imgpatch-eth0.network", 0644, false,
 		    "[Match]\nName=eth0\n\n[Network]\nAddress=10.0.0.5/24\nGateway=10.0.0.1\n"
 		    "DNS=10.0.0.1\nDNS=9.9.9.9\n", "networkd: the .network file");
-	imgp_gen_files_free(&f);
+	imgp_gen_files_free_(&f);
 
-	CHECK(imgp_net_files(IMGP_NET_NETPLAN, &eth_static, &f) == 0 && f.n == 1,
+	CHECK(imgp_net_files_(IMGP_NET_NETPLAN, &eth_static, &f) == 0 && f.n == 1,
 	      "netplan: one file");
 	expect_file(&f, "/etc/netplan/90-imgpatch.yaml", 0600, false,
 		    "network:\n  version: 2\n  ethernets:\n    eth0:\n      dhcp4: false\n"
@@ -204,9 +204,9 @@ static void check_texts(struct imgp_gen_files *nm, struct imgp_gen_files *nmw)
 		    "      routes:\n        - to: \"0.0.0.0/0\"\n          via: \"10.0.0.1\"\n"
 		    "      nameservers:\n        addresses:\n          - \"10.0.0.1\"\n"
 		    "          - \"9.9.9.9\"\n", "netplan: the YAML, mode 0600");
-	imgp_gen_files_free(&f);
+	imgp_gen_files_free_(&f);
 
-	CHECK(imgp_net_files(IMGP_NET_IFUPDOWN, &eth_static, &f) == 0 && f.n == 2,
+	CHECK(imgp_net_files_(IMGP_NET_IFUPDOWN, &eth_static, &f) == 0 && f.n == 2,
 	      "ifupdown: the stanza and resolv.conf");
 	expect_file(&f, "/etc/network/interfaces.d/eth0", 0644, false,
 		    "allow-hotplug eth0\niface eth0 inet static\n\taddress 10.0.0.5/24\n"
@@ -214,9 +214,9 @@ static void check_texts(struct imgp_gen_files *nm, struct imgp_gen_files *nmw)
 	expect_file(&f, "/etc/resolv.conf", 0644, false,
 		    "nameserver 10.0.0.1\nnameserver 9.9.9.9\n",
 		    "ifupdown: the name servers in resolv.conf");
-	imgp_gen_files_free(&f);
+	imgp_gen_files_free_(&f);
 
-	CHECK(imgp_net_files(IMGP_NET_IFUPDOWN, &wifi_dhcp, &f) == 0 && f.n == 3,
+	CHECK(imgp_net_files_(IMGP_NET_IFUPDOWN, &wifi_dhcp, &f) == 0 && f.n == 3,
 	      "ifupdown Wi-Fi: stanza, wpa_supplicant.conf, country");
 	expect_file(&f, "/etc/network/interfaces.d/wlan0", 0644, false,
 		    "allow-hotplug wlan0\niface wlan0 inet dhcp\n"
@@ -228,7 +228,7 @@ static void check_texts(struct imgp_gen_files *nm, struct imgp_gen_files *nmw)
 		       "ctrl_interface=DIR=/run/wpa_supplicant GROUP=netdev\ncountry=GB\n\n"
 		       "network={\n\tssid=4c6162204e6574\n\tkey_mgmt=WPA-PSK\n\tpsk=", 117),
 	      "wpa_supplicant.conf: country, the SSID in hex, the key derived, 0600");
-	imgp_gen_files_free(&f);
+	imgp_gen_files_free_(&f);
 }
 
 /* --------------------------------------------------- the real consumers */
@@ -272,7 +272,7 @@ static void check_nm_consumer(const struct imgp_gen_files *nm, const struct imgp
 
 	nm_reads(&nm->v[0], "eth0", "nmcli --offline reads the Ethernet keyfile as written");
 	nm_reads(file_at(nmw, NM_WIFI), "Lab Net", "nmcli --offline reads the Wi-Fi keyfile as written");
-	if (imgp_net_files(IMGP_NET_NETWORKMANAGER, &odd, &f) || f.n != 1) {
+	if (imgp_net_files_(IMGP_NET_NETWORKMANAGER, &odd, &f) || f.n != 1) {
 		CHECK(0, "NetworkManager: an SSID of UTF-8 with ';' and '\\', IPv6");
 		return;
 	}
@@ -288,7 +288,7 @@ static void check_nm_consumer(const struct imgp_gen_files *nm, const struct imgp
 		     "address1=2001:db8::5/64,2001:db8::1\ndns=2001:db8::53;\nmethod=manual\n"),
 	      "NetworkManager: odd bytes escaped as GKeyFile wants, the SSID as bytes");
 	nm_reads(&f.v[0], " caf\xc3\xa9;\\x", "nmcli --offline reads the odd keyfile as written");
-	imgp_gen_files_free(&f);
+	imgp_gen_files_free_(&f);
 }
 
 static void check_netplan_consumer(void)
@@ -309,8 +309,8 @@ static void check_netplan_consumer(void)
 	mkdir(dir, 0755);
 	wifi.address = "192.168.7.9/24";
 	wifi.gateway = "192.168.7.1";
-	rc = imgp_net_files(IMGP_NET_NETPLAN, &eth_static, &f);
-	rc = rc ? rc : imgp_net_files(IMGP_NET_NETPLAN, &wifi, &f);
+	rc = imgp_net_files_(IMGP_NET_NETPLAN, &eth_static, &f);
+	rc = rc ? rc : imgp_net_files_(IMGP_NET_NETPLAN, &wifi, &f);
 	CHECK(rc == 0 && f.n == 3, "netplan: Ethernet, then Wi-Fi with its country");
 	if (rc || f.n != 3)
 		return;
@@ -340,7 +340,7 @@ static void check_netplan_consumer(void)
 	free(eth);
 	free(wlan);
 	free(wpa);
-	imgp_gen_files_free(&f);
+	imgp_gen_files_free_(&f);
 }
 
 static void check_ifupdown_consumer(void)
@@ -354,7 +354,7 @@ static void check_ifupdown_consumer(void)
 	if (!tool_or_skip("ifquery", ifquery, sizeof(ifquery), "ifquery reads the stanza"))
 		return;
 	unit_path_keep(in, sizeof(in), "interfaces");
-	if (imgp_net_files(IMGP_NET_IFUPDOWN, &eth_static, &f))
+	if (imgp_net_files_(IMGP_NET_IFUPDOWN, &eth_static, &f))
 		return;
 	unit_write_file(in, f.v[0].text.data, f.v[0].text.len);
 	rc = unit_spawn(argv, NULL, unit_path("ifquery.out"));
@@ -363,7 +363,7 @@ static void check_ifupdown_consumer(void)
 					 "broadcast: 10.0.0.255\nnetmask: 255.255.255.0\n"),
 	      "ifquery reads the address, prefix and gateway");
 	free(got);
-	imgp_gen_files_free(&f);
+	imgp_gen_files_free_(&f);
 }
 
 static void check_wpa_consumer(void)
@@ -375,7 +375,7 @@ static void check_wpa_consumer(void)
 
 	if (!tool_or_skip("wpa_passphrase", tool, sizeof(tool), "wpa_passphrase derives the same key"))
 		return;
-	if (imgp_net_files(IMGP_NET_NETWORKD, &wifi_dhcp, &f) || f.n != 3)
+	if (imgp_net_files_(IMGP_NET_NETWORKD, &wifi_dhcp, &f) || f.n != 3)
 		return;
 	unit_spawn(argv, NULL, unit_path("wpa.out"));
 	got = unit_read_file(unit_path("wpa.out"), NULL);
@@ -387,7 +387,7 @@ static void check_wpa_consumer(void)
 	CHECK_STR(f.v[1].path, "/etc/wpa_supplicant/wpa_supplicant-wlan0.conf",
 		  "networkd: Debian's wpa_supplicant@wlan0.service reads wpa_supplicant-wlan0.conf");
 	free(got);
-	imgp_gen_files_free(&f);
+	imgp_gen_files_free_(&f);
 }
 
 /* Every key of the .network file is one systemd.network(5) of systemd 252 names. */
@@ -399,12 +399,12 @@ static void check_networkd_keys(void)
 	char *man, *p;
 	bool all = true;
 
-	if (imgp_net_files(IMGP_NET_NETWORKD, &v6, &f) ||
-	    imgp_net_files(IMGP_NET_NETWORKD, &wifi_dhcp, &f))
+	if (imgp_net_files_(IMGP_NET_NETWORKD, &v6, &f) ||
+	    imgp_net_files_(IMGP_NET_NETWORKD, &wifi_dhcp, &f))
 		return;
 	if (unit_spawn(argv, NULL, unit_path("man.out")) != 0) {
 		SKIP_TOOL("systemd.network(5) names every key", "man");
-		imgp_gen_files_free(&f);
+		imgp_gen_files_free_(&f);
 		return;
 	}
 	man = unit_read_file(unit_path("man.out"), NULL);
@@ -426,7 +426,7 @@ static void check_networkd_keys(void)
 	}
 	CHECK(man && all, "systemd.network(5) names every key of the .network files");
 	free(man);
-	imgp_gen_files_free(&f);
+	imgp_gen_files_free_(&f);
 }
 
 int main(void)
@@ -446,7 +446,7 @@ int main(void)
 	check_ifupdown_consumer();
 	check_wpa_consumer();
 	check_networkd_keys();
-	imgp_gen_files_free(&nm);
-	imgp_gen_files_free(&nmw);
+	imgp_gen_files_free_(&nm);
+	imgp_gen_files_free_(&nmw);
 	return unit_done();
 }

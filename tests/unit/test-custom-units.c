@@ -274,7 +274,7 @@ static char *links_diff(const char *before, const char *after)
 	imgp_buf_append(&out, "", 1);
 	free(a);
 	free(b);
-	return (char *)imgp_buf_steal(&out, NULL);
+	return (char *)imgp_buf_steal_(&out, NULL);
 }
 
 /* The library's list in the same form. */
@@ -295,7 +295,7 @@ static char *links_text(const struct imgp_unit_links *l)
 	}
 	free(lines);
 	imgp_buf_append(&out, "", 1);
-	return (char *)imgp_buf_steal(&out, NULL);
+	return (char *)imgp_buf_steal_(&out, NULL);
 }
 
 typedef int (*units_fn)(const struct imgp_unit_root *, const char *,
@@ -305,8 +305,8 @@ static int run_library(const char *root, const char *verb, const char *unit,
 		       struct imgp_unit_links *out)
 {
 	struct imgp_unit_root r = { root_read, root_readlink, root_list, (void *)root };
-	units_fn fn = !strcmp(verb, "enable") ? imgp_units_enable :
-		      !strcmp(verb, "disable") ? imgp_units_disable : imgp_units_mask;
+	units_fn fn = !strcmp(verb, "enable") ? imgp_units_enable_ :
+		      !strcmp(verb, "disable") ? imgp_units_disable_ : imgp_units_mask_;
 
 	return fn(&r, unit, out);
 }
@@ -370,7 +370,7 @@ static void same_as_systemctl(const char *tag, bool merged, setup_fn setup,
 out:
 	free(before);
 	free(got);
-	imgp_unit_links_free(&links);
+	imgp_unit_links_free_(&links);
 }
 
 /* --------------------------------------------------------------- fixtures */
@@ -565,7 +565,7 @@ static void check_own_decisions(void)
 	CHECK(rc == -ENOENT, "disable a unit the image lacks: refused");
 	rc = run_library(root, "enable", "getty@tty9.service", &links);
 	CHECK(rc == 0 && links.n == 1, "an instance found through its template");
-	imgp_unit_links_free(&links);
+	imgp_unit_links_free_(&links);
 	rc = run_library(root, "enable", "serial-getty@.service", &links);
 	CHECK(rc == -ENOENT && strstr(imgp_errmsg(), "serial-getty@.service"),
 	      "a template the image lacks: -ENOENT naming it");
@@ -657,11 +657,11 @@ static void check_hostile(void)
 		 "[Install]\r\nWantedBy=multi-user.target\r\nAlias=crlf2.service \\");
 	rc = run_library(root, "enable", "crlf.service", &links);
 	CHECK(rc == 0 && links.n == 2, "CR LF lines and a backslash at the end of the file");
-	imgp_unit_links_free(&links);
+	imgp_unit_links_free_(&links);
 	rc = run_library(root, "disable", "ssh.service", &links);
 	CHECK(rc == -ELOOP && links.n == 0 && strstr(imgp_errmsg(), ".service: too many"),
 	      "disable over links in a circle: refused naming one, as systemctl refuses");
-	imgp_unit_links_free(&links);
+	imgp_unit_links_free_(&links);
 }
 
 int main(void)

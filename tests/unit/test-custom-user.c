@@ -320,7 +320,7 @@ static void compare_with_useradd(const char *base, const char *name,
 	unit_path_keep(ours, sizeof(ours), "ours");
 	unit_path_keep(theirs, sizeof(theirs), "theirs");
 	db_load(base, &db);
-	rc = imgp_userdb_add(&db, &u, &uid, &gid, &home);
+	rc = imgp_userdb_add_(&db, &u, &uid, &gid, &home);
 	snprintf(msg, sizeof(msg), "%s: the library adds %s", what, name);
 	if (rc)
 		printf("#   %s\n", imgp_errmsg());
@@ -350,10 +350,10 @@ static void compare_with_useradd(const char *base, const char *name,
 				free(b);
 			}
 		CHECK(same, msg);
-		imgp_userdb_free(&real);
+		imgp_userdb_free_(&real);
 		free(csv);
 	}
-	imgp_userdb_free(&db);
+	imgp_userdb_free_(&db);
 	free(home);
 }
 
@@ -431,10 +431,10 @@ static void check_add(const char *base)
 	char *home = NULL;
 
 	db_load(base, &db);
-	n = imgp_user_first_groups(&db, "debian", groups);
+	n = imgp_user_first_groups_(&db, "debian", groups);
 	u.groups = groups;
 	u.ngroups = n;
-	CHECK(imgp_userdb_add(&db, &u, &uid, &gid, &home) == 0, "a user is added");
+	CHECK(imgp_userdb_add_(&db, &u, &uid, &gid, &home) == 0, "a user is added");
 	CHECK(uid == 1000 && gid == 1000, "the first user gets uid and gid 1000");
 	CHECK_STR(home, "/home/lab", "their home is HOME/NAME");
 	line = db_line(&db.passwd, "lab");
@@ -455,7 +455,7 @@ static void check_add(const char *base)
 	CHECK_STR(line, "lab:!::", "gshadow: the user's own group");
 	free(line);
 	free(home);
-	imgp_userdb_free(&db);
+	imgp_userdb_free_(&db);
 
 	compare_with_useradd(base, "lab", groups, n, "Debian's base files");
 
@@ -490,9 +490,9 @@ static void check_existing(const char *base)
 	int rc;
 
 	db_load(base, &db);
-	imgp_userdb_add(&db, &first, NULL, NULL, NULL);
+	imgp_userdb_add_(&db, &first, NULL, NULL, NULL);
 	db_copy(&db, &before);
-	rc = imgp_userdb_add(&db, &u, &uid, &gid, &home);
+	rc = imgp_userdb_add_(&db, &u, &uid, &gid, &home);
 	CHECK(rc == 0 && uid == 1000 && gid == 1000, "a user already there keeps uid and gid");
 	CHECK_STR(home, "/home/lab", "and their home");
 	free(home);
@@ -506,13 +506,13 @@ static void check_existing(const char *base)
 	line = db_line(&db.gshadow, "adm");
 	CHECK_STR(line, "adm:*::lab", "and its gshadow membership");
 	free(line);
-	imgp_userdb_free(&before);
+	imgp_userdb_free_(&before);
 	db_copy(&db, &before);
-	CHECK(imgp_userdb_add(&db, &u, NULL, NULL, NULL) == 0 && db_same(&db, &before),
+	CHECK(imgp_userdb_add_(&db, &u, NULL, NULL, NULL) == 0 && db_same(&db, &before),
 	      "added again: nothing changes");
 	CHECK(root_checks_clean(unit_path("ours"), &db), "pwck and grpck pass after both");
-	imgp_userdb_free(&before);
-	imgp_userdb_free(&db);
+	imgp_userdb_free_(&before);
+	imgp_userdb_free_(&db);
 }
 
 /* A refusal: rc, a message naming what, and db byte-identical. */
@@ -525,13 +525,13 @@ static void expect_refused(struct imgp_userdb *db, const struct imgp_user_add *u
 
 	snprintf(same, sizeof(same), "%s: the files are unchanged", name);
 	db_copy(db, &before);
-	rc = imgp_userdb_add(db, u, NULL, NULL, NULL);
+	rc = imgp_userdb_add_(db, u, NULL, NULL, NULL);
 	if (rc != want || !strstr(imgp_errmsg(), needle))
 		printf("#   rc %d, want %d; message '%s', want '%s' in it\n", rc, want,
 		       imgp_errmsg(), needle);
 	CHECK(rc == want && strstr(imgp_errmsg(), needle), name);
 	CHECK(db_same(db, &before), same);
-	imgp_userdb_free(&before);
+	imgp_userdb_free_(&before);
 }
 
 static void with_file(const char *base, size_t file, const char *text, size_t len,
@@ -574,12 +574,12 @@ static void check_refused(const char *base)
 	imgp_buf_append(&db.group, "lab:x:1500:\n", 12);
 	expect_refused(&db, &u, -EEXIST, "group 'lab' is there already",
 		       "a group of the new user's name: refused as useradd -U does");
-	imgp_userdb_free(&db);
+	imgp_userdb_free_(&db);
 
 	for (size_t i = 0; i < sizeof(bad_files) / sizeof(bad_files[0]); i++) {
 		with_file(base, bad_files[i].file, bad_files[i].text, bad_files[i].len, &db);
 		expect_refused(&db, &u, -EINVAL, bad_files[i].needle, bad_files[i].name);
-		imgp_userdb_free(&db);
+		imgp_userdb_free_(&db);
 	}
 
 	db_load(base, &db);
@@ -600,23 +600,23 @@ static void check_refused(const char *base)
 	setenv("SOURCE_DATE_EPOCH", "soon", 1);
 	expect_refused(&db, &u, -EINVAL, "SOURCE_DATE_EPOCH", "a bad SOURCE_DATE_EPOCH");
 	setenv("SOURCE_DATE_EPOCH", EPOCH, 1);
-	imgp_userdb_free(&db);
+	imgp_userdb_free_(&db);
 
 	db_load(base, &db);
 	imgp_buf_append(&db.login_defs, "UID_MIN 5000\nUID_MAX 4000\n", 26);
 	expect_refused(&db, &u, -EINVAL, "UID_MIN (5000) is above UID_MAX (4000)",
 		       "UID_MIN above UID_MAX");
-	imgp_userdb_free(&db);
+	imgp_userdb_free_(&db);
 	db_load(base, &db);
 	imgp_buf_append(&db.login_defs, "UID_MIN 1000\nUID_MAX 1001\n", 26);
 	imgp_buf_append(&db.passwd, "a:x:1000:1000::/home/a:/bin/sh\nb:x:1001:1001::/home/b:/bin/sh\n", 62);
 	expect_refused(&db, &u, -ENOSPC, "every id of UID_MIN..UID_MAX (1000..1001) is taken",
 		       "no free uid");
-	imgp_userdb_free(&db);
+	imgp_userdb_free_(&db);
 	db_load(base, &db);
 	imgp_buf_append(&db.useradd_defaults, "EXPIRE=next week\n", 17);
 	expect_refused(&db, &u, -EINVAL, "EXPIRE is not a date", "an EXPIRE that is no date");
-	imgp_userdb_free(&db);
+	imgp_userdb_free_(&db);
 }
 
 static void check_nis_and_ends(const char *base)
@@ -630,7 +630,7 @@ static void check_nis_and_ends(const char *base)
 	imgp_buf_append(&db.passwd, "root:x:0:0:root:/root:/bin/bash\n+::::::\n", 40);
 	imgp_buf_free(&db.group);
 	imgp_buf_append(&db.group, "root:x:0:", 9);   /* no final newline */
-	CHECK(imgp_userdb_add(&db, &u, NULL, NULL, NULL) == 0, "NIS: added");
+	CHECK(imgp_userdb_add_(&db, &u, NULL, NULL, NULL) == 0, "NIS: added");
 	text = db_text(&db.passwd);
 	CHECK_STR(text, "root:x:0:0:root:/root:/bin/bash\nlab:x:1000:1000::/home/lab:/bin/sh\n+::::::\n",
 		  "NIS: the new line goes before the '+' line, as commonio puts it");
@@ -638,13 +638,13 @@ static void check_nis_and_ends(const char *base)
 	text = db_text(&db.group);
 	CHECK_STR(text, "root:x:0:\nlab:x:1000:\n", "a file without a final newline gets one");
 	free(text);
-	imgp_userdb_free(&db);
+	imgp_userdb_free_(&db);
 
 	/* a stale shadow line of a user passwd lacks: replaced whole, as spw_update does */
 	db_load(base, &db);
 	imgp_buf_append(&db.shadow, "lab:$6$x$y:1:2:3:4:5:6:\n", 24);
 	imgp_buf_append(&db.gshadow, "lab:old:root:root\n", 18);
-	CHECK(imgp_userdb_add(&db, &u, NULL, NULL, NULL) == 0, "stale lines: added");
+	CHECK(imgp_userdb_add_(&db, &u, NULL, NULL, NULL) == 0, "stale lines: added");
 	text = db_text(&db.shadow);
 	CHECK(strstr(text, "\nlab:!:" EPOCH_DAY ":0:99999:7:::\n") && !strstr(text, "$6$x$y"),
 	      "stale lines: shadow's replaced by the new user's");
@@ -653,10 +653,10 @@ static void check_nis_and_ends(const char *base)
 	CHECK(strstr(text, "\nlab:!::\n") && !strstr(text, "lab:old"),
 	      "stale lines: gshadow's too");
 	free(text);
-	imgp_userdb_free(&db);
+	imgp_userdb_free_(&db);
 
 	memset(&db, 0, sizeof(db));
-	CHECK(imgp_userdb_add(&db, &u, NULL, NULL, NULL) == 0,
+	CHECK(imgp_userdb_add_(&db, &u, NULL, NULL, NULL) == 0,
 	      "empty files and no login.defs: useradd's compiled defaults");
 	text = db_text(&db.passwd);
 	CHECK_STR(text, "lab:x:1000:1000::/home/lab:/bin/bash\n",
@@ -665,7 +665,7 @@ static void check_nis_and_ends(const char *base)
 	text = db_text(&db.shadow);
 	CHECK_STR(text, "lab:!:" EPOCH_DAY "::::::\n", "no login.defs: no ages");
 	free(text);
-	imgp_userdb_free(&db);
+	imgp_userdb_free_(&db);
 }
 
 static void check_hash_lookup(const char *base)
@@ -678,31 +678,31 @@ static void check_hash_lookup(const char *base)
 	int rc;
 
 	db_load(base, &db);
-	imgp_userdb_add(&db, &u, NULL, NULL, NULL);
+	imgp_userdb_add_(&db, &u, NULL, NULL, NULL);
 	setenv("SOURCE_DATE_EPOCH", "1700864000", 1);   /* ten days on */
-	CHECK(imgp_userdb_set_hash(&db, "lab", h) == 0, "set_hash: done");
+	CHECK(imgp_userdb_set_hash_(&db, "lab", h) == 0, "set_hash: done");
 	setenv("SOURCE_DATE_EPOCH", EPOCH, 1);
 	line = db_line(&db.shadow, "lab");
 	snprintf(want, sizeof(want), "lab:%s:19685:0:99999:7:::", h);
 	CHECK_STR(line, want, "set_hash: the field is set and the change dated");
 	free(line);
-	CHECK(imgp_userdb_set_hash(&db, "lab", "!") == 0, "set_hash: locked");
+	CHECK(imgp_userdb_set_hash_(&db, "lab", "!") == 0, "set_hash: locked");
 	line = db_line(&db.shadow, "lab");
 	CHECK_STR(line, "lab:!:19685:0:99999:7:::", "set_hash: locking keeps the date");
 	free(line);
 	db_copy(&db, &before);
-	rc = imgp_userdb_set_hash(&db, "nobody-here", h);
+	rc = imgp_userdb_set_hash_(&db, "nobody-here", h);
 	CHECK(rc == -ENOENT && strstr(imgp_errmsg(), "no user 'nobody-here'") &&
 	      db_same(&db, &before), "set_hash: no such user");
-	rc = imgp_userdb_set_hash(&db, "-\x1b[2J", h);
+	rc = imgp_userdb_set_hash_(&db, "-\x1b[2J", h);
 	CHECK(rc == -EINVAL && !strchr(imgp_errmsg(), '\x1b') && db_same(&db, &before),
 	      "set_hash: a name with a control character is refused, never quoted");
-	rc = imgp_userdb_set_hash(&db, "lab", "a:b");
+	rc = imgp_userdb_set_hash_(&db, "lab", "a:b");
 	CHECK(rc == -EINVAL && db_same(&db, &before), "set_hash: a ':' is refused");
-	imgp_userdb_free(&before);
+	imgp_userdb_free_(&before);
 	/* a user that has no shadow line gets one; passwd then says 'x' */
 	imgp_buf_append(&db.passwd, "old:oldhash:1200:1200::/home/old:/bin/sh\n", 41);
-	CHECK(imgp_userdb_set_hash(&db, "old", h) == 0, "set_hash: a user without shadow");
+	CHECK(imgp_userdb_set_hash_(&db, "old", h) == 0, "set_hash: a user without shadow");
 	line = db_line(&db.passwd, "old");
 	CHECK_STR(line, "old:x:1200:1200::/home/old:/bin/sh", "set_hash: passwd says 'x'");
 	free(line);
@@ -710,13 +710,13 @@ static void check_hash_lookup(const char *base)
 	snprintf(want, sizeof(want), "old:%s:" EPOCH_DAY ":0:99999:7:::", h);
 	CHECK_STR(line, want, "set_hash: a shadow line as useradd writes one");
 	free(line);
-	rc = imgp_userdb_lookup(&db, "lab", &uid, &gid, &home);
+	rc = imgp_userdb_lookup_(&db, "lab", &uid, &gid, &home);
 	CHECK(rc == 0 && uid == 1000 && gid == 1000, "lookup: uid and gid");
 	CHECK_STR(home, "/home/lab", "lookup: home");
 	free(home);
-	CHECK(imgp_userdb_lookup(&db, "nobody-here", &uid, &gid, &home) == -ENOENT,
+	CHECK(imgp_userdb_lookup_(&db, "nobody-here", &uid, &gid, &home) == -ENOENT,
 	      "lookup: no such user");
-	imgp_userdb_free(&db);
+	imgp_userdb_free_(&db);
 }
 
 static bool groups_are(const char *const *got, const char *want)
@@ -739,29 +739,29 @@ static void check_first_groups(const char *base)
 			    "render:x:105:\ninput:x:104:\nlpadmin:x:112:\nbluetooth:x:113:\n";
 
 	db_load(base, &db);
-	CHECK(imgp_user_first_groups(&db, "debian", g) == 7 &&
+	CHECK(imgp_user_first_groups_(&db, "debian", g) == 7 &&
 	      groups_are(g, "audio cdrom dip floppy video plugdev sudo"),
 	      "Debian, on base-passwd's groups: those of user-setup it has, and sudo");
-	CHECK(groups_are((imgp_user_first_groups(&db, "ubuntu", g), g), "adm cdrom dip sudo"),
+	CHECK(groups_are((imgp_user_first_groups_(&db, "ubuntu", g), g), "adm cdrom dip sudo"),
 	      "Ubuntu: cloud-init's default_user groups the file has");
 	imgp_buf_append(&db.group, extra, strlen(extra));
-	CHECK(groups_are((imgp_user_first_groups(&db, "ubuntu", g), g), "adm cdrom dip lxd sudo"),
+	CHECK(groups_are((imgp_user_first_groups_(&db, "ubuntu", g), g), "adm cdrom dip lxd sudo"),
 	      "Ubuntu with lxd");
-	CHECK(groups_are((imgp_user_first_groups(&db, "raspbian", g), g),
+	CHECK(groups_are((imgp_user_first_groups_(&db, "raspbian", g), g),
 			 "adm dialout cdrom audio users sudo video games plugdev input gpio spi i2c netdev render"),
 	      "Raspberry Pi OS: pi-gen's list");
-	CHECK(groups_are((imgp_user_first_groups(&db, "fedora", g), g),
+	CHECK(groups_are((imgp_user_first_groups_(&db, "fedora", g), g),
 			 "audio cdrom dip floppy video plugdev netdev bluetooth lpadmin sudo"),
 	      "an unknown distribution: Debian's");
-	CHECK(groups_are((imgp_user_first_groups(&db, NULL, g), g),
+	CHECK(groups_are((imgp_user_first_groups_(&db, NULL, g), g),
 			 "audio cdrom dip floppy video plugdev netdev bluetooth lpadmin sudo"),
 	      "no ID: Debian's");
-	imgp_userdb_free(&db);
+	imgp_userdb_free_(&db);
 	memset(&db, 0, sizeof(db));
 	imgp_buf_append(&db.group, "audio:x:29:\nvideo:x:44:\n", 24);
-	CHECK(imgp_user_first_groups(&db, "debian", g) == 2 && groups_are(g, "audio video"),
+	CHECK(imgp_user_first_groups_(&db, "debian", g) == 2 && groups_are(g, "audio video"),
 	      "no sudo group: the rest, the caller decides");
-	imgp_userdb_free(&db);
+	imgp_userdb_free_(&db);
 }
 
 /* Names, judged by the library and by useradd --prefix on a scratch root. */
@@ -786,10 +786,10 @@ static void check_names(const char *base)
 	char scratch[256], msg[160];
 
 	unit_path_keep(scratch, sizeof(scratch), "names");
-	CHECK(imgp_user_name_check("") == -EINVAL, "name: empty is refused");
+	CHECK(imgp_user_name_check_("") == -EINVAL, "name: empty is refused");
 	root_copy(base, scratch);
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		bool ok = imgp_user_name_check(names[i].name) == 0;
+		bool ok = imgp_user_name_check_(names[i].name) == 0;
 
 		snprintf(msg, sizeof(msg), "name %zu (%zu bytes): %s", i, strlen(names[i].name),
 			 names[i].ok ? "taken" : "refused");
@@ -858,38 +858,38 @@ static void check_crypt(void)
 	bool all = true;
 
 	/* the method */
-	CHECK(!pam || imgp_crypt_method_of(pam, NULL) == IMGP_CRYPT_YESCRYPT,
+	CHECK(!pam || imgp_crypt_method_of_(pam, NULL) == IMGP_CRYPT_YESCRYPT,
 	      "method: this Debian 12's common-password says yescrypt");
 	free(pam);
-	CHECK(imgp_crypt_method_of("password\t[success=1 default=ignore]\tpam_unix.so obscure yescrypt\n",
+	CHECK(imgp_crypt_method_of_("password\t[success=1 default=ignore]\tpam_unix.so obscure yescrypt\n",
 				   "ENCRYPT_METHOD SHA512\n") == IMGP_CRYPT_YESCRYPT,
 	      "method: pam_unix's option before login.defs (a control with a blank)");
-	CHECK(imgp_crypt_method_of("password required /lib/x86_64-linux-gnu/security/pam_unix.so sha512 # yescrypt\n",
+	CHECK(imgp_crypt_method_of_("password required /lib/x86_64-linux-gnu/security/pam_unix.so sha512 # yescrypt\n",
 				   "ENCRYPT_METHOD YESCRYPT\n") == IMGP_CRYPT_SHA512,
 	      "method: sha512 with the module's path; a comment is no option");
-	CHECK(imgp_crypt_method_of("#password required pam_unix.so yescrypt\n"
+	CHECK(imgp_crypt_method_of_("#password required pam_unix.so yescrypt\n"
 				   "password required pam_unix.so obscure\n",
 				   "# ENCRYPT_METHOD SHA512\nENCRYPT_METHOD  \"YESCRYPT\"\n") == IMGP_CRYPT_YESCRYPT,
 	      "method: no option on pam_unix's line, login.defs' ENCRYPT_METHOD");
-	CHECK(imgp_crypt_method_of("auth required pam_unix.so yescrypt\n", "ENCRYPT_METHOD SHA512\n") ==
+	CHECK(imgp_crypt_method_of_("auth required pam_unix.so yescrypt\n", "ENCRYPT_METHOD SHA512\n") ==
 		      IMGP_CRYPT_SHA512,
 	      "method: an auth line is not the password's");
-	CHECK(imgp_crypt_method_of("password required pam_unix.so yescrypt sha512\n", NULL) ==
+	CHECK(imgp_crypt_method_of_("password required pam_unix.so yescrypt sha512\n", NULL) ==
 		      IMGP_CRYPT_SHA512, "method: the last option wins, as in pam_unix");
-	CHECK(imgp_crypt_method_of("password required pam_unix.so.bak yescrypt\n", NULL) ==
+	CHECK(imgp_crypt_method_of_("password required pam_unix.so.bak yescrypt\n", NULL) ==
 		      IMGP_CRYPT_SHA512, "method: another module's options are not read");
-	CHECK(imgp_crypt_method_of(NULL, NULL) == IMGP_CRYPT_SHA512,
+	CHECK(imgp_crypt_method_of_(NULL, NULL) == IMGP_CRYPT_SHA512,
 	      "method: neither file: SHA-512");
 
 	/* hashing */
-	CHECK(imgp_password_hash(pw, IMGP_CRYPT_YESCRYPT, &y1) == 0 &&
-	      imgp_password_hash(pw, IMGP_CRYPT_YESCRYPT, &y2) == 0, "yescrypt: hashed");
+	CHECK(imgp_password_hash_(pw, IMGP_CRYPT_YESCRYPT, &y1) == 0 &&
+	      imgp_password_hash_(pw, IMGP_CRYPT_YESCRYPT, &y2) == 0, "yescrypt: hashed");
 	CHECK(y1 && !strncmp(y1, "$y$j9T$", 7), "yescrypt: libxcrypt's default cost, as passwd makes it");
 	CHECK(y1 && y2 && strcmp(y1, y2), "yescrypt: a fresh salt each time");
-	CHECK(y1 && imgp_crypt_hash_check(y1) == 0, "yescrypt: the hash passes the check");
-	CHECK(imgp_password_hash(pw, IMGP_CRYPT_SHA512, &s) == 0 && s && !strncmp(s, "$6$", 3) &&
+	CHECK(y1 && imgp_crypt_hash_check_(y1) == 0, "yescrypt: the hash passes the check");
+	CHECK(imgp_password_hash_(pw, IMGP_CRYPT_SHA512, &s) == 0 && s && !strncmp(s, "$6$", 3) &&
 	      strlen(s) == 3 + 16 + 1 + 86, "SHA-512: 5000 rounds (no rounds=), a 16-character salt");
-	CHECK(s && imgp_crypt_hash_check(s) == 0, "SHA-512: the hash passes the check");
+	CHECK(s && imgp_crypt_hash_check_(s) == 0, "SHA-512: the hash passes the check");
 	if (unit_find_tool("python3", tool, sizeof(tool))) {
 		CHECK(y1 && python_verifies(pw, y1), "yescrypt: python3's crypt takes the password");
 		CHECK(y1 && !python_verifies("correct horse battery", y1),
@@ -907,33 +907,33 @@ static void check_crypt(void)
 		CHECK_STR(ssl, s, "SHA-512: openssl passwd -6 with the same salt makes the same hash");
 		free(ssl);
 		ssl = openssl_sha512("x", "abcdefgh");
-		CHECK(ssl && imgp_crypt_hash_check(ssl) == 0, "openssl's $6$ passes the check");
+		CHECK(ssl && imgp_crypt_hash_check_(ssl) == 0, "openssl's $6$ passes the check");
 		free(ssl);
 	} else {
 		SKIP_TOOL("SHA-512: openssl passwd -6 with the same salt makes the same hash", "openssl");
 		SKIP_TOOL("openssl's $6$ passes the check", "openssl");
 	}
 	free(y2);
-	CHECK(imgp_password_hash("", IMGP_CRYPT_YESCRYPT, &y2) == -EINVAL && !y2,
+	CHECK(imgp_password_hash_("", IMGP_CRYPT_YESCRYPT, &y2) == -EINVAL && !y2,
 	      "an empty password is refused");
 	CHECK(!strstr(imgp_errmsg(), pw), "no message holds the password");
 	free(y1);
 	free(s);
 
 	/* real hashes of other makers, and garbage */
-	CHECK(imgp_crypt_hash_check("$y$j9T$F5Jx5fExrKuPp53xLKQ..1$U4SOHmDd8SvW5vCUKSMR6N835VPwFAtgYNhQ9mFFeL5") == 0,
+	CHECK(imgp_crypt_hash_check_("$y$j9T$F5Jx5fExrKuPp53xLKQ..1$U4SOHmDd8SvW5vCUKSMR6N835VPwFAtgYNhQ9mFFeL5") == 0,
 	      "check: python3's yescrypt hash");
-	CHECK(imgp_crypt_hash_check("$5$abcdefgh$ijtOJ//yvc/9bq1g0llFn9dB688BwBDRD90DlKKSKE1") == 0,
+	CHECK(imgp_crypt_hash_check_("$5$abcdefgh$ijtOJ//yvc/9bq1g0llFn9dB688BwBDRD90DlKKSKE1") == 0,
 	      "check: openssl's $5$ (legacy in libxcrypt, still read at login)");
-	CHECK(imgp_crypt_hash_check("$6$rounds=10000$saltsalt$BlEC2vxHYlhrhUhfBHpvxx2lBHwNhJYtpcY7g2BtmgXPJpcFuRAtNBYnQkhLjexkrGu2o.yzQgw/8.eBHd63.1") == 0,
+	CHECK(imgp_crypt_hash_check_("$6$rounds=10000$saltsalt$BlEC2vxHYlhrhUhfBHpvxx2lBHwNhJYtpcY7g2BtmgXPJpcFuRAtNBYnQkhLjexkrGu2o.yzQgw/8.eBHd63.1") == 0,
 	      "check: python3's $6$ with rounds=");
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		if (imgp_crypt_hash_check(bad[i]) != -EINVAL) {
+		if (imgp_crypt_hash_check_(bad[i]) != -EINVAL) {
 			printf("#   taken: bad[%zu]\n", i);
 			all = false;
 		}
 	CHECK(all, "check: garbage, other methods, cut or padded hashes are refused");
-	CHECK(imgp_crypt_hash_check(NULL) == -EINVAL, "check: no hash");
+	CHECK(imgp_crypt_hash_check_(NULL) == -EINVAL, "check: no hash");
 }
 
 int main(void)

@@ -126,7 +126,7 @@ static int gnu_diff(const char *a, size_t alen, const char *b, size_t blen,
 	out->len = 0;
 	if (unit_write_file(pa, a, alen) || unit_write_file(pb, b, blen))
 		return -EIO;
-	rc = imgp_run(argv, NULL, out);
+	rc = imgp_run_(argv, NULL, out);
 	if (rc == -EIO && strstr(imgp_errmsg(), "(exit status 1)"))
 		rc = 0;
 	if (rc)
@@ -177,7 +177,7 @@ static void expect_gnu(const char *a, const char *b, const char *name)
 {
 	struct imgp_buf ours = { 0 }, gnu = { 0 };
 	size_t alen = strlen(a), blen = strlen(b);
-	int rc = imgp_diff_unified(a, alen, b, blen, "A", "B", &ours);
+	int rc = imgp_diff_unified_(a, alen, b, blen, "A", "B", &ours);
 	bool same;
 
 	CHECK(rc == 0, name);
@@ -203,7 +203,7 @@ static void expect_text(const char *a, const char *b, const char *want,
 {
 	struct imgp_buf out = { 0 };
 
-	CHECK(imgp_diff_unified(a, strlen(a), b, strlen(b), "old", "new", &out) == 0,
+	CHECK(imgp_diff_unified_(a, strlen(a), b, strlen(b), "old", "new", &out) == 0,
 	      name);
 	CHECK_STR(out.data ? (char *)out.data : "", want, name);
 	imgp_buf_free(&out);
@@ -213,18 +213,18 @@ static void check_format(void)
 {
 	struct imgp_buf out = { 0 };
 
-	CHECK(imgp_diff_unified("a\n", 2, "a\n", 2, "x", "y", &out) == 0 &&
+	CHECK(imgp_diff_unified_("a\n", 2, "a\n", 2, "x", "y", &out) == 0 &&
 	      out.len == 0, "equal texts: nothing");
-	CHECK(imgp_diff_unified("", 0, "", 0, "x", "y", &out) == 0 && out.len == 0,
+	CHECK(imgp_diff_unified_("", 0, "", 0, "x", "y", &out) == 0 && out.len == 0,
 	      "two empty texts: nothing");
-	CHECK(imgp_diff_unified(NULL, 0, NULL, 0, "x", "y", &out) == 0 &&
+	CHECK(imgp_diff_unified_(NULL, 0, NULL, 0, "x", "y", &out) == 0 &&
 	      out.len == 0, "two empty texts without buffers: nothing");
-	CHECK(imgp_diff_unified(NULL, 0, "x\n", 2, "x", "y", &out) == 0 &&
+	CHECK(imgp_diff_unified_(NULL, 0, "x\n", 2, "x", "y", &out) == 0 &&
 	      out.data && !strcmp((char *)out.data, "--- x\n+++ y\n@@ -0,0 +1 @@\n+x\n"),
 	      "an empty text without storage");
 	out.len = 0;
 	imgp_buf_append(&out, "kept\n", 5);
-	CHECK(imgp_diff_unified("a\n", 2, "b\n", 2, "x", "y", &out) == 0, "appends");
+	CHECK(imgp_diff_unified_("a\n", 2, "b\n", 2, "x", "y", &out) == 0, "appends");
 	CHECK_STR((char *)out.data, "kept\n--- x\n+++ y\n@@ -1 +1 @@\n-a\n+b\n",
 		  "appends after what out holds");
 	imgp_buf_free(&out);
@@ -310,7 +310,7 @@ static void check_other_alignment(void)
 	static const char b[] = "e\ne\ne\nc\nc\ne\nd\nc\ne\ne\nc\nd\nc\nc\n";
 	struct imgp_buf ours = { 0 }, gnu = { 0 };
 
-	CHECK(imgp_diff_unified(a, sizeof(a) - 1, b, sizeof(b) - 1, "A", "B",
+	CHECK(imgp_diff_unified_(a, sizeof(a) - 1, b, sizeof(b) - 1, "A", "B",
 				&ours) == 0, "other alignment: diff");
 	CHECK(gnu_diff(a, sizeof(a) - 1, b, sizeof(b) - 1, &gnu) == 0,
 	      "other alignment: diff -u runs");
@@ -399,7 +399,7 @@ static void check_random(void)
 				  random_text(&seed, sets[s].maxlines, sets[s].nwords, &blen);
 
 			total++;
-			if (imgp_diff_unified(a, alen, b, blen, "A", "B", &ours) ||
+			if (imgp_diff_unified_(a, alen, b, blen, "A", "B", &ours) ||
 			    gnu_diff(a, alen, b, blen, &gnu)) {
 				bad_patch++;
 				goto next;
@@ -465,7 +465,7 @@ static void check_large(void)
 	/* Within the bound: the real diff, as diff -u writes it. */
 	a = numbered(15000, NULL, 0, &alen);
 	b = numbered(15000, few, 5, &blen);
-	CHECK(a && b && imgp_diff_unified(a, alen, b, blen, "A", "B", &ours) == 0,
+	CHECK(a && b && imgp_diff_unified_(a, alen, b, blen, "A", "B", &ours) == 0,
 	      "15000 lines diff");
 	CHECK(gnu_diff(a, alen, b, blen, &gnu) == 0 && ours.len == gnu.len &&
 	      !memcmp(ours.data, gnu.data, ours.len),
@@ -478,7 +478,7 @@ static void check_large(void)
 	/* Beyond it: one hunk from the first change to the last. */
 	a = numbered(30000, NULL, 0, &alen);
 	b = numbered(30000, far, 2, &blen);
-	CHECK(a && b && imgp_diff_unified(a, alen, b, blen, "A", "B", &ours) == 0,
+	CHECK(a && b && imgp_diff_unified_(a, alen, b, blen, "A", "B", &ours) == 0,
 	      "30000 lines diff");
 	CHECK(ours.data && strstr((char *)ours.data, "\n@@ -98,28906 +98,28906 @@\n") &&
 	      count_hunks(&ours) == 1,

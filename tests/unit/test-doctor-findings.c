@@ -18,11 +18,11 @@
 static void list(void)
 {
 	for (size_t i = 0; i < DOCTOR_NFINDINGS; i++) {
-		const struct doctor_finding_kind *k = &imgp_doctor_findings[i];
+		const struct doctor_finding_kind *k = &imgp_doctor_findings_[i];
 
-		printf("%s\t%s", k->id, imgp_severity_name(k->severity));
+		printf("%s\t%s", k->id, imgp_severity_name_(k->severity));
 		if (k->milder != k->severity)
-			printf(", or %s", imgp_severity_name(k->milder));
+			printf(", or %s", imgp_severity_name_(k->milder));
 		printf("\t%s\t%s\t%s\n", k->anchor, k->title, k->cost);
 	}
 }
@@ -43,7 +43,7 @@ static void test_table(void)
 	bool complete = true, formed = true, unique = true, milder = true;
 
 	for (size_t i = 0; i < DOCTOR_NFINDINGS; i++) {
-		const struct doctor_finding_kind *k = &imgp_doctor_findings[i];
+		const struct doctor_finding_kind *k = &imgp_doctor_findings_[i];
 
 		complete &= filled(k->id) && filled(k->title) && filled(k->cost) &&
 			    filled(k->anchor);
@@ -52,8 +52,8 @@ static void test_table(void)
 		formed &= well_formed(k->id);
 		milder &= k->milder <= k->severity;
 		for (size_t j = 0; j < i; j++)
-			unique &= !imgp_doctor_findings[j].id ||
-				  strcmp(imgp_doctor_findings[j].id, k->id) != 0;
+			unique &= !imgp_doctor_findings_[j].id ||
+				  strcmp(imgp_doctor_findings_[j].id, k->id) != 0;
 	}
 	CHECK(complete, "table: every kind has an id, title, cost and man-page anchor");
 	CHECK(formed, "table: ids are lowercase words joined by dashes");
@@ -68,22 +68,22 @@ static void test_add(void)
 	struct imgp_doctor_view view;
 	struct imgp_finding *f;
 
-	f = imgp_doctor_add(&d, DOCTOR_UHS_BLOCKED);
+	f = imgp_doctor_add_(&d, DOCTOR_UHS_BLOCKED);
 	CHECK(f && f->severity == IMGP_SEVERITY_WARNING, "add: the table's severity");
 	CHECK_STR(f ? f->id : NULL, "uhs-blocked", "add: the table's id");
-	f = imgp_doctor_add_milder(&d, DOCTOR_UHS_MODES_MISSING, true);
+	f = imgp_doctor_add_milder_(&d, DOCTOR_UHS_MODES_MISSING, true);
 	CHECK(f && f->severity == IMGP_SEVERITY_INFO, "add: milder: the milder severity");
-	f = imgp_doctor_add_milder(&d, DOCTOR_UHS_MODES_MISSING, false);
+	f = imgp_doctor_add_milder_(&d, DOCTOR_UHS_MODES_MISSING, false);
 	CHECK(f && f->severity == IMGP_SEVERITY_WARNING, "add: not milder: the usual severity");
-	CHECK(out.n == 3 && out.findings[0].id == imgp_doctor_findings[DOCTOR_UHS_BLOCKED].id,
+	CHECK(out.n == 3 && out.findings[0].id == imgp_doctor_findings_[DOCTOR_UHS_BLOCKED].id,
 	      "add: findings in order, the id the table's own string");
-	imgp_doctor_get(&out, &view);
+	imgp_doctor_get_(&out, &view);
 	CHECK(view.nfindings == 3 && !view.picked && !view.chooser && !view.root_unread,
 	      "view: the report's count, nothing picked");
-	CHECK(imgp_doctor_finding(&out, 0) == &out.findings[0] &&
-	      imgp_doctor_finding(&out, 2) == &out.findings[2] && !imgp_doctor_finding(&out, 3),
+	CHECK(imgp_doctor_finding_(&out, 0) == &out.findings[0] &&
+	      imgp_doctor_finding_(&out, 2) == &out.findings[2] && !imgp_doctor_finding_(&out, 3),
 	      "view: finding i is the report's, none past the last");
-	imgp_doctor_clear(&out);
+	imgp_doctor_clear_(&out);
 }
 
 int main(int argc, char **argv)

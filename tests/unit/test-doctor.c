@@ -13,7 +13,7 @@
 static void check_quote(const char *arg, const char *want, const char *name)
 {
 	struct imgp_buf b = { 0 };
-	int rc = imgp_shell_quote(&b, arg);
+	int rc = imgp_shell_quote_(&b, arg);
 
 	CHECK_STR(rc == 0 && b.data ? (const char *)b.data : "(failed)", want, name);
 	imgp_buf_free(&b);
@@ -39,7 +39,7 @@ static void test_severity(void)
 	CHECK(imgp_severity_parse("info", &s) == 0 && s == IMGP_SEVERITY_INFO,
 	      "severity: info parses");
 	CHECK(imgp_severity_parse("Warning", &s) == -EINVAL, "severity: names are exact");
-	CHECK_STR(imgp_severity_name(IMGP_SEVERITY_WARNING), "warning", "severity: name");
+	CHECK_STR(imgp_severity_name_(IMGP_SEVERITY_WARNING), "warning", "severity: name");
 	CHECK(IMGP_SEVERITY_WARNING > IMGP_SEVERITY_INFO, "severity: warning ranks above info");
 }
 
@@ -56,7 +56,7 @@ static void test_fstab_list(void)
 	size_t n = 0;
 	int rc;
 
-	rc = imgp_fstab_list(text, strlen(text), &e, &n);
+	rc = imgp_fstab_list_(text, strlen(text), &e, &n);
 	CHECK(rc == 0, "fstab list: parses");
 	CHECK(n == 5, "fstab list: every entry");
 	if (rc || n != 5)
@@ -72,15 +72,15 @@ static void test_fstab_list(void)
 	      "fstab list: an escaped mount point, unescaped");
 	CHECK(e[4].line == 7 && strcmp(e[4].vfstype, "tmpfs") == 0,
 	      "fstab list: a last line without newline");
-	imgp_fstab_list_free(e, n);
+	imgp_fstab_list_free_(e, n);
 
-	rc = imgp_fstab_list("/ / ext4\n", 9, &e, &n);
+	rc = imgp_fstab_list_("/ / ext4\n", 9, &e, &n);
 	CHECK(rc == -EINVAL && n == 0, "fstab list: a malformed line fails the file");
 	CHECK(strstr(imgp_errmsg(), "line 1") != NULL, "fstab list: the message names the line");
 
-	rc = imgp_fstab_list("", 0, &e, &n);
+	rc = imgp_fstab_list_("", 0, &e, &n);
 	CHECK(rc == 0 && n == 0, "fstab list: an empty file has no entries");
-	imgp_fstab_list_free(e, n);
+	imgp_fstab_list_free_(e, n);
 }
 
 static void test_effective_pick(void)
@@ -92,26 +92,26 @@ static void test_effective_pick(void)
 	};
 	const struct imgp_effective *t;
 
-	CHECK(imgp_effective_pick(trees, 2, "pi4", &t) == 0 && t == &trees[0],
+	CHECK(imgp_effective_pick_(trees, 2, "pi4", &t) == 0 && t == &trees[0],
 	      "effective pick: by model");
-	CHECK(imgp_effective_pick(trees, 2, "/bcm2711-rpi-4-b.dtb", &t) == 0 && t == &trees[0],
+	CHECK(imgp_effective_pick_(trees, 2, "/bcm2711-rpi-4-b.dtb", &t) == 0 && t == &trees[0],
 	      "effective pick: by the tree's file");
-	CHECK(imgp_effective_pick(trees, 2, "fdt-b.dtb", &t) == 0 && t == &trees[1],
+	CHECK(imgp_effective_pick_(trees, 2, "fdt-b.dtb", &t) == 0 && t == &trees[1],
 	      "effective pick: by the FIT image's name");
-	CHECK(imgp_effective_pick(trees, 2, "/image.fit", &t) == -ENOENT && !t,
+	CHECK(imgp_effective_pick_(trees, 2, "/image.fit", &t) == -ENOENT && !t,
 	      "effective pick: a FIT's path names none of its trees");
-	CHECK(imgp_effective_pick(trees, 2, NULL, &t) == -EEXIST && !t,
+	CHECK(imgp_effective_pick_(trees, 2, NULL, &t) == -EEXIST && !t,
 	      "effective pick: several trees need a name");
 	CHECK_STR(imgp_errmsg(), "2 trees (pi4, fdt-b.dtb): name one",
 		  "effective pick: the message lists the names");
-	CHECK(imgp_effective_pick(trees, 2, "pi5", &t) == -ENOENT,
+	CHECK(imgp_effective_pick_(trees, 2, "pi5", &t) == -ENOENT,
 	      "effective pick: an unknown name");
 	CHECK_STR(imgp_errmsg(), "no tree 'pi5' (have: pi4, fdt-b.dtb)",
 		  "effective pick: the message says what there is");
-	CHECK(imgp_effective_pick(trees, 1, NULL, &t) == 0 && t == &trees[0],
+	CHECK(imgp_effective_pick_(trees, 1, NULL, &t) == 0 && t == &trees[0],
 	      "effective pick: the only tree needs no name");
-	CHECK(imgp_effective_pick(trees, 0, NULL, &t) == -ENOENT, "effective pick: no tree");
-	imgp_errclear();
+	CHECK(imgp_effective_pick_(trees, 0, NULL, &t) == -ENOENT, "effective pick: no tree");
+	imgp_errclear_();
 }
 
 int main(void)

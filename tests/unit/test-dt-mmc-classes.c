@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * SD/eMMC controllers of real Debian trees: for every controller listed in
- * tests/dtb/mmc-classes.txt, the class imgp_dt_list_mmc() gives its slot and
+ * tests/dtb/mmc-classes.txt, the class imgp_dt_list_mmc_() gives its slot and
  * the findings the doctor's SD/eMMC check makes about it must be the ones
  * reviewed there. Each line: FILE NODE CLASS FINDINGS REASON..., FINDINGS
  * being "-" or id:severity joined by ",".
  *
- * Each rule of imgp_dt_mmc_kind_of() is also held to a small tree dtc
+ * Each rule of imgp_dt_mmc_kind_of_() is also held to a small tree dtc
  * compiles here, one controller per shape a Debian tree showed, so a
  * change of the order of the rules is seen without the reviewed trees.
  *
@@ -45,7 +45,7 @@ static void findings_of(const struct imgp_doctor *out, const char *node,
 		if (!f->node || strcmp(f->node, node) != 0)
 			continue;
 		used += (size_t)snprintf(buf + used, used < size ? size - used : 0, "%s%s:%s",
-					 used ? "," : "", f->id, imgp_severity_name(f->severity));
+					 used ? "," : "", f->id, imgp_severity_name_(f->severity));
 	}
 	if (!buf[0])
 		snprintf(buf, size, "-");
@@ -69,11 +69,11 @@ static int check_tree(const char *path, const char *name, struct imgp_dtb *dtb,
 	memset(out, 0, sizeof(*out));
 	if (!raw)
 		return -ENOENT;
-	rc = imgp_dtb_load(dtb, raw, len);
+	rc = imgp_dtb_load_(dtb, raw, len);
 	free(raw);
 	if (rc)
 		return rc;
-	rc = imgp_dt_list_mmc(dtb, &found, &nfound, NULL);
+	rc = imgp_dt_list_mmc_(dtb, &found, &nfound, NULL);
 	if (rc)
 		return rc;
 	/* The callers' list holds MMC_MAX: more is a tree to look at. */
@@ -83,7 +83,7 @@ static int check_tree(const char *path, const char *name, struct imgp_dtb *dtb,
 		memcpy(list, found, (size_t)*n * sizeof(*list));
 	free(found);
 	tree.dtb = *dtb;
-	return imgp_doctor_check_mmc(&d);
+	return imgp_doctor_check_mmc_(&d);
 }
 
 /* One controller per rule, each shaped like the Debian tree named in rules[]. */
@@ -282,7 +282,7 @@ static const struct {
 	  "a slot inside a slot is not looked into: one level down at most" },
 };
 
-/* Each rule of the class, on the tree above, as imgp_dt_list_mmc() lists it. */
+/* Each rule of the class, on the tree above, as imgp_dt_list_mmc_() lists it. */
 static void test_rules(void)
 {
 	const char *argv[] = { "dtc", "-q", "-I", "dts", "-O", "dtb", "-o", NULL, NULL, NULL };
@@ -295,26 +295,26 @@ static void test_rules(void)
 	argv[7] = unit_path_keep(dtb_path, sizeof(dtb_path), "rules.dtb");
 	argv[8] = unit_path_keep(dts_path, sizeof(dts_path), "rules.dts");
 	if (unit_write_text(dts_path, rules_dts) || unit_run(argv, NULL, NULL) ||
-	    !(raw = unit_read_file(dtb_path, &len)) || imgp_dtb_load(&dtb, raw, len)) {
+	    !(raw = unit_read_file(dtb_path, &len)) || imgp_dtb_load_(&dtb, raw, len)) {
 		free(raw);
 		CHECK(0, "rules: dtc compiles the tree of rules and it loads");
 		return;
 	}
 	free(raw);
-	CHECK(imgp_dt_list_mmc(&dtb, &list, &n, NULL) == 0 &&
+	CHECK(imgp_dt_list_mmc_(&dtb, &list, &n, NULL) == 0 &&
 	      n == sizeof(rules) / sizeof(rules[0]), "rules: every controller of the tree is listed");
 	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
 		const char *got = "(not listed)";
 
 		for (size_t k = 0; k < n; k++)
 			if (strcmp(list[k].path, rules[i].node) == 0)
-				got = imgp_dt_mmc_kind_name(list[k].kind);
+				got = imgp_dt_mmc_kind_name_(list[k].kind);
 		snprintf(title, sizeof(title), "rules: %s is %s: %s", rules[i].node,
-			 imgp_dt_mmc_kind_name(rules[i].kind), rules[i].why);
-		CHECK_STR(got, imgp_dt_mmc_kind_name(rules[i].kind), title);
+			 imgp_dt_mmc_kind_name_(rules[i].kind), rules[i].why);
+		CHECK_STR(got, imgp_dt_mmc_kind_name_(rules[i].kind), title);
 	}
 	free(list);
-	imgp_dtb_free(&dtb);
+	imgp_dtb_free_(&dtb);
 }
 
 static void test_reviewed(const char *dir)
@@ -346,7 +346,7 @@ static void test_reviewed(const char *dir)
 		rc = check_tree(path, name, &dtb, &out, list, &n);
 		for (int i = 0; !rc && i < n; i++)
 			if (strcmp(list[i].path, node) == 0)
-				kind = imgp_dt_mmc_kind_name(list[i].kind);
+				kind = imgp_dt_mmc_kind_name_(list[i].kind);
 		findings_of(&out, node, got, sizeof(got));
 		total++;
 		snprintf(title, sizeof(title), "classes: %s %s is %s with %s", file, node, class, want);
@@ -356,8 +356,8 @@ static void test_reviewed(const char *dir)
 			printf("#   got:  %s %s %s %s (rc %d)\n", file, node,
 			       kind ? kind : "(not a controller)", got, rc);
 		CHECK(!rc && kind && strcmp(kind, class) == 0 && strcmp(got, want) == 0, title);
-		imgp_doctor_clear(&out);
-		imgp_dtb_free(&dtb);
+		imgp_doctor_clear_(&out);
+		imgp_dtb_free_(&dtb);
 	}
 	fclose(in);
 	free(list);
@@ -385,14 +385,14 @@ static void sweep_tree(const char *path, const char *rel, struct sweep *s,
 		findings_of(&out, list[i].path, got, sizeof(got));
 		if (s->list)
 			fprintf(s->list, "%s %s %s %s status=%s\n", rel, list[i].path,
-				imgp_dt_mmc_kind_name(list[i].kind), got, list[i].status);
+				imgp_dt_mmc_kind_name_(list[i].kind), got, list[i].status);
 	}
 	for (size_t i = 0; i < out.n; i++)
 		for (int k = 0; k < DOCTOR_NFINDINGS; k++)
-			if (strcmp(out.findings[i].id, imgp_doctor_findings[k].id) == 0)
+			if (strcmp(out.findings[i].id, imgp_doctor_findings_[k].id) == 0)
 				s->findings[k]++;
-	imgp_doctor_clear(&out);
-	imgp_dtb_free(&dtb);
+	imgp_doctor_clear_(&out);
+	imgp_dtb_free_(&dtb);
 }
 
 static void sweep_dir(const char *top, const char *rel, struct sweep *s,
@@ -440,7 +440,7 @@ static void test_sweep(const char *top)
 	       s.classes[IMGP_DT_MMC_EMMC], s.classes[IMGP_DT_MMC_SDIO]);
 	for (int k = 0; k < DOCTOR_NFINDINGS; k++)
 		if (s.findings[k])
-			printf("# sweep: %u %s\n", s.findings[k], imgp_doctor_findings[k].id);
+			printf("# sweep: %u %s\n", s.findings[k], imgp_doctor_findings_[k].id);
 	CHECK(s.trees > 0 && s.broken == 0, "sweep: every tree reads");
 }
 

@@ -5,7 +5,7 @@
  * root, a property there, a decimal offset with room for a phandle), a
  * path through an alias only when the alias is a path from the root (an
  * alias naming itself made libfdt 1.6.1 recurse until its stack ran out),
- * and crafted overlays refused by imgp_dt_apply_overlay with the tree
+ * and crafted overlays refused by imgp_dt_apply_overlay_ with the tree
  * left as it was.
  */
 #include <errno.h>
@@ -52,19 +52,19 @@ static void check_path_offset(void)
 
 	make_base(blob, sizeof(blob));
 	mmc = fdt_path_offset(blob, "/soc/mmc@1000");
-	CHECK(imgp_dt_path_offset(blob, "/soc/mmc@1000", 13) == mmc, "a path from the root");
-	CHECK(imgp_dt_path_offset(blob, "mmc0", 4) == mmc, "an alias to a path from the root");
-	CHECK(imgp_dt_path_offset(blob, "mmc0/card", 9) ==
+	CHECK(imgp_dt_path_offset_(blob, "/soc/mmc@1000", 13) == mmc, "a path from the root");
+	CHECK(imgp_dt_path_offset_(blob, "mmc0", 4) == mmc, "an alias to a path from the root");
+	CHECK(imgp_dt_path_offset_(blob, "mmc0/card", 9) ==
 	      fdt_subnode_offset(blob, mmc, "card"), "below an alias");
-	CHECK(imgp_dt_path_offset(blob, "mmc0//card/", 11) ==
+	CHECK(imgp_dt_path_offset_(blob, "mmc0//card/", 11) ==
 	      fdt_subnode_offset(blob, mmc, "card"), "below an alias, slashes doubled");
-	CHECK(imgp_dt_path_offset(blob, "self", 4) == -FDT_ERR_BADVALUE,
+	CHECK(imgp_dt_path_offset_(blob, "self", 4) == -FDT_ERR_BADVALUE,
 	      "an alias naming itself is refused, not followed");
-	CHECK(imgp_dt_path_offset(blob, "up/x", 4) == -FDT_ERR_BADVALUE,
+	CHECK(imgp_dt_path_offset_(blob, "up/x", 4) == -FDT_ERR_BADVALUE,
 	      "an alias to a relative path is refused");
-	CHECK(imgp_dt_path_offset(blob, "none", 4) == -FDT_ERR_BADPATH, "no such alias");
-	CHECK(imgp_dt_path_offset(blob, "", 0) == -FDT_ERR_BADPATH, "an empty path");
-	CHECK(imgp_dt_path_offset(blob, "mmc0/none", 9) == -FDT_ERR_NOTFOUND,
+	CHECK(imgp_dt_path_offset_(blob, "none", 4) == -FDT_ERR_BADPATH, "no such alias");
+	CHECK(imgp_dt_path_offset_(blob, "", 0) == -FDT_ERR_BADPATH, "an empty path");
+	CHECK(imgp_dt_path_offset_(blob, "mmc0/none", 9) == -FDT_ERR_NOTFOUND,
 	      "no such node below an alias");
 }
 
@@ -107,12 +107,12 @@ static void check_fixup_parse(void)
 	char blob[4096], want[256], name[128];
 
 	make_overlay(blob, sizeof(blob));
-	CHECK(imgp_dt_fixup_parse(blob, "/fragment@0:target:0", &fx) == 0 &&
+	CHECK(imgp_dt_fixup_parse_(blob, "/fragment@0:target:0", &fx) == 0 &&
 	      fx.node == fdt_path_offset(blob, "/fragment@0") && fx.offset == 0 &&
 	      fx.namelen == 6 && !strncmp(fx.name, "target", 6), "fixup: a good entry");
-	CHECK(imgp_dt_fixup_parse(blob, "/fragment@0/__overlay__:cells:3", &fx) == 0 &&
+	CHECK(imgp_dt_fixup_parse_(blob, "/fragment@0/__overlay__:cells:3", &fx) == 0 &&
 	      fx.offset == 3, "fixup: an unaligned offset inside (dtc writes one after a string)");
-	CHECK(imgp_dt_fixup_parse(blob, "/fragment@0/__overlay__:cells:0000000004", &fx) == 0 &&
+	CHECK(imgp_dt_fixup_parse_(blob, "/fragment@0/__overlay__:cells:0000000004", &fx) == 0 &&
 	      fx.offset == 4, "fixup: leading zeros");
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char shown[64];
@@ -121,7 +121,7 @@ static void check_fixup_parse(void)
 		for (char *p = shown; *p; p++)
 			*p = *p == '\n' ? '?' : *p;
 		snprintf(name, sizeof(name), "fixup '%s' refused", shown);
-		CHECK(imgp_dt_fixup_parse(blob, bad[i].entry, &fx) == -EBADMSG, name);
+		CHECK(imgp_dt_fixup_parse_(blob, bad[i].entry, &fx) == -EBADMSG, name);
 		snprintf(want, sizeof(want), "entry '%s': %s", shown, bad[i].why);
 		snprintf(name, sizeof(name), "fixup '%s': its message", shown);
 		CHECK_STR(imgp_errmsg(), want, name);
@@ -138,19 +138,19 @@ static int apply(const char *base, const char *ovl)
 	char *before;
 	int rc;
 
-	if (imgp_dtb_load(&dtb, base, fdt_totalsize(base)))
+	if (imgp_dtb_load_(&dtb, base, fdt_totalsize(base)))
 		return -1;
 	before = malloc(dtb.bufsize);
 	if (!before) {
-		imgp_dtb_free(&dtb);
+		imgp_dtb_free_(&dtb);
 		return -1;
 	}
 	memcpy(before, dtb.fdt, dtb.bufsize);
-	rc = imgp_dt_apply_overlay(&dtb, ovl, fdt_totalsize(ovl));
+	rc = imgp_dt_apply_overlay_(&dtb, ovl, fdt_totalsize(ovl));
 	if (rc && memcmp(before, dtb.fdt, dtb.bufsize))
 		rc = -2;
 	free(before);
-	imgp_dtb_free(&dtb);
+	imgp_dtb_free_(&dtb);
 	return rc;
 }
 
@@ -261,7 +261,7 @@ static void check_rpi(void)
 	if (!fdt)
 		return;
 	memcpy(fdt, base, size);
-	rc = imgp_rpi_dtoverlay(&fdt, &size, ovl, fdt_totalsize(ovl), "crafted", NULL,
+	rc = imgp_rpi_dtoverlay_(&fdt, &size, ovl, fdt_totalsize(ovl), "crafted", NULL,
 				NULL, NULL);
 	CHECK(rc == -EBADMSG && size == fdt_totalsize(base) && !memcmp(fdt, base, size),
 	      "rpi: the issue's '-4' is refused, the tree as it was");

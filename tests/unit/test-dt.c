@@ -102,7 +102,7 @@ static int load_file(struct imgp_dtb *dtb, const char *path)
 
 	if (!raw)
 		return -ENOENT;
-	rc = imgp_dtb_load(dtb, raw, len);
+	rc = imgp_dtb_load_(dtb, raw, len);
 	free(raw);
 	return rc;
 }
@@ -113,8 +113,8 @@ static const char *find(const struct imgp_dtb *dtb, const char *spec, int *rc)
 	static char path[256];
 
 	path[0] = '\0';
-	*rc = imgp_dt_find_node(dtb, spec);
-	if (*rc >= 0 && imgp_dt_node_path(dtb, *rc, path, sizeof(path)))
+	*rc = imgp_dt_find_node_(dtb, spec);
+	if (*rc >= 0 && imgp_dt_node_path_(dtb, *rc, path, sizeof(path)))
 		path[0] = '\0';
 	return path;
 }
@@ -144,28 +144,28 @@ static void check_like_fdtput(const char *file, const char *node,
 	rc = unit_run(argv, NULL, NULL);
 	want = rc ? NULL : unit_read_file(unit_path("fdtput.dtb"), &wlen);
 
-	rc = imgp_dtb_load(&dtb, raw, len);
+	rc = imgp_dtb_load_(&dtb, raw, len);
 	free(raw);
 	CHECK(rc == 0, "load for deletion");
 	if (rc) {
 		free(want);
 		return;
 	}
-	off = imgp_dt_find_node(&dtb, node);
+	off = imgp_dt_find_node_(&dtb, node);
 	for (i = 0; i < nprops && off >= 0; i++)
-		if (imgp_dt_delete_prop(&dtb, off, props[i]) != 0)
+		if (imgp_dt_delete_prop_(&dtb, off, props[i]) != 0)
 			off = -1;
 	CHECK(off >= 0, "every property deleted");
-	CHECK(off >= 0 && imgp_dt_delete_prop(&dtb, off, props[0]) == 1,
+	CHECK(off >= 0 && imgp_dt_delete_prop_(&dtb, off, props[0]) == 1,
 	      "deleting it again reports it absent");
-	rc = imgp_dtb_finish(&dtb, &blob, &size);
+	rc = imgp_dtb_finish_(&dtb, &blob, &size);
 	CHECK(rc == 0 && want && size == wlen && !memcmp(blob, want, size),
 	      "result is byte-for-byte what fdtput -d writes");
 	CHECK(rc == 0 && fdt_check_full(blob, size) == 0 &&
 	      !fdt_getprop(blob, fdt_path_offset(blob, node), props[0], NULL),
 	      "the property is gone from a valid tree");
 	free(want);
-	imgp_dtb_free(&dtb);
+	imgp_dtb_free_(&dtb);
 }
 
 /*
@@ -181,7 +181,7 @@ static void check_like_dtc(const struct imgp_dtb *dtb, const char *dts,
 	int node, prop, len, checked = 0, same = 1;
 
 	/* Only the node's own block of the decompiled text counts. */
-	node = imgp_dt_find_node(dtb, node_spec);
+	node = imgp_dt_find_node_(dtb, node_spec);
 	snprintf(line, sizeof(line), "\t%s {\n",
 		 node >= 0 ? fdt_get_name(dtb->fdt, node, NULL) : "?");
 	start = strstr(dts, line);
@@ -199,7 +199,7 @@ static void check_like_dtc(const struct imgp_dtb *dtb, const char *dts,
 		if (!v || (len > 1 && memchr(v, '\0', (size_t)len - 1) &&
 			   v[len - 1] == '\0'))
 			continue;
-		if (imgp_dt_format_value(v, len, val, sizeof(val)))
+		if (imgp_dt_format_value_(v, len, val, sizeof(val)))
 			continue;
 		if (len)
 			snprintf(line, sizeof(line), "\t%s = %s;\n", name, val);
@@ -225,7 +225,7 @@ static char *decompile(const char *dtb_path)
 		imgp_buf_free(&out);
 		return NULL;
 	}
-	return (char *)imgp_buf_steal(&out, NULL);
+	return (char *)imgp_buf_steal_(&out, NULL);
 }
 
 static void check_load(void)
@@ -237,13 +237,13 @@ static void check_load(void)
 	int rc;
 
 	memset(junk, 0x5a, sizeof(junk));
-	rc = imgp_dtb_load(&dtb, junk, sizeof(junk));
+	rc = imgp_dtb_load_(&dtb, junk, sizeof(junk));
 	CHECK(rc == -EINVAL && strstr(imgp_errmsg(), "not a device tree blob"),
 	      "garbage is refused");
-	rc = imgp_dtb_load(&dtb, junk, 8);
+	rc = imgp_dtb_load_(&dtb, junk, 8);
 	CHECK(rc == -EINVAL, "8 bytes are refused");
 	raw = unit_read_file(unit_path("t.dtb"), &len);
-	rc = raw ? imgp_dtb_load(&dtb, raw, len / 2) : -1;
+	rc = raw ? imgp_dtb_load_(&dtb, raw, len / 2) : -1;
 	CHECK(rc == -EINVAL && strstr(imgp_errmsg(), "truncated"),
 	      "truncated tree is refused");
 	if (raw && len > 200) {
@@ -255,7 +255,7 @@ static void check_load(void)
 			uint8_t *p = raw + fdt_off_dt_struct(raw) + off + 4;
 
 			p[0] = 0x7f;
-			rc = imgp_dtb_load(&dtb, raw, len);
+			rc = imgp_dtb_load_(&dtb, raw, len);
 			CHECK(rc == -EINVAL && strstr(imgp_errmsg(), "broken device tree"),
 			      "fdt_check_full catches a bad property length");
 			/*
@@ -263,14 +263,14 @@ static void check_load(void)
 			 * back onto itself, and its fdt_check_full() never returns.
 			 */
 			memcpy(p, "\xff\xff\xff\xf4", 4);
-			rc = imgp_dtb_load(&dtb, raw, len);
+			rc = imgp_dtb_load_(&dtb, raw, len);
 			CHECK(rc == -EINVAL && strstr(imgp_errmsg(), "broken device tree"),
 			      "a property length of -12 is refused, not looped on");
 			if (load_file(&dtb, unit_path("t.dtb")) == 0) {
-				rc = imgp_dt_apply_overlay(&dtb, raw, len);
+				rc = imgp_dt_apply_overlay_(&dtb, raw, len);
 				CHECK(rc == -EINVAL && strstr(imgp_errmsg(), "broken overlay"),
 				      "an overlay with a property length of -12 is refused");
-				imgp_dtb_free(&dtb);
+				imgp_dtb_free_(&dtb);
 			}
 		}
 	}
@@ -297,7 +297,7 @@ static void check_find(void)
 		CHECK_STR(imgp_errmsg(),
 			  "node 'mmc' is ambiguous (matches: /soc/mmc@1000, /soc/mmc@2000, /soc/mmc@5000); give a full path",
 			  "ambiguous: no &label hint in a tree without __symbols__");
-		imgp_dtb_free(&dtb2);
+		imgp_dtb_free_(&dtb2);
 	} else {
 		CHECK(0, "load the test tree without __symbols__");
 	}
@@ -342,7 +342,7 @@ static void check_find(void)
 	CHECK(rc == -EINVAL, "empty spec is -EINVAL");
 	path = find(&dtb, "&", &rc);
 	CHECK(rc == -EINVAL && !path[0], "empty label is -EINVAL");
-	imgp_dtb_free(&dtb);
+	imgp_dtb_free_(&dtb);
 
 	if (load_file(&dtb, unit_path("nosym.dtb"))) {
 		CHECK(0, "load tree without __symbols__");
@@ -355,7 +355,7 @@ static void check_find(void)
 		  "message says how to get __symbols__");
 	path = find(&dtb, "mmc@1000", &rc);
 	CHECK_STR(path, "/soc/mmc@1000", "name@unit without __symbols__");
-	imgp_dtb_free(&dtb);
+	imgp_dtb_free_(&dtb);
 }
 
 static void check_format(const struct imgp_dtb *dtb, const char *dts)
@@ -378,31 +378,31 @@ static void check_format(const struct imgp_dtb *dtb, const char *dts)
 	size_t i;
 	int node, len, rc;
 
-	node = imgp_dt_find_node(dtb, "serial@4000");
+	node = imgp_dt_find_node_(dtb, "serial@4000");
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char name[64];
 
 		v = fdt_getprop(dtb->fdt, node, cases[i].prop, &len);
-		rc = v ? imgp_dt_format_value(v, len, out, sizeof(out)) : -1;
+		rc = v ? imgp_dt_format_value_(v, len, out, sizeof(out)) : -1;
 		snprintf(name, sizeof(name), "format %s", cases[i].prop);
 		CHECK(rc == 0, name);
 		CHECK_STR(out, cases[i].want, name);
 	}
-	v = fdt_getprop(dtb->fdt, imgp_dt_find_node(dtb, "/"), "compatible", &len);
-	rc = v ? imgp_dt_format_value(v, len, out, sizeof(out)) : -1;
+	v = fdt_getprop(dtb->fdt, imgp_dt_find_node_(dtb, "/"), "compatible", &len);
+	rc = v ? imgp_dt_format_value_(v, len, out, sizeof(out)) : -1;
 	CHECK_STR(out, "\"vendor,board\", \"vendor,soc\"", "format string list");
 
 	v = fdt_getprop(dtb->fdt, node, "reg", &len);
-	rc = imgp_dt_format_value(v, len, out, 8);
+	rc = imgp_dt_format_value_(v, len, out, 8);
 	CHECK(rc == -ENOSPC, "truncated value is -ENOSPC");
 	CHECK_STR(out, "<0x4...", "truncated value ends in ...");
-	rc = imgp_dt_format_value(v, len, out, 2);
+	rc = imgp_dt_format_value_(v, len, out, 2);
 	CHECK(rc == -ENOSPC && strlen(out) < 2, "tiny buffer stays terminated");
-	rc = imgp_dt_format_value(v, len, out, 0);
+	rc = imgp_dt_format_value_(v, len, out, 0);
 	CHECK(rc == -ENOSPC, "zero-size buffer is -ENOSPC");
-	rc = imgp_dt_format_value(v, len, out, 15);
+	rc = imgp_dt_format_value_(v, len, out, 15);
 	CHECK(rc == 0 && !strcmp(out, "<0x4000 0x100>"), "exact fit is not truncated");
-	rc = imgp_dt_format_value(v, -1, out, sizeof(out));
+	rc = imgp_dt_format_value_(v, -1, out, sizeof(out));
 	CHECK(rc == -EINVAL, "negative length is -EINVAL");
 
 	check_like_dtc(dtb, dts, "serial@4000");
@@ -427,7 +427,7 @@ static void check_mmc(const struct imgp_dtb *dtb)
 	const struct imgp_dt_mmc_prop *p;
 	size_t n;
 
-	CHECK(imgp_dt_list_mmc(dtb, &mmc, &n, NULL) == 0 && n == 4,
+	CHECK(imgp_dt_list_mmc_(dtb, &mmc, &n, NULL) == 0 && n == 4,
 	      "four SD/eMMC controllers (not the serial, not the pwrseq)");
 	if (n != 4) {
 		free(mmc);
@@ -491,7 +491,7 @@ static void check_real_generic(const char *file)
 	CHECK(rc == 0, name);
 	if (rc)
 		return;
-	n = imgp_dt_list_mmc(&dtb, &mmc, &nm, NULL) ? -1 : (int)nm;
+	n = imgp_dt_list_mmc_(&dtb, &mmc, &nm, NULL) ? -1 : (int)nm;
 	CHECK(n >= 1, "real tree: SD/eMMC controllers listed");
 	for (i = 0; i < n; i++) {
 		p = find(&dtb, mmc[i].path, &rc);
@@ -506,7 +506,7 @@ static void check_real_generic(const char *file)
 	for (i = 0; dts && i < n; i++)
 		check_like_dtc(&dtb, dts, mmc[i].path);
 	free(dts);
-	imgp_dtb_free(&dtb);
+	imgp_dtb_free_(&dtb);
 	if (del >= 0) {
 		const char *props[] = { mmc[del].props[0].name };
 
@@ -535,14 +535,14 @@ static void check_real_k26(void)
 	CHECK(rc == -EEXIST && strstr(imgp_errmsg(), "/axi/mmc@ff160000") &&
 	      strstr(imgp_errmsg(), "/axi/mmc@ff170000"),
 	      "k26: bare mmc is ambiguous between both controllers");
-	n = imgp_dt_list_mmc(&dtb, &mmc, &nm, NULL) ? -1 : (int)nm;
+	n = imgp_dt_list_mmc_(&dtb, &mmc, &nm, NULL) ? -1 : (int)nm;
 	for (i = 0; i < n; i++)
 		if (!strcmp(mmc[i].path, "/axi/mmc@ff170000") &&
 		    mmc_prop(&mmc[i], "no-1-8-v"))
 			found = 1;
 	free(mmc);
 	CHECK(found, "k26: mmc@ff170000 listed with no-1-8-v");
-	imgp_dtb_free(&dtb);
+	imgp_dtb_free_(&dtb);
 	check_like_fdtput(path, "/axi/mmc@ff170000", no18, 1);
 }
 
@@ -558,7 +558,7 @@ static void check_real_nosym(void)
 	find(&dtb, "&mmc0", &rc);
 	CHECK(rc == -ENOENT && strstr(imgp_errmsg(), "no __symbols__"),
 	      "pinephone: label lookup explains the missing __symbols__");
-	imgp_dtb_free(&dtb);
+	imgp_dtb_free_(&dtb);
 }
 
 static void check_real_trees(void)
@@ -667,7 +667,7 @@ static void check_parse_value(void)
 
 	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		out.len = 0;
-		rc = imgp_dt_parse_value(ok[i].text, &out);
+		rc = imgp_dt_parse_value_(ok[i].text, &out);
 		snprintf(name, sizeof(name), "parse value '%s'", ok[i].text);
 		CHECK(rc == 0 && out.len == ok[i].len &&
 		      !memcmp(out.data, ok[i].want, ok[i].len), name);
@@ -683,7 +683,7 @@ static void check_parse_value(void)
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		imgp_buf_free(&out);
 		imgp_buf_append(&out, "xy", 2);
-		rc = imgp_dt_parse_value(bad[i].text, &out);
+		rc = imgp_dt_parse_value_(bad[i].text, &out);
 		snprintf(name, sizeof(name), "parse value '%s' is -EINVAL", bad[i].text);
 		CHECK(rc == -EINVAL && out.len == 2 && !strcmp((char *)out.data, "xy"),
 		      name);
@@ -699,7 +699,7 @@ static const char *write_dtb(struct imgp_dtb *dtb, const char *name)
 	const char *path = unit_path(name);
 	size_t size;
 
-	if (imgp_dtb_finish(dtb, &blob, &size) || unit_write_file(path, blob, size))
+	if (imgp_dtb_finish_(dtb, &blob, &size) || unit_write_file(path, blob, size))
 		return NULL;
 	return path;
 }
@@ -715,7 +715,7 @@ static char *fdtget(const char *opt, const char *file, const char *node,
 		imgp_buf_free(&out);
 		return NULL;
 	}
-	return (char *)imgp_buf_steal(&out, NULL);
+	return (char *)imgp_buf_steal_(&out, NULL);
 }
 
 static void check_set_prop(void)
@@ -734,30 +734,30 @@ static void check_set_prop(void)
 	size0 = dtb.bufsize;
 	big = malloc(biglen + 1);
 	if (!big) {
-		imgp_dtb_free(&dtb);
+		imgp_dtb_free_(&dtb);
 		return;
 	}
 	memset(big, 'z', biglen);
 	big[biglen] = '\0';
-	node = imgp_dt_find_node(&dtb, "serial@4000");
-	rc = imgp_dt_set_prop(&dtb, node, "big", big, biglen);
+	node = imgp_dt_find_node_(&dtb, "serial@4000");
+	rc = imgp_dt_set_prop_(&dtb, node, "big", big, biglen);
 	CHECK(rc == 0 && dtb.bufsize > size0 + biglen,
 	      "set: a 64 KiB property grows the buffer");
 	/* Offsets stay valid across the growth. */
-	rc = imgp_dt_set_prop(&dtb, node, "big", big, biglen + 1);
+	rc = imgp_dt_set_prop_(&dtb, node, "big", big, biglen + 1);
 	CHECK(rc == 0, "set: replace it with a string (one byte longer)");
-	node = imgp_dt_find_node(&dtb, "mmc@1000");
-	rc = imgp_dt_parse_value("\"disabled\"", &val);
-	CHECK(rc == 0 && imgp_dt_set_prop(&dtb, node, "status", val.data, val.len) == 0,
+	node = imgp_dt_find_node_(&dtb, "mmc@1000");
+	rc = imgp_dt_parse_value_("\"disabled\"", &val);
+	CHECK(rc == 0 && imgp_dt_set_prop_(&dtb, node, "status", val.data, val.len) == 0,
 	      "set: replace status");
 	val.len = 0;
-	rc = imgp_dt_parse_value("<50000000>", &val);
-	CHECK(rc == 0 && imgp_dt_set_prop(&dtb, node, "max-frequency", val.data,
+	rc = imgp_dt_parse_value_("<50000000>", &val);
+	CHECK(rc == 0 && imgp_dt_set_prop_(&dtb, node, "max-frequency", val.data,
 					  val.len) == 0,
 	      "set: replace max-frequency");
-	CHECK(imgp_dt_set_prop(&dtb, node, "sd-uhs-sdr50", NULL, 0) == 0,
+	CHECK(imgp_dt_set_prop_(&dtb, node, "sd-uhs-sdr50", NULL, 0) == 0,
 	      "set: add an empty property");
-	rc = imgp_dt_set_prop(&dtb, node, "bad name", "", 1);
+	rc = imgp_dt_set_prop_(&dtb, node, "bad name", "", 1);
 	CHECK(rc == -EINVAL && !strcmp(imgp_errmsg(), "bad property name 'bad name'"),
 	      "set: a name with a space is -EINVAL");
 	file = write_dtb(&dtb, "set.dtb");
@@ -781,7 +781,7 @@ static void check_set_prop(void)
 	free(got);
 	free(big);
 	imgp_buf_free(&val);
-	imgp_dtb_free(&dtb);
+	imgp_dtb_free_(&dtb);
 }
 
 static void check_add_node(void)
@@ -798,30 +798,30 @@ static void check_add_node(void)
 		return;
 	}
 	/* A packed tree has no room at all: the first edit has to grow it. */
-	CHECK(imgp_dtb_finish(&dtb, &blob, &size) == 0, "add: pack first");
-	node = imgp_dt_add_node(&dtb, "/soc/bus@10/child");
+	CHECK(imgp_dtb_finish_(&dtb, &blob, &size) == 0, "add: pack first");
+	node = imgp_dt_add_node_(&dtb, "/soc/bus@10/child");
 	CHECK(node > 0, "add: two missing nodes");
-	rc = node > 0 ? imgp_dt_set_prop(&dtb, node, "cells", "\0\0\0\1\0\0\0\2", 8) : -1;
+	rc = node > 0 ? imgp_dt_set_prop_(&dtb, node, "cells", "\0\0\0\1\0\0\0\2", 8) : -1;
 	CHECK(rc == 0, "add: set a property on the new node");
-	again = imgp_dt_add_node(&dtb, "/soc//bus@10/child/");
-	CHECK(again == imgp_dt_find_node(&dtb, "/soc/bus@10/child"),
+	again = imgp_dt_add_node_(&dtb, "/soc//bus@10/child/");
+	CHECK(again == imgp_dt_find_node_(&dtb, "/soc/bus@10/child"),
 	      "add: an existing path gives its node");
-	CHECK(imgp_dt_add_node(&dtb, "/") == 0, "add: / is the root");
-	node = imgp_dt_add_node(&dtb, "/chosen");
-	CHECK(node > 0 && imgp_dt_set_prop(&dtb, node, "bootargs", "quiet", 6) == 0,
+	CHECK(imgp_dt_add_node_(&dtb, "/") == 0, "add: / is the root");
+	node = imgp_dt_add_node_(&dtb, "/chosen");
+	CHECK(node > 0 && imgp_dt_set_prop_(&dtb, node, "bootargs", "quiet", 6) == 0,
 	      "add: /chosen with bootargs");
-	rc = imgp_dt_add_node(&dtb, "/soc/mmc");
+	rc = imgp_dt_add_node_(&dtb, "/soc/mmc");
 	CHECK(rc == -EEXIST, "add: a name libfdt confuses with name@unit is -EEXIST");
 	CHECK_STR(imgp_errmsg(),
 		  "cannot add node '/soc/mmc': a sibling named 'mmc@...' is in the way (libfdt cannot tell them apart)",
 		  "add: the message says why");
-	rc = imgp_dt_add_node(&dtb, "soc/x");
+	rc = imgp_dt_add_node_(&dtb, "soc/x");
 	CHECK(rc == -EINVAL, "add: a relative path is -EINVAL");
-	rc = imgp_dt_add_node(&dtb, "/soc/bad name");
+	rc = imgp_dt_add_node_(&dtb, "/soc/bad name");
 	CHECK(rc == -EINVAL && !strcmp(imgp_errmsg(),
 				      "node path '/soc/bad name': bad node name 'bad name'"),
 	      "add: a bad node name is -EINVAL");
-	rc = imgp_dt_add_node(&dtb, "/soc/@1");
+	rc = imgp_dt_add_node_(&dtb, "/soc/@1");
 	CHECK(rc == -EINVAL, "add: a unit address without a name is -EINVAL");
 	file = write_dtb(&dtb, "add.dtb");
 	got = file ? fdtget("-tx", file, "/soc/bus@10/child", "cells") : NULL;
@@ -834,7 +834,7 @@ static void check_add_node(void)
 	CHECK(got && strstr(got, "bus@10\n") && strstr(got, "mmc@1000\n"),
 	      "add: fdtget -l lists the new node among the old ones");
 	free(got);
-	imgp_dtb_free(&dtb);
+	imgp_dtb_free_(&dtb);
 }
 
 static void check_delete_node(void)
@@ -848,12 +848,12 @@ static void check_delete_node(void)
 		CHECK(0, "delete: load test tree");
 		return;
 	}
-	node = imgp_dt_find_node(&dtb, "dwmmc@3000");
-	CHECK(node > 0 && imgp_dt_delete_node(&dtb, node) == 0,
+	node = imgp_dt_find_node_(&dtb, "dwmmc@3000");
+	CHECK(node > 0 && imgp_dt_delete_node_(&dtb, node) == 0,
 	      "delete: dwmmc@3000");
-	CHECK(imgp_dt_find_node(&dtb, "/soc/dwmmc@3000") == -ENOENT,
+	CHECK(imgp_dt_find_node_(&dtb, "/soc/dwmmc@3000") == -ENOENT,
 	      "delete: the node is gone");
-	rc = imgp_dt_delete_node(&dtb, 0);
+	rc = imgp_dt_delete_node_(&dtb, 0);
 	CHECK(rc == -EINVAL && !strcmp(imgp_errmsg(), "cannot delete the root node"),
 	      "delete: the root is refused");
 	file = write_dtb(&dtb, "del.dtb");
@@ -861,7 +861,7 @@ static void check_delete_node(void)
 	CHECK_STR(got, "mmc@1000\nmmc@2000\nserial@4000\nmmc@5000\n",
 		  "delete: fdtget -l lists the siblings only");
 	free(got);
-	imgp_dtb_free(&dtb);
+	imgp_dtb_free_(&dtb);
 }
 
 /* Compiles dts text into name in the temporary directory (-@: with labels). */
@@ -902,13 +902,13 @@ static const char *check_like_fdtoverlay(const char *base, const char *ovl,
 	raw = unit_read_file(ovlp, &len);
 	rc = raw ? load_file(&dtb, basep) : -1;
 	if (!rc) {
-		rc = imgp_dt_apply_overlay(&dtb, raw, len);
+		rc = imgp_dt_apply_overlay_(&dtb, raw, len);
 		if (rc)
 			printf("# %s\n", imgp_errmsg());
 		snprintf(name, sizeof(name), "overlay %s: applied", what);
 		CHECK(rc == 0, name);
 		file = rc ? NULL : write_dtb(&dtb, "applied.dtb");
-		imgp_dtb_free(&dtb);
+		imgp_dtb_free_(&dtb);
 	}
 	free(raw);
 	raw = file ? unit_read_file(file, &len) : NULL;
@@ -936,7 +936,7 @@ static void check_overlay_refused(const char *base, const char *ovl, int want_rc
 		before = malloc(bufsize);
 		if (before)
 			memcpy(before, dtb.fdt, bufsize);
-		rc = imgp_dt_apply_overlay(&dtb, raw, len);
+		rc = imgp_dt_apply_overlay_(&dtb, raw, len);
 		snprintf(name, sizeof(name), "overlay %s: refused", what);
 		CHECK(rc == want_rc, name);
 		snprintf(name, sizeof(name), "overlay %s: message", what);
@@ -947,7 +947,7 @@ static void check_overlay_refused(const char *base, const char *ovl, int want_rc
 		CHECK(before && dtb.bufsize == bufsize && used <= bufsize &&
 		      fdt_totalsize(dtb.fdt) == bufsize &&
 		      !memcmp(before, dtb.fdt, used), name);
-		imgp_dtb_free(&dtb);
+		imgp_dtb_free_(&dtb);
 	} else {
 		CHECK(0, what);
 	}
@@ -1055,9 +1055,9 @@ static void check_overlays(void)
 		file = check_like_fdtoverlay(kria, unit_path("label.dtbo"),
 					     "&sdhci1 on the K26 tree");
 		if (file && load_file(&dtb, file) == 0) {
-			CHECK(imgp_dt_find_node(&dtb, "&ovl_pwrseq") > 0,
+			CHECK(imgp_dt_find_node_(&dtb, "&ovl_pwrseq") > 0,
 			      "overlay: its labels join __symbols__");
-			imgp_dtb_free(&dtb);
+			imgp_dtb_free_(&dtb);
 		}
 	}
 
@@ -1104,16 +1104,16 @@ static void check_overlays(void)
 
 	if (load_file(&dtb, unit_path("t.dtb")) == 0) {
 		memset(junk, 0x5a, sizeof(junk));
-		rc = imgp_dt_apply_overlay(&dtb, junk, sizeof(junk));
+		rc = imgp_dt_apply_overlay_(&dtb, junk, sizeof(junk));
 		CHECK(rc == -EINVAL && strstr(imgp_errmsg(), "overlay is not a device tree blob"),
 		      "overlay: garbage is refused");
-		rc = imgp_dt_apply_overlay(&dtb, junk, 4);
+		rc = imgp_dt_apply_overlay_(&dtb, junk, 4);
 		CHECK(rc == -EINVAL, "overlay: 4 bytes are refused");
-		imgp_dtb_free(&dtb);
+		imgp_dtb_free_(&dtb);
 	}
 }
 
-/* imgp_dt_to_dts() must print what `dtc -I dtb -O dts` prints. */
+/* imgp_dt_to_dts_() must print what `dtc -I dtb -O dts` prints. */
 static void check_dts_like_dtc(const char *file, const char *what)
 {
 	struct imgp_buf out = { 0 };
@@ -1124,8 +1124,8 @@ static void check_dts_like_dtc(const char *file, const char *what)
 	want = decompile(file);
 	rc = load_file(&dtb, file);
 	if (!rc) {
-		rc = imgp_dt_to_dts(&dtb, &out);
-		imgp_dtb_free(&dtb);
+		rc = imgp_dt_to_dts_(&dtb, &out);
+		imgp_dtb_free_(&dtb);
 	}
 	snprintf(name, sizeof(name), "dts of %s equals dtc's, byte for byte", what);
 	CHECK(rc == 0 && want && out.len == strlen(want) &&
@@ -1198,13 +1198,13 @@ static void check_to_dts(void)
 	/* Edits show up in the text; the output is appended to what is there. */
 	if (load_file(&dtb, unit_path("t.dtb")) == 0) {
 		imgp_buf_append(&out, "// head\n", 8);
-		imgp_dt_delete_node(&dtb, imgp_dt_find_node(&dtb, "/soc"));
-		CHECK(imgp_dt_to_dts(&dtb, &out) == 0, "dts: tree without /soc");
+		imgp_dt_delete_node_(&dtb, imgp_dt_find_node_(&dtb, "/soc"));
+		CHECK(imgp_dt_to_dts_(&dtb, &out) == 0, "dts: tree without /soc");
 		want = (char *)out.data;
 		CHECK(!strncmp(want, "// head\n/dts-v1/;\n\n/ {\n", 23) &&
 		      !strstr(want, "soc {") && strstr(want, "\t__symbols__ {\n"),
 		      "dts: appended, the deleted node is gone");
-		imgp_dtb_free(&dtb);
+		imgp_dtb_free_(&dtb);
 	}
 	imgp_buf_free(&out);
 }
@@ -1247,22 +1247,22 @@ static void check_find_many(void)
 		rc = fdt_end_node(fdt);
 	if (!rc)
 		rc = fdt_finish(fdt);
-	if (rc || imgp_dtb_load(&dtb, fdt, fdt_totalsize(fdt))) {
+	if (rc || imgp_dtb_load_(&dtb, fdt, fdt_totalsize(fdt))) {
 		CHECK(0, "many nodes: tree made");
 		free(fdt);
 		return;
 	}
-	CHECK(imgp_dt_find_node(&dtb, "/n0/x") == -ENOENT,
+	CHECK(imgp_dt_find_node_(&dtb, "/n0/x") == -ENOENT,
 	      "many nodes: a missing path is -ENOENT");
-	CHECK(imgp_dt_find_node(&dtb, "/n9c3f/") ==
+	CHECK(imgp_dt_find_node_(&dtb, "/n9c3f/") ==
 	      fdt_path_offset(dtb.fdt, "/n9c3f"),
 	      "many nodes: the walk matches the last node's path");
-	CHECK(imgp_dt_find_node(&dtb, "&nope") == -ENOENT,
+	CHECK(imgp_dt_find_node_(&dtb, "&nope") == -ENOENT,
 	      "many nodes: an unknown label is -ENOENT");
 	CHECK_STR(imgp_errmsg(),
 		  "label 'nope' not found (SD/eMMC labels: &l9c3e)",
 		  "many nodes: the message names the controller's label");
-	imgp_dtb_free(&dtb);
+	imgp_dtb_free_(&dtb);
 	free(fdt);
 }
 
@@ -1298,7 +1298,7 @@ int main(void)
 	if (load_file(&dtb, unit_path("t.dtb")) == 0) {
 		check_format(&dtb, dts);
 		check_mmc(&dtb);
-		imgp_dtb_free(&dtb);
+		imgp_dtb_free_(&dtb);
 	} else {
 		CHECK(0, "load test tree");
 	}

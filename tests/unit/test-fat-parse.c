@@ -48,19 +48,19 @@ static void test_geometry(void)
 	uint8_t bs[512];
 
 	fat32_boot_sector(bs, 65536);
-	CHECK(imgp_fat_geometry(bs, 65536 * 512ull, &g) == 0, "geometry: FAT32 accepted");
+	CHECK(imgp_fat_geometry_(bs, 65536 * 512ull, &g) == 0, "geometry: FAT32 accepted");
 	CHECK(g.meta_end == 232 * 512 && g.cluster_bytes == 512 &&
 	      g.nclusters == 65536 - 232, "geometry: data area after 32 + 2 * 100 sectors");
-	CHECK(imgp_fat_geometry(bs, 65535 * 512ull, &g) == -EINVAL &&
+	CHECK(imgp_fat_geometry_(bs, 65535 * 512ull, &g) == -EINVAL &&
 	      strstr(imgp_errmsg(), "larger than its partition"),
 	      "geometry: larger than the partition");
 	bs[13] = 0;
-	CHECK(imgp_fat_geometry(bs, 65536 * 512ull, &g) == -EINVAL,
+	CHECK(imgp_fat_geometry_(bs, 65536 * 512ull, &g) == -EINVAL,
 	      "geometry: 0 sectors per cluster");
 	fat32_boot_sector(bs, 200);
-	CHECK(imgp_fat_geometry(bs, 65536 * 512ull, &g) == -EINVAL &&
+	CHECK(imgp_fat_geometry_(bs, 65536 * 512ull, &g) == -EINVAL &&
 	      strstr(imgp_errmsg(), "leave no data area"), "geometry: no data area");
-	imgp_errclear();
+	imgp_errclear_();
 }
 
 static void test_chain(void)
@@ -68,22 +68,22 @@ static void test_chain(void)
 	const struct imgp_fat_geom g = { .meta_end = 1000, .cluster_bytes = 512, .nclusters = 100 };
 	struct imgp_fat_ranges r = { 0 };
 
-	CHECK(imgp_fat_parse_chain(&g, "::/image.fit <6-8> <3>", &r) == 0 && r.n == 2,
+	CHECK(imgp_fat_parse_chain_(&g, "::/image.fit <6-8> <3>", &r) == 0 && r.n == 2,
 	      "chain: two ranges");
 	if (r.n == 2) {
 		CHECK(r.r[0].file_off == 1000 + 4 * 512 && r.r[0].len == 3 * 512,
 		      "chain: clusters 6-8 after the metadata");
 		CHECK(r.r[1].file_off == 1000 + 512 && r.r[1].len == 512, "chain: cluster 3");
 	}
-	CHECK(imgp_fat_parse_chain(&g, "::/ Root directory or empty file", &r) == 0 &&
+	CHECK(imgp_fat_parse_chain_(&g, "::/ Root directory or empty file", &r) == 0 &&
 	      r.n == 2, "chain: an empty file adds nothing");
-	CHECK(imgp_fat_parse_chain(&g, "::/x <101-102>", &r) == -EIO,
+	CHECK(imgp_fat_parse_chain_(&g, "::/x <101-102>", &r) == -EIO,
 	      "chain: past the last cluster");
-	CHECK(imgp_fat_parse_chain(&g, "::/x <1>", &r) == -EIO, "chain: cluster 1");
-	CHECK(imgp_fat_parse_chain(&g, "::/x <9-4>", &r) == -EIO, "chain: reversed range");
-	CHECK(imgp_fat_parse_chain(&g, "::/x <5", &r) == -EIO, "chain: unterminated");
+	CHECK(imgp_fat_parse_chain_(&g, "::/x <1>", &r) == -EIO, "chain: cluster 1");
+	CHECK(imgp_fat_parse_chain_(&g, "::/x <9-4>", &r) == -EIO, "chain: reversed range");
+	CHECK(imgp_fat_parse_chain_(&g, "::/x <5", &r) == -EIO, "chain: unterminated");
 	free(r.r);
-	imgp_errclear();
+	imgp_errclear_();
 }
 
 static const char listing[] =
@@ -105,15 +105,15 @@ static void test_listing(void)
 	char **names = NULL;
 	size_t n = 0;
 
-	CHECK(imgp_fat_listing_find(listing, "::/BOOT") == 2, "find: a folder, any case");
-	CHECK(imgp_fat_listing_find(listing, "::/boot/config.txt") == 1, "find: a file");
-	CHECK(imgp_fat_listing_find(listing, "::/boot/config") == 0, "find: a prefix is not a match");
-	CHECK(imgp_fat_listing_find(listing, "::/BOOTSC~1.UIM") == -ENOENT,
+	CHECK(imgp_fat_listing_find_(listing, "::/BOOT") == 2, "find: a folder, any case");
+	CHECK(imgp_fat_listing_find_(listing, "::/boot/config.txt") == 1, "find: a file");
+	CHECK(imgp_fat_listing_find_(listing, "::/boot/config") == 0, "find: a prefix is not a match");
+	CHECK(imgp_fat_listing_find_(listing, "::/BOOTSC~1.UIM") == -ENOENT,
 	      "find: an 8.3 alias cannot be told");
-	CHECK(imgp_fat_listing_find("", "::/") == 2, "find: the root of an empty listing");
-	CHECK(imgp_fat_listing_find("", "::/x") == 0, "find: nothing in an empty listing");
+	CHECK(imgp_fat_listing_find_("", "::/") == 2, "find: the root of an empty listing");
+	CHECK(imgp_fat_listing_find_("", "::/x") == 0, "find: nothing in an empty listing");
 
-	CHECK(imgp_fat_listing_dirs(listing, &names, &n) == 0 && n == 3, "dirs: root and two");
+	CHECK(imgp_fat_listing_dirs_(listing, &names, &n) == 0 && n == 3, "dirs: root and two");
 	if (n == 3) {
 		CHECK_STR(names[0], "::/", "dirs: the root first");
 		CHECK_STR(names[2], "::/boot/overlays", "dirs: without the slash");
@@ -121,13 +121,13 @@ static void test_listing(void)
 	names_free(names, n);
 	names = NULL;
 	n = 0;
-	CHECK(imgp_fat_listing_dirs("", &names, &n) == 0 && n == 1,
+	CHECK(imgp_fat_listing_dirs_("", &names, &n) == 0 && n == 1,
 	      "dirs: an empty root is one folder");
 	names_free(names, n);
 	names = NULL;
 	n = 0;
 
-	CHECK(imgp_fat_listing_children(listing, "::/boot/", &names, &n) == 0 && n == 2,
+	CHECK(imgp_fat_listing_children_(listing, "::/boot/", &names, &n) == 0 && n == 2,
 	      "children: not those of subfolders");
 	if (n == 2) {
 		CHECK_STR(names[0], "config.txt", "children: a file");
@@ -136,7 +136,7 @@ static void test_listing(void)
 	names_free(names, n);
 	names = NULL;
 	n = 0;
-	CHECK(imgp_fat_listing_children("", "::/", &names, &n) == 0 && n == 0,
+	CHECK(imgp_fat_listing_children_("", "::/", &names, &n) == 0 && n == 0,
 	      "children: none in an empty root");
 	free(names);
 }
@@ -145,20 +145,20 @@ static void test_size(void)
 {
 	uint64_t size = 0;
 
-	CHECK(imgp_fat_parse_size(" Volume in drive : is BOOT\n"
+	CHECK(imgp_fat_parse_size_(" Volume in drive : is BOOT\n"
 				  "Directory for ::/\n\n"
 				  "image    fit    190748 2023-11-14  22:13\n"
 				  "        1 file              190 748 bytes\n"
 				  "                         65 866 240 bytes free\n",
 				  "::/image.fit", &size) == 0 && size == 190748,
 	      "size: the summary line, digits grouped");
-	CHECK(imgp_fat_parse_size("Directory for ::/boot\n\nNo files\n", "::/BOOT", &size) == -EISDIR,
+	CHECK(imgp_fat_parse_size_("Directory for ::/boot\n\nNo files\n", "::/BOOT", &size) == -EISDIR,
 	      "size: a folder");
-	CHECK(imgp_fat_parse_size("        2 files              10 bytes\n", "::/x", &size) == -EIO,
+	CHECK(imgp_fat_parse_size_("        2 files              10 bytes\n", "::/x", &size) == -EIO,
 	      "size: no one-file line");
-	CHECK(imgp_fat_parse_size("1 file 12 bytes free\n", "::/x", &size) == -EIO,
+	CHECK(imgp_fat_parse_size_("1 file 12 bytes free\n", "::/x", &size) == -EIO,
 	      "size: a line that only starts like one");
-	imgp_errclear();
+	imgp_errclear_();
 }
 
 /* One 32-byte directory entry: 8.3 name, attributes, first cluster, size. */
@@ -187,19 +187,19 @@ static void test_dirent(void)
 	dirent(dir + 64, "IMAGE   FIT", 0x20, 0x10003, 190748);
 	dirent(dir + 96, "SUB        ", 0x10, 0x10004, 0);
 	dirent(dir + 128, "\xe5OLD    FIT", 0x20, 0x10005, 77);  /* deleted */
-	CHECK(imgp_fat_dirent_size(dir, sizeof(dir), 0x10003, true, &size) == 0 &&
+	CHECK(imgp_fat_dirent_size_(dir, sizeof(dir), 0x10003, true, &size) == 0 &&
 	      size == 190748, "dirent: the file on its first cluster (FAT32)");
-	CHECK(imgp_fat_dirent_size(dir, sizeof(dir), 3, false, &size) == 0 && size == 190748,
+	CHECK(imgp_fat_dirent_size_(dir, sizeof(dir), 3, false, &size) == 0 && size == 190748,
 	      "dirent: FAT16 ignores the high half");
-	CHECK(imgp_fat_dirent_size(dir, sizeof(dir), 0x10004, true, &size) == -EISDIR,
+	CHECK(imgp_fat_dirent_size_(dir, sizeof(dir), 0x10004, true, &size) == -EISDIR,
 	      "dirent: a folder's entry");
-	CHECK(imgp_fat_dirent_size(dir, sizeof(dir), 0x10005, true, &size) == -ENOENT,
+	CHECK(imgp_fat_dirent_size_(dir, sizeof(dir), 0x10005, true, &size) == -ENOENT,
 	      "dirent: a deleted entry is none");
 	dirent(dir + 160, "COPY    FIT", 0x20, 0x10003, 5);
-	CHECK(imgp_fat_dirent_size(dir, sizeof(dir), 0x10003, true, &size) == -ENOENT,
+	CHECK(imgp_fat_dirent_size_(dir, sizeof(dir), 0x10003, true, &size) == -ENOENT,
 	      "dirent: two entries on one chain (cross-linked) are no answer");
 	dir[64] = 0;
-	CHECK(imgp_fat_dirent_size(dir, sizeof(dir), 0x10004, true, &size) == -ENOENT,
+	CHECK(imgp_fat_dirent_size_(dir, sizeof(dir), 0x10004, true, &size) == -ENOENT,
 	      "dirent: nothing after the end mark");
 }
 
@@ -219,31 +219,31 @@ static void test_damage_find(void)
 	};
 	struct imgp_fat_damage d = { f, 2, 0 };
 
-	CHECK(imgp_fat_damage_find(&d, "/extlinux/extlinux.conf") == &f[0],
+	CHECK(imgp_fat_damage_find_(&d, "/extlinux/extlinux.conf") == &f[0],
 	      "damage: a file by its long name, in any case");
-	CHECK(imgp_fat_damage_find(&d, "extlinux//EXTLIN~1.con") == &f[0],
+	CHECK(imgp_fat_damage_find_(&d, "extlinux//EXTLIN~1.con") == &f[0],
 	      "damage: by its 8.3 name, slashes doubled, no leading slash");
-	CHECK(imgp_fat_damage_find(&d, "/boot/../extlinux/./extlinux.conf") == &f[0],
+	CHECK(imgp_fat_damage_find_(&d, "/boot/../extlinux/./extlinux.conf") == &f[0],
 	      "damage: . and .. walked as mtools walks them");
-	CHECK(imgp_fat_damage_find(&d, "/../../extlinux/extlinux.conf") == &f[0],
+	CHECK(imgp_fat_damage_find_(&d, "/../../extlinux/extlinux.conf") == &f[0],
 	      "damage: .. stops at the root");
-	CHECK(!imgp_fat_damage_find(&d, "/extlinux") && !imgp_fat_damage_find(&d, "/extlinux/x"),
+	CHECK(!imgp_fat_damage_find_(&d, "/extlinux") && !imgp_fat_damage_find_(&d, "/extlinux/x"),
 	      "damage: not the folder of a damaged file, nor its other files");
-	CHECK(!imgp_fat_damage_find(&d, "/extlinux/extlinux.confx"),
+	CHECK(!imgp_fat_damage_find_(&d, "/extlinux/extlinux.confx"),
 	      "damage: a longer name is another file");
-	CHECK(imgp_fat_damage_find(&d, "/LONGFO~1/a/b") == &f[1] &&
-	      imgp_fat_damage_find(&d, "/long folder") == &f[1],
+	CHECK(imgp_fat_damage_find_(&d, "/LONGFO~1/a/b") == &f[1] &&
+	      imgp_fat_damage_find_(&d, "/long folder") == &f[1],
 	      "damage: everything under a damaged folder, and the folder");
 	f[1] = finding("/", "/");
-	CHECK(imgp_fat_damage_find(&d, "/image.fit") == &f[1],
+	CHECK(imgp_fat_damage_find_(&d, "/image.fit") == &f[1],
 	      "damage: the root's covers every path");
 	d.n = 1;
 	d.more = 3;
-	CHECK(imgp_fat_damage_find(&d, "/image.fit") == &f[0],
+	CHECK(imgp_fat_damage_find_(&d, "/image.fit") == &f[0],
 	      "damage: with findings not kept, any path is refused");
 	d.n = 0;
 	d.more = 0;
-	CHECK(!imgp_fat_damage_find(&d, "/"), "damage: none found, nothing refused");
+	CHECK(!imgp_fat_damage_find_(&d, "/"), "damage: none found, nothing refused");
 }
 
 int main(void)

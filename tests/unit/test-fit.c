@@ -193,8 +193,8 @@ static void check_fdt_payloads(struct imgp_fit *fit)
 		size_t size, wlen;
 		uint8_t *want;
 
-		if (imgp_fit_find_fdt(fit, names[i], &img) ||
-		    imgp_fit_payload(fit, img, &data, &size)) {
+		if (imgp_fit_find_fdt_(fit, names[i], &img) ||
+		    imgp_fit_payload_(fit, img, &data, &size)) {
 			same = 0;
 			continue;
 		}
@@ -211,32 +211,32 @@ static void check_find(const struct imgp_fit *fit)
 	const struct imgp_fit_image *img = NULL;
 	int rc;
 
-	rc = imgp_fit_find_fdt(fit, "fdt-b.dtb", &img);
+	rc = imgp_fit_find_fdt_(fit, "fdt-b.dtb", &img);
 	CHECK(rc == 0 && img && img->index == 4, "find fdt by node name");
 	img = NULL;
-	rc = imgp_fit_find_fdt(fit, "c.dtb", &img);
+	rc = imgp_fit_find_fdt_(fit, "c.dtb", &img);
 	CHECK(rc == 0 && img && !strcmp(img->name, "fdt-c.dtb"),
 	      "find fdt by name without the fdt- prefix");
 	img = NULL;
-	rc = imgp_fit_find_fdt(fit, "2", &img);
+	rc = imgp_fit_find_fdt_(fit, "2", &img);
 	CHECK(rc == 0 && img && !strcmp(img->name, "fdt-a.dtb"),
 	      "find fdt by dumpimage index");
-	rc = imgp_fit_find_fdt(fit, "1", &img);
+	rc = imgp_fit_find_fdt_(fit, "1", &img);
 	CHECK(rc == -EINVAL && !img, "index of a ramdisk is refused");
 	CHECK_STR(imgp_errmsg(), "image 1 'ramdisk-1' is a ramdisk, not a flat_dt",
 		  "message names index, image and type");
-	rc = imgp_fit_find_fdt(fit, "kernel-1", &img);
+	rc = imgp_fit_find_fdt_(fit, "kernel-1", &img);
 	CHECK(rc == -EINVAL, "name of a kernel is refused");
-	rc = imgp_fit_find_fdt(fit, "nope.dtb", &img);
+	rc = imgp_fit_find_fdt_(fit, "nope.dtb", &img);
 	CHECK(rc == -ENOENT, "unknown fdt name is -ENOENT");
 	CHECK_STR(imgp_errmsg(),
 		  "fdt 'nope.dtb' not found (have: fdt-a.dtb, fdt-b.dtb, fdt-c.dtb)",
 		  "message lists the flat_dt images only");
-	rc = imgp_fit_find_fdt(fit, "6", &img);
+	rc = imgp_fit_find_fdt_(fit, "6", &img);
 	CHECK(rc == -ENOENT, "index past the last image is -ENOENT");
-	rc = imgp_fit_find_fdt(fit, "99999999999999999999", &img);
+	rc = imgp_fit_find_fdt_(fit, "99999999999999999999", &img);
 	CHECK(rc == -ENOENT, "huge index is -ENOENT");
-	rc = imgp_fit_find_fdt(fit, "", &img);
+	rc = imgp_fit_find_fdt_(fit, "", &img);
 	CHECK(rc == -ENOENT, "empty spec is -ENOENT");
 }
 
@@ -255,7 +255,7 @@ static void check_fit(const char *file, bool external)
 	CHECK(raw != NULL, "FIT file is readable");
 	if (!raw)
 		return;
-	rc = imgp_fit_parse(&fit, raw, len);
+	rc = imgp_fit_parse_(&fit, raw, len);
 	CHECK(rc == 0, "parse");
 	if (rc) {
 		printf("# %s\n", imgp_errmsg());
@@ -295,7 +295,7 @@ static void check_fit(const char *file, bool external)
 
 	ok = 1;
 	for (i = 0; i < fit.nimages; i++)
-		if (imgp_fit_verify(&fit, &fit.images[i])) {
+		if (imgp_fit_verify_(&fit, &fit.images[i])) {
 			printf("# %s\n", imgp_errmsg());
 			ok = 0;
 		}
@@ -305,16 +305,16 @@ static void check_fit(const char *file, bool external)
 	check_find(&fit);
 
 	img = image(&fit, "firmware-1");
-	rc = img ? imgp_fit_payload(&fit, img, &data, &size) : -1;
+	rc = img ? imgp_fit_payload_(&fit, img, &data, &size) : -1;
 	CHECK(rc == 0 && size == 8 && !memcmp(data, "firmware", 8),
 	      "payload of an image without hashes");
 	img = image(&fit, "kernel-1");
-	rc = img ? imgp_fit_payload(&fit, img, &data, &size) : -1;
+	rc = img ? imgp_fit_payload_(&fit, img, &data, &size) : -1;
 	CHECK(rc == -ENOTSUP && !data, "compressed payload is refused");
 	snprintf(name, sizeof(name), "image 'kernel-1' is gzip-compressed; %s",
 		 "compressed fdt payloads are not supported");
 	CHECK_STR(imgp_errmsg(), name, "message names the compression");
-	imgp_fit_free(&fit);
+	imgp_fit_free_(&fit);
 }
 
 /* Flips one payload byte: only that image fails, with its first hash algo. */
@@ -329,7 +329,7 @@ static void check_flip(const char *file, const char *victim, const char *algo)
 	int rc, others = 1;
 
 	raw = unit_read_file(unit_path(file), &len);
-	if (!raw || imgp_fit_parse(&fit, raw, len)) {
+	if (!raw || imgp_fit_parse_(&fit, raw, len)) {
 		CHECK(0, "parse before corruption");
 		return;
 	}
@@ -337,31 +337,31 @@ static void check_flip(const char *file, const char *victim, const char *algo)
 	off = (size_t)(img->data - fit.blob) + img->size / 2;
 	copy = malloc(len);
 	if (!copy) {
-		imgp_fit_free(&fit);
+		imgp_fit_free_(&fit);
 		return;
 	}
 	memcpy(copy, fit.blob, len);
 	copy[off] ^= 0x40;
-	rc = imgp_fit_parse(&bad, copy, len);
+	rc = imgp_fit_parse_(&bad, copy, len);
 	CHECK(rc == 0, "a corrupt payload still parses");
 	if (rc) {
-		imgp_fit_free(&fit);
+		imgp_fit_free_(&fit);
 		return;
 	}
 	img = image(&bad, victim);
-	rc = imgp_fit_verify(&bad, img);
+	rc = imgp_fit_verify_(&bad, img);
 	CHECK(rc == -EBADMSG, "flipped payload byte fails verification");
 	snprintf(want, sizeof(want), "image '%s': %s hash mismatch (FIT is corrupt)",
 		 victim, algo);
 	CHECK_STR(imgp_errmsg(), want, "mismatch message");
-	rc = imgp_fit_payload(&bad, img, &data, &size);
+	rc = imgp_fit_payload_(&bad, img, &data, &size);
 	CHECK(rc == -EBADMSG && !data, "payload of a corrupt image is refused");
 	for (i = 0; i < bad.nimages; i++)
-		if (&bad.images[i] != img && imgp_fit_verify(&bad, &bad.images[i]))
+		if (&bad.images[i] != img && imgp_fit_verify_(&bad, &bad.images[i]))
 			others = 0;
 	CHECK(others, "the other images still verify");
-	imgp_fit_free(&bad);
-	imgp_fit_free(&fit);
+	imgp_fit_free_(&bad);
+	imgp_fit_free_(&fit);
 }
 
 /* Breaks one hash value in place: each algorithm detects it on its own. */
@@ -389,17 +389,17 @@ static void check_bad_value(const char *file, const char *victim,
 	memcpy(buf, val, (size_t)vlen);
 	buf[vlen - 1] ^= 1;
 	fdt_setprop_inplace(raw, off, "value", buf, vlen);
-	rc = imgp_fit_parse(&fit, raw, len);
+	rc = imgp_fit_parse_(&fit, raw, len);
 	if (rc) {
 		CHECK(0, "parse with a bad hash value");
 		return;
 	}
 	snprintf(want, sizeof(want), "image '%s': %s hash mismatch (FIT is corrupt)",
 		 victim, algo);
-	rc = imgp_fit_verify(&fit, image(&fit, victim));
+	rc = imgp_fit_verify_(&fit, image(&fit, victim));
 	CHECK(rc == -EBADMSG, "a bad hash value fails verification");
 	CHECK_STR(imgp_errmsg(), want, "each algorithm reports its own mismatch");
-	imgp_fit_free(&fit);
+	imgp_fit_free_(&fit);
 }
 
 /* Copies a FIT into a larger buffer, lets edit() change it, packs it. */
@@ -468,15 +468,15 @@ static void check_edited(const char *what, int (*edit)(void *fdt), int want_rc,
 		CHECK(0, what);
 		return;
 	}
-	rc = imgp_fit_parse(&fit, blob, len);
+	rc = imgp_fit_parse_(&fit, blob, len);
 	if (!rc && verify_kernel) {
-		rc = imgp_fit_verify(&fit, &fit.images[0]);
-		rc = rc ? rc : imgp_fit_verify(&fit, &fit.images[2]);
+		rc = imgp_fit_verify_(&fit, &fit.images[0]);
+		rc = rc ? rc : imgp_fit_verify_(&fit, &fit.images[2]);
 	}
 	CHECK(rc == want_rc, what);
 	CHECK_STR(imgp_errmsg(), want_msg, what);
 	/* A failed parse has freed and zeroed fit already. */
-	imgp_fit_free(&fit);
+	imgp_fit_free_(&fit);
 }
 
 static void check_truncated(void)
@@ -488,13 +488,13 @@ static void check_truncated(void)
 	char want[256];
 
 	raw = unit_read_file(unit_path("embedded.fit"), &len);
-	rc = raw ? imgp_fit_parse(&fit, raw, len / 2) : -1;
+	rc = raw ? imgp_fit_parse_(&fit, raw, len / 2) : -1;
 	CHECK(rc == -EINVAL && strstr(imgp_errmsg(), "truncated"),
 	      "truncated embedded FIT is -EINVAL");
 
 	/* External data: the structure is whole, the last payload is not. */
 	raw = unit_read_file(unit_path("external.fit"), &len);
-	if (!raw || imgp_fit_parse(&full, raw, len)) {
+	if (!raw || imgp_fit_parse_(&full, raw, len)) {
 		CHECK(0, "parse external FIT");
 		return;
 	}
@@ -503,7 +503,7 @@ static void check_truncated(void)
 	raw = malloc(len);
 	if (raw)
 		memcpy(raw, full.blob, len);
-	rc = raw ? imgp_fit_parse(&fit, raw, cut) : -1;
+	rc = raw ? imgp_fit_parse_(&fit, raw, cut) : -1;
 	CHECK(rc == -EINVAL, "truncated external data is -EINVAL");
 	snprintf(want, sizeof(want),
 		 "image 'fdt-c.dtb': data-offset %zu + data-size %zu is beyond the end of the FIT (%zu bytes)",
@@ -511,17 +511,17 @@ static void check_truncated(void)
 		 ((fdt_totalsize(full.blob) + 3) & ~3u),
 		 full.images[5].size, cut);
 	CHECK_STR(imgp_errmsg(), want, "message names image, offset, size, FIT size");
-	imgp_fit_free(&full);
+	imgp_fit_free_(&full);
 
-	rc = imgp_fit_parse(&fit, calloc(1, 16), 16);
+	rc = imgp_fit_parse_(&fit, calloc(1, 16), 16);
 	CHECK(rc == -EINVAL, "16-byte file is -EINVAL");
 	raw = malloc(256);
 	memset(raw, 0x5a, 256);
-	rc = imgp_fit_parse(&fit, raw, 256);
+	rc = imgp_fit_parse_(&fit, raw, 256);
 	CHECK(rc == -EINVAL && strstr(imgp_errmsg(), "not a FIT"),
 	      "garbage is not a FIT");
 	raw = unit_read_file(unit_path("a.dtb"), &len);
-	rc = raw ? imgp_fit_parse(&fit, raw, len) : -1;
+	rc = raw ? imgp_fit_parse_(&fit, raw, len) : -1;
 	CHECK_STR(imgp_errmsg(), "not a FIT: no /images node",
 		  "a plain dtb is not a FIT");
 }
@@ -540,9 +540,9 @@ static int parse_with_u32(const char *file, const char *node, const char *prop,
 		free(raw);
 		return -1;
 	}
-	rc = imgp_fit_parse(fit, raw, *len);
+	rc = imgp_fit_parse_(fit, raw, *len);
 	if (!rc)
-		imgp_fit_free(fit);
+		imgp_fit_free_(fit);
 	return rc;
 }
 
@@ -582,7 +582,7 @@ static void check_external_bounds(void)
 		free(raw);
 		return;
 	}
-	rc = imgp_fit_parse(&fit, raw, len);
+	rc = imgp_fit_parse_(&fit, raw, len);
 	CHECK(rc == -EINVAL, "data-offset without data-size is -EINVAL");
 	CHECK_STR(imgp_errmsg(), "image 'ramdisk-1': data-offset without data-size",
 		  "missing data-size message");
@@ -602,7 +602,7 @@ static void check_rounding(void)
 	int rc, same = 1;
 
 	raw = unit_read_file(unit_path("external.fit"), &len);
-	if (!raw || imgp_fit_parse(&fit, raw, len)) {
+	if (!raw || imgp_fit_parse_(&fit, raw, len)) {
 		CHECK(0, "parse external FIT");
 		return;
 	}
@@ -614,7 +614,7 @@ static void check_rounding(void)
 		memcpy(copy, fit.blob, len);
 		fdt_set_totalsize(copy, end);
 	}
-	rc = copy ? imgp_fit_parse(&trimmed, copy, len) : -1;
+	rc = copy ? imgp_fit_parse_(&trimmed, copy, len) : -1;
 	CHECK(rc == 0, "FIT with an unaligned structure size parses");
 	for (i = 0; !rc && i < fit.nimages; i++)
 		if (trimmed.images[i].size != fit.images[i].size ||
@@ -623,8 +623,8 @@ static void check_rounding(void)
 			same = 0;
 	CHECK(!rc && same, "data-offset base is rounded up to 4 bytes");
 	if (!rc)
-		imgp_fit_free(&trimmed);
-	imgp_fit_free(&fit);
+		imgp_fit_free_(&trimmed);
+	imgp_fit_free_(&fit);
 }
 
 /*
@@ -693,28 +693,28 @@ static void check_many(void)
 	int rc;
 
 	blob = many_fit(1024, 64, &len);
-	rc = blob ? imgp_fit_parse(&fit, blob, len) : -1;
+	rc = blob ? imgp_fit_parse_(&fit, blob, len) : -1;
 	CHECK(rc == 0 && fit.nimages == 1024, "many: 1024 images parse");
 	if (!rc)
-		imgp_fit_free(&fit);
+		imgp_fit_free_(&fit);
 
 	/* No bound on the images: each is reached by its node's offset. */
 	blob = many_fit(20000, 0, &len);
-	rc = blob ? imgp_fit_parse(&fit, blob, len) : -1;
+	rc = blob ? imgp_fit_parse_(&fit, blob, len) : -1;
 	CHECK(rc == 0 && fit.nimages == 20000, "many: 20000 images parse");
 	if (!rc)
-		imgp_fit_free(&fit);
+		imgp_fit_free_(&fit);
 
 	/*
 	 * No bound on the references either: each is looked up among the
 	 * names sorted once, so the FIT's size bounds their cost.
 	 */
 	blob = many_fit(20000, 200000, &len);
-	rc = blob ? imgp_fit_parse(&fit, blob, len) : -1;
+	rc = blob ? imgp_fit_parse_(&fit, blob, len) : -1;
 	CHECK(rc == 0 && fit.nimages == 20000 && fit.nconfs == 1,
 	      "many: 200000 references to 20000 images parse");
 	if (!rc)
-		imgp_fit_free(&fit);
+		imgp_fit_free_(&fit);
 }
 
 /* ---------------------------------------------------------------- rewrite */
@@ -764,11 +764,11 @@ static void check_rewrite(const char *file, const char *victim, bool grow)
 	snprintf(what, sizeof(what), "%s: %s %s: rewritten", file, victim,
 		 grow ? "grown" : "shrunk");
 	raw = unit_read_file(unit_path(file), &len);
-	rc = raw ? imgp_fit_parse(&old, raw, len) : -1;
+	rc = raw ? imgp_fit_parse_(&old, raw, len) : -1;
 	img = rc ? NULL : image(&old, victim);
 	if (img)
 		tree = changed_tree(img->data, img->size, grow, &tlen);
-	rc = tree ? imgp_fit_rewrite(&old, victim, tree, tlen, &out) : -1;
+	rc = tree ? imgp_fit_rewrite_(&old, victim, tree, tlen, &out) : -1;
 	CHECK(rc == 0, what);
 	if (rc) {
 		printf("#   %s\n", imgp_errmsg());
@@ -776,12 +776,12 @@ static void check_rewrite(const char *file, const char *victim, bool grow)
 	}
 	copy = malloc(out.len);
 	rc = copy && !unit_write_file(unit_path("rewritten.fit"), out.data, out.len)
-		? (memcpy(copy, out.data, out.len), imgp_fit_parse(&new, copy, out.len))
+		? (memcpy(copy, out.data, out.len), imgp_fit_parse_(&new, copy, out.len))
 		: -1;
 	snprintf(what, sizeof(what), "%s: %s: the new FIT parses, every hash verifies",
 		 file, victim);
 	for (i = 0; !rc && i < new.nimages; i++)
-		rc = imgp_fit_verify(&new, &new.images[i]);
+		rc = imgp_fit_verify_(&new, &new.images[i]);
 	CHECK(rc == 0 && new.nimages == old.nimages, what);
 	if (rc)
 		goto out;
@@ -801,8 +801,8 @@ static void check_rewrite(const char *file, const char *victim, bool grow)
 	check_against_dumpimage(&new, "rewritten.fit");
 	check_payloads(&new, "rewritten.fit");
 out:
-	imgp_fit_free(&new);
-	imgp_fit_free(&old);
+	imgp_fit_free_(&new);
+	imgp_fit_free_(&old);
 	imgp_buf_free(&out);
 	free(tree);
 }
@@ -821,16 +821,16 @@ static void check_rewrite_signed(void)
 	struct imgp_buf out = { 0 };
 	size_t len;
 	uint8_t *raw = edited("embedded.fit", &len, edit_signed);
-	int rc = raw ? imgp_fit_parse(&fit, raw, len) : -1;
+	int rc = raw ? imgp_fit_parse_(&fit, raw, len) : -1;
 
 	if (!rc)
-		rc = imgp_fit_rewrite(&fit, "fdt-a.dtb", fit.images[2].data,
+		rc = imgp_fit_rewrite_(&fit, "fdt-a.dtb", fit.images[2].data,
 				      fit.images[2].size, &out);
 	CHECK(rc == -EPERM && out.len == 0, "a signed FIT is not rewritten");
 	CHECK_STR(imgp_errmsg(),
 		  "the FIT is signed (/configurations/conf-b/signature-1): re-signing needs the key; use --via override where the boot script loads one",
 		  "the refusal names the signature and the way out");
-	imgp_fit_free(&fit);
+	imgp_fit_free_(&fit);
 	imgp_buf_free(&out);
 }
 

@@ -149,26 +149,26 @@ static int fs_open(struct session *s, const char *disk, uint64_t part_size,
 	int rc;
 
 	memset(s, 0, sizeof(*s));
-	imgp_errclear();
-	rc = imgp_image_open(&s->img, disk, writable);
+	imgp_errclear_();
+	rc = imgp_image_open_(&s->img, disk, writable);
 	if (rc)
 		return rc;
 	s->part.number = 1;
 	s->part.start = PART_START;
 	s->part.size = part_size;
 	snprintf(s->part.fstype, sizeof(s->part.fstype), "ext4");
-	s->fs.ops = &imgp_fs_ext;
+	s->fs.ops = &imgp_fs_ext_;
 	s->fs.img = &s->img;
 	s->fs.part = &s->part;
 	if (writable) {
-		rc = imgp_writeset_new(&s->ws, &s->img);
+		rc = imgp_writeset_new_(&s->ws, &s->img);
 		s->fs.capture = s->ws;
 	}
 	if (!rc)
 		rc = s->fs.ops->open(&s->fs);
 	if (rc) {
-		imgp_writeset_free(s->ws);
-		imgp_image_close(&s->img);
+		imgp_writeset_free_(s->ws);
+		imgp_image_close_(&s->img);
 	}
 	return rc;
 }
@@ -180,11 +180,11 @@ static int fs_commit(struct session *s)
 	size_t n = 0;
 	int rc;
 
-	rc = imgp_writeset_ranges(s->ws, &ranges, &n);
+	rc = imgp_writeset_ranges_(s->ws, &ranges, &n);
 	for (size_t i = 0; !rc && i < n; i++)
-		rc = imgp_image_write(&s->img, ranges[i].off, ranges[i].data,
+		rc = imgp_image_write_(&s->img, ranges[i].off, ranges[i].data,
 				      ranges[i].len);
-	imgp_ranges_free(ranges, n);
+	imgp_ranges_free_(ranges, n);
 	return rc;
 }
 
@@ -193,9 +193,9 @@ static void fs_close(struct session *s)
 	s->fs.ops->close(&s->fs);
 	if (s->ws) {
 		CHECK(fs_commit(s) == 0, "session: captured writes reach the image");
-		imgp_writeset_free(s->ws);
+		imgp_writeset_free_(s->ws);
 	}
-	imgp_image_close(&s->img);
+	imgp_image_close_(&s->img);
 }
 
 static bool make_fs(const char *fsfile, const char *type, const char *root)
@@ -459,13 +459,13 @@ static void test_remove_indexed(const char *disk, const char *fsfile)
 	CHECK(rc == 0, "remove: open read-write");
 	if (rc)
 		return;
-	CHECK(imgp_fs_remove(&s.fs, "/etc/new.conf") == 0 &&
-	      imgp_fs_remove(&s.fs, "/etc/package-150.conf/") == 0,
+	CHECK(imgp_fs_remove_(&s.fs, "/etc/new.conf") == 0 &&
+	      imgp_fs_remove_(&s.fs, "/etc/package-150.conf/") == 0,
 	      "remove: two files of the indexed /etc (one named with a trailing slash)");
 	for (int i = 0; i < 150 && all; i += 7) {
 		snprintf(path, sizeof(path),
 			 "/srv/a-file-with-a-rather-long-name-number-%03d.conf", i);
-		all = imgp_fs_remove(&s.fs, path) == 0;
+		all = imgp_fs_remove_(&s.fs, path) == 0;
 	}
 	CHECK(all, "remove: every seventh file of the grown /srv");
 	fs_close(&s);
@@ -570,10 +570,10 @@ static void test_bounds(const char *disk)
 	if (!rc)
 		fs_close(&s);
 	memset(&s, 0, sizeof(s));
-	CHECK(imgp_image_open(&s.img, disk, false) == 0, "bounds: image opens");
+	CHECK(imgp_image_open_(&s.img, disk, false) == 0, "bounds: image opens");
 	s.part.start = 0;
 	s.part.size = PART_START;
-	s.fs.ops = &imgp_fs_ext;
+	s.fs.ops = &imgp_fs_ext_;
 	s.fs.img = &s.img;
 	s.fs.part = &s.part;
 	rc = s.fs.ops->open(&s.fs);
@@ -582,7 +582,7 @@ static void test_bounds(const char *disk)
 		  "bounds: libext2fs reason kept");
 	if (!rc)
 		s.fs.ops->close(&s.fs);
-	imgp_image_close(&s.img);
+	imgp_image_close_(&s.img);
 }
 
 /* ext2: block maps instead of extents, 128-byte inodes without extra times. */
@@ -612,7 +612,7 @@ static void test_ext2_remove(void)
 	const char *disk = unit_path_keep(dbuf, sizeof(dbuf), "ext2rm.img");
 	unsigned long long b0, i0, b1, i1;
 	struct imgp_buf big = { 0 };
-	struct imgp_fs_stat st;
+	struct imgp_fs_stat_ st;
 	struct stat_info si;
 	struct session s;
 	char *text;
@@ -626,23 +626,23 @@ static void test_ext2_remove(void)
 	for (int i = 0; i < 2000; i++)
 		imgp_buf_printf(&big, "line %04d of a file beyond the direct blocks\n", i);
 	rc = fs_open(&s, disk, FS_SIZE, true);
-	CHECK(rc == 0 && imgp_fs_mkdir(&s.fs, "/srv/d") == 0 &&
-	      imgp_fs_mkdir(&s.fs, "/srv/d/sub") == 0 &&
-	      imgp_fs_write_file(&s.fs, "/srv/d/big", big.data, big.len) == 0 &&
-	      imgp_fs_write_file(&s.fs, "/srv/d/sub/small", "s\n", 2) == 0 &&
-	      imgp_fs_symlink(&s.fs, "/srv/d/l", "big") == 0 &&
-	      imgp_fs_set_owner(&s.fs, "/srv/d/sub", 70000, 70001) == 0 &&
-	      imgp_fs_set_mode(&s.fs, "/srv/d/sub", 0700) == 0,
+	CHECK(rc == 0 && imgp_fs_mkdir_(&s.fs, "/srv/d") == 0 &&
+	      imgp_fs_mkdir_(&s.fs, "/srv/d/sub") == 0 &&
+	      imgp_fs_write_file_(&s.fs, "/srv/d/big", big.data, big.len) == 0 &&
+	      imgp_fs_write_file_(&s.fs, "/srv/d/sub/small", "s\n", 2) == 0 &&
+	      imgp_fs_symlink_(&s.fs, "/srv/d/l", "big") == 0 &&
+	      imgp_fs_set_owner_(&s.fs, "/srv/d/sub", 70000, 70001) == 0 &&
+	      imgp_fs_set_mode_(&s.fs, "/srv/d/sub", 0700) == 0,
 	      "ext2 remove: a tree made, a folder's owner and mode set");
-	CHECK(imgp_fs_stat(&s.fs, "/srv/d/sub", &st) == 0 && st.type == IMGP_FS_DIR &&
+	CHECK(imgp_fs_stat_(&s.fs, "/srv/d/sub", &st) == 0 && st.type == IMGP_FS_DIR &&
 	      st.mode == 0700 && st.uid == 70000 && st.gid == 70001 &&
-	      imgp_fs_stat(&s.fs, "/srv/d/l", &st) == 0 && st.type == IMGP_FS_LNK &&
-	      st.size == 3 && imgp_fs_stat(&s.fs, "/srv/d/big", &st) == 0 &&
+	      imgp_fs_stat_(&s.fs, "/srv/d/l", &st) == 0 && st.type == IMGP_FS_LNK &&
+	      st.size == 3 && imgp_fs_stat_(&s.fs, "/srv/d/big", &st) == 0 &&
 	      st.type == IMGP_FS_REG && st.size == big.len,
 	      "ext2 remove: stat says what each is, the link not followed");
-	CHECK(imgp_fs_set_mode(&s.fs, "/srv/d/l", 0600) == -EINVAL,
+	CHECK(imgp_fs_set_mode_(&s.fs, "/srv/d/l", 0600) == -EINVAL,
 	      "ext2 remove: a link's mode is refused");
-	imgp_errclear();
+	imgp_errclear_();
 	if (!rc)
 		fs_close(&s);
 	CHECK(fsck_clean(disk, fsfile), "ext2 remove: e2fsck -fn clean after the tree is made");
@@ -658,13 +658,13 @@ static void test_ext2_remove(void)
 	CHECK(free_counts(fsfile, &b1, &i1) && b1 < b0 && i1 == i0 - 5,
 	      "ext2 remove: the tree took blocks and five inodes");
 	rc = fs_open(&s, disk, FS_SIZE, true);
-	CHECK(rc == 0 && imgp_fs_remove(&s.fs, "/srv/d") == 0, "ext2 remove: rm -rf /srv/d");
-	CHECK(rc == 0 && imgp_fs_remove(&s.fs, "/srv/d") == -ENOENT &&
+	CHECK(rc == 0 && imgp_fs_remove_(&s.fs, "/srv/d") == 0, "ext2 remove: rm -rf /srv/d");
+	CHECK(rc == 0 && imgp_fs_remove_(&s.fs, "/srv/d") == -ENOENT &&
 	      !strcmp(imgp_errmsg(), "p1 (ext4): /srv/d: no such file or folder"),
 	      "ext2 remove: again: no such file or folder");
-	CHECK(rc == 0 && imgp_fs_remove(&s.fs, "//") == -EPERM,
+	CHECK(rc == 0 && imgp_fs_remove_(&s.fs, "//") == -EPERM,
 	      "ext2 remove: the root is refused");
-	imgp_errclear();
+	imgp_errclear_();
 	if (!rc)
 		fs_close(&s);
 	CHECK(fsck_clean(disk, fsfile) && free_counts(fsfile, &b1, &i1) && b1 == b0 &&
@@ -1143,9 +1143,9 @@ int main(void)
 	disk = unit_path_keep(dbuf, sizeof(dbuf), "disk.img");
 	copy = unit_path_keep(cbuf, sizeof(cbuf), "copy.img");
 
-	CHECK(imgp_fs_ext.handles("ext4") && imgp_fs_ext.handles("ext3") &&
-	      imgp_fs_ext.handles("ext2") && !imgp_fs_ext.handles("vfat") &&
-	      !imgp_fs_ext.handles("ext"), "handles ext2, ext3, ext4 only");
+	CHECK(imgp_fs_ext_.handles("ext4") && imgp_fs_ext_.handles("ext3") &&
+	      imgp_fs_ext_.handles("ext2") && !imgp_fs_ext_.handles("vfat") &&
+	      !imgp_fs_ext_.handles("ext"), "handles ext2, ext3, ext4 only");
 	if (!setup(fsfile, disk)) {
 		CHECK(0, "fixture: mke2fs, debugfs and sfdisk");
 	} else {

@@ -15,8 +15,8 @@
 static int edit(const char *text, const char *mnt, const char *ops,
 		struct imgp_buf *out)
 {
-	imgp_errclear();
-	return imgp_fstab_edit(text, strlen(text), mnt, ops, out);
+	imgp_errclear_();
+	return imgp_fstab_edit_(text, strlen(text), mnt, ops, out);
 }
 
 static const char *str(const struct imgp_buf *b)
@@ -54,7 +54,7 @@ static void test_get(void)
 	struct imgp_fstab_entry e;
 	int rc;
 
-	rc = imgp_fstab_get(text, strlen(text), "/", &e);
+	rc = imgp_fstab_get_(text, strlen(text), "/", &e);
 	CHECK(rc == 0, "get: root entry found");
 	CHECK(e.line == 2, "get: line number is 1-based and counts comments");
 	CHECK_STR(e.spec, "LABEL=writable", "get: spec");
@@ -62,23 +62,23 @@ static void test_get(void)
 	CHECK_STR(e.vfstype, "ext4", "get: vfstype");
 	CHECK_STR(e.options, "discard,errors=remount-ro", "get: options");
 	CHECK(e.freq == 0 && e.passno == 1, "get: freq and passno");
-	imgp_fstab_entry_free(&e);
+	imgp_fstab_entry_free_(&e);
 	CHECK(e.spec == NULL && e.options == NULL, "get: entry_free clears");
 
-	rc = imgp_fstab_get(text, strlen(text), "/mnt/my disk", &e);
+	rc = imgp_fstab_get_(text, strlen(text), "/mnt/my disk", &e);
 	CHECK(rc == 0, "get: \\040 in the mount point matches a space");
 	CHECK_STR(e.file, "/mnt/my disk", "get: mount point is unescaped");
 	CHECK(e.freq == 0 && e.passno == 0, "get: missing freq/passno are 0");
 	CHECK(e.line == 4, "get: line of the escaped entry");
-	imgp_fstab_entry_free(&e);
+	imgp_fstab_entry_free_(&e);
 
-	rc = imgp_fstab_get(text, strlen(text), "/mnt/my\\040disk", &e);
+	rc = imgp_fstab_get_(text, strlen(text), "/mnt/my\\040disk", &e);
 	CHECK(rc == -ENOENT, "get: mount point argument is not unescaped");
-	imgp_fstab_entry_free(&e);
+	imgp_fstab_entry_free_(&e);
 
-	rc = imgp_fstab_get(UBUNTU, strlen(UBUNTU), "/boot/firmware/", &e);
+	rc = imgp_fstab_get_(UBUNTU, strlen(UBUNTU), "/boot/firmware/", &e);
 	CHECK(rc == -ENOENT, "get: absent entry is -ENOENT");
-	imgp_fstab_entry_free(&e);
+	imgp_fstab_entry_free_(&e);
 }
 
 static void test_not_found(void)
@@ -103,9 +103,9 @@ static void test_not_found(void)
 	CHECK_STR(imgp_errmsg(), "no fstab entry for '/' (the file has no entries)",
 		  "not found: empty fstab message");
 
-	rc = imgp_fstab_get(text, strlen(text), "/boot/firmware/", &e);
+	rc = imgp_fstab_get_(text, strlen(text), "/boot/firmware/", &e);
 	CHECK(rc == 0, "trailing slash in the mount point is ignored");
-	imgp_fstab_entry_free(&e);
+	imgp_fstab_entry_free_(&e);
 	imgp_buf_free(&out);
 }
 
@@ -171,10 +171,10 @@ static void test_layout(void)
 	rc = edit(text, "/data", "-noatime", &out);
 	CHECK(rc == 1, "layout: comment after the options field");
 	CHECK_STR(str(&out), want, "layout: trailing comment kept");
-	rc = imgp_fstab_get(text, strlen(text), "/data", &e);
+	rc = imgp_fstab_get_(text, strlen(text), "/data", &e);
 	CHECK(rc == 0 && e.freq == 0 && e.passno == 0,
 	      "layout: trailing comment is not freq/passno");
-	imgp_fstab_entry_free(&e);
+	imgp_fstab_entry_free_(&e);
 	imgp_buf_free(&out);
 }
 
@@ -232,9 +232,9 @@ static void test_crlf(void)
 	rc = edit(text, "/boot", "+noatime", &out);
 	CHECK(rc == 1, "crlf: edit");
 	CHECK_STR(str(&out), want, "crlf: CR LF line ends are kept");
-	rc = imgp_fstab_get(text, strlen(text), "/", &e);
+	rc = imgp_fstab_get_(text, strlen(text), "/", &e);
 	CHECK(rc == 0 && e.passno == 1, "crlf: CR is not part of passno");
-	imgp_fstab_entry_free(&e);
+	imgp_fstab_entry_free_(&e);
 	imgp_buf_free(&out);
 }
 
@@ -270,10 +270,10 @@ static void test_duplicates(void)
 	rc = edit(text, "/", "-discard", &out);
 	CHECK(rc == 1, "duplicates: edit");
 	CHECK_STR(str(&out), want, "duplicates: the last entry wins, as in mount");
-	rc = imgp_fstab_get(text, strlen(text), "/", &e);
+	rc = imgp_fstab_get_(text, strlen(text), "/", &e);
 	CHECK(rc == 0 && e.line == 2, "duplicates: get returns the last one");
 	CHECK_STR(e.spec, "/dev/sda3", "duplicates: get spec of the last one");
-	imgp_fstab_entry_free(&e);
+	imgp_fstab_entry_free_(&e);
 	imgp_buf_free(&out);
 }
 
@@ -309,15 +309,15 @@ static void test_errors(void)
 	CHECK(rc == -EINVAL, "errors: short line");
 	CHECK_STR(imgp_errmsg(), "line 3: expected at least 4 fields",
 		  "errors: short line message");
-	rc = imgp_fstab_get(bad3, strlen(bad3), "/", &e);
+	rc = imgp_fstab_get_(bad3, strlen(bad3), "/", &e);
 	CHECK(rc == -EINVAL, "errors: get refuses a malformed file too");
-	imgp_fstab_entry_free(&e);
+	imgp_fstab_entry_free_(&e);
 
 	rc = edit("/dev/a / ext4 defaults x 1\n", "/", "+noatime", &out);
 	CHECK(rc == -EINVAL, "errors: freq not a number");
 	rc = edit("/dev/a / ext4 defaults 0 1 2\n", "/", "+noatime", &out);
 	CHECK(rc == -EINVAL, "errors: seven fields");
-	rc = imgp_fstab_edit("/dev/a / ext4 defaults\0 0 1\n", 27, "/", "+noatime",
+	rc = imgp_fstab_edit_("/dev/a / ext4 defaults\0 0 1\n", 27, "/", "+noatime",
 			     &out);
 	CHECK(rc == -EINVAL, "errors: NUL byte");
 
@@ -325,11 +325,11 @@ static void test_errors(void)
 	if (big) {
 		memset(big, '#', 1024 * 1024 + 1);
 		big[1024 * 1024 + 1] = '\0';
-		rc = imgp_fstab_edit(big, 1024 * 1024 + 1, "/", "+noatime", &out);
+		rc = imgp_fstab_edit_(big, 1024 * 1024 + 1, "/", "+noatime", &out);
 		CHECK(rc == -EFBIG, "errors: more than 1 MiB is -EFBIG");
-		rc = imgp_fstab_get(big, 1024 * 1024 + 1, "/", &e);
+		rc = imgp_fstab_get_(big, 1024 * 1024 + 1, "/", &e);
 		CHECK(rc == -EFBIG, "errors: get bounds the size too");
-		imgp_fstab_entry_free(&e);
+		imgp_fstab_entry_free_(&e);
 		free(big);
 	}
 	imgp_buf_free(&out);
@@ -348,8 +348,8 @@ static void test_many_entries(void)
 	for (; !rc && text.len < 1000 * 1000 - 16; n++)
 		rc = imgp_buf_printf(&text, "a /%05x c d\n", n);
 	CHECK(rc == 0, "many entries: text made");
-	imgp_errclear();
-	rc = imgp_fstab_get((const char *)text.data, text.len, "/nope", &e);
+	imgp_errclear_();
+	rc = imgp_fstab_get_((const char *)text.data, text.len, "/nope", &e);
 	CHECK(rc == -ENOENT, "many entries: -ENOENT");
 	CHECK(imgp_buf_printf(&tail, ", ... %d entries in all)", n) == 0, "many entries: tail made");
 	/* The list is bounded by its bytes, not by a count: 100 fit in it. */

@@ -7,8 +7,8 @@
  * undo putting the old bytes back exactly, what a run interrupted at each
  * step leaves, and torn, truncated, damaged or foreign journals refused
  * with their exact message, neither image nor journal changed. In a test
- * build (IMGP_TEST_HOOKS) a child is killed at a write (imgp_fault_point)
- * and held at the journal's pause point (imgp_test_pause).
+ * build (IMGP_TEST_HOOKS) a child is killed at a write (imgp_fault_point_)
+ * and held at the journal's pause point (imgp_test_pause_).
  */
 #include <errno.h>
 #include <limits.h>
@@ -101,12 +101,12 @@ static int begin(struct imgp_journal **j)
 	struct imgp_image img;
 	int rc;
 
-	imgp_errclear();
-	rc = imgp_image_open(&img, image, false);
+	imgp_errclear_();
+	rc = imgp_image_open_(&img, image, false);
 	if (rc)
 		return rc;
-	rc = imgp_journal_begin(journal, &img, ranges, 2, j);
-	imgp_image_close(&img);
+	rc = imgp_journal_begin_(journal, &img, ranges, 2, j);
+	imgp_image_close_(&img);
 	return rc;
 }
 
@@ -126,7 +126,7 @@ static void header_set32(unsigned off, uint32_t v)
 	unit_read_at(journal, 0, h, sizeof(h));
 	put_le32(h + off, v);
 	put_le32(h + H_CRC, 0);
-	put_le32(h + H_CRC, imgp_crc32(0, h, sizeof(h)));
+	put_le32(h + H_CRC, imgp_crc32_(0, h, sizeof(h)));
 	unit_write_at(journal, 0, h, sizeof(h));
 }
 
@@ -175,7 +175,7 @@ static bool sha256sum_is(const void *data, size_t len, const uint8_t hash[32])
 /* imgp_journal_undo of the journal on path; -errno, message in imgp_errmsg(). */
 static int undo(const char *path, bool force, size_t *restored, uint64_t *bytes)
 {
-	imgp_errclear();
+	imgp_errclear_();
 	return imgp_journal_undo(journal, path, force, restored, bytes);
 }
 
@@ -219,7 +219,7 @@ static void test_record(void)
 	      "record: a 4096-byte header, then each region's entry and old bytes");
 	if (!rec || len != HDR + 2 * ENTRY + sizeof(new0) + sizeof(new1)) {
 		free(rec);
-		imgp_journal_abandon(j);
+		imgp_journal_abandon_(j);
 		return;
 	}
 	CHECK(!memcmp(rec, "IMGPUNDO", 8) && get_le32(rec + 8) == 3,
@@ -256,8 +256,8 @@ static void test_record(void)
 	CHECK(image_is_orig(), "begin: the image is not written");
 
 	/* Ready and the image untouched: an interrupted run, a second begin refused. */
-	imgp_errclear();
-	CHECK(imgp_journal_check(journal, image) == -EBUSY &&
+	imgp_errclear_();
+	CHECK(imgp_journal_check_(journal, image) == -EBUSY &&
 	      says(msg("an interrupted imgpatch run on %s left %s: run 'imgpatch undo' on the image first (or give --recover)",
 		       image, journal)), "check: a ready journal over an unwritten image is interrupted");
 	{
@@ -271,20 +271,20 @@ static void test_record(void)
 	}
 
 	/* The run finishes. */
-	CHECK(apply(2) && imgp_journal_done(j) == 0 && journal_state() == DONE,
+	CHECK(apply(2) && imgp_journal_done_(j) == 0 && journal_state() == DONE,
 	      "done: the journal is marked done");
-	CHECK(imgp_journal_check(journal, image) == 0, "check: a done journal is no interruption");
+	CHECK(imgp_journal_check_(journal, image) == 0, "check: a done journal is no interruption");
 	{
 		struct imgp_image img;
 		struct imgp_extent in = { .img_off = MiB + 5006, .len = 10 };
 		struct imgp_extent out = { .img_off = MiB + 5007, .len = 10 };
 
-		CHECK(imgp_image_open(&img, image, false) == 0, "touched: the image opens");
-		CHECK(imgp_journal_touched(journal, &img, &in, 1) == 1,
+		CHECK(imgp_image_open_(&img, image, false) == 0, "touched: the image opens");
+		CHECK(imgp_journal_touched_(journal, &img, &in, 1) == 1,
 		      "touched: an extent over the run's last byte");
-		CHECK(imgp_journal_touched(journal, &img, &out, 1) == 0,
+		CHECK(imgp_journal_touched_(journal, &img, &out, 1) == 0,
 		      "touched: an extent just past it");
-		imgp_image_close(&img);
+		imgp_image_close_(&img);
 	}
 
 	CHECK(undo(image, false, &restored, &bytes) == 0 && restored == 2 &&
@@ -299,15 +299,15 @@ static void test_record(void)
 		struct imgp_image img;
 		struct imgp_extent in = { .img_off = MiB, .len = 100 };
 
-		CHECK(imgp_image_open(&img, image, false) == 0 &&
-		      imgp_journal_touched(journal, &img, &in, 1) == 0,
+		CHECK(imgp_image_open_(&img, image, false) == 0 &&
+		      imgp_journal_touched_(journal, &img, &in, 1) == 0,
 		      "touched: an undone run touched nothing");
-		imgp_image_close(&img);
+		imgp_image_close_(&img);
 	}
 	/* An undone journal is finished: a new run replaces it. */
 	j = NULL;
 	CHECK(begin(&j) == 0 && journal_state() == READY, "begin: over an undone journal");
-	imgp_journal_abandon(j);
+	imgp_journal_abandon_(j);
 	unlink(journal);
 	free(rec);
 }
@@ -322,10 +322,10 @@ static void test_interrupted(void)
 
 	/* Every write made and synced, the done mark lost: the run finished. */
 	CHECK(begin(&j) == 0 && apply(2), "lost mark: the image written");
-	imgp_journal_abandon(j);
-	CHECK(journal_state() == READY && imgp_journal_check(journal, image) == 0,
+	imgp_journal_abandon_(j);
+	CHECK(journal_state() == READY && imgp_journal_check_(journal, image) == 0,
 	      "lost mark: every region holds its new bytes: no interruption");
-	CHECK(imgp_journal_check(journal, NULL) == -EBUSY,
+	CHECK(imgp_journal_check_(journal, NULL) == -EBUSY,
 	      "lost mark: without the image, the mark alone says interrupted");
 	CHECK(undo(image, false, &restored, &bytes) == 0 && restored == 2 && image_is_orig(),
 	      "lost mark: undo restores both regions");
@@ -333,8 +333,8 @@ static void test_interrupted(void)
 
 	/* Killed between the two regions' writes. */
 	CHECK(begin(&j) == 0 && apply(1), "half: one region written");
-	imgp_journal_abandon(j);
-	CHECK(imgp_journal_check(journal, image) == -EBUSY, "half: the run was interrupted");
+	imgp_journal_abandon_(j);
+	CHECK(imgp_journal_check_(journal, image) == -EBUSY, "half: the run was interrupted");
 	CHECK(undo(image, false, &restored, &bytes) == 0 && restored == 1 &&
 	      bytes == sizeof(new0) && image_is_orig(),
 	      "half: undo restores the region that was written");
@@ -342,16 +342,16 @@ static void test_interrupted(void)
 
 	/* Still being written: nothing of the image was touched. */
 	CHECK(begin(&j) == 0, "writing: a journal");
-	imgp_journal_abandon(j);
+	imgp_journal_abandon_(j);
 	header_set32(H_STATE, WRITING);
-	CHECK(imgp_journal_check(journal, image) == -EBUSY, "writing: an interrupted run");
+	CHECK(imgp_journal_check_(journal, image) == -EBUSY, "writing: an interrupted run");
 	CHECK(undo(image, false, &restored, &bytes) == 0 && restored == 0 && image_is_orig() &&
 	      journal_state() == UNDONE, "writing: undo restores nothing and marks it undone");
 	unlink(journal);
 
 	/* Ready, but its regions never reached the disk whole (a power cut in the sync). */
 	CHECK(begin(&j) == 0, "torn: a journal");
-	imgp_journal_abandon(j);
+	imgp_journal_abandon_(j);
 	{
 		uint8_t junk = 0x5a;
 
@@ -362,7 +362,7 @@ static void test_interrupted(void)
 	      "torn: regions that fail their CRC were never written: nothing restored");
 	unlink(journal);
 
-	CHECK(imgp_journal_check(journal, image) == 0, "check: no journal is no interruption");
+	CHECK(imgp_journal_check_(journal, image) == 0, "check: no journal is no interruption");
 }
 
 /* ------------------------------------------------------------- refusals */
@@ -398,7 +398,7 @@ static void test_refusals(void)
 	char other[PATH_MAX], link[PATH_MAX];
 
 	/* A finished run's journal and image, restored before each case. */
-	CHECK(begin(&j) == 0 && apply(2) && imgp_journal_done(j) == 0, "refusals: a done run");
+	CHECK(begin(&j) == 0 && apply(2) && imgp_journal_done_(j) == 0, "refusals: a done run");
 	done = unit_read_file(journal, &dlen);
 	applied = unit_read_file(image, NULL);
 	if (!done || !applied)
@@ -488,7 +488,7 @@ static void test_refusals(void)
 		CHECK(begin(&j) == -ELOOP && says(msg("undo journal %s is a symbolic link: not following it", link)),
 		      "begin: refuses to write through a link");
 		unlink(link);
-		CHECK(mkdir(link, 0755) == 0 && imgp_journal_check(journal, image) == -EINVAL &&
+		CHECK(mkdir(link, 0755) == 0 && imgp_journal_check_(journal, image) == -EINVAL &&
 		      says(msg("undo journal %s is not a regular file", link)),
 		      "check: a folder is not a journal");
 		rmdir(link);
@@ -542,7 +542,7 @@ static void test_hooks(void)
 			      journal_state() == WRITING,
 			      "fault point: it left a journal being written, cut after region 0");
 		}
-		CHECK(imgp_journal_check(journal, image) == -EBUSY &&
+		CHECK(imgp_journal_check_(journal, image) == -EBUSY &&
 		      undo(image, false, &restored, &bytes) == 0 && restored == 0 && image_is_orig(),
 		      "fault point: undo of it restores nothing");
 		unlink(journal);
@@ -558,7 +558,7 @@ static void test_hooks(void)
 			setenv("IMGPATCH_TEST_PAUSE", spec, 1);
 			if (begin(&j))
 				_exit(1);
-			imgp_journal_abandon(j);
+			imgp_journal_abandon_(j);
 			_exit(0);
 		}
 		for (int i = 0; i < 1000 && access(flag, F_OK); i++)
@@ -574,8 +574,8 @@ static void test_hooks(void)
 	/* Without test hooks both are no-ops whatever the environment says. */
 	setenv("IMGPATCH_TEST_CRASH_AFTER_WRITES", "1", 1);
 	setenv("IMGPATCH_TEST_PAUSE", "journal:/nonexistent/flag", 1);
-	imgp_fault_point();
-	imgp_test_pause("journal");
+	imgp_fault_point_();
+	imgp_test_pause_("journal");
 	CHECK(1, "hooks: no-ops in a build without IMGP_TEST_HOOKS");
 	unsetenv("IMGPATCH_TEST_CRASH_AFTER_WRITES");
 	unsetenv("IMGPATCH_TEST_PAUSE");

@@ -27,7 +27,7 @@ static void cap_open(struct capture *c, struct imgp_json *j)
 		perror("open_memstream");
 		exit(1);
 	}
-	imgp_json_init(j, c->f);
+	imgp_json_init_(j, c->f);
 }
 
 /* Returns the captured text (caller frees). */
@@ -45,34 +45,34 @@ static void test_nested(void)
 	int rc = 0;
 
 	cap_open(&c, &j);
-	rc |= imgp_json_object_begin(&j);
-	rc |= imgp_json_kv_uint(&j, "schema_version", 1);
-	rc |= imgp_json_key(&j, "list");
-	rc |= imgp_json_array_begin(&j);
-	rc |= imgp_json_uint(&j, 1);
-	rc |= imgp_json_string(&j, "two");
-	rc |= imgp_json_object_begin(&j);
-	rc |= imgp_json_object_end(&j);
-	rc |= imgp_json_array_begin(&j);
-	rc |= imgp_json_array_end(&j);
-	rc |= imgp_json_bool(&j, true);
-	rc |= imgp_json_null(&j);
-	rc |= imgp_json_array_begin(&j);
-	rc |= imgp_json_object_begin(&j);
-	rc |= imgp_json_kv_string(&j, "deep", "yes");
-	rc |= imgp_json_object_end(&j);
-	rc |= imgp_json_array_end(&j);
-	rc |= imgp_json_array_end(&j);
-	rc |= imgp_json_key(&j, "obj");
-	rc |= imgp_json_object_begin(&j);
-	rc |= imgp_json_kv_int(&j, "neg", -5);
-	rc |= imgp_json_kv_bool(&j, "f", false);
-	rc |= imgp_json_kv_null(&j, "n");
-	rc |= imgp_json_kv_string(&j, "s", NULL);
-	rc |= imgp_json_object_end(&j);
-	rc |= imgp_json_object_end(&j);
+	rc |= imgp_json_object_begin_(&j);
+	rc |= imgp_json_kv_uint_(&j, "schema_version", 1);
+	rc |= imgp_json_key_(&j, "list");
+	rc |= imgp_json_array_begin_(&j);
+	rc |= imgp_json_uint_(&j, 1);
+	rc |= imgp_json_string_(&j, "two");
+	rc |= imgp_json_object_begin_(&j);
+	rc |= imgp_json_object_end_(&j);
+	rc |= imgp_json_array_begin_(&j);
+	rc |= imgp_json_array_end_(&j);
+	rc |= imgp_json_bool_(&j, true);
+	rc |= imgp_json_null_(&j);
+	rc |= imgp_json_array_begin_(&j);
+	rc |= imgp_json_object_begin_(&j);
+	rc |= imgp_json_kv_string_(&j, "deep", "yes");
+	rc |= imgp_json_object_end_(&j);
+	rc |= imgp_json_array_end_(&j);
+	rc |= imgp_json_array_end_(&j);
+	rc |= imgp_json_key_(&j, "obj");
+	rc |= imgp_json_object_begin_(&j);
+	rc |= imgp_json_kv_int_(&j, "neg", -5);
+	rc |= imgp_json_kv_bool_(&j, "f", false);
+	rc |= imgp_json_kv_null_(&j, "n");
+	rc |= imgp_json_kv_string_(&j, "s", NULL);
+	rc |= imgp_json_object_end_(&j);
+	rc |= imgp_json_object_end_(&j);
 	CHECK(rc == 0, "nested: every call succeeds");
-	CHECK(imgp_json_finish(&j) == 0, "nested: finish succeeds");
+	CHECK(imgp_json_finish_(&j) == 0, "nested: finish succeeds");
 	out = cap_close(&c);
 	CHECK_STR(out,
 		  "{\n"
@@ -108,16 +108,16 @@ static void test_top_level_scalars(void)
 	char *out;
 
 	cap_open(&c, &j);
-	CHECK(imgp_json_string(&j, "x") == 0, "scalar: top-level string");
-	CHECK(imgp_json_finish(&j) == 0, "scalar: finish");
+	CHECK(imgp_json_string_(&j, "x") == 0, "scalar: top-level string");
+	CHECK(imgp_json_finish_(&j) == 0, "scalar: finish");
 	out = cap_close(&c);
 	CHECK_STR(out, "\"x\"\n", "scalar: output");
 	free(out);
 
 	cap_open(&c, &j);
-	imgp_json_array_begin(&j);
-	imgp_json_array_end(&j);
-	CHECK(imgp_json_finish(&j) == 0, "scalar: empty array document");
+	imgp_json_array_begin_(&j);
+	imgp_json_array_end_(&j);
+	CHECK(imgp_json_finish_(&j) == 0, "scalar: empty array document");
 	out = cap_close(&c);
 	CHECK_STR(out, "[]\n", "scalar: empty array output");
 	free(out);
@@ -131,8 +131,8 @@ static char *render(const char *s, size_t len)
 	char *out;
 
 	cap_open(&c, &j);
-	imgp_json_string_len(&j, s, len);
-	imgp_json_finish(&j);
+	imgp_json_string_len_(&j, s, len);
+	imgp_json_finish_(&j);
 	out = cap_close(&c);
 	if (c.len && out[c.len - 1] == '\n')
 		out[c.len - 1] = '\0';
@@ -186,14 +186,14 @@ static void test_numbers_and_keys(void)
 	char *out;
 
 	cap_open(&c, &j);
-	imgp_json_object_begin(&j);
-	imgp_json_kv_int(&j, "min", INT64_MIN);
-	imgp_json_kv_int(&j, "max", INT64_MAX);
-	imgp_json_kv_uint(&j, "umax", UINT64_MAX);
-	imgp_json_kv_uint(&j, "zero", 0);
-	imgp_json_kv_string(&j, "k\"\n\xff", "v");
-	imgp_json_object_end(&j);
-	CHECK(imgp_json_finish(&j) == 0, "numbers: finish");
+	imgp_json_object_begin_(&j);
+	imgp_json_kv_int_(&j, "min", INT64_MIN);
+	imgp_json_kv_int_(&j, "max", INT64_MAX);
+	imgp_json_kv_uint_(&j, "umax", UINT64_MAX);
+	imgp_json_kv_uint_(&j, "zero", 0);
+	imgp_json_kv_string_(&j, "k\"\n\xff", "v");
+	imgp_json_object_end_(&j);
+	CHECK(imgp_json_finish_(&j) == 0, "numbers: finish");
 	out = cap_close(&c);
 	CHECK_STR(out,
 		  "{\n"
@@ -219,49 +219,49 @@ static void check_misuse(int step, const char *name, const char *want)
 	cap_open(&c, &j);
 	switch (step) {
 	case 0:
-		bad = imgp_json_key(&j, "k");
+		bad = imgp_json_key_(&j, "k");
 		break;
 	case 1:
-		imgp_json_object_begin(&j);
-		bad = imgp_json_uint(&j, 1);
+		imgp_json_object_begin_(&j);
+		bad = imgp_json_uint_(&j, 1);
 		break;
 	case 2:
-		imgp_json_object_begin(&j);
-		bad = imgp_json_array_end(&j);
+		imgp_json_object_begin_(&j);
+		bad = imgp_json_array_end_(&j);
 		break;
 	case 3:
-		imgp_json_object_begin(&j);
-		imgp_json_key(&j, "a");
-		bad = imgp_json_key(&j, "b");
+		imgp_json_object_begin_(&j);
+		imgp_json_key_(&j, "a");
+		bad = imgp_json_key_(&j, "b");
 		break;
 	case 4:
-		imgp_json_object_begin(&j);
-		imgp_json_key(&j, "a");
-		bad = imgp_json_object_end(&j);
+		imgp_json_object_begin_(&j);
+		imgp_json_key_(&j, "a");
+		bad = imgp_json_object_end_(&j);
 		break;
 	case 5:
-		imgp_json_uint(&j, 1);
-		bad = imgp_json_uint(&j, 2);
+		imgp_json_uint_(&j, 1);
+		bad = imgp_json_uint_(&j, 2);
 		break;
 	case 6:
-		imgp_json_array_begin(&j);
-		bad = imgp_json_key(&j, "k");
+		imgp_json_array_begin_(&j);
+		bad = imgp_json_key_(&j, "k");
 		break;
 	case 7:
-		bad = imgp_json_array_end(&j);
+		bad = imgp_json_array_end_(&j);
 		break;
 	default:
-		imgp_json_object_begin(&j);
-		imgp_json_key(&j, NULL);
+		imgp_json_object_begin_(&j);
+		imgp_json_key_(&j, NULL);
 		bad = j.err;
 		break;
 	}
 	snprintf(label, sizeof(label), "misuse: %s is refused", name);
 	CHECK(bad == -EINVAL, label);
 	/* Sticky: a later, otherwise valid call fails too and writes nothing. */
-	rc = imgp_json_null(&j);
+	rc = imgp_json_null_(&j);
 	snprintf(label, sizeof(label), "misuse: %s: error is sticky", name);
-	CHECK(rc == -EINVAL && imgp_json_finish(&j) == -EINVAL, label);
+	CHECK(rc == -EINVAL && imgp_json_finish_(&j) == -EINVAL, label);
 	out = cap_close(&c);
 	snprintf(label, sizeof(label), "misuse: %s writes nothing more", name);
 	CHECK_STR(out, want, label);
@@ -290,24 +290,24 @@ static void test_misuse(void)
 		check_misuse(i, cases[i][0], cases[i][1]);
 
 	cap_open(&c, &j);
-	CHECK(imgp_json_finish(&j) == -EINVAL, "incomplete: empty document");
+	CHECK(imgp_json_finish_(&j) == -EINVAL, "incomplete: empty document");
 	out = cap_close(&c);
 	CHECK_STR(out, "", "incomplete: nothing written");
 	free(out);
 
 	cap_open(&c, &j);
-	imgp_json_object_begin(&j);
-	imgp_json_kv_uint(&j, "a", 1);
-	CHECK(imgp_json_finish(&j) == -EINVAL, "incomplete: object left open");
+	imgp_json_object_begin_(&j);
+	imgp_json_kv_uint_(&j, "a", 1);
+	CHECK(imgp_json_finish_(&j) == -EINVAL, "incomplete: object left open");
 	out = cap_close(&c);
 	CHECK_STR(out, "{\n  \"a\": 1", "incomplete: no newline added");
 	free(out);
 
 	cap_open(&c, &j);
 	for (i = 0; i < IMGP_JSON_MAX_DEPTH; i++)
-		rc |= imgp_json_array_begin(&j);
+		rc |= imgp_json_array_begin_(&j);
 	CHECK(rc == 0, "depth: IMGP_JSON_MAX_DEPTH levels allowed");
-	CHECK(imgp_json_array_begin(&j) == -EINVAL, "depth: one more is refused");
+	CHECK(imgp_json_array_begin_(&j) == -EINVAL, "depth: one more is refused");
 	out = cap_close(&c);
 	free(out);
 
@@ -323,11 +323,11 @@ static void test_write_error(void)
 		printf("ok %d # SKIP write error: no /dev/full\n", unit_count);
 		return;
 	}
-	imgp_json_init(&j, f);
-	imgp_json_object_begin(&j);
-	imgp_json_kv_string(&j, "a", "b");
-	imgp_json_object_end(&j);
-	CHECK(imgp_json_finish(&j) == -EIO, "write error: finish reports -EIO");
+	imgp_json_init_(&j, f);
+	imgp_json_object_begin_(&j);
+	imgp_json_kv_string_(&j, "a", "b");
+	imgp_json_object_end_(&j);
+	CHECK(imgp_json_finish_(&j) == -EIO, "write error: finish reports -EIO");
 	fclose(f);
 }
 
@@ -345,27 +345,27 @@ static void test_python_parses(void)
 		CHECK(0, "python: temporary file");
 		return;
 	}
-	imgp_json_init(&j, f);
-	imgp_json_object_begin(&j);
-	imgp_json_kv_uint(&j, "schema_version", 1);
-	imgp_json_kv_string(&j, "controls", "\x01\x02\x1f\x7f\t\n\"\\");
-	imgp_json_kv_string(&j, "invalid", "\xff\xfe\xc0\xaf\xed\xa0\x80\xe2\x82");
-	imgp_json_kv_string(&j, "valid", "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
-	imgp_json_key(&j, "nul");
-	imgp_json_string_len(&j, "a\0b", 3);
-	imgp_json_kv_int(&j, "min", INT64_MIN);
-	imgp_json_kv_uint(&j, "umax", UINT64_MAX);
-	imgp_json_key(&j, "list");
-	imgp_json_array_begin(&j);
-	imgp_json_object_begin(&j);
-	imgp_json_object_end(&j);
-	imgp_json_array_begin(&j);
-	imgp_json_array_end(&j);
-	imgp_json_bool(&j, false);
-	imgp_json_null(&j);
-	imgp_json_array_end(&j);
-	imgp_json_object_end(&j);
-	CHECK(imgp_json_finish(&j) == 0, "python: document written");
+	imgp_json_init_(&j, f);
+	imgp_json_object_begin_(&j);
+	imgp_json_kv_uint_(&j, "schema_version", 1);
+	imgp_json_kv_string_(&j, "controls", "\x01\x02\x1f\x7f\t\n\"\\");
+	imgp_json_kv_string_(&j, "invalid", "\xff\xfe\xc0\xaf\xed\xa0\x80\xe2\x82");
+	imgp_json_kv_string_(&j, "valid", "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
+	imgp_json_key_(&j, "nul");
+	imgp_json_string_len_(&j, "a\0b", 3);
+	imgp_json_kv_int_(&j, "min", INT64_MIN);
+	imgp_json_kv_uint_(&j, "umax", UINT64_MAX);
+	imgp_json_key_(&j, "list");
+	imgp_json_array_begin_(&j);
+	imgp_json_object_begin_(&j);
+	imgp_json_object_end_(&j);
+	imgp_json_array_begin_(&j);
+	imgp_json_array_end_(&j);
+	imgp_json_bool_(&j, false);
+	imgp_json_null_(&j);
+	imgp_json_array_end_(&j);
+	imgp_json_object_end_(&j);
+	CHECK(imgp_json_finish_(&j) == 0, "python: document written");
 	fclose(f);
 
 	pid = fork();

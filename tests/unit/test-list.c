@@ -21,7 +21,7 @@ static void expect_in(const char *path, const char *key, const char *text,
 	int rc;
 
 	imgp_buf_append(&out, "stale", 5);
-	rc = imgp_list_add(text, strlen(text), imgp_list_syntax_of(path, key), key,
+	rc = imgp_list_add_(text, strlen(text), imgp_list_syntax_of_(path, key), key,
 			   word, sections, &out);
 	if (rc != want_rc)
 		printf("#   rc %d, want %d (%s)\n", rc, want_rc, imgp_errmsg());

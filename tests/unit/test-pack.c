@@ -255,7 +255,7 @@ static void check_names(void)
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		snprintf(name, sizeof(name), "format from name '%s' is %s",
 			 names[i].name, imgp_format_name(names[i].fmt));
-		CHECK(imgp_format_from_name(names[i].name) == names[i].fmt, name);
+		CHECK(imgp_format_from_name_(names[i].name) == names[i].fmt, name);
 	}
 	for (int f = IMGP_FMT_RAW; f <= IMGP_FMT_TAR; f++)
 		CHECK_STR(imgp_format_name((enum imgp_format)f), want[f], "format name");
@@ -267,8 +267,8 @@ static void check_detect_one(const char *file, enum imgp_format want)
 	char name[128];
 	int rc;
 
-	imgp_errclear();
-	rc = imgp_format_detect(unit_path(file), &got);
+	imgp_errclear_();
+	rc = imgp_format_detect_(unit_path(file), &got);
 	snprintf(name, sizeof(name), "%s is detected as %s", file, imgp_format_name(want));
 	CHECK(rc == 0 && got == want, name);
 	if (rc || got != want)
@@ -302,16 +302,16 @@ static void check_detect(void)
 	/* A compressed image starting with a zero block is no tar archive. */
 	check_detect_one("ext4.img.xz", IMGP_FMT_XZ);
 
-	rc = imgp_format_detect(unit_path("empty"), &got);
+	rc = imgp_format_detect_(unit_path("empty"), &got);
 	CHECK(rc == -EINVAL, "an empty file is refused");
 	CHECK_STR(imgp_errmsg(), "empty file", "empty file: message");
-	rc = imgp_format_detect(unit_path("missing"), &got);
+	rc = imgp_format_detect_(unit_path("missing"), &got);
 	CHECK(rc == -ENOENT, "a missing file is -ENOENT");
-	rc = imgp_format_detect(unit_path("disk.img.lzma"), &got);
+	rc = imgp_format_detect_(unit_path("disk.img.lzma"), &got);
 	CHECK(rc == -ENOTSUP, "lzma (not xz) is not supported");
 	CHECK_STR(imgp_errmsg(), "lzma compression is not supported (use xz, gzip, zstd, bzip2 or lz4)",
 		  "lzma: message");
-	rc = imgp_format_detect(unit_path("disk.a"), &got);
+	rc = imgp_format_detect_(unit_path("disk.a"), &got);
 	CHECK(rc == -ENOTSUP, "an ar archive is not supported");
 	CHECK(strstr(imgp_errmsg(), "archives are not supported (use zip, 7z or tar)") != NULL,
 	      "ar: message");
@@ -324,7 +324,7 @@ static void check_unpack_one(const char *file, const char *raw)
 	int rc;
 
 	snprintf(out, sizeof(out), "%s.out", unit_path(file));
-	rc = imgp_unpack(NULL, unit_path(file), out, true);
+	rc = imgp_unpack_(NULL, unit_path(file), out, true);
 	snprintf(name, sizeof(name), "%s unpacks", file);
 	CHECK(rc == 0, name);
 	if (rc)
@@ -357,8 +357,8 @@ static void check_refused(const char *file, int want_rc, const char *want_msg)
 	char name[128];
 	int rc;
 
-	imgp_errclear();
-	rc = imgp_unpack(NULL, unit_path(file), unit_path("refused.out"), true);
+	imgp_errclear_();
+	rc = imgp_unpack_(NULL, unit_path(file), unit_path("refused.out"), true);
 	snprintf(name, sizeof(name), "%s is refused", file);
 	CHECK(rc == want_rc, name);
 	snprintf(name, sizeof(name), "%s: message", file);
@@ -389,8 +389,8 @@ static void check_unpack_errors(void)
 	CHECK(unit_write_file(unit_path("cut.img.xz"), xz, len / 2) == 0,
 	      "fixture: cut.img.xz written");
 	free(xz);
-	imgp_errclear();
-	rc = imgp_unpack(NULL, unit_path("cut.img.xz"), unit_path("cut.out"), true);
+	imgp_errclear_();
+	rc = imgp_unpack_(NULL, unit_path("cut.img.xz"), unit_path("cut.out"), true);
 	CHECK(rc < 0, "a truncated xz stream fails");
 	CHECK(strncmp(imgp_errmsg(), "xz: ", 4) == 0 &&
 	      strstr(imgp_errmsg(), "(the input ends early: is the file complete?)"),
@@ -416,8 +416,8 @@ static int pack(const char *src, const char *dst, enum imgp_format fmt,
 	struct imgp_pack_opts opts = { .format = fmt, .level = level, .threads = threads };
 	int rc;
 
-	imgp_errclear();
-	rc = imgp_pack(progress_ctx, src, dst, &opts);
+	imgp_errclear_();
+	rc = imgp_pack_(progress_ctx, src, dst, &opts);
 	if (rc)
 		printf("#   pack %s: %s\n", imgp_format_name(fmt), imgp_errmsg());
 	return rc;
@@ -467,11 +467,11 @@ static void check_pack(void)
 		snprintf(name, sizeof(name), "%s -dc of the packed image is the image", tool);
 		CHECK(tool_decompresses(tool, out, disk), name);
 		snprintf(name, sizeof(name), "packed %s is detected as such", tool);
-		CHECK(imgp_format_detect(out, &got) == 0 && got == outs[i].fmt, name);
-		CHECK(imgp_format_from_name(out) == outs[i].fmt, "the name says the same");
+		CHECK(imgp_format_detect_(out, &got) == 0 && got == outs[i].fmt, name);
+		CHECK(imgp_format_from_name_(out) == outs[i].fmt, "the name says the same");
 		snprintf(name, sizeof(name), "packed %s unpacks again", tool);
 		unit_path_keep(again, sizeof(again), "again.img");
-		CHECK(imgp_unpack(NULL, out, again, true) == 0 && same(disk, again) && sparse(again), name);
+		CHECK(imgp_unpack_(NULL, out, again, true) == 0 && same(disk, again) && sparse(again), name);
 	}
 
 	/* Levels and threads. */
@@ -601,7 +601,7 @@ static void check_bmap_one(const char *img, const char *tag)
 	snprintf(ours, sizeof(ours), "%s.ours.bmap", img);
 	snprintf(theirs, sizeof(theirs), "%s.theirs.bmap", img);
 	snprintf(copy, sizeof(copy), "%s.copy", img);
-	rc = imgp_bmap_write(NULL, img, ours);
+	rc = imgp_bmap_write_(NULL, img, ours);
 	snprintf(name, sizeof(name), "bmap of %s written", tag);
 	CHECK(rc == 0, name);
 	if (rc)
@@ -680,9 +680,9 @@ static void check_bmap(void)
 	check_bmap_one(holes, "an image of nothing but a hole");
 	check_bmap_verified();
 
-	rc = imgp_bmap_write(NULL, unit_path("missing"), unit_path("missing.bmap"));
+	rc = imgp_bmap_write_(NULL, unit_path("missing"), unit_path("missing.bmap"));
 	CHECK(rc == -ENOENT, "bmap of a missing image is -ENOENT");
-	rc = imgp_bmap_write(NULL, disk, unit_path("nodir/x.bmap"));
+	rc = imgp_bmap_write_(NULL, disk, unit_path("nodir/x.bmap"));
 	CHECK(rc == -ENOENT, "bmap into a missing directory is -ENOENT");
 	CHECK(strstr(imgp_errmsg(), "cannot create") != NULL, "bmap: create failure message");
 }
@@ -721,7 +721,7 @@ static void check_progress(void)
 	}
 	imgp_ctx_set_progress(progress_ctx, on_progress, NULL);
 	unit_path_keep(out, sizeof(out), "progress.img");
-	CHECK(imgp_unpack(progress_ctx, unit_path("disk.img.xz"), out, true) == 0, "unpack with progress");
+	CHECK(imgp_unpack_(progress_ctx, unit_path("disk.img.xz"), out, true) == 0, "unpack with progress");
 	CHECK(seen_unpack.calls > 0 && seen_unpack.total == file_size(unit_path("disk.img.xz")) &&
 	      seen_unpack.done == seen_unpack.total,
 	      "decompressing: compressed bytes, ends at the input's size");
@@ -730,7 +730,7 @@ static void check_progress(void)
 	CHECK(seen_pack.calls > 0 && seen_pack.total == DISK_SIZE &&
 	      seen_pack.done == DISK_SIZE, "compressing: ends at the image's size");
 	unit_path_keep(out, sizeof(out), "progress.bmap");
-	CHECK(imgp_bmap_write(progress_ctx, disk, out) == 0, "bmap with progress");
+	CHECK(imgp_bmap_write_(progress_ctx, disk, out) == 0, "bmap with progress");
 	CHECK(seen_bmap.calls > 0 && seen_bmap.done == seen_bmap.total &&
 	      seen_bmap.total > 0 && seen_bmap.total < DISK_SIZE,
 	      "checksumming: mapped bytes only");

@@ -107,8 +107,8 @@ static int gpt_put_header(const struct gpt *g, uint64_t my, uint64_t alt, uint64
 	put_le64(h + H_ELBA, elba);
 	put_le32(h + H_NUM, g->num);
 	put_le32(h + H_ESIZE, g->esize);
-	put_le32(h + H_ECRC, imgp_crc32(0, g->entries, (size_t)g->num * g->esize));
-	put_le32(h + H_CRC, imgp_crc32(0, h, 92));
+	put_le32(h + H_ECRC, imgp_crc32_(0, g->entries, (size_t)g->num * g->esize));
+	put_le32(h + H_CRC, imgp_crc32_(0, h, 92));
 	if (unit_write_at(g->path, elba * g->ss, g->entries, (size_t)g->num * g->esize))
 		return -1;
 	return unit_write_at(g->path, my * g->ss, h, g->ss);
@@ -140,7 +140,7 @@ static void hdr_set(const struct gpt *g, uint64_t lba, unsigned off, uint64_t v,
 		put_le64(h + off, v);
 	hsize = get_le32(h + H_SIZE);
 	put_le32(h + H_CRC, 0);
-	put_le32(h + H_CRC, imgp_crc32(0, h, hsize <= g->ss ? hsize : 92));
+	put_le32(h + H_CRC, imgp_crc32_(0, h, hsize <= g->ss ? hsize : 92));
 	unit_write_at(g->path, lba * g->ss, h, g->ss);
 }
 
@@ -159,17 +159,17 @@ static void gpt_free(struct gpt *g)
 
 static int label_probe(const char *path)
 {
-	return unit_label_probe(&imgp_label_gpt, path);
+	return unit_label_probe(&imgp_label_gpt_, path);
 }
 
 static int label_read(const char *path, struct imgp_table *tab)
 {
-	return unit_label_read(&imgp_label_gpt, path, tab);
+	return unit_label_read(&imgp_label_gpt_, path, tab);
 }
 
 static void refused(const char *path, const char *msg, const char *name)
 {
-	unit_label_refused(&imgp_label_gpt, path, EINVAL, msg, name);
+	unit_label_refused(&imgp_label_gpt_, path, EINVAL, msg, name);
 }
 
 /* read takes the backup; the warning says why, exactly. */
@@ -184,7 +184,7 @@ static void uses_backup(const char *path, const char *why, const char *name)
 		 "%s: primary GPT header is corrupt (%s); using the backup header\n", path, why);
 	snprintf(what, sizeof(what), "%s: the warning", name);
 	CHECK_STR(unit_warnings, want, what);
-	imgp_table_free(&tab);
+	imgp_table_free_(&tab);
 }
 
 /* ----------------------------------------------------------------- fixture */
@@ -257,7 +257,7 @@ static void test_read(void)
 		CHECK_STR(p->name, "rootfs", "read: p4 name");
 		CHECK(!p->bootable, "read: p4 not bootable");
 	}
-	imgp_table_free(&tab);
+	imgp_table_free_(&tab);
 
 	/* sfdisk judges the hand-made bytes, CRCs and all. */
 	{
@@ -285,13 +285,13 @@ static void test_read(void)
 		gpt_write(&g);
 		CHECK(label_read(path, &tab) == 0 && tab.nparts == 3,
 		      "overlap: the label reads both partitions");
-		imgp_table_free(&tab);
-		CHECK(imgp_image_open(&img, path, false) == 0 &&
-		      imgp_table_read(&img, &tab) == -EINVAL, "overlap: imgp_table_read refuses it");
+		imgp_table_free_(&tab);
+		CHECK(imgp_image_open_(&img, path, false) == 0 &&
+		      imgp_table_read_(&img, &tab) == -EINVAL, "overlap: imgp_table_read_ refuses it");
 		CHECK_STR(imgp_errmsg(),
 			  "GPT: partitions 1 and 2 overlap (p1: sectors 34..1057, p2: sectors 1000..2100)",
 			  "overlap: the message");
-		imgp_image_close(&img);
+		imgp_image_close_(&img);
 	}
 	gpt_free(&g);
 }
@@ -309,12 +309,12 @@ static void test_geometry(void)
 	CHECK(gpt_write(&g) && label_read(path, &tab) == 0 && tab.sector_size == 4096 &&
 	      tab.nparts == 1 && tab.parts[0].start == 256 * 4096ull &&
 	      tab.parts[0].size == 256 * 4096ull, "4k: extents in 4096-byte sectors");
-	imgp_table_free(&tab);
+	imgp_table_free_(&tab);
 	/* Its primary broken: the backup in the last 4 KiB sector. */
 	hdr_set(&g, 1, H_MY, 7, 8);
 	CHECK(label_read(path, &tab) == 0 && tab.used_backup && tab.sector_size == 4096 &&
 	      strstr(unit_warnings, "(says it is at LBA 7)"), "4k: the backup found at the end");
-	imgp_table_free(&tab);
+	imgp_table_free_(&tab);
 	gpt_free(&g);
 
 	/* 256-byte entries: the stride is the header's, not the struct's. */
@@ -323,7 +323,7 @@ static void test_geometry(void)
 	CHECK(gpt_write(&g) && label_read(path, &tab) == 0 && tab.nparts == 1 &&
 	      tab.parts[0].number == 2 && !strcmp(tab.parts[0].name, "second") &&
 	      tab.parts[0].start == 100 * 512ull, "256-byte entries: read at their stride");
-	imgp_table_free(&tab);
+	imgp_table_free_(&tab);
 	gpt_free(&g);
 
 	/* 4 MiB of entries is the bound: 32768 of 128 bytes are read, 32769 are not. */
@@ -332,7 +332,7 @@ static void test_geometry(void)
 		  "last");
 	CHECK(gpt_write(&g) && label_read(path, &tab) == 0 && tab.nparts == 1 &&
 	      tab.parts[0].number == 32768, "largest array: entry 32768 read");
-	imgp_table_free(&tab);
+	imgp_table_free_(&tab);
 	hdr_set_both(&g, H_NUM, 32769, 4);
 	refused(path,
 		"GPT is corrupt: primary header entry count 32769 is invalid (4194432 bytes of entries, at most 4194304) and backup header (LBA 49151) entry count 32769 is invalid (4194432 bytes of entries, at most 4194304)",
@@ -484,7 +484,7 @@ static void backup_warns(const char *want, const char *name)
 	      tab.nparts == 2, what);
 	snprintf(what, sizeof(what), "%s: the warning", name);
 	CHECK_STR(unit_warnings, want, what);
-	imgp_table_free(&tab);
+	imgp_table_free_(&tab);
 }
 
 static void test_backup_warnings(void)
@@ -535,7 +535,7 @@ int main(void)
 		return 1;
 	}
 	atexit(unit_tmpdir_remove);
-	CHECK_STR(imgp_label_gpt.name, "gpt", "ops: the label's name");
+	CHECK_STR(imgp_label_gpt_.name, "gpt", "ops: the label's name");
 	test_probe();
 	test_read();
 	test_geometry();

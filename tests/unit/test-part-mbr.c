@@ -4,7 +4,7 @@
  * by byte: what probe takes for an MBR, what read makes of primaries, the
  * EBR chain of logical partitions and hostile entries (each refusal with
  * its exact message, the image unchanged). The checks every label shares
- * (overlaps) are imgp_table_read's, in test-part.c; sfdisk reads one of
+ * (overlaps) are imgp_table_read_'s, in test-part.c; sfdisk reads one of
  * these hand-made tables back as an independent judge of the bytes.
  */
 #include <errno.h>
@@ -23,12 +23,12 @@ static const struct unit_mbr_slot no_slots[4];
 
 static int mbr_read(const char *path, struct imgp_table *tab)
 {
-	return unit_label_read(&imgp_label_mbr, path, tab);
+	return unit_label_read(&imgp_label_mbr_, path, tab);
 }
 
 static int mbr_probe(const char *path)
 {
-	return unit_label_probe(&imgp_label_mbr, path);
+	return unit_label_probe(&imgp_label_mbr_, path);
 }
 
 /* A fresh image of IMG_SIZE with this MBR. */
@@ -40,7 +40,7 @@ static bool fresh(const char *path, const struct unit_mbr_slot slots[4])
 
 static void refused(const char *path, int err, const char *msg, const char *name)
 {
-	unit_label_refused(&imgp_label_mbr, path, err, msg, name);
+	unit_label_refused(&imgp_label_mbr_, path, err, msg, name);
 }
 
 static void test_probe(void)
@@ -115,13 +115,13 @@ static void test_primaries(void)
 		CHECK(p->number == 4 && !p->type_name, "primaries: an unknown type has no name");
 		CHECK_STR(p->type, "0x42", "primaries: p4 type");
 	}
-	imgp_table_free(&tab);
+	imgp_table_free_(&tab);
 
 	/* A slot with a type but no sectors is empty too, as in fdisk. */
 	slots[0].sectors = 0;
 	CHECK(fresh(path, slots) && mbr_read(path, &tab) == 0 && tab.nparts == 2 &&
 	      tab.parts[0].number == 3, "primaries: a slot of 0 sectors is empty");
-	imgp_table_free(&tab);
+	imgp_table_free_(&tab);
 }
 
 static void test_logicals(void)
@@ -156,7 +156,7 @@ static void test_logicals(void)
 		CHECK(p->number == 6 && p->start == (8192 + 64) * 512ull && p->bootable,
 		      "logicals: p6 through the link, relative to the extended partition");
 	}
-	imgp_table_free(&tab);
+	imgp_table_free_(&tab);
 
 	/* sfdisk reads the same hand-made chain. */
 	{
@@ -220,14 +220,14 @@ static void test_refusals(void)
 		CHECK(unit_write_at(path, 16 * 2048 + 1, "CD001", 5) == 0 &&
 		      mbr_read(path, &tab) == 0 && tab.nparts == 1 && tab.parts[0].start == 0,
 		      "isohybrid: a partition at sector 0 over ISO 9660 is read");
-		imgp_table_free(&tab);
+		imgp_table_free_(&tab);
 	}
 
 	/* The EBR chain. */
 	fresh(path, ext);
 	CHECK(mbr_read(path, &tab) == 0 && tab.nparts == 1 && tab.parts[0].container,
 	      "ebr: a blank first EBR is an extended partition with no logicals");
-	imgp_table_free(&tab);
+	imgp_table_free_(&tab);
 	{
 		struct unit_mbr_slot e[4] = { { 0, 0x83, 0, 100 } };
 
@@ -279,7 +279,7 @@ int main(void)
 		return 1;
 	}
 	atexit(unit_tmpdir_remove);
-	CHECK_STR(imgp_label_mbr.name, "dos", "ops: the label's name");
+	CHECK_STR(imgp_label_mbr_.name, "dos", "ops: the label's name");
 	test_probe();
 	test_primaries();
 	test_logicals();

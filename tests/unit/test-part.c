@@ -87,32 +87,32 @@ static int gpt_fix_crcs(const char *img, unsigned ss, uint64_t lba)
 		return -1;
 	if (unit_read_at(img, get_le64(h + 72) * ss, entries, len))
 		goto out;
-	put_le32(h + 88, imgp_crc32(0, entries, len));
+	put_le32(h + 88, imgp_crc32_(0, entries, len));
 	hsize = get_le32(h + 12);
 	if (hsize > ss)
 		goto out;
 	put_le32(h + 16, 0);
-	put_le32(h + 16, imgp_crc32(0, h, hsize));
+	put_le32(h + 16, imgp_crc32_(0, h, hsize));
 	rc = unit_write_at(img, lba * ss, h, ss);
 out:
 	free(entries);
 	return rc;
 }
 
-/* Opens img and reads its table; returns what imgp_table_read returned. */
+/* Opens img and reads its table; returns what imgp_table_read_ returned. */
 static int open_table(const char *path, struct imgp_image *img,
 		      struct imgp_table *tab)
 {
 	int rc;
 
-	imgp_errclear();
+	imgp_errclear_();
 	unit_warnings[0] = '\0';
 	memset(tab, 0, sizeof(*tab));
-	rc = imgp_image_open(img, path, false);
+	rc = imgp_image_open_(img, path, false);
 	if (rc)
 		return rc;
 	img->ctx = unit_log_ctx();
-	rc = imgp_table_read(img, tab);
+	rc = imgp_table_read_(img, tab);
 	return rc;
 }
 
@@ -125,7 +125,7 @@ static bool msg_has(const char *needle)
 	return ok;
 }
 
-/* Expects imgp_table_read to fail on path with err and a message part. */
+/* Expects imgp_table_read_ to fail on path with err and a message part. */
 static void expect_fail(const char *path, int err, const char *needle,
 			const char *name)
 {
@@ -141,8 +141,8 @@ static void expect_fail(const char *path, int err, const char *needle,
 	snprintf(what, sizeof(what), "%s: message", name);
 	CHECK(msg_has(needle), what);
 	CHECK(tab.parts == NULL && tab.nparts == 0, "failed read leaves an empty table");
-	imgp_table_free(&tab);
-	imgp_image_close(&img);
+	imgp_table_free_(&tab);
+	imgp_image_close_(&img);
 }
 
 /* ------------------------------------------------------------- fixtures */
@@ -228,25 +228,25 @@ static void test_gpt(void)
 	CHECK_STR(p->type_name, "Linux swap", "gpt: p3 type name");
 
 	/* Lookup: number, then GPT name, then filesystem label. */
-	p = imgp_table_find(&tab, "2");
+	p = imgp_table_find_(&tab, "2");
 	CHECK(p && p->number == 2, "find: by number");
-	p = imgp_table_find(&tab, "system-boot");
+	p = imgp_table_find_(&tab, "system-boot");
 	CHECK(p && p->number == 1, "find: by GPT name");
 	snprintf(tab.parts[2].fslabel, sizeof(tab.parts[2].fslabel), "swapspace");
-	p = imgp_table_find(&tab, "swapspace");
+	p = imgp_table_find_(&tab, "swapspace");
 	CHECK(p && p->number == 3, "find: by filesystem label");
 	snprintf(tab.parts[0].fslabel, sizeof(tab.parts[0].fslabel), "writable");
-	p = imgp_table_find(&tab, "writable");
+	p = imgp_table_find_(&tab, "writable");
 	CHECK(p && p->number == 2, "find: a GPT name wins over a label");
-	p = imgp_table_find(&tab, "4");
+	p = imgp_table_find_(&tab, "4");
 	CHECK(!p, "find: missing number");
 	CHECK(msg_has("no partition '4' (have: 1 'system-boot' writable, 2 'writable', 3 'swap' swapspace)"),
 	      "find: message lists the partitions");
-	p = imgp_table_find(&tab, "nope");
+	p = imgp_table_find_(&tab, "nope");
 	CHECK(!p && msg_has("no partition 'nope' (have: 1"), "find: missing name");
 	snprintf(tab.parts[1].fslabel, sizeof(tab.parts[1].fslabel), "dup");
 	snprintf(tab.parts[2].fslabel, sizeof(tab.parts[2].fslabel), "dup");
-	p = imgp_table_find(&tab, "dup");
+	p = imgp_table_find_(&tab, "dup");
 	CHECK(!p && msg_has("label 'dup' is ambiguous (partitions 2, 3)"),
 	      "find: ambiguous label refused");
 
@@ -254,19 +254,19 @@ static void test_gpt(void)
 	{
 		uint8_t b[16];
 
-		CHECK(imgp_part_read(&img, &tab.parts[2], tab.parts[2].size - 16,
+		CHECK(imgp_part_read_(&img, &tab.parts[2], tab.parts[2].size - 16,
 				     b, sizeof(b)) == 0, "part read: last bytes");
-		CHECK(imgp_part_read(&img, &tab.parts[2], tab.parts[2].size - 15,
+		CHECK(imgp_part_read_(&img, &tab.parts[2], tab.parts[2].size - 15,
 				     b, sizeof(b)) == -ERANGE &&
 		      msg_has("p3: read of 16 bytes at offset 2097137 is past the end of the partition (2097152 bytes)"),
 		      "part read: past the end refused");
-		CHECK(imgp_part_read(&img, &tab.parts[2], UINT64_MAX, b, 1) == -ERANGE,
+		CHECK(imgp_part_read_(&img, &tab.parts[2], UINT64_MAX, b, 1) == -ERANGE,
 		      "part read: huge offset refused");
 	}
 out:
-	imgp_table_free(&tab);
+	imgp_table_free_(&tab);
 	CHECK(tab.parts == NULL && tab.nparts == 0, "table free empties it");
-	imgp_image_close(&img);
+	imgp_image_close_(&img);
 }
 
 static void test_gpt_names(void)
@@ -303,8 +303,8 @@ static void test_gpt_names(void)
 		CHECK(strlen(tab.parts[1].name) == IMGP_GPT_NAME_MAX,
 		      "names: 108 bytes");
 	}
-	imgp_table_free(&tab);
-	imgp_image_close(&img);
+	imgp_table_free_(&tab);
+	imgp_image_close_(&img);
 }
 
 static void test_gpt_backup(void)
@@ -326,8 +326,8 @@ static void test_gpt_backup(void)
 	snprintf(want, sizeof(want), "%s: primary GPT header is corrupt (CRC mismatch); using the backup header\n",
 		 path);
 	CHECK_STR(unit_warnings, want, "backup: warning names the image and the reason");
-	imgp_table_free(&tab);
-	imgp_image_close(&img);
+	imgp_table_free_(&tab);
+	imgp_image_close_(&img);
 
 	/* Both headers broken. */
 	unit_write_at(path, GPT_LAST_LBA * 512 + 60, &junk, 1);
@@ -343,8 +343,8 @@ static void test_gpt_backup(void)
 	      tab.nparts == 3, "wiped primary: backup found at the end");
 	CHECK(strstr(unit_warnings, "(has no 'EFI PART' signature)") != NULL,
 	      "wiped primary: warning says why");
-	imgp_table_free(&tab);
-	imgp_image_close(&img);
+	imgp_table_free_(&tab);
+	imgp_image_close_(&img);
 
 	/* Primary entries array CRC broken, then the backup's too. */
 	if (!made(make_gpt(path), "gpt fixture"))
@@ -354,8 +354,8 @@ static void test_gpt_backup(void)
 	      "entries CRC: backup used");
 	CHECK(strstr(unit_warnings, "(entries array CRC mismatch)") != NULL,
 	      "entries CRC: warning says why");
-	imgp_table_free(&tab);
-	imgp_image_close(&img);
+	imgp_table_free_(&tab);
+	imgp_image_close_(&img);
 	unit_write_at(path, GPT_BACKUP_ENTRIES_LBA * 512 + 128 + 60, &junk, 1);
 	expect_fail(path, EINVAL,
 		    "GPT is corrupt: primary header entries array CRC mismatch and backup header (LBA 65535) entries array CRC mismatch",
@@ -375,8 +375,8 @@ static void test_gpt_backup(void)
 	      "entry size: backup used");
 	CHECK(strstr(unit_warnings, "entry size 100 is invalid") != NULL,
 	      "entry size: warning says why");
-	imgp_table_free(&tab);
-	imgp_image_close(&img);
+	imgp_table_free_(&tab);
+	imgp_image_close_(&img);
 
 	/* A header size beyond the sector. */
 	{
@@ -461,8 +461,8 @@ static void test_gpt_4k(void)
 		      "4k: p2 extent in bytes");
 		CHECK_STR(tab.parts[1].type_name, "Linux filesystem", "4k: type name");
 	}
-	imgp_table_free(&tab);
-	imgp_image_close(&img);
+	imgp_table_free_(&tab);
+	imgp_image_close_(&img);
 
 	/* The primary header of a 4k GPT broken: backup in the last 4k sector. */
 	{
@@ -472,8 +472,8 @@ static void test_gpt_4k(void)
 	}
 	CHECK(open_table(path, &img, &tab) == 0 && tab.used_backup &&
 	      tab.sector_size == 4096 && tab.nparts == 2, "4k: backup used");
-	imgp_table_free(&tab);
-	imgp_image_close(&img);
+	imgp_table_free_(&tab);
+	imgp_image_close_(&img);
 }
 
 static void test_gpt_mbr_variants(void)
@@ -497,8 +497,8 @@ static void test_gpt_mbr_variants(void)
 	unit_write_mbr(path, 0, 0xcafef00d, plain);
 	CHECK(open_table(path, &img, &tab) == 0 && !strcmp(tab.label, "dos") &&
 	      tab.nparts == 1, "stale GPT behind an MBR reads as MBR");
-	imgp_table_free(&tab);
-	imgp_image_close(&img);
+	imgp_table_free_(&tab);
+	imgp_image_close_(&img);
 
 	/* A protective MBR with no GPT is an error, not one odd partition. */
 	unit_sparse_file(path, 32 * MiB);
@@ -545,14 +545,14 @@ static void test_mbr(void)
 	p = &tab.parts[4];
 	CHECK(p->logical && p->start == 30720 * 512ull, "mbr: p6 logical extent");
 	CHECK_STR(p->type_name, "Linux swap / Solaris", "mbr: p6 type name");
-	p = imgp_table_find(&tab, "6");
+	p = imgp_table_find_(&tab, "6");
 	CHECK(p && p->number == 6, "mbr: find logical by number");
-	CHECK(!imgp_table_find(&tab, "4") &&
+	CHECK(!imgp_table_find_(&tab, "4") &&
 	      msg_has("no partition '4' (have: 1, 2, 3 (extended), 5, 6)"),
 	      "mbr: find lists partitions");
 out:
-	imgp_table_free(&tab);
-	imgp_image_close(&img);
+	imgp_table_free_(&tab);
+	imgp_image_close_(&img);
 
 	/* The same image cut short: the extended partition runs off the end. */
 	resize_file(path, 16 * MiB);
@@ -580,8 +580,8 @@ static void test_mbr_crafted(void)
 			CHECK(tab.parts[0].number == 2 && tab.parts[1].number == 4 &&
 			      !strcmp(tab.parts[1].uuid, "deadbeef-04"),
 			      "empty slots: numbers 2 and 4 kept");
-		imgp_table_free(&tab);
-		imgp_image_close(&img);
+		imgp_table_free_(&tab);
+		imgp_image_close_(&img);
 	}
 	/* Overlapping primaries. */
 	{
@@ -648,8 +648,8 @@ static void test_ebr(void)
 		unit_write_at(path, 2048 * 512, zero, sizeof(zero));
 		CHECK(open_table(path, &img, &tab) == 0 && tab.nparts == 1 &&
 		      tab.parts[0].container, "ebr: blank first EBR");
-		imgp_table_free(&tab);
-		imgp_image_close(&img);
+		imgp_table_free_(&tab);
+		imgp_image_close_(&img);
 	}
 	/* A logical partition running past its extended partition. */
 	{
@@ -697,8 +697,8 @@ static void test_ebr(void)
 		if (len == 128) {
 			CHECK(open_table(path, &img, &tab) == 0 && tab.nparts == 129 &&
 			      tab.parts[128].number == 132, "ebr: 128 logical partitions");
-			imgp_table_free(&tab);
-			imgp_image_close(&img);
+			imgp_table_free_(&tab);
+			imgp_image_close_(&img);
 		} else {
 			expect_fail(path, EINVAL,
 				    "MBR: more than 128 EBRs in extended partition 1",
@@ -772,7 +772,7 @@ static void test_probe_fs(void)
 	CHECK(open_table(path, &img, &tab) == 0 && tab.nparts == 3, "probe: table reads");
 	if (tab.nparts != 3)
 		goto out;
-	CHECK(imgp_fs_identify(&img, &tab) == 0, "probe: probe_fs");
+	CHECK(imgp_fs_identify_(&img, &tab) == 0, "probe: probe_fs");
 	CHECK_STR(tab.parts[0].fstype, "vfat", "probe: p1 vfat");
 	CHECK_STR(tab.parts[0].fslabel, "system-boot", "probe: p1 label");
 	CHECK_STR(tab.parts[0].fsuuid, "1234-ABCD", "probe: p1 uuid");
@@ -782,16 +782,16 @@ static void test_probe_fs(void)
 		  "probe: p2 uuid");
 	CHECK(tab.parts[2].fstype[0] == '\0' && tab.parts[2].fslabel[0] == '\0',
 	      "probe: p3 unformatted stays empty");
-	CHECK(!imgp_table_find(&tab, "x") &&
+	CHECK(!imgp_table_find_(&tab, "x") &&
 	      msg_has("no partition 'x' (have: 1 'system-boot' vfat system-boot, 2 'writable' ext4 writable, 3 'swap')"),
 	      "probe: find lists filesystems");
-	CHECK(imgp_part_read(&img, &tab.parts[0], 510, b, 2) == 0 &&
+	CHECK(imgp_part_read_(&img, &tab.parts[0], 510, b, 2) == 0 &&
 	      b[0] == 0x55 && b[1] == 0xaa, "probe: part read finds the FAT boot signature");
-	CHECK(imgp_part_read(&img, &tab.parts[1], 1024 + 0x38, b, 2) == 0 &&
+	CHECK(imgp_part_read_(&img, &tab.parts[1], 1024 + 0x38, b, 2) == 0 &&
 	      b[0] == 0x53 && b[1] == 0xef, "probe: part read finds the ext4 magic");
 out:
-	imgp_table_free(&tab);
-	imgp_image_close(&img);
+	imgp_table_free_(&tab);
+	imgp_image_close_(&img);
 
 	/* MBR: logicals are probed, the extended container is skipped. */
 	{
@@ -803,16 +803,16 @@ out:
 			return;
 		CHECK(unit_spawn(largv, NULL, NULL) == 0, "probe: mkfs.vfat at logical 5");
 		CHECK(open_table(mpath, &img, &tab) == 0 && tab.nparts == 5 &&
-		      imgp_fs_identify(&img, &tab) == 0, "probe: mbr probe_fs");
+		      imgp_fs_identify_(&img, &tab) == 0, "probe: mbr probe_fs");
 		if (tab.nparts == 5) {
 			CHECK(tab.parts[2].container && tab.parts[2].fstype[0] == '\0',
 			      "probe: extended container skipped");
 			CHECK_STR(tab.parts[3].fstype, "vfat", "probe: logical 5 vfat");
-			p = imgp_table_find(&tab, "LOGICAL");
+			p = imgp_table_find_(&tab, "LOGICAL");
 			CHECK(p && p->number == 5, "probe: find logical by label");
 		}
-		imgp_table_free(&tab);
-		imgp_image_close(&img);
+		imgp_table_free_(&tab);
+		imgp_image_close_(&img);
 	}
 }
 

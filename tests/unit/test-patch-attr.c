@@ -262,12 +262,12 @@ struct plan {
 static bool plan_open(struct plan *p)
 {
 	memset(p, 0, sizeof(*p));
-	imgp_errclear();
+	imgp_errclear_();
 	if (imgp_disk_open(&p->disk, NULL, disk, false) ||
 	    imgp_patch_new(&p->patch, p->disk))
 		return false;
-	p->fat = imgp_patch_part(p->patch, "1");
-	p->ext = imgp_patch_part(p->patch, "2");
+	p->fat = imgp_patch_part_(p->patch, "1");
+	p->ext = imgp_patch_part_(p->patch, "2");
 	return p->fat && p->ext && !strcmp(p->fat->fstype, "vfat") &&
 	       !strcmp(p->ext->fstype, "ext4");
 }
@@ -281,13 +281,13 @@ static char *plan_text(struct plan *p)
 		imgp_buf_free(&out);
 		return NULL;
 	}
-	return (char *)imgp_buf_steal(&out, NULL);
+	return (char *)imgp_buf_steal_(&out, NULL);
 }
 
 /* --dry-run's check, then the commit; 0 or the first -errno. */
 static int plan_commit(struct plan *p)
 {
-	int rc = imgp_patch_check(p->patch);
+	int rc = imgp_patch_check_(p->patch);
 
 	if (rc)
 		printf("# check: %s\n", imgp_errmsg());
@@ -321,7 +321,7 @@ static bool fails_with(int rc, int want, const char *msg)
 	if (!ok)
 		printf("#   rc %d (want %d): '%s'\n#   want: '%s'\n", rc, want,
 		       imgp_errmsg(), msg);
-	imgp_errclear();
+	imgp_errclear_();
 	return ok;
 }
 
@@ -333,7 +333,7 @@ static char *joined(char **names, size_t n)
 	for (size_t i = 0; i < n; i++)
 		imgp_buf_printf(&out, "%s%s", i ? " " : "", names[i]);
 	imgp_buf_append(&out, "", 1);
-	return (char *)imgp_buf_steal(&out, NULL);
+	return (char *)imgp_buf_steal_(&out, NULL);
 }
 
 static bool lists(struct plan *p, const struct imgp_part *part, const char *dir,
@@ -343,7 +343,7 @@ static bool lists(struct plan *p, const struct imgp_part *part, const char *dir,
 	size_t n = 0;
 	bool ok;
 
-	if (imgp_patch_list(p->patch, part, dir, &names, &n)) {
+	if (imgp_patch_list_(p->patch, part, dir, &names, &n)) {
 		printf("# list %s: %s\n", dir, imgp_errmsg());
 		return false;
 	}
@@ -352,7 +352,7 @@ static bool lists(struct plan *p, const struct imgp_part *part, const char *dir,
 	if (!ok)
 		printf("#   %s lists '%s', want '%s'\n", dir, got ? got : "", want);
 	free(got);
-	imgp_fs_list_free(names, n);
+	imgp_fs_list_free_(names, n);
 	return ok;
 }
 
@@ -360,40 +360,40 @@ static bool lists(struct plan *p, const struct imgp_part *part, const char *dir,
 
 static void test_modes_owners(void)
 {
-	struct imgp_fs_stat st;
+	struct imgp_fs_stat_ st;
 	struct inode_info si;
 	struct plan p;
 	char *text;
 	bool exists;
 
 	CHECK(plan_open(&p), "attr: the disk opens, p1 vfat and p2 ext4");
-	CHECK(imgp_patch_write(p.patch, p.ext, "/etc/secret.conf", SECRET,
+	CHECK(imgp_patch_write_(p.patch, p.ext, "/etc/secret.conf", SECRET,
 			       strlen(SECRET), true, NULL) == 0 &&
-	      imgp_patch_attr(p.patch, p.ext, "/etc/secret.conf", 0600, 1000, 1000) == 0,
+	      imgp_patch_attr_(p.patch, p.ext, "/etc/secret.conf", 0600, 1000, 1000) == 0,
 	      "attr: a new file planned 0600, 1000:1000");
-	imgp_patch_secret(p.patch, p.ext, "/etc/secret.conf");
-	CHECK(imgp_patch_attr(p.patch, p.ext, "/etc/keep.conf", 0640, -1, -1) == 0,
+	imgp_patch_secret_(p.patch, p.ext, "/etc/secret.conf");
+	CHECK(imgp_patch_attr_(p.patch, p.ext, "/etc/keep.conf", 0640, -1, -1) == 0,
 	      "attr: chmod of an existing file, its content kept");
-	CHECK(imgp_patch_mkdir(p.patch, p.ext, "/home/u", "a home") == 0 &&
-	      imgp_patch_mkdir(p.patch, p.ext, "/home/u/.ssh", "keys") == 0 &&
-	      imgp_patch_attr(p.patch, p.ext, "/home/u", 0700, 1000, 1000) == 0 &&
-	      imgp_patch_attr(p.patch, p.ext, "/home/u/.ssh", -1, 1000, -1) == 0,
+	CHECK(imgp_patch_mkdir_(p.patch, p.ext, "/home/u", "a home") == 0 &&
+	      imgp_patch_mkdir_(p.patch, p.ext, "/home/u/.ssh", "keys") == 0 &&
+	      imgp_patch_attr_(p.patch, p.ext, "/home/u", 0700, 1000, 1000) == 0 &&
+	      imgp_patch_attr_(p.patch, p.ext, "/home/u/.ssh", -1, 1000, -1) == 0,
 	      "attr: new folders, parent first, with their owners");
-	CHECK(imgp_patch_attr(p.patch, p.ext, "/srv/link", -1, 1000, 1000) == 0,
+	CHECK(imgp_patch_attr_(p.patch, p.ext, "/srv/link", -1, 1000, 1000) == 0,
 	      "attr: a symbolic link's own owner");
-	CHECK(fails_with(imgp_patch_attr(p.patch, p.ext, "/srv/link", 0600, -1, -1), -EINVAL,
+	CHECK(fails_with(imgp_patch_attr_(p.patch, p.ext, "/srv/link", 0600, -1, -1), -EINVAL,
 			 "p2 (ext4): /srv/link: is a symbolic link, which has no mode of its own: give its target's path"),
 	      "attr: a link's mode is refused");
-	CHECK(fails_with(imgp_patch_attr(p.patch, p.ext, "/srv/nothing", 0600, -1, -1), -ENOENT,
+	CHECK(fails_with(imgp_patch_attr_(p.patch, p.ext, "/srv/nothing", 0600, -1, -1), -ENOENT,
 			 "p2 (ext4): /srv/nothing: no such file or folder"),
 	      "attr: nothing there is refused, named");
-	CHECK(fails_with(imgp_patch_attr(p.patch, p.ext, "/etc/keep.conf", 010000, -1, -1), -EINVAL,
+	CHECK(fails_with(imgp_patch_attr_(p.patch, p.ext, "/etc/keep.conf", 010000, -1, -1), -EINVAL,
 			 "p2 (ext4): /etc/keep.conf: mode 4096 is out of range (0 to 07777)"),
 	      "attr: a mode past 07777 is refused");
-	CHECK(imgp_patch_stat(p.patch, p.ext, "/etc/secret.conf", &st, &exists) == 0 &&
+	CHECK(imgp_patch_stat_(p.patch, p.ext, "/etc/secret.conf", &st, &exists) == 0 &&
 	      exists && st.type == IMGP_FS_REG && st.mode == 0600 && st.uid == 1000 &&
 	      st.size == strlen(SECRET), "stat: the planned file, its planned mode and owner");
-	CHECK(imgp_patch_stat(p.patch, p.ext, "/srv/link", &st, &exists) == 0 &&
+	CHECK(imgp_patch_stat_(p.patch, p.ext, "/srv/link", &st, &exists) == 0 &&
 	      exists && st.type == IMGP_FS_LNK && st.uid == 1000,
 	      "stat: the link itself, not followed");
 	CHECK(lists(&p, p.ext, "/home", "u") && lists(&p, p.ext, "/home/u", ".ssh") &&
@@ -430,13 +430,13 @@ static void test_modes_owners(void)
 
 	/* The same asked again: nothing to do. */
 	CHECK(plan_open(&p), "attr again: the disk opens");
-	CHECK(imgp_patch_write(p.patch, p.ext, "/etc/secret.conf", SECRET,
+	CHECK(imgp_patch_write_(p.patch, p.ext, "/etc/secret.conf", SECRET,
 			       strlen(SECRET), true, NULL) == 0 &&
-	      imgp_patch_attr(p.patch, p.ext, "/etc/secret.conf", 0600, 1000, 1000) == 0 &&
-	      imgp_patch_attr(p.patch, p.ext, "/etc/keep.conf", 0640, -1, -1) == 0 &&
-	      imgp_patch_mkdir(p.patch, p.ext, "/home/u", "a home") == 0 &&
-	      imgp_patch_attr(p.patch, p.ext, "/home/u", 0700, 1000, 1000) == 0 &&
-	      imgp_patch_attr(p.patch, p.ext, "/srv/link", -1, 1000, 1000) == 0,
+	      imgp_patch_attr_(p.patch, p.ext, "/etc/secret.conf", 0600, 1000, 1000) == 0 &&
+	      imgp_patch_attr_(p.patch, p.ext, "/etc/keep.conf", 0640, -1, -1) == 0 &&
+	      imgp_patch_mkdir_(p.patch, p.ext, "/home/u", "a home") == 0 &&
+	      imgp_patch_attr_(p.patch, p.ext, "/home/u", 0700, 1000, 1000) == 0 &&
+	      imgp_patch_attr_(p.patch, p.ext, "/srv/link", -1, 1000, 1000) == 0,
 	      "attr again: the same plan");
 	text = plan_text(&p);
 	CHECK(imgp_patch_pending(p.patch) == 0 &&
@@ -446,10 +446,10 @@ static void test_modes_owners(void)
 	plan_close(&p);
 
 	/* A secret rewritten: sizes only. */
-	CHECK(plan_open(&p) && imgp_patch_write(p.patch, p.ext, "/etc/secret.conf", "psk=other\n",
+	CHECK(plan_open(&p) && imgp_patch_write_(p.patch, p.ext, "/etc/secret.conf", "psk=other\n",
 						 10, true, NULL) == 0,
 	      "secret: an existing secret file rewritten");
-	imgp_patch_secret(p.patch, p.ext, "/etc/secret.conf");
+	imgp_patch_secret_(p.patch, p.ext, "/etc/secret.conf");
 	text = plan_text(&p);
 	CHECK(has_line(text, "p2 (ext4) /etc/secret.conf: 24 -> 10 bytes (holds a secret: not shown)") &&
 	      !strstr(text, "psk") && !strstr(text, "@@"), "secret: neither text is shown, no diff");
@@ -471,16 +471,16 @@ static void test_delete(void)
 	CHECK(ext_free(&blocks0, &inodes0), "delete: dumpe2fs -h reads the free counts");
 	memset(big, 'x', sizeof(big));
 	CHECK(plan_open(&p) &&
-	      imgp_patch_mkdir(p.patch, p.ext, "/srv/new", "test") == 0 &&
-	      imgp_patch_mkdir(p.patch, p.ext, "/srv/new/sub", "test") == 0 &&
-	      imgp_patch_write(p.patch, p.ext, "/srv/new/f1", big, sizeof(big), false, NULL) == 0 &&
-	      imgp_patch_write(p.patch, p.ext, "/srv/new/sub/f2", "two\n", 4, true, NULL) == 0 &&
-	      imgp_patch_symlink(p.patch, "2", "/srv/new/l", "f1") == 0 &&
+	      imgp_patch_mkdir_(p.patch, p.ext, "/srv/new", "test") == 0 &&
+	      imgp_patch_mkdir_(p.patch, p.ext, "/srv/new/sub", "test") == 0 &&
+	      imgp_patch_write_(p.patch, p.ext, "/srv/new/f1", big, sizeof(big), false, NULL) == 0 &&
+	      imgp_patch_write_(p.patch, p.ext, "/srv/new/sub/f2", "two\n", 4, true, NULL) == 0 &&
+	      imgp_patch_symlink_(p.patch, "2", "/srv/new/l", "f1") == 0 &&
 	      plan_commit(&p) == 0, "delete: a folder tree made");
 	plan_close(&p);
 	CHECK(ext_free(&blocks1, &inodes1) && blocks1 < blocks0 && inodes1 == inodes0 - 5,
 	      "delete: the tree took blocks and five inodes");
-	CHECK(plan_open(&p) && imgp_patch_delete(p.patch, p.ext, "/srv/new") == 0,
+	CHECK(plan_open(&p) && imgp_patch_delete_(p.patch, p.ext, "/srv/new") == 0,
 	      "delete: the folder tree planned away");
 	text = plan_text(&p);
 	CHECK(has_line(text, "p2 (ext4) /srv/new: deleted (folder)"), "describe: deleted (folder)");
@@ -493,14 +493,14 @@ static void test_delete(void)
 
 	/* The image's own: a file, a link, a folder with files and folders, a hard link. */
 	CHECK(plan_open(&p), "delete: the disk opens");
-	CHECK(imgp_patch_delete(p.patch, p.ext, "/srv/old.txt") == 0 &&
-	      imgp_patch_delete(p.patch, p.ext, "/srv/link") == 0 &&
-	      imgp_patch_delete(p.patch, p.ext, "/srv/tree/") == 0 &&
-	      imgp_patch_delete(p.patch, p.ext, "/srv/tree/a.txt") == 0 &&
-	      imgp_patch_delete(p.patch, p.ext, "/srv/never") == 0,
+	CHECK(imgp_patch_delete_(p.patch, p.ext, "/srv/old.txt") == 0 &&
+	      imgp_patch_delete_(p.patch, p.ext, "/srv/link") == 0 &&
+	      imgp_patch_delete_(p.patch, p.ext, "/srv/tree/") == 0 &&
+	      imgp_patch_delete_(p.patch, p.ext, "/srv/tree/a.txt") == 0 &&
+	      imgp_patch_delete_(p.patch, p.ext, "/srv/never") == 0,
 	      "delete: a file, a link, a folder; under a deleted one and nothing there plan nothing");
 	CHECK(lists(&p, p.ext, "/srv", "imm"), "list: the deleted are gone");
-	CHECK(imgp_patch_read(p.patch, p.ext, "/srv/tree/sub/b.txt", 100, &buf, &existed) == 0 &&
+	CHECK(imgp_patch_read_(p.patch, p.ext, "/srv/tree/sub/b.txt", 100, &buf, &existed) == 0 &&
 	      !existed, "read: a file under a deleted folder does not exist");
 	text = plan_text(&p);
 	CHECK(has_line(text, "p2 (ext4) /srv/old.txt: deleted (file, 9 bytes)") &&
@@ -510,9 +510,9 @@ static void test_delete(void)
 	      "describe: each deletion once, what it was");
 	free(text);
 	CHECK(imgp_patch_pending(p.patch) == 3, "delete: three pending");
-	CHECK(fails_with(imgp_patch_delete(p.patch, p.ext, "/"), -EPERM,
+	CHECK(fails_with(imgp_patch_delete_(p.patch, p.ext, "/"), -EPERM,
 			 "p2 (ext4): /: is the root folder, which cannot be removed") &&
-	      fails_with(imgp_patch_delete(p.patch, p.ext, "/etc/../srv"), -EINVAL,
+	      fails_with(imgp_patch_delete_(p.patch, p.ext, "/etc/../srv"), -EINVAL,
 			 "p2 (ext4): /etc/../srv: is not a file name: a part of it is \"..\""),
 	      "delete: the root and a path through .. are refused");
 	CHECK(plan_commit(&p) == 0, "delete: committed");
@@ -539,11 +539,11 @@ static void test_delete_write(void)
 	size_t len;
 
 	CHECK(ext_stat("/etc/keep.conf", &before), "delete+write: the file is there");
-	CHECK(plan_open(&p) && imgp_patch_delete(p.patch, p.ext, "/etc/keep.conf") == 0,
+	CHECK(plan_open(&p) && imgp_patch_delete_(p.patch, p.ext, "/etc/keep.conf") == 0,
 	      "delete+write: deleted");
-	CHECK(imgp_patch_read(p.patch, p.ext, "/etc/keep.conf", 100, &buf, &existed) == 0 &&
+	CHECK(imgp_patch_read_(p.patch, p.ext, "/etc/keep.conf", 100, &buf, &existed) == 0 &&
 	      !existed, "read: a deleted file does not exist");
-	CHECK(imgp_patch_write(p.patch, p.ext, "/etc/keep.conf", "new\n", 4, true, NULL) == 0,
+	CHECK(imgp_patch_write_(p.patch, p.ext, "/etc/keep.conf", "new\n", 4, true, NULL) == 0,
 	      "delete+write: written again");
 	text = plan_text(&p);
 	CHECK(has_line(text, "p2 (ext4) /etc/keep.conf: deleted (file, 11 bytes)") &&
@@ -551,9 +551,9 @@ static void test_delete_write(void)
 	      "describe: the removal, then the new file");
 	free(text);
 	/* Written, then deleted: no trace. */
-	CHECK(imgp_patch_write(p.patch, p.ext, "/etc/ghost.conf", "boo\n", 4, true, NULL) == 0 &&
-	      imgp_patch_attr(p.patch, p.ext, "/etc/ghost.conf", 0600, -1, -1) == 0 &&
-	      imgp_patch_delete(p.patch, p.ext, "/etc/ghost.conf") == 0,
+	CHECK(imgp_patch_write_(p.patch, p.ext, "/etc/ghost.conf", "boo\n", 4, true, NULL) == 0 &&
+	      imgp_patch_attr_(p.patch, p.ext, "/etc/ghost.conf", 0600, -1, -1) == 0 &&
+	      imgp_patch_delete_(p.patch, p.ext, "/etc/ghost.conf") == 0,
 	      "write+delete: planned and dropped");
 	text = plan_text(&p);
 	CHECK(text && !strstr(text, "ghost"), "write+delete: not in the plan");
@@ -565,11 +565,11 @@ static void test_delete_write(void)
 	      !ext_stat("/etc/ghost.conf", &si), "debugfs: a new file, 0644 again; no ghost");
 
 	/* A folder deleted and made again: empty, its new mode, root's. */
-	CHECK(plan_open(&p) && imgp_patch_delete(p.patch, p.ext, "/home/u") == 0 &&
-	      fails_with(imgp_patch_attr(p.patch, p.ext, "/home/u/.ssh", -1, 0, 0), -ENOENT,
+	CHECK(plan_open(&p) && imgp_patch_delete_(p.patch, p.ext, "/home/u") == 0 &&
+	      fails_with(imgp_patch_attr_(p.patch, p.ext, "/home/u/.ssh", -1, 0, 0), -ENOENT,
 			 "p2 (ext4): /home/u/.ssh: no such file or folder") &&
-	      imgp_patch_mkdir(p.patch, p.ext, "/home/u", "again") == 0 &&
-	      imgp_patch_attr(p.patch, p.ext, "/home/u", 0750, -1, -1) == 0 &&
+	      imgp_patch_mkdir_(p.patch, p.ext, "/home/u", "again") == 0 &&
+	      imgp_patch_attr_(p.patch, p.ext, "/home/u", 0750, -1, -1) == 0 &&
 	      lists(&p, p.ext, "/home/u", "") && lists(&p, p.ext, "/home", "u"),
 	      "delete+mkdir: the folder planned again holds nothing");
 	text = plan_text(&p);
@@ -586,9 +586,9 @@ static void test_delete_write(void)
 	/* A plan that writes and deletes the same new file changes no byte. */
 	same = unit_read_file(disk, &len);
 	CHECK(plan_open(&p) &&
-	      imgp_patch_mkdir(p.patch, p.ext, "/srv/tmp", "x") == 0 &&
-	      imgp_patch_write(p.patch, p.ext, "/srv/tmp/f", "f\n", 2, true, NULL) == 0 &&
-	      imgp_patch_delete(p.patch, p.ext, "/srv/tmp") == 0 &&
+	      imgp_patch_mkdir_(p.patch, p.ext, "/srv/tmp", "x") == 0 &&
+	      imgp_patch_write_(p.patch, p.ext, "/srv/tmp/f", "f\n", 2, true, NULL) == 0 &&
+	      imgp_patch_delete_(p.patch, p.ext, "/srv/tmp") == 0 &&
 	      imgp_patch_pending(p.patch) == 0 && plan_commit(&p) == 0,
 	      "write+delete: nothing pending, the commit runs");
 	plan_close(&p);
@@ -606,7 +606,7 @@ static void test_delete_write(void)
 
 static void test_fat(void)
 {
-	struct imgp_fs_stat st;
+	struct imgp_fs_stat_ st;
 	struct plan p;
 	char *text, *same, *after;
 	bool exists;
@@ -614,18 +614,18 @@ static void test_fat(void)
 
 	same = unit_read_file(disk, &len);
 	CHECK(plan_open(&p), "fat: the disk opens");
-	CHECK(fails_with(imgp_patch_attr(p.patch, p.fat, "/config.txt", 0600, -1, -1), -ENOTSUP,
+	CHECK(fails_with(imgp_patch_attr_(p.patch, p.fat, "/config.txt", 0600, -1, -1), -ENOTSUP,
 			 "p1 (vfat): /config.txt: FAT has no permissions") &&
-	      fails_with(imgp_patch_attr(p.patch, p.fat, "/config.txt", -1, 1000, -1), -ENOTSUP,
+	      fails_with(imgp_patch_attr_(p.patch, p.fat, "/config.txt", -1, 1000, -1), -ENOTSUP,
 			 "p1 (vfat): /config.txt: FAT has no owners") &&
 	      p.patch->nchanges == 0, "fat: mode and owner refused, nothing planned");
-	CHECK(imgp_patch_stat(p.patch, p.fat, "/overlays", &st, &exists) == 0 && exists &&
+	CHECK(imgp_patch_stat_(p.patch, p.fat, "/overlays", &st, &exists) == 0 && exists &&
 	      st.type == IMGP_FS_DIR && st.mode == 0755 &&
-	      imgp_patch_stat(p.patch, p.fat, "/config.txt", &st, &exists) == 0 && exists &&
+	      imgp_patch_stat_(p.patch, p.fat, "/config.txt", &st, &exists) == 0 && exists &&
 	      st.type == IMGP_FS_REG && st.mode == 0644 && st.size == 17,
 	      "fat: stat says a folder 0755, a file 0644 with its size");
-	CHECK(imgp_patch_delete(p.patch, p.fat, "/cmdline.txt") == 0 &&
-	      imgp_patch_delete(p.patch, p.fat, "/overlays") == 0, "fat: a file and a folder tree deleted");
+	CHECK(imgp_patch_delete_(p.patch, p.fat, "/cmdline.txt") == 0 &&
+	      imgp_patch_delete_(p.patch, p.fat, "/overlays") == 0, "fat: a file and a folder tree deleted");
 	CHECK(lists(&p, p.fat, "/", "config.txt"), "fat: the listing as planned");
 	text = plan_text(&p);
 	CHECK(has_line(text, "p1 (vfat) /cmdline.txt: deleted (file, 17 bytes)") &&
@@ -637,8 +637,8 @@ static void test_fat(void)
 	      "fat: planning writes nothing");
 	free(after);
 	free(same);
-	CHECK(plan_open(&p) && imgp_patch_delete(p.patch, p.fat, "/cmdline.txt") == 0 &&
-	      imgp_patch_delete(p.patch, p.fat, "/overlays") == 0 && plan_commit(&p) == 0,
+	CHECK(plan_open(&p) && imgp_patch_delete_(p.patch, p.fat, "/cmdline.txt") == 0 &&
+	      imgp_patch_delete_(p.patch, p.fat, "/overlays") == 0 && plan_commit(&p) == 0,
 	      "fat: committed");
 	plan_close(&p);
 	text = fat_listing();
@@ -649,9 +649,9 @@ static void test_fat(void)
 	CHECK(fat_clean(), "fsck.fat -n finds nothing");
 
 	/* Removed, then written again, in plan order. */
-	CHECK(plan_open(&p) && imgp_patch_delete(p.patch, p.fat, "/config.txt") == 0 &&
-	      imgp_patch_write(p.patch, p.fat, "/config.txt", "new\n", 4, true, NULL) == 0 &&
-	      imgp_patch_mkdir(p.patch, p.fat, "/overlays", "again") == 0 && plan_commit(&p) == 0,
+	CHECK(plan_open(&p) && imgp_patch_delete_(p.patch, p.fat, "/config.txt") == 0 &&
+	      imgp_patch_write_(p.patch, p.fat, "/config.txt", "new\n", 4, true, NULL) == 0 &&
+	      imgp_patch_mkdir_(p.patch, p.fat, "/overlays", "again") == 0 && plan_commit(&p) == 0,
 	      "fat: a file deleted and written again, a folder made again");
 	plan_close(&p);
 	text = fat_listing();
@@ -664,7 +664,7 @@ static void test_fat(void)
 	{
 		struct imgp_buf buf = { 0 };
 
-		CHECK(imgp_patch_read(p.patch, p.fat, "/config.txt", 100, &buf, &exists) == 0 &&
+		CHECK(imgp_patch_read_(p.patch, p.fat, "/config.txt", 100, &buf, &exists) == 0 &&
 		      exists && buf.len == 4 && !memcmp(buf.data, "new\n", 4),
 		      "fat: the new content reads back");
 		imgp_buf_free(&buf);
@@ -682,9 +682,9 @@ static void test_refused(void)
 	int rc;
 
 	same = unit_read_file(disk, &len);
-	CHECK(plan_open(&p) && imgp_patch_delete(p.patch, p.ext, "/srv/imm") == 0,
+	CHECK(plan_open(&p) && imgp_patch_delete_(p.patch, p.ext, "/srv/imm") == 0,
 	      "refused: a folder holding an immutable file is planned");
-	rc = imgp_patch_check(p.patch);
+	rc = imgp_patch_check_(p.patch);
 	msg = imgp_errmsg();
 	CHECK(rc == -EPERM && !strncmp(msg, "p2 (ext4): /srv/imm: holds an immutable or append-only inode (", 62) &&
 	      strstr(msg, "): clear the flag with chattr -ia first"),
@@ -692,7 +692,7 @@ static void test_refused(void)
 	if (rc != -EPERM)
 		printf("# %d: %s\n", rc, msg);
 	CHECK(imgp_patch_commit(p.patch, disk, NULL) == -EPERM, "refused: so does the commit");
-	CHECK(fails_with(imgp_patch_delete(p.patch, p.fat, "/a*b"), -EINVAL,
+	CHECK(fails_with(imgp_patch_delete_(p.patch, p.fat, "/a*b"), -EINVAL,
 			 "p1 (vfat): /a*b: a name with '*' is not supported on FAT (mtools reads it as a pattern)"),
 	      "refused: a FAT name mtools would read as a pattern");
 	plan_close(&p);

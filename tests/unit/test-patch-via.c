@@ -34,7 +34,7 @@ struct plan {
 static void plan_open(struct plan *p, const char *path)
 {
 	memset(p, 0, sizeof(*p));
-	imgp_errclear();
+	imgp_errclear_();
 	if (imgp_disk_open(&p->disk, NULL, path, false) == 0 &&
 	    imgp_patch_new(&p->patch, p->disk) == 0)
 		return;
@@ -55,7 +55,7 @@ static bool says(const char *want)
 
 	if (!same)
 		printf("#   got:  '%s'\n#   want: '%s'\n", imgp_errmsg(), want);
-	imgp_errclear();
+	imgp_errclear_();
 	return same;
 }
 
@@ -103,9 +103,9 @@ static void test_parse(void)
 		snprintf(what, sizeof(what), "parse: '%s'", words[i].word);
 		CHECK(imgp_via_parse(words[i].word, &via) == 0 && via == words[i].via, what);
 		snprintf(what, sizeof(what), "name: '%s' back", words[i].word);
-		CHECK_STR(imgp_via_name(via), words[i].word, what);
+		CHECK_STR(imgp_via_name_(via), words[i].word, what);
 	}
-	CHECK_STR(imgp_via_name(IMGP_VIA_DEFAULT), "default", "name: the default's");
+	CHECK_STR(imgp_via_name_(IMGP_VIA_DEFAULT), "default", "name: the default's");
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char want[96];
 
@@ -133,7 +133,7 @@ static void test_fit(const char *kv, const char *nohook)
 	struct plan p;
 
 	CHECK(tree_begin(&p, kv, &o) == 0, "fit, hook: the tree loads");
-	CHECK(!imgp_patch_boots_files(p.patch), "fit, hook: the board boots a FIT's tree");
+	CHECK(!imgp_patch_boots_files_(p.patch), "fit, hook: the board boots a FIT's tree");
 	CHECK(p.patch->tree_via == IMGP_VIA_OVERRIDE && !p.patch->dt_in_place,
 	      "fit, hook: the way is the override file");
 	CHECK_STR(p.patch->tree_why, "via override: the boot script loads /user-override.dtb",
@@ -187,7 +187,7 @@ static void test_fit(const char *kv, const char *nohook)
 
 /* ----------------------------------------------------------- tree files */
 
-/* imgp_patch_via_choose on path: the way, its line and dt_in_place. */
+/* imgp_patch_via_choose_ on path: the way, its line and dt_in_place. */
 static void chosen(const char *path, enum imgp_via asked, bool deletes, enum imgp_via want,
 		   const char *why, const char *name)
 {
@@ -198,7 +198,7 @@ static void chosen(const char *path, enum imgp_via asked, bool deletes, enum img
 	int rc;
 
 	plan_open(&p, path);
-	rc = imgp_patch_via_choose(p.patch, asked, deletes, &via, &said);
+	rc = imgp_patch_via_choose_(p.patch, asked, deletes, &via, &said);
 	snprintf(what, sizeof(what), "%s: the way", name);
 	CHECK(rc == 0 && via == want, what);
 	snprintf(what, sizeof(what), "%s: the plan's line", name);
@@ -219,7 +219,7 @@ static void refused(const char *path, enum imgp_via asked, bool deletes, const c
 	int rc;
 
 	plan_open(&p, path);
-	rc = imgp_patch_via_choose(p.patch, asked, deletes, &via, &said);
+	rc = imgp_patch_via_choose_(p.patch, asked, deletes, &via, &said);
 	snprintf(what, sizeof(what), "%s: refused", name);
 	CHECK(rc == -EINVAL && via == IMGP_VIA_DEFAULT && !p.patch->dt_in_place, what);
 	snprintf(what, sizeof(what), "%s: the message", name);
@@ -254,16 +254,16 @@ static void test_extlinux(const char *ext)
 		"extlinux, --via overlay with a deletion");
 
 	/* Through the tree's begin: the tree the label names, edited in place. */
-	CHECK(tree_begin(&p, ext, &o) == 0 && imgp_patch_boots_files(p.patch),
+	CHECK(tree_begin(&p, ext, &o) == 0 && imgp_patch_boots_files_(p.patch),
 	      "extlinux, begin: the board boots a tree file");
 	CHECK(p.patch->tree_via == IMGP_VIA_FILE && p.patch->dt_in_place,
 	      "extlinux, begin: a deletion goes into the file");
 	CHECK_STR(p.patch->tree_why, "via file: an overlay cannot delete: the tree file is edited in place",
 		  "extlinux, begin: the plan's line");
-	CHECK(imgp_patch_find_booted(p.patch, NULL, &dt) == 0 && dt,
+	CHECK(imgp_patch_find_booted_(p.patch, NULL, &dt) == 0 && dt,
 	      "extlinux: the booted tree is found");
 	CHECK_STR(dt ? dt->path : NULL, PINE, "extlinux: it is the label's fdt");
-	CHECK(imgp_patch_find_booted(p.patch, "nope", &dt) == -ENOENT &&
+	CHECK(imgp_patch_find_booted_(p.patch, "nope", &dt) == -ENOENT &&
 	      says(EXTLINUX ": no tree for model 'nope' (have: " PINE ")"),
 	      "extlinux: an unknown model is refused, the trees listed");
 	plan_close(&p);
@@ -277,7 +277,7 @@ static void test_extlinux(const char *ext)
 	      strstr(imgp_errmsg(), "; fix that overlay first, or use --via file") &&
 	      p.patch->tree_via == IMGP_VIA_DEFAULT,
 	      "extlinux, begin: an overlay that cannot take effect is refused");
-	imgp_errclear();
+	imgp_errclear_();
 	plan_close(&p);
 	CHECK(unchanged(ext), "extlinux: the image unchanged");
 }

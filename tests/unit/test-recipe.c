@@ -732,7 +732,7 @@ static void test_e2e(void)
 	if (!rc && patch->boot_part) {
 		int node;
 
-		rc = imgp_patch_read(patch, patch->boot_part, "/user-override.dtb",
+		rc = imgp_patch_read_(patch, patch->boot_part, "/user-override.dtb",
 				     IMGP_DTB_MAX, &b, &existed);
 		node = rc || !existed ? -1 : fdt_path_offset(b.data, "/axi/mmc@ff170000");
 		CHECK(node >= 0 && !fdt_getprop(b.data, node, "no-1-8-v", NULL) &&
@@ -803,9 +803,9 @@ static void test_e2e(void)
 		rc = imgp_recipe_apply(r, patch);
 	CHECK(rc == 0 && imgp_patch_pending(patch) == 1, "e2e-text: inline file planned");
 	if (!rc) {
-		const struct imgp_part *root = imgp_patch_part(patch, "root");
+		const struct imgp_part *root = imgp_patch_part_(patch, "root");
 
-		rc = root ? imgp_patch_read(patch, root, "/etc/motd", 4096, &b,
+		rc = root ? imgp_patch_read_(patch, root, "/etc/motd", 4096, &b,
 					    &existed) : -1;
 		CHECK(rc == 0 && existed && b.len &&
 		      !strcmp((char *)b.data, "hello ${HOME} world $5\n"),

@@ -23,14 +23,14 @@ static void sees(const char *dtb, const char *filter, bool want)
 
 	snprintf(name, sizeof(name), "%s %s [%s]", dtb, want ? "sees" : "does not see",
 		 filter);
-	CHECK(imgp_rpi_tree_sees(dtb, filter) == want, name);
+	CHECK(imgp_rpi_tree_sees_(dtb, filter) == want, name);
 }
 
 static void own(const char *dtb, int want_rc, const char *want)
 {
 	struct imgp_buf out = { 0 };
 	char name[160];
-	int rc = imgp_rpi_own_filters(dtb, &out);
+	int rc = imgp_rpi_own_filters_(dtb, &out);
 
 	snprintf(name, sizeof(name), "own filters of %s", dtb);
 	CHECK(rc == want_rc, name);

@@ -98,7 +98,7 @@ static int apply_line(const char *line, void **fdt, size_t *size)
 	int rc;
 
 	if (strncmp(line, "dtparam=", 8) == 0)
-		return imgp_rpi_dtparam(fdt, size, line + 8, NULL, &warned);
+		return imgp_rpi_dtparam_(fdt, size, line + 8, NULL, &warned);
 	if (strncmp(line, "dtoverlay=", 10) != 0)
 		return -EINVAL;
 	snprintf(name, sizeof(name), "%s", line + 10);
@@ -113,7 +113,7 @@ static int apply_line(const char *line, void **fdt, size_t *size)
 	}
 	if (!dtbo)
 		return -ENOENT;
-	rc = imgp_rpi_dtoverlay(fdt, size, dtbo, len, name, params, NULL, &warned);
+	rc = imgp_rpi_dtoverlay_(fdt, size, dtbo, len, name, params, NULL, &warned);
 	free(dtbo);
 	return rc;
 }
@@ -232,7 +232,7 @@ static void check_kept(void)
 	int rc;
 
 	warned.len = 0;
-	rc = fdt ? imgp_rpi_dtparam(&fdt, &size, "nosuch", "config.txt: dtparam=nosuch", &kept)
+	rc = fdt ? imgp_rpi_dtparam_(&fdt, &size, "nosuch", "config.txt: dtparam=nosuch", &kept)
 		 : -EIO;
 	ok = rc == 0 && imgp_buf_append(&kept, "", 1) == 0 &&
 	     strcmp((char *)kept.data, want) == 0;
@@ -339,14 +339,14 @@ static void test_failures(void)
 	CHECK(strstr(imgp_errmsg(), "has no __symbols__ (it was not compiled with dtc -@)") != NULL,
 	      "says the base tree lacks __symbols__");
 	warned.len = 0;
-	CHECK(plain_fdt && imgp_rpi_dtparam(&plain_fdt, &plain_size, "audio=on", NULL, &warned) == 0 &&
+	CHECK(plain_fdt && imgp_rpi_dtparam_(&plain_fdt, &plain_size, "audio=on", NULL, &warned) == 0 &&
 	      strstr(warnings(), "unknown parameter 'audio'"),
 	      "dtparam on a tree without __overrides__: ignored with a warning");
 	free(plain_fdt);
 
 	size = 8;
 	fdt = calloc(1, size);
-	CHECK(fdt && imgp_rpi_dtparam(&fdt, &size, "audio=on", NULL, NULL) == -EINVAL,
+	CHECK(fdt && imgp_rpi_dtparam_(&fdt, &size, "audio=on", NULL, NULL) == -EINVAL,
 	      "dtparam on 8 zero bytes: refused");
 	free(fdt);
 }
@@ -382,11 +382,11 @@ static void check_entry_views(const struct imgp_survey *sv)
 	bool same = true;
 	size_t i;
 
-	imgp_survey_get(sv, &v);
+	imgp_survey_get_(sv, &v);
 	CHECK(v.bootpath && strcmp(v.bootpath, "rpi") == 0 && v.boot == sv->boot->number &&
 	      v.nentries == sv->bootinfo.ndts && v.nentries > 1,
 	      "view: boot path rpi, its partition and its trees");
-	for (i = 0; !imgp_survey_get_entry(sv, i, &e); i++) {
+	for (i = 0; !imgp_survey_get_entry_(sv, i, &e); i++) {
 		const struct imgp_survey_bootdt *dt = &sv->bootinfo.dts[i];
 
 		same &= e.path == dt->path && e.model == dt->model &&
@@ -437,12 +437,12 @@ static void test_image(void)
 		CHECK(0, "opens the image");
 		return;
 	}
-	if (imgp_survey_open(&sv, disk, &opts)) {
+	if (imgp_survey_open_(&sv, disk, &opts)) {
 		CHECK(0, "surveys the image");
 		imgp_disk_close(disk);
 		return;
 	}
-	CHECK(sv.bootpath == &imgp_bootpath_rpi, "boot path rpi");
+	CHECK(sv.bootpath == &imgp_bootpath_rpi_, "boot path rpi");
 	pi4 = tree_for(&sv, "pi4");
 	pi5 = tree_for(&sv, "pi5");
 	same = pi4 && pi4->noverlays == sizeof(pi4_list) / sizeof(pi4_list[0]);
@@ -455,9 +455,9 @@ static void test_image(void)
 	check_entry_views(&sv);
 
 	if (pi4 && sv.bootpath && sv.bootpath->apply)
-		rc = imgp_fs_read_file(imgp_survey_fs(&sv, sv.boot), pi4->path, 1u << 20, &base);
+		rc = imgp_fs_read_file_(imgp_survey_fs_(&sv, sv.boot), pi4->path, 1u << 20, &base);
 	if (pi4 && !rc && base.len) {
-		fdt = imgp_buf_steal(&base, &size);
+		fdt = imgp_buf_steal_(&base, &size);
 		warned.len = 0;
 		for (size_t i = 0; !rc && i < pi4->noverlays; i++)
 			rc = sv.bootpath->apply(&sv, pi4, i, &fdt, &size, &warned);
@@ -498,9 +498,9 @@ static void test_image(void)
 	      strcmp(pi5->overlays[3], "/overlays/sdtweak.dtbo,poll_once") == 0,
 	      "pi5: audio=on, vc4-kms-v3d, nosuch, sdtweak");
 	base.len = 0;
-	rc = pi5 ? imgp_fs_read_file(imgp_survey_fs(&sv, sv.boot), pi5->path, 1u << 20, &base) : -ENOENT;
+	rc = pi5 ? imgp_fs_read_file_(imgp_survey_fs_(&sv, sv.boot), pi5->path, 1u << 20, &base) : -ENOENT;
 	if (!rc) {
-		fdt = imgp_buf_steal(&base, &size);
+		fdt = imgp_buf_steal_(&base, &size);
 		warned.len = 0;
 		rc = sv.bootpath->apply(&sv, pi5, 0, &fdt, &size, &warned);
 		CHECK(rc == 0 && strstr(warnings(), "/bcm2712-rpi-5-b.dtb: dtparam=audio=on: unknown parameter 'audio': ignored, as the firmware does"),
@@ -517,7 +517,7 @@ static void test_image(void)
 	}
 	free(fdt);
 	imgp_buf_free(&base);
-	imgp_survey_close(&sv);
+	imgp_survey_close_(&sv);
 	imgp_disk_close(disk);
 }
 

@@ -31,7 +31,7 @@ static int create_all(void)
 		int fd;
 
 		unit_path_keep(temps[i], sizeof(temps[i]), "t-XXXXXX");
-		fd = imgp_temp_create(temps[i]);
+		fd = imgp_temp_create_(temps[i]);
 		if (fd < 0)
 			return -1;
 		close(fd);
@@ -125,7 +125,7 @@ int main(void)
 
 	CHECK(create_all() == 0, "twelve temporary files created");
 	CHECK(count_existing() == NTEMPS, "all of them exist");
-	imgp_temp_forget(temps[3]);
+	imgp_temp_forget_(temps[3]);
 	imgp_temp_remove_all();
 	CHECK(count_existing() == 1 && exists(temps[3]),
 	      "remove_all removes every listed file, beyond the first four");
@@ -147,7 +147,7 @@ int main(void)
 
 	unit_path_keep(kept, sizeof(kept), "out-XXXXXX");
 	unit_path_keep(final, sizeof(final), "out.img");
-	fd = imgp_temp_create(kept);
+	fd = imgp_temp_create_(kept);
 	CHECK(fd >= 0 && write(fd, "data", 4) == 4 && close(fd) == 0,
 	      "an output under a temporary name");
 	CHECK(imgp_temp_commit(kept, final) == 0 && exists(final) && !exists(kept),

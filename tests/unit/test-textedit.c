@@ -20,15 +20,15 @@ static int run_op(enum op op, const char *text, size_t len, const char *arg,
 {
 	switch (op) {
 	case SET_LINE:
-		return imgp_text_set_line(text, len, arg, value, section, out);
+		return imgp_text_set_line_(text, len, arg, value, section, out);
 	case REMOVE_LINE:
-		return imgp_text_remove_line(text, len, arg, out);
+		return imgp_text_remove_line_(text, len, arg, out);
 	case SET_TOKEN:
-		return imgp_text_set_token(text, len, arg, out);
+		return imgp_text_set_token_(text, len, arg, out);
 	case REMOVE_TOKEN:
-		return imgp_text_remove_token(text, len, arg, out);
+		return imgp_text_remove_token_(text, len, arg, out);
 	case SET_FIELDS:
-		return imgp_text_set_fields(text, len, arg, value, out);
+		return imgp_text_set_fields_(text, len, arg, value, out);
 	}
 	return -EINVAL;
 }
@@ -250,13 +250,13 @@ static void check_errors(void)
 	      "remove: the message has a hint");
 
 	/* An empty buffer may have no storage at all. */
-	CHECK(imgp_text_set_line(NULL, 0, "a", "1", "all", &out) == 1 &&
+	CHECK(imgp_text_set_line_(NULL, 0, "a", "1", "all", &out) == 1 &&
 	      !strcmp((char *)out.data, "a=1\n"), "set_line: no text at all");
-	CHECK(imgp_text_remove_line(NULL, 0, "a", &out) == 0 && out.len == 0,
+	CHECK(imgp_text_remove_line_(NULL, 0, "a", &out) == 0 && out.len == 0,
 	      "remove_line: no text at all");
-	CHECK(imgp_text_set_token(NULL, 0, "quiet", &out) == 1 &&
+	CHECK(imgp_text_set_token_(NULL, 0, "quiet", &out) == 1 &&
 	      !strcmp((char *)out.data, "quiet"), "set_token: no text at all");
-	CHECK(imgp_text_remove_token(NULL, 0, "quiet", &out) == 0 && out.len == 0,
+	CHECK(imgp_text_remove_token_(NULL, 0, "quiet", &out) == 0 && out.len == 0,
 	      "remove_token: no text at all");
 
 	if (!huge) {
@@ -264,16 +264,16 @@ static void check_errors(void)
 		return;
 	}
 	memset(huge, 'x', big);
-	CHECK(imgp_text_set_line(huge, big, "a", "1", NULL, &out) == -EFBIG,
+	CHECK(imgp_text_set_line_(huge, big, "a", "1", NULL, &out) == -EFBIG,
 	      "set_line: over 1 MiB");
-	CHECK(imgp_text_remove_line(huge, big, "a", &out) == -EFBIG,
+	CHECK(imgp_text_remove_line_(huge, big, "a", &out) == -EFBIG,
 	      "remove_line: over 1 MiB");
-	CHECK(imgp_text_set_token(huge, big, "a", &out) == -EFBIG,
+	CHECK(imgp_text_set_token_(huge, big, "a", &out) == -EFBIG,
 	      "set_token: over 1 MiB");
-	CHECK(imgp_text_remove_token(huge, big, "a", &out) == -EFBIG,
+	CHECK(imgp_text_remove_token_(huge, big, "a", &out) == -EFBIG,
 	      "remove_token: over 1 MiB");
 	CHECK(strstr(imgp_errmsg(), "1048577 bytes") != NULL, "size in the message");
-	CHECK(imgp_text_set_token(huge, big - 1, "a", &out) == 1 &&
+	CHECK(imgp_text_set_token_(huge, big - 1, "a", &out) == 1 &&
 	      out.len == big + 1, "exactly 1 MiB is edited");
 	free(huge);
 	imgp_buf_free(&out);
@@ -339,26 +339,26 @@ static void check_random(void)
 		size_t len;
 		char *t = random_lines(&seed, &len);
 
-		if (imgp_text_set_line(t, len, "k", "9", NULL, &set) < 0 ||
-		    imgp_text_remove_line((char *)set.data, set.len, "k", &r1) < 0 ||
-		    imgp_text_remove_line(t, len, "k", &r2) < 0 ||
+		if (imgp_text_set_line_(t, len, "k", "9", NULL, &set) < 0 ||
+		    imgp_text_remove_line_((char *)set.data, set.len, "k", &r1) < 0 ||
+		    imgp_text_remove_line_(t, len, "k", &r2) < 0 ||
 		    r1.len != r2.len || memcmp(r1.data, r2.data, r1.len))
 			bad_lines++;
-		if (imgp_text_set_line((char *)set.data, set.len, "k", "9", NULL,
+		if (imgp_text_set_line_((char *)set.data, set.len, "k", "9", NULL,
 				       &again) != 0)
 			not_idem++;
 		free(t);
 
 		t = random_tokens(&seed, &len);
-		if (imgp_text_set_token(t, len, "k=9", &set) < 0 ||
-		    imgp_text_remove_token((char *)set.data, set.len, "k", &r1) < 0 ||
-		    imgp_text_remove_token(t, len, "k", &r2) < 0 ||
+		if (imgp_text_set_token_(t, len, "k=9", &set) < 0 ||
+		    imgp_text_remove_token_((char *)set.data, set.len, "k", &r1) < 0 ||
+		    imgp_text_remove_token_(t, len, "k", &r2) < 0 ||
 		    r1.len != r2.len || memcmp(r1.data, r2.data, r1.len)) {
 			if (!bad_tokens)
 				printf("# '%s' -> '%s'\n", t, (char *)set.data);
 			bad_tokens++;
 		}
-		if (imgp_text_set_token((char *)set.data, set.len, "k=9", &again) != 0)
+		if (imgp_text_set_token_((char *)set.data, set.len, "k=9", &again) != 0)
 			not_idem++;
 		free(t);
 	}

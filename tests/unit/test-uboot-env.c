@@ -38,15 +38,15 @@ static int read_image(const char *name, uint64_t first, uint64_t off,
 	free(img);
 	if (rc)
 		return -EIO;
-	rc = imgp_image_open(&im, path, false);
+	rc = imgp_image_open_(&im, path, false);
 	if (rc)
 		return rc;
 	if (first) {
 		tab.nparts = 1;
 		tab.parts = &part;
 	}
-	rc = imgp_uboot_read(&im, &tab, ub);
-	imgp_image_close(&im);
+	rc = imgp_uboot_read_(&im, &tab, ub);
+	imgp_image_close_(&im);
 	return rc;
 }
 
@@ -78,7 +78,7 @@ static void test_found(void)
 	CHECK_STR(ub.vendor, "pine64", "vendor");
 	CHECK_STR(ub.tree, "allwinner/sun50i-a64-pinephone-1.2.dtb", "the tree: fdtfile");
 	CHECK(ub.nenv == 5, "five settings");
-	imgp_uboot_free(&ub);
+	imgp_uboot_free_(&ub);
 }
 
 static void test_soc_board(void)
@@ -91,7 +91,7 @@ static void test_soc_board(void)
 	CHECK(read_image("socboard.img", 0, 8 * KiB, blob, n, &ub) == 0, "no table: read");
 	CHECK(ub.where && !ub.fdtfile && !ub.version, "no fdtfile, no version string");
 	CHECK_STR(ub.tree, "rk3399-evb.dtb", "the tree: ${soc}-${board}.dtb, as pxe_utils.c");
-	imgp_uboot_free(&ub);
+	imgp_uboot_free_(&ub);
 }
 
 #define TEXT(s) { s, sizeof(s) - 1 }
@@ -112,7 +112,7 @@ static void test_not_env(void)
 
 		CHECK(read_image("notenv.img", 0, 8 * KiB, blob, n, &ub) == 0 &&
 		      !ub.where && !ub.tree, "not an environment: nothing found");
-		imgp_uboot_free(&ub);
+		imgp_uboot_free_(&ub);
 	}
 }
 
@@ -126,10 +126,10 @@ static void test_cut_at_partition(void)
 
 	CHECK(read_image("cut.img", 8 * KiB + 40, 8 * KiB, blob, n, &ub) == 0 &&
 	      !ub.where, "an environment cut by the partition start: nothing found");
-	imgp_uboot_free(&ub);
+	imgp_uboot_free_(&ub);
 	CHECK(read_image("inside.img", 4 * KiB, 8 * KiB, blob, n, &ub) == 0 &&
 	      !ub.where, "inside a partition: not read");
-	imgp_uboot_free(&ub);
+	imgp_uboot_free_(&ub);
 }
 
 static void test_broken_fit(void)
@@ -143,7 +143,7 @@ static void test_broken_fit(void)
 	CHECK(read_image("fit.img", 0, 40 * KiB, blob, sizeof(blob), &ub) == 0,
 	      "broken FIT at 40 KiB: read");
 	CHECK_STR(ub.tree, "rk.dtb", "its environment, from the raw bytes");
-	imgp_uboot_free(&ub);
+	imgp_uboot_free_(&ub);
 }
 
 int main(void)

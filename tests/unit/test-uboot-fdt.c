@@ -25,7 +25,7 @@ static void make_tree(struct imgp_dtb *dtb)
 	fdt_setprop_u32(blob, mmc, "max-frequency", 150000000);
 	fdt_setprop_string(blob, mmc, "status", "okay");
 	fdt_pack(blob);
-	CHECK(imgp_dtb_load(dtb, blob, fdt_totalsize(blob)) == 0, "a tree to edit");
+	CHECK(imgp_dtb_load_(dtb, blob, fdt_totalsize(blob)) == 0, "a tree to edit");
 }
 
 /* Runs "fdt ..." split at blanks, as hush splits an unquoted line. */
@@ -37,7 +37,7 @@ static int run(struct imgp_dtb *dtb, const char *line)
 	snprintf(copy, sizeof(copy), "%s", line);
 	for (char *w = strtok_r(copy, " ", &save); w && argc < 16; w = strtok_r(NULL, " ", &save))
 		argv[argc++] = w;
-	return imgp_uboot_fdt_cmd(dtb, argc, argv, NULL);
+	return imgp_uboot_fdt_cmd_(dtb, argc, argv, NULL);
 }
 
 static const void *prop(const struct imgp_dtb *dtb, const char *path, const char *name,
@@ -98,6 +98,6 @@ int main(void)
 	      fdt_path_offset(dtb.fdt, "/soc/sd-slot") < 0, "rm: a node");
 	CHECK(run(&dtb, "fdt resize 65536") == 0, "resize: nothing to model");
 	CHECK(run(&dtb, "fdt") == 1, "fdt alone fails");
-	imgp_dtb_free(&dtb);
+	imgp_dtb_free_(&dtb);
 	return unit_done();
 }

@@ -20,7 +20,7 @@ static int test_words(const char *line)
 
 	for (char *w = strtok_r(copy, " ", &save); w && argc < 16; w = strtok_r(NULL, " ", &save))
 		argv[argc++] = w;
-	rc = imgp_uboot_test(argc, (const char *const *)argv);
+	rc = imgp_uboot_test_(argc, (const char *const *)argv);
 	free(copy);
 	return rc;
 }
@@ -56,12 +56,12 @@ static void check_test(void)
 static void check_room(void)
 {
 	/* 32173 bytes of blocks + 80 + 0x2048 = 40517, up to 40960. */
-	CHECK(imgp_uboot_fdt_room(32173, 0x2048) == 40960, "fdt resize 2048 on 32173 bytes");
+	CHECK(imgp_uboot_fdt_room_(32173, 0x2048) == 40960, "fdt resize 2048 on 32173 bytes");
 	/* A bare "fdt resize" only rounds up (with the 80 bytes of reserve entries). */
-	CHECK(imgp_uboot_fdt_room(32173, 0) == 32768, "fdt resize alone rounds up");
-	CHECK(imgp_uboot_fdt_room(4016, 0) == 4096, "exactly one page");
-	CHECK(imgp_uboot_fdt_room(4017, 0) == 8192, "one byte over a page");
-	CHECK(imgp_uboot_fdt_room(32173, 8192) == 40960, "pxe's 8 KiB");
+	CHECK(imgp_uboot_fdt_room_(32173, 0) == 32768, "fdt resize alone rounds up");
+	CHECK(imgp_uboot_fdt_room_(4016, 0) == 4096, "exactly one page");
+	CHECK(imgp_uboot_fdt_room_(4017, 0) == 8192, "one byte over a page");
+	CHECK(imgp_uboot_fdt_room_(32173, 8192) == 40960, "pxe's 8 KiB");
 }
 
 /* A run's record: each command the shell hands over, as a line. */
@@ -94,14 +94,14 @@ static char *script(const char *text)
 {
 	static const struct imgp_ushell_ops ops = { board, run };
 	struct record r = { { 0 } };
-	struct imgp_ushell *sh = imgp_ushell_new(&ops, &r);
+	struct imgp_ushell *sh = imgp_ushell_new_(&ops, &r);
 	char *s;
 
-	if (!sh || imgp_ushell_run(sh, text) || imgp_buf_printf(&r.out, "%s", ""))
+	if (!sh || imgp_ushell_run_(sh, text) || imgp_buf_printf(&r.out, "%s", ""))
 		s = NULL;
 	else
-		s = (char *)imgp_buf_steal(&r.out, NULL);
-	imgp_ushell_free(sh);
+		s = (char *)imgp_buf_steal_(&r.out, NULL);
+	imgp_ushell_free_(sh);
 	imgp_buf_free(&r.out);
 	return s;
 }

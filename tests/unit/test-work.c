@@ -40,10 +40,10 @@ static void check_registry(void)
 	CHECK(imgp_format_parse("zip", &fmt) == -EINVAL, "zip cannot be asked for");
 	CHECK(imgp_format_parse("rar", &fmt) == -EINVAL, "an unknown name is refused");
 	CHECK_STR(imgp_format_choices(), "xz, gz, zst, bz2, lz4 or none", "the choices");
-	CHECK(imgp_format_is_compressed(IMGP_FMT_ZSTD), "zstd is a compressed stream");
-	CHECK(!imgp_format_is_compressed(IMGP_FMT_RAW) && !imgp_format_is_compressed(IMGP_FMT_7Z),
+	CHECK(imgp_format_is_compressed_(IMGP_FMT_ZSTD), "zstd is a compressed stream");
+	CHECK(!imgp_format_is_compressed_(IMGP_FMT_RAW) && !imgp_format_is_compressed_(IMGP_FMT_7Z),
 	      "raw and 7z are not");
-	CHECK(imgp_format_from_name("a.img.ZST") == IMGP_FMT_ZSTD, "a suffix is the format");
+	CHECK(imgp_format_from_name_("a.img.ZST") == IMGP_FMT_ZSTD, "a suffix is the format");
 }
 
 static int make_disk(const char *path)
@@ -74,17 +74,17 @@ static int make_disk(const char *path)
 static int patch_at(const struct imgp_work *w, uint64_t off)
 {
 	struct imgp_image planned, img;
-	int rc = imgp_image_open_filled(&planned, w->path, imgp_xz_image_fill, w->xz);
+	int rc = imgp_image_open_filled_(&planned, w->path, imgp_xz_image_fill_, w->xz);
 
 	if (rc)
 		return rc;
-	rc = imgp_image_open(&img, w->path, true);
+	rc = imgp_image_open_(&img, w->path, true);
 	if (!rc) {
-		imgp_image_inherit_fill(&img, &planned);
-		rc = img.fill ? imgp_image_write(&img, off, "patched", 7) : -EINVAL;
-		imgp_image_close(&img);
+		imgp_image_inherit_fill_(&img, &planned);
+		rc = img.fill ? imgp_image_write_(&img, off, "patched", 7) : -EINVAL;
+		imgp_image_close_(&img);
 	}
-	imgp_image_close(&planned);
+	imgp_image_close_(&planned);
 	return rc;
 }
 
@@ -111,45 +111,45 @@ static void check_work(void)
 		return;
 	}
 
-	rc = imgp_work_probe(&w, NULL, disk);
+	rc = imgp_work_probe_(&w, NULL, disk);
 	CHECK(rc == 0 && w->format == IMGP_FMT_RAW && !strcmp(w->path, disk),
 	      "a raw image is worked on as it is");
-	CHECK(rc == 0 && imgp_work_unpack(w, copy, &wopts) == 0 && !strcmp(w->path, disk),
+	CHECK(rc == 0 && imgp_work_unpack_(w, copy, &wopts) == 0 && !strcmp(w->path, disk),
 	      "a raw image needs no copy");
-	imgp_work_close(w);
+	imgp_work_close_(w);
 
 	/* Only read: unpacked whole. */
 	close(open(copy, O_WRONLY | O_CREAT | O_TRUNC, 0600));
 	wopts.out = NULL;
-	rc = imgp_work_probe(&w, NULL, packed);
+	rc = imgp_work_probe_(&w, NULL, packed);
 	CHECK(rc == 0 && w->format == IMGP_FMT_XZ, "a .xz is detected");
-	rc = rc ? rc : imgp_work_unpack(w, copy, &wopts);
+	rc = rc ? rc : imgp_work_unpack_(w, copy, &wopts);
 	CHECK(rc == 0 && !w->xz && !strcmp(w->path, copy), "read only: unpacked whole");
-	imgp_work_close(w);
+	imgp_work_close_(w);
 
 	/* Written back as .gz: unpacked whole too. */
 	wopts.out = &as_gz;
-	rc = imgp_work_probe(&w, NULL, packed);
-	rc = rc ? rc : imgp_work_unpack(w, copy, &wopts);
+	rc = imgp_work_probe_(&w, NULL, packed);
+	rc = rc ? rc : imgp_work_unpack_(w, copy, &wopts);
 	CHECK(rc == 0 && !w->xz, "to another format: unpacked whole");
-	imgp_work_close(w);
+	imgp_work_close_(w);
 
 	/* Written back as .xz: block-wise, and only the block written changes. */
 	wopts.out = &as_xz;
-	rc = imgp_work_probe(&w, NULL, packed);
-	rc = rc ? rc : imgp_work_unpack(w, copy, &wopts);
+	rc = imgp_work_probe_(&w, NULL, packed);
+	rc = rc ? rc : imgp_work_unpack_(w, copy, &wopts);
 	CHECK(rc == 0 && w->xz, "a multi-block .xz back to .xz: block-wise");
 	rc = rc ? rc : patch_at(w, 2 * MiB + 100);
-	rc = rc ? rc : imgp_work_pack(w, out, &as_xz);
+	rc = rc ? rc : imgp_work_pack_(w, out, &as_xz);
 	CHECK(rc == 0, "written back");
 	if (rc)
 		printf("#   %s\n", imgp_errmsg());
 	if (w && w->xz) {
-		size_t nblocks, changed = imgp_xz_image_changed(w->xz, &nblocks);
+		size_t nblocks, changed = imgp_xz_image_changed_(w->xz, &nblocks);
 
 		CHECK(changed == 1 && nblocks == 4, "one of four blocks re-encoded");
 	}
-	imgp_work_close(w);
+	imgp_work_close_(w);
 	back = NULL;
 	if (!rc && unit_spawn(xzd, NULL, unit_path("back.img")) == 0)
 		back = unit_read_file(unit_path("back.img"), &len);

@@ -52,7 +52,7 @@ struct xzl {
 struct fixture {
 	const char *name;
 	const char *args[6];     /* xz options, NULL-terminated */
-	unsigned threads;        /* for imgp_xz_rewrite */
+	unsigned threads;        /* for imgp_xz_rewrite_ */
 	bool two_streams;
 };
 
@@ -249,10 +249,10 @@ static int fill_block(void *ctx, size_t i, void *buf)
 	c->last = i;
 	if (i == c->fail_at)
 		return imgp_fail(EIO, "no content for block %zu", i);
-	rc = imgp_xz_decode_block(c->xz, i, buf);
+	rc = imgp_xz_decode_block_(c->xz, i, buf);
 	if (rc)
 		return rc;
-	imgp_xz_block_range(c->xz, i, &off, &size);
+	imgp_xz_block_range_(c->xz, i, &off, &size);
 	step = size / 2 > 7 ? size / 2 - 7 : size;
 	for (uint64_t at = 0; at < size; at += step) {
 		char mark[40];
@@ -278,38 +278,38 @@ static int rewrite_to(struct imgp_xz *xz, const char *out, const bool *changed,
 
 	if (fd < 0)
 		return -errno;
-	imgp_errclear();
-	rc = imgp_xz_rewrite(xz, fd, changed, c ? fill_block : NULL, c, threads, progress_ctx);
+	imgp_errclear_();
+	rc = imgp_xz_rewrite_(xz, fd, changed, c ? fill_block : NULL, c, threads, progress_ctx);
 	if (rc)
 		printf("# rewrite: %s\n", imgp_errmsg());
 	close(fd);
 	return rc;
 }
 
-/* The table of imgp_xz_open() against xz -lvv, and every block decoded. */
+/* The table of imgp_xz_open_() against xz -lvv, and every block decoded. */
 static void check_table(const struct fixture *fx, struct imgp_xz *xz,
 			const struct xzl *l)
 {
 	char name[256];
 	bool ranges = true, at = true, decoded = true;
-	size_t n = imgp_xz_nblocks(xz);
+	size_t n = imgp_xz_nblocks_(xz);
 
 	snprintf(name, sizeof(name), "%s: %zu blocks and %llu bytes as xz -lvv says",
 		 fx->name, l->nblocks, (unsigned long long)l->size);
-	CHECK(n == l->nblocks && imgp_xz_size(xz) == l->size &&
+	CHECK(n == l->nblocks && imgp_xz_size_(xz) == l->size &&
 	      l->size == DATA_SIZE, name);
 	for (size_t i = 0; i < n && n == l->nblocks; i++) {
 		uint64_t off, size;
 		uint8_t *buf;
 		int rc;
 
-		imgp_xz_block_range(xz, i, &off, &size);
+		imgp_xz_block_range_(xz, i, &off, &size);
 		ranges &= off == l->b[i].uoff && size == l->b[i].usize;
-		at &= imgp_xz_block_at(xz, off) == i &&
-		      imgp_xz_block_at(xz, off + size - 1) == i &&
-		      imgp_xz_block_at(xz, off + size / 2) == i;
+		at &= imgp_xz_block_at_(xz, off) == i &&
+		      imgp_xz_block_at_(xz, off + size - 1) == i &&
+		      imgp_xz_block_at_(xz, off + size / 2) == i;
 		buf = malloc(size);
-		rc = buf ? imgp_xz_decode_block(xz, i, buf) : -ENOMEM;
+		rc = buf ? imgp_xz_decode_block_(xz, i, buf) : -ENOMEM;
 		if (rc)
 			printf("# block %zu: %s\n", i, imgp_errmsg());
 		decoded &= rc == 0 && off + size <= DATA_SIZE &&
@@ -369,9 +369,9 @@ out:
 static void check_changed(const struct fixture *fx, struct imgp_xz *xz,
 			  const char *path, const struct xzl *l)
 {
-	size_t n = imgp_xz_nblocks(xz);
+	size_t n = imgp_xz_nblocks_(xz);
 	/* A text block (LZMA chunks, so lc/lp/pb show) and the last one. */
-	size_t text = imgp_xz_block_at(xz, TEXT_AT);
+	size_t text = imgp_xz_block_at_(xz, TEXT_AT);
 	struct fill_ctx c = { .xz = xz, .fail_at = NO_BLOCK, .in_order = true };
 	char name[256], out[PATH_MAX];
 	uint8_t *a = NULL, *b = NULL;
@@ -438,22 +438,22 @@ static void check_changed(const struct fixture *fx, struct imgp_xz *xz,
 	snprintf(name, sizeof(name), "%s: a changed text block keeps lc/lp/pb", fx->name);
 	CHECK(a && b && props, name);
 
-	rc = imgp_xz_open(&again, out);
+	rc = imgp_xz_open_(&again, out);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		uint64_t off, size;
 		uint8_t *buf;
 
 		if (!changed[i])
 			continue;
-		imgp_xz_block_range(again, i, &off, &size);
+		imgp_xz_block_range_(again, i, &off, &size);
 		buf = malloc(size);
-		reread &= buf && imgp_xz_decode_block(again, i, buf) == 0 &&
+		reread &= buf && imgp_xz_decode_block_(again, i, buf) == 0 &&
 			  memcmp(buf, c.expect + off, size) == 0;
 		free(buf);
 	}
 	snprintf(name, sizeof(name), "%s: the rewritten file opens and decodes", fx->name);
 	CHECK(rc == 0 && reread, name);
-	imgp_xz_close(again);
+	imgp_xz_close_(again);
 out:
 	xzl_free(&lo);
 	free(a);
@@ -476,8 +476,8 @@ static void check_fixture(const struct fixture *fx)
 		CHECK(0, name);
 		return;
 	}
-	imgp_errclear();
-	rc = imgp_xz_open(&xz, path);
+	imgp_errclear_();
+	rc = imgp_xz_open_(&xz, path);
 	if (rc)
 		printf("# %s\n", imgp_errmsg());
 	snprintf(name, sizeof(name), "%s: opens (%zu streams, %zu blocks)", fx->name,
@@ -488,7 +488,7 @@ static void check_fixture(const struct fixture *fx)
 		check_unchanged(fx, xz, path, &l);
 		check_changed(fx, xz, path, &l);
 	}
-	imgp_xz_close(xz);
+	imgp_xz_close_(xz);
 	xzl_free(&l);
 }
 
@@ -554,10 +554,10 @@ static int open_rc(const char *file)
 	struct imgp_xz *xz = NULL;
 	int rc;
 
-	imgp_errclear();
-	rc = imgp_xz_open(&xz, unit_path(file));
+	imgp_errclear_();
+	rc = imgp_xz_open_(&xz, unit_path(file));
 	printf("# %s: %d %s\n", file, rc, imgp_errmsg());
-	imgp_xz_close(xz);
+	imgp_xz_close_(xz);
 	return rc;
 }
 
@@ -625,30 +625,30 @@ static void check_errors(void)
 	/* Open works (headers intact); decoding that block fails. */
 	text = 1;
 	mangle("data.xz", 0, (size_t)(l.b[text].coff + l.b[text].total / 2));
-	imgp_errclear();
-	rc = imgp_xz_open(&xz, unit_path("data.xz"));
+	imgp_errclear_();
+	rc = imgp_xz_open_(&xz, unit_path("data.xz"));
 	CHECK(rc == 0, "a flipped byte in block data: opens");
 	if (rc == 0) {
 		uint64_t off;
 		uint8_t *buf;
 
-		imgp_xz_block_range(xz, text, &off, &size);
+		imgp_xz_block_range_(xz, text, &off, &size);
 		buf = malloc(size);
-		rc = buf ? imgp_xz_decode_block(xz, text, buf) : -ENOMEM;
+		rc = buf ? imgp_xz_decode_block_(xz, text, buf) : -ENOMEM;
 		printf("# %d %s\n", rc, imgp_errmsg());
 		CHECK(rc == -EIO && msg_has("xz block 2 of"),
 		      "... decoding that block: -EIO naming the block");
-		rc = buf ? imgp_xz_decode_block(xz, text + 1, buf) : -ENOMEM;
+		rc = buf ? imgp_xz_decode_block_(xz, text + 1, buf) : -ENOMEM;
 		CHECK(rc == 0 && memcmp(buf, data + off + size, 16) == 0,
 		      "... the next block still decodes");
 		free(buf);
-		imgp_xz_close(xz);
+		imgp_xz_close_(xz);
 		xz = NULL;
 	}
 
 	/* A fill that fails while other blocks are being compressed. */
-	rc = imgp_xz_open(&xz, unit_path("sha256.xz"));
-	n = rc == 0 ? imgp_xz_nblocks(xz) : 0;
+	rc = imgp_xz_open_(&xz, unit_path("sha256.xz"));
+	n = rc == 0 ? imgp_xz_nblocks_(xz) : 0;
 	if (n >= 5 && n <= 16) {
 		c.xz = xz;
 		c.expect = malloc(DATA_SIZE);
@@ -670,7 +670,7 @@ static void check_errors(void)
 	} else {
 		CHECK(0, "sha256.xz: opens with 5 to 16 blocks");
 	}
-	imgp_xz_close(xz);
+	imgp_xz_close_(xz);
 	xzl_free(&l);
 }
 
@@ -697,13 +697,13 @@ static void check_progress(void)
 	rc = imgp_ctx_new(&progress_ctx);
 	if (rc == 0) {
 		imgp_ctx_set_progress(progress_ctx, on_progress, NULL);
-		rc = imgp_xz_open(&xz, unit_path("crc64.xz"));
+		rc = imgp_xz_open_(&xz, unit_path("crc64.xz"));
 	}
 	if (rc == 0)
 		rc = rewrite_to(xz, unit_path("progress.xz"), NULL, NULL, 1);
 	CHECK(rc == 0 && seen.calls > 0 && seen.done == DATA_SIZE &&
 	      seen.total == DATA_SIZE, "progress ends at the uncompressed size");
-	imgp_xz_close(xz);
+	imgp_xz_close_(xz);
 	imgp_ctx_free(progress_ctx);
 	progress_ctx = NULL;
 }

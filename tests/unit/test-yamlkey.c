@@ -21,7 +21,7 @@ static void expect(const char *text, const char *header, const char *key,
 	int rc;
 
 	imgp_buf_append(&out, "stale", 5);
-	rc = imgp_yaml_set_key(text, strlen(text), header, key, entry, &out);
+	rc = imgp_yaml_set_key_(text, strlen(text), header, key, entry, &out);
 	if (rc != want_rc)
 		printf("#   rc %d, want %d (%s)\n", rc, want_rc, imgp_errmsg());
 	CHECK(rc == want_rc, name);
@@ -89,9 +89,9 @@ static void check_refused(void)
 	expect(CC "\n", CC, "a", "a: 1", -EINVAL, "", "an entry without its newline");
 	expect(CC "\n", CC, "a", "a:\nb: 1\n", -EINVAL, "", "an entry with a second key");
 	expect(CC "\n", CC, "a b", "a b: 1\n", -EINVAL, "", "a key with a blank");
-	CHECK(imgp_yaml_entry_check(NULL, "rpi:\n  interfaces:\n    spi: true\n") == 0,
+	CHECK(imgp_yaml_entry_check_(NULL, "rpi:\n  interfaces:\n    spi: true\n") == 0,
 	      "entry check: any plain key first");
-	CHECK(imgp_yaml_entry_check(NULL, "- x\n") == -EINVAL, "entry check: no key");
+	CHECK(imgp_yaml_entry_check_(NULL, "- x\n") == -EINVAL, "entry check: no key");
 }
 
 static void check_get(void)
@@ -99,14 +99,14 @@ static void check_get(void)
 	struct imgp_buf out = { 0 };
 	const char *t = CC "\nuser: a\nusers:\n  - default\n\n  - name: b\n# c\nlocale: C\n";
 
-	CHECK(imgp_yaml_get_key(t, strlen(t), CC, "users", &out) == 1 &&
+	CHECK(imgp_yaml_get_key_(t, strlen(t), CC, "users", &out) == 1 &&
 	      out.len == 32 && !memcmp(out.data, "users:\n  - default\n\n  - name: b\n", 32),
 	      "get: an entry from its key line to its last line, blank lines inside kept");
-	CHECK(imgp_yaml_get_key(t, strlen(t), CC, "use", &out) == 0 && out.len == 0,
+	CHECK(imgp_yaml_get_key_(t, strlen(t), CC, "use", &out) == 0 && out.len == 0,
 	      "get: a key that is a prefix of another is absent");
-	CHECK(imgp_yaml_get_key("", 0, CC, "users", &out) == 0, "get: an empty text has none");
+	CHECK(imgp_yaml_get_key_("", 0, CC, "users", &out) == 0, "get: an empty text has none");
 	t = CC "\na: 1\na: 2\n";
-	CHECK(imgp_yaml_get_key(t, strlen(t), CC, "a", &out) == -EINVAL &&
+	CHECK(imgp_yaml_get_key_(t, strlen(t), CC, "a", &out) == -EINVAL &&
 	      strstr(imgp_errmsg(), "appears twice"), "get: a key twice is refused as set refuses it");
 	imgp_buf_free(&out);
 }

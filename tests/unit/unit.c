@@ -228,12 +228,12 @@ struct imgp_ctx *unit_log_ctx(void)
 int unit_label_probe(const struct imgp_label_ops *ops, const char *path)
 {
 	struct imgp_image img;
-	int rc = imgp_image_open(&img, path, false);
+	int rc = imgp_image_open_(&img, path, false);
 
 	if (rc)
 		return rc;
 	rc = ops->probe(&img);
-	imgp_image_close(&img);
+	imgp_image_close_(&img);
 	return rc;
 }
 
@@ -243,15 +243,15 @@ int unit_label_read(const struct imgp_label_ops *ops, const char *path,
 	struct imgp_image img;
 	int rc;
 
-	imgp_errclear();
+	imgp_errclear_();
 	unit_warnings[0] = '\0';
 	memset(tab, 0, sizeof(*tab));
-	rc = imgp_image_open(&img, path, false);
+	rc = imgp_image_open_(&img, path, false);
 	if (rc)
 		return rc;
 	img.ctx = unit_log_ctx();
 	rc = ops->read(&img, tab);
-	imgp_image_close(&img);
+	imgp_image_close_(&img);
 	return rc;
 }
 
@@ -272,7 +272,7 @@ void unit_label_refused(const struct imgp_label_ops *ops, const char *path, int 
 	snprintf(what, sizeof(what), "%s: the image unchanged", name);
 	CHECK(before && after && len_before == len_after &&
 	      !memcmp(before, after, len_before), what);
-	imgp_table_free(&tab);
+	imgp_table_free_(&tab);
 	free(before);
 	free(after);
 }
@@ -327,13 +327,13 @@ void *unit_read_file(const char *path, size_t *len)
 		imgp_buf_free(&b);
 		return NULL;
 	}
-	return imgp_buf_steal(&b, len);
+	return imgp_buf_steal_(&b, len);
 }
 
 int unit_run(const char *const argv[], const char *const env[],
 	     struct imgp_buf *out)
 {
-	int rc = imgp_run(argv, env, out);
+	int rc = imgp_run_(argv, env, out);
 
 	if (rc)
 		printf("# %s: %s\n", argv[0], imgp_errmsg());

@@ -113,7 +113,7 @@ struct imgp_ctx *unit_log_ctx(void);
 
 /*
  * One label's probe, or read (tab left to the caller to free), of the image
- * at path, without imgp_table_read's checks across labels; read clears the
+ * at path, without imgp_table_read_'s checks across labels; read clears the
  * failure message and unit_warnings first and warns to unit_log_ctx().
  */
 int unit_label_probe(const struct imgp_label_ops *ops, const char *path);
@@ -143,9 +143,9 @@ int unit_write_text(const char *path, const char *text);
 void *unit_read_file(const char *path, size_t *len);
 
 /*
- * Runs a tool with imgp_run (clean environment plus env, which may be NULL;
+ * Runs a tool with imgp_run_ (clean environment plus env, which may be NULL;
  * stdout into out, which may be NULL). Prints the reason on failure.
- * Returns what imgp_run returned.
+ * Returns what imgp_run_ returned.
  */
 int unit_run(const char *const argv[], const char *const env[],
 	     struct imgp_buf *out);

@@ -231,26 +231,26 @@ static int write_report(const char *path, const struct cli_apply *o, struct imgp
 
 	if (rc)
 		return rc;
-	imgp_json_kv_string(&j, "recipe", recipe);
-	imgp_json_kv_bool(&j, "dry_run", dry_run);
-	imgp_json_key(&j, "images");
-	imgp_json_array_begin(&j);
+	imgp_json_kv_string_(&j, "recipe", recipe);
+	imgp_json_kv_bool_(&j, "dry_run", dry_run);
+	imgp_json_key_(&j, "images");
+	imgp_json_array_begin_(&j);
 	for (size_t i = 0; jobs && i < o->nimages; i++) {
-		imgp_json_object_begin(&j);
-		imgp_json_kv_string(&j, "image", jobs[i].image);
+		imgp_json_object_begin_(&j);
+		imgp_json_kv_string_(&j, "image", jobs[i].image);
 		cli_json_parameters(&j, &r, 1, o->each ? &o->table : NULL, jobs[i].image,
 				    o->sets, o->nsets);
 		if (jobs[i].out)
-			imgp_json_kv_string(&j, "output", jobs[i].out);
-		imgp_json_kv_string(&j, "recipe", recipe);
-		imgp_json_kv_string(&j, "status", job_state(&jobs[i], dry_run));
-		imgp_json_kv_uint(&j, "changes", jobs[i].changes);
-		imgp_json_kv_fixed3(&j, "seconds", jobs[i].seconds);
-		imgp_json_kv_string(&j, "error", jobs[i].error);
-		imgp_json_object_end(&j);
+			imgp_json_kv_string_(&j, "output", jobs[i].out);
+		imgp_json_kv_string_(&j, "recipe", recipe);
+		imgp_json_kv_string_(&j, "status", job_state(&jobs[i], dry_run));
+		imgp_json_kv_uint_(&j, "changes", jobs[i].changes);
+		imgp_json_kv_fixed3_(&j, "seconds", jobs[i].seconds);
+		imgp_json_kv_string_(&j, "error", jobs[i].error);
+		imgp_json_object_end_(&j);
 	}
-	imgp_json_array_end(&j);
-	imgp_json_object_end(&j);
+	imgp_json_array_end_(&j);
+	imgp_json_object_end_(&j);
 	return cli_report_close(&j, f);
 }
 

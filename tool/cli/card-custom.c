@@ -106,29 +106,29 @@ void cli_json_custom_facts(struct imgp_json *j, const char *facts)
 {
 	const char *m = strstr(facts, "machine-id\t");
 
-	imgp_json_key(j, "ssh_host_keys");
-	imgp_json_array_begin(j);
+	imgp_json_key_(j, "ssh_host_keys");
+	imgp_json_array_begin_(j);
 	for (const char *line = facts; *line;) {
 		size_t n = strcspn(line, "\n");
 
 		if (strncmp(line, "ssh-host-key\t", 13) == 0) {
 			const char *v = line + 13, *sp = memchr(v, ' ', (size_t)(line + n - v));
 
-			imgp_json_object_begin(j);
-			imgp_json_key(j, "type");
-			imgp_json_string_len(j, v, sp ? (size_t)(sp - v) : 0);
-			imgp_json_key(j, "fingerprint");
-			imgp_json_string_len(j, sp ? sp + 1 : v, sp ? (size_t)(line + n - sp - 1) : 0);
-			imgp_json_object_end(j);
+			imgp_json_object_begin_(j);
+			imgp_json_key_(j, "type");
+			imgp_json_string_len_(j, v, sp ? (size_t)(sp - v) : 0);
+			imgp_json_key_(j, "fingerprint");
+			imgp_json_string_len_(j, sp ? sp + 1 : v, sp ? (size_t)(line + n - sp - 1) : 0);
+			imgp_json_object_end_(j);
 		}
 		line += n + (line[n] == '\n');
 	}
-	imgp_json_array_end(j);
-	imgp_json_key(j, "machine_id");
+	imgp_json_array_end_(j);
+	imgp_json_key_(j, "machine_id");
 	if (m)
-		imgp_json_string_len(j, m + 11, strcspn(m + 11, "\n"));
+		imgp_json_string_len_(j, m + 11, strcspn(m + 11, "\n"));
 	else
-		imgp_json_null(j);
+		imgp_json_null_(j);
 }
 
 void cli_print_custom_facts(const char *prefix, const char *facts)

@@ -98,24 +98,24 @@ static int write_report(const struct customize_opts *o, const char *status,
 
 	if (rc)
 		return rc;
-	imgp_json_object_begin(&j);
-	imgp_json_kv_uint(&j, "schema_version", 1);
-	imgp_json_kv_string(&j, "image", o->io.image);
-	imgp_json_kv_string(&j, "status", status);
-	imgp_json_kv_string(&j, "error", why);
-	imgp_json_kv_bool(&j, "dry_run", o->io.dry_run);
-	imgp_json_key(&j, "settings");
-	imgp_json_array_begin(&j);
+	imgp_json_object_begin_(&j);
+	imgp_json_kv_uint_(&j, "schema_version", 1);
+	imgp_json_kv_string_(&j, "image", o->io.image);
+	imgp_json_kv_string_(&j, "status", status);
+	imgp_json_kv_string_(&j, "error", why);
+	imgp_json_kv_bool_(&j, "dry_run", o->io.dry_run);
+	imgp_json_key_(&j, "settings");
+	imgp_json_array_begin_(&j);
 	for (const char *line = explain; *line;) {
 		size_t n = strcspn(line, "\n");
 
 		/* The lines are indented for the terminal; the report keeps their text. */
-		imgp_json_string_len(&j, line + 2, n > 2 ? n - 2 : 0);
+		imgp_json_string_len_(&j, line + 2, n > 2 ? n - 2 : 0);
 		line += n + (line[n] == '\n');
 	}
-	imgp_json_array_end(&j);
+	imgp_json_array_end_(&j);
 	cli_json_custom_facts(&j, facts);
-	imgp_json_object_end(&j);
+	imgp_json_object_end_(&j);
 	return cli_report_close(&j, f);
 }
 

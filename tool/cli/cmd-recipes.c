@@ -43,38 +43,38 @@ static const struct cli_command recipes_command = {
 /* A string field that is null when the recipe leaves it out (""). */
 static void json_kv_opt(struct imgp_json *j, const char *key, const char *s)
 {
-	imgp_json_kv_string(j, key, s && *s ? s : NULL);
+	imgp_json_kv_string_(j, key, s && *s ? s : NULL);
 }
 
 static void json_param(struct imgp_json *j, const struct imgp_recipe_param *p)
 {
-	imgp_json_object_begin(j);
-	imgp_json_kv_string(j, "name", p->name);
-	imgp_json_kv_string(j, "description", p->description);
-	imgp_json_kv_string(j, "type", p->is_int ? "int" : "string");
-	imgp_json_kv_bool(j, "required", p->required);
-	imgp_json_kv_bool(j, "secret", p->secret);
-	imgp_json_kv_string(j, "default", p->def);
-	imgp_json_key(j, "values");
+	imgp_json_object_begin_(j);
+	imgp_json_kv_string_(j, "name", p->name);
+	imgp_json_kv_string_(j, "description", p->description);
+	imgp_json_kv_string_(j, "type", p->is_int ? "int" : "string");
+	imgp_json_kv_bool_(j, "required", p->required);
+	imgp_json_kv_bool_(j, "secret", p->secret);
+	imgp_json_kv_string_(j, "default", p->def);
+	imgp_json_key_(j, "values");
 	if (p->nvalues) {
-		imgp_json_array_begin(j);
+		imgp_json_array_begin_(j);
 		for (size_t i = 0; i < p->nvalues; i++)
-			imgp_json_string(j, p->values[i]);
-		imgp_json_array_end(j);
+			imgp_json_string_(j, p->values[i]);
+		imgp_json_array_end_(j);
 	} else {
-		imgp_json_null(j);
+		imgp_json_null_(j);
 	}
 	if (p->has_min)
-		imgp_json_kv_int(j, "min", p->min);
+		imgp_json_kv_int_(j, "min", p->min);
 	else
-		imgp_json_kv_null(j, "min");
+		imgp_json_kv_null_(j, "min");
 	if (p->has_max)
-		imgp_json_kv_int(j, "max", p->max);
+		imgp_json_kv_int_(j, "max", p->max);
 	else
-		imgp_json_kv_null(j, "max");
-	imgp_json_kv_string(j, "pattern", p->pattern);
-	imgp_json_kv_string(j, "pattern_text", p->pattern_text);
-	imgp_json_object_end(j);
+		imgp_json_kv_null_(j, "max");
+	imgp_json_kv_string_(j, "pattern", p->pattern);
+	imgp_json_kv_string_(j, "pattern_text", p->pattern_text);
+	imgp_json_object_end_(j);
 }
 
 static void json_params(struct imgp_json *j, const struct imgp_recipe *r)
@@ -82,11 +82,11 @@ static void json_params(struct imgp_json *j, const struct imgp_recipe *r)
 	const struct imgp_recipe_param *params;
 	size_t n = imgp_recipe_params(r, &params);
 
-	imgp_json_key(j, "parameters");
-	imgp_json_array_begin(j);
+	imgp_json_key_(j, "parameters");
+	imgp_json_array_begin_(j);
 	for (size_t i = 0; i < n; i++)
 		json_param(j, &params[i]);
-	imgp_json_array_end(j);
+	imgp_json_array_end_(j);
 }
 
 static int json_steps(struct imgp_json *j, const struct imgp_recipe *r)
@@ -94,8 +94,8 @@ static int json_steps(struct imgp_json *j, const struct imgp_recipe *r)
 	struct imgp_buf text = { 0 };
 	int rc = 0;
 
-	imgp_json_key(j, "steps");
-	imgp_json_array_begin(j);
+	imgp_json_key_(j, "steps");
+	imgp_json_array_begin_(j);
 	for (size_t i = 0; !rc && i < imgp_recipe_nsteps(r); i++) {
 		const char *action;
 
@@ -103,14 +103,14 @@ static int json_steps(struct imgp_json *j, const struct imgp_recipe *r)
 		rc = imgp_recipe_step(r, i, &action, &text);
 		if (rc)
 			break;
-		imgp_json_object_begin(j);
-		imgp_json_kv_uint(j, "number", i + 1);
-		imgp_json_kv_string(j, "action", action);
-		imgp_json_key(j, "text");
-		imgp_json_string_len(j, (const char *)text.data, text.len);
-		imgp_json_object_end(j);
+		imgp_json_object_begin_(j);
+		imgp_json_kv_uint_(j, "number", i + 1);
+		imgp_json_kv_string_(j, "action", action);
+		imgp_json_key_(j, "text");
+		imgp_json_string_len_(j, (const char *)text.data, text.len);
+		imgp_json_object_end_(j);
 	}
-	imgp_json_array_end(j);
+	imgp_json_array_end_(j);
 	imgp_buf_free(&text);
 	return rc;
 }
@@ -118,7 +118,7 @@ static int json_steps(struct imgp_json *j, const struct imgp_recipe *r)
 /* Ends a document; EXIT_OK or EXIT_ERROR after saying why. */
 static int json_done(struct imgp_json *j)
 {
-	int rc = imgp_json_finish(j);
+	int rc = imgp_json_finish_(j);
 
 	if (rc == -EINVAL)
 		error("internal error: malformed JSON output");
@@ -132,26 +132,26 @@ static int recipes_list_json(const struct cli_recipe_path *rp,
 {
 	struct imgp_json j;
 
-	imgp_json_init(&j, stdout);
-	imgp_json_object_begin(&j);
-	imgp_json_kv_uint(&j, "schema_version", RECIPES_SCHEMA_VERSION);
-	imgp_json_key(&j, "search_path");
-	imgp_json_array_begin(&j);
+	imgp_json_init_(&j, stdout);
+	imgp_json_object_begin_(&j);
+	imgp_json_kv_uint_(&j, "schema_version", RECIPES_SCHEMA_VERSION);
+	imgp_json_key_(&j, "search_path");
+	imgp_json_array_begin_(&j);
 	for (size_t i = 0; i < rp->n; i++)
-		imgp_json_string(&j, rp->dirs[i]);
-	imgp_json_array_end(&j);
-	imgp_json_key(&j, "recipes");
-	imgp_json_array_begin(&j);
+		imgp_json_string_(&j, rp->dirs[i]);
+	imgp_json_array_end_(&j);
+	imgp_json_key_(&j, "recipes");
+	imgp_json_array_begin_(&j);
 	for (size_t i = 0; i < n; i++) {
-		imgp_json_object_begin(&j);
-		imgp_json_kv_string(&j, "name", imgp_recipe_name(list[i]));
-		imgp_json_kv_string(&j, "summary", imgp_recipe_summary(list[i]));
-		imgp_json_kv_string(&j, "path", imgp_recipe_path(list[i]));
+		imgp_json_object_begin_(&j);
+		imgp_json_kv_string_(&j, "name", imgp_recipe_name(list[i]));
+		imgp_json_kv_string_(&j, "summary", imgp_recipe_summary(list[i]));
+		imgp_json_kv_string_(&j, "path", imgp_recipe_path(list[i]));
 		json_params(&j, list[i]);
-		imgp_json_object_end(&j);
+		imgp_json_object_end_(&j);
 	}
-	imgp_json_array_end(&j);
-	imgp_json_object_end(&j);
+	imgp_json_array_end_(&j);
+	imgp_json_object_end_(&j);
 	return json_done(&j);
 }
 
@@ -160,21 +160,21 @@ static int recipe_show_json(const struct imgp_recipe *r)
 	struct imgp_json j;
 	int rc;
 
-	imgp_json_init(&j, stdout);
-	imgp_json_object_begin(&j);
-	imgp_json_kv_uint(&j, "schema_version", RECIPES_SCHEMA_VERSION);
-	imgp_json_kv_string(&j, "name", imgp_recipe_name(r));
-	imgp_json_kv_string(&j, "summary", imgp_recipe_summary(r));
-	imgp_json_kv_string(&j, "path", imgp_recipe_path(r));
-	imgp_json_kv_string(&j, "description", imgp_recipe_description(r));
-	imgp_json_kv_string(&j, "source", imgp_recipe_source(r));
+	imgp_json_init_(&j, stdout);
+	imgp_json_object_begin_(&j);
+	imgp_json_kv_uint_(&j, "schema_version", RECIPES_SCHEMA_VERSION);
+	imgp_json_kv_string_(&j, "name", imgp_recipe_name(r));
+	imgp_json_kv_string_(&j, "summary", imgp_recipe_summary(r));
+	imgp_json_kv_string_(&j, "path", imgp_recipe_path(r));
+	imgp_json_kv_string_(&j, "description", imgp_recipe_description(r));
+	imgp_json_kv_string_(&j, "source", imgp_recipe_source(r));
 	json_kv_opt(&j, "risks", imgp_recipe_risks(r));
 	json_kv_opt(&j, "undo", imgp_recipe_undo(r));
 	json_params(&j, r);
 	rc = json_steps(&j, r);
-	imgp_json_object_end(&j);
+	imgp_json_object_end_(&j);
 	if (rc) {
-		imgp_json_finish(&j);
+		imgp_json_finish_(&j);
 		return error_lib(imgp_recipe_name(r));
 	}
 	return json_done(&j);

@@ -670,41 +670,41 @@ static int write_report(const char *path, const struct write_opts *o,
 
 	if (rc)
 		return rc;
-	imgp_json_kv_string(&j, "image", o->image);
-	imgp_json_kv_uint(&j, "image_size", size);
-	imgp_json_kv_bool(&j, "dry_run", o->dry_run);
-	imgp_json_key(&j, "recipes");
-	imgp_json_array_begin(&j);
+	imgp_json_kv_string_(&j, "image", o->image);
+	imgp_json_kv_uint_(&j, "image_size", size);
+	imgp_json_kv_bool_(&j, "dry_run", o->dry_run);
+	imgp_json_key_(&j, "recipes");
+	imgp_json_array_begin_(&j);
 	for (size_t k = 0; k < o->nrecipes; k++)
-		imgp_json_string(&j, o->recipes[k]);
-	imgp_json_array_end(&j);
-	imgp_json_key(&j, "cards");
-	imgp_json_array_begin(&j);
+		imgp_json_string_(&j, o->recipes[k]);
+	imgp_json_array_end_(&j);
+	imgp_json_key_(&j, "cards");
+	imgp_json_array_begin_(&j);
 	for (size_t i = 0; jobs && i < o->ntargets; i++) {
 		const struct card_result *r = &jobs[i].res;
 
-		imgp_json_object_begin(&j);
-		imgp_json_kv_string(&j, "target", jobs[i].card.target);
+		imgp_json_object_begin_(&j);
+		imgp_json_kv_string_(&j, "target", jobs[i].card.target);
 		cli_json_parameters(&j, o->loaded, o->loaded ? o->nrecipes : 0, o->has_table ? &o->table : NULL,
 				    jobs[i].card.target, o->sets, o->nsets);
-		imgp_json_kv_string(&j, "status", card_status(&jobs[i]));
+		imgp_json_kv_string_(&j, "status", card_status(&jobs[i]));
 		cli_json_custom_facts(&j, r->facts);
-		imgp_json_kv_bool(&j, "incomplete", card_incomplete(&jobs[i]));
-		imgp_json_kv_uint(&j, "mapped_bytes", r->mapped);
-		imgp_json_kv_uint(&j, "written_bytes", r->written);
-		imgp_json_kv_fixed3(&j, "seconds", r->seconds);
+		imgp_json_kv_bool_(&j, "incomplete", card_incomplete(&jobs[i]));
+		imgp_json_kv_uint_(&j, "mapped_bytes", r->mapped);
+		imgp_json_kv_uint_(&j, "written_bytes", r->written);
+		imgp_json_kv_fixed3_(&j, "seconds", r->seconds);
 		if (r->failed)
-			imgp_json_kv_string(&j, "error", r->error);
+			imgp_json_kv_string_(&j, "error", r->error);
 		else
-			imgp_json_kv_null(&j, "error");
+			imgp_json_kv_null_(&j, "error");
 		if (r->failed && r->has_offset)
-			imgp_json_kv_uint(&j, "error_offset", r->offset);
+			imgp_json_kv_uint_(&j, "error_offset", r->offset);
 		else
-			imgp_json_kv_null(&j, "error_offset");
-		imgp_json_object_end(&j);
+			imgp_json_kv_null_(&j, "error_offset");
+		imgp_json_object_end_(&j);
 	}
-	imgp_json_array_end(&j);
-	imgp_json_object_end(&j);
+	imgp_json_array_end_(&j);
+	imgp_json_object_end_(&j);
 	return cli_report_close(&j, f);
 }
 

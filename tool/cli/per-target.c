@@ -50,8 +50,8 @@ void cli_json_parameters(struct imgp_json *j, struct imgp_recipe *const *recipes
 	const char **names = NULL;
 	size_t nnames = 0;
 
-	imgp_json_key(j, "parameters");
-	imgp_json_object_begin(j);
+	imgp_json_key_(j, "parameters");
+	imgp_json_object_begin_(j);
 	for (size_t k = 0; k < n; k++) {
 		const struct imgp_recipe_param *params;
 		size_t np;
@@ -69,10 +69,10 @@ void cli_json_parameters(struct imgp_json *j, struct imgp_recipe *const *recipes
 				continue;
 			names = cli_grow(names, nnames, sizeof(*names));
 			names[nnames++] = params[i].name;
-			imgp_json_kv_string(j, params[i].name, params[i].secret ? "set" : params[i].value);
+			imgp_json_kv_string_(j, params[i].name, params[i].secret ? "set" : params[i].value);
 		}
 	}
-	imgp_json_object_end(j);
+	imgp_json_object_end_(j);
 	free(names);
 }
 
@@ -294,7 +294,7 @@ int cli_report_open(const char *path, struct imgp_json *j, FILE **f)
 	*f = fopen(path, "w");
 	if (!*f)
 		return imgp_fail(errno, "cannot write: %s", strerror(errno));
-	imgp_json_init(j, *f);
+	imgp_json_init_(j, *f);
 	return 0;
 }
 
@@ -305,16 +305,16 @@ int cli_report_begin(const char *path, struct imgp_json *j, FILE **f,
 
 	if (rc)
 		return rc;
-	imgp_json_object_begin(j);
-	imgp_json_kv_uint(j, "schema_version", 1);
-	imgp_json_kv_string(j, "status", status);
-	imgp_json_kv_string(j, "error", why);
+	imgp_json_object_begin_(j);
+	imgp_json_kv_uint_(j, "schema_version", 1);
+	imgp_json_kv_string_(j, "status", status);
+	imgp_json_kv_string_(j, "error", why);
 	return 0;
 }
 
 int cli_report_close(struct imgp_json *j, FILE *f)
 {
-	int rc = imgp_json_finish(j);
+	int rc = imgp_json_finish_(j);
 
 	if (fclose(f) && !rc)
 		rc = -errno;

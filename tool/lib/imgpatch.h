@@ -210,7 +210,7 @@ struct imgp_info_opts {
  * Writes what imgpatch info shows of a survey made with every
  * IMGP_SURVEY_* fact to out. *problems: the facts that could not be read
  * and the bad hashes. Returns 0, the error of a model that picks no one
- * tree (as imgp_survey_pick), -EIO when writing failed, or -ENOMEM.
+ * tree (as imgp_survey_pick_), -EIO when writing failed, or -ENOMEM.
  */
 int imgp_info_write(struct imgp_survey *sv, const struct imgp_info_opts *opts, FILE *out,
 		    int *problems);
@@ -245,7 +245,7 @@ const char *imgp_tmpdir(void);
 /* Why new files cannot be made in the folder dir ("" when they can). */
 const char *imgp_folder_problem(const char *dir);
 /*
- * Creates "DIR/.BASE.PID.XXXXXX" (PID: this process) with imgp_temp_create
+ * Creates "DIR/.BASE.PID.XXXXXX" (PID: this process) with imgp_temp_create_
  * and keeps it locked until it is renamed or removed; *path is malloc'd.
  * Returns the open fd or -errno with a message (*path NULL).
  */

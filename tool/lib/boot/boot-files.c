@@ -60,7 +60,7 @@ static int bootdt_file(const struct imgp_part *part, const struct imgp_survey_bo
 	return IMGP_BOOT_FILE_NONE;
 }
 
-int imgp_survey_boot_file(const struct imgp_survey *sv, const struct imgp_part *part,
+int imgp_survey_boot_file_(const struct imgp_survey *sv, const struct imgp_part *part,
 			  const char *path, char *what, size_t len)
 {
 	const struct imgp_bootpath *bp;
@@ -81,7 +81,7 @@ int imgp_survey_boot_file(const struct imgp_survey *sv, const struct imgp_part *
 		kind = bootdt_file(part, &sv->bootinfo.dts[i], path, what, len);
 	if (kind)
 		return kind;
-	bp = imgp_bootpath_loading(path, &pattern);
+	bp = imgp_bootpath_loading_(path, &pattern);
 	if (!bp)
 		return IMGP_BOOT_FILE_NONE;
 	snprintf(what, len, "a file the %s boot path loads (%s)", bp->name, pattern);

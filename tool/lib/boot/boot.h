@@ -23,7 +23,7 @@
 /* ----------------------------------------------------------- survey-view.c */
 
 /*
- * A survey is read through views: plain records that imgp_survey_get*()
+ * A survey is read through views: plain records that imgp_survey_get_*()
  * fill, whose strings and arrays stay the survey's. A fact that could not
  * be read keeps why: its rc is 0 when it was found (and read), -ENOENT when
  * it is not there, another -errno when looking or reading failed; error
@@ -46,13 +46,13 @@ struct imgp_survey_view {
 	const char *bootpath_error;
 	const char *updates;     /* what the distribution's update does to it; NULL: nothing known */
 	const char *chooser;     /* the U-Boot variable that picks one of its trees; NULL: none */
-	size_t nentries;         /* the trees it boots: imgp_survey_get_entry() */
+	size_t nentries;         /* the trees it boots: imgp_survey_get_entry_() */
 	size_t ntrees;           /* IMGP_SURVEY_TREES: the FIT's fdt images, then the hook file's */
 	size_t neffective;       /* IMGP_SURVEY_EFFECTIVE: the trees the board boots */
 };
-void imgp_survey_get(const struct imgp_survey *sv, struct imgp_survey_view *out);
+void imgp_survey_get_(const struct imgp_survey *sv, struct imgp_survey_view *out);
 /* Why partition i (in table order) does not open; NULL: it does, or no backend reads it. */
-const char *imgp_survey_fs_error(const struct imgp_survey *sv, size_t i);
+const char *imgp_survey_fs_error_(const struct imgp_survey *sv, size_t i);
 
 /* A tree the boot path boots, and the overlays it applies to it. */
 struct imgp_entry_view {
@@ -64,7 +64,7 @@ struct imgp_entry_view {
 	const char *const *overlays;
 	bool uboot_default;      /* the one the image's own U-Boot picks, where it picks */
 };
-int imgp_survey_get_entry(const struct imgp_survey *sv, size_t i,
+int imgp_survey_get_entry_(const struct imgp_survey *sv, size_t i,
 			  struct imgp_entry_view *out);
 
 /* The U-Boot an image carries before its first partition, read, never run. */
@@ -83,7 +83,7 @@ struct imgp_uboot {
 	const char *tree_from;   /* "fdtfile" or "${soc}-${board}.dtb" */
 };
 /* IMGP_SURVEY_BOOT: the image's own U-Boot. */
-const struct imgp_uboot *imgp_survey_uboot(const struct imgp_survey *sv);
+const struct imgp_uboot *imgp_survey_uboot_(const struct imgp_survey *sv);
 
 enum imgp_hash_state { IMGP_HASH_NONE, IMGP_HASH_OK, IMGP_HASH_BAD, IMGP_HASH_UNSUPPORTED };
 
@@ -94,7 +94,7 @@ struct imgp_fit_view {
 	size_t size;             /* of the FIT file */
 	size_t nimages, nconfs;
 };
-void imgp_survey_get_fit(const struct imgp_survey *sv, struct imgp_fit_view *out);
+void imgp_survey_get_fit_(const struct imgp_survey *sv, struct imgp_fit_view *out);
 struct imgp_fit_image_view {
 	int index;               /* position among /images children (dumpimage -p) */
 	const char *name, *type, *description, *compression;
@@ -104,14 +104,14 @@ struct imgp_fit_image_view {
 	enum imgp_hash_state hash; /* IMGP_SURVEY_TREES */
 	const char *hash_error;  /* why the hashes do not verify */
 };
-int imgp_survey_get_fit_image(const struct imgp_survey *sv, size_t i,
+int imgp_survey_get_fit_image_(const struct imgp_survey *sv, size_t i,
 			      struct imgp_fit_image_view *out);
 struct imgp_fit_conf_view {
 	const char *name, *description;
 	const char *kernel, *fdt; /* image node names; NULL when absent */
 	bool is_default;
 };
-int imgp_survey_get_fit_conf(const struct imgp_survey *sv, size_t i,
+int imgp_survey_get_fit_conf_(const struct imgp_survey *sv, size_t i,
 			     struct imgp_fit_conf_view *out);
 
 /* The boot script of the boot partition (part 0: there is none), and the hook file. */
@@ -130,7 +130,7 @@ struct imgp_script_view {
 	bool override_exists;
 	size_t override_size;    /* IMGP_SURVEY_TREES */
 };
-void imgp_survey_get_script(const struct imgp_survey *sv, struct imgp_script_view *out);
+void imgp_survey_get_script_(const struct imgp_survey *sv, struct imgp_script_view *out);
 
 /* MISSING: an effective tree's base tree is not there (not a failure to read). */
 enum imgp_tree_state {
@@ -140,14 +140,14 @@ enum imgp_tree_state {
 
 /* A device tree with its SD/eMMC controllers (IMGP_SURVEY_TREES). */
 struct imgp_tree_view {
-	long image;              /* its FIT image (imgp_survey_get_fit_image); -1: a file */
+	long image;              /* its FIT image (imgp_survey_get_fit_image_); -1: a file */
 	enum imgp_tree_state state;
 	const char *error;       /* SKIPPED, ERROR, MISSING: why */
 	size_t nmmc;
 	const struct imgp_dt_mmc *mmc;
 };
 /* Tree i: the FIT's fdt images, then the hook file IMGP_OVERRIDE_PATH. */
-int imgp_survey_get_tree(const struct imgp_survey *sv, size_t i,
+int imgp_survey_get_tree_(const struct imgp_survey *sv, size_t i,
 			 struct imgp_tree_view *out);
 
 /*
@@ -162,7 +162,7 @@ struct imgp_effective_view {
 	const char *name;        /* its model, else its FIT image's name, else its path */
 	const char *provenance;  /* "boot path armbian: /boot/dtb/x.dtb + /boot/dtb/overlay/y.dtbo" */
 	const char *booted;      /* in provenance, after "boot path NAME: " */
-	long entry;              /* its boot path's entry (imgp_survey_get_entry); -1: a FIT's */
+	long entry;              /* its boot path's entry (imgp_survey_get_entry_); -1: a FIT's */
 	long image;              /* the base's FIT image; -1: a file */
 	const struct imgp_dtb *dtb; /* the tree booted; NULL: none */
 	int rc;
@@ -171,7 +171,7 @@ struct imgp_effective_view {
 	const char *const *warnings;
 	struct imgp_tree_view tree; /* with IMGP_SURVEY_TREES: its controllers */
 };
-int imgp_survey_get_effective(const struct imgp_survey *sv, size_t i,
+int imgp_survey_get_effective_(const struct imgp_survey *sv, size_t i,
 			      struct imgp_effective_view *out);
 /*
  * The effective tree named model (*i): its model, its FIT image's name, or
@@ -183,7 +183,7 @@ int imgp_survey_get_effective(const struct imgp_survey *sv, size_t i,
  * and past a dozen trees one naming none is "no such tree among the N" (a
  * name error: imgp_err_is_name) rather than a list of names.
  */
-int imgp_survey_pick(const struct imgp_survey *sv, const char *model, bool option,
+int imgp_survey_pick_(const struct imgp_survey *sv, const char *model, bool option,
 		     size_t *i);
 
 /* The root partition's /etc/fstab (part: the root, or where looking failed). */
@@ -194,10 +194,10 @@ struct imgp_fstab_view {
 	const char *root_error;
 	const struct imgp_fstab_entry *root; /* NULL: not read */
 };
-void imgp_survey_get_fstab(const struct imgp_survey *sv, struct imgp_fstab_view *out);
+void imgp_survey_get_fstab_(const struct imgp_survey *sv, struct imgp_fstab_view *out);
 
 /* Makes a recorded failure (rc, error) the current one again; returns rc. */
-int imgp_survey_fail(int rc, const char *error);
+int imgp_survey_fail_(int rc, const char *error);
 
 
 /* --------------------------------------------------------------- bootscr.c */
@@ -215,10 +215,10 @@ struct imgp_bootscr {
  * Parses a legacy image: magic, header CRC, data size against len, data
  * CRC, type "script", no compression. Returns 0 or -EINVAL/-EBADMSG.
  */
-int imgp_bootscr_parse(struct imgp_bootscr *scr, const void *data, size_t len);
-void imgp_bootscr_free(struct imgp_bootscr *scr);
+int imgp_bootscr_parse_(struct imgp_bootscr *scr, const void *data, size_t len);
+void imgp_bootscr_free_(struct imgp_bootscr *scr);
 /* True when the script text mentions word (e.g. "user-override.dtb"). */
-bool imgp_bootscr_mentions(const struct imgp_bootscr *scr, const char *word);
+bool imgp_bootscr_mentions_(const struct imgp_bootscr *scr, const char *word);
 /*
  * Makes a legacy script image from text, byte-identical to
  * "mkimage -A ARCH -O linux -T script -C none -n NAME -d FILE" run with
@@ -227,7 +227,7 @@ bool imgp_bootscr_mentions(const struct imgp_bootscr *scr, const char *word);
  * Returns 0, or -EINVAL for an unknown arch, a name over 32 bytes or an
  * empty script (which mkimage and U-Boot refuse too).
  */
-int imgp_bootscr_make(const char *text, size_t len, const char *name,
+int imgp_bootscr_make_(const char *text, size_t len, const char *name,
 		      const char *arch, uint32_t time, struct imgp_buf *out);
 
 /* ------------------------------------- the survey (survey.c, bootpath-*.c) */
@@ -280,9 +280,9 @@ struct imgp_survey_fit {
 };
 
 /* The boot script of the boot partition. */
-struct imgp_survey_script {
+struct imgp_survey_script_ {
 	const struct imgp_part *part; /* the boot partition; NULL: there is none */
-	const char *path;        /* imgp_bootscr_paths, or under /boot/; NULL: none */
+	const char *path;        /* imgp_bootscr_paths_, or under /boot/; NULL: none */
 	int rc;
 	char *error;
 	int parse_rc;            /* -EBADMSG: a CRC does not match */
@@ -420,7 +420,7 @@ struct imgp_survey {
 	const struct imgp_part *root_unread;
 	/* IMGP_SURVEY_BOOT (the FIT is looked for always: it marks the boot partition) */
 	struct imgp_survey_fit fit;
-	struct imgp_survey_script script;
+	struct imgp_survey_script_ script;
 	/* The file the boot script must load for a fixed tree to count; NULL: none. */
 	const char *hook;
 	bool hook_loaded;        /* the boot script mentions hook */
@@ -430,7 +430,7 @@ struct imgp_survey {
 	struct imgp_survey_tree *trees;
 	/*
 	 * IMGP_SURVEY_EFFECTIVE: the trees the board boots, as
-	 * imgp_effective_build() makes them; with IMGP_SURVEY_TREES also
+	 * imgp_effective_build_() makes them; with IMGP_SURVEY_TREES also
 	 * effective_trees[i], the controllers of effective[i] (when the boot
 	 * ends with no tree, IMGP_TREE_MISSING or IMGP_TREE_ERROR and why);
 	 * each keeps the warnings met building it, not logged.
@@ -444,13 +444,13 @@ struct imgp_survey {
 
 /*
  * Surveys an opened disk into sv (only read): every filesystem is opened
- * and kept open until imgp_survey_close(); what opts->what asks for is
+ * and kept open until imgp_survey_close_(); what opts->what asks for is
  * read. Returns 0 with every fact's failure recorded in sv, or -ENOMEM.
  */
-int imgp_survey_open(struct imgp_survey *sv, struct imgp_disk *disk,
+int imgp_survey_open_(struct imgp_survey *sv, struct imgp_disk *disk,
 		     const struct imgp_survey_opts *opts);
 /* Closes the filesystems and frees what the survey holds (not the disk, nor sv). */
-void imgp_survey_close(struct imgp_survey *sv);
+void imgp_survey_close_(struct imgp_survey *sv);
 
 /* ------------------------------------------------------------ boot-files.c */
 
@@ -465,7 +465,7 @@ enum imgp_boot_file { IMGP_BOOT_FILE_NONE, IMGP_BOOT_FILE_TREE, IMGP_BOOT_FILE_O
  * script loads"); "" for NONE. Names are compared whatever their case on
  * FAT. Returns an IMGP_BOOT_FILE_*.
  */
-int imgp_survey_boot_file(const struct imgp_survey *sv, const struct imgp_part *part,
+int imgp_survey_boot_file_(const struct imgp_survey *sv, const struct imgp_part *part,
 			  const char *path, char *what, size_t len);
 
 /* ----------------------------------------------------------- effective.c */
@@ -520,20 +520,20 @@ struct imgp_effective {
  * Builds the effective trees of sv into *trees (*n of them; none when the
  * boot path names no tree, or there is none). A tree that cannot be built
  * keeps its failure in its rc/error, and each the warnings met building it
- * (logged by imgp_effective_warn). Returns 0, or -ENOMEM.
+ * (logged by imgp_effective_warn_). Returns 0, or -ENOMEM.
  */
-int imgp_effective_build(struct imgp_survey *sv, struct imgp_effective **trees,
+int imgp_effective_build_(struct imgp_survey *sv, struct imgp_effective **trees,
 			 size_t *n);
 /*
  * Logs to ctx the warnings kept by the n trees a command touches: one line
  * per distinct problem, where N trees have it the tree's path left out and
  * "(N trees)" added.
  */
-void imgp_effective_warn(struct imgp_ctx *ctx, const struct imgp_effective *trees,
+void imgp_effective_warn_(struct imgp_ctx *ctx, const struct imgp_effective *trees,
 			 size_t n);
-void imgp_effective_free(struct imgp_effective *trees, size_t n);
+void imgp_effective_free_(struct imgp_effective *trees, size_t n);
 /* The name a tree is shown by: its model, else its FIT image's name, else its path. */
-const char *imgp_effective_name(const struct imgp_effective *t);
+const char *imgp_effective_name_(const struct imgp_effective *t);
 /*
  * The tree named model (its model, its FIT image's name, or its path as
  * patch --model takes it: whole, its file name, or its tail such as
@@ -542,21 +542,21 @@ const char *imgp_effective_name(const struct imgp_effective *t);
  * NULL and there are several, or when model names several, -ENOENT "no
  * tree" when there is none.
  */
-int imgp_effective_pick(const struct imgp_effective *trees, size_t n,
+int imgp_effective_pick_(const struct imgp_effective *trees, size_t n,
 			const char *model, const struct imgp_effective **out);
 /*
- * imgp_effective_pick for a --model option: its errors name the option;
+ * imgp_effective_pick_ for a --model option: its errors name the option;
  * past a dozen trees one naming none is "no such tree among the
  * N" (a name error: imgp_err_is_name) rather than a list of names.
  */
-int imgp_effective_pick_model(const struct imgp_effective *trees, size_t n,
+int imgp_effective_pick_model_(const struct imgp_effective *trees, size_t n,
 			      const char *model, const struct imgp_effective **out);
 
 /* -------------------------------------------------- survey.c, bootpath-*.c */
 
 /* The boot script names, in the order U-Boot's distro boot tries them. */
-extern const char *const imgp_bootscr_paths[];
-extern const size_t imgp_nbootscr_paths;
+extern const char *const imgp_bootscr_paths_[];
+extern const size_t imgp_nbootscr_paths_;
 
 /*
  * Looks for U-Boot in img before the first partition of tab, at the places
@@ -565,22 +565,22 @@ extern const size_t imgp_nbootscr_paths;
  * when there is none). Reads at most a few MiB; never fails on what it
  * reads. Returns 0, or -ENOMEM.
  */
-int imgp_uboot_read(const struct imgp_image *img, const struct imgp_table *tab,
+int imgp_uboot_read_(const struct imgp_image *img, const struct imgp_table *tab,
 		    struct imgp_uboot *ub);
-void imgp_uboot_free(struct imgp_uboot *ub);
+void imgp_uboot_free_(struct imgp_uboot *ub);
 
 /* The open filesystem of part; NULL with -ENOTSUP's message when there is none. */
-struct imgp_fs *imgp_survey_fs(const struct imgp_survey *sv,
+struct imgp_fs *imgp_survey_fs_(const struct imgp_survey *sv,
 			       const struct imgp_part *part);
 /*
- * imgp_fs_read_file(), except that a symbolic link whose target does not
+ * imgp_fs_read_file_(), except that a symbolic link whose target does not
  * exist says so ("dangling symbolic link to X"), not "not
  * found": what the survey and every command read a file with.
  */
-int imgp_survey_read_file(struct imgp_fs *fs, const char *path, size_t max,
+int imgp_survey_read_file_(struct imgp_fs *fs, const char *path, size_t max,
 			  struct imgp_buf *out);
 /* The context its image was opened with: where its warnings go (NULL: none, or no disk). */
-struct imgp_ctx *imgp_survey_ctx(const struct imgp_survey *sv);
+struct imgp_ctx *imgp_survey_ctx_(const struct imgp_survey *sv);
 
 /* ------------------------------------------------------------- effective.c */
 
@@ -588,13 +588,13 @@ struct imgp_ctx *imgp_survey_ctx(const struct imgp_survey *sv);
  * Whether the FIT's boot script loads the override file and it is there,
  * so that it replaces every tree of the FIT.
  */
-bool imgp_effective_override_loaded(const struct imgp_survey *sv);
+bool imgp_effective_override_loaded_(const struct imgp_survey *sv);
 /*
  * For the doctor's --fdt: the effective tree of one fdt image of sv's
- * FIT, as imgp_effective_build() makes it. Returns 0 (a failure kept in
+ * FIT, as imgp_effective_build_() makes it. Returns 0 (a failure kept in
  * t->rc) or -ENOMEM.
  */
-int imgp_effective_fit_image(struct imgp_survey *sv, const struct imgp_fit_image *img,
+int imgp_effective_fit_image_(struct imgp_survey *sv, const struct imgp_fit_image *img,
 			     struct imgp_effective *t);
 
 #endif /* IMGP_BOOT_H */

@@ -21,23 +21,23 @@
 #include "boot/bootpath.h"
 #include "patch/patch.h"
 
-int imgp_bootinfo_read(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
+int imgp_bootinfo_read_(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
 		       const struct imgp_part *part, const char *path, char **text)
 {
 	struct imgp_buf buf = { 0 };
-	struct imgp_fs *fs = imgp_survey_fs(sv, part);
-	int rc = fs ? imgp_survey_read_file(fs, path, IMGP_TEXT_MAX, &buf) : -ENOTSUP;
+	struct imgp_fs *fs = imgp_survey_fs_(sv, part);
+	int rc = fs ? imgp_survey_read_file_(fs, path, IMGP_TEXT_MAX, &buf) : -ENOTSUP;
 
 	if (!rc)
 		rc = imgp_buf_printf(&buf, "%s", "");
-	*text = rc ? NULL : (char *)imgp_buf_steal(&buf, NULL);
+	*text = rc ? NULL : (char *)imgp_buf_steal_(&buf, NULL);
 	imgp_buf_free(&buf);
 	if (!rc && !*text)
 		rc = imgp_fail(ENOMEM, "out of memory");
 	if (rc && rc != -ENOMEM && !bi->rc) {
 		/* The path's fact fails with its cause kept, as the survey's do. */
 		bi->rc = rc;
-		return imgp_survey_keep(rc, &bi->error) == -ENOMEM && !bi->error ? -ENOMEM : rc;
+		return imgp_survey_keep_(rc, &bi->error) == -ENOMEM && !bi->error ? -ENOMEM : rc;
 	}
 	return rc;
 }
@@ -56,7 +56,7 @@ static int add_string(char ***list, size_t *n, const char *s)
 	return 0;
 }
 
-struct imgp_survey_bootdt *imgp_bootinfo_add_dt(struct imgp_survey_bootinfo *bi,
+struct imgp_survey_bootdt *imgp_bootinfo_add_dt_(struct imgp_survey_bootinfo *bi,
 						const char *model, const char *path)
 {
 	struct imgp_survey_bootdt *grown = realloc(bi->dts, (bi->ndts + 1) * sizeof(*grown));
@@ -78,7 +78,7 @@ struct imgp_survey_bootdt *imgp_bootinfo_add_dt(struct imgp_survey_bootinfo *bi,
 	return dt;
 }
 
-int imgp_bootinfo_add_overlay(struct imgp_survey_bootdt *dt, const char *path)
+int imgp_bootinfo_add_overlay_(struct imgp_survey_bootdt *dt, const char *path)
 {
 	if (dt->room) {
 		long *grown = realloc(dt->room, (dt->noverlays + 1) * sizeof(*grown));
@@ -91,7 +91,7 @@ int imgp_bootinfo_add_overlay(struct imgp_survey_bootdt *dt, const char *path)
 	return add_string(&dt->overlays, &dt->noverlays, path);
 }
 
-int imgp_bootinfo_add_overlay_room(struct imgp_survey_bootdt *dt, const char *path,
+int imgp_bootinfo_add_overlay_room_(struct imgp_survey_bootdt *dt, const char *path,
 				   long room)
 {
 	int rc;
@@ -104,28 +104,28 @@ int imgp_bootinfo_add_overlay_room(struct imgp_survey_bootdt *dt, const char *pa
 		for (size_t i = 0; i < dt->noverlays; i++)
 			dt->room[i] = -1;
 	}
-	rc = imgp_bootinfo_add_overlay(dt, path);
+	rc = imgp_bootinfo_add_overlay_(dt, path);
 	if (!rc)
 		dt->room[dt->noverlays - 1] = room;
 	return rc;
 }
 
-int imgp_bootinfo_add_note(struct imgp_survey_bootdt *dt, const char *note)
+int imgp_bootinfo_add_note_(struct imgp_survey_bootdt *dt, const char *note)
 {
 	return add_string(&dt->notes, &dt->nnotes, note);
 }
 
-int imgp_bootinfo_add_script(struct imgp_survey_bootdt *dt, const char *path)
+int imgp_bootinfo_add_script_(struct imgp_survey_bootdt *dt, const char *path)
 {
 	return add_string(&dt->scripts, &dt->nscripts, path);
 }
 
-int imgp_bootinfo_add_script_var(struct imgp_survey_bootdt *dt, const char *name_value)
+int imgp_bootinfo_add_script_var_(struct imgp_survey_bootdt *dt, const char *name_value)
 {
 	return add_string(&dt->script_vars, &dt->nscript_vars, name_value);
 }
 
-int imgp_bootinfo_add_overlays(struct imgp_survey_bootdt *dt, const char *prefix,
+int imgp_bootinfo_add_overlays_(struct imgp_survey_bootdt *dt, const char *prefix,
 			       const char *list, const char *suffix)
 {
 	struct imgp_buf path = { 0 };
@@ -141,14 +141,14 @@ int imgp_bootinfo_add_overlays(struct imgp_survey_bootdt *dt, const char *prefix
 		path.len = 0;
 		rc = imgp_buf_printf(&path, "%s%.*s%s", prefix, (int)n, list, suffix);
 		if (!rc)
-			rc = imgp_bootinfo_add_overlay(dt, (char *)path.data);
+			rc = imgp_bootinfo_add_overlay_(dt, (char *)path.data);
 		list += n;
 	}
 	imgp_buf_free(&path);
 	return rc;
 }
 
-int imgp_bootinfo_summary(struct imgp_survey_bootinfo *bi, const char *fmt, ...)
+int imgp_bootinfo_summary_(struct imgp_survey_bootinfo *bi, const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
@@ -164,7 +164,7 @@ int imgp_bootinfo_summary(struct imgp_survey_bootinfo *bi, const char *fmt, ...)
 	return 0;
 }
 
-char *imgp_bootinfo_line(char **text)
+char *imgp_bootinfo_line_(char **text)
 {
 	char *line = *text, *end;
 
@@ -183,23 +183,23 @@ char *imgp_bootinfo_line(char **text)
 	return line;
 }
 
-const char *imgp_bootinfo_value(const char *line, const char *key)
+const char *imgp_bootinfo_value_(const char *line, const char *key)
 {
 	size_t n = strlen(key);
 
 	return strncmp(line, key, n) == 0 && line[n] == '=' ? line + n + 1 : NULL;
 }
 
-bool imgp_bootinfo_exists(struct imgp_survey *sv, const char *path)
+bool imgp_bootinfo_exists_(struct imgp_survey *sv, const char *path)
 {
-	struct imgp_fs *fs = imgp_survey_fs(sv, sv->boot);
-	bool yes = fs && imgp_fs_exists(fs, path) > 0;
+	struct imgp_fs *fs = imgp_survey_fs_(sv, sv->boot);
+	bool yes = fs && imgp_fs_exists_(fs, path) > 0;
 
-	imgp_errclear();
+	imgp_errclear_();
 	return yes;
 }
 
-bool imgp_bootdt_named(const struct imgp_survey_bootdt *dt, const char *model)
+bool imgp_bootdt_named_(const struct imgp_survey_bootdt *dt, const char *model)
 {
 	const char *base = strrchr(dt->path, '/');
 	size_t n = strlen(model), len = strlen(dt->path);
@@ -212,7 +212,7 @@ bool imgp_bootdt_named(const struct imgp_survey_bootdt *dt, const char *model)
 	return len > n && dt->path[len - n - 1] == '/' && !strcmp(dt->path + len - n, model);
 }
 
-void imgp_bootdt_clear(struct imgp_survey_bootdt *dt)
+void imgp_bootdt_clear_(struct imgp_survey_bootdt *dt)
 {
 	free(dt->kept_in);
 	for (size_t k = 0; k < dt->noverlays; k++)
@@ -236,18 +236,18 @@ void imgp_bootdt_clear(struct imgp_survey_bootdt *dt)
 	memset(dt, 0, sizeof(*dt));
 }
 
-void imgp_bootinfo_free(struct imgp_survey_bootinfo *bi)
+void imgp_bootinfo_free_(struct imgp_survey_bootinfo *bi)
 {
 	for (size_t i = 0; i < bi->ndts; i++) {
 		struct imgp_survey_bootdt *next = bi->dts[i].next;
 
-		imgp_bootdt_clear(&bi->dts[i]);
+		imgp_bootdt_clear_(&bi->dts[i]);
 		/* The labels after it are allocated, one by one. */
 		while (next) {
 			struct imgp_survey_bootdt *after = next->next;
 
 			next->next = NULL;
-			imgp_bootdt_clear(next);
+			imgp_bootdt_clear_(next);
 			free(next);
 			next = after;
 		}

@@ -25,7 +25,7 @@
 /* The value after keyword (case-insensitive); NULL when the line is another. */
 static const char *keyword(const struct imgp_text_line *l, const char *word)
 {
-	const char *p = imgp_text_skip_blanks(l->start, l->end);
+	const char *p = imgp_text_skip_blanks_(l->start, l->end);
 	size_t n = strlen(word);
 
 	if ((size_t)(l->end - p) < n || strncasecmp(p, word, n) != 0)
@@ -33,7 +33,7 @@ static const char *keyword(const struct imgp_text_line *l, const char *word)
 	p += n;
 	if (p < l->end && *p != ' ' && *p != '\t')
 		return NULL;
-	return imgp_text_skip_blanks(p, l->end);
+	return imgp_text_skip_blanks_(p, l->end);
 }
 
 static const char *keyword_any(const struct imgp_text_line *l, const char *const *words)
@@ -62,17 +62,17 @@ static int extlinux_add(const char *text, size_t len, const char *key, const cha
 
 	(void)key;
 	(void)sections;
-	while (imgp_text_next_line(text, len, &cursor, &l))
+	while (imgp_text_next_line_(text, len, &cursor, &l))
 		if (!deflt && (v = keyword_any(&l, kw_default))) {
 			deflt = v;
-			deflt_end = imgp_text_content_end(&l, true);
+			deflt_end = imgp_text_content_end_(&l, true);
 		}
 	/* The label U-Boot boots: DEFAULT's, else the first. */
 	for (int pass = 0; pass < 2 && !found; pass++) {
 		cursor = text;
-		while (imgp_text_next_line(text, len, &cursor, &l)) {
+		while (imgp_text_next_line_(text, len, &cursor, &l)) {
 			if ((v = keyword_any(&l, kw_label))) {
-				const char *e = imgp_text_content_end(&l, true);
+				const char *e = imgp_text_content_end_(&l, true);
 
 				if (found)
 					break;
@@ -92,24 +92,24 @@ static int extlinux_add(const char *text, size_t len, const char *key, const cha
 			} else if (keyword_any(&l, kw_fdt)) {
 				fdt_line = l;
 			}
-			if (imgp_text_content_end(&l, true) > imgp_text_skip_blanks(l.start, l.end))
+			if (imgp_text_content_end_(&l, true) > imgp_text_skip_blanks_(l.start, l.end))
 				after = l.next;
 		}
 	}
 	if (!block)
 		return imgp_fail(ENOENT, "no LABEL to add the overlay to");
-	if (list && imgp_text_has_word(list, imgp_text_content_end(&list_line, true), word))
+	if (list && imgp_text_has_word_(list, imgp_text_content_end_(&list_line, true), word))
 		return imgp_buf_append(out, text, len) ? -ENOMEM : 0;
 	if (list) {
-		const char *end = imgp_text_content_end(&list_line, true);
+		const char *end = imgp_text_content_end_(&list_line, true);
 
 		snprintf(ins, sizeof(ins), "%s%s", end > list ? " " : "", word);
-		rc = imgp_text_splice(text, len, end, ins, out);
+		rc = imgp_text_splice_(text, len, end, ins, out);
 	} else {
 		/* A new line after the tree's, indented as it is. */
 		const struct imgp_text_line *ref = fdt_line.start ? &fdt_line : NULL;
 		const char *indent = ref ? ref->start : "\t";
-		int nindent = ref ? (int)(imgp_text_skip_blanks(ref->start, ref->end) - ref->start) : 1;
+		int nindent = ref ? (int)(imgp_text_skip_blanks_(ref->start, ref->end) - ref->start) : 1;
 
 		const char *c = ref ? ref->next : NULL;
 		struct imgp_text_line slot;
@@ -120,17 +120,17 @@ static int extlinux_add(const char *text, size_t len, const char *key, const cha
 		 * Debian's u-boot-update leaves where it has no fdtoverlays: the
 		 * new line takes it, as the generator's own line would.
 		 */
-		if (c && imgp_text_next_line(text, len, &c, &slot) && slot.end > slot.start &&
-		    imgp_text_skip_blanks(slot.start, slot.end) == slot.end && slot.next > slot.end) {
+		if (c && imgp_text_next_line_(text, len, &c, &slot) && slot.end > slot.start &&
+		    imgp_text_skip_blanks_(slot.start, slot.end) == slot.end && slot.next > slot.end) {
 			rc = imgp_buf_append(out, text, (size_t)(slot.start - text));
 			if (!rc)
 				rc = imgp_buf_append(out, ins, strlen(ins) - 1);
 			if (!rc)
 				rc = imgp_buf_append(out, slot.end, len - (size_t)(slot.end - text));
 		} else if (ref && ref->next == text + len && ref->end == text + len)
-			rc = imgp_text_append_line(text, len, ins, out);
+			rc = imgp_text_append_line_(text, len, ins, out);
 		else
-			rc = imgp_text_splice(text, len, ref ? ref->next : after, ins, out);
+			rc = imgp_text_splice_(text, len, ref ? ref->next : after, ins, out);
 	}
 	return rc ? -ENOMEM : 1;
 }
@@ -146,9 +146,9 @@ static int bls_add(const char *text, size_t len, const char *key, const char *wo
 	int rc;
 
 	(void)sections;
-	while (imgp_text_next_line(text, len, &cursor, &l)) {
+	while (imgp_text_next_line_(text, len, &cursor, &l)) {
 		if ((v = keyword_any(&l, kw_key))) {
-			if (imgp_text_has_word(v, imgp_text_content_end(&l, true), word))
+			if (imgp_text_has_word_(v, imgp_text_content_end_(&l, true), word))
 				return imgp_buf_append(out, text, len) ? -ENOMEM : 0;
 			last = l;
 		} else if (keyword_any(&l, kw_tree)) {
@@ -156,17 +156,17 @@ static int bls_add(const char *text, size_t len, const char *key, const char *wo
 		}
 	}
 	if (last.start) {
-		const char *end = imgp_text_content_end(&last, true);
+		const char *end = imgp_text_content_end_(&last, true);
 		const char *v0 = keyword_any(&last, kw_key);
 
 		snprintf(ins, sizeof(ins), "%s%s", end > v0 ? " " : "", word);
-		rc = imgp_text_splice(text, len, end, ins, out);
+		rc = imgp_text_splice_(text, len, end, ins, out);
 	} else if (tree.start && tree.next > tree.end) {
 		snprintf(ins, sizeof(ins), "%s %s\n", key, word);
-		rc = imgp_text_splice(text, len, tree.next, ins, out);
+		rc = imgp_text_splice_(text, len, tree.next, ins, out);
 	} else {
 		snprintf(ins, sizeof(ins), "%s %s\n", key, word);
-		rc = imgp_text_append_line(text, len, ins, out);
+		rc = imgp_text_append_line_(text, len, ins, out);
 	}
 	return rc ? -ENOMEM : 1;
 }
@@ -195,9 +195,9 @@ static bool config_has(const char *text, size_t len, const char *key,
 	bool in = !section;
 	struct imgp_text_line l;
 
-	while (imgp_text_next_line(text, len, &cursor, &l)) {
-		const char *p = imgp_text_skip_blanks(l.start, l.end);
-		const char *e = imgp_text_content_end(&l, true);
+	while (imgp_text_next_line_(text, len, &cursor, &l)) {
+		const char *p = imgp_text_skip_blanks_(l.start, l.end);
+		const char *e = imgp_text_content_end_(&l, true);
 
 		if (p < e && *p == '[' && e[-1] == ']') {
 			in = section ? (size_t)(e - p) == nsection + 2 &&
@@ -232,7 +232,7 @@ static int config_txt_add(const char *text, size_t len, const char *key,
 			  const char *word, const char *sections, struct imgp_buf *out)
 {
 	struct imgp_buf tail = { 0 };
-	bool unfiltered = imgp_config_ends_unfiltered(text, len), changed;
+	bool unfiltered = imgp_config_ends_unfiltered_(text, len), changed;
 	int rc = 0;
 
 	if (!sections) {
@@ -254,7 +254,7 @@ static int config_txt_add(const char *text, size_t len, const char *key,
 	if (!rc && sections && tail.len)
 		rc = imgp_buf_printf(&tail, "[all]\n");
 	if (!rc)
-		rc = tail.len ? imgp_text_append_line(text, len, (const char *)tail.data, out)
+		rc = tail.len ? imgp_text_append_line_(text, len, (const char *)tail.data, out)
 			      : imgp_buf_append(out, text, len);
 	changed = tail.len != 0;
 	imgp_buf_free(&tail);
@@ -290,6 +290,6 @@ static bool bls_owns(const char *path, const char *key)
 	       strcmp(key, "devicetree-overlay") == 0;
 }
 
-const struct imgp_list_syntax imgp_list_extlinux = { extlinux_owns, extlinux_add };
-const struct imgp_list_syntax imgp_list_config_txt = { config_txt_owns, config_txt_add };
-const struct imgp_list_syntax imgp_list_bls = { bls_owns, bls_add };
+const struct imgp_list_syntax imgp_list_extlinux_ = { extlinux_owns, extlinux_add };
+const struct imgp_list_syntax imgp_list_config_txt_ = { config_txt_owns, config_txt_add };
+const struct imgp_list_syntax imgp_list_bls_ = { bls_owns, bls_add };

@@ -46,14 +46,14 @@ struct vars {
 
 static int armbian_probe(struct imgp_survey *sv)
 {
-	return imgp_survey_probe_paths(sv, env_paths, NENV_PATHS);
+	return imgp_survey_probe_paths_(sv, env_paths, NENV_PATHS);
 }
 
 /* The prefix under which the boot partition has armbianEnv.txt. */
 static const char *env_prefix(struct imgp_survey *sv)
 {
 	for (size_t i = 0; i < NPREFIXES; i++)
-		if (imgp_bootinfo_exists(sv, env_paths[i]))
+		if (imgp_bootinfo_exists_(sv, env_paths[i]))
 			return prefixes[i];
 	return prefixes[NPREFIXES - 1];
 }
@@ -191,10 +191,10 @@ static int vendor_paths(struct imgp_survey *sv, const struct vars *v, const char
 				  imgp_buf_printf(dir, "%sdtb/%s", v->prefix, v->vendor);
 	if (!rc)
 		rc = imgp_buf_printf(&path, "%s/%s", (char *)dir->data, f);
-	if (!rc && !imgp_bootinfo_exists(sv, (char *)path.data)) {
+	if (!rc && !imgp_bootinfo_exists_(sv, (char *)path.data)) {
 		path.len = 0;
 		rc = imgp_buf_printf(&path, "%sdtb/%s", v->prefix, f);
-		if (!rc && imgp_bootinfo_exists(sv, (char *)path.data)) {
+		if (!rc && imgp_bootinfo_exists_(sv, (char *)path.data)) {
 			dir->len = 0;
 			rc = imgp_buf_printf(dir, "%sdtb", v->prefix);
 		}
@@ -218,12 +218,12 @@ static int add_fixups(struct imgp_survey *sv, const char *overlay_dir, const str
 		rc = i == 0 ? imgp_buf_printf(&path, "%s%s-fixup.scr", overlay_dir,
 					      v->overlay_prefix) :
 			      imgp_buf_printf(&path, "%sfixup.scr", v->prefix);
-		if (rc || !imgp_bootinfo_exists(sv, (char *)path.data))
+		if (rc || !imgp_bootinfo_exists_(sv, (char *)path.data))
 			continue;
 		rc = imgp_buf_printf(out, "%s%s", found++ ? ", " : ", fixup: ",
 				     (char *)path.data);
 		if (!rc)
-			rc = imgp_bootinfo_add_script(dt, (char *)path.data);
+			rc = imgp_bootinfo_add_script_(dt, (char *)path.data);
 	}
 	imgp_buf_free(&path);
 	return rc;
@@ -247,14 +247,14 @@ static int armbian_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo 
 	char env[32];
 
 	snprintf(env, sizeof(env), "%s" ENV_NAME, pre);
-	rc = imgp_bootinfo_summary(bi, "U-Boot script %sboot.scr (Armbian), %s", pre, env);
+	rc = imgp_bootinfo_summary_(bi, "U-Boot script %sboot.scr (Armbian), %s", pre, env);
 	if (!rc)
-		rc = imgp_bootinfo_read(sv, bi, sv->boot, env, &text);
+		rc = imgp_bootinfo_read_(sv, bi, sv->boot, env, &text);
 	if (rc)
 		return rc == -ENOMEM ? rc : 0;
 	/* env import -t: the last setting of a name wins. */
 	cursor = text;
-	while ((line = imgp_bootinfo_line(&cursor))) {
+	while ((line = imgp_bootinfo_line_(&cursor))) {
 		const char *val, **grown;
 
 		if (strchr(line, '=')) {
@@ -266,15 +266,15 @@ static int armbian_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo 
 			settings = grown;
 			settings[nsettings++] = line;
 		}
-		if ((val = imgp_bootinfo_value(line, "fdtfile")))
+		if ((val = imgp_bootinfo_value_(line, "fdtfile")))
 			fdtfile = val;
-		else if ((val = imgp_bootinfo_value(line, "fdtdir")))
+		else if ((val = imgp_bootinfo_value_(line, "fdtdir")))
 			fdtdir = val;
-		else if ((val = imgp_bootinfo_value(line, "overlay_prefix")))
+		else if ((val = imgp_bootinfo_value_(line, "overlay_prefix")))
 			overlay_prefix = val;
-		else if ((val = imgp_bootinfo_value(line, "overlays")))
+		else if ((val = imgp_bootinfo_value_(line, "overlays")))
 			overlays = val;
-		else if ((val = imgp_bootinfo_value(line, "user_overlays")))
+		else if ((val = imgp_bootinfo_value_(line, "user_overlays")))
 			user = val;
 	}
 	/* Without fdtfile= the script loads U-Boot's own (armbian/build writes
@@ -313,7 +313,7 @@ static int armbian_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo 
 		rc = resolve(&ovl, rc, (char *)word.data, (char *)fallback.data, &v);
 	if (rc < 0)
 		goto out;
-	dt = imgp_bootinfo_add_dt(bi, NULL, (char *)path.data);
+	dt = imgp_bootinfo_add_dt_(bi, NULL, (char *)path.data);
 	if (!dt) {
 		rc = -ENOMEM;
 		goto out;
@@ -322,21 +322,21 @@ static int armbian_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo 
 	path.len = 0;
 	rc = imgp_buf_printf(&path, "%s%s-", (char *)ovl.data, overlay_prefix);
 	if (!rc)
-		rc = imgp_bootinfo_add_overlays(dt, (char *)path.data, overlays, ".dtbo");
+		rc = imgp_bootinfo_add_overlays_(dt, (char *)path.data, overlays, ".dtbo");
 	path.len = 0;
 	if (!rc)
 		rc = imgp_buf_printf(&path, "%soverlay-user/", pre);
 	if (!rc)
-		rc = imgp_bootinfo_add_overlays(dt, (char *)path.data, user, ".dtbo");
+		rc = imgp_bootinfo_add_overlays_(dt, (char *)path.data, user, ".dtbo");
 	if (!rc)
 		rc = add_fixups(sv, (char *)ovl.data, &v, dt, &fixups);
 	/* The fixup scripts see what armbianEnv.txt sets (param_*, ...). */
 	for (size_t i = 0; !rc && i < nsettings; i++)
-		rc = imgp_bootinfo_add_script_var(dt, settings[i]);
+		rc = imgp_bootinfo_add_script_var_(dt, settings[i]);
 	if (rc)
 		goto out;
 summary:
-	rc = imgp_bootinfo_summary(bi, "U-Boot script %sboot.scr (Armbian), "
+	rc = imgp_bootinfo_summary_(bi, "U-Boot script %sboot.scr (Armbian), "
 				   "fdtfile %s%s, overlays: %s%s%s%s", pre,
 				   fdtfile ? fdtfile : "(unset)", from,
 				   *overlays ? overlays : "none",
@@ -370,14 +370,14 @@ static int armbian_cmdline(struct imgp_survey *sv, const struct imgp_survey_boot
 
 	(void)dt;
 	snprintf(env, sizeof(env), "%s" ENV_NAME, env_prefix(sv));
-	rc = imgp_cmdline_script_lines(sv->script.parsed ? sv->script.scr.text : NULL, &lines);
+	rc = imgp_cmdline_script_lines_(sv->script.parsed ? sv->script.scr.text : NULL, &lines);
 	if (rc == 1)
 		rc = imgp_buf_printf(&loader, "%s builds bootargs around it: %s",
 				     sv->script.path, (char *)lines.data);
 	if (rc >= 0)
-		rc = imgp_cmdline_site_set(site, sv->boot, env, "extraargs=",
+		rc = imgp_cmdline_site_set_(site, sv->boot, env, "extraargs=",
 					   loader.len ? (char *)loader.data : NULL, "extraargs");
-	site->locate = imgp_cmdline_locate_env;
+	site->locate = imgp_cmdline_locate_env_;
 	imgp_buf_free(&loader);
 	imgp_buf_free(&lines);
 	return rc < 0 ? imgp_fail(ENOMEM, "out of memory") : 0;
@@ -414,7 +414,7 @@ static const char *const armbian_loads[] = {
 	"*/armbianEnv.txt", "*/fixup.scr", "*/Image", "*/zImage", "*/uInitrd", NULL,
 };
 
-const struct imgp_bootpath imgp_bootpath_armbian = {
+const struct imgp_bootpath imgp_bootpath_armbian_ = {
 	.name = "armbian",
 	.named_by = "armbianEnv.txt",
 	.loads = armbian_loads,

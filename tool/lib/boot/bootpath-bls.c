@@ -123,7 +123,7 @@ static int parse_entry(char *text, struct entry *e)
 	char *cursor = text, *line;
 	int rc = 0;
 
-	while (!rc && (line = imgp_bootinfo_line(&cursor))) {
+	while (!rc && (line = imgp_bootinfo_line_(&cursor))) {
 		const char *v;
 
 		if (!*line)
@@ -278,14 +278,14 @@ static int entry_cmp(const void *pa, const void *pb)
 /* The entries folder of part: the first of entry_dirs it has. */
 static const char *dir_of(struct imgp_survey *sv, const struct imgp_part *part)
 {
-	struct imgp_fs *fs = imgp_survey_fs(sv, part);
+	struct imgp_fs *fs = imgp_survey_fs_(sv, part);
 
 	for (size_t i = 0; fs && i < NDIRS; i++)
-		if (imgp_fs_exists(fs, entry_dirs[i]) > 0) {
-			imgp_errclear();
+		if (imgp_fs_exists_(fs, entry_dirs[i]) > 0) {
+			imgp_errclear_();
 			return entry_dirs[i];
 		}
-	imgp_errclear();
+	imgp_errclear_();
 	return entry_dirs[0];
 }
 
@@ -304,18 +304,18 @@ static bool has_entries(struct imgp_fs *fs, const char *dir)
 	size_t n = 0;
 	bool yes = false;
 
-	if (imgp_fs_list(fs, dir, &names, &n) == 0)
+	if (imgp_fs_list_(fs, dir, &names, &n) == 0)
 		for (size_t i = 0; i < n && !yes; i++)
 			yes = is_entry_name(names[i]);
-	imgp_errclear();
-	imgp_fs_list_free(names, n);
+	imgp_errclear_();
+	imgp_fs_list_free_(names, n);
 	return yes;
 }
 
 /* The first partition, in table order, whose entries folder holds an entry. 1 or 0. */
 static int loader_find(struct imgp_survey *sv, const struct imgp_part **part)
 {
-	const struct imgp_table *tab = imgp_disk_table(sv->disk);
+	const struct imgp_table *tab = imgp_disk_table_(sv->disk);
 
 	for (size_t i = 0; i < tab->nparts; i++) {
 		if (!sv->fs_open[i])
@@ -345,10 +345,10 @@ static const char *board_arch(struct imgp_survey *sv)
 	for (size_t i = 0; i < sizeof(efi_arches) / sizeof(efi_arches[0]); i++) {
 		const struct imgp_part *part;
 		char *error = NULL;
-		int rc = imgp_survey_find(sv, efi_arches[i].loader, &part, &error);
+		int rc = imgp_survey_find_(sv, efi_arches[i].loader, &part, &error);
 
 		free(error);
-		imgp_errclear();
+		imgp_errclear_();
 		if (!rc)
 			return efi_arches[i].arch;
 	}
@@ -362,23 +362,23 @@ static int read_default(struct imgp_survey *sv, struct entries *es)
 	struct imgp_buf buf = { 0 };
 	char *error = NULL, *cursor, *line;
 	struct imgp_fs *fs;
-	int rc = imgp_survey_find(sv, "/loader/loader.conf", &part, &error);
+	int rc = imgp_survey_find_(sv, "/loader/loader.conf", &part, &error);
 
 	free(error);
-	imgp_errclear();
+	imgp_errclear_();
 	if (rc == -ENOMEM)
 		return rc;
-	fs = rc ? NULL : imgp_survey_fs(sv, part);
-	rc = fs ? imgp_survey_read_file(fs, "/loader/loader.conf", IMGP_TEXT_MAX, &buf) : -ENOENT;
+	fs = rc ? NULL : imgp_survey_fs_(sv, part);
+	rc = fs ? imgp_survey_read_file_(fs, "/loader/loader.conf", IMGP_TEXT_MAX, &buf) : -ENOENT;
 	if (!rc)
 		rc = imgp_buf_printf(&buf, "%s", "");
 	if (rc) {
 		imgp_buf_free(&buf);
-		imgp_errclear();
+		imgp_errclear_();
 		return rc == -ENOMEM ? rc : 0;
 	}
 	cursor = (char *)buf.data;
-	while ((line = imgp_bootinfo_line(&cursor))) {
+	while ((line = imgp_bootinfo_line_(&cursor))) {
 		const char *v = key_value(line, "default");
 
 		if (v && *v) {
@@ -400,7 +400,7 @@ static int read_default(struct imgp_survey *sv, struct entries *es)
 static int read_entries(struct imgp_survey *sv, const struct imgp_part *part,
 			struct imgp_survey_bootinfo *bi, struct entries *es)
 {
-	struct imgp_fs *fs = imgp_survey_fs(sv, part);
+	struct imgp_fs *fs = imgp_survey_fs_(sv, part);
 	struct imgp_buf path = { 0 }, text = { 0 };
 	char **names = NULL;
 	size_t n = 0;
@@ -408,9 +408,9 @@ static int read_entries(struct imgp_survey *sv, const struct imgp_part *part,
 
 	memset(es, 0, sizeof(*es));
 	es->dir = dir_of(sv, part);
-	rc = fs ? imgp_fs_list(fs, es->dir, &names, &n) : -ENOTSUP;
+	rc = fs ? imgp_fs_list_(fs, es->dir, &names, &n) : -ENOTSUP;
 	if (rc) {
-		if (bi && !bi->rc && imgp_survey_keep(rc, &bi->error) == -ENOMEM && !bi->error)
+		if (bi && !bi->rc && imgp_survey_keep_(rc, &bi->error) == -ENOMEM && !bi->error)
 			return -ENOMEM;
 		if (bi && !bi->rc)
 			bi->rc = rc;
@@ -430,8 +430,8 @@ static int read_entries(struct imgp_survey *sv, const struct imgp_part *part,
 		rc = imgp_buf_printf(&path, "%s/%s", es->dir, names[i]);
 		if (rc)
 			break;
-		if (imgp_survey_read_file(fs, (char *)path.data, IMGP_TEXT_MAX, &text)) {
-			imgp_errclear();
+		if (imgp_survey_read_file_(fs, (char *)path.data, IMGP_TEXT_MAX, &text)) {
+			imgp_errclear_();
 			continue;
 		}
 		rc = imgp_buf_printf(&text, "%s", "");
@@ -452,7 +452,7 @@ static int read_entries(struct imgp_survey *sv, const struct imgp_part *part,
 		}
 		es->n++;
 	}
-	imgp_fs_list_free(names, n);
+	imgp_fs_list_free_(names, n);
 	imgp_buf_free(&path);
 	imgp_buf_free(&text);
 	if (!rc)
@@ -530,7 +530,7 @@ static int bls_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
 		return rc;
 	}
 	if (!es.n) {
-		rc = imgp_bootinfo_summary(bi, "Boot Loader Specification entries %s, no entry that boots%s",
+		rc = imgp_bootinfo_summary_(bi, "Boot Loader Specification entries %s, no entry that boots%s",
 					   es.dir, es.skipped_arch ? " on this architecture" : "");
 		entries_free(&es);
 		return rc;
@@ -543,7 +543,7 @@ static int bls_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
 	else
 		rc = imgp_buf_printf(&why, "the first of %zu in systemd-boot's order", es.n);
 	if (!rc)
-		rc = imgp_bootinfo_summary(bi, "Boot Loader Specification entry %s/%s (%s), devicetree %s, overlays: %s",
+		rc = imgp_bootinfo_summary_(bi, "Boot Loader Specification entry %s/%s (%s), devicetree %s, overlays: %s",
 					   es.dir, e->id, (char *)why.data,
 					   e->devicetree ? e->devicetree : "(none: the firmware's own)",
 					   e->overlays.len ? (char *)e->overlays.data : "none");
@@ -551,7 +551,7 @@ static int bls_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
 		struct imgp_survey_bootdt *dt;
 
 		rc = entry_path(&es, e->devicetree, &path);
-		dt = rc ? NULL : imgp_bootinfo_add_dt(bi, NULL, (char *)path.data);
+		dt = rc ? NULL : imgp_bootinfo_add_dt_(bi, NULL, (char *)path.data);
 		if (!rc && !dt)
 			rc = -ENOMEM;
 		for (const char *p = (const char *)e->overlays.data; !rc && *p;) {
@@ -565,7 +565,7 @@ static int bls_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
 			word = strndup(p, k);
 			rc = word ? entry_path(&es, word, &path) : imgp_fail(ENOMEM, "out of memory");
 			if (!rc)
-				rc = imgp_bootinfo_add_overlay(dt, (char *)path.data);
+				rc = imgp_bootinfo_add_overlay_(dt, (char *)path.data);
 			free(word);
 			p += k;
 		}
@@ -644,7 +644,7 @@ static int cmdline_on(struct imgp_survey *sv, const struct imgp_part *part,
 	if (!rc)
 		rc = imgp_buf_printf(&what, "entry %s, options", es.e[es.booted].id);
 	if (!rc)
-		rc = imgp_cmdline_site_set(site, part, (char *)path.data, (char *)what.data,
+		rc = imgp_cmdline_site_set_(site, part, (char *)path.data, (char *)what.data,
 					   "the boot loader joins every options line with a blank and hands them over as they are",
 					   es.e[es.booted].id);
 	site->locate = locate_options;
@@ -674,7 +674,7 @@ static int loader_devicetree(struct imgp_survey *sv, const struct imgp_part *par
 		rc = *path ? 1 : imgp_fail(ENOMEM, "out of memory");
 	}
 	entries_free(&es);
-	imgp_errclear();
+	imgp_errclear_();
 	return rc == -ENOMEM || rc == 1 ? rc : 0;
 }
 
@@ -705,7 +705,7 @@ static const char *const bls_loads[] = {
 	"*/loader/loader.conf", "*/loader/entries/*", "*/vmlinuz*", "*/initramfs*", NULL,
 };
 
-const struct imgp_bootpath imgp_bootpath_bls = {
+const struct imgp_bootpath imgp_bootpath_bls_ = {
 	.name = "bls",
 	.named_by = "Boot Loader Specification entry",
 	.loads = bls_loads,
@@ -713,12 +713,12 @@ const struct imgp_bootpath imgp_bootpath_bls = {
 	.describe = bls_describe,
 	.cmdline = bls_cmdline,
 	.overlay_site = bls_overlay_site,
-	.list = &imgp_list_bls,
+	.list = &imgp_list_bls_,
 	/* kernel-install's entry for a new kernel carries no devicetree-overlay line. */
 	.keep_overlay = "kernel-install writes the next kernel's entry without it, and with that kernel's trees: after the upgrade, add it to the new entry (imgpatch patch --via overlay on the upgraded image)",
 };
 
-const struct imgp_efi_loader imgp_efi_loader_bls = {
+const struct imgp_efi_loader imgp_efi_loader_bls_ = {
 	.name = "boot loader entries",
 	.updates = "kernel-install writes a new entry for every kernel it installs, which then boots first by its version, its options from /etc/kernel/cmdline (else the running kernel's)",
 	.find = loader_find,

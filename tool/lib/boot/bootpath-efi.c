@@ -109,7 +109,7 @@ static int note_tree(struct trees *t, const char *rel, const char *path)
  */
 static int scan(struct trees *t, const char *prefix, const char *sub)
 {
-	struct imgp_fs *fs = imgp_survey_fs(t->sv, t->sv->boot);
+	struct imgp_fs *fs = imgp_survey_fs_(t->sv, t->sv->boot);
 	struct imgp_buf dir = { 0 }, rel = { 0 }, path = { 0 };
 	char **names = NULL;
 	size_t n = 0;
@@ -117,13 +117,13 @@ static int scan(struct trees *t, const char *prefix, const char *sub)
 
 	rc = imgp_buf_printf(&dir, "%s%s", prefix, sub) ? -ENOMEM : 0;
 	if (!rc)
-		rc = fs ? imgp_fs_list(fs, (char *)dir.data, &names, &n) : -ENOTSUP;
+		rc = fs ? imgp_fs_list_(fs, (char *)dir.data, &names, &n) : -ENOTSUP;
 	if (rc == -ENOENT || rc == -ENOTDIR) {
-		imgp_errclear();
+		imgp_errclear_();
 		rc = 0;
 	} else if (rc && rc != -ENOMEM) {
 		t->bi->rc = rc;
-		rc = imgp_survey_keep(rc, &t->bi->error) == -ENOMEM && !t->bi->error ? -ENOMEM : 0;
+		rc = imgp_survey_keep_(rc, &t->bi->error) == -ENOMEM && !t->bi->error ? -ENOMEM : 0;
 	}
 	for (size_t i = 0; !rc && i < n; i++) {
 		size_t len = strlen(names[i]);
@@ -142,7 +142,7 @@ static int scan(struct trees *t, const char *prefix, const char *sub)
 				rc = scan(t, prefix, (char *)rel.data);
 		}
 	}
-	imgp_fs_list_free(names, n);
+	imgp_fs_list_free_(names, n);
 	imgp_buf_free(&path);
 	imgp_buf_free(&rel);
 	imgp_buf_free(&dir);
@@ -151,8 +151,8 @@ static int scan(struct trees *t, const char *prefix, const char *sub)
 
 /* The EFI loaders' configurations, in the order the survey tries their paths. */
 static const struct imgp_efi_loader *const loaders[] = {
-	&imgp_efi_loader_bls,
-	&imgp_efi_loader_grub,
+	&imgp_efi_loader_bls_,
+	&imgp_efi_loader_grub_,
 };
 #define NLOADERS (sizeof(loaders) / sizeof(loaders[0]))
 
@@ -183,7 +183,7 @@ static int efi_probe(struct imgp_survey *sv)
 	const struct imgp_efi_loader *loader;
 	const struct imgp_part *part;
 	char *dt = NULL;
-	int rc = imgp_survey_probe_paths(sv, paths, 1), own = 0;
+	int rc = imgp_survey_probe_paths_(sv, paths, 1), own = 0;
 
 	for (size_t i = 0; rc == 1 && i < NPREFIXES; i++)
 		if (scan(&t, prefixes[i], "") == -ENOMEM)
@@ -196,7 +196,7 @@ static int efi_probe(struct imgp_survey *sv)
 			rc = own;
 	}
 	if (rc == 1 && ((!t.n && !scratch.rc) || own == 1)) {
-		imgp_debug(imgp_survey_ctx(sv), "boot path efi: %s%s",
+		imgp_debug(imgp_survey_ctx_(sv), "boot path efi: %s%s",
 			   own == 1 ? "the loader's entry names its own devicetree " :
 			   "no tree on the ESP", own == 1 ? dt : "");
 		sv->boot = NULL;
@@ -243,12 +243,12 @@ static int efi_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
 		struct imgp_buf path = { 0 };
 
 		rc = imgp_buf_printf(&path, "%s%s", prefixes[i], fdtfile) ? -ENOMEM : 0;
-		if (!rc && imgp_bootinfo_exists(sv, (char *)path.data))
+		if (!rc && imgp_bootinfo_exists_(sv, (char *)path.data))
 			rc = note_tree(&t, fdtfile, (char *)path.data);
 		imgp_buf_free(&path);
 	}
 	for (size_t i = 0; !rc && i < t.n; i++) {
-		struct imgp_survey_bootdt *dt = imgp_bootinfo_add_dt(bi, NULL, t.f[i].path);
+		struct imgp_survey_bootdt *dt = imgp_bootinfo_add_dt_(bi, NULL, t.f[i].path);
 
 		if (!dt)
 			rc = -ENOMEM;
@@ -262,7 +262,7 @@ static int efi_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
 	if (!rc)
 		rc = describe_updates(sv, bi);
 	if (!rc)
-		rc = imgp_bootinfo_summary(bi, "U-Boot EFI boot of " EFI_LOADER ", tree ${fdtfile} from the last of / /dtb/ /dtb/current/ that has it (%zu tree%s), no overlay list; %s%s%s%s",
+		rc = imgp_bootinfo_summary_(bi, "U-Boot EFI boot of " EFI_LOADER ", tree ${fdtfile} from the last of / /dtb/ /dtb/current/ that has it (%zu tree%s), no overlay list; %s%s%s%s",
 					   t.n, t.n == 1 ? "" : "s",
 					   fdtfile ? "the image's U-Boot: fdtfile " : "fdtfile: the board's U-Boot's (none in the image)",
 					   fdtfile ? fdtfile : "",
@@ -298,7 +298,7 @@ static const char *const efi_loads[] = {
 	"*.efi", "*/EFI/*", NULL,
 };
 
-const struct imgp_bootpath imgp_bootpath_efi = {
+const struct imgp_bootpath imgp_bootpath_efi_ = {
 	.name = "efi",
 	.loads = efi_loads,
 	.probe = efi_probe,

@@ -112,7 +112,7 @@ static int add_overlays(struct imgp_survey_bootdt *dt, const char *conf,
 		if (!rc)
 			rc = relfile(&path, conf, (char *)name.data);
 		if (!rc)
-			rc = imgp_bootinfo_add_overlay_room(dt, (char *)path.data,
+			rc = imgp_bootinfo_add_overlay_room_(dt, (char *)path.data,
 							    PXE_OVERLAY_ROOM);
 		list += n;
 	}
@@ -123,7 +123,7 @@ static int add_overlays(struct imgp_survey_bootdt *dt, const char *conf,
 
 static int extlinux_probe(struct imgp_survey *sv)
 {
-	return imgp_survey_probe_paths(sv, conf_paths, NCONF);
+	return imgp_survey_probe_paths_(sv, conf_paths, NCONF);
 }
 
 
@@ -147,20 +147,20 @@ static int add_dtbdir(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
 	const char *conf = ls->conf;
 	const struct label *l = ls->booted;
 
-	struct imgp_fs *fs = imgp_survey_fs(sv, sv->boot);
+	struct imgp_fs *fs = imgp_survey_fs_(sv, sv->boot);
 	struct imgp_buf path = { 0 };
 	char **names = NULL;
 	size_t n = 0;
 	int rc;
 
-	rc = fs ? imgp_fs_list(fs, dir, &names, &n) : -ENOTSUP;
+	rc = fs ? imgp_fs_list_(fs, dir, &names, &n) : -ENOTSUP;
 	/* A folder that is not there holds no tree; one that does not list is said. */
 	if (rc == -ENOENT || rc == -ENOTDIR) {
-		imgp_errclear();
+		imgp_errclear_();
 		return 0;
 	}
 	if (rc) {
-		if (imgp_survey_keep(rc, &bi->error) == -ENOMEM && !bi->error)
+		if (imgp_survey_keep_(rc, &bi->error) == -ENOMEM && !bi->error)
 			return -ENOMEM;
 		bi->rc = rc;
 		return 0;
@@ -179,7 +179,7 @@ static int add_dtbdir(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
 				rc = add_dtbdir(sv, bi, ls, (char *)path.data, 1);
 			continue;
 		}
-		dt = imgp_bootinfo_add_dt(bi, NULL, (char *)path.data);
+		dt = imgp_bootinfo_add_dt_(bi, NULL, (char *)path.data);
 		if (!dt)
 			rc = -ENOMEM;
 		if (!rc)
@@ -190,7 +190,7 @@ static int add_dtbdir(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
 			rc = add_label(sv, conf, ls->all, ls->n, l, dt, rel + strspn(rel, "/"));
 		}
 	}
-	imgp_fs_list_free(names, n);
+	imgp_fs_list_free_(names, n);
 	imgp_buf_free(&path);
 	return rc;
 }
@@ -202,7 +202,7 @@ static bool label_file(struct imgp_survey *sv, const char *conf, const char *nam
 	bool yes = false;
 
 	if (!relfile(&path, conf, name))
-		yes = imgp_bootinfo_exists(sv, (char *)path.data);
+		yes = imgp_bootinfo_exists_(sv, (char *)path.data);
 	imgp_buf_free(&path);
 	return yes;
 }
@@ -291,7 +291,7 @@ static int mark_uboot_tree(struct imgp_survey *sv, struct imgp_survey_bootinfo *
 			found = bi->dts[i].path;
 		}
 	if (!rc)
-		rc = imgp_bootinfo_summary(bi, "%s; the image's U-Boot: %s %s%s", bi->summary,
+		rc = imgp_bootinfo_summary_(bi, "%s; the image's U-Boot: %s %s%s", bi->summary,
 					   sv->uboot.tree_from, sv->uboot.tree,
 					   found ? "" : " (not there)");
 	imgp_buf_free(&want);
@@ -307,8 +307,8 @@ static int mark_uboot_tree(struct imgp_survey *sv, struct imgp_survey_bootinfo *
 static int describe_updates(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
 			    const struct label *l, bool boot_part)
 {
-	struct imgp_fs *fs = imgp_survey_fs(sv, sv->boot);
-	struct imgp_fs *root = boot_part ? imgp_survey_fs(sv, sv->root) : fs;
+	struct imgp_fs *fs = imgp_survey_fs_(sv, sv->boot);
+	struct imgp_fs *root = boot_part ? imgp_survey_fs_(sv, sv->root) : fs;
 	struct imgp_buf list = { 0 }, from = { 0 }, gone = { 0 }, where = { 0 };
 	struct imgp_uboot_menu *mp = calloc(1, sizeof(*mp));
 	int rc;
@@ -317,10 +317,10 @@ static int describe_updates(struct imgp_survey *sv, struct imgp_survey_bootinfo 
 		free(mp);
 		if (!mp)
 			return imgp_fail(ENOMEM, "out of memory");
-		imgp_errclear();
+		imgp_errclear_();
 		return 0;
 	}
-	rc = imgp_uboot_menu_read(root, boot_part ? fs : NULL, mp);
+	rc = imgp_uboot_menu_read_(root, boot_part ? fs : NULL, mp);
 	if (rc) {
 		free(mp);
 		return rc;
@@ -332,7 +332,7 @@ static int describe_updates(struct imgp_survey *sv, struct imgp_survey_bootinfo 
 		rc = imgp_buf_printf(&from, "U_BOOT_FDT_OVERLAYS of %s", mp->overlays_file);
 	/* On a /boot partition the folder is a path on it, under the mount point. */
 	if (!rc && boot_part)
-		rc = imgp_uboot_menu_path("/boot", mp->dir, &gone);
+		rc = imgp_uboot_menu_path_("/boot", mp->dir, &gone);
 	if (!rc && boot_part)
 		rc = imgp_buf_printf(&where, " on the /boot partition " IMGP_PART_FMT " (%s once mounted)",
 				     sv->boot->number, (char *)gone.data);
@@ -390,7 +390,7 @@ static int describe_updates(struct imgp_survey *sv, struct imgp_survey_bootinfo 
 static const char *conf_of(struct imgp_survey *sv)
 {
 	for (size_t i = 0; i < NCONF; i++)
-		if (imgp_bootinfo_exists(sv, conf_paths[i]))
+		if (imgp_bootinfo_exists_(sv, conf_paths[i]))
 			return conf_paths[i];
 	return conf_paths[0];
 }
@@ -408,7 +408,7 @@ static int parse_conf(char *text, struct label **out, size_t *nout,
 	char *cursor = text, *line;
 	size_t nlabels = 0;
 
-	while ((line = imgp_bootinfo_line(&cursor))) {
+	while ((line = imgp_bootinfo_line_(&cursor))) {
 		const char *v;
 
 		if (!*line)
@@ -467,18 +467,18 @@ static int extlinux_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo
 	bool made, boot_part;
 	int rc;
 
-	rc = imgp_bootinfo_summary(bi, "extlinux %s", conf);
+	rc = imgp_bootinfo_summary_(bi, "extlinux %s", conf);
 	if (!rc)
-		rc = imgp_bootinfo_read(sv, bi, sv->boot, conf, &text);
+		rc = imgp_bootinfo_read_(sv, bi, sv->boot, conf, &text);
 	if (rc)
 		return rc == -ENOMEM ? rc : 0;
 	/*
 	 * u-boot-update writes only /boot/extlinux/extlinux.conf: on the root,
 	 * or at the top of the partition the root mounts at /boot.
 	 */
-	made = imgp_uboot_menu_made(text, strlen(text));
+	made = imgp_uboot_menu_made_(text, strlen(text));
 	boot_part = made && !strcmp(conf, "/extlinux/extlinux.conf");
-	rc = boot_part ? imgp_survey_boot_mounted(sv) : 0;
+	rc = boot_part ? imgp_survey_boot_mounted_(sv) : 0;
 	if (rc < 0) {
 		free(text);
 		return rc;
@@ -492,9 +492,9 @@ static int extlinux_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo
 	if (made)
 		rc = describe_updates(sv, bi, l, boot_part);
 	if (!rc && !l) {
-		rc = imgp_bootinfo_summary(bi, "extlinux %s, no LABEL", conf);
+		rc = imgp_bootinfo_summary_(bi, "extlinux %s, no LABEL", conf);
 	} else if (!rc) {
-		rc = imgp_bootinfo_summary(bi, "extlinux %s, label %s, %s %s%s, overlays: %s",
+		rc = imgp_bootinfo_summary_(bi, "extlinux %s, label %s, %s %s%s, overlays: %s",
 					   conf, l->name,
 					   l->fdt && *l->fdt ? "fdt" :
 					   l->fdtdir ? "fdtdir" : "fdt",
@@ -507,7 +507,7 @@ static int extlinux_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo
 
 			rc = relfile(&path, conf, l->fdt);
 			if (!rc)
-				dt = imgp_bootinfo_add_dt(bi, NULL, (char *)path.data);
+				dt = imgp_bootinfo_add_dt_(bi, NULL, (char *)path.data);
 			rc = dt ? 0 : -ENOMEM;
 			if (!rc)
 				rc = add_overlays(dt, conf, l->overlays);
@@ -616,12 +616,12 @@ static int cmdline_source(struct imgp_survey *sv, struct imgp_cmdline_site *site
 	if (!src)
 		return imgp_fail(ENOMEM, "out of memory");
 	site->source = src;
-	src->locate = imgp_cmdline_locate_sh;
+	src->locate = imgp_cmdline_locate_sh_;
 	/* Not set: the words u-boot-update puts there itself. */
 	src->base = gen->params_file ? NULL : strdup("ro quiet");
 	rc = gen->params_file || src->base ? 0 : imgp_fail(ENOMEM, "out of memory");
 	if (!rc)
-		rc = imgp_cmdline_site_set(src, root,
+		rc = imgp_cmdline_site_set_(src, root,
 					   gen->params_file ? gen->params_file : "/etc/default/u-boot",
 					   "U_BOOT_PARAMETERS",
 					   "u-boot-update writes it after root= into each label's append line when it makes extlinux.conf anew",
@@ -638,18 +638,18 @@ static int extlinux_cmdline(struct imgp_survey *sv, const struct imgp_survey_boo
 			    struct imgp_cmdline_site *site)
 {
 	const char *conf = conf_of(sv);
-	struct imgp_fs *fs = imgp_survey_fs(sv, sv->boot);
+	struct imgp_fs *fs = imgp_survey_fs_(sv, sv->boot);
 	struct imgp_buf text = { 0 }, what = { 0 };
 	struct label *labels = NULL;
 	const struct label *l = NULL;
 	char *copy = NULL;
 	int rc;
 
-	rc = fs ? imgp_survey_read_file(fs, conf, IMGP_TEXT_MAX, &text) : -ENOTSUP;
+	rc = fs ? imgp_survey_read_file_(fs, conf, IMGP_TEXT_MAX, &text) : -ENOTSUP;
 	if (!rc)
 		rc = imgp_buf_printf(&text, "%s", "");
 	if (!rc)
-		rc = imgp_cmdline_site_set(site, sv->boot, conf, NULL, NULL,
+		rc = imgp_cmdline_site_set_(site, sv->boot, conf, NULL, NULL,
 					   dt && dt->label ? dt->label : NULL);
 	if (!rc && !(copy = strdup((char *)text.data)))
 		rc = imgp_fail(ENOMEM, "out of memory");
@@ -658,7 +658,7 @@ static int extlinux_cmdline(struct imgp_survey *sv, const struct imgp_survey_boo
 	if (!rc)
 		rc = imgp_buf_printf(&what, "label %s, append", l->name);
 	if (!rc)
-		rc = imgp_cmdline_site_set(site, sv->boot, conf, (char *)what.data,
+		rc = imgp_cmdline_site_set_(site, sv->boot, conf, (char *)what.data,
 					   l->append ? "U-Boot's sysboot hands it over as it is, ${variables} filled in from its environment" :
 					   "the label has no append line: U-Boot hands over the bootargs of its own environment",
 					   l->name);
@@ -703,11 +703,11 @@ static int extlinux_overlay_site(const struct imgp_boot_view *boot,
 
 		/* Where u-boot-update finds it, named as it names it. */
 		snprintf(h->word, sizeof(h->word), "%s/%s.dtbo", gen->dir, name);
-		rc = imgp_uboot_menu_path(gen->dir, h->word + strlen(gen->dir) + 1, &at);
+		rc = imgp_uboot_menu_path_(gen->dir, h->word + strlen(gen->dir) + 1, &at);
 		if (!rc)
 			snprintf(h->file, sizeof(h->file), "%s", (char *)at.data);
 		if (!rc && !gen->dir_exists)
-			rc = imgp_uboot_menu_path(gen->dir, NULL, &at);
+			rc = imgp_uboot_menu_path_(gen->dir, NULL, &at);
 		if (!rc && !gen->dir_exists) {
 			snprintf(h->folder, sizeof(h->folder), "%s", (char *)at.data);
 			h->folder_why = "made for u-boot-update, which lists the overlays of U_BOOT_FDT_OVERLAYS_DIR only when that folder is there";
@@ -722,7 +722,7 @@ static const char *const extlinux_loads[] = {
 	"*/extlinux.conf", "*/vmlinuz*", "*/vmlinux*", "*/initrd.img*", NULL,
 };
 
-const struct imgp_bootpath imgp_bootpath_extlinux = {
+const struct imgp_bootpath imgp_bootpath_extlinux_ = {
 	.name = "extlinux",
 	.named_by = "extlinux.conf",
 	.loads = extlinux_loads,
@@ -731,7 +731,7 @@ const struct imgp_bootpath imgp_bootpath_extlinux = {
 	.overlay_room = PXE_OVERLAY_ROOM,
 	.cmdline = extlinux_cmdline,
 	.overlay_site = extlinux_overlay_site,
-	.list = &imgp_list_extlinux,
+	.list = &imgp_list_extlinux_,
 	/* pxe_utils.c: a label whose FDT does not load is skipped; FDTDIR boots U-Boot's own. */
 	.on_missing_tree = "U-Boot skips the label (FDT), or boots the kernel with U-Boot's own tree (FDTDIR)",
 	.on_no_room = "sysboot gives each FDTOVERLAYS entry 8 KiB: make the overlay smaller, or put its change into the tree file (imgpatch patch --via file)",

@@ -21,7 +21,7 @@ static int fit_probe(struct imgp_survey *sv)
 	const struct imgp_part *part;
 	int rc;
 
-	rc = imgp_survey_find(sv, sv->fit_path, &part, &sv->fit.error);
+	rc = imgp_survey_find_(sv, sv->fit_path, &part, &sv->fit.error);
 	if (rc == -ENOMEM && !sv->fit.error)
 		return rc;
 	sv->fit.rc = rc;
@@ -30,7 +30,7 @@ static int fit_probe(struct imgp_survey *sv)
 	/* A lookup that failed still says where the FIT may be. */
 	sv->fit.part = part;
 	if (rc)
-		return imgp_survey_boot_cause(sv, rc, sv->fit.error);
+		return imgp_survey_boot_cause_(sv, rc, sv->fit.error);
 	sv->boot = part;
 	return 1;
 }
@@ -49,7 +49,7 @@ static const char *fit_hook(const struct imgp_survey *sv)
  */
 static int fit_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
 {
-	int rc = imgp_bootinfo_summary(bi, "FIT %s, picked by the boot script%s%s",
+	int rc = imgp_bootinfo_summary_(bi, "FIT %s, picked by the boot script%s%s",
 				       sv->fit_path, sv->hook ? ", hook " : "",
 				       sv->hook ? sv->hook : "");
 
@@ -68,7 +68,7 @@ static int fit_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt *
 {
 	(void)dt;
 	(void)site;
-	return imgp_cmdline_script_refusal(sv, NULL);
+	return imgp_cmdline_script_refusal_(sv, NULL);
 }
 
 /* A FIT by the names U-Boot scripts load one as. */
@@ -76,7 +76,7 @@ static const char *const fit_loads[] = {
 	"*.fit", "*.itb", NULL,
 };
 
-const struct imgp_bootpath imgp_bootpath_fit = {
+const struct imgp_bootpath imgp_bootpath_fit_ = {
 	.name = "fit",
 	.named_by = "FIT",
 	.loads = fit_loads,

@@ -72,7 +72,7 @@ static const char *const env_dirs[] = {
  */
 static int probe_boot_part(struct imgp_survey *sv, const struct imgp_part *root)
 {
-	const struct imgp_table *tab = imgp_disk_table(sv->disk);
+	const struct imgp_table *tab = imgp_disk_table_(sv->disk);
 	int rc;
 
 	if (sv->root != root)
@@ -80,22 +80,22 @@ static int probe_boot_part(struct imgp_survey *sv, const struct imgp_part *root)
 	for (size_t i = 0; i < tab->nparts; i++) {
 		const struct imgp_part *p = &tab->parts[i];
 
-		if (p == root || !sv->fs_open[i] || imgp_fs_exists(&sv->fs[i], FK_PART_SCRIPT) != 1) {
-			imgp_errclear();
+		if (p == root || !sv->fs_open[i] || imgp_fs_exists_(&sv->fs[i], FK_PART_SCRIPT) != 1) {
+			imgp_errclear_();
 			continue;
 		}
 		sv->boot = p;
-		rc = imgp_survey_boot_mounted(sv);
+		rc = imgp_survey_boot_mounted_(sv);
 		if (rc == 1)
-			rc = imgp_survey_script(sv) ? -ENOMEM : 1;
+			rc = imgp_survey_script_(sv) ? -ENOMEM : 1;
 		if (rc < 0)
 			return rc;
 		if (rc == 1 && sv->script.parsed && !strcmp(sv->script.path, FK_PART_SCRIPT) &&
-		    imgp_bootscr_mentions(&sv->script.scr, FK_MARK))
+		    imgp_bootscr_mentions_(&sv->script.scr, FK_MARK))
 			return 1;
 		sv->boot = NULL;
 	}
-	imgp_errclear();
+	imgp_errclear_();
 	return 0;
 }
 
@@ -107,20 +107,20 @@ static int fk_probe(struct imgp_survey *sv)
 	char *error = NULL;
 	int rc;
 
-	rc = imgp_survey_find(sv, FK_FUNCTIONS, &part, &error);
+	rc = imgp_survey_find_(sv, FK_FUNCTIONS, &part, &error);
 	free(error);
 	if (rc == -ENOMEM)
 		return rc;
 	if (rc) {
-		imgp_errclear();
+		imgp_errclear_();
 		return 0;
 	}
-	fs = imgp_survey_fs(sv, part);
-	if (fs && imgp_fs_exists(fs, FK_SCRIPT) == 1) {
+	fs = imgp_survey_fs_(sv, part);
+	if (fs && imgp_fs_exists_(fs, FK_SCRIPT) == 1) {
 		sv->boot = part;
 		return 1;
 	}
-	imgp_errclear();
+	imgp_errclear_();
 	return probe_boot_part(sv, part);
 }
 
@@ -133,7 +133,7 @@ static const char *boot_dir(const struct imgp_survey *sv)
 /* The root's filesystem, where flash-kernel and its configuration are. */
 static struct imgp_fs *root_fs(const struct imgp_survey *sv)
 {
-	return imgp_survey_fs(sv, sv->root ? sv->root : sv->boot);
+	return imgp_survey_fs_(sv, sv->root ? sv->root : sv->boot);
 }
 
 static bool is_dtb(const char *name)
@@ -174,8 +174,8 @@ static int find_name(struct imgp_fs *fs, const char *dir, const char *name, int 
 	size_t n = 0;
 	int rc = 0;
 
-	if (depth > FK_DEPTH || imgp_fs_list(fs, dir, &names, &n)) {
-		imgp_errclear();
+	if (depth > FK_DEPTH || imgp_fs_list_(fs, dir, &names, &n)) {
+		imgp_errclear_();
 		return 0;
 	}
 	for (size_t i = 0; !rc && i < n; i++) {
@@ -191,7 +191,7 @@ static int find_name(struct imgp_fs *fs, const char *dir, const char *name, int 
 			rc = find_name(fs, path, name, depth + 1, first, count);
 		free(path);
 	}
-	imgp_fs_list_free(names, n);
+	imgp_fs_list_free_(names, n);
 	return rc;
 }
 
@@ -208,7 +208,7 @@ static int add_kept(struct imgp_survey *sv, struct imgp_survey_bootdt *dt, const
 	size_t count = 0;
 	int rc = fs ? find_name(fs, FK_DTBS, name, 0, &dt->kept_in, &count) : 0;
 
-	imgp_errclear();
+	imgp_errclear_();
 	if (!rc && !dt->kept_in && asprintf(&dt->kept_in, FK_DTBS "/%s", name) < 0) {
 		dt->kept_in = NULL;
 		rc = imgp_fail(ENOMEM, "out of memory");
@@ -234,15 +234,15 @@ static int add_kept(struct imgp_survey *sv, struct imgp_survey_bootdt *dt, const
 static int add_trees(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
 		     const char *version, struct imgp_buf *kept)
 {
-	struct imgp_fs *fs = imgp_survey_fs(sv, sv->boot);
+	struct imgp_fs *fs = imgp_survey_fs_(sv, sv->boot);
 	struct imgp_buf dir = { 0 }, path = { 0 };
 	char **subs = NULL;
 	size_t nsubs = 0;
 	int rc;
 
 	rc = imgp_buf_printf(&dir, "%s/dtbs/%s", boot_dir(sv), version);
-	if (rc || !fs || imgp_fs_list(fs, (char *)dir.data, &subs, &nsubs)) {
-		imgp_errclear();
+	if (rc || !fs || imgp_fs_list_(fs, (char *)dir.data, &subs, &nsubs)) {
+		imgp_errclear_();
 		imgp_buf_free(&dir);
 		return rc;
 	}
@@ -252,8 +252,8 @@ static int add_trees(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
 
 		path.len = 0;
 		rc = imgp_buf_printf(&path, "%s/%s", (char *)dir.data, subs[i]);
-		if (rc || is_dtb(subs[i]) || imgp_fs_list(fs, (char *)path.data, &names, &n)) {
-			imgp_errclear();
+		if (rc || is_dtb(subs[i]) || imgp_fs_list_(fs, (char *)path.data, &names, &n)) {
+			imgp_errclear_();
 			continue;
 		}
 		for (size_t k = 0; !rc && k < n; k++) {
@@ -263,16 +263,16 @@ static int add_trees(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
 			if (!is_dtb(names[k]))
 				continue;
 			rc = imgp_buf_printf(&tree, "%s/%s", (char *)path.data, names[k]);
-			dt = rc ? NULL : imgp_bootinfo_add_dt(bi, NULL, (char *)tree.data);
+			dt = rc ? NULL : imgp_bootinfo_add_dt_(bi, NULL, (char *)tree.data);
 			if (!dt)
 				rc = imgp_fail(ENOMEM, "out of memory");
 			if (!rc)
 				rc = add_kept(sv, dt, names[k], kept);
 			imgp_buf_free(&tree);
 		}
-		imgp_fs_list_free(names, n);
+		imgp_fs_list_free_(names, n);
 	}
-	imgp_fs_list_free(subs, nsubs);
+	imgp_fs_list_free_(subs, nsubs);
 	imgp_buf_free(&dir);
 	imgp_buf_free(&path);
 	return rc;
@@ -318,8 +318,8 @@ static int snippets(struct imgp_survey *sv, struct imgp_buf *all, struct imgp_bu
 	int rc = 0;
 
 	for (size_t d = 0; fs && d < 2; d++)
-		if (imgp_fs_list(fs, env_dirs[d], &names[d], &n[d]))
-			imgp_errclear();
+		if (imgp_fs_list_(fs, env_dirs[d], &names[d], &n[d]))
+			imgp_errclear_();
 	/* Both lists merged in name order (LC_ALL=C sort -u): each step takes the least name left. */
 	for (const char *last = NULL;;) {
 		const char *least = NULL;
@@ -345,9 +345,9 @@ static int snippets(struct imgp_survey *sv, struct imgp_buf *all, struct imgp_bu
 			struct imgp_buf path = { 0 }, text = { 0 };
 
 			rc = imgp_buf_printf(&path, "%s/%s", env_dirs[from], least);
-			if (!rc && imgp_survey_read_file(fs, (char *)path.data, IMGP_TEXT_MAX, &text)) {
+			if (!rc && imgp_survey_read_file_(fs, (char *)path.data, IMGP_TEXT_MAX, &text)) {
 				/* A folder or an unreadable file: find -type f takes no folder. */
-				imgp_errclear();
+				imgp_errclear_();
 				imgp_buf_free(&path);
 				imgp_buf_free(&text);
 				continue;
@@ -369,7 +369,7 @@ static int snippets(struct imgp_survey *sv, struct imgp_buf *all, struct imgp_bu
 			break;
 	}
 	for (size_t d = 0; d < 2; d++)
-		imgp_fs_list_free(names[d], n[d]);
+		imgp_fs_list_free_(names[d], n[d]);
 	return rc ? imgp_fail(ENOMEM, "out of memory") : 0;
 }
 
@@ -390,7 +390,7 @@ static int describe_snippets(struct imgp_survey *sv, struct imgp_survey_bootinfo
 		rc = imgp_buf_printf(&note, "%s set%s fdtfile in boot.scr: U-Boot loads the tree that names, not this one's edit",
 				     (char *)fdt.data, strchr((char *)fdt.data, ',') ? "" : "s");
 	for (size_t i = 0; !rc && fdt.len && i < bi->ndts; i++)
-		rc = imgp_bootinfo_add_note(&bi->dts[i], (char *)note.data);
+		rc = imgp_bootinfo_add_note_(&bi->dts[i], (char *)note.data);
 	imgp_buf_free(&note);
 	imgp_buf_free(&fdt);
 	imgp_buf_free(&args);
@@ -403,13 +403,13 @@ static int fk_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
 	struct imgp_buf kept = { 0 }, env = { 0 };
 	const char *script = sv->boot != sv->root ? FK_PART_SCRIPT : FK_SCRIPT;
 	char version[128];
-	bool ours = sv->script.parsed && imgp_bootscr_mentions(&sv->script.scr, FK_MARK);
+	bool ours = sv->script.parsed && imgp_bootscr_mentions_(&sv->script.scr, FK_MARK);
 	int rc;
 
 	if (script_version(sv, version, sizeof(version)))
-		return imgp_bootinfo_summary(bi, "flash-kernel %s%s", script,
+		return imgp_bootinfo_summary_(bi, "flash-kernel %s%s", script,
 					     ours ? ", no fk_kvers in it" : " (not written by flash-kernel)");
-	rc = imgp_bootinfo_summary(bi, "flash-kernel %s, kernel %s, tree %s/dtbs/%s/${fdtfile}",
+	rc = imgp_bootinfo_summary_(bi, "flash-kernel %s, kernel %s, tree %s/dtbs/%s/${fdtfile}",
 				   script, version, boot_dir(sv), version);
 	if (!rc)
 		rc = add_trees(sv, bi, version, &kept);
@@ -485,9 +485,9 @@ static int fk_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt *d
 	int rc;
 
 	(void)dt;
-	if (!text || !imgp_bootscr_mentions(&sv->script.scr, FK_MARK) ||
+	if (!text || !imgp_bootscr_mentions_(&sv->script.scr, FK_MARK) ||
 	    !fk_line(text, strlen(text), &start, &mid, &end))
-		return imgp_cmdline_script_refusal(sv, NULL);
+		return imgp_cmdline_script_refusal_(sv, NULL);
 	rc = snippets(sv, &all, &args, NULL);
 	if (!rc)
 		rc = imgp_buf_printf(&loader, "U-Boot's own bootargs (with console=${console} where the board sets console) go between " FK_DEFAULTS "'s words and " FK_CMDLINE "'s; flash-kernel writes the line anew from " FK_DEFAULT " at every kernel install%s%s%s",
@@ -499,7 +499,7 @@ static int fk_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt *d
 				     args.len ? (char *)args.data : "",
 				     args.len ? " sets bootargs after it)" : "");
 	if (!rc)
-		rc = imgp_cmdline_site_set(site, sv->boot, sv->script.path, (char *)what.data,
+		rc = imgp_cmdline_site_set_(site, sv->boot, sv->script.path, (char *)what.data,
 					   (char *)loader.data, FK_CMDLINE);
 	if (!rc) {
 		site->script = true;
@@ -509,11 +509,11 @@ static int fk_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt *d
 		rc = site->lead && site->source ? 0 : -ENOMEM;
 	}
 	if (!rc)
-		rc = imgp_cmdline_site_set(site->source, sv->root ? sv->root : sv->boot, FK_DEFAULT,
+		rc = imgp_cmdline_site_set_(site->source, sv->root ? sv->root : sv->boot, FK_DEFAULT,
 					   FK_CMDLINE, NULL, FK_CMDLINE);
 	if (!rc) {
 		/* A shell file flash-kernel sources: the last assignment counts. */
-		site->source->locate = imgp_cmdline_locate_sh;
+		site->source->locate = imgp_cmdline_locate_sh_;
 		site->source->lead = strdup(FK_DEFAULTS);
 		rc = site->source->lead ? 0 : -ENOMEM;
 	}
@@ -536,7 +536,7 @@ static const char *const fk_loads[] = {
 	"*/vmlinuz*", "*/initrd.img*", "*/uImage", "*/uInitrd", NULL,
 };
 
-const struct imgp_bootpath imgp_bootpath_flash_kernel = {
+const struct imgp_bootpath imgp_bootpath_flash_kernel_ = {
 	.name = "flash-kernel",
 	.loads = fk_loads,
 	.probe = fk_probe,

@@ -284,18 +284,18 @@ static int place_of(const struct gentry *g, char *out, size_t n)
 
 static int grub_probe(struct imgp_survey *sv)
 {
-	return imgp_survey_probe_paths(sv, cfg_paths, NCFG);
+	return imgp_survey_probe_paths_(sv, cfg_paths, NCFG);
 }
 
 /* grub.cfg on part: the first of cfg_paths it has. */
 static const char *cfg_of(struct imgp_survey *sv, const struct imgp_part *part)
 {
-	struct imgp_fs *fs = imgp_survey_fs(sv, part);
+	struct imgp_fs *fs = imgp_survey_fs_(sv, part);
 
 	for (size_t i = 0; fs && i < NCFG; i++)
-		if (imgp_fs_exists(fs, cfg_paths[i]) > 0)
+		if (imgp_fs_exists_(fs, cfg_paths[i]) > 0)
 			return cfg_paths[i];
-	imgp_errclear();
+	imgp_errclear_();
 	return cfg_paths[0];
 }
 
@@ -303,23 +303,23 @@ static const char *cfg_of(struct imgp_survey *sv, const struct imgp_part *part)
 static char *grubenv(struct imgp_survey *sv, const struct imgp_part *part, const char *conf,
 		     const char *key)
 {
-	struct imgp_fs *fs = imgp_survey_fs(sv, part);
+	struct imgp_fs *fs = imgp_survey_fs_(sv, part);
 	struct imgp_buf path = { 0 }, text = { 0 };
 	char *val = NULL, *cursor, *line;
 	size_t dir = (size_t)(strrchr(conf, '/') - conf);
 
 	if (fs && !imgp_buf_printf(&path, "%.*s/grubenv", (int)dir, conf) &&
-	    !imgp_survey_read_file(fs, (char *)path.data, IMGP_TEXT_MAX, &text) &&
+	    !imgp_survey_read_file_(fs, (char *)path.data, IMGP_TEXT_MAX, &text) &&
 	    !imgp_buf_printf(&text, "%s", "")) {
 		cursor = (char *)text.data;
-		while (!val && (line = imgp_bootinfo_line(&cursor))) {
-			const char *v = imgp_bootinfo_value(line, key);
+		while (!val && (line = imgp_bootinfo_line_(&cursor))) {
+			const char *v = imgp_bootinfo_value_(line, key);
 
 			if (v && *v)
 				val = strdup(v);
 		}
 	}
-	imgp_errclear();
+	imgp_errclear_();
 	imgp_buf_free(&path);
 	imgp_buf_free(&text);
 	return val;
@@ -341,7 +341,7 @@ static int read_cfg(struct imgp_survey *sv, const struct imgp_part *part,
 	*booted = -1;
 	*why = NULL;
 	memset(c, 0, sizeof(*c));
-	rc = imgp_bootinfo_read(sv, bi, part, conf, text);
+	rc = imgp_bootinfo_read_(sv, bi, part, conf, text);
 	if (rc)
 		return rc;
 	rc = parse_cfg(*text, strlen(*text), c);
@@ -378,14 +378,14 @@ static int read_cfg(struct imgp_survey *sv, const struct imgp_part *part,
 /* path of a tree file: a symbolic link (flash-kernel's dtb-VERSION) followed. */
 static int tree_file(struct imgp_survey *sv, const char *path, struct imgp_buf *out)
 {
-	struct imgp_fs *fs = imgp_survey_fs(sv, sv->boot);
+	struct imgp_fs *fs = imgp_survey_fs_(sv, sv->boot);
 	struct imgp_buf target = { 0 };
 	int rc;
 
 	out->len = 0;
 	rc = imgp_buf_printf(out, "%s", path);
 	for (int hops = 0; !rc && fs && hops < 8 &&
-	     imgp_fs_readlink(fs, (char *)out->data, &target) == 0; hops++) {
+	     imgp_fs_readlink_(fs, (char *)out->data, &target) == 0; hops++) {
 		char *t = strndup((char *)target.data, target.len);
 		size_t dir = (size_t)(strrchr((char *)out->data, '/') - (char *)out->data);
 		char *was = strdup((char *)out->data);
@@ -403,7 +403,7 @@ static int tree_file(struct imgp_survey *sv, const char *path, struct imgp_buf *
 		free(was);
 		target.len = 0;
 	}
-	imgp_errclear();
+	imgp_errclear_();
 	imgp_buf_free(&target);
 	return rc;
 }
@@ -416,7 +416,7 @@ static int grub_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi
 	struct gcfg c;
 	int booted, rc;
 
-	rc = imgp_bootinfo_summary(bi, "GRUB %s", conf);
+	rc = imgp_bootinfo_summary_(bi, "GRUB %s", conf);
 	if (!rc)
 		rc = read_cfg(sv, sv->boot, bi, conf, &text, &c, &booted, &why);
 	if (rc) {
@@ -426,18 +426,18 @@ static int grub_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi
 		return rc == -ENOMEM ? rc : 0;
 	}
 	if (booted < 0) {
-		rc = imgp_bootinfo_summary(bi, "GRUB %s, no menuentry", conf);
+		rc = imgp_bootinfo_summary_(bi, "GRUB %s, no menuentry", conf);
 	} else {
 		const struct gentry *g = &c.e[booted];
 
-		rc = imgp_bootinfo_summary(bi, "GRUB %s, menuentry '%s' (%s), devicetree %s", conf,
+		rc = imgp_bootinfo_summary_(bi, "GRUB %s, menuentry '%s' (%s), devicetree %s", conf,
 					   g->title, why,
 					   g->devicetree ? g->devicetree : "(none: the firmware's own)");
 		if (!rc && g->devicetree) {
 			struct imgp_survey_bootdt *dt;
 
 			rc = tree_file(sv, g->devicetree, &path);
-			dt = rc ? NULL : imgp_bootinfo_add_dt(bi, NULL, (char *)path.data);
+			dt = rc ? NULL : imgp_bootinfo_add_dt_(bi, NULL, (char *)path.data);
 			if (!rc && !dt)
 				rc = -ENOMEM;
 			if (!rc) {
@@ -496,11 +496,11 @@ static int locate_linux(const struct imgp_cmdline_site *site, const char *text, 
  */
 static int cmdline_source(struct imgp_survey *sv, struct imgp_cmdline_site *site)
 {
-	struct imgp_fs *fs = sv->root ? imgp_survey_fs(sv, sv->root) : NULL;
+	struct imgp_fs *fs = sv->root ? imgp_survey_fs_(sv, sv->root) : NULL;
 	struct imgp_cmdline_site *src;
-	int there = fs ? imgp_fs_exists(fs, DEFAULT_GRUB) : 0;
+	int there = fs ? imgp_fs_exists_(fs, DEFAULT_GRUB) : 0;
 
-	imgp_errclear();
+	imgp_errclear_();
 	if (there != 1) {
 		if (!sv->root_unread)
 			return 0;
@@ -515,11 +515,11 @@ static int cmdline_source(struct imgp_survey *sv, struct imgp_cmdline_site *site
 	if (!src)
 		return imgp_fail(ENOMEM, "out of memory");
 	site->source = src;
-	src->locate = imgp_cmdline_locate_sh;
+	src->locate = imgp_cmdline_locate_sh_;
 	src->lead = strdup("GRUB_CMDLINE_LINUX_DEFAULT");
 	if (!src->lead)
 		return imgp_fail(ENOMEM, "out of memory");
-	return imgp_cmdline_site_set(src, sv->root, DEFAULT_GRUB, "GRUB_CMDLINE_LINUX",
+	return imgp_cmdline_site_set_(src, sv->root, DEFAULT_GRUB, "GRUB_CMDLINE_LINUX",
 				     "update-grub writes it into every entry's linux line when it makes grub.cfg anew",
 				     "GRUB_CMDLINE_LINUX");
 }
@@ -541,7 +541,7 @@ static int cmdline_on(struct imgp_survey *sv, const struct imgp_part *part,
 
 	rc = read_cfg(sv, part, &scratch, conf, &text, &c, &booted, &why);
 	if (rc && scratch.error)
-		rc = imgp_survey_fail(rc, scratch.error);
+		rc = imgp_survey_fail_(rc, scratch.error);
 	if (!rc && (booted < 0 || !c.e[booted].kernel_end))
 		rc = imgp_fail(ENOENT, "%s: the default menuentry has no linux line", conf);
 	if (!rc)
@@ -550,7 +550,7 @@ static int cmdline_on(struct imgp_survey *sv, const struct imgp_part *part,
 		rc = imgp_buf_printf(&what, "menuentry '%s', linux", c.e[booted].title);
 	/* grub-core/lib/cmdline.c: argv[0], the kernel's path, comes first. */
 	if (!rc)
-		rc = imgp_cmdline_site_set(site, part, conf, (char *)what.data,
+		rc = imgp_cmdline_site_set_(site, part, conf, (char *)what.data,
 					   "GRUB puts BOOT_IMAGE=<the kernel's path> first, then the arguments after the kernel, one blank between words, its variables filled in",
 					   place);
 	site->locate = locate_linux;
@@ -580,10 +580,10 @@ static int loader_find(struct imgp_survey *sv, const struct imgp_part **part)
 	for (size_t i = 0; rc == -ENOENT && i < NCFG; i++) {
 		char *error = NULL;
 
-		rc = imgp_survey_find(sv, cfg_paths[i], part, &error);
+		rc = imgp_survey_find_(sv, cfg_paths[i], part, &error);
 		free(error);
 	}
-	imgp_errclear();
+	imgp_errclear_();
 	return rc == -ENOMEM ? rc : !rc;
 }
 
@@ -607,7 +607,7 @@ static int loader_devicetree(struct imgp_survey *sv, const struct imgp_part *par
 	free(text);
 	free(why);
 	gcfg_free(&c);
-	imgp_errclear();
+	imgp_errclear_();
 	return rc == -ENOMEM || rc == 1 ? rc : 0;
 }
 
@@ -616,7 +616,7 @@ static const char *const grub_loads[] = {
 	"*/grub.cfg", "*/grubenv", "*/vmlinuz*", "*/initrd*", NULL,
 };
 
-const struct imgp_bootpath imgp_bootpath_grub = {
+const struct imgp_bootpath imgp_bootpath_grub_ = {
 	.name = "grub",
 	.named_by = "grub.cfg",
 	.loads = grub_loads,
@@ -625,7 +625,7 @@ const struct imgp_bootpath imgp_bootpath_grub = {
 	.cmdline = grub_cmdline,
 };
 
-const struct imgp_efi_loader imgp_efi_loader_grub = {
+const struct imgp_efi_loader imgp_efi_loader_grub_ = {
 	.name = "GRUB",
 	.updates = "update-grub (grub-mkconfig) writes grub.cfg anew at every kernel install or removal, the linux line's arguments from GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT of /etc/default/grub (a --cmdline edit goes there too)",
 	.find = loader_find,

@@ -235,14 +235,14 @@ static enum verdict filter_covers(const char *filter, const struct rpi_tree *tre
 	return tree->types & types ? FILTER_MAYBE : FILTER_FALSE;
 }
 
-bool imgp_rpi_tree_sees(const char *dtb, const char *filter)
+bool imgp_rpi_tree_sees_(const char *dtb, const char *filter)
 {
 	const struct rpi_tree *tree = tree_of(dtb);
 
 	return tree && filter_covers(filter, tree) == FILTER_TRUE;
 }
 
-int imgp_rpi_own_filters(const char *dtb, struct imgp_buf *out)
+int imgp_rpi_own_filters_(const char *dtb, struct imgp_buf *out)
 {
 	const char *base = strrchr(dtb, '/');
 	const struct rpi_tree *tree = tree_of(base ? base + 1 : dtb);
@@ -276,23 +276,23 @@ static int script_loads_tree(struct imgp_fs *fs)
 	struct imgp_bootscr scr;
 	int rc = 0, loads = 0;
 
-	for (size_t i = 0; i < imgp_nbootscr_paths; i++) {
+	for (size_t i = 0; i < imgp_nbootscr_paths_; i++) {
 		buf.len = 0;
-		rc = imgp_fs_read_file(fs, imgp_bootscr_paths[i], SCRIPT_MAX, &buf);
+		rc = imgp_fs_read_file_(fs, imgp_bootscr_paths_[i], SCRIPT_MAX, &buf);
 		if (rc == -ENOMEM)
 			break;
 		/* U-Boot runs the first script it can (distro boot goes on after a failed one). */
-		if (!rc && imgp_bootscr_parse(&scr, buf.data, buf.len) == 0) {
-			loads = imgp_bootscr_mentions(&scr, "${fdtfile}") ||
-				imgp_bootscr_mentions(&scr, ".dtb");
-			imgp_bootscr_free(&scr);
+		if (!rc && imgp_bootscr_parse_(&scr, buf.data, buf.len) == 0) {
+			loads = imgp_bootscr_mentions_(&scr, "${fdtfile}") ||
+				imgp_bootscr_mentions_(&scr, ".dtb");
+			imgp_bootscr_free_(&scr);
 			break;
 		}
 	}
 	imgp_buf_free(&buf);
 	if (rc == -ENOMEM)
 		return rc;
-	imgp_errclear();
+	imgp_errclear_();
 	return loads;
 }
 
@@ -304,25 +304,25 @@ static int rpi_probe(struct imgp_survey *sv)
 	size_t n = 0;
 	int rc, found = 0;
 
-	rc = imgp_survey_find(sv, CONFIG_PATH, &part, &error);
+	rc = imgp_survey_find_(sv, CONFIG_PATH, &part, &error);
 	if (rc == -ENOMEM && !error)
 		return rc;
 	if (rc) {
-		rc = imgp_survey_boot_cause(sv, rc, error);
+		rc = imgp_survey_boot_cause_(sv, rc, error);
 		free(error);
 		return rc;
 	}
 	free(error);
 	/* config.txt alone is no Raspberry Pi: its trees or firmware are beside it. */
-	fs = imgp_survey_fs(sv, part);
-	if (!fs || imgp_fs_list(fs, "/", &names, &n)) {
-		imgp_errclear();
+	fs = imgp_survey_fs_(sv, part);
+	if (!fs || imgp_fs_list_(fs, "/", &names, &n)) {
+		imgp_errclear_();
 		return 0;
 	}
 	for (size_t i = 0; i < n && !found; i++)
 		found = tree_of(names[i]) || is_prefix(names[i], "start") ||
 			strcmp(names[i], "kernel8.img") == 0;
-	imgp_fs_list_free(names, n);
+	imgp_fs_list_free_(names, n);
 	if (found) {
 		rc = script_loads_tree(fs);
 		if (rc < 0)
@@ -362,26 +362,26 @@ static const char *platform_of(const char *dtb)
  */
 static int map_load(struct imgp_survey *sv, const char *dir, struct imgp_buf *map)
 {
-	struct imgp_fs *fs = imgp_survey_fs(sv, sv->boot);
+	struct imgp_fs *fs = imgp_survey_fs_(sv, sv->boot);
 	struct imgp_buf path = { 0 };
 	int rc;
 
 	map->len = 0;
 	rc = imgp_buf_printf(&path, "%s" OVERLAY_MAP, dir);
 	if (!rc)
-		rc = fs ? imgp_survey_read_file(fs, (const char *)path.data, OVERLAY_MAX, map)
+		rc = fs ? imgp_survey_read_file_(fs, (const char *)path.data, OVERLAY_MAX, map)
 			: -ENOTSUP;
 	imgp_buf_free(&path);
 	if (rc == -ENOMEM)
 		return rc;
 	if (rc || map->len < sizeof(struct fdt_header) ||
-	    imgp_fdt_check_full(map->data, map->len))
+	    imgp_fdt_check_full_(map->data, map->len))
 		map->len = 0;
-	imgp_errclear();
+	imgp_errclear_();
 	return 0;
 }
 
-const char *imgp_rpi_map_deprecated(const struct imgp_buf *map, const char *name, size_t n)
+const char *imgp_rpi_map_deprecated_(const struct imgp_buf *map, const char *name, size_t n)
 {
 	int node = map->len ? fdt_subnode_offset_namelen(map->data, 0, name, (int)n) : -1;
 	int len = 0;
@@ -418,7 +418,7 @@ static int map_lookup(const struct imgp_buf *map, const char *platform,
 		}
 		return 0;
 	}
-	mapped = imgp_rpi_map_deprecated(map, name, strlen(name));
+	mapped = imgp_rpi_map_deprecated_(map, name, strlen(name));
 	if (mapped)
 		len = asprintf(why, "overlay '%s' is deprecated: %s", name, mapped);
 	else
@@ -493,8 +493,8 @@ static void warn_config(const struct config_walk *w, const char *file, const cha
 {
 	const struct imgp_part *boot = w->sv->boot;
 
-	imgp_warn(imgp_survey_ctx(w->sv), "%s: " IMGP_PART_FMT " (%s): %s: %s",
-		  imgp_disk_path(w->sv->disk), boot->number, boot->fstype, file, what);
+	imgp_warn(imgp_survey_ctx_(w->sv), "%s: " IMGP_PART_FMT " (%s): %s: %s",
+		  imgp_disk_path_(w->sv->disk), boot->number, boot->fstype, file, what);
 }
 
 static int walk_config(struct config_walk *w, const char *file, char *text, int depth);
@@ -524,17 +524,17 @@ static int walk_include(struct config_walk *w, const char *file, const char *nam
 			if (!rc)
 				warn_config(w, file, (const char *)what.data);
 		}
-	} else if (imgp_bootinfo_exists(w->sv, (const char *)path.data)) {
+	} else if (imgp_bootinfo_exists_(w->sv, (const char *)path.data)) {
 		w->nincluded++;
 		/* One that does not read is kept in bi, as config.txt would be. */
-		rc = imgp_bootinfo_read(w->sv, w->bi, w->sv->boot, (const char *)path.data,
+		rc = imgp_bootinfo_read_(w->sv, w->bi, w->sv->boot, (const char *)path.data,
 					&text);
 		if (!rc)
 			rc = walk_config(w, (const char *)path.data, text, depth + 1);
 		else if (rc != -ENOMEM)
 			rc = 0;
 	}
-	imgp_errclear();
+	imgp_errclear_();
 	free(text);
 	imgp_buf_free(&what);
 	imgp_buf_free(&path);
@@ -547,7 +547,7 @@ static int walk_config(struct config_walk *w, const char *file, char *text, int 
 	char *cursor = text, *line;
 	int rc = 0;
 
-	while (!rc && (line = imgp_bootinfo_line(&cursor))) {
+	while (!rc && (line = imgp_bootinfo_line_(&cursor))) {
 		size_t len = strlen(line);
 
 		if (line[0] == '[' && len > 1 && line[len - 1] == ']') {
@@ -631,7 +631,7 @@ static int describe_model(struct imgp_survey *sv, struct imgp_survey_bootinfo *b
 			path.len = 0;
 			rc = imgp_buf_printf(&path, "/%s%s", set[0] ? set[0] : "",
 					     set[2] ? set[2] : tree->name);
-			dt = rc ? NULL : imgp_bootinfo_add_dt(bi, tree->model,
+			dt = rc ? NULL : imgp_bootinfo_add_dt_(bi, tree->model,
 							      (char *)path.data);
 			if (!dt || imgp_buf_printf(&dir, "/%s%s", set[0] ? set[0] : "",
 						   set[1] ? set[1] : "overlays/") ||
@@ -640,7 +640,7 @@ static int describe_model(struct imgp_survey *sv, struct imgp_survey_bootinfo *b
 				break;
 			}
 		}
-		while (!rc && (line = imgp_bootinfo_line(&cursor))) {
+		while (!rc && (line = imgp_bootinfo_line_(&cursor))) {
 			for (size_t k = 0; !pass && k < 4; k++) {
 				if (!is_prefix(line, keys[k]))
 					continue;
@@ -675,12 +675,12 @@ static int describe_model(struct imgp_survey *sv, struct imgp_survey_bootinfo *b
 				free(to);
 				free(why);
 				if (!rc)
-					rc = imgp_bootinfo_add_overlay(dt, (char *)path.data);
+					rc = imgp_bootinfo_add_overlay_(dt, (char *)path.data);
 				scope = dt->noverlays;
 			} else if (is_prefix(line, "dtparam=") && scope) {
 				rc = add_params(&dt->overlays[scope - 1], line + 8);
 			} else if (is_prefix(line, "dtparam=")) {
-				rc = imgp_bootinfo_add_overlay(dt, line);
+				rc = imgp_bootinfo_add_overlay_(dt, line);
 			}
 		}
 	}
@@ -705,19 +705,19 @@ static int describe_model(struct imgp_survey *sv, struct imgp_survey_bootinfo *b
 
 static int rpi_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
 {
-	struct imgp_fs *fs = imgp_survey_fs(sv, sv->boot);
+	struct imgp_fs *fs = imgp_survey_fs_(sv, sv->boot);
 	char *text, **names = NULL;
 	size_t n = 0;
 	int rc;
 
-	rc = imgp_bootinfo_summary(bi, "Raspberry Pi firmware " CONFIG_PATH);
+	rc = imgp_bootinfo_summary_(bi, "Raspberry Pi firmware " CONFIG_PATH);
 	if (!rc)
-		rc = imgp_bootinfo_read(sv, bi, sv->boot, CONFIG_PATH, &text);
+		rc = imgp_bootinfo_read_(sv, bi, sv->boot, CONFIG_PATH, &text);
 	if (rc)
 		return rc == -ENOMEM ? rc : 0;
-	rc = fs ? imgp_fs_list(fs, "/", &names, &n) : -ENOTSUP;
+	rc = fs ? imgp_fs_list_(fs, "/", &names, &n) : -ENOTSUP;
 	if (rc) {
-		imgp_errclear();
+		imgp_errclear_();
 		rc = 0;
 	}
 	for (size_t i = 0; !rc && i < n; i++) {
@@ -727,9 +727,9 @@ static int rpi_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
 			rc = describe_model(sv, bi, tree, text, bi->ndts == 0);
 	}
 	if (!rc)
-		rc = imgp_bootinfo_summary(bi, "Raspberry Pi firmware " CONFIG_PATH
+		rc = imgp_bootinfo_summary_(bi, "Raspberry Pi firmware " CONFIG_PATH
 					   ", a tree by model from the FAT root");
-	imgp_fs_list_free(names, n);
+	imgp_fs_list_free_(names, n);
 	free(text);
 	return rc;
 }
@@ -797,8 +797,8 @@ static int warning_context(struct imgp_survey *sv, const struct imgp_survey_boot
 	const struct imgp_part *boot = sv->boot;
 
 	if (!boot)
-		return imgp_buf_printf(out, "%s: %s: %s", imgp_disk_path(sv->disk), dt->path, line);
-	return imgp_buf_printf(out, "%s: " IMGP_PART_FMT " (%s): %s: %s", imgp_disk_path(sv->disk),
+		return imgp_buf_printf(out, "%s: %s: %s", imgp_disk_path_(sv->disk), dt->path, line);
+	return imgp_buf_printf(out, "%s: " IMGP_PART_FMT " (%s): %s: %s", imgp_disk_path_(sv->disk),
 			       boot->number, boot->fstype, dt->path, line);
 }
 
@@ -824,7 +824,7 @@ static int rpi_apply(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt
 	if (is_prefix(entry, "dtparam=")) {
 		rc = warning_context(sv, dt, entry, &warn_what);
 		if (!rc)
-			rc = imgp_rpi_dtparam(fdt, size, entry + 8, (const char *)warn_what.data,
+			rc = imgp_rpi_dtparam_(fdt, size, entry + 8, (const char *)warn_what.data,
 					      warnings);
 		imgp_buf_free(&warn_what);
 		return rc == -ENOMEM || !rc ? rc : imgp_fail_ctx(rc, "%s: %s", dt->path, entry);
@@ -845,12 +845,12 @@ static int rpi_apply(struct imgp_survey *sv, const struct imgp_survey_bootdt *dt
 	rc = refused(sv, dt, path, name);
 	if (rc)
 		goto out;
-	fs = imgp_survey_fs(sv, sv->boot);
+	fs = imgp_survey_fs_(sv, sv->boot);
 	/* Its message names the partition and the file. */
-	rc = fs ? imgp_survey_read_file(fs, path, OVERLAY_MAX, &blob) : -ENOTSUP;
+	rc = fs ? imgp_survey_read_file_(fs, path, OVERLAY_MAX, &blob) : -ENOTSUP;
 	if (rc)
 		goto out;
-	rc = imgp_rpi_dtoverlay(fdt, size, blob.data, blob.len, name, params,
+	rc = imgp_rpi_dtoverlay_(fdt, size, blob.data, blob.len, name, params,
 				(const char *)warn_what.data, warnings);
 	if (rc && rc != -ENOMEM)
 		rc = imgp_fail_ctx(rc, "%s", (const char *)what.data);
@@ -892,12 +892,12 @@ static int rpi_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt *
 
 	rc = imgp_buf_printf(&loader, "the firmware puts its own arguments before it (by board: memory, MAC address, serial number, video)");
 	if (!rc && sv->script.parsed &&
-	    imgp_bootscr_mentions(&sv->script.scr, "/chosen bootargs") &&
-	    imgp_cmdline_script_lines(sv->script.scr.text, &lines) == 1)
+	    imgp_bootscr_mentions_(&sv->script.scr, "/chosen bootargs") &&
+	    imgp_cmdline_script_lines_(sv->script.scr.text, &lines) == 1)
 		rc = imgp_buf_printf(&loader, "; then U-Boot's %s takes it from the tree: %s",
 				     sv->script.path, (char *)lines.data);
 	if (!rc)
-		rc = imgp_cmdline_site_set(site, sv->boot, dt && dt->cmdline ? dt->cmdline :
+		rc = imgp_cmdline_site_set_(site, sv->boot, dt && dt->cmdline ? dt->cmdline :
 					   "/" DEFAULT_CMDLINE, "the first line",
 					   (char *)loader.data, NULL);
 	site->locate = locate_first_line;
@@ -926,7 +926,7 @@ static const char *const rpi_loads[] = {
 	"*/config.txt", "*/cmdline.txt", "*/kernel*.img", "*/initramfs*", "*/start*.elf", "*/fixup*.dat", "*/bootcode.bin", "*/armstub*.bin", "*/overlays/*", NULL,
 };
 
-const struct imgp_bootpath imgp_bootpath_rpi = {
+const struct imgp_bootpath imgp_bootpath_rpi_ = {
 	.name = "rpi",
 	.named_by = "config.txt",
 	.loads = rpi_loads,
@@ -936,8 +936,8 @@ const struct imgp_bootpath imgp_bootpath_rpi = {
 	.flags = IMGP_BOOTPATHF_DTPARAM,
 	.cmdline = rpi_cmdline,
 	.overlay_site = rpi_overlay_site,
-	.list = &imgp_list_config_txt,
+	.list = &imgp_list_config_txt_,
 	/* config.txt is read by every model: [pi4] would reach the 400 and the CM4 too. */
-	.overlay_filters = imgp_rpi_own_filters,
+	.overlay_filters = imgp_rpi_own_filters_,
 	.on_missing_tree = "the firmware starts the kernel without the tree this model should get",
 };

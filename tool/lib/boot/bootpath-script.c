@@ -26,7 +26,7 @@
 /* The first partition with a boot script is the boot partition. */
 static int script_probe(struct imgp_survey *sv)
 {
-	return imgp_survey_probe_paths(sv, imgp_bootscr_paths, imgp_nbootscr_paths);
+	return imgp_survey_probe_paths_(sv, imgp_bootscr_paths_, imgp_nbootscr_paths_);
 }
 
 static bool is_pmos(const struct imgp_survey *sv)
@@ -149,7 +149,7 @@ static int run_command(void *ctx, struct imgp_ushell *sh, int argc, char **argv,
 		r->nloads++;
 		/* U-Boot's filesystems take the name with or without its '/'. */
 		snprintf(path, sizeof(path), "/%s", argv[4] + (*argv[4] == '/'));
-		*status = imgp_bootinfo_exists(r->sv, path) ? 0 : 1;
+		*status = imgp_bootinfo_exists_(r->sv, path) ? 0 : 1;
 	} else if (strcmp(argv[0], "fdt") == 0 && argc >= 3 && strcmp(argv[1], "addr") == 0) {
 		rc = set_owned(&r->addr, argv[2]);
 	} else if (strcmp(argv[0], "fdt") == 0 && argc >= 2 && !strncmp(argv[1], "re", 2)) {
@@ -159,7 +159,7 @@ static int run_command(void *ctx, struct imgp_ushell *sh, int argc, char **argv,
 	} else if (strcmp(argv[0], "fdt") == 0 && argc >= 3 && strcmp(argv[1], "apply") == 0) {
 		file = loaded_at(r, argv[2]);
 		if (file && r->addr && r->tree && strcmp(r->addr, r->tree) == 0) {
-			rc = imgp_bootinfo_add_overlays(&r->out, *file == '/' ? "" : "/", file, "");
+			rc = imgp_bootinfo_add_overlays_(&r->out, *file == '/' ? "" : "/", file, "");
 			if (!rc) {
 				/* The overlay just added gets the pending resize. */
 				long *grown = realloc(r->out.room, r->out.noverlays * sizeof(*grown));
@@ -179,7 +179,7 @@ static int run_command(void *ctx, struct imgp_ushell *sh, int argc, char **argv,
 		if (file && r->hook && !r->sourcing &&
 		    strcmp(file + (*file == '/'), &HOOK_PATH[1]) == 0) {
 			r->sourcing = true;
-			rc = imgp_ushell_run(sh, r->hook);
+			rc = imgp_ushell_run_(sh, r->hook);
 			r->sourcing = false;
 		} else {
 			*status = 1;
@@ -224,10 +224,10 @@ static int run_script(struct imgp_survey *sv, const char *hook, const char *alt_
 	r->room = -1;
 	r->alt_name = alt_name;
 	r->alt_value = alt_value;
-	*sh = imgp_ushell_new(&ops, r);
+	*sh = imgp_ushell_new_(&ops, r);
 	if (!*sh)
 		return -ENOMEM;
-	return imgp_ushell_run(*sh, sv->script.scr.text);
+	return imgp_ushell_run_(*sh, sv->script.scr.text);
 }
 
 /* "a.dtbo b.dtbo", or "no overlay": what one run applies. */
@@ -253,7 +253,7 @@ static int alternatives(struct imgp_survey *sv, const char *hook, struct run *de
 	static const char *const values[ALT_VALUES] = { "0", "1" };
 	struct imgp_buf mine = { 0 }, theirs = { 0 }, note = { 0 };
 	const char *const *names;
-	size_t n = imgp_ushell_unset(sh, &names);
+	size_t n = imgp_ushell_unset_(sh, &names);
 	int rc = outcome(def, &mine);
 
 	for (size_t i = 0; !rc && i < n; i++)
@@ -270,10 +270,10 @@ static int alternatives(struct imgp_survey *sv, const char *hook, struct run *de
 						     sv->script.path, names[i], (char *)mine.data,
 						     names[i], values[v], (char *)theirs.data);
 				if (!rc)
-					rc = imgp_bootinfo_add_note(notes, (char *)note.data);
+					rc = imgp_bootinfo_add_note_(notes, (char *)note.data);
 			}
 			run_free(&r);
-			imgp_ushell_free(alt);
+			imgp_ushell_free_(alt);
 		}
 	imgp_buf_free(&mine);
 	imgp_buf_free(&theirs);
@@ -289,31 +289,31 @@ static int alternatives(struct imgp_survey *sv, const char *hook, struct run *de
 static int read_hook(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
 		     char **text)
 {
-	struct imgp_fs *fs = imgp_survey_fs(sv, sv->boot);
+	struct imgp_fs *fs = imgp_survey_fs_(sv, sv->boot);
 	struct imgp_buf buf = { 0 };
 	struct imgp_bootscr scr;
 	int rc;
 
 	*text = NULL;
-	rc = fs ? imgp_survey_read_file(fs, HOOK_PATH, IMGP_TEXT_MAX, &buf) : -ENOTSUP;
+	rc = fs ? imgp_survey_read_file_(fs, HOOK_PATH, IMGP_TEXT_MAX, &buf) : -ENOTSUP;
 	if (!rc) {
-		rc = imgp_bootscr_parse(&scr, buf.data, buf.len);
+		rc = imgp_bootscr_parse_(&scr, buf.data, buf.len);
 		if (rc)
 			imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", sv->boot->number,
 				      sv->boot->fstype, HOOK_PATH);
 	}
 	imgp_buf_free(&buf);
 	if (rc == -ENOENT) {
-		imgp_errclear();
+		imgp_errclear_();
 		return 0;
 	}
 	if (rc) {
 		bi->rc = rc;
-		return imgp_survey_keep(rc, &bi->error) == -ENOMEM && !bi->error ? -ENOMEM : 0;
+		return imgp_survey_keep_(rc, &bi->error) == -ENOMEM && !bi->error ? -ENOMEM : 0;
 	}
 	*text = scr.text;
 	scr.text = NULL;
-	imgp_bootscr_free(&scr);
+	imgp_bootscr_free_(&scr);
 	return 0;
 }
 
@@ -331,9 +331,9 @@ static int copy_run(const struct run *r, const struct imgp_survey_bootdt *notes,
 	int rc = 0;
 
 	for (size_t i = 0; !rc && i < r->out.noverlays; i++)
-		rc = imgp_bootinfo_add_overlay_room(dt, r->out.overlays[i], r->out.room[i]);
+		rc = imgp_bootinfo_add_overlay_room_(dt, r->out.overlays[i], r->out.room[i]);
 	for (size_t i = 0; !rc && i < notes->nnotes; i++)
-		rc = imgp_bootinfo_add_note(dt, notes->notes[i]);
+		rc = imgp_bootinfo_add_note_(dt, notes->notes[i]);
 	return rc;
 }
 
@@ -343,7 +343,7 @@ static int copy_run(const struct run *r, const struct imgp_survey_bootdt *notes,
  */
 static int script_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi)
 {
-	struct imgp_fs *fs = imgp_survey_fs(sv, sv->boot);
+	struct imgp_fs *fs = imgp_survey_fs_(sv, sv->boot);
 	struct imgp_survey_bootdt notes = { 0 };
 	struct imgp_ushell *sh = NULL;
 	char **names = NULL, *hook = NULL, path[512];
@@ -352,13 +352,13 @@ static int script_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *
 	int rc;
 
 	memset(&run, 0, sizeof(run));
-	rc = imgp_bootinfo_summary(bi, "U-Boot script %s%s%s",
+	rc = imgp_bootinfo_summary_(bi, "U-Boot script %s%s%s",
 				   sv->script.path ? sv->script.path : "",
 				   sv->hook ? ", hook " : "", sv->hook ? sv->hook : "");
-	if (rc || !sv->script.parsed || !imgp_bootscr_mentions(&sv->script.scr, "${fdtfile}"))
+	if (rc || !sv->script.parsed || !imgp_bootscr_mentions_(&sv->script.scr, "${fdtfile}"))
 		return rc;
-	if (!fs || imgp_fs_list(fs, "/", &names, &n)) {
-		imgp_errclear();
+	if (!fs || imgp_fs_list_(fs, "/", &names, &n)) {
+		imgp_errclear_();
 		return 0;
 	}
 	if (sv->hook_loaded)
@@ -373,20 +373,20 @@ static int script_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *
 		if (!is_dtb(names[i]) ||
 		    (size_t)snprintf(path, sizeof(path), "/%s", names[i]) >= sizeof(path))
 			continue;
-		dt = imgp_bootinfo_add_dt(bi, names[i], path);
+		dt = imgp_bootinfo_add_dt_(bi, names[i], path);
 		rc = dt ? copy_run(&run, &notes, dt) : -ENOMEM;
 	}
 	for (size_t k = 0; k < notes.nnotes; k++)
 		free(notes.notes[k]);
 	free(notes.notes);
 	run_free(&run);
-	imgp_ushell_free(sh);
+	imgp_ushell_free_(sh);
 	free(hook);
-	imgp_fs_list_free(names, n);
+	imgp_fs_list_free_(names, n);
 	if (rc && rc != -ENOMEM) {
 		/* A script this reading cannot follow: kept as the boot path's failure. */
 		bi->rc = rc;
-		rc = imgp_survey_keep(rc, &bi->error) == -ENOMEM && !bi->error ? -ENOMEM : 0;
+		rc = imgp_survey_keep_(rc, &bi->error) == -ENOMEM && !bi->error ? -ENOMEM : 0;
 	}
 	return rc;
 }
@@ -461,19 +461,19 @@ static int script_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootd
 	(void)dt;
 	if (!hook || !setenv_value(text, (size_t)(hook - text), &start, &end) ||
 	    memchr(text + start, '"', end - start))
-		return imgp_cmdline_script_refusal(sv, NULL);
-	rc = imgp_cmdline_script_lines(text, &lines) < 0 ? -ENOMEM : 0;
+		return imgp_cmdline_script_refusal_(sv, NULL);
+	rc = imgp_cmdline_script_lines_(text, &lines) < 0 ? -ENOMEM : 0;
 	if (!rc)
 		rc = imgp_buf_printf(&base, "%.*s", (int)(end - start), text + start);
 	if (!rc)
 		rc = imgp_buf_printf(&loader, "%s sets bootargs (%s), then sources %s, whose setenv bootargs replaces it",
 				     sv->script.path, (char *)lines.data, HOOK_PATH);
 	if (!rc)
-		rc = imgp_cmdline_site_set(site, sv->boot, HOOK_PATH, "setenv bootargs",
+		rc = imgp_cmdline_site_set_(site, sv->boot, HOOK_PATH, "setenv bootargs",
 					   (char *)loader.data, NULL);
 	if (!rc) {
 		site->script = true;
-		site->base = (char *)imgp_buf_steal(&base, NULL);
+		site->base = (char *)imgp_buf_steal_(&base, NULL);
 		site->locate = locate_setenv;
 	}
 	imgp_buf_free(&loader);
@@ -487,7 +487,7 @@ static const char *const script_loads[] = {
 	"*/boot.scr", "*/boot.scr.uimg", "*/boot.cmd", "*/user.scr", "*/uImage", "*/Image", "*/Image.gz", "*/zImage", "*/uInitrd", NULL,
 };
 
-const struct imgp_bootpath imgp_bootpath_script = {
+const struct imgp_bootpath imgp_bootpath_script_ = {
 	.name = "script",
 	.named_by = "boot script",
 	.loads = script_loads,

@@ -86,7 +86,7 @@ static int uenv_probe(struct imgp_survey *sv)
 {
 	static const char *const paths[] = { UENV_PATH };
 
-	return imgp_survey_probe_paths(sv, paths, 1);
+	return imgp_survey_probe_paths_(sv, paths, 1);
 }
 
 static const char *get(const struct uenv *u, enum key k)
@@ -99,7 +99,7 @@ static bool exists_in(struct imgp_survey *sv, const char *dir, const char *name,
 {
 	path->len = 0;
 	return imgp_buf_printf(path, "%s/%s", dir, name) == 0 &&
-	       imgp_bootinfo_exists(sv, (char *)path->data);
+	       imgp_bootinfo_exists_(sv, (char *)path->data);
 }
 
 /*
@@ -122,7 +122,7 @@ static int find_tree(struct uenv *u, const char *fdtfile, struct imgp_buf *path)
 	path->len = 0;
 	if (!rc)
 		rc = imgp_buf_printf(path, "%s", fdtfile);
-	if (!rc && !imgp_bootinfo_exists(u->sv, fdtfile))
+	if (!rc && !imgp_bootinfo_exists_(u->sv, fdtfile))
 		path->len = 0;
 	return rc;
 }
@@ -140,10 +140,10 @@ static int add_overlay(struct uenv *u, struct imgp_survey_bootdt *dt, const char
 	if (!rc && !found) {
 		path.len = 0;
 		rc = imgp_buf_printf(&path, "%s", name);
-		found = !rc && imgp_bootinfo_exists(u->sv, name);
+		found = !rc && imgp_bootinfo_exists_(u->sv, name);
 	}
 	if (!rc && found)
-		rc = imgp_bootinfo_add_overlay(dt, (char *)path.data);
+		rc = imgp_bootinfo_add_overlay_(dt, (char *)path.data);
 	if (!rc && found)
 		rc = imgp_buf_printf(&u->names, "%s%s", u->names.len ? " " : "", name);
 	imgp_buf_free(&dir);
@@ -188,26 +188,26 @@ static int uenv_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi
 	char *text, *cursor, *line;
 	int rc;
 
-	rc = imgp_bootinfo_summary(bi, "U-Boot " UENV_PATH " (BeagleBone Debian)");
+	rc = imgp_bootinfo_summary_(bi, "U-Boot " UENV_PATH " (BeagleBone Debian)");
 	if (!rc)
-		rc = imgp_bootinfo_read(sv, bi, sv->boot, UENV_PATH, &text);
+		rc = imgp_bootinfo_read_(sv, bi, sv->boot, UENV_PATH, &text);
 	if (rc)
 		return rc == -ENOMEM ? rc : 0;
 	/* env import -t: the last setting of a name wins. */
 	cursor = text;
-	while ((line = imgp_bootinfo_line(&cursor)))
+	while ((line = imgp_bootinfo_line_(&cursor)))
 		for (int k = 0; k < NKEYS; k++)
-			if (imgp_bootinfo_value(line, key_names[k]))
-				u.value[k] = imgp_bootinfo_value(line, key_names[k]);
+			if (imgp_bootinfo_value_(line, key_names[k]))
+				u.value[k] = imgp_bootinfo_value_(line, key_names[k]);
 	if (!get(&u, K_UNAME_R)) {
-		rc = imgp_bootinfo_summary(bi, "U-Boot " UENV_PATH " (BeagleBone Debian), "
+		rc = imgp_bootinfo_summary_(bi, "U-Boot " UENV_PATH " (BeagleBone Debian), "
 					   "no uname_r: U-Boot boots its default");
 		goto out;
 	}
 	/* uname_boot does nothing without the kernel. */
 	rc = imgp_buf_printf(&path, "/boot/vmlinuz-%s", get(&u, K_UNAME_R));
-	if (!rc && !imgp_bootinfo_exists(sv, (char *)path.data)) {
-		rc = imgp_bootinfo_summary(bi, "U-Boot " UENV_PATH " (BeagleBone Debian), "
+	if (!rc && !imgp_bootinfo_exists_(sv, (char *)path.data)) {
+		rc = imgp_bootinfo_summary_(bi, "U-Boot " UENV_PATH " (BeagleBone Debian), "
 					   "uname_r %s, no %s: U-Boot boots its default",
 					   get(&u, K_UNAME_R), (char *)path.data);
 		goto out;
@@ -228,13 +228,13 @@ static int uenv_describe(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi
 	if (!rc)
 		rc = find_tree(&u, fdtfile, &path);
 	if (!rc && path.len) {
-		dt = imgp_bootinfo_add_dt(bi, NULL, (char *)path.data);
+		dt = imgp_bootinfo_add_dt_(bi, NULL, (char *)path.data);
 		rc = dt ? 0 : -ENOMEM;
 		if (!rc && get(&u, K_OVERLAYS))
 			rc = add_overlays(&u, dt);
 	}
 	if (!rc)
-		rc = imgp_bootinfo_summary(bi, "U-Boot " UENV_PATH " (BeagleBone Debian, "
+		rc = imgp_bootinfo_summary_(bi, "U-Boot " UENV_PATH " (BeagleBone Debian, "
 					   "as on a BeagleBone Black), uname_r %s, dtb %s%s, "
 					   "overlays: %s", get(&u, K_UNAME_R), fdtfile,
 					   path.len ? "" : " (not found)",
@@ -262,13 +262,13 @@ static int uenv_cmdline(struct imgp_survey *sv, const struct imgp_survey_bootdt 
 	int rc;
 
 	(void)dt;
-	rc = imgp_cmdline_site_set(site, sv->boot, UENV_PATH, "cmdline=",
+	rc = imgp_cmdline_site_set_(site, sv->boot, UENV_PATH, "cmdline=",
 				   "BeagleBoard's U-Boot puts console=${console} first, and ${cape_uboot} root=(the root partition) ro rootfstype=${mmcrootfstype} ${uboot_detected_capes} between optargs= and cmdline=",
 				   "cmdline");
 	site->lead = rc ? NULL : strdup("optargs");
 	if (!rc && !site->lead)
 		rc = imgp_fail(ENOMEM, "out of memory");
-	site->locate = imgp_cmdline_locate_env;
+	site->locate = imgp_cmdline_locate_env_;
 	return rc;
 }
 
@@ -277,7 +277,7 @@ static const char *const uenv_loads[] = {
 	"*/uEnv.txt", "*/zImage", "*/vmlinuz*", "*/initrd.img*", NULL,
 };
 
-const struct imgp_bootpath imgp_bootpath_uenv = {
+const struct imgp_bootpath imgp_bootpath_uenv_ = {
 	.name = "uenv",
 	.loads = uenv_loads,
 	.probe = uenv_probe,

@@ -80,14 +80,14 @@ struct imgp_cmdline_site {
 	const char *bad;
 	const char *bad_why;
 };
-void imgp_cmdline_site_free(struct imgp_cmdline_site *site);
+void imgp_cmdline_site_free_(struct imgp_cmdline_site *site);
 /*
  * The site of the command line of the tree model names (NULL: the boot
  * path's, which must be the same for each of its trees, else -EINVAL
  * listing them). -ENOENT (no boot path, no such tree), -ENOTSUP (the
  * path keeps none it can edit), -ENOMEM; each with its message.
  */
-int imgp_cmdline_site_get(struct imgp_survey *sv, const char *model,
+int imgp_cmdline_site_get_(struct imgp_survey *sv, const char *model,
 			  struct imgp_cmdline_site *site);
 /*
  * The text site->locate() reads from the file's bytes (raw, len; existed:
@@ -95,7 +95,7 @@ int imgp_cmdline_site_get(struct imgp_survey *sv, const char *model,
  * (empty when there is none). 0, -EINVAL or -EBADMSG (a script image that
  * does not parse; the message names path), -ENOMEM.
  */
-int imgp_cmdline_site_text(const struct imgp_cmdline_site *site, const void *raw,
+int imgp_cmdline_site_text_(const struct imgp_cmdline_site *site, const void *raw,
 			   size_t len, bool existed, struct imgp_buf *text);
 /*
  * The line as the loader takes it from text (len bytes): site->lead's
@@ -103,18 +103,18 @@ int imgp_cmdline_site_text(const struct imgp_cmdline_site *site, const void *raw
  * then the line's (*span), into out (emptied, NUL-terminated). Returns
  * 0, or locate()'s error, or -ENOMEM.
  */
-int imgp_cmdline_site_line(const struct imgp_cmdline_site *site, const char *text,
+int imgp_cmdline_site_line_(const struct imgp_cmdline_site *site, const char *text,
 			   size_t len, struct imgp_cmdline_span *span,
 			   struct imgp_cmdline_span *lead, struct imgp_buf *out);
 /* Sets site's strings (each may be NULL; copied). 0 or -ENOMEM. */
-int imgp_cmdline_site_set(struct imgp_cmdline_site *site, const struct imgp_part *part,
+int imgp_cmdline_site_set_(struct imgp_cmdline_site *site, const struct imgp_part *part,
 			  const char *path, const char *what, const char *loader,
 			  const char *arg);
 /*
  * locate() for a "KEY=VALUE" setting U-Boot's env import -t reads (site->arg
  * the key): the last line of KEY wins; a new one goes at the end.
  */
-int imgp_cmdline_locate_env(const struct imgp_cmdline_site *site, const char *text,
+int imgp_cmdline_locate_env_(const struct imgp_cmdline_site *site, const char *text,
 			    size_t len, struct imgp_cmdline_span *span);
 /*
  * locate() for a shell assignment KEY="VALUE" (site->arg the key) of a file
@@ -122,22 +122,22 @@ int imgp_cmdline_locate_env(const struct imgp_cmdline_site *site, const char *te
  * expansions, or a plain word, else -EINVAL naming the line. A new one goes
  * at the end, double-quoted.
  */
-int imgp_cmdline_locate_sh(const struct imgp_cmdline_site *site, const char *text,
+int imgp_cmdline_locate_sh_(const struct imgp_cmdline_site *site, const char *text,
 			   size_t len, struct imgp_cmdline_span *span);
 /* Whether value can go into span's quotes as it is: 0, or -EINVAL with a message. */
-int imgp_cmdline_span_fits(const struct imgp_cmdline_span *span, const char *value);
+int imgp_cmdline_span_fits_(const struct imgp_cmdline_span *span, const char *value);
 /*
  * The lines of a U-Boot script that set bootargs ("setenv bootargs ..."),
  * "LINE: text" each, joined by "; ", into out (emptied): 1 when there is
  * one, 0 when not, -ENOMEM.
  */
-int imgp_cmdline_script_lines(const char *script, struct imgp_buf *out);
+int imgp_cmdline_script_lines_(const char *script, struct imgp_buf *out);
 /*
  * For a boot path whose U-Boot script sets bootargs itself: -ENOTSUP naming
  * the script's lines that do (hook_note, may be NULL, added), or saying
  * that it sets none.
  */
-int imgp_cmdline_script_refusal(struct imgp_survey *sv, const char *hook_note);
+int imgp_cmdline_script_refusal_(struct imgp_survey *sv, const char *hook_note);
 
 /* --------------------------------------------------------- bootpath-*.c */
 
@@ -228,7 +228,7 @@ struct imgp_bootpath {
 	int (*overlay_filters)(const char *tree, struct imgp_buf *out);
 	/*
 	 * The syntax of the lists its loader reads (boot/bootlist.c), which
-	 * imgp_list_syntax_of() asks for a file; NULL: "key=a b c" (U-Boot's
+	 * imgp_list_syntax_of_() asks for a file; NULL: "key=a b c" (U-Boot's
 	 * env import -t).
 	 */
 	const struct imgp_list_syntax *list;
@@ -238,7 +238,7 @@ struct imgp_bootpath {
 	 * scripts, kernel, initrd, firmware), as fnmatch patterns over a whole
 	 * path ("*" spans "/" too), matched whatever their case as on FAT; a
 	 * device tree written there would replace one. NULL-terminated; NULL:
-	 * none. imgp_survey_boot_file() asks every boot path's, not only the
+	 * none. imgp_survey_boot_file_() asks every boot path's, not only the
 	 * recognised one's: the board's firmware may try them all.
 	 */
 	const char *const *loads;
@@ -251,11 +251,11 @@ struct imgp_bootpath {
 };
 
 /* The i-th boot path of survey.c's table, in the order they are tried; NULL past the last. */
-const struct imgp_bootpath *imgp_bootpath_at(size_t i);
+const struct imgp_bootpath *imgp_bootpath_at_(size_t i);
 /* The boot path named name ("extlinux"); NULL when none is. */
-const struct imgp_bootpath *imgp_bootpath_named(const char *name);
+const struct imgp_bootpath *imgp_bootpath_named_(const char *name);
 /* The first boot path whose loads patterns match path (*pattern: which); NULL: none. */
-const struct imgp_bootpath *imgp_bootpath_loading(const char *path, const char **pattern);
+const struct imgp_bootpath *imgp_bootpath_loading_(const char *path, const char **pattern);
 
 /* The trees are a FIT's images: picked with --fdt, changed through the FIT or an override. */
 #define IMGP_BOOTPATHF_FIT 0x1u
@@ -276,21 +276,21 @@ struct imgp_overlay_site {
 	const char *folder_why;
 };
 
-extern const struct imgp_bootpath imgp_bootpath_fit;
-extern const struct imgp_bootpath imgp_bootpath_extlinux;
-extern const struct imgp_bootpath imgp_bootpath_script;
-extern const struct imgp_bootpath imgp_bootpath_flash_kernel;
-extern const struct imgp_bootpath imgp_bootpath_armbian;
-extern const struct imgp_bootpath imgp_bootpath_uenv;
-extern const struct imgp_bootpath imgp_bootpath_rpi;
-extern const struct imgp_bootpath imgp_bootpath_bls;
-extern const struct imgp_bootpath imgp_bootpath_grub;
-extern const struct imgp_bootpath imgp_bootpath_efi;
+extern const struct imgp_bootpath imgp_bootpath_fit_;
+extern const struct imgp_bootpath imgp_bootpath_extlinux_;
+extern const struct imgp_bootpath imgp_bootpath_script_;
+extern const struct imgp_bootpath imgp_bootpath_flash_kernel_;
+extern const struct imgp_bootpath imgp_bootpath_armbian_;
+extern const struct imgp_bootpath imgp_bootpath_uenv_;
+extern const struct imgp_bootpath imgp_bootpath_rpi_;
+extern const struct imgp_bootpath imgp_bootpath_bls_;
+extern const struct imgp_bootpath imgp_bootpath_grub_;
+extern const struct imgp_bootpath imgp_bootpath_efi_;
 
 /* bootlist.c: the lists of overlays the boot paths' loaders read. */
-extern const struct imgp_list_syntax imgp_list_extlinux;
-extern const struct imgp_list_syntax imgp_list_config_txt;
-extern const struct imgp_list_syntax imgp_list_bls;
+extern const struct imgp_list_syntax imgp_list_extlinux_;
+extern const struct imgp_list_syntax imgp_list_config_txt_;
+extern const struct imgp_list_syntax imgp_list_bls_;
 
 /*
  * The configuration a UEFI loader reads, for the boot path that starts it
@@ -312,15 +312,15 @@ struct imgp_efi_loader {
 	int (*cmdline)(struct imgp_survey *sv, const struct imgp_part *part,
 		       struct imgp_cmdline_site *site);
 };
-extern const struct imgp_efi_loader imgp_efi_loader_bls;
-extern const struct imgp_efi_loader imgp_efi_loader_grub;
+extern const struct imgp_efi_loader imgp_efi_loader_bls_;
+extern const struct imgp_efi_loader imgp_efi_loader_grub_;
 /*
  * Whether every board the Raspberry Pi tree file dtb (a name in the FAT
  * root, "bcm2710-rpi-3-b.dtb") serves sees the config.txt model filter
  * ("pi3"), by Raspberry Pi's table of model filters. False for a name the
  * firmware does not load for a board.
  */
-bool imgp_rpi_tree_sees(const char *dtb, const char *filter);
+bool imgp_rpi_tree_sees_(const char *dtb, const char *filter);
 /*
  * The config.txt filters ("pi400", "board-type=0x11"; one a line in out)
  * that together hold for exactly the boards the Raspberry Pi tree dtb (a
@@ -328,14 +328,14 @@ bool imgp_rpi_tree_sees(const char *dtb, const char *filter);
  * those boards and no other, else [board-type=N] for each. 0, -ENOENT for
  * a tree no filter singles out (or no tree of a board), -ENOMEM.
  */
-int imgp_rpi_own_filters(const char *dtb, struct imgp_buf *out);
+int imgp_rpi_own_filters_(const char *dtb, struct imgp_buf *out);
 /*
  * The "deprecated" text the Raspberry Pi firmware's overlay map (a
  * checked tree in map; empty: none) gives the overlay name (n bytes, no
  * ".dtbo"): why the firmware refuses it. NULL when it gives none; points
  * into map.
  */
-const char *imgp_rpi_map_deprecated(const struct imgp_buf *map, const char *name, size_t n);
+const char *imgp_rpi_map_deprecated_(const struct imgp_buf *map, const char *name, size_t n);
 
 /*
  * uboot-shell.c: U-Boot's script language (hush with cmd/test.c's test,
@@ -349,82 +349,82 @@ struct imgp_ushell_ops {
 	int (*run)(void *ctx, struct imgp_ushell *sh, int argc, char **argv, int *status);
 };
 /* A shell with no variables set; NULL: out of memory. */
-struct imgp_ushell *imgp_ushell_new(const struct imgp_ushell_ops *ops, void *ctx);
-void imgp_ushell_free(struct imgp_ushell *sh);
+struct imgp_ushell *imgp_ushell_new_(const struct imgp_ushell_ops *ops, void *ctx);
+void imgp_ushell_free_(struct imgp_ushell *sh);
 /* Runs a script's text (a sourced one too, on the same variables). 0 or -errno. */
-int imgp_ushell_run(struct imgp_ushell *sh, const char *text);
+int imgp_ushell_run_(struct imgp_ushell *sh, const char *text);
 /* Sets (value NULL: unsets) a variable; 0 or -errno. */
-int imgp_ushell_setvar(struct imgp_ushell *sh, const char *name, const char *value);
-const char *imgp_ushell_getvar(struct imgp_ushell *sh, const char *name);
+int imgp_ushell_setvar_(struct imgp_ushell *sh, const char *name, const char *value);
+const char *imgp_ushell_getvar_(struct imgp_ushell *sh, const char *name);
 /* The variables a test or printenv read while neither script nor board set them. */
-size_t imgp_ushell_unset(const struct imgp_ushell *sh, const char *const **names);
+size_t imgp_ushell_unset_(const struct imgp_ushell *sh, const char *const **names);
 /* cmd/test.c: 0 (true) or 1 (false) for "test ARGS" (argv[0] "test"). */
-int imgp_uboot_test(int argc, const char *const *argv);
+int imgp_uboot_test_(int argc, const char *const *argv);
 /* simple_strtol(s, NULL, 0): sign, 0x hex, 0 octal, else decimal, up to a non-digit. */
-long imgp_uboot_strtol(const char *s);
+long imgp_uboot_strtol_(const char *s);
 /*
  * fdt_shrink_to_minimum(fdt, extra) on a tree at a 4 KiB boundary whose
  * blocks take used bytes: its new total size (used, five reserve entries
  * and extra, rounded up to 4 KiB).
  */
-size_t imgp_uboot_fdt_room(size_t used, unsigned long extra);
+size_t imgp_uboot_fdt_room_(size_t used, unsigned long extra);
 /*
  * Runs one "fdt set|rm|mknode ..." (argv[0] "fdt") on dtb as U-Boot's
  * cmd/fdt.c does; the subcommands that do not edit the tree do nothing.
  * One imgpatch does not model is a warning into warnings (NULL: dropped).
  * Returns the command's status (0, 1), or -ENOMEM.
  */
-int imgp_uboot_fdt_cmd(struct imgp_dtb *dtb, int argc, char *const *argv,
+int imgp_uboot_fdt_cmd_(struct imgp_dtb *dtb, int argc, char *const *argv,
 		       struct imgp_buf *warnings);
 
 /*
  * survey.c, for describe(): a text file of part, NUL-terminated, in *text
  * (owned). Returns 0, or -errno with the failure kept in bi.
  */
-int imgp_bootinfo_read(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
+int imgp_bootinfo_read_(struct imgp_survey *sv, struct imgp_survey_bootinfo *bi,
 		       const struct imgp_part *part, const char *path, char **text);
 /* Appends a tree (model may be NULL); NULL: out of memory. */
-struct imgp_survey_bootdt *imgp_bootinfo_add_dt(struct imgp_survey_bootinfo *bi,
+struct imgp_survey_bootdt *imgp_bootinfo_add_dt_(struct imgp_survey_bootinfo *bi,
 						const char *model, const char *path);
 /* Appends an overlay to dt; 0 or -ENOMEM. */
-int imgp_bootinfo_add_overlay(struct imgp_survey_bootdt *dt, const char *path);
+int imgp_bootinfo_add_overlay_(struct imgp_survey_bootdt *dt, const char *path);
 /*
  * Appends an overlay that U-Boot applies in a bounded room: room >= 0 is
  * an fdt_shrink_to_minimum(room) just before it ("fdt resize", sysboot's
  * 8 KiB), -1 none. 0 or -ENOMEM.
  */
-int imgp_bootinfo_add_overlay_room(struct imgp_survey_bootdt *dt, const char *path,
+int imgp_bootinfo_add_overlay_room_(struct imgp_survey_bootdt *dt, const char *path,
 				   long room);
 /*
  * Whether model names dt, as --model takes it (patch and cat alike): its
  * model, its path (with or without the leading '/'), its file name, or
  * the tail of its path ("rockchip/rk3399-rockpro64.dtb").
  */
-bool imgp_bootdt_named(const struct imgp_survey_bootdt *dt, const char *model);
+bool imgp_bootdt_named_(const struct imgp_survey_bootdt *dt, const char *model);
 /* Frees what dt holds (not the labels after it) and zeroes it. */
-void imgp_bootdt_clear(struct imgp_survey_bootdt *dt);
+void imgp_bootdt_clear_(struct imgp_survey_bootdt *dt);
 /* Frees what bi holds: its trees with the labels after each, and its lines. */
-void imgp_bootinfo_free(struct imgp_survey_bootinfo *bi);
+void imgp_bootinfo_free_(struct imgp_survey_bootinfo *bi);
 /* Appends a note on what dt's boot depends on that the image does not hold. */
-int imgp_bootinfo_add_note(struct imgp_survey_bootdt *dt, const char *note);
+int imgp_bootinfo_add_note_(struct imgp_survey_bootdt *dt, const char *note);
 /* A script the loader sources after the overlays, and a variable it sees. 0 or -ENOMEM. */
-int imgp_bootinfo_add_script(struct imgp_survey_bootdt *dt, const char *path);
-int imgp_bootinfo_add_script_var(struct imgp_survey_bootdt *dt, const char *name_value);
+int imgp_bootinfo_add_script_(struct imgp_survey_bootdt *dt, const char *path);
+int imgp_bootinfo_add_script_var_(struct imgp_survey_bootdt *dt, const char *name_value);
 /* Each blank-separated NAME of list, as prefix NAME suffix, onto dt; 0 or -ENOMEM. */
-int imgp_bootinfo_add_overlays(struct imgp_survey_bootdt *dt, const char *prefix,
+int imgp_bootinfo_add_overlays_(struct imgp_survey_bootdt *dt, const char *prefix,
 			       const char *list, const char *suffix);
 /* Replaces bi->summary with the printf result; 0 or -ENOMEM. */
-int imgp_bootinfo_summary(struct imgp_survey_bootinfo *bi, const char *fmt, ...)
+int imgp_bootinfo_summary_(struct imgp_survey_bootinfo *bi, const char *fmt, ...)
 	IMGP_PRINTF(2, 3);
 /*
  * The next line of *text (advanced past it), blanks around it and a
  * comment from '#' cut; NULL at the end. Writes into the text.
  */
-char *imgp_bootinfo_line(char **text);
+char *imgp_bootinfo_line_(char **text);
 /* The value of a "key=value" line (env import -t's format); NULL: another key. */
-const char *imgp_bootinfo_value(const char *line, const char *key);
+const char *imgp_bootinfo_value_(const char *line, const char *key);
 /* Whether the boot partition has path (a failed lookup counts as no). */
-bool imgp_bootinfo_exists(struct imgp_survey *sv, const char *path);
+bool imgp_bootinfo_exists_(struct imgp_survey *sv, const char *path);
 
 /*
  * survey.c, for the boot paths: the first partition (table order) whose
@@ -432,42 +432,42 @@ bool imgp_bootinfo_exists(struct imgp_survey *sv, const char *path);
  * a lookup that failed (*part: where) when no other partition has it; the
  * message is kept in *error (owned, replaced) for any non-zero return.
  */
-int imgp_survey_find(struct imgp_survey *sv, const char *path,
+int imgp_survey_find_(struct imgp_survey *sv, const char *path,
 		     const struct imgp_part **part, char **error);
 /*
  * Keeps the current message (or strerror(-rc)) in *error (replacing it);
  * returns rc, or -ENOMEM (*error NULL) when it cannot be kept.
  */
-int imgp_survey_keep(int rc, char **error);
+int imgp_survey_keep_(int rc, char **error);
 /*
  * A probe's lookup that failed with a cause (rc not -ENOENT): the first is
  * kept as the reason when no partition turns out to be the boot partition.
  * Returns 0 or -ENOMEM.
  */
-int imgp_survey_boot_cause(struct imgp_survey *sv, int rc, const char *error);
+int imgp_survey_boot_cause_(struct imgp_survey *sv, int rc, const char *error);
 /*
  * The partition of the image an fstab spec names (LABEL=, UUID=,
  * PARTUUID=, PARTLABEL=); NULL: another device, or none.
  */
-const struct imgp_part *imgp_survey_spec_part(const struct imgp_survey *sv, const char *spec);
+const struct imgp_part *imgp_survey_spec_part_(const struct imgp_survey *sv, const char *spec);
 /*
  * 1 when the boot partition is not the root and the root's /etc/fstab
  * mounts it at /boot (a /boot partition: what the system writes to /boot
  * lands at its top), else 0; -ENOMEM. Reads the fstab once for the survey.
  */
-int imgp_survey_boot_mounted(struct imgp_survey *sv);
+int imgp_survey_boot_mounted_(struct imgp_survey *sv);
 /*
  * Reads sv->script, the boot script of sv->boot, once per partition (a
  * probe may read it before the survey does). Failures are kept in
  * sv->script; returns 0 or -ENOMEM.
  */
-int imgp_survey_script(struct imgp_survey *sv);
+int imgp_survey_script_(struct imgp_survey *sv);
 /*
  * A probe by marker files: the first partition (in table order) that has
  * paths[0], else paths[1], ... becomes sv->boot. Returns 1 when one does,
  * 0 when none (a failed lookup kept as the cause), or -ENOMEM.
  */
-int imgp_survey_probe_paths(struct imgp_survey *sv, const char *const *paths,
+int imgp_survey_probe_paths_(struct imgp_survey *sv, const char *const *paths,
 			    size_t n);
 
 /* ---------------------------------------------------------- uboot-menu.c */
@@ -492,16 +492,16 @@ struct imgp_uboot_menu {
 	char **words;
 };
 /* Whether an extlinux.conf starts with the header u-boot-update 4.2.2 writes. */
-bool imgp_uboot_menu_made(const char *text, size_t len);
+bool imgp_uboot_menu_made_(const char *text, size_t len);
 /*
  * Reads a root as u-boot-update would: its settings from root, its
  * overlay folder from boot, the partition the root mounts at /boot (NULL:
  * / and /boot are one filesystem). Returns 0 or -ENOMEM.
  */
-int imgp_uboot_menu_read(struct imgp_fs *root, struct imgp_fs *boot,
+int imgp_uboot_menu_read_(struct imgp_fs *root, struct imgp_fs *boot,
 			 struct imgp_uboot_menu *m);
-void imgp_uboot_menu_free(struct imgp_uboot_menu *m);
+void imgp_uboot_menu_free_(struct imgp_uboot_menu *m);
 /* out = "/a/b" with repeated '/' collapsed, as the shell finds it (b may be NULL). */
-int imgp_uboot_menu_path(const char *a, const char *b, struct imgp_buf *out);
+int imgp_uboot_menu_path_(const char *a, const char *b, struct imgp_buf *out);
 
 #endif /* IMGP_BOOTPATH_H */

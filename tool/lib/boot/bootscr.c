@@ -102,7 +102,7 @@ static int bootscr_first_part(const uint8_t *data, uint32_t size,
 	return 0;
 }
 
-int imgp_bootscr_parse(struct imgp_bootscr *scr, const void *data, size_t len)
+int imgp_bootscr_parse_(struct imgp_bootscr *scr, const void *data, size_t len)
 {
 	const uint8_t *payload;
 	struct uimage_header h, zeroed;
@@ -121,7 +121,7 @@ int imgp_bootscr_parse(struct imgp_bootscr *scr, const void *data, size_t len)
 				 be32(h.magic), UIMAGE_MAGIC);
 	zeroed = h;
 	zeroed.hcrc = 0;
-	crc = imgp_crc32(0, &zeroed, sizeof(zeroed));
+	crc = imgp_crc32_(0, &zeroed, sizeof(zeroed));
 	if (crc != be32(h.hcrc))
 		return imgp_fail(EBADMSG,
 				 "header CRC mismatch (stored 0x%08x, computed 0x%08x): the image is corrupt",
@@ -132,7 +132,7 @@ int imgp_bootscr_parse(struct imgp_bootscr *scr, const void *data, size_t len)
 		return imgp_fail(EINVAL,
 				 "data size %u is beyond the end of the file (%zu bytes after the header; truncated?)",
 				 size, len - sizeof(h));
-	crc = imgp_crc32(0, payload, size);
+	crc = imgp_crc32_(0, payload, size);
 	if (crc != be32(h.dcrc))
 		return imgp_fail(EBADMSG,
 				 "data CRC mismatch (stored 0x%08x, computed 0x%08x): the image is corrupt",
@@ -165,13 +165,13 @@ int imgp_bootscr_parse(struct imgp_bootscr *scr, const void *data, size_t len)
 	return 0;
 }
 
-void imgp_bootscr_free(struct imgp_bootscr *scr)
+void imgp_bootscr_free_(struct imgp_bootscr *scr)
 {
 	free(scr->text);
 	memset(scr, 0, sizeof(*scr));
 }
 
-bool imgp_bootscr_mentions(const struct imgp_bootscr *scr, const char *word)
+bool imgp_bootscr_mentions_(const struct imgp_bootscr *scr, const char *word)
 {
 	/* memmem: a script may hold NUL bytes, the search must not stop there. */
 	return scr->text && *word &&
@@ -210,7 +210,7 @@ static int uimage_arch(const char *name, uint8_t *arch)
 			 name);
 }
 
-int imgp_bootscr_make(const char *text, size_t len, const char *name,
+int imgp_bootscr_make_(const char *text, size_t len, const char *name,
 		      const char *arch, uint32_t time, struct imgp_buf *out)
 {
 	struct uimage_header h;
@@ -244,8 +244,8 @@ int imgp_bootscr_make(const char *text, size_t len, const char *name,
 	 */
 	put_be32(table, (uint32_t)len);
 	put_be32(table + 4, 0);
-	crc = imgp_crc32(0, table, sizeof(table));
-	crc = imgp_crc32(crc, text, len);
+	crc = imgp_crc32_(0, table, sizeof(table));
+	crc = imgp_crc32_(crc, text, len);
 
 	memset(&h, 0, sizeof(h));
 	h.magic = htobe32(UIMAGE_MAGIC);
@@ -259,9 +259,9 @@ int imgp_bootscr_make(const char *text, size_t len, const char *name,
 	if (nlen)
 		memcpy(h.name, name, nlen);
 	/* The header CRC covers the header with its own field still 0. */
-	h.hcrc = htobe32(imgp_crc32(0, &h, sizeof(h)));
+	h.hcrc = htobe32(imgp_crc32_(0, &h, sizeof(h)));
 
-	rc = imgp_buf_reserve(out, sizeof(h) + sizeof(table) + len);
+	rc = imgp_buf_reserve_(out, sizeof(h) + sizeof(table) + len);
 	if (!rc)
 		rc = imgp_buf_append(out, &h, sizeof(h));
 	if (!rc)

@@ -18,7 +18,7 @@
 #include "boot/bootpath.h"
 #include "patch/patch.h"
 
-void imgp_cmdline_site_free(struct imgp_cmdline_site *site)
+void imgp_cmdline_site_free_(struct imgp_cmdline_site *site)
 {
 	free(site->path);
 	free(site->what);
@@ -27,7 +27,7 @@ void imgp_cmdline_site_free(struct imgp_cmdline_site *site)
 	free(site->base);
 	free(site->lead);
 	if (site->source) {
-		imgp_cmdline_site_free(site->source);
+		imgp_cmdline_site_free_(site->source);
 		free(site->source);
 	}
 	free(site->source_lost);
@@ -41,7 +41,7 @@ static int dup_field(char **field, const char *s)
 	return s && !*field ? imgp_fail(ENOMEM, "out of memory") : 0;
 }
 
-int imgp_cmdline_site_set(struct imgp_cmdline_site *site, const struct imgp_part *part,
+int imgp_cmdline_site_set_(struct imgp_cmdline_site *site, const struct imgp_part *part,
 			  const char *path, const char *what, const char *loader,
 			  const char *arg)
 {
@@ -52,7 +52,7 @@ int imgp_cmdline_site_set(struct imgp_cmdline_site *site, const struct imgp_part
 	return 0;
 }
 
-int imgp_cmdline_site_text(const struct imgp_cmdline_site *site, const void *raw,
+int imgp_cmdline_site_text_(const struct imgp_cmdline_site *site, const void *raw,
 			   size_t len, bool existed, struct imgp_buf *text)
 {
 	struct imgp_bootscr scr;
@@ -62,18 +62,18 @@ int imgp_cmdline_site_text(const struct imgp_cmdline_site *site, const void *raw
 	if (!site->script)
 		rc = imgp_buf_append(text, raw, len);
 	else if (existed) {
-		rc = imgp_bootscr_parse(&scr, raw, len);
+		rc = imgp_bootscr_parse_(&scr, raw, len);
 		if (rc)
 			return imgp_fail_ctx(rc, "%s", site->path);
 		rc = imgp_buf_append(text, scr.text, scr.text_len);
-		imgp_bootscr_free(&scr);
+		imgp_bootscr_free_(&scr);
 	}
 	if (!rc)
 		rc = imgp_buf_printf(text, "%s", "");
 	return rc ? imgp_fail(ENOMEM, "out of memory") : 0;
 }
 
-int imgp_cmdline_site_line(const struct imgp_cmdline_site *site, const char *text,
+int imgp_cmdline_site_line_(const struct imgp_cmdline_site *site, const char *text,
 			   size_t len, struct imgp_cmdline_span *span,
 			   struct imgp_cmdline_span *lead, struct imgp_buf *out)
 {
@@ -115,7 +115,7 @@ static size_t line_end(const char *text, size_t len, size_t pos, size_t *next)
 	return end;
 }
 
-int imgp_cmdline_locate_env(const struct imgp_cmdline_site *site, const char *text,
+int imgp_cmdline_locate_env_(const struct imgp_cmdline_site *site, const char *text,
 			    size_t len, struct imgp_cmdline_span *span)
 {
 	size_t n = strlen(site->arg), pos = 0, next;
@@ -189,7 +189,7 @@ static int sh_value(const char *text, size_t v, size_t end, struct imgp_cmdline_
 	return 0;
 }
 
-int imgp_cmdline_locate_sh(const struct imgp_cmdline_site *site, const char *text,
+int imgp_cmdline_locate_sh_(const struct imgp_cmdline_site *site, const char *text,
 			   size_t len, struct imgp_cmdline_span *span)
 {
 	size_t n = strlen(site->arg), pos = 0, next, last = 0, last_end = 0;
@@ -226,7 +226,7 @@ int imgp_cmdline_locate_sh(const struct imgp_cmdline_site *site, const char *tex
 	return 0;
 }
 
-int imgp_cmdline_span_fits(const struct imgp_cmdline_span *span, const char *value)
+int imgp_cmdline_span_fits_(const struct imgp_cmdline_span *span, const char *value)
 {
 	const char *bad = span->quote == '"' ? "\"$`\\" : span->quote ? "'" : NULL;
 	size_t n = strlen(value);
@@ -241,7 +241,7 @@ int imgp_cmdline_span_fits(const struct imgp_cmdline_span *span, const char *val
 	return 0;
 }
 
-int imgp_cmdline_script_lines(const char *script, struct imgp_buf *out)
+int imgp_cmdline_script_lines_(const char *script, struct imgp_buf *out)
 {
 	size_t pos = 0, next, len = script ? strlen(script) : 0;
 	unsigned lineno = 0;
@@ -265,12 +265,12 @@ int imgp_cmdline_script_lines(const char *script, struct imgp_buf *out)
 	return rc ? -ENOMEM : found > 0;
 }
 
-int imgp_cmdline_script_refusal(struct imgp_survey *sv, const char *hook_note)
+int imgp_cmdline_script_refusal_(struct imgp_survey *sv, const char *hook_note)
 {
 	struct imgp_buf lines = { 0 };
 	int rc;
 
-	rc = imgp_cmdline_script_lines(sv->script.parsed ? sv->script.scr.text : NULL, &lines);
+	rc = imgp_cmdline_script_lines_(sv->script.parsed ? sv->script.scr.text : NULL, &lines);
 	if (rc == 1)
 		rc = imgp_fail(ENOTSUP, "%s sets bootargs itself (%s); imgpatch does not rewrite a boot script's lines: edit it there%s",
 			       sv->script.path, (char *)lines.data, hook_note ? hook_note : "");
@@ -305,7 +305,7 @@ static int differs(struct imgp_survey *sv)
 	return rc;
 }
 
-int imgp_cmdline_site_get(struct imgp_survey *sv, const char *model,
+int imgp_cmdline_site_get_(struct imgp_survey *sv, const char *model,
 			  struct imgp_cmdline_site *site)
 {
 	const struct imgp_survey_bootinfo *bi = &sv->bootinfo;
@@ -314,15 +314,15 @@ int imgp_cmdline_site_get(struct imgp_survey *sv, const char *model,
 
 	memset(site, 0, sizeof(*site));
 	if (!sv->bootpath)
-		return imgp_survey_fail(sv->boot_rc ? sv->boot_rc : -ENOENT,
+		return imgp_survey_fail_(sv->boot_rc ? sv->boot_rc : -ENOENT,
 					sv->boot_error ? sv->boot_error : "no boot path recognised");
 	if (!sv->bootpath->cmdline)
 		return imgp_fail(ENOTSUP, "boot path %s: where its kernel command line is kept is not known",
 				 sv->bootpath_name);
 	if (bi->rc)
-		return imgp_survey_fail(bi->rc, bi->error);
+		return imgp_survey_fail_(bi->rc, bi->error);
 	for (size_t i = 0; model && !dt && i < bi->ndts; i++)
-		if (imgp_bootdt_named(&bi->dts[i], model))
+		if (imgp_bootdt_named_(&bi->dts[i], model))
 			dt = &bi->dts[i];
 	if (model && !dt && bi->ndts)
 		return imgp_fail(ENOENT, "--model %s: boot path %s boots no such tree", model,
@@ -331,7 +331,7 @@ int imgp_cmdline_site_get(struct imgp_survey *sv, const char *model,
 		rc = sv->bootpath->cmdline(sv, dt, site);
 		/* A path may fail after filling part of site (extlinux: no such label). */
 		if (rc)
-			imgp_cmdline_site_free(site);
+			imgp_cmdline_site_free_(site);
 		return rc;
 	}
 	/* No model: the trees must agree. */
@@ -342,10 +342,10 @@ int imgp_cmdline_site_get(struct imgp_survey *sv, const char *model,
 		rc = sv->bootpath->cmdline(sv, &bi->dts[i], &other);
 		if (!rc && !same_site(site, &other))
 			rc = differs(sv);
-		imgp_cmdline_site_free(&other);
+		imgp_cmdline_site_free_(&other);
 	}
 	if (rc)
-		imgp_cmdline_site_free(site);
+		imgp_cmdline_site_free_(site);
 	return rc;
 }
 
@@ -360,24 +360,24 @@ int imgp_survey_cmdline(struct imgp_survey *sv, const char *model, struct imgp_b
 	int rc;
 
 	line->len = where->len = loader->len = 0;
-	rc = imgp_cmdline_site_get(sv, model, &site);
+	rc = imgp_cmdline_site_get_(sv, model, &site);
 	if (rc)
 		return rc;
-	fs = imgp_survey_fs(sv, site.part);
-	rc = fs ? imgp_survey_read_file(fs, site.path, IMGP_TEXT_MAX, &raw) : -ENOTSUP;
+	fs = imgp_survey_fs_(sv, site.part);
+	rc = fs ? imgp_survey_read_file_(fs, site.path, IMGP_TEXT_MAX, &raw) : -ENOTSUP;
 	/* A hook script that is not there sets nothing. */
 	existed = !rc;
 	if (rc == -ENOENT && site.script) {
-		imgp_errclear();
+		imgp_errclear_();
 		rc = 0;
 	}
 	/* A read names the partition and the file itself. */
 	if (rc && !fs)
 		imgp_fail_ctx(rc, IMGP_PART_FMT " (%s)", site.part->number, site.part->fstype);
 	if (!rc)
-		rc = imgp_cmdline_site_text(&site, raw.data, raw.len, existed, &text);
+		rc = imgp_cmdline_site_text_(&site, raw.data, raw.len, existed, &text);
 	if (!rc)
-		rc = imgp_cmdline_site_line(&site, (char *)text.data, text.len, &span, &lead, line);
+		rc = imgp_cmdline_site_line_(&site, (char *)text.data, text.len, &span, &lead, line);
 	if (!rc)
 		rc = imgp_buf_printf(where, IMGP_PART_FMT " (%s): %s, %s%s%s%s", site.part->number,
 				     site.part->fstype, site.path, lead.found ? site.lead : "",
@@ -396,6 +396,6 @@ int imgp_survey_cmdline(struct imgp_survey *sv, const char *model, struct imgp_b
 		rc = imgp_fail(ENOMEM, "out of memory");
 	imgp_buf_free(&raw);
 	imgp_buf_free(&text);
-	imgp_cmdline_site_free(&site);
+	imgp_cmdline_site_free_(&site);
 	return rc;
 }

@@ -52,7 +52,7 @@ static int by_first(const void *a, const void *b)
 	return x->first < y->first ? -1 : x->first > y->first;
 }
 
-void imgp_effective_warn(struct imgp_ctx *ctx, const struct imgp_effective *trees,
+void imgp_effective_warn_(struct imgp_ctx *ctx, const struct imgp_effective *trees,
 			 size_t n)
 {
 	struct said *all;

@@ -32,10 +32,10 @@ enum apply_failure {
 static enum apply_failure apply_failure(const struct imgp_survey *sv)
 {
 	/* The Raspberry Pi firmware reports a bad overlay and goes on. */
-	if (sv->bootpath->apply || sv->bootpath == &imgp_bootpath_rpi)
+	if (sv->bootpath->apply || sv->bootpath == &imgp_bootpath_rpi_)
 		return FAILURE_SKIPS;
 	/* Armbian's boot.scr: "fdt apply || setenv overlay_error", then a reload. */
-	if (sv->bootpath == &imgp_bootpath_armbian)
+	if (sv->bootpath == &imgp_bootpath_armbian_)
 		return FAILURE_RESTORES;
 	/* libfdt erases the base tree's magic when fdt_overlay_apply() fails. */
 	return FAILURE_BREAKS;
@@ -68,7 +68,7 @@ static int keep_failure(struct imgp_effective *t, int rc, const char *overlay,
 		if (!t->failed)
 			return imgp_fail(ENOMEM, "out of memory");
 	}
-	imgp_errclear();
+	imgp_errclear_();
 	return 0;
 }
 
@@ -80,7 +80,7 @@ static int keep_failure(struct imgp_effective *t, int rc, const char *overlay,
 static int read_blob(struct imgp_survey *sv, const struct imgp_part *part,
 		     const char *path, struct imgp_buf *out)
 {
-	struct imgp_fs *fs = imgp_survey_fs(sv, part);
+	struct imgp_fs *fs = imgp_survey_fs_(sv, part);
 	char *clean = malloc(strlen(path) + 2), *o = clean;
 	int rc;
 
@@ -91,7 +91,7 @@ static int read_blob(struct imgp_survey *sv, const struct imgp_part *part,
 		if (*p != '/' || o[-1] != '/')
 			*o++ = *p;
 	*o = '\0';
-	rc = fs ? imgp_survey_read_file(fs, clean, IMGP_DTB_MAX, out) : -ENOTSUP;
+	rc = fs ? imgp_survey_read_file_(fs, clean, IMGP_DTB_MAX, out) : -ENOTSUP;
 	free(clean);
 	return rc;
 }
@@ -105,11 +105,11 @@ static int load_base(struct imgp_survey *sv, struct imgp_effective *t)
 	int rc;
 
 	if (t->image) {
-		rc = imgp_fit_payload(&sv->fit.fit, t->image, &data, &size);
+		rc = imgp_fit_payload_(&sv->fit.fit, t->image, &data, &size);
 		if (rc)
 			return imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", t->part->number,
 					     t->part->fstype, sv->fit_path);
-		rc = imgp_dtb_load(&t->dtb, data, size);
+		rc = imgp_dtb_load_(&t->dtb, data, size);
 		if (rc)
 			imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s: %s", t->part->number,
 				      t->part->fstype, sv->fit_path, t->image->name);
@@ -129,7 +129,7 @@ static int load_base(struct imgp_survey *sv, struct imgp_effective *t)
 		size = buf.len;
 	}
 	if (!rc) {
-		rc = imgp_dtb_load(&t->dtb, data, size);
+		rc = imgp_dtb_load_(&t->dtb, data, size);
 		if (rc)
 			imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", t->part->number,
 				      t->part->fstype, path);
@@ -184,10 +184,10 @@ static int apply_file(struct imgp_survey *sv, struct imgp_effective *t, size_t i
 	*missing = rc == -ENOENT;
 	if (!rc && room) {
 		if (room[i] >= 0)
-			*total = imgp_uboot_fdt_room(imgp_dt_used(&t->dtb), (unsigned long)room[i]);
-		rc = imgp_dt_apply_overlay_in(&t->dtb, buf.data, buf.len, *total);
+			*total = imgp_uboot_fdt_room_(imgp_dt_used_(&t->dtb), (unsigned long)room[i]);
+		rc = imgp_dt_apply_overlay_in_(&t->dtb, buf.data, buf.len, *total);
 	} else if (!rc) {
-		rc = imgp_dt_apply_overlay(&t->dtb, buf.data, buf.len);
+		rc = imgp_dt_apply_overlay_(&t->dtb, buf.data, buf.len);
 		/* -ENOENT stays "the file is not there" (a target it lacks is not that). */
 		rc = rc == -ENOENT ? -EINVAL : rc;
 	}
@@ -224,7 +224,7 @@ static int next_label(struct imgp_effective *t, int rc, const char *overlay)
 	imgp_buf_free(&then);
 	if (err)
 		return -ENOMEM;
-	imgp_dtb_free(&t->dtb);
+	imgp_dtb_free_(&t->dtb);
 	t->napplied = 0;
 	if (!next || !next->path)
 		return 0;
@@ -283,7 +283,7 @@ static int apply_overlays(struct imgp_survey *sv, struct imgp_effective *t,
 			return -ENOMEM;
 		if (on_failure == FAILURE_SKIPS)
 			continue;
-		imgp_dtb_free(&t->dtb);
+		imgp_dtb_free_(&t->dtb);
 		memset(applied, 0, dt->noverlays * sizeof(*applied));
 		t->napplied = 0;
 		if (on_failure == FAILURE_BREAKS)
@@ -329,7 +329,7 @@ static int script_command(void *ctx, struct imgp_ushell *sh, int argc, char **ar
 	(void)sh;
 	*status = 1;
 	if (!strcmp(argv[0], "fdt"))
-		rc = imgp_uboot_fdt_cmd(run->dtb, argc, argv, run->warnings);
+		rc = imgp_uboot_fdt_cmd_(run->dtb, argc, argv, run->warnings);
 	else if (!strcmp(argv[0], "echo"))
 		rc = 0;
 	else
@@ -362,30 +362,30 @@ static int run_scripts(struct imgp_survey *sv, struct imgp_effective *t, bool *r
 
 		rc = read_blob(sv, t->part, dt->scripts[i], &buf);
 		if (!rc)
-			rc = imgp_bootscr_parse(&scr, buf.data, buf.len);
+			rc = imgp_bootscr_parse_(&scr, buf.data, buf.len);
 		imgp_buf_free(&buf);
 		if (rc) {
 			if (rc != -ENOMEM)
-				imgp_warn_into(warnings, IMGP_PART_FMT " (%s): %s: not run: %s",
+				imgp_warn_into_(warnings, IMGP_PART_FMT " (%s): %s: not run: %s",
 					       t->part->number, t->part->fstype, dt->scripts[i],
 					       imgp_errmsg());
 			rc = rc == -ENOMEM ? rc : 0;
-			imgp_errclear();
+			imgp_errclear_();
 			continue;
 		}
 		/* The board's variables are those the loader imported: dt's. */
-		sh = imgp_ushell_new(&ops, &run);
+		sh = imgp_ushell_new_(&ops, &run);
 		rc = sh ? 0 : imgp_fail(ENOMEM, "out of memory");
 		if (!rc)
-			rc = imgp_ushell_run(sh, scr.text);
+			rc = imgp_ushell_run_(sh, scr.text);
 		if (rc && rc != -ENOMEM) {
-			imgp_warn_into(warnings, IMGP_PART_FMT " (%s): %s: %s", t->part->number,
+			imgp_warn_into_(warnings, IMGP_PART_FMT " (%s): %s: %s", t->part->number,
 				       t->part->fstype, dt->scripts[i], imgp_errmsg());
-			imgp_errclear();
+			imgp_errclear_();
 			rc = 0;
 		}
-		imgp_ushell_free(sh);
-		imgp_bootscr_free(&scr);
+		imgp_ushell_free_(sh);
+		imgp_bootscr_free_(&scr);
 		*ran = *ran || !rc;
 	}
 	return rc;
@@ -406,7 +406,7 @@ static int provenance(struct imgp_survey *sv, struct imgp_effective *t,
 	else if (!rc && !(t->ran && t->ran != t->bootdt))
 		rc = imgp_buf_printf(&b, "%s", t->path);
 	if (!rc && !t->image && strcmp(t->path, IMGP_OVERRIDE_PATH) == 0 &&
-	    sv->bootpath == &imgp_bootpath_fit)
+	    sv->bootpath == &imgp_bootpath_fit_)
 		rc = imgp_buf_printf(&b, ", loaded by %s instead of the FIT's tree",
 				     sv->script.path);
 	if (!rc && t->ran && t->ran != t->bootdt)
@@ -419,7 +419,7 @@ static int provenance(struct imgp_survey *sv, struct imgp_effective *t,
 	if (!rc && t->ran && t->ran != t->bootdt)
 		rc = imgp_buf_printf(&b, " (label %s: sysboot's next, label %s failed)",
 				     t->ran->label, t->bootdt->label);
-	t->provenance = rc ? NULL : (char *)imgp_buf_steal(&b, NULL);
+	t->provenance = rc ? NULL : (char *)imgp_buf_steal_(&b, NULL);
 	t->booted = t->provenance ? t->provenance + head : NULL;
 	imgp_buf_free(&b);
 	return t->provenance ? 0 : imgp_fail(ENOMEM, "out of memory");
@@ -466,7 +466,7 @@ static int build(struct imgp_survey *sv, struct imgp_effective *t, bool kept)
 	t->ran = t->bootdt;
 	/* What the boot depends on that the image does not say, as warnings. */
 	for (size_t i = 0; t->bootdt && i < t->bootdt->nnotes; i++)
-		imgp_warn_into(into, "%s", t->bootdt->notes[i]);
+		imgp_warn_into_(into, "%s", t->bootdt->notes[i]);
 	do {
 		memset(applied, 0, (n ? n : 1) * sizeof(*applied));
 		rc = load_base(sv, t);
@@ -482,7 +482,7 @@ static int build(struct imgp_survey *sv, struct imgp_effective *t, bool kept)
 	if (!rc)
 		rc = provenance(sv, t, applied, scripts_ran);
 	if (!kept)
-		imgp_warn_lines(imgp_survey_ctx(sv), (const char *)warnings.data);
+		imgp_warn_lines_(imgp_survey_ctx_(sv), (const char *)warnings.data);
 	else if (!rc && warnings.len)
 		rc = keep_warnings(t, (char *)warnings.data);
 	imgp_buf_free(&warnings);
@@ -514,15 +514,15 @@ static int fit_image(struct imgp_survey *sv, const struct imgp_fit_image *img,
 	return build(sv, t, kept);
 }
 
-int imgp_effective_fit_image(struct imgp_survey *sv, const struct imgp_fit_image *img,
+int imgp_effective_fit_image_(struct imgp_survey *sv, const struct imgp_fit_image *img,
 			     struct imgp_effective *t)
 {
 	return fit_image(sv, img, t, false);
 }
 
-bool imgp_effective_override_loaded(const struct imgp_survey *sv)
+bool imgp_effective_override_loaded_(const struct imgp_survey *sv)
 {
-	return sv->bootpath == &imgp_bootpath_fit && sv->hook_loaded &&
+	return sv->bootpath == &imgp_bootpath_fit_ && sv->hook_loaded &&
 	       sv->override.exists;
 }
 
@@ -533,7 +533,7 @@ static int build_fit(struct imgp_survey *sv, struct imgp_effective **trees, size
 	size_t count = 0;
 	int rc = 0;
 
-	if (imgp_effective_override_loaded(sv)) {
+	if (imgp_effective_override_loaded_(sv)) {
 		*trees = calloc(1, sizeof(**trees));
 		if (!*trees)
 			return imgp_fail(ENOMEM, "out of memory");
@@ -559,7 +559,7 @@ static int build_fit(struct imgp_survey *sv, struct imgp_effective **trees, size
 }
 
 /* Kept, not logged: a command warns of the trees it touches alone. */
-int imgp_effective_build(struct imgp_survey *sv, struct imgp_effective **trees,
+int imgp_effective_build_(struct imgp_survey *sv, struct imgp_effective **trees,
 			 size_t *n)
 {
 	const struct imgp_survey_bootinfo *bi = &sv->bootinfo;
@@ -569,7 +569,7 @@ int imgp_effective_build(struct imgp_survey *sv, struct imgp_effective **trees,
 	*n = 0;
 	if (!sv->bootpath || !sv->boot)
 		return 0;
-	if (sv->bootpath == &imgp_bootpath_fit) {
+	if (sv->bootpath == &imgp_bootpath_fit_) {
 		rc = build_fit(sv, trees, n);
 	} else if (bi->ndts) {
 		*trees = calloc(bi->ndts, sizeof(**trees));
@@ -588,7 +588,7 @@ int imgp_effective_build(struct imgp_survey *sv, struct imgp_effective **trees,
 		}
 	}
 	if (rc) {
-		imgp_effective_free(*trees, *n);
+		imgp_effective_free_(*trees, *n);
 		*trees = NULL;
 		*n = 0;
 	}
@@ -596,7 +596,7 @@ int imgp_effective_build(struct imgp_survey *sv, struct imgp_effective **trees,
 }
 
 
-void imgp_effective_free(struct imgp_effective *trees, size_t n)
+void imgp_effective_free_(struct imgp_effective *trees, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(trees[i].model);
@@ -607,12 +607,12 @@ void imgp_effective_free(struct imgp_effective *trees, size_t n)
 		for (size_t k = 0; k < trees[i].nwarnings; k++)
 			free(trees[i].warnings[k]);
 		free(trees[i].warnings);
-		imgp_dtb_free(&trees[i].dtb);
+		imgp_dtb_free_(&trees[i].dtb);
 	}
 	free(trees);
 }
 
-const char *imgp_effective_name(const struct imgp_effective *t)
+const char *imgp_effective_name_(const struct imgp_effective *t)
 {
 	return t->model ? t->model : t->image ? t->image->name : t->path;
 }
@@ -623,7 +623,7 @@ static bool is_named(const struct imgp_effective *t, const char *name)
 	return (t->model && strcmp(t->model, name) == 0) ||
 	       (t->image && strcmp(t->image->name, name) == 0) ||
 	       (!t->image && strcmp(t->path, name) == 0) ||
-	       (t->bootdt && imgp_bootdt_named(t->bootdt, name));
+	       (t->bootdt && imgp_bootdt_named_(t->bootdt, name));
 }
 
 /* "a, b, c": the names of the trees, for a message. */
@@ -635,16 +635,16 @@ static char *names(const struct imgp_effective *trees, size_t n)
 
 	for (size_t i = 0; !rc && i < n && i < IMGP_NAMES_SHOWN; i++)
 		rc = imgp_buf_printf(&b, "%s%s", i ? ", " : "",
-				     imgp_effective_name(&trees[i]));
+				     imgp_effective_name_(&trees[i]));
 	/* A kernel's every tree is info's to list, not one line's. */
 	if (!rc && n > IMGP_NAMES_SHOWN)
 		rc = imgp_buf_printf(&b, ", ... %zu in all: imgpatch info --json lists them", n);
-	s = rc ? NULL : (char *)imgp_buf_steal(&b, NULL);
+	s = rc ? NULL : (char *)imgp_buf_steal_(&b, NULL);
 	imgp_buf_free(&b);
 	return s;
 }
 
-int imgp_effective_pick(const struct imgp_effective *trees, size_t n,
+int imgp_effective_pick_(const struct imgp_effective *trees, size_t n,
 			const char *model, const struct imgp_effective **out)
 {
 	size_t found = 0;
@@ -664,7 +664,7 @@ int imgp_effective_pick(const struct imgp_effective *trees, size_t n,
 		have = names(trees, n);
 		if (!have)
 			return imgp_fail(ENOMEM, "out of memory");
-		rc = imgp_fail_name(EEXIST, "'%s' names %zu trees (have: %s): name one by its path",
+		rc = imgp_fail_name_(EEXIST, "'%s' names %zu trees (have: %s): name one by its path",
 			       model, found, have);
 		free(have);
 		*out = NULL;
@@ -681,20 +681,20 @@ int imgp_effective_pick(const struct imgp_effective *trees, size_t n,
 	have = names(trees, n);
 	if (!have)
 		return imgp_fail(ENOMEM, "out of memory");
-	rc = model ? imgp_fail_name(ENOENT, "no tree '%s' (have: %s)", model, have) :
+	rc = model ? imgp_fail_name_(ENOENT, "no tree '%s' (have: %s)", model, have) :
 		     imgp_fail(EEXIST, "%zu trees (%s): name one", n, have);
 	free(have);
 	return rc;
 }
 
-int imgp_effective_pick_model(const struct imgp_effective *trees, size_t n,
+int imgp_effective_pick_model_(const struct imgp_effective *trees, size_t n,
 			      const char *model, const struct imgp_effective **out)
 {
-	int rc = imgp_effective_pick(trees, n, model, out);
+	int rc = imgp_effective_pick_(trees, n, model, out);
 
 	/* Past a dozen, the list of names is info's to give, not one line's. */
 	if (rc == -ENOENT && n > IMGP_NAMES_SHOWN)
-		return imgp_fail_name(ENOENT, "--model '%s': no such tree among the %zu the boot path offers (imgpatch info --json lists them)",
+		return imgp_fail_name_(ENOENT, "--model '%s': no such tree among the %zu the boot path offers (imgpatch info --json lists them)",
 				      model, n);
 	return rc ? imgp_fail_ctx(rc, "--model '%s'", model) : 0;
 }

@@ -24,7 +24,7 @@ static long fit_image_index(const struct imgp_survey *sv, const struct imgp_fit_
 	return img ? (long)(img - sv->fit.fit.images) : -1;
 }
 
-void imgp_survey_get(const struct imgp_survey *sv, struct imgp_survey_view *out)
+void imgp_survey_get_(const struct imgp_survey *sv, struct imgp_survey_view *out)
 {
 	const struct imgp_survey_bootinfo *bi = &sv->bootinfo;
 
@@ -49,12 +49,12 @@ void imgp_survey_get(const struct imgp_survey *sv, struct imgp_survey_view *out)
 	};
 }
 
-const char *imgp_survey_fs_error(const struct imgp_survey *sv, size_t i)
+const char *imgp_survey_fs_error_(const struct imgp_survey *sv, size_t i)
 {
-	return i < imgp_disk_table(sv->disk)->nparts ? sv->fs_error[i] : NULL;
+	return i < imgp_disk_table_(sv->disk)->nparts ? sv->fs_error[i] : NULL;
 }
 
-int imgp_survey_get_entry(const struct imgp_survey *sv, size_t i,
+int imgp_survey_get_entry_(const struct imgp_survey *sv, size_t i,
 			  struct imgp_entry_view *out)
 {
 	const struct imgp_survey_bootdt *dt;
@@ -73,12 +73,12 @@ int imgp_survey_get_entry(const struct imgp_survey *sv, size_t i,
 	return 0;
 }
 
-const struct imgp_uboot *imgp_survey_uboot(const struct imgp_survey *sv)
+const struct imgp_uboot *imgp_survey_uboot_(const struct imgp_survey *sv)
 {
 	return &sv->uboot;
 }
 
-void imgp_survey_get_fit(const struct imgp_survey *sv, struct imgp_fit_view *out)
+void imgp_survey_get_fit_(const struct imgp_survey *sv, struct imgp_fit_view *out)
 {
 	const struct imgp_survey_fit *f = &sv->fit;
 
@@ -92,7 +92,7 @@ void imgp_survey_get_fit(const struct imgp_survey *sv, struct imgp_fit_view *out
 	};
 }
 
-int imgp_survey_get_fit_image(const struct imgp_survey *sv, size_t i,
+int imgp_survey_get_fit_image_(const struct imgp_survey *sv, size_t i,
 			      struct imgp_fit_image_view *out)
 {
 	const struct imgp_survey_fit *f = &sv->fit;
@@ -116,7 +116,7 @@ int imgp_survey_get_fit_image(const struct imgp_survey *sv, size_t i,
 	return 0;
 }
 
-int imgp_survey_get_fit_conf(const struct imgp_survey *sv, size_t i,
+int imgp_survey_get_fit_conf_(const struct imgp_survey *sv, size_t i,
 			     struct imgp_fit_conf_view *out)
 {
 	const struct imgp_survey_fit *f = &sv->fit;
@@ -135,9 +135,9 @@ int imgp_survey_get_fit_conf(const struct imgp_survey *sv, size_t i,
 	return 0;
 }
 
-void imgp_survey_get_script(const struct imgp_survey *sv, struct imgp_script_view *out)
+void imgp_survey_get_script_(const struct imgp_survey *sv, struct imgp_script_view *out)
 {
-	const struct imgp_survey_script *s = &sv->script;
+	const struct imgp_survey_script_ *s = &sv->script;
 	const struct imgp_survey_override *o = &sv->override;
 
 	*out = (struct imgp_script_view){
@@ -170,7 +170,7 @@ static void tree_view(const struct imgp_survey *sv, const struct imgp_survey_tre
 	};
 }
 
-int imgp_survey_get_tree(const struct imgp_survey *sv, size_t i,
+int imgp_survey_get_tree_(const struct imgp_survey *sv, size_t i,
 			 struct imgp_tree_view *out)
 {
 	if (i >= sv->ntrees)
@@ -179,7 +179,7 @@ int imgp_survey_get_tree(const struct imgp_survey *sv, size_t i,
 	return 0;
 }
 
-int imgp_survey_get_effective(const struct imgp_survey *sv, size_t i,
+int imgp_survey_get_effective_(const struct imgp_survey *sv, size_t i,
 			      struct imgp_effective_view *out)
 {
 	const struct imgp_effective *e;
@@ -188,7 +188,7 @@ int imgp_survey_get_effective(const struct imgp_survey *sv, size_t i,
 		return -ENOENT;
 	e = &sv->effective[i];
 	*out = (struct imgp_effective_view){
-		.name = imgp_effective_name(e),
+		.name = imgp_effective_name_(e),
 		.provenance = e->provenance,
 		.booted = e->booted,
 		.entry = e->bootdt ? (long)(e->bootdt - sv->bootinfo.dts) : -1,
@@ -206,19 +206,19 @@ int imgp_survey_get_effective(const struct imgp_survey *sv, size_t i,
 	return 0;
 }
 
-int imgp_survey_pick(const struct imgp_survey *sv, const char *model, bool option,
+int imgp_survey_pick_(const struct imgp_survey *sv, const char *model, bool option,
 		     size_t *i)
 {
 	const struct imgp_effective *t;
-	int rc = option ? imgp_effective_pick_model(sv->effective, sv->neffective, model, &t) :
-			  imgp_effective_pick(sv->effective, sv->neffective, model, &t);
+	int rc = option ? imgp_effective_pick_model_(sv->effective, sv->neffective, model, &t) :
+			  imgp_effective_pick_(sv->effective, sv->neffective, model, &t);
 
 	if (!rc)
 		*i = (size_t)(t - sv->effective);
 	return rc;
 }
 
-void imgp_survey_get_fstab(const struct imgp_survey *sv, struct imgp_fstab_view *out)
+void imgp_survey_get_fstab_(const struct imgp_survey *sv, struct imgp_fstab_view *out)
 {
 	const struct imgp_survey_fstab *f = &sv->fstab;
 

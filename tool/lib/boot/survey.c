@@ -29,9 +29,9 @@
 /* Upper bounds for files read into memory (the FIT is read piecewise). */
 #define SCRIPT_MAX ((size_t)1 << 20)
 
-const char *const imgp_bootscr_paths[] = { "/boot.scr.uimg", "/boot.scr" };
-const size_t imgp_nbootscr_paths =
-	sizeof(imgp_bootscr_paths) / sizeof(imgp_bootscr_paths[0]);
+const char *const imgp_bootscr_paths_[] = { "/boot.scr.uimg", "/boot.scr" };
+const size_t imgp_nbootscr_paths_ =
+	sizeof(imgp_bootscr_paths_) / sizeof(imgp_bootscr_paths_[0]);
 /*
  * Where U-Boot's distro boot looks for the script on the boot partition:
  * each of its boot_prefixes ("/ /boot/") with each name, prefix first. A
@@ -53,24 +53,24 @@ static const char *const script_paths[] = {
  * grub.cfg) for an ESP that holds none.
  */
 static const struct imgp_bootpath *const bootpaths[] = {
-	&imgp_bootpath_fit,
-	&imgp_bootpath_extlinux,
-	&imgp_bootpath_armbian,
-	&imgp_bootpath_uenv,
-	&imgp_bootpath_rpi,
-	&imgp_bootpath_flash_kernel,
-	&imgp_bootpath_script,
-	&imgp_bootpath_efi,
-	&imgp_bootpath_bls,
-	&imgp_bootpath_grub,
+	&imgp_bootpath_fit_,
+	&imgp_bootpath_extlinux_,
+	&imgp_bootpath_armbian_,
+	&imgp_bootpath_uenv_,
+	&imgp_bootpath_rpi_,
+	&imgp_bootpath_flash_kernel_,
+	&imgp_bootpath_script_,
+	&imgp_bootpath_efi_,
+	&imgp_bootpath_bls_,
+	&imgp_bootpath_grub_,
 };
 
-const struct imgp_bootpath *imgp_bootpath_at(size_t i)
+const struct imgp_bootpath *imgp_bootpath_at_(size_t i)
 {
 	return i < sizeof(bootpaths) / sizeof(bootpaths[0]) ? bootpaths[i] : NULL;
 }
 
-const struct imgp_bootpath *imgp_bootpath_named(const char *name)
+const struct imgp_bootpath *imgp_bootpath_named_(const char *name)
 {
 	for (size_t i = 0; name && i < sizeof(bootpaths) / sizeof(bootpaths[0]); i++)
 		if (!strcmp(bootpaths[i]->name, name))
@@ -78,7 +78,7 @@ const struct imgp_bootpath *imgp_bootpath_named(const char *name)
 	return NULL;
 }
 
-const struct imgp_bootpath *imgp_bootpath_loading(const char *path, const char **pattern)
+const struct imgp_bootpath *imgp_bootpath_loading_(const char *path, const char **pattern)
 {
 	for (size_t i = 0; i < sizeof(bootpaths) / sizeof(bootpaths[0]); i++)
 		for (const char *const *p = bootpaths[i]->loads; p && *p; p++)
@@ -96,7 +96,7 @@ static const char *const boot_markers[] = {
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-int imgp_survey_keep(int rc, char **error)
+int imgp_survey_keep_(int rc, char **error)
 {
 	const char *msg = imgp_errmsg();
 
@@ -112,10 +112,10 @@ int imgp_survey_keep(int rc, char **error)
 static int note(int *rcp, char **error, int rc)
 {
 	*rcp = rc;
-	return imgp_survey_keep(rc, error) == -ENOMEM && !*error ? -ENOMEM : 0;
+	return imgp_survey_keep_(rc, error) == -ENOMEM && !*error ? -ENOMEM : 0;
 }
 
-int imgp_survey_fail(int rc, const char *error)
+int imgp_survey_fail_(int rc, const char *error)
 {
 	return imgp_fail(rc < 0 ? -rc : rc, "%s", error ? error : strerror(-rc));
 }
@@ -126,12 +126,12 @@ static size_t part_index(const struct imgp_survey *sv,
 	return (size_t)(part - sv->disk->tab.parts);
 }
 
-struct imgp_ctx *imgp_survey_ctx(const struct imgp_survey *sv)
+struct imgp_ctx *imgp_survey_ctx_(const struct imgp_survey *sv)
 {
 	return sv->disk ? sv->disk->img.ctx : NULL;
 }
 
-struct imgp_fs *imgp_survey_fs(const struct imgp_survey *sv,
+struct imgp_fs *imgp_survey_fs_(const struct imgp_survey *sv,
 			       const struct imgp_part *part)
 {
 	size_t i = part_index(sv, part);
@@ -144,7 +144,7 @@ struct imgp_fs *imgp_survey_fs(const struct imgp_survey *sv,
 	return &sv->fs[i];
 }
 
-int imgp_survey_find(struct imgp_survey *sv, const char *path,
+int imgp_survey_find_(struct imgp_survey *sv, const char *path,
 		     const struct imgp_part **part, char **error)
 {
 	const struct imgp_table *tab = &sv->disk->tab;
@@ -166,24 +166,24 @@ int imgp_survey_find(struct imgp_survey *sv, const char *path,
 			broken = broken < i ? broken : i;
 			continue;
 		}
-		rc = imgp_fs_exists(&sv->fs[i], path);
+		rc = imgp_fs_exists_(&sv->fs[i], path);
 		if (rc > 0)
 			*part = p;
 		else if (rc < 0 && !failed) {
 			/* A lookup that failed must not hide the file elsewhere. */
 			failed = p;
-			failed_rc = imgp_survey_keep(rc, &failure);
+			failed_rc = imgp_survey_keep_(rc, &failure);
 			if (failed_rc == -ENOMEM && !failure)
 				break;
 		}
 	}
 	if (*part) {
 		rc = 0;
-		imgp_errclear();
+		imgp_errclear_();
 	} else if (failed && failure) {
 		/* Where the file may be and could not be looked for: the news. */
 		*part = failed;
-		rc = imgp_survey_fail(failed_rc, failure);
+		rc = imgp_survey_fail_(failed_rc, failure);
 	} else if (failed) {
 		rc = -ENOMEM;
 	} else if (broken < tab->nparts) {
@@ -196,23 +196,23 @@ int imgp_survey_find(struct imgp_survey *sv, const char *path,
 	}
 	free(failure);
 	imgp_buf_free(&searched);
-	if (rc && imgp_survey_keep(rc, error) == -ENOMEM && !*error)
+	if (rc && imgp_survey_keep_(rc, error) == -ENOMEM && !*error)
 		return -ENOMEM;
 	return rc;
 }
 
-int imgp_survey_read_file(struct imgp_fs *fs, const char *path, size_t max,
+int imgp_survey_read_file_(struct imgp_fs *fs, const char *path, size_t max,
 			  struct imgp_buf *out)
 {
 	struct imgp_buf target = { 0 };
 	char *why;
 	int rc;
 
-	rc = imgp_fs_read_file(fs, path, max, out);
+	rc = imgp_fs_read_file_(fs, path, max, out);
 	if (rc != -ENOENT)
 		return rc;
 	why = strdup(imgp_errmsg());
-	if (imgp_fs_readlink(fs, path, &target) == 0)
+	if (imgp_fs_readlink_(fs, path, &target) == 0)
 		rc = imgp_fail(ENOENT, IMGP_PART_FMT " (%s): %s: dangling symbolic link to %s",
 			       fs->part->number, fs->part->fstype, path,
 			       (char *)target.data);
@@ -226,17 +226,17 @@ int imgp_survey_read_file(struct imgp_fs *fs, const char *path, size_t max,
 int imgp_disk_read_file(struct imgp_disk *disk, const char *part, const char *path,
 			size_t max, struct imgp_buf *out)
 {
-	const struct imgp_part *p = imgp_table_find(imgp_disk_table(disk), part);
+	const struct imgp_part *p = imgp_table_find_(imgp_disk_table_(disk), part);
 	struct imgp_fs *fs;
 	int rc;
 
 	if (!p)
 		return -ENOENT;
-	rc = imgp_fs_new(&fs, imgp_disk_image(disk), p);
+	rc = imgp_fs_new_(&fs, imgp_disk_image_(disk), p);
 	if (rc)
 		return rc;
-	rc = imgp_survey_read_file(fs, path, max, out);
-	imgp_fs_free(fs);
+	rc = imgp_survey_read_file_(fs, path, max, out);
+	imgp_fs_free_(fs);
 	return rc;
 }
 
@@ -260,15 +260,15 @@ static int survey_fs(struct imgp_survey *sv)
 
 		if (part->container || !part->fstype[0])
 			continue;
-		rc = imgp_fs_open(&sv->fs[i], &sv->disk->img, part);
+		rc = imgp_fs_open_(&sv->fs[i], &sv->disk->img, part);
 		if (rc == -ENOTSUP) {
-			imgp_errclear();
+			imgp_errclear_();
 			continue;
 		}
 		if (rc) {
 			if (note(&sv->fs_rc[i], &sv->fs_error[i], rc))
 				return -ENOMEM;
-			imgp_debug(imgp_survey_ctx(sv), "%s: %s", sv->disk->img.path,
+			imgp_debug(imgp_survey_ctx_(sv), "%s: %s", sv->disk->img.path,
 				   sv->fs_error[i]);
 			continue;
 		}
@@ -291,7 +291,7 @@ static int survey_boot(struct imgp_survey *sv)
 			sv->bootpath = bootpaths[i];
 	}
 	if (!sv->boot) {
-		rc = imgp_survey_probe_paths(sv, boot_markers, COUNT(boot_markers));
+		rc = imgp_survey_probe_paths_(sv, boot_markers, COUNT(boot_markers));
 		if (rc < 0)
 			return rc;
 	}
@@ -307,8 +307,8 @@ static int survey_boot(struct imgp_survey *sv)
 		return 0;
 	/* "no partition has /image.fit, /boot.scr.uimg, ... or /extlinux/extlinux.conf" */
 	rc = imgp_buf_printf(&names, "%s", sv->fit_path);
-	for (size_t i = 0; !rc && i < imgp_nbootscr_paths; i++)
-		rc = imgp_buf_printf(&names, ", %s", imgp_bootscr_paths[i]);
+	for (size_t i = 0; !rc && i < imgp_nbootscr_paths_; i++)
+		rc = imgp_buf_printf(&names, ", %s", imgp_bootscr_paths_[i]);
 	for (size_t i = 0; !rc && i + 1 < COUNT(boot_markers); i++)
 		rc = imgp_buf_printf(&names, ", %s", boot_markers[i]);
 	if (!rc)
@@ -319,7 +319,7 @@ static int survey_boot(struct imgp_survey *sv)
 			       imgp_fail(ENOMEM, "out of memory");
 }
 
-int imgp_survey_boot_cause(struct imgp_survey *sv, int rc, const char *error)
+int imgp_survey_boot_cause_(struct imgp_survey *sv, int rc, const char *error)
 {
 	if (rc == -ENOENT || sv->boot_rc)
 		return 0;
@@ -330,7 +330,7 @@ int imgp_survey_boot_cause(struct imgp_survey *sv, int rc, const char *error)
 	return 0;
 }
 
-int imgp_survey_probe_paths(struct imgp_survey *sv, const char *const *paths,
+int imgp_survey_probe_paths_(struct imgp_survey *sv, const char *const *paths,
 			    size_t n)
 {
 	char *error = NULL;
@@ -339,13 +339,13 @@ int imgp_survey_probe_paths(struct imgp_survey *sv, const char *const *paths,
 	for (size_t i = 0; i < n && !sv->boot; i++) {
 		const struct imgp_part *part;
 
-		rc = imgp_survey_find(sv, paths[i], &part, &error);
+		rc = imgp_survey_find_(sv, paths[i], &part, &error);
 		if (rc == -ENOMEM && !error)
 			return rc;
 		if (!rc)
 			sv->boot = part;
 		else
-			rc = imgp_survey_boot_cause(sv, rc, error);
+			rc = imgp_survey_boot_cause_(sv, rc, error);
 		if (rc)
 			break;
 	}
@@ -367,12 +367,12 @@ static int survey_root_unread(struct imgp_survey *sv)
 		const struct imgp_part *p = &tab->parts[i];
 		char *error;
 
-		if (sv->fs_open[i] || p->container || !imgp_fs_may_hold_root(p->fstype))
+		if (sv->fs_open[i] || p->container || !imgp_fs_may_hold_root_(p->fstype))
 			continue;
 		sv->root_unread = p;
 		if (asprintf(&error, "%s: " IMGP_PART_FMT " (%s) is likely the root, and %s (%s)",
 			     IMGP_FSTAB_PATH, p->number, p->fstype,
-			     imgp_fs_encrypted(p->fstype) ?
+			     imgp_fs_encrypted_(p->fstype) ?
 			     "it is encrypted: imgpatch opens no LUKS container" :
 			     "imgpatch reads and writes only FAT and ext2/3/4",
 			     sv->root_error) < 0)
@@ -387,7 +387,7 @@ static int survey_root_unread(struct imgp_survey *sv)
 static int survey_root(struct imgp_survey *sv)
 {
 	const struct imgp_part *part;
-	int rc = imgp_survey_find(sv, IMGP_FSTAB_PATH, &part, &sv->root_error);
+	int rc = imgp_survey_find_(sv, IMGP_FSTAB_PATH, &part, &sv->root_error);
 
 	if (rc == -ENOMEM && !sv->root_error)
 		return rc;
@@ -406,8 +406,8 @@ static int survey_fit(struct imgp_survey *sv)
 
 	if (sv->fit.rc || !sv->fit.part)
 		return 0;
-	fs = imgp_survey_fs(sv, sv->fit.part);
-	rc = fs ? imgp_fit_load_file(&sv->fit.fit, fs, sv->fit_path) : -ENOTSUP;
+	fs = imgp_survey_fs_(sv, sv->fit.part);
+	rc = fs ? imgp_fit_load_file_(&sv->fit.fit, fs, sv->fit_path) : -ENOTSUP;
 	if (rc)
 		return note(&sv->fit.rc, &sv->fit.error, rc);
 	sv->fit.parsed = true;
@@ -433,20 +433,20 @@ static int survey_script(struct imgp_survey *sv)
 	if (part && sv->script.part == part)
 		return 0;
 	if (sv->script.parsed)
-		imgp_bootscr_free(&sv->script.scr);
+		imgp_bootscr_free_(&sv->script.scr);
 	free(sv->script.error);
 	memset(&sv->script, 0, sizeof(sv->script));
 	sv->script.part = part;
 	if (!part) {
 		sv->script.rc = imgp_fail(ENOENT, "no partition has %s or %s",
-					  imgp_bootscr_paths[0], imgp_bootscr_paths[1]);
+					  imgp_bootscr_paths_[0], imgp_bootscr_paths_[1]);
 		return script_fail(sv, sv->script.rc);
 	}
-	fs = imgp_survey_fs(sv, part);
+	fs = imgp_survey_fs_(sv, part);
 	if (!fs)
 		return script_fail(sv, -ENOTSUP);
 	for (size_t i = 0; i < COUNT(script_paths) && !sv->script.path; i++) {
-		rc = imgp_fs_exists(fs, script_paths[i]);
+		rc = imgp_fs_exists_(fs, script_paths[i]);
 		if (rc < 0)
 			return script_fail(sv, rc);
 		if (rc > 0)
@@ -454,22 +454,22 @@ static int survey_script(struct imgp_survey *sv)
 	}
 	if (!sv->script.path) {
 		/* Without a boot path, no partition has one (it would have been one). */
-		if (sv->bootpath == &imgp_bootpath_fit)
+		if (sv->bootpath == &imgp_bootpath_fit_)
 			rc = imgp_fail(ENOENT, IMGP_PART_FMT " (%s) has no %s or %s next to %s",
-				       part->number, part->fstype, imgp_bootscr_paths[0],
-				       imgp_bootscr_paths[1], sv->fit_path);
+				       part->number, part->fstype, imgp_bootscr_paths_[0],
+				       imgp_bootscr_paths_[1], sv->fit_path);
 		else
 			rc = imgp_fail(ENOENT, "no partition has %s or %s",
-				       imgp_bootscr_paths[0], imgp_bootscr_paths[1]);
+				       imgp_bootscr_paths_[0], imgp_bootscr_paths_[1]);
 		return script_fail(sv, rc);
 	}
-	rc = imgp_survey_read_file(fs, sv->script.path, SCRIPT_MAX, &buf);
+	rc = imgp_survey_read_file_(fs, sv->script.path, SCRIPT_MAX, &buf);
 	if (rc) {
 		imgp_buf_free(&buf);
 		return script_fail(sv, rc);
 	}
 	sv->script.size = buf.len;
-	rc = imgp_bootscr_parse(&sv->script.scr, buf.data, buf.len);
+	rc = imgp_bootscr_parse_(&sv->script.scr, buf.data, buf.len);
 	imgp_buf_free(&buf);
 	sv->script.parse_rc = rc;
 	if (rc)
@@ -477,7 +477,7 @@ static int survey_script(struct imgp_survey *sv)
 						     part->number, part->fstype,
 						     sv->script.path));
 	sv->script.parsed = true;
-	sv->script.loads_override = imgp_bootscr_mentions(&sv->script.scr,
+	sv->script.loads_override = imgp_bootscr_mentions_(&sv->script.scr,
 							  IMGP_OVERRIDE_NAME);
 	return 0;
 }
@@ -501,7 +501,7 @@ static int survey_override(struct imgp_survey *sv, bool read)
 
 	sv->override.part = honours ? sv->boot : NULL;
 	if (!honours) {
-		rc = imgp_survey_find(sv, IMGP_OVERRIDE_PATH, &sv->override.part,
+		rc = imgp_survey_find_(sv, IMGP_OVERRIDE_PATH, &sv->override.part,
 				      &sv->override.error);
 		if (rc == -ENOMEM && !sv->override.error)
 			return rc;
@@ -511,8 +511,8 @@ static int survey_override(struct imgp_survey *sv, bool read)
 		else if (!rc)
 			sv->override.exists = true;
 	} else {
-		fs = imgp_survey_fs(sv, sv->boot);
-		rc = fs ? imgp_fs_exists(fs, IMGP_OVERRIDE_PATH) : -ENOTSUP;
+		fs = imgp_survey_fs_(sv, sv->boot);
+		rc = fs ? imgp_fs_exists_(fs, IMGP_OVERRIDE_PATH) : -ENOTSUP;
 		if (rc < 0)
 			return override_fail(sv, rc);
 		sv->override.exists = rc > 0;
@@ -522,8 +522,8 @@ static int survey_override(struct imgp_survey *sv, bool read)
 	}
 	if (!sv->override.exists || !read)
 		return 0;
-	fs = imgp_survey_fs(sv, sv->override.part);
-	rc = fs ? imgp_survey_read_file(fs, IMGP_OVERRIDE_PATH, IMGP_DTB_MAX,
+	fs = imgp_survey_fs_(sv, sv->override.part);
+	rc = fs ? imgp_survey_read_file_(fs, IMGP_OVERRIDE_PATH, IMGP_DTB_MAX,
 					&sv->override.data) : -ENOTSUP;
 	if (rc) {
 		imgp_buf_free(&sv->override.data);
@@ -548,7 +548,7 @@ static int survey_hashes(struct imgp_survey *sv)
 
 		if (!fit->images[i].hash_algos[0])
 			continue;
-		rc = imgp_fit_verify(fit, &fit->images[i]);
+		rc = imgp_fit_verify_(fit, &fit->images[i]);
 		if (!rc) {
 			h->state = IMGP_HASH_OK;
 			continue;
@@ -573,9 +573,9 @@ static int tree_list_mmc(struct imgp_survey *sv, struct imgp_survey_tree *t,
 			 const struct imgp_dtb *dtb)
 {
 	struct imgp_buf warnings = { 0 };
-	int rc = imgp_dt_list_mmc(dtb, &t->mmc, &t->nmmc, &warnings);
+	int rc = imgp_dt_list_mmc_(dtb, &t->mmc, &t->nmmc, &warnings);
 
-	imgp_warn_lines(imgp_survey_ctx(sv), (const char *)warnings.data);
+	imgp_warn_lines_(imgp_survey_ctx_(sv), (const char *)warnings.data);
 	imgp_buf_free(&warnings);
 	return rc ? tree_fail(t, rc) : 0;
 }
@@ -586,11 +586,11 @@ static int tree_mmc(struct imgp_survey *sv, struct imgp_survey_tree *t, const vo
 	struct imgp_dtb dtb;
 	int rc;
 
-	rc = imgp_dtb_load(&dtb, blob, size);
+	rc = imgp_dtb_load_(&dtb, blob, size);
 	if (rc)
 		return tree_fail(t, rc);
 	rc = tree_list_mmc(sv, t, &dtb);
-	imgp_dtb_free(&dtb);
+	imgp_dtb_free_(&dtb);
 	return rc;
 }
 
@@ -613,7 +613,7 @@ static int tree_fit(struct imgp_survey *sv, struct imgp_survey_tree *t, size_t i
 		t->error = strdup(h->error);
 		return t->error ? 0 : imgp_fail(ENOMEM, "out of memory");
 	}
-	rc = imgp_fit_payload(&sv->fit.fit, img, &data, &size);
+	rc = imgp_fit_payload_(&sv->fit.fit, img, &data, &size);
 	if (rc)
 		return tree_fail(t, rc);
 	return tree_mmc(sv, t, data, size);
@@ -650,7 +650,7 @@ static int survey_trees(struct imgp_survey *sv)
  */
 static int survey_effective(struct imgp_survey *sv, bool controllers)
 {
-	int rc = imgp_effective_build(sv, &sv->effective, &sv->neffective);
+	int rc = imgp_effective_build_(sv, &sv->effective, &sv->neffective);
 
 	if (rc || !controllers)
 		return rc;
@@ -697,19 +697,19 @@ static int survey_fstab(struct imgp_survey *sv)
 		imgp_fail(-sv->root_rc, "%s", sv->root_error);
 		return fstab_fail(sv, sv->root_rc);
 	}
-	fs = imgp_survey_fs(sv, sv->root);
-	rc = fs ? imgp_survey_read_file(fs, IMGP_FSTAB_PATH, IMGP_TEXT_MAX, &buf) :
+	fs = imgp_survey_fs_(sv, sv->root);
+	rc = fs ? imgp_survey_read_file_(fs, IMGP_FSTAB_PATH, IMGP_TEXT_MAX, &buf) :
 		  -ENOTSUP;
 	if (rc) {
 		imgp_buf_free(&buf);
 		return fstab_fail(sv, rc);
 	}
-	sv->fstab.text = (char *)imgp_buf_steal(&buf, &len);
+	sv->fstab.text = (char *)imgp_buf_steal_(&buf, &len);
 	sv->fstab.len = len;
 	imgp_buf_free(&buf);
 	if (!sv->fstab.text)
 		return imgp_fail(ENOMEM, "out of memory");
-	rc = imgp_fstab_get(sv->fstab.text, sv->fstab.len, "/", &sv->fstab.root);
+	rc = imgp_fstab_get_(sv->fstab.text, sv->fstab.len, "/", &sv->fstab.root);
 	sv->fstab.root_rc = rc;
 	if (rc && rc != -ENOENT)
 		imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): " IMGP_FSTAB_PATH,
@@ -717,7 +717,7 @@ static int survey_fstab(struct imgp_survey *sv)
 	return rc ? note(&sv->fstab.root_rc, &sv->fstab.root_error, rc) : 0;
 }
 
-const struct imgp_part *imgp_survey_spec_part(const struct imgp_survey *sv, const char *spec)
+const struct imgp_part *imgp_survey_spec_part_(const struct imgp_survey *sv, const char *spec)
 {
 	static const char *const keys[] = { "LABEL=", "UUID=", "PARTUUID=", "PARTLABEL=" };
 	const struct imgp_table *tab = &sv->disk->tab;
@@ -738,12 +738,12 @@ const struct imgp_part *imgp_survey_spec_part(const struct imgp_survey *sv, cons
 	return NULL;
 }
 
-int imgp_survey_script(struct imgp_survey *sv)
+int imgp_survey_script_(struct imgp_survey *sv)
 {
 	return survey_script(sv);
 }
 
-int imgp_survey_boot_mounted(struct imgp_survey *sv)
+int imgp_survey_boot_mounted_(struct imgp_survey *sv)
 {
 	struct imgp_fstab_entry e = { 0 };
 	bool mounted;
@@ -754,19 +754,19 @@ int imgp_survey_boot_mounted(struct imgp_survey *sv)
 	rc = survey_fstab(sv);
 	if (rc || !sv->fstab.text)
 		return rc;
-	rc = imgp_fstab_get(sv->fstab.text, sv->fstab.len, "/boot", &e);
+	rc = imgp_fstab_get_(sv->fstab.text, sv->fstab.len, "/boot", &e);
 	if (rc) {
-		imgp_errclear();
+		imgp_errclear_();
 		return 0;
 	}
-	mounted = imgp_survey_spec_part(sv, e.spec) == sv->boot;
-	imgp_fstab_entry_free(&e);
+	mounted = imgp_survey_spec_part_(sv, e.spec) == sv->boot;
+	imgp_fstab_entry_free_(&e);
 	return mounted;
 }
 
 /* ------------------------------------------------------------------- api */
 
-int imgp_survey_open(struct imgp_survey *sv, struct imgp_disk *disk,
+int imgp_survey_open_(struct imgp_survey *sv, struct imgp_disk *disk,
 		     const struct imgp_survey_opts *opts)
 {
 	unsigned what = opts ? opts->what : 0;
@@ -784,7 +784,7 @@ int imgp_survey_open(struct imgp_survey *sv, struct imgp_disk *disk,
 	if (!rc)
 		rc = survey_boot(sv);
 	if (!rc && (what & IMGP_SURVEY_BOOT)) {
-		rc = imgp_uboot_read(&disk->img, &disk->tab, &sv->uboot);
+		rc = imgp_uboot_read_(&disk->img, &disk->tab, &sv->uboot);
 		if (!rc)
 			rc = survey_fit(sv);
 		if (!rc)
@@ -794,7 +794,7 @@ int imgp_survey_open(struct imgp_survey *sv, struct imgp_disk *disk,
 		sv->hook = sv->bootpath && sv->bootpath->hook ?
 				   sv->bootpath->hook(sv) : NULL;
 		sv->hook_loaded = sv->hook && sv->script.parsed &&
-				  imgp_bootscr_mentions(&sv->script.scr, sv->hook);
+				  imgp_bootscr_mentions_(&sv->script.scr, sv->hook);
 		if (!rc && sv->bootpath && sv->bootpath->describe)
 			rc = sv->bootpath->describe(sv, &sv->bootinfo);
 	}
@@ -807,15 +807,15 @@ int imgp_survey_open(struct imgp_survey *sv, struct imgp_disk *disk,
 	if (!rc && (what & IMGP_SURVEY_FSTAB))
 		rc = survey_fstab(sv);
 	if (rc) {
-		imgp_survey_close(sv);
+		imgp_survey_close_(sv);
 		/* Else a broken overlay (effective.c): nothing to survey there. */
 		return rc == -ENOMEM ? imgp_fail(ENOMEM, "out of memory") : rc;
 	}
-	imgp_errclear();
+	imgp_errclear_();
 	return 0;
 }
 
-void imgp_survey_close(struct imgp_survey *sv)
+void imgp_survey_close_(struct imgp_survey *sv)
 {
 	size_t nparts = sv->disk ? sv->disk->tab.nparts : 0;
 
@@ -829,34 +829,34 @@ void imgp_survey_close(struct imgp_survey *sv)
 		free(sv->effective_trees[i].mmc);
 	}
 	free(sv->effective_trees);
-	imgp_effective_free(sv->effective, sv->neffective);
-	imgp_bootinfo_free(&sv->bootinfo);
+	imgp_effective_free_(sv->effective, sv->neffective);
+	imgp_bootinfo_free_(&sv->bootinfo);
 	if (sv->generator)
-		imgp_uboot_menu_free(sv->generator);
+		imgp_uboot_menu_free_(sv->generator);
 	free(sv->generator);
-	imgp_uboot_free(&sv->uboot);
+	imgp_uboot_free_(&sv->uboot);
 	if (sv->fit.hash)
 		for (size_t i = 0; i < sv->fit.fit.nimages; i++)
 			free(sv->fit.hash[i].error);
 	free(sv->fit.hash);
 	if (sv->fit.parsed)
-		imgp_fit_free(&sv->fit.fit);
+		imgp_fit_free_(&sv->fit.fit);
 	free(sv->fit.error);
 	if (sv->script.parsed)
-		imgp_bootscr_free(&sv->script.scr);
+		imgp_bootscr_free_(&sv->script.scr);
 	free(sv->script.error);
 	imgp_buf_free(&sv->override.data);
 	free(sv->override.error);
 	free(sv->fstab.error);
 	free(sv->fstab.text);
 	if (!sv->fstab.root_rc && sv->fstab.text)
-		imgp_fstab_entry_free(&sv->fstab.root);
+		imgp_fstab_entry_free_(&sv->fstab.root);
 	free(sv->fstab.root_error);
 	free(sv->boot_error);
 	free(sv->root_error);
 	for (size_t i = 0; i < nparts; i++) {
 		if (sv->fs_open && sv->fs_open[i])
-			imgp_fs_close(&sv->fs[i]);
+			imgp_fs_close_(&sv->fs[i]);
 		if (sv->fs_error)
 			free(sv->fs_error[i]);
 	}
@@ -875,7 +875,7 @@ int imgp_survey_new(struct imgp_survey **sv, struct imgp_disk *disk,
 	*sv = calloc(1, sizeof(**sv));
 	if (!*sv)
 		return imgp_fail(ENOMEM, "out of memory");
-	rc = imgp_survey_open(*sv, disk, opts);
+	rc = imgp_survey_open_(*sv, disk, opts);
 	if (rc) {
 		free(*sv);
 		*sv = NULL;
@@ -887,6 +887,6 @@ void imgp_survey_free(struct imgp_survey *sv)
 {
 	if (!sv)
 		return;
-	imgp_survey_close(sv);
+	imgp_survey_close_(sv);
 	free(sv);
 }

@@ -230,7 +230,7 @@ static int unpack_grow(struct imgp_buf *out, size_t *room)
 		return 1;
 	if (want > UNPACKED_MAX - out->len)
 		want = UNPACKED_MAX - out->len;
-	if (imgp_buf_reserve(out, want))
+	if (imgp_buf_reserve_(out, want))
 		return imgp_fail(ENOMEM, "out of memory");
 	*room = out->cap - out->len - 1;
 	if (*room > UNPACKED_MAX - out->len)
@@ -336,16 +336,16 @@ static int read_place(const struct imgp_image *img, const struct place *pl,
 	int rc = 0;
 
 	if (pl->off + sizeof(head) > limit ||
-	    imgp_image_read(img, pl->off, head, sizeof(head)) || !has_magic(head, pl->magic)) {
-		imgp_errclear();
+	    imgp_image_read_(img, pl->off, head, sizeof(head)) || !has_magic(head, pl->magic)) {
+		imgp_errclear_();
 		return 0;
 	}
 	len = (size_t)(limit - pl->off < PLACE_MAX ? limit - pl->off : PLACE_MAX);
 	buf = malloc(len);
 	if (!buf)
 		return imgp_fail(ENOMEM, "out of memory");
-	if (imgp_image_read(img, pl->off, buf, len)) {
-		imgp_errclear();
+	if (imgp_image_read_(img, pl->off, buf, len)) {
+		imgp_errclear_();
 		free(buf);
 		return 0;
 	}
@@ -361,7 +361,7 @@ static int read_place(const struct imgp_image *img, const struct place *pl,
 		}
 		memcpy(copy, buf, len);
 		/* A FIT that does not parse, or has no U-Boot image: its raw bytes. */
-		if (imgp_fit_parse(&fit, copy, len) == 0) {
+		if (imgp_fit_parse_(&fit, copy, len) == 0) {
 			const uint8_t *d;
 			size_t n;
 
@@ -370,9 +370,9 @@ static int read_place(const struct imgp_image *img, const struct place *pl,
 				if (rc == 1)
 					rc = find_version(d, n, ub);
 			}
-			imgp_fit_free(&fit);
+			imgp_fit_free_(&fit);
 		}
-		imgp_errclear();
+		imgp_errclear_();
 		if (rc == -ENOMEM)
 			goto out;
 	}
@@ -404,7 +404,7 @@ static int pick_tree(struct imgp_uboot *ub)
 	return ub->tree ? 0 : imgp_fail(ENOMEM, "out of memory");
 }
 
-int imgp_uboot_read(const struct imgp_image *img, const struct imgp_table *tab,
+int imgp_uboot_read_(const struct imgp_image *img, const struct imgp_table *tab,
 		    struct imgp_uboot *ub)
 {
 	uint64_t limit = img->size;
@@ -425,11 +425,11 @@ int imgp_uboot_read(const struct imgp_image *img, const struct imgp_table *tab,
 	if (rc == 1)
 		rc = pick_tree(ub);
 	if (rc < 0)
-		imgp_uboot_free(ub);
+		imgp_uboot_free_(ub);
 	return rc < 0 ? rc : 0;
 }
 
-void imgp_uboot_free(struct imgp_uboot *ub)
+void imgp_uboot_free_(struct imgp_uboot *ub)
 {
 	free(ub->version);
 	free(ub->fdtfile);

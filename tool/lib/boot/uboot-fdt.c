@@ -104,7 +104,7 @@ static int fdt_set(struct imgp_dtb *dtb, int argc, char *const *argv)
 
 	if (argc < 4)
 		return 1;
-	node = imgp_dt_path_offset(dtb->fdt, argv[2], (int)strlen(argv[2]));
+	node = imgp_dt_path_offset_(dtb->fdt, argv[2], (int)strlen(argv[2]));
 	if (node < 0)
 		return 1;
 	if (argc > 4) {
@@ -116,8 +116,8 @@ static int fdt_set(struct imgp_dtb *dtb, int argc, char *const *argv)
 		if (parse_value(&argv[4], argc - 4, data, &len))
 			return 1;
 	}
-	if (imgp_dt_set_prop(dtb, node, argv[3], data, len)) {
-		imgp_errclear();
+	if (imgp_dt_set_prop_(dtb, node, argv[3], data, len)) {
+		imgp_errclear_();
 		return 1;
 	}
 	return 0;
@@ -131,24 +131,24 @@ static int fdt_mknode(struct imgp_dtb *dtb, int argc, char *const *argv)
 
 	if (argc < 4)
 		return 1;
-	node = imgp_dt_path_offset(dtb->fdt, argv[2], (int)strlen(argv[2]));
+	node = imgp_dt_path_offset_(dtb->fdt, argv[2], (int)strlen(argv[2]));
 	/* fdt_add_subnode() refuses a name that is there (FDT_ERR_EXISTS). */
 	if (node < 0 || fdt_subnode_offset(dtb->fdt, node, argv[3]) >= 0 ||
-	    imgp_dt_node_path(dtb, node, parent, sizeof(parent)))
+	    imgp_dt_node_path_(dtb, node, parent, sizeof(parent)))
 		return 1;
 	rc = imgp_buf_printf(&path, "%s%s%s", parent, strcmp(parent, "/") ? "/" : "",
 			     argv[3]);
 	if (rc)
 		return imgp_fail(ENOMEM, "out of memory");
-	rc = imgp_dt_add_node(dtb, (char *)path.data);
+	rc = imgp_dt_add_node_(dtb, (char *)path.data);
 	imgp_buf_free(&path);
 	if (rc == -ENOMEM)
 		return rc;
-	imgp_errclear();
+	imgp_errclear_();
 	return rc < 0 ? 1 : 0;
 }
 
-int imgp_uboot_fdt_cmd(struct imgp_dtb *dtb, int argc, char *const *argv,
+int imgp_uboot_fdt_cmd_(struct imgp_dtb *dtb, int argc, char *const *argv,
 		       struct imgp_buf *warnings)
 {
 	int node, rc;
@@ -162,19 +162,19 @@ int imgp_uboot_fdt_cmd(struct imgp_dtb *dtb, int argc, char *const *argv,
 	if (!strncmp(argv[1], "rm", 2)) {
 		if (argc < 3)
 			return 1;
-		node = imgp_dt_path_offset(dtb->fdt, argv[2], (int)strlen(argv[2]));
+		node = imgp_dt_path_offset_(dtb->fdt, argv[2], (int)strlen(argv[2]));
 		if (node < 0)
 			return 1;
-		rc = argc > 3 ? imgp_dt_delete_prop(dtb, node, argv[3]) :
-				imgp_dt_delete_node(dtb, node);
-		imgp_errclear();
+		rc = argc > 3 ? imgp_dt_delete_prop_(dtb, node, argv[3]) :
+				imgp_dt_delete_node_(dtb, node);
+		imgp_errclear_();
 		return rc == 0 ? 0 : 1;
 	}
 	/* resize: the tree here grows as it needs; the rest do not edit it. */
 	if (!strncmp(argv[1], "resize", 6) || !strncmp(argv[1], "print", 5) ||
 	    !strncmp(argv[1], "list", 4) || !strncmp(argv[1], "addr", 4))
 		return 0;
-	imgp_warn_into(warnings, "'fdt %s' in a script that edits the booted tree is not modelled",
+	imgp_warn_into_(warnings, "'fdt %s' in a script that edits the booted tree is not modelled",
 		       argv[1]);
 	return 1;
 }

@@ -47,7 +47,7 @@ static const char *const confd[] = {
 	"/usr/share/u-boot-menu/conf.d", "/etc/u-boot-menu/conf.d",
 };
 
-bool imgp_uboot_menu_made(const char *text, size_t len)
+bool imgp_uboot_menu_made_(const char *text, size_t len)
 {
 	return len >= sizeof(header) - 1 && memcmp(text, header, sizeof(header) - 1) == 0;
 }
@@ -123,10 +123,10 @@ static int read_settings(struct imgp_fs *fs, const char *path, struct imgp_uboot
 {
 	struct imgp_buf text = { 0 };
 	char *params = NULL;
-	int rc = imgp_fs_read_file(fs, path, IMGP_TEXT_MAX, &text);
+	int rc = imgp_fs_read_file_(fs, path, IMGP_TEXT_MAX, &text);
 
 	if (rc) {
-		imgp_errclear();
+		imgp_errclear_();
 		return 0;
 	}
 	if (!strcmp(path, "/etc/default/u-boot"))
@@ -156,8 +156,8 @@ static int read_confd(struct imgp_fs *fs, struct imgp_uboot_menu *m)
 		char **names = NULL;
 		size_t n = 0;
 
-		if (imgp_fs_list(fs, confd[d], &names, &n)) {
-			imgp_errclear();
+		if (imgp_fs_list_(fs, confd[d], &names, &n)) {
+			imgp_errclear_();
 			continue;
 		}
 		if (n)
@@ -172,13 +172,13 @@ static int read_confd(struct imgp_fs *fs, struct imgp_uboot_menu *m)
 			if (!rc)
 				rc = read_settings(fs, (char *)path.data, m);
 		}
-		imgp_fs_list_free(names, n);
+		imgp_fs_list_free_(names, n);
 	}
 	imgp_buf_free(&path);
 	return rc;
 }
 
-int imgp_uboot_menu_path(const char *a, const char *b, struct imgp_buf *out)
+int imgp_uboot_menu_path_(const char *a, const char *b, struct imgp_buf *out)
 {
 	int rc;
 
@@ -201,7 +201,7 @@ int imgp_uboot_menu_path(const char *a, const char *b, struct imgp_buf *out)
 	return 0;
 }
 
-int imgp_uboot_menu_read(struct imgp_fs *root, struct imgp_fs *boot,
+int imgp_uboot_menu_read_(struct imgp_fs *root, struct imgp_fs *boot,
 			 struct imgp_uboot_menu *m)
 {
 	struct imgp_fs *fs = boot ? boot : root;  /* the one holding /boot */
@@ -216,8 +216,8 @@ int imgp_uboot_menu_read(struct imgp_fs *root, struct imgp_fs *boot,
 	if (!rc)
 		rc = read_confd(root, m);
 	if (!rc) {
-		m->kernel_cmdline = imgp_fs_exists(root, "/etc/kernel/cmdline") == 1;
-		imgp_errclear();
+		m->kernel_cmdline = imgp_fs_exists_(root, "/etc/kernel/cmdline") == 1;
+		imgp_errclear_();
 	}
 	/* Unset or empty: the defaults u-boot-update sets. */
 	if (!rc && (!m->dir || !*m->dir)) {
@@ -230,10 +230,10 @@ int imgp_uboot_menu_read(struct imgp_fs *root, struct imgp_fs *boot,
 		m->overlays = NULL;
 	}
 	if (!rc)
-		rc = imgp_uboot_menu_path(m->dir, NULL, &path);
+		rc = imgp_uboot_menu_path_(m->dir, NULL, &path);
 	/* No folder, no fdtoverlays line at all: it tests the folder first. */
-	if (!rc && imgp_fs_list(fs, (char *)path.data, &names, &n)) {
-		imgp_errclear();
+	if (!rc && imgp_fs_list_(fs, (char *)path.data, &names, &n)) {
+		imgp_errclear_();
 		imgp_buf_free(&path);
 		return 0;
 	}
@@ -255,23 +255,23 @@ int imgp_uboot_menu_read(struct imgp_fs *root, struct imgp_fs *boot,
 		size_t k = strcspn(p, " \t\n");
 		char *name = strndup(p, k);
 
-		rc = name ? imgp_uboot_menu_path(m->dir, name, &path) :
+		rc = name ? imgp_uboot_menu_path_(m->dir, name, &path) :
 			    imgp_fail(ENOMEM, "out of memory");
-		if (!rc && k && imgp_fs_exists(fs, (char *)path.data) == 1)
+		if (!rc && k && imgp_fs_exists_(fs, (char *)path.data) == 1)
 			rc = add_word(&m->words, &m->nwords, "%s/%s", m->dir, name);
-		imgp_errclear();
+		imgp_errclear_();
 		free(name);
 		p += k;
 		p += strspn(p, " \t\n");
 	}
-	imgp_fs_list_free(names, n);
+	imgp_fs_list_free_(names, n);
 	imgp_buf_free(&path);
 	if (rc)
-		imgp_uboot_menu_free(m);
+		imgp_uboot_menu_free_(m);
 	return rc;
 }
 
-void imgp_uboot_menu_free(struct imgp_uboot_menu *m)
+void imgp_uboot_menu_free_(struct imgp_uboot_menu *m)
 {
 	for (size_t i = 0; i < m->nwords; i++)
 		free(m->words[i]);

@@ -20,7 +20,7 @@
 
 /* ------------------------------------------------------------------ test */
 
-long imgp_uboot_strtol(const char *s)
+long imgp_uboot_strtol_(const char *s)
 {
 	unsigned base = 10;
 	bool negative = *s == '-';
@@ -87,8 +87,8 @@ static bool test_one(enum test_op op, const char *const *w)
 	case T_STR_GT: return strcmp(w[0], w[2]) > 0;
 	default: break;
 	}
-	a = imgp_uboot_strtol(w[0]);
-	b = imgp_uboot_strtol(w[2]);
+	a = imgp_uboot_strtol_(w[0]);
+	b = imgp_uboot_strtol_(w[2]);
 	switch (op) {
 	case T_INT_EQ: return a == b;
 	case T_INT_NE: return a != b;
@@ -100,7 +100,7 @@ static bool test_one(enum test_op op, const char *const *w)
 	}
 }
 
-int imgp_uboot_test(int argc, const char *const *argv)
+int imgp_uboot_test_(int argc, const char *const *argv)
 {
 	const char *const *w = argv + 1;
 	int left = argc - 1;
@@ -153,7 +153,7 @@ int imgp_uboot_test(int argc, const char *const *argv)
 	return value ? 0 : 1;
 }
 
-size_t imgp_uboot_fdt_room(size_t used, unsigned long extra)
+size_t imgp_uboot_fdt_room_(size_t used, unsigned long extra)
 {
 	/* Five reserve entries (the tree and an initrd) plus extra, to 4 KiB. */
 	size_t size = used + 5 * 16 + extra;
@@ -189,7 +189,7 @@ struct imgp_ushell {
 	bool in_test;
 };
 
-struct imgp_ushell *imgp_ushell_new(const struct imgp_ushell_ops *ops, void *ctx)
+struct imgp_ushell *imgp_ushell_new_(const struct imgp_ushell_ops *ops, void *ctx)
 {
 	struct imgp_ushell *sh = calloc(1, sizeof(*sh));
 
@@ -202,7 +202,7 @@ struct imgp_ushell *imgp_ushell_new(const struct imgp_ushell_ops *ops, void *ctx
 	return sh;
 }
 
-void imgp_ushell_free(struct imgp_ushell *sh)
+void imgp_ushell_free_(struct imgp_ushell *sh)
 {
 	if (!sh)
 		return;
@@ -231,7 +231,7 @@ static struct var *find_var(struct imgp_ushell *sh, const char *name, size_t len
 	return NULL;
 }
 
-int imgp_ushell_setvar(struct imgp_ushell *sh, const char *name, const char *value)
+int imgp_ushell_setvar_(struct imgp_ushell *sh, const char *name, const char *value)
 {
 	struct var *v = find_var(sh, name, strlen(name));
 	char *copy = value ? strdup(value) : NULL;
@@ -253,7 +253,7 @@ int imgp_ushell_setvar(struct imgp_ushell *sh, const char *name, const char *val
 	return 0;
 }
 
-const char *imgp_ushell_getvar(struct imgp_ushell *sh, const char *name)
+const char *imgp_ushell_getvar_(struct imgp_ushell *sh, const char *name)
 {
 	struct var *v = find_var(sh, name, strlen(name));
 
@@ -262,7 +262,7 @@ const char *imgp_ushell_getvar(struct imgp_ushell *sh, const char *name)
 	return sh->ops->board ? sh->ops->board(sh->ctx, name) : NULL;
 }
 
-size_t imgp_ushell_unset(const struct imgp_ushell *sh, const char *const **names)
+size_t imgp_ushell_unset_(const struct imgp_ushell *sh, const char *const **names)
 {
 	*names = (const char *const *)sh->unset.data;
 	return sh->nunset;
@@ -418,7 +418,7 @@ static int command(struct imgp_ushell *sh, int argc, char **argv, int *status)
 	int rc = 0;
 
 	if (strcmp(argv[0], "test") == 0) {
-		*status = imgp_uboot_test(argc, (const char *const *)argv);
+		*status = imgp_uboot_test_(argc, (const char *const *)argv);
 	} else if (strcmp(argv[0], "true") == 0) {
 		*status = 0;
 	} else if (strcmp(argv[0], "false") == 0) {
@@ -437,7 +437,7 @@ static int command(struct imgp_ushell *sh, int argc, char **argv, int *status)
 		for (int i = k + 1; !rc && i < argc; i++)
 			rc = imgp_buf_printf(&value, "%s%s", i > k + 1 ? " " : "", argv[i]);
 		if (!rc)
-			rc = imgp_ushell_setvar(sh, argv[k], argc > k + 1 ? (char *)value.data : NULL);
+			rc = imgp_ushell_setvar_(sh, argv[k], argc > k + 1 ? (char *)value.data : NULL);
 		imgp_buf_free(&value);
 		*status = rc ? 1 : 0;
 	} else if (strcmp(argv[0], "printenv") == 0) {
@@ -572,7 +572,7 @@ static int run_line(struct imgp_ushell *sh, const char *s)
 	return rc;
 }
 
-int imgp_ushell_run(struct imgp_ushell *sh, const char *text)
+int imgp_ushell_run_(struct imgp_ushell *sh, const char *text)
 {
 	const char *line = text;
 	int rc = 0;

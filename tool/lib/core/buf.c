@@ -9,7 +9,7 @@
 #include "imgpatch.h"
 #include "core/core.h"
 
-int imgp_buf_reserve(struct imgp_buf *b, size_t extra)
+int imgp_buf_reserve_(struct imgp_buf *b, size_t extra)
 {
 	size_t need, cap;
 	uint8_t *p;
@@ -32,7 +32,7 @@ int imgp_buf_reserve(struct imgp_buf *b, size_t extra)
 
 int imgp_buf_append(struct imgp_buf *b, const void *data, size_t len)
 {
-	int rc = imgp_buf_reserve(b, len);
+	int rc = imgp_buf_reserve_(b, len);
 
 	if (rc)
 		return rc;
@@ -53,7 +53,7 @@ int imgp_buf_printf(struct imgp_buf *b, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return -EINVAL;
-	rc = imgp_buf_reserve(b, (size_t)n);
+	rc = imgp_buf_reserve_(b, (size_t)n);
 	if (rc)
 		return rc;
 	va_start(ap, fmt);
@@ -70,7 +70,7 @@ void imgp_buf_free(struct imgp_buf *b)
 	b->len = b->cap = 0;
 }
 
-uint8_t *imgp_buf_steal(struct imgp_buf *b, size_t *len)
+uint8_t *imgp_buf_steal_(struct imgp_buf *b, size_t *len)
 {
 	uint8_t *p = b->data;
 
@@ -81,7 +81,7 @@ uint8_t *imgp_buf_steal(struct imgp_buf *b, size_t *len)
 	return p;
 }
 
-void imgp_copy_utf8(char *dst, size_t dstlen, const char *src)
+void imgp_copy_utf8_(char *dst, size_t dstlen, const char *src)
 {
 	size_t n = strlen(src);
 

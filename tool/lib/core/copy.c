@@ -15,7 +15,7 @@
 /* Large sequential I/O. */
 #define COPY_CHUNK ((size_t)1 << 20)
 
-int imgp_progress(struct imgp_ctx *ctx, const char *what, uint64_t done, uint64_t total)
+int imgp_progress_(struct imgp_ctx *ctx, const char *what, uint64_t done, uint64_t total)
 {
 	struct timespec now, *last;
 
@@ -39,7 +39,7 @@ int imgp_progress(struct imgp_ctx *ctx, const char *what, uint64_t done, uint64_
 static int copy_out(int fd, const char *dst, const uint8_t *buf, size_t len,
 		    uint64_t off)
 {
-	int rc = imgp_write_all(fd, buf, len, (off_t)off);
+	int rc = imgp_write_all_(fd, buf, len, (off_t)off);
 
 	if (rc)
 		return imgp_fail(-rc, "%s: write error: %s", dst, strerror(-rc));
@@ -54,7 +54,7 @@ static int copy_range(struct imgp_ctx *ctx, int in, int out, const char *src,
 
 	while (off < end) {
 		size_t want = end - off < COPY_CHUNK ? (size_t)(end - off) : COPY_CHUNK;
-		ssize_t n = imgp_read_all(in, buf, want, (off_t)off);
+		ssize_t n = imgp_read_all_(in, buf, want, (off_t)off);
 		int rc;
 
 		if (n <= 0) {
@@ -68,7 +68,7 @@ static int copy_range(struct imgp_ctx *ctx, int in, int out, const char *src,
 		if (rc)
 			return rc;
 		off += (uint64_t)n;
-		rc = imgp_progress(ctx, "copying", off, total);
+		rc = imgp_progress_(ctx, "copying", off, total);
 		if (rc)
 			return rc;
 	}
@@ -82,7 +82,7 @@ int imgp_copy_sparse(struct imgp_ctx *ctx, const char *src, const char *dst)
 	uint64_t off = 0;
 	int out = -1, rc, err;
 
-	rc = imgp_image_open(&img, src, false);
+	rc = imgp_image_open_(&img, src, false);
 	if (rc)
 		return imgp_fail_ctx(rc, "%s", src);
 	out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -91,7 +91,7 @@ int imgp_copy_sparse(struct imgp_ctx *ctx, const char *src, const char *dst)
 		rc = imgp_fail(err, "%s: cannot create: %s", dst, strerror(err));
 		goto done;
 	}
-	imgp_test_pause("copy");
+	imgp_test_pause_("copy");
 	buf = malloc(COPY_CHUNK);
 	if (!buf) {
 		rc = imgp_fail(ENOMEM, "out of memory");
@@ -126,13 +126,13 @@ sized:
 		rc = imgp_fail(err, "%s: cannot set size: %s", dst, strerror(err));
 	}
 	if (!rc)
-		imgp_progress(ctx, "copying", img.size, img.size);
+		imgp_progress_(ctx, "copying", img.size, img.size);
 done:
 	if (out >= 0 && close(out) < 0 && !rc) {
 		err = errno;
 		rc = imgp_fail(err, "%s: %s", dst, strerror(err));
 	}
 	free(buf);
-	imgp_image_close(&img);
+	imgp_image_close_(&img);
 	return rc;
 }

@@ -48,25 +48,25 @@ struct imgp_ctx {
 };
 
 /* Tells ctx's name hook that copy stands for name (NULL: copy is gone). */
-void imgp_ctx_name(struct imgp_ctx *ctx, const char *copy, const char *name);
+void imgp_ctx_name_(struct imgp_ctx *ctx, const char *copy, const char *name);
 
 /* ------------------------------------------------------------------ log.c */
 
 /* Forgets the current failure message. */
-void imgp_errclear(void);
+void imgp_errclear_(void);
 /* A message to ctx's log hook (ctx NULL, or no hook: dropped). */
-void imgp_log(struct imgp_ctx *ctx, enum imgp_log_level level, const char *fmt, ...)
+void imgp_log_(struct imgp_ctx *ctx, enum imgp_log_level level, const char *fmt, ...)
 	IMGP_PRINTF(3, 4);
-#define imgp_warn(ctx, ...) imgp_log(ctx, IMGP_LOG_WARNING, __VA_ARGS__)
-#define imgp_debug(ctx, ...) imgp_log(ctx, IMGP_LOG_DEBUG, __VA_ARGS__)
+#define imgp_warn(ctx, ...) imgp_log_(ctx, IMGP_LOG_WARNING, __VA_ARGS__)
+#define imgp_debug(ctx, ...) imgp_log_(ctx, IMGP_LOG_DEBUG, __VA_ARGS__)
 /*
  * A warning of something being computed that has no handle to log
  * through: appended to into, a line each, for its caller to keep or log
- * (imgp_warn_lines); NULL: dropped.
+ * (imgp_warn_lines_); NULL: dropped.
  */
-void imgp_warn_into(struct imgp_buf *into, const char *fmt, ...) IMGP_PRINTF(2, 3);
-/* Each line of lines (as imgp_warn_into() made them; NULL: none) as a warning to ctx. */
-void imgp_warn_lines(struct imgp_ctx *ctx, const char *lines);
+void imgp_warn_into_(struct imgp_buf *into, const char *fmt, ...) IMGP_PRINTF(2, 3);
+/* Each line of lines (as imgp_warn_into_() made them; NULL: none) as a warning to ctx. */
+void imgp_warn_lines_(struct imgp_ctx *ctx, const char *lines);
 
 /*
  * As imgp_fail, for a name the caller gave that names none (or several) of
@@ -75,17 +75,17 @@ void imgp_warn_lines(struct imgp_ctx *ctx, const char *lines);
  * imgp_fail (imgp_fail_ctx keeps it). A command line reports it as a
  * mistake in what was typed, where the user typed the name.
  */
-int imgp_fail_name(int err, const char *fmt, ...) IMGP_PRINTF(2, 3);
+int imgp_fail_name_(int err, const char *fmt, ...) IMGP_PRINTF(2, 3);
 
 /* ------------------------------------------------------------------ buf.c */
 
 /* Returns 0 or -ENOMEM. */
-int imgp_buf_reserve(struct imgp_buf *b, size_t extra);
+int imgp_buf_reserve_(struct imgp_buf *b, size_t extra);
 
 /* Hands the data over to the caller (who frees it) and empties b. */
-uint8_t *imgp_buf_steal(struct imgp_buf *b, size_t *len);
+uint8_t *imgp_buf_steal_(struct imgp_buf *b, size_t *len);
 /* Copies src into dst (dstlen > 0 bytes), cut only at a UTF-8 character boundary. */
-void imgp_copy_utf8(char *dst, size_t dstlen, const char *src);
+void imgp_copy_utf8_(char *dst, size_t dstlen, const char *src);
 
 /* ---------------------------------------------------------------- image.c */
 
@@ -117,27 +117,27 @@ struct imgp_image {
  * (-ENOENT, -EACCES, -EINVAL for an empty file); messages never repeat the
  * path.
  */
-int imgp_image_open(struct imgp_image *img, const char *path, bool writable);
-void imgp_image_close(struct imgp_image *img);
+int imgp_image_open_(struct imgp_image *img, const char *path, bool writable);
+void imgp_image_close_(struct imgp_image *img);
 
 /*
  * Reads/writes exactly len bytes at off, looping over short transfers and
  * EINTR. Returns 0, -ERANGE when [off, off+len) is not inside the image, or
  * -EIO/-errno.
  */
-int imgp_image_read(const struct imgp_image *img, uint64_t off, void *buf,
+int imgp_image_read_(const struct imgp_image *img, uint64_t off, void *buf,
 		    size_t len);
-int imgp_image_write(struct imgp_image *img, uint64_t off, const void *buf,
+int imgp_image_write_(struct imgp_image *img, uint64_t off, const void *buf,
 		     size_t len);
 /* fsync; returns 0 or -errno. */
-int imgp_image_sync(struct imgp_image *img);
+int imgp_image_sync_(struct imgp_image *img);
 /* Whether a and b are open on the same file (or device). */
-bool imgp_image_same_file(const struct imgp_image *a, const struct imgp_image *b);
+bool imgp_image_same_file_(const struct imgp_image *a, const struct imgp_image *b);
 
 /* ---------------------------------------------------------------- copy.c */
 
 /* Reports progress to ctx's hook; -EINTR once ctx's interrupt flag is set, else 0. */
-int imgp_progress(struct imgp_ctx *ctx, const char *what, uint64_t done, uint64_t total);
+int imgp_progress_(struct imgp_ctx *ctx, const char *what, uint64_t done, uint64_t total);
 
 /* ------------------------------------------------------------------ lock.c */
 
@@ -147,15 +147,15 @@ int imgp_progress(struct imgp_ctx *ctx, const char *what, uint64_t done, uint64_
  * when someone holds it. Returns an fd to keep open (the lock lives as long
  * as it) or -errno.
  */
-int imgp_lock(const char *path);
-void imgp_unlock(int fd);
+int imgp_lock_(const char *path);
+void imgp_unlock_(int fd);
 
 /*
- * imgp_lock(), taken on the file already open as fd (path names it):
+ * imgp_lock_(), taken on the file already open as fd (path names it):
  * -EAGAIN when path no longer names that file. Returns a new fd to keep
  * open, or -errno.
  */
-int imgp_lock_fd(int fd, const char *path);
+int imgp_lock_fd_(int fd, const char *path);
 
 /* ----------------------------------------------------------- local-file.c */
 
@@ -165,7 +165,7 @@ int imgp_lock_fd(int fd, const char *path);
  * Returns 0, or -errno with "PATH: why" (-EFBIG when larger, -EINVAL when
  * not a regular file).
  */
-int imgp_read_local(const char *path, size_t max, bool nofollow,
+int imgp_read_local_(const char *path, size_t max, bool nofollow,
 		    struct imgp_buf *out);
 
 /* ------------------------------------------------------------ tempfiles.c */
@@ -175,15 +175,15 @@ int imgp_read_local(const char *path, size_t max, bool nofollow,
  * it on the run's list of temporary files, with no signal in between.
  * Returns the open fd (O_CLOEXEC) or -errno with a message.
  */
-int imgp_temp_create(char *tmpl);
+int imgp_temp_create_(char *tmpl);
 /*
  * Puts path, which a program this run starts will create (ssh-keygen's
  * KEY.pub), on the list, so that an interrupted run leaves it behind no
- * more than a file imgp_temp_create made. 0 or -ENOMEM.
+ * more than a file imgp_temp_create_ made. 0 or -ENOMEM.
  */
-int imgp_temp_claim(const char *path);
+int imgp_temp_claim_(const char *path);
 /* Takes path off the list (it was renamed or removed). */
-void imgp_temp_forget(const char *path);
+void imgp_temp_forget_(const char *path);
 
 /* ----------------------------------------------------------------- image.c */
 
@@ -192,38 +192,38 @@ void imgp_temp_forget(const char *path);
  * hands them a range of an image filled on demand calls this first: makes
  * [off, off+len) of the file hold the image's bytes (see imgp_fill_fn).
  */
-int imgp_image_fill(const struct imgp_image *img, uint64_t off, uint64_t len);
+int imgp_image_fill_(const struct imgp_image *img, uint64_t off, uint64_t len);
 /*
- * imgp_image_open() read-only of the file open as fd (path names it),
+ * imgp_image_open_() read-only of the file open as fd (path names it),
  * through a duplicate of fd, which the caller keeps. Returns 0 or -errno.
  */
-int imgp_image_open_fd(struct imgp_image *img, int fd, const char *path);
+int imgp_image_open_fd_(struct imgp_image *img, int fd, const char *path);
 /*
- * imgp_image_open() read-only of a regular file filled on demand: every
+ * imgp_image_open_() read-only of a regular file filled on demand: every
  * read goes through fill (with ctx) first. The handle passes it on to no
  * other: a commit of a plan made on it writes through it
- * (imgp_image_inherit_fill()). Returns 0 or -errno.
+ * (imgp_image_inherit_fill_()). Returns 0 or -errno.
  */
-int imgp_image_open_filled(struct imgp_image *img, const char *path,
+int imgp_image_open_filled_(struct imgp_image *img, const char *path,
 			   imgp_fill_fn fill, void *ctx);
 /* img, open on from's file, reads and writes through from's filler too. */
-void imgp_image_inherit_fill(struct imgp_image *img, const struct imgp_image *from);
+void imgp_image_inherit_fill_(struct imgp_image *img, const struct imgp_image *from);
 
 /* ------------------------------------------------------------------- crc.c */
 
 /* CRC-32 (IEEE 802.3, as zlib, GPT, FIT and U-Boot legacy images use it). */
-uint32_t imgp_crc32(uint32_t crc, const void *data, size_t len);
+uint32_t imgp_crc32_(uint32_t crc, const void *data, size_t len);
 
 /* ------------------------------------------------------------ test-hooks.c */
 
 /* Test builds: the place where a simulated crash may strike after a write. */
-void imgp_fault_point(void);
+void imgp_fault_point_(void);
 /*
  * Test builds: IMGPATCH_TEST_PAUSE=POINT:FILE makes the run create FILE on
  * reaching POINT and wait there while FILE exists (at most a minute), so a
  * test can act (a signal, a second run) at a known step. A no-op otherwise.
  */
-void imgp_test_pause(const char *point);
+void imgp_test_pause_(const char *point);
 
 /* ------------------------------------------------------------------- run.c */
 
@@ -233,23 +233,23 @@ void imgp_test_pause(const char *point);
  * bytes; a longer one is cut): buf, or NULL with a failure message when
  * not found.
  */
-const char *imgp_tool_path(const char *name, char *buf, size_t size);
+const char *imgp_tool_path_(const char *name, char *buf, size_t size);
 /*
- * Runs argv[0] (a bare program name resolved with imgp_tool_path) with the
+ * Runs argv[0] (a bare program name resolved with imgp_tool_path_) with the
  * given argv, no shell, a clean environment (PATH, LC_ALL=C, TZ=UTC and the
  * variables in extra_env, each "K=V"), stdin from /dev/null, stdout captured
  * into out (may be NULL to discard). Returns 0 when the program exits 0;
  * otherwise -EIO with the program's first stderr line as the message.
  */
-int imgp_run(const char *const argv[], const char *const extra_env[],
+int imgp_run_(const char *const argv[], const char *const extra_env[],
 	     struct imgp_buf *out);
 /*
- * As imgp_run, the program also keeping the descriptors keep_fds[0..nkeep)
+ * As imgp_run_, the program also keeping the descriptors keep_fds[0..nkeep)
  * (each 3 or more, close-on-exec here), which it opens as /proc/self/fd/N:
  * a file handed over this way never has its name parsed by the program.
  * -EINVAL for a descriptor below 3.
  */
-int imgp_run_fds(const char *const argv[], const char *const extra_env[],
+int imgp_run_fds_(const char *const argv[], const char *const extra_env[],
 		 struct imgp_buf *out, const int *keep_fds, size_t nkeep);
 
 #endif /* IMGP_CORE_H */

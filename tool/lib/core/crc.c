@@ -4,7 +4,7 @@
 
 #include "core/core.h"
 
-uint32_t imgp_crc32(uint32_t crc, const void *data, size_t len)
+uint32_t imgp_crc32_(uint32_t crc, const void *data, size_t len)
 {
 	const Bytef *p = data;
 

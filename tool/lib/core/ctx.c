@@ -40,7 +40,7 @@ void imgp_ctx_set_names(struct imgp_ctx *ctx, imgp_names_fn fn, void *data)
 	ctx->names_data = data;
 }
 
-void imgp_ctx_name(struct imgp_ctx *ctx, const char *copy, const char *name)
+void imgp_ctx_name_(struct imgp_ctx *ctx, const char *copy, const char *name)
 {
 	if (ctx && ctx->names)
 		ctx->names(copy, name, ctx->names_data);

@@ -5,7 +5,7 @@
 
 #include "core/distance.h"
 
-size_t imgp_word_distance(const char *a, const char *b)
+size_t imgp_word_distance_(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b), row[IMGP_WORD_MAX + 1];
 

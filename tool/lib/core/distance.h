@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-/* Longest name imgp_word_distance() compares; longer ones are never close. */
+/* Longest name imgp_word_distance_() compares; longer ones are never close. */
 #define IMGP_WORD_MAX 64
 
 /*
@@ -13,6 +13,6 @@
  * words: enough to catch typos. SIZE_MAX when either is longer than
  * IMGP_WORD_MAX.
  */
-size_t imgp_word_distance(const char *a, const char *b);
+size_t imgp_word_distance_(const char *a, const char *b);
 
 #endif

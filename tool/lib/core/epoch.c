@@ -10,7 +10,7 @@
 #include "imgpatch.h"
 #include "core/epoch.h"
 
-int imgp_source_date_epoch(int64_t *out)
+int imgp_source_date_epoch_(int64_t *out)
 {
 	const char *s = getenv("SOURCE_DATE_EPOCH");
 	unsigned long long v;

@@ -10,6 +10,6 @@
  * empty. Returns 0, or -EINVAL with a message when it is anything but
  * decimal digits (no sign, no spaces) or does not fit in 64 bits.
  */
-int imgp_source_date_epoch(int64_t *out);
+int imgp_source_date_epoch_(int64_t *out);
 
 #endif

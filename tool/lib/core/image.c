@@ -16,7 +16,7 @@
 #include "core/core.h"
 #include "core/io.h"
 
-int imgp_image_fill(const struct imgp_image *img, uint64_t off, uint64_t len)
+int imgp_image_fill_(const struct imgp_image *img, uint64_t off, uint64_t len)
 {
 	if (!img->fill || !len)
 		return 0;
@@ -99,18 +99,18 @@ static int image_open(struct imgp_image *img, const char *path, bool writable,
 	return image_adopt(img, fd, path, writable, fill, fill_ctx);
 }
 
-int imgp_image_open(struct imgp_image *img, const char *path, bool writable)
+int imgp_image_open_(struct imgp_image *img, const char *path, bool writable)
 {
 	return image_open(img, path, writable, NULL, NULL);
 }
 
-int imgp_image_open_filled(struct imgp_image *img, const char *path,
+int imgp_image_open_filled_(struct imgp_image *img, const char *path,
 			   imgp_fill_fn fill, void *ctx)
 {
 	return image_open(img, path, false, fill, ctx);
 }
 
-void imgp_image_inherit_fill(struct imgp_image *img, const struct imgp_image *from)
+void imgp_image_inherit_fill_(struct imgp_image *img, const struct imgp_image *from)
 {
 	if (img->is_blockdev || !from->fill)
 		return;
@@ -118,7 +118,7 @@ void imgp_image_inherit_fill(struct imgp_image *img, const struct imgp_image *fr
 	img->fill_ctx = from->fill_ctx;
 }
 
-int imgp_image_open_fd(struct imgp_image *img, int fd, const char *path)
+int imgp_image_open_fd_(struct imgp_image *img, int fd, const char *path)
 {
 	int dup_fd;
 
@@ -134,7 +134,7 @@ int imgp_image_open_fd(struct imgp_image *img, int fd, const char *path)
 	return image_adopt(img, dup_fd, path, false, NULL, NULL);
 }
 
-void imgp_image_close(struct imgp_image *img)
+void imgp_image_close_(struct imgp_image *img)
 {
 	if (img->fd >= 0)
 		close(img->fd);
@@ -154,7 +154,7 @@ static int image_check_range(const struct imgp_image *img, uint64_t off,
 	return 0;
 }
 
-int imgp_image_read(const struct imgp_image *img, uint64_t off, void *buf,
+int imgp_image_read_(const struct imgp_image *img, uint64_t off, void *buf,
 		    size_t len)
 {
 	ssize_t n;
@@ -164,7 +164,7 @@ int imgp_image_read(const struct imgp_image *img, uint64_t off, void *buf,
 		rc = img->fill(img->fill_ctx, off, len, false);
 	if (rc)
 		return rc;
-	n = imgp_read_all(img->fd, buf, len, (off_t)off);
+	n = imgp_read_all_(img->fd, buf, len, (off_t)off);
 	if (n < 0)
 		return imgp_fail((int)-n, "read error at offset %llu: %s",
 				 (unsigned long long)off, strerror((int)-n));
@@ -174,7 +174,7 @@ int imgp_image_read(const struct imgp_image *img, uint64_t off, void *buf,
 	return 0;
 }
 
-int imgp_image_write(struct imgp_image *img, uint64_t off, const void *buf,
+int imgp_image_write_(struct imgp_image *img, uint64_t off, const void *buf,
 		     size_t len)
 {
 	int rc;
@@ -187,14 +187,14 @@ int imgp_image_write(struct imgp_image *img, uint64_t off, const void *buf,
 		rc = img->fill(img->fill_ctx, off, len, true);
 	if (rc)
 		return rc;
-	rc = imgp_write_all(img->fd, buf, len, (off_t)off);
+	rc = imgp_write_all_(img->fd, buf, len, (off_t)off);
 	if (rc)
 		return imgp_fail(-rc, "write error at offset %llu: %s",
 				 (unsigned long long)off, strerror(-rc));
 	return 0;
 }
 
-bool imgp_image_same_file(const struct imgp_image *a, const struct imgp_image *b)
+bool imgp_image_same_file_(const struct imgp_image *a, const struct imgp_image *b)
 {
 	struct stat sa, sb;
 
@@ -202,7 +202,7 @@ bool imgp_image_same_file(const struct imgp_image *a, const struct imgp_image *b
 	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-int imgp_image_sync(struct imgp_image *img)
+int imgp_image_sync_(struct imgp_image *img)
 {
 	if (fsync(img->fd) < 0) {
 		int err = errno;

@@ -6,7 +6,7 @@
 
 #include "core/io.h"
 
-ssize_t imgp_read_all(int fd, void *buf, size_t len, off_t off)
+ssize_t imgp_read_all_(int fd, void *buf, size_t len, off_t off)
 {
 	uint8_t *p = buf;
 	size_t done = 0;
@@ -26,7 +26,7 @@ ssize_t imgp_read_all(int fd, void *buf, size_t len, off_t off)
 	return (ssize_t)done;
 }
 
-int imgp_write_all(int fd, const void *buf, size_t len, off_t off)
+int imgp_write_all_(int fd, const void *buf, size_t len, off_t off)
 {
 	const uint8_t *p = buf;
 	size_t done = 0;

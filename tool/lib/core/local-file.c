@@ -11,7 +11,7 @@
 #include "core/core.h"
 #include "core/io.h"
 
-int imgp_read_local(const char *path, size_t max, bool nofollow,
+int imgp_read_local_(const char *path, size_t max, bool nofollow,
 		    struct imgp_buf *out)
 {
 	struct stat st;
@@ -36,13 +36,13 @@ int imgp_read_local(const char *path, size_t max, bool nofollow,
 		rc = imgp_fail(EFBIG, "%s: larger than %zu bytes", path, max);
 		goto out;
 	}
-	if (imgp_buf_reserve(out, (size_t)st.st_size + 1)) {
+	if (imgp_buf_reserve_(out, (size_t)st.st_size + 1)) {
 		rc = imgp_fail(ENOMEM, "out of memory");
 		goto out;
 	}
 	for (;;) {
 		uint8_t chunk[8192];
-		ssize_t n = imgp_read_all(fd, chunk, sizeof(chunk), -1);
+		ssize_t n = imgp_read_all_(fd, chunk, sizeof(chunk), -1);
 
 		if (n < 0) {
 			err = (int)-n;

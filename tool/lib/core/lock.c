@@ -74,7 +74,7 @@ static int lock_refused(int fd, int err)
 	return imgp_fail(EBUSY, "locked by another imgpatch run: wait for it to finish");
 }
 
-int imgp_lock(const char *path)
+int imgp_lock_(const char *path)
 {
 	/*
 	 * A run that replaces the image (a compressed --in-place) renames a
@@ -97,7 +97,7 @@ int imgp_lock(const char *path)
 	return imgp_fail(EBUSY, "replaced again and again while being locked: try again");
 }
 
-int imgp_lock_fd(int fd, const char *path)
+int imgp_lock_fd_(int fd, const char *path)
 {
 	/* A duplicate shares the open file, and so the lock, with fd. */
 	int lock = fcntl(fd, F_DUPFD_CLOEXEC, 0);
@@ -113,7 +113,7 @@ int imgp_lock_fd(int fd, const char *path)
 	return imgp_fail(EAGAIN, "replaced while being locked: try again");
 }
 
-void imgp_unlock(int fd)
+void imgp_unlock_(int fd)
 {
 	if (fd >= 0)
 		close(fd);

@@ -14,7 +14,7 @@ static _Thread_local char errmsg[ERRMSG_MAX];
 /* The failure is a name the caller gave that none of the choices has. */
 static _Thread_local bool errname;
 
-void imgp_log(struct imgp_ctx *ctx, enum imgp_log_level level, const char *fmt, ...)
+void imgp_log_(struct imgp_ctx *ctx, enum imgp_log_level level, const char *fmt, ...)
 {
 	char msg[ERRMSG_MAX];
 	va_list ap;
@@ -27,7 +27,7 @@ void imgp_log(struct imgp_ctx *ctx, enum imgp_log_level level, const char *fmt, 
 	ctx->log(level, msg, ctx->log_data);
 }
 
-void imgp_warn_into(struct imgp_buf *into, const char *fmt, ...)
+void imgp_warn_into_(struct imgp_buf *into, const char *fmt, ...)
 {
 	char msg[ERRMSG_MAX];
 	va_list ap;
@@ -40,7 +40,7 @@ void imgp_warn_into(struct imgp_buf *into, const char *fmt, ...)
 	imgp_buf_printf(into, "%s\n", msg);
 }
 
-void imgp_warn_lines(struct imgp_ctx *ctx, const char *lines)
+void imgp_warn_lines_(struct imgp_ctx *ctx, const char *lines)
 {
 	while (lines && *lines) {
 		const char *end = strchr(lines, '\n');
@@ -63,7 +63,7 @@ int imgp_fail(int err, const char *fmt, ...)
 	return -err;
 }
 
-int imgp_fail_name(int err, const char *fmt, ...)
+int imgp_fail_name_(int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -112,7 +112,7 @@ const char *imgp_errmsg(void)
 	return errmsg;
 }
 
-void imgp_errclear(void)
+void imgp_errclear_(void)
 {
 	errmsg[0] = '\0';
 	errname = false;

@@ -31,7 +31,7 @@ static bool is_executable(const char *path)
 	       access(path, X_OK) == 0;
 }
 
-const char *imgp_tool_path(const char *name, char *tool_path, size_t size)
+const char *imgp_tool_path_(const char *name, char *tool_path, size_t size)
 {
 	char var[64] = "IMGPATCH_";
 	const char *override, *path, *p;
@@ -173,7 +173,7 @@ static void run_child(pid_t parent, const sigset_t *mask, int out, int err,
 	_exit(127);
 }
 
-int imgp_run_fds(const char *const argv[], const char *const extra_env[],
+int imgp_run_fds_(const char *const argv[], const char *const extra_env[],
 		 struct imgp_buf *out, const int *keep_fds, size_t nkeep)
 {
 	const struct run_keep keep = { keep_fds, nkeep };
@@ -191,7 +191,7 @@ int imgp_run_fds(const char *const argv[], const char *const extra_env[],
 		if (keep_fds[i] < 3)
 			return imgp_fail(EINVAL, "%s: descriptor %d cannot be handed over",
 					 argv[0], keep_fds[i]);
-	prog = imgp_tool_path(argv[0], path, sizeof(path));
+	prog = imgp_tool_path_(argv[0], path, sizeof(path));
 	if (!prog)
 		return -ENOENT;
 	env[n++] = "PATH=/usr/local/bin:/usr/bin:/bin";
@@ -250,8 +250,8 @@ out_close:
 	return rc;
 }
 
-int imgp_run(const char *const argv[], const char *const extra_env[],
+int imgp_run_(const char *const argv[], const char *const extra_env[],
 	     struct imgp_buf *out)
 {
-	return imgp_run_fds(argv, extra_env, out, NULL, 0);
+	return imgp_run_fds_(argv, extra_env, out, NULL, 0);
 }

@@ -96,7 +96,7 @@ static int temp_add(const char *path, int fd)
 	return 0;
 }
 
-int imgp_temp_create(char *tmpl)
+int imgp_temp_create_(char *tmpl)
 {
 	sigset_t all, saved;
 	int fd, err = 0;
@@ -120,7 +120,7 @@ int imgp_temp_create(char *tmpl)
 	return fd;
 }
 
-int imgp_temp_claim(const char *path)
+int imgp_temp_claim_(const char *path)
 {
 	sigset_t all, saved;
 	int rc;
@@ -132,7 +132,7 @@ int imgp_temp_claim(const char *path)
 	return rc;
 }
 
-void imgp_temp_forget(const char *path)
+void imgp_temp_forget_(const char *path)
 {
 	for (struct temp_slot *slot = atomic_load(&temps); slot; slot = slot->next) {
 		char *p = atomic_load(&slot->path);
@@ -149,7 +149,7 @@ void imgp_temp_forget(const char *path)
 void imgp_temp_remove(const char *path)
 {
 	unlink(path);
-	imgp_temp_forget(path);
+	imgp_temp_forget_(path);
 }
 
 /* Makes the directory entry of path durable (rename, unlink). */
@@ -186,7 +186,7 @@ int imgp_temp_commit(const char *tmp, const char *final)
 			       strerror(errno));
 	if (rc)
 		return rc;
-	imgp_temp_forget(tmp);
+	imgp_temp_forget_(tmp);
 	return sync_folder(final);
 }
 
@@ -227,7 +227,7 @@ int imgp_temp_make(const char *dir, const char *base, char **path)
 		*path = NULL;
 		return imgp_fail(ENOMEM, "out of memory");
 	}
-	fd = imgp_temp_create(*path);
+	fd = imgp_temp_create_(*path);
 	if (fd < 0) {
 		free(*path);
 		*path = NULL;
@@ -317,7 +317,7 @@ int imgp_temp_sweep(struct imgp_ctx *ctx, const char *dir, const char *const *ba
 		n += sweep_base(d, dir, *bases, &removed);
 	closedir(d);
 	if (n)
-		imgp_log(ctx, IMGP_LOG_INFO, "removed %d temporary file%s an interrupted run left: %s",
+		imgp_log_(ctx, IMGP_LOG_INFO, "removed %d temporary file%s an interrupted run left: %s",
 			 n, n == 1 ? "" : "s", removed.data ? (char *)removed.data : "");
 	imgp_buf_free(&removed);
 	return n;

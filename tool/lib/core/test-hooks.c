@@ -19,7 +19,7 @@
  * right after the Nth write of a commit, to prove that no interruption
  * leaves an image that undo cannot restore.
  */
-void imgp_fault_point(void)
+void imgp_fault_point_(void)
 {
 	static long writes;
 	const char *n = getenv("IMGPATCH_TEST_CRASH_AFTER_WRITES");
@@ -28,7 +28,7 @@ void imgp_fault_point(void)
 		raise(SIGKILL);
 }
 
-void imgp_test_pause(const char *point)
+void imgp_test_pause_(const char *point)
 {
 	const char *spec = getenv("IMGPATCH_TEST_PAUSE");
 	size_t len = strlen(point);
@@ -45,11 +45,11 @@ void imgp_test_pause(const char *point)
 		usleep(10000);
 }
 #else
-void imgp_fault_point(void)
+void imgp_fault_point_(void)
 {
 }
 
-void imgp_test_pause(const char *point)
+void imgp_test_pause_(const char *point)
 {
 	(void)point;
 }

@@ -39,7 +39,7 @@ static int userdb_load(struct custom_run *run, struct imgp_userdb *db)
 	for (size_t i = 0; !rc && i < 6; i++) {
 		bool exists = false;
 
-		rc = imgp_custom_read_root(run, userdb_files[i], userdb_buf(db, i), &exists);
+		rc = imgp_custom_read_root_(run, userdb_files[i], userdb_buf(db, i), &exists);
 		if (!rc && !exists && i == 0)
 			rc = imgp_fail(ENOENT, "the image has no /etc/passwd");
 	}
@@ -56,10 +56,10 @@ static int userdb_store(struct custom_run *run, struct imgp_userdb *db)
 		bool exists = false;
 		struct imgp_buf old = { 0 };
 
-		rc = imgp_custom_read_root(run, userdb_files[i], &old, &exists);
+		rc = imgp_custom_read_root_(run, userdb_files[i], &old, &exists);
 		/* shadow and gshadow hold password hashes: never shown. */
 		if (!rc && (exists || b->len))
-			rc = imgp_custom_put(run, userdb_files[i], b->data, b->len,
+			rc = imgp_custom_put_(run, userdb_files[i], b->data, b->len,
 					exists ? 0 : (i % 2 ? 0640 : 0644), -1, -1, i % 2 == 1,
 					NULL);
 		imgp_buf_free(&old);
@@ -104,7 +104,7 @@ static int user_add_record(struct custom_run *run, const char *name)
 /* Raspberry Pi OS says ID=debian; its /etc/rpi-issue tells it apart (pi-gen stage0). */
 static const char *distro_of(struct custom_run *run)
 {
-	return imgp_custom_exists(run, "/etc/rpi-issue") > 0 ? "raspbian" : run->os_id;
+	return imgp_custom_exists_(run, "/etc/rpi-issue") > 0 ? "raspbian" : run->os_id;
 }
 
 /* A login.defs number (HOME_MODE, UMASK: octal when it starts with 0). */
@@ -112,7 +112,7 @@ static long defs_number(const struct imgp_buf *defs, const char *key, long fallb
 {
 	char val[32];
 
-	if (!imgp_custom_logindefs_get(defs->data ? (char *)defs->data : "", defs->len, key,
+	if (!imgp_custom_logindefs_get_(defs->data ? (char *)defs->data : "", defs->len, key,
 				       val, sizeof(val)))
 		return fallback;
 	return strtol(val, NULL, 0);
@@ -149,17 +149,17 @@ static int copy_skel(struct custom_run *run, const char *skel, const char *home,
 	char **names = NULL, *path = NULL;
 	size_t n = 0;
 	int rc = depth > 16 ? imgp_fail(ELOOP, "%s: nested too deep", skel)
-			    : imgp_custom_locate(run, skel, &part, &path);
+			    : imgp_custom_locate_(run, skel, &part, &path);
 
 	if (!rc)
-		rc = imgp_patch_list(run->patch, part, path, &names, &n);
+		rc = imgp_patch_list_(run->patch, part, path, &names, &n);
 	if (rc == -ENOENT && depth == 0) {
-		imgp_errclear();
+		imgp_errclear_();
 		rc = 0;
 	}
 	for (size_t i = 0; i < n; i++) {
 		char *from = NULL, *to = NULL, *inner = NULL;
-		struct imgp_fs_stat st;
+		struct imgp_fs_stat_ st;
 		struct imgp_buf data = { 0 };
 		bool exists = false;
 
@@ -168,15 +168,15 @@ static int copy_skel(struct custom_run *run, const char *skel, const char *home,
 			    asprintf(&inner, "%s/%s", path, names[i]) < 0))
 			rc = imgp_fail(ENOMEM, "out of memory");
 		if (!rc)
-			rc = imgp_patch_stat(run->patch, part, inner, &st, &exists);
+			rc = imgp_patch_stat_(run->patch, part, inner, &st, &exists);
 		if (!rc && exists && st.type == IMGP_FS_DIR) {
-			rc = imgp_custom_mkdir_p(run, to, st.mode, uid, gid);
+			rc = imgp_custom_mkdir_p_(run, to, st.mode, uid, gid);
 			if (!rc)
 				rc = copy_skel(run, from, to, uid, gid, depth + 1);
 		} else if (!rc && exists && st.type == IMGP_FS_REG) {
-			rc = imgp_custom_read(run, part, inner, &data, &exists);
+			rc = imgp_custom_read_(run, part, inner, &data, &exists);
 			if (!rc)
-				rc = imgp_custom_put(run, to, data.data, data.len, st.mode, uid, gid,
+				rc = imgp_custom_put_(run, to, data.data, data.len, st.mode, uid, gid,
 						false, NULL);
 		}
 		imgp_buf_free(&data);
@@ -204,54 +204,54 @@ static int add_user_files(struct custom_run *run, const char *name)
 
 	if (rc)
 		goto out;
-	imgp_user_first_groups(&db, distro_of(run), groups);
+	imgp_user_first_groups_(&db, distro_of(run), groups);
 	for (u.ngroups = 0; groups[u.ngroups]; u.ngroups++)
 		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
 			 u.ngroups ? "," : "", groups[u.ngroups]);
 	u.groups = groups;
 	/* adduser.conf's DSHELL: the shell Debian's installer gives its first user. */
-	rc = imgp_custom_read_root(run, "/etc/adduser.conf", &conf, &exists);
+	rc = imgp_custom_read_root_(run, "/etc/adduser.conf", &conf, &exists);
 	if (!rc && exists)
 		shell = conf_value((char *)conf.data, "DSHELL");
-	if (!rc && shell && imgp_custom_exists(run, shell) > 0)
+	if (!rc && shell && imgp_custom_exists_(run, shell) > 0)
 		u.shell = shell;
 	if (!rc)
-		rc = imgp_userdb_add(&db, &u, &uid, &gid, &home);
+		rc = imgp_userdb_add_(&db, &u, &uid, &gid, &home);
 	if (!rc)
 		rc = userdb_store(run, &db);
 	/* useradd -m: HOME_MODE, else 0777 & ~UMASK (shadow 4.13 useradd.c). */
 	mode = defs_number(&db.login_defs, "HOME_MODE",
 			   0777 & ~defs_number(&db.login_defs, "UMASK", 022));
 	if (!rc)
-		rc = imgp_custom_mkdir_p(run, home, (unsigned)mode & 07777, uid, gid);
+		rc = imgp_custom_mkdir_p_(run, home, (unsigned)mode & 07777, uid, gid);
 	if (!rc)
 		rc = copy_skel(run, "/etc/skel", home, uid, gid, 0);
 	if (!rc)
-		rc = imgp_custom_note(run, "user %s: uid %u, gid %u, home %s, groups %s: /etc/passwd, shadow, group, gshadow (%s)",
+		rc = imgp_custom_note_(run, "user %s: uid %u, gid %u, home %s, groups %s: /etc/passwd, shadow, group, gshadow (%s)",
 				    name, uid, gid, home, list, run->way_why);
 out:
-	imgp_userdb_free(&db);
+	imgp_userdb_free_(&db);
 	imgp_buf_free(&conf);
 	free(home);
 	free(shell);
 	return rc;
 }
 
-int imgp_custom_plan_user(struct custom_run *run, const char *value)
+int imgp_custom_plan_user_(struct custom_run *run, const char *value)
 {
 	int rc = user_add_record(run, value);
 
 	if (rc)
 		return rc;
 	if (run->way == CUSTOM_WAY_CLOUDINIT)
-		return imgp_custom_note(run, "user %s: cloud-init's user-data (%s)", value,
+		return imgp_custom_note_(run, "user %s: cloud-init's user-data (%s)", value,
 				      run->way_why);
 	if (run->preset_user && strcmp(run->preset_user, value) == 0)
-		return imgp_custom_note(run, "user %s: /root/.not_logged_in_yet PRESET_USER_NAME, made at root's first login (%s)",
+		return imgp_custom_note_(run, "user %s: /root/.not_logged_in_yet PRESET_USER_NAME, made at root's first login (%s)",
 				      value, run->way_why);
-	rc = imgp_custom_rpios_takes_user(run, run->users[run->nusers - 1].name);
+	rc = imgp_custom_rpios_takes_user_(run, run->users[run->nusers - 1].name);
 	if (rc > 0)
-		return imgp_custom_note(run, "user %s: firstrun.sh, userconf renames uid 1000's user to it (%s)",
+		return imgp_custom_note_(run, "user %s: firstrun.sh, userconf renames uid 1000's user to it (%s)",
 				      value, run->way_why);
 	return rc < 0 ? rc : add_user_files(run, value);
 }
@@ -263,12 +263,12 @@ static int image_crypt_method(struct custom_run *run, enum imgp_crypt_method *m)
 {
 	struct imgp_buf pam = { 0 }, defs = { 0 };
 	bool e1 = false, e2 = false;
-	int rc = imgp_custom_read_root(run, "/etc/pam.d/common-password", &pam, &e1);
+	int rc = imgp_custom_read_root_(run, "/etc/pam.d/common-password", &pam, &e1);
 
 	if (!rc)
-		rc = imgp_custom_read_root(run, "/etc/login.defs", &defs, &e2);
+		rc = imgp_custom_read_root_(run, "/etc/login.defs", &defs, &e2);
 	if (!rc)
-		*m = imgp_crypt_method_of(e1 ? (char *)pam.data : "", e2 ? (char *)defs.data : "");
+		*m = imgp_crypt_method_of_(e1 ? (char *)pam.data : "", e2 ? (char *)defs.data : "");
 	imgp_buf_free(&pam);
 	imgp_buf_free(&defs);
 	return rc;
@@ -283,7 +283,7 @@ static char *hash_in_text(const char *text, const char *password)
 		if (strncmp(p, "$y$", 3) && strncmp(p, "$6$", 3) && strncmp(p, "$5$", 3))
 			continue;
 		h = strndup(p, strcspn(p, "\"' \n"));
-		if (h && imgp_password_matches(password, h))
+		if (h && imgp_password_matches_(password, h))
 			return h;
 		free(h);
 	}
@@ -302,7 +302,7 @@ static char *current_hash(struct custom_run *run, const char *user, const char *
 	char *found = NULL;
 	size_t n = strlen(user);
 
-	if (!imgp_custom_read_root(run, "/etc/shadow", &text, &exists) && exists) {
+	if (!imgp_custom_read_root_(run, "/etc/shadow", &text, &exists) && exists) {
 		for (const char *line = (char *)text.data; *line && !found;) {
 			size_t len = strcspn(line, "\n");
 
@@ -310,21 +310,21 @@ static char *current_hash(struct custom_run *run, const char *user, const char *
 				char *field = strndup(line + n + 1, strcspn(line + n + 1, ":\n"));
 				const char *h = field && field[0] == '!' ? field + 1 : field;
 
-				if (h && imgp_password_matches(password, h))
+				if (h && imgp_password_matches_(password, h))
 					found = strdup(h);
 				free(field);
 			}
 			line += len + (line[len] == '\n');
 		}
 	}
-	if (!found && run->seed && !imgp_custom_read(run, run->seed, "/user-data", &text, &exists) &&
+	if (!found && run->seed && !imgp_custom_read_(run, run->seed, "/user-data", &text, &exists) &&
 	    exists)
 		found = hash_in_text((char *)text.data, password);
 	if (!found && run->boot && run->way == CUSTOM_WAY_RPIOS &&
-	    !imgp_custom_read(run, run->boot, "/firstrun.sh", &text, &exists) && exists)
+	    !imgp_custom_read_(run, run->boot, "/firstrun.sh", &text, &exists) && exists)
 		found = hash_in_text((char *)text.data, password);
 	imgp_buf_free(&text);
-	imgp_errclear();
+	imgp_errclear_();
 	return found;
 }
 
@@ -350,10 +350,10 @@ static int password_field(struct custom_run *run, const char *user, const char *
 		return *out ? 0 : imgp_fail(ENOMEM, "out of memory");
 	}
 	if (strncmp(sel, "hash:", 5) == 0) {
-		rc = imgp_crypt_hash_check(sel + 5);
+		rc = imgp_crypt_hash_check_(sel + 5);
 		hash = rc ? NULL : strdup(sel + 5);
 	} else if (strncmp(sel, "file:", 5) == 0) {
-		rc = imgp_read_local(sel + 5, 4096, false, &pw);
+		rc = imgp_read_local_(sel + 5, 4096, false, &pw);
 		if (!rc) {
 			size_t n = strcspn((char *)pw.data, "\r\n");
 
@@ -366,7 +366,7 @@ static int password_field(struct custom_run *run, const char *user, const char *
 		if (!rc && !hash)
 			rc = image_crypt_method(run, &m);
 		if (!rc && !hash)
-			rc = imgp_password_hash((char *)pw.data, m, &hash);
+			rc = imgp_password_hash_((char *)pw.data, m, &hash);
 		explicit_bzero(pw.data, pw.cap);
 		imgp_buf_free(&pw);
 	} else if (strncmp(sel, "password:", 9) == 0) {
@@ -385,13 +385,13 @@ static int password_field(struct custom_run *run, const char *user, const char *
 	return rc;
 }
 
-int imgp_custom_plan_password(struct custom_run *run, const char *value)
+int imgp_custom_plan_password_(struct custom_run *run, const char *value)
 {
 	const char *colon = strchr(value, ':');
 	char *user = strndup(value, (size_t)(colon - value)), *field = NULL;
 	struct custom_user *added;
 	struct imgp_userdb db;
-	int rc = user ? imgp_custom_armbian_takes_password(run, user, colon + 1)
+	int rc = user ? imgp_custom_armbian_takes_password_(run, user, colon + 1)
 		      : imgp_fail(ENOMEM, "out of memory");
 
 	if (rc) {
@@ -406,7 +406,7 @@ int imgp_custom_plan_password(struct custom_run *run, const char *value)
 		free(added->hash);
 		added->hash = field;
 		field = NULL;
-		rc = imgp_custom_note(run, "password %s: %s (hashed)", user,
+		rc = imgp_custom_note_(run, "password %s: %s (hashed)", user,
 				      run->way == CUSTOM_WAY_CLOUDINIT ? "cloud-init's user-data" :
 				      "firstrun.sh, userconf");
 		goto out;
@@ -414,7 +414,7 @@ int imgp_custom_plan_password(struct custom_run *run, const char *value)
 	if (!rc)
 		rc = userdb_load(run, &db);
 	if (!rc) {
-		rc = imgp_userdb_set_hash(&db, user, field);
+		rc = imgp_userdb_set_hash_(&db, user, field);
 		if (rc == -ENOENT)
 			rc = imgp_fail(ENOENT, "%s: no such user in the image's /etc/passwd (add one with --user %s)",
 				       user, user);
@@ -427,13 +427,13 @@ int imgp_custom_plan_password(struct custom_run *run, const char *value)
 		field = NULL;
 	}
 	if (!rc)
-		rc = imgp_custom_note(run, "password %s: /etc/shadow (hashed)", user);
+		rc = imgp_custom_note_(run, "password %s: /etc/shadow (hashed)", user);
 out:
 	if (field)
 		explicit_bzero(field, strlen(field));
 	free(field);
 	free(user);
-	imgp_userdb_free(&db);
+	imgp_userdb_free_(&db);
 	return rc;
 }
 
@@ -495,7 +495,7 @@ static int keys_of(const char *sel, struct imgp_buf *keys)
 	int rc;
 
 	if (strncmp(sel, "file:", 5) == 0)
-		rc = imgp_read_local(sel + 5, 1 << 20, false, &text);
+		rc = imgp_read_local_(sel + 5, 1 << 20, false, &text);
 	else if (strncmp(sel, "string:", 7) == 0)
 		rc = imgp_buf_printf(&text, "%s", sel + 7) ? imgp_fail(ENOMEM, "out of memory") : 0;
 	else
@@ -547,7 +547,7 @@ static int keys_into_home(struct custom_run *run, const char *user,
 	int rc = userdb_load(run, &db);
 
 	if (!rc) {
-		rc = imgp_userdb_lookup(&db, user, &uid, &gid, &home);
+		rc = imgp_userdb_lookup_(&db, user, &uid, &gid, &home);
 		if (rc == -ENOENT)
 			rc = imgp_fail(ENOENT, "%s: no such user in the image's /etc/passwd (add one with --user %s)",
 				       user, user);
@@ -556,9 +556,9 @@ static int keys_into_home(struct custom_run *run, const char *user,
 		    asprintf(&file, "%s/.ssh/authorized_keys", home) < 0))
 		rc = imgp_fail(ENOMEM, "out of memory");
 	if (!rc)
-		rc = imgp_custom_mkdir_p(run, dir, 0700, uid, gid);
+		rc = imgp_custom_mkdir_p_(run, dir, 0700, uid, gid);
 	if (!rc)
-		rc = imgp_custom_read_root(run, file, &old, &exists);
+		rc = imgp_custom_read_root_(run, file, &old, &exists);
 	if (!rc && old.len && old.data[old.len - 1] != '\n')
 		rc = imgp_buf_printf(&old, "\n") ? imgp_fail(ENOMEM, "out of memory") : 0;
 	for (const char *line = (char *)keys->data; !rc && *line;) {
@@ -573,10 +573,10 @@ static int keys_into_home(struct custom_run *run, const char *user,
 		line += n + (line[n] == '\n');
 	}
 	if (!rc)
-		rc = imgp_custom_put(run, file, old.data, old.len, 0600, uid, gid, false, NULL);
+		rc = imgp_custom_put_(run, file, old.data, old.len, 0600, uid, gid, false, NULL);
 	if (!rc)
-		rc = imgp_custom_note(run, "ssh-inject %s: %s", user, file);
-	imgp_userdb_free(&db);
+		rc = imgp_custom_note_(run, "ssh-inject %s: %s", user, file);
+	imgp_userdb_free_(&db);
 	imgp_buf_free(&old);
 	free(home);
 	free(dir);
@@ -584,7 +584,7 @@ static int keys_into_home(struct custom_run *run, const char *user,
 	return rc;
 }
 
-int imgp_custom_plan_ssh_inject(struct custom_run *run, const char *value)
+int imgp_custom_plan_ssh_inject_(struct custom_run *run, const char *value)
 {
 	const char *colon = strchr(value, ':');
 	char *user = strndup(value, (size_t)(colon - value));
@@ -596,7 +596,7 @@ int imgp_custom_plan_ssh_inject(struct custom_run *run, const char *value)
 	if (!rc && in_record(run, added)) {
 		rc = keys_into_record(added, &keys);
 		if (!rc)
-			rc = imgp_custom_note(run, "ssh-inject %s: %s", user,
+			rc = imgp_custom_note_(run, "ssh-inject %s: %s", user,
 					      run->way == CUSTOM_WAY_CLOUDINIT ? "cloud-init's user-data" :
 					      "firstrun.sh, imager_custom enable_ssh -k");
 	} else if (!rc) {
@@ -612,9 +612,9 @@ int imgp_custom_plan_ssh_inject(struct custom_run *run, const char *value)
  * OS's first user (pi-gen stage2/01-sys-tweaks: 010_pi-nopasswd) and
  * Ubuntu's cloud default user can.
  */
-int imgp_custom_plan_sudoers(struct custom_run *run)
+int imgp_custom_plan_sudoers_(struct custom_run *run)
 {
-	int rc = 0, has = imgp_custom_exists(run, "/etc/sudoers.d");
+	int rc = 0, has = imgp_custom_exists_(run, "/etc/sudoers.d");
 
 	if (has <= 0 || run->way == CUSTOM_WAY_CLOUDINIT)
 		return has < 0 ? has : 0;
@@ -628,9 +628,9 @@ int imgp_custom_plan_sudoers(struct custom_run *run)
 		snprintf(path, sizeof(path), "/etc/sudoers.d/90-imgpatch-%s", run->users[i].name);
 		snprintf(line, sizeof(line), "%s ALL=(ALL) NOPASSWD: ALL\n", run->users[i].name);
 		/* sudoers(5): read only when 0440 and root's. */
-		rc = imgp_custom_put(run, path, line, strlen(line), 0440, 0, 0, false, NULL);
+		rc = imgp_custom_put_(run, path, line, strlen(line), 0440, 0, 0, false, NULL);
 		if (!rc)
-			rc = imgp_custom_note(run, "user %s: no password, so sudo without one: %s",
+			rc = imgp_custom_note_(run, "user %s: no password, so sudo without one: %s",
 					    run->users[i].name, path);
 	}
 	return rc;

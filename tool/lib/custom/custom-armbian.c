@@ -33,14 +33,14 @@
 
 #define PRESET_FILE "/root/.not_logged_in_yet"
 
-int imgp_custom_detect_armbian(struct custom_run *run)
+int imgp_custom_detect_armbian_(struct custom_run *run)
 {
 	int release, preset;
 
 	if (run->way != CUSTOM_WAY_FILES)
 		return 0;
-	release = imgp_custom_exists(run, "/etc/armbian-release");
-	preset = release > 0 ? imgp_custom_exists(run, PRESET_FILE) : 0;
+	release = imgp_custom_exists_(run, "/etc/armbian-release");
+	preset = release > 0 ? imgp_custom_exists_(run, PRESET_FILE) : 0;
 	if (release < 0 || preset < 0)
 		return release < 0 ? release : preset;
 	if (!preset)
@@ -50,7 +50,7 @@ int imgp_custom_detect_armbian(struct custom_run *run)
 	return 0;
 }
 
-bool imgp_custom_armbian_user_fits(const char *name)
+bool imgp_custom_armbian_user_fits_(const char *name)
 {
 	/* Lower case too, so that the user armbian-firstlogin makes is the one given. */
 	if (!(*name >= 'a' && *name <= 'z') || strlen(name) > 32)
@@ -70,7 +70,7 @@ static bool quotable(const char *v)
 	return true;
 }
 
-int imgp_custom_armbian_takes_password(struct custom_run *run, const char *user,
+int imgp_custom_armbian_takes_password_(struct custom_run *run, const char *user,
 				       const char *sel)
 {
 	bool root = strcmp(user, "root") == 0;
@@ -82,7 +82,7 @@ int imgp_custom_armbian_takes_password(struct custom_run *run, const char *user,
 	    !(root || (run->preset_user && strcmp(user, run->preset_user) == 0)))
 		return 0;
 	slot = root ? &run->preset_root_password : &run->preset_password;
-	rc = imgp_read_local(sel + 5, 4096, false, &pw);
+	rc = imgp_read_local_(sel + 5, 4096, false, &pw);
 	if (!rc) {
 		pw.data[strcspn((char *)pw.data, "\r\n")] = '\0';
 		if (!pw.data[0])
@@ -103,7 +103,7 @@ int imgp_custom_armbian_takes_password(struct custom_run *run, const char *user,
 		explicit_bzero(pw.data, pw.cap);
 	imgp_buf_free(&pw);
 	if (!rc)
-		rc = imgp_custom_note(run, "password %s: " PRESET_FILE " %s, plain text as Armbian reads it (%s)",
+		rc = imgp_custom_note_(run, "password %s: " PRESET_FILE " %s, plain text as Armbian reads it (%s)",
 				      user, root ? "PRESET_ROOT_PASSWORD" : "PRESET_USER_PASSWORD",
 				      run->way_why);
 	return rc ? rc : 1;
@@ -115,7 +115,7 @@ static bool yaml_safe(const char *v)
 	return quotable(v) && !strpbrk(v, "\"\\");
 }
 
-int imgp_custom_armbian_takes_net(struct custom_run *run)
+int imgp_custom_armbian_takes_net_(struct custom_run *run)
 {
 	const struct imgp_net *n = &run->net;
 	int rc;
@@ -126,7 +126,7 @@ int imgp_custom_armbian_takes_net(struct custom_run *run)
 	    (n->wifi_psk && !yaml_safe(n->wifi_psk)))
 		return 0;
 	run->preset_wifi = true;
-	rc = imgp_custom_note(run, "wifi %s: " PRESET_FILE " PRESET_NET_WIFI_* (%s)",
+	rc = imgp_custom_note_(run, "wifi %s: " PRESET_FILE " PRESET_NET_WIFI_* (%s)",
 			      n->wifi_ssid, run->way_why);
 	return rc ? rc : 1;
 }
@@ -138,7 +138,7 @@ static int set_preset(struct imgp_buf *text, const char *key, const char *value)
 	int rc = imgp_buf_printf(&v, "'%s'", value);
 
 	if (!rc)
-		rc = imgp_text_set_line(text->data ? (char *)text->data : "", text->len, key,
+		rc = imgp_text_set_line_(text->data ? (char *)text->data : "", text->len, key,
 					(char *)v.data, NULL, &out);
 	if (rc >= 0) {
 		if (text->data)
@@ -155,7 +155,7 @@ static int set_preset(struct imgp_buf *text, const char *key, const char *value)
 	return rc;
 }
 
-int imgp_custom_plan_preset(struct custom_run *run)
+int imgp_custom_plan_preset_(struct custom_run *run)
 {
 	const struct imgp_net *n = &run->net;
 	struct imgp_buf text = { 0 };
@@ -167,7 +167,7 @@ int imgp_custom_plan_preset(struct custom_run *run)
 	    !(run->preset_user || run->preset_root_password || run->timezone || run->locale ||
 	      run->preset_wifi))
 		return 0;
-	rc = imgp_custom_read_root(run, PRESET_FILE, &text, &exists);
+	rc = imgp_custom_read_root_(run, PRESET_FILE, &text, &exists);
 	if (!rc && run->preset_user) {
 		/* The answer armbian-firstlogin offers: the name, capitalised. */
 		snprintf(realname, sizeof(realname), "%s", run->preset_user);
@@ -203,7 +203,7 @@ int imgp_custom_plan_preset(struct custom_run *run)
 	if (!rc)
 		rc = set_preset(&text, "PRESET_CONNECT_WIRELESS", "n");
 	if (!rc)
-		rc = imgp_custom_put(run, PRESET_FILE, text.data, text.len, 0600, 0, 0,
+		rc = imgp_custom_put_(run, PRESET_FILE, text.data, text.len, 0600, 0, 0,
 				     run->preset_password || run->preset_root_password ||
 				     (run->preset_wifi && n->wifi_psk), NULL);
 	if (text.data)

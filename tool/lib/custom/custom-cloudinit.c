@@ -100,7 +100,7 @@ static int version_from_dpkg(const char *status, struct imgp_cloudinit_version *
 	return -ENOENT;
 }
 
-int imgp_cloudinit_version_parse(const char *dpkg_status,
+int imgp_cloudinit_version_parse_(const char *dpkg_status,
 				 const char *version_py,
 				 struct imgp_cloudinit_version *out)
 {
@@ -124,7 +124,7 @@ static bool version_before(const struct imgp_cloudinit_version *v, int major, in
 
 /* ------------------------------------------------------ network-config */
 
-int imgp_cloudinit_network_config(const struct imgp_cloudinit_version *v,
+int imgp_cloudinit_network_config_(const struct imgp_cloudinit_version *v,
 				  const struct imgp_net *n, struct imgp_buf *out)
 {
 	out->len = 0;
@@ -135,7 +135,7 @@ int imgp_cloudinit_network_config(const struct imgp_cloudinit_version *v,
 		return imgp_fail(ENOTSUP, "cloud-init %d.%d renders Wi-Fi only through netplan, and this image's renders its network another way",
 				 v->major, v->minor);
 	if (imgp_buf_append(out, IMGP_LIT("# Written by imgpatch.\nversion: 2\n")) ||
-	    imgp_custom_net_v2(n, 0, out)) {
+	    imgp_custom_net_v2_(n, 0, out)) {
 		out->len = 0;
 		return imgp_fail(ENOMEM, "out of memory");
 	}
@@ -154,7 +154,7 @@ static int set_entry(struct imgp_buf *cur, const char *key, struct imgp_buf *e)
 	if (rc)
 		return imgp_fail(ENOMEM, "out of memory");
 	e->len--;
-	rc = imgp_yaml_set_key(cur->len ? (const char *)cur->data : "", cur->len,
+	rc = imgp_yaml_set_key_(cur->len ? (const char *)cur->data : "", cur->len,
 			       CLOUD_CONFIG, key, (const char *)e->data, &next);
 	e->len = 0;
 	if (rc < 0) {
@@ -182,7 +182,7 @@ static int scalar_entry(struct imgp_buf *cur, const char *key, const char *value
 	int rc = imgp_buf_printf(e, "%s: ", key);
 
 	if (!rc)
-		rc = imgp_custom_yaml_quote(e, value);
+		rc = imgp_custom_yaml_quote_(e, value);
 	if (!rc)
 		rc = imgp_buf_append(e, IMGP_LIT("\n"));
 	return rc ? imgp_fail(ENOMEM, "out of memory") : set_entry(cur, key, e);
@@ -195,14 +195,14 @@ static int user_item(struct imgp_buf *e, const struct imgp_cloudinit_user *u,
 	int rc = imgp_buf_printf(e, "%*s- name: ", ind, "");
 
 	if (!rc)
-		rc = imgp_custom_yaml_quote(e, u->name);
+		rc = imgp_custom_yaml_quote_(e, u->name);
 	if (!rc && u->ngroups) {
 		rc = imgp_buf_printf(e, "\n%*s  groups: [", ind, "");
 		for (size_t i = 0; !rc && i < u->ngroups; i++) {
 			if (i)
 				rc = imgp_buf_append(e, IMGP_LIT(", "));
 			if (!rc)
-				rc = imgp_custom_yaml_quote(e, u->groups[i]);
+				rc = imgp_custom_yaml_quote_(e, u->groups[i]);
 		}
 		if (!rc)
 			rc = imgp_buf_append(e, IMGP_LIT("]"));
@@ -219,7 +219,7 @@ static int user_item(struct imgp_buf *e, const struct imgp_cloudinit_user *u,
 	if (!rc && u->hash) {
 		rc = imgp_buf_printf(e, "%*s  lock_passwd: false\n%*s  passwd: ", ind, "", ind, "");
 		if (!rc)
-			rc = imgp_custom_yaml_quote(e, u->hash);
+			rc = imgp_custom_yaml_quote_(e, u->hash);
 		if (!rc)
 			rc = imgp_buf_append(e, IMGP_LIT("\n"));
 	}
@@ -228,7 +228,7 @@ static int user_item(struct imgp_buf *e, const struct imgp_cloudinit_user *u,
 	for (size_t i = 0; !rc && i < u->nkeys; i++) {
 		rc = imgp_buf_printf(e, "%*s    - ", ind, "");
 		if (!rc)
-			rc = imgp_custom_yaml_quote(e, u->keys[i]);
+			rc = imgp_custom_yaml_quote_(e, u->keys[i]);
 		if (!rc)
 			rc = imgp_buf_append(e, IMGP_LIT("\n"));
 	}
@@ -342,14 +342,14 @@ static int user_data_keys(const struct imgp_cloudinit_config *cfg,
 		rc = scalar_entry(cur, "locale", cfg->locale, e);
 	if (!rc && cfg->keymap) {
 		if (imgp_buf_append(e, IMGP_LIT("keyboard:\n  layout: ")) ||
-		    imgp_custom_yaml_quote(e, cfg->keymap) || imgp_buf_append(e, IMGP_LIT("\n")))
+		    imgp_custom_yaml_quote_(e, cfg->keymap) || imgp_buf_append(e, IMGP_LIT("\n")))
 			return imgp_fail(ENOMEM, "out of memory");
 		rc = set_entry(cur, "keyboard", e);
 	}
 	if (!rc && cfg->nusers) {
 		struct imgp_buf old = { 0 };
 
-		rc = imgp_yaml_get_key(cur->len ? (const char *)cur->data : "", cur->len,
+		rc = imgp_yaml_get_key_(cur->len ? (const char *)cur->data : "", cur->len,
 				       CLOUD_CONFIG, "users", &old);
 		if (rc >= 0 && !imgp_buf_append(&old, "", 1))
 			rc = users_entry(rc ? (const char *)old.data : NULL, old.len - 1, cfg, e);
@@ -384,7 +384,7 @@ static int user_data_keys(const struct imgp_cloudinit_config *cfg,
 	return rc;
 }
 
-int imgp_cloudinit_user_data(const struct imgp_cloudinit_version *v,
+int imgp_cloudinit_user_data_(const struct imgp_cloudinit_version *v,
 			     const char *old, size_t len,
 			     const struct imgp_cloudinit_config *cfg,
 			     struct imgp_buf *out)
@@ -410,7 +410,7 @@ int imgp_cloudinit_user_data(const struct imgp_cloudinit_version *v,
 
 /* ----------------------------------------------------------- meta-data */
 
-int imgp_cloudinit_meta_data(const char *old, size_t len, const char *id,
+int imgp_cloudinit_meta_data_(const char *old, size_t len, const char *id,
 			     const char *hostname, struct imgp_buf *out)
 {
 	struct imgp_buf cur = { 0 }, e = { 0 }, next = { 0 };
@@ -426,12 +426,12 @@ int imgp_cloudinit_meta_data(const char *old, size_t len, const char *id,
 	for (int i = 0; !rc && i < 2; i++) {
 		if (!values[i])
 			continue;
-		if (imgp_buf_printf(&e, "%s: ", keys[i]) || imgp_custom_yaml_quote(&e, values[i]) ||
+		if (imgp_buf_printf(&e, "%s: ", keys[i]) || imgp_custom_yaml_quote_(&e, values[i]) ||
 		    imgp_buf_append(&e, IMGP_LIT("\n"))) {
 			rc = imgp_fail(ENOMEM, "out of memory");
 			break;
 		}
-		rc = imgp_yaml_set_key(cur.len ? (const char *)cur.data : "", cur.len, NULL,
+		rc = imgp_yaml_set_key_(cur.len ? (const char *)cur.data : "", cur.len, NULL,
 				       keys[i], (const char *)e.data, &next);
 		e.len = 0;
 		if (rc >= 0) {

@@ -100,7 +100,7 @@ static int pam_method(const char *text)
 	return -1;
 }
 
-enum imgp_crypt_method imgp_crypt_method_of(const char *common_password,
+enum imgp_crypt_method imgp_crypt_method_of_(const char *common_password,
 					    const char *login_defs)
 {
 	char v[32];
@@ -109,7 +109,7 @@ enum imgp_crypt_method imgp_crypt_method_of(const char *common_password,
 	if (m >= 0)
 		return (enum imgp_crypt_method)m;
 	/* pam_unix(8): without an option, ENCRYPT_METHOD from login.defs */
-	if (login_defs && imgp_custom_logindefs_get(login_defs, strlen(login_defs),
+	if (login_defs && imgp_custom_logindefs_get_(login_defs, strlen(login_defs),
 						    "ENCRYPT_METHOD", v, sizeof(v)) &&
 	    !strcasecmp(v, "YESCRYPT"))
 		return IMGP_CRYPT_YESCRYPT;
@@ -133,7 +133,7 @@ static char *crypt_dup(const char *phrase, const char *setting)
 	return out;
 }
 
-int imgp_password_hash(const char *password, enum imgp_crypt_method m, char **out)
+int imgp_password_hash_(const char *password, enum imgp_crypt_method m, char **out)
 {
 	char setting[CRYPT_GENSALT_OUTPUT_SIZE];
 	/*
@@ -158,7 +158,7 @@ int imgp_password_hash(const char *password, enum imgp_crypt_method m, char **ou
 	return 0;
 }
 
-bool imgp_password_matches(const char *password, const char *hash)
+bool imgp_password_matches_(const char *password, const char *hash)
 {
 	char *again;
 	bool same;
@@ -233,7 +233,7 @@ static bool crypt_yescrypt_ok(const char *p)
 	return crypt_b64_span(p) == 43 && !p[43];
 }
 
-int imgp_crypt_hash_check(const char *hash)
+int imgp_crypt_hash_check_(const char *hash)
 {
 	size_t len = hash ? strlen(hash) : 0;
 	bool ok;

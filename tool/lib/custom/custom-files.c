@@ -2,7 +2,7 @@
 /*
  * customize's file options, as virt-customize(1) shapes them: --copy-in,
  * --upload, --write, --append-line, --mkdir, --chmod, --delete, --link,
- * --touch. Paths are the booted system's (imgp_custom_locate); what FAT cannot
+ * --touch. Paths are the booted system's (imgp_custom_locate_); what FAT cannot
  * hold (modes, links) is refused there by the plan.
  */
 #include <dirent.h>
@@ -55,16 +55,16 @@ static int split_local_first(const char *value, char **local, const char **remot
 }
 
 /* What is at arg as planned: *exists, and its type. */
-static int stat_arg(struct custom_run *run, const char *arg, struct imgp_fs_stat *st,
+static int stat_arg(struct custom_run *run, const char *arg, struct imgp_fs_stat_ *st,
 		    bool *exists)
 {
 	const struct imgp_part *part;
 	char *path;
-	int rc = imgp_custom_locate_follow(run, arg, &part, &path);
+	int rc = imgp_custom_locate_follow_(run, arg, &part, &path);
 
 	*exists = false;
 	if (!rc)
-		rc = imgp_patch_stat(run->patch, part, path, st, exists);
+		rc = imgp_patch_stat_(run->patch, part, path, st, exists);
 	free(path);
 	return rc;
 }
@@ -73,7 +73,7 @@ static int stat_arg(struct custom_run *run, const char *arg, struct imgp_fs_stat
 static int parent_must_exist(struct custom_run *run, const char *arg)
 {
 	const char *slash = strrchr(arg, '/');
-	struct imgp_fs_stat st;
+	struct imgp_fs_stat_ st;
 	bool exists;
 	char *parent;
 	int rc;
@@ -96,7 +96,7 @@ static int put_file(struct custom_run *run, const char *arg, const void *data,
 {
 	int rc = parent_must_exist(run, arg);
 
-	return rc ? rc : imgp_custom_put(run, arg, data, len, mode, -1, -1, false, NULL);
+	return rc ? rc : imgp_custom_put_(run, arg, data, len, mode, -1, -1, false, NULL);
 }
 
 /* --write FILE:CONTENT */
@@ -127,7 +127,7 @@ static int plan_append_line(struct custom_run *run, const char *value)
 	int rc = split_remote_first(value, &file, &line);
 
 	if (!rc)
-		rc = imgp_custom_read_root(run, file, &old, &exists);
+		rc = imgp_custom_read_root_(run, file, &old, &exists);
 	for (const char *p = exists ? (char *)old.data : NULL; !rc && p && *p;) {
 		size_t n = strcspn(p, "\r\n");
 
@@ -151,7 +151,7 @@ static int plan_append_line(struct custom_run *run, const char *value)
 		rc = imgp_buf_printf(&old, "%s%s", line, eol) ?
 		     imgp_fail(ENOMEM, "out of memory") : 0;
 	if (!rc)
-		rc = exists ? imgp_custom_put(run, file, old.data, old.len, 0, -1, -1, false, NULL)
+		rc = exists ? imgp_custom_put_(run, file, old.data, old.len, 0, -1, -1, false, NULL)
 			    : put_file(run, file, old.data, old.len, 0);
 	imgp_buf_free(&old);
 	free(file);
@@ -161,7 +161,7 @@ static int plan_append_line(struct custom_run *run, const char *value)
 /* --touch FILE: made empty when missing; an existing one stays as it is. */
 static int plan_touch(struct custom_run *run, const char *value)
 {
-	struct imgp_fs_stat st;
+	struct imgp_fs_stat_ st;
 	bool exists;
 	int rc = stat_arg(run, value, &st, &exists);
 
@@ -176,10 +176,10 @@ static int plan_chmod(struct custom_run *run, const char *value)
 	const char *colon = strchr(value, ':');
 	const struct imgp_part *part;
 	char *path;
-	int rc = imgp_custom_locate_follow(run, colon + 1, &part, &path);
+	int rc = imgp_custom_locate_follow_(run, colon + 1, &part, &path);
 
 	if (!rc)
-		rc = imgp_patch_attr(run->patch, part, path,
+		rc = imgp_patch_attr_(run->patch, part, path,
 				     (int)strtoul(value, NULL, 8), -1, -1);
 	free(path);
 	return rc;
@@ -190,12 +190,12 @@ static int plan_delete(struct custom_run *run, const char *value)
 {
 	const struct imgp_part *part;
 	char *path;
-	int rc = imgp_custom_locate(run, value, &part, &path);
+	int rc = imgp_custom_locate_(run, value, &part, &path);
 
 	if (!rc && strcmp(path, "/") == 0)
 		rc = imgp_fail(EINVAL, "%s: refusing to delete a whole filesystem", value);
 	if (!rc)
-		rc = imgp_patch_delete(run->patch, part, path);
+		rc = imgp_patch_delete_(run->patch, part, path);
 	free(path);
 	return rc;
 }
@@ -211,7 +211,7 @@ static int plan_link(struct custom_run *run, const char *value)
 		size_t n = strcspn(p, ":");
 		char *link = strndup(p, n);
 
-		rc = link ? imgp_custom_link(run, link, target) : imgp_fail(ENOMEM, "out of memory");
+		rc = link ? imgp_custom_link_(run, link, target) : imgp_fail(ENOMEM, "out of memory");
 		free(link);
 		p += n + (p[n] == ':');
 	}
@@ -227,14 +227,14 @@ static int read_local_file(const char *local, struct imgp_buf *data, unsigned *m
 	if (stat(local, &st) < 0)
 		return imgp_fail(errno, "%s: %s", local, strerror(errno));
 	*mode = st.st_mode & 07777;
-	return imgp_read_local(local, LOCAL_FILE_MAX, false, data);
+	return imgp_read_local_(local, LOCAL_FILE_MAX, false, data);
 }
 
 /* --upload FILE:DEST: DEST a file, or a folder that gets FILE's name. */
 static int plan_upload(struct custom_run *run, const char *value)
 {
 	struct imgp_buf data = { 0 };
-	struct imgp_fs_stat st;
+	struct imgp_fs_stat_ st;
 	const char *dest, *base;
 	char *local, *into = NULL;
 	unsigned mode = 0;
@@ -302,7 +302,7 @@ static int copy_in(struct custom_run *run, const char *local, const char *remote
 	if (lstat(local, &st) < 0)
 		return imgp_fail(errno, "%s: %s", local, strerror(errno));
 	if (S_ISDIR(st.st_mode)) {
-		rc = imgp_custom_mkdir_p(run, remote, st.st_mode & 07777, -1, -1);
+		rc = imgp_custom_mkdir_p_(run, remote, st.st_mode & 07777, -1, -1);
 		return rc ? rc : copy_in_folder(run, local, remote, depth);
 	}
 	if (S_ISLNK(st.st_mode)) {
@@ -312,13 +312,13 @@ static int copy_in(struct custom_run *run, const char *local, const char *remote
 		if (n < 0)
 			return imgp_fail(errno, "%s: %s", local, strerror(errno));
 		target[n] = '\0';
-		return imgp_custom_link(run, remote, target);
+		return imgp_custom_link_(run, remote, target);
 	}
 	if (!S_ISREG(st.st_mode))
 		return imgp_fail(EINVAL, "%s: not a file, folder or symbolic link", local);
-	rc = imgp_read_local(local, LOCAL_FILE_MAX, true, &data);
+	rc = imgp_read_local_(local, LOCAL_FILE_MAX, true, &data);
 	if (!rc)
-		rc = imgp_custom_put(run, remote, data.data, data.len, st.st_mode & 07777, -1, -1,
+		rc = imgp_custom_put_(run, remote, data.data, data.len, st.st_mode & 07777, -1, -1,
 				false, NULL);
 	imgp_buf_free(&data);
 	return rc;
@@ -327,7 +327,7 @@ static int copy_in(struct custom_run *run, const char *local, const char *remote
 /* --copy-in LOCALPATH:REMOTEDIR: REMOTEDIR must be a folder already there. */
 static int plan_copy_in(struct custom_run *run, const char *value)
 {
-	struct imgp_fs_stat st;
+	struct imgp_fs_stat_ st;
 	const char *remote;
 	char *local, *to = NULL, *base, *trim;
 	bool exists = false;
@@ -359,7 +359,7 @@ static int plan_copy_in(struct custom_run *run, const char *value)
 	return rc;
 }
 
-int imgp_custom_plan_file_op(struct custom_run *run, const char *op, const char *value)
+int imgp_custom_plan_file_op_(struct custom_run *run, const char *op, const char *value)
 {
 	static const struct {
 		const char *name;
@@ -372,7 +372,7 @@ int imgp_custom_plan_file_op(struct custom_run *run, const char *op, const char 
 	};
 
 	if (strcmp(op, "mkdir") == 0)
-		return imgp_custom_mkdir_p(run, value, 0, -1, -1);
+		return imgp_custom_mkdir_p_(run, value, 0, -1, -1);
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
 		if (strcmp(ops[i].name, op) == 0)
 			return ops[i].plan(run, value);

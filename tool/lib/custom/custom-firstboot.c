@@ -100,7 +100,7 @@ static void firstboot_safe_name(const char *name, char *out, size_t size)
 	out[n] = '\0';
 }
 
-int imgp_firstboot_files(unsigned seq, const char *name, const char *script,
+int imgp_firstboot_files_(unsigned seq, const char *name, const char *script,
 			 size_t len, struct imgp_gen_files *out)
 {
 	char safe[FIRSTBOOT_NAME_MAX + 1], path[sizeof(IMGP_FIRSTBOOT_DIR) + 80];
@@ -124,13 +124,13 @@ int imgp_firstboot_files(unsigned seq, const char *name, const char *script,
 	if (!rc)
 		rc = imgp_buf_append(&text, script, len);
 	if (!rc)
-		rc = imgp_gen_files_add(out, IMGP_FIRSTBOOT_RUNNER, firstboot_runner,
+		rc = imgp_gen_files_add_(out, IMGP_FIRSTBOOT_RUNNER, firstboot_runner,
 					sizeof(firstboot_runner) - 1, 0755, false);
 	if (!rc)
-		rc = imgp_gen_files_add(out, IMGP_FIRSTBOOT_UNIT_PATH, firstboot_unit,
+		rc = imgp_gen_files_add_(out, IMGP_FIRSTBOOT_UNIT_PATH, firstboot_unit,
 					sizeof(firstboot_unit) - 1, 0644, false);
 	if (!rc)
-		rc = imgp_gen_files_add(out, path, (const char *)text.data, text.len,
+		rc = imgp_gen_files_add_(out, path, (const char *)text.data, text.len,
 					0755, false);
 	imgp_buf_free(&text);
 	return rc;

@@ -22,7 +22,7 @@
 
 /* ------------------------------------------------------------- host name */
 
-int imgp_custom_plan_hostname(struct custom_run *run, const char *value)
+int imgp_custom_plan_hostname_(struct custom_run *run, const char *value)
 {
 	struct imgp_buf hosts = { 0 }, edited = { 0 };
 	char line[300];
@@ -32,36 +32,36 @@ int imgp_custom_plan_hostname(struct custom_run *run, const char *value)
 
 	run->hostname = value;
 	if (run->way == CUSTOM_WAY_CLOUDINIT)
-		return imgp_custom_note(run, "hostname %s: cloud-init's user-data and meta-data (%s)",
+		return imgp_custom_note_(run, "hostname %s: cloud-init's user-data and meta-data (%s)",
 				      value, run->way_why);
 	if (run->way == CUSTOM_WAY_RPIOS && run->imager_custom)
-		return imgp_custom_note(run, "hostname %s: firstrun.sh, imager_custom set_hostname (%s)",
+		return imgp_custom_note_(run, "hostname %s: firstrun.sh, imager_custom set_hostname (%s)",
 				      value, run->way_why);
 	/* hostname(5): read by systemd at boot before anything else names the host. */
 	snprintf(line, sizeof(line), "%s\n", value);
-	rc = imgp_custom_put(run, "/etc/hostname", line, strlen(line), 0, -1, -1, false, NULL);
+	rc = imgp_custom_put_(run, "/etc/hostname", line, strlen(line), 0, -1, -1, false, NULL);
 	/*
 	 * Debian's installer and Raspberry Pi OS name the host on /etc/hosts'
 	 * 127.0.1.1 line (Debian Reference 5.1.1); an image without one
 	 * resolves it through nss-myhostname and keeps its file.
 	 */
 	if (!rc)
-		rc = imgp_custom_read_root(run, "/etc/hosts", &hosts, &exists);
+		rc = imgp_custom_read_root_(run, "/etc/hosts", &hosts, &exists);
 	if (!rc && exists) {
 		if (dot)
 			snprintf(line, sizeof(line), "%s %.*s", value, (int)(dot - value), value);
 		else
 			snprintf(line, sizeof(line), "%s", value);
-		rc = imgp_text_set_fields((char *)hosts.data, hosts.len, "127.0.1.1", line,
+		rc = imgp_text_set_fields_((char *)hosts.data, hosts.len, "127.0.1.1", line,
 					  &edited);
 		if (rc >= 0)
-			rc = imgp_custom_put(run, "/etc/hosts", edited.data, edited.len, 0, -1, -1,
+			rc = imgp_custom_put_(run, "/etc/hosts", edited.data, edited.len, 0, -1, -1,
 					false, NULL);
 	}
 	imgp_buf_free(&hosts);
 	imgp_buf_free(&edited);
 	if (!rc)
-		rc = imgp_custom_note(run, "hostname %s: /etc/hostname%s (%s)", value,
+		rc = imgp_custom_note_(run, "hostname %s: /etc/hostname%s (%s)", value,
 				    exists ? " and /etc/hosts' 127.0.1.1 line" : "", run->way_why);
 	return rc;
 }
@@ -81,7 +81,7 @@ static int zone_name_check(const char *zone)
 	return 0;
 }
 
-int imgp_custom_plan_timezone(struct custom_run *run, const char *value)
+int imgp_custom_plan_timezone_(struct custom_run *run, const char *value)
 {
 	struct imgp_buf tzif = { 0 }, old = { 0 };
 	char path[200], line[160];
@@ -91,7 +91,7 @@ int imgp_custom_plan_timezone(struct custom_run *run, const char *value)
 	/* The zone must be one the image's tzdata has, whoever applies it. */
 	snprintf(path, sizeof(path), "/usr/share/zoneinfo/%s", value);
 	if (!rc)
-		rc = imgp_custom_read_root(run, path, &tzif, &exists);
+		rc = imgp_custom_read_root_(run, path, &tzif, &exists);
 	if (rc == -EISDIR)
 		exists = false, rc = 0;
 	if (!rc && (!exists || tzif.len < 4 || memcmp(tzif.data, "TZif", 4) != 0))
@@ -101,29 +101,29 @@ int imgp_custom_plan_timezone(struct custom_run *run, const char *value)
 		return rc;
 	run->timezone = value;
 	if (run->way == CUSTOM_WAY_CLOUDINIT)
-		return imgp_custom_note(run, "timezone %s: cloud-init's user-data (%s)", value,
+		return imgp_custom_note_(run, "timezone %s: cloud-init's user-data (%s)", value,
 				      run->way_why);
 	if (run->way == CUSTOM_WAY_RPIOS && run->imager_custom)
-		return imgp_custom_note(run, "timezone %s: firstrun.sh, imager_custom set_timezone (%s)",
+		return imgp_custom_note_(run, "timezone %s: firstrun.sh, imager_custom set_timezone (%s)",
 				      value, run->way_why);
 	if (run->way == CUSTOM_WAY_ARMBIAN)
-		return imgp_custom_note(run, "timezone %s: /root/.not_logged_in_yet PRESET_TIMEZONE (%s)",
+		return imgp_custom_note_(run, "timezone %s: /root/.not_logged_in_yet PRESET_TIMEZONE (%s)",
 				      value, run->way_why);
 	/*
 	 * Debian's tzdata (config script, 2024a-0+deb12u1) links /etc/localtime
 	 * to the absolute path and writes the name to /etc/timezone.
 	 */
-	rc = imgp_custom_link(run, "/etc/localtime", path);
+	rc = imgp_custom_link_(run, "/etc/localtime", path);
 	if (!rc)
-		rc = imgp_custom_read_root(run, "/etc/timezone", &old, &has_timezone);
+		rc = imgp_custom_read_root_(run, "/etc/timezone", &old, &has_timezone);
 	if (!rc && has_timezone) {
 		snprintf(line, sizeof(line), "%s\n", value);
-		rc = imgp_custom_put(run, "/etc/timezone", line, strlen(line), 0, -1, -1, false,
+		rc = imgp_custom_put_(run, "/etc/timezone", line, strlen(line), 0, -1, -1, false,
 				NULL);
 	}
 	imgp_buf_free(&old);
 	if (!rc)
-		rc = imgp_custom_note(run, "timezone %s: /etc/localtime -> %s%s (%s)", value, path,
+		rc = imgp_custom_note_(run, "timezone %s: /etc/localtime -> %s%s (%s)", value, path,
 				    has_timezone ? ", /etc/timezone" : "", run->way_why);
 	return rc;
 }
@@ -146,11 +146,11 @@ static int plain_name_check(const char *what, const char *v)
 static bool cloudinit_takes(struct custom_run *run, const struct imgp_cloudinit_config *cfg)
 {
 	struct imgp_buf out = { 0 };
-	int rc = imgp_cloudinit_user_data(&run->ci_version, "", 0, cfg, &out);
+	int rc = imgp_cloudinit_user_data_(&run->ci_version, "", 0, cfg, &out);
 
 	imgp_buf_free(&out);
 	if (rc)
-		imgp_errclear();
+		imgp_errclear_();
 	return rc == 0;
 }
 
@@ -161,21 +161,21 @@ static int set_var(struct custom_run *run, const char *file, const char *key,
 	struct imgp_buf old = { 0 }, new = { 0 };
 	char v[160];
 	bool exists = false;
-	int rc = imgp_custom_read_root(run, file, &old, &exists);
+	int rc = imgp_custom_read_root_(run, file, &old, &exists);
 
 	snprintf(v, sizeof(v), quoted ? "\"%s\"" : "%s", value);
 	if (!rc) {
-		rc = imgp_text_set_line(exists ? (char *)old.data : "", old.len, key, v,
+		rc = imgp_text_set_line_(exists ? (char *)old.data : "", old.len, key, v,
 					NULL, &new);
 		if (rc >= 0)
-			rc = imgp_custom_put(run, file, new.data, new.len, 0, -1, -1, false, NULL);
+			rc = imgp_custom_put_(run, file, new.data, new.len, 0, -1, -1, false, NULL);
 	}
 	imgp_buf_free(&old);
 	imgp_buf_free(&new);
 	return rc;
 }
 
-int imgp_custom_plan_keymap(struct custom_run *run, const char *value)
+int imgp_custom_plan_keymap_(struct custom_run *run, const char *value)
 {
 	const struct imgp_cloudinit_config probe = { .keymap = value };
 	char path[200];
@@ -184,10 +184,10 @@ int imgp_custom_plan_keymap(struct custom_run *run, const char *value)
 	if (rc)
 		return rc;
 	/* xkb-data's layouts, which console-setup and systemd-localed read. */
-	has = imgp_custom_exists(run, "/usr/share/X11/xkb/symbols");
+	has = imgp_custom_exists_(run, "/usr/share/X11/xkb/symbols");
 	if (has > 0) {
 		snprintf(path, sizeof(path), "/usr/share/X11/xkb/symbols/%s", value);
-		rc = imgp_custom_exists(run, path);
+		rc = imgp_custom_exists_(run, path);
 		if (rc == 0)
 			return imgp_fail(ENOENT, "%s: the image has no such keyboard layout (no %s)",
 					 value, path);
@@ -196,27 +196,27 @@ int imgp_custom_plan_keymap(struct custom_run *run, const char *value)
 	}
 	if (run->way == CUSTOM_WAY_RPIOS && run->imager_custom) {
 		run->keymap = value;
-		return imgp_custom_note(run, "keymap %s: firstrun.sh, imager_custom set_keymap (%s)",
+		return imgp_custom_note_(run, "keymap %s: firstrun.sh, imager_custom set_keymap (%s)",
 				      value, run->way_why);
 	}
 	if (run->way == CUSTOM_WAY_CLOUDINIT && cloudinit_takes(run, &probe)) {
 		run->keymap = value;
-		return imgp_custom_note(run, "keymap %s: cloud-init's user-data (%s)", value,
+		return imgp_custom_note_(run, "keymap %s: cloud-init's user-data (%s)", value,
 				      run->way_why);
 	}
-	has = imgp_custom_exists(run, "/etc/default/keyboard");
+	has = imgp_custom_exists_(run, "/etc/default/keyboard");
 	if (has < 0)
 		return has;
 	if (has) {
 		/* keyboard(5): console-setup and systemd-localed read XKBLAYOUT. */
 		rc = set_var(run, "/etc/default/keyboard", "XKBLAYOUT", value, true);
-		return rc ? rc : imgp_custom_note(run, "keymap %s: /etc/default/keyboard XKBLAYOUT%s",
+		return rc ? rc : imgp_custom_note_(run, "keymap %s: /etc/default/keyboard XKBLAYOUT%s",
 						value, run->way == CUSTOM_WAY_CLOUDINIT ?
 						" (this cloud-init has no keyboard module)" : "");
 	}
 	/* vconsole.conf(5): systemd-vconsole-setup's KEYMAP. */
 	rc = set_var(run, "/etc/vconsole.conf", "KEYMAP", value, false);
-	return rc ? rc : imgp_custom_note(run, "keymap %s: /etc/vconsole.conf KEYMAP", value);
+	return rc ? rc : imgp_custom_note_(run, "keymap %s: /etc/vconsole.conf KEYMAP", value);
 }
 
 /* ---------------------------------------------------------------- locale */
@@ -262,7 +262,7 @@ static int locale_gen_enable(const char *text, const char *entry, struct imgp_bu
 	return rc ? imgp_fail(ENOMEM, "out of memory") : 0;
 }
 
-int imgp_custom_plan_locale(struct custom_run *run, const char *value)
+int imgp_custom_plan_locale_(struct custom_run *run, const char *value)
 {
 	struct imgp_buf supported = { 0 }, gen = { 0 }, new = { 0 };
 	char *charset = NULL, entry[160];
@@ -270,7 +270,7 @@ int imgp_custom_plan_locale(struct custom_run *run, const char *value)
 	int rc = plain_name_check("locale", value);
 
 	if (!rc)
-		rc = imgp_custom_read_root(run, "/usr/share/i18n/SUPPORTED", &supported,
+		rc = imgp_custom_read_root_(run, "/usr/share/i18n/SUPPORTED", &supported,
 				      &has_supported);
 	if (!rc && strcmp(value, "C.UTF-8") != 0 && strcmp(value, "C") != 0) {
 		charset = has_supported ? supported_charset((char *)supported.data, value) : NULL;
@@ -283,7 +283,7 @@ int imgp_custom_plan_locale(struct custom_run *run, const char *value)
 		goto out;
 	run->locale = value;
 	if (run->way == CUSTOM_WAY_ARMBIAN) {
-		rc = imgp_custom_note(run, "locale %s: /root/.not_logged_in_yet PRESET_LOCALE (%s)",
+		rc = imgp_custom_note_(run, "locale %s: /root/.not_logged_in_yet PRESET_LOCALE (%s)",
 				      value, run->way_why);
 		goto out;
 	}
@@ -296,14 +296,14 @@ int imgp_custom_plan_locale(struct custom_run *run, const char *value)
 		if (charset)
 			snprintf(entry, sizeof(entry), "%s %s", value, charset);
 		if (charset)
-			rc = imgp_custom_read_root(run, "/etc/locale.gen", &gen, &has_gen);
+			rc = imgp_custom_read_root_(run, "/etc/locale.gen", &gen, &has_gen);
 		if (!rc && has_gen)
 			rc = locale_gen_enable((char *)gen.data, entry, &new);
 		if (!rc && has_gen)
-			rc = imgp_custom_put(run, "/etc/locale.gen", new.data, new.len, 0, -1, -1,
+			rc = imgp_custom_put_(run, "/etc/locale.gen", new.data, new.len, 0, -1, -1,
 					     false, NULL);
 		if (!rc)
-			rc = imgp_custom_note(run, "locale %s: cloud-init's user-data%s (%s)", value,
+			rc = imgp_custom_note_(run, "locale %s: cloud-init's user-data%s (%s)", value,
 					      has_gen ? ", listed in /etc/locale.gen for its locale-gen" : "",
 					      run->way_why);
 		goto out;
@@ -314,17 +314,17 @@ int imgp_custom_plan_locale(struct custom_run *run, const char *value)
 		goto out;
 	/* The locale must be generated: locale-gen, run once at the first boot. */
 	snprintf(entry, sizeof(entry), "%s %s", value, charset);
-	rc = imgp_custom_read_root(run, "/etc/locale.gen", &gen, &has_gen);
+	rc = imgp_custom_read_root_(run, "/etc/locale.gen", &gen, &has_gen);
 	if (!rc && !has_gen)
 		rc = imgp_fail(ENOENT, "%s: the image has no /etc/locale.gen to generate it from", value);
 	if (!rc)
 		rc = locale_gen_enable((char *)gen.data, entry, &new);
 	if (!rc)
-		rc = imgp_custom_put(run, "/etc/locale.gen", new.data, new.len, 0, -1, -1, false, NULL);
+		rc = imgp_custom_put_(run, "/etc/locale.gen", new.data, new.len, 0, -1, -1, false, NULL);
 	if (!rc)
-		rc = imgp_custom_plan_firstboot(run, "firstboot-command", "locale-gen");
+		rc = imgp_custom_plan_firstboot_(run, "firstboot-command", "locale-gen");
 	if (!rc)
-		rc = imgp_custom_note(run, "locale %s: /etc/default/locale, /etc/locale.gen, and locale-gen at the first boot", value);
+		rc = imgp_custom_note_(run, "locale %s: /etc/default/locale, /etc/locale.gen, and locale-gen at the first boot", value);
 out:
 	free(charset);
 	imgp_buf_free(&supported);
@@ -335,7 +335,7 @@ out:
 
 /* ------------------------------------------------------------ machine-id */
 
-int imgp_custom_plan_machine_id(struct custom_run *run, const char *value)
+int imgp_custom_plan_machine_id_(struct custom_run *run, const char *value)
 {
 	uint8_t raw[16];
 	char id[34] = "";
@@ -354,30 +354,30 @@ int imgp_custom_plan_machine_id(struct custom_run *run, const char *value)
 		id[33] = '\0';
 	}
 	/* Empty: systemd makes one at the next boot, which is a first boot (machine-id(5)). */
-	rc = imgp_custom_exists(run, "/etc/machine-id");
+	rc = imgp_custom_exists_(run, "/etc/machine-id");
 	/* systemd-machine-id-setup makes it 0444; an existing one keeps its mode. */
 	if (rc >= 0)
-		rc = imgp_custom_put(run, "/etc/machine-id", id, strlen(id), rc ? 0 : 0444, -1, -1,
+		rc = imgp_custom_put_(run, "/etc/machine-id", id, strlen(id), rc ? 0 : 0444, -1, -1,
 				false, NULL);
 	/*
 	 * D-Bus's copy: Debian's dbus links it to /etc/machine-id; a plain file
 	 * there would keep the old id, so it follows.
 	 */
-	dbus = rc ? 0 : imgp_custom_exists(run, "/var/lib/dbus/machine-id");
+	dbus = rc ? 0 : imgp_custom_exists_(run, "/var/lib/dbus/machine-id");
 	if (dbus > 0) {
 		const struct imgp_part *part;
 		char *path;
 		bool is_link = false;
 
-		rc = imgp_custom_locate(run, "/var/lib/dbus/machine-id", &part, &path);
+		rc = imgp_custom_locate_(run, "/var/lib/dbus/machine-id", &part, &path);
 		if (!rc)
-			rc = imgp_patch_readlink(run->patch, part, path, &link, &is_link);
+			rc = imgp_patch_readlink_(run->patch, part, path, &link, &is_link);
 		if (rc == -EINVAL)
 			rc = 0;
 		if (!rc && !is_link)
-			rc = *id ? imgp_custom_put(run, "/var/lib/dbus/machine-id", id, strlen(id), 0444,
+			rc = *id ? imgp_custom_put_(run, "/var/lib/dbus/machine-id", id, strlen(id), 0444,
 					      -1, -1, false, NULL)
-				 : imgp_patch_delete(run->patch, part, path);
+				 : imgp_patch_delete_(run->patch, part, path);
 		free(path);
 	} else if (dbus < 0) {
 		rc = dbus;
@@ -387,10 +387,10 @@ int imgp_custom_plan_machine_id(struct custom_run *run, const char *value)
 		return rc;
 	if (*id) {
 		id[32] = '\0';
-		rc = imgp_custom_add_fact(run, "machine-id", id);
-		return rc ? rc : imgp_custom_note(run, "machine-id new: /etc/machine-id %s", id);
+		rc = imgp_custom_add_fact_(run, "machine-id", id);
+		return rc ? rc : imgp_custom_note_(run, "machine-id new: /etc/machine-id %s", id);
 	}
-	return imgp_custom_note(run, "machine-id reset: /etc/machine-id empty, made by systemd at the first boot");
+	return imgp_custom_note_(run, "machine-id reset: /etc/machine-id empty, made by systemd at the first boot");
 }
 
 /* ------------------------------------------------------------ host keys */
@@ -401,7 +401,7 @@ static int host_key_types(struct custom_run *run, char types[][16], size_t *n)
 	static const char *const defaults[] = { "rsa", "ecdsa", "ed25519" };
 	struct imgp_buf conf = { 0 };
 	bool exists = false, conf_types;
-	int rc = imgp_custom_read_root(run, "/etc/ssh/sshd_config", &conf, &exists);
+	int rc = imgp_custom_read_root_(run, "/etc/ssh/sshd_config", &conf, &exists);
 
 	*n = 0;
 	for (const char *line = exists ? (char *)conf.data : NULL; !rc && line && *line;) {
@@ -456,21 +456,21 @@ static int make_key(const char *type, const char *comment, struct imgp_buf *priv
 	/* ssh-keygen makes both files itself; until removed, both are on the list. */
 	unlink(path);
 	rc = asprintf(&pub_path, "%s.pub", path) < 0 ? imgp_fail(ENOMEM, "out of memory")
-						      : imgp_temp_claim(pub_path);
+						      : imgp_temp_claim_(pub_path);
 	if (!rc) {
 		const char *const argv[] = { "ssh-keygen", "-q", "-t", type, "-N", "", "-C",
 					     comment, "-f", path, NULL };
 
-		rc = imgp_run(argv, NULL, NULL);
+		rc = imgp_run_(argv, NULL, NULL);
 	}
 	if (!rc)
-		rc = imgp_read_local(path, 1 << 16, true, priv);
+		rc = imgp_read_local_(path, 1 << 16, true, priv);
 	if (!rc)
-		rc = imgp_read_local(pub_path, 1 << 16, true, pub);
+		rc = imgp_read_local_(pub_path, 1 << 16, true, pub);
 	if (!rc) {
 		const char *const argv[] = { "ssh-keygen", "-l", "-f", pub_path, NULL };
 
-		rc = imgp_run(argv, NULL, fingerprint);
+		rc = imgp_run_(argv, NULL, fingerprint);
 	}
 	if (path)
 		imgp_temp_remove(path);
@@ -503,31 +503,31 @@ static int keep_keys(struct custom_run *run)
 	struct imgp_unit_root root;
 	int rc = 0;
 
-	imgp_custom_unit_root(run, &root);
+	imgp_custom_unit_root_(run, &root);
 	for (size_t i = 0; !rc && i < sizeof(units) / sizeof(units[0]); i++) {
 		struct imgp_unit_links links = { 0 };
 
-		rc = imgp_units_disable(&root, units[i], &links);
+		rc = imgp_units_disable_(&root, units[i], &links);
 		if (rc == -ENOENT) {
-			imgp_errclear();
+			imgp_errclear_();
 			rc = 0;
 		} else if (!rc && links.n) {
-			rc = imgp_custom_apply_links(run, &links);
+			rc = imgp_custom_apply_links_(run, &links);
 			if (!rc)
-				rc = imgp_custom_note(run, "ssh-host-keys: %s disabled, so that it keeps these keys",
+				rc = imgp_custom_note_(run, "ssh-host-keys: %s disabled, so that it keeps these keys",
 						    units[i]);
 		}
-		imgp_unit_links_free(&links);
+		imgp_unit_links_free_(&links);
 	}
 	run->keep_host_keys = true;
 	return rc;
 }
 
-int imgp_custom_plan_host_keys(struct custom_run *run, const char *value)
+int imgp_custom_plan_host_keys_(struct custom_run *run, const char *value)
 {
 	char types[8][16], comment[300], fact[200], path[200];
 	size_t n;
-	int rc = imgp_custom_exists(run, "/usr/sbin/sshd");
+	int rc = imgp_custom_exists_(run, "/usr/sbin/sshd");
 
 	(void)value;
 	if (rc == 0)
@@ -546,16 +546,16 @@ int imgp_custom_plan_host_keys(struct custom_run *run, const char *value)
 		snprintf(path, sizeof(path), "/etc/ssh/ssh_host_%s_key", types[i]);
 		/* As openssh-server's postinst leaves them: the key 0600, the public one 0644. */
 		if (!rc)
-			rc = imgp_custom_put(run, path, priv.data, priv.len, 0600, 0, 0, true, NULL);
+			rc = imgp_custom_put_(run, path, priv.data, priv.len, 0600, 0, 0, true, NULL);
 		strncat(path, ".pub", sizeof(path) - strlen(path) - 1);
 		if (!rc)
-			rc = imgp_custom_put(run, path, pub.data, pub.len, 0644, 0, 0, false, NULL);
+			rc = imgp_custom_put_(run, path, pub.data, pub.len, 0644, 0, 0, false, NULL);
 		if (!rc) {
 			fingerprint_fact(&fp, fact, sizeof(fact));
-			rc = imgp_custom_add_fact(run, "ssh-host-key", fact);
+			rc = imgp_custom_add_fact_(run, "ssh-host-key", fact);
 		}
 		if (!rc)
-			rc = imgp_custom_note(run, "ssh-host-keys: /etc/ssh/ssh_host_%s_key %s", types[i],
+			rc = imgp_custom_note_(run, "ssh-host-keys: /etc/ssh/ssh_host_%s_key %s", types[i],
 					    fact);
 		explicit_bzero(priv.data, priv.len);
 		imgp_buf_free(&priv);

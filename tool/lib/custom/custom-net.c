@@ -222,7 +222,7 @@ static int shown_check(const char *opt, const char *v)
 	return 0;
 }
 
-int imgp_net_check(const struct imgp_net *n)
+int imgp_net_check_(const struct imgp_net *n)
 {
 	const char *const opts[] = { "--iface", "--static-ip", "--gateway", "--dns", "--wifi-country" };
 	const char *const values[] = { n->iface, n->address, n->gateway, n->dns, n->wifi_country };
@@ -309,7 +309,7 @@ static int dns_each(const struct imgp_net *n,
  * A YAML double-quoted scalar (YAML 1.1, which PyYAML and libyaml read):
  * '"' and '\' escaped, control bytes as \xNN; UTF-8 passes as it is.
  */
-int imgp_custom_yaml_quote(struct imgp_buf *out, const char *s)
+int imgp_custom_yaml_quote_(struct imgp_buf *out, const char *s)
 {
 	int rc = imgp_buf_append(out, IMGP_LIT("\""));
 
@@ -351,7 +351,7 @@ static int v2_dns_one(const char *server, int af, void *arg)
  * dhcp6 off, as a later netplan file merges into an earlier one of the
  * same interface (cloud-init's 50-cloud-init.yaml with dhcp4: true).
  */
-int imgp_custom_net_v2(const struct imgp_net *n, unsigned indent,
+int imgp_custom_net_v2_(const struct imgp_net *n, unsigned indent,
 		       struct imgp_buf *out)
 {
 	unsigned i = indent;
@@ -379,13 +379,13 @@ int imgp_custom_net_v2(const struct imgp_net *n, unsigned indent,
 	if (!rc && n->wifi_ssid) {
 		rc = imgp_buf_printf(out, "%*s    access-points:\n%*s      ", i, "", i, "");
 		if (!rc)
-			rc = imgp_custom_yaml_quote(out, n->wifi_ssid);
+			rc = imgp_custom_yaml_quote_(out, n->wifi_ssid);
 		if (!rc && !n->wifi_psk)
 			rc = imgp_buf_append(out, IMGP_LIT(": {}\n"));  /* an open network */
 		else if (!rc)
 			rc = imgp_buf_printf(out, ":\n%*s        password: ", i, "");
 		if (!rc && n->wifi_psk)
-			rc = imgp_custom_yaml_quote(out, n->wifi_psk);
+			rc = imgp_custom_yaml_quote_(out, n->wifi_psk);
 		if (!rc && n->wifi_psk)
 			rc = imgp_buf_append(out, IMGP_LIT("\n"));
 	}
@@ -569,7 +569,7 @@ static int nm_files(const struct imgp_net *n, struct imgp_gen_files *out)
 	if (!rc)
 		rc = nm_path(n, &path);
 	if (!rc)
-		rc = imgp_gen_files_add(out, (const char *)path.data, (const char *)t.data,
+		rc = imgp_gen_files_add_(out, (const char *)path.data, (const char *)t.data,
 					t.len, 0600, n->wifi_psk != NULL);
 	imgp_buf_free(&t);
 	imgp_buf_free(&path);
@@ -616,7 +616,7 @@ static int wpa_conf(const struct imgp_net *n, const char *path,
 	if (!rc)
 		rc = imgp_buf_append(&t, IMGP_LIT("}\n"));
 	if (!rc)
-		rc = imgp_gen_files_add(out, path, (const char *)t.data, t.len, 0600,
+		rc = imgp_gen_files_add_(out, path, (const char *)t.data, t.len, 0600,
 					n->wifi_psk != NULL);
 	if (t.data)
 		memset(t.data, 0, t.len);
@@ -655,7 +655,7 @@ static int networkd_files(const struct imgp_net *n, struct imgp_gen_files *out)
 		rc = dns_each(n, networkd_dns_one, &t);
 	snprintf(path, sizeof(path), "/etc/systemd/network/10-imgpatch-%s.network", iface);
 	if (!rc)
-		rc = imgp_gen_files_add(out, path, (const char *)t.data, t.len, 0644, false);
+		rc = imgp_gen_files_add_(out, path, (const char *)t.data, t.len, 0644, false);
 	imgp_buf_free(&t);
 	if (rc)
 		return OOM();
@@ -676,10 +676,10 @@ static int netplan_files(const struct imgp_net *n, struct imgp_gen_files *out)
 	/* no "renderer:": the image's own files (or netplan's default) choose it */
 	rc = imgp_buf_append(&t, IMGP_LIT("network:\n  version: 2\n"));
 	if (!rc)
-		rc = imgp_custom_net_v2(n, 2, &t);
+		rc = imgp_custom_net_v2_(n, 2, &t);
 	/* after 50-cloud-init.yaml and 01-network-manager-all.yaml: merged last */
 	if (!rc)
-		rc = imgp_gen_files_add(out, "/etc/netplan/90-imgpatch.yaml",
+		rc = imgp_gen_files_add_(out, "/etc/netplan/90-imgpatch.yaml",
 					(const char *)t.data, t.len, 0600, n->wifi_psk != NULL);
 	imgp_buf_free(&t);
 	return rc ? OOM() : 0;
@@ -720,12 +720,12 @@ static int ifupdown_files(const struct imgp_net *n, struct imgp_gen_files *out)
 		rc = imgp_buf_printf(&t, "\twpa-conf %s\n", wpa);
 	snprintf(path, sizeof(path), "/etc/network/interfaces.d/%s", iface);
 	if (!rc)
-		rc = imgp_gen_files_add(out, path, (const char *)t.data, t.len, 0644, false);
+		rc = imgp_gen_files_add_(out, path, (const char *)t.data, t.len, 0644, false);
 	t.len = 0;
 	if (!rc && n->dns) {
 		rc = dns_each(n, resolv_one, &t);
 		if (!rc)
-			rc = imgp_gen_files_add(out, "/etc/resolv.conf", (const char *)t.data,
+			rc = imgp_gen_files_add_(out, "/etc/resolv.conf", (const char *)t.data,
 						t.len, 0644, false);
 	}
 	imgp_buf_free(&t);
@@ -742,7 +742,7 @@ static int ifupdown_files(const struct imgp_net *n, struct imgp_gen_files *out)
  * modprobe reads its options from the .conf files of /etc/modprobe.d
  * (modprobe.d(5)).
  */
-int imgp_net_country_file(const struct imgp_net *n, struct imgp_gen_files *out)
+int imgp_net_country_file_(const struct imgp_net *n, struct imgp_gen_files *out)
 {
 	char text[64];
 
@@ -750,13 +750,13 @@ int imgp_net_country_file(const struct imgp_net *n, struct imgp_gen_files *out)
 		return 0;
 	snprintf(text, sizeof(text), "options cfg80211 ieee80211_regdom=%s\n",
 		 n->wifi_country);
-	if (imgp_gen_files_add(out, "/etc/modprobe.d/imgpatch-wifi-country.conf",
+	if (imgp_gen_files_add_(out, "/etc/modprobe.d/imgpatch-wifi-country.conf",
 			       text, strlen(text), 0644, false))
 		return OOM();
 	return 0;
 }
 
-int imgp_net_files(enum imgp_net_system sys, const struct imgp_net *n,
+int imgp_net_files_(enum imgp_net_system sys, const struct imgp_net *n,
 		   struct imgp_gen_files *out)
 {
 	size_t had = out->n;
@@ -779,7 +779,7 @@ int imgp_net_files(enum imgp_net_system sys, const struct imgp_net *n,
 		return imgp_fail(EINVAL, "unknown network system %d", (int)sys);
 	}
 	if (!rc)
-		rc = imgp_net_country_file(n, out);
+		rc = imgp_net_country_file_(n, out);
 	if (rc) {
 		/* none of a half-made set stays */
 		for (size_t i = had; i < out->n; i++) {

@@ -48,7 +48,7 @@ static const struct imgp_part *device_part(struct custom_run *run, const char *s
 		return NULL;
 	memcpy(num, p, (size_t)(end - p));
 	num[end - p] = '\0';
-	return imgp_patch_part(run->patch, num);
+	return imgp_patch_part_(run->patch, num);
 }
 
 /* A mount point's length without its trailing '/'s. */
@@ -100,7 +100,7 @@ static int locate_raw(struct custom_run *run, const char *arg,
 			return imgp_fail(EINVAL, "%s: a path starts with '/' (or is PART:/PATH)", arg);
 		memcpy(spec, arg, (size_t)(colon - arg));
 		spec[colon - arg] = '\0';
-		*part = imgp_patch_part(run->patch, spec);
+		*part = imgp_patch_part_(run->patch, spec);
 		if (!*part)
 			return -ENOENT;
 		*path = strdup(colon + 1);
@@ -109,7 +109,7 @@ static int locate_raw(struct custom_run *run, const char *arg,
 	*part = run->root;
 	m = mount_of(run, arg);
 	if (m) {
-		const struct imgp_part *p = imgp_survey_spec_part(imgp_patch_survey(run->patch),
+		const struct imgp_part *p = imgp_survey_spec_part_(imgp_patch_survey_(run->patch),
 								  m->spec);
 
 		if (!p)
@@ -183,9 +183,9 @@ static int resolve(struct custom_run *run, const char *arg, bool follow_last, ch
 			continue;
 		rc = locate_raw(run, done, &part, &inner);
 		if (!rc && strncmp(part->fstype, "ext", 3) == 0)
-			rc = imgp_patch_readlink(run->patch, part, inner, &target, &is_link);
+			rc = imgp_patch_readlink_(run->patch, part, inner, &target, &is_link);
 		if (rc == -EINVAL || rc == -ENOENT) {
-			imgp_errclear();
+			imgp_errclear_();
 			rc = 0;
 			is_link = false;
 		}
@@ -235,48 +235,48 @@ static int locate(struct custom_run *run, const char *arg, bool follow_last,
 	return rc;
 }
 
-int imgp_custom_locate(struct custom_run *run, const char *arg,
+int imgp_custom_locate_(struct custom_run *run, const char *arg,
 		  const struct imgp_part **part, char **path)
 {
 	return locate(run, arg, false, part, path);
 }
 
-int imgp_custom_locate_follow(struct custom_run *run, const char *arg,
+int imgp_custom_locate_follow_(struct custom_run *run, const char *arg,
 			 const struct imgp_part **part, char **path)
 {
 	return locate(run, arg, true, part, path);
 }
 
-int imgp_custom_read(struct custom_run *run, const struct imgp_part *part,
+int imgp_custom_read_(struct custom_run *run, const struct imgp_part *part,
 		const char *path, struct imgp_buf *out, bool *exists)
 {
 	out->len = 0;
-	return imgp_patch_read(run->patch, part, path, CUSTOM_TEXT_MAX, out, exists);
+	return imgp_patch_read_(run->patch, part, path, CUSTOM_TEXT_MAX, out, exists);
 }
 
-int imgp_custom_read_root(struct custom_run *run, const char *arg,
+int imgp_custom_read_root_(struct custom_run *run, const char *arg,
 		     struct imgp_buf *out, bool *exists)
 {
 	const struct imgp_part *part;
 	char *path;
-	int rc = imgp_custom_locate_follow(run, arg, &part, &path);
+	int rc = imgp_custom_locate_follow_(run, arg, &part, &path);
 
 	if (!rc)
-		rc = imgp_custom_read(run, part, path, out, exists);
+		rc = imgp_custom_read_(run, part, path, out, exists);
 	free(path);
 	return rc;
 }
 
-int imgp_custom_exists(struct custom_run *run, const char *arg)
+int imgp_custom_exists_(struct custom_run *run, const char *arg)
 {
 	const struct imgp_part *part;
-	struct imgp_fs_stat st;
+	struct imgp_fs_stat_ st;
 	char *path;
 	bool exists = false;
-	int rc = imgp_custom_locate_follow(run, arg, &part, &path);
+	int rc = imgp_custom_locate_follow_(run, arg, &part, &path);
 
 	if (!rc)
-		rc = imgp_patch_stat(run->patch, part, path, &st, &exists);
+		rc = imgp_patch_stat_(run->patch, part, path, &st, &exists);
 	free(path);
 	return rc ? rc : exists;
 }
@@ -294,14 +294,14 @@ static char *parent_of(const char *path)
 static int mkdir_in(struct custom_run *run, const struct imgp_part *part,
 		    const char *path, unsigned mode, long uid, long gid)
 {
-	struct imgp_fs_stat st;
+	struct imgp_fs_stat_ st;
 	bool exists = false;
 	char *parent;
 	int rc;
 
 	if (strcmp(path, "/") == 0)
 		return 0;
-	rc = imgp_patch_stat(run->patch, part, path, &st, &exists);
+	rc = imgp_patch_stat_(run->patch, part, path, &st, &exists);
 	if (rc)
 		return rc;
 	if (exists)
@@ -314,21 +314,21 @@ static int mkdir_in(struct custom_run *run, const struct imgp_part *part,
 	rc = mkdir_in(run, part, parent, 0, -1, -1);
 	free(parent);
 	if (!rc)
-		rc = imgp_patch_mkdir(run->patch, part, path, "made for customize");
+		rc = imgp_patch_mkdir_(run->patch, part, path, "made for customize");
 	if (!rc && strncmp(part->fstype, "ext", 3) == 0 &&
 	    ((mode && mode != 0755) || uid > 0 || gid > 0))
-		rc = imgp_patch_attr(run->patch, part, path, mode ? (int)mode : -1,
+		rc = imgp_patch_attr_(run->patch, part, path, mode ? (int)mode : -1,
 				     uid > 0 ? uid : -1, gid > 0 ? gid : -1);
 	return rc;
 }
 
-int imgp_custom_mkdir_p(struct custom_run *run, const char *arg, unsigned mode,
+int imgp_custom_mkdir_p_(struct custom_run *run, const char *arg, unsigned mode,
 		   long uid, long gid)
 {
 	const struct imgp_part *part;
 	char *path;
 	/* mkdir -p goes through a link to a folder, the last one too. */
-	int rc = imgp_custom_locate_follow(run, arg, &part, &path);
+	int rc = imgp_custom_locate_follow_(run, arg, &part, &path);
 
 	if (!rc)
 		rc = mkdir_in(run, part, path, mode, uid, gid);
@@ -336,14 +336,14 @@ int imgp_custom_mkdir_p(struct custom_run *run, const char *arg, unsigned mode,
 	return rc;
 }
 
-int imgp_custom_put(struct custom_run *run, const char *arg, const void *data,
+int imgp_custom_put_(struct custom_run *run, const char *arg, const void *data,
 	       size_t len, unsigned mode, long uid, long gid, bool secret,
 	       const char *note)
 {
 	const struct imgp_part *part;
 	char *path, *parent = NULL;
 	bool ext;
-	int rc = imgp_custom_locate_follow(run, arg, &part, &path);
+	int rc = imgp_custom_locate_follow_(run, arg, &part, &path);
 
 	if (rc)
 		return rc;
@@ -352,13 +352,13 @@ int imgp_custom_put(struct custom_run *run, const char *arg, const void *data,
 	rc = parent ? mkdir_in(run, part, parent, 0, -1, -1) :
 	     imgp_fail(ENOMEM, "out of memory");
 	if (!rc)
-		rc = imgp_patch_write(run->patch, part, path, data, len, !secret,
+		rc = imgp_patch_write_(run->patch, part, path, data, len, !secret,
 				      note);
 	if (!rc && secret)
-		imgp_patch_secret(run->patch, part, path);
+		imgp_patch_secret_(run->patch, part, path);
 	/* FAT keeps no modes: the file is as the mount options make it. */
 	if (!rc && ext && (mode || uid >= 0 || gid >= 0))
-		rc = imgp_patch_attr(run->patch, part, path, mode ? (int)mode : -1,
+		rc = imgp_patch_attr_(run->patch, part, path, mode ? (int)mode : -1,
 				     uid, gid);
 	free(parent);
 	free(path);
@@ -370,7 +370,7 @@ int imgp_custom_put(struct custom_run *run, const char *arg, const void *data,
 static int unit_read(void *arg, const char *path, struct imgp_buf *out)
 {
 	bool exists = false;
-	int rc = imgp_custom_read_root(arg, path, out, &exists);
+	int rc = imgp_custom_read_root_(arg, path, out, &exists);
 
 	return rc ? rc : exists ? 0 : -ENOENT;
 }
@@ -381,10 +381,10 @@ static int unit_readlink(void *arg, const char *path, struct imgp_buf *out)
 	const struct imgp_part *part;
 	char *inner;
 	bool exists = false;
-	int rc = imgp_custom_locate(run, path, &part, &inner);
+	int rc = imgp_custom_locate_(run, path, &part, &inner);
 
 	if (!rc)
-		rc = imgp_patch_readlink(run->patch, part, inner, out, &exists);
+		rc = imgp_patch_readlink_(run->patch, part, inner, out, &exists);
 	free(inner);
 	return rc ? rc : exists ? 0 : -ENOENT;
 }
@@ -394,15 +394,15 @@ static int unit_list(void *arg, const char *dir, char ***names, size_t *n)
 	struct custom_run *run = arg;
 	const struct imgp_part *part;
 	char *inner;
-	int rc = imgp_custom_locate(run, dir, &part, &inner);
+	int rc = imgp_custom_locate_(run, dir, &part, &inner);
 
 	if (!rc)
-		rc = imgp_patch_list(run->patch, part, inner, names, n);
+		rc = imgp_patch_list_(run->patch, part, inner, names, n);
 	free(inner);
 	return rc;
 }
 
-void imgp_custom_unit_root(struct custom_run *run, struct imgp_unit_root *root)
+void imgp_custom_unit_root_(struct custom_run *run, struct imgp_unit_root *root)
 {
 	root->read = unit_read;
 	root->readlink = unit_readlink;
@@ -410,7 +410,7 @@ void imgp_custom_unit_root(struct custom_run *run, struct imgp_unit_root *root)
 	root->arg = run;
 }
 
-int imgp_custom_apply_links(struct custom_run *run, const struct imgp_unit_links *l)
+int imgp_custom_apply_links_(struct custom_run *run, const struct imgp_unit_links *l)
 {
 	int rc = 0;
 
@@ -418,18 +418,18 @@ int imgp_custom_apply_links(struct custom_run *run, const struct imgp_unit_links
 		const struct imgp_part *part;
 		char *path, *parent;
 
-		rc = imgp_custom_locate(run, l->v[i].path, &part, &path);
+		rc = imgp_custom_locate_(run, l->v[i].path, &part, &path);
 		if (rc)
 			break;
 		if (!l->v[i].target) {
-			rc = imgp_patch_delete(run->patch, part, path);
+			rc = imgp_patch_delete_(run->patch, part, path);
 		} else {
 			parent = parent_of(path);
 			rc = parent ? mkdir_in(run, part, parent, 0, -1, -1) :
 			     imgp_fail(ENOMEM, "out of memory");
 			free(parent);
 			if (!rc)
-				rc = imgp_patch_link(run->patch, part, path,
+				rc = imgp_patch_link_(run->patch, part, path,
 						     l->v[i].target);
 		}
 		free(path);
@@ -448,7 +448,7 @@ static int read_os_id(struct custom_run *run)
 	int rc = 0;
 
 	for (size_t i = 0; !rc && !exists && i < 2; i++)
-		rc = imgp_custom_read_root(run, files[i], &b, &exists);
+		rc = imgp_custom_read_root_(run, files[i], &b, &exists);
 	run->os_id = strdup("");
 	for (const char *line = exists ? (char *)b.data : NULL; !rc && line && *line;) {
 		size_t n = strcspn(line, "\n");
@@ -528,14 +528,14 @@ static int cloudinit_netplan(struct custom_run *run, bool *netplan)
 	char **names = NULL, *dir = NULL, *first = NULL;
 	size_t n = 0;
 	bool exists = false;
-	int rc = imgp_custom_read_root(run, "/etc/cloud/cloud.cfg", &text, &exists);
+	int rc = imgp_custom_read_root_(run, "/etc/cloud/cloud.cfg", &text, &exists);
 
 	if (!rc && exists)
 		first = cfg_first_renderer((char *)text.data);
 	if (!rc)
-		rc = imgp_custom_locate(run, "/etc/cloud/cloud.cfg.d", &part, &dir);
-	if (!rc && imgp_patch_list(run->patch, part, dir, &names, &n) == -ENOENT)
-		imgp_errclear();
+		rc = imgp_custom_locate_(run, "/etc/cloud/cloud.cfg.d", &part, &dir);
+	if (!rc && imgp_patch_list_(run->patch, part, dir, &names, &n) == -ENOENT)
+		imgp_errclear_();
 	/* Files of cloud.cfg.d are merged in name order: a later one wins. */
 	for (size_t i = 0; i < n; i++) {
 		char path[512];
@@ -545,7 +545,7 @@ static int cloudinit_netplan(struct custom_run *run, bool *netplan)
 		if (!rc && len > 4 && strcmp(names[i] + len - 4, ".cfg") == 0) {
 			char *one = NULL;
 
-			rc = imgp_custom_read_root(run, path, &text, &exists);
+			rc = imgp_custom_read_root_(run, path, &text, &exists);
 			one = !rc && exists ? cfg_first_renderer((char *)text.data) : NULL;
 			if (one) {
 				free(first);
@@ -560,12 +560,12 @@ static int cloudinit_netplan(struct custom_run *run, bool *netplan)
 	if (!rc && first) {
 		*netplan = strcmp(first, "netplan") == 0;
 	} else if (!rc) {
-		int eni = imgp_custom_exists(run, "/sbin/ifup");
+		int eni = imgp_custom_exists_(run, "/sbin/ifup");
 
 		if (eni > 0)
-			eni = imgp_custom_exists(run, "/etc/network/interfaces");
+			eni = imgp_custom_exists_(run, "/etc/network/interfaces");
 		rc = eni < 0 ? eni : 0;
-		*netplan = !eni && imgp_custom_exists(run, "/usr/sbin/netplan") > 0;
+		*netplan = !eni && imgp_custom_exists_(run, "/usr/sbin/netplan") > 0;
 	}
 	free(first);
 	return rc;
@@ -577,14 +577,14 @@ static int detect_cloudinit(struct custom_run *run)
 	bool have_status = false, have_version = false;
 	int rc, seed_exists;
 
-	run->seed = imgp_patch_part(run->patch, "nocloud");
+	run->seed = imgp_patch_part_(run->patch, "nocloud");
 	if (!run->seed) {
-		imgp_errclear();
+		imgp_errclear_();
 		return 0;
 	}
-	rc = imgp_custom_read_root(run, "/var/lib/dpkg/status", &status, &have_status);
+	rc = imgp_custom_read_root_(run, "/var/lib/dpkg/status", &status, &have_status);
 	if (!rc)
-		rc = imgp_custom_read_root(run, "/usr/lib/python3/dist-packages/cloudinit/version.py",
+		rc = imgp_custom_read_root_(run, "/usr/lib/python3/dist-packages/cloudinit/version.py",
 				      &version, &have_version);
 	if (rc)
 		goto out;
@@ -593,7 +593,7 @@ static int detect_cloudinit(struct custom_run *run)
 		goto out;
 	if (!have_status && !have_version)
 		goto out;
-	seed_exists = imgp_custom_exists(run, "/etc/cloud/cloud-init.disabled");
+	seed_exists = imgp_custom_exists_(run, "/etc/cloud/cloud-init.disabled");
 	if (seed_exists < 0) {
 		rc = seed_exists;
 		goto out;
@@ -602,7 +602,7 @@ static int detect_cloudinit(struct custom_run *run)
 		run->way_why = "cloud-init is disabled (/etc/cloud/cloud-init.disabled)";
 		goto out;
 	}
-	rc = imgp_cloudinit_version_parse(have_status ? (char *)status.data : "",
+	rc = imgp_cloudinit_version_parse_(have_status ? (char *)status.data : "",
 					  have_version ? (char *)version.data : "",
 					  &run->ci_version);
 	if (rc) {
@@ -620,18 +620,18 @@ out:
 	return rc;
 }
 
-int imgp_custom_detect(struct custom_run *run)
+int imgp_custom_detect_(struct custom_run *run)
 {
 	struct imgp_buf fstab = { 0 };
 	bool exists = false;
 	int rc;
 
-	run->root = imgp_patch_part(run->patch, "root");
+	run->root = imgp_patch_part_(run->patch, "root");
 	if (!run->root)
 		return -ENOENT;
-	rc = imgp_custom_read(run, run->root, "/etc/fstab", &fstab, &exists);
+	rc = imgp_custom_read_(run, run->root, "/etc/fstab", &fstab, &exists);
 	if (!rc && exists)
-		rc = imgp_fstab_list((char *)fstab.data, fstab.len, &run->mounts,
+		rc = imgp_fstab_list_((char *)fstab.data, fstab.len, &run->mounts,
 				     &run->nmounts);
 	if (rc)
 		imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): /etc/fstab", run->root->number,
@@ -644,9 +644,9 @@ int imgp_custom_detect(struct custom_run *run)
 	if (!rc)
 		rc = detect_cloudinit(run);
 	if (!rc)
-		rc = imgp_custom_detect_rpios(run);
+		rc = imgp_custom_detect_rpios_(run);
 	if (!rc)
-		rc = imgp_custom_detect_armbian(run);
+		rc = imgp_custom_detect_armbian_(run);
 	return rc;
 }
 
@@ -656,10 +656,10 @@ static int unit_enabled(struct custom_run *run, const char *unit)
 	char path[256];
 
 	snprintf(path, sizeof(path), "/etc/systemd/system/multi-user.target.wants/%s", unit);
-	return imgp_custom_exists(run, path);
+	return imgp_custom_exists_(run, path);
 }
 
-int imgp_custom_net_system(struct custom_run *run, enum imgp_net_system *out,
+int imgp_custom_net_system_(struct custom_run *run, enum imgp_net_system *out,
 		      const char **why)
 {
 	static const struct {
@@ -674,7 +674,7 @@ int imgp_custom_net_system(struct custom_run *run, enum imgp_net_system *out,
 	int rc;
 
 	for (size_t i = 0; i < sizeof(systems) / sizeof(systems[0]); i++) {
-		rc = imgp_custom_exists(run, systems[i].probe);
+		rc = imgp_custom_exists_(run, systems[i].probe);
 		if (rc < 0)
 			return rc;
 		if (rc) {
@@ -691,7 +691,7 @@ int imgp_custom_net_system(struct custom_run *run, enum imgp_net_system *out,
 		*why = "the image enables systemd-networkd";
 		return 0;
 	}
-	rc = imgp_custom_exists(run, "/sbin/ifup");
+	rc = imgp_custom_exists_(run, "/sbin/ifup");
 	if (rc < 0)
 		return rc;
 	if (rc) {
@@ -702,11 +702,11 @@ int imgp_custom_net_system(struct custom_run *run, enum imgp_net_system *out,
 	return imgp_fail(ENOTSUP, "the image has no network system imgpatch knows (NetworkManager, netplan, systemd-networkd enabled, ifupdown)");
 }
 
-int imgp_custom_link(struct custom_run *run, const char *arg, const char *target)
+int imgp_custom_link_(struct custom_run *run, const char *arg, const char *target)
 {
 	const struct imgp_part *part;
 	char *path, *parent = NULL;
-	int rc = imgp_custom_locate(run, arg, &part, &path);
+	int rc = imgp_custom_locate_(run, arg, &part, &path);
 
 	if (rc)
 		return rc;
@@ -719,19 +719,19 @@ int imgp_custom_link(struct custom_run *run, const char *arg, const char *target
 		     imgp_fail(ENOMEM, "out of memory");
 	}
 	if (!rc) {
-		struct imgp_fs_stat st;
+		struct imgp_fs_stat_ st;
 		bool exists = false;
 
 		/* ln -sf: a file there goes, a folder there is refused. */
-		rc = imgp_patch_stat(run->patch, part, path, &st, &exists);
+		rc = imgp_patch_stat_(run->patch, part, path, &st, &exists);
 		if (!rc && exists && st.type == IMGP_FS_DIR)
 			rc = imgp_fail(EISDIR, IMGP_PART_FMT " (%s): %s: a folder is there",
 				       part->number, part->fstype, path);
 		else if (!rc && exists && st.type != IMGP_FS_LNK)
-			rc = imgp_patch_delete(run->patch, part, path);
+			rc = imgp_patch_delete_(run->patch, part, path);
 	}
 	if (!rc)
-		rc = imgp_patch_link(run->patch, part, path, target);
+		rc = imgp_patch_link_(run->patch, part, path, target);
 	free(parent);
 	free(path);
 	return rc;

@@ -62,9 +62,9 @@ static int find_boot(struct custom_run *run)
 		bool exists = false;
 
 		snprintf(arg, sizeof(arg), "%s/cmdline.txt", dirs[i]);
-		rc = imgp_custom_locate(run, arg, &part, &path);
+		rc = imgp_custom_locate_(run, arg, &part, &path);
 		if (!rc && part != run->root)
-			rc = imgp_custom_read(run, part, path, &text, &exists);
+			rc = imgp_custom_read_(run, part, path, &text, &exists);
 		if (!rc && exists) {
 			run->boot = part;
 			run->boot_dir = strdup(dirs[i]);
@@ -72,21 +72,21 @@ static int find_boot(struct custom_run *run)
 				rc = imgp_fail(ENOMEM, "out of memory");
 		}
 		if (rc == -ENOENT)
-			rc = 0, imgp_errclear();
+			rc = 0, imgp_errclear_();
 		imgp_buf_free(&text);
 		free(path);
 	}
 	return rc;
 }
 
-int imgp_custom_detect_rpios(struct custom_run *run)
+int imgp_custom_detect_rpios_(struct custom_run *run)
 {
 	int has_custom, has_userconf, rc;
 
 	if (run->way != CUSTOM_WAY_FILES)
 		return 0;
-	has_custom = imgp_custom_exists(run, IMAGER_CUSTOM);
-	has_userconf = has_custom < 0 ? 0 : imgp_custom_exists(run, USERCONF);
+	has_custom = imgp_custom_exists_(run, IMAGER_CUSTOM);
+	has_userconf = has_custom < 0 ? 0 : imgp_custom_exists_(run, USERCONF);
 	if (has_custom < 0 || has_userconf < 0)
 		return has_custom < 0 ? has_custom : has_userconf;
 	if (!has_custom && !has_userconf)
@@ -102,11 +102,11 @@ int imgp_custom_detect_rpios(struct custom_run *run)
 	return 0;
 }
 
-int imgp_custom_passwd_has_uid(struct custom_run *run, unsigned long lo, unsigned long hi)
+int imgp_custom_passwd_has_uid_(struct custom_run *run, unsigned long lo, unsigned long hi)
 {
 	struct imgp_buf text = { 0 };
 	bool exists = false, found = false;
-	int rc = imgp_custom_read_root(run, "/etc/passwd", &text, &exists);
+	int rc = imgp_custom_read_root_(run, "/etc/passwd", &text, &exists);
 
 	for (const char *line = exists ? (char *)text.data : ""; !rc && *line && !found;) {
 		size_t len = strcspn(line, "\n");
@@ -123,24 +123,24 @@ int imgp_custom_passwd_has_uid(struct custom_run *run, unsigned long lo, unsigne
 	return rc ? rc : found;
 }
 
-int imgp_custom_rpios_takes_user(struct custom_run *run, const char *name)
+int imgp_custom_rpios_takes_user_(struct custom_run *run, const char *name)
 {
 	int rc;
 
 	if (run->way != CUSTOM_WAY_RPIOS || run->firstrun_user)
 		return 0;
 	/* userconf makes the user; its keys need imager_custom's enable_ssh. */
-	rc = imgp_custom_exists(run, USERCONF);
+	rc = imgp_custom_exists_(run, USERCONF);
 	if (rc > 0 && !run->imager_custom)
 		rc = 0;
 	if (rc > 0)
-		rc = imgp_custom_passwd_has_uid(run, 1000, 1000);
+		rc = imgp_custom_passwd_has_uid_(run, 1000, 1000);
 	if (rc > 0)
 		run->firstrun_user = name;
 	return rc;
 }
 
-int imgp_custom_rpios_takes_net(struct custom_run *run)
+int imgp_custom_rpios_takes_net_(struct custom_run *run)
 {
 	const struct imgp_net *n = &run->net;
 	int rc;
@@ -150,7 +150,7 @@ int imgp_custom_rpios_takes_net(struct custom_run *run)
 	    n->address || n->gateway || n->dns || (n->iface && strcmp(n->iface, "wlan0")))
 		return 0;
 	run->firstrun_wifi = true;
-	rc = imgp_custom_note(run, "wifi %s: firstrun.sh, imager_custom set_wlan%s (%s)",
+	rc = imgp_custom_note_(run, "wifi %s: firstrun.sh, imager_custom set_wlan%s (%s)",
 				n->wifi_ssid, n->wifi_country ? " and the country" : "",
 				run->way_why);
 	return rc ? rc : 1;
@@ -296,7 +296,7 @@ static int plan_cmdline(struct custom_run *run)
 	int rc;
 
 	snprintf(arg, sizeof(arg), "%s/cmdline.txt", run->boot_dir);
-	rc = imgp_custom_read_root(run, arg, &old, &exists);
+	rc = imgp_custom_read_root_(run, arg, &old, &exists);
 	if (rc || !exists)
 		goto out;
 	/* The firmware reads the first line; Imager trims it and appends. */
@@ -325,7 +325,7 @@ static int plan_cmdline(struct custom_run *run)
 	if (!rc)
 		rc = imgp_buf_append(&t, text + len, old.len - len);
 	if (!rc)
-		rc = imgp_custom_put(run, arg, t.data, t.len, 0, -1, -1, false, NULL);
+		rc = imgp_custom_put_(run, arg, t.data, t.len, 0, -1, -1, false, NULL);
 out:
 	if (!rc && !exists)
 		rc = imgp_fail(ENOENT, "%s: gone since the detection", arg);
@@ -334,7 +334,7 @@ out:
 	return rc;
 }
 
-int imgp_custom_plan_firstrun(struct custom_run *run)
+int imgp_custom_plan_firstrun_(struct custom_run *run)
 {
 	struct imgp_buf t = { 0 };
 	char arg[64];
@@ -347,14 +347,14 @@ int imgp_custom_plan_firstrun(struct custom_run *run)
 	rc = firstrun_text(run, &t, &secret);
 	snprintf(arg, sizeof(arg), "%s/firstrun.sh", run->boot_dir);
 	if (!rc)
-		rc = imgp_custom_put(run, arg, t.data, t.len, 0, -1, -1, secret, NULL);
+		rc = imgp_custom_put_(run, arg, t.data, t.len, 0, -1, -1, secret, NULL);
 	if (t.data)
 		explicit_bzero(t.data, t.len);
 	imgp_buf_free(&t);
 	if (!rc)
 		rc = plan_cmdline(run);
 	if (!rc)
-		rc = imgp_custom_note(run, "firstboot: %s/firstrun.sh, run once by systemd.run= on %s/cmdline.txt (%s)",
+		rc = imgp_custom_note_(run, "firstboot: %s/firstrun.sh, run once by systemd.run= on %s/cmdline.txt (%s)",
 				      run->boot_dir, run->boot_dir, run->way_why);
 	return rc;
 }

@@ -24,7 +24,7 @@ static int seed_read(struct custom_run *run, const char *path, struct imgp_buf *
 {
 	bool exists = false;
 
-	return imgp_custom_read(run, run->seed, path, out, &exists);
+	return imgp_custom_read_(run, run->seed, path, out, &exists);
 }
 
 static int seed_put(struct custom_run *run, const char *path, const struct imgp_buf *b,
@@ -33,7 +33,7 @@ static int seed_put(struct custom_run *run, const char *path, const struct imgp_
 	char arg[64];
 
 	snprintf(arg, sizeof(arg), "%d:%s", run->seed->number, path);
-	return imgp_custom_put(run, arg, b->data, b->len, 0, -1, -1, secret, NULL);
+	return imgp_custom_put_(run, arg, b->data, b->len, 0, -1, -1, secret, NULL);
 }
 
 /* Whether the image's /etc/network/interfaces configures iface itself (ifupdown owns it). */
@@ -42,7 +42,7 @@ static int ifupdown_owns(struct custom_run *run, const char *iface)
 	struct imgp_buf text = { 0 };
 	char want[64];
 	bool exists = false;
-	int rc = imgp_custom_read_root(run, "/etc/network/interfaces", &text, &exists), owns = 0;
+	int rc = imgp_custom_read_root_(run, "/etc/network/interfaces", &text, &exists), owns = 0;
 
 	snprintf(want, sizeof(want), "iface %s ", iface);
 	for (const char *line = exists ? (char *)text.data : NULL; !rc && line && *line;) {
@@ -81,7 +81,7 @@ static int ifupdown_release(struct custom_run *run, const char *iface)
 {
 	struct imgp_buf text = { 0 }, out = { 0 };
 	bool exists = false, in_stanza = false, changed = false;
-	int rc = imgp_custom_read_root(run, "/etc/network/interfaces", &text, &exists);
+	int rc = imgp_custom_read_root_(run, "/etc/network/interfaces", &text, &exists);
 
 	for (const char *line = exists ? (char *)text.data : NULL; !rc && line && *line;) {
 		size_t n = strcspn(line, "\n");
@@ -109,7 +109,7 @@ static int ifupdown_release(struct custom_run *run, const char *iface)
 		line += n + (line[n] == '\n');
 	}
 	if (!rc && changed)
-		rc = imgp_custom_put(run, "/etc/network/interfaces", out.data, out.len, 0, -1, -1, false,
+		rc = imgp_custom_put_(run, "/etc/network/interfaces", out.data, out.len, 0, -1, -1, false,
 				NULL);
 	imgp_buf_free(&text);
 	imgp_buf_free(&out);
@@ -120,16 +120,16 @@ static int ifupdown_release(struct custom_run *run, const char *iface)
 static int plan_country_file(struct custom_run *run)
 {
 	struct imgp_gen_files files = { 0 };
-	int rc = imgp_net_country_file(&run->net, &files);
+	int rc = imgp_net_country_file_(&run->net, &files);
 
 	for (size_t i = 0; !rc && i < files.n; i++) {
-		rc = imgp_custom_put(run, files.v[i].path, files.v[i].text.data, files.v[i].text.len,
+		rc = imgp_custom_put_(run, files.v[i].path, files.v[i].text.data, files.v[i].text.len,
 				files.v[i].mode, 0, 0, files.v[i].secret, NULL);
 		if (!rc)
-			rc = imgp_custom_note(run, "wifi-country %s: %s", run->net.wifi_country,
+			rc = imgp_custom_note_(run, "wifi-country %s: %s", run->net.wifi_country,
 					    files.v[i].path);
 	}
-	imgp_gen_files_free(&files);
+	imgp_gen_files_free_(&files);
 	return rc ? imgp_fail_ctx(rc, "--wifi-country") : 0;
 }
 
@@ -151,14 +151,14 @@ static char *iface_name(const char *p, size_t n)
  * names eth0), or the first "iface NAME inet" other than lo of
  * /etc/network/interfaces. NULL: none named (the default, eth0, then).
  */
-char *imgp_custom_image_iface(struct custom_run *run)
+char *imgp_custom_image_iface_(struct custom_run *run)
 {
 	struct imgp_buf text = { 0 };
 	bool exists = false, under = false;
 	char *name = NULL;
 
 	if (run->way == CUSTOM_WAY_CLOUDINIT &&
-	    !imgp_custom_read(run, run->seed, "/network-config", &text, &exists) && exists) {
+	    !imgp_custom_read_(run, run->seed, "/network-config", &text, &exists) && exists) {
 		for (const char *line = (char *)text.data; *line && !name;) {
 			size_t n = strcspn(line, "\n"), ind = strspn(line, " ");
 
@@ -170,7 +170,7 @@ char *imgp_custom_image_iface(struct custom_run *run)
 			}
 			line += n + (line[n] == '\n');
 		}
-	} else if (!imgp_custom_read_root(run, "/etc/network/interfaces", &text, &exists) &&
+	} else if (!imgp_custom_read_root_(run, "/etc/network/interfaces", &text, &exists) &&
 		   exists) {
 		for (const char *line = (char *)text.data; *line && !name;) {
 			size_t n = strcspn(line, "\n");
@@ -188,11 +188,11 @@ char *imgp_custom_image_iface(struct custom_run *run)
 		}
 	}
 	imgp_buf_free(&text);
-	imgp_errclear();
+	imgp_errclear_();
 	return name;
 }
 
-int imgp_custom_plan_network(struct custom_run *run)
+int imgp_custom_plan_network_(struct custom_run *run)
 {
 	struct imgp_gen_files files = { 0 };
 	enum imgp_net_system sys;
@@ -201,7 +201,7 @@ int imgp_custom_plan_network(struct custom_run *run)
 
 	if (run->way == CUSTOM_WAY_CLOUDINIT)
 		return plan_country_file(run);
-	rc = imgp_custom_net_system(run, &sys, &why);
+	rc = imgp_custom_net_system_(run, &sys, &why);
 	if (!rc && sys == IMGP_NET_NETWORKMANAGER && !run->net.wifi_ssid) {
 		int owns = ifupdown_owns(run, run->net.iface ? run->net.iface : "eth0");
 
@@ -213,26 +213,26 @@ int imgp_custom_plan_network(struct custom_run *run)
 		rc = owns < 0 ? owns : 0;
 	}
 	if (!rc)
-		rc = imgp_net_files(sys, &run->net, &files);
+		rc = imgp_net_files_(sys, &run->net, &files);
 	for (size_t i = 0; !rc && i < files.n; i++) {
-		rc = imgp_custom_put(run, files.v[i].path, files.v[i].text.data, files.v[i].text.len,
+		rc = imgp_custom_put_(run, files.v[i].path, files.v[i].text.data, files.v[i].text.len,
 				files.v[i].mode, 0, 0, files.v[i].secret, NULL);
 		if (!rc)
-			rc = imgp_custom_note(run, "network: %s (%s)", files.v[i].path, why);
+			rc = imgp_custom_note_(run, "network: %s (%s)", files.v[i].path, why);
 	}
-	imgp_gen_files_free(&files);
+	imgp_gen_files_free_(&files);
 	if (!rc && sys == IMGP_NET_IFUPDOWN)
 		rc = ifupdown_release(run, run->net.iface ? run->net.iface :
 				      run->net.wifi_ssid ? "wlan0" : "eth0");
 	if (!rc && sys == IMGP_NET_NETWORKD)
-		rc = imgp_custom_plan_unit_op(run, "enable", "systemd-networkd.service");
+		rc = imgp_custom_plan_unit_op_(run, "enable", "systemd-networkd.service");
 	if (!rc && sys == IMGP_NET_NETWORKD && run->net.wifi_ssid) {
 		char unit[64];
 
 		/* wpa_supplicant's own unit for networkd (wpa_supplicant.service(8) on Debian). */
 		snprintf(unit, sizeof(unit), "wpa_supplicant@%s.service",
 			 run->net.iface ? run->net.iface : "wlan0");
-		rc = imgp_custom_plan_unit_op(run, "enable", unit);
+		rc = imgp_custom_plan_unit_op_(run, "enable", unit);
 	}
 	return rc;
 }
@@ -265,10 +265,10 @@ static int seed_users(struct custom_run *run, struct imgp_cloudinit_user **out,
 	memset(&db, 0, sizeof(db));
 	if (!run->nusers)
 		return 0;
-	rc = imgp_custom_read_root(run, "/etc/group", &db.group, &(bool){ false });
+	rc = imgp_custom_read_root_(run, "/etc/group", &db.group, &(bool){ false });
 	if (rc)
 		return rc;
-	ngroups = imgp_user_first_groups(&db, run->os_id, groups);
+	ngroups = imgp_user_first_groups_(&db, run->os_id, groups);
 	*out = calloc(run->nusers, sizeof(**out));
 	for (size_t i = 0; *out && i < run->nusers; i++) {
 		(*out)[i].name = run->users[i].name;
@@ -278,11 +278,11 @@ static int seed_users(struct custom_run *run, struct imgp_cloudinit_user **out,
 		(*out)[i].keys = (const char *const *)run->users[i].keys;
 		(*out)[i].nkeys = run->users[i].nkeys;
 	}
-	imgp_userdb_free(&db);
+	imgp_userdb_free_(&db);
 	return *out ? 0 : imgp_fail(ENOMEM, "out of memory");
 }
 
-int imgp_custom_plan_seed(struct custom_run *run)
+int imgp_custom_plan_seed_(struct custom_run *run)
 {
 	struct imgp_cloudinit_config cfg = {
 		.hostname = run->hostname, .timezone = run->timezone,
@@ -309,14 +309,14 @@ int imgp_custom_plan_seed(struct custom_run *run)
 	if (!rc)
 		rc = seed_read(run, "/user-data", &old);
 	if (!rc)
-		rc = imgp_cloudinit_user_data(&run->ci_version, (char *)old.data, old.len, &cfg,
+		rc = imgp_cloudinit_user_data_(&run->ci_version, (char *)old.data, old.len, &cfg,
 					      &ud);
 	if (!rc && run->net_set) {
-		rc = imgp_cloudinit_network_config(&run->ci_version, &run->net, &net);
+		rc = imgp_cloudinit_network_config_(&run->ci_version, &run->net, &net);
 		if (!rc)
 			rc = seed_put(run, "/network-config", &net, run->net.wifi_psk != NULL);
 		if (!rc)
-			rc = imgp_custom_note(run, "network: the seed's network-config, as cloud-init %d.%d reads it",
+			rc = imgp_custom_note_(run, "network: the seed's network-config, as cloud-init %d.%d reads it",
 					    run->ci_version.major, run->ci_version.minor);
 	}
 	if (rc)
@@ -332,12 +332,12 @@ int imgp_custom_plan_seed(struct custom_run *run)
 	if (!rc)
 		rc = seed_read(run, "/meta-data", &meta_old);
 	if (!rc)
-		rc = imgp_cloudinit_meta_data((char *)meta_old.data, meta_old.len, id,
+		rc = imgp_cloudinit_meta_data_((char *)meta_old.data, meta_old.len, id,
 					      run->hostname, &meta);
 	if (!rc)
 		rc = seed_put(run, "/meta-data", &meta, false);
 	if (!rc)
-		rc = imgp_custom_note(run, "cloud-init seed on " IMGP_PART_FMT " (%s): user-data, meta-data instance-id %s (cloud-init %d.%d applies it again when this changes)",
+		rc = imgp_custom_note_(run, "cloud-init seed on " IMGP_PART_FMT " (%s): user-data, meta-data instance-id %s (cloud-init %d.%d applies it again when this changes)",
 				    run->seed->number, run->seed->fstype, id,
 				    run->ci_version.major, run->ci_version.minor);
 out:

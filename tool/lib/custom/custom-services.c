@@ -17,25 +17,25 @@
 #include "custom/custom.h"
 #include "custom/custom-run.h"
 
-int imgp_custom_plan_unit_op(struct custom_run *run, const char *op, const char *value)
+int imgp_custom_plan_unit_op_(struct custom_run *run, const char *op, const char *value)
 {
 	struct imgp_unit_root root;
 	struct imgp_unit_links links = { 0 };
 	int rc;
 
-	imgp_custom_unit_root(run, &root);
+	imgp_custom_unit_root_(run, &root);
 	if (strcmp(op, "enable") == 0)
-		rc = imgp_units_enable(&root, value, &links);
+		rc = imgp_units_enable_(&root, value, &links);
 	else if (strcmp(op, "disable") == 0)
-		rc = imgp_units_disable(&root, value, &links);
+		rc = imgp_units_disable_(&root, value, &links);
 	else
-		rc = imgp_units_mask(&root, value, &links);
+		rc = imgp_units_mask_(&root, value, &links);
 	if (!rc)
-		rc = imgp_custom_apply_links(run, &links);
+		rc = imgp_custom_apply_links_(run, &links);
 	if (!rc)
-		rc = imgp_custom_note(run, "%s %s: %zu link%s, as systemctl %s makes them", op, value,
+		rc = imgp_custom_note_(run, "%s %s: %zu link%s, as systemctl %s makes them", op, value,
 				    links.n, links.n == 1 ? "" : "s", op);
-	imgp_unit_links_free(&links);
+	imgp_unit_links_free_(&links);
 	return rc;
 }
 
@@ -64,13 +64,13 @@ static int next_number(struct custom_run *run, const struct imgp_gen_files *f,
 	size_t n = 0;
 	long max = 0;
 	const char *want = strrchr(f->v[f->n - 1].path, '/') + 1 + 5;
-	int rc = imgp_custom_locate(run, IMGP_FIRSTBOOT_DIR, &part, &dir);
+	int rc = imgp_custom_locate_(run, IMGP_FIRSTBOOT_DIR, &part, &dir);
 
 	*same = false;
 	if (!rc) {
-		rc = imgp_patch_list(run->patch, part, dir, &names, &n);
+		rc = imgp_patch_list_(run->patch, part, dir, &names, &n);
 		if (rc == -ENOENT) {
-			imgp_errclear();
+			imgp_errclear_();
 			rc = 0;
 		}
 	}
@@ -85,7 +85,7 @@ static int next_number(struct custom_run *run, const struct imgp_gen_files *f,
 
 			rc = asprintf(&path, "%s/%s", dir, names[i]) < 0 ?
 			     imgp_fail(ENOMEM, "out of memory") :
-			     imgp_custom_read(run, part, path, &old, &exists);
+			     imgp_custom_read_(run, part, path, &old, &exists);
 			if (!rc && exists && old.len == f->v[f->n - 1].text.len &&
 			    memcmp(old.data, f->v[f->n - 1].text.data, old.len) == 0) {
 				*same = true;
@@ -106,7 +106,7 @@ static int next_number(struct custom_run *run, const struct imgp_gen_files *f,
 	return rc;
 }
 
-int imgp_custom_plan_firstboot(struct custom_run *run, const char *op, const char *value)
+int imgp_custom_plan_firstboot_(struct custom_run *run, const char *op, const char *value)
 {
 	struct imgp_buf script = { 0 };
 	struct imgp_gen_files files = { 0 };
@@ -118,7 +118,7 @@ int imgp_custom_plan_firstboot(struct custom_run *run, const char *op, const cha
 	int rc;
 
 	if (strcmp(op, "firstboot") == 0) {
-		rc = imgp_read_local(value, 1 << 20, false, &script);
+		rc = imgp_read_local_(value, 1 << 20, false, &script);
 		name = strrchr(value, '/') ? strrchr(value, '/') + 1 : value;
 	} else {
 		rc = imgp_buf_printf(&script, "#!/bin/sh\n%s\n", value) ?
@@ -126,27 +126,27 @@ int imgp_custom_plan_firstboot(struct custom_run *run, const char *op, const cha
 	}
 	/* Numbered once the folder is read: a probe with 0 gives the script's name. */
 	if (!rc)
-		rc = imgp_firstboot_files(0, name, (char *)script.data, script.len, &files);
+		rc = imgp_firstboot_files_(0, name, (char *)script.data, script.len, &files);
 	if (!rc)
 		rc = next_number(run, &files, &seq, &same);
-	imgp_gen_files_free(&files);
+	imgp_gen_files_free_(&files);
 	if (!rc)
-		rc = imgp_firstboot_files(seq, name, (char *)script.data, script.len, &files);
+		rc = imgp_firstboot_files_(seq, name, (char *)script.data, script.len, &files);
 	for (size_t i = 0; !rc && i < files.n; i++)
-		rc = imgp_custom_put(run, files.v[i].path, files.v[i].text.data, files.v[i].text.len,
+		rc = imgp_custom_put_(run, files.v[i].path, files.v[i].text.data, files.v[i].text.len,
 				files.v[i].mode, 0, 0, files.v[i].secret, NULL);
 	run->firstboot_seq = seq + 1;
-	imgp_custom_unit_root(run, &root);
+	imgp_custom_unit_root_(run, &root);
 	if (!rc)
-		rc = imgp_units_enable(&root, IMGP_FIRSTBOOT_UNIT, &links);
+		rc = imgp_units_enable_(&root, IMGP_FIRSTBOOT_UNIT, &links);
 	if (!rc)
-		rc = imgp_custom_apply_links(run, &links);
+		rc = imgp_custom_apply_links_(run, &links);
 	if (!rc)
-		rc = imgp_custom_note(run, "%s %s: %s, run once at the first boot by %s", op,
+		rc = imgp_custom_note_(run, "%s %s: %s, run once at the first boot by %s", op,
 				    value,
 				    files.n ? files.v[files.n - 1].path : "", IMGP_FIRSTBOOT_UNIT);
-	imgp_unit_links_free(&links);
-	imgp_gen_files_free(&files);
+	imgp_unit_links_free_(&links);
+	imgp_gen_files_free_(&files);
 	imgp_buf_free(&script);
 	return rc;
 }

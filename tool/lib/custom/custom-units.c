@@ -59,16 +59,16 @@ static int unit_link_now(struct unit_ctx *c, const char *path, char **target)
 		*target = strdup(c->out->v[k].target);
 		return *target ? 0 : -ENOMEM;
 	}
-	dir = imgp_unit_dirname(path);
-	rc = dir ? imgp_unit_chase(c, dir, true, &canon) : -ENOMEM;
+	dir = imgp_unit_dirname_(path);
+	rc = dir ? imgp_unit_chase_(c, dir, true, &canon) : -ENOMEM;
 	free(dir);
 	if (rc)
 		return rc;
-	file = imgp_unit_join(canon, imgp_unit_basename(path));
+	file = imgp_unit_join_(canon, imgp_unit_basename_(path));
 	free(canon);
 	if (!file)
 		return -ENOMEM;
-	rc = imgp_unit_readlink(c, file, target);
+	rc = imgp_unit_readlink_(c, file, target);
 	free(file);
 	return rc == -ENOTDIR ? -ENOENT : rc;
 }
@@ -77,21 +77,21 @@ static int unit_link_now(struct unit_ctx *c, const char *path, char **target)
 static bool unit_links_equivalent(struct unit_ctx *c, const char *link,
 				  const char *a, const char *b)
 {
-	char *dir = imgp_unit_dirname(link), *na = NULL, *nb = NULL, *ca = NULL, *cb = NULL;
+	char *dir = imgp_unit_dirname_(link), *na = NULL, *nb = NULL, *ca = NULL, *cb = NULL;
 	bool same = false;
 
-	if (dir && !imgp_unit_normalize(dir, a, &na) && !imgp_unit_normalize(dir, b, &nb)) {
+	if (dir && !imgp_unit_normalize_(dir, a, &na) && !imgp_unit_normalize_(dir, b, &nb)) {
 		same = !strcmp(na, nb);
-		if (!same && !imgp_unit_chase(c, na, true, &ca) && !imgp_unit_chase(c, nb, true, &cb)) {
+		if (!same && !imgp_unit_chase_(c, na, true, &ca) && !imgp_unit_chase_(c, nb, true, &cb)) {
 			char *t = NULL;
 
 			/* files_same(): both must exist to be one file. */
-			same = !strcmp(ca, cb) && imgp_unit_readlink(c, ca, &t) == -EINVAL;
+			same = !strcmp(ca, cb) && imgp_unit_readlink_(c, ca, &t) == -EINVAL;
 			free(t);
 		}
 		if (!same)
-			same = !strcmp(imgp_unit_basename(na), imgp_unit_basename(nb)) &&
-			       imgp_unit_under_search_path(na) && imgp_unit_under_search_path(nb);
+			same = !strcmp(imgp_unit_basename_(na), imgp_unit_basename_(nb)) &&
+			       imgp_unit_under_search_path_(na) && imgp_unit_under_search_path_(nb);
 	}
 	free(dir);
 	free(na);
@@ -143,12 +143,12 @@ static int unit_link_wants(struct unit_ctx *c, struct unit_info *i,
 
 	if (!list->n)
 		return 0;
-	if (imgp_unit_name_kind(i->name) == IMGP_UNIT_TEMPLATE) {
+	if (imgp_unit_name_kind_(i->name) == IMGP_UNIT_TEMPLATE) {
 		if (i->default_instance) {
-			rc = imgp_unit_name_with_instance(i->name, i->default_instance,
+			rc = imgp_unit_name_with_instance_(i->name, i->default_instance,
 							  &inst.name);
 			if (!rc)
-				rc = imgp_unit_search(c, &inst, false);
+				rc = imgp_unit_search_(c, &inst, false);
 			if (!rc && inst.mode == MODE_MASKED)
 				rc = imgp_fail(EINVAL, "%s is masked", inst.path);
 			n = inst.name;
@@ -160,11 +160,11 @@ static int unit_link_wants(struct unit_ctx *c, struct unit_info *i,
 	for (size_t k = 0; !rc && k < list->n; k++) {
 		char *dst = NULL, *path = NULL;
 
-		rc = imgp_unit_printf(i, i->path, list->v[k], &dst);
-		if (!rc && !(imgp_unit_name_kind(dst) & valid))
+		rc = imgp_unit_printf_(i, i->path, list->v[k], &dst);
+		if (!rc && !(imgp_unit_name_kind_(dst) & valid))
 			rc = imgp_fail(EINVAL, "%s: %s%s: %s", i->path,
 				       !strcmp(suffix, ".wants") ? "WantedBy=" : "RequiredBy=",
-				       dst, imgp_unit_name_kind(dst) ?
+				       dst, imgp_unit_name_kind_(dst) ?
 				       "a template without DefaultInstance= needs an "
 				       "instance: name one (NAME@INSTANCE)" :
 				       "not a unit name");
@@ -192,7 +192,7 @@ static int unit_link_aliases(struct unit_ctx *c, struct unit_info *i)
 		char *dst = NULL, *updated = NULL, *path = NULL, *si = NULL;
 		const char *slash, *name;
 
-		rc = imgp_unit_printf(i, i->path, i->aliases.v[k], &dst);
+		rc = imgp_unit_printf_(i, i->path, i->aliases.v[k], &dst);
 		if (rc)
 			break;
 		slash = strrchr(dst, '/');
@@ -208,27 +208,27 @@ static int unit_link_aliases(struct unit_ctx *c, struct unit_info *i)
 				end = dir + dl - 9;
 			if (end)
 				*end = '\0';
-			if (!end || !imgp_unit_name_kind(dir) ||
+			if (!end || !imgp_unit_name_kind_(dir) ||
 			    (strcmp(slash + 1, i->name) &&
-			     !(imgp_unit_name_kind(slash + 1) == IMGP_UNIT_INSTANCE &&
-			       imgp_unit_name_kind(i->name) == IMGP_UNIT_TEMPLATE &&
-			       !imgp_unit_name_template(slash + 1, &si) &&
+			     !(imgp_unit_name_kind_(slash + 1) == IMGP_UNIT_INSTANCE &&
+			       imgp_unit_name_kind_(i->name) == IMGP_UNIT_TEMPLATE &&
+			       !imgp_unit_name_template_(slash + 1, &si) &&
 			       !strcmp(si, i->name))))
 				rc = imgp_fail(EINVAL, "%s: Alias=%s: not a link systemd "
 					       "makes for %s", i->path, dst, i->name);
 			free(dir);
 		} else {
-			if (imgp_unit_name_kind(dst) == IMGP_UNIT_TEMPLATE &&
-			    imgp_unit_name_kind(i->name) == IMGP_UNIT_INSTANCE) {
-				rc = imgp_unit_name_instance(i->name, &si);
+			if (imgp_unit_name_kind_(dst) == IMGP_UNIT_TEMPLATE &&
+			    imgp_unit_name_kind_(i->name) == IMGP_UNIT_INSTANCE) {
+				rc = imgp_unit_name_instance_(i->name, &si);
 				if (!rc)
-					rc = imgp_unit_name_with_instance(dst, si, &updated);
+					rc = imgp_unit_name_with_instance_(dst, si, &updated);
 				free(si);
 				si = NULL;
 			}
 			name = updated ? updated : dst;
 			if (!rc)
-				rc = imgp_unit_alias_check(name, i->name);
+				rc = imgp_unit_alias_check_(name, i->name);
 			if (rc == -ELOOP) {
 				/* A unit's alias to itself is quietly skipped. */
 				rc = 0;
@@ -257,12 +257,12 @@ static int unit_link_aliases(struct unit_ctx *c, struct unit_info *i)
 static void unit_ctx_free(struct unit_ctx *c)
 {
 	for (size_t k = 0; k < c->n; k++)
-		imgp_unit_info_free(c->v[k]);
+		imgp_unit_info_free_(c->v[k]);
 	free(c->v);
-	imgp_unit_strv_free(&c->marked);
+	imgp_unit_strv_free_(&c->marked);
 }
 
-void imgp_unit_links_free(struct imgp_unit_links *l)
+void imgp_unit_links_free_(struct imgp_unit_links *l)
 {
 	for (size_t k = 0; k < l->n; k++) {
 		free(l->v[k].path);
@@ -282,7 +282,7 @@ static int unit_request(const char *unit, char **name)
 	*name = NULL;
 	if (!unit || !*unit || strlen(unit) > 255 || strchr(unit, '/'))
 		return imgp_fail(EINVAL, "'%s' is not a unit name", unit ? unit : "");
-	if (!imgp_unit_name_type(unit)) {
+	if (!imgp_unit_name_type_(unit)) {
 		if (asprintf(name, "%s.service", unit) < 0) {
 			*name = NULL;
 			return -ENOMEM;
@@ -292,9 +292,9 @@ static int unit_request(const char *unit, char **name)
 		if (!*name)
 			return -ENOMEM;
 	}
-	if (!imgp_unit_name_kind(*name) ||
-	    (imgp_unit_name_kind(*name) != IMGP_UNIT_PLAIN &&
-	     !imgp_unit_type_may_template(*name))) {
+	if (!imgp_unit_name_kind_(*name) ||
+	    (imgp_unit_name_kind_(*name) != IMGP_UNIT_PLAIN &&
+	     !imgp_unit_type_may_template_(*name))) {
 		free(*name);
 		*name = NULL;
 		return imgp_fail(EINVAL, "'%s' is not a unit name systemd accepts", unit);
@@ -316,12 +316,12 @@ static int unit_start(const struct imgp_unit_root *root, const char *unit,
 	out->n = 0;
 	rc = unit_request(unit, &name);
 	if (!rc)
-		rc = imgp_unit_add(c, name, false, start);
+		rc = imgp_unit_add_(c, name, false, start);
 	free(name);
 	return rc;
 }
 
-int imgp_units_enable(const struct imgp_unit_root *root, const char *unit,
+int imgp_units_enable_(const struct imgp_unit_root *root, const char *unit,
 		      struct imgp_unit_links *out)
 {
 	struct unit_ctx c;
@@ -332,7 +332,7 @@ int imgp_units_enable(const struct imgp_unit_root *root, const char *unit,
 	rc = unit_start(root, unit, out, &c, &start);
 	/* install_info_discover_and_check */
 	if (!rc)
-		rc = imgp_unit_traverse(&c, start, true, &i);
+		rc = imgp_unit_traverse_(&c, start, true, &i);
 	if (!rc && i->mode == MODE_MASKED)
 		rc = imgp_fail(EINVAL, "%s is masked (%s)", i->name, i->path);
 	/* install_context_apply: every unit named so far, Also= ones added as it goes. */
@@ -341,12 +341,12 @@ int imgp_units_enable(const struct imgp_unit_root *root, const char *unit,
 		if (i->processed)
 			continue;
 		i->processed = true;
-		rc = imgp_unit_traverse(&c, i, false, NULL);
+		rc = imgp_unit_traverse_(&c, i, false, NULL);
 		if (rc) {
 			/* A unit named by Also= that is missing is skipped. */
 			if (!i->auxiliary)
 				break;
-			imgp_errclear();
+			imgp_errclear_();
 			rc = 0;
 			continue;
 		}
@@ -356,8 +356,8 @@ int imgp_units_enable(const struct imgp_unit_root *root, const char *unit,
 		}
 		if (i->mode != MODE_REGULAR)
 			continue;
-		if (!imgp_unit_in_search_path(i->path)) {
-			char *link = imgp_unit_join(UNIT_CONFIG_DIR, i->name);
+		if (!imgp_unit_in_search_path_(i->path)) {
+			char *link = imgp_unit_join_(UNIT_CONFIG_DIR, i->name);
 
 			rc = link ? unit_make_link(&c, i->path, link, false) : -ENOMEM;
 			free(link);
@@ -382,7 +382,7 @@ int imgp_units_enable(const struct imgp_unit_root *root, const char *unit,
 			       "link for it; it starts when another unit needs it",
 			       start->path ? start->path : start->name);
 	if (rc)
-		imgp_unit_links_free(out);
+		imgp_unit_links_free_(out);
 	unit_ctx_free(&c);
 	return rc;
 }
@@ -402,7 +402,7 @@ static int unit_remove_walk(struct unit_ctx *c, const char *dir, unsigned depth,
 
 	if (depth > UNIT_TREE_DEPTH)
 		return 0;
-	rc = imgp_unit_chase(c, dir, true, &canon);
+	rc = imgp_unit_chase_(c, dir, true, &canon);
 	if (!rc)
 		rc = c->root->list(c->root->arg, canon, &names, &n);
 	if (rc == -ENOENT || rc == -ENOTDIR)
@@ -420,7 +420,7 @@ static int unit_remove_walk(struct unit_ctx *c, const char *dir, unsigned depth,
 		/* A lister that names "." or ".." must not send the walk in circles. */
 		if (!strcmp(names[k], ".") || !strcmp(names[k], "..") || strchr(names[k], '/'))
 			goto next;
-		path = imgp_unit_join(dir, names[k]);
+		path = imgp_unit_join_(dir, names[k]);
 		if (!path) {
 			rc = -ENOMEM;
 			goto next;
@@ -435,22 +435,22 @@ static int unit_remove_walk(struct unit_ctx *c, const char *dir, unsigned depth,
 			rc = 0; /* removed already */
 			goto next;
 		}
-		if (rc || !imgp_unit_name_kind(names[k]))
+		if (rc || !imgp_unit_name_kind_(names[k]))
 			goto next;
-		found = imgp_unit_strv_has(&c->marked, names[k]) ||
-			(!imgp_unit_name_template(names[k], &tmpl) &&
-			 imgp_unit_strv_has(&c->marked, tmpl));
+		found = imgp_unit_strv_has_(&c->marked, names[k]) ||
+			(!imgp_unit_name_template_(names[k], &tmpl) &&
+			 imgp_unit_strv_has_(&c->marked, tmpl));
 		if (!found) {
-			rc = imgp_unit_chase(c, path, true, &dest);
+			rc = imgp_unit_chase_(c, path, true, &dest);
 			if (rc)
 				goto next;
-			found = imgp_unit_strv_has(&c->marked, dest) ||
-				imgp_unit_strv_has(&c->marked, imgp_unit_basename(dest));
+			found = imgp_unit_strv_has_(&c->marked, dest) ||
+				imgp_unit_strv_has_(&c->marked, imgp_unit_basename_(dest));
 		}
 		if (found) {
 			rc = unit_out_add(c, path, NULL);
-			if (!rc && !imgp_unit_strv_has(&c->marked, path)) {
-				rc = imgp_unit_strv_push(&c->marked, path);
+			if (!rc && !imgp_unit_strv_has_(&c->marked, path)) {
+				rc = imgp_unit_strv_push_(&c->marked, path);
 				*again = true;
 			}
 		}
@@ -466,7 +466,7 @@ next:
 	return rc;
 }
 
-int imgp_units_disable(const struct imgp_unit_root *root, const char *unit,
+int imgp_units_disable_(const struct imgp_unit_root *root, const char *unit,
 		       struct imgp_unit_links *out)
 {
 	struct unit_ctx c;
@@ -482,9 +482,9 @@ int imgp_units_disable(const struct imgp_unit_root *root, const char *unit,
 		if (i->processed)
 			continue;
 		i->processed = true;
-		rc = imgp_unit_traverse(&c, i, true, NULL);
+		rc = imgp_unit_traverse_(&c, i, true, NULL);
 		if (rc == -ENOENT && i->auxiliary) {
-			imgp_errclear();
+			imgp_errclear_();
 			rc = 0;
 			continue;
 		}
@@ -492,19 +492,19 @@ int imgp_units_disable(const struct imgp_unit_root *root, const char *unit,
 			break;
 		if (rc) {
 			/* A dangling alias or a bad link: its name's links still go. */
-			imgp_errclear();
+			imgp_errclear_();
 			rc = 0;
 		} else if (i->mode != MODE_REGULAR) {
 			continue; /* masked, or an alias: its unit is marked instead */
 		}
-		rc = imgp_unit_strv_push(&c.marked, i->name);
+		rc = imgp_unit_strv_push_(&c.marked, i->name);
 	}
 	while (!rc && again) {
 		again = false;
 		rc = unit_remove_walk(&c, UNIT_CONFIG_DIR, 0, &again);
 	}
 	if (rc)
-		imgp_unit_links_free(out);
+		imgp_unit_links_free_(out);
 	unit_ctx_free(&c);
 	return rc;
 }
@@ -514,7 +514,7 @@ int imgp_units_disable(const struct imgp_unit_root *root, const char *unit,
  * cannot find too; customize refuses one, as a typed name that matches
  * nothing in the image is more likely a mistake than a plan.
  */
-int imgp_units_mask(const struct imgp_unit_root *root, const char *unit,
+int imgp_units_mask_(const struct imgp_unit_root *root, const char *unit,
 		    struct imgp_unit_links *out)
 {
 	struct unit_ctx c;
@@ -524,14 +524,14 @@ int imgp_units_mask(const struct imgp_unit_root *root, const char *unit,
 
 	rc = unit_start(root, unit, out, &c, &start);
 	if (!rc)
-		rc = imgp_unit_search(&c, start, false);
+		rc = imgp_unit_search_(&c, start, false);
 	if (!rc) {
-		link = imgp_unit_join(UNIT_CONFIG_DIR, start->name);
+		link = imgp_unit_join_(UNIT_CONFIG_DIR, start->name);
 		rc = link ? unit_make_link(&c, "/dev/null", link, false) : -ENOMEM;
 	}
 	free(link);
 	if (rc)
-		imgp_unit_links_free(out);
+		imgp_unit_links_free_(out);
 	unit_ctx_free(&c);
 	return rc;
 }

@@ -39,7 +39,7 @@
 /* The largest id that is not (uid_t)-1, which means "no id". */
 #define ACCT_ID_MAX 4294967294UL
 
-int imgp_user_name_check(const char *name)
+int imgp_user_name_check_(const char *name)
 {
 	size_t len = name ? strlen(name) : 0;
 
@@ -350,7 +350,7 @@ static int acct_write(const struct acct_table *t, struct imgp_buf *out)
  * and cut at the next quote, the last line of a name wins); false when
  * the file does not name it.
  */
-bool imgp_custom_logindefs_get(const char *text, size_t len, const char *key,
+bool imgp_custom_logindefs_get_(const char *text, size_t len, const char *key,
 			       char *val, size_t size)
 {
 	const char *p = text, *end = text ? text + len : NULL;
@@ -395,7 +395,7 @@ static unsigned long logindefs_ulong(const struct imgp_buf *defs, const char *ke
 	char v[64], *endp;
 	unsigned long r;
 
-	if (!imgp_custom_logindefs_get((const char *)defs->data, defs->len, key, v, sizeof(v)) ||
+	if (!imgp_custom_logindefs_get_((const char *)defs->data, defs->len, key, v, sizeof(v)) ||
 	    !*v)
 		return dflt;
 	errno = 0;
@@ -409,7 +409,7 @@ static long logindefs_num(const struct imgp_buf *defs, const char *key, long dfl
 	char v[64], *endp;
 	long r;
 
-	if (!imgp_custom_logindefs_get((const char *)defs->data, defs->len, key, v, sizeof(v)) ||
+	if (!imgp_custom_logindefs_get_((const char *)defs->data, defs->len, key, v, sizeof(v)) ||
 	    !*v)
 		return dflt;
 	errno = 0;
@@ -503,7 +503,7 @@ static int userdb_commit(struct imgp_userdb *db, const struct userdb_tables *t)
 	return 0;
 }
 
-void imgp_userdb_free(struct imgp_userdb *db)
+void imgp_userdb_free_(struct imgp_userdb *db)
 {
 	imgp_buf_free(&db->passwd);
 	imgp_buf_free(&db->shadow);
@@ -517,7 +517,7 @@ void imgp_userdb_free(struct imgp_userdb *db)
 static int userdb_today(long *day)
 {
 	int64_t epoch;
-	int rc = imgp_source_date_epoch(&epoch);
+	int rc = imgp_source_date_epoch_(&epoch);
 
 	if (rc)
 		return rc;
@@ -800,14 +800,14 @@ static int userdb_new(const struct imgp_userdb *db, struct userdb_tables *t,
 	return rc;
 }
 
-int imgp_userdb_add(struct imgp_userdb *db, const struct imgp_user_add *u,
+int imgp_userdb_add_(struct imgp_userdb *db, const struct imgp_user_add *u,
 		    unsigned *uid, unsigned *gid, char **home)
 {
 	struct userdb_tables t;
 	unsigned long id_u = 0, id_g = 0;
 	char *dir = NULL;
 	long idx;
-	int rc = imgp_user_name_check(u->name);
+	int rc = imgp_user_name_check_(u->name);
 
 	if (!rc && u->gecos)
 		rc = acct_field_check("the user's full name", u->gecos);
@@ -856,11 +856,11 @@ int imgp_userdb_add(struct imgp_userdb *db, const struct imgp_user_add *u,
 	return 0;
 }
 
-int imgp_userdb_set_hash(struct imgp_userdb *db, const char *user, const char *hash)
+int imgp_userdb_set_hash_(struct imgp_userdb *db, const char *user, const char *hash)
 {
 	struct userdb_tables t;
 	long idx;
-	int rc = imgp_user_name_check(user);
+	int rc = imgp_user_name_check_(user);
 
 	if (!rc)
 		rc = shadow_field_check(hash);
@@ -882,12 +882,12 @@ int imgp_userdb_set_hash(struct imgp_userdb *db, const char *user, const char *h
 	return rc;
 }
 
-int imgp_userdb_lookup(const struct imgp_userdb *db, const char *user, unsigned *uid,
+int imgp_userdb_lookup_(const struct imgp_userdb *db, const char *user, unsigned *uid,
 		       unsigned *gid, char **home)
 {
 	struct acct_table pw;
 	long idx;
-	int rc = imgp_user_name_check(user);
+	int rc = imgp_user_name_check_(user);
 
 	if (!rc)
 		rc = acct_parse(&db->passwd, "/etc/passwd", 7, 1u << PW_UID | 1u << PW_GID, &pw);
@@ -939,7 +939,7 @@ static const char *const groups_raspbian[] = {
 	"input", "gpio", "spi", "i2c", "netdev", "render", NULL,
 };
 
-size_t imgp_user_first_groups(const struct imgp_userdb *db, const char *distro_id,
+size_t imgp_user_first_groups_(const struct imgp_userdb *db, const char *distro_id,
 			      const char *out[IMGP_USER_GROUPS_MAX + 1])
 {
 	const char *const *want = groups_debian;

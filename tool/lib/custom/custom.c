@@ -99,7 +99,7 @@ static int check_hostname(const char *name, const char *value)
 
 static int check_user(const char *name, const char *value)
 {
-	int rc = imgp_user_name_check(value);
+	int rc = imgp_user_name_check_(value);
 
 	return rc ? imgp_fail_ctx(rc, "--%s %s", name, value) : 0;
 }
@@ -117,7 +117,7 @@ static int check_user_pair(const char *name, const char *value)
 		return imgp_fail(EINVAL, "--%s: user name too long", name);
 	memcpy(user, value, n);
 	user[n] = '\0';
-	rc = imgp_user_name_check(user);
+	rc = imgp_user_name_check_(user);
 	return rc ? imgp_fail_ctx(rc, "--%s %s", name, user) : 0;
 }
 
@@ -147,13 +147,13 @@ static int check_choice(const char *name, const char *value)
 }
 
 static const struct custom_option options[] = {
-	{ "hostname", KIND_IDENTITY, imgp_custom_plan_hostname, check_hostname },
-	{ "timezone", KIND_IDENTITY, imgp_custom_plan_timezone, check_nonempty },
-	{ "keymap", KIND_IDENTITY, imgp_custom_plan_keymap, check_nonempty },
-	{ "locale", KIND_IDENTITY, imgp_custom_plan_locale, check_nonempty },
-	{ "user", KIND_IDENTITY, imgp_custom_plan_user, check_user },
-	{ "password", KIND_IDENTITY, imgp_custom_plan_password, check_user_pair },
-	{ "ssh-inject", KIND_IDENTITY, imgp_custom_plan_ssh_inject, check_user_pair },
+	{ "hostname", KIND_IDENTITY, imgp_custom_plan_hostname_, check_hostname },
+	{ "timezone", KIND_IDENTITY, imgp_custom_plan_timezone_, check_nonempty },
+	{ "keymap", KIND_IDENTITY, imgp_custom_plan_keymap_, check_nonempty },
+	{ "locale", KIND_IDENTITY, imgp_custom_plan_locale_, check_nonempty },
+	{ "user", KIND_IDENTITY, imgp_custom_plan_user_, check_user },
+	{ "password", KIND_IDENTITY, imgp_custom_plan_password_, check_user_pair },
+	{ "ssh-inject", KIND_IDENTITY, imgp_custom_plan_ssh_inject_, check_user_pair },
 	{ "static-ip", KIND_NET, NULL, check_nonempty },
 	{ "gateway", KIND_NET, NULL, check_nonempty },
 	{ "dns", KIND_NET, NULL, check_nonempty },
@@ -161,8 +161,8 @@ static const struct custom_option options[] = {
 	{ "wifi", KIND_NET, NULL, check_nonempty },
 	{ "wifi-psk-file", KIND_NET, NULL, check_nonempty },
 	{ "wifi-country", KIND_NET, NULL, check_nonempty },
-	{ "ssh-host-keys", KIND_IDENTITY, imgp_custom_plan_host_keys, check_choice },
-	{ "machine-id", KIND_IDENTITY, imgp_custom_plan_machine_id, check_choice },
+	{ "ssh-host-keys", KIND_IDENTITY, imgp_custom_plan_host_keys_, check_choice },
+	{ "machine-id", KIND_IDENTITY, imgp_custom_plan_machine_id_, check_choice },
 	{ "copy-in", KIND_FILE, NULL, check_pair },
 	{ "upload", KIND_FILE, NULL, check_pair },
 	{ "write", KIND_FILE, NULL, check_pair },
@@ -237,7 +237,7 @@ int imgp_custom_add(struct imgp_custom *c, const char *name, const char *value)
 	return 0;
 }
 
-int imgp_custom_note(struct custom_run *run, const char *fmt, ...)
+int imgp_custom_note_(struct custom_run *run, const char *fmt, ...)
 {
 	va_list ap;
 	char line[1024];
@@ -249,7 +249,7 @@ int imgp_custom_note(struct custom_run *run, const char *fmt, ...)
 	       imgp_fail(ENOMEM, "out of memory") : 0;
 }
 
-int imgp_custom_add_fact(struct custom_run *run, const char *key, const char *value)
+int imgp_custom_add_fact_(struct custom_run *run, const char *key, const char *value)
 {
 	return imgp_buf_printf(run->facts, "%s\t%s\n", key, value) ?
 	       imgp_fail(ENOMEM, "out of memory") : 0;
@@ -262,7 +262,7 @@ int imgp_custom_add_fact(struct custom_run *run, const char *key, const char *va
 static int read_psk(const char *path, char **out)
 {
 	struct imgp_buf b = { 0 };
-	int rc = imgp_read_local(path, 256, false, &b);
+	int rc = imgp_read_local_(path, 256, false, &b);
 
 	if (rc) {
 		imgp_buf_free(&b);
@@ -303,7 +303,7 @@ static int gather_net(struct custom_run *run, const struct imgp_custom *c,
 		n->wifi_psk = *psk;
 	}
 	if (!rc && run->net_set)
-		rc = imgp_net_check(n);
+		rc = imgp_net_check_(n);
 	return rc;
 }
 
@@ -317,13 +317,13 @@ static int plan_setting(struct custom_run *run, const struct custom_setting *s)
 		rc = opt->plan(run, s->value);
 		break;
 	case KIND_FILE:
-		rc = imgp_custom_plan_file_op(run, opt->name, s->value);
+		rc = imgp_custom_plan_file_op_(run, opt->name, s->value);
 		break;
 	case KIND_UNIT:
-		rc = imgp_custom_plan_unit_op(run, opt->name, s->value);
+		rc = imgp_custom_plan_unit_op_(run, opt->name, s->value);
 		break;
 	case KIND_FIRSTBOOT:
-		rc = imgp_custom_plan_firstboot(run, opt->name, s->value);
+		rc = imgp_custom_plan_firstboot_(run, opt->name, s->value);
 		break;
 	default:
 		return 0;
@@ -354,8 +354,8 @@ static void pick_preset_user(struct custom_run *run, const struct imgp_custom *c
 	 * It makes its user only when the root has no regular user yet
 	 * (uid 1000 and up, "a re-run after a power loss"), so one --user.
 	 */
-	if (!user || !imgp_custom_armbian_user_fits(user) ||
-	    imgp_custom_passwd_has_uid(run, 1000, 65533) != 0)
+	if (!user || !imgp_custom_armbian_user_fits_(user) ||
+	    imgp_custom_passwd_has_uid_(run, 1000, 65533) != 0)
 		return;
 	for (size_t i = 0; i < c->n; i++) {
 		const char *v = c->v[i].value, *name = c->v[i].opt->name;
@@ -382,7 +382,7 @@ static void run_free(struct custom_run *run)
 		free(run->users[i].keys);
 	}
 	free(run->users);
-	imgp_fstab_list_free(run->mounts, run->nmounts);
+	imgp_fstab_list_free_(run->mounts, run->nmounts);
 	free(run->iface);
 	free(run->os_id);
 	free(run->boot_dir);
@@ -403,7 +403,7 @@ int imgp_custom_plan(struct imgp_custom *c, struct imgp_patch *patch)
 
 	c->explain.len = 0;
 	c->facts.len = 0;
-	rc = imgp_custom_detect(&run);
+	rc = imgp_custom_detect_(&run);
 	if (!rc && run.way == CUSTOM_WAY_ARMBIAN)
 		pick_preset_user(&run, c);
 	if (!rc)
@@ -411,27 +411,27 @@ int imgp_custom_plan(struct imgp_custom *c, struct imgp_patch *patch)
 	for (size_t i = 0; !rc && i < c->n; i++)
 		rc = plan_setting(&run, &c->v[i]);
 	if (!rc)
-		rc = imgp_custom_plan_sudoers(&run);
+		rc = imgp_custom_plan_sudoers_(&run);
 	if (!rc && run.net_set && !run.net.iface && !run.net.wifi_ssid) {
-		run.iface = imgp_custom_image_iface(&run);
+		run.iface = imgp_custom_image_iface_(&run);
 		run.net.iface = run.iface;
-		rc = imgp_custom_note(&run, "iface %s: %s", run.iface ? run.iface : "eth0",
+		rc = imgp_custom_note_(&run, "iface %s: %s", run.iface ? run.iface : "eth0",
 				      run.iface ? "the wired interface the image's network configuration names" :
 				      "the default; the image names no wired interface");
 	}
 	if (!rc && run.net_set)
-		rc = imgp_custom_rpios_takes_net(&run);
+		rc = imgp_custom_rpios_takes_net_(&run);
 	if (!rc && run.net_set)
-		rc = imgp_custom_armbian_takes_net(&run);
+		rc = imgp_custom_armbian_takes_net_(&run);
 	if (!rc && run.net_set)
-		rc = imgp_custom_plan_network(&run);
+		rc = imgp_custom_plan_network_(&run);
 	rc = rc > 0 ? 0 : rc;
 	if (!rc && run.way == CUSTOM_WAY_CLOUDINIT)
-		rc = imgp_custom_plan_seed(&run);
+		rc = imgp_custom_plan_seed_(&run);
 	if (!rc && run.way == CUSTOM_WAY_RPIOS)
-		rc = imgp_custom_plan_firstrun(&run);
+		rc = imgp_custom_plan_firstrun_(&run);
 	if (!rc && run.way == CUSTOM_WAY_ARMBIAN)
-		rc = imgp_custom_plan_preset(&run);
+		rc = imgp_custom_plan_preset_(&run);
 	if (psk) {
 		explicit_bzero(psk, strlen(psk));
 		free(psk);

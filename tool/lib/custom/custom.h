@@ -31,9 +31,9 @@ struct imgp_gen_files {
 };
 
 /* Adds a file (path and text copied); 0 or -ENOMEM. */
-int imgp_gen_files_add(struct imgp_gen_files *f, const char *path,
+int imgp_gen_files_add_(struct imgp_gen_files *f, const char *path,
 		       const char *text, size_t len, unsigned mode, bool secret);
-void imgp_gen_files_free(struct imgp_gen_files *f);
+void imgp_gen_files_free_(struct imgp_gen_files *f);
 
 /* ------------------------------------------------ users (custom-user.c) */
 
@@ -41,7 +41,7 @@ void imgp_gen_files_free(struct imgp_gen_files *f);
  * Whether name is a user (or group) name Debian's useradd accepts: 0, or
  * -EINVAL with the reason in imgp_errmsg().
  */
-int imgp_user_name_check(const char *name);
+int imgp_user_name_check_(const char *name);
 
 /* The account files of a root, as text (each may be empty: missing). */
 struct imgp_userdb {
@@ -50,7 +50,7 @@ struct imgp_userdb {
 	struct imgp_buf useradd_defaults; /* /etc/default/useradd */
 };
 
-void imgp_userdb_free(struct imgp_userdb *db);
+void imgp_userdb_free_(struct imgp_userdb *db);
 
 /* A user to add, as useradd -m -U -G GROUPS -s SHELL would add them. */
 struct imgp_user_add {
@@ -73,20 +73,20 @@ struct imgp_user_add {
  * its format or a bad SOURCE_DATE_EPOCH; -EEXIST when a group has the new
  * user's name (useradd -U refuses it); -ENOSPC when no id is free.
  */
-int imgp_userdb_add(struct imgp_userdb *db, const struct imgp_user_add *u,
+int imgp_userdb_add_(struct imgp_userdb *db, const struct imgp_user_add *u,
 		    unsigned *uid, unsigned *gid, char **home);
 /*
  * Sets user's password field in shadow (and 'x' in passwd; a new crypt
  * hash also dates the change, as chpasswd does); -ENOENT: no such user,
  * -EINVAL: an empty field or one with ':' or a newline.
  */
-int imgp_userdb_set_hash(struct imgp_userdb *db, const char *user,
+int imgp_userdb_set_hash_(struct imgp_userdb *db, const char *user,
 			 const char *hash);
 /* A user's uid, gid and home (malloc'd); -ENOENT. */
-int imgp_userdb_lookup(const struct imgp_userdb *db, const char *user,
+int imgp_userdb_lookup_(const struct imgp_userdb *db, const char *user,
 		       unsigned *uid, unsigned *gid, char **home);
 
-/* The most groups imgp_user_first_groups returns. */
+/* The most groups imgp_user_first_groups_ returns. */
 #define IMGP_USER_GROUPS_MAX 24
 
 /*
@@ -98,7 +98,7 @@ int imgp_userdb_lookup(const struct imgp_userdb *db, const char *user,
  * decides without). Fills out (static strings, NULL after the last) and
  * returns their count; 0 too for a group file that does not read.
  */
-size_t imgp_user_first_groups(const struct imgp_userdb *db, const char *distro_id,
+size_t imgp_user_first_groups_(const struct imgp_userdb *db, const char *distro_id,
 			      const char *out[IMGP_USER_GROUPS_MAX + 1]);
 
 /*
@@ -106,7 +106,7 @@ size_t imgp_user_first_groups(const struct imgp_userdb *db, const char *distro_i
  * wins, quotes dropped) into val, cut to size; false when not named.
  * Shared by custom-user.c and custom-crypt.c.
  */
-bool imgp_custom_logindefs_get(const char *text, size_t len, const char *key,
+bool imgp_custom_logindefs_get_(const char *text, size_t len, const char *key,
 			       char *val, size_t size);
 
 enum imgp_crypt_method {
@@ -119,19 +119,19 @@ enum imgp_crypt_method {
  * in /etc/pam.d/common-password, else login.defs' ENCRYPT_METHOD, else
  * SHA-512 (which every libcrypt reads).
  */
-enum imgp_crypt_method imgp_crypt_method_of(const char *common_password,
+enum imgp_crypt_method imgp_crypt_method_of_(const char *common_password,
 					    const char *login_defs);
 /* Hashes password with a fresh random salt; *out malloc'd. */
-int imgp_password_hash(const char *password, enum imgp_crypt_method m,
+int imgp_password_hash_(const char *password, enum imgp_crypt_method m,
 		       char **out);
 /*
  * Whether password is the one hash was made from (crypt(3) with the
  * hash as its setting): a re-run keeps a hash that still fits, so that a
  * second run changes nothing.
  */
-bool imgp_password_matches(const char *password, const char *hash);
+bool imgp_password_matches_(const char *password, const char *hash);
 /* Whether hash is a crypt(3) hash the image can check ($y$, $6$, $5$): 0 or -EINVAL. */
-int imgp_crypt_hash_check(const char *hash);
+int imgp_crypt_hash_check_(const char *hash);
 
 /* ------------------------------------------------ network (custom-net.c) */
 
@@ -156,7 +156,7 @@ struct imgp_net {
  * country of two capital letters): 0, or -EINVAL naming the option
  * ("--static-ip 10.0.0.300/24: not an IPv4 or IPv6 address").
  */
-int imgp_net_check(const struct imgp_net *n);
+int imgp_net_check_(const struct imgp_net *n);
 
 enum imgp_net_system {
 	IMGP_NET_NETWORKMANAGER, /* keyfiles in /etc/NetworkManager/system-connections, 0600 */
@@ -167,19 +167,19 @@ enum imgp_net_system {
 
 /*
  * The files that system reads for n, named and moded as it wants them,
- * with the Wi-Fi country's file (imgp_net_country_file). n must have
- * passed imgp_net_check. networkd's Wi-Fi needs wpa_supplicant@IFACE.service
+ * with the Wi-Fi country's file (imgp_net_country_file_). n must have
+ * passed imgp_net_check_. networkd's Wi-Fi needs wpa_supplicant@IFACE.service
  * enabled (custom-units.c); ifupdown's name servers go to /etc/resolv.conf.
  * 0, -EINVAL for an unknown system, or -ENOMEM; on failure out is as it was.
  */
-int imgp_net_files(enum imgp_net_system sys, const struct imgp_net *n,
+int imgp_net_files_(enum imgp_net_system sys, const struct imgp_net *n,
 		   struct imgp_gen_files *out);
 /*
  * The Wi-Fi country as the kernel's wireless core reads it at load
  * (/etc/modprobe.d/, cfg80211's ieee80211_regdom), whatever configures
  * the network; nothing without a country. 0 or -ENOMEM.
  */
-int imgp_net_country_file(const struct imgp_net *n, struct imgp_gen_files *out);
+int imgp_net_country_file_(const struct imgp_net *n, struct imgp_gen_files *out);
 
 /*
  * Shared by custom-net.c and custom-cloudinit.c: n's interface as
@@ -187,9 +187,9 @@ int imgp_net_country_file(const struct imgp_net *n, struct imgp_gen_files *out);
  * entry), every line indented by indent spaces; and a YAML double-quoted
  * scalar of s. 0 or -ENOMEM.
  */
-int imgp_custom_net_v2(const struct imgp_net *n, unsigned indent,
+int imgp_custom_net_v2_(const struct imgp_net *n, unsigned indent,
 		       struct imgp_buf *out);
-int imgp_custom_yaml_quote(struct imgp_buf *out, const char *s);
+int imgp_custom_yaml_quote_(struct imgp_buf *out, const char *s);
 /* A string literal and its length, for imgp_buf_append. */
 #define IMGP_LIT(s) (s), sizeof(s) - 1
 
@@ -212,7 +212,7 @@ struct imgp_cloudinit_version {
  * (the "Package: cloud-init" stanza's Version) or, failing that, from
  * cloudinit/version.py's __VERSION__. -ENOENT when neither names one.
  */
-int imgp_cloudinit_version_parse(const char *dpkg_status,
+int imgp_cloudinit_version_parse_(const char *dpkg_status,
 				 const char *version_py,
 				 struct imgp_cloudinit_version *out);
 
@@ -221,9 +221,9 @@ int imgp_cloudinit_version_parse(const char *dpkg_status,
  * "to: 0.0.0.0/0" (or "::/0"), which every version takes (only 25.3 and
  * later take "default" outside netplan). -ENOTSUP naming the version for
  * Wi-Fi when v->netplan is false, or a cloud-init before 17.1 (no version
- * 2); n must have passed imgp_net_check.
+ * 2); n must have passed imgp_net_check_.
  */
-int imgp_cloudinit_network_config(const struct imgp_cloudinit_version *v,
+int imgp_cloudinit_network_config_(const struct imgp_cloudinit_version *v,
 				  const struct imgp_net *n, struct imgp_buf *out);
 
 struct imgp_cloudinit_user {
@@ -260,7 +260,7 @@ struct imgp_cloudinit_config {
  * is not "#cloud-config" or that the line reading cannot follow, or a
  * users list in flow style.
  */
-int imgp_cloudinit_user_data(const struct imgp_cloudinit_version *v,
+int imgp_cloudinit_user_data_(const struct imgp_cloudinit_version *v,
 			     const char *old, size_t len,
 			     const struct imgp_cloudinit_config *cfg,
 			     struct imgp_buf *out);
@@ -269,7 +269,7 @@ int imgp_cloudinit_user_data(const struct imgp_cloudinit_version *v,
  * modules again when it changes) and local-hostname where hostname is
  * given; other keys kept.
  */
-int imgp_cloudinit_meta_data(const char *old, size_t len, const char *id,
+int imgp_cloudinit_meta_data_(const char *old, size_t len, const char *id,
 			     const char *hostname, struct imgp_buf *out);
 
 /* ------------------------------------------ systemd units (custom-units.c) */
@@ -296,7 +296,7 @@ struct imgp_unit_links {
 	size_t n;
 };
 
-void imgp_unit_links_free(struct imgp_unit_links *l);
+void imgp_unit_links_free_(struct imgp_unit_links *l);
 
 /*
  * The links `systemctl --root=R enable|disable|mask UNIT` makes or removes,
@@ -308,11 +308,11 @@ void imgp_unit_links_free(struct imgp_unit_links *l);
  * disable refuse a unit the image lacks; -EEXIST where systemctl fails
  * on a file or another link in the way.
  */
-int imgp_units_enable(const struct imgp_unit_root *root, const char *unit,
+int imgp_units_enable_(const struct imgp_unit_root *root, const char *unit,
 		      struct imgp_unit_links *out);
-int imgp_units_disable(const struct imgp_unit_root *root, const char *unit,
+int imgp_units_disable_(const struct imgp_unit_root *root, const char *unit,
 		       struct imgp_unit_links *out);
-int imgp_units_mask(const struct imgp_unit_root *root, const char *unit,
+int imgp_units_mask_(const struct imgp_unit_root *root, const char *unit,
 		    struct imgp_unit_links *out);
 
 /* ------------------------------------ the first boot (custom-firstboot.c) */
@@ -338,7 +338,7 @@ int imgp_units_mask(const struct imgp_unit_root *root, const char *unit,
  * so the caller numbers them above those the image already has.
  * -EINVAL for seq over 9999.
  */
-int imgp_firstboot_files(unsigned seq, const char *name, const char *script,
+int imgp_firstboot_files_(unsigned seq, const char *name, const char *script,
 			 size_t len, struct imgp_gen_files *out);
 
 #endif /* IMGP_CUSTOM_H */

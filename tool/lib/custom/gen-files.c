@@ -9,7 +9,7 @@
 
 #include "custom/custom.h"
 
-int imgp_gen_files_add(struct imgp_gen_files *f, const char *path,
+int imgp_gen_files_add_(struct imgp_gen_files *f, const char *path,
 		       const char *text, size_t len, unsigned mode, bool secret)
 {
 	struct imgp_gen_file *grown, *g;
@@ -32,7 +32,7 @@ int imgp_gen_files_add(struct imgp_gen_files *f, const char *path,
 	return 0;
 }
 
-void imgp_gen_files_free(struct imgp_gen_files *f)
+void imgp_gen_files_free_(struct imgp_gen_files *f)
 {
 	for (size_t i = 0; i < f->n; i++) {
 		free(f->v[i].path);

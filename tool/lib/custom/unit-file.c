@@ -23,12 +23,12 @@ static struct unit_info *unit_find(struct unit_ctx *c, const char *name)
 }
 
 /* install_info_add: the unit of that name, added when new. */
-int imgp_unit_add(struct unit_ctx *c, const char *name, bool auxiliary,
+int imgp_unit_add_(struct unit_ctx *c, const char *name, bool auxiliary,
 		  struct unit_info **out)
 {
 	struct unit_info *i, **grown;
 
-	if (!imgp_unit_name_kind(name))
+	if (!imgp_unit_name_kind_(name))
 		return imgp_fail(EINVAL, "'%s' is not a unit name systemd accepts", name);
 	i = unit_find(c, name);
 	if (i) {
@@ -54,14 +54,14 @@ int imgp_unit_add(struct unit_ctx *c, const char *name, bool auxiliary,
 	return 0;
 }
 
-void imgp_unit_info_free(struct unit_info *i)
+void imgp_unit_info_free_(struct unit_info *i)
 {
 	free(i->name);
 	free(i->path);
 	free(i->link_target);
-	imgp_unit_strv_free(&i->aliases);
-	imgp_unit_strv_free(&i->wanted_by);
-	imgp_unit_strv_free(&i->required_by);
+	imgp_unit_strv_free_(&i->aliases);
+	imgp_unit_strv_free_(&i->wanted_by);
+	imgp_unit_strv_free_(&i->required_by);
 	free(i->default_instance);
 	free(i);
 }
@@ -71,7 +71,7 @@ void imgp_unit_info_free(struct unit_info *i)
  * The others (%H, %m, %b, ...) are the running machine's, which an image
  * at rest does not have: refused rather than filled from this host.
  */
-int imgp_unit_printf(const struct unit_info *i, const char *file,
+int imgp_unit_printf_(const struct unit_info *i, const char *file,
 		     const char *fmt, char **out)
 {
 	struct imgp_buf b = { 0 };
@@ -90,15 +90,15 @@ int imgp_unit_printf(const struct unit_info *i, const char *file,
 			rc = imgp_buf_append(&b, "%", 1);
 			continue;
 		case 'n':
-			if (imgp_unit_name_kind(i->name) == IMGP_UNIT_TEMPLATE &&
+			if (imgp_unit_name_kind_(i->name) == IMGP_UNIT_TEMPLATE &&
 			    i->default_instance)
-				rc = imgp_unit_name_with_instance(i->name,
+				rc = imgp_unit_name_with_instance_(i->name,
 								  i->default_instance, &part);
 			else
 				part = strdup(i->name);
 			break;
 		case 'N':
-			rc = imgp_unit_name_prefix(i->name, true, &part);
+			rc = imgp_unit_name_prefix_(i->name, true, &part);
 			if (!rc && part[strlen(part) - 1] == '@' && i->default_instance) {
 				char *with;
 
@@ -112,7 +112,7 @@ int imgp_unit_printf(const struct unit_info *i, const char *file,
 			break;
 		case 'p':
 		case 'j':
-			rc = imgp_unit_name_prefix(i->name, false, &part);
+			rc = imgp_unit_name_prefix_(i->name, false, &part);
 			if (!rc && *p == 'j' && strrchr(part, '-')) {
 				char *last = strdup(strrchr(part, '-') + 1);
 
@@ -121,7 +121,7 @@ int imgp_unit_printf(const struct unit_info *i, const char *file,
 			}
 			break;
 		case 'i':
-			rc = imgp_unit_name_instance(i->name, &part);
+			rc = imgp_unit_name_instance_(i->name, &part);
 			if (!rc && !*part && i->default_instance) {
 				free(part);
 				part = strdup(i->default_instance);
@@ -143,7 +143,7 @@ int imgp_unit_printf(const struct unit_info *i, const char *file,
 	if (!rc)
 		rc = imgp_buf_append(&b, "", 1);
 	if (!rc)
-		*out = (char *)imgp_buf_steal(&b, NULL);
+		*out = (char *)imgp_buf_steal_(&b, NULL);
 	imgp_buf_free(&b);
 	return rc;
 }
@@ -180,7 +180,7 @@ static char *unit_next_word(const char **p)
 		imgp_buf_free(&b);
 		return NULL;
 	}
-	return (char *)imgp_buf_steal(&b, NULL);
+	return (char *)imgp_buf_steal_(&b, NULL);
 }
 
 /* One assignment of [Install], as install.c's items[] reads it. */
@@ -193,12 +193,12 @@ static int unit_install_key(struct unit_ctx *c, struct unit_info *i,
 
 	if (!strcmp(key, "DefaultInstance")) {
 		/* Only a template has one; an instance ignores it silently. */
-		if (imgp_unit_name_kind(i->name) != IMGP_UNIT_TEMPLATE)
+		if (imgp_unit_name_kind_(i->name) != IMGP_UNIT_TEMPLATE)
 			return 0;
-		rc = imgp_unit_printf(i, file, value, &printed);
+		rc = imgp_unit_printf_(i, file, value, &printed);
 		if (rc)
 			return rc;
-		if (!*printed || !imgp_unit_instance_valid(printed)) {
+		if (!*printed || !imgp_unit_instance_valid_(printed)) {
 			/* systemd warns and ignores a bad one; "" resets it. */
 			if (!*printed) {
 				free(i->default_instance);
@@ -215,11 +215,11 @@ static int unit_install_key(struct unit_ctx *c, struct unit_info *i,
 		for (const char *p = value; (word = unit_next_word(&p));) {
 			struct unit_info *also;
 
-			rc = imgp_unit_printf(i, file, word, &printed);
+			rc = imgp_unit_printf_(i, file, word, &printed);
 			free(word);
 			if (rc)
 				return rc;
-			rc = imgp_unit_add(c, printed, true, &also);
+			rc = imgp_unit_add_(c, printed, true, &also);
 			if (rc)
 				rc = imgp_fail_ctx(rc, "%s: Also=", file);
 			free(printed);
@@ -229,7 +229,7 @@ static int unit_install_key(struct unit_ctx *c, struct unit_info *i,
 		return 0;
 	}
 	if (!strcmp(key, "Alias")) {
-		if (!imgp_unit_type_may_alias(i->name))
+		if (!imgp_unit_type_may_alias_(i->name))
 			return 0; /* "Alias= is not allowed for %s units, ignoring." */
 		list = &i->aliases;
 	} else if (!strcmp(key, "WantedBy")) {
@@ -240,11 +240,11 @@ static int unit_install_key(struct unit_ctx *c, struct unit_info *i,
 		return 0;
 	}
 	if (!*value) {
-		imgp_unit_strv_free(list); /* an empty assignment resets the list */
+		imgp_unit_strv_free_(list); /* an empty assignment resets the list */
 		return 0;
 	}
 	for (const char *p = value; !rc && (word = unit_next_word(&p));) {
-		rc = imgp_unit_strv_push(list, word);
+		rc = imgp_unit_strv_push_(list, word);
 		free(word);
 	}
 	return rc;
@@ -335,23 +335,23 @@ static int unit_load_path(struct unit_ctx *c, struct unit_info *i,
 	char *simplified = NULL, *canon = NULL, *text = NULL;
 	int rc;
 
-	dir = imgp_unit_dirname(path);
+	dir = imgp_unit_dirname_(path);
 	if (!dir)
 		return -ENOMEM;
-	rc = imgp_unit_chase(c, dir, true, &canon_dir);
+	rc = imgp_unit_chase_(c, dir, true, &canon_dir);
 	if (rc)
 		goto out;
-	file = imgp_unit_join(canon_dir, imgp_unit_basename(path));
+	file = imgp_unit_join_(canon_dir, imgp_unit_basename_(path));
 	if (!file) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	rc = imgp_unit_readlink(c, file, &target);
+	rc = imgp_unit_readlink_(c, file, &target);
 	if (rc == -ENOTDIR)
 		rc = -ENOENT;
 	if (rc == -EINVAL) {
 		/* Not a link: the unit file itself. */
-		rc = imgp_unit_read(c, path, &text);
+		rc = imgp_unit_read_(c, path, &text);
 		if (rc)
 			goto out;
 		if (!*text) {
@@ -365,19 +365,19 @@ static int unit_load_path(struct unit_ctx *c, struct unit_info *i,
 	}
 	if (rc)
 		goto out;
-	rc = imgp_unit_normalize(dir, target, &simplified);
+	rc = imgp_unit_normalize_(dir, target, &simplified);
 	if (!rc)
-		rc = imgp_unit_chase(c, simplified, true, &canon);
+		rc = imgp_unit_chase_(c, simplified, true, &canon);
 	if (rc)
 		goto out;
 	if (!strcmp(canon, "/dev/null")) {
 		i->mode = MODE_MASKED;
-	} else if (!imgp_unit_read(c, canon, &text) && !*text) {
+	} else if (!imgp_unit_read_(c, canon, &text) && !*text) {
 		i->mode = MODE_MASKED;
-	} else if (imgp_unit_under_search_path(simplified)) {
+	} else if (imgp_unit_under_search_path_(simplified)) {
 		/* A link to the same name is refused too ("linked unit file"). */
-		rc = imgp_unit_alias_check(imgp_unit_basename(path),
-					   imgp_unit_basename(simplified));
+		rc = imgp_unit_alias_check_(imgp_unit_basename_(path),
+					   imgp_unit_basename_(simplified));
 		if (rc)
 			rc = imgp_fail(-rc, "%s: a link to %s, which systemctl refuses "
 				       "to install through", path, simplified);
@@ -412,13 +412,13 @@ static int unit_load_dropins(struct unit_ctx *c, struct unit_info *i,
 	for (int pass = 0; pass < 2 && !rc; pass++) {
 		const char *unit = pass ? template : i->name;
 
-		for (size_t d = 0; unit && imgp_unit_search_dir(d) && !rc; d++) {
+		for (size_t d = 0; unit && imgp_unit_search_dir_(d) && !rc; d++) {
 			char *dir = NULL, *canon = NULL, **list = NULL;
 			size_t n = 0;
 
-			if (asprintf(&dir, "%s/%s.d", imgp_unit_search_dir(d), unit) < 0)
+			if (asprintf(&dir, "%s/%s.d", imgp_unit_search_dir_(d), unit) < 0)
 				return -ENOMEM;
-			rc = imgp_unit_chase(c, dir, true, &canon);
+			rc = imgp_unit_chase_(c, dir, true, &canon);
 			if (!rc) {
 				rc = c->root->list(c->root->arg, canon, &list, &n);
 				if (rc == -ENOENT || rc == -ENOTDIR)
@@ -431,11 +431,11 @@ static int unit_load_dropins(struct unit_ctx *c, struct unit_info *i,
 
 				if (!rc && len > 5 && !strchr(list[k], '/') &&
 				    !strcmp(list[k] + len - 5, ".conf") &&
-				    !imgp_unit_strv_has(&names, list[k])) {
-					file = imgp_unit_join(dir, list[k]);
-					rc = file ? imgp_unit_strv_push(&names, list[k]) : -ENOMEM;
+				    !imgp_unit_strv_has_(&names, list[k])) {
+					file = imgp_unit_join_(dir, list[k]);
+					rc = file ? imgp_unit_strv_push_(&names, list[k]) : -ENOMEM;
 					if (!rc)
-						rc = imgp_unit_strv_push(&paths, file);
+						rc = imgp_unit_strv_push_(&paths, file);
 					free(file);
 				}
 				free(list[k]);
@@ -453,7 +453,7 @@ static int unit_load_dropins(struct unit_ctx *c, struct unit_info *i,
 		for (size_t k = 1; k < names.n; k++)
 			if (strcmp(names.v[k], names.v[first]) < 0)
 				first = k;
-		rc = imgp_unit_read(c, paths.v[first], &text);
+		rc = imgp_unit_read_(c, paths.v[first], &text);
 		if (!rc)
 			rc = unit_parse(c, i, paths.v[first], text);
 		free(text);
@@ -462,13 +462,13 @@ static int unit_load_dropins(struct unit_ctx *c, struct unit_info *i,
 		names.v[first] = names.v[--names.n];
 		paths.v[first] = paths.v[--paths.n];
 	}
-	imgp_unit_strv_free(&names);
-	imgp_unit_strv_free(&paths);
+	imgp_unit_strv_free_(&names);
+	imgp_unit_strv_free_(&paths);
 	return rc;
 }
 
 /* unit_file_search: the unit's file in the search path (its template's for an instance). */
-int imgp_unit_search(struct unit_ctx *c, struct unit_info *i, bool load)
+int imgp_unit_search_(struct unit_ctx *c, struct unit_info *i, bool load)
 {
 	char *template = NULL;
 	int rc = -ENOENT;
@@ -477,14 +477,14 @@ int imgp_unit_search(struct unit_ctx *c, struct unit_info *i, bool load)
 		return 0;
 	if (i->path)
 		return unit_load_path(c, i, i->path, load);
-	if (imgp_unit_name_kind(i->name) == IMGP_UNIT_INSTANCE &&
-	    imgp_unit_name_template(i->name, &template))
+	if (imgp_unit_name_kind_(i->name) == IMGP_UNIT_INSTANCE &&
+	    imgp_unit_name_template_(i->name, &template))
 		return -ENOMEM;
 	for (int pass = 0; pass < 2 && rc == -ENOENT; pass++) {
 		const char *name = pass ? template : i->name;
 
-		for (size_t d = 0; name && imgp_unit_search_dir(d); d++) {
-			char *path = imgp_unit_join(imgp_unit_search_dir(d), name);
+		for (size_t d = 0; name && imgp_unit_search_dir_(d); d++) {
+			char *path = imgp_unit_join_(imgp_unit_search_dir_(d), name);
 
 			if (!path) {
 				rc = -ENOMEM;
@@ -518,22 +518,22 @@ int imgp_unit_search(struct unit_ctx *c, struct unit_info *i, bool load)
  * follow_config a link in /etc/systemd/system itself is -ELOOP, as
  * install_context_apply finds it.
  */
-int imgp_unit_traverse(struct unit_ctx *c, struct unit_info *start,
+int imgp_unit_traverse_(struct unit_ctx *c, struct unit_info *start,
 		       bool follow_config, struct unit_info **out)
 {
 	struct unit_info *i = start;
 	unsigned k = 0;
 	int rc;
 
-	rc = imgp_unit_search(c, i, true);
+	rc = imgp_unit_search_(c, i, true);
 	while (!rc && (i->mode == MODE_ALIAS || i->mode == MODE_LINKED)) {
-		const char *bn = imgp_unit_basename(i->link_target);
+		const char *bn = imgp_unit_basename_(i->link_target);
 		char *buffer = NULL, *inst = NULL;
 
 		if (++k > UNIT_FOLLOW_MAX)
 			return imgp_fail(ELOOP, "%s: too many levels of links", i->name);
 		if (!follow_config) {
-			char *dir = imgp_unit_dirname(i->path);
+			char *dir = imgp_unit_dirname_(i->path);
 			bool config = dir && !strcmp(dir, UNIT_CONFIG_DIR);
 
 			free(dir);
@@ -543,11 +543,11 @@ int imgp_unit_traverse(struct unit_ctx *c, struct unit_info *start,
 						 UNIT_CONFIG_DIR, i->path, i->link_target);
 		}
 		if (i->mode == MODE_ALIAS && strcmp(bn, i->name) &&
-		    imgp_unit_name_kind(i->name) == IMGP_UNIT_INSTANCE &&
-		    imgp_unit_name_kind(bn) == IMGP_UNIT_TEMPLATE) {
-			rc = imgp_unit_name_instance(i->name, &inst);
+		    imgp_unit_name_kind_(i->name) == IMGP_UNIT_INSTANCE &&
+		    imgp_unit_name_kind_(bn) == IMGP_UNIT_TEMPLATE) {
+			rc = imgp_unit_name_instance_(i->name, &inst);
 			if (!rc)
-				rc = imgp_unit_name_with_instance(bn, inst, &buffer);
+				rc = imgp_unit_name_with_instance_(bn, inst, &buffer);
 			free(inst);
 			if (rc) {
 				free(buffer);
@@ -568,9 +568,9 @@ int imgp_unit_traverse(struct unit_ctx *c, struct unit_info *start,
 			i->mode = MODE_UNSET;
 			rc = unit_load_path(c, i, i->path, true);
 		} else {
-			rc = imgp_unit_add(c, bn, false, &i);
+			rc = imgp_unit_add_(c, bn, false, &i);
 			if (!rc) {
-				rc = imgp_unit_search(c, i, true);
+				rc = imgp_unit_search_(c, i, true);
 				if (rc == -ENOENT)
 					rc = imgp_fail_ctx(-ENOLINK, "%s: an alias of a missing unit",
 							   start->name);

@@ -27,7 +27,7 @@ static bool unit_name_char(char ch)
 	       (ch >= 'A' && ch <= 'Z') || (ch && strchr(":-_.\\@", ch));
 }
 
-const char *imgp_unit_name_type(const char *name)
+const char *imgp_unit_name_type_(const char *name)
 {
 	const char *dot = strrchr(name, '.');
 
@@ -39,13 +39,13 @@ const char *imgp_unit_name_type(const char *name)
 	return NULL;
 }
 
-unsigned imgp_unit_name_kind(const char *name)
+unsigned imgp_unit_name_kind_(const char *name)
 {
 	const char *type, *at = NULL;
 
 	if (!name || !*name || strlen(name) >= UNIT_NAME_MAX)
 		return 0;
-	type = imgp_unit_name_type(name);
+	type = imgp_unit_name_type_(name);
 	if (!type)
 		return 0;
 	for (const char *p = name; p < type - 1; p++) {
@@ -61,7 +61,7 @@ unsigned imgp_unit_name_kind(const char *name)
 	return at + 1 == type - 1 ? IMGP_UNIT_TEMPLATE : IMGP_UNIT_INSTANCE;
 }
 
-bool imgp_unit_instance_valid(const char *instance)
+bool imgp_unit_instance_valid_(const char *instance)
 {
 	if (!instance || !*instance)
 		return false;
@@ -71,32 +71,32 @@ bool imgp_unit_instance_valid(const char *instance)
 	return true;
 }
 
-bool imgp_unit_type_may_alias(const char *name)
+bool imgp_unit_type_may_alias_(const char *name)
 {
-	const char *t = imgp_unit_name_type(name);
+	const char *t = imgp_unit_name_type_(name);
 
 	return t && (!strcmp(t, "service") || !strcmp(t, "socket") ||
 		     !strcmp(t, "target") || !strcmp(t, "device") ||
 		     !strcmp(t, "timer") || !strcmp(t, "path"));
 }
 
-bool imgp_unit_type_may_template(const char *name)
+bool imgp_unit_type_may_template_(const char *name)
 {
-	const char *t = imgp_unit_name_type(name);
+	const char *t = imgp_unit_name_type_(name);
 
-	return t && strcmp(t, "device") && imgp_unit_type_may_alias(name);
+	return t && strcmp(t, "device") && imgp_unit_type_may_alias_(name);
 }
 
-int imgp_unit_name_template(const char *name, char **out)
+int imgp_unit_name_template_(const char *name, char **out)
 {
-	unsigned kind = imgp_unit_name_kind(name);
+	unsigned kind = imgp_unit_name_kind_(name);
 	const char *at, *type;
 
 	*out = NULL;
 	if (kind != IMGP_UNIT_INSTANCE && kind != IMGP_UNIT_TEMPLATE)
 		return -EINVAL;
 	at = strchr(name, '@');
-	type = imgp_unit_name_type(name);
+	type = imgp_unit_name_type_(name);
 	if (asprintf(out, "%.*s@.%s", (int)(at - name), name, type) < 0) {
 		*out = NULL;
 		return -ENOMEM;
@@ -104,34 +104,34 @@ int imgp_unit_name_template(const char *name, char **out)
 	return 0;
 }
 
-int imgp_unit_name_instance(const char *name, char **out)
+int imgp_unit_name_instance_(const char *name, char **out)
 {
-	unsigned kind = imgp_unit_name_kind(name);
+	unsigned kind = imgp_unit_name_kind_(name);
 	const char *at, *type;
 
 	*out = NULL;
 	if (!kind)
 		return -EINVAL;
 	at = strchr(name, '@');
-	type = imgp_unit_name_type(name);
+	type = imgp_unit_name_type_(name);
 	*out = at ? strndup(at + 1, (size_t)(type - 1 - (at + 1))) : strdup("");
 	return *out ? 0 : -ENOMEM;
 }
 
-int imgp_unit_name_with_instance(const char *name, const char *instance,
+int imgp_unit_name_with_instance_(const char *name, const char *instance,
 				 char **out)
 {
-	const char *at = strchr(name, '@'), *type = imgp_unit_name_type(name);
+	const char *at = strchr(name, '@'), *type = imgp_unit_name_type_(name);
 
 	*out = NULL;
-	if (!at || !type || !imgp_unit_instance_valid(instance))
+	if (!at || !type || !imgp_unit_instance_valid_(instance))
 		return -EINVAL;
 	if (asprintf(out, "%.*s%s.%s", (int)(at + 1 - name), name, instance,
 		     type) < 0) {
 		*out = NULL;
 		return -ENOMEM;
 	}
-	if (imgp_unit_name_kind(*out) != IMGP_UNIT_INSTANCE) {
+	if (imgp_unit_name_kind_(*out) != IMGP_UNIT_INSTANCE) {
 		free(*out);
 		*out = NULL;
 		return -EINVAL;
@@ -139,34 +139,34 @@ int imgp_unit_name_with_instance(const char *name, const char *instance,
 	return 0;
 }
 
-int imgp_unit_name_prefix(const char *name, bool with_instance, char **out)
+int imgp_unit_name_prefix_(const char *name, bool with_instance, char **out)
 {
 	const char *end = with_instance ? NULL : strchr(name, '@');
 
 	if (!end)
-		end = imgp_unit_name_type(name) - 1;
+		end = imgp_unit_name_type_(name) - 1;
 	*out = strndup(name, (size_t)(end - name));
 	return *out ? 0 : -ENOMEM;
 }
 
-int imgp_unit_alias_check(const char *alias, const char *unit)
+int imgp_unit_alias_check_(const char *alias, const char *unit)
 {
-	unsigned ak = imgp_unit_name_kind(alias), uk = imgp_unit_name_kind(unit);
+	unsigned ak = imgp_unit_name_kind_(alias), uk = imgp_unit_name_kind_(unit);
 	char *ai = NULL, *ui = NULL;
 	int rc = 0;
 
-	if (!ak || !imgp_unit_type_may_alias(alias) ||
-	    (ak != IMGP_UNIT_PLAIN && !imgp_unit_type_may_template(alias)))
+	if (!ak || !imgp_unit_type_may_alias_(alias) ||
+	    (ak != IMGP_UNIT_PLAIN && !imgp_unit_type_may_template_(alias)))
 		return -EINVAL;
 	if (!strcmp(alias, unit))
 		return -ELOOP;
 	if (!uk || !(uk == ak || (ak == IMGP_UNIT_INSTANCE && uk == IMGP_UNIT_TEMPLATE)) ||
-	    strcmp(imgp_unit_name_type(alias), imgp_unit_name_type(unit)))
+	    strcmp(imgp_unit_name_type_(alias), imgp_unit_name_type_(unit)))
 		return -EXDEV;
 	if (uk == IMGP_UNIT_INSTANCE) {
-		rc = imgp_unit_name_instance(alias, &ai);
+		rc = imgp_unit_name_instance_(alias, &ai);
 		if (!rc)
-			rc = imgp_unit_name_instance(unit, &ui);
+			rc = imgp_unit_name_instance_(unit, &ui);
 		if (!rc && strcmp(ai, ui))
 			rc = -EXDEV;
 	}

@@ -27,12 +27,12 @@ static const char *const unit_search_path[] = {
 };
 #define UNIT_SEARCH_N (sizeof(unit_search_path) / sizeof(unit_search_path[0]))
 
-const char *imgp_unit_search_dir(size_t k)
+const char *imgp_unit_search_dir_(size_t k)
 {
 	return k < UNIT_SEARCH_N ? unit_search_path[k] : NULL;
 }
 
-int imgp_unit_strv_push(struct unit_strv *s, const char *str)
+int imgp_unit_strv_push_(struct unit_strv *s, const char *str)
 {
 	char **grown = realloc(s->v, (s->n + 1) * sizeof(*grown));
 
@@ -46,7 +46,7 @@ int imgp_unit_strv_push(struct unit_strv *s, const char *str)
 	return 0;
 }
 
-void imgp_unit_strv_free(struct unit_strv *s)
+void imgp_unit_strv_free_(struct unit_strv *s)
 {
 	for (size_t i = 0; i < s->n; i++)
 		free(s->v[i]);
@@ -55,7 +55,7 @@ void imgp_unit_strv_free(struct unit_strv *s)
 	s->n = 0;
 }
 
-bool imgp_unit_strv_has(const struct unit_strv *s, const char *str)
+bool imgp_unit_strv_has_(const struct unit_strv *s, const char *str)
 {
 	for (size_t i = 0; i < s->n; i++)
 		if (!strcmp(s->v[i], str))
@@ -63,7 +63,7 @@ bool imgp_unit_strv_has(const struct unit_strv *s, const char *str)
 	return false;
 }
 
-const char *imgp_unit_basename(const char *path)
+const char *imgp_unit_basename_(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 
@@ -71,7 +71,7 @@ const char *imgp_unit_basename(const char *path)
 }
 
 /* The folder of an absolute path, malloc'd ("/" for "/x"). */
-char *imgp_unit_dirname(const char *path)
+char *imgp_unit_dirname_(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 
@@ -80,7 +80,7 @@ char *imgp_unit_dirname(const char *path)
 	return strndup(path, (size_t)(slash - path));
 }
 
-char *imgp_unit_join(const char *dir, const char *name)
+char *imgp_unit_join_(const char *dir, const char *name)
 {
 	char *out;
 
@@ -100,7 +100,7 @@ static int unit_buf_string(struct imgp_buf *b, const char *path, char **out)
 	return *out ? 0 : -ENOMEM;
 }
 
-int imgp_unit_readlink(struct unit_ctx *c, const char *path, char **target)
+int imgp_unit_readlink_(struct unit_ctx *c, const char *path, char **target)
 {
 	struct imgp_buf b = { 0 };
 	int rc;
@@ -123,13 +123,13 @@ int imgp_unit_readlink(struct unit_ctx *c, const char *path, char **target)
  * path with "." and ".." taken out and no link followed, in the root
  * (CHASE_NOFOLLOW|CHASE_NONEXISTENT); relative paths are taken from dir.
  */
-int imgp_unit_normalize(const char *dir, const char *path, char **out)
+int imgp_unit_normalize_(const char *dir, const char *path, char **out)
 {
 	char *full, *res;
 	size_t len = 0;
 
 	*out = NULL;
-	full = path[0] == '/' ? strdup(path) : imgp_unit_join(dir, path);
+	full = path[0] == '/' ? strdup(path) : imgp_unit_join_(dir, path);
 	if (!full)
 		return -ENOMEM;
 	res = malloc(strlen(full) + 2);
@@ -170,7 +170,7 @@ int imgp_unit_normalize(const char *dir, const char *path, char **out)
  * absolute link starts again at the root, ".." never leaves it, a missing
  * part ends the following. -ELOOP after UNIT_LINKS_MAX links.
  */
-int imgp_unit_chase(struct unit_ctx *c, const char *path, bool follow_last,
+int imgp_unit_chase_(struct unit_ctx *c, const char *path, bool follow_last,
 		    char **out)
 {
 	char *todo = strdup(path), *done = strdup(""), *cand = NULL, *target = NULL;
@@ -217,7 +217,7 @@ int imgp_unit_chase(struct unit_ctx *c, const char *path, bool follow_last,
 			goto out;
 		}
 		if (*rest || follow_last) {
-			rc = imgp_unit_readlink(c, cand, &target);
+			rc = imgp_unit_readlink_(c, cand, &target);
 			if (!rc) {
 				char *next;
 
@@ -261,14 +261,14 @@ out:
 }
 
 /* The whole file at a path in the root (links followed); -ENOENT. */
-int imgp_unit_read(struct unit_ctx *c, const char *path, char **text)
+int imgp_unit_read_(struct unit_ctx *c, const char *path, char **text)
 {
 	struct imgp_buf b = { 0 };
 	char *canon;
 	int rc;
 
 	*text = NULL;
-	rc = imgp_unit_chase(c, path, true, &canon);
+	rc = imgp_unit_chase_(c, path, true, &canon);
 	if (rc)
 		return rc;
 	rc = c->root->read(c->root->arg, canon, &b);
@@ -282,9 +282,9 @@ int imgp_unit_read(struct unit_ctx *c, const char *path, char **text)
 }
 
 /* Whether path's folder is one of the search path's (in_search_path). */
-bool imgp_unit_in_search_path(const char *path)
+bool imgp_unit_in_search_path_(const char *path)
 {
-	char *dir = imgp_unit_dirname(path);
+	char *dir = imgp_unit_dirname_(path);
 	bool in = false;
 
 	for (size_t i = 0; dir && i < UNIT_SEARCH_N; i++)
@@ -294,7 +294,7 @@ bool imgp_unit_in_search_path(const char *path)
 }
 
 /* path_startswith_strv(path, search_path): below a folder of the search path. */
-bool imgp_unit_under_search_path(const char *path)
+bool imgp_unit_under_search_path_(const char *path)
 {
 	for (size_t i = 0; i < UNIT_SEARCH_N; i++) {
 		size_t n = strlen(unit_search_path[i]);

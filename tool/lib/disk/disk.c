@@ -20,9 +20,9 @@ static int disk_identify(struct imgp_disk *disk, struct imgp_ctx *ctx, int rc,
 	/* Its warnings (a damaged GPT, conflicting signatures) go to ctx from here on. */
 	disk->img.ctx = ctx;
 	if (!rc)
-		rc = imgp_table_read(&disk->img, &disk->tab);
+		rc = imgp_table_read_(&disk->img, &disk->tab);
 	if (!rc)
-		rc = imgp_fs_identify(&disk->img, &disk->tab);
+		rc = imgp_fs_identify_(&disk->img, &disk->tab);
 	if (rc) {
 		imgp_disk_close(disk);
 		disk = NULL;
@@ -39,10 +39,10 @@ int imgp_disk_open(struct imgp_disk **out, struct imgp_ctx *ctx, const char *pat
 	*out = NULL;
 	if (!disk)
 		return imgp_fail(ENOMEM, "out of memory");
-	return disk_identify(disk, ctx, imgp_image_open(&disk->img, path, writable), out);
+	return disk_identify(disk, ctx, imgp_image_open_(&disk->img, path, writable), out);
 }
 
-int imgp_disk_open_filled(struct imgp_disk **out, struct imgp_ctx *ctx, const char *path,
+int imgp_disk_open_filled_(struct imgp_disk **out, struct imgp_ctx *ctx, const char *path,
 			  imgp_fill_fn fill, void *fill_ctx)
 {
 	struct imgp_disk *disk = calloc(1, sizeof(*disk));
@@ -50,50 +50,50 @@ int imgp_disk_open_filled(struct imgp_disk **out, struct imgp_ctx *ctx, const ch
 	*out = NULL;
 	if (!disk)
 		return imgp_fail(ENOMEM, "out of memory");
-	return disk_identify(disk, ctx, imgp_image_open_filled(&disk->img, path, fill, fill_ctx),
+	return disk_identify(disk, ctx, imgp_image_open_filled_(&disk->img, path, fill, fill_ctx),
 			     out);
 }
 
-int imgp_disk_open_fd(struct imgp_disk **out, struct imgp_ctx *ctx, int fd, const char *path)
+int imgp_disk_open_fd_(struct imgp_disk **out, struct imgp_ctx *ctx, int fd, const char *path)
 {
 	struct imgp_disk *disk = calloc(1, sizeof(*disk));
 
 	*out = NULL;
 	if (!disk)
 		return imgp_fail(ENOMEM, "out of memory");
-	return disk_identify(disk, ctx, imgp_image_open_fd(&disk->img, fd, path), out);
+	return disk_identify(disk, ctx, imgp_image_open_fd_(&disk->img, fd, path), out);
 }
 
 void imgp_disk_close(struct imgp_disk *disk)
 {
 	if (!disk)
 		return;
-	imgp_table_free(&disk->tab);
-	imgp_image_close(&disk->img);
+	imgp_table_free_(&disk->tab);
+	imgp_image_close_(&disk->img);
 	free(disk);
 }
 
-const struct imgp_table *imgp_disk_table(const struct imgp_disk *disk)
+const struct imgp_table *imgp_disk_table_(const struct imgp_disk *disk)
 {
 	return &disk->tab;
 }
 
-struct imgp_image *imgp_disk_image(struct imgp_disk *disk)
+struct imgp_image *imgp_disk_image_(struct imgp_disk *disk)
 {
 	return &disk->img;
 }
 
-const char *imgp_disk_path(const struct imgp_disk *disk)
+const char *imgp_disk_path_(const struct imgp_disk *disk)
 {
 	return disk->img.path;
 }
 
-uint64_t imgp_disk_size(const struct imgp_disk *disk)
+uint64_t imgp_disk_size_(const struct imgp_disk *disk)
 {
 	return disk->img.size;
 }
 
-const struct imgp_part *imgp_disk_find_file(struct imgp_disk *disk,
+const struct imgp_part *imgp_disk_find_file_(struct imgp_disk *disk,
 					    const char *path)
 {
 	struct imgp_buf searched = { 0 };
@@ -108,7 +108,7 @@ const struct imgp_part *imgp_disk_find_file(struct imgp_disk *disk,
 
 		if (part->container || !part->fstype[0])
 			continue;
-		rc = imgp_fs_open(&fs, &disk->img, part);
+		rc = imgp_fs_open_(&fs, &disk->img, part);
 		if (rc == -ENOTSUP)
 			continue;
 		imgp_buf_printf(&searched, "%s" IMGP_PART_FMT " (%s)",
@@ -126,7 +126,7 @@ const struct imgp_part *imgp_disk_find_file(struct imgp_disk *disk,
 			imgp_debug(disk->img.ctx, "%s: %s", disk->img.path, imgp_errmsg());
 			continue;
 		}
-		rc = imgp_fs_exists(&fs, path);
+		rc = imgp_fs_exists_(&fs, path);
 		if (rc > 0)
 			found = part;
 		else if (rc < 0 && !failed) {
@@ -134,7 +134,7 @@ const struct imgp_part *imgp_disk_find_file(struct imgp_disk *disk,
 			failed = strdup(imgp_errmsg());
 			failed_rc = rc;
 		}
-		imgp_fs_close(&fs);
+		imgp_fs_close_(&fs);
 	}
 	if (!found && failed)
 		imgp_fail(-failed_rc, "%s", failed);
@@ -144,7 +144,7 @@ const struct imgp_part *imgp_disk_find_file(struct imgp_disk *disk,
 		imgp_fail(ENOENT, "no partition has %s (searched %s)", path,
 			  searched.len ? (char *)searched.data : "no supported filesystem");
 	else
-		imgp_errclear();
+		imgp_errclear_();
 	free(broken);
 	free(failed);
 	imgp_buf_free(&searched);

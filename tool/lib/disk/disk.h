@@ -14,11 +14,11 @@
 #include "part/part.h"
 
 /* The image's path and size. */
-const char *imgp_disk_path(const struct imgp_disk *disk);
-uint64_t imgp_disk_size(const struct imgp_disk *disk);
-/* Its partition table, and its image (what imgp_fs_new() opens). */
-const struct imgp_table *imgp_disk_table(const struct imgp_disk *disk);
-struct imgp_image *imgp_disk_image(struct imgp_disk *disk);
+const char *imgp_disk_path_(const struct imgp_disk *disk);
+uint64_t imgp_disk_size_(const struct imgp_disk *disk);
+/* Its partition table, and its image (what imgp_fs_new_() opens). */
+const struct imgp_table *imgp_disk_table_(const struct imgp_disk *disk);
+struct imgp_image *imgp_disk_image_(struct imgp_disk *disk);
 
 /* A disk (imgpatch.h): the image and its partition table. */
 struct imgp_disk {
@@ -33,17 +33,17 @@ struct imgp_disk {
  * message of a lookup that failed (a corrupt directory block) when no
  * other partition has it. A survey finds files by the same rule.
  */
-const struct imgp_part *imgp_disk_find_file(struct imgp_disk *disk,
+const struct imgp_part *imgp_disk_find_file_(struct imgp_disk *disk,
 					    const char *path);
 
 /*
  * imgp_disk_open() read-only of the file open as fd (path names it),
  * through a duplicate of fd, which the caller keeps; and of a regular
- * file filled on demand, as imgp_image_open_fd() and
- * imgp_image_open_filled() open its image. Return 0 or -errno.
+ * file filled on demand, as imgp_image_open_fd_() and
+ * imgp_image_open_filled_() open its image. Return 0 or -errno.
  */
-int imgp_disk_open_fd(struct imgp_disk **disk, struct imgp_ctx *ctx, int fd, const char *path);
-int imgp_disk_open_filled(struct imgp_disk **disk, struct imgp_ctx *ctx, const char *path,
+int imgp_disk_open_fd_(struct imgp_disk **disk, struct imgp_ctx *ctx, int fd, const char *path);
+int imgp_disk_open_filled_(struct imgp_disk **disk, struct imgp_ctx *ctx, const char *path,
 			  imgp_fill_fn fill, void *fill_ctx);
 
 #endif /* IMGP_DISK_H */

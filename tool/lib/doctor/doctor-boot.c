@@ -49,24 +49,24 @@ static int check_hook(struct doctor *d)
 	word = d->sv.hook;
 	if (!word || d->sv.hook_loaded)
 		return 0;
-	f = imgp_doctor_add_milder(d, DOCTOR_BOOT_OVERRIDE_IGNORED, !tree_findings(d));
+	f = imgp_doctor_add_milder_(d, DOCTOR_BOOT_OVERRIDE_IGNORED, !tree_findings(d));
 	if (!f)
 		return -ENOMEM;
 	f->partition = d->sv.boot->number;
-	rc = imgp_doctor_set(&f->property, "%s", word);
+	rc = imgp_doctor_set_(&f->property, "%s", word);
 	if (!rc && d->sv.script.path)
-		rc = imgp_doctor_set(&f->file, "%s", d->sv.script.path);
+		rc = imgp_doctor_set_(&f->file, "%s", d->sv.script.path);
 	if (!rc)
 		rc = d->sv.script.path ?
-		     imgp_doctor_set(&f->title, "the boot script %s never loads %s: a fixed tree there is ignored",
+		     imgp_doctor_set_(&f->title, "the boot script %s never loads %s: a fixed tree there is ignored",
 				d->sv.script.path, word) :
-		     imgp_doctor_set(&f->title, "no boot script (boot.scr.uimg, boot.scr) loads %s: a fixed tree there is ignored",
+		     imgp_doctor_set_(&f->title, "no boot script (boot.scr.uimg, boot.scr) loads %s: a fixed tree there is ignored",
 				word);
 	if (!rc)
-		rc = imgp_doctor_set(&f->cost, "device-tree fixes cannot take effect this way: the board keeps booting the tree it has%s",
+		rc = imgp_doctor_set_(&f->cost, "device-tree fixes cannot take effect this way: the board keeps booting the tree it has%s",
 				tree_findings(d) ? ", with the findings above" : "");
 	if (!rc)
-		rc = imgp_doctor_set(&f->hint, strcmp(word, "user.scr") == 0 ?
+		rc = imgp_doctor_set_(&f->hint, strcmp(word, "user.scr") == 0 ?
 				"boot with a boot.scr that loads and sources user.scr after loading the tree, as postmarketOS's does" :
 				"boot with a script that loads " IMGP_OVERRIDE_PATH " when it exists, as Ubuntu's Kria boot.scr.uimg does");
 	return rc;
@@ -188,7 +188,7 @@ static int read_choices(const char *text, size_t text_len, struct imgp_buf *out_
 			if ((size_t)(e - name) < 11 || strncmp(name, "fit_config", 10) != 0 ||
 			    (name[10] != ' ' && name[10] != '\t'))
 				return 0;
-			if (imgp_buf_reserve(out_buf, sizeof(*out)))
+			if (imgp_buf_reserve_(out_buf, sizeof(*out)))
 				return -ENOMEM;
 			out_buf->len += sizeof(*out);
 			out = (struct fit_choice *)out_buf->data;
@@ -246,27 +246,27 @@ static int add_choice(struct doctor *d, const struct fit_choice *c)
 	size_t warnings;
 	int rc;
 
-	f = imgp_doctor_add(d, DOCTOR_FIT_CONFIG);
+	f = imgp_doctor_add_(d, DOCTOR_FIT_CONFIG);
 	if (!f)
 		return -ENOMEM;
 	f->partition = d->sv.boot->number;
 	f->line = c->line;
-	rc = imgp_doctor_set(&f->file, "%s", d->sv.script.path);
+	rc = imgp_doctor_set_(&f->file, "%s", d->sv.script.path);
 	if (!rc)
-		rc = imgp_doctor_set(&f->property, "fit_config");
+		rc = imgp_doctor_set_(&f->property, "fit_config");
 	if (!rc && fdt)
-		rc = imgp_doctor_set(&f->fdt, "%s", fdt);
+		rc = imgp_doctor_set_(&f->fdt, "%s", fdt);
 	if (!rc)
-		rc = imgp_doctor_set(&f->title, "%s: boots %s (%s)", c->when, c->conf,
+		rc = imgp_doctor_set_(&f->title, "%s: boots %s (%s)", c->when, c->conf,
 				fdt ? fdt : conf ? "no fdt" : "not in the FIT");
 	warnings = fdt ? fdt_warnings(d, fdt) : 0;
 	if (rc)
 		return rc;
-	if (imgp_doctor_override_in_effect(d))
-		return imgp_doctor_set(&f->cost, "none: " IMGP_OVERRIDE_PATH " replaces this tree");
+	if (imgp_doctor_override_in_effect_(d))
+		return imgp_doctor_set_(&f->cost, "none: " IMGP_OVERRIDE_PATH " replaces this tree");
 	if (warnings)
-		return imgp_doctor_set(&f->cost, "this tree has %zu of the warnings above", warnings);
-	return imgp_doctor_set(&f->cost, "none known");
+		return imgp_doctor_set_(&f->cost, "this tree has %zu of the warnings above", warnings);
+	return imgp_doctor_set_(&f->cost, "none known");
 }
 
 static int check_fit_config(struct doctor *d)
@@ -316,13 +316,13 @@ static char *map_deprecated(struct doctor *d, const struct imgp_part *part,
 		n -= 5;
 	if (asprintf(&path, "%.*soverlay_map.dtb", (int)(name - file), file) < 0)
 		return NULL;
-	if (imgp_doctor_read(d, part, path, IMGP_DTB_MAX, &map) > 0 &&
-	    imgp_fdt_check_full(map.data, map.len) == 0) {
-		why = imgp_rpi_map_deprecated(&map, name, n);
+	if (imgp_doctor_read_(d, part, path, IMGP_DTB_MAX, &map) > 0 &&
+	    imgp_fdt_check_full_(map.data, map.len) == 0) {
+		why = imgp_rpi_map_deprecated_(&map, name, n);
 		if (why)
 			out = strdup(why);
 	}
-	imgp_errclear();
+	imgp_errclear_();
 	imgp_buf_free(&map);
 	free(path);
 	return out;
@@ -340,8 +340,8 @@ static bool file_there(struct doctor *d, const struct imgp_part *part, const cha
 		if (*p != '/' || o == clean || o[-1] != '/')
 			*o++ = *p;
 	*o = '\0';
-	rc = imgp_doctor_exists(d, part, clean);
-	imgp_errclear();
+	rc = imgp_doctor_exists_(d, part, clean);
+	imgp_errclear_();
 	free(clean);
 	return rc != 0;
 }
@@ -354,7 +354,7 @@ static bool file_there(struct doctor *d, const struct imgp_part *part, const cha
  */
 static int check_overlay(struct doctor *d, const struct imgp_effective *t)
 {
-	const struct imgp_bootpath *bp = imgp_bootpath_named(t->boot_path);
+	const struct imgp_bootpath *bp = imgp_bootpath_named_(t->boot_path);
 	const char *params = NULL;
 	char *file = NULL, *deprecated = NULL;
 	bool is_file, missing;
@@ -372,17 +372,17 @@ static int check_overlay(struct doctor *d, const struct imgp_effective *t)
 	missing = !deprecated && is_file &&
 		  (t->rc == -ENOENT || !file_there(d, t->part, file));
 	/* Milder where the loader only skips it: the other overlays still count. */
-	f = t->rc == -ENOSPC ? imgp_doctor_add_milder(d, DOCTOR_OVERLAY_NO_ROOM, false) :
-	    imgp_doctor_add_milder(d, DOCTOR_OVERLAY_NOT_APPLIED, t->dtb.fdt && !t->reverted);
+	f = t->rc == -ENOSPC ? imgp_doctor_add_milder_(d, DOCTOR_OVERLAY_NO_ROOM, false) :
+	    imgp_doctor_add_milder_(d, DOCTOR_OVERLAY_NOT_APPLIED, t->dtb.fdt && !t->reverted);
 	rc = f ? 0 : -ENOMEM;
 	if (!rc) {
 		f->partition = t->part->number;
-		rc = imgp_doctor_set(is_file ? &f->file : &f->property, "%s", file);
+		rc = imgp_doctor_set_(is_file ? &f->file : &f->property, "%s", file);
 	}
 	if (!rc)
-		rc = imgp_doctor_path_evidence(f, t);
+		rc = imgp_doctor_path_evidence_(f, t);
 	if (!rc)
-		rc = imgp_doctor_set(&f->title, "%s%s%s, listed by boot path %s for %s, %s",
+		rc = imgp_doctor_set_(&f->title, "%s%s%s, listed by boot path %s for %s, %s",
 				file, params ? " with " : "", params ? params : "",
 				t->boot_path, t->path,
 				deprecated ? "is not loaded: overlay_map.dtb deprecates it" :
@@ -390,15 +390,15 @@ static int check_overlay(struct doctor *d, const struct imgp_effective *t)
 				t->rc == -ENOSPC ? "needs more room than U-Boot gives the tree" :
 				"does not apply");
 	if (!rc)
-		rc = imgp_doctor_set(&f->cost, "%s", t->error);
+		rc = imgp_doctor_set_(&f->cost, "%s", t->error);
 	if (!rc && deprecated)
-		rc = imgp_doctor_set(&f->hint, "overlay_map.dtb says: %s; do that instead, or take the dtoverlay= line out of config.txt",
+		rc = imgp_doctor_set_(&f->hint, "overlay_map.dtb says: %s; do that instead, or take the dtoverlay= line out of config.txt",
 				deprecated);
 	else if (!rc && t->rc == -ENOSPC)
-		rc = imgp_doctor_set(&f->hint, "%s", bp && bp->on_no_room ? bp->on_no_room :
+		rc = imgp_doctor_set_(&f->hint, "%s", bp && bp->on_no_room ? bp->on_no_room :
 				"give the tree the room first: \"fdt resize N\" (N in hexadecimal, at least the bytes named) right before the fdt apply");
 	else if (!rc)
-		rc = imgp_doctor_set(&f->hint, "%s", missing ?
+		rc = imgp_doctor_set_(&f->hint, "%s", missing ?
 				"install the overlay there, or correct its name or take it off the boot path's list" :
 				"rebuild the overlay or its base tree (dtc -@) until fdtoverlay applies it; imgpatch cat IMAGE --dtb shows the tree the board boots");
 	free(deprecated);
@@ -424,24 +424,24 @@ static int check_base(struct doctor *d, const struct imgp_effective *t)
 
 	if (t->dtb.fdt || t->failed || t->image || t->rc != -ENOENT)
 		return 0;
-	bp = imgp_bootpath_named(t->boot_path);
+	bp = imgp_bootpath_named_(t->boot_path);
 	then = bp && bp->on_missing_tree ? bp->on_missing_tree :
 		"the boot script's load fails and the kernel gets no tree: the boot stops";
-	f = imgp_doctor_add(d, DOCTOR_TREE_MISSING);
+	f = imgp_doctor_add_(d, DOCTOR_TREE_MISSING);
 	if (!f)
 		return -ENOMEM;
 	f->partition = t->part->number;
-	rc = imgp_doctor_set(&f->file, "%s", t->path);
+	rc = imgp_doctor_set_(&f->file, "%s", t->path);
 	if (!rc)
-		rc = imgp_doctor_path_evidence(f, t);
+		rc = imgp_doctor_path_evidence_(f, t);
 	if (!rc)
-		rc = imgp_doctor_set(&f->title, "%s, the tree boot path %s boots%s%s, is not there",
+		rc = imgp_doctor_set_(&f->title, "%s, the tree boot path %s boots%s%s, is not there",
 				t->path, t->boot_path, t->model ? " for " : "",
 				t->model ? t->model : "");
 	if (!rc)
-		rc = imgp_doctor_set(&f->cost, "%s", then);
+		rc = imgp_doctor_set_(&f->cost, "%s", then);
 	if (!rc)
-		rc = imgp_doctor_set(&f->hint, "install the tree there (the kernel package's .dtb files), or name one that is there; imgpatch info IMAGE shows the trees the boot path names");
+		rc = imgp_doctor_set_(&f->hint, "install the tree there (the kernel package's .dtb files), or name one that is there; imgpatch info IMAGE shows the trees the boot path names");
 	return rc;
 }
 
@@ -456,22 +456,22 @@ static int check_durable(struct doctor *d)
 	int rc = 0;
 
 	for (size_t i = 0; !rc && i < bi->ndropped; i++) {
-		struct imgp_finding *f = imgp_doctor_add(d, DOCTOR_OVERLAY_NOT_DURABLE);
+		struct imgp_finding *f = imgp_doctor_add_(d, DOCTOR_OVERLAY_NOT_DURABLE);
 
 		rc = f ? 0 : -ENOMEM;
 		if (!rc) {
 			f->partition = d->sv.boot->number;
-			rc = imgp_doctor_set(&f->file, "%s", bi->dropped[i]);
+			rc = imgp_doctor_set_(&f->file, "%s", bi->dropped[i]);
 		}
 		if (!rc)
-			rc = imgp_doctor_set(&f->boot_path, "%s", d->sv.bootpath_name);
+			rc = imgp_doctor_set_(&f->boot_path, "%s", d->sv.bootpath_name);
 		if (!rc)
-			rc = imgp_doctor_set(&f->title, "%s, listed by boot path %s, is dropped at the next kernel upgrade",
+			rc = imgp_doctor_set_(&f->title, "%s, listed by boot path %s, is dropped at the next kernel upgrade",
 					bi->dropped[i], d->sv.bootpath_name);
 		if (!rc)
-			rc = imgp_doctor_set(&f->cost, "%s", bi->updates);
+			rc = imgp_doctor_set_(&f->cost, "%s", bi->updates);
 		if (!rc)
-			rc = imgp_doctor_set(&f->hint, "%s", d->sv.bootpath->keep_overlay ?
+			rc = imgp_doctor_set_(&f->hint, "%s", d->sv.bootpath->keep_overlay ?
 					d->sv.bootpath->keep_overlay :
 					"imgpatch info IMAGE, its updates: line, says what the next kernel upgrade writes");
 	}
@@ -507,13 +507,13 @@ static int check_override_stale(struct doctor *d)
 	struct imgp_finding *f;
 	int rc;
 
-	if (!imgp_doctor_override_in_effect(d) || !sv->fit.parsed || !sv->override.part)
+	if (!imgp_doctor_override_in_effect_(d) || !sv->fit.parsed || !sv->override.part)
 		return 0;
-	rc = imgp_doctor_read(d, sv->override.part, IMGP_OVERRIDE_PATH, IMGP_DTB_MAX, &ovr);
+	rc = imgp_doctor_read_(d, sv->override.part, IMGP_OVERRIDE_PATH, IMGP_DTB_MAX, &ovr);
 	if (rc <= 0 || ovr.len < 40 || fdt_check_full(ovr.data, ovr.len)) {
 		/* Unreadable or broken: the tree checks say so. */
 		imgp_buf_free(&ovr);
-		imgp_errclear();
+		imgp_errclear_();
 		return rc == -ENOMEM ? rc : 0;
 	}
 	rc = 0;
@@ -523,9 +523,9 @@ static int check_override_stale(struct doctor *d)
 		const uint8_t *data;
 		size_t size;
 
-		if (strcmp(img->type, "flat_dt") || imgp_fit_payload(fit, img, &data, &size) ||
+		if (strcmp(img->type, "flat_dt") || imgp_fit_payload_(fit, img, &data, &size) ||
 		    size < 40 || fdt_check_full(data, size)) {
-			imgp_errclear();
+			imgp_errclear_();
 			continue;
 		}
 		if (size == ovr.len && memcmp(data, ovr.data, size) == 0)
@@ -534,38 +534,38 @@ static int check_override_stale(struct doctor *d)
 			 same_root_prop(ovr.data, data, "model"))
 			rc = imgp_buf_printf(&copies, "%s%s", copies.len ? ", " : "", img->name);
 	}
-	f = rc ? NULL : imgp_doctor_add_milder(d, DOCTOR_OVERRIDE_STALE, same || copies.len);
+	f = rc ? NULL : imgp_doctor_add_milder_(d, DOCTOR_OVERRIDE_STALE, same || copies.len);
 	rc = f ? 0 : -ENOMEM;
 	if (!rc) {
 		f->partition = sv->override.part->number;
-		rc = imgp_doctor_set(&f->file, "%s", IMGP_OVERRIDE_PATH);
+		rc = imgp_doctor_set_(&f->file, "%s", IMGP_OVERRIDE_PATH);
 	}
 	if (!rc && sv->bootpath_name)
-		rc = imgp_doctor_set(&f->boot_path, "%s", sv->bootpath_name);
+		rc = imgp_doctor_set_(&f->boot_path, "%s", sv->bootpath_name);
 	if (!rc && same)
-		rc = imgp_doctor_set(&f->title, "%s is a whole copy of the FIT's %s, byte for byte: a kernel upgrade writes a new FIT, not this file, and the board keeps booting the copy",
+		rc = imgp_doctor_set_(&f->title, "%s is a whole copy of the FIT's %s, byte for byte: a kernel upgrade writes a new FIT, not this file, and the board keeps booting the copy",
 				IMGP_OVERRIDE_PATH, same->name);
 	else if (!rc && copies.len)
-		rc = imgp_doctor_set(&f->title, "%s is a whole tree for the board of the FIT's %s (the same compatible and model), edited: a kernel upgrade writes a new FIT, not this file, and the board keeps booting the copy",
+		rc = imgp_doctor_set_(&f->title, "%s is a whole tree for the board of the FIT's %s (the same compatible and model), edited: a kernel upgrade writes a new FIT, not this file, and the board keeps booting the copy",
 				IMGP_OVERRIDE_PATH, (char *)copies.data);
 	else if (!rc) {
 		const char *compat = fdt_getprop(ovr.data, 0, "compatible", NULL);
 
-		rc = imgp_doctor_set(&f->title, "%s matches none of the FIT's trees (its compatible: %s): a copy of another kernel's or board's tree, booted in place of them",
+		rc = imgp_doctor_set_(&f->title, "%s matches none of the FIT's trees (its compatible: %s): a copy of another kernel's or board's tree, booted in place of them",
 				IMGP_OVERRIDE_PATH, compat ? compat : "none");
 	}
 	if (!rc)
-		rc = imgp_doctor_set(&f->cost, "%s", same || copies.len ?
+		rc = imgp_doctor_set_(&f->cost, "%s", same || copies.len ?
 				"after the next kernel upgrade the board boots this copy of today's tree, not the new kernel's, whose changes it lacks" :
 				"the board boots a tree that is not its kernel's: what changed in the kernel's trees since it was copied does not reach the board");
 	if (!rc)
-		rc = imgp_doctor_set(&f->hint, "after each kernel upgrade make the override anew from the FIT's tree (remove it, then run the same imgpatch patch or recipe again), or remove it to boot the FIT's tree");
+		rc = imgp_doctor_set_(&f->hint, "after each kernel upgrade make the override anew from the FIT's tree (remove it, then run the same imgpatch patch or recipe again), or remove it to boot the FIT's tree");
 	imgp_buf_free(&ovr);
 	imgp_buf_free(&copies);
 	return rc;
 }
 
-int imgp_doctor_check_boot(struct doctor *d)
+int imgp_doctor_check_boot_(struct doctor *d)
 {
 	int rc;
 

@@ -66,7 +66,7 @@ static bool has_discard(const char *opts)
 /* Entries on the card: a partition of the image, /dev/mmcblk*, or the root. */
 static bool on_card(const struct doctor *d, const struct imgp_fstab_entry *e)
 {
-	return imgp_survey_spec_part(&d->sv, e->spec) ||
+	return imgp_survey_spec_part_(&d->sv, e->spec) ||
 	       strncmp(e->spec, "/dev/mmcblk", 11) == 0 || strcmp(e->file, "/") == 0;
 }
 
@@ -75,16 +75,16 @@ static struct imgp_finding *fstab_finding(struct doctor *d,
 					  const struct imgp_fstab_entry *e,
 					  const char *prop)
 {
-	struct imgp_finding *f = imgp_doctor_add(d, id);
+	struct imgp_finding *f = imgp_doctor_add_(d, id);
 	int rc;
 
 	if (!f)
 		return NULL;
 	f->partition = d->sv.root->number;
 	f->line = e->line;
-	rc = imgp_doctor_set(&f->file, IMGP_FSTAB_PATH);
+	rc = imgp_doctor_set_(&f->file, IMGP_FSTAB_PATH);
 	if (!rc && prop)
-		rc = imgp_doctor_set(&f->property, "%s", prop);
+		rc = imgp_doctor_set_(&f->property, "%s", prop);
 	return rc ? NULL : f;
 }
 
@@ -94,7 +94,7 @@ static int fstrim_unit(struct doctor *d)
 	int rc = 0;
 
 	for (size_t i = 0; i < sizeof(fstrim_units) / sizeof(fstrim_units[0]) && !rc; i++)
-		rc = imgp_doctor_exists(d, d->sv.root, fstrim_units[i]);
+		rc = imgp_doctor_exists_(d, d->sv.root, fstrim_units[i]);
 	return rc;
 }
 
@@ -109,7 +109,7 @@ static int recipe_noatime(struct doctor *d, struct imgp_finding *f,
 	if (rc <= 0)
 		return rc;
 	f->recipe = "fstab-noatime";
-	return imgp_doctor_set(&f->recipe_args, "%s", "");
+	return imgp_doctor_set_(&f->recipe_args, "%s", "");
 }
 
 static int fstab_edit(struct imgp_finding *f, const struct imgp_fstab_entry *e,
@@ -123,9 +123,9 @@ static int fstab_edit(struct imgp_finding *f, const struct imgp_fstab_entry *e,
 		return imgp_fail(ENOMEM, "out of memory");
 	rc = imgp_buf_printf(&b, "--fstab ");
 	if (!rc)
-		rc = imgp_shell_quote(&b, arg);
+		rc = imgp_shell_quote_(&b, arg);
 	if (!rc)
-		rc = imgp_doctor_set(&f->patch_args, "%s", (char *)b.data);
+		rc = imgp_doctor_set_(&f->patch_args, "%s", (char *)b.data);
 	free(arg);
 	imgp_buf_free(&b);
 	return rc ? imgp_fail(ENOMEM, "out of memory") : 0;
@@ -141,12 +141,12 @@ static int check_discard(struct doctor *d, const struct imgp_fstab_entry *e)
 	f = fstab_finding(d, DOCTOR_FSTAB_DISCARD, e, "discard");
 	if (!f)
 		return -ENOMEM;
-	rc = imgp_doctor_set(&f->title, "%s (%s) is mounted with discard: a TRIM for every delete",
+	rc = imgp_doctor_set_(&f->title, "%s (%s) is mounted with discard: a TRIM for every delete",
 			e->file, e->vfstype);
 	if (!rc)
-		rc = imgp_doctor_set(&f->cost, "every delete waits for the card to erase: slow deletes and unpacks, write stalls on SD cards and eMMC");
+		rc = imgp_doctor_set_(&f->cost, "every delete waits for the card to erase: slow deletes and unpacks, write stalls on SD cards and eMMC");
 	if (!rc)
-		rc = imgp_doctor_set(&f->hint, "drop discard from %s and trim weekly with fstrim.timer instead",
+		rc = imgp_doctor_set_(&f->hint, "drop discard from %s and trim weekly with fstrim.timer instead",
 				e->file);
 	if (!rc)
 		rc = fstab_edit(f, e, "-discard");
@@ -167,14 +167,14 @@ static int check_atime(struct doctor *d, const struct imgp_fstab_entry *e)
 	f = fstab_finding(d, DOCTOR_FSTAB_ATIME, e, NULL);
 	if (!f)
 		return -ENOMEM;
-	rc = imgp_doctor_set(&f->title, "/ (%s) makes no access-time choice (%s)", e->vfstype,
+	rc = imgp_doctor_set_(&f->title, "/ (%s) makes no access-time choice (%s)", e->vfstype,
 			e->options);
 	if (!rc)
-		rc = imgp_doctor_set(&f->cost, has_opt(e->options, "strictatime", NULL) ?
+		rc = imgp_doctor_set_(&f->cost, has_opt(e->options, "strictatime", NULL) ?
 				"strictatime: every file read writes its inode" :
 				"the kernel default (relatime) still writes an inode on the first read after a change, and daily");
 	if (!rc)
-		rc = imgp_doctor_set(&f->hint, "mount / with noatime");
+		rc = imgp_doctor_set_(&f->hint, "mount / with noatime");
 	if (!rc)
 		rc = fstab_edit(f, e, "+noatime");
 	if (!rc)
@@ -184,7 +184,7 @@ static int check_atime(struct doctor *d, const struct imgp_fstab_entry *e)
 
 static int check_swap(struct doctor *d, const struct imgp_fstab_entry *e)
 {
-	const struct imgp_part *p = imgp_survey_spec_part(&d->sv, e->spec);
+	const struct imgp_part *p = imgp_survey_spec_part_(&d->sv, e->spec);
 	struct imgp_finding *f;
 	int rc;
 
@@ -194,21 +194,21 @@ static int check_swap(struct doctor *d, const struct imgp_fstab_entry *e)
 	if (!f)
 		return -ENOMEM;
 	if (p)
-		rc = imgp_doctor_set(&f->title, "swap on the card: %s (" IMGP_PART_FMT ")",
+		rc = imgp_doctor_set_(&f->title, "swap on the card: %s (" IMGP_PART_FMT ")",
 				e->spec, p->number);
 	else
-		rc = imgp_doctor_set(&f->title, "swap on the card: %s", e->spec);
+		rc = imgp_doctor_set_(&f->title, "swap on the card: %s", e->spec);
 	if (!rc)
-		rc = imgp_doctor_set(&f->cost, "%s", swap_cost);
+		rc = imgp_doctor_set_(&f->cost, "%s", swap_cost);
 	if (!rc)
-		rc = imgp_doctor_set(&f->hint, "remove the swap line from /etc/fstab; use zram (compressed swap in RAM) instead");
+		rc = imgp_doctor_set_(&f->hint, "remove the swap line from /etc/fstab; use zram (compressed swap in RAM) instead");
 	return rc;
 }
 
 /* A swap partition no fstab line mentions may still be activated (systemd's gpt-auto). */
 static int check_swap_parts(struct doctor *d, bool fstab_swap)
 {
-	const struct imgp_table *tab = imgp_disk_table(d->sv.disk);
+	const struct imgp_table *tab = imgp_disk_table_(d->sv.disk);
 	int rc = 0;
 
 	for (size_t i = 0; i < tab->nparts && !rc && !fstab_swap; i++) {
@@ -217,15 +217,15 @@ static int check_swap_parts(struct doctor *d, bool fstab_swap)
 
 		if (strcmp(p->fstype, "swap") != 0)
 			continue;
-		f = imgp_doctor_add(d, DOCTOR_SWAP_ON_SD);
+		f = imgp_doctor_add_(d, DOCTOR_SWAP_ON_SD);
 		if (!f)
 			return -ENOMEM;
 		f->partition = p->number;
-		rc = imgp_doctor_set(&f->title, "swap partition " IMGP_PART_FMT " on the card", p->number);
+		rc = imgp_doctor_set_(&f->title, "swap partition " IMGP_PART_FMT " on the card", p->number);
 		if (!rc)
-			rc = imgp_doctor_set(&f->cost, "%s", swap_cost);
+			rc = imgp_doctor_set_(&f->cost, "%s", swap_cost);
 		if (!rc)
-			rc = imgp_doctor_set(&f->hint, "do not activate it; use zram (compressed swap in RAM) instead");
+			rc = imgp_doctor_set_(&f->hint, "do not activate it; use zram (compressed swap in RAM) instead");
 	}
 	return rc;
 }
@@ -240,28 +240,28 @@ static int check_fstrim(struct doctor *d, const struct imgp_fstab_entry *root)
 	rc = fstrim_unit(d);
 	if (rc <= 0)
 		return rc;     /* no systemd unit to enable */
-	rc = imgp_doctor_exists(d, d->sv.root, FSTRIM_WANTS);
+	rc = imgp_doctor_exists_(d, d->sv.root, FSTRIM_WANTS);
 	if (rc)
 		return rc < 0 ? rc : 0;
-	f = imgp_doctor_add(d, DOCTOR_FSTRIM_TIMER_OFF);
+	f = imgp_doctor_add_(d, DOCTOR_FSTRIM_TIMER_OFF);
 	if (!f)
 		return -ENOMEM;
 	f->partition = d->sv.root->number;
-	rc = imgp_doctor_set(&f->file, FSTRIM_WANTS);
+	rc = imgp_doctor_set_(&f->file, FSTRIM_WANTS);
 	if (!rc)
-		rc = imgp_doctor_set(&f->title, "fstrim.timer is not enabled and / has no discard: the card is never trimmed");
+		rc = imgp_doctor_set_(&f->title, "fstrim.timer is not enabled and / has no discard: the card is never trimmed");
 	if (!rc)
-		rc = imgp_doctor_set(&f->cost, "the card does not learn which blocks are free: writes slow down as it fills (garbage collection)");
+		rc = imgp_doctor_set_(&f->cost, "the card does not learn which blocks are free: writes slow down as it fills (garbage collection)");
 	if (!rc)
-		rc = imgp_doctor_set(&f->hint, "enable fstrim.timer (a link in timers.target.wants)");
+		rc = imgp_doctor_set_(&f->hint, "enable fstrim.timer (a link in timers.target.wants)");
 	if (!rc) {
 		f->recipe = "fstab-noatime";
-		rc = imgp_doctor_set(&f->recipe_args, "%s", "");
+		rc = imgp_doctor_set_(&f->recipe_args, "%s", "");
 	}
 	return rc;
 }
 
-int imgp_doctor_check_fstab(struct doctor *d)
+int imgp_doctor_check_fstab_(struct doctor *d)
 {
 	struct imgp_fstab_entry *e, *root = NULL;
 	bool swap = false;
@@ -270,7 +270,7 @@ int imgp_doctor_check_fstab(struct doctor *d)
 
 	if (!d->sv.fstab.text)
 		return check_swap_parts(d, false);
-	rc = imgp_fstab_list(d->sv.fstab.text, d->sv.fstab.len, &e, &n);
+	rc = imgp_fstab_list_(d->sv.fstab.text, d->sv.fstab.len, &e, &n);
 	if (rc)
 		return imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): /etc/fstab", d->sv.root->number,
 				     d->sv.root->fstype);
@@ -289,6 +289,6 @@ int imgp_doctor_check_fstab(struct doctor *d)
 		rc = check_swap_parts(d, swap);
 	if (!rc)
 		rc = check_fstrim(d, root);
-	imgp_fstab_list_free(e, n);
+	imgp_fstab_list_free_(e, n);
 	return rc;
 }

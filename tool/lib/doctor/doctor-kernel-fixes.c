@@ -9,7 +9,7 @@
  */
 #include "doctor/doctor.h"
 
-const struct doctor_kernel_fix imgp_doctor_kernel_fixes[] = {
+const struct doctor_kernel_fix imgp_doctor_kernel_fixes_[] = {
 	/*
 	 * Allwinner A10/A20 SATA: "drivers: ata: ahci_sunxi: Increased
 	 * SATA/AHCI DMA TX/RX FIFOs" (Uenal Mutlu, May 2019) sets the port's
@@ -26,5 +26,5 @@ const struct doctor_kernel_fix imgp_doctor_kernel_fixes[] = {
 	},
 };
 
-const size_t imgp_doctor_nkernel_fixes =
-	sizeof(imgp_doctor_kernel_fixes) / sizeof(imgp_doctor_kernel_fixes[0]);
+const size_t imgp_doctor_nkernel_fixes_ =
+	sizeof(imgp_doctor_kernel_fixes_) / sizeof(imgp_doctor_kernel_fixes_[0]);

@@ -65,9 +65,9 @@ static int kernel_version(struct doctor *d, struct kver *k)
 
 	memset(k, 0, sizeof(*k));
 	if (d->sv.root) {
-		rc = imgp_doctor_list(d, d->sv.root, "/lib/modules", &names, &n);
+		rc = imgp_doctor_list_(d, d->sv.root, "/lib/modules", &names, &n);
 		if (rc == -ENOENT || rc == -ENOTDIR || rc == -ENOTSUP) {
-			imgp_errclear();
+			imgp_errclear_();
 			rc = 0;
 		}
 		for (size_t i = 0; i < n; i++) {
@@ -78,7 +78,7 @@ static int kernel_version(struct doctor *d, struct kver *k)
 			snprintf(where, sizeof(where), "/lib/modules/%s", names[i]);
 			consider(k, v, where, false);
 		}
-		imgp_fs_list_free(names, n);
+		imgp_fs_list_free_(names, n);
 	}
 	if (rc || k->found || !d->sv.fit.parsed)
 		return rc;
@@ -125,36 +125,36 @@ static int check_fix(struct doctor *d, const struct doctor_kernel_fix *fix,
 	int rc;
 
 	for (size_t i = 0; i < d->ntrees && !t; i++)
-		if (imgp_doctor_dt_has_string(d->trees[i].dtb.fdt, 0, "compatible", fix->soc) &&
+		if (imgp_doctor_dt_has_string_(d->trees[i].dtb.fdt, 0, "compatible", fix->soc) &&
 		    find_device(&d->trees[i], fix->device, node, sizeof(node)))
 			t = &d->trees[i];
 	if (!t || version_cmp(k->v, fix->version) >= 0)
 		return 0;
-	f = imgp_doctor_add(d, DOCTOR_KERNEL_STORAGE_FIX_MISSING);
+	f = imgp_doctor_add_(d, DOCTOR_KERNEL_STORAGE_FIX_MISSING);
 	if (!f)
 		return -ENOMEM;
-	rc = imgp_doctor_set(&f->node, "%s", node);
+	rc = imgp_doctor_set_(&f->node, "%s", node);
 	if (!rc && k->in_fit) {
 		f->partition = d->sv.boot->number;
-		rc = imgp_doctor_set(&f->file, "%s", d->sv.fit_path);
+		rc = imgp_doctor_set_(&f->file, "%s", d->sv.fit_path);
 		if (!rc)
-			rc = imgp_doctor_set(&f->fdt, "%s", k->where);
+			rc = imgp_doctor_set_(&f->fdt, "%s", k->where);
 	} else if (!rc) {
 		f->partition = d->sv.root->number;
-		rc = imgp_doctor_set(&f->file, "%s", k->where);
+		rc = imgp_doctor_set_(&f->file, "%s", k->where);
 	}
 	if (!rc)
-		rc = imgp_doctor_set(&f->title, "kernel %u.%u.%u is older than the %s (%s)",
+		rc = imgp_doctor_set_(&f->title, "kernel %u.%u.%u is older than the %s (%s)",
 				k->v[0], k->v[1], k->v[2], fix->title, fix->soc);
 	if (!rc)
-		rc = imgp_doctor_set(&f->cost, "%s", fix->cost);
+		rc = imgp_doctor_set_(&f->cost, "%s", fix->cost);
 	if (!rc)
-		rc = imgp_doctor_set(&f->hint, "update the kernel to %u.%u or later, or to one that backports the fix",
+		rc = imgp_doctor_set_(&f->hint, "update the kernel to %u.%u or later, or to one that backports the fix",
 				fix->version[0], fix->version[1]);
 	return rc;
 }
 
-int imgp_doctor_check_kernel(struct doctor *d)
+int imgp_doctor_check_kernel_(struct doctor *d)
 {
 	struct kver k;
 	int rc;
@@ -162,7 +162,7 @@ int imgp_doctor_check_kernel(struct doctor *d)
 	rc = kernel_version(d, &k);
 	if (rc || !k.found)
 		return rc;
-	for (size_t i = 0; i < imgp_doctor_nkernel_fixes && !rc; i++)
-		rc = check_fix(d, &imgp_doctor_kernel_fixes[i], &k);
+	for (size_t i = 0; i < imgp_doctor_nkernel_fixes_ && !rc; i++)
+		rc = check_fix(d, &imgp_doctor_kernel_fixes_[i], &k);
 	return rc;
 }

@@ -2,7 +2,7 @@
 /*
  * SD and eMMC controllers of the trees the board may boot: the device-tree
  * properties that keep a card or an eMMC below the speed the controller
- * and the board allow. The controllers are the ones imgp_dt_list_mmc()
+ * and the board allow. The controllers are the ones imgp_dt_list_mmc_()
  * finds; SDIO slots (a Wi-Fi chip behind the controller) are left alone.
  */
 #include <errno.h>
@@ -77,7 +77,7 @@ static void mmc_read(struct mmc *m, const struct doctor_tree *t, int node,
 	m->path = listed->path;
 	m->node = node;
 	m->kind = (enum mmc_kind)listed->kind;
-	m->host = imgp_mmc_host_find(fdt, node);
+	m->host = imgp_mmc_host_find_(fdt, node);
 	m->no_1_8_v = has_prop(fdt, node, "no-1-8-v");
 	v = cell(fdt, node, "bus-width");
 	m->bus_width = v > 0 && v <= 8 ? (int)v : 0;
@@ -110,9 +110,9 @@ static struct imgp_finding *mmc_finding(struct doctor *d, const struct mmc *m,
 					enum doctor_finding_id id, bool milder,
 					const char *prop)
 {
-	struct imgp_finding *f = imgp_doctor_add_milder(d, id, milder);
+	struct imgp_finding *f = imgp_doctor_add_milder_(d, id, milder);
 
-	if (f && imgp_doctor_tree_evidence(f, m->tree, m->path, prop))
+	if (f && imgp_doctor_tree_evidence_(f, m->tree, m->path, prop))
 		return NULL;
 	return f;
 }
@@ -137,8 +137,8 @@ static int kria_recipe(struct doctor *d, const struct mmc *m, struct imgp_findin
 		return 0;
 	f->recipe = "kv260-uhs";
 	return strcmp(board, "kv") == 0 ?
-	       imgp_doctor_set(&f->recipe_args, "--set carrier=%s", carrier) :
-	       imgp_doctor_set(&f->recipe_args, "--set carrier=%s --set board=kr", carrier);
+	       imgp_doctor_set_(&f->recipe_args, "--set carrier=%s", carrier) :
+	       imgp_doctor_set_(&f->recipe_args, "--set carrier=%s --set board=kr", carrier);
 }
 
 /*
@@ -167,7 +167,7 @@ static int board_recipe(const struct mmc *m, enum doctor_finding_id id,
 		if (board_recipes[i].id == id && !strcmp(m->path, board_recipes[i].node) &&
 		    fdt_node_check_compatible(fdt, 0, board_recipes[i].compatible) == 0) {
 			f->recipe = board_recipes[i].recipe;
-			return imgp_doctor_set(&f->recipe_args, "%s", "");
+			return imgp_doctor_set_(&f->recipe_args, "%s", "");
 		}
 	return 0;
 }
@@ -193,22 +193,22 @@ static int check_no_1_8_v(struct doctor *d, const struct mmc *m)
 	if (!f)
 		return -ENOMEM;
 	if (m->kind == MMC_SD) {
-		rc = imgp_doctor_set(&f->title, "SD controller %s may not switch to 1.8 V: UHS-I modes blocked",
+		rc = imgp_doctor_set_(&f->title, "SD controller %s may not switch to 1.8 V: UHS-I modes blocked",
 				m->path);
 		if (!rc)
-			rc = imgp_doctor_set(&f->cost, "the card stays at High Speed (50 MHz, about 25 MB/s) instead of SDR104 (200 MHz, 60 MB/s and more)");
+			rc = imgp_doctor_set_(&f->cost, "the card stays at High Speed (50 MHz, about 25 MB/s) instead of SDR104 (200 MHz, 60 MB/s and more)");
 	} else {
-		rc = imgp_doctor_set(&f->title, "eMMC controller %s may not switch to 1.8 V: HS200/HS400 blocked",
+		rc = imgp_doctor_set_(&f->title, "eMMC controller %s may not switch to 1.8 V: HS200/HS400 blocked",
 				m->path);
 		if (!rc)
-			rc = imgp_doctor_set(&f->cost, "the eMMC stays at 52 MHz (High Speed or DDR52) instead of HS200 (200 MHz)");
+			rc = imgp_doctor_set_(&f->cost, "the eMMC stays at 52 MHz (High Speed or DDR52) instead of HS200 (200 MHz)");
 	}
 	if (!rc)
-		rc = imgp_doctor_set(&f->hint, "delete no-1-8-v from %s only where the board carries 1.8 V signalling: a vqmmc regulator that switches to 1.8 V and, between SoC and slot, no level shifter or one rated for UHS; boards without one fail at 1.8 V and need the property",
+		rc = imgp_doctor_set_(&f->hint, "delete no-1-8-v from %s only where the board carries 1.8 V signalling: a vqmmc regulator that switches to 1.8 V and, between SoC and slot, no level shifter or one rated for UHS; boards without one fail at 1.8 V and need the property",
 				m->path);
 	snprintf(arg, sizeof(arg), "%s:no-1-8-v", m->path);
 	if (!rc)
-		rc = imgp_doctor_tree_patch(d, f, m->tree, "--dt-delete", arg);
+		rc = imgp_doctor_tree_patch_(d, f, m->tree, "--dt-delete", arg);
 	if (!rc)
 		rc = kria_recipe(d, m, f);
 	return rc;
@@ -234,18 +234,18 @@ static int check_uhs_modes(struct doctor *d, const struct mmc *m)
 	f = mmc_finding(d, m, DOCTOR_UHS_MODES_MISSING, m->host->sdhci, NULL);
 	if (!f)
 		return -ENOMEM;
-	rc = imgp_doctor_set(&f->title, "SD controller %s (%s) lists no UHS-I mode (sd-uhs-sdr50, -sdr104, -ddr50)",
+	rc = imgp_doctor_set_(&f->title, "SD controller %s (%s) lists no UHS-I mode (sd-uhs-sdr50, -sdr104, -ddr50)",
 			m->path, m->host->compatible);
 	if (!rc)
-		rc = imgp_doctor_set(&f->cost, m->host->sdhci ?
+		rc = imgp_doctor_set_(&f->cost, m->host->sdhci ?
 				"none when the controller's capability register reports the modes; else High Speed (about 25 MB/s)" :
 				"the driver uses only the modes the tree lists: High Speed (about 25 MB/s) instead of SDR50/SDR104");
 	if (!rc)
-		rc = imgp_doctor_set(&f->hint, "add sd-uhs-sdr50 to %s when its I/O supply switches to 1.8 V (sd-uhs-sdr104 too when the board's traces allow 200 MHz; %s)",
+		rc = imgp_doctor_set_(&f->hint, "add sd-uhs-sdr50 to %s when its I/O supply switches to 1.8 V (sd-uhs-sdr104 too when the board's traces allow 200 MHz; %s)",
 				m->path, m->host->source);
 	snprintf(arg, sizeof(arg), "%s:sd-uhs-sdr50=", m->path);
 	if (!rc)
-		rc = imgp_doctor_tree_patch(d, f, m->tree, "--dt-set", arg);
+		rc = imgp_doctor_tree_patch_(d, f, m->tree, "--dt-set", arg);
 	if (!rc)
 		rc = board_recipe(m, DOCTOR_UHS_MODES_MISSING, f);
 	return rc;
@@ -287,14 +287,14 @@ static int check_max_frequency(struct doctor *d, const struct mmc *m)
 	f = mmc_finding(d, m, DOCTOR_MAX_FREQUENCY_CAP, false, "max-frequency");
 	if (!f)
 		return -ENOMEM;
-	rc = imgp_doctor_set(&f->title, "%s controller %s is capped at %u MHz; %s allows %u MHz",
+	rc = imgp_doctor_set_(&f->title, "%s controller %s is capped at %u MHz; %s allows %u MHz",
 			kind_name(m), m->path, m->max_hz / 1000000, who,
 			limit / 1000000);
 	if (!rc)
-		rc = imgp_doctor_set(&f->cost, "the bus clock, and with it the transfer rate, stays at %u%% of what the controller can do",
+		rc = imgp_doctor_set_(&f->cost, "the bus clock, and with it the transfer rate, stays at %u%% of what the controller can do",
 				(unsigned)((unsigned long long)m->max_hz * 100 / limit));
 	if (!rc)
-		rc = imgp_doctor_set(&f->hint, "raise max-frequency of %s towards %u only when the board's traces and any level shifter are rated for that clock (the board's vendor knows; %s)",
+		rc = imgp_doctor_set_(&f->hint, "raise max-frequency of %s towards %u only when the board's traces and any level shifter are rated for that clock (the board's vendor knows; %s)",
 				m->path, limit, m->host->source);
 	return rc;
 }
@@ -312,17 +312,17 @@ static int check_broken_cd(struct doctor *d, const struct mmc *m)
 	f = mmc_finding(d, m, DOCTOR_BROKEN_CD, false, "broken-cd");
 	if (!f)
 		return -ENOMEM;
-	rc = imgp_doctor_set(&f->title, "SD slot %s polls for the card (broken-cd)", m->path);
+	rc = imgp_doctor_set_(&f->title, "SD slot %s polls for the card (broken-cd)", m->path);
 	if (!rc)
-		rc = imgp_doctor_set(&f->cost, "a card-detect poll every second: CPU wakeups, and a card change is seen late");
+		rc = imgp_doctor_set_(&f->cost, "a card-detect poll every second: CPU wakeups, and a card change is seen late");
 	if (!rc)
-		rc = imgp_doctor_set(&f->hint, gpio ?
+		rc = imgp_doctor_set_(&f->hint, gpio ?
 				"delete broken-cd from %s: it has cd-gpios" :
 				"if the board wires a card-detect line, describe it (cd-gpios) and delete broken-cd from %s",
 				m->path);
 	snprintf(arg, sizeof(arg), "%s:broken-cd", m->path);
 	if (!rc && gpio)
-		rc = imgp_doctor_tree_patch(d, f, m->tree, "--dt-delete", arg);
+		rc = imgp_doctor_tree_patch_(d, f, m->tree, "--dt-delete", arg);
 	return rc;
 }
 
@@ -334,13 +334,13 @@ static int pinephone_recipe(struct doctor *d, const struct mmc *m,
 	char rev[4], end[8];
 
 	if (strcmp(m->path, "/soc/mmc@1c11000") != 0 || m->tree->image ||
-	    !imgp_doctor_dt_has_string(fdt, 0, "compatible", "pine64,pinephone") ||
-	    !imgp_doctor_script_mentions(d, "user.scr") ||
+	    !imgp_doctor_dt_has_string_(fdt, 0, "compatible", "pine64,pinephone") ||
+	    !imgp_doctor_script_mentions_(d, "user.scr") ||
 	    sscanf(m->tree->file, "/sun50i-a64-pinephone-%3[0-9.]%7s", rev, end) != 2 ||
 	    strcmp(end, ".dtb") != 0)
 		return 0;
 	f->recipe = "pinephone-vccq-mod";
-	return imgp_doctor_set(&f->recipe_args, "--set hardware-mod=done --set revision=%s", rev);
+	return imgp_doctor_set_(&f->recipe_args, "--set hardware-mod=done --set revision=%s", rev);
 }
 
 static int check_emmc_vqmmc(struct doctor *d, const struct mmc *m)
@@ -353,13 +353,13 @@ static int check_emmc_vqmmc(struct doctor *d, const struct mmc *m)
 	f = mmc_finding(d, m, DOCTOR_EMMC_VQMMC_3V3, false, "vqmmc-supply");
 	if (!f)
 		return -ENOMEM;
-	rc = imgp_doctor_set(&f->title, "eMMC %s takes its I/O supply from %s, fixed at %d.%d V",
+	rc = imgp_doctor_set_(&f->title, "eMMC %s takes its I/O supply from %s, fixed at %d.%d V",
 			m->path, m->vqmmc_path, m->vqmmc_min / 1000000,
 			m->vqmmc_min / 100000 % 10);
 	if (!rc)
-		rc = imgp_doctor_set(&f->cost, "HS200 and HS400 need 1.8 V I/O: the eMMC stays at 52 MHz (about 40 MB/s)");
+		rc = imgp_doctor_set_(&f->cost, "HS200 and HS400 need 1.8 V I/O: the eMMC stays at 52 MHz (about 40 MB/s)");
 	if (!rc)
-		rc = imgp_doctor_set(&f->hint, "a hardware change: feed the eMMC's VCCQ from a 1.8 V rail, then point vqmmc-supply at it and add mmc-hs200-1_8v");
+		rc = imgp_doctor_set_(&f->hint, "a hardware change: feed the eMMC's VCCQ from a 1.8 V rail, then point vqmmc-supply at it and add mmc-hs200-1_8v");
 	if (!rc)
 		rc = pinephone_recipe(d, m, f);
 	return rc;
@@ -381,18 +381,18 @@ static int check_emmc_hs200(struct doctor *d, const struct mmc *m)
 	f = mmc_finding(d, m, DOCTOR_EMMC_HS200_MISSING, false, NULL);
 	if (!f)
 		return -ENOMEM;
-	rc = imgp_doctor_set(&f->title, "eMMC controller %s lists neither mmc-hs200-1_8v nor mmc-hs400-1_8v",
+	rc = imgp_doctor_set_(&f->title, "eMMC controller %s lists neither mmc-hs200-1_8v nor mmc-hs400-1_8v",
 			m->path);
 	if (!rc)
-		rc = imgp_doctor_set(&f->cost, m->host->sdhci ?
+		rc = imgp_doctor_set_(&f->cost, m->host->sdhci ?
 				"none when the controller's capability register reports HS200; else 52 MHz instead of 200 MHz" :
 				"the eMMC stays at 52 MHz instead of HS200 (200 MHz)");
 	if (!rc)
-		rc = imgp_doctor_set(&f->hint, "add mmc-hs200-1_8v to %s when the eMMC's I/O supply (VCCQ) is 1.8 V (%s)",
+		rc = imgp_doctor_set_(&f->hint, "add mmc-hs200-1_8v to %s when the eMMC's I/O supply (VCCQ) is 1.8 V (%s)",
 				m->path, m->host->source);
 	snprintf(arg, sizeof(arg), "%s:mmc-hs200-1_8v=", m->path);
 	if (!rc)
-		rc = imgp_doctor_tree_patch(d, f, m->tree, "--dt-set", arg);
+		rc = imgp_doctor_tree_patch_(d, f, m->tree, "--dt-set", arg);
 	return rc;
 }
 
@@ -408,18 +408,18 @@ static int check_bus_width(struct doctor *d, const struct mmc *m)
 	f = mmc_finding(d, m, DOCTOR_BUS_WIDTH_LOW, false, "bus-width");
 	if (!f)
 		return -ENOMEM;
-	rc = imgp_doctor_set(&f->title, "%s controller %s uses one data line (bus-width = <1>)",
+	rc = imgp_doctor_set_(&f->title, "%s controller %s uses one data line (bus-width = <1>)",
 			kind_name(m), m->path);
 	if (!rc)
-		rc = imgp_doctor_set(&f->cost, m->kind == MMC_SD ?
+		rc = imgp_doctor_set_(&f->cost, m->kind == MMC_SD ?
 				"a quarter of the 4-bit bandwidth" :
 				"a quarter or an eighth of the 4- or 8-bit bandwidth");
 	if (!rc)
-		rc = imgp_doctor_set(&f->hint, "set bus-width of %s to the data lines the board wires (%s)",
+		rc = imgp_doctor_set_(&f->hint, "set bus-width of %s to the data lines the board wires (%s)",
 				m->path, m->kind == MMC_SD ? "4 for an SD slot" : "4 or 8");
 	snprintf(arg, sizeof(arg), "%s:bus-width=<4>", m->path);
 	if (!rc && m->kind == MMC_SD)
-		rc = imgp_doctor_tree_patch(d, f, m->tree, "--dt-set", arg);
+		rc = imgp_doctor_tree_patch_(d, f, m->tree, "--dt-set", arg);
 	return rc;
 }
 
@@ -435,8 +435,8 @@ static int check_tree(struct doctor *d, const struct doctor_tree *t)
 	size_t n;
 	int rc;
 
-	rc = imgp_dt_list_mmc(&t->dtb, &list, &n, &warnings);
-	imgp_warn_lines(imgp_survey_ctx(&d->sv), (const char *)warnings.data);
+	rc = imgp_dt_list_mmc_(&t->dtb, &list, &n, &warnings);
+	imgp_warn_lines_(imgp_survey_ctx_(&d->sv), (const char *)warnings.data);
 	imgp_buf_free(&warnings);
 	for (size_t i = 0; i < n && !rc; i++) {
 		struct mmc m;
@@ -457,7 +457,7 @@ static int check_tree(struct doctor *d, const struct doctor_tree *t)
 	return rc;
 }
 
-int imgp_doctor_check_mmc(struct doctor *d)
+int imgp_doctor_check_mmc_(struct doctor *d)
 {
 	int rc = 0;
 

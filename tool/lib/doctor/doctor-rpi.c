@@ -23,7 +23,7 @@ static const char *sdhost_section(const struct doctor *d)
 
 	for (size_t k = 0; k < sizeof(sections) / sizeof(sections[0]); k++)
 		for (size_t i = 0; i < d->nboot_names; i++)
-			if (imgp_rpi_tree_sees(d->boot_names[i], sections[k]))
+			if (imgp_rpi_tree_sees_(d->boot_names[i], sections[k]))
 				return sections[k];
 	return NULL;
 }
@@ -61,7 +61,7 @@ static bool overclocked(const struct doctor *d, const char *section)
 		const char *name = strrchr(dt->path, '/');
 		bool set = false;
 
-		if (!imgp_rpi_tree_sees(name ? name + 1 : dt->path, section))
+		if (!imgp_rpi_tree_sees_(name ? name + 1 : dt->path, section))
 			continue;
 		for (size_t k = 0; k < dt->noverlays && !set; k++)
 			set = sets_param(dt->overlays[k], "sd_overclock") ||
@@ -73,7 +73,7 @@ static bool overclocked(const struct doctor *d, const char *section)
 	return true;
 }
 
-int imgp_doctor_check_rpi(struct doctor *d)
+int imgp_doctor_check_rpi_(struct doctor *d)
 {
 	struct imgp_finding *f;
 	const char *section;
@@ -87,23 +87,23 @@ int imgp_doctor_check_rpi(struct doctor *d)
 		return 0;
 	if (d->sv.bootinfo.rc || overclocked(d, section))
 		return 0;
-	f = imgp_doctor_add(d, DOCTOR_RPI_SD_OVERCLOCK);
+	f = imgp_doctor_add_(d, DOCTOR_RPI_SD_OVERCLOCK);
 	if (!f)
 		return -ENOMEM;
 	f->partition = d->sv.boot->number;
 	f->recipe = "rpi-sd-overclock";
-	rc = imgp_doctor_set(&f->file, "/config.txt");
+	rc = imgp_doctor_set_(&f->file, "/config.txt");
 	if (!rc)
-		rc = imgp_doctor_set(&f->property, "dtparam=sd_overclock");
+		rc = imgp_doctor_set_(&f->property, "dtparam=sd_overclock");
 	if (!rc)
-		rc = imgp_doctor_set(&f->recipe_args, "--set model=%s --set sd_overclock=100",
+		rc = imgp_doctor_set_(&f->recipe_args, "--set model=%s --set sd_overclock=100",
 				section);
 	if (!rc)
-		rc = imgp_doctor_set(&f->title, "config.txt does not set dtparam=sd_overclock");
+		rc = imgp_doctor_set_(&f->title, "config.txt does not set dtparam=sd_overclock");
 	if (!rc)
-		rc = imgp_doctor_set(&f->cost, "on a Pi Zero to 3 (SD card on sdhost) the SD clock stays at 50 MHz (about 22 MB/s); many cards run at 100 MHz. It does not reach the SD slot of a Pi 4 or 5");
+		rc = imgp_doctor_set_(&f->cost, "on a Pi Zero to 3 (SD card on sdhost) the SD clock stays at 50 MHz (about 22 MB/s); many cards run at 100 MHz. It does not reach the SD slot of a Pi 4 or 5");
 	if (!rc)
-		rc = imgp_doctor_set(&f->hint, "add dtparam=sd_overclock=100 to the [%s] section of config.txt; go back to 50 on mmc errors",
+		rc = imgp_doctor_set_(&f->hint, "add dtparam=sd_overclock=100 to the [%s] section of config.txt; go back to 50 on mmc errors",
 				section);
 	return rc;
 }

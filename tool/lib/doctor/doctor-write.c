@@ -96,7 +96,7 @@ static void text_by_tree(struct doctor_out *d)
 	       "(imgpatch doctor %s --model TREE for one in full):\n",
 	       d->v.ntrees, d->v.chooser, d->image);
 	for (size_t i = 0; i < n; i++) {
-		const struct imgp_finding *f = imgp_doctor_finding(d->doc, i);
+		const struct imgp_finding *f = imgp_doctor_finding_(d->doc, i);
 		const char *sep = "";
 
 		if (done[i] || !f->tree)
@@ -104,12 +104,12 @@ static void text_by_tree(struct doctor_out *d)
 		fprintf(d->out, "  %s:", f->tree + (strncmp(f->tree, "boot path ", 10) ? 0 :
 					  strcspn(f->tree, ":") + 2));
 		for (size_t k = i; k < n; k++) {
-			const struct imgp_finding *g = imgp_doctor_finding(d->doc, k);
+			const struct imgp_finding *g = imgp_doctor_finding_(d->doc, k);
 
 			if (done[k] || !g->tree || strcmp(g->tree, f->tree))
 				continue;
 			done[k] = true;
-			fprintf(d->out, "%s %s (%s)", sep, g->id, imgp_severity_name(g->severity));
+			fprintf(d->out, "%s %s (%s)", sep, g->id, imgp_severity_name_(g->severity));
 			sep = ",";
 		}
 		fputc('\n', d->out);
@@ -129,14 +129,14 @@ static void print_text(struct doctor_out *d)
 		       v->picked, v->picked_by, v->ntrees);
 	if (v->chooser)
 		text_by_tree(d);
-	for (size_t i = 0; (f = imgp_doctor_finding(d->doc, i)); i++) {
+	for (size_t i = 0; (f = imgp_doctor_finding_(d->doc, i)); i++) {
 		const char *lead = "         fix:   ";
 		char *cmd;
 
 		warnings += f->severity == IMGP_SEVERITY_WARNING;
 		if (v->chooser && f->tree)
 			continue;
-		fprintf(d->out, "%-7s  %s: %s\n", imgp_severity_name(f->severity), f->id,
+		fprintf(d->out, "%-7s  %s: %s\n", imgp_severity_name_(f->severity), f->id,
 		       f->title ? f->title : "");
 		text_evidence(d->out, f);
 		/* A FIT's tree is named by file and fdt; another path's by its provenance. */
@@ -178,9 +178,9 @@ static void print_text(struct doctor_out *d)
 static void json_opt_int(struct imgp_json *j, const char *key, int v)
 {
 	if (v)
-		imgp_json_kv_int(j, key, v);
+		imgp_json_kv_int_(j, key, v);
 	else
-		imgp_json_kv_null(j, key);
+		imgp_json_kv_null_(j, key);
 }
 
 static void json_finding(struct imgp_json *j, struct doctor_out *d,
@@ -188,35 +188,35 @@ static void json_finding(struct imgp_json *j, struct doctor_out *d,
 {
 	char *cmd;
 
-	imgp_json_object_begin(j);
-	imgp_json_kv_string(j, "id", f->id);
-	imgp_json_kv_string(j, "severity", imgp_severity_name(f->severity));
-	imgp_json_kv_string(j, "title", f->title);
-	imgp_json_kv_string(j, "cost", f->cost);
-	imgp_json_key(j, "evidence");
-	imgp_json_object_begin(j);
+	imgp_json_object_begin_(j);
+	imgp_json_kv_string_(j, "id", f->id);
+	imgp_json_kv_string_(j, "severity", imgp_severity_name_(f->severity));
+	imgp_json_kv_string_(j, "title", f->title);
+	imgp_json_kv_string_(j, "cost", f->cost);
+	imgp_json_key_(j, "evidence");
+	imgp_json_object_begin_(j);
 	json_opt_int(j, "partition", f->partition);
-	imgp_json_kv_string(j, "file", f->file);
-	imgp_json_kv_string(j, "fdt", f->fdt);
-	imgp_json_kv_string(j, "node", f->node);
-	imgp_json_kv_string(j, "property", f->property);
+	imgp_json_kv_string_(j, "file", f->file);
+	imgp_json_kv_string_(j, "fdt", f->fdt);
+	imgp_json_kv_string_(j, "node", f->node);
+	imgp_json_kv_string_(j, "property", f->property);
 	json_opt_int(j, "line", f->line);
-	imgp_json_kv_string(j, "boot_path", f->boot_path);
-	imgp_json_kv_string(j, "model", f->model);
-	imgp_json_kv_string(j, "tree", f->tree);
-	imgp_json_object_end(j);
-	imgp_json_key(j, "fix");
-	imgp_json_object_begin(j);
-	imgp_json_kv_string(j, "recipe", f->recipe);
+	imgp_json_kv_string_(j, "boot_path", f->boot_path);
+	imgp_json_kv_string_(j, "model", f->model);
+	imgp_json_kv_string_(j, "tree", f->tree);
+	imgp_json_object_end_(j);
+	imgp_json_key_(j, "fix");
+	imgp_json_object_begin_(j);
+	imgp_json_kv_string_(j, "recipe", f->recipe);
 	cmd = fix_command(d, f, true);
-	imgp_json_kv_string(j, "apply", cmd);
+	imgp_json_kv_string_(j, "apply", cmd);
 	free(cmd);
 	cmd = fix_command(d, f, false);
-	imgp_json_kv_string(j, "command", cmd);
+	imgp_json_kv_string_(j, "command", cmd);
 	free(cmd);
-	imgp_json_kv_string(j, "hint", f->hint);
-	imgp_json_object_end(j);
-	imgp_json_object_end(j);
+	imgp_json_kv_string_(j, "hint", f->hint);
+	imgp_json_object_end_(j);
+	imgp_json_object_end_(j);
 }
 
 static int print_json(struct doctor_out *d)
@@ -226,25 +226,25 @@ static int print_json(struct doctor_out *d)
 	struct imgp_json j;
 	int rc;
 
-	imgp_json_init(&j, d->out);
-	imgp_json_object_begin(&j);
-	imgp_json_kv_uint(&j, "schema_version", 1);
-	imgp_json_kv_string(&j, "image", d->path);
-	imgp_json_key(&j, "findings");
-	imgp_json_array_begin(&j);
-	for (size_t i = 0; (f = imgp_doctor_finding(d->doc, i)); i++) {
+	imgp_json_init_(&j, d->out);
+	imgp_json_object_begin_(&j);
+	imgp_json_kv_uint_(&j, "schema_version", 1);
+	imgp_json_kv_string_(&j, "image", d->path);
+	imgp_json_key_(&j, "findings");
+	imgp_json_array_begin_(&j);
+	for (size_t i = 0; (f = imgp_doctor_finding_(d->doc, i)); i++) {
 		json_finding(&j, d, f);
 		warnings += f->severity == IMGP_SEVERITY_WARNING;
 	}
-	imgp_json_array_end(&j);
-	imgp_json_key(&j, "summary");
-	imgp_json_object_begin(&j);
-	imgp_json_kv_uint(&j, "warning", warnings);
-	imgp_json_kv_uint(&j, "info", d->v.nfindings - warnings);
-	imgp_json_object_end(&j);
-	imgp_json_kv_string(&j, "root_unread", d->v.root_unread);
-	imgp_json_object_end(&j);
-	rc = imgp_json_finish(&j);
+	imgp_json_array_end_(&j);
+	imgp_json_key_(&j, "summary");
+	imgp_json_object_begin_(&j);
+	imgp_json_kv_uint_(&j, "warning", warnings);
+	imgp_json_kv_uint_(&j, "info", d->v.nfindings - warnings);
+	imgp_json_object_end_(&j);
+	imgp_json_kv_string_(&j, "root_unread", d->v.root_unread);
+	imgp_json_object_end_(&j);
+	rc = imgp_json_finish_(&j);
 	if (rc == -EINVAL)
 		return imgp_fail(EINVAL, "internal error: malformed JSON output");
 	return rc;
@@ -258,12 +258,12 @@ int imgp_doctor_write(const struct imgp_doctor *doc, const struct imgp_doctor_wr
 	struct doctor_out d = {
 		.out = out, .path = opts->name, .compressed = opts->compressed, .doc = doc,
 	};
-	int rc = imgp_shell_quote(&quoted, opts->name);
+	int rc = imgp_shell_quote_(&quoted, opts->name);
 
 	if (rc)
 		return rc;
 	d.image = (char *)quoted.data;
-	imgp_doctor_get(doc, &d.v);
+	imgp_doctor_get_(doc, &d.v);
 	if (opts->json) {
 		rc = print_json(&d);
 	} else {
@@ -280,7 +280,7 @@ bool imgp_doctor_found(const struct imgp_doctor *doc, enum imgp_severity sev)
 {
 	const struct imgp_finding *f;
 
-	for (size_t i = 0; (f = imgp_doctor_finding(doc, i)); i++)
+	for (size_t i = 0; (f = imgp_doctor_finding_(doc, i)); i++)
 		if (f->severity >= sev)
 			return true;
 	return false;

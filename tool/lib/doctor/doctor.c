@@ -26,14 +26,14 @@ static const struct {
 	int (*run)(struct doctor *d);
 } doctor_checks[] = {
 	/* mmc first: the boot check rates its finding by the trees' findings. */
-	{ "mmc", imgp_doctor_check_mmc },
-	{ "fstab", imgp_doctor_check_fstab },
-	{ "boot", imgp_doctor_check_boot },
-	{ "kernel", imgp_doctor_check_kernel },
-	{ "rpi", imgp_doctor_check_rpi },
+	{ "mmc", imgp_doctor_check_mmc_ },
+	{ "fstab", imgp_doctor_check_fstab_ },
+	{ "boot", imgp_doctor_check_boot_ },
+	{ "kernel", imgp_doctor_check_kernel_ },
+	{ "rpi", imgp_doctor_check_rpi_ },
 };
 
-const char *imgp_severity_name(enum imgp_severity sev)
+const char *imgp_severity_name_(enum imgp_severity sev)
 {
 	return sev == IMGP_SEVERITY_WARNING ? "warning" : "info";
 }
@@ -50,7 +50,7 @@ int imgp_severity_parse(const char *name, enum imgp_severity *out)
 	return 0;
 }
 
-int imgp_shell_quote(struct imgp_buf *out, const char *arg)
+int imgp_shell_quote_(struct imgp_buf *out, const char *arg)
 {
 	static const char safe[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 				   "0123456789_@%+=:,./-";
@@ -67,7 +67,7 @@ int imgp_shell_quote(struct imgp_buf *out, const char *arg)
 
 /* ------------------------------------------------------------ findings */
 
-int imgp_doctor_set(char **field, const char *fmt, ...)
+int imgp_doctor_set_(char **field, const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
@@ -87,39 +87,39 @@ int imgp_doctor_set(char **field, const char *fmt, ...)
 	return 0;
 }
 
-int imgp_doctor_tree_evidence(struct imgp_finding *f, const struct doctor_tree *t,
+int imgp_doctor_tree_evidence_(struct imgp_finding *f, const struct doctor_tree *t,
 			 const char *node, const char *prop)
 {
 	int rc;
 
 	f->partition = t->part->number;
-	rc = imgp_doctor_set(&f->file, "%s", t->file);
+	rc = imgp_doctor_set_(&f->file, "%s", t->file);
 	if (!rc && t->image)
-		rc = imgp_doctor_set(&f->fdt, "%s", t->image->name);
+		rc = imgp_doctor_set_(&f->fdt, "%s", t->image->name);
 	if (!rc && node)
-		rc = imgp_doctor_set(&f->node, "%s", node);
+		rc = imgp_doctor_set_(&f->node, "%s", node);
 	if (!rc && prop)
-		rc = imgp_doctor_set(&f->property, "%s", prop);
+		rc = imgp_doctor_set_(&f->property, "%s", prop);
 	if (!rc && t->eff)
-		rc = imgp_doctor_path_evidence(f, t->eff);
+		rc = imgp_doctor_path_evidence_(f, t->eff);
 	return rc;
 }
 
-int imgp_doctor_path_evidence(struct imgp_finding *f, const struct imgp_effective *t)
+int imgp_doctor_path_evidence_(struct imgp_finding *f, const struct imgp_effective *t)
 {
-	const struct imgp_bootpath *bp = imgp_bootpath_named(t->boot_path);
-	int rc = imgp_doctor_set(&f->boot_path, "%s", t->boot_path);
+	const struct imgp_bootpath *bp = imgp_bootpath_named_(t->boot_path);
+	int rc = imgp_doctor_set_(&f->boot_path, "%s", t->boot_path);
 
 	f->tree_in_fit = bp && (bp->flags & IMGP_BOOTPATHF_FIT);
 
 	if (!rc && t->model)
-		rc = imgp_doctor_set(&f->model, "%s", t->model);
+		rc = imgp_doctor_set_(&f->model, "%s", t->model);
 	if (!rc)
-		rc = imgp_doctor_set(&f->tree, "%s", t->provenance);
+		rc = imgp_doctor_set_(&f->tree, "%s", t->provenance);
 	return rc;
 }
 
-int imgp_doctor_tree_patch(struct doctor *d, struct imgp_finding *f,
+int imgp_doctor_tree_patch_(struct doctor *d, struct imgp_finding *f,
 		      const struct doctor_tree *t, const char *option,
 		      const char *arg)
 {
@@ -131,25 +131,25 @@ int imgp_doctor_tree_patch(struct doctor *d, struct imgp_finding *f,
 	if (strcmp(d->sv.fit_path, IMGP_FIT_PATH) != 0) {
 		rc = imgp_buf_printf(&b, "--fit ");
 		if (!rc)
-			rc = imgp_shell_quote(&b, d->sv.fit_path);
+			rc = imgp_shell_quote_(&b, d->sv.fit_path);
 		if (!rc)
 			rc = imgp_buf_printf(&b, " ");
 	}
 	if (!rc)
 		rc = imgp_buf_printf(&b, "--fdt ");
 	if (!rc)
-		rc = imgp_shell_quote(&b, t->image->name);
+		rc = imgp_shell_quote_(&b, t->image->name);
 	if (!rc)
 		rc = imgp_buf_printf(&b, " %s ", option);
 	if (!rc)
-		rc = imgp_shell_quote(&b, arg);
+		rc = imgp_shell_quote_(&b, arg);
 	if (!rc)
-		rc = imgp_doctor_set(&f->patch_args, "%s", (char *)b.data);
+		rc = imgp_doctor_set_(&f->patch_args, "%s", (char *)b.data);
 	imgp_buf_free(&b);
 	return rc ? imgp_fail(ENOMEM, "out of memory") : 0;
 }
 
-bool imgp_doctor_dt_has_string(const void *fdt, int node, const char *prop,
+bool imgp_doctor_dt_has_string_(const void *fdt, int node, const char *prop,
 			  const char *s)
 {
 	return fdt_stringlist_search(fdt, node, prop, s) >= 0;
@@ -171,7 +171,7 @@ static void finding_free(struct imgp_finding *f)
 	free(f->hint);
 }
 
-void imgp_doctor_clear(struct imgp_doctor *doc)
+void imgp_doctor_clear_(struct imgp_doctor *doc)
 {
 	for (size_t i = 0; i < doc->n; i++)
 		finding_free(&doc->findings[i]);
@@ -183,50 +183,50 @@ void imgp_doctor_clear(struct imgp_doctor *doc)
 
 /* --------------------------------------------------------------- reads */
 
-int imgp_doctor_exists(struct doctor *d, const struct imgp_part *part,
+int imgp_doctor_exists_(struct doctor *d, const struct imgp_part *part,
 		  const char *path)
 {
-	struct imgp_fs *fs = imgp_survey_fs(&d->sv, part);
+	struct imgp_fs *fs = imgp_survey_fs_(&d->sv, part);
 
-	return fs ? imgp_fs_exists(fs, path) : -ENOTSUP;
+	return fs ? imgp_fs_exists_(fs, path) : -ENOTSUP;
 }
 
-int imgp_doctor_read(struct doctor *d, const struct imgp_part *part,
+int imgp_doctor_read_(struct doctor *d, const struct imgp_part *part,
 		const char *path, size_t max, struct imgp_buf *out)
 {
-	struct imgp_fs *fs = imgp_survey_fs(&d->sv, part);
+	struct imgp_fs *fs = imgp_survey_fs_(&d->sv, part);
 	int rc;
 
 	out->len = 0;
 	if (!fs)
 		return -ENOTSUP;
-	rc = imgp_fs_exists(fs, path);
+	rc = imgp_fs_exists_(fs, path);
 	if (rc > 0)
-		rc = imgp_survey_read_file(fs, path, max, out);
+		rc = imgp_survey_read_file_(fs, path, max, out);
 	else if (rc == 0)
 		return 0;
 	/* The filesystem layer's message names the partition and the file. */
 	return rc ? rc : 1;
 }
 
-int imgp_doctor_list(struct doctor *d, const struct imgp_part *part,
+int imgp_doctor_list_(struct doctor *d, const struct imgp_part *part,
 		const char *dir, char ***names, size_t *n)
 {
-	struct imgp_fs *fs = imgp_survey_fs(&d->sv, part);
+	struct imgp_fs *fs = imgp_survey_fs_(&d->sv, part);
 
 	*names = NULL;
 	*n = 0;
-	return fs ? imgp_fs_list(fs, dir, names, n) : -ENOTSUP;
+	return fs ? imgp_fs_list_(fs, dir, names, n) : -ENOTSUP;
 }
 
-bool imgp_doctor_script_mentions(const struct doctor *d, const char *word)
+bool imgp_doctor_script_mentions_(const struct doctor *d, const char *word)
 {
-	return d->sv.script.parsed && imgp_bootscr_mentions(&d->sv.script.scr, word);
+	return d->sv.script.parsed && imgp_bootscr_mentions_(&d->sv.script.scr, word);
 }
 
-bool imgp_doctor_override_in_effect(const struct doctor *d)
+bool imgp_doctor_override_in_effect_(const struct doctor *d)
 {
-	return imgp_effective_override_loaded(&d->sv);
+	return imgp_effective_override_loaded_(&d->sv);
 }
 
 /* ------------------------------------------------------------- judge */
@@ -234,7 +234,7 @@ bool imgp_doctor_override_in_effect(const struct doctor *d)
 /* A fact the survey could not read, other than "not there", stops the doctor. */
 static int unreadable(int rc, const char *error)
 {
-	return rc && rc != -ENOENT ? imgp_survey_fail(rc, error) : 0;
+	return rc && rc != -ENOENT ? imgp_survey_fail_(rc, error) : 0;
 }
 
 /*
@@ -247,7 +247,7 @@ static int survey_readable(const struct imgp_survey *sv)
 	int rc = 0;
 
 	for (size_t i = 0; !rc && i < sv->disk->tab.nparts; i++)
-		rc = sv->fs_rc[i] ? imgp_survey_fail(sv->fs_rc[i], sv->fs_error[i]) : 0;
+		rc = sv->fs_rc[i] ? imgp_survey_fail_(sv->fs_rc[i], sv->fs_error[i]) : 0;
 	if (!rc)
 		rc = unreadable(sv->boot_rc, sv->boot_error);
 	if (!rc)
@@ -258,14 +258,14 @@ static int survey_readable(const struct imgp_survey *sv)
 	/* Found but not read (a dangling link, a bad CRC) is an error too. */
 	if (!rc && sv->boot)
 		rc = sv->script.path && sv->script.rc ?
-		     imgp_survey_fail(sv->script.rc, sv->script.error) :
+		     imgp_survey_fail_(sv->script.rc, sv->script.error) :
 		     unreadable(sv->script.rc, sv->script.error);
 	if (!rc && sv->boot)
 		rc = unreadable(sv->override.rc, sv->override.error);
 	if (!rc)
 		rc = unreadable(sv->root_rc, sv->root_error);
 	if (!rc && sv->root && sv->fstab.rc)
-		rc = imgp_survey_fail(sv->fstab.rc, sv->fstab.error);
+		rc = imgp_survey_fail_(sv->fstab.rc, sv->fstab.error);
 	return rc;
 }
 
@@ -292,7 +292,7 @@ static struct doctor_tree *tree_new(struct doctor *d,
 static int tree_load(struct doctor *d, struct doctor_tree *t, const void *blob,
 		     size_t size)
 {
-	int rc = imgp_dtb_load(&t->dtb, blob, size);
+	int rc = imgp_dtb_load_(&t->dtb, blob, size);
 
 	if (!rc)
 		return 0;
@@ -323,11 +323,11 @@ static int add_effective(struct doctor *d, struct imgp_effective *eff)
 	    (eff->rc == -ENOENT ||
 	     (eff->rc == -ENOTSUP && eff->image &&
 	      strcmp(eff->image->compression, "none") != 0))) {
-		imgp_debug(imgp_survey_ctx(&d->sv), "%s: %s", eff->provenance, eff->error);
+		imgp_debug(imgp_survey_ctx_(&d->sv), "%s: %s", eff->provenance, eff->error);
 		return 0;
 	}
 	if (!eff->dtb.fdt && !eff->failed)
-		return imgp_survey_fail(eff->rc, eff->error);
+		return imgp_survey_fail_(eff->rc, eff->error);
 	/* An overlay that failed is the boot check's finding (doctor-boot.c). */
 	if (!eff->dtb.fdt)
 		return 0;
@@ -351,7 +351,7 @@ static int add_fit_tree(struct doctor *d, const struct imgp_fit_image *img)
 		return imgp_fail(ENOMEM, "out of memory");
 	d->neffective = 1;
 	d->own_effective = true;
-	rc = imgp_effective_fit_image(&d->sv, img, d->effective);
+	rc = imgp_effective_fit_image_(&d->sv, img, d->effective);
 	return rc ? rc : add_effective(d, d->effective);
 }
 
@@ -361,7 +361,7 @@ static int add_file_tree(struct doctor *d, const char *path)
 	struct doctor_tree *t;
 	int rc;
 
-	rc = imgp_doctor_read(d, d->sv.boot, path, IMGP_DTB_MAX, &buf);
+	rc = imgp_doctor_read_(d, d->sv.boot, path, IMGP_DTB_MAX, &buf);
 	if (rc > 0) {
 		t = tree_new(d, d->sv.boot, path);
 		rc = t ? tree_load(d, t, buf.data, buf.len) :
@@ -395,7 +395,7 @@ static int pick_trees(struct doctor *d, const char *fdt_spec, const char *model)
 		if (!d->sv.fit.parsed)
 			return imgp_fail(ENOENT, "--fdt '%s': no FIT (no partition has %s)",
 					 fdt_spec, d->sv.fit_path);
-		rc = imgp_fit_find_fdt(fit, fdt_spec, &img);
+		rc = imgp_fit_find_fdt_(fit, fdt_spec, &img);
 		return rc ? rc : add_fit_tree(d, img);
 	}
 	/* The survey's (IMGP_SURVEY_EFFECTIVE): the trees info lists. */
@@ -406,19 +406,19 @@ static int pick_trees(struct doctor *d, const char *fdt_spec, const char *model)
 		const struct imgp_effective *t = NULL;
 
 		/* --model, else the tree the image's own U-Boot picks, if it names one. */
-		rc = model ? imgp_effective_pick_model(d->effective, d->neffective, model, &t) :
-			     imgp_effective_pick(d->effective, d->neffective, NULL, &t);
+		rc = model ? imgp_effective_pick_model_(d->effective, d->neffective, model, &t) :
+			     imgp_effective_pick_(d->effective, d->neffective, NULL, &t);
 		if (rc && model)
 			return rc;
-		imgp_errclear();
+		imgp_errclear_();
 		if (!rc && (model || (t->bootdt && t->bootdt->uboot_default))) {
-			d->out->picked = strdup(imgp_effective_name(t));
+			d->out->picked = strdup(imgp_effective_name_(t));
 			d->out->picked_by = model ? "--model" :
 					    "the image's U-Boot (its default environment's fdtfile)";
 			/* The one judged: the boot checks see it alone too. */
 			d->effective = (struct imgp_effective *)t;
 			d->neffective = 1;
-			imgp_effective_warn(imgp_survey_ctx(&d->sv), t, 1);
+			imgp_effective_warn_(imgp_survey_ctx_(&d->sv), t, 1);
 			return d->out->picked ? add_effective(d, d->effective) :
 						imgp_fail(ENOMEM, "out of memory");
 		}
@@ -426,7 +426,7 @@ static int pick_trees(struct doctor *d, const char *fdt_spec, const char *model)
 		d->out->chooser = d->sv.bootinfo.chooser;
 	}
 	/* Each tree is judged: the warnings of all, a shared one said once. */
-	imgp_effective_warn(imgp_survey_ctx(&d->sv), d->effective, d->neffective);
+	imgp_effective_warn_(imgp_survey_ctx_(&d->sv), d->effective, d->neffective);
 	for (size_t i = 0; !rc && i < d->neffective; i++)
 		rc = add_effective(d, &d->effective[i]);
 	if (rc || d->neffective)
@@ -437,7 +437,7 @@ static int pick_trees(struct doctor *d, const char *fdt_spec, const char *model)
 		if (!is_dtb_name(d->boot_names[i]))
 			continue;
 		if (++files > DOCTOR_DTB_FILES) {
-			imgp_warn(imgp_survey_ctx(&d->sv),
+			imgp_warn(imgp_survey_ctx_(&d->sv),
 				  IMGP_PART_FMT ": more than %d .dtb files, examining the first %d",
 				  d->sv.boot->number, DOCTOR_DTB_FILES, DOCTOR_DTB_FILES);
 			break;
@@ -467,11 +467,11 @@ static int root_unread(struct doctor *d)
 		return 0;
 	rc = imgp_buf_printf(&b, IMGP_PART_FMT " (%s), the likely root, could not be read (%s); not judged:",
 			     p->number, p->fstype,
-			     imgp_fs_encrypted(p->fstype) ?
+			     imgp_fs_encrypted_(p->fstype) ?
 			     "it is encrypted: imgpatch opens no LUKS container" :
 			     "imgpatch reads FAT and ext2/3/4");
 	for (size_t i = 0; !rc && i < sizeof(need_root) / sizeof(need_root[0]); i++)
-		rc = imgp_buf_printf(&b, "%s %s", i ? "," : "", imgp_doctor_findings[need_root[i]].id);
+		rc = imgp_buf_printf(&b, "%s %s", i ? "," : "", imgp_doctor_findings_[need_root[i]].id);
 	if (rc) {
 		imgp_buf_free(&b);
 		return imgp_fail(ENOMEM, "out of memory");
@@ -491,17 +491,17 @@ static int gather(struct doctor *d, struct imgp_disk *disk,
 	};
 	int rc;
 
-	rc = imgp_survey_open(&d->sv, disk, &sopts);
+	rc = imgp_survey_open_(&d->sv, disk, &sopts);
 	if (!rc)
 		rc = survey_readable(&d->sv);
 	if (!rc)
 		rc = root_unread(d);
 	if (rc || !d->sv.boot)
 		return rc;
-	rc = imgp_doctor_list(d, d->sv.boot, "/", &d->boot_names, &d->nboot_names);
+	rc = imgp_doctor_list_(d, d->sv.boot, "/", &d->boot_names, &d->nboot_names);
 	if (rc == -ENOTSUP) {
 		/* A filesystem without listings: no .dtb files to find. */
-		imgp_errclear();
+		imgp_errclear_();
 		rc = 0;
 	}
 	return rc ? rc : pick_trees(d, opts->fdt, opts->model);
@@ -512,13 +512,13 @@ static void doctor_release(struct doctor *d)
 	for (size_t i = 0; i < d->ntrees; i++) {
 		free(d->trees[i].file);
 		if (!d->trees[i].eff)
-			imgp_dtb_free(&d->trees[i].dtb);
+			imgp_dtb_free_(&d->trees[i].dtb);
 	}
 	free(d->trees);
 	if (d->own_effective)
-		imgp_effective_free(d->effective, d->neffective);
-	imgp_fs_list_free(d->boot_names, d->nboot_names);
-	imgp_survey_close(&d->sv);
+		imgp_effective_free_(d->effective, d->neffective);
+	imgp_fs_list_free_(d->boot_names, d->nboot_names);
+	imgp_survey_close_(&d->sv);
 }
 
 int imgp_doctor_run(struct imgp_disk *disk, const struct imgp_doctor_opts *opts,
@@ -549,16 +549,16 @@ void imgp_doctor_free(struct imgp_doctor *doc)
 {
 	if (!doc)
 		return;
-	imgp_doctor_clear(doc);
+	imgp_doctor_clear_(doc);
 	free(doc);
 }
 
-const struct imgp_finding *imgp_doctor_finding(const struct imgp_doctor *doc, size_t i)
+const struct imgp_finding *imgp_doctor_finding_(const struct imgp_doctor *doc, size_t i)
 {
 	return i < doc->n ? &doc->findings[i] : NULL;
 }
 
-void imgp_doctor_get(const struct imgp_doctor *doc, struct imgp_doctor_view *out)
+void imgp_doctor_get_(const struct imgp_doctor *doc, struct imgp_doctor_view *out)
 {
 	*out = (struct imgp_doctor_view){
 		.nfindings = doc->n,

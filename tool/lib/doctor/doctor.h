@@ -16,7 +16,7 @@
 #include "boot/boot.h"
 
 /* "info" or "warning". */
-const char *imgp_severity_name(enum imgp_severity sev);
+const char *imgp_severity_name_(enum imgp_severity sev);
 
 /*
  * One finding. Every string is printable ASCII (other bytes read from the
@@ -47,7 +47,7 @@ struct imgp_finding {
 };
 
 /* Finding i, in check order; NULL past the last. */
-const struct imgp_finding *imgp_doctor_finding(const struct imgp_doctor *doc, size_t i);
+const struct imgp_finding *imgp_doctor_finding_(const struct imgp_doctor *doc, size_t i);
 
 /* What a report judged; its strings are the report's. */
 struct imgp_doctor_view {
@@ -64,13 +64,13 @@ struct imgp_doctor_view {
 	 */
 	const char *root_unread;
 };
-void imgp_doctor_get(const struct imgp_doctor *doc, struct imgp_doctor_view *out);
+void imgp_doctor_get_(const struct imgp_doctor *doc, struct imgp_doctor_view *out);
 
 /*
  * Appends arg to out as a POSIX shell word: as it is when it holds only
  * safe characters, else in single quotes. Returns 0 or -ENOMEM.
  */
-int imgp_shell_quote(struct imgp_buf *out, const char *arg);
+int imgp_shell_quote_(struct imgp_buf *out, const char *arg);
 
 /* A report (struct imgp_doctor_view says what each member means). */
 struct imgp_doctor {
@@ -84,7 +84,7 @@ struct imgp_doctor {
 };
 
 /* Frees what a report holds (not doc itself) and empties it. */
-void imgp_doctor_clear(struct imgp_doctor *doc);
+void imgp_doctor_clear_(struct imgp_doctor *doc);
 
 /* A device tree the board may boot. */
 struct doctor_tree {
@@ -115,27 +115,27 @@ struct doctor {
 };
 
 /* The checks, in the order they run (doctor.c). Each returns 0 or -errno. */
-int imgp_doctor_check_mmc(struct doctor *d);
-int imgp_doctor_check_fstab(struct doctor *d);
-int imgp_doctor_check_boot(struct doctor *d);
-int imgp_doctor_check_kernel(struct doctor *d);
-int imgp_doctor_check_rpi(struct doctor *d);
+int imgp_doctor_check_mmc_(struct doctor *d);
+int imgp_doctor_check_fstab_(struct doctor *d);
+int imgp_doctor_check_boot_(struct doctor *d);
+int imgp_doctor_check_kernel_(struct doctor *d);
+int imgp_doctor_check_rpi_(struct doctor *d);
 
 /* Reads a file; 1 when read, 0 when it does not exist, or -errno. */
-int imgp_doctor_read(struct doctor *d, const struct imgp_part *part,
+int imgp_doctor_read_(struct doctor *d, const struct imgp_part *part,
 		const char *path, size_t max, struct imgp_buf *out);
 /* 1 when path exists (a link counts, even dangling), 0 when not, or -errno. */
-int imgp_doctor_exists(struct doctor *d, const struct imgp_part *part,
+int imgp_doctor_exists_(struct doctor *d, const struct imgp_part *part,
 		  const char *path);
 /* The names in a directory; -ENOENT when it is missing. */
-int imgp_doctor_list(struct doctor *d, const struct imgp_part *part,
+int imgp_doctor_list_(struct doctor *d, const struct imgp_part *part,
 		const char *dir, char ***names, size_t *n);
 /* True when the boot script mentions word. */
-bool imgp_doctor_script_mentions(const struct doctor *d, const char *word);
+bool imgp_doctor_script_mentions_(const struct doctor *d, const char *word);
 /* True when the FIT's boot script loads IMGP_OVERRIDE_PATH and it is there. */
-bool imgp_doctor_override_in_effect(const struct doctor *d);
+bool imgp_doctor_override_in_effect_(const struct doctor *d);
 
-/* The kinds of finding; each has its entry in imgp_doctor_findings[]. */
+/* The kinds of finding; each has its entry in imgp_doctor_findings_[]. */
 enum doctor_finding_id {
 	DOCTOR_UHS_BLOCKED,
 	DOCTOR_UHS_MODES_MISSING,
@@ -170,26 +170,26 @@ struct doctor_finding_kind {
 	const char *anchor;          /* its subsection of DOCTOR FINDINGS in imgpatch(1) */
 };
 /* The table (findings.c), indexed by enum doctor_finding_id. */
-extern const struct doctor_finding_kind imgp_doctor_findings[DOCTOR_NFINDINGS];
+extern const struct doctor_finding_kind imgp_doctor_findings_[DOCTOR_NFINDINGS];
 
 /*
  * Adds a finding of kind id with its severity and returns it, or NULL
  * (message set) when out of memory. The pointer stays valid until the next
- * imgp_doctor_add().
+ * imgp_doctor_add_().
  */
-struct imgp_finding *imgp_doctor_add(struct doctor *d, enum doctor_finding_id id);
-/* imgp_doctor_add(), with the kind's milder severity when milder is true. */
-struct imgp_finding *imgp_doctor_add_milder(struct doctor *d, enum doctor_finding_id id,
+struct imgp_finding *imgp_doctor_add_(struct doctor *d, enum doctor_finding_id id);
+/* imgp_doctor_add_(), with the kind's milder severity when milder is true. */
+struct imgp_finding *imgp_doctor_add_milder_(struct doctor *d, enum doctor_finding_id id,
 				       bool milder);
 /* printf into *field (replacing it); non-printable bytes become '?'. */
-int imgp_doctor_set(char **field, const char *fmt, ...) IMGP_PRINTF(2, 3);
+int imgp_doctor_set_(char **field, const char *fmt, ...) IMGP_PRINTF(2, 3);
 /*
  * Evidence of a device-tree finding: partition, file, fdt, node, property,
  * and the boot path, model and provenance of the effective tree.
  */
 /* The boot path, model and provenance of effective tree t, into f. */
-int imgp_doctor_path_evidence(struct imgp_finding *f, const struct imgp_effective *t);
-int imgp_doctor_tree_evidence(struct imgp_finding *f, const struct doctor_tree *t,
+int imgp_doctor_path_evidence_(struct imgp_finding *f, const struct imgp_effective *t);
+int imgp_doctor_tree_evidence_(struct imgp_finding *f, const struct doctor_tree *t,
 			 const char *node, const char *prop);
 /*
  * The imgpatch patch arguments that apply one device-tree edit (option
@@ -197,11 +197,11 @@ int imgp_doctor_tree_evidence(struct imgp_finding *f, const struct doctor_tree *
  * for a FIT tree, and only when the boot script loads user-override.dtb
  * (where patch writes the result). Otherwise leaves patch_args NULL.
  */
-int imgp_doctor_tree_patch(struct doctor *d, struct imgp_finding *f,
+int imgp_doctor_tree_patch_(struct doctor *d, struct imgp_finding *f,
 		      const struct doctor_tree *t, const char *option,
 		      const char *arg);
 /* True when a string-list property of node holds s. */
-bool imgp_doctor_dt_has_string(const void *fdt, int node, const char *prop,
+bool imgp_doctor_dt_has_string_(const void *fdt, int node, const char *prop,
 			  const char *s);
 
 /* Kernel releases that fixed a storage problem (doctor-kernel-fixes.c). */
@@ -212,7 +212,7 @@ struct doctor_kernel_fix {
 	const char *title;
 	const char *cost;
 };
-extern const struct doctor_kernel_fix imgp_doctor_kernel_fixes[];
-extern const size_t imgp_doctor_nkernel_fixes;
+extern const struct doctor_kernel_fix imgp_doctor_kernel_fixes_[];
+extern const size_t imgp_doctor_nkernel_fixes_;
 
 #endif

@@ -22,7 +22,7 @@
 #define MAN_KERNEL "Kernel"
 #define MAN_RPI "Raspberry Pi"
 
-const struct doctor_finding_kind imgp_doctor_findings[DOCTOR_NFINDINGS] = {
+const struct doctor_finding_kind imgp_doctor_findings_[DOCTOR_NFINDINGS] = {
 	[DOCTOR_UHS_BLOCKED] = {
 		"uhs-blocked", WARNING, INFO,
 		"a controller may not switch to 1.8 V (no-1-8-v)",
@@ -125,10 +125,10 @@ const struct doctor_finding_kind imgp_doctor_findings[DOCTOR_NFINDINGS] = {
 		MAN_RPI },
 };
 
-struct imgp_finding *imgp_doctor_add_milder(struct doctor *d, enum doctor_finding_id id,
+struct imgp_finding *imgp_doctor_add_milder_(struct doctor *d, enum doctor_finding_id id,
 				       bool milder)
 {
-	const struct doctor_finding_kind *kind = &imgp_doctor_findings[id];
+	const struct doctor_finding_kind *kind = &imgp_doctor_findings_[id];
 	struct imgp_doctor *out = d->out;
 	struct imgp_finding *grown, *f;
 
@@ -145,7 +145,7 @@ struct imgp_finding *imgp_doctor_add_milder(struct doctor *d, enum doctor_findin
 	return f;
 }
 
-struct imgp_finding *imgp_doctor_add(struct doctor *d, enum doctor_finding_id id)
+struct imgp_finding *imgp_doctor_add_(struct doctor *d, enum doctor_finding_id id)
 {
-	return imgp_doctor_add_milder(d, id, false);
+	return imgp_doctor_add_milder_(d, id, false);
 }

@@ -14,7 +14,7 @@
 #include "dt-internal.h"
 #include "dt/dt.h"
 
-int imgp_fdt_check_full(const void *fdt, size_t bufsize)
+int imgp_fdt_check_full_(const void *fdt, size_t bufsize)
 {
 	const uint8_t *block;
 	size_t size, off = 0;
@@ -68,7 +68,7 @@ int imgp_fdt_check_full(const void *fdt, size_t bufsize)
 	return -FDT_ERR_TRUNCATED;
 }
 
-int imgp_dtb_load(struct imgp_dtb *dtb, const void *blob, size_t size)
+int imgp_dtb_load_(struct imgp_dtb *dtb, const void *blob, size_t size)
 {
 	size_t total;
 	void *copy, *fdt;
@@ -102,7 +102,7 @@ int imgp_dtb_load(struct imgp_dtb *dtb, const void *blob, size_t size)
 				 "device tree is %zu bytes but only %zu are there (truncated?)",
 				 total, size);
 	}
-	rc = imgp_fdt_check_full(copy, total);
+	rc = imgp_fdt_check_full_(copy, total);
 	if (rc) {
 		free(copy);
 		return imgp_fail(EINVAL, "broken device tree: %s", fdt_strerror(rc));
@@ -124,14 +124,14 @@ int imgp_dtb_load(struct imgp_dtb *dtb, const void *blob, size_t size)
 	return 0;
 }
 
-void imgp_dtb_free(struct imgp_dtb *dtb)
+void imgp_dtb_free_(struct imgp_dtb *dtb)
 {
 	free(dtb->fdt);
 	dtb->fdt = NULL;
 	dtb->bufsize = 0;
 }
 
-int imgp_dtb_finish(struct imgp_dtb *dtb, const void **blob, size_t *size)
+int imgp_dtb_finish_(struct imgp_dtb *dtb, const void **blob, size_t *size)
 {
 	int rc = fdt_pack(dtb->fdt);
 
@@ -143,7 +143,7 @@ int imgp_dtb_finish(struct imgp_dtb *dtb, const void **blob, size_t *size)
 	return 0;
 }
 
-int imgp_dt_node_path(const struct imgp_dtb *dtb, int node, char *out,
+int imgp_dt_node_path_(const struct imgp_dtb *dtb, int node, char *out,
 		      size_t outlen)
 {
 	int rc;
@@ -160,7 +160,7 @@ int imgp_dt_node_path(const struct imgp_dtb *dtb, int node, char *out,
 	return 0;
 }
 
-int imgp_dt_delete_prop(struct imgp_dtb *dtb, int node, const char *prop)
+int imgp_dt_delete_prop_(struct imgp_dtb *dtb, int node, const char *prop)
 {
 	int rc = fdt_delprop(dtb->fdt, node, prop);
 
@@ -210,7 +210,7 @@ static bool dt_prop_name_ok(const char *name)
 				     "0123456789,._+*#?@-") == strlen(name);
 }
 
-int imgp_dt_set_prop(struct imgp_dtb *dtb, int node, const char *prop,
+int imgp_dt_set_prop_(struct imgp_dtb *dtb, int node, const char *prop,
 		     const void *val, size_t len)
 {
 	int rc;
@@ -271,7 +271,7 @@ static int dt_subnode_exact(const void *fdt, int parent, const char *name,
 	return child;
 }
 
-int imgp_dt_add_node(struct imgp_dtb *dtb, const char *path)
+int imgp_dt_add_node_(struct imgp_dtb *dtb, const char *path)
 {
 	const char *p = path;
 	int node = 0, child;
@@ -312,7 +312,7 @@ int imgp_dt_add_node(struct imgp_dtb *dtb, const char *path)
 	}
 }
 
-int imgp_dt_delete_node(struct imgp_dtb *dtb, int node)
+int imgp_dt_delete_node_(struct imgp_dtb *dtb, int node)
 {
 	int rc;
 

@@ -16,13 +16,13 @@
 #define DT_SLACK 65536
 
 /* dt-lookup.c: name is base with or without a unit address */
-bool imgp_dt_base_eq(const char *name, const char *base, size_t len);
+bool imgp_dt_base_eq_(const char *name, const char *base, size_t len);
 /* dt-lookup.c: -EINVAL "broken device tree" for a libfdt walk error */
-int imgp_dt_walk_error(int rc);
+int imgp_dt_walk_error_(int rc);
 /* dt-mmc.c: node is an SD/eMMC controller (by name or compatible) */
-bool imgp_dt_is_mmc(const void *fdt, int node);
+bool imgp_dt_is_mmc_(const void *fdt, int node);
 /* dt-value.c: dtc's guess that a property without type markers is strings */
-bool imgp_dt_looks_like_strings(const uint8_t *p, int len);
+bool imgp_dt_looks_like_strings_(const uint8_t *p, int len);
 
 /* A "path:property:offset" entry of a fixup list, checked against its overlay. */
 struct imgp_dt_fixup {
@@ -36,14 +36,14 @@ struct imgp_dt_fixup {
  * property it has, a decimal offset with room for a phandle there.
  * Returns 0 or -EBADMSG "entry '...': <what is wrong>".
  */
-int imgp_dt_fixup_parse(const void *ovl, const char *entry, struct imgp_dt_fixup *fx);
+int imgp_dt_fixup_parse_(const void *ovl, const char *entry, struct imgp_dt_fixup *fx);
 /*
  * What an overlay says of itself, checked before anything follows it:
- * nesting, every __fixups__ entry (imgp_dt_fixup_parse), every
+ * nesting, every __fixups__ entry (imgp_dt_fixup_parse_), every
  * __local_fixups__ offset inside its property. Returns 0 or -EBADMSG
  * naming the entry.
  */
-int imgp_dt_overlay_check_shape(const void *ovl);
+int imgp_dt_overlay_check_shape_(const void *ovl);
 /*
  * The shape, then the overlay against the base libfdt applies it to:
  * each target-path an alias only to a path from the root (-EBADMSG), each
@@ -51,6 +51,6 @@ int imgp_dt_overlay_check_shape(const void *ovl);
  * "unresolved label 'x' (overlay fragment@0)", "the base tree has no
  * __symbols__ ..."). Returns 0 or -errno.
  */
-int imgp_dt_overlay_check(const void *base, const void *ovl);
+int imgp_dt_overlay_check_(const void *base, const void *ovl);
 
 #endif

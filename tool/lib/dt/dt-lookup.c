@@ -29,7 +29,7 @@ static size_t dt_base_len(const char *name)
 	return strcspn(name, "@");
 }
 
-bool imgp_dt_base_eq(const char *name, const char *base, size_t len)
+bool imgp_dt_base_eq_(const char *name, const char *base, size_t len)
 {
 	return dt_base_len(name) == len && strncmp(name, base, len) == 0;
 }
@@ -105,12 +105,12 @@ static bool dt_node_matches(const void *fdt, int node, const char *spec,
 		return name && strcmp(name, spec) == 0;
 	case DT_BASE_NAME:
 		name = fdt_get_name(fdt, node, NULL);
-		return name && imgp_dt_base_eq(name, spec, strlen(spec));
+		return name && imgp_dt_base_eq_(name, spec, strlen(spec));
 	}
 	return false;
 }
 
-int imgp_dt_walk_error(int rc)
+int imgp_dt_walk_error_(int rc)
 {
 	return imgp_fail(EINVAL, "broken device tree: %s", fdt_strerror(rc));
 }
@@ -127,14 +127,14 @@ static int dt_not_found(const void *fdt, const char *what, const char *spec,
 	     node = fdt_next_node(fdt, node, NULL)) {
 		const char *name = fdt_get_name(fdt, node, NULL);
 
-		if (baselen && name && imgp_dt_base_eq(name, base, baselen))
+		if (baselen && name && imgp_dt_base_eq_(name, base, baselen))
 			dt_list_add(fdt, node, &l);
 	}
 	if (!l.count) {
 		kind = "SD/eMMC controllers";
 		for (node = fdt_next_node(fdt, -1, NULL); node >= 0;
 		     node = fdt_next_node(fdt, node, NULL))
-			if (imgp_dt_is_mmc(fdt, node))
+			if (imgp_dt_is_mmc_(fdt, node))
 				dt_list_add(fdt, node, &l);
 	}
 	if (l.err)
@@ -212,7 +212,7 @@ static int dt_find_label(const void *fdt, const char *label)
 		if (len < 1 || path[len - 1] != '\0')
 			return imgp_fail(EINVAL, "label '%s': __symbols__ entry is not a path",
 					 label);
-		node = imgp_dt_path_offset(fdt, path, len - 1);
+		node = imgp_dt_path_offset_(fdt, path, len - 1);
 		if (node < 0)
 			return imgp_fail(ENOENT,
 					 "label '%s' points at '%s', which is not in the tree",
@@ -231,7 +231,7 @@ static int dt_find_label(const void *fdt, const char *label)
 	     node >= 0 && depth >= 0 && nmmc < DT_LIST_MAX;
 	     node = fdt_next_node(fdt, node, &depth))
 		if (dt_walk_path(fdt, node, depth, &h->walk) &&
-		    imgp_dt_is_mmc(fdt, node))
+		    imgp_dt_is_mmc_(fdt, node))
 			strcpy(h->mmc[nmmc++], h->walk.path);
 	fdt_for_each_property_offset(prop, fdt, sym) {
 		const char *name;
@@ -258,7 +258,7 @@ static int dt_find_label(const void *fdt, const char *label)
 	return rc;
 }
 
-int imgp_dt_find_node(const struct imgp_dtb *dtb, const char *spec)
+int imgp_dt_find_node_(const struct imgp_dtb *dtb, const char *spec)
 {
 	const void *fdt = dtb->fdt;
 	struct dt_list l = { 0 };
@@ -302,7 +302,7 @@ int imgp_dt_find_node(const struct imgp_dtb *dtb, const char *spec)
 			dt_list_add(fdt, node, &l);
 	free(w);
 	if (node < 0 && node != -FDT_ERR_NOTFOUND) {
-		rc = imgp_dt_walk_error(node);
+		rc = imgp_dt_walk_error_(node);
 	} else if (l.err) {
 		rc = imgp_fail(ENOMEM, "out of memory");
 	} else if (l.count == 1) {
@@ -326,18 +326,18 @@ int imgp_dt_find_node(const struct imgp_dtb *dtb, const char *spec)
 /* Property names this close to the one asked for are offered as typos. */
 #define DT_CLOSE 2
 
-bool imgp_dt_has_prop(const struct imgp_dtb *dtb, const char *path,
+bool imgp_dt_has_prop_(const struct imgp_dtb *dtb, const char *path,
 		      const char *prop)
 {
 	int node;
 
 	if (!dtb->fdt)
 		return false;
-	node = imgp_dt_path_offset(dtb->fdt, path, (int)strlen(path));
+	node = imgp_dt_path_offset_(dtb->fdt, path, (int)strlen(path));
 	return node >= 0 && fdt_getprop(dtb->fdt, node, prop, NULL) != NULL;
 }
 
-bool imgp_dt_prop_is_typo(const struct imgp_dtb *dtb, int node, const char *prop)
+bool imgp_dt_prop_is_typo_(const struct imgp_dtb *dtb, int node, const char *prop)
 {
 	const void *fdt = dtb->fdt;
 	int off;
@@ -346,13 +346,13 @@ bool imgp_dt_prop_is_typo(const struct imgp_dtb *dtb, int node, const char *prop
 		const char *name;
 
 		if (fdt_getprop_by_offset(fdt, off, &name, NULL) && strcmp(name, prop) &&
-		    (!strcasecmp(name, prop) || imgp_word_distance(name, prop) <= DT_CLOSE))
+		    (!strcasecmp(name, prop) || imgp_word_distance_(name, prop) <= DT_CLOSE))
 			return true;
 	}
 	return false;
 }
 
-int imgp_dt_prop_not_found(const struct imgp_dtb *dtb, int node,
+int imgp_dt_prop_not_found_(const struct imgp_dtb *dtb, int node,
 			   const char *prop)
 {
 	const void *fdt = dtb->fdt;
@@ -371,7 +371,7 @@ int imgp_dt_prop_not_found(const struct imgp_dtb *dtb, int node,
 			err |= imgp_buf_printf(&all, ", ...");
 		nall++;
 		if (strcasecmp(name, prop) &&
-		    imgp_word_distance(name, prop) > DT_CLOSE)
+		    imgp_word_distance_(name, prop) > DT_CLOSE)
 			continue;
 		if (nclose < DT_LIST_MAX)
 			err |= imgp_buf_printf(&close, "%s%s", nclose ? ", " : "", name);

@@ -58,7 +58,7 @@ static bool dt_is_host_compatible(const char *c)
 	return false;
 }
 
-bool imgp_dt_is_mmc(const void *fdt, int node)
+bool imgp_dt_is_mmc_(const void *fdt, int node)
 {
 	const char *name, *p, *end;
 	int len;
@@ -73,7 +73,7 @@ bool imgp_dt_is_mmc(const void *fdt, int node)
 		 */
 		name = fdt_get_name(fdt, node, NULL);
 		return name && strchr(name, '@') &&
-		       (imgp_dt_base_eq(name, "mmc", 3) || imgp_dt_base_eq(name, "sdhci", 5));
+		       (imgp_dt_base_eq_(name, "mmc", 3) || imgp_dt_base_eq_(name, "sdhci", 5));
 	}
 	/* A host has registers; regulators, power sequences and boards' root nodes do not. */
 	if (!fdt_getprop(fdt, node, "reg", NULL))
@@ -234,12 +234,12 @@ static enum imgp_dt_mmc_kind dt_mmc_kind(const void *fdt, int node, bool slots)
 	return IMGP_DT_MMC_SD;
 }
 
-enum imgp_dt_mmc_kind imgp_dt_mmc_kind_of(const void *fdt, int node)
+enum imgp_dt_mmc_kind imgp_dt_mmc_kind_of_(const void *fdt, int node)
 {
 	return dt_mmc_kind(fdt, node, true);
 }
 
-const char *imgp_dt_mmc_kind_name(enum imgp_dt_mmc_kind kind)
+const char *imgp_dt_mmc_kind_name_(enum imgp_dt_mmc_kind kind)
 {
 	return kind == IMGP_DT_MMC_EMMC ? "emmc" : kind == IMGP_DT_MMC_SDIO ? "sdio" : "sd";
 }
@@ -277,7 +277,7 @@ static int dt_fill_mmc(const struct imgp_dtb *dtb, int node, struct imgp_dt_mmc 
 	int prop, len, rc;
 
 	memset(m, 0, sizeof(*m));
-	rc = imgp_dt_node_path(dtb, node, m->path, sizeof(m->path));
+	rc = imgp_dt_node_path_(dtb, node, m->path, sizeof(m->path));
 	if (rc)
 		return rc;
 	status = fdt_getprop(fdt, node, "status", &len);
@@ -285,7 +285,7 @@ static int dt_fill_mmc(const struct imgp_dtb *dtb, int node, struct imgp_dt_mmc 
 		snprintf(m->status, sizeof(m->status), "%s", status);
 	else
 		snprintf(m->status, sizeof(m->status), "okay");
-	m->kind = imgp_dt_mmc_kind_of(fdt, node);
+	m->kind = imgp_dt_mmc_kind_of_(fdt, node);
 
 	fdt_for_each_property_offset(prop, fdt, node) {
 		struct imgp_dt_mmc_prop mp;
@@ -300,10 +300,10 @@ static int dt_fill_mmc(const struct imgp_dtb *dtb, int node, struct imgp_dt_mmc 
 		memset(&mp, 0, sizeof(mp));
 		/* The specification's names have at most 31 characters. */
 		if ((size_t)snprintf(mp.name, sizeof(mp.name), "%s", name) >= sizeof(mp.name))
-			imgp_warn_into(warnings, "%s: property '%s...' has a name of more than %zu characters: listed cut",
+			imgp_warn_into_(warnings, "%s: property '%s...' has a name of more than %zu characters: listed cut",
 				       m->path, mp.name, sizeof(mp.name) - 1);
 		/* A value too long to show is cut with "...": fine for a listing. */
-		rc = imgp_dt_format_value(val, len, mp.value, sizeof(mp.value));
+		rc = imgp_dt_format_value_(val, len, mp.value, sizeof(mp.value));
 		if (rc && rc != -ENOSPC)
 			return rc;
 		if (imgp_buf_append(props, &mp, sizeof(mp)))
@@ -341,7 +341,7 @@ static int dt_mmc_block(const struct imgp_buf *list, const struct imgp_buf *prop
 	return 0;
 }
 
-int imgp_dt_list_mmc(const struct imgp_dtb *dtb, struct imgp_dt_mmc **out, size_t *n,
+int imgp_dt_list_mmc_(const struct imgp_dtb *dtb, struct imgp_dt_mmc **out, size_t *n,
 		     struct imgp_buf *warnings)
 {
 	const void *fdt = dtb->fdt;
@@ -356,14 +356,14 @@ int imgp_dt_list_mmc(const struct imgp_dtb *dtb, struct imgp_dt_mmc **out, size_
 	*n = 0;
 	for (node = fdt_next_node(fdt, -1, NULL); node >= 0 && !rc;
 	     node = fdt_next_node(fdt, node, NULL)) {
-		if (!imgp_dt_is_mmc(fdt, node))
+		if (!imgp_dt_is_mmc_(fdt, node))
 			continue;
 		rc = dt_fill_mmc(dtb, node, &m, &props, warnings);
 		if (!rc && imgp_buf_append(&list, &m, sizeof(m)))
 			rc = imgp_fail(ENOMEM, "out of memory");
 	}
 	if (!rc && node != -FDT_ERR_NOTFOUND)
-		rc = imgp_dt_walk_error(node);
+		rc = imgp_dt_walk_error_(node);
 	if (!rc && list.len)
 		rc = dt_mmc_block(&list, &props, out);
 	if (!rc)

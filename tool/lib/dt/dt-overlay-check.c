@@ -47,7 +47,7 @@ static bool dt_is_string(const char *val, int len)
 	return val && len > 0 && memchr(val, '\0', (size_t)len) == val + len - 1;
 }
 
-int imgp_dt_path_offset(const void *fdt, const char *path, int len)
+int imgp_dt_path_offset_(const void *fdt, const char *path, int len)
 {
 	const char *slash, *alias;
 	int aliases, alen, node;
@@ -89,7 +89,7 @@ int imgp_dt_path_offset(const void *fdt, const char *path, int len)
 	return node;
 }
 
-int imgp_dt_fixup_parse(const void *ovl, const char *entry, struct imgp_dt_fixup *fx)
+int imgp_dt_fixup_parse_(const void *ovl, const char *entry, struct imgp_dt_fixup *fx)
 {
 	char shown[DT_SHOWN];
 	const char *name, *num, *val;
@@ -147,7 +147,7 @@ static int dt_check_fixup_list(const void *ovl, const char *what, const char *li
 	for (const char *p = list, *end = list + len; p < end; p += strlen(p) + 1) {
 		if (!*p)
 			return imgp_fail(EBADMSG, "%s: an empty entry", shown);
-		rc = imgp_dt_fixup_parse(ovl, p, &fx);
+		rc = imgp_dt_fixup_parse_(ovl, p, &fx);
 		if (rc)
 			return imgp_fail_ctx(rc, "%s", shown);
 	}
@@ -204,7 +204,7 @@ static int dt_check_local_fixups(const void *ovl, int node, int fixups)
 	return 0;
 }
 
-int imgp_dt_overlay_check_shape(const void *ovl)
+int imgp_dt_overlay_check_shape_(const void *ovl)
 {
 	char shown[DT_SHOWN];
 	const char *label, *val;
@@ -304,7 +304,7 @@ static int dt_check_labels(const void *base, const void *ovl)
 		}
 		dt_shown(shown, label, strlen(label));
 		/* libfdt looks the path up as it is: an alias only to a path from the root. */
-		node = dt_is_string(path, len) ? imgp_dt_path_offset(base, path, len - 1) :
+		node = dt_is_string(path, len) ? imgp_dt_path_offset_(base, path, len - 1) :
 						 -FDT_ERR_BADVALUE;
 		if (node == -FDT_ERR_BADVALUE) {
 			rc = imgp_fail(EBADMSG, "the base tree's __symbols__ entry '%s' is not a path, or an alias to one",
@@ -349,7 +349,7 @@ static int dt_check_targets(const void *base, const void *ovl)
 		if (!dt_is_string(path, len) || len < 2)
 			return imgp_fail(EBADMSG, "%s: target-path is not a path",
 					 frag_name ? frag_name : "?");
-		target = imgp_dt_path_offset(base, path, len - 1);
+		target = imgp_dt_path_offset_(base, path, len - 1);
 		if (target == -FDT_ERR_BADVALUE)
 			return imgp_fail(EBADMSG, "%s: target-path '%s' is an alias whose value in the base tree is not a path from the root",
 					 frag_name, dt_shown(shown, path, (size_t)len));
@@ -366,9 +366,9 @@ static int dt_check_targets(const void *base, const void *ovl)
 	return 0;
 }
 
-int imgp_dt_overlay_check(const void *base, const void *ovl)
+int imgp_dt_overlay_check_(const void *base, const void *ovl)
 {
-	int rc = imgp_dt_overlay_check_shape(ovl);
+	int rc = imgp_dt_overlay_check_shape_(ovl);
 
 	if (!rc)
 		rc = dt_check_targets(base, ovl);

@@ -65,7 +65,7 @@ static int dt_explain_overlay(const void *base, const void *ovl, int err)
 		path = fdt_getprop(ovl, frag, "target-path", &len);
 		if (!path || len < 2 || path[len - 1] != '\0')
 			continue;
-		if (imgp_dt_path_offset(base, path, len - 1) >= 0)
+		if (imgp_dt_path_offset_(base, path, len - 1) >= 0)
 			continue;
 		name = fdt_get_name(ovl, frag, NULL);
 		return imgp_fail(ENOENT, "overlay %s: target-path '%s' is not in the base tree",
@@ -118,14 +118,14 @@ static int dt_apply_overlay(struct imgp_dtb *dtb, const void *overlay,
 			       olen, len);
 		goto out;
 	}
-	rc = imgp_fdt_check_full(ovl, olen);
+	rc = imgp_fdt_check_full_(ovl, olen);
 	if (rc) {
 		rc = imgp_fail(EINVAL, "broken overlay: %s", fdt_strerror(rc));
 		goto out;
 	}
 	rc = dt_check_fragments(ovl);
 	if (!rc)
-		rc = imgp_dt_overlay_check(dtb->fdt, ovl);
+		rc = imgp_dt_overlay_check_(dtb->fdt, ovl);
 	if (rc)
 		goto out;
 
@@ -193,7 +193,7 @@ static int dt_apply_overlay(struct imgp_dtb *dtb, const void *overlay,
 			memcpy(probe.fdt, dtb->fdt, dtb->bufsize);
 			rc = dt_apply_overlay(&probe, overlay, len, &need);
 		}
-		imgp_dtb_free(&probe);
+		imgp_dtb_free_(&probe);
 		if (!rc)
 			rc = imgp_fail(ENOSPC, "does not fit (FDT_ERR_NOSPACE): the tree needs %zu bytes, the loader gives it %zu (%zu more)",
 				       need, *total, need - *total);
@@ -217,20 +217,20 @@ out:
 	return rc;
 }
 
-int imgp_dt_apply_overlay(struct imgp_dtb *dtb, const void *overlay, size_t len)
+int imgp_dt_apply_overlay_(struct imgp_dtb *dtb, const void *overlay, size_t len)
 {
 	size_t total = 0;
 
 	return dt_apply_overlay(dtb, overlay, len, &total);
 }
 
-int imgp_dt_apply_overlay_in(struct imgp_dtb *dtb, const void *overlay, size_t len,
+int imgp_dt_apply_overlay_in_(struct imgp_dtb *dtb, const void *overlay, size_t len,
 			     size_t total)
 {
 	return dt_apply_overlay(dtb, overlay, len, &total);
 }
 
-size_t imgp_dt_used(const struct imgp_dtb *dtb)
+size_t imgp_dt_used_(const struct imgp_dtb *dtb)
 {
 	return dt_used(dtb->fdt);
 }

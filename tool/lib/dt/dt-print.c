@@ -28,7 +28,7 @@ static int dts_put_value(struct imgp_buf *b, const uint8_t *p, int len)
 
 	if (len == 0)
 		return imgp_buf_append(b, ";\n", 2);
-	if (imgp_dt_looks_like_strings(p, len)) {
+	if (imgp_dt_looks_like_strings_(p, len)) {
 		rc = imgp_buf_append(b, " = \"", 4);
 		for (i = 0; !rc && i < len - 1; i++) {
 			e = p[i] ? strchr(esc_from, p[i]) : NULL;
@@ -107,7 +107,7 @@ static int dts_close_node(struct imgp_buf *b, int depth)
 	return rc ? rc : imgp_buf_append(b, "};\n", 3);
 }
 
-int imgp_dt_to_dts(const struct imgp_dtb *dtb, struct imgp_buf *out)
+int imgp_dt_to_dts_(const struct imgp_dtb *dtb, struct imgp_buf *out)
 {
 	const void *fdt = dtb->fdt;
 	size_t old_len = out->len;

@@ -38,7 +38,7 @@ static bool rpi_is_fragment(const char *name)
 
 /*
  * Patches each "path:property:offset" of list (len bytes, entries that
- * imgp_dt_overlay_check_shape() passed) in t: with phandle, or (relative)
+ * imgp_dt_overlay_check_shape_() passed) in t: with phandle, or (relative)
  * by adding phandle to what is there.
  */
 static int rpi_fixup_list(struct rpi_tree *t, const char *list, int len,
@@ -47,13 +47,13 @@ static int rpi_fixup_list(struct rpi_tree *t, const char *list, int len,
 	for (const char *p = list, *end = list + len; p < end; p += strlen(p) + 1) {
 		struct imgp_dt_fixup fx;
 		uint8_t *val;
-		int rc = imgp_dt_fixup_parse(t->fdt, p, &fx);
+		int rc = imgp_dt_fixup_parse_(t->fdt, p, &fx);
 
 		if (rc)
 			return imgp_fail_ctx(rc, "%s", t->what);
 		val = fdt_getprop_namelen_w(t->fdt, fx.node, fx.name, fx.namelen, NULL);
 		if (!val)
-			return imgp_rpi_tree_fail(t, -FDT_ERR_NOTFOUND);
+			return imgp_rpi_tree_fail_(t, -FDT_ERR_NOTFOUND);
 		fdt32_st(val + fx.offset, relative ? phandle + fdt32_ld((fdt32_t *)(val + fx.offset))
 						   : phandle);
 	}
@@ -72,7 +72,7 @@ static int rpi_local_fixups(struct rpi_tree *t, int fix, int node, uint32_t delt
 		int vlen;
 
 		if (!offs)
-			return imgp_rpi_tree_fail(t, olen);
+			return imgp_rpi_tree_fail_(t, olen);
 		val = fdt_getprop_w(t->fdt, node, name, &vlen);
 		if (!val)
 			return imgp_fail(EINVAL, "%s: __local_fixups__ names property '%s' that is not there",
@@ -120,7 +120,7 @@ static int rpi_resolve_labels(struct rpi_tree *base, struct rpi_tree *ovl,
 
 		list = fdt_getprop_by_offset(ovl->fdt, prop, &label, &len);
 		if (!list)
-			return imgp_rpi_tree_fail(ovl, len);
+			return imgp_rpi_tree_fail_(ovl, len);
 		plen = (int)strlen(label) + 1;
 		path = label[0] == '/' ? label : fdt_getprop(base->fdt, sym, label, &plen);
 		if (!path)
@@ -130,7 +130,7 @@ static int rpi_resolve_labels(struct rpi_tree *base, struct rpi_tree *ovl,
 		if (plen < 2 || memchr(path, '\0', (size_t)plen) != path + plen - 1)
 			return imgp_fail(EBADMSG, "the base tree's __symbols__ entry '%s' is not a path",
 					 label);
-		node = imgp_dt_path_offset(base->fdt, path, plen - 1);
+		node = imgp_dt_path_offset_(base->fdt, path, plen - 1);
 		if (node < 0)
 			return imgp_fail(ENOENT, "%s refers to '%s' (%s), which is not in the base tree",
 					 ovl->what, label, path);
@@ -139,7 +139,7 @@ static int rpi_resolve_labels(struct rpi_tree *base, struct rpi_tree *ovl,
 			fdt32_t cell = cpu_to_fdt32(++*base_max);
 
 			phandle = *base_max;
-			rc = imgp_rpi_setprop(base, node, "phandle", &cell, sizeof(cell));
+			rc = imgp_rpi_setprop_(base, node, "phandle", &cell, sizeof(cell));
 			if (rc)
 				return rc;
 			sym = fdt_path_offset(base->fdt, "/__symbols__");
@@ -206,7 +206,7 @@ static int rpi_fragment_target(const struct rpi_tree *base,
 		if (!len || memchr(path, '\0', (size_t)len))
 			return imgp_fail(EBADMSG, "%s: %s: target-path is not a path", ovl->what,
 					 name);
-		node = imgp_dt_path_offset(base->fdt, path, len);
+		node = imgp_dt_path_offset_(base->fdt, path, len);
 		if (node == -FDT_ERR_BADVALUE)
 			return imgp_fail(EBADMSG, "%s: %s: target-path '%.*s' is an alias whose value in the base tree is not a path from the root",
 					 ovl->what, name, len, path);
@@ -253,7 +253,7 @@ static int rpi_merge_node(struct rpi_tree *t, int dst, const struct rpi_tree *fr
 		const void *val = fdt_getprop_by_offset(from->fdt, prop, &name, &len);
 
 		if (!val)
-			return imgp_rpi_tree_fail(from, len);
+			return imgp_rpi_tree_fail_(from, len);
 		if (strcmp(name, "name") == 0 ||
 		    strcmp(name, "dtoverlay,preserve-phandle") == 0 ||
 		    (!keep_phandle && (strcmp(name, "phandle") == 0 ||
@@ -268,10 +268,10 @@ static int rpi_merge_node(struct rpi_tree *t, int dst, const struct rpi_tree *fr
 			    imgp_buf_append(&joined, val, (size_t)len))
 				rc = imgp_fail(ENOMEM, "out of memory");
 			else
-				rc = imgp_rpi_setprop(t, dst, name, joined.data, (int)joined.len);
+				rc = imgp_rpi_setprop_(t, dst, name, joined.data, (int)joined.len);
 			imgp_buf_free(&joined);
 		} else {
-			rc = imgp_rpi_setprop(t, dst, name, val, len);
+			rc = imgp_rpi_setprop_(t, dst, name, val, len);
 		}
 		if (rc)
 			return rc;
@@ -281,7 +281,7 @@ static int rpi_merge_node(struct rpi_tree *t, int dst, const struct rpi_tree *fr
 		int node = fdt_subnode_offset_namelen(t->fdt, dst, name, len);
 
 		if (node < 0)
-			node = imgp_rpi_add_subnode(t, dst, name, len);
+			node = imgp_rpi_add_subnode_(t, dst, name, len);
 		if (node < 0)
 			return node;
 		rc = rpi_merge_node(t, node, from, sub, depth + 1);
@@ -309,11 +309,11 @@ static int rpi_copy_paths(struct rpi_tree *base, int dst, const struct rpi_tree 
 		int frag, node;
 
 		if (!path)
-			return imgp_rpi_tree_fail(ovl, len);
+			return imgp_rpi_tree_fail_(ovl, len);
 		slash = path[0] == '/' ? strchr(path + 1, '/') : NULL;
 		if (!slash || strncmp(slash + 1, "__overlay__", 11) != 0 ||
 		    (slash[12] != '/' && slash[12] != '\0')) {
-			rc = imgp_rpi_setprop(base, dst, name, path, len);
+			rc = imgp_rpi_setprop_(base, dst, name, path, len);
 			if (rc)
 				return rc;
 			continue;
@@ -325,14 +325,14 @@ static int rpi_copy_paths(struct rpi_tree *base, int dst, const struct rpi_tree 
 						    ovl->what, name) : node;
 		rc = fdt_get_path(base->fdt, node, target, sizeof(target));
 		if (rc)
-			return imgp_rpi_tree_fail(base, rc);
+			return imgp_rpi_tree_fail_(base, rc);
 		rest = slash + 12;
 		/* The root as target: "/" + "/x" is "/x". */
 		if (strcmp(target, "/") == 0 && *rest)
 			rest++;
 		if (imgp_buf_printf(&rebased, "%s%s", target, rest))
 			return imgp_fail(ENOMEM, "out of memory");
-		rc = imgp_rpi_setprop(base, dst, name, rebased.data, (int)rebased.len + 1);
+		rc = imgp_rpi_setprop_(base, dst, name, rebased.data, (int)rebased.len + 1);
 		imgp_buf_free(&rebased);
 		if (rc)
 			return rc;
@@ -349,7 +349,7 @@ static int rpi_filter_symbols(struct rpi_tree *ovl)
 		return 0;
 	if (fdt_path_offset(ovl->fdt, "/__exports__") < 0) {
 		rc = fdt_del_node(ovl->fdt, sym);
-		return rc ? imgp_rpi_tree_fail(ovl, rc) : 0;
+		return rc ? imgp_rpi_tree_fail_(ovl, rc) : 0;
 	}
 	for (;;) {
 		const char *name, *unexported = NULL;
@@ -359,7 +359,7 @@ static int rpi_filter_symbols(struct rpi_tree *ovl)
 		exports = fdt_path_offset(ovl->fdt, "/__exports__");
 		fdt_for_each_property_offset(prop, ovl->fdt, sym) {
 			if (!fdt_getprop_by_offset(ovl->fdt, prop, &name, NULL))
-				return imgp_rpi_tree_fail(ovl, prop);
+				return imgp_rpi_tree_fail_(ovl, prop);
 			if (!fdt_getprop(ovl->fdt, exports, name, NULL)) {
 				unexported = name;
 				break;
@@ -369,7 +369,7 @@ static int rpi_filter_symbols(struct rpi_tree *ovl)
 			return 0;
 		rc = fdt_delprop(ovl->fdt, sym, unexported);
 		if (rc)
-			return imgp_rpi_tree_fail(ovl, rc);
+			return imgp_rpi_tree_fail_(ovl, rc);
 	}
 }
 
@@ -403,19 +403,19 @@ static int rpi_merge_inside(struct rpi_tree *ovl, uint32_t ovl_max)
 		if (target < 0)
 			continue;
 		/* Merged into a copy: the source must not move under the merge. */
-		rc = imgp_rpi_tree_copy(&merged, ovl);
+		rc = imgp_rpi_tree_copy_(&merged, ovl);
 		if (!rc)
 			rc = rpi_merge_node(&merged, target, ovl, src, 0);
 		if (rc) {
-			imgp_rpi_tree_free(&merged);
+			imgp_rpi_tree_free_(&merged);
 			return rc;
 		}
-		imgp_rpi_tree_free(ovl);
+		imgp_rpi_tree_free_(ovl);
 		*ovl = merged;
 		frag = rpi_nth_subnode(ovl->fdt, i);
 		src = fdt_subnode_offset(ovl->fdt, frag, "__overlay__");
 		if (src >= 0) {
-			rc = imgp_rpi_set_name(ovl, src, "__dormant__");
+			rc = imgp_rpi_set_name_(ovl, src, "__dormant__");
 			if (rc)
 				return rc;
 		}
@@ -460,7 +460,7 @@ static int rpi_merge(struct rpi_tree *base, struct rpi_tree *ovl, uint32_t ovl_m
 	return 0;
 }
 
-int imgp_rpi_dtoverlay(void **fdt, size_t *size, const void *overlay,
+int imgp_rpi_dtoverlay_(void **fdt, size_t *size, const void *overlay,
 		       size_t len, const char *name, const char *params,
 		       const char *what, struct imgp_buf *warnings)
 {
@@ -474,24 +474,24 @@ int imgp_rpi_dtoverlay(void **fdt, size_t *size, const void *overlay,
 		rc = imgp_fail(ENOMEM, "out of memory");
 		goto out;
 	}
-	rc = imgp_rpi_tree_load(&base, *fdt, *size, "the base tree");
+	rc = imgp_rpi_tree_load_(&base, *fdt, *size, "the base tree");
 	if (!rc)
-		rc = imgp_rpi_tree_load(&ovl, overlay, len, (const char *)label.data);
+		rc = imgp_rpi_tree_load_(&ovl, overlay, len, (const char *)label.data);
 	if (!rc) {
-		rc = imgp_dt_overlay_check_shape(ovl.fdt);
+		rc = imgp_dt_overlay_check_shape_(ovl.fdt);
 		if (rc)
 			imgp_fail_ctx(rc, "broken %s", ovl.what);
 	}
 	if (rc)
 		goto out;
-	base_max = imgp_rpi_max_phandle(base.fdt);
-	ovl_max = imgp_rpi_max_phandle(ovl.fdt);
+	base_max = imgp_rpi_max_phandle_(base.fdt);
+	ovl_max = imgp_rpi_max_phandle_(ovl.fdt);
 	rc = rpi_resolve_labels(&base, &ovl, &base_max);
 	if (!rc)
 		rc = rpi_relocate(&ovl, base_max);
 	ovl_max += base_max;
 	if (!rc)
-		rc = imgp_rpi_params_apply(&ovl, &base, params,
+		rc = imgp_rpi_params_apply_(&ovl, &base, params,
 				      what ? what : (const char *)line.data, warnings);
 	if (!rc)
 		rc = rpi_merge(&base, &ovl, ovl_max);
@@ -502,8 +502,8 @@ int imgp_rpi_dtoverlay(void **fdt, size_t *size, const void *overlay,
 	*size = base.size;
 	base.fdt = NULL;
 out:
-	imgp_rpi_tree_free(&base);
-	imgp_rpi_tree_free(&ovl);
+	imgp_rpi_tree_free_(&base);
+	imgp_rpi_tree_free_(&ovl);
 	imgp_buf_free(&label);
 	imgp_buf_free(&line);
 	return rc;

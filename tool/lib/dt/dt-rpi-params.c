@@ -40,7 +40,7 @@
 
 /* ------------------------------------------------- trees that grow */
 
-int imgp_rpi_tree_load(struct rpi_tree *t, const void *blob, size_t len,
+int imgp_rpi_tree_load_(struct rpi_tree *t, const void *blob, size_t len,
 		  const char *what)
 {
 	size_t total;
@@ -66,18 +66,18 @@ int imgp_rpi_tree_load(struct rpi_tree *t, const void *blob, size_t len,
 	memcpy(t->fdt, blob, total);
 	rc = fdt_check_header(t->fdt);
 	if (!rc)
-		rc = imgp_fdt_check_full(t->fdt, total);
+		rc = imgp_fdt_check_full_(t->fdt, total);
 	if (!rc)
 		rc = fdt_open_into(t->fdt, t->fdt, (int)t->size);
 	if (rc) {
 		rc = imgp_fail(EINVAL, "%s is not a valid device tree blob: %s",
 			       what, fdt_strerror(rc));
-		imgp_rpi_tree_free(t);
+		imgp_rpi_tree_free_(t);
 	}
 	return rc;
 }
 
-int imgp_rpi_tree_copy(struct rpi_tree *dst, const struct rpi_tree *src)
+int imgp_rpi_tree_copy_(struct rpi_tree *dst, const struct rpi_tree *src)
 {
 	dst->fdt = malloc(src->size);
 	if (!dst->fdt)
@@ -88,14 +88,14 @@ int imgp_rpi_tree_copy(struct rpi_tree *dst, const struct rpi_tree *src)
 	return 0;
 }
 
-void imgp_rpi_tree_free(struct rpi_tree *t)
+void imgp_rpi_tree_free_(struct rpi_tree *t)
 {
 	free(t->fdt);
 	t->fdt = NULL;
 	t->size = 0;
 }
 
-int imgp_rpi_tree_fail(const struct rpi_tree *t, int err)
+int imgp_rpi_tree_fail_(const struct rpi_tree *t, int err)
 {
 	return imgp_fail(EINVAL, "%s: %s", t->what, fdt_strerror(err));
 }
@@ -119,10 +119,10 @@ static int rpi_tree_grow(struct rpi_tree *t, size_t need)
 	t->fdt = p;
 	t->size = size;
 	rc = fdt_open_into(p, p, (int)size);
-	return rc ? imgp_rpi_tree_fail(t, rc) : 0;
+	return rc ? imgp_rpi_tree_fail_(t, rc) : 0;
 }
 
-int imgp_rpi_setprop(struct rpi_tree *t, int node, const char *name,
+int imgp_rpi_setprop_(struct rpi_tree *t, int node, const char *name,
 		const void *val, int len)
 {
 	int rc;
@@ -132,17 +132,17 @@ int imgp_rpi_setprop(struct rpi_tree *t, int node, const char *name,
 		if (rc)
 			return rc;
 	}
-	return rc ? imgp_rpi_tree_fail(t, rc) : 0;
+	return rc ? imgp_rpi_tree_fail_(t, rc) : 0;
 }
 
-int imgp_rpi_delprop(struct rpi_tree *t, int node, const char *name)
+int imgp_rpi_delprop_(struct rpi_tree *t, int node, const char *name)
 {
 	int rc = fdt_delprop(t->fdt, node, name);
 
-	return rc && rc != -FDT_ERR_NOTFOUND ? imgp_rpi_tree_fail(t, rc) : 0;
+	return rc && rc != -FDT_ERR_NOTFOUND ? imgp_rpi_tree_fail_(t, rc) : 0;
 }
 
-int imgp_rpi_add_subnode(struct rpi_tree *t, int parent, const char *name, int len)
+int imgp_rpi_add_subnode_(struct rpi_tree *t, int parent, const char *name, int len)
 {
 	int rc;
 
@@ -152,10 +152,10 @@ int imgp_rpi_add_subnode(struct rpi_tree *t, int parent, const char *name, int l
 		if (rc)
 			return rc;
 	}
-	return rc < 0 ? imgp_rpi_tree_fail(t, rc) : rc;
+	return rc < 0 ? imgp_rpi_tree_fail_(t, rc) : rc;
 }
 
-int imgp_rpi_set_name(struct rpi_tree *t, int node, const char *name)
+int imgp_rpi_set_name_(struct rpi_tree *t, int node, const char *name)
 {
 	int rc;
 
@@ -164,10 +164,10 @@ int imgp_rpi_set_name(struct rpi_tree *t, int node, const char *name)
 		if (rc)
 			return rc;
 	}
-	return rc ? imgp_rpi_tree_fail(t, rc) : 0;
+	return rc ? imgp_rpi_tree_fail_(t, rc) : 0;
 }
 
-uint32_t imgp_rpi_max_phandle(const void *fdt)
+uint32_t imgp_rpi_max_phandle_(const void *fdt)
 {
 	uint32_t max = 0;
 
@@ -538,12 +538,12 @@ static int rpi_set_string(struct rpi_tree *t, int node, const char *param,
 		    imgp_buf_append(&joined, s.data, s.len))
 			rc = imgp_fail(ENOMEM, "out of memory");
 		else
-			rc = imgp_rpi_setprop(t, node, tg->prop, joined.data, (int)joined.len);
+			rc = imgp_rpi_setprop_(t, node, tg->prop, joined.data, (int)joined.len);
 		imgp_buf_free(&joined);
 	} else if (strcmp(tg->prop, "name") == 0) {
-		rc = imgp_rpi_set_name(t, node, (const char *)s.data);
+		rc = imgp_rpi_set_name_(t, node, (const char *)s.data);
 	} else {
-		rc = imgp_rpi_setprop(t, node, tg->prop, s.data, (int)s.len);
+		rc = imgp_rpi_setprop_(t, node, tg->prop, s.data, (int)s.len);
 	}
 out:
 	imgp_buf_free(&s);
@@ -571,7 +571,7 @@ static int rpi_set_bytes(struct rpi_tree *t, int node, const char *param,
 		bytes[n++] = (uint8_t)byte;
 		p += 2;
 	}
-	return imgp_rpi_setprop(t, node, tg->prop, bytes, n);
+	return imgp_rpi_setprop_(t, node, tg->prop, bytes, n);
 bad:
 	imgp_fail(EINVAL, "parameter '%s': invalid byte string '%s'", param,
 		  (const char *)tg->value.data);
@@ -606,7 +606,7 @@ static int rpi_set_cell(struct rpi_tree *t, int node, uint64_t v,
 	for (int i = 0; i < tg->width; i++)
 		cell[i] = (uint8_t)(v >> (8 * (tg->width - 1 - i)));
 	if (grown && strcmp(tg->prop, "reg") != 0)
-		rc = imgp_rpi_setprop(t, node, tg->prop, grown, need);
+		rc = imgp_rpi_setprop_(t, node, tg->prop, grown, need);
 	free(grown);
 	if (!rc && strcmp(tg->prop, "reg") == 0 && tg->offset == 0) {
 		const char *name = fdt_get_name(t->fdt, node, NULL);
@@ -618,7 +618,7 @@ static int rpi_set_cell(struct rpi_tree *t, int node, uint64_t v,
 					    (uint32_t)v))
 				rc = imgp_fail(ENOMEM, "out of memory");
 			else
-				rc = imgp_rpi_set_name(t, node, (const char *)renamed.data);
+				rc = imgp_rpi_set_name_(t, node, (const char *)renamed.data);
 			imgp_buf_free(&renamed);
 		}
 	}
@@ -659,7 +659,7 @@ static int rpi_set_fragments(struct rpi_tree *t, const char *param,
 		}
 		node = fdt_subnode_offset(t->fdt, frag, state[!active]);
 		if (node >= 0) {
-			rc = imgp_rpi_set_name(t, node, state[active]);
+			rc = imgp_rpi_set_name_(t, node, state[active]);
 			if (rc)
 				return rc;
 		}
@@ -698,8 +698,8 @@ static int rpi_target_apply(struct rpi_tree *t, const char *param,
 	if (tg->kind == RPI_CELL)
 		return rpi_set_cell(t, node, n, tg);
 	if (!!n ^ (tg->kind == RPI_BOOL_INV))
-		return imgp_rpi_setprop(t, node, tg->prop, NULL, 0);
-	return imgp_rpi_delprop(t, node, tg->prop);
+		return imgp_rpi_setprop_(t, node, tg->prop, NULL, 0);
+	return imgp_rpi_delprop_(t, node, tg->prop);
 }
 
 /*
@@ -761,7 +761,7 @@ static int rpi_param_apply(struct rpi_tree *ovl, struct rpi_tree *base,
 	return rc;
 }
 
-int imgp_rpi_params_apply(struct rpi_tree *ovl, struct rpi_tree *base,
+int imgp_rpi_params_apply_(struct rpi_tree *ovl, struct rpi_tree *base,
 		     const char *params, const char *what,
 		     struct imgp_buf *warnings)
 {
@@ -787,9 +787,9 @@ int imgp_rpi_params_apply(struct rpi_tree *ovl, struct rpi_tree *base,
 		/* "dtparam=sd_poll_once" sets the parameter to "true". */
 		rc = rpi_param_apply(ovl, base, item, eq ? eq + 1 : "true");
 		if (rc == RPI_IGNORED) {
-			imgp_warn_into(warnings, "%s: %s: ignored, as the firmware does",
+			imgp_warn_into_(warnings, "%s: %s: ignored, as the firmware does",
 				       what, imgp_errmsg());
-			imgp_errclear();
+			imgp_errclear_();
 			rc = 0;
 		}
 	}
@@ -797,18 +797,18 @@ int imgp_rpi_params_apply(struct rpi_tree *ovl, struct rpi_tree *base,
 	return rc;
 }
 
-int imgp_rpi_dtparam(void **fdt, size_t *size, const char *params,
+int imgp_rpi_dtparam_(void **fdt, size_t *size, const char *params,
 		     const char *what, struct imgp_buf *warnings)
 {
 	struct rpi_tree base;
 	int rc;
 
-	rc = imgp_rpi_tree_load(&base, *fdt, *size, "the base tree");
+	rc = imgp_rpi_tree_load_(&base, *fdt, *size, "the base tree");
 	if (!rc)
-		rc = imgp_rpi_params_apply(NULL, &base, params, what ? what : "dtparam",
+		rc = imgp_rpi_params_apply_(NULL, &base, params, what ? what : "dtparam",
 					   warnings);
 	if (rc) {
-		imgp_rpi_tree_free(&base);
+		imgp_rpi_tree_free_(&base);
 		return rc;
 	}
 	free(*fdt);

@@ -29,27 +29,27 @@ struct rpi_tree {
  * Copies the blob of len bytes into t (checked, with room to grow).
  * Returns 0 or -EINVAL/-EFBIG/-ENOMEM.
  */
-int imgp_rpi_tree_load(struct rpi_tree *t, const void *blob, size_t len,
+int imgp_rpi_tree_load_(struct rpi_tree *t, const void *blob, size_t len,
 		  const char *what);
 /* An independent copy of src in dst. 0 or -ENOMEM. */
-int imgp_rpi_tree_copy(struct rpi_tree *dst, const struct rpi_tree *src);
-void imgp_rpi_tree_free(struct rpi_tree *t);
+int imgp_rpi_tree_copy_(struct rpi_tree *dst, const struct rpi_tree *src);
+void imgp_rpi_tree_free_(struct rpi_tree *t);
 /* imgp_fail() for libfdt's err on t: -EINVAL ("<what>: <libfdt text>"). */
-int imgp_rpi_tree_fail(const struct rpi_tree *t, int err);
+int imgp_rpi_tree_fail_(const struct rpi_tree *t, int err);
 
 /*
  * libfdt's writes, growing t while they lack room. val must not point into
- * t (growing moves it). They return 0 (imgp_rpi_add_subnode: the new node's
+ * t (growing moves it). They return 0 (imgp_rpi_add_subnode_: the new node's
  * offset), or -errno with imgp_fail().
  */
-int imgp_rpi_setprop(struct rpi_tree *t, int node, const char *name,
+int imgp_rpi_setprop_(struct rpi_tree *t, int node, const char *name,
 		const void *val, int len);
-int imgp_rpi_delprop(struct rpi_tree *t, int node, const char *name);
-int imgp_rpi_add_subnode(struct rpi_tree *t, int parent, const char *name, int len);
-int imgp_rpi_set_name(struct rpi_tree *t, int node, const char *name);
+int imgp_rpi_delprop_(struct rpi_tree *t, int node, const char *name);
+int imgp_rpi_add_subnode_(struct rpi_tree *t, int parent, const char *name, int len);
+int imgp_rpi_set_name_(struct rpi_tree *t, int node, const char *name);
 
 /* The largest phandle of the tree; 0 when it has none. */
-uint32_t imgp_rpi_max_phandle(const void *fdt);
+uint32_t imgp_rpi_max_phandle_(const void *fdt);
 
 /*
  * Applies the comma-separated "name[=value]" list params (NULL: none) as
@@ -58,7 +58,7 @@ uint32_t imgp_rpi_max_phandle(const void *fdt);
  * warning into warnings (NULL: dropped) that starts with what
  * ("dtoverlay=sdio"). Returns 0 or -errno.
  */
-int imgp_rpi_params_apply(struct rpi_tree *ovl, struct rpi_tree *base,
+int imgp_rpi_params_apply_(struct rpi_tree *ovl, struct rpi_tree *base,
 		     const char *params, const char *what,
 		     struct imgp_buf *warnings);
 

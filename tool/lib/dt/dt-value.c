@@ -62,7 +62,7 @@ static bool dt_is_string_byte(uint8_t c)
 }
 
 /* The test dtc applies when decompiling a property without type markers. */
-bool imgp_dt_looks_like_strings(const uint8_t *p, int len)
+bool imgp_dt_looks_like_strings_(const uint8_t *p, int len)
 {
 	int i, nul = 0;
 
@@ -100,7 +100,7 @@ static void dt_put_string(struct dt_out *o, const uint8_t *p, const uint8_t *end
 	dt_putc(o, '"');
 }
 
-int imgp_dt_format_value(const void *val, int len, char *out, size_t outlen)
+int imgp_dt_format_value_(const void *val, int len, char *out, size_t outlen)
 {
 	struct dt_out o = { out, outlen, 0, false };
 	const uint8_t *p = val, *end;
@@ -116,7 +116,7 @@ int imgp_dt_format_value(const void *val, int len, char *out, size_t outlen)
 	end = p + len;
 	if (len == 0) {
 		/* A boolean property: dtc prints just the name. */
-	} else if (imgp_dt_looks_like_strings(p, len)) {
+	} else if (imgp_dt_looks_like_strings_(p, len)) {
 		while (p < end) {
 			if (p != val)
 				dt_puts(&o, ", ");
@@ -339,7 +339,7 @@ static int dt_parse_word(struct dt_parse *ps)
 	return rc ? rc : dt_out_bytes(ps, "", 1);
 }
 
-int imgp_dt_parse_value(const char *text, struct imgp_buf *out)
+int imgp_dt_parse_value_(const char *text, struct imgp_buf *out)
 {
 	struct dt_parse ps = { text, text, out };
 	size_t old_len = out->len;

@@ -21,7 +21,7 @@ struct imgp_dtb {
  * The tree as dtc -I dtb -O dts would print it (same layout, so that two
  * renderings diff line by line). Returns 0 or -errno.
  */
-int imgp_dt_to_dts(const struct imgp_dtb *dtb, struct imgp_buf *out);
+int imgp_dt_to_dts_(const struct imgp_dtb *dtb, struct imgp_buf *out);
 
 /* SD/eMMC controller nodes and the properties that limit their speed. */
 struct imgp_dt_mmc_prop {
@@ -43,16 +43,16 @@ struct imgp_dt_mmc {
 };
 
 /* Copies and checks (fdt_check_full) a blob. Returns 0 or -EINVAL. */
-int imgp_dtb_load(struct imgp_dtb *dtb, const void *blob, size_t size);
-void imgp_dtb_free(struct imgp_dtb *dtb);
+int imgp_dtb_load_(struct imgp_dtb *dtb, const void *blob, size_t size);
+void imgp_dtb_free_(struct imgp_dtb *dtb);
 /* Packs the tree (fdt_pack) and returns its bytes and size. */
-int imgp_dtb_finish(struct imgp_dtb *dtb, const void **blob, size_t *size);
+int imgp_dtb_finish_(struct imgp_dtb *dtb, const void **blob, size_t *size);
 /*
  * Resolves a node spec: "/abs/path", "name@unit", "name" (any unit address)
  * or "&label" (via __symbols__). Returns the node offset, -ENOENT when none
  * matches or -EEXIST when several do; both messages list candidate paths.
  */
-int imgp_dt_find_node(const struct imgp_dtb *dtb, const char *spec);
+int imgp_dt_find_node_(const struct imgp_dtb *dtb, const char *spec);
 /*
  * The node at path (len bytes) as libfdt's fdt_path_offset_namelen() finds
  * it, but through an alias only when the alias's value is a path from the
@@ -61,32 +61,32 @@ int imgp_dt_find_node(const struct imgp_dtb *dtb, const char *spec);
  * looked up here. Returns the offset or a libfdt error: -FDT_ERR_BADVALUE
  * for such an alias.
  */
-int imgp_dt_path_offset(const void *fdt, const char *path, int len);
+int imgp_dt_path_offset_(const void *fdt, const char *path, int len);
 /* Full path of a node into out. Returns 0 or -ENAMETOOLONG. */
-int imgp_dt_node_path(const struct imgp_dtb *dtb, int node, char *out,
+int imgp_dt_node_path_(const struct imgp_dtb *dtb, int node, char *out,
 		      size_t outlen);
 /* Deletes a property. Returns 0 when deleted, 1 when it was absent. */
-int imgp_dt_delete_prop(struct imgp_dtb *dtb, int node, const char *prop);
+int imgp_dt_delete_prop_(struct imgp_dtb *dtb, int node, const char *prop);
 /* Whether the node at path has prop; false when there is no such node. */
-bool imgp_dt_has_prop(const struct imgp_dtb *dtb, const char *path,
+bool imgp_dt_has_prop_(const struct imgp_dtb *dtb, const char *path,
 		      const char *prop);
 /*
  * Whether the node has another property of a name close to prop (another
  * case, or an edit distance of at most 2): a name the node lacks is then
  * a typo, not one an earlier run deleted.
  */
-bool imgp_dt_prop_is_typo(const struct imgp_dtb *dtb, int node, const char *prop);
+bool imgp_dt_prop_is_typo_(const struct imgp_dtb *dtb, int node, const char *prop);
 /*
  * -ENOENT for a property the node lacks, the message naming the ones it has
  * with a close name (a typo, another case), or else all it has.
  */
-int imgp_dt_prop_not_found(const struct imgp_dtb *dtb, int node,
+int imgp_dt_prop_not_found_(const struct imgp_dtb *dtb, int node,
 			   const char *prop);
 /*
  * Formats a property value as dtc would print it ("<0x01 0x02>", "\"a\", \"b\"",
  * "[01 02]", "" for empty) into out. Returns 0 or -ENOSPC (truncated).
  */
-int imgp_dt_format_value(const void *val, int len, char *out, size_t outlen);
+int imgp_dt_format_value_(const void *val, int len, char *out, size_t outlen);
 
 /*
  * Parses a property value written as in dtc source: "<1 0x2>" u32 cells,
@@ -94,17 +94,17 @@ int imgp_dt_format_value(const void *val, int len, char *out, size_t outlen);
  * ("150000000", "0x20") is one u32 cell and any other bare word one string
  * ("okay"). Returns 0 or -EINVAL naming the problem.
  */
-int imgp_dt_parse_value(const char *text, struct imgp_buf *out);
+int imgp_dt_parse_value_(const char *text, struct imgp_buf *out);
 /* Creates or replaces a property, growing the buffer. Returns 0 or -errno. */
-int imgp_dt_set_prop(struct imgp_dtb *dtb, int node, const char *prop,
+int imgp_dt_set_prop_(struct imgp_dtb *dtb, int node, const char *prop,
 		     const void *val, size_t len);
 /*
  * Finds or creates the node at an absolute path, creating missing parents.
  * Returns its offset or -errno.
  */
-int imgp_dt_add_node(struct imgp_dtb *dtb, const char *path);
+int imgp_dt_add_node_(struct imgp_dtb *dtb, const char *path);
 /* Deletes a node and its subtree. Returns 0 or -errno. */
-int imgp_dt_delete_node(struct imgp_dtb *dtb, int node);
+int imgp_dt_delete_node_(struct imgp_dtb *dtb, int node);
 /*
  * Applies a compiled overlay (.dtbo) with fdt_overlay_apply, on copies so
  * that a failure leaves dtb as it was. An overlay that refers to labels
@@ -112,7 +112,7 @@ int imgp_dt_delete_node(struct imgp_dtb *dtb, int node);
  * __symbols__ (compile it with dtc -@)"; a label the base lacks: -EINVAL
  * "unresolved label 'x' (overlay fragment@0)". Returns 0 or -errno.
  */
-int imgp_dt_apply_overlay(struct imgp_dtb *dtb, const void *overlay,
+int imgp_dt_apply_overlay_(struct imgp_dtb *dtb, const void *overlay,
 			  size_t len);
 /*
  * The same, with the room U-Boot's fdt apply has: the tree's total size is
@@ -120,10 +120,10 @@ int imgp_dt_apply_overlay(struct imgp_dtb *dtb, const void *overlay,
  * FDT_ERR_NOSPACE does there: -ENOSPC "does not fit ...: the tree needs N
  * bytes, the loader gives it M". Returns 0 or -errno.
  */
-int imgp_dt_apply_overlay_in(struct imgp_dtb *dtb, const void *overlay, size_t len,
+int imgp_dt_apply_overlay_in_(struct imgp_dtb *dtb, const void *overlay, size_t len,
 			     size_t total);
 /* The bytes of the tree's blocks (header to the end of its strings). */
-size_t imgp_dt_used(const struct imgp_dtb *dtb);
+size_t imgp_dt_used_(const struct imgp_dtb *dtb);
 
 /*
  * Lists SD/eMMC host controllers (nodes with registers whose compatible
@@ -133,14 +133,14 @@ size_t imgp_dt_used(const struct imgp_dtb *dtb);
  * (malloc'd, free() it: the properties live in the same block; NULL
  * when none) and their number in *n, as many controllers and properties
  * as the tree has. A property name longer than a name field holds is a
- * warning into warnings (imgp_warn_into(); NULL: dropped). Returns 0 or
+ * warning into warnings (imgp_warn_into_(); NULL: dropped). Returns 0 or
  * -errno.
  */
-int imgp_dt_list_mmc(const struct imgp_dtb *dtb, struct imgp_dt_mmc **out, size_t *n,
+int imgp_dt_list_mmc_(const struct imgp_dtb *dtb, struct imgp_dt_mmc **out, size_t *n,
 		     struct imgp_buf *warnings);
 /* What the slot of controller node holds; its name "sd", "emmc", "sdio". */
-enum imgp_dt_mmc_kind imgp_dt_mmc_kind_of(const void *fdt, int node);
-const char *imgp_dt_mmc_kind_name(enum imgp_dt_mmc_kind kind);
+enum imgp_dt_mmc_kind imgp_dt_mmc_kind_of_(const void *fdt, int node);
+const char *imgp_dt_mmc_kind_name_(enum imgp_dt_mmc_kind kind);
 
 /* --------------------------------------------------------- mmc-hosts.c */
 
@@ -158,7 +158,7 @@ struct imgp_mmc_host {
 	const char *source;      /* the driver file (Linux 6.1) or tree that says so */
 };
 /* The table's entry for node's compatible list, or NULL. */
-const struct imgp_mmc_host *imgp_mmc_host_find(const void *fdt, int node);
+const struct imgp_mmc_host *imgp_mmc_host_find_(const void *fdt, int node);
 
 /* ------------------------------------------------------------- dt-blob.c */
 
@@ -169,7 +169,7 @@ const struct imgp_mmc_host *imgp_mmc_host_find(const void *fdt, int node);
  * 4 GiB steps back onto the same tag and fdt_check_full() never returns.
  * Returns 0 or a libfdt error (-FDT_ERR_*) for fdt_strerror().
  */
-int imgp_fdt_check_full(const void *fdt, size_t bufsize);
+int imgp_fdt_check_full_(const void *fdt, size_t bufsize);
 
 /* --------------------------------------- dt-rpi-params.c, dt-rpi-overlay.c */
 
@@ -179,20 +179,20 @@ int imgp_fdt_check_full(const void *fdt, size_t bufsize);
  * in *fdt (*size bytes; replaced by a new malloc'd buffer on success, left
  * unchanged on failure). A parameter the firmware ignores (unknown name,
  * value that does not parse) is skipped with a warning into warnings
- * (imgp_warn_into(); NULL: dropped), starting with what (NULL: "dtparam").
+ * (imgp_warn_into_(); NULL: dropped), starting with what (NULL: "dtparam").
  * Returns 0, or -EINVAL (broken tree or __overrides__), -ENOMEM, -EFBIG.
  */
-int imgp_rpi_dtparam(void **fdt, size_t *size, const char *params,
+int imgp_rpi_dtparam_(void **fdt, size_t *size, const char *params,
 		     const char *what, struct imgp_buf *warnings);
 /*
  * The firmware's dtoverlay=name,params line: the overlay blob (len bytes)
  * resolved against the tree in *fdt, its parameters (the overlay's
  * __overrides__ first, then the base's) applied, its active fragments
  * merged, all as dtmerge does. *fdt, what (NULL: "dtoverlay=name") and
- * warnings as for imgp_rpi_dtparam(). Returns 0, or -ENOENT (a label,
+ * warnings as for imgp_rpi_dtparam_(). Returns 0, or -ENOENT (a label,
  * target or target-path the base lacks), -EINVAL, -ENOMEM, -EFBIG.
  */
-int imgp_rpi_dtoverlay(void **fdt, size_t *size, const void *overlay,
+int imgp_rpi_dtoverlay_(void **fdt, size_t *size, const void *overlay,
 		       size_t len, const char *name, const char *params,
 		       const char *what, struct imgp_buf *warnings);
 

@@ -108,7 +108,7 @@ static const struct imgp_mmc_host hosts[] = {
 	  "sdhci-of-dwcmshc.c: eMMC host, HS200 and HS400 with the Rockchip DLL" },
 };
 
-const struct imgp_mmc_host *imgp_mmc_host_find(const void *fdt, int node)
+const struct imgp_mmc_host *imgp_mmc_host_find_(const void *fdt, int node)
 {
 	const char *p, *end;
 	int len;

@@ -11,7 +11,7 @@
 #include "fs/fs.h"
 #include "fit/fit.h"
 
-int imgp_fit_load_file(struct imgp_fit *fit, struct imgp_fs *fs, const char *path)
+int imgp_fit_load_file_(struct imgp_fit *fit, struct imgp_fs *fs, const char *path)
 {
 	struct imgp_file_map map;
 	struct imgp_reader rd;
@@ -20,21 +20,21 @@ int imgp_fit_load_file(struct imgp_fit *fit, struct imgp_fs *fs, const char *pat
 	int rc;
 
 	memset(fit, 0, sizeof(*fit));
-	rc = imgp_fs_map_file(fs, path, &map);
+	rc = imgp_fs_map_file_(fs, path, &map);
 	if (rc == 0) {
-		rc = imgp_file_map_reader(fs->img, &map, &rd);
+		rc = imgp_file_map_reader_(fs->img, &map, &rd);
 		if (rc) {
-			imgp_file_map_free(&map);
+			imgp_file_map_free_(&map);
 			return rc;
 		}
-		rc = imgp_fit_load(fit, &rd);
+		rc = imgp_fit_load_(fit, &rd);
 	} else if (rc == -ENOTSUP) {
 		/* A filesystem whose files cannot be mapped: the FIT read whole. */
-		imgp_errclear();
-		rc = imgp_fs_read_file(fs, path, IMGP_FIT_MAX, &raw);
+		imgp_errclear_();
+		rc = imgp_fs_read_file_(fs, path, IMGP_FIT_MAX, &raw);
 		if (rc)
 			return rc;
-		rc = imgp_fit_parse(fit, imgp_buf_steal(&raw, &len), len);
+		rc = imgp_fit_parse_(fit, imgp_buf_steal_(&raw, &len), len);
 	} else {
 		return rc;
 	}

@@ -69,7 +69,7 @@ static int rehash(void *fdt, int node, const char *image, const uint8_t *data,
 		if (!algo || alen < 1 || algo[alen - 1] != '\0')
 			return imgp_fail(EBADMSG, "image '%s': %s has no algo",
 					 image, name);
-		n = imgp_fit_hash(algo, data, len, digest);
+		n = imgp_fit_hash_(algo, data, len, digest);
 		if (n < 0)
 			return imgp_fail_ctx(n, "image '%s'", image);
 		/* Same size as before: the structure does not move. */
@@ -187,7 +187,7 @@ static int append_zeros(struct imgp_buf *b, size_t n)
 	return imgp_buf_append(b, zeros, n);
 }
 
-int imgp_fit_rewrite(const struct imgp_fit *fit, const char *image,
+int imgp_fit_rewrite_(const struct imgp_fit *fit, const char *image,
 		     const void *tree, size_t tree_size, struct imgp_buf *out)
 {
 	const struct imgp_fit_image *img = NULL;
@@ -222,7 +222,7 @@ int imgp_fit_rewrite(const struct imgp_fit *fit, const char *image,
 	 * embedded payload is made on the way (each alignment adds 3 at most).
 	 */
 	room = structure_room(fit, img, tree_size);
-	if (imgp_buf_reserve(out, room + 3 + (fit->size - l.old_base) +
+	if (imgp_buf_reserve_(out, room + 3 + (fit->size - l.old_base) +
 				  (img->external ? tree_size + 3 : 0)))
 		return imgp_fail(ENOMEM, "out of memory");
 	fdt = out->data;

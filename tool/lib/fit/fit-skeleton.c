@@ -383,7 +383,7 @@ out:
 	return rc;
 }
 
-int imgp_fit_skeleton(const struct imgp_reader *rd, size_t keep_max,
+int imgp_fit_skeleton_(const struct imgp_reader *rd, size_t keep_max,
 		      void **fdt, uint32_t *totalsize,
 		      struct imgp_fit_elided **el, size_t *nel)
 {
@@ -395,7 +395,7 @@ int imgp_fit_skeleton(const struct imgp_reader *rd, size_t keep_max,
 	*nel = 0;
 	rc = skel_build(&s, rd);
 	if (rc) {
-		imgp_fit_elided_free(s.el, s.nel);
+		imgp_fit_elided_free_(s.el, s.nel);
 		free(s.fdt);
 		return rc;
 	}
@@ -406,7 +406,7 @@ int imgp_fit_skeleton(const struct imgp_reader *rd, size_t keep_max,
 	return 0;
 }
 
-void imgp_fit_elided_free(struct imgp_fit_elided *el, size_t n)
+void imgp_fit_elided_free_(struct imgp_fit_elided *el, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(el[i].prop);

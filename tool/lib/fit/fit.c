@@ -85,7 +85,7 @@ static int fit_hash_list(const void *fdt, int node, char **out)
 		if (!name || !fit_is_hash_node(name))
 			continue;
 		algo = fdt_getprop(fdt, sub, "algo", &len);
-		/* A malformed algo is reported by imgp_fit_verify. */
+		/* A malformed algo is reported by imgp_fit_verify_. */
 		if (!algo || len < 1 || algo[len - 1] != '\0')
 			algo = "?";
 		rc = imgp_buf_printf(&b, "%s%s", b.len ? "," : "", algo);
@@ -95,7 +95,7 @@ static int fit_hash_list(const void *fdt, int node, char **out)
 	if (!b.data)
 		rc = imgp_buf_append(&b, "", 0);
 	if (!rc)
-		*out = (char *)imgp_buf_steal(&b, NULL);
+		*out = (char *)imgp_buf_steal_(&b, NULL);
 out:
 	imgp_buf_free(&b);
 	return rc ? imgp_fail(ENOMEM, "out of memory") : 0;
@@ -331,7 +331,7 @@ static int fit_parse_tree(struct imgp_fit *fit, size_t blob_size)
 	int images, node, rc;
 	size_t n = 0;
 
-	rc = imgp_fdt_check_full(fdt, blob_size);
+	rc = imgp_fdt_check_full_(fdt, blob_size);
 	if (rc)
 		return imgp_fail(EINVAL, "broken FIT structure: %s", fdt_strerror(rc));
 	images = fdt_path_offset(fdt, "/images");
@@ -356,7 +356,7 @@ static int fit_parse_tree(struct imgp_fit *fit, size_t blob_size)
 	return fit_parse_confs(fit);
 }
 
-int imgp_fit_parse(struct imgp_fit *fit, uint8_t *data, size_t size)
+int imgp_fit_parse_(struct imgp_fit *fit, uint8_t *data, size_t size)
 {
 	const void *fdt = data;
 	int rc;
@@ -385,14 +385,14 @@ int imgp_fit_parse(struct imgp_fit *fit, uint8_t *data, size_t size)
 		goto fail;
 	return 0;
 fail:
-	imgp_fit_free(fit);
+	imgp_fit_free_(fit);
 	return rc;
 }
 
 /* Payloads up to this size stay in the skeleton: trees, scripts, hashes. */
 #define FIT_KEEP_MAX 4096
 
-int imgp_fit_load(struct imgp_fit *fit, struct imgp_reader *rd)
+int imgp_fit_load_(struct imgp_fit *fit, struct imgp_reader *rd)
 {
 	uint8_t *whole;
 	int rc;
@@ -405,33 +405,33 @@ int imgp_fit_load(struct imgp_fit *fit, struct imgp_reader *rd)
 	}
 	fit->rd = *rd;
 	fit->size = (size_t)rd->size;
-	rc = imgp_fit_skeleton(rd, FIT_KEEP_MAX, (void **)&fit->blob,
+	rc = imgp_fit_skeleton_(rd, FIT_KEEP_MAX, (void **)&fit->blob,
 			       &fit->totalsize, &fit->elided, &fit->nelided);
 	if (rc == 0)
 		rc = fit_parse_tree(fit, fdt_totalsize(fit->blob));
 	if (rc != -ENOTSUP) {
 		if (rc)
-			imgp_fit_free(fit);
+			imgp_fit_free_(fit);
 		return rc;
 	}
 	/* An old header: the whole file, read and parsed the classic way. */
-	imgp_errclear();
+	imgp_errclear_();
 	whole = malloc(fit->size ? fit->size : 1);
 	rc = whole ? rd->read(rd->ctx, 0, whole, fit->size)
 		   : imgp_fail(ENOMEM, "out of memory");
-	imgp_fit_free(fit);
+	imgp_fit_free_(fit);
 	if (rc) {
 		free(whole);
 		return rc;
 	}
-	return imgp_fit_parse(fit, whole, (size_t)rd->size);
+	return imgp_fit_parse_(fit, whole, (size_t)rd->size);
 fail:
 	if (rd->close)
 		rd->close(rd->ctx);
 	return rc;
 }
 
-void imgp_fit_free(struct imgp_fit *fit)
+void imgp_fit_free_(struct imgp_fit *fit)
 {
 	size_t i;
 
@@ -453,7 +453,7 @@ void imgp_fit_free(struct imgp_fit *fit)
 	free(fit->images);
 	free(fit->confs);
 	free(fit->blob);
-	imgp_fit_elided_free(fit->elided, fit->nelided);
+	imgp_fit_elided_free_(fit->elided, fit->nelided);
 	if (fit->rd.close)
 		fit->rd.close(fit->rd.ctx);
 	memset(fit, 0, sizeof(*fit));
@@ -497,7 +497,7 @@ static int fit_found(const struct imgp_fit_image *img,
 	return 0;
 }
 
-int imgp_fit_find_fdt(const struct imgp_fit *fit, const char *spec,
+int imgp_fit_find_fdt_(const struct imgp_fit *fit, const char *spec,
 		      const struct imgp_fit_image **out)
 {
 	const struct imgp_fit_image *img;
@@ -559,7 +559,7 @@ static void fit_hash_compute(const struct fit_hash *h, const uint8_t *data,
 
 	if (!h->nettle) {
 		/* FIT stores the CRC as one big-endian cell. */
-		put_be32(out, imgp_crc32(0, data, len));
+		put_be32(out, imgp_crc32_(0, data, len));
 		return;
 	}
 	h->nettle->init(&ctx);
@@ -575,7 +575,7 @@ static const struct fit_hash *fit_hash_find(const char *algo)
 	return NULL;
 }
 
-int imgp_fit_hash(const char *algo, const uint8_t *data, size_t len,
+int imgp_fit_hash_(const char *algo, const uint8_t *data, size_t len,
 		  uint8_t out[IMGP_FIT_HASH_MAX])
 {
 	const struct fit_hash *h = fit_hash_find(algo);
@@ -661,7 +661,7 @@ static int fit_verify_data(const struct imgp_fit *fit,
 	return 0;
 }
 
-int imgp_fit_verify(const struct imgp_fit *fit, const struct imgp_fit_image *img)
+int imgp_fit_verify_(const struct imgp_fit *fit, const struct imgp_fit_image *img)
 {
 	uint8_t *data;
 	int rc;
@@ -676,7 +676,7 @@ int imgp_fit_verify(const struct imgp_fit *fit, const struct imgp_fit_image *img
 	return rc;
 }
 
-int imgp_fit_payload(struct imgp_fit *fit, const struct imgp_fit_image *img,
+int imgp_fit_payload_(struct imgp_fit *fit, const struct imgp_fit_image *img,
 		     const uint8_t **data, size_t *size)
 {
 	struct imgp_fit_image *own = &fit->images[img - fit->images];

@@ -26,7 +26,7 @@ struct imgp_fit_image {
 	char *compression;       /* "none", "gzip", ... */
 	char *hash_algos;        /* "sha1" or "crc32,sha1"; "" when none */
 	bool external;           /* data-offset / data-position rather than data */
-	/* Inside the FIT blob (bounds-checked), or NULL until imgp_fit_payload() */
+	/* Inside the FIT blob (bounds-checked), or NULL until imgp_fit_payload_() */
 	const uint8_t *data;
 	size_t size;
 	uint64_t pos;            /* where a payload still NULL lies in the FIT file */
@@ -60,33 +60,33 @@ struct imgp_fit {
  * Checks the structure with fdt_check_full and every payload's bounds.
  * Returns 0 or -EINVAL with a message (data is freed on failure too).
  */
-int imgp_fit_parse(struct imgp_fit *fit, uint8_t *data, size_t size);
+int imgp_fit_parse_(struct imgp_fit *fit, uint8_t *data, size_t size);
 /*
  * Parses a FIT through a reader, taking ownership of it (closed on failure
  * too): only the structure is read, payloads when asked for. Falls back to
  * reading the file whole for trees the piecewise reader does not take.
  */
-int imgp_fit_load(struct imgp_fit *fit, struct imgp_reader *rd);
-void imgp_fit_free(struct imgp_fit *fit);
+int imgp_fit_load_(struct imgp_fit *fit, struct imgp_reader *rd);
+void imgp_fit_free_(struct imgp_fit *fit);
 /*
  * Selects a flat_dt image by node name or by dumpimage index ("6").
  * -ENOENT with "fdt 'x' not found (have: a, b)" when there is none;
  * -EINVAL when the index names an image that is not flat_dt.
  */
-int imgp_fit_find_fdt(const struct imgp_fit *fit, const char *spec,
+int imgp_fit_find_fdt_(const struct imgp_fit *fit, const char *spec,
 		      const struct imgp_fit_image **out);
 /*
  * Verifies every hash-* subnode of an image (crc32, md5, sha1, sha256,
  * sha384, sha512). Returns 0, -EBADMSG on mismatch, -ENOTSUP for an unknown
  * algorithm.
  */
-int imgp_fit_verify(const struct imgp_fit *fit, const struct imgp_fit_image *img);
+int imgp_fit_verify_(const struct imgp_fit *fit, const struct imgp_fit_image *img);
 /*
  * Returns the verified, uncompressed payload of an image, owned by the FIT
  * (read from the file first when the FIT is read piecewise). -ENOTSUP for
  * compressed payloads.
  */
-int imgp_fit_payload(struct imgp_fit *fit, const struct imgp_fit_image *img,
+int imgp_fit_payload_(struct imgp_fit *fit, const struct imgp_fit_image *img,
 		     const uint8_t **data, size_t *size);
 /* The largest digest a FIT hash node holds (sha512). */
 #define IMGP_FIT_HASH_MAX 64
@@ -94,13 +94,13 @@ int imgp_fit_payload(struct imgp_fit *fit, const struct imgp_fit_image *img,
  * Computes a FIT hash (crc32 as one big-endian cell, md5, sha1, sha256,
  * sha384, sha512) of data into out. Returns the digest size or -ENOTSUP.
  */
-int imgp_fit_hash(const char *algo, const uint8_t *data, size_t len,
+int imgp_fit_hash_(const char *algo, const uint8_t *data, size_t len,
 		  uint8_t out[IMGP_FIT_HASH_MAX]);
 
 /* ----------------------------------------------------------- fit-rewrite.c */
 
 /*
- * Builds a new FIT file in out from fit (parsed whole: imgp_fit_parse) with
+ * Builds a new FIT file in out from fit (parsed whole: imgp_fit_parse_) with
  * the payload of the image named image replaced by tree: its data (embedded
  * "data", or the external payload with data-size), its hash-* nodes
  * recomputed, the offsets and positions of the external payloads after it
@@ -110,7 +110,7 @@ int imgp_fit_hash(const char *algo, const uint8_t *data, size_t len,
  * message names it: re-signing needs the key), -ENOTSUP for payloads that
  * overlap, -EINVAL for a FIT read piecewise.
  */
-int imgp_fit_rewrite(const struct imgp_fit *fit, const char *image,
+int imgp_fit_rewrite_(const struct imgp_fit *fit, const char *image,
 		     const void *tree, size_t tree_size, struct imgp_buf *out);
 
 /* -------------------------------------------------------- fit-skeleton.c */
@@ -130,10 +130,10 @@ struct imgp_fit_elided {
  * the original tree's. Returns 0; -EINVAL for a broken tree; -ENOTSUP for
  * a header version before 17; -EFBIG past 32 MiB of structure.
  */
-int imgp_fit_skeleton(const struct imgp_reader *rd, size_t keep_max,
+int imgp_fit_skeleton_(const struct imgp_reader *rd, size_t keep_max,
 		      void **fdt, uint32_t *totalsize,
 		      struct imgp_fit_elided **el, size_t *nel);
-void imgp_fit_elided_free(struct imgp_fit_elided *el, size_t n);
+void imgp_fit_elided_free_(struct imgp_fit_elided *el, size_t n);
 
 /* --------------------------------------------------------------- fit-load.c */
 
@@ -143,6 +143,6 @@ void imgp_fit_elided_free(struct imgp_fit_elided *el, size_t n);
  * open while fit is used), else read whole. Errors carry "pN (type):
  * path"; -ENOENT when there is no such file.
  */
-int imgp_fit_load_file(struct imgp_fit *fit, struct imgp_fs *fs, const char *path);
+int imgp_fit_load_file_(struct imgp_fit *fit, struct imgp_fs *fs, const char *path);
 
 #endif /* IMGP_FIT_H */

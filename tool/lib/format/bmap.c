@@ -121,14 +121,14 @@ static int hash_range(const struct imgp_image *img, const struct range *r,
 	sha256_init(&ctx);
 	while (off < end) {
 		size_t n = end - off < HASH_CHUNK ? (size_t)(end - off) : HASH_CHUNK;
-		int rc = imgp_image_read(img, off, buf, n);
+		int rc = imgp_image_read_(img, off, buf, n);
 
 		if (rc)
 			return imgp_fail_ctx(rc, "%s", img->path);
 		sha256_update(&ctx, n, buf);
 		off += n;
 		*done += n;
-		rc = imgp_progress(img->ctx, "checksumming", *done, total);
+		rc = imgp_progress_(img->ctx, "checksumming", *done, total);
 		if (rc)
 			return rc;
 	}
@@ -177,7 +177,7 @@ static int write_file(const char *path, const void *data, size_t len)
 		err = errno;
 		return imgp_fail(err, "%s: cannot create: %s", path, strerror(err));
 	}
-	err = -imgp_write_all(fd, data, len, -1);
+	err = -imgp_write_all_(fd, data, len, -1);
 	if (!err && fsync(fd) < 0)
 		err = errno;
 	if (close(fd) < 0 && !err)
@@ -256,7 +256,7 @@ static int bmap_write(struct imgp_ctx *run, const char *path, const char *bmap_p
 	size_t n, sum_at;
 	int rc;
 
-	rc = imgp_image_open(&img, path, false);
+	rc = imgp_image_open_(&img, path, false);
 	if (rc)
 		return imgp_fail_ctx(rc, "%s", path);
 	img.ctx = run;
@@ -309,16 +309,16 @@ out:
 	imgp_buf_free(&text);
 	imgp_buf_free(&lines);
 	imgp_buf_free(&ranges);
-	imgp_image_close(&img);
+	imgp_image_close_(&img);
 	return rc;
 }
 
-int imgp_bmap_write(struct imgp_ctx *ctx, const char *path, const char *bmap_path)
+int imgp_bmap_write_(struct imgp_ctx *ctx, const char *path, const char *bmap_path)
 {
 	return bmap_write(ctx, path, bmap_path, false);
 }
 
-int imgp_bmap_write_fs(struct imgp_ctx *ctx, const char *path, const char *bmap_path)
+int imgp_bmap_write_fs_(struct imgp_ctx *ctx, const char *path, const char *bmap_path)
 {
 	return bmap_write(ctx, path, bmap_path, true);
 }

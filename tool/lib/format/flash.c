@@ -54,7 +54,7 @@ static int write_refused(struct flash *f, int dst, size_t from, size_t len, uint
 {
 	for (size_t at = from; at < from + len; at += PROBE) {
 		size_t n = from + len - at < PROBE ? from + len - at : PROBE;
-		int rc = imgp_write_all(dst, f->want + at, n, (off_t)(off + at));
+		int rc = imgp_write_all_(dst, f->want + at, n, (off_t)(off + at));
 
 		if (rc)
 			return fail_at(f, off + at, -rc, "write error at offset %llu: %s",
@@ -66,7 +66,7 @@ static int write_refused(struct flash *f, int dst, size_t from, size_t len, uint
 
 static int read_image(struct flash *f, int src, uint64_t off, size_t n)
 {
-	ssize_t got = imgp_read_all(src, f->want, n, (off_t)off);
+	ssize_t got = imgp_read_all_(src, f->want, n, (off_t)off);
 
 	if (got == (ssize_t)n)
 		return 0;
@@ -122,7 +122,7 @@ static size_t chunk_at(struct flash *f, uint64_t off, uint64_t end, bool *outsid
 
 static int write_chunk(struct flash *f, int dst, size_t at, size_t n, uint64_t off)
 {
-	int rc = imgp_write_all(dst, f->want + at, n, (off_t)(off + at));
+	int rc = imgp_write_all_(dst, f->want + at, n, (off_t)(off + at));
 
 	if (rc)
 		return write_refused(f, dst, at, n, off, -rc);
@@ -152,7 +152,7 @@ static int write_differing_blocks(struct flash *f, int held, bool direct, int ds
 				  uint64_t off, size_t n)
 {
 	size_t rn = direct ? (n + ALIGN - 1) / ALIGN * ALIGN : n;
-	ssize_t got = held >= 0 ? imgp_read_all(held, f->got, rn, (off_t)off) : -EIO;
+	ssize_t got = held >= 0 ? imgp_read_all_(held, f->got, rn, (off_t)off) : -EIO;
 	int rc;
 
 	if (got < (ssize_t)n)
@@ -215,7 +215,7 @@ static int verify_ranges(struct flash *f, int src, int dst)
 			rc = read_image(f, src, off, n);
 			if (rc)
 				break;
-			got = imgp_read_all(fd, f->got, rn, (off_t)off);
+			got = imgp_read_all_(fd, f->got, rn, (off_t)off);
 			if (got < (ssize_t)n) {
 				rc = fail_at(f, off, got < 0 ? (int)-got : EIO,
 					     "verify: read error at offset %llu: %s",
@@ -269,7 +269,7 @@ int imgp_flash(const char *image, const struct imgp_fsmap *map, const char *targ
 	rc = write_ranges(&f, src, dst);
 	/* Test builds: a pause in which a test can change the card behind our back. */
 	if (!rc)
-		imgp_test_pause("flash-verify");
+		imgp_test_pause_("flash-verify");
 	if (!rc)
 		rc = verify_ranges(&f, src, dst);
 out:

@@ -15,7 +15,7 @@
 #include "format/format.h"
 #include "format/formats.h"
 
-static const struct imgp_format_entry formats[] = {
+static const struct imgp_format_entry_ formats[] = {
 	{ .fmt = IMGP_FMT_RAW, .name = "raw", .short_name = "none",
 	  .filter = ARCHIVE_FILTER_NONE, .min_level = -1, .max_level = -1 },
 	{ .fmt = IMGP_FMT_XZ, .name = "xz", .short_name = "xz", .suffix = ".xz",
@@ -46,7 +46,7 @@ static const struct imgp_format_entry formats[] = {
 
 #define NFORMATS (sizeof(formats) / sizeof(formats[0]))
 
-const struct imgp_format_entry *imgp_format_entry(enum imgp_format fmt)
+const struct imgp_format_entry_ *imgp_format_entry_(enum imgp_format fmt)
 {
 	for (size_t i = 0; i < NFORMATS; i++)
 		if (formats[i].fmt == fmt)
@@ -54,7 +54,7 @@ const struct imgp_format_entry *imgp_format_entry(enum imgp_format fmt)
 	return NULL;
 }
 
-const struct imgp_format_entry *imgp_format_by_filter(int filter)
+const struct imgp_format_entry_ *imgp_format_by_filter_(int filter)
 {
 	for (size_t i = 0; i < NFORMATS; i++)
 		if (!formats[i].archive_format && formats[i].filter == filter)
@@ -62,7 +62,7 @@ const struct imgp_format_entry *imgp_format_by_filter(int filter)
 	return NULL;
 }
 
-const struct imgp_format_entry *imgp_format_by_archive(int archive_format)
+const struct imgp_format_entry_ *imgp_format_by_archive_(int archive_format)
 {
 	for (size_t i = 0; i < NFORMATS; i++)
 		if (formats[i].archive_format && formats[i].archive_format == archive_format)
@@ -70,7 +70,7 @@ const struct imgp_format_entry *imgp_format_by_archive(int archive_format)
 	return NULL;
 }
 
-const char *imgp_format_list(char *buf, size_t size, bool short_names,
+const char *imgp_format_list_(char *buf, size_t size, bool short_names,
 			     const char *last)
 {
 	size_t n = 0, len = 0, count = 0;
@@ -93,12 +93,12 @@ const char *imgp_format_list(char *buf, size_t size, bool short_names,
 
 const char *imgp_format_name(enum imgp_format fmt)
 {
-	const struct imgp_format_entry *e = imgp_format_entry(fmt);
+	const struct imgp_format_entry_ *e = imgp_format_entry_(fmt);
 
 	return e ? e->name : "unknown";
 }
 
-enum imgp_format imgp_format_from_name(const char *path)
+enum imgp_format imgp_format_from_name_(const char *path)
 {
 	size_t len = strlen(path);
 
@@ -114,7 +114,7 @@ enum imgp_format imgp_format_from_name(const char *path)
 int imgp_format_parse(const char *name, enum imgp_format *fmt)
 {
 	for (size_t i = 0; i < NFORMATS; i++) {
-		const struct imgp_format_entry *e = &formats[i];
+		const struct imgp_format_entry_ *e = &formats[i];
 
 		if (!e->writer && e->fmt != IMGP_FMT_RAW)
 			continue;
@@ -131,7 +131,7 @@ static pthread_once_t choices_once = PTHREAD_ONCE_INIT;
 
 static void choices_make(void)
 {
-	imgp_format_list(choices, sizeof(choices), true, "none");
+	imgp_format_list_(choices, sizeof(choices), true, "none");
 }
 
 /* Made once, so that two threads asking first do not write it together. */
@@ -141,9 +141,9 @@ const char *imgp_format_choices(void)
 	return choices;
 }
 
-bool imgp_format_is_compressed(enum imgp_format fmt)
+bool imgp_format_is_compressed_(enum imgp_format fmt)
 {
-	const struct imgp_format_entry *e = imgp_format_entry(fmt);
+	const struct imgp_format_entry_ *e = imgp_format_entry_(fmt);
 
 	return e && e->writer;
 }

@@ -16,7 +16,7 @@
 
 struct archive;
 
-struct imgp_format_entry {
+struct imgp_format_entry_ {
 	enum imgp_format fmt;
 	const char *name;          /* imgp_format_name(): "gzip" */
 	const char *short_name;    /* --compress and lists: "gz" (the suffix's word) */
@@ -37,21 +37,21 @@ struct imgp_format_entry {
 };
 
 /* The entry of fmt (RAW has one too, without reader or writer). */
-const struct imgp_format_entry *imgp_format_entry(enum imgp_format fmt);
+const struct imgp_format_entry_ *imgp_format_entry_(enum imgp_format fmt);
 /* The entry of a compressed stream's libarchive filter, or NULL. */
-const struct imgp_format_entry *imgp_format_by_filter(int filter);
+const struct imgp_format_entry_ *imgp_format_by_filter_(int filter);
 /* The entry of a container's libarchive format (base code), or NULL. */
-const struct imgp_format_entry *imgp_format_by_archive(int archive_format);
+const struct imgp_format_entry_ *imgp_format_by_archive_(int archive_format);
 /*
  * The writable formats' names (or short names) into buf: "xz, gzip, zstd,
  * bzip2 or lz4", or with last "xz, ..., lz4 or LAST". Returns buf.
  */
-const char *imgp_format_list(char *buf, size_t size, bool short_names,
+const char *imgp_format_list_(char *buf, size_t size, bool short_names,
 			     const char *last);
 /*
- * imgp_format_detect() on the file open as fd (read from its start; path
+ * imgp_format_detect_() on the file open as fd (read from its start; path
  * names it in messages), which stays open. Returns 0 or -errno.
  */
-int imgp_format_detect_fd(const char *path, int fd, enum imgp_format *fmt);
+int imgp_format_detect_fd_(const char *path, int fd, enum imgp_format *fmt);
 
 #endif

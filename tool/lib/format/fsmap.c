@@ -21,7 +21,7 @@
 
 #define FSMAP_BLOCK 4096
 
-int imgp_fsmap_add(struct imgp_fsmap *m, uint64_t start, uint64_t end)
+int imgp_fsmap_add_(struct imgp_fsmap *m, uint64_t start, uint64_t end)
 {
 	if (end <= start)
 		return 0;
@@ -95,7 +95,7 @@ static bool is_ext(const char *fstype)
 
 static int fsmap_add_used(void *ctx, uint64_t start, uint64_t end)
 {
-	return imgp_fsmap_add(ctx, start, end);
+	return imgp_fsmap_add_(ctx, start, end);
 }
 
 /* One partition: its used blocks, or all of it when they cannot be told. */
@@ -107,9 +107,9 @@ static int map_part(const struct imgp_image *img, const struct imgp_part *part,
 	int rc = -ENOTSUP;
 
 	if (is_fat(part->fstype))
-		rc = imgp_usedmap_fat(img, part, &used);
+		rc = imgp_usedmap_fat_(img, part, &used);
 	else if (is_ext(part->fstype))
-		rc = imgp_usedmap_ext(img, part, &used);
+		rc = imgp_usedmap_ext_(img, part, &used);
 	if (rc == -ENOMEM)
 		return rc;
 	if (rc) {
@@ -117,9 +117,9 @@ static int map_part(const struct imgp_image *img, const struct imgp_part *part,
 		if (rc != -ENOTSUP)
 			imgp_debug(img->ctx, "p%d (%s): mapped whole: %s", part->number,
 				   part->fstype, imgp_errmsg());
-		imgp_errclear();
+		imgp_errclear_();
 		m->n = before;
-		rc = imgp_fsmap_add(m, part->start, part->start + part->size);
+		rc = imgp_fsmap_add_(m, part->start, part->start + part->size);
 	}
 	return rc;
 }
@@ -133,18 +133,18 @@ static int map_outside(const struct imgp_table *tab, struct imgp_fsmap *m)
 
 	for (size_t i = 0; !rc && i < tab->nparts; i++)
 		if (!tab->parts[i].container)
-			rc = imgp_fsmap_add(&parts, tab->parts[i].start,
+			rc = imgp_fsmap_add_(&parts, tab->parts[i].start,
 					    tab->parts[i].start + tab->parts[i].size);
 	if (parts.n)
 		qsort(parts.r, parts.n, sizeof(*parts.r), range_cmp);
 	for (size_t i = 0; !rc && i < parts.n; i++) {
 		if (parts.r[i].start > at)
-			rc = imgp_fsmap_add(m, at, parts.r[i].start);
+			rc = imgp_fsmap_add_(m, at, parts.r[i].start);
 		if (parts.r[i].end > at)
 			at = parts.r[i].end;
 	}
 	if (!rc && at < m->size)
-		rc = imgp_fsmap_add(m, at, m->size);
+		rc = imgp_fsmap_add_(m, at, m->size);
 	fsmap_clear(&parts);
 	return rc;
 }
@@ -163,13 +163,13 @@ static int fsmap_build(struct imgp_ctx *ctx, const char *path, struct imgp_fsmap
 		struct imgp_image img;
 
 		/* No partition table we read: the image is needed whole. */
-		imgp_errclear();
-		rc = imgp_image_open(&img, path, false);
+		imgp_errclear_();
+		rc = imgp_image_open_(&img, path, false);
 		if (rc)
 			return imgp_fail_ctx(rc, "%s", path);
 		out->size = img.size;
-		imgp_image_close(&img);
-		rc = imgp_fsmap_add(out, 0, out->size);
+		imgp_image_close_(&img);
+		rc = imgp_fsmap_add_(out, 0, out->size);
 		fsmap_normalize(out);
 		return rc;
 	}
@@ -178,7 +178,7 @@ static int fsmap_build(struct imgp_ctx *ctx, const char *path, struct imgp_fsmap
 	if (!rc) {
 		fsmap_normalize(&outside);
 		for (size_t i = 0; !rc && i < outside.n; i++)
-			rc = imgp_fsmap_add(out, outside.r[i].start, outside.r[i].end);
+			rc = imgp_fsmap_add_(out, outside.r[i].start, outside.r[i].end);
 	}
 	for (size_t i = 0; !rc && i < disk->tab.nparts; i++) {
 		const struct imgp_part *part = &disk->tab.parts[i];

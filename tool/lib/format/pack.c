@@ -44,7 +44,7 @@ static const unsigned xz_thread_mib[10] = {
  * "All cores": the online CPUs, but for xz no more threads than fit in a
  * quarter of the memory, as xz itself limits them (-9 needs 1 GiB each).
  */
-static int auto_threads(const struct imgp_format_entry *p, int level)
+static int auto_threads(const struct imgp_format_entry_ *p, int level)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
@@ -72,7 +72,7 @@ static int set_option(struct archive *a, const char *key, int value,
 	return 0;
 }
 
-static int writer_setup(struct archive *a, const struct imgp_format_entry *p,
+static int writer_setup(struct archive *a, const struct imgp_format_entry_ *p,
 			const struct imgp_pack_opts *opts, const char *dst)
 {
 	int rc;
@@ -126,7 +126,7 @@ static int feed_range(struct archive *a, const struct imgp_image *img,
 		int rc;
 
 		if (!hole) {
-			rc = imgp_image_read(img, off, buf, n);
+			rc = imgp_image_read_(img, off, buf, n);
 			if (rc)
 				return imgp_fail_ctx(rc, "%s", img->path);
 		}
@@ -134,7 +134,7 @@ static int feed_range(struct archive *a, const struct imgp_image *img,
 		if (rc)
 			return rc;
 		off += n;
-		rc = imgp_progress(img->ctx, "compressing", off, img->size);
+		rc = imgp_progress_(img->ctx, "compressing", off, img->size);
 		if (rc)
 			return rc;
 	}
@@ -179,7 +179,7 @@ out:
 	return rc;
 }
 
-static int compress(const struct imgp_format_entry *p, const struct imgp_pack_opts *opts,
+static int compress(const struct imgp_format_entry_ *p, const struct imgp_pack_opts *opts,
 		    struct imgp_ctx *ctx, const char *src, const char *dst)
 {
 	struct archive_entry *e = NULL;
@@ -187,7 +187,7 @@ static int compress(const struct imgp_format_entry *p, const struct imgp_pack_op
 	struct imgp_image img;
 	int fd = -1, rc, err;
 
-	rc = imgp_image_open(&img, src, false);
+	rc = imgp_image_open_(&img, src, false);
 	if (rc)
 		return imgp_fail_ctx(rc, "%s", src);
 	img.ctx = ctx;
@@ -238,7 +238,7 @@ out:
 		err = errno;
 		rc = imgp_fail(err, "%s: %s", dst, strerror(err));
 	}
-	imgp_image_close(&img);
+	imgp_image_close_(&img);
 	return rc;
 }
 
@@ -256,10 +256,10 @@ static int sync_path(const char *path)
 	return 0;
 }
 
-int imgp_pack(struct imgp_ctx *ctx, const char *src, const char *dst,
+int imgp_pack_(struct imgp_ctx *ctx, const char *src, const char *dst,
 	      const struct imgp_pack_opts *opts)
 {
-	const struct imgp_format_entry *p;
+	const struct imgp_format_entry_ *p;
 	char list[128];
 	int rc;
 
@@ -267,11 +267,11 @@ int imgp_pack(struct imgp_ctx *ctx, const char *src, const char *dst,
 		rc = imgp_copy_sparse(ctx, src, dst);
 		return rc ? rc : sync_path(dst);
 	}
-	p = imgp_format_entry(opts->format);
+	p = imgp_format_entry_(opts->format);
 	if (!p || !p->writer)
 		return imgp_fail(ENOTSUP, "cannot write %s output (use %s)",
 				 imgp_format_name(opts->format),
-				 imgp_format_list(list, sizeof(list), false, "raw"));
+				 imgp_format_list_(list, sizeof(list), false, "raw"));
 	/* libarchive calls a bad level an "undefined option": say what it is. */
 	if (opts->level != -1 &&
 	    (opts->level < p->min_level || opts->level > p->max_level))

@@ -39,7 +39,7 @@
 
 static bool is_archive(enum imgp_format fmt)
 {
-	const struct imgp_format_entry *e = imgp_format_entry(fmt);
+	const struct imgp_format_entry_ *e = imgp_format_entry_(fmt);
 
 	return e && e->archive_format;
 }
@@ -229,29 +229,29 @@ static int map_filter(struct archive *a, enum imgp_format *fmt)
 {
 	int n = archive_filter_count(a);
 	int code = n > 1 ? archive_filter_code(a, 0) : ARCHIVE_FILTER_NONE;
-	const struct imgp_format_entry *e;
+	const struct imgp_format_entry_ *e;
 	char list[128];
 
 	/* Filter -1 (the last) is always the file itself. */
 	if (n > 2)
 		return imgp_fail(ENOTSUP, "nested compression (%s inside %s) is not supported",
 				 archive_filter_name(a, 0), archive_filter_name(a, 1));
-	e = imgp_format_by_filter(code);
+	e = imgp_format_by_filter_(code);
 	if (e) {
 		*fmt = e->fmt;
 		return 0;
 	}
 	return imgp_fail(ENOTSUP, "%s compression is not supported (use %s)",
 			 archive_filter_name(a, 0),
-			 imgp_format_list(list, sizeof(list), false, NULL));
+			 imgp_format_list_(list, sizeof(list), false, NULL));
 }
 
-int imgp_format_detect_fd(const char *path, int fd, enum imgp_format *fmt)
+int imgp_format_detect_fd_(const char *path, int fd, enum imgp_format *fmt)
 {
 	struct archive *a = reader_new();
 	struct archive_entry *e;
 	enum imgp_format stream = IMGP_FMT_RAW, found = IMGP_FMT_RAW;
-	const struct imgp_format_entry *container;
+	const struct imgp_format_entry_ *container;
 	int r, rc;
 
 	if (!a)
@@ -266,7 +266,7 @@ int imgp_format_detect_fd(const char *path, int fd, enum imgp_format *fmt)
 	rc = map_filter(a, &stream);
 	if (rc)
 		goto out;
-	container = imgp_format_by_archive(archive_format(a) & ARCHIVE_FORMAT_BASE_MASK);
+	container = imgp_format_by_archive_(archive_format(a) & ARCHIVE_FORMAT_BASE_MASK);
 	switch (archive_format(a) & ARCHIVE_FORMAT_BASE_MASK) {
 	case ARCHIVE_FORMAT_TAR:
 		found = IMGP_FMT_TAR;
@@ -318,9 +318,9 @@ out:
 	return rc;
 }
 
-int imgp_format_detect(const char *path, enum imgp_format *fmt)
+int imgp_format_detect_(const char *path, enum imgp_format *fmt)
 {
-	return imgp_format_detect_fd(path, -1, fmt);
+	return imgp_format_detect_fd_(path, -1, fmt);
 }
 
 /* The output file: data is written at its offsets, zero blocks skipped. */
@@ -339,7 +339,7 @@ static bool all_zero(const uint8_t *p, size_t len)
 
 static int write_at(struct sink *s, const uint8_t *p, size_t len, uint64_t off)
 {
-	int rc = imgp_write_all(s->fd, p, len, (off_t)off);
+	int rc = imgp_write_all_(s->fd, p, len, (off_t)off);
 
 	if (rc)
 		return imgp_fail(-rc, "%s: write error: %s", s->path, strerror(-rc));
@@ -389,7 +389,7 @@ static int sink_write(struct sink *s, const uint8_t *p, size_t len, uint64_t off
 static int extract_data(struct archive *a, struct sink *s, const char *what,
 			uint64_t total)
 {
-	imgp_test_pause("unpack");
+	imgp_test_pause_("unpack");
 	for (;;) {
 		const void *buf;
 		size_t len;
@@ -413,7 +413,7 @@ static int extract_data(struct archive *a, struct sink *s, const char *what,
 		if (rc)
 			return rc;
 		if (in > 0)
-			rc = imgp_progress(s->ctx, "decompressing",
+			rc = imgp_progress_(s->ctx, "decompressing",
 					   (uint64_t)in < total ? (uint64_t)in : total, total);
 		if (rc)
 			return rc;
@@ -498,7 +498,7 @@ static int extract_stream(struct archive *a, struct sink *s,
 	return extract_data(a, s, imgp_format_name(fmt), total);
 }
 
-int imgp_unpack(struct imgp_ctx *ctx, const char *path, const char *dst, bool zero_holes)
+int imgp_unpack_(struct imgp_ctx *ctx, const char *path, const char *dst, bool zero_holes)
 {
 	struct sink s = { .fd = -1, .path = dst, .ctx = ctx };
 	struct archive *a = NULL;
@@ -507,14 +507,14 @@ int imgp_unpack(struct imgp_ctx *ctx, const char *path, const char *dst, bool ze
 	uint64_t in_size, size = 0;
 	int rc, err;
 
-	rc = imgp_format_detect(path, &fmt);
+	rc = imgp_format_detect_(path, &fmt);
 	if (rc)
 		return rc;
 	/* A raw image is only copied (sparse): the raw "packing" of it. */
 	if (fmt == IMGP_FMT_RAW) {
 		struct imgp_pack_opts raw = { .format = IMGP_FMT_RAW, .level = -1 };
 
-		return imgp_pack(ctx, path, dst, &raw);
+		return imgp_pack_(ctx, path, dst, &raw);
 	}
 	if (stat(path, &st) < 0) {
 		err = errno;
@@ -528,7 +528,7 @@ int imgp_unpack(struct imgp_ctx *ctx, const char *path, const char *dst, bool ze
 	 * Only the detected kind: a compressed image that starts with a zero
 	 * block must not be taken for a tar archive here either.
 	 */
-	imgp_format_entry(fmt)->read_support(a);
+	imgp_format_entry_(fmt)->read_support(a);
 	rc = reader_open(a, path, -1);
 	if (rc)
 		goto out;
@@ -560,7 +560,7 @@ int imgp_unpack(struct imgp_ctx *ctx, const char *path, const char *dst, bool ze
 		rc = imgp_fail(err, "%s: cannot sync: %s", dst, strerror(err));
 		goto out;
 	}
-	imgp_progress(ctx, "decompressing", in_size, in_size);
+	imgp_progress_(ctx, "decompressing", in_size, in_size);
 out:
 	if (s.fd >= 0 && close(s.fd) < 0 && !rc) {
 		err = errno;

@@ -20,9 +20,9 @@
 
 /*
  * The image is opened here once, and that open file is what the format is
- * read from and what imgp_work_disk_open() reads a raw image through.
+ * read from and what imgp_work_disk_open_() reads a raw image through.
  */
-int imgp_work_probe(struct imgp_work **out, struct imgp_ctx *ctx, const char *image)
+int imgp_work_probe_(struct imgp_work **out, struct imgp_ctx *ctx, const char *image)
 {
 	struct imgp_work *w = calloc(1, sizeof(*w));
 	struct stat st;
@@ -44,21 +44,21 @@ int imgp_work_probe(struct imgp_work **out, struct imgp_ctx *ctx, const char *im
 	/* A card is a raw image; its content is not probed for a format. */
 	if (fstat(w->fd, &st) == 0 && S_ISBLK(st.st_mode))
 		return 0;
-	rc = imgp_format_detect_fd(image, w->fd, &w->format);
+	rc = imgp_format_detect_fd_(image, w->fd, &w->format);
 	if (!rc)
 		return 0;
 fail:
-	imgp_work_close(w);
+	imgp_work_close_(w);
 	*out = NULL;
 	return rc;
 }
 
-int imgp_work_disk_open(struct imgp_work *w, struct imgp_disk **disk)
+int imgp_work_disk_open_(struct imgp_work *w, struct imgp_disk **disk)
 {
 	if (w->fd >= 0 && w->path == w->image)
-		return imgp_disk_open_fd(disk, w->ctx, w->fd, w->path);
+		return imgp_disk_open_fd_(disk, w->ctx, w->fd, w->path);
 	if (w->xz)
-		return imgp_disk_open_filled(disk, w->ctx, w->path, imgp_xz_image_fill, w->xz);
+		return imgp_disk_open_filled_(disk, w->ctx, w->path, imgp_xz_image_fill_, w->xz);
 	return imgp_disk_open(disk, w->ctx, w->path, false);
 }
 
@@ -72,7 +72,7 @@ static bool block_wise(const struct imgp_work *w, const struct imgp_work_opts *o
 	       o->out->level < 0 && !o->whole;
 }
 
-int imgp_work_unpack(struct imgp_work *w, const char *copy,
+int imgp_work_unpack_(struct imgp_work *w, const char *copy,
 		     const struct imgp_work_opts *opts)
 {
 	int rc = 0;
@@ -80,16 +80,16 @@ int imgp_work_unpack(struct imgp_work *w, const char *copy,
 	if (w->format == IMGP_FMT_RAW)
 		return 0;
 	if (block_wise(w, opts)) {
-		rc = imgp_xz_image_open(&w->xz, w->image, copy,
+		rc = imgp_xz_image_open_(&w->xz, w->image, copy,
 					(unsigned)opts->out->threads);
 		/* One block, mixed checks...: unpacked whole instead. */
 		if (rc == -ENOTSUP) {
-			imgp_errclear();
+			imgp_errclear_();
 			rc = 0;
 		}
 	}
 	if (!rc && !w->xz)
-		rc = imgp_unpack(w->ctx, w->image, copy, opts->zero_holes);
+		rc = imgp_unpack_(w->ctx, w->image, copy, opts->zero_holes);
 	if (!rc)
 		w->path = copy;
 	return rc;
@@ -102,7 +102,7 @@ static int xz_write(struct imgp_xz_image *xz, struct imgp_ctx *ctx, const char *
 
 	if (fd < 0)
 		return imgp_fail(errno, "%s: %s", dst, strerror(errno));
-	rc = imgp_xz_image_write(xz, ctx, fd);
+	rc = imgp_xz_image_write_(xz, ctx, fd);
 	if (!rc && fsync(fd) < 0)
 		rc = imgp_fail(errno, "%s: fsync: %s", dst, strerror(errno));
 	if (close(fd) < 0 && !rc)
@@ -110,48 +110,48 @@ static int xz_write(struct imgp_xz_image *xz, struct imgp_ctx *ctx, const char *
 	return rc;
 }
 
-int imgp_work_pack(struct imgp_work *w, const char *dst,
+int imgp_work_pack_(struct imgp_work *w, const char *dst,
 		   const struct imgp_pack_opts *opts)
 {
 	if (w->xz && opts->format == IMGP_FMT_XZ)
 		return xz_write(w->xz, w->ctx, dst);
-	return imgp_pack(w->ctx, w->path, dst, opts);
+	return imgp_pack_(w->ctx, w->path, dst, opts);
 }
 
-void imgp_work_close(struct imgp_work *w)
+void imgp_work_close_(struct imgp_work *w)
 {
 	if (!w)
 		return;
-	imgp_xz_image_close(w->xz);
+	imgp_xz_image_close_(w->xz);
 	if (w->fd >= 0)
 		close(w->fd);
 	free(w);
 }
 
-enum imgp_format imgp_work_format(const struct imgp_work *w)
+enum imgp_format imgp_work_format_(const struct imgp_work *w)
 {
 	return w->format;
 }
 
-const char *imgp_work_path(const struct imgp_work *w)
+const char *imgp_work_path_(const struct imgp_work *w)
 {
 	return w->path;
 }
 
-void imgp_work_set_path(struct imgp_work *w, const char *path)
+void imgp_work_set_path_(struct imgp_work *w, const char *path)
 {
 	w->path = path;
 }
 
-int imgp_work_lock(const struct imgp_work *w)
+int imgp_work_lock_(const struct imgp_work *w)
 {
-	return imgp_lock_fd(w->fd, w->image);
+	return imgp_lock_fd_(w->fd, w->image);
 }
 
-bool imgp_work_xz_blocks(const struct imgp_work *w, size_t *changed, size_t *nblocks)
+bool imgp_work_xz_blocks_(const struct imgp_work *w, size_t *changed, size_t *nblocks)
 {
 	if (!w->xz)
 		return false;
-	*changed = imgp_xz_image_changed(w->xz, nblocks);
+	*changed = imgp_xz_image_changed_(w->xz, nblocks);
 	return true;
 }

@@ -98,7 +98,7 @@ static int lzma_errno(lzma_ret ret)
 /* Reads exactly len bytes at off; a short read means the file shrank. */
 static int read_at(int fd, uint64_t off, void *buf, size_t len)
 {
-	ssize_t n = imgp_read_all(fd, buf, len, (off_t)off);
+	ssize_t n = imgp_read_all_(fd, buf, len, (off_t)off);
 
 	if (n < 0)
 		return imgp_fail((int)-n, "read error at byte %" PRIu64 ": %s",
@@ -111,7 +111,7 @@ static int read_at(int fd, uint64_t off, void *buf, size_t len)
 
 static int write_all(int fd, const void *buf, size_t len)
 {
-	int rc = imgp_write_all(fd, buf, len, -1);
+	int rc = imgp_write_all_(fd, buf, len, -1);
 
 	if (rc)
 		return imgp_fail(-rc, "write error: %s", strerror(-rc));
@@ -312,7 +312,7 @@ static int read_header(const struct imgp_xz *xz, size_t i, lzma_block *blk,
 	return 0;
 }
 
-/* True for the filters whose options imgp_xz_rewrite() knows how to copy. */
+/* True for the filters whose options imgp_xz_rewrite_() knows how to copy. */
 static bool filter_known(lzma_vli id)
 {
 	switch (id) {
@@ -371,7 +371,7 @@ static int check_headers(const struct imgp_xz *xz)
 	return 0;
 }
 
-int imgp_xz_open(struct imgp_xz **out, const char *path)
+int imgp_xz_open_(struct imgp_xz **out, const char *path)
 {
 	struct imgp_xz *xz;
 	lzma_index *idx = NULL;
@@ -414,11 +414,11 @@ int imgp_xz_open(struct imgp_xz **out, const char *path)
 	*out = xz;
 	return 0;
 fail:
-	imgp_xz_close(xz);
+	imgp_xz_close_(xz);
 	return rc;
 }
 
-void imgp_xz_close(struct imgp_xz *xz)
+void imgp_xz_close_(struct imgp_xz *xz)
 {
 	if (!xz)
 		return;
@@ -428,24 +428,24 @@ void imgp_xz_close(struct imgp_xz *xz)
 	free(xz);
 }
 
-uint64_t imgp_xz_size(const struct imgp_xz *xz)
+uint64_t imgp_xz_size_(const struct imgp_xz *xz)
 {
 	return xz->size;
 }
 
-size_t imgp_xz_nblocks(const struct imgp_xz *xz)
+size_t imgp_xz_nblocks_(const struct imgp_xz *xz)
 {
 	return xz->nblocks;
 }
 
-void imgp_xz_block_range(const struct imgp_xz *xz, size_t i, uint64_t *off,
+void imgp_xz_block_range_(const struct imgp_xz *xz, size_t i, uint64_t *off,
 			 uint64_t *size)
 {
 	*off = xz->blocks[i].uoff;
 	*size = xz->blocks[i].usize;
 }
 
-size_t imgp_xz_block_at(const struct imgp_xz *xz, uint64_t off)
+size_t imgp_xz_block_at_(const struct imgp_xz *xz, uint64_t off)
 {
 	size_t lo = 0, hi = xz->nblocks;
 
@@ -473,7 +473,7 @@ static uint32_t dict_for(uint32_t dict, uint64_t usize)
 	return dict < LZMA_DICT_SIZE_MIN ? LZMA_DICT_SIZE_MIN : dict;
 }
 
-int imgp_xz_decode_block(struct imgp_xz *xz, size_t i, void *buf)
+int imgp_xz_decode_block_(struct imgp_xz *xz, size_t i, void *buf)
 {
 	const struct xz_block *b = &xz->blocks[i];
 	lzma_filter filters[LZMA_FILTERS_MAX + 1];
@@ -747,7 +747,7 @@ static void *job_run(void *arg)
 {
 	struct job *j = arg;
 
-	imgp_errclear();
+	imgp_errclear_();
 	j->rc = job_encode(j);
 	/* The message is thread-local: carry it back to the writing thread. */
 	if (j->rc)
@@ -855,7 +855,7 @@ static int write_tail(const struct imgp_xz *xz, int fd, const lzma_index *idx)
 	return rc;
 }
 
-int imgp_xz_rewrite(struct imgp_xz *xz, int fd, const bool *changed,
+int imgp_xz_rewrite_(struct imgp_xz *xz, int fd, const bool *changed,
 		    int (*fill)(void *ctx, size_t block, void *buf), void *ctx,
 		    unsigned threads, struct imgp_ctx *run)
 {
@@ -937,7 +937,7 @@ int imgp_xz_rewrite(struct imgp_xz *xz, int fd, const bool *changed,
 				       lzma_text(ret));
 			goto out;
 		}
-		rc = imgp_progress(run, "compressing", b->uoff + b->usize, xz->size);
+		rc = imgp_progress_(run, "compressing", b->uoff + b->usize, xz->size);
 		if (rc)
 			goto out;
 	}

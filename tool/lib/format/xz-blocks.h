@@ -35,38 +35,38 @@ struct imgp_xz;
  *  -ENOMEM, or -errno when the file cannot be opened or read.
  * Messages do not repeat the path.
  */
-int imgp_xz_open(struct imgp_xz **out, const char *path);
+int imgp_xz_open_(struct imgp_xz **out, const char *path);
 
 /* Closes the file and frees the table; NULL is allowed. */
-void imgp_xz_close(struct imgp_xz *xz);
+void imgp_xz_close_(struct imgp_xz *xz);
 
 /* The uncompressed size of the whole file (all streams). */
-uint64_t imgp_xz_size(const struct imgp_xz *xz);
+uint64_t imgp_xz_size_(const struct imgp_xz *xz);
 
 /* The number of blocks (of all streams together). */
-size_t imgp_xz_nblocks(const struct imgp_xz *xz);
+size_t imgp_xz_nblocks_(const struct imgp_xz *xz);
 
-/* The uncompressed offset and size of block i (i < imgp_xz_nblocks()). */
-void imgp_xz_block_range(const struct imgp_xz *xz, size_t i, uint64_t *off,
+/* The uncompressed offset and size of block i (i < imgp_xz_nblocks_()). */
+void imgp_xz_block_range_(const struct imgp_xz *xz, size_t i, uint64_t *off,
 			 uint64_t *size);
 
-/* The block holding uncompressed offset off (off < imgp_xz_size()). */
-size_t imgp_xz_block_at(const struct imgp_xz *xz, uint64_t off);
+/* The block holding uncompressed offset off (off < imgp_xz_size_()). */
+size_t imgp_xz_block_at_(const struct imgp_xz *xz, uint64_t off);
 
 /*
- * Decodes block i into buf (imgp_xz_block_range()'s size bytes) and
+ * Decodes block i into buf (imgp_xz_block_range_()'s size bytes) and
  * verifies its sizes and check. Only reads the file, so several threads may
  * decode at once. Returns 0, -EIO naming the block when its data is corrupt
  * or the check does not match, -ENOMEM, or -errno of a read.
  */
-int imgp_xz_decode_block(struct imgp_xz *xz, size_t i, void *buf);
+int imgp_xz_decode_block_(struct imgp_xz *xz, size_t i, void *buf);
 
 /*
  * Writes a complete .xz file to fd, sequentially from its current position
  * (a pipe will do): one stream with the input's check type, holding the
  * blocks of every input stream in order, then a new index and footer.
  *
- * changed has imgp_xz_nblocks() entries, or is NULL when nothing changed
+ * changed has imgp_xz_nblocks_() entries, or is NULL when nothing changed
  * (fill is then not called). A block with changed[i] false is copied byte
  * for byte (header, data, padding and check). For a changed block,
  * fill(ctx, i, buf) puts its new content into buf (the block's uncompressed
@@ -80,11 +80,11 @@ int imgp_xz_decode_block(struct imgp_xz *xz, size_t i, void *buf);
  * fill is called on the calling thread, in block order; compression runs
  * on up to threads worker threads (0: one per CPU), with at most that many
  * changed blocks in memory at once. Progress goes to run (NULL: nowhere):
- * imgp_progress("compressing", uncompressed bytes written, imgp_xz_size()).
+ * imgp_progress_("compressing", uncompressed bytes written, imgp_xz_size_()).
  * Returns 0, fill's error, -EIO/-errno of a read or write, or -ENOMEM. On
  * failure fd holds an incomplete file.
  */
-int imgp_xz_rewrite(struct imgp_xz *xz, int fd, const bool *changed,
+int imgp_xz_rewrite_(struct imgp_xz *xz, int fd, const bool *changed,
 		    int (*fill)(void *ctx, size_t block, void *buf), void *ctx,
 		    unsigned threads, struct imgp_ctx *run);
 

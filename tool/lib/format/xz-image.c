@@ -49,7 +49,7 @@ static int xzi_store(int fd, const uint8_t *buf, uint64_t off, uint64_t size)
 			run += n;
 			n = size - run < XZI_PAGE ? (size_t)(size - run) : XZI_PAGE;
 		}
-		rc = imgp_write_all(fd, buf + i, (size_t)(run - i), (off_t)(off + i));
+		rc = imgp_write_all_(fd, buf + i, (size_t)(run - i), (off_t)(off + i));
 		if (rc)
 			return imgp_fail(-rc, "working copy: write error: %s", strerror(-rc));
 		i = run;
@@ -92,13 +92,13 @@ static void *xzi_worker(void *arg)
 		}
 		b = job->list[job->next++];
 		pthread_mutex_unlock(&job->lock);
-		imgp_xz_block_range(job->xi->xz, b, &off, &size);
+		imgp_xz_block_range_(job->xi->xz, b, &off, &size);
 		if (size > cap) {
 			free(buf);
 			buf = malloc(size ? size : 1);
 			cap = buf ? size : 0;
 		}
-		rc = buf ? imgp_xz_decode_block(job->xi->xz, b, buf)
+		rc = buf ? imgp_xz_decode_block_(job->xi->xz, b, buf)
 			 : imgp_fail(ENOMEM, "out of memory");
 		if (!rc)
 			rc = xzi_store(job->xi->work_fd, buf, off, size);
@@ -140,17 +140,17 @@ static int xzi_decode(struct imgp_xz_image *xi, size_t *list, size_t n)
 	return 0;
 }
 
-int imgp_xz_image_fill(void *ctx, uint64_t off, uint64_t len, bool write)
+int imgp_xz_image_fill_(void *ctx, uint64_t off, uint64_t len, bool write)
 {
 	struct imgp_xz_image *xi = ctx;
 	size_t first, last, n = 0, *list;
 	int rc;
 
-	if (!len || off >= imgp_xz_size(xi->xz))
+	if (!len || off >= imgp_xz_size_(xi->xz))
 		return 0;
-	first = imgp_xz_block_at(xi->xz, off);
-	last = imgp_xz_block_at(xi->xz, off + len - 1 < imgp_xz_size(xi->xz)
-					   ? off + len - 1 : imgp_xz_size(xi->xz) - 1);
+	first = imgp_xz_block_at_(xi->xz, off);
+	last = imgp_xz_block_at_(xi->xz, off + len - 1 < imgp_xz_size_(xi->xz)
+					   ? off + len - 1 : imgp_xz_size_(xi->xz) - 1);
 	list = malloc((last - first + 1) * sizeof(*list));
 	if (!list)
 		return imgp_fail(ENOMEM, "out of memory");
@@ -165,7 +165,7 @@ int imgp_xz_image_fill(void *ctx, uint64_t off, uint64_t len, bool write)
 	return rc;
 }
 
-int imgp_xz_image_open(struct imgp_xz_image **out, const char *src,
+int imgp_xz_image_open_(struct imgp_xz_image **out, const char *src,
 		       const char *work, unsigned threads)
 {
 	struct imgp_xz_image *xi;
@@ -179,10 +179,10 @@ int imgp_xz_image_open(struct imgp_xz_image **out, const char *src,
 	xi->threads = threads ? threads : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
 	if (xi->threads < 1)
 		xi->threads = 1;
-	rc = imgp_xz_open(&xi->xz, src);
+	rc = imgp_xz_open_(&xi->xz, src);
 	if (rc)
 		goto fail;
-	xi->nblocks = imgp_xz_nblocks(xi->xz);
+	xi->nblocks = imgp_xz_nblocks_(xi->xz);
 	xi->have = calloc(xi->nblocks, sizeof(*xi->have));
 	xi->changed = calloc(xi->nblocks, sizeof(*xi->changed));
 	if (!xi->have || !xi->changed) {
@@ -194,14 +194,14 @@ int imgp_xz_image_open(struct imgp_xz_image **out, const char *src,
 		rc = imgp_fail(errno, "%s: %s", work, strerror(errno));
 		goto fail;
 	}
-	if (ftruncate(xi->work_fd, (off_t)imgp_xz_size(xi->xz)) < 0) {
+	if (ftruncate(xi->work_fd, (off_t)imgp_xz_size_(xi->xz)) < 0) {
 		rc = imgp_fail(errno, "%s: %s", work, strerror(errno));
 		goto fail;
 	}
 	*out = xi;
 	return 0;
 fail:
-	imgp_xz_image_close(xi);
+	imgp_xz_image_close_(xi);
 	return rc;
 }
 
@@ -212,19 +212,19 @@ static int xzi_block(void *ctx, size_t block, void *buf)
 	uint64_t off, size;
 	ssize_t n;
 
-	imgp_xz_block_range(xi->xz, block, &off, &size);
-	n = imgp_read_all(xi->work_fd, buf, size, (off_t)off);
+	imgp_xz_block_range_(xi->xz, block, &off, &size);
+	n = imgp_read_all_(xi->work_fd, buf, size, (off_t)off);
 	if (n < 0 || (uint64_t)n < size)
 		return imgp_fail(n < 0 ? (int)-n : EIO, "working copy: read error");
 	return 0;
 }
 
-int imgp_xz_image_write(struct imgp_xz_image *xi, struct imgp_ctx *ctx, int fd)
+int imgp_xz_image_write_(struct imgp_xz_image *xi, struct imgp_ctx *ctx, int fd)
 {
-	return imgp_xz_rewrite(xi->xz, fd, xi->changed, xzi_block, xi, xi->threads, ctx);
+	return imgp_xz_rewrite_(xi->xz, fd, xi->changed, xzi_block, xi, xi->threads, ctx);
 }
 
-size_t imgp_xz_image_changed(const struct imgp_xz_image *xi, size_t *nblocks)
+size_t imgp_xz_image_changed_(const struct imgp_xz_image *xi, size_t *nblocks)
 {
 	size_t n = 0;
 
@@ -234,13 +234,13 @@ size_t imgp_xz_image_changed(const struct imgp_xz_image *xi, size_t *nblocks)
 	return n;
 }
 
-void imgp_xz_image_close(struct imgp_xz_image *xi)
+void imgp_xz_image_close_(struct imgp_xz_image *xi)
 {
 	if (!xi)
 		return;
 	if (xi->work_fd >= 0)
 		close(xi->work_fd);
-	imgp_xz_close(xi->xz);
+	imgp_xz_close_(xi->xz);
 	free(xi->have);
 	free(xi->changed);
 	free(xi);

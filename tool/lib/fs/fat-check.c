@@ -116,7 +116,7 @@ static int fat_bytes(struct fat_walk *w, uint64_t off, uint8_t *b, unsigned n)
 		uint64_t start = block * CACHE_BLOCK;
 		size_t len = w->fat_len - start < CACHE_BLOCK ? (size_t)(w->fat_len - start) :
 								CACHE_BLOCK;
-		int rc = imgp_part_read(w->img, w->part, w->fat_off + start, p, len);
+		int rc = imgp_part_read_(w->img, w->part, w->fat_off + start, p, len);
 
 		w->tag[slot] = rc ? 0 : block + 1;
 		if (rc)
@@ -535,7 +535,7 @@ static int fat_read_dir(struct fat_walk *w, size_t dir, uint8_t *buf)
 	int rc = 0;
 
 	for (uint32_t i = 0; !rc && !done && i < n; i++) {
-		rc = imgp_part_read(w->img, w->part,
+		rc = imgp_part_read_(w->img, w->part,
 				    w->g.meta_end + (uint64_t)(c - 2) * w->g.cluster_bytes,
 				    buf, (size_t)w->g.cluster_bytes);
 		if (!rc)
@@ -562,7 +562,7 @@ static int fat_read_root_area(struct fat_walk *w, const uint8_t *bs)
 	buf = malloc(len ? (size_t)len : 1);
 	if (!buf)
 		return imgp_fail(ENOMEM, "out of memory");
-	rc = imgp_part_read(w->img, w->part, w->g.meta_end - area, buf, (size_t)len);
+	rc = imgp_part_read_(w->img, w->part, w->g.meta_end - area, buf, (size_t)len);
 	if (!rc)
 		rc = fat_dir_bytes(w, 0, buf, (size_t)len, &l, &done);
 	free(buf);
@@ -594,7 +594,7 @@ static int fat_walk_all(struct fat_walk *w, const uint8_t *bs)
 	return rc;
 }
 
-int imgp_fat_check(const struct imgp_image *img, const struct imgp_part *part,
+int imgp_fat_check_(const struct imgp_image *img, const struct imgp_part *part,
 		   struct imgp_fat_damage *out)
 {
 	struct fat_walk w = { .img = img, .part = part, .out = out };
@@ -603,9 +603,9 @@ int imgp_fat_check(const struct imgp_image *img, const struct imgp_part *part,
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	rc = imgp_part_read(img, part, 0, bs, sizeof(bs));
+	rc = imgp_part_read_(img, part, 0, bs, sizeof(bs));
 	if (!rc)
-		rc = imgp_fat_geometry(bs, part->size, &w.g);
+		rc = imgp_fat_geometry_(bs, part->size, &w.g);
 	if (rc)
 		return rc;
 	/* FAT32 by its layout (no 16-bit FAT size), as Linux, mtools and fsck.fat tell it. */
@@ -641,11 +641,11 @@ int imgp_fat_check(const struct imgp_image *img, const struct imgp_part *part,
 	free(w.cache);
 	free(w.claimed);
 	if (rc)
-		imgp_fat_damage_free(out);
+		imgp_fat_damage_free_(out);
 	return rc;
 }
 
-void imgp_fat_damage_free(struct imgp_fat_damage *d)
+void imgp_fat_damage_free_(struct imgp_fat_damage *d)
 {
 	for (size_t i = 0; i < d->n; i++) {
 		free(d->f[i].path);
@@ -708,7 +708,7 @@ static char *path_normal(const char *path)
 	return out;
 }
 
-const struct imgp_fat_finding *imgp_fat_damage_find(const struct imgp_fat_damage *d,
+const struct imgp_fat_finding *imgp_fat_damage_find_(const struct imgp_fat_damage *d,
 						    const char *path)
 {
 	const struct imgp_fat_finding *f = NULL;

@@ -38,15 +38,15 @@ struct imgp_fat_damage {
  * healthy FAT). 0; -EINVAL or -EUCLEAN when the boot sector or the FAT's
  * size is inconsistent, -EIO, -ENOMEM.
  */
-int imgp_fat_check(const struct imgp_image *img, const struct imgp_part *part,
+int imgp_fat_check_(const struct imgp_image *img, const struct imgp_part *part,
 		   struct imgp_fat_damage *out);
-void imgp_fat_damage_free(struct imgp_fat_damage *d);
+void imgp_fat_damage_free_(struct imgp_fat_damage *d);
 /*
  * The finding about path (a file or folder, by long or 8.3 names, any
  * case) or a folder on the way to it; with findings not kept, the first
  * one. NULL when reading path depends on no damage found.
  */
-const struct imgp_fat_finding *imgp_fat_damage_find(const struct imgp_fat_damage *d,
+const struct imgp_fat_finding *imgp_fat_damage_find_(const struct imgp_fat_damage *d,
 						    const char *path);
 
 #endif

@@ -16,7 +16,7 @@
 #define ATTR_DIRECTORY 0x10
 #define ENTRY_FREE 0xe5
 
-int imgp_fat_dirent_size(const uint8_t *dir, size_t len, uint32_t cluster,
+int imgp_fat_dirent_size_(const uint8_t *dir, size_t len, uint32_t cluster,
 			 bool fat32, uint64_t *size)
 {
 	int found = 0;

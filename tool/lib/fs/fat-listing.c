@@ -16,7 +16,7 @@
 #include "core/endian.h"
 
 /* The boot-sector fields that say how large the filesystem claims to be. */
-int imgp_fat_geometry(const uint8_t *bs, uint64_t part_size, struct imgp_fat_geom *g)
+int imgp_fat_geometry_(const uint8_t *bs, uint64_t part_size, struct imgp_fat_geom *g)
 {
 	uint64_t total, bytes, reserved, nfats, fatsz, rootsecs, meta;
 	unsigned bps;
@@ -55,7 +55,7 @@ int imgp_fat_geometry(const uint8_t *bs, uint64_t part_size, struct imgp_fat_geo
  * "<3> <9-12>", or "Root directory or empty file" (no clusters). Each
  * becomes a byte range of the partition, checked against the data area.
  */
-int imgp_fat_parse_chain(const struct imgp_fat_geom *g, const char *line,
+int imgp_fat_parse_chain_(const struct imgp_fat_geom *g, const char *line,
 			 struct imgp_fat_ranges *out)
 {
 	const char *p = strchr(line, '<');
@@ -88,7 +88,7 @@ int imgp_fat_parse_chain(const struct imgp_fat_geom *g, const char *line,
 }
 
 /* The mtools names of every directory, "::/" first. */
-int imgp_fat_listing_dirs(const char *text, char ***out, size_t *n)
+int imgp_fat_listing_dirs_(const char *text, char ***out, size_t *n)
 {
 	const char *line, *eol;
 	char **dirs;
@@ -113,7 +113,7 @@ int imgp_fat_listing_dirs(const char *text, char ***out, size_t *n)
 		if (grown)
 			dirs = grown;
 		if (!grown || !(dirs[count] = strndup(line, len - 1))) {
-			imgp_fs_list_free(dirs, count);
+			imgp_fs_list_free_(dirs, count);
 			return imgp_fail(ENOMEM, "out of memory");
 		}
 		count++;
@@ -128,7 +128,7 @@ int imgp_fat_listing_dirs(const char *text, char ***out, size_t *n)
  * listing cannot tell (an 8.3 alias such as BOOTSC~1.UIM, or a name mtools
  * may print converted: mdir itself is asked then).
  */
-int imgp_fat_listing_find(const char *text, const char *target)
+int imgp_fat_listing_find_(const char *text, const char *target)
 {
 	size_t tlen = strlen(target);
 	const char *line, *eol;
@@ -154,7 +154,7 @@ int imgp_fat_listing_find(const char *text, const char *target)
  * The names in a folder, from the listing: lines "::/dir/name", a folder's
  * with a "/" after it.
  */
-int imgp_fat_listing_children(const char *text, const char *prefix, char ***names,
+int imgp_fat_listing_children_(const char *text, const char *prefix, char ***names,
 			      size_t *n)
 {
 	size_t plen = strlen(prefix);
@@ -171,7 +171,7 @@ int imgp_fat_listing_children(const char *text, const char *prefix, char ***name
 		name = len - plen - (line[len - 1] == '/');
 		/* Only the folder's own entries, not those of its subfolders. */
 		if (!memchr(line + plen, '/', name))
-			rc = imgp_fs_names_add(names, n, line + plen, name);
+			rc = imgp_fs_names_add_(names, n, line + plen, name);
 	}
 	return rc;
 }
@@ -181,7 +181,7 @@ int imgp_fat_listing_children(const char *text, const char *prefix, char ***name
  * ::/dir" names the folder listed (target itself when it is a folder), and
  * the summary line gives the bytes: "1 file  94 634 860 bytes".
  */
-int imgp_fat_parse_size(const char *text, const char *target, uint64_t *size)
+int imgp_fat_parse_size_(const char *text, const char *target, uint64_t *size)
 {
 	size_t tlen = strlen(target);
 	const char *line, *eol;

@@ -21,7 +21,7 @@ static int fat_mdir_size(struct imgp_fs *fs, const char *target, uint64_t *size)
 	struct imgp_buf o = { 0 };
 	int rc;
 
-	rc = imgp_fat_run(fs, argv, imgp_fat_mtools_env, &o);
+	rc = imgp_fat_run_(fs, argv, imgp_fat_mtools_env_, &o);
 	if (rc) {
 		bool missing = strstr(imgp_errmsg(), "not found") != NULL;
 
@@ -30,7 +30,7 @@ static int fat_mdir_size(struct imgp_fs *fs, const char *target, uint64_t *size)
 	}
 	rc = imgp_buf_append(&o, "", 1);
 	if (!rc)
-		rc = imgp_fat_parse_size((const char *)o.data, target, size);
+		rc = imgp_fat_parse_size_((const char *)o.data, target, size);
 	imgp_buf_free(&o);
 	return rc;
 }
@@ -58,7 +58,7 @@ static int fat_chains_each(struct imgp_fs *fs, const char *drive, char **names,
 		argv[2] = drive;
 		for (size_t i = 0; i < m; i++)
 			argv[3 + i] = names[g + i];
-		rc = imgp_fat_run(fs, argv, imgp_fat_mtools_env, &o);
+		rc = imgp_fat_run_(fs, argv, imgp_fat_mtools_env_, &o);
 		free(argv);
 		if (!rc)
 			rc = imgp_buf_append(&o, "", 1);
@@ -68,7 +68,7 @@ static int fat_chains_each(struct imgp_fs *fs, const char *drive, char **names,
 			size_t len = k < m ? strlen(names[g + k]) : 0;
 
 			if (k < m && !strncmp(line, names[g + k], len) && line[len] == ' ')
-				rc = imgp_fat_parse_chain(&priv->geom, line, &each[g + k++]);
+				rc = imgp_fat_parse_chain_(&priv->geom, line, &each[g + k++]);
 		}
 		imgp_buf_free(&o);
 		if (!rc && k < m)
@@ -89,14 +89,14 @@ static int fat_dir_bytes(struct imgp_fs *fs, const char *dir,
 	if (!strcmp(dir, "::/") && !chain->n) {
 		uint64_t bps, len;
 
-		rc = imgp_part_read(fs->img, fs->part, 0, bs, sizeof(bs));
+		rc = imgp_part_read_(fs->img, fs->part, 0, bs, sizeof(bs));
 		bps = get_le16(bs + 11);
 		len = (uint64_t)get_le16(bs + 17) * 32;
 		if (!rc && (!len || (len + bps - 1) / bps * bps > priv->geom.meta_end))
 			return 1;
-		rc = rc ? rc : imgp_buf_reserve(out, len);
+		rc = rc ? rc : imgp_buf_reserve_(out, len);
 		if (!rc)
-			rc = imgp_part_read(fs->img, fs->part,
+			rc = imgp_part_read_(fs->img, fs->part,
 					    priv->geom.meta_end - (len + bps - 1) / bps * bps,
 					    out->data, len);
 		if (!rc)
@@ -106,9 +106,9 @@ static int fat_dir_bytes(struct imgp_fs *fs, const char *dir,
 	for (size_t i = 0; !rc && i < chain->n; i++) {
 		if (out->len + chain->r[i].len > FAT_DIR_MAX)
 			return 1;
-		rc = imgp_buf_reserve(out, chain->r[i].len);
+		rc = imgp_buf_reserve_(out, chain->r[i].len);
 		if (!rc)
-			rc = imgp_part_read(fs->img, fs->part, chain->r[i].file_off,
+			rc = imgp_part_read_(fs->img, fs->part, chain->r[i].file_off,
 					    out->data + out->len, chain->r[i].len);
 		if (!rc)
 			out->len += chain->r[i].len;
@@ -137,9 +137,9 @@ static int fat_map_listed(struct imgp_fs *fs, const char *target,
 
 	if (priv->copy_fd >= 0)
 		return 1;
-	rc = imgp_fat_list(fs, &text);
+	rc = imgp_fat_list_(fs, &text);
 	if (!rc)
-		rc = imgp_fat_listing_find(text, target);
+		rc = imgp_fat_listing_find_(text, target);
 	if (rc == 0)
 		return imgp_fail(ENOENT, "no such file");
 	if (rc == 2)
@@ -153,7 +153,7 @@ static int fat_map_listed(struct imgp_fs *fs, const char *target,
 		slash[1] = '\0';
 	else
 		*slash = '\0';
-	rc = imgp_fat_listing_dirs(text, &dirs, &ndirs);
+	rc = imgp_fat_listing_dirs_(text, &dirs, &ndirs);
 	for (p = 0; !rc && p < ndirs && strcasecmp(dirs[p], parent); p++)
 		;
 	if (!rc && p == ndirs)
@@ -178,7 +178,7 @@ static int fat_map_listed(struct imgp_fs *fs, const char *target,
 	if (!rc) {
 		cluster = (uint32_t)((each[0].r[0].file_off - priv->geom.meta_end) /
 				     priv->geom.cluster_bytes + 2);
-		rc = imgp_fat_dirent_size(dir.data, dir.len, cluster,
+		rc = imgp_fat_dirent_size_(dir.data, dir.len, cluster,
 					  priv->geom.nclusters > FAT16_MAX_CLUSTERS, size);
 		if (rc == -EISDIR)
 			rc = imgp_fail(EISDIR, "is a directory, not a file");
@@ -190,7 +190,7 @@ static int fat_map_listed(struct imgp_fs *fs, const char *target,
 	    !priv->listing.have_dir_chains) {
 		for (size_t i = 1; !rc && i <= ndirs; i++)
 			for (size_t j = 0; !rc && j < each[i].n; j++)
-				rc = imgp_fat_ranges_add(&priv->listing.dir_chains,
+				rc = imgp_fat_ranges_add_(&priv->listing.dir_chains,
 							 each[i].r[j].file_off, each[i].r[j].len);
 		priv->listing.have_dir_chains = !rc;
 	}
@@ -202,12 +202,12 @@ static int fat_map_listed(struct imgp_fs *fs, const char *target,
 		free(each[i].r);
 	free(each);
 	free(names);
-	imgp_fs_list_free(dirs, ndirs);
+	imgp_fs_list_free_(dirs, ndirs);
 	imgp_buf_free(&dir);
 	return rc;
 }
 
-int imgp_fat_map_file(struct imgp_fs *fs, const char *path,
+int imgp_fat_map_file_(struct imgp_fs *fs, const char *path,
 		      struct imgp_file_map *out)
 {
 	struct fat_priv *priv = fs->priv;
@@ -216,15 +216,15 @@ int imgp_fat_map_file(struct imgp_fs *fs, const char *path,
 	uint64_t off = 0;
 	int rc;
 
-	rc = imgp_fat_refuse_damage(fs, path);
+	rc = imgp_fat_refuse_damage_(fs, path);
 	if (!rc)
-		rc = imgp_fat_target(path, target, sizeof(target));
+		rc = imgp_fat_target_(path, target, sizeof(target));
 	if (!rc)
 		rc = fat_map_listed(fs, target, &chain, &out->size);
 	if (rc == 1) {
 		rc = fat_mdir_size(fs, target, &out->size);
 		if (!rc)
-			rc = imgp_fat_chains(fs, priv->drive, names, 1, &chain);
+			rc = imgp_fat_chains_(fs, priv->drive, names, 1, &chain);
 	}
 	/* Extents in file order, cut at the file's end. */
 	for (size_t i = 0; !rc && i < chain.n && off < out->size; i++) {

@@ -11,7 +11,7 @@
 #include "imgpatch.h"
 #include "fs/fs.h"
 
-int imgp_fat_ranges_add(struct imgp_fat_ranges *set, uint64_t off, uint64_t len)
+int imgp_fat_ranges_add_(struct imgp_fat_ranges *set, uint64_t off, uint64_t len)
 {
 	size_t i = 0, j;
 	struct imgp_extent *grown;

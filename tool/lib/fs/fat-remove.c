@@ -32,7 +32,7 @@ static void fat_forget(char **names, size_t *n, const char *target)
 	*n = kept;
 }
 
-int imgp_fat_remove(struct imgp_fs *fs, const char *path)
+int imgp_fat_remove_(struct imgp_fs *fs, const char *path)
 {
 	struct fat_priv *priv = fs->priv;
 	char target[4200];
@@ -42,20 +42,20 @@ int imgp_fat_remove(struct imgp_fs *fs, const char *path)
 
 	if (priv->copy_fd < 0)
 		return imgp_fail(EROFS, "filesystem is opened read-only");
-	rc = imgp_fat_target(path, target, sizeof(target));
+	rc = imgp_fat_target_(path, target, sizeof(target));
 	if (rc)
 		return rc;
 	tlen = strlen(target);
 	while (tlen > 3 && target[tlen - 1] == '/')
 		target[--tlen] = '\0';
-	kind = imgp_fat_kind(fs, target);
+	kind = imgp_fat_kind_(fs, target);
 	if (kind < 0)
 		return kind;
 	if (kind == 0)
 		return imgp_fail(ENOENT, "no such file or folder");
 	if (kind == 2)
 		argv[0] = "mdeltree";
-	rc = imgp_fat_run(fs, argv, imgp_fat_mtools_env, NULL);
+	rc = imgp_fat_run_(fs, argv, imgp_fat_mtools_env_, NULL);
 	if (rc)
 		return rc;
 	/* Gone: the finish asks mshowfat for the chains of what is still there. */

@@ -17,7 +17,7 @@
 #include "core/core.h"
 #include "fs/fs-ext-internal.h"
 
-int imgp_ext_check_clean(ext2_filsys efs, const char *type)
+int imgp_ext_check_clean_(ext2_filsys efs, const char *type)
 {
 	struct ext2_super_block *sb = efs->super;
 	char why[256];
@@ -33,7 +33,7 @@ int imgp_ext_check_clean(ext2_filsys efs, const char *type)
 	err = ext2fs_check_desc(efs);
 	if (err)
 		return imgp_fail(EUCLEAN, "%s filesystem has errors (%s): run e2fsck -f first",
-				 type, imgp_ext_why(err, why, sizeof(why)));
+				 type, imgp_ext_why_(err, why, sizeof(why)));
 	return 0;
 }
 
@@ -63,7 +63,7 @@ static int ext_check_mmp(ext2_filsys efs, const char *type)
 		return imgp_fail(ENOMEM, "out of memory");
 	err = io_channel_read_blk64(efs->io, blk, 1, mmp);
 	if (err) {
-		rc = imgp_ext_fail(err, "cannot read the MMP block");
+		rc = imgp_ext_fail_(err, "cannot read the MMP block");
 		goto out;
 	}
 	seq = ext2fs_le32_to_cpu(mmp->mmp_seq);
@@ -202,7 +202,7 @@ static void ext_survey_extents(struct ext_survey *sv, ext2_ino_t ino,
 	}
 	if (err && err != EXT2_ET_EXTENT_NO_NEXT)
 		ext_found(sv, "inode %u: its extent tree is corrupt (%s)", ino,
-			  imgp_ext_why(err, why, sizeof(why)));
+			  imgp_ext_why_(err, why, sizeof(why)));
 	if (handle)
 		ext2fs_extent_free(handle);
 }
@@ -246,7 +246,7 @@ static void ext_survey_inode(struct ext_survey *sv, ext2_ino_t ino,
 				    ext_claim_block, sv);
 	if (err)
 		ext_found(sv, "inode %u: its block map is corrupt (%s)", ino,
-			  imgp_ext_why(err, why, sizeof(why)));
+			  imgp_ext_why_(err, why, sizeof(why)));
 }
 
 /* Each group's free counts must match its bitmaps: allocation trusts both. */
@@ -310,7 +310,7 @@ static int ext_check_damage(ext2_filsys efs, const char *type)
 	if (!err)
 		err = ext2fs_open_inode_scan(efs, 0, &scan);
 	if (err) {
-		rc = imgp_ext_fail(err, "cannot check the filesystem before writing");
+		rc = imgp_ext_fail_(err, "cannot check the filesystem before writing");
 		goto out;
 	}
 	/* Inodes first: what they claim names a problem better than a count. */
@@ -318,7 +318,7 @@ static int ext_check_damage(ext2_filsys efs, const char *type)
 	while (!sv.finding[0]) {
 		err = ext2fs_get_next_inode_full(scan, &ino, &inode, sizeof(inode));
 		if (err) {
-			ext_found(&sv, "inode table: %s", imgp_ext_why(err, why, sizeof(why)));
+			ext_found(&sv, "inode table: %s", imgp_ext_why_(err, why, sizeof(why)));
 			break;
 		}
 		if (!ino)
@@ -331,7 +331,7 @@ static int ext_check_damage(ext2_filsys efs, const char *type)
 			ext2fs_mark_inode_bitmap2(sv.dirs, ino);
 	}
 	if (!sv.finding[0])
-		rc = imgp_ext_check_tree(efs, sv.dirs, sv.finding, sizeof(sv.finding));
+		rc = imgp_ext_check_tree_(efs, sv.dirs, sv.finding, sizeof(sv.finding));
 	if (!rc && !sv.finding[0])
 		ext_survey_counts(&sv);
 	if (!rc && sv.finding[0])
@@ -349,7 +349,7 @@ out:
 }
 
 /* Checks what a write depends on, once, when opened for writing. */
-int imgp_ext_check_writable(ext2_filsys efs, const char *type)
+int imgp_ext_check_writable_(ext2_filsys efs, const char *type)
 {
 	char why[256];
 	errcode_t err;
@@ -361,7 +361,7 @@ int imgp_ext_check_writable(ext2_filsys efs, const char *type)
 	err = ext2fs_read_bitmaps(efs);
 	if (err)
 		return imgp_fail(EUCLEAN, "%s filesystem has errors (cannot read the allocation bitmaps: %s): run e2fsck -f first",
-				 type, imgp_ext_why(err, why, sizeof(why)));
+				 type, imgp_ext_why_(err, why, sizeof(why)));
 	return ext_check_damage(efs, type);
 }
 
@@ -397,7 +397,7 @@ static int ext_check_entry(ext2_ino_t dir, int entry, struct ext2_dir_entry *dir
  * The directories on the path, which the write looks up and may add an
  * entry to: each must read without error and name only inodes in use.
  */
-int imgp_ext_check_dirs(ext2_filsys efs, const char *type, const char *path)
+int imgp_ext_check_dirs_(ext2_filsys efs, const char *type, const char *path)
 {
 	struct ext_dir_check dc = { .efs = efs };
 	size_t len = strlen(path);
@@ -422,9 +422,9 @@ int imgp_ext_check_dirs(ext2_filsys efs, const char *type, const char *path)
 		else
 			dir[0] = '/';
 		dir[end ? end : 1] = '\0';
-		rc = imgp_ext_resolve(efs, dir, true, &ino);
+		rc = imgp_ext_resolve_(efs, dir, true, &ino);
 		if (rc == -ENOENT || rc == -ENOTDIR) {
-			imgp_errclear();
+			imgp_errclear_();
 			rc = 0;
 			break;
 		}
@@ -439,7 +439,7 @@ int imgp_ext_check_dirs(ext2_filsys efs, const char *type, const char *path)
 			err = ext2fs_dir_iterate2(efs, ino, 0, NULL, ext_check_entry, &dc);
 		if (err)
 			rc = imgp_fail(EUCLEAN, "%s filesystem has errors (directory '%s': %s): run e2fsck -f first",
-				       type, dir, imgp_ext_why(err, why, sizeof(why)));
+				       type, dir, imgp_ext_why_(err, why, sizeof(why)));
 		else if (dc.bad)
 			rc = imgp_fail(EUCLEAN, "%s filesystem has errors (directory '%s' names inode %u, which is not in use): run e2fsck -f first",
 				       type, dir, dc.bad);

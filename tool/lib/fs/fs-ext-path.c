@@ -15,7 +15,7 @@
 #include "core/core.h"
 #include "fs/fs-ext-internal.h"
 
-int imgp_ext_check_path(const char *path)
+int imgp_ext_check_path_(const char *path)
 {
 	if (!path || !*path)
 		return imgp_fail(EINVAL, "empty path");
@@ -43,7 +43,7 @@ static size_t ext_next_name(const struct imgp_buf *walk, size_t *pos)
 	return slash ? (size_t)(slash - name) : walk->len - *pos;
 }
 
-int imgp_ext_resolve(ext2_filsys efs, const char *path, bool follow,
+int imgp_ext_resolve_(ext2_filsys efs, const char *path, bool follow,
 		     ext2_ino_t *found)
 {
 	struct imgp_buf walk = { 0 }, next = { 0 }, swap;
@@ -62,13 +62,13 @@ int imgp_ext_resolve(ext2_filsys efs, const char *path, bool follow,
 		if (err == EXT2_ET_FILE_NOT_FOUND)
 			rc = imgp_fail(ENOENT, "not found");
 		else if (err)
-			rc = imgp_ext_err(err);
+			rc = imgp_ext_err_(err);
 		/* The last name (no slash after it) of a lookup that does not follow it. */
 		if (rc || (pos == walk.len && !follow))
 			break;
 		err = ext2fs_read_inode(efs, ino, &inode);
 		if (err) {
-			rc = imgp_ext_fail(err, "cannot read inode %u", ino);
+			rc = imgp_ext_fail_(err, "cannot read inode %u", ino);
 			break;
 		}
 		if (!LINUX_S_ISLNK(inode.i_mode)) {
@@ -76,12 +76,12 @@ int imgp_ext_resolve(ext2_filsys efs, const char *path, bool follow,
 			continue;
 		}
 		if (++links > EXT_LINKS_MAX) {
-			rc = imgp_ext_err(EXT2_ET_SYMLINK_LOOP);
+			rc = imgp_ext_err_(EXT2_ET_SYMLINK_LOOP);
 			break;
 		}
 		/* The link's target takes its place: the rest is walked after it. */
 		next.len = 0;
-		rc = imgp_ext_link_target(efs, ino, &inode, &next);
+		rc = imgp_ext_link_target_(efs, ino, &inode, &next);
 		if (!rc)
 			rc = imgp_buf_append(&next, walk.data + pos, walk.len - pos);
 		swap = walk;
@@ -108,24 +108,24 @@ static int ext_lookup_at(ext2_filsys efs, const char *path, bool follow,
 			 ext2_ino_t *ino, struct ext2_inode *inode)
 {
 	errcode_t err;
-	int rc = imgp_ext_resolve(efs, path, follow, ino);
+	int rc = imgp_ext_resolve_(efs, path, follow, ino);
 
 	if (rc)
 		return rc;
 	err = ext2fs_read_inode(efs, *ino, inode);
 	if (err)
-		return imgp_ext_fail(err, "cannot read inode %u", *ino);
+		return imgp_ext_fail_(err, "cannot read inode %u", *ino);
 	return 0;
 }
 
 /* Looks up a path (following symlinks, also the last one) and its inode. */
-int imgp_ext_lookup(ext2_filsys efs, const char *path, ext2_ino_t *ino,
+int imgp_ext_lookup_(ext2_filsys efs, const char *path, ext2_ino_t *ino,
 		    struct ext2_inode *inode)
 {
 	return ext_lookup_at(efs, path, true, ino, inode);
 }
 
-int imgp_ext_check_regular(const struct ext2_inode *inode)
+int imgp_ext_check_regular_(const struct ext2_inode *inode)
 {
 	if (LINUX_S_ISDIR(inode->i_mode))
 		return imgp_fail(EISDIR, "is a directory");
@@ -138,7 +138,7 @@ int imgp_ext_check_regular(const struct ext2_inode *inode)
  * Splits path into its last name and the directory that is to hold it,
  * which must exist (symlinks followed). *dir is malloc'd, also on failure.
  */
-int imgp_ext_parent(ext2_filsys efs, const char *path, ext2_ino_t *parent,
+int imgp_ext_parent_(ext2_filsys efs, const char *path, ext2_ino_t *parent,
 		    const char **name, char **dir)
 {
 	const char *slash = strrchr(path, '/');
@@ -161,7 +161,7 @@ int imgp_ext_parent(ext2_filsys efs, const char *path, ext2_ino_t *parent,
 	if (!*dir)
 		return imgp_fail(ENOMEM, "out of memory");
 
-	rc = imgp_ext_lookup(efs, *dir, parent, &dinode);
+	rc = imgp_ext_lookup_(efs, *dir, parent, &dinode);
 	if (rc == -ENOENT)
 		return imgp_fail(ENOENT, "cannot create: directory '%s' not found",
 				 *dir);
@@ -185,7 +185,7 @@ int imgp_ext_parent(ext2_filsys efs, const char *path, ext2_ino_t *parent,
  * it is not there and an inode is free, 1 when it is there (*found its
  * inode), or -errno.
  */
-int imgp_ext_name_free(ext2_filsys efs, ext2_ino_t parent, const char *name,
+int imgp_ext_name_free_(ext2_filsys efs, ext2_ino_t parent, const char *name,
 		       const char *dir, ext2_ino_t *found)
 {
 	errcode_t err = ext2fs_lookup(efs, parent, name, (int)strlen(name), NULL, found);
@@ -193,14 +193,14 @@ int imgp_ext_name_free(ext2_filsys efs, ext2_ino_t parent, const char *name,
 	if (!err)
 		return 1;
 	if (err != EXT2_ET_FILE_NOT_FOUND)
-		return imgp_ext_fail(err, "cannot search directory '%s'", dir);
+		return imgp_ext_fail_(err, "cannot search directory '%s'", dir);
 	if (!efs->super->s_free_inodes_count)
 		return imgp_fail(ENOSPC, "cannot create: no free inodes");
 	return 0;
 }
 
 /* The target of a symbolic link: in i_block, inline data or a data block. */
-int imgp_ext_link_target(ext2_filsys efs, ext2_ino_t ino,
+int imgp_ext_link_target_(ext2_filsys efs, ext2_ino_t ino,
 			 struct ext2_inode *inode, struct imgp_buf *out)
 {
 	uint64_t size = EXT2_I_SIZE(inode);
@@ -215,7 +215,7 @@ int imgp_ext_link_target(ext2_filsys efs, ext2_ino_t ino,
 	if (size == 0 || size >= efs->blocksize)
 		return imgp_fail(EUCLEAN, "symbolic link of %" PRIu64 " bytes is corrupt: run e2fsck -f",
 				 size);
-	if (imgp_buf_reserve(out, (size_t)size))
+	if (imgp_buf_reserve_(out, (size_t)size))
 		return imgp_fail(ENOMEM, "out of memory");
 	if (!(inode->i_flags & EXT4_INLINE_DATA_FL) &&
 	    ext2fs_is_fast_symlink(inode)) {
@@ -225,12 +225,12 @@ int imgp_ext_link_target(ext2_filsys efs, ext2_ino_t ino,
 		/* The file layer reads inline data and mapped blocks alike. */
 		err = ext2fs_file_open2(efs, ino, inode, 0, &file);
 		if (err)
-			return imgp_ext_fail(err, "cannot open the symbolic link");
+			return imgp_ext_fail_(err, "cannot open the symbolic link");
 		err = ext2fs_file_read(file, out->data + old_len,
 				       (unsigned int)size, &got);
 		err2 = ext2fs_file_close(file);
 		if (err || err2)
-			return imgp_ext_fail(err ? err : err2, "cannot read the symbolic link");
+			return imgp_ext_fail_(err ? err : err2, "cannot read the symbolic link");
 	}
 	if (got != size || memchr(out->data + old_len, '\0', got))
 		return imgp_fail(EUCLEAN, "symbolic link target is corrupt: run e2fsck -f");
@@ -240,7 +240,7 @@ int imgp_ext_link_target(ext2_filsys efs, ext2_ino_t ino,
 }
 
 /* The inode of path itself, a symlink not followed (lstat). */
-int imgp_ext_lookup_nofollow(ext2_filsys efs, const char *path,
+int imgp_ext_lookup_nofollow_(ext2_filsys efs, const char *path,
 			     ext2_ino_t *ino, struct ext2_inode *inode)
 {
 	return ext_lookup_at(efs, path, false, ino, inode);

@@ -95,7 +95,7 @@ static int rm_collect(struct rm_tree *t, ext2_ino_t top)
 
 		err = ext2fs_read_inode(t->efs, ino, &inode);
 		if (err)
-			return imgp_ext_fail(err, "cannot read inode %u", ino);
+			return imgp_ext_fail_(err, "cannot read inode %u", ino);
 		rc = rm_check_inode(t->efs, &inode, ino);
 		if (rc || !LINUX_S_ISDIR(inode.i_mode))
 			continue;
@@ -107,7 +107,7 @@ static int rm_collect(struct rm_tree *t, ext2_ino_t top)
 		err = ext2fs_dir_iterate2(t->efs, ino, 0, NULL, rm_entry, t);
 		rc = t->rc;
 		if (!rc && err)
-			rc = imgp_ext_fail(err, "cannot read folder inode %u", ino);
+			rc = imgp_ext_fail_(err, "cannot read folder inode %u", ino);
 	}
 	return rc;
 }
@@ -128,7 +128,7 @@ static int rm_parent(ext2_filsys efs, const char *path, ext2_ino_t *parent,
 	dir = *name == path ? strdup("/") : strndup(path, (size_t)(*name - path));
 	if (!dir)
 		return imgp_fail(ENOMEM, "out of memory");
-	rc = imgp_ext_lookup(efs, dir, parent, pinode);
+	rc = imgp_ext_lookup_(efs, dir, parent, pinode);
 	free(dir);
 	if (rc == -ENOENT || rc == -ENOTDIR)
 		return imgp_fail(ENOENT, "no such file or folder");
@@ -149,16 +149,16 @@ static int rm_parent_link(ext2_filsys efs, ext2_ino_t parent)
 	errcode_t err = ext2fs_read_inode(efs, parent, &inode);
 
 	if (err)
-		return imgp_ext_fail(err, "cannot read inode %u", parent);
+		return imgp_ext_fail_(err, "cannot read inode %u", parent);
 	/* 1 is dir_nlink's "too many to count": it stays (checked before). */
 	if (inode.i_links_count <= 2)
 		return 0;
 	inode.i_links_count--;
 	err = ext2fs_write_inode(efs, parent, &inode);
-	return err ? imgp_ext_fail(err, "cannot write inode %u", parent) : 0;
+	return err ? imgp_ext_fail_(err, "cannot write inode %u", parent) : 0;
 }
 
-int imgp_ext_remove(ext2_filsys efs, struct imgp_ctx *ctx, const char *path)
+int imgp_ext_remove_(ext2_filsys efs, struct imgp_ctx *ctx, const char *path)
 {
 	struct rm_tree t = { .efs = efs };
 	struct ext2_inode pinode, inode;
@@ -176,16 +176,16 @@ int imgp_ext_remove(ext2_filsys efs, struct imgp_ctx *ctx, const char *path)
 	if (err == EXT2_ET_FILE_NOT_FOUND)
 		return imgp_fail(ENOENT, "no such file or folder");
 	if (err)
-		return imgp_ext_fail(err, "cannot search its folder");
+		return imgp_ext_fail_(err, "cannot search its folder");
 	if (top == EXT2_ROOT_INO)
 		return imgp_fail(EPERM, "is the root folder");
 	err = ext2fs_allocate_inode_bitmap(efs, "folders removed", &t.dirs);
 	if (err)
-		return imgp_ext_fail(err, "cannot allocate a bitmap");
+		return imgp_ext_fail_(err, "cannot allocate a bitmap");
 	rc = rm_collect(&t, top);
 	if (!rc) {
 		err = ext2fs_read_inode(efs, top, &inode);
-		rc = err ? imgp_ext_fail(err, "cannot read inode %u", top) : 0;
+		rc = err ? imgp_ext_fail_(err, "cannot read inode %u", top) : 0;
 	}
 	/* A folder in it counts a link of its parent: at least 3 then, or dir_nlink's 1. */
 	if (!rc && LINUX_S_ISDIR(inode.i_mode) && pinode.i_links_count == 2)
@@ -197,7 +197,7 @@ int imgp_ext_remove(ext2_filsys efs, struct imgp_ctx *ctx, const char *path)
 
 		err = one ? ext2fs_unlink(efs, parent, one, top, 0) : EXT2_ET_NO_MEMORY;
 		free(one);
-		rc = err ? imgp_ext_fail(err, "cannot remove its entry") : 0;
+		rc = err ? imgp_ext_fail_(err, "cannot remove its entry") : 0;
 	}
 	if (!rc && LINUX_S_ISDIR(inode.i_mode))
 		rc = rm_parent_link(efs, parent);
@@ -205,14 +205,14 @@ int imgp_ext_remove(ext2_filsys efs, struct imgp_ctx *ctx, const char *path)
 	for (size_t i = t.n; !rc && i-- > 0;) {
 		err = ext2fs_read_inode(efs, t.ino[i], &inode);
 		if (err)
-			rc = imgp_ext_fail(err, "cannot read inode %u", t.ino[i]);
+			rc = imgp_ext_fail_(err, "cannot read inode %u", t.ino[i]);
 		else if (LINUX_S_ISDIR(inode.i_mode))
-			imgp_ext_forget(efs, ctx, path, t.ino[i]);
+			imgp_ext_forget_(efs, ctx, path, t.ino[i]);
 		else
-			rc = imgp_ext_unref(efs, ctx, path, t.ino[i]);
+			rc = imgp_ext_unref_(efs, ctx, path, t.ino[i]);
 	}
 	if (!rc)
-		rc = imgp_ext_set_times(efs, parent, EXT_TIME_MTIME);
+		rc = imgp_ext_set_times_(efs, parent, EXT_TIME_MTIME);
 	ext2fs_free_inode_bitmap(t.dirs);
 	free(t.ino);
 	return rc;

@@ -190,7 +190,7 @@ static int tree_entry(ext2_ino_t dir, int entry, struct ext2_dir_entry *dirent,
 	return w->rc || w->finding[0] ? DIRENT_ABORT : 0;
 }
 
-int imgp_ext_check_tree(ext2_filsys efs, ext2fs_inode_bitmap dirs,
+int imgp_ext_check_tree_(ext2_filsys efs, ext2fs_inode_bitmap dirs,
 			char *finding, size_t size)
 {
 	struct tree_walk w = { .efs = efs, .dirs = dirs, .finding = finding, .size = size };
@@ -201,7 +201,7 @@ int imgp_ext_check_tree(ext2_filsys efs, ext2fs_inode_bitmap dirs,
 	finding[0] = '\0';
 	err = ext2fs_allocate_inode_bitmap(efs, "reached", &w.reached);
 	if (err)
-		return imgp_ext_fail(err, "cannot check the directories");
+		return imgp_ext_fail_(err, "cannot check the directories");
 	w.rc = tree_add(&w, EXT2_ROOT_INO, "", 0);
 	for (w.cur = 0; !w.rc && !finding[0] && w.cur < w.n; w.cur++) {
 		err = ext2fs_dir_iterate2(efs, w.q[w.cur].ino, 0, NULL, tree_entry, &w);
@@ -209,7 +209,7 @@ int imgp_ext_check_tree(ext2_filsys efs, ext2fs_inode_bitmap dirs,
 			w.rc = tree_path(&w, w.cur, &path);
 			if (!w.rc)
 				tree_found(&w, "directory %s (%u): %s", (char *)path.data,
-					   w.q[w.cur].ino, imgp_ext_why(err, why, sizeof(why)));
+					   w.q[w.cur].ino, imgp_ext_why_(err, why, sizeof(why)));
 		}
 	}
 	/* A directory in use that no entry reaches: a loop of its own, cut off. */

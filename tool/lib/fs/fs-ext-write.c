@@ -32,7 +32,7 @@ static void ext_time_set(__u32 *sec, __u32 *extra, time_t t)
 		*extra = (__u32)(((uint64_t)(v - (int32_t)(uint32_t)v) >> 32) & 3);
 }
 
-int imgp_ext_set_times(ext2_filsys efs, ext2_ino_t ino, unsigned int what)
+int imgp_ext_set_times_(ext2_filsys efs, ext2_ino_t ino, unsigned int what)
 {
 	struct ext2_inode_large inode;
 	size_t isize = EXT2_INODE_SIZE(efs->super);
@@ -46,7 +46,7 @@ int imgp_ext_set_times(ext2_filsys efs, ext2_ino_t ino, unsigned int what)
 	err = ext2fs_read_inode_full(efs, ino, (struct ext2_inode *)&inode,
 				     (int)isize);
 	if (err)
-		return imgp_ext_fail(err, "cannot read inode %u", ino);
+		return imgp_ext_fail_(err, "cannot read inode %u", ino);
 	extra = isize > EXT2_GOOD_OLD_INODE_SIZE &&
 		EXT2_GOOD_OLD_INODE_SIZE + (size_t)inode.i_extra_isize >=
 			offsetof(struct ext2_inode_large, i_crtime_extra) +
@@ -61,7 +61,7 @@ int imgp_ext_set_times(ext2_filsys efs, ext2_ino_t ino, unsigned int what)
 	err = ext2fs_write_inode_full(efs, ino, (struct ext2_inode *)&inode,
 				      (int)isize);
 	if (err)
-		return imgp_ext_fail(err, "cannot write inode %u", ino);
+		return imgp_ext_fail_(err, "cannot write inode %u", ino);
 	return 0;
 }
 
@@ -76,7 +76,7 @@ static int ext_write_data(ext2_filsys efs, ext2_ino_t ino, const void *data,
 
 	err = ext2fs_file_open(efs, ino, EXT2_FILE_WRITE, &file);
 	if (err)
-		return imgp_ext_fail(err, "cannot open for writing");
+		return imgp_ext_fail_(err, "cannot open for writing");
 	while (!err && done < len) {
 		size_t want = len - done > EXT_IO_CHUNK ? EXT_IO_CHUNK : len - done;
 		unsigned int n = 0;
@@ -90,9 +90,9 @@ static int ext_write_data(ext2_filsys efs, ext2_ino_t ino, const void *data,
 		err = ext2fs_file_set_size2(file, len);
 	err2 = ext2fs_file_close(file);
 	if (err)
-		return imgp_ext_fail(err, "write error");
+		return imgp_ext_fail_(err, "write error");
 	if (err2)
-		return imgp_ext_fail(err2, "write error");
+		return imgp_ext_fail_(err2, "write error");
 	return 0;
 }
 
@@ -100,7 +100,7 @@ static int ext_write_data(ext2_filsys efs, ext2_ino_t ino, const void *data,
  * Refuses up front a write that cannot fit, so that the common failure
  * does not leave a half-written file behind. owned: blocks the file has.
  */
-int imgp_ext_check_space(ext2_filsys efs, size_t len, blk64_t owned,
+int imgp_ext_check_space_(ext2_filsys efs, size_t len, blk64_t owned,
 			 blk64_t extra)
 {
 	blk64_t bsize = EXT2_BLOCK_SIZE(efs->super);
@@ -125,13 +125,13 @@ static int ext_check_flags(const struct ext2_inode *inode)
 }
 
 /* Replaces the content of an existing file, keeping its inode. */
-int imgp_ext_rewrite(ext2_filsys efs, ext2_ino_t ino, struct ext2_inode *inode,
+int imgp_ext_rewrite_(ext2_filsys efs, ext2_ino_t ino, struct ext2_inode *inode,
 		     const void *data, size_t len, bool *modified)
 {
 	blk64_t owned;
 	int rc;
 
-	rc = imgp_ext_check_regular(inode);
+	rc = imgp_ext_check_regular_(inode);
 	if (!rc)
 		rc = ext_check_flags(inode);
 	if (rc)
@@ -141,13 +141,13 @@ int imgp_ext_rewrite(ext2_filsys efs, ext2_ino_t ino, struct ext2_inode *inode,
 		return imgp_fail(ENOTSUP, "file is stored inline in its inode (inline_data): rewriting such a file is not supported");
 	owned = ext2fs_get_stat_i_blocks(efs, inode) /
 		(EXT2_BLOCK_SIZE(efs->super) / 512);
-	rc = imgp_ext_check_space(efs, len, owned, 0);
+	rc = imgp_ext_check_space_(efs, len, owned, 0);
 	if (rc)
 		return rc;
 	*modified = true;
 	rc = ext_write_data(efs, ino, data, len);
 	if (!rc)
-		rc = imgp_ext_set_times(efs, ino, EXT_TIME_MTIME);
+		rc = imgp_ext_set_times_(efs, ino, EXT_TIME_MTIME);
 	return rc;
 }
 
@@ -156,7 +156,7 @@ int imgp_ext_rewrite(ext2_filsys efs, ext2_ino_t ino, struct ext2_inode *inode,
  * xattr block and the inode itself (a half-made file, a replaced symlink,
  * a removed one); a folder's is counted off its group's folders too.
  */
-void imgp_ext_forget(ext2_filsys efs, struct imgp_ctx *ctx, const char *path,
+void imgp_ext_forget_(ext2_filsys efs, struct imgp_ctx *ctx, const char *path,
 		     ext2_ino_t ino)
 {
 	struct ext2_inode inode;
@@ -193,7 +193,7 @@ void imgp_ext_forget(ext2_filsys efs, struct imgp_ctx *ctx, const char *path,
 		ext2fs_inode_alloc_stats2(efs, ino, -1, dir);
 	else
 		imgp_warn(ctx, "'%s': cannot free inode %u: %s: run e2fsck -f",
-			  path, ino, imgp_ext_why(err, why, sizeof(why)));
+			  path, ino, imgp_ext_why_(err, why, sizeof(why)));
 }
 
 static int ext_new_inode(ext2_filsys efs, ext2_ino_t parent, ext2_ino_t *ino)
@@ -205,7 +205,7 @@ static int ext_new_inode(ext2_filsys efs, ext2_ino_t parent, ext2_ino_t *ino)
 
 	err = ext2fs_new_inode(efs, parent, LINUX_S_IFREG | 0644, NULL, ino);
 	if (err)
-		return imgp_ext_fail(err, "cannot allocate an inode");
+		return imgp_ext_fail_(err, "cannot allocate an inode");
 	memset(&inode, 0, sizeof(inode));
 	inode.i_mode = LINUX_S_IFREG | 0644;
 	inode.i_links_count = 1;
@@ -214,12 +214,12 @@ static int ext_new_inode(ext2_filsys efs, ext2_ino_t parent, ext2_ino_t *ino)
 		/* Opening an extent handle on an empty inode sets up the tree root. */
 		err = ext2fs_extent_open2(efs, *ino, &inode, &handle);
 		if (err)
-			return imgp_ext_fail(err, "cannot set up extents");
+			return imgp_ext_fail_(err, "cannot set up extents");
 		ext2fs_extent_free(handle);
 	}
 	err = ext2fs_write_new_inode(efs, *ino, &inode);
 	if (err)
-		return imgp_ext_fail(err, "cannot write inode %u", *ino);
+		return imgp_ext_fail_(err, "cannot write inode %u", *ino);
 	ext2fs_inode_alloc_stats2(efs, *ino, +1, 0);
 	return 0;
 }
@@ -234,16 +234,16 @@ static int ext_link(ext2_filsys efs, const char *dir, ext2_ino_t parent,
 	if (err == EXT2_ET_DIR_NO_SPACE) {
 		err = ext2fs_expand_dir(efs, parent);
 		if (err)
-			return imgp_ext_fail(err, "cannot grow directory '%s'", dir);
+			return imgp_ext_fail_(err, "cannot grow directory '%s'", dir);
 		err = ext2fs_link(efs, parent, name, ino, ftype);
 	}
 	if (err)
-		return imgp_ext_fail(err, "cannot add an entry to directory '%s'", dir);
+		return imgp_ext_fail_(err, "cannot add an entry to directory '%s'", dir);
 	return 0;
 }
 
 /* Creates a missing file (mode 0644, owned by root) in an existing directory. */
-int imgp_ext_create(ext2_filsys efs, struct imgp_ctx *ctx, const char *path,
+int imgp_ext_create_(ext2_filsys efs, struct imgp_ctx *ctx, const char *path,
 		    const void *data, size_t len, bool *modified)
 {
 	struct ext2_inode other_inode;
@@ -253,11 +253,11 @@ int imgp_ext_create(ext2_filsys efs, struct imgp_ctx *ctx, const char *path,
 	errcode_t err;
 	int rc;
 
-	rc = imgp_ext_parent(efs, path, &parent, &name, &dir);
+	rc = imgp_ext_parent_(efs, path, &parent, &name, &dir);
 	if (rc)
 		goto out;
 	/* The name may be there as a symlink whose target is missing. */
-	rc = imgp_ext_name_free(efs, parent, name, dir, &other);
+	rc = imgp_ext_name_free_(efs, parent, name, dir, &other);
 	if (rc == 1) {
 		err = ext2fs_read_inode(efs, other, &other_inode);
 		if (!err && LINUX_S_ISLNK(other_inode.i_mode))
@@ -268,7 +268,7 @@ int imgp_ext_create(ext2_filsys efs, struct imgp_ctx *ctx, const char *path,
 	if (rc)
 		goto out;
 	/* One more block in case the directory has to grow. */
-	rc = imgp_ext_check_space(efs, len, 0, 1);
+	rc = imgp_ext_check_space_(efs, len, 0, 1);
 	if (rc)
 		goto out;
 
@@ -278,29 +278,29 @@ int imgp_ext_create(ext2_filsys efs, struct imgp_ctx *ctx, const char *path,
 		goto out;
 	rc = ext_link(efs, dir, parent, name, ino, EXT2_FT_REG_FILE);
 	if (rc) {
-		imgp_ext_forget(efs, ctx, path, ino);
+		imgp_ext_forget_(efs, ctx, path, ino);
 		goto out;
 	}
 	rc = ext_write_data(efs, ino, data, len);
 	if (!rc)
-		rc = imgp_ext_set_times(efs, ino, EXT_TIME_ALL);
+		rc = imgp_ext_set_times_(efs, ino, EXT_TIME_ALL);
 	if (rc) {
 		err = ext2fs_unlink(efs, parent, name, ino, 0);
 		if (err)
 			imgp_warn(ctx, "'%s': cannot remove the entry after a failed write: %s: run e2fsck -f",
-				  path, imgp_ext_why(err, why, sizeof(why)));
+				  path, imgp_ext_why_(err, why, sizeof(why)));
 		else
-			imgp_ext_forget(efs, ctx, path, ino);
+			imgp_ext_forget_(efs, ctx, path, ino);
 		goto out;
 	}
 	/* As the kernel does: a new entry changes the directory. */
-	rc = imgp_ext_set_times(efs, parent, EXT_TIME_MTIME);
+	rc = imgp_ext_set_times_(efs, parent, EXT_TIME_MTIME);
 out:
 	free(dir);
 	return rc;
 }
 
-void imgp_ext_usage(ext2_filsys efs, struct ext_usage *u)
+void imgp_ext_usage_(ext2_filsys efs, struct ext_usage *u)
 {
 	u->free_blocks = ext2fs_free_blocks_count(efs->super);
 	u->free_inodes = efs->super->s_free_inodes_count;
@@ -319,7 +319,7 @@ static int ext_check_quota(ext2_filsys efs, const char *type,
 
 	if (!ext2fs_has_feature_quota(efs->super))
 		return 0;
-	imgp_ext_usage(efs, &after);
+	imgp_ext_usage_(efs, &after);
 	if (after.free_blocks == before->free_blocks &&
 	    after.free_inodes == before->free_inodes)
 		return 0;
@@ -335,7 +335,7 @@ static int ext_check_quota(ext2_filsys efs, const char *type,
  * (close() cannot report errors); after a failure nothing more is written,
  * since the commit that captured it is abandoned.
  */
-int imgp_ext_finish_change(ext2_filsys efs, const char *type,
+int imgp_ext_finish_change_(ext2_filsys efs, const char *type,
 			   const struct ext_usage *before, int rc)
 {
 	errcode_t err;
@@ -347,10 +347,10 @@ int imgp_ext_finish_change(ext2_filsys efs, const char *type,
 		return rc;
 	}
 	err = ext2fs_flush(efs);
-	return err ? imgp_ext_fail(err, "cannot write the filesystem metadata") : 0;
+	return err ? imgp_ext_fail_(err, "cannot write the filesystem metadata") : 0;
 }
 
-int imgp_ext_unref(ext2_filsys efs, struct imgp_ctx *ctx, const char *path,
+int imgp_ext_unref_(ext2_filsys efs, struct imgp_ctx *ctx, const char *path,
 		     ext2_ino_t ino)
 {
 	struct ext2_inode inode;
@@ -358,15 +358,15 @@ int imgp_ext_unref(ext2_filsys efs, struct imgp_ctx *ctx, const char *path,
 
 	err = ext2fs_read_inode(efs, ino, &inode);
 	if (err)
-		return imgp_ext_fail(err, "cannot read inode %u", ino);
+		return imgp_ext_fail_(err, "cannot read inode %u", ino);
 	if (inode.i_links_count > 1) {
 		inode.i_links_count--;
 		err = ext2fs_write_inode(efs, ino, &inode);
 		if (err)
-			return imgp_ext_fail(err, "cannot write inode %u", ino);
-		return imgp_ext_set_times(efs, ino, EXT_TIME_MTIME);
+			return imgp_ext_fail_(err, "cannot write inode %u", ino);
+		return imgp_ext_set_times_(efs, ino, EXT_TIME_MTIME);
 	}
-	imgp_ext_forget(efs, ctx, path, ino);
+	imgp_ext_forget_(efs, ctx, path, ino);
 	return 0;
 }
 
@@ -382,14 +382,14 @@ static void ext_symlink_undo(ext2_filsys efs, struct imgp_ctx *ctx, const char *
 	errcode_t err;
 
 	if (ext2fs_test_inode_bitmap2(efs->inode_map, ino)) {
-		imgp_ext_forget(efs, ctx, path, ino);
+		imgp_ext_forget_(efs, ctx, path, ino);
 		return;
 	}
 	memset(&zero, 0, sizeof(zero));
 	err = ext2fs_write_inode(efs, ino, &zero);
 	if (err)
 		imgp_warn(ctx, "'%s': cannot clear inode %u: %s: run e2fsck -f", path,
-			  ino, imgp_ext_why(err, why, sizeof(why)));
+			  ino, imgp_ext_why_(err, why, sizeof(why)));
 }
 
 /*
@@ -397,7 +397,7 @@ static void ext_symlink_undo(ext2_filsys efs, struct imgp_ctx *ctx, const char *
  * (its entry is swapped in place, so the name never disappears for good);
  * anything else at path is left alone.
  */
-int imgp_ext_make_symlink(ext2_filsys efs, struct imgp_ctx *ctx, const char *path,
+int imgp_ext_make_symlink_(ext2_filsys efs, struct imgp_ctx *ctx, const char *path,
 			  const char *target, bool *modified)
 {
 	struct imgp_buf old_target = { 0 };
@@ -408,14 +408,14 @@ int imgp_ext_make_symlink(ext2_filsys efs, struct imgp_ctx *ctx, const char *pat
 	errcode_t err;
 	int rc;
 
-	rc = imgp_ext_parent(efs, path, &parent, &name, &dir);
+	rc = imgp_ext_parent_(efs, path, &parent, &name, &dir);
 	if (rc)
 		goto out;
 	err = ext2fs_lookup(efs, parent, name, (int)strlen(name), NULL, &old);
 	if (!err) {
 		err = ext2fs_read_inode(efs, old, &inode);
 		if (err) {
-			rc = imgp_ext_fail(err, "cannot read inode %u", old);
+			rc = imgp_ext_fail_(err, "cannot read inode %u", old);
 			goto out;
 		}
 		if (!LINUX_S_ISLNK(inode.i_mode)) {
@@ -427,13 +427,13 @@ int imgp_ext_make_symlink(ext2_filsys efs, struct imgp_ctx *ctx, const char *pat
 			goto out;
 		}
 		/* Already right: leave the inode and its times alone. */
-		rc = imgp_ext_link_target(efs, old, &inode, &old_target);
+		rc = imgp_ext_link_target_(efs, old, &inode, &old_target);
 		if (!rc && !strcmp((const char *)old_target.data, target))
 			goto out;
-		imgp_errclear();
+		imgp_errclear_();
 		rc = 0;
 	} else if (err != EXT2_ET_FILE_NOT_FOUND) {
-		rc = imgp_ext_fail(err, "cannot search directory '%s'", dir);
+		rc = imgp_ext_fail_(err, "cannot search directory '%s'", dir);
 		goto out;
 	} else {
 		old = 0;
@@ -443,47 +443,47 @@ int imgp_ext_make_symlink(ext2_filsys efs, struct imgp_ctx *ctx, const char *pat
 		goto out;
 	}
 	/* A data block for a long target, one more if the directory grows. */
-	rc = imgp_ext_check_space(efs, strlen(target), 0, 1);
+	rc = imgp_ext_check_space_(efs, strlen(target), 0, 1);
 	if (rc)
 		goto out;
 
 	*modified = true;
 	err = ext2fs_new_inode(efs, parent, LINUX_S_IFLNK | 0777, NULL, &ino);
 	if (err) {
-		rc = imgp_ext_fail(err, "cannot allocate an inode");
+		rc = imgp_ext_fail_(err, "cannot allocate an inode");
 		goto out;
 	}
 	/* No name: linking is ours, so that a full directory can grow. */
 	err = ext2fs_symlink(efs, parent, ino, NULL, target);
 	if (err) {
 		ext_symlink_undo(efs, ctx, path, ino);
-		rc = imgp_ext_fail(err, "cannot create the symbolic link");
+		rc = imgp_ext_fail_(err, "cannot create the symbolic link");
 		goto out;
 	}
 	if (old) {
 		err = ext2fs_unlink(efs, parent, name, old, 0);
 		if (err) {
-			imgp_ext_forget(efs, ctx, path, ino);
-			rc = imgp_ext_fail(err, "cannot remove the old symbolic link");
+			imgp_ext_forget_(efs, ctx, path, ino);
+			rc = imgp_ext_fail_(err, "cannot remove the old symbolic link");
 			goto out;
 		}
 	}
 	rc = ext_link(efs, dir, parent, name, ino, EXT2_FT_SYMLINK);
 	if (rc) {
-		imgp_ext_forget(efs, ctx, path, ino);
+		imgp_ext_forget_(efs, ctx, path, ino);
 		err = old ? ext2fs_link(efs, parent, name, old, EXT2_FT_SYMLINK) : 0;
 		if (err)
 			imgp_warn(ctx, "'%s': cannot put the old symbolic link back: %s: run e2fsck -f",
-				  path, imgp_ext_why(err, why, sizeof(why)));
+				  path, imgp_ext_why_(err, why, sizeof(why)));
 		goto out;
 	}
 	if (old)
-		rc = imgp_ext_unref(efs, ctx, path, old);
+		rc = imgp_ext_unref_(efs, ctx, path, old);
 	if (!rc)
-		rc = imgp_ext_set_times(efs, ino, EXT_TIME_ALL);
+		rc = imgp_ext_set_times_(efs, ino, EXT_TIME_ALL);
 	/* As the kernel does: a changed entry changes the directory. */
 	if (!rc)
-		rc = imgp_ext_set_times(efs, parent, EXT_TIME_MTIME);
+		rc = imgp_ext_set_times_(efs, parent, EXT_TIME_MTIME);
 out:
 	imgp_buf_free(&old_target);
 	free(dir);

@@ -78,7 +78,7 @@ static void ext_et_init(void)
 }
 
 /* libext2fs's text for err, without the full stop some of it ends in. */
-const char *imgp_ext_why(errcode_t err, char *buf, size_t size)
+const char *imgp_ext_why_(errcode_t err, char *buf, size_t size)
 {
 	size_t n;
 
@@ -90,15 +90,15 @@ const char *imgp_ext_why(errcode_t err, char *buf, size_t size)
 }
 
 /* Records libext2fs's text for err and returns the matching -errno. */
-int imgp_ext_err(errcode_t err)
+int imgp_ext_err_(errcode_t err)
 {
 	char why[256];
 
-	return imgp_fail(ext_errno(err), "%s", imgp_ext_why(err, why, sizeof(why)));
+	return imgp_fail(ext_errno(err), "%s", imgp_ext_why_(err, why, sizeof(why)));
 }
 
 /* Records "<context>: <libext2fs text>" and returns the matching -errno. */
-int imgp_ext_fail(errcode_t err, const char *fmt, ...)
+int imgp_ext_fail_(errcode_t err, const char *fmt, ...)
 {
 	char ctx[512], why[256];
 	va_list ap;
@@ -107,7 +107,7 @@ int imgp_ext_fail(errcode_t err, const char *fmt, ...)
 	vsnprintf(ctx, sizeof(ctx), fmt, ap);
 	va_end(ap);
 	return imgp_fail(ext_errno(err), "%s: %s", ctx,
-			 imgp_ext_why(err, why, sizeof(why)));
+			 imgp_ext_why_(err, why, sizeof(why)));
 }
 
 static bool ext_handles(const char *fstype)
@@ -125,7 +125,7 @@ static struct ext_priv *ext_priv(const struct imgp_fs *fs)
 static int ext_epoch(time_t *out)
 {
 	int64_t v;
-	int rc = imgp_source_date_epoch(&v);
+	int rc = imgp_source_date_epoch_(&v);
 
 	*out = rc || v < 0 ? 0 : (time_t)v;
 	return rc;
@@ -166,7 +166,7 @@ static int ext_open(struct imgp_fs *fs)
 		return imgp_fail(ERANGE, "partition (%" PRIu64 " bytes at %" PRIu64 ") is past the end of the image (%" PRIu64 " bytes): truncated image?",
 				 part->size, part->start, fs->img->size);
 	if (fs->capture) {
-		/* MMP is checked by imgp_ext_check_writable, through the partition's offset. */
+		/* MMP is checked by imgp_ext_check_writable_, through the partition's offset. */
 		flags |= EXT2_FLAG_RW | EXT2_FLAG_SKIP_MMP;
 		rc = ext_epoch(&epoch);
 		if (rc)
@@ -174,24 +174,24 @@ static int ext_open(struct imgp_fs *fs)
 	} else {
 		/*
 		 * A read-only open reads through an empty write set: every read
-		 * then goes through imgp_image_read, and closing never writes.
+		 * then goes through imgp_image_read_, and closing never writes.
 		 */
-		rc = imgp_writeset_new(&reads, fs->img);
+		rc = imgp_writeset_new_(&reads, fs->img);
 		if (rc)
 			return rc;
 	}
 	/* Writes land in the write set, never in the image. */
-	rc = imgp_capture_io_options(opts, sizeof(opts), fs->capture ? fs->capture : reads,
+	rc = imgp_capture_io_options_(opts, sizeof(opts), fs->capture ? fs->capture : reads,
 				     part->start);
 	if (rc) {
-		imgp_writeset_free(reads);
+		imgp_writeset_free_(reads);
 		return rc;
 	}
 	err = ext2fs_open2(fs->img->path, opts, flags, 0, 0,
-			   imgp_capture_io_manager, &efs);
+			   imgp_capture_io_manager_, &efs);
 	if (err) {
-		imgp_writeset_free(reads);
-		return imgp_ext_fail(err, "cannot open filesystem");
+		imgp_writeset_free_(reads);
+		return imgp_ext_fail_(err, "cannot open filesystem");
 	}
 
 	type = ext_type(part, efs);
@@ -205,9 +205,9 @@ static int ext_open(struct imgp_fs *fs)
 		goto fail;
 	}
 	/* Reading a dirty filesystem could return stale data, so refuse both ways. */
-	rc = imgp_ext_check_clean(efs, type);
+	rc = imgp_ext_check_clean_(efs, type);
 	if (!rc && fs->capture)
-		rc = imgp_ext_check_writable(efs, type);
+		rc = imgp_ext_check_writable_(efs, type);
 	if (rc)
 		goto fail;
 	if (epoch)
@@ -224,7 +224,7 @@ static int ext_open(struct imgp_fs *fs)
 	return 0;
 fail:
 	ext2fs_close_free(&efs);
-	imgp_writeset_free(reads);
+	imgp_writeset_free_(reads);
 	return rc;
 }
 
@@ -240,8 +240,8 @@ static void ext_close(struct imgp_fs *fs)
 	err = ext2fs_close_free(&priv->fs);
 	if (err)
 		imgp_warn(fs->img->ctx, "%s: closing the filesystem: %s", priv->type,
-			  imgp_ext_why(err, why, sizeof(why)));
-	imgp_writeset_free(priv->reads);
+			  imgp_ext_why_(err, why, sizeof(why)));
+	imgp_writeset_free_(priv->reads);
 	free(priv);
 	fs->priv = NULL;
 }
@@ -258,11 +258,11 @@ static int ext_read_file(struct imgp_fs *fs, const char *path, size_t max,
 	errcode_t err, err2;
 	int rc;
 
-	rc = imgp_ext_check_path(path);
+	rc = imgp_ext_check_path_(path);
 	if (!rc)
-		rc = imgp_ext_lookup(efs, path, &ino, &inode);
+		rc = imgp_ext_lookup_(efs, path, &ino, &inode);
 	if (!rc)
-		rc = imgp_ext_check_regular(&inode);
+		rc = imgp_ext_check_regular_(&inode);
 	if (rc)
 		return rc;
 	/* libext2fs would hand back ciphertext. */
@@ -272,12 +272,12 @@ static int ext_read_file(struct imgp_fs *fs, const char *path, size_t max,
 	if (size > max)
 		return imgp_fail(EFBIG, "file is %" PRIu64 " bytes, more than the %zu allowed",
 				 size, max);
-	rc = imgp_buf_reserve(out, (size_t)size);
+	rc = imgp_buf_reserve_(out, (size_t)size);
 	if (rc)
 		return imgp_fail(ENOMEM, "out of memory");
 	err = ext2fs_file_open(efs, ino, 0, &file);
 	if (err)
-		return imgp_ext_fail(err, "cannot open");
+		return imgp_ext_fail_(err, "cannot open");
 	while (got < size) {
 		size_t want = size - got > EXT_IO_CHUNK ? EXT_IO_CHUNK : size - got;
 		unsigned int n = 0;
@@ -290,12 +290,12 @@ static int ext_read_file(struct imgp_fs *fs, const char *path, size_t max,
 	}
 	err2 = ext2fs_file_close(file);
 	if (err)
-		return imgp_ext_fail(err, "read error");
+		return imgp_ext_fail_(err, "read error");
 	if (got != size)
 		return imgp_fail(EIO, "short read (%zu of %" PRIu64 " bytes)",
 				 got, size);
 	if (err2)
-		return imgp_ext_fail(err2, "cannot close");
+		return imgp_ext_fail_(err2, "cannot close");
 	out->len = old_len + got;
 	out->data[out->len] = '\0';
 	return 0;
@@ -307,12 +307,12 @@ static int ext_check_change(struct imgp_fs *fs, const char *path)
 	struct ext_priv *priv = ext_priv(fs);
 	int rc;
 
-	rc = imgp_ext_check_path(path);
+	rc = imgp_ext_check_path_(path);
 	if (rc)
 		return rc;
 	if (!fs->capture || !(priv->fs->flags & EXT2_FLAG_RW))
 		return imgp_fail(EROFS, "filesystem is opened read-only");
-	return imgp_ext_check_dirs(priv->fs, priv->type, path);
+	return imgp_ext_check_dirs_(priv->fs, priv->type, path);
 }
 
 static int ext_write_file(struct imgp_fs *fs, const char *path,
@@ -330,22 +330,22 @@ static int ext_write_file(struct imgp_fs *fs, const char *path,
 	rc = ext_check_change(fs, path);
 	if (rc)
 		return rc;
-	imgp_ext_usage(efs, &before);
-	rc = imgp_ext_resolve(efs, path, true, &ino);
+	imgp_ext_usage_(efs, &before);
+	rc = imgp_ext_resolve_(efs, path, true, &ino);
 	if (!rc) {
 		err = ext2fs_read_inode(efs, ino, &inode);
 		if (err)
-			return imgp_ext_fail(err, "cannot read inode %u", ino);
-		rc = imgp_ext_rewrite(efs, ino, &inode, data, len, &modified);
+			return imgp_ext_fail_(err, "cannot read inode %u", ino);
+		rc = imgp_ext_rewrite_(efs, ino, &inode, data, len, &modified);
 	} else if (rc == -ENOENT) {
-		imgp_errclear();
-		rc = imgp_ext_create(efs, fs->img->ctx, path, data, len, &modified);
+		imgp_errclear_();
+		rc = imgp_ext_create_(efs, fs->img->ctx, path, data, len, &modified);
 	} else {
 		return rc;
 	}
 	if (!modified)
 		return rc;
-	return imgp_ext_finish_change(efs, priv->type, &before, rc);
+	return imgp_ext_finish_change_(efs, priv->type, &before, rc);
 }
 
 /*
@@ -365,7 +365,7 @@ static int ext_set_attr(struct imgp_fs *fs, const char *path, long mode,
 
 	rc = ext_check_change(fs, path);
 	if (!rc)
-		rc = imgp_ext_lookup_nofollow(efs, path, &ino, &inode);
+		rc = imgp_ext_lookup_nofollow_(efs, path, &ino, &inode);
 	if (rc)
 		return rc;
 	if (inode.i_flags & (EXT2_IMMUTABLE_FL | EXT2_APPEND_FL))
@@ -386,7 +386,7 @@ static int ext_set_attr(struct imgp_fs *fs, const char *path, long mode,
 	if (!changed)
 		return 0;
 	err = ext2fs_write_inode(efs, ino, &inode);
-	return err ? imgp_ext_fail(err, "cannot write inode %u", ino) : 0;
+	return err ? imgp_ext_fail_(err, "cannot write inode %u", ino) : 0;
 }
 
 static int ext_set_mode(struct imgp_fs *fs, const char *path, unsigned mode)
@@ -401,17 +401,17 @@ static int ext_set_owner(struct imgp_fs *fs, const char *path, unsigned uid,
 	return ext_set_attr(fs, path, -1, (long)uid, (long)gid);
 }
 
-static int ext_stat(struct imgp_fs *fs, const char *path, struct imgp_fs_stat *st)
+static int ext_stat(struct imgp_fs *fs, const char *path, struct imgp_fs_stat_ *st)
 {
 	struct ext2_inode inode;
 	ext2_ino_t ino;
 	int rc;
 
-	rc = imgp_ext_check_path(path);
+	rc = imgp_ext_check_path_(path);
 	if (!rc)
-		rc = imgp_ext_lookup_nofollow(ext_priv(fs)->fs, path, &ino, &inode);
+		rc = imgp_ext_lookup_nofollow_(ext_priv(fs)->fs, path, &ino, &inode);
 	if (rc == -ENOENT || rc == -ENOTDIR) {
-		imgp_errclear();
+		imgp_errclear_();
 		return imgp_fail(ENOENT, "no such file or folder");
 	}
 	if (rc)
@@ -435,9 +435,9 @@ static int ext_remove(struct imgp_fs *fs, const char *path)
 	rc = ext_check_change(fs, path);
 	if (rc)
 		return rc;
-	imgp_ext_usage(priv->fs, &before);
-	rc = imgp_ext_remove(priv->fs, fs->img->ctx, path);
-	return imgp_ext_finish_change(priv->fs, priv->type, &before, rc);
+	imgp_ext_usage_(priv->fs, &before);
+	rc = imgp_ext_remove_(priv->fs, fs->img->ctx, path);
+	return imgp_ext_finish_change_(priv->fs, priv->type, &before, rc);
 }
 
 static int ext_exists(struct imgp_fs *fs, const char *path)
@@ -446,13 +446,13 @@ static int ext_exists(struct imgp_fs *fs, const char *path)
 	ext2_ino_t ino;
 	int rc;
 
-	rc = imgp_ext_check_path(path);
+	rc = imgp_ext_check_path_(path);
 	if (rc)
 		return rc;
 	/* Like lstat: a symlink exists even when its target does not. */
-	rc = imgp_ext_resolve(efs, path, false, &ino);
+	rc = imgp_ext_resolve_(efs, path, false, &ino);
 	if (rc == -ENOENT || rc == -ENOTDIR) {
-		imgp_errclear();
+		imgp_errclear_();
 		return 0;
 	}
 	return rc ? rc : 1;
@@ -466,14 +466,14 @@ static int ext_readlink(struct imgp_fs *fs, const char *path,
 	ext2_ino_t ino;
 	int rc;
 
-	rc = imgp_ext_check_path(path);
+	rc = imgp_ext_check_path_(path);
 	if (!rc)
-		rc = imgp_ext_lookup_nofollow(efs, path, &ino, &inode);
+		rc = imgp_ext_lookup_nofollow_(efs, path, &ino, &inode);
 	if (rc)
 		return rc;
 	if (!LINUX_S_ISLNK(inode.i_mode))
 		return imgp_fail(EINVAL, "not a symbolic link");
-	return imgp_ext_link_target(efs, ino, &inode, out);
+	return imgp_ext_link_target_(efs, ino, &inode, out);
 }
 
 static int ext_symlink(struct imgp_fs *fs, const char *path, const char *target)
@@ -495,11 +495,11 @@ static int ext_symlink(struct imgp_fs *fs, const char *path, const char *target)
 	if (len >= efs->blocksize)
 		return imgp_fail(ENAMETOOLONG, "symbolic link target of %zu bytes is longer than the %u allowed",
 				 len, efs->blocksize - 1);
-	imgp_ext_usage(efs, &before);
-	rc = imgp_ext_make_symlink(efs, fs->img->ctx, path, target, &modified);
+	imgp_ext_usage_(efs, &before);
+	rc = imgp_ext_make_symlink_(efs, fs->img->ctx, path, target, &modified);
 	if (!modified)
 		return rc;
-	return imgp_ext_finish_change(efs, priv->type, &before, rc);
+	return imgp_ext_finish_change_(efs, priv->type, &before, rc);
 }
 
 /* Creates the directory path (mode 0755, root), its parent existing; one there is kept. */
@@ -517,13 +517,13 @@ static int ext_mkdir(struct imgp_fs *fs, const char *path)
 
 	rc = ext_check_change(fs, path);
 	if (!rc)
-		rc = imgp_ext_parent(efs, path, &parent, &name, &dir);
+		rc = imgp_ext_parent_(efs, path, &parent, &name, &dir);
 	if (rc)
 		goto out;
-	rc = imgp_ext_name_free(efs, parent, name, dir, &ino);
+	rc = imgp_ext_name_free_(efs, parent, name, dir, &ino);
 	if (rc == 1) {
 		err = ext2fs_read_inode(efs, ino, &inode);
-		rc = err ? imgp_ext_fail(err, "cannot read inode %u", ino) :
+		rc = err ? imgp_ext_fail_(err, "cannot read inode %u", ino) :
 		     LINUX_S_ISDIR(inode.i_mode) ? 0 :
 		     imgp_fail(EEXIST, "exists and is not a directory");
 		goto out;
@@ -531,10 +531,10 @@ static int ext_mkdir(struct imgp_fs *fs, const char *path)
 	if (rc)
 		goto out;
 	/* Its first block, one more if the parent grows. */
-	rc = imgp_ext_check_space(efs, efs->blocksize, 0, 1);
+	rc = imgp_ext_check_space_(efs, efs->blocksize, 0, 1);
 	if (rc)
 		goto out;
-	imgp_ext_usage(efs, &before);
+	imgp_ext_usage_(efs, &before);
 	err = ext2fs_mkdir(efs, parent, 0, name);
 	if (err == EXT2_ET_DIR_NO_SPACE) {
 		err = ext2fs_expand_dir(efs, parent);
@@ -542,15 +542,15 @@ static int ext_mkdir(struct imgp_fs *fs, const char *path)
 			err = ext2fs_mkdir(efs, parent, 0, name);
 	}
 	if (err)
-		rc = imgp_ext_fail(err, "cannot create directory '%s'", path);
+		rc = imgp_ext_fail_(err, "cannot create directory '%s'", path);
 	if (!rc)
 		rc = ext2fs_lookup(efs, parent, name, (int)strlen(name), NULL, &ino) ?
 			     imgp_fail(EIO, "directory '%s' not found after creating it", path) : 0;
 	if (!rc)
-		rc = imgp_ext_set_times(efs, ino, EXT_TIME_ALL);
+		rc = imgp_ext_set_times_(efs, ino, EXT_TIME_ALL);
 	if (!rc)
-		rc = imgp_ext_set_times(efs, parent, EXT_TIME_MTIME);
-	rc = imgp_ext_finish_change(efs, priv->type, &before, rc);
+		rc = imgp_ext_set_times_(efs, parent, EXT_TIME_MTIME);
+	rc = imgp_ext_finish_change_(efs, priv->type, &before, rc);
 out:
 	free(dir);
 	return rc;
@@ -572,7 +572,7 @@ static int ext_list_entry(ext2_ino_t dir, int entry, struct ext2_dir_entry *dire
 	(void)offset;
 	(void)blocksize;
 	(void)buf;
-	l->rc = imgp_fs_names_add(l->names, l->n, dirent->name,
+	l->rc = imgp_fs_names_add_(l->names, l->n, dirent->name,
 				  (size_t)ext2fs_dirent_name_len(dirent));
 	return l->rc ? DIRENT_ABORT : 0;
 }
@@ -587,7 +587,7 @@ static int ext_list(struct imgp_fs *fs, const char *dir, char ***names, size_t *
 	errcode_t err;
 	int rc;
 
-	rc = imgp_ext_lookup(efs, dir, &ino, &inode);
+	rc = imgp_ext_lookup_(efs, dir, &ino, &inode);
 	if (rc == -ENOENT)
 		return imgp_fail(ENOENT, "%s: no such directory", dir);
 	if (rc)
@@ -597,10 +597,10 @@ static int ext_list(struct imgp_fs *fs, const char *dir, char ***names, size_t *
 	err = ext2fs_dir_iterate2(efs, ino, 0, NULL, ext_list_entry, &l);
 	if (l.rc)
 		return l.rc;
-	return err ? imgp_ext_fail(err, "%s: cannot read the directory", dir) : 0;
+	return err ? imgp_ext_fail_(err, "%s: cannot read the directory", dir) : 0;
 }
 
-const struct imgp_fs_ops imgp_fs_ext = {
+const struct imgp_fs_ops imgp_fs_ext_ = {
 	.name = "ext",
 	.handles = ext_handles,
 	.open = ext_open,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * What the FAT backend's files (fs-fat.c, fat-map.c) share. Not part of
- * any API: the backend is reached through imgp_fs_fat's operations.
+ * any API: the backend is reached through imgp_fs_fat_'s operations.
  */
 #ifndef IMGP_FS_FAT_INTERNAL_H
 #define IMGP_FS_FAT_INTERNAL_H
@@ -70,33 +70,33 @@ struct fat_priv {
 #define FAT16_MAX_CLUSTERS 65524
 
 /* mtools must not read a user's ~/.mtoolsrc, nor refuse odd geometries. */
-extern const char *const imgp_fat_mtools_env[];
+extern const char *const imgp_fat_mtools_env_[];
 
 /*
- * Runs an mtools program (imgp_run) whose -i argument is priv's drive or
+ * Runs an mtools program (imgp_run_) whose -i argument is priv's drive or
  * src: it inherits their descriptors, and its message names the image or
  * the private copy, not a descriptor.
  */
-int imgp_fat_run(struct imgp_fs *fs, const char *const argv[],
+int imgp_fat_run_(struct imgp_fs *fs, const char *const argv[],
 		 const char *const env[], struct imgp_buf *out);
 /* Runs mshowfat on one drive for names; their chains appended to out. */
-int imgp_fat_chains(struct imgp_fs *fs, const char *drive, char **names,
+int imgp_fat_chains_(struct imgp_fs *fs, const char *drive, char **names,
 		    size_t n, struct imgp_fat_ranges *out);
 /* The cached listing (struct fat_listing), made by one mdir run when stale. */
-int imgp_fat_list(struct imgp_fs *fs, const char **text);
+int imgp_fat_list_(struct imgp_fs *fs, const char **text);
 /*
  * Refuses (-EUCLEAN, the finding named) to read path when the damage check
  * found its chain or a folder's on the way to it damaged; path NULL, for a
  * write: any finding refuses. Checked once while the image is not written.
  */
-int imgp_fat_refuse_damage(struct imgp_fs *fs, const char *path);
+int imgp_fat_refuse_damage_(struct imgp_fs *fs, const char *path);
 /* "::/path" as mtools names files on the -i drive. */
-int imgp_fat_target(const char *path, char *out, size_t outlen);
+int imgp_fat_target_(const char *path, char *out, size_t outlen);
 /* What the mtools name target is: 1 a file, 2 a folder, 0 missing, or -errno. */
-int imgp_fat_kind(struct imgp_fs *fs, const char *target);
+int imgp_fat_kind_(struct imgp_fs *fs, const char *target);
 /* The remove operation (fat-remove.c): mdel a file, mdeltree a folder. */
-int imgp_fat_remove(struct imgp_fs *fs, const char *path);
+int imgp_fat_remove_(struct imgp_fs *fs, const char *path);
 /* The map_file operation (fat-map.c): a file's clusters as image extents. */
-int imgp_fat_map_file(struct imgp_fs *fs, const char *path, struct imgp_file_map *out);
+int imgp_fat_map_file_(struct imgp_fs *fs, const char *path, struct imgp_file_map *out);
 
 #endif

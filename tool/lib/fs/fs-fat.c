@@ -21,7 +21,7 @@
 #include "core/epoch.h"
 #include "core/io.h"
 
-const char *const imgp_fat_mtools_env[] = {
+const char *const imgp_fat_mtools_env_[] = {
 	"MTOOLS_SKIP_CHECK=1",
 	"MTOOLSRC=/dev/null",
 	NULL,
@@ -35,9 +35,9 @@ static bool fat_handles(const char *fstype)
 static int fat_check_geometry(struct imgp_fs *fs, struct imgp_fat_geom *g)
 {
 	uint8_t bs[512];
-	int rc = imgp_part_read(fs->img, fs->part, 0, bs, sizeof(bs));
+	int rc = imgp_part_read_(fs->img, fs->part, 0, bs, sizeof(bs));
 
-	return rc ? rc : imgp_fat_geometry(bs, fs->part->size, g);
+	return rc ? rc : imgp_fat_geometry_(bs, fs->part->size, g);
 }
 
 /* mtools' message names what where it named fd's "/proc/self/fd/N". */
@@ -57,12 +57,12 @@ static void fat_name_fd(int rc, int fd, const char *what)
 		imgp_fail(-rc, "%.*s%s%s", (int)(at - msg), msg, what, at + n);
 }
 
-int imgp_fat_run(struct imgp_fs *fs, const char *const argv[],
+int imgp_fat_run_(struct imgp_fs *fs, const char *const argv[],
 		 const char *const env[], struct imgp_buf *out)
 {
 	struct fat_priv *priv = fs->priv;
 	const int keep[] = { priv->img_fd, priv->copy_fd };
-	int rc = imgp_run_fds(argv, env, out, keep, priv->copy_fd >= 0 ? 2 : 1);
+	int rc = imgp_run_fds_(argv, env, out, keep, priv->copy_fd >= 0 ? 2 : 1);
 
 	if (rc) {
 		fat_name_fd(rc, priv->img_fd, "the image");
@@ -72,7 +72,7 @@ int imgp_fat_run(struct imgp_fs *fs, const char *const argv[],
 }
 
 /* Runs mshowfat on one drive for names; their chains appended to out. */
-int imgp_fat_chains(struct imgp_fs *fs, const char *drive, char **names,
+int imgp_fat_chains_(struct imgp_fs *fs, const char *drive, char **names,
 		    size_t n, struct imgp_fat_ranges *out)
 {
 	struct fat_priv *priv = fs->priv;
@@ -88,13 +88,13 @@ int imgp_fat_chains(struct imgp_fs *fs, const char *drive, char **names,
 	argv[2] = drive;
 	for (size_t i = 0; i < n; i++)
 		argv[3 + i] = names[i];
-	rc = imgp_fat_run(fs, argv, imgp_fat_mtools_env, &o);
+	rc = imgp_fat_run_(fs, argv, imgp_fat_mtools_env_, &o);
 	free(argv);
 	if (!rc)
 		rc = imgp_buf_append(&o, "", 1);
 	for (line = rc ? NULL : strtok_r((char *)o.data, "\n", &save); line && !rc;
 	     line = strtok_r(NULL, "\n", &save))
-		rc = imgp_fat_parse_chain(&priv->geom, line, out);
+		rc = imgp_fat_parse_chain_(&priv->geom, line, out);
 	imgp_buf_free(&o);
 	return rc;
 }
@@ -124,30 +124,30 @@ static int fat_fill(struct imgp_fs *fs, uint64_t off, uint64_t len)
 		   priv->copy_fd, (off_t)start);
 	if (map == MAP_FAILED)
 		return imgp_fail(errno, "private copy of the FAT: %s", strerror(errno));
-	rc = imgp_part_read(fs->img, fs->part, off, map + (off - start), (size_t)len);
+	rc = imgp_part_read_(fs->img, fs->part, off, map + (off - start), (size_t)len);
 	munmap(map, maplen);
 	if (!rc)
-		rc = imgp_fat_ranges_add(&priv->filled, off, len);
+		rc = imgp_fat_ranges_add_(&priv->filled, off, len);
 	return rc;
 }
 
-int imgp_fat_refuse_damage(struct imgp_fs *fs, const char *path)
+int imgp_fat_refuse_damage_(struct imgp_fs *fs, const char *path)
 {
 	struct fat_priv *priv = fs->priv;
 	const struct imgp_fat_finding *f;
 	int rc;
 
 	if (!priv->have_damage || priv->damage_writes != fs->img->writes) {
-		imgp_fat_damage_free(&priv->damage);
+		imgp_fat_damage_free_(&priv->damage);
 		priv->have_damage = false;
-		rc = imgp_fat_check(fs->img, fs->part, &priv->damage);
+		rc = imgp_fat_check_(fs->img, fs->part, &priv->damage);
 		if (rc)
 			return rc;
 		priv->have_damage = true;
 		priv->damage_writes = fs->img->writes;
 	}
 	if (path)
-		f = imgp_fat_damage_find(&priv->damage, path);
+		f = imgp_fat_damage_find_(&priv->damage, path);
 	else
 		f = priv->damage.n ? &priv->damage.f[0] : NULL;
 	if (!f)
@@ -210,19 +210,19 @@ static bool fat_root_is_empty(struct imgp_fs *fs)
 
 	if (strcmp(imgp_errmsg(), empty_root))
 		return false;
-	empty = !imgp_fat_run(fs, argv, imgp_fat_mtools_env, &o);
+	empty = !imgp_fat_run_(fs, argv, imgp_fat_mtools_env_, &o);
 	for (size_t i = 0; empty && i < o.len; i++)
 		if (o.data[i] != '\n' && o.data[i] != ' ')
 			empty = false;
 	imgp_buf_free(&o);
 	if (empty)
-		imgp_errclear();
+		imgp_errclear_();
 	else
 		imgp_fail(EIO, "%s", empty_root);
 	return empty;
 }
 
-int imgp_fat_list(struct imgp_fs *fs, const char **text)
+int imgp_fat_list_(struct imgp_fs *fs, const char **text)
 {
 	struct fat_priv *priv = fs->priv;
 	struct fat_listing *l = &priv->listing;
@@ -241,7 +241,7 @@ int imgp_fat_list(struct imgp_fs *fs, const char **text)
 		return 0;
 	}
 	fat_listing_drop(l);
-	rc = imgp_fat_run(fs, argv, imgp_fat_mtools_env, &o);
+	rc = imgp_fat_run_(fs, argv, imgp_fat_mtools_env_, &o);
 	if (rc && fat_root_is_empty(fs)) {
 		imgp_buf_free(&o);
 		rc = 0;
@@ -252,7 +252,7 @@ int imgp_fat_list(struct imgp_fs *fs, const char **text)
 		imgp_buf_free(&o);
 		return rc;
 	}
-	l->text = (char *)imgp_buf_steal(&o, NULL);
+	l->text = (char *)imgp_buf_steal_(&o, NULL);
 	*text = l->text;
 	if (st.st_ino) {
 		l->start = fs->part->start;
@@ -271,23 +271,23 @@ int imgp_fat_list(struct imgp_fs *fs, const char **text)
 static int fat_dirs(struct imgp_fs *fs, char ***out, size_t *n)
 {
 	const char *text;
-	int rc = imgp_fat_list(fs, &text);
+	int rc = imgp_fat_list_(fs, &text);
 
 	*out = NULL;
 	*n = 0;
-	return rc ? rc : imgp_fat_listing_dirs(text, out, n);
+	return rc ? rc : imgp_fat_listing_dirs_(text, out, n);
 }
 
 static int fat_lookup(struct imgp_fs *fs, const char *target)
 {
 	const char *text = "";
 	/* The answers that need no listing first: no mdir run for them. */
-	int rc = imgp_fat_listing_find(text, target);
+	int rc = imgp_fat_listing_find_(text, target);
 
 	if (rc)
 		return rc;
-	rc = imgp_fat_list(fs, &text);
-	return rc ? rc : imgp_fat_listing_find(text, target);
+	rc = imgp_fat_list_(fs, &text);
+	return rc ? rc : imgp_fat_listing_find_(text, target);
 }
 
 /*
@@ -328,10 +328,10 @@ static int fat_chains_all(struct imgp_fs *fs, const char *drive, char **names,
 		if (!(escaped[i] = fat_pattern_escape(names[i])))
 			rc = imgp_fail(ENOMEM, "out of memory");
 	for (size_t i = 0; !rc && i < n; i += FAT_DIRS_PER_RUN)
-		rc = imgp_fat_chains(fs, drive, escaped + i,
+		rc = imgp_fat_chains_(fs, drive, escaped + i,
 				n - i < FAT_DIRS_PER_RUN ? n - i : FAT_DIRS_PER_RUN, out);
 	if (escaped)
-		imgp_fs_list_free(escaped, n);
+		imgp_fs_list_free_(escaped, n);
 	return rc;
 }
 
@@ -399,14 +399,14 @@ static int fat_open(struct imgp_fs *fs)
 	rc = priv->img_fd < 0 ? priv->img_fd : fat_check_geometry(fs, &priv->geom);
 	/* mtools reads the file itself: an image unpacked on demand must hold it all. */
 	if (!rc)
-		rc = imgp_image_fill(fs->img, fs->part->start, fs->part->size);
+		rc = imgp_image_fill_(fs->img, fs->part->start, fs->part->size);
 	if (!rc)
 		fat_drive(priv->src, sizeof(priv->src), priv->img_fd, fs->part->start);
 	if (!rc && !fs->capture)
 		memcpy(priv->drive, priv->src, sizeof(priv->drive));
 	/* mtools writes what it reads: a damaged chain is refused before it runs. */
 	if (!rc && fs->capture)
-		rc = imgp_fat_refuse_damage(fs, NULL);
+		rc = imgp_fat_refuse_damage_(fs, NULL);
 	if (!rc && fs->capture) {
 		priv->copy_fd = fat_drive_fd(memfd_create("imgpatch-fat", MFD_CLOEXEC),
 					     true, "private copy of the FAT");
@@ -435,16 +435,16 @@ static int fat_diff(struct imgp_fs *fs, uint64_t off, uint64_t len,
 
 	while (!rc && len) {
 		size_t n = len < FAT_CHUNK ? (size_t)len : FAT_CHUNK;
-		ssize_t got = imgp_read_all(priv->copy_fd, b, n, (off_t)off);
+		ssize_t got = imgp_read_all_(priv->copy_fd, b, n, (off_t)off);
 
 		if (got != (ssize_t)n)
 			return imgp_fail(EIO, "private copy of the FAT: short read");
-		rc = imgp_part_read(fs->img, part, off, a, n);
+		rc = imgp_part_read_(fs->img, part, off, a, n);
 		for (size_t i = 0; !rc && i < n; i += FAT_SECTOR) {
 			size_t m = n - i < FAT_SECTOR ? n - i : FAT_SECTOR;
 
 			if (memcmp(a + i, b + i, m))
-				rc = imgp_writeset_write(fs->capture, part->start + off + i,
+				rc = imgp_writeset_write_(fs->capture, part->start + off + i,
 							 b + i, m);
 		}
 		off += n;
@@ -480,9 +480,9 @@ static int fat_finish(struct imgp_fs *fs)
 	rc = fat_chains_all(fs, priv->drive, names, n, &chains);
 	free(names);
 	for (size_t i = 0; !rc && i < priv->filled.n; i++)
-		rc = imgp_fat_ranges_add(&all, priv->filled.r[i].file_off, priv->filled.r[i].len);
+		rc = imgp_fat_ranges_add_(&all, priv->filled.r[i].file_off, priv->filled.r[i].len);
 	for (size_t i = 0; !rc && i < chains.n; i++)
-		rc = imgp_fat_ranges_add(&all, chains.r[i].file_off, chains.r[i].len);
+		rc = imgp_fat_ranges_add_(&all, chains.r[i].file_off, chains.r[i].len);
 	if (!rc) {
 		a = malloc(FAT_CHUNK);
 		b = malloc(FAT_CHUNK);
@@ -510,14 +510,14 @@ static void fat_close(struct imgp_fs *fs)
 		close(priv->img_fd);
 	free(priv->filled.r);
 	fat_listing_drop(&priv->listing);
-	imgp_fat_damage_free(&priv->damage);
-	imgp_fs_list_free(priv->dirs, priv->ndirs);
-	imgp_fs_list_free(priv->written, priv->nwritten);
+	imgp_fat_damage_free_(&priv->damage);
+	imgp_fs_list_free_(priv->dirs, priv->ndirs);
+	imgp_fs_list_free_(priv->written, priv->nwritten);
 	free(priv);
 }
 
 /* "::/path" as mtools names files on the -i drive. */
-int imgp_fat_target(const char *path, char *out, size_t outlen)
+int imgp_fat_target_(const char *path, char *out, size_t outlen)
 {
 	size_t bad = strcspn(path, fat_pattern_chars);
 	int n;
@@ -550,13 +550,13 @@ static int fat_stat(struct imgp_fs *fs, const char *target)
 		if (rc != -ENOENT)
 			return rc;
 	}
-	rc = imgp_fat_run(fs, argv, imgp_fat_mtools_env, &out);
+	rc = imgp_fat_run_(fs, argv, imgp_fat_mtools_env_, &out);
 	if (rc) {
 		bool missing = strstr(imgp_errmsg(), "not found") != NULL;
 
 		imgp_buf_free(&out);
 		if (missing) {
-			imgp_errclear();
+			imgp_errclear_();
 			return 0;
 		}
 		return rc;
@@ -577,7 +577,7 @@ static int fat_stat(struct imgp_fs *fs, const char *target)
 static int fat_file(struct imgp_fs *fs, const char *path, char *target,
 		    size_t len, bool may_be_missing)
 {
-	int rc = imgp_fat_target(path, target, len);
+	int rc = imgp_fat_target_(path, target, len);
 
 	if (rc)
 		return rc;
@@ -600,12 +600,12 @@ static int fat_read_file(struct imgp_fs *fs, const char *path, size_t max,
 	int rc;
 
 	/* mtype would print a looped chain's bytes as the file's. */
-	rc = imgp_fat_refuse_damage(fs, path);
+	rc = imgp_fat_refuse_damage_(fs, path);
 	if (!rc)
 		rc = fat_file(fs, path, target, sizeof(target), false);
 	if (rc)
 		return rc;
-	rc = imgp_fat_run(fs, argv, imgp_fat_mtools_env, out);
+	rc = imgp_fat_run_(fs, argv, imgp_fat_mtools_env_, out);
 	if (rc)
 		return rc;
 	if (out->len > max)
@@ -623,9 +623,9 @@ static int fat_list_dir(struct imgp_fs *fs, const char *dir, char ***names,
 	int rc, what;
 
 	dir += strspn(dir, "/");
-	rc = imgp_fat_refuse_damage(fs, dir);
+	rc = imgp_fat_refuse_damage_(fs, dir);
 	if (!rc)
-		rc = imgp_fat_target(dir, target, sizeof(target) - 1);
+		rc = imgp_fat_target_(dir, target, sizeof(target) - 1);
 	if (rc)
 		return rc;
 	tlen = strlen(target);
@@ -643,8 +643,8 @@ static int fat_list_dir(struct imgp_fs *fs, const char *dir, char ***names,
 		tlen = 2;
 	target[tlen++] = '/';
 	target[tlen] = '\0';
-	rc = imgp_fat_list(fs, &text);
-	return rc ? rc : imgp_fat_listing_children(text, target, names, n);
+	rc = imgp_fat_list_(fs, &text);
+	return rc ? rc : imgp_fat_listing_children_(text, target, names, n);
 }
 
 /* Capture mode: the files whose clusters the write set must hold. */
@@ -669,7 +669,7 @@ static int fat_stage(const void *data, size_t len, char *tmpl, size_t tmplen)
 	char *path;
 	const uint8_t *p = data;
 	int64_t epoch;
-	int fd, n, err = -imgp_source_date_epoch(&epoch);
+	int fd, n, err = -imgp_source_date_epoch_(&epoch);
 
 	if (err)
 		return -err;
@@ -684,7 +684,7 @@ static int fat_stage(const void *data, size_t len, char *tmpl, size_t tmplen)
 		return imgp_fail(ENAMETOOLONG, "TMPDIR too long");
 	}
 	free(path);
-	err = -imgp_write_all(fd, p, len, -1);
+	err = -imgp_write_all_(fd, p, len, -1);
 	if (err) {
 		close(fd);
 		imgp_temp_remove(tmpl);
@@ -702,7 +702,7 @@ static int fat_stage(const void *data, size_t len, char *tmpl, size_t tmplen)
 		imgp_temp_remove(tmpl);
 		return imgp_fail(err, "temporary file %s: %s", tmpl, strerror(err));
 	}
-	imgp_test_pause("stage");
+	imgp_test_pause_("stage");
 	return 0;
 }
 
@@ -718,7 +718,7 @@ static int fat_write_file(struct imgp_fs *fs, const char *path,
 
 	/* In capture mode the folders are known: no mdir run to refuse one. */
 	if (priv->copy_fd >= 0) {
-		rc = imgp_fat_target(path, target, sizeof(target));
+		rc = imgp_fat_target_(path, target, sizeof(target));
 		for (size_t i = 0; !rc && i < priv->ndirs; i++)
 			if (strcasecmp(priv->dirs[i], target) == 0)
 				rc = imgp_fail(EISDIR, "is a directory, not a file");
@@ -739,7 +739,7 @@ static int fat_write_file(struct imgp_fs *fs, const char *path,
 	rc = fat_stage(data, len, tmp, sizeof(tmp));
 	if (rc)
 		return rc;
-	rc = imgp_fat_run(fs, argv, imgp_fat_mtools_env, NULL);
+	rc = imgp_fat_run_(fs, argv, imgp_fat_mtools_env_, NULL);
 	imgp_temp_remove(tmp);
 	/* mcopy wrote to the image itself: what was listed may be gone. */
 	if (priv->copy_fd < 0)
@@ -775,7 +775,7 @@ static int fat_name_check(const char *name, size_t len)
 static int fat_exists(struct imgp_fs *fs, const char *path)
 {
 	char target[4200];
-	int rc = imgp_fat_target(path, target, sizeof(target));
+	int rc = imgp_fat_target_(path, target, sizeof(target));
 
 	if (rc)
 		return rc;
@@ -793,12 +793,12 @@ static int fat_mkdir(struct imgp_fs *fs, const char *path)
 	struct fat_priv *priv = fs->priv;
 	char target[4200], epoch_env[48];
 	const char *argv[] = { "mmd", "-i", priv->drive, target, NULL };
-	const char *env[] = { imgp_fat_mtools_env[0], imgp_fat_mtools_env[1], NULL, NULL };
+	const char *env[] = { imgp_fat_mtools_env_[0], imgp_fat_mtools_env_[1], NULL, NULL };
 	char **grown;
 	int64_t epoch;
 	int rc;
 
-	rc = imgp_fat_target(path, target, sizeof(target));
+	rc = imgp_fat_target_(path, target, sizeof(target));
 	if (!rc)
 		rc = fat_stat(fs, target);
 	if (rc < 0)
@@ -807,14 +807,14 @@ static int fat_mkdir(struct imgp_fs *fs, const char *path)
 		return 0;
 	if (rc == 1)
 		return imgp_fail(EEXIST, "exists and is not a directory");
-	rc = -imgp_source_date_epoch(&epoch);
+	rc = -imgp_source_date_epoch_(&epoch);
 	if (rc)
 		return imgp_fail(rc, "SOURCE_DATE_EPOCH: %s", strerror(rc));
 	if (epoch >= 0) {
 		snprintf(epoch_env, sizeof(epoch_env), "SOURCE_DATE_EPOCH=%lld", (long long)epoch);
 		env[2] = epoch_env;
 	}
-	rc = imgp_fat_run(fs, argv, env, NULL);
+	rc = imgp_fat_run_(fs, argv, env, NULL);
 	if (rc)
 		return rc;
 	if (priv->copy_fd < 0) {
@@ -833,17 +833,17 @@ static int fat_mkdir(struct imgp_fs *fs, const char *path)
 	return 0;
 }
 
-int imgp_fat_kind(struct imgp_fs *fs, const char *target)
+int imgp_fat_kind_(struct imgp_fs *fs, const char *target)
 {
 	return fat_stat(fs, target);
 }
 
 /* FAT keeps no owners or permission bits: those a mount gives its files by default. */
-static int fat_stat_path(struct imgp_fs *fs, const char *path, struct imgp_fs_stat *st)
+static int fat_stat_path(struct imgp_fs *fs, const char *path, struct imgp_fs_stat_ *st)
 {
 	struct imgp_file_map map = { 0 };
 	char target[4200];
-	int rc = imgp_fat_target(path, target, sizeof(target));
+	int rc = imgp_fat_target_(path, target, sizeof(target));
 
 	if (rc)
 		return rc;
@@ -858,9 +858,9 @@ static int fat_stat_path(struct imgp_fs *fs, const char *path, struct imgp_fs_st
 	st->size = 0;
 	if (rc == 2)
 		return 0;
-	rc = imgp_fat_map_file(fs, path, &map);
+	rc = imgp_fat_map_file_(fs, path, &map);
 	st->size = map.size;
-	imgp_file_map_free(&map);
+	imgp_file_map_free_(&map);
 	return rc;
 }
 
@@ -883,7 +883,7 @@ static int fat_readlink(struct imgp_fs *fs, const char *path, struct imgp_buf *o
 		  : imgp_fail(ENOENT, "no such file");
 }
 
-const struct imgp_fs_ops imgp_fs_fat = {
+const struct imgp_fs_ops imgp_fs_fat_ = {
 	.name = "vfat",
 	.handles = fat_handles,
 	.open = fat_open,
@@ -896,8 +896,8 @@ const struct imgp_fs_ops imgp_fs_fat = {
 	.mkdir = fat_mkdir,
 	.readlink = fat_readlink,
 	.finish = fat_finish,
-	.map_file = imgp_fat_map_file,
+	.map_file = imgp_fat_map_file_,
 	.list = fat_list_dir,
 	.stat = fat_stat_path,
-	.remove = imgp_fat_remove,
+	.remove = imgp_fat_remove_,
 };

@@ -27,9 +27,9 @@ static void fs_guess_broken_fat(const struct imgp_image *img, struct imgp_part *
 {
 	uint8_t bs[512];
 
-	if (p->size < sizeof(bs) || imgp_part_read(img, p, 0, bs, sizeof(bs)))
+	if (p->size < sizeof(bs) || imgp_part_read_(img, p, 0, bs, sizeof(bs)))
 		return;
-	imgp_errclear();
+	imgp_errclear_();
 	if ((bs[0] == 0xeb || bs[0] == 0xe9) && bs[510] == 0x55 && bs[511] == 0xaa &&
 	    (!memcmp(bs + 0x36, "FAT", 3) || !memcmp(bs + 0x52, "FAT32", 5)))
 		snprintf(p->fstype, sizeof(p->fstype), "vfat");
@@ -46,9 +46,9 @@ static int fs_identify_part(const struct imgp_image *img, struct imgp_part *p)
 	 * libblkid reads the file itself: an image unpacked on demand must hold
 	 * where superblocks lie, the start of the partition and its end.
 	 */
-	rc = imgp_image_fill(img, p->start, p->size < PROBE_SPAN ? p->size : PROBE_SPAN);
+	rc = imgp_image_fill_(img, p->start, p->size < PROBE_SPAN ? p->size : PROBE_SPAN);
 	if (!rc && p->size > PROBE_SPAN)
-		rc = imgp_image_fill(img, p->start + p->size - PROBE_SPAN, PROBE_SPAN);
+		rc = imgp_image_fill_(img, p->start + p->size - PROBE_SPAN, PROBE_SPAN);
 	if (rc)
 		return imgp_fail_ctx(rc, IMGP_PART_FMT, p->number);
 	pr = blkid_new_probe();
@@ -79,13 +79,13 @@ static int fs_identify_part(const struct imgp_image *img, struct imgp_part *p)
 			  img->path, p->number);
 	} else if (rc == 0) {
 		if (!blkid_probe_lookup_value(pr, "TYPE", &val, NULL))
-			imgp_copy_utf8(p->fstype, sizeof(p->fstype), val);
+			imgp_copy_utf8_(p->fstype, sizeof(p->fstype), val);
 		if (!blkid_probe_lookup_value(pr, "LABEL", &val, NULL))
-			imgp_copy_utf8(p->fslabel, sizeof(p->fslabel), val);
+			imgp_copy_utf8_(p->fslabel, sizeof(p->fslabel), val);
 		if (!blkid_probe_lookup_value(pr, "UUID", &val, NULL))
-			imgp_copy_utf8(p->fsuuid, sizeof(p->fsuuid), val);
+			imgp_copy_utf8_(p->fsuuid, sizeof(p->fsuuid), val);
 	} else {
-		const char *type = imgp_fs_magic_type(img, p);
+		const char *type = imgp_fs_magic_type_(img, p);
 
 		if (type)
 			snprintf(p->fstype, sizeof(p->fstype), "%s", type);
@@ -96,7 +96,7 @@ static int fs_identify_part(const struct imgp_image *img, struct imgp_part *p)
 	return 0;
 }
 
-int imgp_fs_identify(const struct imgp_image *img, struct imgp_table *tab)
+int imgp_fs_identify_(const struct imgp_image *img, struct imgp_table *tab)
 {
 	for (size_t i = 0; i < tab->nparts; i++) {
 		struct imgp_part *p = &tab->parts[i];

@@ -10,8 +10,8 @@
 #include "fs/fs.h"
 
 static const struct imgp_fs_ops *const fs_backends[] = {
-	&imgp_fs_fat,
-	&imgp_fs_ext,
+	&imgp_fs_fat_,
+	&imgp_fs_ext_,
 };
 
 /*
@@ -52,21 +52,21 @@ static const struct fs_named *named(const char *fstype)
 	return NULL;
 }
 
-bool imgp_fs_may_hold_root(const char *fstype)
+bool imgp_fs_may_hold_root_(const char *fstype)
 {
 	const struct fs_named *n = named(fstype);
 
 	return n && n->root;
 }
 
-bool imgp_fs_encrypted(const char *fstype)
+bool imgp_fs_encrypted_(const char *fstype)
 {
 	const struct fs_named *n = named(fstype);
 
 	return n && n->encrypted;
 }
 
-const char *imgp_fs_magic_type(const struct imgp_image *img,
+const char *imgp_fs_magic_type_(const struct imgp_image *img,
 			       const struct imgp_part *part)
 {
 	uint8_t buf[16];
@@ -75,8 +75,8 @@ const char *imgp_fs_magic_type(const struct imgp_image *img,
 		const struct fs_named *n = &fs_named[i];
 
 		if (part->size < n->off + n->len ||
-		    imgp_part_read(img, part, n->off, buf, n->len)) {
-			imgp_errclear();
+		    imgp_part_read_(img, part, n->off, buf, n->len)) {
+			imgp_errclear_();
 			continue;
 		}
 		if (!memcmp(buf, n->magic, n->len))
@@ -115,7 +115,7 @@ static int fs_open(struct imgp_fs *fs)
 	return rc;
 }
 
-int imgp_fs_open(struct imgp_fs *fs, struct imgp_image *img,
+int imgp_fs_open_(struct imgp_fs *fs, struct imgp_image *img,
 		 const struct imgp_part *part)
 {
 	memset(fs, 0, sizeof(*fs));
@@ -124,7 +124,7 @@ int imgp_fs_open(struct imgp_fs *fs, struct imgp_image *img,
 	return fs_open(fs);
 }
 
-int imgp_fs_new(struct imgp_fs **fs, struct imgp_image *img,
+int imgp_fs_new_(struct imgp_fs **fs, struct imgp_image *img,
 		const struct imgp_part *part)
 {
 	struct imgp_fs *f = malloc(sizeof(*f));
@@ -133,7 +133,7 @@ int imgp_fs_new(struct imgp_fs **fs, struct imgp_image *img,
 	*fs = NULL;
 	if (!f)
 		return imgp_fail(ENOMEM, "out of memory");
-	rc = imgp_fs_open(f, img, part);
+	rc = imgp_fs_open_(f, img, part);
 	if (rc) {
 		free(f);
 		return rc;
@@ -142,15 +142,15 @@ int imgp_fs_new(struct imgp_fs **fs, struct imgp_image *img,
 	return 0;
 }
 
-void imgp_fs_free(struct imgp_fs *fs)
+void imgp_fs_free_(struct imgp_fs *fs)
 {
 	if (!fs)
 		return;
-	imgp_fs_close(fs);
+	imgp_fs_close_(fs);
 	free(fs);
 }
 
-int imgp_fs_open_capture(struct imgp_fs *fs, const struct imgp_fs *seen,
+int imgp_fs_open_capture_(struct imgp_fs *fs, const struct imgp_fs *seen,
 			 struct imgp_image *img, const struct imgp_part *part,
 			 struct imgp_writeset *ws)
 {
@@ -166,14 +166,14 @@ int imgp_fs_open_capture(struct imgp_fs *fs, const struct imgp_fs *seen,
 	return rc;
 }
 
-int imgp_fs_finish(struct imgp_fs *fs)
+int imgp_fs_finish_(struct imgp_fs *fs)
 {
 	int rc = fs->ops->finish ? fs->ops->finish(fs) : 0;
 
 	return rc ? imgp_fail_ctx(rc, IMGP_FS_CTX(fs)) : 0;
 }
 
-void imgp_fs_close(struct imgp_fs *fs)
+void imgp_fs_close_(struct imgp_fs *fs)
 {
 	if (fs->ops)
 		fs->ops->close(fs);
@@ -181,7 +181,7 @@ void imgp_fs_close(struct imgp_fs *fs)
 	fs->priv = NULL;
 }
 
-int imgp_fs_read_file(struct imgp_fs *fs, const char *path, size_t max,
+int imgp_fs_read_file_(struct imgp_fs *fs, const char *path, size_t max,
 		      struct imgp_buf *out)
 {
 	int rc = fs->ops->read_file(fs, path, max, out);
@@ -195,7 +195,7 @@ static bool path_part_is_dots(const char *part, size_t len)
 	return (len == 1 || len == 2) && !strncmp(part, "..", len);
 }
 
-int imgp_fs_path_check(const struct imgp_part *part, const char *path)
+int imgp_fs_path_check_(const struct imgp_part *part, const char *path)
 {
 	const struct imgp_fs_ops *ops = fs_backend(part);
 	const char *name = path + (*path == '/');
@@ -220,7 +220,7 @@ int imgp_fs_path_check(const struct imgp_part *part, const char *path)
 	}
 }
 
-int imgp_fs_write_file(struct imgp_fs *fs, const char *path, const void *data,
+int imgp_fs_write_file_(struct imgp_fs *fs, const char *path, const void *data,
 		       size_t len)
 {
 	int rc;
@@ -228,13 +228,13 @@ int imgp_fs_write_file(struct imgp_fs *fs, const char *path, const void *data,
 	if (!fs->capture)
 		return imgp_fail(EBADF, "p%d (%s): %s: filesystem opened read-only",
 				 fs->part->number, fs->part->fstype, path);
-	rc = imgp_fs_path_check(fs->part, path);
+	rc = imgp_fs_path_check_(fs->part, path);
 	if (!rc)
 		rc = fs->ops->write_file(fs, path, data, len);
 	return rc ? imgp_fail_ctx(rc, IMGP_FS_PATH_CTX(fs, path)) : 0;
 }
 
-int imgp_fs_set_mode(struct imgp_fs *fs, const char *path, unsigned mode)
+int imgp_fs_set_mode_(struct imgp_fs *fs, const char *path, unsigned mode)
 {
 	int rc;
 
@@ -257,7 +257,7 @@ static int fs_writable(struct imgp_fs *fs, const char *path)
 			 fs->part->number, fs->part->fstype, path);
 }
 
-int imgp_fs_set_owner(struct imgp_fs *fs, const char *path, unsigned uid,
+int imgp_fs_set_owner_(struct imgp_fs *fs, const char *path, unsigned uid,
 		      unsigned gid)
 {
 	int rc = fs_writable(fs, path);
@@ -271,7 +271,7 @@ int imgp_fs_set_owner(struct imgp_fs *fs, const char *path, unsigned uid,
 	return rc ? imgp_fail_ctx(rc, IMGP_FS_PATH_CTX(fs, path)) : 0;
 }
 
-int imgp_fs_stat(struct imgp_fs *fs, const char *path, struct imgp_fs_stat *st)
+int imgp_fs_stat_(struct imgp_fs *fs, const char *path, struct imgp_fs_stat_ *st)
 {
 	int rc;
 
@@ -282,7 +282,7 @@ int imgp_fs_stat(struct imgp_fs *fs, const char *path, struct imgp_fs_stat *st)
 	return rc ? imgp_fail_ctx(rc, IMGP_FS_PATH_CTX(fs, path)) : 0;
 }
 
-int imgp_fs_remove_check(const char *path)
+int imgp_fs_remove_check_(const char *path)
 {
 	const char *name = path;
 	bool named = false;
@@ -298,13 +298,13 @@ int imgp_fs_remove_check(const char *path)
 	return named ? 0 : imgp_fail(EPERM, "is the root folder, which cannot be removed");
 }
 
-int imgp_fs_remove(struct imgp_fs *fs, const char *path)
+int imgp_fs_remove_(struct imgp_fs *fs, const char *path)
 {
 	int rc = fs_writable(fs, path);
 
 	if (rc)
 		return rc;
-	rc = imgp_fs_remove_check(path);
+	rc = imgp_fs_remove_check_(path);
 	if (!rc)
 		rc = fs->ops->remove ? fs->ops->remove(fs, path) :
 				       imgp_fail(ENOTSUP, "imgpatch cannot remove files on %s",
@@ -312,14 +312,14 @@ int imgp_fs_remove(struct imgp_fs *fs, const char *path)
 	return rc ? imgp_fail_ctx(rc, IMGP_FS_PATH_CTX(fs, path)) : 0;
 }
 
-int imgp_fs_exists(struct imgp_fs *fs, const char *path)
+int imgp_fs_exists_(struct imgp_fs *fs, const char *path)
 {
 	int rc = fs->ops->exists(fs, path);
 
 	return rc < 0 ? imgp_fail_ctx(rc, IMGP_FS_PATH_CTX(fs, path)) : rc;
 }
 
-int imgp_fs_symlink(struct imgp_fs *fs, const char *path, const char *target)
+int imgp_fs_symlink_(struct imgp_fs *fs, const char *path, const char *target)
 {
 	int rc;
 
@@ -330,7 +330,7 @@ int imgp_fs_symlink(struct imgp_fs *fs, const char *path, const char *target)
 	return rc ? imgp_fail_ctx(rc, IMGP_FS_PATH_CTX(fs, path)) : 0;
 }
 
-int imgp_fs_mkdir(struct imgp_fs *fs, const char *path)
+int imgp_fs_mkdir_(struct imgp_fs *fs, const char *path)
 {
 	int rc;
 
@@ -343,14 +343,14 @@ int imgp_fs_mkdir(struct imgp_fs *fs, const char *path)
 	return rc ? imgp_fail_ctx(rc, IMGP_FS_PATH_CTX(fs, path)) : 0;
 }
 
-int imgp_fs_readlink(struct imgp_fs *fs, const char *path, struct imgp_buf *out)
+int imgp_fs_readlink_(struct imgp_fs *fs, const char *path, struct imgp_buf *out)
 {
 	int rc = fs->ops->readlink(fs, path, out);
 
 	return rc ? imgp_fail_ctx(rc, IMGP_FS_PATH_CTX(fs, path)) : 0;
 }
 
-int imgp_fs_map_file(struct imgp_fs *fs, const char *path,
+int imgp_fs_map_file_(struct imgp_fs *fs, const char *path,
 		     struct imgp_file_map *out)
 {
 	int rc;
@@ -361,11 +361,11 @@ int imgp_fs_map_file(struct imgp_fs *fs, const char *path,
 	else
 		rc = imgp_fail(ENOTSUP, "%s files are read whole", fs->ops->name);
 	if (rc)
-		imgp_file_map_free(out);
+		imgp_file_map_free_(out);
 	return rc ? imgp_fail_ctx(rc, IMGP_FS_PATH_CTX(fs, path)) : 0;
 }
 
-void imgp_file_map_free(struct imgp_file_map *map)
+void imgp_file_map_free_(struct imgp_file_map *map)
 {
 	free(map->ext);
 	memset(map, 0, sizeof(*map));
@@ -402,7 +402,7 @@ static int map_read(void *ctx, uint64_t off, void *buf, size_t len)
 		e = &map->ext[i];
 		in = off - e->file_off;
 		n = e->len - in < len ? (size_t)(e->len - in) : len;
-		rc = imgp_image_read(r->img, e->img_off + in, p, n);
+		rc = imgp_image_read_(r->img, e->img_off + in, p, n);
 		if (rc)
 			return rc;
 		p += n;
@@ -416,11 +416,11 @@ static void map_close(void *ctx)
 {
 	struct map_reader *r = ctx;
 
-	imgp_file_map_free(&r->map);
+	imgp_file_map_free_(&r->map);
 	free(r);
 }
 
-int imgp_file_map_reader(const struct imgp_image *img, struct imgp_file_map *map,
+int imgp_file_map_reader_(const struct imgp_image *img, struct imgp_file_map *map,
 			 struct imgp_reader *rd)
 {
 	struct map_reader *r = calloc(1, sizeof(*r));
@@ -437,7 +437,7 @@ int imgp_file_map_reader(const struct imgp_image *img, struct imgp_file_map *map
 	return 0;
 }
 
-int imgp_fs_names_add(char ***names, size_t *n, const char *name, size_t len)
+int imgp_fs_names_add_(char ***names, size_t *n, const char *name, size_t len)
 {
 	char **grown;
 
@@ -455,7 +455,7 @@ int imgp_fs_names_add(char ***names, size_t *n, const char *name, size_t len)
 	return 0;
 }
 
-int imgp_fs_list(struct imgp_fs *fs, const char *dir, char ***names, size_t *n)
+int imgp_fs_list_(struct imgp_fs *fs, const char *dir, char ***names, size_t *n)
 {
 	int rc;
 
@@ -467,7 +467,7 @@ int imgp_fs_list(struct imgp_fs *fs, const char *dir, char ***names, size_t *n)
 		rc = imgp_fail(ENOTSUP, "cannot list directories of %s filesystems",
 			       fs->ops->name);
 	if (rc) {
-		imgp_fs_list_free(*names, *n);
+		imgp_fs_list_free_(*names, *n);
 		*names = NULL;
 		*n = 0;
 		return imgp_fail_ctx(rc, IMGP_FS_CTX(fs));
@@ -475,7 +475,7 @@ int imgp_fs_list(struct imgp_fs *fs, const char *dir, char ***names, size_t *n)
 	return 0;
 }
 
-void imgp_fs_list_free(char **names, size_t n)
+void imgp_fs_list_free_(char **names, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);

@@ -17,11 +17,11 @@
  * Opens the filesystem of a partition read-only, with the backend that
  * handles part->fstype, into a new handle (*fs; img must stay open while
  * it is used). -ENOTSUP when no backend does, -ENOMEM; errors carry
- * "pN (type): " context. imgp_fs_free() closes and frees it (NULL: none).
+ * "pN (type): " context. imgp_fs_free_() closes and frees it (NULL: none).
  */
-int imgp_fs_new(struct imgp_fs **fs, struct imgp_image *img,
+int imgp_fs_new_(struct imgp_fs **fs, struct imgp_image *img,
 		const struct imgp_part *part);
-void imgp_fs_free(struct imgp_fs *fs);
+void imgp_fs_free_(struct imgp_fs *fs);
 
 struct imgp_fs_ops;
 struct imgp_writeset;
@@ -31,7 +31,7 @@ struct imgp_fs {
 	struct imgp_image *img;
 	const struct imgp_part *part;
 	/*
-	 * Set for writing (imgp_fs_open_capture()): writes go into this write
+	 * Set for writing (imgp_fs_open_capture_()): writes go into this write
 	 * set, the image is never written. NULL: opened read-only.
 	 */
 	struct imgp_writeset *capture;
@@ -47,14 +47,14 @@ struct imgp_fs {
  * Opens the filesystem of a partition with the backend that handles
  * part->fstype. -ENOTSUP when none does. Errors carry "pN (type): " context.
  */
-int imgp_fs_open(struct imgp_fs *fs, struct imgp_image *img,
+int imgp_fs_open_(struct imgp_fs *fs, struct imgp_image *img,
 		 const struct imgp_part *part);
-void imgp_fs_close(struct imgp_fs *fs);
+void imgp_fs_close_(struct imgp_fs *fs);
 
-int imgp_fs_read_file(struct imgp_fs *fs, const char *path, size_t max,
+int imgp_fs_read_file_(struct imgp_fs *fs, const char *path, size_t max,
 		      struct imgp_buf *out);
-/* Writes a whole file; path must be a file name (imgp_fs_path_check). */
-int imgp_fs_write_file(struct imgp_fs *fs, const char *path, const void *data,
+/* Writes a whole file; path must be a file name (imgp_fs_path_check_). */
+int imgp_fs_write_file_(struct imgp_fs *fs, const char *path, const void *data,
 		       size_t len);
 /*
  * Whether path can name a file to write on part: 0; -EISDIR when it names
@@ -63,17 +63,17 @@ int imgp_fs_write_file(struct imgp_fs *fs, const char *path, const void *data,
  * file than it spells, or is a name part's filesystem cannot hold (its
  * backend's name_check). Fails with a message saying which.
  */
-int imgp_fs_path_check(const struct imgp_part *part, const char *path);
-int imgp_fs_exists(struct imgp_fs *fs, const char *path);
+int imgp_fs_path_check_(const struct imgp_part *part, const char *path);
+int imgp_fs_exists_(struct imgp_fs *fs, const char *path);
 /*
  * Sets the permission bits (07777) of an existing file or folder; -EINVAL
  * for a symbolic link, -ENOTSUP on FAT.
  */
-int imgp_fs_set_mode(struct imgp_fs *fs, const char *path, unsigned mode);
+int imgp_fs_set_mode_(struct imgp_fs *fs, const char *path, unsigned mode);
 
 enum imgp_fs_type { IMGP_FS_REG, IMGP_FS_DIR, IMGP_FS_LNK, IMGP_FS_OTHER };
 
-struct imgp_fs_stat {
+struct imgp_fs_stat_ {
 	enum imgp_fs_type type;
 	unsigned mode;           /* permission bits, 07777 */
 	unsigned uid, gid;
@@ -85,33 +85,33 @@ struct imgp_fs_stat {
  * -ENOENT "no such file or folder" (a name after a file's too). FAT: a
  * file (0644) or a folder (0755), owned by root.
  */
-int imgp_fs_stat(struct imgp_fs *fs, const char *path, struct imgp_fs_stat *st);
+int imgp_fs_stat_(struct imgp_fs *fs, const char *path, struct imgp_fs_stat_ *st);
 /* Sets the owner of path, a symbolic link's own (lchown); -ENOTSUP on FAT. */
-int imgp_fs_set_owner(struct imgp_fs *fs, const char *path, unsigned uid,
+int imgp_fs_set_owner_(struct imgp_fs *fs, const char *path, unsigned uid,
 		      unsigned gid);
 /*
  * Removes a file, a symbolic link (not followed) or a folder with all it
  * holds, as rm -rf; -ENOENT when path is not there, -EPERM for the root
  * folder, -EINVAL for a path with an empty, "." or ".." part.
  */
-int imgp_fs_remove(struct imgp_fs *fs, const char *path);
+int imgp_fs_remove_(struct imgp_fs *fs, const char *path);
 /*
  * Whether path may be removed: not the root (-EPERM), no part "." or ".."
  * (-EINVAL), which would remove another file than the one it spells.
  * Fails with a message saying which, without the path.
  */
-int imgp_fs_remove_check(const char *path);
-int imgp_fs_symlink(struct imgp_fs *fs, const char *path, const char *target);
-int imgp_fs_readlink(struct imgp_fs *fs, const char *path, struct imgp_buf *out);
+int imgp_fs_remove_check_(const char *path);
+int imgp_fs_symlink_(struct imgp_fs *fs, const char *path, const char *target);
+int imgp_fs_readlink_(struct imgp_fs *fs, const char *path, struct imgp_buf *out);
 /* Creates a directory whose parent exists (one there is kept); -ENOTSUP where not supported. */
-int imgp_fs_mkdir(struct imgp_fs *fs, const char *path);
+int imgp_fs_mkdir_(struct imgp_fs *fs, const char *path);
 /*
  * The names in directory dir of an open filesystem (not "." or ".."), in
  * directory order, at most 4096. Returns 0, -ENOENT when dir is missing,
  * -ENOTDIR when it is no directory, -ENOTSUP where the backend cannot list.
  */
-int imgp_fs_list(struct imgp_fs *fs, const char *dir, char ***names, size_t *n);
-void imgp_fs_list_free(char **names, size_t n);
+int imgp_fs_list_(struct imgp_fs *fs, const char *dir, char ***names, size_t *n);
+void imgp_fs_list_free_(char **names, size_t n);
 
 
 /*
@@ -129,7 +129,7 @@ void imgp_fs_list_free(char **names, size_t n);
  * Identifies the filesystem of every partition of tab (libblkid, then the
  * magic table): fstype, fslabel, fsuuid. Returns 0 or -errno.
  */
-int imgp_fs_identify(const struct imgp_image *img, struct imgp_table *tab);
+int imgp_fs_identify_(const struct imgp_image *img, struct imgp_table *tab);
 
 /* ---------------------------------- fs.c, fs-fat.c, fs-ext.c: the backends */
 
@@ -198,7 +198,7 @@ struct imgp_fs_ops {
 	 * What path is (lstat: the last name's link not followed); -ENOENT.
 	 * FAT: a file (0644) or a folder (0755), owned by root.
 	 */
-	int (*stat)(struct imgp_fs *fs, const char *path, struct imgp_fs_stat *st);
+	int (*stat)(struct imgp_fs *fs, const char *path, struct imgp_fs_stat_ *st);
 	/*
 	 * Removes path, a folder with everything in it (rm -rf); -ENOENT when
 	 * it is not there. Never called for the root (the wrapper refuses it).
@@ -229,7 +229,7 @@ struct imgp_fs_ops {
 			struct imgp_file_map *out);
 	/*
 	 * Optional: the names in directory dir (not "." or ".."), added with
-	 * imgp_fs_names_add(). -ENOENT, -ENOTDIR (NULL op: -ENOTSUP).
+	 * imgp_fs_names_add_(). -ENOENT, -ENOTDIR (NULL op: -ENOTSUP).
 	 */
 	int (*list)(struct imgp_fs *fs, const char *dir, char ***names, size_t *n);
 	/*
@@ -240,36 +240,36 @@ struct imgp_fs_ops {
 	int (*mkdir)(struct imgp_fs *fs, const char *path);
 };
 
-extern const struct imgp_fs_ops imgp_fs_fat;
-extern const struct imgp_fs_ops imgp_fs_ext;
+extern const struct imgp_fs_ops imgp_fs_fat_;
+extern const struct imgp_fs_ops imgp_fs_ext_;
 
 /*
  * fs.c's table of filesystems imgpatch names but neither reads nor writes
- * (btrfs, xfs, f2fs, squashfs, LUKS, swap). imgp_fs_magic_type() returns
+ * (btrfs, xfs, f2fs, squashfs, LUKS, swap). imgp_fs_magic_type_() returns
  * the type whose superblock magic the partition carries, or NULL;
- * imgp_fs_may_hold_root() is true for one of them a root may be on,
- * imgp_fs_encrypted() for an encrypted container (LUKS), whose messages
+ * imgp_fs_may_hold_root_() is true for one of them a root may be on,
+ * imgp_fs_encrypted_() for an encrypted container (LUKS), whose messages
  * say so rather than call it a filesystem.
  */
-const char *imgp_fs_magic_type(const struct imgp_image *img,
+const char *imgp_fs_magic_type_(const struct imgp_image *img,
 			       const struct imgp_part *part);
-bool imgp_fs_may_hold_root(const char *fstype);
-bool imgp_fs_encrypted(const char *fstype);
+bool imgp_fs_may_hold_root_(const char *fstype);
+bool imgp_fs_encrypted_(const char *fstype);
 
 /*
  * Opens a partition's filesystem for writing in capture mode: the changes
- * are computed against the image but land in ws; imgp_fs_finish() completes
+ * are computed against the image but land in ws; imgp_fs_finish_() completes
  * them. The image may be read-only. seen (NULL: none) is a handle open
  * read-only on the same partition, of img's file or another: what it
  * read that still holds for img is not read again.
  */
-int imgp_fs_open_capture(struct imgp_fs *fs, const struct imgp_fs *seen,
+int imgp_fs_open_capture_(struct imgp_fs *fs, const struct imgp_fs *seen,
 			 struct imgp_image *img, const struct imgp_part *part,
 			 struct imgp_writeset *ws);
-int imgp_fs_finish(struct imgp_fs *fs);
+int imgp_fs_finish_(struct imgp_fs *fs);
 
 /* For backends: adds a name to a listing, skipping "." and "..". */
-int imgp_fs_names_add(char ***names, size_t *n, const char *name, size_t len);
+int imgp_fs_names_add_(char ***names, size_t *n, const char *name, size_t len);
 
 /*
  * fs-fat.c: what imgpatch itself parses of a FAT, the boot sector and what
@@ -288,37 +288,37 @@ struct imgp_fat_ranges {
 };
 
 /* Adds [off, off+len) to set, sorted, merged with the ranges it touches. 0 or -ENOMEM. */
-int imgp_fat_ranges_add(struct imgp_fat_ranges *set, uint64_t off, uint64_t len);
+int imgp_fat_ranges_add_(struct imgp_fat_ranges *set, uint64_t off, uint64_t len);
 /* Checks a 512-byte boot sector against a partition of part_size bytes. 0 or -EINVAL. */
-int imgp_fat_geometry(const uint8_t *bs, uint64_t part_size, struct imgp_fat_geom *g);
+int imgp_fat_geometry_(const uint8_t *bs, uint64_t part_size, struct imgp_fat_geom *g);
 /* Appends the clusters of one line of mshowfat to out. 0, -EIO (outside g) or -ENOMEM. */
-int imgp_fat_parse_chain(const struct imgp_fat_geom *g, const char *line,
+int imgp_fat_parse_chain_(const struct imgp_fat_geom *g, const char *line,
 			 struct imgp_fat_ranges *out);
 /* In a listing ("mdir -/ -b -a ::/"): 1 file, 2 folder, 0 missing, -ENOENT when it cannot tell. */
-int imgp_fat_listing_find(const char *text, const char *target);
+int imgp_fat_listing_find_(const char *text, const char *target);
 /* The mtools names of the folders of a listing, "::/" first. 0 or -ENOMEM. */
-int imgp_fat_listing_dirs(const char *text, char ***out, size_t *n);
+int imgp_fat_listing_dirs_(const char *text, char ***out, size_t *n);
 /*
  * The size of the file whose chain starts at cluster, from the directory
  * entries in dir (fat32: entries hold the cluster's high half). 0, -EISDIR
  * for a folder's entry, -ENOENT for no entry or more than one (no message).
  */
-int imgp_fat_dirent_size(const uint8_t *dir, size_t len, uint32_t cluster,
+int imgp_fat_dirent_size_(const uint8_t *dir, size_t len, uint32_t cluster,
 			 bool fat32, uint64_t *size);
 /* The names right inside the folder whose lines start with prefix ("::/dir/"). 0 or -ENOMEM. */
-int imgp_fat_listing_children(const char *text, const char *prefix, char ***names,
+int imgp_fat_listing_children_(const char *text, const char *prefix, char ***names,
 			      size_t *n);
 /* The size of file target from what "mdir -a target" printed. 0, -EISDIR or -EIO. */
-int imgp_fat_parse_size(const char *text, const char *target, uint64_t *size);
+int imgp_fat_parse_size_(const char *text, const char *target, uint64_t *size);
 /* See imgp_fs_ops.map_file; -ENOTSUP from backends that cannot map. */
-int imgp_fs_map_file(struct imgp_fs *fs, const char *path,
+int imgp_fs_map_file_(struct imgp_fs *fs, const char *path,
 		     struct imgp_file_map *out);
-void imgp_file_map_free(struct imgp_file_map *map);
+void imgp_file_map_free_(struct imgp_file_map *map);
 /*
  * A reader (see fit.c) of a mapped file in img, taking over the map: the
  * image must stay open while the reader is used.
  */
-int imgp_file_map_reader(const struct imgp_image *img, struct imgp_file_map *map,
+int imgp_file_map_reader_(const struct imgp_image *img, struct imgp_file_map *map,
 			 struct imgp_reader *rd);
 
 /* -------------------------------------------------------------- writeset.c */
@@ -332,18 +332,18 @@ struct imgp_range {
 };
 
 /* A new empty write set over img (read for partial sectors). */
-int imgp_writeset_new(struct imgp_writeset **out, const struct imgp_image *img);
-void imgp_writeset_free(struct imgp_writeset *ws);
+int imgp_writeset_new_(struct imgp_writeset **out, const struct imgp_image *img);
+void imgp_writeset_free_(struct imgp_writeset *ws);
 /* Records a write; -ERANGE outside the image, -EFBIG past 1 GiB in all. */
-int imgp_writeset_write(struct imgp_writeset *ws, uint64_t off,
+int imgp_writeset_write_(struct imgp_writeset *ws, uint64_t off,
 			const void *data, size_t len);
 /* Reads as the image will be once the write set is applied. */
-int imgp_writeset_read(struct imgp_writeset *ws, uint64_t off, void *buf,
+int imgp_writeset_read_(struct imgp_writeset *ws, uint64_t off, void *buf,
 		       size_t len);
-/* The captured writes as sorted, merged ranges (freed with imgp_ranges_free). */
-int imgp_writeset_ranges(const struct imgp_writeset *ws,
+/* The captured writes as sorted, merged ranges (freed with imgp_ranges_free_). */
+int imgp_writeset_ranges_(const struct imgp_writeset *ws,
 			 struct imgp_range **out, size_t *n);
-void imgp_ranges_free(struct imgp_range *ranges, size_t n);
+void imgp_ranges_free_(struct imgp_range *ranges, size_t n);
 
 /* -------------------------------------------- usedmap-fat.c, usedmap-ext.c */
 
@@ -358,9 +358,9 @@ struct imgp_used {
  * offsets (in any order): 0, -EINVAL when it does not read as that
  * filesystem (the caller then maps the partition whole), -ENOMEM.
  */
-int imgp_usedmap_fat(const struct imgp_image *img, const struct imgp_part *part,
+int imgp_usedmap_fat_(const struct imgp_image *img, const struct imgp_part *part,
 		     const struct imgp_used *m);
-int imgp_usedmap_ext(const struct imgp_image *img, const struct imgp_part *part,
+int imgp_usedmap_ext_(const struct imgp_image *img, const struct imgp_part *part,
 		     const struct imgp_used *m);
 
 #endif /* IMGP_FS_H */

@@ -5,7 +5,7 @@
  * works exactly as on the real device, and the commit learns every byte it
  * would write before a single one reaches the image. Each channel is
  * told its write set and the partition's offset by the options string
- * ext2fs_open2() passes on (imgp_capture_io_options()).
+ * ext2fs_open2() passes on (imgp_capture_io_options_()).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,7 +24,7 @@ struct capture_chan {
 	struct struct_io_stats stats;
 };
 
-int imgp_capture_io_options(char *out, size_t len, struct imgp_writeset *ws,
+int imgp_capture_io_options_(char *out, size_t len, struct imgp_writeset *ws,
 			    uint64_t offset)
 {
 	int n = snprintf(out, len, "writeset=%p&offset=%llu", (void *)ws,
@@ -56,7 +56,7 @@ static errcode_t capture_open(const char *name, int flags, io_channel *channel)
 		return EXT2_ET_NO_MEMORY;
 	}
 	io->magic = EXT2_ET_MAGIC_IO_CHANNEL;
-	io->manager = imgp_capture_io_manager;
+	io->manager = imgp_capture_io_manager_;
 	io->block_size = 1024;
 	io->refcount = 1;
 	io->private_data = priv;
@@ -95,7 +95,7 @@ static errcode_t capture_read_blk64(io_channel channel, unsigned long long block
 
 	if (!priv->ws)
 		return EXT2_ET_BAD_DEVICE_NAME;
-	rc = imgp_writeset_read(priv->ws, priv->offset + block * (uint64_t)channel->block_size,
+	rc = imgp_writeset_read_(priv->ws, priv->offset + block * (uint64_t)channel->block_size,
 				data, len);
 	if (rc)
 		return errcode_from(rc);
@@ -118,7 +118,7 @@ static errcode_t capture_write_blk64(io_channel channel, unsigned long long bloc
 
 	if (!priv->ws)
 		return EXT2_ET_BAD_DEVICE_NAME;
-	rc = imgp_writeset_write(priv->ws, priv->offset + block * (uint64_t)channel->block_size,
+	rc = imgp_writeset_write_(priv->ws, priv->offset + block * (uint64_t)channel->block_size,
 				 data, len);
 	if (rc)
 		return errcode_from(rc);
@@ -141,7 +141,7 @@ static errcode_t capture_write_byte(io_channel channel, unsigned long offset,
 		return EXT2_ET_INVALID_ARGUMENT;
 	if (!priv->ws)
 		return EXT2_ET_BAD_DEVICE_NAME;
-	return imgp_writeset_write(priv->ws, priv->offset + offset, data,
+	return imgp_writeset_write_(priv->ws, priv->offset + offset, data,
 				   (size_t)count) ? EXT2_ET_SHORT_WRITE : 0;
 }
 
@@ -228,4 +228,4 @@ static struct struct_io_manager capture_manager = {
 	.zeroout = capture_zeroout,
 };
 
-io_manager imgp_capture_io_manager = &capture_manager;
+io_manager imgp_capture_io_manager_ = &capture_manager;

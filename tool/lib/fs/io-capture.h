@@ -9,12 +9,12 @@
 
 struct imgp_writeset;
 
-extern io_manager imgp_capture_io_manager;
+extern io_manager imgp_capture_io_manager_;
 /*
  * The io_options string for ext2fs_open2() with this manager: the channel
  * reads and writes ws, at offset bytes into the image. 0 or -ENAMETOOLONG.
  */
-int imgp_capture_io_options(char *out, size_t len, struct imgp_writeset *ws,
+int imgp_capture_io_options_(char *out, size_t len, struct imgp_writeset *ws,
 			    uint64_t offset);
 
 #endif

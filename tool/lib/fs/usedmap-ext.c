@@ -133,7 +133,7 @@ static int zeroed_end(ext2_filsys fs, const struct imgp_part *part, const struct
 	return add_blocks(m, part, bsize, start, blocks - start);
 }
 
-int imgp_usedmap_ext(const struct imgp_image *img, const struct imgp_part *part,
+int imgp_usedmap_ext_(const struct imgp_image *img, const struct imgp_part *part,
 		     const struct imgp_used *m)
 {
 	ext2_filsys fs = NULL;

@@ -61,7 +61,7 @@ static int runs_next(struct fat_runs *r, uint64_t c, bool used)
  */
 #define FAT32_WINDOW_ENTRIES ((uint64_t)1 << 18)
 
-int imgp_usedmap_fat(const struct imgp_image *img, const struct imgp_part *part,
+int imgp_usedmap_fat_(const struct imgp_image *img, const struct imgp_part *part,
 		     const struct imgp_used *m)
 {
 	struct imgp_fat_geom g;
@@ -71,9 +71,9 @@ int imgp_usedmap_fat(const struct imgp_image *img, const struct imgp_part *part,
 	unsigned bits;
 	int rc;
 
-	rc = imgp_part_read(img, part, 0, bs, sizeof(bs));
+	rc = imgp_part_read_(img, part, 0, bs, sizeof(bs));
 	if (!rc)
-		rc = imgp_fat_geometry(bs, part->size, &g);
+		rc = imgp_fat_geometry_(bs, part->size, &g);
 	if (rc)
 		return rc;
 	fat_off = (uint64_t)get_le16(bs + 14) * get_le16(bs + 11);
@@ -100,7 +100,7 @@ int imgp_usedmap_fat(const struct imgp_image *img, const struct imgp_part *part,
 		uint64_t off = bits == 32 ? first * 4 : 0;
 		uint64_t len = bits == 32 ? n * 4 : (need < fat_len ? need : fat_len);
 
-		rc = imgp_part_read(img, part, fat_off + off, fat, len);
+		rc = imgp_part_read_(img, part, fat_off + off, fat, len);
 		for (uint64_t i = first ? 0 : 2; !rc && i < n; i++)
 			rc = runs_next(&runs, first + i, fat_entry(fat, i, bits) != 0);
 	}

@@ -31,7 +31,7 @@ struct imgp_writeset {
 	size_t max_sectors;
 };
 
-int imgp_writeset_new(struct imgp_writeset **out, const struct imgp_image *img)
+int imgp_writeset_new_(struct imgp_writeset **out, const struct imgp_image *img)
 {
 	struct imgp_writeset *ws = calloc(1, sizeof(*ws));
 
@@ -43,7 +43,7 @@ int imgp_writeset_new(struct imgp_writeset **out, const struct imgp_image *img)
 	return 0;
 }
 
-void imgp_writeset_free(struct imgp_writeset *ws)
+void imgp_writeset_free_(struct imgp_writeset *ws)
 {
 	if (!ws)
 		return;
@@ -81,7 +81,7 @@ static int ws_sector(struct imgp_writeset *ws, uint64_t index, bool create,
 		if (s && copy)
 			memcpy(copy, s->data, SECTOR);
 		if (!s && copy)
-			return imgp_image_read(ws->img, index * SECTOR, copy, SECTOR);
+			return imgp_image_read_(ws->img, index * SECTOR, copy, SECTOR);
 		return 0;
 	}
 	if (ws->nsectors >= ws->max_sectors)
@@ -90,7 +90,7 @@ static int ws_sector(struct imgp_writeset *ws, uint64_t index, bool create,
 	s = malloc(sizeof(*s));
 	if (!s)
 		return imgp_fail(ENOMEM, "out of memory");
-	rc = imgp_image_read(ws->img, index * SECTOR, s->data, SECTOR);
+	rc = imgp_image_read_(ws->img, index * SECTOR, s->data, SECTOR);
 	if (rc) {
 		free(s);
 		return rc;
@@ -103,7 +103,7 @@ static int ws_sector(struct imgp_writeset *ws, uint64_t index, bool create,
 	return 0;
 }
 
-int imgp_writeset_write(struct imgp_writeset *ws, uint64_t off,
+int imgp_writeset_write_(struct imgp_writeset *ws, uint64_t off,
 			const void *data, size_t len)
 {
 	const uint8_t *p = data;
@@ -128,14 +128,14 @@ int imgp_writeset_write(struct imgp_writeset *ws, uint64_t off,
 	return 0;
 }
 
-int imgp_writeset_read(struct imgp_writeset *ws, uint64_t off, void *buf,
+int imgp_writeset_read_(struct imgp_writeset *ws, uint64_t off, void *buf,
 		       size_t len)
 {
 	uint8_t *p = buf;
 	int rc;
 
 	/* The image first, in one large read; then captured sectors on top. */
-	rc = imgp_image_read(ws->img, off, buf, len);
+	rc = imgp_image_read_(ws->img, off, buf, len);
 	if (rc || !ws->nsectors)
 		return rc;
 	for (uint64_t index = off / SECTOR; index * SECTOR < off + len; index++) {
@@ -160,7 +160,7 @@ static int cmp_sector(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-int imgp_writeset_ranges(const struct imgp_writeset *ws,
+int imgp_writeset_ranges_(const struct imgp_writeset *ws,
 			 struct imgp_range **out, size_t *n)
 {
 	struct sector **all = NULL;
@@ -212,7 +212,7 @@ fail:
 	return rc;
 }
 
-void imgp_ranges_free(struct imgp_range *ranges, size_t n)
+void imgp_ranges_free_(struct imgp_range *ranges, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(ranges[i].data);

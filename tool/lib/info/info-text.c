@@ -28,16 +28,16 @@ static void human_size(uint64_t bytes, char *out, size_t outlen)
 	snprintf(out, outlen, "%.1f%c", v, units[u]);
 }
 
-unsigned imgp_info_sector_size(const struct imgp_info *in)
+unsigned imgp_info_sector_size_(const struct imgp_info *in)
 {
-	unsigned size = imgp_disk_table(in->disk)->sector_size;
+	unsigned size = imgp_disk_table_(in->disk)->sector_size;
 
 	return size ? size : 512;
 }
 
 static void text_partitions(struct imgp_info *in)
 {
-	const struct imgp_table *tab = imgp_disk_table(in->disk);
+	const struct imgp_table *tab = imgp_disk_table_(in->disk);
 	struct imgp_text_table t = {
 		.ncols = 9,
 		.head = { "Num", "Boot", "Start(sector)", "Size", "Type", "Name",
@@ -46,11 +46,11 @@ static void text_partitions(struct imgp_info *in)
 		.optional = 1u << 1 | 1u << 5 | 1u << 7 | 1u << 8,
 	};
 
-	imgp_put_text(in->out, in->path);
-	fprintf(in->out, ": %llu bytes, %s, disk ", (unsigned long long)imgp_disk_size(in->disk),
+	imgp_put_text_(in->out, in->path);
+	fprintf(in->out, ": %llu bytes, %s, disk ", (unsigned long long)imgp_disk_size_(in->disk),
 	       tab->label);
-	imgp_put_text(in->out, tab->id);
-	fprintf(in->out, "; sector size %u%s\n", imgp_info_sector_size(in),
+	imgp_put_text_(in->out, tab->id);
+	fprintf(in->out, "; sector size %u%s\n", imgp_info_sector_size_(in),
 	       tab->used_backup ? "; primary GPT header damaged, backup header used" : "");
 	for (size_t i = 0; i < tab->nparts; i++) {
 		const struct imgp_part *p = &tab->parts[i];
@@ -59,7 +59,7 @@ static void text_partitions(struct imgp_info *in)
 
 		snprintf(num, sizeof(num), "%d", p->number);
 		snprintf(start, sizeof(start), "%llu",
-			 (unsigned long long)(p->start / imgp_info_sector_size(in)));
+			 (unsigned long long)(p->start / imgp_info_sector_size_(in)));
 		human_size(p->size, size, sizeof(size));
 		cells[0] = num;
 		cells[1] = p->bootable ? "*" : "";
@@ -70,17 +70,17 @@ static void text_partitions(struct imgp_info *in)
 		cells[6] = p->fstype[0] ? p->fstype : "-";
 		cells[7] = p->fslabel;
 		cells[8] = p->fsuuid;
-		imgp_text_table_row(&t, cells);
+		imgp_text_table_row_(&t, cells);
 	}
-	if (imgp_text_table_print(in->out, &t, ""))
+	if (imgp_text_table_print_(in->out, &t, ""))
 		in->failed = true;
 	for (size_t i = 0; i < tab->nparts; i++) {
-		const char *error = imgp_survey_fs_error(in->sv, i);
+		const char *error = imgp_survey_fs_error_(in->sv, i);
 
 		if (!error)
 			continue;
 		fputs("error: ", in->out);
-		imgp_put_text(in->out, error);
+		imgp_put_text_(in->out, error);
 		fputc('\n', in->out);
 	}
 }
@@ -88,10 +88,10 @@ static void text_partitions(struct imgp_info *in)
 /* After "no partition has X": the partitions that could not be searched. */
 static void text_unreadable(struct imgp_info *in)
 {
-	for (size_t i = 0; i < imgp_disk_table(in->disk)->nparts; i++)
-		if (imgp_survey_fs_error(in->sv, i))
+	for (size_t i = 0; i < imgp_disk_table_(in->disk)->nparts; i++)
+		if (imgp_survey_fs_error_(in->sv, i))
 			fprintf(in->out, "; " IMGP_PART_FMT " unreadable (see above)",
-			       imgp_disk_table(in->disk)->parts[i].number);
+			       imgp_disk_table_(in->disk)->parts[i].number);
 }
 
 /* " (model M)", unless the tree's file already says it (as doctor). */
@@ -100,7 +100,7 @@ static void text_model(struct imgp_info *in, const struct imgp_entry_view *dt)
 	if (!dt->model || strstr(dt->path, dt->model))
 		return;
 	fputs(" (model ", in->out);
-	imgp_put_text(in->out, dt->model);
+	imgp_put_text_(in->out, dt->model);
 	fputc(')', in->out);
 }
 
@@ -119,7 +119,7 @@ static void text_cmdline(struct imgp_info *in)
 {
 	if (in->cmdline_error) {
 		fputs("  cmdline: (", in->out);
-		imgp_put_text(in->out, in->cmdline_error);
+		imgp_put_text_(in->out, in->cmdline_error);
 		fprintf(in->out, "%s\n", ")");
 		return;
 	}
@@ -129,16 +129,16 @@ static void text_cmdline(struct imgp_info *in)
 		fputs("  cmdline", in->out);
 		if (c->model) {
 			fputs(" (", in->out);
-			imgp_put_text(in->out, c->model);
+			imgp_put_text_(in->out, c->model);
 			fputc(')', in->out);
 		}
 		fputs(": ", in->out);
-		imgp_put_text(in->out, c->line.len ? (char *)c->line.data : "(empty)");
+		imgp_put_text_(in->out, c->line.len ? (char *)c->line.data : "(empty)");
 		fputs("\n    kept in: ", in->out);
-		imgp_put_text(in->out, (char *)c->where.data);
+		imgp_put_text_(in->out, (char *)c->where.data);
 		if (c->loader.len) {
 			fputs("\n    loader: ", in->out);
-			imgp_put_text(in->out, (char *)c->loader.data);
+			imgp_put_text_(in->out, (char *)c->loader.data);
 		}
 		fputc('\n', in->out);
 	}
@@ -156,10 +156,10 @@ static void text_brief(struct imgp_info *in)
 
 	if (!in->brief)
 		return;
-	for (size_t i = 0; !imgp_survey_get_entry(in->sv, i, &dt); i++)
+	for (size_t i = 0; !imgp_survey_get_entry_(in->sv, i, &dt); i++)
 		picked |= dt.uboot_default;
 	fprintf(in->out, "  trees: %zu, U-Boot picks one by its ", in->v.nentries);
-	imgp_put_text(in->out, in->v.chooser);
+	imgp_put_text_(in->out, in->v.chooser);
 	if (picked) {
 		fputs(": the image's U-Boot picks the tree below", in->out);
 	} else {
@@ -180,27 +180,27 @@ static void text_bootpath(struct imgp_info *in)
 		fprintf(in->out, "%s\n", "none recognised");
 		return;
 	}
-	imgp_put_text(in->out, v->summary ? v->summary : v->bootpath);
+	imgp_put_text_(in->out, v->summary ? v->summary : v->bootpath);
 	fprintf(in->out, " (" IMGP_PART_FMT ")\n", v->boot);
 	if (v->bootpath_rc) {
 		fputs("error: ", in->out);
-		imgp_put_text(in->out, v->bootpath_error);
+		imgp_put_text_(in->out, v->bootpath_error);
 		fputc('\n', in->out);
 	}
 	if (v->updates) {
 		fputs("  updates: ", in->out);
-		imgp_put_text(in->out, v->updates);
+		imgp_put_text_(in->out, v->updates);
 		fputc('\n', in->out);
 	}
 	text_brief(in);
-	for (size_t i = 0; !imgp_survey_get_entry(in->sv, i, &dt); i++) {
-		if (!imgp_info_shows(in, i, &dt))
+	for (size_t i = 0; !imgp_survey_get_entry_(in->sv, i, &dt); i++) {
+		if (!imgp_info_shows_(in, i, &dt))
 			continue;
 		fputs("  tree: ", in->out);
-		imgp_put_text(in->out, dt.path);
+		imgp_put_text_(in->out, dt.path);
 		for (size_t k = 0; k < dt.noverlays; k++) {
 			fputs(" + ", in->out);
-			imgp_put_text(in->out, dt.overlays[k]);
+			imgp_put_text_(in->out, dt.overlays[k]);
 		}
 		text_model(in, &dt);
 		fputc('\n', in->out);
@@ -215,28 +215,28 @@ static void text_bootpath(struct imgp_info *in)
  */
 static void text_bootloader(struct imgp_info *in)
 {
-	const struct imgp_uboot *ub = imgp_survey_uboot(in->sv);
+	const struct imgp_uboot *ub = imgp_survey_uboot_(in->sv);
 
 	if (!ub->where)
 		return;
 	fputs("boot loader: U-Boot", in->out);
 	if (ub->version) {
 		fputc(' ', in->out);
-		imgp_put_text(in->out, ub->version);
+		imgp_put_text_(in->out, ub->version);
 	}
 	if (ub->fdtfile) {
 		fputs(", fdtfile=", in->out);
-		imgp_put_text(in->out, ub->fdtfile);
+		imgp_put_text_(in->out, ub->fdtfile);
 	} else if (ub->tree) {
 		fputs(", ", in->out);
-		imgp_put_text(in->out, ub->tree_from);
+		imgp_put_text_(in->out, ub->tree_from);
 		fputs(" = ", in->out);
-		imgp_put_text(in->out, ub->tree);
+		imgp_put_text_(in->out, ub->tree);
 	} else {
 		fputs(", no fdtfile", in->out);
 	}
 	fputs(" (", in->out);
-	imgp_put_text(in->out, ub->where);
+	imgp_put_text_(in->out, ub->where);
 	fprintf(in->out, "%s\n", ")");
 }
 
@@ -260,23 +260,23 @@ static void text_fit(struct imgp_info *in)
 	};
 
 	fputs("fit: ", in->out);
-	if (imgp_info_fit_missing(in)) {
-		imgp_put_text(in->out, fit->error);
+	if (imgp_info_fit_missing_(in)) {
+		imgp_put_text_(in->out, fit->error);
 		text_unreadable(in);
 		fputc('\n', in->out);
 		return;
 	}
 	if (fit->rc) {
 		fputs("error: ", in->out);
-		imgp_put_text(in->out, fit->error);
+		imgp_put_text_(in->out, fit->error);
 		fputc('\n', in->out);
 		return;
 	}
 	fprintf(in->out, IMGP_PART_FMT " ", fit->part);
-	imgp_put_text(in->out, in->v.fit_path);
+	imgp_put_text_(in->out, in->v.fit_path);
 	fprintf(in->out, ", %zu bytes, %zu images, %zu configurations\n", fit->size,
 	       fit->nimages, fit->nconfs);
-	for (size_t i = 0; !imgp_survey_get_fit_image(in->sv, i, &img); i++) {
+	for (size_t i = 0; !imgp_survey_get_fit_image_(in->sv, i, &img); i++) {
 		char idx[16], size[24];
 		const char *cells[8];
 
@@ -290,29 +290,29 @@ static void text_fit(struct imgp_info *in)
 		cells[5] = img.hash_algos[0] ? img.hash_algos : "-";
 		cells[6] = hash_text[img.hash];
 		cells[7] = img.description;
-		imgp_text_table_row(&images, cells);
+		imgp_text_table_row_(&images, cells);
 	}
 	if (fit->nimages)
-		if (imgp_text_table_print(in->out, &images, "  "))
+		if (imgp_text_table_print_(in->out, &images, "  "))
 			in->failed = true;
-	for (size_t i = 0; !imgp_survey_get_fit_image(in->sv, i, &img); i++) {
+	for (size_t i = 0; !imgp_survey_get_fit_image_(in->sv, i, &img); i++) {
 		if (!img.hash_error)
 			continue;
 		fputs(img.hash == IMGP_HASH_BAD ? "error: " : "warning: ", in->out);
-		imgp_put_text(in->out, img.hash_error);
+		imgp_put_text_(in->out, img.hash_error);
 		fputc('\n', in->out);
 	}
-	for (size_t i = 0; !imgp_survey_get_fit_conf(in->sv, i, &c); i++) {
+	for (size_t i = 0; !imgp_survey_get_fit_conf_(in->sv, i, &c); i++) {
 		const char *cells[5] = {
 			c.name, c.is_default ? "yes" : "",
 			c.kernel ? c.kernel : "-", c.fdt ? c.fdt : "-",
 			c.description,
 		};
 
-		imgp_text_table_row(&confs, cells);
+		imgp_text_table_row_(&confs, cells);
 	}
 	if (fit->nconfs)
-		if (imgp_text_table_print(in->out, &confs, "  "))
+		if (imgp_text_table_print_(in->out, &confs, "  "))
 			in->failed = true;
 }
 
@@ -321,26 +321,26 @@ static void text_script(struct imgp_info *in)
 	const struct imgp_script_view *s = &in->script;
 
 	fputs("boot script: ", in->out);
-	if (imgp_info_script_missing(in)) {
-		imgp_put_text(in->out, s->error);
+	if (imgp_info_script_missing_(in)) {
+		imgp_put_text_(in->out, s->error);
 		text_unreadable(in);
 	} else if (s->rc) {
 		fputs("error: ", in->out);
-		imgp_put_text(in->out, s->error);
+		imgp_put_text_(in->out, s->error);
 	} else {
 		fprintf(in->out, IMGP_PART_FMT " %s (\"", s->part, s->path);
-		imgp_put_text(in->out, s->name);
+		imgp_put_text_(in->out, s->name);
 		fprintf(in->out, "\"), CRCs ok, loads %s: %s", IMGP_OVERRIDE_NAME,
-		       imgp_info_script_loads_override(in) ? "yes" : "no");
+		       imgp_info_script_loads_override_(in) ? "yes" : "no");
 	}
 	fputc('\n', in->out);
 
 	fprintf(in->out, "%s: ", IMGP_OVERRIDE_NAME);
-	if (imgp_info_override_missing(in)) {
-		imgp_put_text(in->out, s->override_error);
+	if (imgp_info_override_missing_(in)) {
+		imgp_put_text_(in->out, s->override_error);
 	} else if (s->override_rc && s->override_rc != -ENOENT) {
 		fputs("error: ", in->out);
-		imgp_put_text(in->out, s->override_error);
+		imgp_put_text_(in->out, s->override_error);
 	} else if (s->override_exists) {
 		fprintf(in->out, IMGP_PART_FMT " " IMGP_OVERRIDE_PATH ", %zu bytes",
 		       s->override_part, s->override_size);
@@ -350,7 +350,7 @@ static void text_script(struct imgp_info *in)
 	fputc('\n', in->out);
 }
 
-bool imgp_info_is_uhs_blocker(const char *prop)
+bool imgp_info_is_uhs_blocker_(const char *prop)
 {
 	return strcmp(prop, "no-1-8-v") == 0;
 }
@@ -362,21 +362,21 @@ static void text_controllers(struct imgp_info *in, const struct imgp_tree_view *
 
 	switch (dt->state) {
 	case IMGP_TREE_COMPRESSED:
-		imgp_survey_get_fit_image(in->sv, (size_t)dt->image, &img);
+		imgp_survey_get_fit_image_(in->sv, (size_t)dt->image, &img);
 		fprintf(in->out, "compressed (");
-		imgp_put_text(in->out, img.compression);
+		imgp_put_text_(in->out, img.compression);
 		fprintf(in->out, "), not inspected\n");
 		return;
 	case IMGP_TREE_SKIPPED:
 		fputs("not inspected: ", in->out);
-		imgp_put_text(in->out, dt->error);
+		imgp_put_text_(in->out, dt->error);
 		fputc('\n', in->out);
 		return;
 	case IMGP_TREE_ERROR:
 	case IMGP_TREE_MISSING:
 		/* Not there is no failure to read: no "error:", not a problem. */
 		fputs(dt->state == IMGP_TREE_ERROR ? "error: " : "", in->out);
-		imgp_put_text(in->out, dt->error);
+		imgp_put_text_(in->out, dt->error);
 		fputc('\n', in->out);
 		return;
 	case IMGP_TREE_OK:
@@ -391,17 +391,17 @@ static void text_controllers(struct imgp_info *in, const struct imgp_tree_view *
 		const struct imgp_dt_mmc *m = &dt->mmc[i];
 
 		fputs("  ", in->out);
-		imgp_put_text(in->out, m->path);
+		imgp_put_text_(in->out, m->path);
 		fputc(' ', in->out);
-		imgp_put_text(in->out, m->status);
+		imgp_put_text_(in->out, m->status);
 		for (size_t k = 0; k < m->nprops; k++) {
 			fputs(k ? ", " : ": ", in->out);
-			imgp_put_text(in->out, m->props[k].name);
+			imgp_put_text_(in->out, m->props[k].name);
 			if (m->props[k].value[0]) {
 				fputc('=', in->out);
-				imgp_put_text(in->out, m->props[k].value);
+				imgp_put_text_(in->out, m->props[k].value);
 			}
-			if (imgp_info_is_uhs_blocker(m->props[k].name))
+			if (imgp_info_is_uhs_blocker_(m->props[k].name))
 				fputs(" (UHS-I blocked)", in->out);
 		}
 		fputc('\n', in->out);
@@ -413,9 +413,9 @@ static void text_dt(struct imgp_info *in, const struct imgp_tree_view *dt)
 	struct imgp_fit_image_view img;
 
 	if (dt->image >= 0) {
-		imgp_survey_get_fit_image(in->sv, (size_t)dt->image, &img);
+		imgp_survey_get_fit_image_(in->sv, (size_t)dt->image, &img);
 		fputs("fdt '", in->out);
-		imgp_put_text(in->out, img.name);
+		imgp_put_text_(in->out, img.name);
 		fprintf(in->out, "' (#%d): ", img.index);
 	} else {
 		fprintf(in->out, "%s (" IMGP_PART_FMT "): ", IMGP_OVERRIDE_NAME,
@@ -435,13 +435,13 @@ static void text_effective(struct imgp_info *in, const struct imgp_entry_view *d
 	const char *warning;
 
 	fputs("effective tree ", in->out);
-	imgp_put_text(in->out, e->booted);
+	imgp_put_text_(in->out, e->booted);
 	text_model(in, dt);
 	fputs(": ", in->out);
 	text_controllers(in, &e->tree);
-	for (size_t k = 0; (warning = imgp_info_warning(in, e, k)); k++) {
+	for (size_t k = 0; (warning = imgp_info_warning_(in, e, k)); k++) {
 		fputs("warning: ", in->out);
-		imgp_put_text(in->out, warning);
+		imgp_put_text_(in->out, warning);
 		fputc('\n', in->out);
 	}
 }
@@ -454,14 +454,14 @@ static void text_trees(struct imgp_info *in)
 	struct imgp_tree_view tree;
 	size_t shown = in->v.ntrees;
 
-	for (size_t i = 0; !imgp_survey_get_entry(in->sv, i, &dt); i++) {
-		if (!imgp_info_effective(in, i, &e) || !imgp_info_shows(in, i, &dt))
+	for (size_t i = 0; !imgp_survey_get_entry_(in->sv, i, &dt); i++) {
+		if (!imgp_info_effective_(in, i, &e) || !imgp_info_shows_(in, i, &dt))
 			continue;
 		text_effective(in, &dt, &e);
 		shown++;
 	}
-	for (size_t i = 0; !imgp_survey_get_tree(in->sv, i, &tree); i++)
-		if (imgp_info_shows_tree(in, &tree))
+	for (size_t i = 0; !imgp_survey_get_tree_(in->sv, i, &tree); i++)
+		if (imgp_info_shows_tree_(in, &tree))
 			text_dt(in, &tree);
 	if (!shown && in->brief)
 		fprintf(in->out, "effective tree: none shown (U-Boot picks one of %zu by its %s; --model TREE names one)\n",
@@ -476,11 +476,11 @@ static void text_fstab(struct imgp_info *in)
 	const struct imgp_fstab_entry *e = f->root;
 
 	fputs("root fstab: ", in->out);
-	if (imgp_info_fstab_missing(in)) {
-		imgp_put_text(in->out, in->v.root_error);
+	if (imgp_info_fstab_missing_(in)) {
+		imgp_put_text_(in->out, in->v.root_error);
 		if (in->root_subvol) {
 			fputs("; the kernel mounts the subvolume rootflags= names: ", stdout);
-			imgp_put_text(in->out, in->root_subvol);
+			imgp_put_text_(in->out, in->root_subvol);
 		} else if (in->root_subvol_known) {
 			fputs("; the kernel mounts its default subvolume (rootflags= names none)", stdout);
 		}
@@ -488,31 +488,31 @@ static void text_fstab(struct imgp_info *in)
 			fputs(in->root_opens_other ?
 			      "; the command line opens another container: " :
 			      "; the command line opens it: ", stdout);
-			imgp_put_text(in->out, in->root_opens);
+			imgp_put_text_(in->out, in->root_opens);
 		}
 		text_unreadable(in);
-	} else if (imgp_info_fstab_error(in)) {
+	} else if (imgp_info_fstab_error_(in)) {
 		fputs("error: ", in->out);
-		imgp_put_text(in->out, imgp_info_fstab_error(in));
+		imgp_put_text_(in->out, imgp_info_fstab_error_(in));
 	} else if (f->root_rc) {
 		fprintf(in->out, IMGP_PART_FMT " " IMGP_FSTAB_PATH ": ", f->part);
-		imgp_put_text(in->out, f->root_error);
+		imgp_put_text_(in->out, f->root_error);
 	} else {
 		fprintf(in->out, IMGP_PART_FMT " " IMGP_FSTAB_PATH " line %d: ", f->part,
 		       e->line);
-		imgp_put_text(in->out, e->spec);
+		imgp_put_text_(in->out, e->spec);
 		fputc(' ', in->out);
-		imgp_put_text(in->out, e->file);
+		imgp_put_text_(in->out, e->file);
 		fputc(' ', in->out);
-		imgp_put_text(in->out, e->vfstype);
+		imgp_put_text_(in->out, e->vfstype);
 		fputc(' ', in->out);
-		imgp_put_text(in->out, e->options);
+		imgp_put_text_(in->out, e->options);
 		fprintf(in->out, " %d %d", e->freq, e->passno);
 	}
 	fputc('\n', in->out);
 }
 
-int imgp_info_print_text(struct imgp_info *in)
+int imgp_info_print_text_(struct imgp_info *in)
 {
 	text_partitions(in);
 	fputc('\n', in->out);

@@ -14,66 +14,66 @@
 
 #include "info.h"
 
-bool imgp_info_fit_missing(const struct imgp_info *in)
+bool imgp_info_fit_missing_(const struct imgp_info *in)
 {
 	return !in->fit.part;
 }
 
-bool imgp_info_script_missing(const struct imgp_info *in)
+bool imgp_info_script_missing_(const struct imgp_info *in)
 {
 	return !in->script.path && in->script.rc == -ENOENT;
 }
 
-bool imgp_info_override_missing(const struct imgp_info *in)
+bool imgp_info_override_missing_(const struct imgp_info *in)
 {
 	return !in->script.override_part;
 }
 
-bool imgp_info_fstab_missing(const struct imgp_info *in)
+bool imgp_info_fstab_missing_(const struct imgp_info *in)
 {
 	return !in->v.root && in->v.root_rc == -ENOENT;
 }
 
-bool imgp_info_script_loads_override(const struct imgp_info *in)
+bool imgp_info_script_loads_override_(const struct imgp_info *in)
 {
 	return in->script.loads_override;
 }
 
-const char *imgp_info_fstab_error(const struct imgp_info *in)
+const char *imgp_info_fstab_error_(const struct imgp_info *in)
 {
 	const struct imgp_fstab_view *f = &in->fstab;
 
-	if (imgp_info_fstab_missing(in))
+	if (imgp_info_fstab_missing_(in))
 		return NULL;
 	if (f->rc)
 		return f->error;
 	return f->root_rc && f->root_rc != -ENOENT ? f->root_error : NULL;
 }
 
-bool imgp_info_shows(const struct imgp_info *in, size_t i, const struct imgp_entry_view *dt)
+bool imgp_info_shows_(const struct imgp_info *in, size_t i, const struct imgp_entry_view *dt)
 {
 	if (in->picked)
 		return in->pick.entry == (long)i;
 	return !in->brief || dt->uboot_default;
 }
 
-bool imgp_info_shows_tree(const struct imgp_info *in, const struct imgp_tree_view *tree)
+bool imgp_info_shows_tree_(const struct imgp_info *in, const struct imgp_tree_view *tree)
 {
 	return !in->picked || (in->pick.image >= 0 && in->pick.image == tree->image);
 }
 
-bool imgp_info_effective(const struct imgp_info *in, size_t i, struct imgp_effective_view *e)
+bool imgp_info_effective_(const struct imgp_info *in, size_t i, struct imgp_effective_view *e)
 {
-	for (size_t k = 0; !imgp_survey_get_effective(in->sv, k, e); k++)
+	for (size_t k = 0; !imgp_survey_get_effective_(in->sv, k, e); k++)
 		if (e->entry == (long)i)
 			return true;
 	return false;
 }
 
-const char *imgp_info_warning(const struct imgp_info *in, const struct imgp_effective_view *e,
+const char *imgp_info_warning_(const struct imgp_info *in, const struct imgp_effective_view *e,
 			 size_t k)
 {
-	const char *image = imgp_disk_path(in->disk);
+	const char *image = imgp_disk_path_(in->disk);
 	size_t n = strlen(image);
 
 	if (k < e->nwarnings) {
@@ -95,23 +95,23 @@ static int count_problems(const struct imgp_info *in)
 	struct imgp_fit_image_view img;
 	struct imgp_tree_view tree;
 	struct imgp_effective_view e;
-	int n = imgp_disk_table(in->disk)->used_backup;
+	int n = imgp_disk_table_(in->disk)->used_backup;
 
-	for (size_t i = 0; i < imgp_disk_table(in->disk)->nparts; i++)
-		n += imgp_survey_fs_error(in->sv, i) != NULL;
-	n += !imgp_info_fit_missing(in) && in->fit.rc;
-	for (size_t i = 0; !imgp_survey_get_fit_image(in->sv, i, &img); i++)
+	for (size_t i = 0; i < imgp_disk_table_(in->disk)->nparts; i++)
+		n += imgp_survey_fs_error_(in->sv, i) != NULL;
+	n += !imgp_info_fit_missing_(in) && in->fit.rc;
+	for (size_t i = 0; !imgp_survey_get_fit_image_(in->sv, i, &img); i++)
 		n += img.hash == IMGP_HASH_BAD;
-	n += !imgp_info_script_missing(in) && in->script.rc;
-	n += !imgp_info_override_missing(in) && in->script.override_rc &&
+	n += !imgp_info_script_missing_(in) && in->script.rc;
+	n += !imgp_info_override_missing_(in) && in->script.override_rc &&
 	     in->script.override_rc != -ENOENT;
-	for (size_t i = 0; !imgp_survey_get_tree(in->sv, i, &tree); i++)
-		n += imgp_info_shows_tree(in, &tree) && tree.state == IMGP_TREE_ERROR;
+	for (size_t i = 0; !imgp_survey_get_tree_(in->sv, i, &tree); i++)
+		n += imgp_info_shows_tree_(in, &tree) && tree.state == IMGP_TREE_ERROR;
 	/* With --model, that tree's alone; else each one's, shown or not. */
 	for (size_t i = 0; i < in->v.nentries; i++)
 		n += (!in->picked || in->pick.entry == (long)i) &&
-		     imgp_info_effective(in, i, &e) && e.tree.state == IMGP_TREE_ERROR;
-	n += imgp_info_fstab_error(in) != NULL;
+		     imgp_info_effective_(in, i, &e) && e.tree.state == IMGP_TREE_ERROR;
+	n += imgp_info_fstab_error_(in) != NULL;
 	n += in->v.bootpath_rc != 0;
 	return n;
 }
@@ -145,7 +145,7 @@ static int get_cmdlines(struct imgp_info *in)
 		return imgp_fail(ENOMEM, "out of memory");
 	in->ncmdlines = 1;
 	rc = in->picked && in->pick.entry >= 0 ?
-	     imgp_survey_get_entry(sv, (size_t)in->pick.entry, &dt) : -ENOENT;
+	     imgp_survey_get_entry_(sv, (size_t)in->pick.entry, &dt) : -ENOENT;
 	rc = imgp_survey_cmdline(sv, rc ? NULL : dt.path, &in->cmdlines[0].line,
 				 &in->cmdlines[0].where, &in->cmdlines[0].loader);
 	if (rc == -EINVAL && in->v.nentries > 1 && !in->picked) {
@@ -155,11 +155,11 @@ static int get_cmdlines(struct imgp_info *in)
 			return imgp_fail(ENOMEM, "out of memory");
 		in->ncmdlines = in->v.nentries;
 		rc = 0;
-		for (size_t n = 0; !rc && !imgp_survey_get_entry(sv, n, &dt); n++) {
+		for (size_t n = 0; !rc && !imgp_survey_get_entry_(sv, n, &dt); n++) {
 			struct imgp_info_cmdline *c = &in->cmdlines[n];
 
 			/* A tree not shown keeps its line out too. */
-			if (in->brief && !imgp_info_shows(in, n, &dt))
+			if (in->brief && !imgp_info_shows_(in, n, &dt))
 				continue;
 			c->model = dt.model ? dt.model : dt.path;
 			rc = imgp_survey_cmdline(sv, dt.path, &c->line, &c->where, &c->loader);
@@ -191,7 +191,7 @@ static int get_root_subvol(struct imgp_info *in)
 	    in->cmdline_error || in->ncmdlines != 1)
 		return 0;
 	line = &in->cmdlines[0].line;
-	rc = imgp_cmdline_get((const char *)line->data, line->len, "rootflags", &flags);
+	rc = imgp_cmdline_get_((const char *)line->data, line->len, "rootflags", &flags);
 	if (rc < 0) {
 		imgp_buf_free(&flags);
 		return imgp_fail(ENOMEM, "out of memory");
@@ -237,7 +237,7 @@ static int get_root_opens(struct imgp_info *in)
 	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]) && !in->root_opens; k++) {
 		struct imgp_buf v = { 0 };
 		const char *val, *end;
-		int rc = imgp_cmdline_get((const char *)line->data, line->len, keys[k], &v);
+		int rc = imgp_cmdline_get_((const char *)line->data, line->len, keys[k], &v);
 
 		if (rc <= 0) {
 			imgp_buf_free(&v);
@@ -277,18 +277,18 @@ int imgp_info_write(struct imgp_survey *sv, const struct imgp_info_opts *opts, F
 
 	*problems = 0;
 	in.disk = sv->disk;
-	imgp_survey_get(sv, &in.v);
-	imgp_survey_get_fit(sv, &in.fit);
-	imgp_survey_get_script(sv, &in.script);
-	imgp_survey_get_fstab(sv, &in.fstab);
+	imgp_survey_get_(sv, &in.v);
+	imgp_survey_get_fit_(sv, &in.fit);
+	imgp_survey_get_script_(sv, &in.script);
+	imgp_survey_get_fstab_(sv, &in.fstab);
 	/* --model: the tree as cat --dtb and doctor --model pick it. */
 	if (opts->model) {
-		rc = imgp_survey_pick(sv, opts->model, true, &pick);
+		rc = imgp_survey_pick_(sv, opts->model, true, &pick);
 		if (rc)
 			return rc;
 	}
 	/* A dozen trees are listed in full, as the library's messages name a dozen. */
-	in.picked = opts->model && !imgp_survey_get_effective(sv, pick, &in.pick);
+	in.picked = opts->model && !imgp_survey_get_effective_(sv, pick, &in.pick);
 	in.brief = !opts->json && !opts->model && in.v.chooser && in.v.nentries > 12;
 	in.problems = count_problems(&in);
 	rc = get_cmdlines(&in);
@@ -297,7 +297,7 @@ int imgp_info_write(struct imgp_survey *sv, const struct imgp_info_opts *opts, F
 	if (!rc)
 		rc = get_root_opens(&in);
 	if (!rc)
-		rc = opts->json ? imgp_info_print_json(&in) : imgp_info_print_text(&in);
+		rc = opts->json ? imgp_info_print_json_(&in) : imgp_info_print_text_(&in);
 	if (!rc)
 		*problems = in.problems;
 	free_cmdlines(&in);

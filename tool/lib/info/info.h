@@ -60,39 +60,39 @@ struct imgp_info {
 };
 
 /* Whether the boot path's tree i is shown (--model, brief), and a FIT's or override's tree. */
-bool imgp_info_shows(const struct imgp_info *in, size_t i, const struct imgp_entry_view *dt);
-bool imgp_info_shows_tree(const struct imgp_info *in, const struct imgp_tree_view *tree);
+bool imgp_info_shows_(const struct imgp_info *in, size_t i, const struct imgp_entry_view *dt);
+bool imgp_info_shows_tree_(const struct imgp_info *in, const struct imgp_tree_view *tree);
 
 /* The sector size the table counts in (512 when it does not say). */
-unsigned imgp_info_sector_size(const struct imgp_info *in);
+unsigned imgp_info_sector_size_(const struct imgp_info *in);
 /* True for a controller property that keeps the card from UHS-I modes. */
-bool imgp_info_is_uhs_blocker(const char *prop);
+bool imgp_info_is_uhs_blocker_(const char *prop);
 
 /* No partition had the FIT, the boot script, the hook file, /etc/fstab. */
-bool imgp_info_fit_missing(const struct imgp_info *in);
-bool imgp_info_script_missing(const struct imgp_info *in);
-bool imgp_info_override_missing(const struct imgp_info *in);
-bool imgp_info_fstab_missing(const struct imgp_info *in);
+bool imgp_info_fit_missing_(const struct imgp_info *in);
+bool imgp_info_script_missing_(const struct imgp_info *in);
+bool imgp_info_override_missing_(const struct imgp_info *in);
+bool imgp_info_fstab_missing_(const struct imgp_info *in);
 /* The script mentions IMGP_OVERRIDE_NAME. */
-bool imgp_info_script_loads_override(const struct imgp_info *in);
+bool imgp_info_script_loads_override_(const struct imgp_info *in);
 /* Why /etc/fstab could not be read or is malformed; NULL when neither. */
-const char *imgp_info_fstab_error(const struct imgp_info *in);
+const char *imgp_info_fstab_error_(const struct imgp_info *in);
 /*
  * The effective tree of the boot path's entry i, with its controllers, into
  * *e; false for a FIT's boot path (its trees are the survey's).
  */
-bool imgp_info_effective(const struct imgp_info *in, size_t i, struct imgp_effective_view *e);
+bool imgp_info_effective_(const struct imgp_info *in, size_t i, struct imgp_effective_view *e);
 /*
  * Warning k of effective tree e (NULL past the last): those met building
  * it, then why an entry did not take effect when the boot still ends with
  * a tree (not a problem).
  */
-const char *imgp_info_warning(const struct imgp_info *in, const struct imgp_effective_view *e,
+const char *imgp_info_warning_(const struct imgp_info *in, const struct imgp_effective_view *e,
 			 size_t k);
 
 /* Writes everything as text tables. Returns 0, -ENOMEM or -EIO. */
-int imgp_info_print_text(struct imgp_info *in);
+int imgp_info_print_text_(struct imgp_info *in);
 /* Writes everything as one JSON document. Returns 0 or -errno. */
-int imgp_info_print_json(const struct imgp_info *in);
+int imgp_info_print_json_(const struct imgp_info *in);
 
 #endif

@@ -9,14 +9,14 @@
 #include "text/json.h"
 #include "table.h"
 
-size_t imgp_put_text(FILE *out, const char *str)
+size_t imgp_put_text_(FILE *out, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t len = strlen(str), cols = 0, i = 0;
 
 	while (i < len) {
 		size_t n = s[i] < 0x20 || s[i] == 0x7f ? 0 :
-			   imgp_json_utf8_len(s + i, len - i);
+			   imgp_json_utf8_len_(s + i, len - i);
 
 		if (n == 2 && s[i] == 0xc2 && s[i + 1] < 0xa0)
 			n = 0;
@@ -41,7 +41,7 @@ static size_t text_width(const char *str)
 	return cols;
 }
 
-void imgp_text_table_row(struct imgp_text_table *t, const char *const cells[])
+void imgp_text_table_row_(struct imgp_text_table *t, const char *const cells[])
 {
 	char **grown;
 
@@ -68,7 +68,7 @@ void imgp_text_table_row(struct imgp_text_table *t, const char *const cells[])
 	t->nrows++;
 }
 
-int imgp_text_table_print(FILE *out, struct imgp_text_table *t, const char *indent)
+int imgp_text_table_print_(FILE *out, struct imgp_text_table *t, const char *indent)
 {
 	size_t width[IMGP_TEXT_TABLE_COLS] = { 0 };
 	bool show[IMGP_TEXT_TABLE_COLS];
@@ -106,7 +106,7 @@ int imgp_text_table_print(FILE *out, struct imgp_text_table *t, const char *inde
 			sep = "  ";
 			if (t->right & 1u << c)
 				fprintf(out, "%*s", (int)pad, "");
-			imgp_put_text(out, row[c]);
+			imgp_put_text_(out, row[c]);
 			if (!(t->right & 1u << c) && c + 1 < end)
 				fprintf(out, "%*s", (int)pad, "");
 		}

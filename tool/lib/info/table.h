@@ -12,7 +12,7 @@
  * C1) and invalid UTF-8 shown as '?', so a crafted name cannot drive the
  * terminal. Returns the number of characters written.
  */
-size_t imgp_put_text(FILE *out, const char *str);
+size_t imgp_put_text_(FILE *out, const char *str);
 
 #define IMGP_TEXT_TABLE_COLS 10
 
@@ -30,11 +30,11 @@ struct imgp_text_table {
 };
 
 /* Adds a row of t->ncols cells (copied; NULL is an empty cell). */
-void imgp_text_table_row(struct imgp_text_table *t, const char *const cells[]);
+void imgp_text_table_row_(struct imgp_text_table *t, const char *const cells[]);
 /*
  * Writes the heading and the rows, each line after indent, and empties t.
  * Returns 0, or -ENOMEM when a row was left out.
  */
-int imgp_text_table_print(FILE *out, struct imgp_text_table *t, const char *indent);
+int imgp_text_table_print_(FILE *out, struct imgp_text_table *t, const char *indent);
 
 #endif

@@ -38,13 +38,13 @@ static int commit_in_place(struct imgp_job *job, struct imgp_patch *patch)
 static int bmap_in_place(struct imgp_job *job)
 {
 	char *tmp = NULL;
-	int rc = imgp_job_temp_make(job, job->o.bmap, &tmp);
+	int rc = imgp_job_temp_make_(job, job->o.bmap, &tmp);
 
 	if (!rc)
-		rc = imgp_bmap_write(job->ctx, job->work, tmp);
+		rc = imgp_bmap_write_(job->ctx, job->work, tmp);
 	if (!rc)
-		rc = imgp_job_temp_rename(job, &tmp, job->o.bmap);
-	imgp_job_temp_drop(job, &tmp);
+		rc = imgp_job_temp_rename_(job, &tmp, job->o.bmap);
+	imgp_job_temp_drop_(job, &tmp);
 	/* The image stays patched: the failure says so. */
 	return rc ? imgp_fail_ctx(rc, "patched, but no block map written to %s", job->o.bmap) : 0;
 }
@@ -62,28 +62,28 @@ static int finish_output(struct imgp_job *job, const char *final)
 	/* An archive was refused when the job opened. */
 	pack.format = imgp_job_out_format(job);
 	if (job->o.bmap) {
-		rc = imgp_job_temp_make(job, job->o.bmap, &bmap_tmp);
+		rc = imgp_job_temp_make_(job, job->o.bmap, &bmap_tmp);
 		/* An unpacked stream has no holes: its filesystems say what is used. */
 		if (!rc)
-			rc = imgp_work_format(job->src) == IMGP_FMT_RAW ?
-			     imgp_bmap_write(job->ctx, job->work, bmap_tmp) :
-			     imgp_bmap_write_fs(job->ctx, job->work, bmap_tmp);
+			rc = imgp_work_format_(job->src) == IMGP_FMT_RAW ?
+			     imgp_bmap_write_(job->ctx, job->work, bmap_tmp) :
+			     imgp_bmap_write_fs_(job->ctx, job->work, bmap_tmp);
 	}
 	if (!rc && pack.format != IMGP_FMT_RAW) {
-		rc = imgp_job_temp_make(job, final, &packed);
+		rc = imgp_job_temp_make_(job, final, &packed);
 		if (!rc)
-			rc = imgp_work_pack(job->src, packed, &pack);
+			rc = imgp_work_pack_(job->src, packed, &pack);
 		if (!rc)
-			rc = imgp_job_temp_rename(job, &packed, final);
+			rc = imgp_job_temp_rename_(job, &packed, final);
 	} else if (!rc) {
-		rc = imgp_job_temp_rename(job, &job->work, final);
+		rc = imgp_job_temp_rename_(job, &job->work, final);
 		if (!rc)
 			job->work_is_temp = false;
 	}
 	if (!rc && bmap_tmp)
-		rc = imgp_job_temp_rename(job, &bmap_tmp, job->o.bmap);
-	imgp_job_temp_drop(job, &packed);
-	imgp_job_temp_drop(job, &bmap_tmp);
+		rc = imgp_job_temp_rename_(job, &bmap_tmp, job->o.bmap);
+	imgp_job_temp_drop_(job, &packed);
+	imgp_job_temp_drop_(job, &bmap_tmp);
 	return rc;
 }
 
@@ -91,21 +91,21 @@ static int finish_output(struct imgp_job *job, const char *final)
 static int copy_raw(struct imgp_job *job, const char *final)
 {
 	char *copy = NULL;
-	int rc = imgp_job_temp_make(job, final, &copy);
+	int rc = imgp_job_temp_make_(job, final, &copy);
 
 	if (!rc) {
-		imgp_ctx_name(job->ctx, copy, job->o.image);
+		imgp_ctx_name_(job->ctx, copy, job->o.image);
 		rc = imgp_copy_sparse(job->ctx, job->o.image, copy);
 	}
 	if (rc) {
-		imgp_job_temp_drop(job, &copy);
+		imgp_job_temp_drop_(job, &copy);
 		return rc;
 	}
 	free(job->work);
 	job->work = copy;
 	job->work_is_temp = true;
 	/* The copy is the working image the output is made from. */
-	imgp_work_set_path(job->src, job->work);
+	imgp_work_set_path_(job->src, job->work);
 	return 0;
 }
 
@@ -122,14 +122,14 @@ int imgp_job_commit(struct imgp_job *job, struct imgp_patch *patch)
 	pending = imgp_patch_pending(patch);
 	/* What the commit would refuse, a dry run refuses too. */
 	if (job->o.dry_run)
-		return pending ? imgp_patch_check(patch) : 0;
+		return pending ? imgp_patch_check_(patch) : 0;
 	if (!final) {
 		rc = pending ? commit_in_place(job, patch) : 0;
 		/* A raw image with a bmap: the map of the image as it now is. */
 		return !rc && job->o.bmap ? bmap_in_place(job) : rc;
 	}
 	if (!job->work_is_temp && (rc = copy_raw(job, final)))
-		return imgp_job_fail(job, rc, final);
+		return imgp_job_fail_(job, rc, final);
 	/*
 	 * A private copy needs no journal: it is renamed only when complete.
 	 * What the commit refuses is the image's (e2fsck IMAGE, not an output
@@ -137,7 +137,7 @@ int imgp_job_commit(struct imgp_job *job, struct imgp_patch *patch)
 	 */
 	rc = imgp_patch_commit(patch, job->work, NULL);
 	if (!rc && (rc = finish_output(job, final)))
-		return imgp_job_fail(job, rc, final);
+		return imgp_job_fail_(job, rc, final);
 	return rc;
 }
 
@@ -148,5 +148,5 @@ const char *imgp_job_output(const struct imgp_job *job)
 
 bool imgp_job_xz_blocks(const struct imgp_job *job, size_t *changed, size_t *nblocks)
 {
-	return imgp_work_xz_blocks(job->src, changed, nblocks);
+	return imgp_work_xz_blocks_(job->src, changed, nblocks);
 }

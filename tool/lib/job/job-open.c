@@ -20,7 +20,7 @@
 #include "patch/patch.h"
 #include "job/job.h"
 
-int imgp_job_fail(struct imgp_job *job, int rc, const char *subject)
+int imgp_job_fail_(struct imgp_job *job, int rc, const char *subject)
 {
 	job->failed = subject;
 	return rc;
@@ -66,7 +66,7 @@ static int check_folder(struct imgp_job *job, const char *path, const char *what
 	dir = dirname(copy);
 	why = imgp_folder_problem(dir);
 	if (*why)
-		rc = imgp_job_fail(job, imgp_fail(EACCES, "cannot write %s: folder %s %s%s%s",
+		rc = imgp_job_fail_(job, imgp_fail(EACCES, "cannot write %s: folder %s %s%s%s",
 						  what, dir, why, hint ? ": " : "",
 						  hint ? hint : ""), path);
 	free(copy);
@@ -80,7 +80,7 @@ static int check_file(struct imgp_job *job, const char *path, const char *what,
 	struct stat st;
 
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return imgp_job_fail(job, imgp_fail(EISDIR, "cannot write %s: it is a folder: give %s a file name",
+		return imgp_job_fail_(job, imgp_fail(EISDIR, "cannot write %s: it is a folder: give %s a file name",
 						    what, option), path);
 	return check_folder(job, path, what, NULL);
 }
@@ -125,17 +125,17 @@ static int check_outputs(struct imgp_job *job, bool in_place_raw)
 static int open_in_place(struct imgp_job *job)
 {
 	/* On the file the probe opened and the plan reads: no other. */
-	int fd = imgp_work_lock(job->src);
+	int fd = imgp_work_lock_(job->src);
 
 	if (fd < 0)
 		return fd;
 	job->lock_fd = fd;
-	if (!imgp_journal_check(job->journal, job->o.image))
+	if (!imgp_journal_check_(job->journal, job->o.image))
 		return 0;
 	if (!job->o.recover)
 		return -EBUSY;
 	job->recovered = true;
-	return imgp_journal_restore(job->journal, job->o.image, false, &job->regions, &job->bytes);
+	return imgp_journal_restore_(job->journal, job->o.image, false, &job->regions, &job->bytes);
 }
 
 enum imgp_format imgp_job_out_format(const struct imgp_job *job)
@@ -144,8 +144,8 @@ enum imgp_format imgp_job_out_format(const struct imgp_job *job)
 	if (job->o.format_set)
 		return job->o.pack.format;
 	if (job->o.out)
-		return imgp_format_from_name(job->o.out);
-	return imgp_work_format(job->src);
+		return imgp_format_from_name_(job->o.out);
+	return imgp_work_format_(job->src);
 }
 
 /* The raw image is worked on as it is; nothing else is made. */
@@ -167,7 +167,7 @@ static int open_unpacked(struct imgp_job *job)
 	const struct imgp_job_opts *o = &job->o;
 	/*
 	 * Unpacked sparse even with a bmap: the map of a compressed input
-	 * comes from its filesystems (imgp_bmap_write_fs), never from holes.
+	 * comes from its filesystems (imgp_bmap_write_fs_), never from holes.
 	 */
 	struct imgp_work_opts wopts = { .zero_holes = true };
 	const char *final = o->out ? o->out : o->in_place ? o->image : NULL;
@@ -180,16 +180,16 @@ static int open_unpacked(struct imgp_job *job)
 		job->out.format = imgp_job_out_format(job);
 	}
 	/* In place replaces IMAGE: one run at a time, as for a raw image. */
-	if (o->write && o->in_place && !o->dry_run && (job->lock_fd = imgp_lock(o->image)) < 0)
+	if (o->write && o->in_place && !o->dry_run && (job->lock_fd = imgp_lock_(o->image)) < 0)
 		return job->lock_fd;
 	/* The working copy lives where the output will, so the rename is atomic. */
-	rc = imgp_job_temp_make(job, o->write ? final : NULL, &job->work);
+	rc = imgp_job_temp_make_(job, o->write ? final : NULL, &job->work);
 	if (rc)
 		return rc;
 	job->work_is_temp = true;
 	/* The working copy is the user's image: messages name it so. */
-	imgp_ctx_name(job->ctx, job->work, o->image);
-	return imgp_work_unpack(job->src, job->work, &wopts);
+	imgp_ctx_name_(job->ctx, job->work, o->image);
+	return imgp_work_unpack_(job->src, job->work, &wopts);
 }
 
 int imgp_job_open(struct imgp_job *job)
@@ -210,22 +210,22 @@ int imgp_job_open(struct imgp_job *job)
 	/* A mounted card is refused before anything is read from it. */
 	if (o->write && !o->dry_run && (rc = imgp_blockdev_check_unmounted(o->image)))
 		return rc;
-	rc = imgp_work_probe(&job->src, job->ctx, o->image);
+	rc = imgp_work_probe_(&job->src, job->ctx, o->image);
 	if (rc)
 		return rc;
-	raw = imgp_work_format(job->src) == IMGP_FMT_RAW;
+	raw = imgp_work_format_(job->src) == IMGP_FMT_RAW;
 	if (raw && o->in_place && !o->format_set)
 		o->in_place = false;   /* a raw image is patched in place anyway */
 	if (o->write && !raw && !o->out && !o->in_place && !o->dry_run) {
 		job->usage = true;
 		return imgp_fail(EINVAL, "a %s-compressed image is not patched in place: give -o OUT (or --in-place to recompress over it)",
-				 imgp_format_name(imgp_work_format(job->src)));
+				 imgp_format_name(imgp_work_format_(job->src)));
 	}
 	/* An archive is read, never written: refused before any work, dry run or not. */
 	if (o->write && imgp_job_output(job) && imgp_job_out_format(job) != IMGP_FMT_RAW &&
-	    !imgp_format_is_compressed(imgp_job_out_format(job))) {
+	    !imgp_format_is_compressed_(imgp_job_out_format(job))) {
 		job->usage = true;
-		return imgp_job_fail(job, imgp_fail(EINVAL, "cannot write a %s archive: choose --compress %s",
+		return imgp_job_fail_(job, imgp_fail(EINVAL, "cannot write a %s archive: choose --compress %s",
 						    imgp_format_name(imgp_job_out_format(job)),
 						    imgp_format_choices()), imgp_job_output(job));
 	}
@@ -244,11 +244,11 @@ void imgp_job_free(struct imgp_job *job)
 {
 	if (!job)
 		return;
-	imgp_work_close(job->src);
-	imgp_unlock(job->lock_fd);
+	imgp_work_close_(job->src);
+	imgp_unlock_(job->lock_fd);
 	free(job->journal);
 	if (job->work_is_temp)
-		imgp_job_temp_drop(job, &job->work);
+		imgp_job_temp_drop_(job, &job->work);
 	free(job->work);
 	free(job);
 }
@@ -269,15 +269,15 @@ const char *imgp_job_recovered(const struct imgp_job *job, size_t *regions, uint
 
 int imgp_job_disk_open(struct imgp_job *job, struct imgp_disk **disk)
 {
-	return imgp_work_disk_open(job->src, disk);
+	return imgp_work_disk_open_(job->src, disk);
 }
 
 enum imgp_format imgp_job_format(const struct imgp_job *job)
 {
-	return imgp_work_format(job->src);
+	return imgp_work_format_(job->src);
 }
 
 const char *imgp_job_path(const struct imgp_job *job)
 {
-	return imgp_work_path(job->src);
+	return imgp_work_path_(job->src);
 }

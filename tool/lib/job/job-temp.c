@@ -15,7 +15,7 @@
 #include "core/core.h"
 #include "job/job.h"
 
-int imgp_job_temp_make(struct imgp_job *job, const char *near, char **path)
+int imgp_job_temp_make_(struct imgp_job *job, const char *near, char **path)
 {
 	char *dir_copy = NULL, *base_copy = NULL;
 	const char *dir = imgp_tmpdir(), *base = "imgpatch-work";
@@ -44,7 +44,7 @@ int imgp_job_temp_make(struct imgp_job *job, const char *near, char **path)
 			imgp_debug(job->ctx, "%s: chmod: %s", *path, strerror(errno));
 		close(fd);
 		if (near)
-			imgp_ctx_name(job->ctx, *path, near);
+			imgp_ctx_name_(job->ctx, *path, near);
 		fd = 0;
 	}
 	free(dir_copy);
@@ -52,23 +52,23 @@ int imgp_job_temp_make(struct imgp_job *job, const char *near, char **path)
 	return fd;
 }
 
-void imgp_job_temp_drop(struct imgp_job *job, char **path)
+void imgp_job_temp_drop_(struct imgp_job *job, char **path)
 {
 	if (!*path)
 		return;
 	imgp_temp_remove(*path);
-	imgp_ctx_name(job->ctx, *path, NULL);
+	imgp_ctx_name_(job->ctx, *path, NULL);
 	free(*path);
 	*path = NULL;
 }
 
-int imgp_job_temp_rename(struct imgp_job *job, char **path, const char *final)
+int imgp_job_temp_rename_(struct imgp_job *job, char **path, const char *final)
 {
 	int rc = imgp_temp_commit(*path, final);
 
 	if (rc)
 		return rc;
-	imgp_ctx_name(job->ctx, *path, NULL);
+	imgp_ctx_name_(job->ctx, *path, NULL);
 	free(*path);
 	*path = NULL;
 	return 0;

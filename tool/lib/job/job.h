@@ -30,7 +30,7 @@ struct imgp_job {
  * Fails with the current message, about the file subject (for
  * imgp_job_failed); returns rc.
  */
-int imgp_job_fail(struct imgp_job *job, int rc, const char *subject);
+int imgp_job_fail_(struct imgp_job *job, int rc, const char *subject);
 
 /* ------------------------------------------------------------ job-temp.c */
 
@@ -40,10 +40,10 @@ int imgp_job_fail(struct imgp_job *job, int rc, const char *subject);
  * gets, after sweeping what a killed run left there under that name.
  * The name hook hears it stands for near. 0 or -errno (*path NULL).
  */
-int imgp_job_temp_make(struct imgp_job *job, const char *near, char **path);
+int imgp_job_temp_make_(struct imgp_job *job, const char *near, char **path);
 /* Removes a temporary file of the job, if still there, and forgets it. */
-void imgp_job_temp_drop(struct imgp_job *job, char **path);
+void imgp_job_temp_drop_(struct imgp_job *job, char **path);
 /* Renames it durably over final and forgets it. 0 or -errno. */
-int imgp_job_temp_rename(struct imgp_job *job, char **path, const char *final);
+int imgp_job_temp_rename_(struct imgp_job *job, char **path, const char *final);
 
 #endif /* IMGP_JOB_H */

@@ -202,7 +202,7 @@ static int gpt_signature_at(const struct imgp_image *img, unsigned ss,
 
 	if (lba >= img->size / ss)
 		return 0;
-	rc = imgp_image_read(img, lba * ss, sig, sizeof(sig));
+	rc = imgp_image_read_(img, lba * ss, sig, sizeof(sig));
 	if (rc)
 		return rc;
 	return gpt_has_signature(sig);
@@ -220,7 +220,7 @@ static int gpt_probe(const struct imgp_image *img)
 
 	if (img->size < sizeof(s))
 		return 0;
-	rc = imgp_image_read(img, 0, s, sizeof(s));
+	rc = imgp_image_read_(img, 0, s, sizeof(s));
 	if (rc)
 		return rc;
 	if (s[510] == 0x55 && s[511] == 0xaa) {
@@ -243,7 +243,7 @@ static int gpt_probe(const struct imgp_image *img)
 static int gpt_refuse_without_pmbr(const struct imgp_image *img)
 {
 	uint8_t sig[2];
-	int rc = imgp_image_read(img, 510, sig, sizeof(sig));
+	int rc = imgp_image_read_(img, 510, sig, sizeof(sig));
 
 	if (rc)
 		return rc;
@@ -277,7 +277,7 @@ static int gpt_load(const struct imgp_image *img, unsigned ss, uint64_t lba,
 	sector = malloc(ss);
 	if (!sector)
 		return imgp_fail(ENOMEM, "GPT: out of memory");
-	rc = imgp_image_read(img, lba * ss, sector, ss);
+	rc = imgp_image_read_(img, lba * ss, sector, ss);
 	if (rc) {
 		free(sector);
 		return rc;
@@ -297,7 +297,7 @@ static int gpt_load(const struct imgp_image *img, unsigned ss, uint64_t lba,
 	}
 	/* The CRC covers the header with its own CRC field zeroed. */
 	memset(sector + offsetof(struct gpt_header, header_crc), 0, 4);
-	crc = imgp_crc32(0, sector, hsize);
+	crc = imgp_crc32_(0, sector, hsize);
 	free(sector);
 	sector = NULL;
 	if (crc != get_le32(h->header_crc)) {
@@ -355,10 +355,10 @@ static int gpt_load(const struct imgp_image *img, unsigned ss, uint64_t lba,
 	c->entries = malloc(len);
 	if (!c->entries)
 		return imgp_fail(ENOMEM, "GPT: out of memory");
-	rc = imgp_image_read(img, elba * ss, c->entries, len);
+	rc = imgp_image_read_(img, elba * ss, c->entries, len);
 	if (rc)
 		return rc;
-	crc = imgp_crc32(0, c->entries, len);
+	crc = imgp_crc32_(0, c->entries, len);
 	if (crc != get_le32(h->entries_crc)) {
 		snprintf(c->why, sizeof(c->why), "entries array CRC mismatch");
 		return 1;
@@ -607,7 +607,7 @@ static int gpt_read(const struct imgp_image *img, struct imgp_table *tab)
 	return rc;
 }
 
-const struct imgp_label_ops imgp_label_gpt = {
+const struct imgp_label_ops imgp_label_gpt_ = {
 	.name = "gpt",
 	.probe = gpt_probe,
 	.read = gpt_read,

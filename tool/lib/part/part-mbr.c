@@ -98,7 +98,7 @@ static bool mbr_is_boot_sector(const uint8_t *s)
 static int mbr_read_sector(const struct imgp_image *img, uint64_t lba,
 			   struct mbr_sector *s)
 {
-	return imgp_image_read(img, lba * MBR_SECTOR, s, sizeof(*s));
+	return imgp_image_read_(img, lba * MBR_SECTOR, s, sizeof(*s));
 }
 
 static int mbr_probe(const struct imgp_image *img)
@@ -265,7 +265,7 @@ static int mbr_is_isohybrid(const struct imgp_image *img)
 
 	if (img->size < ISO_VD_ID + sizeof(id))
 		return 0;
-	rc = imgp_image_read(img, ISO_VD_ID, id, sizeof(id));
+	rc = imgp_image_read_(img, ISO_VD_ID, id, sizeof(id));
 	if (rc)
 		return rc;
 	return !memcmp(id, "CD001", sizeof(id));
@@ -337,7 +337,7 @@ static int mbr_read(const struct imgp_image *img, struct imgp_table *tab)
 	return 0;
 }
 
-const struct imgp_label_ops imgp_label_mbr = {
+const struct imgp_label_ops imgp_label_mbr_ = {
 	.name = "dos",
 	.probe = mbr_probe,
 	.read = mbr_read,

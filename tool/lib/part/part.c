@@ -18,8 +18,8 @@ static const struct {
 	const struct imgp_label_ops *ops;
 	const char *title;       /* how messages name the label */
 } labels[] = {
-	{ &imgp_label_gpt, "GPT" },
-	{ &imgp_label_mbr, "MBR" },
+	{ &imgp_label_gpt_, "GPT" },
+	{ &imgp_label_mbr_, "MBR" },
 };
 
 static int part_cmp_start(const void *a, const void *b)
@@ -123,9 +123,9 @@ static int table_refuse_foreign(const struct imgp_image *img, bool last)
 	uint64_t span = img->size < PROBE_SPAN ? img->size : PROBE_SPAN;
 	int rc;
 
-	rc = imgp_image_fill(img, 0, span);
+	rc = imgp_image_fill_(img, 0, span);
 	if (!rc)
-		rc = imgp_image_fill(img, img->size - span, span);
+		rc = imgp_image_fill_(img, img->size - span, span);
 	if (rc)
 		return rc;
 	pr = blkid_new_probe();
@@ -134,7 +134,7 @@ static int table_refuse_foreign(const struct imgp_image *img, bool last)
 		blkid_probe_enable_partitions(pr, 1);
 		if (!blkid_do_safeprobe(pr) &&
 		    !blkid_probe_lookup_value(pr, "PTTYPE", &val, NULL))
-			imgp_copy_utf8(pttype, sizeof(pttype), val);
+			imgp_copy_utf8_(pttype, sizeof(pttype), val);
 	}
 	if (pr)
 		blkid_free_probe(pr);
@@ -146,7 +146,7 @@ static int table_refuse_foreign(const struct imgp_image *img, bool last)
 	return last ? imgp_fail(ENOENT, "no partition table (neither GPT nor MBR)") : 0;
 }
 
-int imgp_table_read(const struct imgp_image *img, struct imgp_table *tab)
+int imgp_table_read_(const struct imgp_image *img, struct imgp_table *tab)
 {
 	uint8_t sig[2];
 	bool no_mbr;
@@ -161,7 +161,7 @@ int imgp_table_read(const struct imgp_image *img, struct imgp_table *tab)
 	 * Without 0x55aa in sector 0 there is no MBR, nor a GPT's protective
 	 * one: a label over a stale GPT header (parted's Sun label) is that.
 	 */
-	rc = imgp_image_read(img, 510, sig, sizeof(sig));
+	rc = imgp_image_read_(img, 510, sig, sizeof(sig));
 	if (rc)
 		return rc;
 	no_mbr = sig[0] != 0x55 || sig[1] != 0xaa;
@@ -180,7 +180,7 @@ int imgp_table_read(const struct imgp_image *img, struct imgp_table *tab)
 		if (!rc)
 			rc = table_check_overlaps(tab, labels[i].title);
 		if (rc)
-			imgp_table_free(tab);
+			imgp_table_free_(tab);
 		return rc;
 	}
 	/* libblkid was asked already when there is no MBR. */
@@ -188,7 +188,7 @@ int imgp_table_read(const struct imgp_image *img, struct imgp_table *tab)
 		      : table_refuse_foreign(img, true);
 }
 
-void imgp_table_free(struct imgp_table *tab)
+void imgp_table_free_(struct imgp_table *tab)
 {
 	free(tab->parts);
 	memset(tab, 0, sizeof(*tab));
@@ -246,7 +246,7 @@ static bool is_number(const char *s)
 	return n > 0 && n <= 9 && !s[n];
 }
 
-const struct imgp_part *imgp_table_find(const struct imgp_table *tab,
+const struct imgp_part *imgp_table_find_(const struct imgp_table *tab,
 					const char *spec)
 {
 	struct imgp_buf b = { 0 };
@@ -286,7 +286,7 @@ const struct imgp_part *imgp_table_find(const struct imgp_table *tab,
 	return NULL;
 }
 
-int imgp_part_read(const struct imgp_image *img, const struct imgp_part *part,
+int imgp_part_read_(const struct imgp_image *img, const struct imgp_part *part,
 		   uint64_t off, void *buf, size_t len)
 {
 	if (off > part->size || len > part->size - off)
@@ -294,5 +294,5 @@ int imgp_part_read(const struct imgp_image *img, const struct imgp_part *part,
 				 IMGP_PART_FMT ": read of %zu bytes at offset %llu is past the end of the partition (%llu bytes)",
 				 part->number, len, (unsigned long long)off,
 				 (unsigned long long)part->size);
-	return imgp_image_read(img, part->start + off, buf, len);
+	return imgp_image_read_(img, part->start + off, buf, len);
 }

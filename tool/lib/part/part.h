@@ -25,7 +25,7 @@ struct imgp_part {
 	bool bootable;           /* MBR active flag / GPT legacy BIOS bootable */
 	bool logical;            /* MBR logical partition inside an extended one */
 	bool container;          /* MBR extended partition (holds no filesystem) */
-	/* Filled by imgp_fs_identify() (fs/): */
+	/* Filled by imgp_fs_identify_() (fs/): */
 	char fstype[16];         /* "vfat", "ext4", ...; "" when unknown */
 	char fslabel[64];
 	char fsuuid[40];
@@ -44,7 +44,7 @@ struct imgp_table {
  * Finds a partition by number ("2"), GPT name or filesystem label, in that
  * order. Returns it, or NULL with a failure message listing the partitions.
  */
-const struct imgp_part *imgp_table_find(const struct imgp_table *tab,
+const struct imgp_part *imgp_table_find_(const struct imgp_table *tab,
 					const char *spec);
 /* Short name used in messages: "p2". */
 #define IMGP_PART_FMT "p%d"
@@ -55,8 +55,8 @@ const struct imgp_part *imgp_table_find(const struct imgp_table *tab,
  * both GPT headers, entries outside the image, overlapping partitions, an
  * EBR loop), or an I/O error.
  */
-int imgp_table_read(const struct imgp_image *img, struct imgp_table *tab);
-void imgp_table_free(struct imgp_table *tab);
+int imgp_table_read_(const struct imgp_image *img, struct imgp_table *tab);
+void imgp_table_free_(struct imgp_table *tab);
 
 /* ----------------------- part.c, part-mbr.c, part-gpt.c: the label drivers */
 
@@ -69,11 +69,11 @@ struct imgp_label_ops {
 	int (*read)(const struct imgp_image *img, struct imgp_table *tab);
 };
 
-extern const struct imgp_label_ops imgp_label_gpt;
-extern const struct imgp_label_ops imgp_label_mbr;
+extern const struct imgp_label_ops imgp_label_gpt_;
+extern const struct imgp_label_ops imgp_label_mbr_;
 
 /* Reads inside a partition, bounds-checked against it. Returns 0 or -ERANGE/-EIO. */
-int imgp_part_read(const struct imgp_image *img, const struct imgp_part *part,
+int imgp_part_read_(const struct imgp_image *img, const struct imgp_part *part,
 		   uint64_t off, void *buf, size_t len);
 
 #endif /* IMGP_PART_H */

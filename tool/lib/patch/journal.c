@@ -98,11 +98,11 @@ static void sha256(const void *data, size_t len, uint8_t out[32])
 static int write_at(int fd, const char *path, uint64_t off, const void *data,
 		    size_t len)
 {
-	int rc = imgp_write_all(fd, data, len, (off_t)off);
+	int rc = imgp_write_all_(fd, data, len, (off_t)off);
 
 	if (rc)
 		return imgp_fail(-rc, "undo journal %s: %s", path, strerror(-rc));
-	imgp_fault_point();
+	imgp_fault_point_();
 	return 0;
 }
 
@@ -120,7 +120,7 @@ static int header_write(struct imgp_journal *j, enum journal_state state, bool s
 
 	put_le32(j->hdr.state, state);
 	memset(j->hdr.crc, 0, sizeof(j->hdr.crc));
-	put_le32(j->hdr.crc, imgp_crc32(0, &j->hdr, sizeof(j->hdr)));
+	put_le32(j->hdr.crc, imgp_crc32_(0, &j->hdr, sizeof(j->hdr)));
 	rc = write_at(j->fd, j->path, 0, &j->hdr, sizeof(j->hdr));
 	return rc || !sync ? rc : sync_fd(j->fd, j->path);
 }
@@ -128,13 +128,13 @@ static int header_write(struct imgp_journal *j, enum journal_state state, bool s
 static int header_read(int fd, const char *path, struct journal_header *hdr)
 {
 	uint32_t crc;
-	ssize_t n = imgp_read_all(fd, hdr, sizeof(*hdr), 0);
+	ssize_t n = imgp_read_all_(fd, hdr, sizeof(*hdr), 0);
 
 	if (n != (ssize_t)sizeof(*hdr) || memcmp(hdr->magic, JOURNAL_MAGIC, 8))
 		return imgp_fail(EINVAL, "%s is not an imgpatch undo journal", path);
 	crc = (uint32_t)get_le32(hdr->crc);
 	memset(hdr->crc, 0, sizeof(hdr->crc));
-	if (imgp_crc32(0, hdr, sizeof(*hdr)) != crc)
+	if (imgp_crc32_(0, hdr, sizeof(*hdr)) != crc)
 		return imgp_fail(EINVAL, "undo journal %s: header checksum mismatch (damaged)", path);
 	put_le32(hdr->crc, crc);
 	hdr->target[sizeof(hdr->target) - 1] = '\0';
@@ -166,9 +166,9 @@ static int body_torn(const struct imgp_journal *j, uint64_t file_size)
 	while (!rc && off < len) {
 		size_t n = len - off < JOURNAL_CHUNK ? (size_t)(len - off) : JOURNAL_CHUNK;
 
-		if (imgp_read_all(j->fd, buf, n, (off_t)(HEADER_SIZE + off)) != (ssize_t)n)
+		if (imgp_read_all_(j->fd, buf, n, (off_t)(HEADER_SIZE + off)) != (ssize_t)n)
 			rc = imgp_fail(EIO, "undo journal %s: read error", j->path);
-		crc = imgp_crc32(crc, buf, n);
+		crc = imgp_crc32_(crc, buf, n);
 		off += n;
 	}
 	free(buf);
@@ -228,13 +228,13 @@ static void image_identity(const struct imgp_image *img, char *out, size_t len)
 {
 	struct imgp_table tab;
 
-	if (imgp_table_read(img, &tab)) {
-		imgp_errclear();
+	if (imgp_table_read_(img, &tab)) {
+		imgp_errclear_();
 		snprintf(out, len, "no partition table");
 		return;
 	}
 	snprintf(out, len, "%s disk %s", tab.label, tab.id);
-	imgp_table_free(&tab);
+	imgp_table_free_(&tab);
 }
 
 /* Refuses an image the journal was not made for (version 1: size only). */
@@ -270,7 +270,7 @@ static int regions_hold_new(int fd, const char *path, const struct journal_heade
 	int rc = 1;
 
 	if (check_identity(path, hdr, img)) {
-		imgp_errclear();
+		imgp_errclear_();
 		return 0;
 	}
 	buf = malloc(JOURNAL_CHUNK);
@@ -280,7 +280,7 @@ static int regions_hold_new(int fd, const char *path, const struct journal_heade
 		uint64_t roff, rlen, done = 0;
 		struct sha256_ctx sha;
 
-		if (imgp_read_all(fd, entry, sizeof(entry), (off_t)off) != (ssize_t)sizeof(entry)) {
+		if (imgp_read_all_(fd, entry, sizeof(entry), (off_t)off) != (ssize_t)sizeof(entry)) {
 			rc = 0;
 			break;
 		}
@@ -295,7 +295,7 @@ static int regions_hold_new(int fd, const char *path, const struct journal_heade
 		while (rc == 1 && done < rlen) {
 			size_t len = rlen - done < JOURNAL_CHUNK ? (size_t)(rlen - done) : JOURNAL_CHUNK;
 
-			rc = imgp_image_read(img, roff + done, buf, len);
+			rc = imgp_image_read_(img, roff + done, buf, len);
 			if (!rc) {
 				sha256_update(&sha, len, buf);
 				rc = 1;
@@ -332,19 +332,19 @@ static int journal_interrupted(int fd, const char *path, const struct journal_he
 		return imgp_fail(errno, "undo journal %s: %s", path, strerror(errno));
 	if (!img) {
 		/* An image not named, or that does not open, is not shown to be whole. */
-		if (!image || imgp_image_open(&own, image, false)) {
-			imgp_errclear();
+		if (!image || imgp_image_open_(&own, image, false)) {
+			imgp_errclear_();
 			return 1;
 		}
 		img = &own;
 	}
 	rc = regions_hold_new(fd, path, hdr, (uint64_t)st.st_size, img);
 	if (img == &own)
-		imgp_image_close(&own);
+		imgp_image_close_(&own);
 	return rc < 0 ? rc : !rc;
 }
 
-int imgp_journal_touched(const char *path, const struct imgp_image *img,
+int imgp_journal_touched_(const char *path, const struct imgp_image *img,
 			 const struct imgp_extent *ext, size_t n)
 {
 	struct journal_header hdr;
@@ -354,7 +354,7 @@ int imgp_journal_touched(const char *path, const struct imgp_image *img,
 	int fd = journal_open(path, O_RDONLY), rc = 0;
 
 	if (fd < 0) {
-		imgp_errclear();
+		imgp_errclear_();
 		return 0;
 	}
 	/* Only a finished run of this image: an undone one left the old bytes. */
@@ -362,7 +362,7 @@ int imgp_journal_touched(const char *path, const struct imgp_image *img,
 	    (get_le32(hdr.state) != STATE_DONE && get_le32(hdr.state) != STATE_READY) ||
 	    check_identity(path, &hdr, img) ||
 	    journal_interrupted(fd, path, &hdr, img, NULL)) {
-		imgp_errclear();
+		imgp_errclear_();
 		close(fd);
 		return 0;
 	}
@@ -370,7 +370,7 @@ int imgp_journal_touched(const char *path, const struct imgp_image *img,
 	for (uint64_t i = 0; i < nregions && !rc; i++) {
 		uint64_t roff, rlen;
 
-		if (imgp_read_all(fd, entry, sizeof(entry), (off_t)off) != (ssize_t)sizeof(entry))
+		if (imgp_read_all_(fd, entry, sizeof(entry), (off_t)off) != (ssize_t)sizeof(entry))
 			break;
 		roff = get_le64(entry);
 		rlen = get_le64(entry + 8);
@@ -384,14 +384,14 @@ int imgp_journal_touched(const char *path, const struct imgp_image *img,
 	return rc;
 }
 
-int imgp_journal_check(const char *path, const char *image)
+int imgp_journal_check_(const char *path, const char *image)
 {
 	struct journal_header hdr;
 	int fd = journal_open(path, O_RDONLY);
 	int rc;
 
 	if (fd == -ENOENT) {
-		imgp_errclear();
+		imgp_errclear_();
 		return 0;
 	}
 	if (fd < 0)
@@ -441,7 +441,7 @@ static int journal_make_room(const char *path, const struct imgp_image *img)
 	return 0;
 }
 
-int imgp_journal_begin(const char *path, const struct imgp_image *img,
+int imgp_journal_begin_(const char *path, const struct imgp_image *img,
 		       const struct imgp_range *ranges, size_t n,
 		       struct imgp_journal **out)
 {
@@ -482,7 +482,7 @@ int imgp_journal_begin(const char *path, const struct imgp_image *img,
 			break;
 		}
 		old = grown;
-		rc = imgp_image_read(img, ranges[i].off, old, ranges[i].len);
+		rc = imgp_image_read_(img, ranges[i].off, old, ranges[i].len);
 		if (rc)
 			break;
 		put_le64(entry, ranges[i].off);
@@ -492,7 +492,7 @@ int imgp_journal_begin(const char *path, const struct imgp_image *img,
 		rc = write_at(j->fd, path, off, entry, sizeof(entry));
 		if (!rc)
 			rc = write_at(j->fd, path, off + ENTRY_SIZE, old, ranges[i].len);
-		crc = imgp_crc32(imgp_crc32(crc, entry, sizeof(entry)), old, ranges[i].len);
+		crc = imgp_crc32_(imgp_crc32_(crc, entry, sizeof(entry)), old, ranges[i].len);
 		off += ENTRY_SIZE + ranges[i].len;
 	}
 	free(old);
@@ -504,7 +504,7 @@ int imgp_journal_begin(const char *path, const struct imgp_image *img,
 	if (!rc)
 		sync_dir(path);
 	if (!rc)
-		imgp_test_pause("journal");
+		imgp_test_pause_("journal");
 	if (rc) {
 		close(j->fd);
 		unlink(path);
@@ -516,7 +516,7 @@ int imgp_journal_begin(const char *path, const struct imgp_image *img,
 	return 0;
 }
 
-int imgp_journal_done(struct imgp_journal *j)
+int imgp_journal_done_(struct imgp_journal *j)
 {
 	/* Unsynced: a lost mark reads as done from the image (journal_interrupted). */
 	int rc = header_write(j, STATE_DONE, false);
@@ -527,7 +527,7 @@ int imgp_journal_done(struct imgp_journal *j)
 	return rc;
 }
 
-void imgp_journal_abandon(struct imgp_journal *j)
+void imgp_journal_abandon_(struct imgp_journal *j)
 {
 	if (!j)
 		return;
@@ -558,7 +558,7 @@ static int undo_regions(const struct imgp_journal *j, struct imgp_image *img,
 		for (uint64_t i = 0; i < n && !rc; i++) {
 			uint64_t roff, rlen;
 
-			if (imgp_read_all(j->fd, entry, sizeof(entry), (off_t)off) != (ssize_t)sizeof(entry)) {
+			if (imgp_read_all_(j->fd, entry, sizeof(entry), (off_t)off) != (ssize_t)sizeof(entry)) {
 				rc = imgp_fail(EINVAL, "undo journal %s: region %llu is missing (truncated journal)",
 					       j->path, (unsigned long long)i);
 				break;
@@ -579,7 +579,7 @@ static int undo_regions(const struct imgp_journal *j, struct imgp_image *img,
 				rc = imgp_fail(ENOMEM, "out of memory");
 				break;
 			}
-			if (imgp_read_all(j->fd, old, rlen, (off_t)(off + ENTRY_SIZE)) != (ssize_t)rlen) {
+			if (imgp_read_all_(j->fd, old, rlen, (off_t)(off + ENTRY_SIZE)) != (ssize_t)rlen) {
 				rc = imgp_fail(EIO, "undo journal %s: read error", j->path);
 				break;
 			}
@@ -589,7 +589,7 @@ static int undo_regions(const struct imgp_journal *j, struct imgp_image *img,
 					       j->path, (unsigned long long)i);
 				break;
 			}
-			rc = imgp_image_read(img, roff, cur, rlen);
+			rc = imgp_image_read_(img, roff, cur, rlen);
 			if (rc)
 				break;
 			sha256(cur, rlen, hash);
@@ -607,9 +607,9 @@ static int undo_regions(const struct imgp_journal *j, struct imgp_image *img,
 						       (unsigned long long)(roff + rlen - 1),
 						       j->path, j->hdr.target);
 			} else if (memcmp(hash, entry + 16, 32)) {
-				rc = imgp_image_write(img, roff, old, rlen);
+				rc = imgp_image_write_(img, roff, old, rlen);
 				if (!rc) {
-					imgp_fault_point();
+					imgp_fault_point_();
 					(*restored)++;
 					*bytes += rlen;
 				}
@@ -617,7 +617,7 @@ static int undo_regions(const struct imgp_journal *j, struct imgp_image *img,
 			off += ENTRY_SIZE + rlen;
 		}
 		if (!rc && pass == 1)
-			rc = imgp_image_sync(img);
+			rc = imgp_image_sync_(img);
 	}
 	free(old);
 	free(cur);
@@ -635,7 +635,7 @@ static int undo_verify(const struct imgp_journal *j, struct imgp_image *img)
 	for (uint64_t i = 0; i < n && !rc; i++) {
 		uint64_t roff, rlen;
 
-		if (imgp_read_all(j->fd, entry, sizeof(entry), (off_t)off) != (ssize_t)sizeof(entry))
+		if (imgp_read_all_(j->fd, entry, sizeof(entry), (off_t)off) != (ssize_t)sizeof(entry))
 			break;
 		roff = get_le64(entry);
 		rlen = get_le64(entry + 8);
@@ -645,7 +645,7 @@ static int undo_verify(const struct imgp_journal *j, struct imgp_image *img)
 			rc = imgp_fail(ENOMEM, "out of memory");
 			break;
 		}
-		rc = imgp_image_read(img, roff, cur, rlen);
+		rc = imgp_image_read_(img, roff, cur, rlen);
 		sha256(cur, rlen, hash);
 		if (!rc && memcmp(hash, entry + 16, 32))
 			rc = imgp_fail(EIO, "bytes %llu-%llu do not read back as they were after undo",
@@ -707,7 +707,7 @@ out:
 	return rc;
 }
 
-int imgp_journal_restore(const char *path, const char *image, bool force,
+int imgp_journal_restore_(const char *path, const char *image, bool force,
 			 size_t *restored, uint64_t *bytes)
 {
 	struct imgp_image img;
@@ -715,25 +715,25 @@ int imgp_journal_restore(const char *path, const char *image, bool force,
 
 	*restored = 0;
 	*bytes = 0;
-	rc = imgp_image_open(&img, image, true);
+	rc = imgp_image_open_(&img, image, true);
 	if (rc)
 		return rc;
 	rc = journal_undo(path, &img, force, restored, bytes);
-	imgp_image_close(&img);
+	imgp_image_close_(&img);
 	return rc;
 }
 
 int imgp_journal_undo(const char *path, const char *image, bool force,
 		      size_t *restored, uint64_t *bytes)
 {
-	int lock = imgp_lock(image), rc;
+	int lock = imgp_lock_(image), rc;
 
 	*restored = 0;
 	*bytes = 0;
 	if (lock < 0)
 		return lock;
-	rc = imgp_journal_restore(path, image, force, restored, bytes);
-	imgp_unlock(lock);
+	rc = imgp_journal_restore_(path, image, force, restored, bytes);
+	imgp_unlock_(lock);
 	return rc;
 }
 

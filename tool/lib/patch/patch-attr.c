@@ -37,7 +37,7 @@ static bool at_or_under(const char *path, const char *top)
 	return !strncmp(path, top, len) && (!path[len] || path[len] == '/');
 }
 
-bool imgp_patch_gone(const struct imgp_patch *patch, const struct imgp_part *part,
+bool imgp_patch_gone_(const struct imgp_patch *patch, const struct imgp_part *part,
 		     const char *path)
 {
 	for (size_t i = 0; i < patch->nchanges; i++) {
@@ -52,17 +52,17 @@ bool imgp_patch_gone(const struct imgp_patch *patch, const struct imgp_part *par
 
 /* What is at path in the image (not followed); *exists false when nothing. */
 static int image_stat(struct imgp_patch *patch, const struct imgp_part *part,
-		      const char *path, struct imgp_fs_stat *st, bool *exists)
+		      const char *path, struct imgp_fs_stat_ *st, bool *exists)
 {
 	struct imgp_fs *fs;
 	int rc;
 
 	*exists = false;
-	rc = imgp_patch_fs(patch, part, &fs);
+	rc = imgp_patch_fs_(patch, part, &fs);
 	if (!rc)
-		rc = imgp_fs_stat(fs, path, st);
+		rc = imgp_fs_stat_(fs, path, st);
 	if (rc == -ENOENT) {
-		imgp_errclear();
+		imgp_errclear_();
 		return 0;
 	}
 	*exists = !rc;
@@ -93,7 +93,7 @@ static int change_was(struct imgp_patch *patch, struct imgp_change *c)
 	return 0;
 }
 
-bool imgp_change_attr_pending(const struct imgp_change *c)
+bool imgp_change_attr_pending_(const struct imgp_change *c)
 {
 	if (!c->have_was)
 		return false;
@@ -118,7 +118,7 @@ static int describe_delete(const struct imgp_change *c, struct imgp_buf *out)
 	}
 }
 
-int imgp_change_describe_attr(const struct imgp_change *c, struct imgp_buf *out)
+int imgp_change_describe_attr_(const struct imgp_change *c, struct imgp_buf *out)
 {
 	int rc = 0;
 
@@ -144,16 +144,16 @@ int imgp_change_describe_attr(const struct imgp_change *c, struct imgp_buf *out)
 	return rc;
 }
 
-int imgp_patch_stat(struct imgp_patch *patch, const struct imgp_part *part,
-		    const char *path, struct imgp_fs_stat *st, bool *exists)
+int imgp_patch_stat_(struct imgp_patch *patch, const struct imgp_part *part,
+		    const char *path, struct imgp_fs_stat_ *st, bool *exists)
 {
-	struct imgp_change *c = imgp_patch_find(patch, part, path);
+	struct imgp_change *c = imgp_patch_find_(patch, part, path);
 	int rc;
 
 	memset(st, 0, sizeof(*st));
 	*exists = false;
 	if (!c)
-		return imgp_patch_gone(patch, part, path) ? 0 :
+		return imgp_patch_gone_(patch, part, path) ? 0 :
 		       image_stat(patch, part, path, st, exists);
 	rc = change_was(patch, c);
 	if (rc)
@@ -179,7 +179,7 @@ static int attr_supported(struct imgp_patch *patch, const struct imgp_part *part
 			  const char *path, bool mode, bool owner)
 {
 	struct imgp_fs *fs;
-	int rc = imgp_patch_fs(patch, part, &fs);
+	int rc = imgp_patch_fs_(patch, part, &fs);
 	const char *what;
 
 	if (rc)
@@ -200,11 +200,11 @@ static bool id_bad(long id)
 	return id < -1 || (id > 0 && (unsigned long)id > 0xfffffffeUL);
 }
 
-int imgp_patch_attr(struct imgp_patch *patch, const struct imgp_part *part,
+int imgp_patch_attr_(struct imgp_patch *patch, const struct imgp_part *part,
 		    const char *path, int mode, long uid, long gid)
 {
 	struct imgp_change *c;
-	struct imgp_fs_stat st;
+	struct imgp_fs_stat_ st;
 	bool exists;
 	int rc;
 
@@ -218,7 +218,7 @@ int imgp_patch_attr(struct imgp_patch *patch, const struct imgp_part *part,
 		return 0;
 	rc = attr_supported(patch, part, path, mode != -1, uid != -1 || gid != -1);
 	if (!rc)
-		rc = imgp_patch_stat(patch, part, path, &st, &exists);
+		rc = imgp_patch_stat_(patch, part, path, &st, &exists);
 	if (rc)
 		return rc;
 	if (!exists)
@@ -228,7 +228,7 @@ int imgp_patch_attr(struct imgp_patch *patch, const struct imgp_part *part,
 	if (mode != -1 && st.type == IMGP_FS_LNK)
 		return imgp_fail(EINVAL, IMGP_PART_FMT " (%s): %s: is a symbolic link, which has no mode of its own: give its target's path",
 				 part->number, part->fstype, path);
-	rc = imgp_patch_change(patch, IMGP_CHANGE_ATTR, part, path, &c);
+	rc = imgp_patch_change_(patch, IMGP_CHANGE_ATTR, part, path, &c);
 	if (!rc)
 		rc = change_was(patch, c);
 	if (rc)
@@ -256,28 +256,28 @@ static void drop_under(struct imgp_patch *patch, const struct imgp_part *part,
 		struct imgp_change *c = &patch->changes[i];
 
 		if (c->part == part && at_or_under(c->path, path))
-			imgp_change_free(c);
+			imgp_change_free_(c);
 		else
 			patch->changes[kept++] = *c;
 	}
 	patch->nchanges = kept;
 }
 
-int imgp_patch_delete(struct imgp_patch *patch, const struct imgp_part *part,
+int imgp_patch_delete_(struct imgp_patch *patch, const struct imgp_part *part,
 		      const char *path)
 {
 	struct imgp_buf target = { 0 };
 	struct imgp_change *c;
-	struct imgp_fs_stat st;
+	struct imgp_fs_stat_ st;
 	struct imgp_fs *fs;
 	bool exists = false, above = false;
 	int rc;
 
-	rc = imgp_fs_remove_check(path);
+	rc = imgp_fs_remove_check_(path);
 	if (rc)
 		return imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", part->number,
 				     part->fstype, path);
-	rc = imgp_patch_fs(patch, part, &fs);
+	rc = imgp_patch_fs_(patch, part, &fs);
 	if (rc)
 		return rc;
 	/*
@@ -294,11 +294,11 @@ int imgp_patch_delete(struct imgp_patch *patch, const struct imgp_part *part,
 	if (!above)
 		rc = image_stat(patch, part, path, &st, &exists);
 	if (!rc && exists && st.type == IMGP_FS_LNK)
-		rc = imgp_fs_readlink(fs, path, &target);
+		rc = imgp_fs_readlink_(fs, path, &target);
 	if (!rc)
 		drop_under(patch, part, path);
 	if (!rc && exists)
-		rc = imgp_patch_append(patch, IMGP_CHANGE_DELETE, part, path,
+		rc = imgp_patch_append_(patch, IMGP_CHANGE_DELETE, part, path,
 				       path_len(path), &c);
 	if (rc || !exists) {
 		imgp_buf_free(&target);
@@ -311,10 +311,10 @@ int imgp_patch_delete(struct imgp_patch *patch, const struct imgp_part *part,
 	return 0;
 }
 
-void imgp_patch_secret(struct imgp_patch *patch, const struct imgp_part *part,
+void imgp_patch_secret_(struct imgp_patch *patch, const struct imgp_part *part,
 		       const char *path)
 {
-	struct imgp_change *c = imgp_patch_find(patch, part, path);
+	struct imgp_change *c = imgp_patch_find_(patch, part, path);
 
 	if (c && c->kind == IMGP_CHANGE_FILE)
 		c->secret = true;
@@ -345,7 +345,7 @@ static int list_add_once(char ***names, size_t *n, const char *name)
 	for (size_t i = 0; i < *n; i++)
 		if (!strcmp((*names)[i], name))
 			return 0;
-	return imgp_fs_names_add(names, n, name, strlen(name));
+	return imgp_fs_names_add_(names, n, name, strlen(name));
 }
 
 /* The image's names in dir, less those a DELETE took (a name remade is added back after). */
@@ -357,16 +357,16 @@ static int list_image(struct imgp_patch *patch, const struct imgp_part *part,
 	size_t kept = 0;
 	int rc;
 
-	rc = imgp_patch_fs(patch, part, &fs);
+	rc = imgp_patch_fs_(patch, part, &fs);
 	if (!rc)
-		rc = imgp_fs_list(fs, dir, names, n);
+		rc = imgp_fs_list_(fs, dir, names, n);
 	for (size_t i = 0; !rc && i < *n; i++) {
 		child.len = 0;
 		rc = imgp_buf_printf(&child, "%.*s/%s", dlen == 1 ? 0 : (int)dlen, dir,
 				     (*names)[i]);
 		if (rc)
 			rc = imgp_fail(ENOMEM, "out of memory");
-		else if (imgp_patch_gone(patch, part, (char *)child.data))
+		else if (imgp_patch_gone_(patch, part, (char *)child.data))
 			free((*names)[i]);
 		else
 			(*names)[kept++] = (*names)[i];
@@ -377,11 +377,11 @@ static int list_image(struct imgp_patch *patch, const struct imgp_part *part,
 	return rc;
 }
 
-int imgp_patch_list(struct imgp_patch *patch, const struct imgp_part *part,
+int imgp_patch_list_(struct imgp_patch *patch, const struct imgp_part *part,
 		    const char *dir, char ***names, size_t *n)
 {
 	struct imgp_change *c;
-	struct imgp_fs_stat st;
+	struct imgp_fs_stat_ st;
 	size_t dlen = path_len(dir);
 	char *top = strndup(dir, dlen);
 	bool exists;
@@ -391,14 +391,14 @@ int imgp_patch_list(struct imgp_patch *patch, const struct imgp_part *part,
 	*n = 0;
 	if (!top)
 		return imgp_fail(ENOMEM, "out of memory");
-	rc = imgp_patch_stat(patch, part, top, &st, &exists);
+	rc = imgp_patch_stat_(patch, part, top, &st, &exists);
 	if (!rc && !exists)
 		rc = imgp_fail(ENOENT, IMGP_PART_FMT " (%s): %s: no such folder",
 			       part->number, part->fstype, top);
 	else if (!rc && st.type != IMGP_FS_DIR && st.type != IMGP_FS_LNK)
 		rc = imgp_fail(ENOTDIR, IMGP_PART_FMT " (%s): %s: not a folder",
 			       part->number, part->fstype, top);
-	c = rc ? NULL : imgp_patch_find(patch, part, top);
+	c = rc ? NULL : imgp_patch_find_(patch, part, top);
 	/* A folder planned new (or made again after a DELETE) holds only what is planned in it. */
 	if (!rc && !(c && c->kind == IMGP_CHANGE_DIR && !c->existed))
 		rc = list_image(patch, part, top, dlen, names, n);
@@ -413,7 +413,7 @@ int imgp_patch_list(struct imgp_patch *patch, const struct imgp_part *part,
 	if (!rc && *n)
 		qsort(*names, *n, sizeof(**names), name_cmp);
 	if (rc) {
-		imgp_fs_list_free(*names, *n);
+		imgp_fs_list_free_(*names, *n);
 		*names = NULL;
 		*n = 0;
 	}

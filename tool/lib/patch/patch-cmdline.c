@@ -44,7 +44,7 @@ static int splice(const char *text, size_t len, const struct imgp_cmdline_span *
  * The edits applied to the lead's words and the line's together, as the
  * loader joins them: what stays of each stays where it is, a new word
  * goes to the line. Into lead_out and line_out (NUL-terminated). Returns
- * imgp_cmdline_edit()'s 1 or 0, or -errno.
+ * imgp_cmdline_edit_()'s 1 or 0, or -errno.
  */
 static int edit_with_lead(const char *text, const struct imgp_cmdline_span *span,
 			  const struct imgp_cmdline_span *lead, const char *edits,
@@ -62,7 +62,7 @@ static int edit_with_lead(const char *text, const struct imgp_cmdline_span *span
 	     imgp_buf_append(&both, split, sizeof(split) - empty) ||
 	     (span->found && imgp_buf_append(&both, text + span->start, span->end - span->start)) ?
 	     imgp_fail(ENOMEM, "out of memory") : 0;
-	changed = rc ? rc : imgp_cmdline_edit((char *)both.data, both.len, edits, &out);
+	changed = rc ? rc : imgp_cmdline_edit_((char *)both.data, both.len, edits, &out);
 	if (changed < 0)
 		goto out;
 	data = (const char *)out.data;
@@ -137,20 +137,20 @@ static int write_script(struct imgp_patch *patch, const struct imgp_cmdline_site
 {
 	struct imgp_bootscr scr = { .name = "" };
 	struct imgp_buf made = { 0 };
-	bool have = existed && imgp_bootscr_parse(&scr, raw->data, raw->len) == 0;
+	bool have = existed && imgp_bootscr_parse_(&scr, raw->data, raw->len) == 0;
 	char part[16];
 	int rc;
 
 	snprintf(part, sizeof(part), "%d", site->part->number);
 	/* IH_ARCH_ARM is 2: a 32-bit board's script stays one. */
-	rc = imgp_patch_bootscr(patch, part, site->path, (const char *)text->data, text->len,
+	rc = imgp_patch_bootscr_(patch, part, site->path, (const char *)text->data, text->len,
 				scr.name, have && scr.arch == 2 ? "arm" : "arm64");
 	if (have)
-		imgp_bootscr_free(&scr);
+		imgp_bootscr_free_(&scr);
 	if (!rc)
-		rc = imgp_patch_read(patch, site->part, site->path, IMGP_TEXT_MAX, &made, &have);
+		rc = imgp_patch_read_(patch, site->part, site->path, IMGP_TEXT_MAX, &made, &have);
 	if (!rc)
-		rc = imgp_patch_write(patch, site->part, site->path, made.data, made.len, false,
+		rc = imgp_patch_write_(patch, site->part, site->path, made.data, made.len, false,
 				      note);
 	imgp_buf_free(&made);
 	return rc;
@@ -185,31 +185,31 @@ static int edit_site(struct imgp_patch *patch, const struct imgp_cmdline_site *p
 	const char *text, *cur;
 	size_t ncur;
 	bool existed = false, changed;
-	int rc = imgp_patch_read(patch, site.part, site.path, IMGP_TEXT_MAX, &raw, &existed);
+	int rc = imgp_patch_read_(patch, site.part, site.path, IMGP_TEXT_MAX, &raw, &existed);
 
 	if (!rc && !existed && !site.script && !source)
 		rc = imgp_fail(ENOENT, IMGP_PART_FMT " (%s): %s: no such file",
 			       site.part->number, site.part->fstype, site.path);
 	if (!rc)
-		rc = imgp_cmdline_site_text(&site, raw.data, raw.len, existed, &old);
+		rc = imgp_cmdline_site_text_(&site, raw.data, raw.len, existed, &old);
 	if (rc)
 		goto out;
 	text = (const char *)old.data;
-	rc = imgp_cmdline_site_line(&site, text, old.len, &span, &lead, &before);
+	rc = imgp_cmdline_site_line_(&site, text, old.len, &span, &lead, &before);
 	/* Not set there: the line in force is the boot script's. */
 	cur = span.found || !site.base ? text + span.start : site.base;
 	ncur = span.found || !site.base ? span.end - span.start : strlen(site.base);
 	if (!rc && lead.found)
 		rc = edit_with_lead(text, &span, &lead, edits, &lead_new, &line);
 	else if (!rc)
-		rc = imgp_cmdline_edit(cur, ncur, edits, &line);
+		rc = imgp_cmdline_edit_(cur, ncur, edits, &line);
 	if (rc >= 0 && site.script && memchr(line.data, '"', line.len))
 		rc = imgp_fail(EINVAL, "a double quote cannot go into the script's setenv bootargs \"...\"");
 	if (rc >= 0 && check_bad(&site, &line, &lead_new))
 		rc = -EINVAL;
-	if (rc >= 0 && imgp_cmdline_span_fits(&span, (char *)line.data))
+	if (rc >= 0 && imgp_cmdline_span_fits_(&span, (char *)line.data))
 		rc = imgp_fail_ctx(-EINVAL, "%s", site.what);
-	if (rc >= 0 && lead.found && imgp_cmdline_span_fits(&lead, (char *)lead_new.data))
+	if (rc >= 0 && lead.found && imgp_cmdline_span_fits_(&lead, (char *)lead_new.data))
 		rc = imgp_fail_ctx(-EINVAL, "%s", site.lead);
 	if (rc < 0) {
 		imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", site.part->number,
@@ -245,7 +245,7 @@ static int edit_site(struct imgp_patch *patch, const struct imgp_cmdline_site *p
 	if (!rc && site.script)
 		rc = write_script(patch, &site, &raw, existed, &new, (char *)note.data);
 	else if (!rc)
-		rc = imgp_patch_write(patch, site.part, site.path, new.data, new.len, true,
+		rc = imgp_patch_write_(patch, site.part, site.path, new.data, new.len, true,
 				      (char *)note.data);
 out:
 	imgp_buf_free(&lead_new);
@@ -266,11 +266,11 @@ int imgp_patch_cmdline(struct imgp_patch *patch, const char *model, const char *
 	char *why = NULL;
 	int rc = imgp_cmdline_check(edits);
 
-	sv = rc ? NULL : imgp_patch_survey(patch);
+	sv = rc ? NULL : imgp_patch_survey_(patch);
 	if (!rc && !sv)
 		rc = -ENOMEM;
 	if (!rc)
-		rc = imgp_cmdline_site_get(sv, model, &site);
+		rc = imgp_cmdline_site_get_(sv, model, &site);
 	if (!rc && site.source &&
 	    asprintf(&why, "the distribution's generator makes this line anew from %s of %s (" IMGP_PART_FMT "): edited there too",
 		     site.source->what, site.source->path, site.source->part->number) < 0) {
@@ -283,6 +283,6 @@ int imgp_patch_cmdline(struct imgp_patch *patch, const char *model, const char *
 	if (!rc && site.source)
 		rc = edit_site(patch, site.source, edits, site.source->loader, true);
 	free(why);
-	imgp_cmdline_site_free(&site);
+	imgp_cmdline_site_free_(&site);
 	return rc;
 }

@@ -120,12 +120,12 @@ static int dpkg_lookup(struct imgp_patch *patch, const struct imgp_part *root,
 	size_t n = 0;
 	int rc;
 
-	rc = imgp_patch_fs(patch, root, &fs);
+	rc = imgp_patch_fs_(patch, root, &fs);
 	if (!rc)
-		rc = imgp_fs_list(fs, DPKG_INFO, &names, &n);
+		rc = imgp_fs_list_(fs, DPKG_INFO, &names, &n);
 	/* No dpkg database (or none imgpatch can read): it knows nothing. */
 	if (rc && rc != -ENOMEM) {
-		imgp_errclear();
+		imgp_errclear_();
 		return 0;
 	}
 	for (size_t i = 0; !rc && i < n && i < MD5SUMS_FILES_MAX; i++) {
@@ -136,17 +136,17 @@ static int dpkg_lookup(struct imgp_patch *patch, const struct imgp_part *root,
 		    snprintf(path, sizeof(path), DPKG_INFO "/%s", names[i]) >= (int)sizeof(path))
 			continue;
 		text.len = 0;
-		rc = imgp_fs_read_file(fs, path, MD5SUMS_MAX, &text);
+		rc = imgp_fs_read_file_(fs, path, MD5SUMS_MAX, &text);
 		if (!rc)
 			rc = md5sums_scan(s, (const char *)text.data, text.len);
 		/* One unreadable list only loses what it would have said. */
 		if (rc && rc != -ENOMEM) {
-			imgp_errclear();
+			imgp_errclear_();
 			rc = 0;
 		}
 	}
 	imgp_buf_free(&text);
-	imgp_fs_list_free(names, n);
+	imgp_fs_list_free_(names, n);
 	return rc;
 }
 
@@ -163,19 +163,19 @@ static bool tree_has(const struct imgp_patch *patch, struct imgp_buf *blob,
 	uint8_t *whole;
 
 	if (patch->fit_path) {
-		whole = imgp_buf_steal(blob, &len);
-		if (!whole || imgp_fit_parse(&fit, whole, len) ||
-		    imgp_fit_find_fdt(&fit, patch->fit_image, &img) ||
-		    imgp_fit_payload(&fit, img, &payload, &size))
+		whole = imgp_buf_steal_(blob, &len);
+		if (!whole || imgp_fit_parse_(&fit, whole, len) ||
+		    imgp_fit_find_fdt_(&fit, patch->fit_image, &img) ||
+		    imgp_fit_payload_(&fit, img, &payload, &size))
 			payload = NULL;
 	}
-	if (payload && imgp_dtb_load(&dtb, payload, size) == 0) {
-		has = imgp_dt_has_prop(&dtb, path, prop);
-		imgp_dtb_free(&dtb);
+	if (payload && imgp_dtb_load_(&dtb, payload, size) == 0) {
+		has = imgp_dt_has_prop_(&dtb, path, prop);
+		imgp_dtb_free_(&dtb);
 	}
 	if (patch->fit_path)
-		imgp_fit_free(&fit);
-	imgp_errclear();
+		imgp_fit_free_(&fit);
+	imgp_errclear_();
 	return has;
 }
 
@@ -194,10 +194,10 @@ static int shipped_copies(struct imgp_patch *patch, const struct imgp_part *root
 
 	for (size_t i = 0; !rc && i < s->n; i++) {
 		raw.len = 0;
-		if (imgp_patch_read(patch, root, s->paths[i],
+		if (imgp_patch_read_(patch, root, s->paths[i],
 				    patch->fit_path ? IMGP_FIT_MAX : IMGP_DTB_MAX,
 				    &raw, &existed) || !existed) {
-			imgp_errclear();
+			imgp_errclear_();
 			continue;
 		}
 		md5_of(raw.data, raw.len, sum);
@@ -217,28 +217,28 @@ static int journal_wrote(struct imgp_patch *patch, const char *file)
 	const struct imgp_part *part = patch->boot_part;
 	struct imgp_extent whole = { 0, part->start, part->size };
 	struct imgp_file_map map = { 0 };
-	char *journal = imgp_journal_path(imgp_disk_path(patch->disk));
+	char *journal = imgp_journal_path(imgp_disk_path_(patch->disk));
 	struct imgp_fs *fs;
 	int rc;
 
 	if (!journal)
 		return imgp_fail(ENOMEM, "out of memory");
-	rc = imgp_patch_fs(patch, part, &fs);
+	rc = imgp_patch_fs_(patch, part, &fs);
 	if (!rc)
-		rc = imgp_fs_map_file(fs, file, &map);
+		rc = imgp_fs_map_file_(fs, file, &map);
 	if (rc == -ENOMEM) {
 		free(journal);
 		return rc;
 	}
-	imgp_errclear();
-	rc = rc ? imgp_journal_touched(journal, imgp_disk_image(patch->disk), &whole, 1) :
-		  imgp_journal_touched(journal, imgp_disk_image(patch->disk), map.ext, map.n);
-	imgp_file_map_free(&map);
+	imgp_errclear_();
+	rc = rc ? imgp_journal_touched_(journal, imgp_disk_image_(patch->disk), &whole, 1) :
+		  imgp_journal_touched_(journal, imgp_disk_image_(patch->disk), map.ext, map.n);
+	imgp_file_map_free_(&map);
 	free(journal);
 	return rc;
 }
 
-int imgp_patch_dt_deleted_before(struct imgp_patch *patch, const char *path,
+int imgp_patch_dt_deleted_before_(struct imgp_patch *patch, const char *path,
 				 const char *prop)
 {
 	const char *file = patch->fit_path ? patch->fit_path : patch->dtb_file;
@@ -250,11 +250,11 @@ int imgp_patch_dt_deleted_before(struct imgp_patch *patch, const char *path,
 
 	if (!file || !patch->boot_part)
 		return 0;
-	root = imgp_patch_part(patch, "root");
+	root = imgp_patch_part_(patch, "root");
 	if (!root)
-		imgp_errclear();
+		imgp_errclear_();
 	s.name = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
-	rc = imgp_patch_read(patch, patch->boot_part, file,
+	rc = imgp_patch_read_(patch, patch->boot_part, file,
 			     patch->fit_path ? IMGP_FIT_MAX : IMGP_DTB_MAX, &raw,
 			     &existed);
 	if (!rc && existed && root) {
@@ -269,7 +269,7 @@ int imgp_patch_dt_deleted_before(struct imgp_patch *patch, const char *path,
 	for (size_t i = 0; i < s.n; i++)
 		free(s.paths[i]);
 	if (rc < 0 && rc != -ENOMEM) {
-		imgp_errclear();
+		imgp_errclear_();
 		rc = 0;
 	}
 	return rc;

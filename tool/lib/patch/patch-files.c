@@ -22,7 +22,7 @@
 static const struct imgp_part *files_part(struct imgp_patch *patch,
 					  const char *spec)
 {
-	return imgp_patch_part(patch, spec ? spec : "boot");
+	return imgp_patch_part_(patch, spec ? spec : "boot");
 }
 
 /*
@@ -41,18 +41,18 @@ static int rootflags_edit(const char *flags, const char *ops, struct imgp_buf *o
 		rc = imgp_fail(ENOMEM, "out of memory");
 		goto out;
 	}
-	changed = rc = imgp_fstab_edit((char *)line.data, line.len, "/", ops, &edited);
+	changed = rc = imgp_fstab_edit_((char *)line.data, line.len, "/", ops, &edited);
 	/* The kernel hands rootflags= to the filesystem as it is: no "defaults". */
 	if (rc >= 0)
-		rc = imgp_fstab_edit((char *)edited.data, edited.len, "/", "-defaults", &plain);
+		rc = imgp_fstab_edit_((char *)edited.data, edited.len, "/", "-defaults", &plain);
 	if (rc >= 0)
-		rc = imgp_fstab_get((char *)plain.data, plain.len, "/", &e);
+		rc = imgp_fstab_get_((char *)plain.data, plain.len, "/", &e);
 	if (rc < 0)
 		goto out;
 	out->len = 0;
 	rc = strcmp(e.options, "defaults") ? imgp_buf_printf(out, "%s", e.options) :
 					      imgp_buf_printf(out, "%s", "");
-	imgp_fstab_entry_free(&e);
+	imgp_fstab_entry_free_(&e);
 	rc = rc ? imgp_fail(ENOMEM, "out of memory") : changed;
 out:
 	imgp_buf_free(&line);
@@ -78,8 +78,8 @@ static int fstab_refusal(struct imgp_patch *patch, const struct imgp_part *root,
 	int rc;
 
 	if (strcmp(mountpoint, "/"))
-		return imgp_patch_refuse_root(patch, root, IMGP_FSTAB_PATH, "");
-	sv = imgp_patch_survey(patch);
+		return imgp_patch_refuse_root_(patch, root, IMGP_FSTAB_PATH, "");
+	sv = imgp_patch_survey_(patch);
 	if (!sv)
 		return -ENOMEM;
 	rc = imgp_survey_cmdline(sv, NULL, &line, &where, &loader);
@@ -90,7 +90,7 @@ static int fstab_refusal(struct imgp_patch *patch, const struct imgp_part *root,
 				     imgp_errmsg());
 		goto refuse;
 	}
-	rc = imgp_cmdline_get((char *)line.data, line.len, "rootflags", &flags);
+	rc = imgp_cmdline_get_((char *)line.data, line.len, "rootflags", &flags);
 	if (rc == 0)
 		rc = imgp_buf_printf(&flags, "%s", "");
 	if (rc < 0)
@@ -107,7 +107,7 @@ static int fstab_refusal(struct imgp_patch *patch, const struct imgp_part *root,
 				     (char *)edited.data);
 refuse:
 	rc = rc ? imgp_fail(ENOMEM, "out of memory") :
-		  imgp_patch_refuse_root(patch, root, IMGP_FSTAB_PATH, (char *)alt.data);
+		  imgp_patch_refuse_root_(patch, root, IMGP_FSTAB_PATH, (char *)alt.data);
 out:
 	imgp_buf_free(&line);
 	imgp_buf_free(&where);
@@ -129,36 +129,36 @@ int imgp_patch_fstab(struct imgp_patch *patch, const char *root,
 	bool existed;
 	int rc;
 
-	part = imgp_patch_part(patch, root ? root : "root");
+	part = imgp_patch_part_(patch, root ? root : "root");
 	if (!part && !root && patch->survey && patch->survey->root_unread)
 		return fstab_refusal(patch, patch->survey->root_unread, mountpoint, ops);
 	if (!part)
 		return -ENOENT;
-	if (imgp_fs_may_hold_root(part->fstype))
+	if (imgp_fs_may_hold_root_(part->fstype))
 		return fstab_refusal(patch, part, mountpoint, ops);
-	rc = imgp_patch_read(patch, part, fstab, IMGP_TEXT_MAX, &old, &existed);
+	rc = imgp_patch_read_(patch, part, fstab, IMGP_TEXT_MAX, &old, &existed);
 	if (!rc && !existed)
 		rc = imgp_fail(ENOENT, IMGP_PART_FMT " (%s): %s: no such file",
 			       part->number, part->fstype, fstab);
 	if (rc)
 		goto out;
-	rc = imgp_fstab_edit((char *)old.data, old.len, mountpoint, ops, &new);
+	rc = imgp_fstab_edit_((char *)old.data, old.len, mountpoint, ops, &new);
 	if (rc < 0) {
 		imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", part->number,
 			      part->fstype, fstab);
 		goto out;
 	}
 	note[0] = '\0';
-	if (imgp_fstab_get((char *)old.data, old.len, mountpoint, &before) == 0) {
-		if (imgp_fstab_get((char *)new.data, new.len, mountpoint, &after) == 0) {
+	if (imgp_fstab_get_((char *)old.data, old.len, mountpoint, &before) == 0) {
+		if (imgp_fstab_get_((char *)new.data, new.len, mountpoint, &after) == 0) {
 			snprintf(note, sizeof(note), "%s: options %s -> %s%s",
 				 mountpoint, before.options, after.options,
 				 rc ? "" : " (unchanged)");
-			imgp_fstab_entry_free(&after);
+			imgp_fstab_entry_free_(&after);
 		}
-		imgp_fstab_entry_free(&before);
+		imgp_fstab_entry_free_(&before);
 	}
-	rc = imgp_patch_write(patch, part, fstab, new.data, new.len, true,
+	rc = imgp_patch_write_(patch, part, fstab, new.data, new.len, true,
 			      note[0] ? note : NULL);
 out:
 	imgp_buf_free(&old);
@@ -166,13 +166,13 @@ out:
 	return rc;
 }
 
-int imgp_patch_put_file(struct imgp_patch *patch, const char *part_spec,
+int imgp_patch_put_file_(struct imgp_patch *patch, const char *part_spec,
 			const char *path, const void *data, size_t len)
 {
-	return imgp_patch_put_file_mode(patch, part_spec, path, data, len, 0);
+	return imgp_patch_put_file_mode_(patch, part_spec, path, data, len, 0);
 }
 
-int imgp_patch_put_file_mode(struct imgp_patch *patch, const char *part_spec,
+int imgp_patch_put_file_mode_(struct imgp_patch *patch, const char *part_spec,
 			     const char *path, const void *data, size_t len,
 			     unsigned mode)
 {
@@ -186,9 +186,9 @@ int imgp_patch_put_file_mode(struct imgp_patch *patch, const char *part_spec,
 	    strcmp(part->fstype, "ext4"))
 		return imgp_fail(ENOTSUP, IMGP_PART_FMT " (%s): %s: mode %04o: this filesystem keeps no permissions",
 				 part->number, part->fstype, path, mode);
-	rc = imgp_patch_write(patch, part, path, data, len, false, NULL);
+	rc = imgp_patch_write_(patch, part, path, data, len, false, NULL);
 	if (!rc && mode)
-		rc = imgp_patch_attr(patch, part, path, (int)(mode & 07777), -1, -1);
+		rc = imgp_patch_attr_(patch, part, path, (int)(mode & 07777), -1, -1);
 	return rc;
 }
 
@@ -207,7 +207,7 @@ static int patch_text(struct imgp_patch *patch, const char *part_spec,
 
 	if (!part)
 		return -ENOENT;
-	rc = imgp_patch_read(patch, part, path, IMGP_TEXT_MAX, &old, &existed);
+	rc = imgp_patch_read_(patch, part, path, IMGP_TEXT_MAX, &old, &existed);
 	if (!rc && !existed)
 		rc = imgp_fail(ENOENT, IMGP_PART_FMT " (%s): %s: no such file",
 			       part->number, part->fstype, path);
@@ -218,7 +218,7 @@ static int patch_text(struct imgp_patch *patch, const char *part_spec,
 				      part->fstype, path);
 	}
 	if (rc >= 0)
-		rc = imgp_patch_write(patch, part, path, new.data, new.len, true,
+		rc = imgp_patch_write_(patch, part, path, new.data, new.len, true,
 				      note);
 	imgp_buf_free(&old);
 	imgp_buf_free(&new);
@@ -234,7 +234,7 @@ static int edit_line_set(const char *text, size_t len, const void *arg,
 {
 	const struct line_arg *a = arg;
 
-	return imgp_text_set_line(text, len, a->key, a->value, a->section, out);
+	return imgp_text_set_line_(text, len, a->key, a->value, a->section, out);
 }
 
 static int edit_line_remove(const char *text, size_t len, const void *arg,
@@ -242,22 +242,22 @@ static int edit_line_remove(const char *text, size_t len, const void *arg,
 {
 	const struct line_arg *a = arg;
 
-	return imgp_text_remove_line(text, len, a->key, out);
+	return imgp_text_remove_line_(text, len, a->key, out);
 }
 
 static int edit_token_set(const char *text, size_t len, const void *arg,
 			  struct imgp_buf *out)
 {
-	return imgp_text_set_token(text, len, arg, out);
+	return imgp_text_set_token_(text, len, arg, out);
 }
 
 static int edit_token_remove(const char *text, size_t len, const void *arg,
 			     struct imgp_buf *out)
 {
-	return imgp_text_remove_token(text, len, arg, out);
+	return imgp_text_remove_token_(text, len, arg, out);
 }
 
-int imgp_patch_line_set(struct imgp_patch *patch, const char *part,
+int imgp_patch_line_set_(struct imgp_patch *patch, const char *part,
 			const char *path, const char *key, const char *value,
 			const char *section)
 {
@@ -266,7 +266,7 @@ int imgp_patch_line_set(struct imgp_patch *patch, const char *part,
 	return patch_text(patch, part, path, edit_line_set, &a, NULL);
 }
 
-int imgp_patch_line_remove(struct imgp_patch *patch, const char *part,
+int imgp_patch_line_remove_(struct imgp_patch *patch, const char *part,
 			   const char *path, const char *key)
 {
 	struct line_arg a = { key, NULL, NULL };
@@ -274,13 +274,13 @@ int imgp_patch_line_remove(struct imgp_patch *patch, const char *part,
 	return patch_text(patch, part, path, edit_line_remove, &a, NULL);
 }
 
-int imgp_patch_token_set(struct imgp_patch *patch, const char *part,
+int imgp_patch_token_set_(struct imgp_patch *patch, const char *part,
 			 const char *path, const char *token)
 {
 	return patch_text(patch, part, path, edit_token_set, token, NULL);
 }
 
-int imgp_patch_token_remove(struct imgp_patch *patch, const char *part,
+int imgp_patch_token_remove_(struct imgp_patch *patch, const char *part,
 			    const char *path, const char *key)
 {
 	return patch_text(patch, part, path, edit_token_remove, key, NULL);
@@ -295,10 +295,10 @@ static int edit_yaml_key(const char *text, size_t len, const void *arg,
 {
 	const struct yaml_arg *a = arg;
 
-	return imgp_yaml_set_key(text, len, a->header, a->key, a->entry, out);
+	return imgp_yaml_set_key_(text, len, a->header, a->key, a->entry, out);
 }
 
-int imgp_patch_yaml_key(struct imgp_patch *patch, const char *part_spec,
+int imgp_patch_yaml_key_(struct imgp_patch *patch, const char *part_spec,
 			const char *path, const char *header, const char *key,
 			const char *entry)
 {
@@ -310,16 +310,16 @@ int imgp_patch_yaml_key(struct imgp_patch *patch, const char *part_spec,
 
 	if (!part)
 		return -ENOENT;
-	rc = imgp_patch_read(patch, part, path, IMGP_TEXT_MAX, &old, &existed);
+	rc = imgp_patch_read_(patch, part, path, IMGP_TEXT_MAX, &old, &existed);
 	if (!rc && existed) {
 		imgp_buf_free(&old);
 		return patch_text(patch, part_spec, path, edit_yaml_key, &a, NULL);
 	}
 	/* No file: a removal has nothing to do, a new entry makes one. */
 	if (!rc && entry) {
-		rc = imgp_yaml_set_key("", 0, header, key, entry, &new);
+		rc = imgp_yaml_set_key_("", 0, header, key, entry, &new);
 		if (rc >= 0)
-			rc = imgp_patch_write(patch, part, path, new.data, new.len,
+			rc = imgp_patch_write_(patch, part, path, new.data, new.len,
 					      true, NULL);
 	}
 	imgp_buf_free(&old);
@@ -336,10 +336,10 @@ static int edit_fields_set(const char *text, size_t len, const void *arg,
 {
 	const struct fields_arg *a = arg;
 
-	return imgp_text_set_fields(text, len, a->key, a->value, out);
+	return imgp_text_set_fields_(text, len, a->key, a->value, out);
 }
 
-int imgp_patch_fields_set(struct imgp_patch *patch, const char *part_spec,
+int imgp_patch_fields_set_(struct imgp_patch *patch, const char *part_spec,
 			  const char *path, const char *key, const char *value)
 {
 	const struct imgp_part *part = files_part(patch, part_spec);
@@ -351,7 +351,7 @@ int imgp_patch_fields_set(struct imgp_patch *patch, const char *part_spec,
 	if (!part)
 		return -ENOENT;
 	/* No file, nothing that names the key: nothing to keep in step. */
-	rc = imgp_patch_read(patch, part, path, IMGP_TEXT_MAX, &old, &existed);
+	rc = imgp_patch_read_(patch, part, path, IMGP_TEXT_MAX, &old, &existed);
 	imgp_buf_free(&old);
 	if (rc || !existed)
 		return rc;
@@ -367,11 +367,11 @@ static int edit_list_add(const char *text, size_t len, const void *arg,
 {
 	const struct list_arg *a = arg;
 
-	return imgp_list_add(text, len, imgp_list_syntax_of(a->path, a->key),
+	return imgp_list_add_(text, len, imgp_list_syntax_of_(a->path, a->key),
 			     a->key, a->word, a->sections, out);
 }
 
-int imgp_patch_list_add(struct imgp_patch *patch, const char *part,
+int imgp_patch_list_add_(struct imgp_patch *patch, const char *part,
 			const char *path, const char *key, const char *word,
 			const char *sections)
 {
@@ -384,7 +384,7 @@ int imgp_patch_list_add(struct imgp_patch *patch, const char *part,
 static int bootscr_time(uint32_t *out)
 {
 	int64_t epoch;
-	int rc = imgp_source_date_epoch(&epoch);
+	int rc = imgp_source_date_epoch_(&epoch);
 
 	if (rc)
 		return rc;
@@ -396,7 +396,7 @@ static int bootscr_time(uint32_t *out)
 	return 0;
 }
 
-int imgp_patch_bootscr(struct imgp_patch *patch, const char *part_spec,
+int imgp_patch_bootscr_(struct imgp_patch *patch, const char *part_spec,
 		       const char *path, const char *text, size_t len,
 		       const char *name, const char *arch)
 {
@@ -412,20 +412,20 @@ int imgp_patch_bootscr(struct imgp_patch *patch, const char *part_spec,
 	rc = bootscr_time(&when);
 	if (rc)
 		return rc;
-	rc = imgp_patch_read(patch, part, path, IMGP_TEXT_MAX, &old, &existed);
+	rc = imgp_patch_read_(patch, part, path, IMGP_TEXT_MAX, &old, &existed);
 	if (rc)
 		goto out;
 	/* Same script already there: keep its time so a re-run changes nothing. */
-	if (existed && imgp_bootscr_parse(&scr, old.data, old.len) == 0) {
+	if (existed && imgp_bootscr_parse_(&scr, old.data, old.len) == 0) {
 		if (scr.text_len == len && memcmp(scr.text, text, len) == 0)
 			when = scr.time;
-		imgp_bootscr_free(&scr);
+		imgp_bootscr_free_(&scr);
 	}
-	imgp_errclear();
-	rc = imgp_bootscr_make(text, len, name ? name : "", arch ? arch : "arm64",
+	imgp_errclear_();
+	rc = imgp_bootscr_make_(text, len, name ? name : "", arch ? arch : "arm64",
 			       when, &made);
 	if (!rc)
-		rc = imgp_patch_write(patch, part, path, made.data, made.len, false,
+		rc = imgp_patch_write_(patch, part, path, made.data, made.len, false,
 				      "U-Boot script image (mkimage -T script)");
 out:
 	imgp_buf_free(&old);

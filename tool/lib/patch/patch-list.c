@@ -35,22 +35,22 @@ static int env_add(const char *text, size_t len, const char *key, const char *wo
 	int rc;
 
 	(void)sections;
-	while (imgp_text_next_line(text, len, &cursor, &l))
+	while (imgp_text_next_line_(text, len, &cursor, &l))
 		if ((size_t)(l.end - l.start) > n && memcmp(l.start, key, n) == 0 &&
 		    l.start[n] == '=') {
 			last = l;
 			value = l.start + n + 1;
 		}
-	if (value && imgp_text_has_word(value, last.end, word))
+	if (value && imgp_text_has_word_(value, last.end, word))
 		return imgp_buf_append(out, text, len) ? -ENOMEM : 0;
 	if (value) {
-		const char *end = imgp_text_content_end(&last, false);
+		const char *end = imgp_text_content_end_(&last, false);
 
 		snprintf(tail, sizeof(tail), "%s%s", end > value ? " " : "", word);
-		rc = imgp_text_splice(text, len, end, tail, out);
+		rc = imgp_text_splice_(text, len, end, tail, out);
 	} else {
 		snprintf(tail, sizeof(tail), "%s=%s\n", key, word);
-		rc = imgp_text_append_line(text, len, tail, out);
+		rc = imgp_text_append_line_(text, len, tail, out);
 	}
 	return rc ? -ENOMEM : 1;
 }
@@ -68,11 +68,11 @@ static bool shell_assignment(const char *text, size_t len, const char *key,
 	bool found = false;
 	struct imgp_text_line l;
 
-	while (imgp_text_next_line(text, len, &cursor, &l)) {
-		const char *p = imgp_text_skip_blanks(l.start, l.end), *v, *e;
+	while (imgp_text_next_line_(text, len, &cursor, &l)) {
+		const char *p = imgp_text_skip_blanks_(l.start, l.end), *v, *e;
 
 		if ((size_t)(l.end - p) > 7 && memcmp(p, "export ", 7) == 0)
-			p = imgp_text_skip_blanks(p + 7, l.end);
+			p = imgp_text_skip_blanks_(p + 7, l.end);
 		if ((size_t)(l.end - p) <= n || memcmp(p, key, n) != 0 || p[n] != '=')
 			continue;
 		v = p + n + 1;
@@ -104,10 +104,10 @@ static int shell_add(const char *text, size_t len, const char *key, const char *
 	(void)sections;
 	if (!shell_assignment(text, len, key, &v, &e, &quote)) {
 		snprintf(tail, sizeof(tail), "%s=\"%s\"\n", key, word);
-		rc = imgp_text_append_line(text, len, tail, out);
+		rc = imgp_text_append_line_(text, len, tail, out);
 		return rc ? -ENOMEM : 1;
 	}
-	if (imgp_text_has_word(v, e, word))
+	if (imgp_text_has_word_(v, e, word))
 		return imgp_buf_append(out, text, len) ? -ENOMEM : 0;
 	/* A bare word gets quotes: "KEY=a b" would run b. */
 	rc = imgp_buf_append(out, text, (size_t)(v - text));
@@ -115,7 +115,7 @@ static int shell_add(const char *text, size_t len, const char *key, const char *
 		rc = imgp_buf_append(out, "\"", 1);
 	if (!rc)
 		rc = imgp_buf_append(out, v, (size_t)(e - v));
-	snprintf(tail, sizeof(tail), "%s%s%s", e > imgp_text_skip_blanks(v, e) ? " " : "", word,
+	snprintf(tail, sizeof(tail), "%s%s%s", e > imgp_text_skip_blanks_(v, e) ? " " : "", word,
 		 quote ? "" : "\"");
 	if (!rc)
 		rc = imgp_buf_append(out, tail, strlen(tail));
@@ -158,8 +158,8 @@ static int modules_add(const char *text, size_t len, const char *key, const char
 
 	(void)key;
 	(void)sections;
-	while (imgp_text_next_line(text, len, &cursor, &l)) {
-		const char *p = imgp_text_skip_blanks(l.start, l.end), *e = p;
+	while (imgp_text_next_line_(text, len, &cursor, &l)) {
+		const char *p = imgp_text_skip_blanks_(l.start, l.end), *e = p;
 
 		if (p >= l.end || *p == '#' || *p == ';')
 			continue;
@@ -169,7 +169,7 @@ static int modules_add(const char *text, size_t len, const char *key, const char
 			return imgp_buf_append(out, text, len) ? -ENOMEM : 0;
 	}
 	snprintf(tail, sizeof(tail), "%s\n", word);
-	return imgp_text_append_line(text, len, tail, out) ? -ENOMEM : 1;
+	return imgp_text_append_line_(text, len, tail, out) ? -ENOMEM : 1;
 }
 
 static bool word_ok(const char *word)
@@ -214,7 +214,7 @@ static const struct imgp_list_syntax list_modules = { modules_owns, modules_add 
 static const struct imgp_list_syntax list_shell = { shell_owns, shell_add };
 static const struct imgp_list_syntax list_env = { any_owns, env_add };
 
-const struct imgp_list_syntax *imgp_list_syntax_of(const char *path, const char *key)
+const struct imgp_list_syntax *imgp_list_syntax_of_(const char *path, const char *key)
 {
 	const struct imgp_bootpath *bp;
 
@@ -222,18 +222,18 @@ const struct imgp_list_syntax *imgp_list_syntax_of(const char *path, const char 
 		return &list_modules;
 	if (!key)
 		return &list_env;
-	for (size_t i = 0; (bp = imgp_bootpath_at(i)); i++)
+	for (size_t i = 0; (bp = imgp_bootpath_at_(i)); i++)
 		if (bp->list && bp->list->owns(path, key))
 			return bp->list;
 	return list_shell.owns(path, key) ? &list_shell : &list_env;
 }
 
-bool imgp_list_keyless(const char *path)
+bool imgp_list_keyless_(const char *path)
 {
 	return list_modules.owns(path, NULL);
 }
 
-int imgp_list_add(const char *text, size_t len, const struct imgp_list_syntax *syntax,
+int imgp_list_add_(const char *text, size_t len, const struct imgp_list_syntax *syntax,
 		  const char *key, const char *word, const char *sections,
 		  struct imgp_buf *out)
 {

@@ -4,7 +4,7 @@
  * recipes alike. A FIT's tree goes to the override file the boot script
  * loads, else back into the FIT; a tree the boot path names as a file
  * goes into a new overlay in its list, or into the file itself
- * (imgp_patch_via_choose). The way is chosen when the tree is loaded,
+ * (imgp_patch_via_choose_). The way is chosen when the tree is loaded,
  * before the edits: edits made in place judge an absent property apart.
  */
 #include <errno.h>
@@ -39,11 +39,11 @@ static const char *not_a_tree(const void *data, size_t len)
 	return NULL;
 }
 
-int imgp_patch_tree_dest_check(struct imgp_patch *patch, const char *path,
+int imgp_patch_tree_dest_check_(struct imgp_patch *patch, const char *path,
 			       const char *option, bool trees_too)
 {
 	const struct imgp_part *part = patch->boot_part;
-	struct imgp_survey *sv = imgp_patch_survey(patch);
+	struct imgp_survey *sv = imgp_patch_survey_(patch);
 	struct imgp_buf old = { 0 };
 	const char *held = NULL;
 	char what[4200];
@@ -52,7 +52,7 @@ int imgp_patch_tree_dest_check(struct imgp_patch *patch, const char *path,
 
 	if (!sv)
 		return -ENOMEM;
-	rc = imgp_fs_path_check(part, path);
+	rc = imgp_fs_path_check_(part, path);
 	if (rc) {
 		snprintf(what, sizeof(what), "%s", imgp_errmsg());
 		return imgp_fail(-rc, IMGP_PART_FMT " (%s): %s: %s %s", part->number,
@@ -64,7 +64,7 @@ int imgp_patch_tree_dest_check(struct imgp_patch *patch, const char *path,
 		snprintf(what, sizeof(what), "the FIT the tree comes from");
 		kind = IMGP_BOOT_FILE_OTHER;
 	} else {
-		kind = imgp_survey_boot_file(sv, part, path, what, sizeof(what));
+		kind = imgp_survey_boot_file_(sv, part, path, what, sizeof(what));
 	}
 	if (kind == IMGP_BOOT_FILE_OTHER || (kind == IMGP_BOOT_FILE_TREE && trees_too))
 		return imgp_fail(EPERM, IMGP_PART_FMT " (%s): %s: %s would replace %s",
@@ -73,7 +73,7 @@ int imgp_patch_tree_dest_check(struct imgp_patch *patch, const char *path,
 	if (!strcasecmp(path, IMGP_OVERRIDE_PATH))
 		return 0;
 	/* Its bytes say the rest, whatever name reaches it (a FAT short alias, a link). */
-	rc = imgp_patch_read(patch, part, path, IMGP_DTB_MAX, &old, &existed);
+	rc = imgp_patch_read_(patch, part, path, IMGP_DTB_MAX, &old, &existed);
 	if (rc == -EISDIR)
 		rc = imgp_fail(EISDIR, IMGP_PART_FMT " (%s): %s: %s names a folder, not a file",
 			       part->number, part->fstype, path, option);
@@ -92,7 +92,7 @@ static bool tree_is_fit(struct imgp_patch *patch, const struct imgp_tree_opts *o
 {
 	if (o->from != IMGP_TREE_ANY)
 		return o->from == IMGP_TREE_FIT;
-	return !imgp_patch_boots_files(patch);
+	return !imgp_patch_boots_files_(patch);
 }
 
 /* A FIT's tree: the override file when the boot script loads one (or asked), else the FIT. */
@@ -104,17 +104,17 @@ static int begin_fit(struct imgp_patch *patch, const struct imgp_tree_opts *o)
 
 	if (via == IMGP_VIA_OVERLAY || via == IMGP_VIA_FILE)
 		return imgp_fail(EINVAL, "--via %s: the tree is a FIT's (%s): use --via override or fit",
-				 imgp_via_name(via), fit);
+				 imgp_via_name_(via), fit);
 	if (o->model)
 		return imgp_fail(EINVAL, "--model: the tree is a FIT's (%s): pick it with --fdt", fit);
-	rc = imgp_patch_load_fdt(patch, fit, o->fdt);
+	rc = imgp_patch_load_fdt_(patch, fit, o->fdt);
 	if (rc || o->load_only)
 		return rc;
 	if (via == IMGP_VIA_DEFAULT) {
 		rc = imgp_patch_boot_hook(patch, IMGP_OVERRIDE_NAME);
 		if (rc < 0)
 			return rc;
-		imgp_errclear();
+		imgp_errclear_();
 		via = rc ? IMGP_VIA_OVERRIDE : IMGP_VIA_FIT;
 	}
 	patch->tree_override = strdup(o->override ? o->override : IMGP_OVERRIDE_PATH);
@@ -122,14 +122,14 @@ static int begin_fit(struct imgp_patch *patch, const struct imgp_tree_opts *o)
 		return imgp_fail(ENOMEM, "out of memory");
 	/* Checked before the edits: --force is for a file the script ignores, not for this. */
 	if (via == IMGP_VIA_OVERRIDE) {
-		rc = imgp_patch_tree_dest_check(patch, patch->tree_override,
+		rc = imgp_patch_tree_dest_check_(patch, patch->tree_override,
 						o->override ? "--dtb-out" : "the override file",
 						true);
 		if (rc)
 			return rc;
 	}
 	if (o->via != IMGP_VIA_DEFAULT)
-		rc = asprintf(&patch->tree_why, "via %s: %s", imgp_via_name(via),
+		rc = asprintf(&patch->tree_why, "via %s: %s", imgp_via_name_(via),
 			      o->asked_by ? o->asked_by : via == IMGP_VIA_FIT ? "--via fit" :
 			      "--via override");
 	else if (via == IMGP_VIA_FIT)
@@ -155,9 +155,9 @@ static int begin_booted(struct imgp_patch *patch, const struct imgp_tree_opts *o
 
 	/* A tree loaded only to be read goes nowhere: no way to choose. */
 	if (!o->load_only)
-		rc = imgp_patch_via_choose(patch, o->via, o->deletes, &via, &why);
+		rc = imgp_patch_via_choose_(patch, o->via, o->deletes, &via, &why);
 	if (!rc)
-		rc = imgp_patch_load_booted(patch, o->model);
+		rc = imgp_patch_load_booted_(patch, o->model);
 	if (rc || o->load_only)
 		return rc;
 	patch->tree_why = strdup(why);
@@ -184,12 +184,12 @@ int imgp_patch_tree_finish(struct imgp_patch *patch)
 {
 	switch (patch->tree_via) {
 	case IMGP_VIA_FIT:
-		return imgp_patch_write_fit(patch, patch->tree_why);
+		return imgp_patch_write_fit_(patch, patch->tree_why);
 	case IMGP_VIA_OVERRIDE:
-		return imgp_patch_write_dtb_note(patch, patch->tree_override, patch->tree_why);
+		return imgp_patch_write_dtb_note_(patch, patch->tree_override, patch->tree_why);
 	case IMGP_VIA_OVERLAY:
 	case IMGP_VIA_FILE:
-		return imgp_patch_write_via(patch, patch->tree_via, patch->tree_why,
+		return imgp_patch_write_via_(patch, patch->tree_via, patch->tree_why,
 					    patch->tree_name);
 	default:
 		if (!patch->have_dtb)

@@ -54,7 +54,7 @@ struct unit {
 	struct imgp_buf bytes;
 };
 
-void imgp_dt_plan_free(struct imgp_dt_plan *p)
+void imgp_dt_plan_free_(struct imgp_dt_plan *p)
 {
 	if (!p)
 		return;
@@ -75,7 +75,7 @@ static struct imgp_dt_plan *plan_of(struct imgp_patch *patch)
 	return patch->dt_plan;
 }
 
-int imgp_dt_plan_record(struct imgp_patch *patch, enum imgp_dt_edit_kind kind,
+int imgp_dt_plan_record_(struct imgp_patch *patch, enum imgp_dt_edit_kind kind,
 			const char *node, const char *prop, const void *data,
 			size_t len, const char *name)
 {
@@ -108,7 +108,7 @@ static const char *const via_names[] = {
 	[IMGP_VIA_FILE] = "file",
 };
 
-const char *imgp_via_name(enum imgp_via via)
+const char *imgp_via_name_(enum imgp_via via)
 {
 	return via_names[via];
 }
@@ -129,23 +129,23 @@ static bool has_overlay_list(const struct imgp_survey *sv)
 	return sv->bootpath && sv->bootpath->overlay_site;
 }
 
-bool imgp_patch_boots_files(struct imgp_patch *patch)
+bool imgp_patch_boots_files_(struct imgp_patch *patch)
 {
-	struct imgp_survey *sv = imgp_patch_survey(patch);
+	struct imgp_survey *sv = imgp_patch_survey_(patch);
 
 	return sv && sv->bootpath && !(sv->bootpath->flags & IMGP_BOOTPATHF_FIT);
 }
 
-int imgp_patch_via_choose(struct imgp_patch *patch, enum imgp_via asked,
+int imgp_patch_via_choose_(struct imgp_patch *patch, enum imgp_via asked,
 			  bool deletes, enum imgp_via *via, const char **why)
 {
-	struct imgp_survey *sv = imgp_patch_survey(patch);
+	struct imgp_survey *sv = imgp_patch_survey_(patch);
 	if (!sv)
 		return -ENOMEM;
 	*why = NULL;
 	if (asked == IMGP_VIA_OVERRIDE || asked == IMGP_VIA_FIT)
 		return imgp_fail(EINVAL, "--via %s: the board boots %s, not a FIT: use --via %s",
-				 imgp_via_name(asked), sv->bootinfo.summary,
+				 imgp_via_name_(asked), sv->bootinfo.summary,
 				 has_overlay_list(sv) ? "overlay or file" : "file");
 	if (asked == IMGP_VIA_OVERLAY && !has_overlay_list(sv))
 		return imgp_fail(EINVAL, "--via overlay: %s applies no list of overlays imgpatch can add to%s: use --via file",
@@ -185,7 +185,7 @@ static int effective_of(struct imgp_patch *patch, const struct imgp_survey_bootd
 			struct imgp_effective **trees, size_t *n,
 			struct imgp_effective **out)
 {
-	struct imgp_survey *sv = imgp_patch_survey(patch);
+	struct imgp_survey *sv = imgp_patch_survey_(patch);
 	int rc;
 
 	*out = NULL;
@@ -193,7 +193,7 @@ static int effective_of(struct imgp_patch *patch, const struct imgp_survey_bootd
 	*n = 0;
 	if (!sv)
 		return -ENOMEM;
-	rc = imgp_effective_build(sv, trees, n);
+	rc = imgp_effective_build_(sv, trees, n);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < *n; i++)
@@ -202,7 +202,7 @@ static int effective_of(struct imgp_patch *patch, const struct imgp_survey_bootd
 	return 0;
 }
 
-int imgp_dt_plan_effective_has(struct imgp_patch *patch, const char *path,
+int imgp_dt_plan_effective_has_(struct imgp_patch *patch, const char *path,
 			       const char *prop, char **where)
 {
 	const struct imgp_dt_plan *p = patch->dt_plan;
@@ -215,11 +215,11 @@ int imgp_dt_plan_effective_has(struct imgp_patch *patch, const char *path,
 		return 0;
 	rc = effective_of(patch, p->tree, &trees, &n, &t);
 	if (!rc && t && t->dtb.fdt && !t->reverted &&
-	    imgp_dt_has_prop(&t->dtb, path, prop)) {
+	    imgp_dt_has_prop_(&t->dtb, path, prop)) {
 		*where = strdup(t->provenance ? t->provenance : p->tree->path);
 		rc = *where ? 1 : imgp_fail(ENOMEM, "out of memory");
 	}
-	imgp_effective_free(trees, n);
+	imgp_effective_free_(trees, n);
 	return rc;
 }
 
@@ -246,9 +246,9 @@ static int unrecognised(void)
 	size_t n = 0, k = 0;
 	int rc = 0;
 
-	for (size_t i = 0; (bp = imgp_bootpath_at(i)); i++)
+	for (size_t i = 0; (bp = imgp_bootpath_at_(i)); i++)
 		n += bp->named_by != NULL;
-	for (size_t i = 0; !rc && (bp = imgp_bootpath_at(i)); i++)
+	for (size_t i = 0; !rc && (bp = imgp_bootpath_at_(i)); i++)
 		if (bp->named_by && imgp_buf_printf(&what, "%s%s", !k++ ? "" : k == n ? " or " : ", ",
 						    bp->named_by))
 			rc = imgp_fail(ENOMEM, "out of memory");
@@ -259,10 +259,10 @@ static int unrecognised(void)
 	return rc;
 }
 
-int imgp_patch_find_booted(struct imgp_patch *patch, const char *model,
+int imgp_patch_find_booted_(struct imgp_patch *patch, const char *model,
 			   const struct imgp_survey_bootdt **out)
 {
-	struct imgp_survey *sv = imgp_patch_survey(patch);
+	struct imgp_survey *sv = imgp_patch_survey_(patch);
 	const struct imgp_survey_bootinfo *bi;
 	const struct imgp_survey_bootdt *dt = NULL;
 	struct imgp_buf names = { 0 };
@@ -276,7 +276,7 @@ int imgp_patch_find_booted(struct imgp_patch *patch, const char *model,
 	if (!sv->bootpath)
 		return unrecognised();
 	if (bi->rc)
-		return imgp_survey_fail(bi->rc, bi->error);
+		return imgp_survey_fail_(bi->rc, bi->error);
 	if (!bi->ndts && (sv->bootpath->flags & IMGP_BOOTPATHF_FIT))
 		return imgp_fail(EINVAL, "%s: the board boots a FIT's tree: pick it with --fdt (in a recipe: fdt-from-fit)",
 				 bi->summary ? bi->summary : "FIT");
@@ -289,17 +289,17 @@ int imgp_patch_find_booted(struct imgp_patch *patch, const char *model,
 		if (bi->dts[i].uboot_default)
 			model = bi->dts[i].path;
 	for (size_t i = 0; i < bi->ndts; i++)
-		if (!model || imgp_bootdt_named(&bi->dts[i], model)) {
+		if (!model || imgp_bootdt_named_(&bi->dts[i], model)) {
 			dt = dt ? dt : &bi->dts[i];
 			found++;
 		}
 	if (found != 1) {
 		rc = list_trees(bi, &names);
 		if (!rc && !found)
-			rc = imgp_fail_name(ENOENT, "%s: no tree for model '%s' (have: %s)",
+			rc = imgp_fail_name_(ENOENT, "%s: no tree for model '%s' (have: %s)",
 					    bi->summary, model, (char *)names.data);
 		else if (!rc)
-			rc = (given ? imgp_fail_name : imgp_fail)(EINVAL,
+			rc = (given ? imgp_fail_name_ : imgp_fail)(EINVAL,
 				"%s: boots %zu trees: choose one with --model (have: %s)",
 				bi->summary, found, (char *)names.data);
 		imgp_buf_free(&names);
@@ -317,18 +317,18 @@ static int warn_touched(struct imgp_patch *patch, const struct imgp_survey_bootd
 	int rc = effective_of(patch, dt, &trees, &n, &t);
 
 	if (!rc && t)
-		imgp_effective_warn(imgp_survey_ctx(imgp_patch_survey(patch)), t, 1);
-	imgp_effective_free(trees, n);
+		imgp_effective_warn_(imgp_survey_ctx_(imgp_patch_survey_(patch)), t, 1);
+	imgp_effective_free_(trees, n);
 	return rc;
 }
 
-int imgp_patch_load_booted(struct imgp_patch *patch, const char *model)
+int imgp_patch_load_booted_(struct imgp_patch *patch, const char *model)
 {
 	const struct imgp_survey_bootdt *dt = NULL;
 	struct imgp_dt_plan *p;
 	int rc;
 
-	rc = imgp_patch_find_booted(patch, model, &dt);
+	rc = imgp_patch_find_booted_(patch, model, &dt);
 	if (!rc)
 		rc = warn_touched(patch, dt);
 	p = rc ? NULL : plan_of(patch);
@@ -356,7 +356,7 @@ int imgp_patch_load_booted(struct imgp_patch *patch, const char *model)
 			size_t size;
 			char *origin = NULL;
 
-			rc = imgp_dtb_finish(&t->dtb, &blob, &size);
+			rc = imgp_dtb_finish_(&t->dtb, &blob, &size);
 			if (!rc && asprintf(&origin, "the effective tree (" IMGP_PART_FMT " %s + %zu overlay%s)",
 					    t->part->number, dt->path, t->napplied,
 					    t->napplied == 1 ? "" : "s") < 0) {
@@ -364,15 +364,15 @@ int imgp_patch_load_booted(struct imgp_patch *patch, const char *model)
 				rc = imgp_fail(ENOMEM, "out of memory");
 			}
 			if (!rc)
-				rc = imgp_patch_load_dtb_blob(patch, t->part, blob, size, origin);
+				rc = imgp_patch_load_dtb_blob_(patch, t->part, blob, size, origin);
 			p->effective = !rc;
 			free(origin);
 		}
-		imgp_effective_free(trees, n);
+		imgp_effective_free_(trees, n);
 		if (rc || p->effective)
 			return rc;
 	}
-	return imgp_patch_load_dtb_file(patch, "boot", dt->path);
+	return imgp_patch_load_dtb_file_(patch, "boot", dt->path);
 }
 
 /* ------------------------------------------------------ the overlay */
@@ -600,7 +600,7 @@ static int make_units(const struct imgp_patch *patch, const char *name,
 /* Applying the overlays to the tree as loaded must give the edited tree. */
 static int check_units(struct imgp_patch *patch, const struct unit *u, size_t n)
 {
-	const struct imgp_survey *sv = imgp_patch_survey(patch);
+	const struct imgp_survey *sv = imgp_patch_survey_(patch);
 	/* Where the loader bounds each overlay's room, each new one must fit it. */
 	unsigned long room = sv && sv->bootpath ? sv->bootpath->overlay_room : 0;
 	struct imgp_buf want = { 0 }, got = { 0 };
@@ -609,15 +609,15 @@ static int check_units(struct imgp_patch *patch, const struct unit *u, size_t n)
 	size_t size;
 	int rc;
 
-	rc = imgp_dtb_finish(&patch->dtb_source, &blob, &size);
+	rc = imgp_dtb_finish_(&patch->dtb_source, &blob, &size);
 	if (!rc)
-		rc = imgp_dtb_load(&t, blob, size);
+		rc = imgp_dtb_load_(&t, blob, size);
 	if (rc)
 		return rc;
 	for (size_t i = 0; !rc && i < n; i++) {
-		rc = room ? imgp_dt_apply_overlay_in(&t, u[i].bytes.data, u[i].bytes.len,
-						     imgp_uboot_fdt_room(imgp_dt_used(&t), room)) :
-		     imgp_dt_apply_overlay(&t, u[i].bytes.data, u[i].bytes.len);
+		rc = room ? imgp_dt_apply_overlay_in_(&t, u[i].bytes.data, u[i].bytes.len,
+						     imgp_uboot_fdt_room_(imgp_dt_used_(&t), room)) :
+		     imgp_dt_apply_overlay_(&t, u[i].bytes.data, u[i].bytes.len);
 		if (rc == -ENOSPC)
 			imgp_fail_ctx(rc, "--via overlay: overlay %s would not take effect, the loader gives each overlay %lu bytes of room (use --via file)",
 				      u[i].name, room);
@@ -625,14 +625,14 @@ static int check_units(struct imgp_patch *patch, const struct unit *u, size_t n)
 			imgp_fail_ctx(rc, "overlay %s", u[i].name);
 	}
 	if (!rc)
-		rc = imgp_dt_to_dts(&t, &got);
+		rc = imgp_dt_to_dts_(&t, &got);
 	if (!rc)
-		rc = imgp_dt_to_dts(&patch->dtb, &want);
+		rc = imgp_dt_to_dts_(&patch->dtb, &want);
 	if (!rc && (got.len != want.len || memcmp(got.data, want.data, got.len)))
 		rc = imgp_fail(EINVAL, "the overlays do not give the edited tree (edits in an order an overlay cannot keep): use --via file");
 	imgp_buf_free(&want);
 	imgp_buf_free(&got);
-	imgp_dtb_free(&t);
+	imgp_dtb_free_(&t);
 	return rc;
 }
 
@@ -643,7 +643,7 @@ static int check_units(struct imgp_patch *patch, const struct unit *u, size_t n)
 static const struct imgp_part *generator_part(struct imgp_patch *patch,
 					      const struct imgp_uboot_menu *gen)
 {
-	return gen->boot_part ? imgp_patch_survey(patch)->root : patch->boot_part;
+	return gen->boot_part ? imgp_patch_survey_(patch)->root : patch->boot_part;
 }
 
 /*
@@ -656,7 +656,7 @@ static const struct imgp_part *generator_part(struct imgp_patch *patch,
  */
 static const struct imgp_uboot_menu *generator_of(struct imgp_patch *patch)
 {
-	struct imgp_survey *sv = imgp_patch_survey(patch);
+	struct imgp_survey *sv = imgp_patch_survey_(patch);
 	const struct imgp_part *part = patch->boot_part;
 
 	if (!sv || !sv->generator || !part || part != sv->boot)
@@ -682,16 +682,16 @@ static int plan_overlay_file(struct imgp_patch *patch, const struct imgp_overlay
 		if (i < n && h->folder[i] != '/')
 			continue;
 		snprintf(level, sizeof(level), "%.*s", (int)i, h->folder);
-		rc = imgp_patch_mkdir(patch, part, level, h->folder_why);
+		rc = imgp_patch_mkdir_(patch, part, level, h->folder_why);
 	}
 	if (!rc)
-		rc = imgp_patch_read(patch, part, h->file, IMGP_DTB_MAX, &old, &existed);
+		rc = imgp_patch_read_(patch, part, h->file, IMGP_DTB_MAX, &old, &existed);
 	if (!rc && existed && (old.len != u->bytes.len ||
 			       memcmp(old.data, u->bytes.data, old.len)))
 		rc = imgp_fail(EEXIST, IMGP_PART_FMT " (%s): %s: exists with other content: not replacing an overlay imgpatch did not make (give the overlay another name)",
 			       part->number, part->fstype, h->file);
 	if (!rc)
-		rc = imgp_patch_write(patch, part, h->file, u->bytes.data,
+		rc = imgp_patch_write_(patch, part, h->file, u->bytes.data,
 				      u->bytes.len, false, note);
 	imgp_buf_free(&old);
 	return rc;
@@ -735,12 +735,12 @@ static int register_generator(struct imgp_patch *patch, const struct imgp_uboot_
 	bool existed = false;
 	int rc;
 
-	rc = imgp_patch_read(patch, part, file, IMGP_TEXT_MAX, &old, &existed);
+	rc = imgp_patch_read_(patch, part, file, IMGP_TEXT_MAX, &old, &existed);
 	if (!rc && !existed && !strcmp(file, admin_confd_file)) {
-		rc = imgp_patch_mkdir(patch, part, "/etc/u-boot-menu",
+		rc = imgp_patch_mkdir_(patch, part, "/etc/u-boot-menu",
 				      "sourced by u-boot-update after the package's conf.d");
 		if (!rc)
-			rc = imgp_patch_mkdir(patch, part, "/etc/u-boot-menu/conf.d",
+			rc = imgp_patch_mkdir_(patch, part, "/etc/u-boot-menu/conf.d",
 					      "sourced by u-boot-update after the package's conf.d");
 		if (!rc)
 			rc = imgp_buf_printf(&own, "# U_BOOT_FDT_OVERLAYS of %s, which its package\n"
@@ -748,20 +748,20 @@ static int register_generator(struct imgp_patch *patch, const struct imgp_uboot_
 					     "U_BOOT_FDT_OVERLAYS=\"%s\"\n", gen->overlays_file,
 					     gen->overlays ? gen->overlays : "");
 		if (!rc)
-			rc = imgp_patch_write(patch, part, file, own.data, own.len, true,
+			rc = imgp_patch_write_(patch, part, file, own.data, own.len, true,
 					      "the package's own conf.d file is replaced when it is upgraded");
 	} else if (!rc && !existed) {
-		rc = imgp_patch_write(patch, part, file, uboot_defaults,
+		rc = imgp_patch_write_(patch, part, file, uboot_defaults,
 				      sizeof(uboot_defaults) - 1, true,
 				      "made as Debian's u-boot-menu ships it, for U_BOOT_FDT_OVERLAYS");
 	}
 	for (size_t i = 0; !rc && !gen->overlays && i < gen->npresent; i++)
-		rc = imgp_patch_list_add(patch, spec, file, "U_BOOT_FDT_OVERLAYS",
+		rc = imgp_patch_list_add_(patch, spec, file, "U_BOOT_FDT_OVERLAYS",
 					 gen->present[i], NULL);
 	if (!rc)
 		rc = imgp_buf_printf(&word, "%s.dtbo", name);
 	if (!rc)
-		rc = imgp_patch_list_add(patch, spec, file, "U_BOOT_FDT_OVERLAYS",
+		rc = imgp_patch_list_add_(patch, spec, file, "U_BOOT_FDT_OVERLAYS",
 					 (char *)word.data, NULL);
 	imgp_buf_free(&old);
 	imgp_buf_free(&word);
@@ -787,7 +787,7 @@ static int generator_note(const struct imgp_uboot_menu *gen, const char *name,
 static int write_overlays(struct imgp_patch *patch, const char *why,
 			  const char *name)
 {
-	struct imgp_survey *sv = imgp_patch_survey(patch);
+	struct imgp_survey *sv = imgp_patch_survey_(patch);
 	const struct imgp_dt_plan *p = patch->dt_plan;
 	struct unit *u = NULL;
 	struct imgp_buf note = { 0 }, sections = { 0 };
@@ -805,7 +805,7 @@ static int write_overlays(struct imgp_patch *patch, const char *why,
 	rc = sv->bootpath->overlay_filters ?
 		sv->bootpath->overlay_filters(p->tree->path, &sections) : 0;
 	if (rc == -ENOENT) {
-		imgp_errclear();
+		imgp_errclear_();
 		rc = imgp_fail(EINVAL, "--via overlay: %s: no config.txt filter holds for the boards of this tree alone: use --via file",
 			       p->tree->path);
 	}
@@ -818,7 +818,7 @@ static int write_overlays(struct imgp_patch *patch, const char *why,
 		struct imgp_boot_view boot;
 		char target[1200];
 
-		imgp_patch_boot_view(patch, &boot);
+		imgp_patch_boot_view_(patch, &boot);
 		rc = sv->bootpath->overlay_site(&boot, p->tree, u[i].name, gen, &h);
 		if (rc)
 			break;
@@ -827,7 +827,7 @@ static int write_overlays(struct imgp_patch *patch, const char *why,
 			 h.file);
 		/* The first overlay carries why and the diff of the tree it makes. */
 		if (i == 0)
-			rc = imgp_patch_dt_note(patch, why, target, &note);
+			rc = imgp_patch_dt_note_(patch, why, target, &note);
 		else
 			rc = imgp_buf_printf(&note, "overlay %s, applied after %s\n",
 					     h.file, u[i - 1].name) ? -ENOMEM : 0;
@@ -843,7 +843,7 @@ static int write_overlays(struct imgp_patch *patch, const char *why,
 		if (!rc)
 			rc = plan_overlay_file(patch, &h, &u[i], (char *)note.data);
 		if (!rc)
-			rc = imgp_patch_list_add(patch, "boot", h.list, h.key, h.word,
+			rc = imgp_patch_list_add_(patch, "boot", h.list, h.key, h.word,
 						 sections.len ? (const char *)sections.data : NULL);
 		if (!rc && gen)
 			rc = register_generator(patch, gen, u[i].name);
@@ -862,7 +862,7 @@ static int write_overlays(struct imgp_patch *patch, const char *why,
  */
 static int write_kept(struct imgp_patch *patch, const char *path)
 {
-	const struct imgp_part *root = imgp_patch_part(patch, "root");
+	const struct imgp_part *root = imgp_patch_part_(patch, "root");
 	const char *slash = strrchr(path, '/');
 	struct imgp_fs *fs;
 	char folder[512];
@@ -873,13 +873,13 @@ static int write_kept(struct imgp_patch *patch, const char *path)
 	if (!root)
 		return -ENOENT;
 	snprintf(folder, sizeof(folder), "%.*s", slash ? (int)(slash - path) : 0, path);
-	rc = imgp_dtb_finish(&patch->dtb, &blob, &size);
-	fs = imgp_survey_fs(imgp_patch_survey(patch), root);
-	if (!rc && *folder && (!fs || imgp_fs_exists(fs, folder) != 1))
-		rc = imgp_patch_mkdir(patch, root, folder,
+	rc = imgp_dtb_finish_(&patch->dtb, &blob, &size);
+	fs = imgp_survey_fs_(imgp_patch_survey_(patch), root);
+	if (!rc && *folder && (!fs || imgp_fs_exists_(fs, folder) != 1))
+		rc = imgp_patch_mkdir_(patch, root, folder,
 				      "where the distribution's update looks for a tree first");
 	if (!rc)
-		rc = imgp_patch_write(patch, root, path, blob, size, false,
+		rc = imgp_patch_write_(patch, root, path, blob, size, false,
 				      "the edited tree, where the distribution's update copies it from at every kernel install (in preference to the new kernel's): it outlives the kernel, as a copy of today's tree");
 	return rc;
 }
@@ -912,14 +912,14 @@ static int write_file(struct imgp_patch *patch, const char *why)
 		free(said);
 		said = more;
 	}
-	rc = imgp_patch_write_dtb_note(patch, p->tree->path, said ? said : why);
+	rc = imgp_patch_write_dtb_note_(patch, p->tree->path, said ? said : why);
 	free(said);
 	if (!rc && p->tree->kept_in)
 		rc = write_kept(patch, p->tree->kept_in);
 	return rc;
 }
 
-int imgp_patch_write_via(struct imgp_patch *patch, enum imgp_via via,
+int imgp_patch_write_via_(struct imgp_patch *patch, enum imgp_via via,
 			 const char *why, const char *name)
 {
 	const struct imgp_dt_plan *p = patch->dt_plan;

@@ -39,11 +39,11 @@ void imgp_patch_free(struct imgp_patch *patch)
 	if (!patch)
 		return;
 	for (size_t i = 0; i < patch->nchanges; i++)
-		imgp_change_free(&patch->changes[i]);
+		imgp_change_free_(&patch->changes[i]);
 	free(patch->changes);
 	if (patch->have_dtb)
-		imgp_dtb_free(&patch->dtb);
-	imgp_dtb_free(&patch->dtb_source);
+		imgp_dtb_free_(&patch->dtb);
+	imgp_dtb_free_(&patch->dtb_source);
 	free(patch->dtb_origin);
 	free(patch->dtb_file);
 	free(patch->fit_path);
@@ -53,9 +53,9 @@ void imgp_patch_free(struct imgp_patch *patch)
 	free(patch->fit_image);
 	imgp_buf_free(&patch->dtb_notes);
 	imgp_buf_free(&patch->dtb_before);
-	imgp_dt_plan_free(patch->dt_plan);
+	imgp_dt_plan_free_(patch->dt_plan);
 	for (size_t i = 0; i < patch->nfits; i++) {
-		imgp_fit_free(patch->fits[i]);
+		imgp_fit_free_(patch->fits[i]);
 		free(patch->fits[i]);
 	}
 	free(patch->fits);
@@ -63,7 +63,7 @@ void imgp_patch_free(struct imgp_patch *patch)
 	free(patch);
 }
 
-void imgp_change_free(struct imgp_change *c)
+void imgp_change_free_(struct imgp_change *c)
 {
 	free(c->path);
 	imgp_buf_free(&c->old);
@@ -75,7 +75,7 @@ void imgp_change_free(struct imgp_change *c)
  * The last change at path: one after a DELETE of it makes a new one, and
  * a DELETE drops every change before it at or under its path.
  */
-struct imgp_change *imgp_patch_find(struct imgp_patch *patch,
+struct imgp_change *imgp_patch_find_(struct imgp_patch *patch,
 				    const struct imgp_part *part, const char *path)
 {
 	for (size_t i = patch->nchanges; i-- > 0;) {
@@ -93,10 +93,10 @@ struct imgp_change *imgp_patch_find(struct imgp_patch *patch,
  * the survey could not open gives the survey's reason; one it did not try
  * (no filesystem imgpatch knows) the reason opening it gives.
  */
-int imgp_patch_fs(struct imgp_patch *patch, const struct imgp_part *part,
+int imgp_patch_fs_(struct imgp_patch *patch, const struct imgp_part *part,
 		  struct imgp_fs **out)
 {
-	struct imgp_survey *sv = imgp_patch_survey(patch);
+	struct imgp_survey *sv = imgp_patch_survey_(patch);
 	size_t i = (size_t)(part - patch->disk->tab.parts);
 	struct imgp_fs fs;
 	int rc;
@@ -109,12 +109,12 @@ int imgp_patch_fs(struct imgp_patch *patch, const struct imgp_part *part,
 		return 0;
 	}
 	if (i < patch->disk->tab.nparts && sv->fs_rc[i])
-		return imgp_survey_fail(sv->fs_rc[i], sv->fs_error[i]);
+		return imgp_survey_fail_(sv->fs_rc[i], sv->fs_error[i]);
 	/* Not tried by the survey (no filesystem imgpatch knows): opening says why. */
-	rc = imgp_fs_open(&fs, &patch->disk->img, part);
+	rc = imgp_fs_open_(&fs, &patch->disk->img, part);
 	if (!rc) {
-		imgp_fs_close(&fs);
-		imgp_survey_fs(sv, part);
+		imgp_fs_close_(&fs);
+		imgp_survey_fs_(sv, part);
 		rc = -ENOTSUP;
 	}
 	return rc;
@@ -127,21 +127,21 @@ static int read_from_image(struct imgp_patch *patch,
 	struct imgp_fs *fs;
 	int rc;
 
-	rc = imgp_patch_fs(patch, part, &fs);
+	rc = imgp_patch_fs_(patch, part, &fs);
 	if (rc)
 		return rc;
 	/*
 	 * Read first, look up only when that fails (each is an mtools run on
 	 * FAT): missing is no error, but a dangling symbolic link is.
 	 */
-	rc = imgp_survey_read_file(fs, path, max, out);
+	rc = imgp_survey_read_file_(fs, path, max, out);
 	*existed = rc == 0;
 	if (rc == -ENOENT) {
 		char *why = strdup(imgp_errmsg());
-		int found = imgp_fs_exists(fs, path);
+		int found = imgp_fs_exists_(fs, path);
 
 		if (found == 0)
-			imgp_errclear();
+			imgp_errclear_();
 		else if (found > 0)
 			imgp_fail(ENOENT, "%s", why ? why : "no such file");
 		rc = found == 0 ? 0 : found < 0 ? found : -ENOENT;
@@ -154,16 +154,16 @@ static int read_from_image(struct imgp_patch *patch,
 static int dir_in_image(struct imgp_patch *patch, const struct imgp_part *part,
 			const char *path, bool *existed)
 {
-	struct imgp_fs_stat st;
+	struct imgp_fs_stat_ st;
 	struct imgp_fs *fs;
 	int rc;
 
 	*existed = false;
-	rc = imgp_patch_fs(patch, part, &fs);
+	rc = imgp_patch_fs_(patch, part, &fs);
 	if (!rc)
-		rc = imgp_fs_stat(fs, path, &st);
+		rc = imgp_fs_stat_(fs, path, &st);
 	if (rc == -ENOENT) {
-		imgp_errclear();
+		imgp_errclear_();
 		return 0;
 	}
 	if (rc)
@@ -183,27 +183,27 @@ static int readlink_from_image(struct imgp_patch *patch,
 	struct imgp_fs *fs;
 	int rc;
 
-	rc = imgp_patch_fs(patch, part, &fs);
+	rc = imgp_patch_fs_(patch, part, &fs);
 	if (rc)
 		return rc;
-	rc = imgp_fs_exists(fs, path);
+	rc = imgp_fs_exists_(fs, path);
 	*existed = false;
 	if (rc > 0) {
-		rc = imgp_fs_readlink(fs, path, out);
+		rc = imgp_fs_readlink_(fs, path, out);
 		*existed = rc == 0;
 	}
 	return rc < 0 ? rc : 0;
 }
 
-int imgp_patch_read(struct imgp_patch *patch, const struct imgp_part *part,
+int imgp_patch_read_(struct imgp_patch *patch, const struct imgp_part *part,
 		    const char *path, size_t max, struct imgp_buf *out,
 		    bool *existed)
 {
-	struct imgp_change *c = imgp_patch_find(patch, part, path);
+	struct imgp_change *c = imgp_patch_find_(patch, part, path);
 
 	out->len = 0;
 	*existed = false;
-	if (!c && imgp_patch_gone(patch, part, path))
+	if (!c && imgp_patch_gone_(patch, part, path))
 		return 0;
 	if (!c || c->kind == IMGP_CHANGE_ATTR)
 		return read_from_image(patch, part, path, max, out, existed);
@@ -222,7 +222,7 @@ static int patch_keep_fit(struct imgp_patch *patch, struct imgp_fit *fit,
 		patch->fits = grown;
 	if (!grown || !kept) {
 		free(kept);
-		imgp_fit_free(fit);
+		imgp_fit_free_(fit);
 		return imgp_fail(ENOMEM, "out of memory");
 	}
 	*kept = *fit;
@@ -236,11 +236,11 @@ static int patch_keep_fit(struct imgp_patch *patch, struct imgp_fit *fit,
  * piecewise from the survey's filesystem; a FIT an earlier step changed,
  * or one a filesystem cannot map, is read whole.
  */
-int imgp_patch_load_fit(struct imgp_patch *patch, const struct imgp_part *part,
+int imgp_patch_load_fit_(struct imgp_patch *patch, const struct imgp_part *part,
 			const char *path, struct imgp_fit **out)
 {
-	struct imgp_change *c = imgp_patch_find(patch, part, path);
-	struct imgp_survey *sv = imgp_patch_survey(patch);
+	struct imgp_change *c = imgp_patch_find_(patch, part, path);
+	struct imgp_survey *sv = imgp_patch_survey_(patch);
 	struct imgp_fit fit = { 0 };
 	struct imgp_fs *fs;
 	int rc;
@@ -250,7 +250,7 @@ int imgp_patch_load_fit(struct imgp_patch *patch, const struct imgp_part *part,
 		return -ENOMEM;
 	if (c && c->kind == IMGP_CHANGE_ATTR)
 		c = NULL;
-	if (!c && imgp_patch_gone(patch, part, path))
+	if (!c && imgp_patch_gone_(patch, part, path))
 		return imgp_fail(ENOENT, IMGP_PART_FMT " (%s): %s: no such file (deleted by the plan)",
 				 part->number, part->fstype, path);
 	if (!c && sv->fit.parsed && sv->fit.part == part && !strcmp(sv->fit_path, path)) {
@@ -258,9 +258,9 @@ int imgp_patch_load_fit(struct imgp_patch *patch, const struct imgp_part *part,
 		return 0;
 	}
 	if (!c) {
-		rc = imgp_patch_fs(patch, part, &fs);
+		rc = imgp_patch_fs_(patch, part, &fs);
 		if (!rc)
-			rc = imgp_fit_load_file(&fit, fs, path);
+			rc = imgp_fit_load_file_(&fit, fs, path);
 		return rc ? rc : patch_keep_fit(patch, &fit, out);
 	}
 	if (c->kind != IMGP_CHANGE_FILE)
@@ -272,7 +272,7 @@ int imgp_patch_load_fit(struct imgp_patch *patch, const struct imgp_part *part,
 		if (!copy)
 			return imgp_fail(ENOMEM, "out of memory");
 		memcpy(copy, c->new.data, c->new.len);
-		rc = imgp_fit_parse(&fit, copy, c->new.len);
+		rc = imgp_fit_parse_(&fit, copy, c->new.len);
 	}
 	if (rc)
 		return imgp_fail_ctx(rc, IMGP_PART_FMT " (%s): %s", part->number,
@@ -309,7 +309,7 @@ static int change_read(struct imgp_patch *patch, struct imgp_change *c)
 	const struct imgp_part *part = c->part;
 
 	/* Removed by a planned DELETE: a new one is made after it. */
-	if (c->kind != IMGP_CHANGE_ATTR && imgp_patch_gone(patch, part, c->path))
+	if (c->kind != IMGP_CHANGE_ATTR && imgp_patch_gone_(patch, part, c->path))
 		return 0;
 	switch (c->kind) {
 	case IMGP_CHANGE_SYMLINK:
@@ -325,7 +325,7 @@ static int change_read(struct imgp_patch *patch, struct imgp_change *c)
 	}
 }
 
-int imgp_patch_append(struct imgp_patch *patch, enum imgp_change_kind kind,
+int imgp_patch_append_(struct imgp_patch *patch, enum imgp_change_kind kind,
 		      const struct imgp_part *part, const char *path, size_t len,
 		      struct imgp_change **out)
 {
@@ -347,11 +347,11 @@ int imgp_patch_append(struct imgp_patch *patch, enum imgp_change_kind kind,
 	return 0;
 }
 
-int imgp_patch_change(struct imgp_patch *patch, enum imgp_change_kind kind,
+int imgp_patch_change_(struct imgp_patch *patch, enum imgp_change_kind kind,
 		      const struct imgp_part *part, const char *path,
 		      struct imgp_change **out)
 {
-	struct imgp_change *c = imgp_patch_find(patch, part, path);
+	struct imgp_change *c = imgp_patch_find_(patch, part, path);
 	int rc;
 
 	if (c && c->kind == IMGP_CHANGE_ATTR && kind != IMGP_CHANGE_ATTR &&
@@ -371,7 +371,7 @@ int imgp_patch_change(struct imgp_patch *patch, enum imgp_change_kind kind,
 		*out = c;
 		return 0;
 	}
-	rc = imgp_patch_append(patch, kind, part, path, strlen(path), &c);
+	rc = imgp_patch_append_(patch, kind, part, path, strlen(path), &c);
 	if (!rc)
 		rc = change_read(patch, c);
 	if (rc)
@@ -380,14 +380,14 @@ int imgp_patch_change(struct imgp_patch *patch, enum imgp_change_kind kind,
 	return 0;
 }
 
-int imgp_patch_write(struct imgp_patch *patch, const struct imgp_part *part,
+int imgp_patch_write_(struct imgp_patch *patch, const struct imgp_part *part,
 		     const char *path, const void *data, size_t len, bool text,
 		     const char *note)
 {
 	struct imgp_change *c;
 	int rc;
 
-	rc = imgp_patch_change(patch, IMGP_CHANGE_FILE, part, path, &c);
+	rc = imgp_patch_change_(patch, IMGP_CHANGE_FILE, part, path, &c);
 	if (rc)
 		return rc;
 	c->text = text;
@@ -403,30 +403,30 @@ int imgp_patch_write(struct imgp_patch *patch, const struct imgp_part *part,
 	return rc ? imgp_fail(-rc, "out of memory") : 0;
 }
 
-void imgp_patch_mode(struct imgp_patch *patch, const struct imgp_part *part,
+void imgp_patch_mode_(struct imgp_patch *patch, const struct imgp_part *part,
 		     const char *path, unsigned mode)
 {
-	(void)imgp_patch_attr(patch, part, path, (int)(mode & 07777), -1, -1);
+	(void)imgp_patch_attr_(patch, part, path, (int)(mode & 07777), -1, -1);
 }
 
-int imgp_patch_mkdir(struct imgp_patch *patch, const struct imgp_part *part,
+int imgp_patch_mkdir_(struct imgp_patch *patch, const struct imgp_part *part,
 		     const char *path, const char *why)
 {
 	struct imgp_change *c;
 	int rc;
 
-	rc = imgp_patch_change(patch, IMGP_CHANGE_DIR, part, path, &c);
+	rc = imgp_patch_change_(patch, IMGP_CHANGE_DIR, part, path, &c);
 	if (rc || c->existed || c->notes.len)
 		return rc;
 	rc = imgp_buf_printf(&c->notes, "    %s\n", why);
 	return rc ? imgp_fail(ENOMEM, "out of memory") : 0;
 }
 
-int imgp_patch_link(struct imgp_patch *patch, const struct imgp_part *part,
+int imgp_patch_link_(struct imgp_patch *patch, const struct imgp_part *part,
 		    const char *path, const char *target)
 {
 	struct imgp_change *c;
-	int rc = imgp_patch_change(patch, IMGP_CHANGE_SYMLINK, part, path, &c);
+	int rc = imgp_patch_change_(patch, IMGP_CHANGE_SYMLINK, part, path, &c);
 
 	if (rc)
 		return rc;
@@ -435,12 +435,12 @@ int imgp_patch_link(struct imgp_patch *patch, const struct imgp_part *part,
 	return rc ? imgp_fail(ENOMEM, "out of memory") : 0;
 }
 
-int imgp_patch_symlink(struct imgp_patch *patch, const char *part_spec,
+int imgp_patch_symlink_(struct imgp_patch *patch, const char *part_spec,
 		       const char *path, const char *target)
 {
-	const struct imgp_part *part = imgp_patch_part(patch, part_spec);
+	const struct imgp_part *part = imgp_patch_part_(patch, part_spec);
 
-	return part ? imgp_patch_link(patch, part, path, target) : -ENOENT;
+	return part ? imgp_patch_link_(patch, part, path, target) : -ENOENT;
 }
 
 static int boot_view_exists(void *ctx, const char *path, bool *there)
@@ -450,21 +450,21 @@ static int boot_view_exists(void *ctx, const char *path, bool *there)
 	int rc;
 
 	*there = false;
-	rc = imgp_patch_read(patch, patch->boot_part, path, IMGP_TEXT_MAX, &raw, there);
+	rc = imgp_patch_read_(patch, patch->boot_part, path, IMGP_TEXT_MAX, &raw, there);
 	imgp_buf_free(&raw);
 	return rc;
 }
 
-void imgp_patch_boot_view(struct imgp_patch *patch, struct imgp_boot_view *view)
+void imgp_patch_boot_view_(struct imgp_patch *patch, struct imgp_boot_view *view)
 {
 	view->exists = boot_view_exists;
 	view->ctx = patch;
 }
 
-int imgp_patch_readlink(struct imgp_patch *patch, const struct imgp_part *part,
+int imgp_patch_readlink_(struct imgp_patch *patch, const struct imgp_part *part,
 			const char *path, struct imgp_buf *out, bool *exists)
 {
-	struct imgp_change *c = imgp_patch_find(patch, part, path);
+	struct imgp_change *c = imgp_patch_find_(patch, part, path);
 
 	out->len = 0;
 	*exists = false;
@@ -477,12 +477,12 @@ int imgp_patch_readlink(struct imgp_patch *patch, const struct imgp_part *part,
 		*exists = true;
 		return -EINVAL;
 	}
-	if (imgp_patch_gone(patch, part, path))
+	if (imgp_patch_gone_(patch, part, path))
 		return 0;
 	return readlink_from_image(patch, part, path, out, exists);
 }
 
-struct imgp_survey *imgp_patch_survey(struct imgp_patch *patch)
+struct imgp_survey *imgp_patch_survey_(struct imgp_patch *patch)
 {
 	/* The boot path too: which tree it boots says where an edit goes. */
 	static const struct imgp_survey_opts opts = { .what = IMGP_SURVEY_BOOT };
@@ -496,19 +496,19 @@ struct imgp_survey *imgp_patch_survey(struct imgp_patch *patch)
 	return sv;
 }
 
-const struct imgp_survey_script *
-imgp_patch_surveyed_script(struct imgp_patch *patch, const struct imgp_part *part)
+const struct imgp_survey_script_ *
+imgp_patch_surveyed_script_(struct imgp_patch *patch, const struct imgp_part *part)
 {
-	const struct imgp_survey *sv = imgp_patch_survey(patch);
+	const struct imgp_survey *sv = imgp_patch_survey_(patch);
 
 	if (!sv || !sv->script.parsed || sv->script.part != part)
 		return NULL;
 	/* The first of the names the patch finds, and not planned over. */
-	for (size_t i = 0; i < imgp_nbootscr_paths; i++) {
-		if (imgp_patch_find(patch, part, imgp_bootscr_paths[i]) ||
-		    imgp_patch_gone(patch, part, imgp_bootscr_paths[i]))
+	for (size_t i = 0; i < imgp_nbootscr_paths_; i++) {
+		if (imgp_patch_find_(patch, part, imgp_bootscr_paths_[i]) ||
+		    imgp_patch_gone_(patch, part, imgp_bootscr_paths_[i]))
 			return NULL;
-		if (!strcmp(sv->script.path, imgp_bootscr_paths[i]))
+		if (!strcmp(sv->script.path, imgp_bootscr_paths_[i]))
 			return &sv->script;
 	}
 	return NULL;
@@ -537,26 +537,26 @@ static const struct imgp_part *nocloud_part(struct imgp_patch *patch)
 				return p;
 		if (strcmp(p->fslabel, "bootfs"))
 			continue;
-		sv = sv ? sv : imgp_patch_survey(patch);
+		sv = sv ? sv : imgp_patch_survey_(patch);
 		if (!sv)
 			return NULL;
-		fs = imgp_survey_fs(sv, p);
-		if (fs && imgp_fs_exists(fs, "/meta-data") > 0)
+		fs = imgp_survey_fs_(sv, p);
+		if (fs && imgp_fs_exists_(fs, "/meta-data") > 0)
 			return p;
 	}
-	imgp_errclear();
+	imgp_errclear_();
 	imgp_fail(ENOENT, "no cloud-init NoCloud seed: no partition labelled cidata, CIDATA or system-boot, and no bootfs with /meta-data (Raspberry Pi OS before trixie has no cloud-init)");
 	return NULL;
 }
 
-int imgp_patch_refuse_root(struct imgp_patch *patch, const struct imgp_part *root,
+int imgp_patch_refuse_root_(struct imgp_patch *patch, const struct imgp_part *root,
 			   const char *path, const char *alternative)
 {
 	const struct imgp_part *seed = alternative ? NULL : nocloud_part(patch);
 	struct imgp_buf alt = { 0 };
 	int rc = 0;
 
-	imgp_errclear();
+	imgp_errclear_();
 	if (alternative && *alternative)
 		rc = imgp_buf_printf(&alt, "; %s", alternative);
 	else if (seed)
@@ -567,7 +567,7 @@ int imgp_patch_refuse_root(struct imgp_patch *patch, const struct imgp_part *roo
 		return imgp_fail(ENOMEM, "out of memory");
 	rc = imgp_fail(EROFS, "%s%s" IMGP_PART_FMT " (%s), the likely root, %s%s",
 		       path ? path : "", path ? ": " : "", root->number, root->fstype,
-		       imgp_fs_encrypted(root->fstype) ?
+		       imgp_fs_encrypted_(root->fstype) ?
 		       "is encrypted: imgpatch opens no LUKS container and writes nothing inside it" :
 		       "is a filesystem imgpatch cannot write (it writes FAT and ext2/3/4)",
 		       alt.len ? (char *)alt.data : "");
@@ -575,7 +575,7 @@ int imgp_patch_refuse_root(struct imgp_patch *patch, const struct imgp_part *roo
 	return rc;
 }
 
-const struct imgp_part *imgp_patch_part(struct imgp_patch *patch,
+const struct imgp_part *imgp_patch_part_(struct imgp_patch *patch,
 					const char *spec)
 {
 	const struct imgp_survey *sv;
@@ -584,18 +584,18 @@ const struct imgp_part *imgp_patch_part(struct imgp_patch *patch,
 	if (!strcmp(spec, "nocloud"))
 		return nocloud_part(patch);
 	if (!boot && strcmp(spec, "root") != 0)
-		return imgp_table_find(&patch->disk->tab, spec);
+		return imgp_table_find_(&patch->disk->tab, spec);
 	if (boot && patch->boot_part)
 		return patch->boot_part;
-	sv = imgp_patch_survey(patch);
+	sv = imgp_patch_survey_(patch);
 	if (!sv)
 		return NULL;
 	if (boot && !sv->boot)
-		imgp_survey_fail(sv->boot_rc, sv->boot_error);
+		imgp_survey_fail_(sv->boot_rc, sv->boot_error);
 	else if (!boot && !sv->root && sv->root_unread)
-		imgp_patch_refuse_root(patch, sv->root_unread, NULL, NULL);
+		imgp_patch_refuse_root_(patch, sv->root_unread, NULL, NULL);
 	else if (!boot && !sv->root)
-		imgp_survey_fail(sv->root_rc, sv->root_error);
+		imgp_survey_fail_(sv->root_rc, sv->root_error);
 	return boot ? sv->boot : sv->root;
 }
 
@@ -617,7 +617,7 @@ static bool content_pending(const struct imgp_change *c)
 
 static bool change_pending(const struct imgp_change *c)
 {
-	return content_pending(c) || imgp_change_attr_pending(c);
+	return content_pending(c) || imgp_change_attr_pending_(c);
 }
 
 size_t imgp_patch_pending(const struct imgp_patch *patch)
@@ -684,7 +684,7 @@ static int describe_change(const struct imgp_change *c, struct imgp_buf *out)
 	if (content_pending(c) && c->kind != IMGP_CHANGE_DELETE)
 		rc = describe_what(c, out);
 	if (!rc)
-		rc = imgp_change_describe_attr(c, out);
+		rc = imgp_change_describe_attr_(c, out);
 	/* Only the mode or owner: the line starts with them, not their comma. */
 	if (!rc && out->len >= at + 2 && !memcmp(out->data + at, ", ", 2)) {
 		memmove(out->data + at, out->data + at + 2, out->len - at - 2);
@@ -700,7 +700,7 @@ static int describe_change(const struct imgp_change *c, struct imgp_buf *out)
 	/* Text files: a unified diff, as "diff -u a/... b/..." would print. */
 	snprintf(a, sizeof(a), "a/" IMGP_PART_FMT "%s", c->part->number, c->path);
 	snprintf(b, sizeof(b), "b/" IMGP_PART_FMT "%s", c->part->number, c->path);
-	return imgp_diff_unified(c->existed ? (char *)c->old.data : "",
+	return imgp_diff_unified_(c->existed ? (char *)c->old.data : "",
 				 c->old.len, (char *)c->new.data, c->new.len, a,
 				 b, out);
 }
@@ -709,7 +709,7 @@ int imgp_patch_describe(const struct imgp_patch *patch, struct imgp_buf *out)
 {
 	int64_t epoch;
 	/* Refused before the plan is shown, not when the commit gets to it. */
-	int rc = imgp_source_date_epoch(&epoch);
+	int rc = imgp_source_date_epoch_(&epoch);
 
 	if (rc)
 		return rc;
@@ -728,7 +728,7 @@ static int capture_partition(struct imgp_patch *patch, struct imgp_image *img,
 	int rc;
 
 	/* What the survey read of the partition (a FAT's listing) is not read again. */
-	rc = imgp_fs_open_capture(&fs, sv && k < patch->disk->tab.nparts && sv->fs_open[k] ?
+	rc = imgp_fs_open_capture_(&fs, sv && k < patch->disk->tab.nparts && sv->fs_open[k] ?
 				  &sv->fs[k] : NULL, img, part, ws);
 	if (rc)
 		return rc;
@@ -741,21 +741,21 @@ static int capture_partition(struct imgp_patch *patch, struct imgp_image *img,
 		if (!content_pending(c) || c->kind == IMGP_CHANGE_ATTR)
 			rc = 0;
 		else if (c->kind == IMGP_CHANGE_DELETE)
-			rc = imgp_fs_remove(&fs, c->path);
+			rc = imgp_fs_remove_(&fs, c->path);
 		else if (c->kind == IMGP_CHANGE_SYMLINK)
-			rc = imgp_fs_symlink(&fs, c->path, (char *)c->new.data);
+			rc = imgp_fs_symlink_(&fs, c->path, (char *)c->new.data);
 		else if (c->kind == IMGP_CHANGE_DIR)
-			rc = imgp_fs_mkdir(&fs, c->path);
+			rc = imgp_fs_mkdir_(&fs, c->path);
 		else
-			rc = imgp_fs_write_file(&fs, c->path, c->new.data, c->new.len);
+			rc = imgp_fs_write_file_(&fs, c->path, c->new.data, c->new.len);
 		if (!rc && c->set_mode)
-			rc = imgp_fs_set_mode(&fs, c->path, c->mode);
+			rc = imgp_fs_set_mode_(&fs, c->path, c->mode);
 		if (!rc && c->set_owner)
-			rc = imgp_fs_set_owner(&fs, c->path, c->uid, c->gid);
+			rc = imgp_fs_set_owner_(&fs, c->path, c->uid, c->gid);
 	}
 	if (!rc)
-		rc = imgp_fs_finish(&fs);
-	imgp_fs_close(&fs);
+		rc = imgp_fs_finish_(&fs);
+	imgp_fs_close_(&fs);
 	return rc;
 }
 
@@ -778,16 +778,16 @@ static int capture_changes(struct imgp_patch *patch, struct imgp_image *img,
 	return rc;
 }
 
-int imgp_patch_check(struct imgp_patch *patch)
+int imgp_patch_check_(struct imgp_patch *patch)
 {
 	struct imgp_writeset *ws = NULL;
 	int rc;
 
 	/* The planned-on image, read only: the captured writes are dropped. */
-	rc = imgp_writeset_new(&ws, &patch->disk->img);
+	rc = imgp_writeset_new_(&ws, &patch->disk->img);
 	if (!rc)
 		rc = capture_changes(patch, &patch->disk->img, ws);
-	imgp_writeset_free(ws);
+	imgp_writeset_free_(ws);
 	return rc;
 }
 
@@ -807,7 +807,7 @@ static int drop_unchanged(const struct imgp_image *img, struct imgp_range *r,
 			break;
 		}
 		cur = grown;
-		rc = imgp_image_read(img, r[i].off, cur, r[i].len);
+		rc = imgp_image_read_(img, r[i].off, cur, r[i].len);
 		if (rc)
 			break;
 		if (memcmp(cur, r[i].data, r[i].len) == 0) {
@@ -834,49 +834,49 @@ int imgp_patch_commit(struct imgp_patch *patch, const char *path,
 	size_t nranges = 0;
 	int rc;
 
-	rc = imgp_image_open(&img, path, true);
+	rc = imgp_image_open_(&img, path, true);
 	if (rc)
 		return rc;
 	img.ctx = patch->disk->img.ctx;
 	if (img.size != patch->disk->img.size) {
-		imgp_image_close(&img);
+		imgp_image_close_(&img);
 		return imgp_fail(EINVAL, "%s: size differs from the planned image", path);
 	}
 	/* The planned-on file filled on demand (a block-wise .xz) is written through its filler. */
-	if (imgp_image_same_file(&img, &patch->disk->img))
-		imgp_image_inherit_fill(&img, &patch->disk->img);
+	if (imgp_image_same_file_(&img, &patch->disk->img))
+		imgp_image_inherit_fill_(&img, &patch->disk->img);
 	/* 1. Every write is computed first, into memory. */
-	rc = imgp_writeset_new(&ws, &img);
+	rc = imgp_writeset_new_(&ws, &img);
 	if (!rc)
 		rc = capture_changes(patch, &img, ws);
 	if (!rc)
-		rc = imgp_writeset_ranges(ws, &ranges, &nranges);
+		rc = imgp_writeset_ranges_(ws, &ranges, &nranges);
 	if (!rc)
 		rc = drop_unchanged(&img, ranges, &nranges);
 	/* 2. The old bytes are saved and synced before the image is touched. */
 	if (!rc && journal && nranges)
-		rc = imgp_journal_begin(journal, &img, ranges, nranges, &jnl);
+		rc = imgp_journal_begin_(journal, &img, ranges, nranges, &jnl);
 	/* 3. The image is written and synced, 4. the journal marked done. */
 	for (size_t i = 0; !rc && i < nranges; i++) {
-		rc = imgp_image_write(&img, ranges[i].off, ranges[i].data, ranges[i].len);
+		rc = imgp_image_write_(&img, ranges[i].off, ranges[i].data, ranges[i].len);
 		if (!rc)
-			imgp_fault_point();
+			imgp_fault_point_();
 	}
 	/* What was read of the planned-on file before (a FAT's listing) is old now. */
-	if (nranges && imgp_image_same_file(&img, &patch->disk->img))
+	if (nranges && imgp_image_same_file_(&img, &patch->disk->img))
 		patch->disk->img.writes++;
 	if (!rc)
-		rc = imgp_image_sync(&img);
+		rc = imgp_image_sync_(&img);
 	if (!rc && jnl) {
-		rc = imgp_journal_done(jnl);
+		rc = imgp_journal_done_(jnl);
 		jnl = NULL;
 	}
 	if (rc && jnl)
 		imgp_fail_ctx(rc, "the image may be half-written: 'imgpatch undo' restores it from %s",
 			      journal);
-	imgp_journal_abandon(jnl);
-	imgp_ranges_free(ranges, nranges);
-	imgp_writeset_free(ws);
-	imgp_image_close(&img);
+	imgp_journal_abandon_(jnl);
+	imgp_ranges_free_(ranges, nranges);
+	imgp_writeset_free_(ws);
+	imgp_image_close_(&img);
 	return rc;
 }

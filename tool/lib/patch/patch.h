@@ -20,7 +20,7 @@
  * filesystem checked for damage first) and dropped. For --dry-run, so that
  * it refuses what the real run refuses. Returns 0 or the commit's -errno.
  */
-int imgp_patch_check(struct imgp_patch *patch);
+int imgp_patch_check_(struct imgp_patch *patch);
 /* Bounds on what a patch reads into memory (a tree's: imgpatch.h). */
 #define IMGP_TEXT_MAX ((size_t)1 << 20)
 
@@ -44,12 +44,12 @@ struct imgp_change {
 	bool existed;            /* the file (or link) was there before the patch */
 	bool text;               /* show as a unified diff rather than sizes */
 	bool secret;             /* holds a secret: sizes only, never its content */
-	bool set_mode;           /* mode asked (imgp_patch_attr) */
+	bool set_mode;           /* mode asked (imgp_patch_attr_) */
 	bool set_owner;          /* uid, gid asked */
 	bool have_was;           /* was read (existed), or a new one's defaults */
 	unsigned mode;           /* permission bits to give it, with set_mode */
 	unsigned uid, gid;       /* the owner to give it, with set_owner */
-	struct imgp_fs_stat was; /* what was there; a new one's: 0644 (folder 0755), root */
+	struct imgp_fs_stat_ was; /* what was there; a new one's: 0644 (folder 0755), root */
 	struct imgp_buf old;
 	struct imgp_buf new;
 	struct imgp_buf notes;   /* "  what changed" lines for the plan */
@@ -60,7 +60,7 @@ struct imgp_fs;
 
 struct imgp_patch {
 	struct imgp_disk *disk;
-	/* The device tree being edited, loaded by imgp_patch_load_fdt(). */
+	/* The device tree being edited, loaded by imgp_patch_load_fdt_(). */
 	struct imgp_dtb dtb;
 	bool have_dtb;
 	const struct imgp_part *boot_part;
@@ -89,7 +89,7 @@ struct imgp_patch {
 	struct imgp_dt_plan *dt_plan;
 	/* Where "boot", "root" and the FIT are: surveyed once, when first asked. */
 	struct imgp_survey *survey;
-	/* FITs loaded other than the survey's (imgp_patch_load_fit). */
+	/* FITs loaded other than the survey's (imgp_patch_load_fit_). */
 	struct imgp_fit **fits;
 	size_t nfits;
 };
@@ -98,7 +98,7 @@ struct imgp_patch {
  * The survey's filesystem of part (one it could not open: its reason).
  * 0 or -errno with the message.
  */
-int imgp_patch_fs(struct imgp_patch *patch, const struct imgp_part *part,
+int imgp_patch_fs_(struct imgp_patch *patch, const struct imgp_part *part,
 		  struct imgp_fs **out);
 /*
  * Whether an earlier run deleted prop of the node at path from the tree
@@ -109,14 +109,14 @@ int imgp_patch_fs(struct imgp_patch *patch, const struct imgp_part *part,
  * when nothing shows the property was ever there. -ENOMEM alone is an
  * error.
  */
-int imgp_patch_dt_deleted_before(struct imgp_patch *patch, const char *path,
+int imgp_patch_dt_deleted_before_(struct imgp_patch *patch, const char *path,
 				 const char *prop);
 /*
  * Reads a file as the patch would leave it: the planned content when an
  * earlier operation changed it, else the file in the image. existed is set
  * false (and out left empty, return 0) when the file does not exist.
  */
-int imgp_patch_read(struct imgp_patch *patch, const struct imgp_part *part,
+int imgp_patch_read_(struct imgp_patch *patch, const struct imgp_part *part,
 		    const char *path, size_t max, struct imgp_buf *out,
 		    bool *existed);
 /*
@@ -125,21 +125,21 @@ int imgp_patch_read(struct imgp_patch *patch, const struct imgp_part *part,
  * another). *fit belongs to the patch and lives until imgp_patch_free().
  * Errors carry "pN (type): path".
  */
-int imgp_patch_load_fit(struct imgp_patch *patch, const struct imgp_part *part,
+int imgp_patch_load_fit_(struct imgp_patch *patch, const struct imgp_part *part,
 			const char *path, struct imgp_fit **fit);
 /*
  * Plans a whole-file replacement; note (may be NULL) is added to the plan,
  * each of its lines indented under the file's line.
  */
-int imgp_patch_write(struct imgp_patch *patch, const struct imgp_part *part,
+int imgp_patch_write_(struct imgp_patch *patch, const struct imgp_part *part,
 		     const char *path, const void *data, size_t len, bool text,
 		     const char *note);
 /*
  * The permission bits the file written at path gets when the change is
- * made: imgp_patch_attr(patch, part, path, mode, -1, -1), its error kept
+ * made: imgp_patch_attr_(patch, part, path, mode, -1, -1), its error kept
  * in imgp_errmsg() only.
  */
-void imgp_patch_mode(struct imgp_patch *patch, const struct imgp_part *part,
+void imgp_patch_mode_(struct imgp_patch *patch, const struct imgp_part *part,
 		     const char *path, unsigned mode);
 
 /* ----------------------------- modes, owners, deletion (patch-attr.c) */
@@ -149,8 +149,8 @@ void imgp_patch_mode(struct imgp_patch *patch, const struct imgp_part *part,
  * its planned mode and owner, one deleted gone (*exists false, return 0),
  * else what the image has (not followed: a link is itself). 0 or -errno.
  */
-int imgp_patch_stat(struct imgp_patch *patch, const struct imgp_part *part,
-		    const char *path, struct imgp_fs_stat *st, bool *exists);
+int imgp_patch_stat_(struct imgp_patch *patch, const struct imgp_part *part,
+		    const char *path, struct imgp_fs_stat_ *st, bool *exists);
 /*
  * Gives a planned or existing file, folder or link (a link: owner only)
  * the permission bits mode and the owner uid:gid (each -1: kept). Pending
@@ -159,7 +159,7 @@ int imgp_patch_stat(struct imgp_patch *patch, const struct imgp_part *part,
  * permissions" (or "no owners"); -EINVAL for a link's mode or a value out
  * of range. Nothing is planned on an error.
  */
-int imgp_patch_attr(struct imgp_patch *patch, const struct imgp_part *part,
+int imgp_patch_attr_(struct imgp_patch *patch, const struct imgp_part *part,
 		    const char *path, int mode, long uid, long gid);
 /*
  * Plans removing path as rm -rf does: nothing there and nothing planned
@@ -167,46 +167,46 @@ int imgp_patch_attr(struct imgp_patch *patch, const struct imgp_part *part,
  * dropped (a file planned new, then deleted, leaves no trace); a change
  * at path after this makes a new one, after the removal. 0 or -errno.
  */
-int imgp_patch_delete(struct imgp_patch *patch, const struct imgp_part *part,
+int imgp_patch_delete_(struct imgp_patch *patch, const struct imgp_part *part,
 		      const char *path);
 /*
  * The names in folder dir as the plan leaves it (the image's, minus those
- * deleted, plus those planned new), sorted, malloc'd (imgp_fs_list_free).
+ * deleted, plus those planned new), sorted, malloc'd (imgp_fs_list_free_).
  * -ENOENT, -ENOTDIR.
  */
-int imgp_patch_list(struct imgp_patch *patch, const struct imgp_part *part,
+int imgp_patch_list_(struct imgp_patch *patch, const struct imgp_part *part,
 		    const char *dir, char ***names, size_t *n);
 /*
  * Marks the file planned at path as holding a secret: its plan line shows
  * sizes only, no diff and no digest. A path not planned as a file: none.
  */
-void imgp_patch_secret(struct imgp_patch *patch, const struct imgp_part *part,
+void imgp_patch_secret_(struct imgp_patch *patch, const struct imgp_part *part,
 		       const char *path);
 
 /* Shared by patch.c and patch-attr.c, not for other callers. */
 /* The change planned last at path (a DELETE is none: the path is gone). */
-struct imgp_change *imgp_patch_find(struct imgp_patch *patch,
+struct imgp_change *imgp_patch_find_(struct imgp_patch *patch,
 				    const struct imgp_part *part, const char *path);
 /* Whether a planned DELETE removes path (at it or a folder above it). */
-bool imgp_patch_gone(const struct imgp_patch *patch, const struct imgp_part *part,
+bool imgp_patch_gone_(const struct imgp_patch *patch, const struct imgp_part *part,
 		     const char *path);
 /* Appends an empty change of kind at path's first len bytes; 0 or -ENOMEM. */
-int imgp_patch_append(struct imgp_patch *patch, enum imgp_change_kind kind,
+int imgp_patch_append_(struct imgp_patch *patch, enum imgp_change_kind kind,
 		      const struct imgp_part *part, const char *path, size_t len,
 		      struct imgp_change **out);
 /* Finds the planned change of path, or starts one (kind) with what is there. */
-int imgp_patch_change(struct imgp_patch *patch, enum imgp_change_kind kind,
+int imgp_patch_change_(struct imgp_patch *patch, enum imgp_change_kind kind,
 		      const struct imgp_part *part, const char *path,
 		      struct imgp_change **out);
 /* Whether the mode or owner asked differs from what was there. */
-bool imgp_change_attr_pending(const struct imgp_change *c);
+bool imgp_change_attr_pending_(const struct imgp_change *c);
 /*
  * The plan line's part for mode and owner (", mode 0644 -> 0600"; a new
  * one's when not its default); a DELETE's whole line. 0 or -ENOMEM.
  */
-int imgp_change_describe_attr(const struct imgp_change *c, struct imgp_buf *out);
+int imgp_change_describe_attr_(const struct imgp_change *c, struct imgp_buf *out);
 /* Frees what a change holds (not the change). */
-void imgp_change_free(struct imgp_change *c);
+void imgp_change_free_(struct imgp_change *c);
 
 /*
  * Whether the tree may be written to path on the boot partition (option:
@@ -217,12 +217,12 @@ void imgp_change_free(struct imgp_change *c);
  * one of the boot path's own trees either. 0, or -EPERM, -EISDIR, -EINVAL
  * with "pN (type): path: option would replace ...".
  */
-int imgp_patch_tree_dest_check(struct imgp_patch *patch, const char *path,
+int imgp_patch_tree_dest_check_(struct imgp_patch *patch, const char *path,
 			       const char *option, bool trees_too);
 /* Plans writing the loaded tree to path on the boot partition, checked as above. */
-int imgp_patch_write_dtb(struct imgp_patch *patch, const char *path);
+int imgp_patch_write_dtb_(struct imgp_patch *patch, const char *path);
 /* The same, why (may be NULL) heading the plan's note. */
-int imgp_patch_write_dtb_note(struct imgp_patch *patch, const char *path,
+int imgp_patch_write_dtb_note_(struct imgp_patch *patch, const char *path,
 			      const char *why);
 
 /* ----------------------------------------------- the tree (patch-tree.c) */
@@ -232,22 +232,22 @@ int imgp_patch_write_dtb_note(struct imgp_patch *patch, const char *path,
  * from the FIT at fit_path, found on whichever partition has it, verifying
  * its hashes. That partition becomes the boot partition.
  */
-int imgp_patch_load_fdt(struct imgp_patch *patch, const char *fit_path,
+int imgp_patch_load_fdt_(struct imgp_patch *patch, const char *fit_path,
 			const char *spec);
 
 /*
  * Plans rewriting the FIT the tree came from with the edited tree (see
- * imgp_fit_rewrite); why (may be NULL) heads the plan's note ("via fit:
+ * imgp_fit_rewrite_); why (may be NULL) heads the plan's note ("via fit:
  * ..."). -EINVAL when the tree came from a .dtb file.
  */
-int imgp_patch_write_fit(struct imgp_patch *patch, const char *why);
+int imgp_patch_write_fit_(struct imgp_patch *patch, const char *why);
 
 /*
  * True when the image's recognised boot path names plain tree files
  * (extlinux, Armbian, Raspberry Pi, a boot script), not a FIT; false also
  * when no boot path is recognised.
  */
-bool imgp_patch_boots_files(struct imgp_patch *patch);
+bool imgp_patch_boots_files_(struct imgp_patch *patch);
 
 /*
  * Loads the tree the recognised boot path boots (not a FIT's: extlinux,
@@ -256,17 +256,17 @@ bool imgp_patch_boots_files(struct imgp_patch *patch);
  * the path names no tree, -EINVAL when it boots several and model is NULL
  * (the message lists them).
  */
-int imgp_patch_load_booted(struct imgp_patch *patch, const char *model);
+int imgp_patch_load_booted_(struct imgp_patch *patch, const char *model);
 
 /*
- * The way for the tree imgp_patch_load_booted() loads: asked, or by
+ * The way for the tree imgp_patch_load_booted_() loads: asked, or by
  * default a new overlay where the path applies a list of them and no
  * edit deletes (an overlay cannot), else the tree file in place. *why is
  * the plan's line saying so. -EINVAL naming the alternative when asked
  * cannot work (override and fit need a FIT; overlay cannot delete or
  * needs a list).
  */
-int imgp_patch_via_choose(struct imgp_patch *patch, enum imgp_via asked,
+int imgp_patch_via_choose_(struct imgp_patch *patch, enum imgp_via asked,
 			  bool deletes, enum imgp_via *via, const char **why);
 
 /*
@@ -275,7 +275,7 @@ int imgp_patch_via_choose(struct imgp_patch *patch, enum imgp_via asked,
  * (name, else "imgpatch-HASH") registered in the path's list, checked to
  * give the edited tree when applied; or the tree file rewritten.
  */
-int imgp_patch_write_via(struct imgp_patch *patch, enum imgp_via via,
+int imgp_patch_write_via_(struct imgp_patch *patch, enum imgp_via via,
 			 const char *why, const char *name);
 
 /*
@@ -286,48 +286,48 @@ int imgp_patch_write_via(struct imgp_patch *patch, enum imgp_via via,
  * bootfs when it holds /meta-data), or a number, GPT name or label. NULL with a message when there is none; the message keeps why
  * a lookup failed (a corrupt directory block is no "no partition has").
  */
-const struct imgp_part *imgp_patch_part(struct imgp_patch *patch,
+const struct imgp_part *imgp_patch_part_(struct imgp_patch *patch,
 					const char *spec);
 /* Loads a plain .dtb file from a partition as the tree to edit. */
-int imgp_patch_load_dtb_file(struct imgp_patch *patch, const char *part,
+int imgp_patch_load_dtb_file_(struct imgp_patch *patch, const char *part,
 			     const char *path);
 
 /* Creates the node at an absolute path (and missing parents). */
-int imgp_patch_dt_add_node(struct imgp_patch *patch, const char *path);
+int imgp_patch_dt_add_node_(struct imgp_patch *patch, const char *path);
 
-/* Plans writing data to path on a partition (see imgp_patch_part). */
-int imgp_patch_put_file(struct imgp_patch *patch, const char *part,
+/* Plans writing data to path on a partition (see imgp_patch_part_). */
+int imgp_patch_put_file_(struct imgp_patch *patch, const char *part,
 			const char *path, const void *data, size_t len);
 /*
  * The same, the file then getting permission bits mode (0600 for a
  * NetworkManager keyfile, which it ignores when others may read it) when
  * it is written; -ENOTSUP for a filesystem without permissions (FAT).
  */
-int imgp_patch_put_file_mode(struct imgp_patch *patch, const char *part,
+int imgp_patch_put_file_mode_(struct imgp_patch *patch, const char *part,
 			     const char *path, const void *data, size_t len,
 			     unsigned mode);
 /*
- * The fields after KEY on its lines of a field file (imgp_text_set_fields;
+ * The fields after KEY on its lines of a field file (imgp_text_set_fields_;
  * /etc/hosts's 127.0.1.1 line); a missing file changes nothing.
  */
-int imgp_patch_fields_set(struct imgp_patch *patch, const char *part,
+int imgp_patch_fields_set_(struct imgp_patch *patch, const char *part,
 			  const char *path, const char *key, const char *value);
 /* Line and token edits of a text file (see textedit.c); the file must exist. */
-int imgp_patch_line_set(struct imgp_patch *patch, const char *part,
+int imgp_patch_line_set_(struct imgp_patch *patch, const char *part,
 			const char *path, const char *key, const char *value,
 			const char *section);
-int imgp_patch_line_remove(struct imgp_patch *patch, const char *part,
+int imgp_patch_line_remove_(struct imgp_patch *patch, const char *part,
 			   const char *path, const char *key);
-int imgp_patch_token_set(struct imgp_patch *patch, const char *part,
+int imgp_patch_token_set_(struct imgp_patch *patch, const char *part,
 			 const char *path, const char *token);
 /*
  * Sets (entry) or removes (NULL) KEY's top-level entry of a YAML file
- * (imgp_yaml_set_key); a missing file is created with header and entry.
+ * (imgp_yaml_set_key_); a missing file is created with header and entry.
  */
-int imgp_patch_yaml_key(struct imgp_patch *patch, const char *part,
+int imgp_patch_yaml_key_(struct imgp_patch *patch, const char *part,
 			const char *path, const char *header, const char *key,
 			const char *entry);
-int imgp_patch_token_remove(struct imgp_patch *patch, const char *part,
+int imgp_patch_token_remove_(struct imgp_patch *patch, const char *part,
 			    const char *path, const char *key);
 /*
  * Plans the folder path on part, whose parent must exist, when it is not
@@ -336,25 +336,25 @@ int imgp_patch_token_remove(struct imgp_patch *patch, const char *part,
  * /boot/overlay-user). why is the plan's note. Plan it before the file.
  * Returns 0, or -errno.
  */
-int imgp_patch_mkdir(struct imgp_patch *patch, const struct imgp_part *part,
+int imgp_patch_mkdir_(struct imgp_patch *patch, const struct imgp_part *part,
 		     const char *path, const char *why);
 /* Plans the symbolic link path -> target on part (ext only). */
-int imgp_patch_link(struct imgp_patch *patch, const struct imgp_part *part,
+int imgp_patch_link_(struct imgp_patch *patch, const struct imgp_part *part,
 		    const char *path, const char *target);
 /*
  * view = the plan's boot partition as the plan leaves it (a boot path's
- * overlay_site reads it): a file is there when imgp_patch_read() finds it.
+ * overlay_site reads it): a file is there when imgp_patch_read_() finds it.
  */
 struct imgp_boot_view;
-void imgp_patch_boot_view(struct imgp_patch *patch, struct imgp_boot_view *view);
+void imgp_patch_boot_view_(struct imgp_patch *patch, struct imgp_boot_view *view);
 /*
  * The target of the link at path as the plan leaves it: *exists false (0)
  * when nothing is there; -EINVAL when something other than a link is.
  */
-int imgp_patch_readlink(struct imgp_patch *patch, const struct imgp_part *part,
+int imgp_patch_readlink_(struct imgp_patch *patch, const struct imgp_part *part,
 			const char *path, struct imgp_buf *out, bool *exists);
 /* Plans the symbolic link path -> target (ext only). */
-int imgp_patch_symlink(struct imgp_patch *patch, const char *part,
+int imgp_patch_symlink_(struct imgp_patch *patch, const char *part,
 		       const char *path, const char *target);
 
 /*
@@ -362,7 +362,7 @@ int imgp_patch_symlink(struct imgp_patch *patch, const char *part,
  * makes it; the header time is SOURCE_DATE_EPOCH, or that of the script
  * already there when its text is the same, so re-runs change nothing).
  */
-int imgp_patch_bootscr(struct imgp_patch *patch, const char *part,
+int imgp_patch_bootscr_(struct imgp_patch *patch, const char *part,
 		       const char *path, const char *text, size_t len,
 		       const char *name, const char *arch);
 
@@ -371,18 +371,18 @@ int imgp_patch_bootscr(struct imgp_patch *patch, const char *part,
  * "key=a b c" line, extlinux.conf's fdtoverlays of the label it boots,
  * or config.txt's dtoverlay= lines that apply to every model (sections
  * NULL) or under each of the filters sections names (one a line: "pi400\n",
- * as imgp_rpi_own_filters gives them; the file then ends in [all]); the
+ * as imgp_rpi_own_filters_ gives them; the file then ends in [all]); the
  * owner's entries stay, and a word already there changes nothing.
  */
-int imgp_patch_list_add(struct imgp_patch *patch, const char *part,
+int imgp_patch_list_add_(struct imgp_patch *patch, const char *part,
 			const char *path, const char *key, const char *word,
 			const char *sections);
 
 /* "override", "fit", "overlay", "file" ("default"). */
-const char *imgp_via_name(enum imgp_via via);
+const char *imgp_via_name_(enum imgp_via via);
 
-/* The tree imgp_patch_load_booted() would load (on the boot partition), not loaded. */
-int imgp_patch_find_booted(struct imgp_patch *patch, const char *model,
+/* The tree imgp_patch_load_booted_() would load (on the boot partition), not loaded. */
+int imgp_patch_find_booted_(struct imgp_patch *patch, const char *model,
 			   const struct imgp_survey_bootdt **out);
 
 /* ------------------------------------------------------------- journal.c */
@@ -392,13 +392,13 @@ int imgp_patch_find_booted(struct imgp_patch *patch, const char *model,
  * undone) and wrote a byte of one of the n ranges (img_off, len); else 0
  * (no journal, another image's, damaged). Never an error.
  */
-int imgp_journal_touched(const char *path, const struct imgp_image *img,
+int imgp_journal_touched_(const char *path, const struct imgp_image *img,
 			 const struct imgp_extent *ext, size_t n);
 /*
  * Saves the old bytes of every range about to be written (read from img),
  * syncs, and marks the journal ready. Only then may the image be written.
  */
-int imgp_journal_begin(const char *path, const struct imgp_image *img,
+int imgp_journal_begin_(const char *path, const struct imgp_image *img,
 		       const struct imgp_range *ranges, size_t n,
 		       struct imgp_journal **out);
 /*
@@ -407,34 +407,34 @@ int imgp_journal_begin(const char *path, const struct imgp_image *img,
  * mark alone); -EBUSY "an
  * interrupted imgpatch run left ..." when a run died before finishing.
  */
-int imgp_journal_check(const char *path, const char *image);
+int imgp_journal_check_(const char *path, const char *image);
 /* imgp_journal_undo() by a caller that holds the image's lock. */
-int imgp_journal_restore(const char *path, const char *image, bool force,
+int imgp_journal_restore_(const char *path, const char *image, bool force,
 			 size_t *restored, uint64_t *bytes);
 /* Marks the journal done (every write is in the image and synced); frees it. */
-int imgp_journal_done(struct imgp_journal *j);
+int imgp_journal_done_(struct imgp_journal *j);
 /* Frees a journal left unfinished (after a failed write). */
-void imgp_journal_abandon(struct imgp_journal *j);
+void imgp_journal_abandon_(struct imgp_journal *j);
 
 /* ---------------------------------------- patch.c: the survey and the root */
 
 /* The patch's survey of its disk (its boot path read), made when first asked; NULL: ENOMEM. */
-struct imgp_survey *imgp_patch_survey(struct imgp_patch *patch);
+struct imgp_survey *imgp_patch_survey_(struct imgp_patch *patch);
 /*
  * Refuses a change of path (NULL: not known) on the root the
  * survey could not read (root_unread), naming the partition and its
  * filesystem, then alternative ("": none), or (NULL) cloud-init's seed
  * when the image has one. Returns -EROFS, or -ENOMEM.
  */
-int imgp_patch_refuse_root(struct imgp_patch *patch, const struct imgp_part *root,
+int imgp_patch_refuse_root_(struct imgp_patch *patch, const struct imgp_part *root,
 			   const char *path, const char *alternative);
 /*
  * The survey's boot script of part (/boot.scr.uimg or /boot.scr), when it
  * is the one the patch would read and no step planned a change to it; NULL
  * otherwise (then it is read through the patch).
  */
-const struct imgp_survey_script *
-imgp_patch_surveyed_script(struct imgp_patch *patch, const struct imgp_part *part);
+const struct imgp_survey_script_ *
+imgp_patch_surveyed_script_(struct imgp_patch *patch, const struct imgp_part *part);
 
 /* ------------------------------------------- patch-dt.c, patch-via.c */
 
@@ -443,26 +443,26 @@ enum imgp_dt_edit_kind {
 	IMGP_DT_EDIT_ADD_NODE, IMGP_DT_EDIT_OVERLAY,
 };
 /* Records an edit made to the loaded tree (node: its full path). 0 or -ENOMEM. */
-int imgp_dt_plan_record(struct imgp_patch *patch, enum imgp_dt_edit_kind kind,
+int imgp_dt_plan_record_(struct imgp_patch *patch, enum imgp_dt_edit_kind kind,
 			const char *node, const char *prop, const void *data,
 			size_t len, const char *name);
-void imgp_dt_plan_free(struct imgp_dt_plan *p);
+void imgp_dt_plan_free_(struct imgp_dt_plan *p);
 /*
  * 1 when the effective tree of the boot path's tree being edited (its
  * overlays applied) has the property at node path, with *where (malloc'd)
  * naming that tree; 0 when it has not, or there is no such tree (a FIT's);
  * -ENOMEM.
  */
-int imgp_dt_plan_effective_has(struct imgp_patch *patch, const char *path,
+int imgp_dt_plan_effective_has_(struct imgp_patch *patch, const char *path,
 			       const char *prop, char **where);
 /* Loads blob (the tree a boot path builds) as the tree to edit; origin names it. */
-int imgp_patch_load_dtb_blob(struct imgp_patch *patch, const struct imgp_part *part,
+int imgp_patch_load_dtb_blob_(struct imgp_patch *patch, const struct imgp_part *part,
 			     const void *blob, size_t size, const char *origin);
 /*
  * The plan's note for the edited tree: why, where it came from, the edits,
  * the decompiled tree before and after (target names the after) as a diff.
  */
-int imgp_patch_dt_note(struct imgp_patch *patch, const char *why,
+int imgp_patch_dt_note_(struct imgp_patch *patch, const char *why,
 		       const char *target, struct imgp_buf *note);
 
 /* ------------------------------------------------------------ patch-list.c */
@@ -473,16 +473,16 @@ int imgp_patch_dt_note(struct imgp_patch *patch, const char *why,
  * order), else a shell list's by its name, else "key=a b c".
  */
 struct imgp_list_syntax;
-const struct imgp_list_syntax *imgp_list_syntax_of(const char *path, const char *key);
+const struct imgp_list_syntax *imgp_list_syntax_of_(const char *path, const char *key);
 /* Whether the list at path has no key (a module list: /etc/modules). */
-bool imgp_list_keyless(const char *path);
+bool imgp_list_keyless_(const char *path);
 /*
  * out = text with word added to the list (see imgpatch.h,
- * imgp_patch_list_add) in syntax; sections as there. Returns 1 when it
+ * imgp_patch_list_add_) in syntax; sections as there. Returns 1 when it
  * changed, 0 when the word was there, -EINVAL for a word that cannot be a
  * list entry, -ENOENT for an extlinux.conf without a label, -ENOMEM.
  */
-int imgp_list_add(const char *text, size_t len, const struct imgp_list_syntax *syntax,
+int imgp_list_add_(const char *text, size_t len, const struct imgp_list_syntax *syntax,
 		  const char *key, const char *word, const char *sections,
 		  struct imgp_buf *out);
 

@@ -2,7 +2,7 @@
 /*
  * The action table: every step a recipe can take, its options, how
  * describe shows it and the patch operation that runs it. A new step is
- * one run function and one line in imgp_recipe_actions[].
+ * one run function and one line in imgp_recipe_actions_[].
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -43,7 +43,7 @@ static int begin_tree(struct imgp_patch *patch, const struct recipe_step *st,
 	return rc ? rc : imgp_patch_tree_begin(patch, t);
 }
 
-int imgp_recipe_run_fdt_from_fit(struct imgp_patch *patch, const struct recipe_step *st)
+int imgp_recipe_run_fdt_from_fit_(struct imgp_patch *patch, const struct recipe_step *st)
 {
 	struct imgp_tree_opts t = {
 		.from = IMGP_TREE_FIT,
@@ -70,14 +70,14 @@ static int run_write_tree(struct imgp_patch *patch, const struct recipe_step *st
 
 static int run_add_to_list(struct imgp_patch *patch, const struct recipe_step *st)
 {
-	return imgp_patch_list_add(patch, st->val[OP_PART], st->val[OP_PATH],
+	return imgp_patch_list_add_(patch, st->val[OP_PART], st->val[OP_PATH],
 				   st->val[OP_KEY], st->val[OP_WORD], NULL);
 }
 
 /* A module list (/etc/modules) has no key; every other list needs one. */
 static const char *check_add_to_list(const char *const *v)
 {
-	bool modules = imgp_list_keyless(v[OP_PATH]);
+	bool modules = imgp_list_keyless_(v[OP_PATH]);
 
 	if (modules && v[OP_KEY])
 		return "a list of kernel modules (/etc/modules, modules-load.d/*.conf) has one name a line: no 'key'";
@@ -86,26 +86,26 @@ static const char *check_add_to_list(const char *const *v)
 	return NULL;
 }
 
-const char *imgp_recipe_check_step(const struct action *a, const char *const *v)
+const char *imgp_recipe_check_step_(const struct action *a, const char *const *v)
 {
 	if (a->run == run_add_to_list)
 		return check_add_to_list(v);
 	return NULL;
 }
 
-bool imgp_recipe_is_write_tree(const struct recipe_step *st)
+bool imgp_recipe_is_write_tree_(const struct recipe_step *st)
 {
 	return st->action->run == run_write_tree;
 }
 
-bool imgp_recipe_is_delete(const struct recipe_step *st)
+bool imgp_recipe_is_delete_(const struct recipe_step *st)
 {
 	return st->action->run == run_dt_delete || st->action->run == run_dt_delete_node;
 }
 
 static int run_dtb_from_file(struct imgp_patch *patch, const struct recipe_step *st)
 {
-	return imgp_patch_load_dtb_file(patch, st->val[OP_PART], st->val[OP_PATH]);
+	return imgp_patch_load_dtb_file_(patch, st->val[OP_PART], st->val[OP_PATH]);
 }
 
 static int run_dt_delete(struct imgp_patch *patch, const struct recipe_step *st)
@@ -121,7 +121,7 @@ static int run_dt_set(struct imgp_patch *patch, const struct recipe_step *st)
 
 static int run_dt_add_node(struct imgp_patch *patch, const struct recipe_step *st)
 {
-	return imgp_patch_dt_add_node(patch, st->val[OP_PATH]);
+	return imgp_patch_dt_add_node_(patch, st->val[OP_PATH]);
 }
 
 static int run_dt_delete_node(struct imgp_patch *patch, const struct recipe_step *st)
@@ -134,7 +134,7 @@ static int run_dt_overlay(struct imgp_patch *patch, const struct recipe_step *st
 	struct imgp_buf dtbo = { 0 };
 	int rc;
 
-	rc = imgp_read_local(st->local, LOCAL_MAX, true, &dtbo);
+	rc = imgp_read_local_(st->local, LOCAL_MAX, true, &dtbo);
 	if (!rc)
 		rc = imgp_patch_dt_overlay(patch, dtbo.data, dtbo.len,
 					   st->val[OP_OVERLAY]);
@@ -144,7 +144,7 @@ static int run_dt_overlay(struct imgp_patch *patch, const struct recipe_step *st
 
 static int run_write_dtb(struct imgp_patch *patch, const struct recipe_step *st)
 {
-	return imgp_patch_write_dtb(patch, st->val[OP_PATH]);
+	return imgp_patch_write_dtb_(patch, st->val[OP_PATH]);
 }
 
 static int run_boot_hook(struct imgp_patch *patch, const struct recipe_step *st)
@@ -170,7 +170,7 @@ static int step_text(const struct recipe_step *st, enum opt opt,
 	if (st->val[opt])
 		return imgp_buf_append(out, st->val[opt], strlen(st->val[opt])) ?
 			imgp_fail(ENOMEM, "out of memory") : 0;
-	return imgp_read_local(st->local, LOCAL_MAX, true, out);
+	return imgp_read_local_(st->local, LOCAL_MAX, true, out);
 }
 
 static int run_write_file(struct imgp_patch *patch, const struct recipe_step *st)
@@ -180,7 +180,7 @@ static int run_write_file(struct imgp_patch *patch, const struct recipe_step *st
 
 	/* The value was checked when it was bound (K_MODE). */
 	if (!rc)
-		rc = imgp_patch_put_file_mode(patch, st->val[OP_PART], st->val[OP_PATH],
+		rc = imgp_patch_put_file_mode_(patch, st->val[OP_PART], st->val[OP_PATH],
 					      data.data, data.len,
 					      st->val[OP_MODE] ? (unsigned)strtoul(st->val[OP_MODE], NULL, 8) : 0);
 	imgp_buf_free(&data);
@@ -189,45 +189,45 @@ static int run_write_file(struct imgp_patch *patch, const struct recipe_step *st
 
 static int run_set_line(struct imgp_patch *patch, const struct recipe_step *st)
 {
-	return imgp_patch_line_set(patch, st->val[OP_PART], st->val[OP_PATH],
+	return imgp_patch_line_set_(patch, st->val[OP_PART], st->val[OP_PATH],
 				   st->val[OP_KEY], st->val[OP_VALUE],
 				   st->val[OP_SECTION]);
 }
 
 static int run_set_fields(struct imgp_patch *patch, const struct recipe_step *st)
 {
-	return imgp_patch_fields_set(patch, st->val[OP_PART], st->val[OP_PATH],
+	return imgp_patch_fields_set_(patch, st->val[OP_PART], st->val[OP_PATH],
 				     st->val[OP_KEY], st->val[OP_VALUE]);
 }
 
 static int run_remove_line(struct imgp_patch *patch, const struct recipe_step *st)
 {
-	return imgp_patch_line_remove(patch, st->val[OP_PART], st->val[OP_PATH],
+	return imgp_patch_line_remove_(patch, st->val[OP_PART], st->val[OP_PATH],
 				      st->val[OP_KEY]);
 }
 
 static int run_set_token(struct imgp_patch *patch, const struct recipe_step *st)
 {
-	return imgp_patch_token_set(patch, st->val[OP_PART], st->val[OP_PATH],
+	return imgp_patch_token_set_(patch, st->val[OP_PART], st->val[OP_PATH],
 				    st->val[OP_TOKEN]);
 }
 
 static int run_remove_token(struct imgp_patch *patch, const struct recipe_step *st)
 {
-	return imgp_patch_token_remove(patch, st->val[OP_PART], st->val[OP_PATH],
+	return imgp_patch_token_remove_(patch, st->val[OP_PART], st->val[OP_PATH],
 				       st->val[OP_KEY]);
 }
 
 static int run_set_yaml_key(struct imgp_patch *patch, const struct recipe_step *st)
 {
-	return imgp_patch_yaml_key(patch, st->val[OP_PART], st->val[OP_PATH],
+	return imgp_patch_yaml_key_(patch, st->val[OP_PART], st->val[OP_PATH],
 				   st->val[OP_HEADER], st->val[OP_KEY],
 				   st->val[OP_CONTENT]);
 }
 
 static int run_remove_yaml_key(struct imgp_patch *patch, const struct recipe_step *st)
 {
-	return imgp_patch_yaml_key(patch, st->val[OP_PART], st->val[OP_PATH],
+	return imgp_patch_yaml_key_(patch, st->val[OP_PART], st->val[OP_PATH],
 				   st->val[OP_HEADER], st->val[OP_KEY], NULL);
 }
 
@@ -238,7 +238,7 @@ static int run_cmdline(struct imgp_patch *patch, const struct recipe_step *st)
 
 static int run_symlink(struct imgp_patch *patch, const struct recipe_step *st)
 {
-	return imgp_patch_symlink(patch, st->val[OP_PART], st->val[OP_PATH],
+	return imgp_patch_symlink_(patch, st->val[OP_PART], st->val[OP_PATH],
 				  st->val[OP_TARGET]);
 }
 
@@ -265,19 +265,19 @@ static int check_script_owner(struct imgp_patch *patch,
 		return imgp_fail(EINVAL, "%s: the script does not carry its marker '%s'",
 				 st->val[OP_FILE] ? st->val[OP_FILE] : "script",
 				 marker);
-	part = imgp_patch_part(patch, st->val[OP_PART]);
+	part = imgp_patch_part_(patch, st->val[OP_PART]);
 	if (!part)
 		return -ENOENT;
-	rc = imgp_patch_read(patch, part, st->val[OP_PATH], IMGP_TEXT_MAX, &old,
+	rc = imgp_patch_read_(patch, part, st->val[OP_PATH], IMGP_TEXT_MAX, &old,
 			     &existed);
 	if (rc || !existed)
 		goto out;
-	ours = imgp_bootscr_parse(&scr, old.data, old.len) == 0;
+	ours = imgp_bootscr_parse_(&scr, old.data, old.len) == 0;
 	if (ours) {
 		ours = memmem(scr.text, scr.text_len, marker, strlen(marker)) != NULL;
-		imgp_bootscr_free(&scr);
+		imgp_bootscr_free_(&scr);
 	}
-	imgp_errclear();
+	imgp_errclear_();
 	if (!ours)
 		rc = imgp_fail(EEXIST, IMGP_PART_FMT " (%s): %s: exists and was not written by this recipe (no '%s' in it): merge its commands by hand, or move it away and apply again",
 			       part->number, part->fstype, st->val[OP_PATH], marker);
@@ -313,7 +313,7 @@ static int run_boot_script(struct imgp_patch *patch, const struct recipe_step *s
 	if (!rc)
 		rc = check_script_owner(patch, st, &text);
 	if (!rc)
-		rc = imgp_patch_bootscr(patch, st->val[OP_PART], st->val[OP_PATH],
+		rc = imgp_patch_bootscr_(patch, st->val[OP_PART], st->val[OP_PATH],
 					(const char *)text.data, text.len,
 					st->val[OP_NAME], st->val[OP_ARCH]);
 	imgp_buf_free(&text);
@@ -322,9 +322,9 @@ static int run_boot_script(struct imgp_patch *patch, const struct recipe_step *s
 
 #define PART_PATH { OP_PART, K_PART, REQ }, { OP_PATH, K_FSPATH, REQ }
 
-const struct action imgp_recipe_actions[] = {
+const struct action imgp_recipe_actions_[] = {
 	{ "fdt-from-fit", DT_LOAD,
-	  "take the device tree[ '{fdt}'] from the FIT {fit}", imgp_recipe_run_fdt_from_fit,
+	  "take the device tree[ '{fdt}'] from the FIT {fit}", imgp_recipe_run_fdt_from_fit_,
 	  { { OP_FIT, K_FSPATH, REQ }, { OP_FDT, K_WORD, OPT } } },
 	{ "dtb-from-file", DT_LOAD, "take the device tree from {part}:{path}",
 	  run_dtb_from_file, { PART_PATH } },
@@ -405,19 +405,19 @@ const struct action imgp_recipe_actions[] = {
 	    { OP_MARKER, K_WORD, OPT } } },
 };
 
-#define NACTIONS (sizeof(imgp_recipe_actions) / sizeof(imgp_recipe_actions[0]))
+#define NACTIONS (sizeof(imgp_recipe_actions_) / sizeof(imgp_recipe_actions_[0]))
 
-const size_t imgp_recipe_nactions = NACTIONS;
+const size_t imgp_recipe_nactions_ = NACTIONS;
 
-const struct action *imgp_recipe_find_action(const char *name)
+const struct action *imgp_recipe_find_action_(const char *name)
 {
 	for (size_t i = 0; i < NACTIONS; i++)
-		if (!strcmp(imgp_recipe_actions[i].name, name))
-			return &imgp_recipe_actions[i];
+		if (!strcmp(imgp_recipe_actions_[i].name, name))
+			return &imgp_recipe_actions_[i];
 	return NULL;
 }
 
-const struct action_opt *imgp_recipe_action_opt(const struct action *a, enum opt o)
+const struct action_opt *imgp_recipe_action_opt_(const struct action *a, enum opt o)
 {
 	for (const struct action_opt *ao = a->opts; ao->flags; ao++)
 		if (ao->opt == o)

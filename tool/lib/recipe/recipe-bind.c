@@ -42,14 +42,14 @@ static int substitute(struct imgp_recipe *r, const char *s,
 
 	rc = imgp_buf_append(&b, "", 0);
 	if (!rc)
-		rc = imgp_recipe_walk_refs(r, s, values, &b, why, sizeof(why));
+		rc = imgp_recipe_walk_refs_(r, s, values, &b, why, sizeof(why));
 	if (rc) {
 		imgp_buf_free(&b);
 		/* References were checked at load time: only memory is left. */
 		return rc == -ENOMEM ? imgp_fail(ENOMEM, "out of memory")
 				     : imgp_fail(EINVAL, "%s", why);
 	}
-	*out = imgp_recipe_pool_keep(r, (char *)imgp_buf_steal(&b, NULL));
+	*out = imgp_recipe_pool_keep_(r, (char *)imgp_buf_steal_(&b, NULL));
 	return *out ? 0 : imgp_fail(ENOMEM, "out of memory");
 }
 
@@ -70,9 +70,9 @@ static int bind_values(struct imgp_recipe *r, const char *const *sets,
 
 		if (!eq || eq == sets[i])
 			return imgp_fail(EINVAL, "'%s': expected NAME=VALUE", sets[i]);
-		p = imgp_recipe_find_param(r, sets[i], (size_t)(eq - sets[i]));
+		p = imgp_recipe_find_param_(r, sets[i], (size_t)(eq - sets[i]));
 		if (!p) {
-			imgp_recipe_param_names(r, names, sizeof(names));
+			imgp_recipe_param_names_(r, names, sizeof(names));
 			return r->nparams ?
 				imgp_fail(EINVAL, "recipe '%s' has no parameter '%.*s' (parameters: %s)",
 					  r->name, (int)(eq - sets[i]), sets[i], names) :
@@ -85,9 +85,9 @@ static int bind_values(struct imgp_recipe *r, const char *const *sets,
 		for (size_t k = 0; k < p->naliases; k++)
 			if (!strcmp(p->alias_given[k], given))
 				given = p->alias_value[k];
-		rc = imgp_recipe_param_check(r, p, given, &num);
+		rc = imgp_recipe_param_check_(r, p, given, &num);
 		if (!rc) {
-			values[p - r->params] = imgp_recipe_param_norm(r, p, given, num);
+			values[p - r->params] = imgp_recipe_param_norm_(r, p, given, num);
 			if (!values[p - r->params])
 				rc = imgp_fail(ENOMEM, "out of memory");
 		}
@@ -122,7 +122,7 @@ static int bind_steps(struct imgp_recipe *r, const char *const *values)
 			rc = substitute(r, st->raw[ao->opt], values, &st->val[ao->opt]);
 			if (rc)
 				break;
-			bad = imgp_recipe_check_value(ao->kind, st->val[ao->opt], true, why,
+			bad = imgp_recipe_check_value_(ao->kind, st->val[ao->opt], true, why,
 						 sizeof(why));
 			if (bad)
 				rc = imgp_fail(EINVAL, "%s:%d: step %zu (%s): %s '%s': %s",
@@ -131,7 +131,7 @@ static int bind_steps(struct imgp_recipe *r, const char *const *values)
 					       st->val[ao->opt], bad);
 		}
 		if (!rc) {
-			const char *bad = imgp_recipe_check_step(st->action, st->val);
+			const char *bad = imgp_recipe_check_step_(st->action, st->val);
 
 			if (bad)
 				rc = imgp_fail(EINVAL, "%s:%d: step %zu (%s): %s", r->path,
@@ -162,13 +162,13 @@ static int bind_rules(struct imgp_recipe *r, const char *const *values)
 			if (colon && colon[1] == '/') {
 				snprintf(part, sizeof(part), "%.*s",
 					 (int)(colon - rule->val), rule->val);
-				bad = imgp_recipe_check_value(K_PART, part, true, why, sizeof(why));
+				bad = imgp_recipe_check_value_(K_PART, part, true, why, sizeof(why));
 				if (!bad)
-					bad = imgp_recipe_check_value(K_FSPATH, colon + 1, true,
+					bad = imgp_recipe_check_value_(K_FSPATH, colon + 1, true,
 								 why, sizeof(why));
 			}
 		} else {
-			bad = imgp_recipe_check_value(rule->kind == R_PART ? K_PART : K_WORD,
+			bad = imgp_recipe_check_value_(rule->kind == R_PART ? K_PART : K_WORD,
 						 rule->val, true, why, sizeof(why));
 		}
 		if (bad)
@@ -233,7 +233,7 @@ int imgp_recipe_bind(struct imgp_recipe *r, const char *const *sets,
 	if (!rc)
 		rc = bind_rules(r, values);
 	if (!rc)
-		rc = imgp_recipe_resolve_locals(r, true, NULL);
+		rc = imgp_recipe_resolve_locals_(r, true, NULL);
 	if (rc) {
 		bind_restore(r, &saved);
 		goto out;
@@ -249,7 +249,7 @@ out:
 	return rc;
 }
 
-int imgp_recipe_check_bound(const struct imgp_recipe *r)
+int imgp_recipe_check_bound_(const struct imgp_recipe *r)
 {
 	if (r->bound)
 		return 0;

@@ -156,7 +156,7 @@ static int put_section(struct imgp_buf *out, const char *title, const char *text
 
 int imgp_recipe_describe(const struct imgp_recipe *r, struct imgp_buf *out)
 {
-	const struct recipe_step *load = imgp_recipe_first_dt_load(r);
+	const struct recipe_step *load = imgp_recipe_first_dt_load_(r);
 	int rc;
 
 	rc = imgp_buf_printf(out, "%s: %s\n\n", r->name, r->summary);
@@ -238,7 +238,7 @@ int imgp_recipe_describe(const struct imgp_recipe *r, struct imgp_buf *out)
 		}
 		if (!rc && n && k == R_FITFDT)
 			rc = imgp_buf_printf(out, " (in %s)",
-					     load && load->action->run == imgp_recipe_run_fdt_from_fit ?
+					     load && load->action->run == imgp_recipe_run_fdt_from_fit_ ?
 					     load->raw[OP_FIT] : "/image.fit");
 		if (!rc && n && k == R_COMPAT)
 			rc = imgp_buf_printf(out, " (of the tree step %zu loads)",

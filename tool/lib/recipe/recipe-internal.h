@@ -172,47 +172,47 @@ struct scan {
 /* ------------------------------------------------ what the stages share */
 
 /* recipe.c: the string pool every loaded string lives in */
-const char *imgp_recipe_pool_keep(struct imgp_recipe *r, char *s);
-const char *imgp_recipe_pool_dup(struct imgp_recipe *r, const char *s);
+const char *imgp_recipe_pool_keep_(struct imgp_recipe *r, char *s);
+const char *imgp_recipe_pool_dup_(struct imgp_recipe *r, const char *s);
 
 /* recipe-path.c: files */
-bool imgp_recipe_is_regular(const char *path);
-bool imgp_recipe_ends_with(const char *s, const char *suffix);
+bool imgp_recipe_is_regular_(const char *path);
+bool imgp_recipe_ends_with_(const char *s, const char *suffix);
 
 /* recipe-value.c: value checks and parameter references */
-bool imgp_recipe_is_ident(const char *s, size_t len);
-bool imgp_recipe_is_name(const char *s);
-bool imgp_recipe_has_ctl(const char *s, bool tab_ok);
-const char *imgp_recipe_show_value(const char *v, char *buf, size_t len);
-bool imgp_recipe_parse_long(const char *s, long *out);
-const char *imgp_recipe_check_value(enum kind k, const char *v, bool bound,
+bool imgp_recipe_is_ident_(const char *s, size_t len);
+bool imgp_recipe_is_name_(const char *s);
+bool imgp_recipe_has_ctl_(const char *s, bool tab_ok);
+const char *imgp_recipe_show_value_(const char *v, char *buf, size_t len);
+bool imgp_recipe_parse_long_(const char *s, long *out);
+const char *imgp_recipe_check_value_(enum kind k, const char *v, bool bound,
 			       char *why, size_t whylen);
-struct imgp_recipe_param *imgp_recipe_find_param(const struct imgp_recipe *r,
+struct imgp_recipe_param *imgp_recipe_find_param_(const struct imgp_recipe *r,
 					    const char *name, size_t len);
-void imgp_recipe_param_names(const struct imgp_recipe *r, char *buf, size_t len);
-int imgp_recipe_walk_refs(const struct imgp_recipe *r, const char *s,
+void imgp_recipe_param_names_(const struct imgp_recipe *r, char *buf, size_t len);
+int imgp_recipe_walk_refs_(const struct imgp_recipe *r, const char *s,
 		     const char *const *values, struct imgp_buf *out,
 		     char *why, size_t whylen);
 
 /* recipe-lex.c: the scanner */
-int imgp_recipe_scan_text(struct scan *s, const char *t, size_t len);
-void imgp_recipe_scan_free(struct scan *s);
-size_t imgp_recipe_scan_sec(const struct scan *s, const char *kind, size_t ordinal);
-int imgp_recipe_sec_line(const struct scan *s, size_t sec);
-bool imgp_recipe_has_key(const struct scan *s, size_t sec, const char *key);
-int imgp_recipe_key_line(const struct scan *s, size_t sec, const char *key);
+int imgp_recipe_scan_text_(struct scan *s, const char *t, size_t len);
+void imgp_recipe_scan_free_(struct scan *s);
+size_t imgp_recipe_scan_sec_(const struct scan *s, const char *kind, size_t ordinal);
+int imgp_recipe_sec_line_(const struct scan *s, size_t sec);
+bool imgp_recipe_has_key_(const struct scan *s, size_t sec, const char *key);
+int imgp_recipe_key_line_(const struct scan *s, size_t sec, const char *key);
 
 /* recipe-actions.c: the action table */
-extern const struct action imgp_recipe_actions[];
-extern const size_t imgp_recipe_nactions;
-int imgp_recipe_run_fdt_from_fit(struct imgp_patch *patch, const struct recipe_step *st);
-const struct action *imgp_recipe_find_action(const char *name);
+extern const struct action imgp_recipe_actions_[];
+extern const size_t imgp_recipe_nactions_;
+int imgp_recipe_run_fdt_from_fit_(struct imgp_patch *patch, const struct recipe_step *st);
+const struct action *imgp_recipe_find_action_(const char *name);
 /* The step writes its tree the way the boot path honours / deletes something. */
-bool imgp_recipe_is_write_tree(const struct recipe_step *st);
-bool imgp_recipe_is_delete(const struct recipe_step *st);
-const struct action_opt *imgp_recipe_action_opt(const struct action *a, enum opt o);
+bool imgp_recipe_is_write_tree_(const struct recipe_step *st);
+bool imgp_recipe_is_delete_(const struct recipe_step *st);
+const struct action_opt *imgp_recipe_action_opt_(const struct action *a, enum opt o);
 /* What is wrong with a step's options together (v: raw or bound), or NULL. */
-const char *imgp_recipe_check_step(const struct action *a, const char *const *v);
+const char *imgp_recipe_check_step_(const struct action *a, const char *const *v);
 
 /* recipe-load.c: loading */
 struct loader {
@@ -221,25 +221,25 @@ struct loader {
 	cfg_t *cfg;
 };
 /* "FILE:LINE: " + message, as -EINVAL; no line when line is 0. */
-int imgp_recipe_load_err(const struct loader *ld, int line, const char *fmt, ...)
+int imgp_recipe_load_err_(const struct loader *ld, int line, const char *fmt, ...)
 	IMGP_PRINTF(3, 4);
-const struct recipe_step *imgp_recipe_first_dt_load(const struct imgp_recipe *r);
-int imgp_recipe_resolve_locals(struct imgp_recipe *r, bool bound, struct loader *ld);
+const struct recipe_step *imgp_recipe_first_dt_load_(const struct imgp_recipe *r);
+int imgp_recipe_resolve_locals_(struct imgp_recipe *r, bool bound, struct loader *ld);
 
 /* recipe-param.c: parameters */
 /* Loads the i-th param section into r->params[i]. */
-int imgp_recipe_load_param(struct loader *ld, size_t i);
-int imgp_recipe_param_check(const struct imgp_recipe *r,
+int imgp_recipe_load_param_(struct loader *ld, size_t i);
+int imgp_recipe_param_check_(const struct imgp_recipe *r,
 		       const struct imgp_recipe_param *p, const char *v,
 		       long *num);
-const char *imgp_recipe_param_norm(struct imgp_recipe *r,
+const char *imgp_recipe_param_norm_(struct imgp_recipe *r,
 			      const struct imgp_recipe_param *p, const char *v,
 			      long num);
 
 /* recipe-load.c: whether step st runs with the parameters bound */
-bool imgp_recipe_step_runs(const struct imgp_recipe *r, const struct recipe_step *st);
+bool imgp_recipe_step_runs_(const struct imgp_recipe *r, const struct recipe_step *st);
 
 /* recipe-bind.c: binding */
-int imgp_recipe_check_bound(const struct imgp_recipe *r);
+int imgp_recipe_check_bound_(const struct imgp_recipe *r);
 
 #endif

@@ -94,7 +94,7 @@ static int scan_token(struct scan *s, int tok, const char *word, size_t wlen,
 	return 0;
 }
 
-int imgp_recipe_scan_text(struct scan *s, const char *t, size_t len)
+int imgp_recipe_scan_text_(struct scan *s, const char *t, size_t len)
 {
 	struct imgp_buf *o = &s->out;
 	int line = 1, rc = 0;
@@ -180,7 +180,7 @@ int imgp_recipe_scan_text(struct scan *s, const char *t, size_t len)
 	return rc ? imgp_fail(ENOMEM, "out of memory") : 0;
 }
 
-void imgp_recipe_scan_free(struct scan *s)
+void imgp_recipe_scan_free_(struct scan *s)
 {
 	imgp_buf_free(&s->out);
 	free(s->secs);
@@ -188,7 +188,7 @@ void imgp_recipe_scan_free(struct scan *s)
 }
 
 /* 1-based index into secs of the ordinal-th section of kind, or 0. */
-size_t imgp_recipe_scan_sec(const struct scan *s, const char *kind, size_t ordinal)
+size_t imgp_recipe_scan_sec_(const struct scan *s, const char *kind, size_t ordinal)
 {
 	for (size_t i = 0; i < s->nsecs; i++)
 		if (!strcmp(s->secs[i].kind, kind) && ordinal-- == 0)
@@ -196,12 +196,12 @@ size_t imgp_recipe_scan_sec(const struct scan *s, const char *kind, size_t ordin
 	return 0;
 }
 
-int imgp_recipe_sec_line(const struct scan *s, size_t sec)
+int imgp_recipe_sec_line_(const struct scan *s, size_t sec)
 {
 	return sec ? s->secs[sec - 1].line : 0;
 }
 
-bool imgp_recipe_has_key(const struct scan *s, size_t sec, const char *key)
+bool imgp_recipe_has_key_(const struct scan *s, size_t sec, const char *key)
 {
 	for (size_t i = 0; i < s->nkeys; i++)
 		if (s->keys[i].sec == sec && !strcmp(s->keys[i].key, key))
@@ -210,12 +210,12 @@ bool imgp_recipe_has_key(const struct scan *s, size_t sec, const char *key)
 }
 
 /* Line of the last key in section sec, or the section's own line. */
-int imgp_recipe_key_line(const struct scan *s, size_t sec, const char *key)
+int imgp_recipe_key_line_(const struct scan *s, size_t sec, const char *key)
 {
 	int line = 0;
 
 	for (size_t i = 0; i < s->nkeys; i++)
 		if (s->keys[i].sec == sec && !strcmp(s->keys[i].key, key))
 			line = s->keys[i].line;
-	return line ? line : imgp_recipe_sec_line(s, sec);
+	return line ? line : imgp_recipe_sec_line_(s, sec);
 }

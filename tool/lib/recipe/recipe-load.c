@@ -19,7 +19,7 @@
 
 /*
  * libconfuse's messages, as "FILE:LINE: msg", into the failure message:
- * the parse starts with none (imgp_errclear), so a message there is an
+ * the parse starts with none (imgp_errclear_), so a message there is an
  * earlier one of this parse. The file name is the cfg's own (load_file
  * sets it; libconfuse copies it into each section).
  */
@@ -38,7 +38,7 @@ static void cfg_errfn(cfg_t *cfg, const char *fmt, va_list ap)
 		size_t best = 3;
 
 		for (cfg_opt_t *o = cfg->opts; o->name; o++) {
-			size_t d = imgp_word_distance(key, o->name);
+			size_t d = imgp_word_distance_(key, o->name);
 
 			if (d < best) {
 				best = d;
@@ -56,7 +56,7 @@ static void cfg_errfn(cfg_t *cfg, const char *fmt, va_list ap)
 /* ---------------------------------------------------------- loading */
 
 /* "FILE:LINE: " + message, as -EINVAL. */
-int imgp_recipe_load_err(const struct loader *ld, int line, const char *fmt, ...)
+int imgp_recipe_load_err_(const struct loader *ld, int line, const char *fmt, ...)
 {
 	char msg[1536];
 	va_list ap;
@@ -78,13 +78,13 @@ static int load_text(struct loader *ld, const char *key, bool required,
 	if (!v || !*v) {
 		*out = "";
 		if (required)
-			return imgp_recipe_load_err(ld, 0, "missing '%s'", key);
+			return imgp_recipe_load_err_(ld, 0, "missing '%s'", key);
 		return 0;
 	}
 	if (one_line && strchr(v, '\n'))
-		return imgp_recipe_load_err(ld, imgp_recipe_key_line(&ld->sc, 0, key),
+		return imgp_recipe_load_err_(ld, imgp_recipe_key_line_(&ld->sc, 0, key),
 					    "'%s' must be one line", key);
-	*out = imgp_recipe_pool_dup(ld->r, v);
+	*out = imgp_recipe_pool_dup_(ld->r, v);
 	return *out ? 0 : imgp_fail(ENOMEM, "out of memory");
 }
 
@@ -92,14 +92,14 @@ static int load_text(struct loader *ld, const char *key, bool required,
 static int check_refs(struct loader *ld, const char *s, char *why,
 		      size_t whylen)
 {
-	return imgp_recipe_walk_refs(ld->r, s, NULL, NULL, why, whylen);
+	return imgp_recipe_walk_refs_(ld->r, s, NULL, NULL, why, whylen);
 }
 
 static int load_rules(struct loader *ld)
 {
 	struct imgp_recipe *r = ld->r;
 	cfg_t *m = cfg_size(ld->cfg, "match") ? cfg_getsec(ld->cfg, "match") : NULL;
-	size_t si = imgp_recipe_scan_sec(&ld->sc, "match", 0);
+	size_t si = imgp_recipe_scan_sec_(&ld->sc, "match", 0);
 	size_t n = 0;
 	char why[1024];
 
@@ -108,10 +108,10 @@ static int load_rules(struct loader *ld)
 	for (int k = 0; k < R_COUNT; k++)
 		n += cfg_size(m, rule_keys[k]);
 	r->rules = calloc(n ? n : 1, sizeof(*r->rules));
-	if (!r->rules || !imgp_recipe_pool_keep(r, (char *)r->rules))
+	if (!r->rules || !imgp_recipe_pool_keep_(r, (char *)r->rules))
 		return imgp_fail(ENOMEM, "out of memory");
 	for (int k = 0; k < R_COUNT; k++) {
-		int line = imgp_recipe_key_line(&ld->sc, si, rule_keys[k]);
+		int line = imgp_recipe_key_line_(&ld->sc, si, rule_keys[k]);
 
 		for (unsigned j = 0; j < cfg_size(m, rule_keys[k]); j++) {
 			struct match_rule *rule = &r->rules[r->nrules++];
@@ -119,11 +119,11 @@ static int load_rules(struct loader *ld)
 
 			rule->kind = (enum rule_kind)k;
 			rule->line = line;
-			rule->raw = imgp_recipe_pool_dup(r, v ? v : "");
+			rule->raw = imgp_recipe_pool_dup_(r, v ? v : "");
 			if (!rule->raw)
 				return imgp_fail(ENOMEM, "out of memory");
 			if (check_refs(ld, rule->raw, why, sizeof(why)))
-				return imgp_recipe_load_err(ld, line, "match: %s: %s",
+				return imgp_recipe_load_err_(ld, line, "match: %s: %s",
 							    rule_keys[k], why);
 		}
 	}
@@ -133,9 +133,9 @@ static int load_rules(struct loader *ld)
 		const char *bad;
 
 		if (rule->kind == R_PART) {
-			bad = imgp_recipe_check_value(K_PART, rule->raw, false, why, sizeof(why));
+			bad = imgp_recipe_check_value_(K_PART, rule->raw, false, why, sizeof(why));
 		} else if (rule->kind != R_FILE) {
-			bad = imgp_recipe_check_value(K_WORD, rule->raw, false, why, sizeof(why));
+			bad = imgp_recipe_check_value_(K_WORD, rule->raw, false, why, sizeof(why));
 		} else if (!colon || colon[1] != '/') {
 			bad = "must be PART:/PATH (as boot:/image.fit)";
 		} else {
@@ -143,13 +143,13 @@ static int load_rules(struct loader *ld)
 
 			snprintf(part, sizeof(part), "%.*s", (int)(colon - rule->raw),
 				 rule->raw);
-			bad = imgp_recipe_check_value(K_PART, part, false, why, sizeof(why));
+			bad = imgp_recipe_check_value_(K_PART, part, false, why, sizeof(why));
 			if (!bad)
-				bad = imgp_recipe_check_value(K_FSPATH, colon + 1, false, why,
+				bad = imgp_recipe_check_value_(K_FSPATH, colon + 1, false, why,
 							 sizeof(why));
 		}
 		if (bad)
-			return imgp_recipe_load_err(ld, rule->line, "match: %s '%s': %s",
+			return imgp_recipe_load_err_(ld, rule->line, "match: %s '%s': %s",
 						    rule_keys[rule->kind], rule->raw, bad);
 	}
 	return 0;
@@ -164,7 +164,7 @@ static int load_when(struct loader *ld, cfg_t *sec, size_t si, size_t i)
 {
 	struct imgp_recipe *r = ld->r;
 	struct recipe_step *st = &r->steps[i];
-	int line = imgp_recipe_key_line(&ld->sc, si, "when");
+	int line = imgp_recipe_key_line_(&ld->sc, si, "when");
 	const char *w = cfg_getstr(sec, "when"), *close, *value;
 	const struct imgp_recipe_param *p;
 	char names[512], list[512];
@@ -174,15 +174,15 @@ static int load_when(struct loader *ld, cfg_t *sec, size_t si, size_t i)
 	w = w ? w : "";
 	close = strchr(w, '}');
 	if (strncmp(w, "${", 2) || !close || close[1] != '=' || !close[2])
-		return imgp_recipe_load_err(ld, line, "step %zu (%s): when '%s': must be \"${PARAMETER}=VALUE\"",
+		return imgp_recipe_load_err_(ld, line, "step %zu (%s): when '%s': must be \"${PARAMETER}=VALUE\"",
 					    i + 1, st->action->name, w);
 	if (st->action->dt != DT_NONE)
-		return imgp_recipe_load_err(ld, line, "step %zu (%s): when: a device tree step always runs (the tree is loaded, edited and written in order)",
+		return imgp_recipe_load_err_(ld, line, "step %zu (%s): when: a device tree step always runs (the tree is loaded, edited and written in order)",
 					    i + 1, st->action->name);
-	p = imgp_recipe_find_param(r, w + 2, (size_t)(close - w - 2));
+	p = imgp_recipe_find_param_(r, w + 2, (size_t)(close - w - 2));
 	if (!p) {
-		imgp_recipe_param_names(r, names, sizeof(names));
-		return imgp_recipe_load_err(ld, line, "step %zu (%s): when '%s': no parameter '%.*s' (parameters: %s)",
+		imgp_recipe_param_names_(r, names, sizeof(names));
+		return imgp_recipe_load_err_(ld, line, "step %zu (%s): when '%s': no parameter '%.*s' (parameters: %s)",
 					    i + 1, st->action->name, w, (int)(close - w - 2), w + 2,
 					    r->nparams ? names : "none");
 	}
@@ -195,20 +195,20 @@ static int load_when(struct loader *ld, cfg_t *sec, size_t si, size_t i)
 			off += (size_t)snprintf(list + off, off < sizeof(list) ? sizeof(list) - off : 0,
 						"%s%s", k ? ", " : "", p->values[k]);
 		if (k == p->nvalues)
-			return imgp_recipe_load_err(ld, line, "step %zu (%s): when '%s': '%s' is not a value of parameter '%s' (values: %s)",
+			return imgp_recipe_load_err_(ld, line, "step %zu (%s): when '%s': '%s' is not a value of parameter '%s' (values: %s)",
 						    i + 1, st->action->name, w, value, p->name, list);
-	} else if (imgp_recipe_param_check(r, p, value, &num)) {
-		return imgp_recipe_load_err(ld, line, "step %zu (%s): when '%s': %s", i + 1,
+	} else if (imgp_recipe_param_check_(r, p, value, &num)) {
+		return imgp_recipe_load_err_(ld, line, "step %zu (%s): when '%s': %s", i + 1,
 					    st->action->name, w, imgp_errmsg());
 	}
-	st->when = imgp_recipe_pool_dup(r, w);
+	st->when = imgp_recipe_pool_dup_(r, w);
 	st->when_param = (size_t)(p - r->params);
-	st->when_value = p->nvalues ? imgp_recipe_pool_dup(r, value)
-				    : imgp_recipe_param_norm(r, p, value, num);
+	st->when_value = p->nvalues ? imgp_recipe_pool_dup_(r, value)
+				    : imgp_recipe_param_norm_(r, p, value, num);
 	return st->when && st->when_value ? 0 : imgp_fail(ENOMEM, "out of memory");
 }
 
-bool imgp_recipe_step_runs(const struct imgp_recipe *r, const struct recipe_step *st)
+bool imgp_recipe_step_runs_(const struct imgp_recipe *r, const struct recipe_step *st)
 {
 	const char *v = st->when ? r->params[st->when_param].value : NULL;
 
@@ -220,26 +220,26 @@ static int load_step(struct loader *ld, size_t i)
 	struct imgp_recipe *r = ld->r;
 	struct recipe_step *st = &r->steps[i];
 	cfg_t *sec = cfg_getnsec(ld->cfg, "step", (unsigned)i);
-	size_t si = imgp_recipe_scan_sec(&ld->sc, "step", i);
+	size_t si = imgp_recipe_scan_sec_(&ld->sc, "step", i);
 	const char *name = cfg_size(sec, "action") ? cfg_getstr(sec, "action") : NULL;
 	char takes[256], why[1024];
 	const struct action_opt *ao;
 	size_t off = 0;
 	int nalt = 0;
 
-	st->line = imgp_recipe_sec_line(&ld->sc, si);
+	st->line = imgp_recipe_sec_line_(&ld->sc, si);
 	if (!name) {
-		return imgp_recipe_load_err(ld, st->line, "step %zu: missing 'action'", i + 1);
+		return imgp_recipe_load_err_(ld, st->line, "step %zu: missing 'action'", i + 1);
 	}
-	st->action = imgp_recipe_find_action(name);
+	st->action = imgp_recipe_find_action_(name);
 	if (!st->action) {
 		char list[1024];
 
-		for (size_t k = 0; k < imgp_recipe_nactions && off < sizeof(list); k++)
+		for (size_t k = 0; k < imgp_recipe_nactions_ && off < sizeof(list); k++)
 			off += (size_t)snprintf(list + off, sizeof(list) - off,
 						"%s%s", k ? ", " : "",
-						imgp_recipe_actions[k].name);
-		return imgp_recipe_load_err(ld, imgp_recipe_key_line(&ld->sc, si, "action"),
+						imgp_recipe_actions_[k].name);
+		return imgp_recipe_load_err_(ld, imgp_recipe_key_line_(&ld->sc, si, "action"),
 					    "step %zu: unknown action '%s' (actions: %s)",
 					    i + 1, name, list);
 	}
@@ -254,41 +254,41 @@ static int load_step(struct loader *ld, size_t i)
 
 		if (!cfg_size(sec, opt_names[o]))
 			continue;
-		ao = imgp_recipe_action_opt(st->action, (enum opt)o);
+		ao = imgp_recipe_action_opt_(st->action, (enum opt)o);
 		if (!ao)
-			return imgp_recipe_load_err(ld, imgp_recipe_key_line(&ld->sc, si, opt_names[o]),
+			return imgp_recipe_load_err_(ld, imgp_recipe_key_line_(&ld->sc, si, opt_names[o]),
 						    "step %zu (%s): option '%s' is not taken by %s (it takes: %s)",
 						    i + 1, name, opt_names[o], name, takes);
 		v = cfg_getstr(sec, opt_names[o]);
-		st->raw[o] = imgp_recipe_pool_dup(r, v ? v : "");
+		st->raw[o] = imgp_recipe_pool_dup_(r, v ? v : "");
 		if (!st->raw[o])
 			return imgp_fail(ENOMEM, "out of memory");
 	}
 	for (ao = st->action->opts; ao->flags; ao++) {
 		const char *v = st->raw[ao->opt];
 		const char *bad;
-		int line = imgp_recipe_key_line(&ld->sc, si, opt_names[ao->opt]);
+		int line = imgp_recipe_key_line_(&ld->sc, si, opt_names[ao->opt]);
 
 		if (!v) {
 			if (ao->flags & REQ)
-				return imgp_recipe_load_err(ld, st->line, "step %zu (%s): missing '%s'",
+				return imgp_recipe_load_err_(ld, st->line, "step %zu (%s): missing '%s'",
 							    i + 1, name, opt_names[ao->opt]);
 			continue;
 		}
 		nalt += (ao->flags & ALT) != 0;
 		if (check_refs(ld, v, why, sizeof(why)))
-			return imgp_recipe_load_err(ld, line, "step %zu (%s): %s: %s", i + 1,
+			return imgp_recipe_load_err_(ld, line, "step %zu (%s): %s: %s", i + 1,
 						    name, opt_names[ao->opt], why);
-		bad = imgp_recipe_check_value(ao->kind, v, false, why, sizeof(why));
+		bad = imgp_recipe_check_value_(ao->kind, v, false, why, sizeof(why));
 		if (bad)
-			return imgp_recipe_load_err(ld, line, "step %zu (%s): %s '%s': %s",
+			return imgp_recipe_load_err_(ld, line, "step %zu (%s): %s '%s': %s",
 						    i + 1, name, opt_names[ao->opt], v, bad);
 	}
 	if (!strstr(st->raw[OP_PATH] ? st->raw[OP_PATH] : "", "${")) {
-		const char *bad = imgp_recipe_check_step(st->action, st->raw);
+		const char *bad = imgp_recipe_check_step_(st->action, st->raw);
 
 		if (bad)
-			return imgp_recipe_load_err(ld, st->line, "step %zu (%s): %s", i + 1, name,
+			return imgp_recipe_load_err_(ld, st->line, "step %zu (%s): %s", i + 1, name,
 						    bad);
 	}
 	if (cfg_size(sec, "when")) {
@@ -305,10 +305,10 @@ static int load_step(struct loader *ld, size_t i)
 			if ((ao->flags & ALT) && k < 2)
 				alts[k++] = opt_names[ao->opt];
 		if (k && !nalt)
-			return imgp_recipe_load_err(ld, st->line, "step %zu (%s): needs '%s' or '%s'",
+			return imgp_recipe_load_err_(ld, st->line, "step %zu (%s): needs '%s' or '%s'",
 						    i + 1, name, alts[0], alts[1]);
 		if (k)
-			return imgp_recipe_load_err(ld, st->line, "step %zu (%s): give '%s' or '%s', not both",
+			return imgp_recipe_load_err_(ld, st->line, "step %zu (%s): give '%s' or '%s', not both",
 						    i + 1, name, alts[0], alts[1]);
 	}
 	return 0;
@@ -328,7 +328,7 @@ static int check_same_way(struct loader *ld, const struct recipe_step *st, size_
 		const char *mine = st->raw[keys[k]], *its = first->raw[keys[k]];
 
 		if (mine && (!its || strcmp(mine, its)))
-			return imgp_recipe_load_err(ld, st->line, "step %zu (%s): %s '%s': step %zu already chose how this tree is written (%s%s%s%s); give the same or none",
+			return imgp_recipe_load_err_(ld, st->line, "step %zu (%s): %s '%s': step %zu already chose how this tree is written (%s%s%s%s); give the same or none",
 						    i + 1, st->action->name, opt_names[keys[k]],
 						    mine, (size_t)(first - ld->r->steps) + 1,
 						    its ? "" : "no ", opt_names[keys[k]],
@@ -350,7 +350,7 @@ static int check_dt_order(struct loader *ld)
 		switch (st->action->dt) {
 		case DT_LOAD:
 			if (loaded)
-				return imgp_recipe_load_err(ld, st->line, "step %zu (%s): step %zu already loaded a device tree; a recipe edits one tree",
+				return imgp_recipe_load_err_(ld, st->line, "step %zu (%s): step %zu already loaded a device tree; a recipe edits one tree",
 							    i + 1, st->action->name, loaded);
 			loaded = i + 1;
 			break;
@@ -358,7 +358,7 @@ static int check_dt_order(struct loader *ld)
 		case DT_CHECK:
 		case DT_WRITE:
 			if (!loaded)
-				return imgp_recipe_load_err(ld, st->line, "step %zu (%s): no device tree loaded yet (put an fdt-from-fit or dtb-from-file step before it)",
+				return imgp_recipe_load_err_(ld, st->line, "step %zu (%s): no device tree loaded yet (put an fdt-from-fit or dtb-from-file step before it)",
 							    i + 1, st->action->name);
 			if (st->action->dt == DT_WRITE)
 				unwritten = 0;
@@ -366,21 +366,21 @@ static int check_dt_order(struct loader *ld)
 				unwritten = i + 1;
 			/* The load step learns what its way depends on. */
 			if (st->action->dt == DT_WRITE && !r->steps[loaded - 1].writer &&
-			    imgp_recipe_is_write_tree(st))
+			    imgp_recipe_is_write_tree_(st))
 				r->steps[loaded - 1].writer = st;
-			else if (imgp_recipe_is_write_tree(st) &&
+			else if (imgp_recipe_is_write_tree_(st) &&
 				 (rc = check_same_way(ld, st, i, r->steps[loaded - 1].writer)))
 				return rc;
-			if (imgp_recipe_is_delete(st))
+			if (imgp_recipe_is_delete_(st))
 				r->steps[loaded - 1].deletes = true;
-			if (imgp_recipe_is_write_tree(st))
+			if (imgp_recipe_is_write_tree_(st))
 				r->steps[i].deletes = r->steps[loaded - 1].deletes;
-			if (imgp_recipe_is_write_tree(st) && st->raw[OP_VIA] &&
+			if (imgp_recipe_is_write_tree_(st) && st->raw[OP_VIA] &&
 			    !strstr(st->raw[OP_VIA], "${")) {
 				enum imgp_via via;
 
 				if (imgp_via_parse(st->raw[OP_VIA], &via) < 0)
-					return imgp_recipe_load_err(ld, st->line, "step %zu (%s): %s",
+					return imgp_recipe_load_err_(ld, st->line, "step %zu (%s): %s",
 								    i + 1, st->action->name, imgp_errmsg());
 			}
 			break;
@@ -389,12 +389,12 @@ static int check_dt_order(struct loader *ld)
 		}
 	}
 	if (unwritten)
-		return imgp_recipe_load_err(ld, r->steps[unwritten - 1].line, "step %zu (%s): the device tree is never written after this change (add a write-dtb step)",
+		return imgp_recipe_load_err_(ld, r->steps[unwritten - 1].line, "step %zu (%s): the device tree is never written after this change (add a write-dtb step)",
 					    unwritten, r->steps[unwritten - 1].action->name);
 	return 0;
 }
 
-const struct recipe_step *imgp_recipe_first_dt_load(const struct imgp_recipe *r)
+const struct recipe_step *imgp_recipe_first_dt_load_(const struct imgp_recipe *r)
 {
 	for (size_t i = 0; i < r->nsteps; i++)
 		if (r->steps[i].action->dt == DT_LOAD)
@@ -428,7 +428,7 @@ static int check_duplicates(struct loader *ld, cfg_opt_t *const *sec_opts)
 		for (size_t j = 0; j < i; j++)
 			if (s->keys[j].sec == k->sec &&
 			    !strcmp(s->keys[j].key, k->key))
-				return imgp_recipe_load_err(ld, k->line, "'%s' is set twice (first on line %d)",
+				return imgp_recipe_load_err_(ld, k->line, "'%s' is set twice (first on line %d)",
 							    k->key, s->keys[j].line);
 	}
 	return 0;
@@ -501,11 +501,11 @@ static int parse_cfg(struct loader *ld)
 		fclose(fp);
 		return imgp_fail(ENOMEM, "out of memory");
 	}
-	imgp_errclear();
+	imgp_errclear_();
 	rc = cfg_parse_fp(ld->cfg, fp);
 	fclose(fp);
 	if (rc != CFG_SUCCESS)
-		return imgp_errmsg()[0] ? -EINVAL : imgp_recipe_load_err(ld, 0, "cannot parse");
+		return imgp_errmsg()[0] ? -EINVAL : imgp_recipe_load_err_(ld, 0, "cannot parse");
 
 	return check_duplicates(ld, all_opts);
 }
@@ -521,17 +521,17 @@ static int load_head(struct loader *ld)
 	rc = load_text(ld, "name", true, true, &r->name);
 	if (rc)
 		return rc;
-	if (!imgp_recipe_is_name(r->name))
-		return imgp_recipe_load_err(ld, imgp_recipe_key_line(&ld->sc, 0, "name"),
+	if (!imgp_recipe_is_name_(r->name))
+		return imgp_recipe_load_err_(ld, imgp_recipe_key_line_(&ld->sc, 0, "name"),
 					    "name '%s' must be letters, digits, '.', '_', '+' and '-'",
 					    r->name);
 	slash = strrchr(r->path, '/');
 	snprintf(base, sizeof(base), "%s", slash ? slash + 1 : r->path);
-	if (imgp_recipe_ends_with(base, ".recipe"))
+	if (imgp_recipe_ends_with_(base, ".recipe"))
 		base[strlen(base) - strlen(".recipe")] = '\0';
 	/* Recipes are found by file name: the two must agree. */
 	if (strcmp(base, r->name))
-		return imgp_recipe_load_err(ld, imgp_recipe_key_line(&ld->sc, 0, "name"),
+		return imgp_recipe_load_err_(ld, imgp_recipe_key_line_(&ld->sc, 0, "name"),
 					    "name '%s' differs from the file name '%s.recipe' (rename one of them)",
 					    r->name, base);
 	rc = load_text(ld, "summary", true, true, &r->summary);
@@ -559,7 +559,7 @@ static int load_params(struct loader *ld)
 	if (!r->params || !r->patterns || !r->compiled)
 		return imgp_fail(ENOMEM, "out of memory");
 	for (size_t i = 0; i < r->nparams; i++) {
-		rc = imgp_recipe_load_param(ld, i);
+		rc = imgp_recipe_load_param_(ld, i);
 		if (rc)
 			return rc;
 	}
@@ -574,7 +574,7 @@ static int load_steps(struct loader *ld)
 
 	r->nsteps = cfg_size(ld->cfg, "step");
 	if (!r->nsteps)
-		return imgp_recipe_load_err(ld, 0, "no steps (add 'step { action = ... }' sections)");
+		return imgp_recipe_load_err_(ld, 0, "no steps (add 'step { action = ... }' sections)");
 	r->steps = calloc(r->nsteps, sizeof(*r->steps));
 	if (!r->steps)
 		return imgp_fail(ENOMEM, "out of memory");
@@ -610,9 +610,9 @@ static int parse_recipe(struct loader *ld)
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < r->nrules; i++)
-		if (r->rules[i].kind == R_COMPAT && !imgp_recipe_first_dt_load(r))
-			return imgp_recipe_load_err(ld, r->rules[i].line, "match: compatible needs a step that loads a device tree (fdt-from-fit or dtb-from-file)");
-	return imgp_recipe_resolve_locals(r, false, ld);
+		if (r->rules[i].kind == R_COMPAT && !imgp_recipe_first_dt_load_(r))
+			return imgp_recipe_load_err_(ld, r->rules[i].line, "match: compatible needs a step that loads a device tree (fdt-from-fit or dtb-from-file)");
+	return imgp_recipe_resolve_locals_(r, false, ld);
 }
 
 /*
@@ -642,9 +642,9 @@ static int resolve_local(struct imgp_recipe *r, const char *name,
 		if (strncmp(real, r->dir, dlen) || real[dlen] != '/')
 			return imgp_fail(EACCES, "'%s' leads outside the recipe's directory",
 					 name);
-		if (!imgp_recipe_is_regular(real))
+		if (!imgp_recipe_is_regular_(real))
 			return imgp_fail(EINVAL, "'%s' is not a regular file", name);
-		*out = imgp_recipe_pool_dup(r, real);
+		*out = imgp_recipe_pool_dup_(r, real);
 		return *out ? 0 : imgp_fail(ENOMEM, "out of memory");
 	}
 	return imgp_fail(ENOENT, "'%s' not found next to the recipe (looked in %s and %s/overlays)",
@@ -655,7 +655,7 @@ static int resolve_local(struct imgp_recipe *r, const char *name,
  * Resolves the local files of every step: as written at load time (names
  * with parameters wait), with the bound values at bind time.
  */
-int imgp_recipe_resolve_locals(struct imgp_recipe *r, bool bound, struct loader *ld)
+int imgp_recipe_resolve_locals_(struct imgp_recipe *r, bool bound, struct loader *ld)
 {
 	for (size_t i = 0; i < r->nsteps; i++) {
 		struct recipe_step *st = &r->steps[i];
@@ -670,7 +670,7 @@ int imgp_recipe_resolve_locals(struct imgp_recipe *r, bool bound, struct loader 
 			rc = resolve_local(r, v, &real);
 			if (rc) {
 				if (ld)
-					return imgp_recipe_load_err(ld, st->line, "step %zu (%s): %s: %s",
+					return imgp_recipe_load_err_(ld, st->line, "step %zu (%s): %s: %s",
 								    i + 1, st->action->name,
 								    opt_names[ao->opt], imgp_errmsg());
 				return imgp_fail_ctx(rc, "%s:%d: step %zu (%s): %s",
@@ -701,12 +701,12 @@ int imgp_recipe_load(const char *path, struct imgp_recipe **out)
 		return imgp_fail(ENOMEM, "out of memory");
 	ld.r = r;
 	ld.sc.path = path;
-	r->path = imgp_recipe_pool_dup(r, path);
+	r->path = imgp_recipe_pool_dup_(r, path);
 	if (!r->path) {
 		rc = imgp_fail(ENOMEM, "out of memory");
 		goto out;
 	}
-	rc = imgp_read_local(path, RECIPE_MAX, false, &text);
+	rc = imgp_read_local_(path, RECIPE_MAX, false, &text);
 	if (rc)
 		goto out;
 	nul = memchr(text.data, '\0', text.len);
@@ -715,7 +715,7 @@ int imgp_recipe_load(const char *path, struct imgp_recipe **out)
 
 		for (const uint8_t *p = text.data; p < nul; p++)
 			line += *p == '\n';
-		rc = imgp_recipe_load_err(&ld, line, "NUL byte in the file");
+		rc = imgp_recipe_load_err_(&ld, line, "NUL byte in the file");
 		goto out;
 	}
 	if (!realpath(path, real)) {
@@ -727,12 +727,12 @@ int imgp_recipe_load(const char *path, struct imgp_recipe **out)
 	/* "/x.recipe" keeps "" as its directory: paths are dir + "/" + name. */
 	dir = strrchr(real, '/');
 	*dir = '\0';
-	r->dir = imgp_recipe_pool_dup(r, real);
+	r->dir = imgp_recipe_pool_dup_(r, real);
 	if (!r->dir) {
 		rc = imgp_fail(ENOMEM, "out of memory");
 		goto out;
 	}
-	rc = imgp_recipe_scan_text(&ld.sc, (const char *)text.data, text.len);
+	rc = imgp_recipe_scan_text_(&ld.sc, (const char *)text.data, text.len);
 	if (!rc)
 		rc = parse_recipe(&ld);
 	r->loaded = !rc;
@@ -748,7 +748,7 @@ int imgp_recipe_load(const char *path, struct imgp_recipe **out)
 out:
 	if (ld.cfg)
 		cfg_free(ld.cfg);
-	imgp_recipe_scan_free(&ld.sc);
+	imgp_recipe_scan_free_(&ld.sc);
 	imgp_buf_free(&text);
 	if (rc) {
 		imgp_recipe_free(r);

@@ -39,7 +39,7 @@ static int list_parts(const struct imgp_table *tab, struct imgp_buf *b)
 
 static int match_label(struct imgp_patch *patch, const char *label)
 {
-	const struct imgp_table *tab = imgp_disk_table(patch->disk);
+	const struct imgp_table *tab = imgp_disk_table_(patch->disk);
 	struct imgp_buf have = { 0 };
 	int rc;
 
@@ -62,12 +62,12 @@ static int match_label(struct imgp_patch *patch, const char *label)
 static int survey_part_fs(struct imgp_survey *sv, const struct imgp_part *part,
 			  struct imgp_fs **fs)
 {
-	size_t i = (size_t)(part - imgp_disk_table(sv->disk)->parts);
+	size_t i = (size_t)(part - imgp_disk_table_(sv->disk)->parts);
 
 	*fs = NULL;
-	if (i < imgp_disk_table(sv->disk)->nparts && sv->fs_rc[i])
-		return imgp_survey_fail(sv->fs_rc[i], sv->fs_error[i]);
-	*fs = imgp_survey_fs(sv, part);
+	if (i < imgp_disk_table_(sv->disk)->nparts && sv->fs_rc[i])
+		return imgp_survey_fail_(sv->fs_rc[i], sv->fs_error[i]);
+	*fs = imgp_survey_fs_(sv, part);
 	return *fs ? 0 : -ENOTSUP;
 }
 
@@ -81,17 +81,17 @@ static int match_file(struct imgp_patch *patch, const char *spec)
 	int rc;
 
 	snprintf(pspec, sizeof(pspec), "%.*s", (int)(colon - spec), spec);
-	part = imgp_patch_part(patch, pspec);
+	part = imgp_patch_part_(patch, pspec);
 	if (!part)
 		return imgp_fail_ctx(-ENOENT, "expected %s, found", spec);
 	/* Through the survey's filesystems, as the other rules read the image. */
-	sv = imgp_patch_survey(patch);
+	sv = imgp_patch_survey_(patch);
 	if (!sv)
 		return -ENOMEM;
 	rc = survey_part_fs(sv, part, &fs);
 	if (rc)
 		return imgp_fail_ctx(rc, "expected %s, found", spec);
-	rc = imgp_fs_exists(fs, colon + 1);
+	rc = imgp_fs_exists_(fs, colon + 1);
 	if (rc < 0)
 		return imgp_fail_ctx(rc, "expected %s", spec);
 	if (rc == 0)
@@ -117,14 +117,14 @@ static int fit_get(struct imgp_patch *patch, struct match_fit *mf)
 	if (mf->fit)
 		return 0;
 	/* Found as patch's fdt-from-fit finds it: the survey's one rule. */
-	sv = imgp_patch_survey(patch);
+	sv = imgp_patch_survey_(patch);
 	if (!sv)
 		return -ENOMEM;
-	rc = imgp_survey_find(sv, mf->path, &part, &error);
+	rc = imgp_survey_find_(sv, mf->path, &part, &error);
 	free(error);
 	if (rc)
 		return rc;
-	return imgp_patch_load_fit(patch, part, mf->path, &mf->fit);
+	return imgp_patch_load_fit_(patch, part, mf->path, &mf->fit);
 }
 
 static int match_fit_fdt(struct imgp_patch *patch, struct match_fit *mf,
@@ -154,14 +154,14 @@ static int match_fit_fdt(struct imgp_patch *patch, struct match_fit *mf,
 static int load_tree(struct imgp_patch *patch, const struct recipe_step *st,
 		     struct match_fit *mf, struct imgp_dtb *dtb)
 {
-	if (st->action->run == imgp_recipe_run_fdt_from_fit) {
+	if (st->action->run == imgp_recipe_run_fdt_from_fit_) {
 		const struct imgp_fit_image *img = NULL;
 		const uint8_t *data;
 		size_t size;
 		int rc = fit_get(patch, mf);
 
 		if (!rc && st->val[OP_FDT]) {
-			rc = imgp_fit_find_fdt(mf->fit, st->val[OP_FDT], &img);
+			rc = imgp_fit_find_fdt_(mf->fit, st->val[OP_FDT], &img);
 		} else if (!rc) {
 			for (size_t i = 0; i < mf->fit->nimages; i++) {
 				if (strcmp(mf->fit->images[i].type, "flat_dt"))
@@ -174,9 +174,9 @@ static int load_tree(struct imgp_patch *patch, const struct recipe_step *st,
 				rc = imgp_fail(ENOENT, "the FIT has no fdt image");
 		}
 		if (!rc)
-			rc = imgp_fit_payload(mf->fit, img, &data, &size);
+			rc = imgp_fit_payload_(mf->fit, img, &data, &size);
 		if (!rc)
-			rc = imgp_dtb_load(dtb, data, size);
+			rc = imgp_dtb_load_(dtb, data, size);
 		return rc;
 	} else {
 		/* dt-from-boot: the tree the boot path boots, on the boot partition. */
@@ -187,19 +187,19 @@ static int load_tree(struct imgp_patch *patch, const struct recipe_step *st,
 		bool existed;
 		int rc;
 
-		if (!path && (rc = imgp_patch_find_booted(patch, st->val[OP_MODEL], &booted)))
+		if (!path && (rc = imgp_patch_find_booted_(patch, st->val[OP_MODEL], &booted)))
 			return rc;
 		path = path ? path : booted->path;
-		part = imgp_patch_part(patch, booted ? "boot" : st->val[OP_PART]);
+		part = imgp_patch_part_(patch, booted ? "boot" : st->val[OP_PART]);
 		if (!part)
 			return -ENOENT;
-		rc = imgp_patch_read(patch, part, path, IMGP_DTB_MAX,
+		rc = imgp_patch_read_(patch, part, path, IMGP_DTB_MAX,
 				     &raw, &existed);
 		if (!rc && !existed)
 			rc = imgp_fail(ENOENT, IMGP_PART_FMT " (%s): %s: no such file",
 				       part->number, part->fstype, path);
 		if (!rc)
-			rc = imgp_dtb_load(dtb, raw.data, raw.len);
+			rc = imgp_dtb_load_(dtb, raw.data, raw.len);
 		imgp_buf_free(&raw);
 		return rc;
 	}
@@ -230,13 +230,13 @@ static int match_compat(const struct imgp_dtb *dtb, const char *want)
 
 int imgp_recipe_match(const struct imgp_recipe *r, struct imgp_patch *patch)
 {
-	const struct recipe_step *load = imgp_recipe_first_dt_load(r);
+	const struct recipe_step *load = imgp_recipe_first_dt_load_(r);
 	struct match_fit mf = { IMGP_FIT_PATH, NULL };
 	struct imgp_dtb dtb = { 0 };
 	bool have_dtb = false;
-	int rc = imgp_recipe_check_bound(r);
+	int rc = imgp_recipe_check_bound_(r);
 
-	if (load && load->action->run == imgp_recipe_run_fdt_from_fit)
+	if (load && load->action->run == imgp_recipe_run_fdt_from_fit_)
 		mf.path = load->val[OP_FIT];
 	for (int k = 0; !rc && k < R_COUNT; k++) {
 		for (size_t i = 0; !rc && i < r->nrules; i++) {
@@ -250,7 +250,7 @@ int imgp_recipe_match(const struct imgp_recipe *r, struct imgp_patch *patch)
 				break;
 			case R_PART:
 				/* As a step finds it: boot, root, nocloud, a label. */
-				if (!imgp_patch_part(patch, rule->val))
+				if (!imgp_patch_part_(patch, rule->val))
 					rc = imgp_fail_ctx(-ENOENT, "expected partition '%s', found",
 							   rule->val);
 				break;
@@ -277,7 +277,7 @@ int imgp_recipe_match(const struct imgp_recipe *r, struct imgp_patch *patch)
 		}
 	}
 	if (have_dtb)
-		imgp_dtb_free(&dtb);
+		imgp_dtb_free_(&dtb);
 	if (rc && r->bound)
 		imgp_fail_ctx(rc, "recipe '%s' does not match this image", r->name);
 	return rc;

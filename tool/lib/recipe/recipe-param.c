@@ -32,9 +32,9 @@ static int param_check(const struct imgp_recipe *r,
 		snprintf(who, sizeof(who), "recipe '%s': parameter '%s'", r->name, p->name);
 	else
 		snprintf(who, sizeof(who), "parameter '%s'", p->name);
-	if (imgp_recipe_has_ctl(v, false))
+	if (imgp_recipe_has_ctl_(v, false))
 		return imgp_fail(EINVAL, "%s must be one line without control characters (got '%s')",
-				 who, imgp_recipe_show_value(v, shown, sizeof(shown)));
+				 who, imgp_recipe_show_value_(v, shown, sizeof(shown)));
 	if (in_list && p->nvalues) {
 		size_t i;
 		char list[512];
@@ -58,14 +58,14 @@ static int param_check(const struct imgp_recipe *r,
 		if (p->pattern_text)
 			return imgp_fail(EINVAL, "%s must be %s (got '%s')",
 					 who, p->pattern_text,
-					 imgp_recipe_show_value(v, shown, sizeof(shown)));
+					 imgp_recipe_show_value_(v, shown, sizeof(shown)));
 		return imgp_fail(EINVAL, "%s must match the pattern '%s' (got '%s')",
 				 who, p->pattern,
-				 imgp_recipe_show_value(v, shown, sizeof(shown)));
+				 imgp_recipe_show_value_(v, shown, sizeof(shown)));
 	}
 	if (!p->is_int)
 		return 0;
-	if (!imgp_recipe_parse_long(v, num))
+	if (!imgp_recipe_parse_long_(v, num))
 		return imgp_fail(EINVAL, "parameter '%s' must be an integer (got '%s')",
 				 p->name, v);
 	if (p->has_min && p->has_max && (*num < p->min || *num > p->max))
@@ -80,7 +80,7 @@ static int param_check(const struct imgp_recipe *r,
 	return 0;
 }
 
-int imgp_recipe_param_check(const struct imgp_recipe *r,
+int imgp_recipe_param_check_(const struct imgp_recipe *r,
 		       const struct imgp_recipe_param *p, const char *v,
 		       long *num)
 {
@@ -88,17 +88,17 @@ int imgp_recipe_param_check(const struct imgp_recipe *r,
 }
 
 /* A checked value as it is substituted: integers in plain decimal. */
-const char *imgp_recipe_param_norm(struct imgp_recipe *r,
+const char *imgp_recipe_param_norm_(struct imgp_recipe *r,
 			      const struct imgp_recipe_param *p, const char *v,
 			      long num)
 {
 	char *s;
 
 	if (!p->is_int)
-		return imgp_recipe_pool_dup(r, v);
+		return imgp_recipe_pool_dup_(r, v);
 	if (asprintf(&s, "%ld", num) < 0)
 		return NULL;
-	return imgp_recipe_pool_keep(r, s);
+	return imgp_recipe_pool_keep_(r, s);
 }
 
 /*
@@ -111,45 +111,45 @@ static int load_aliases(struct loader *ld, cfg_t *sec, size_t si,
 {
 	struct imgp_recipe *r = ld->r;
 	unsigned n = cfg_size(sec, "alias");
-	int line = imgp_recipe_key_line(&ld->sc, si, "alias");
+	int line = imgp_recipe_key_line_(&ld->sc, si, "alias");
 	const char **given, **value;
 	long num;
 
-	if (imgp_recipe_has_key(&ld->sc, si, "alias") && !n)
-		return imgp_recipe_load_err(ld, line, "parameter '%s': empty list of aliases",
+	if (imgp_recipe_has_key_(&ld->sc, si, "alias") && !n)
+		return imgp_recipe_load_err_(ld, line, "parameter '%s': empty list of aliases",
 					    p->name);
 	given = calloc(n ? n : 1, sizeof(*given));
 	value = calloc(n ? n : 1, sizeof(*value));
-	if (!given || !imgp_recipe_pool_keep(r, (char *)given)) {
+	if (!given || !imgp_recipe_pool_keep_(r, (char *)given)) {
 		free(value);
 		return imgp_fail(ENOMEM, "out of memory");
 	}
-	if (!value || !imgp_recipe_pool_keep(r, (char *)value))
+	if (!value || !imgp_recipe_pool_keep_(r, (char *)value))
 		return imgp_fail(ENOMEM, "out of memory");
 	for (unsigned k = 0; k < n; k++) {
 		const char *a = cfg_getnstr(sec, "alias", k);
 		const char *eq = a ? strchr(a, '=') : NULL;
 		const char *from;
 
-		if (!eq || eq == a || imgp_recipe_has_ctl(a, false))
-			return imgp_recipe_load_err(ld, line, "parameter '%s': an alias is \"GIVEN=VALUE\" on one line (got '%s')",
+		if (!eq || eq == a || imgp_recipe_has_ctl_(a, false))
+			return imgp_recipe_load_err_(ld, line, "parameter '%s': an alias is \"GIVEN=VALUE\" on one line (got '%s')",
 						    p->name, a ? a : "");
-		from = imgp_recipe_pool_keep(r, strndup(a, (size_t)(eq - a)));
+		from = imgp_recipe_pool_keep_(r, strndup(a, (size_t)(eq - a)));
 		if (!from)
 			return imgp_fail(ENOMEM, "out of memory");
 		if (!param_check(r, p, from, true, &num))
-			return imgp_recipe_load_err(ld, line, "parameter '%s': alias '%s' is already one of its values",
+			return imgp_recipe_load_err_(ld, line, "parameter '%s': alias '%s' is already one of its values",
 						    p->name, from);
-		imgp_errclear();
+		imgp_errclear_();
 		for (unsigned j = 0; j < k; j++)
 			if (!strcmp(given[j], from))
-				return imgp_recipe_load_err(ld, line, "parameter '%s': alias '%s' is listed twice",
+				return imgp_recipe_load_err_(ld, line, "parameter '%s': alias '%s' is listed twice",
 							    p->name, from);
 		if (param_check(r, p, eq + 1, true, &num))
-			return imgp_recipe_load_err(ld, line, "parameter '%s': alias '%s': %s",
+			return imgp_recipe_load_err_(ld, line, "parameter '%s': alias '%s': %s",
 						    p->name, from, imgp_errmsg());
 		given[k] = from;
-		value[k] = imgp_recipe_pool_dup(r, eq + 1);
+		value[k] = imgp_recipe_pool_dup_(r, eq + 1);
 		if (!value[k])
 			return imgp_fail(ENOMEM, "out of memory");
 	}
@@ -252,30 +252,30 @@ static int load_pattern(struct loader *ld, cfg_t *sec, size_t si, size_t i)
 	struct imgp_recipe_param *p = &r->params[i];
 	const char *pat = cfg_size(sec, "pattern") ? cfg_getstr(sec, "pattern") : NULL;
 	const char *text = cfg_size(sec, "pattern-text") ? cfg_getstr(sec, "pattern-text") : NULL;
-	int line = imgp_recipe_key_line(&ld->sc, si, "pattern");
+	int line = imgp_recipe_key_line_(&ld->sc, si, "pattern");
 	char *anchored, err[256];
 	const char *bad;
 	int rc;
 
 	if (text && !pat)
-		return imgp_recipe_load_err(ld, imgp_recipe_key_line(&ld->sc, si, "pattern-text"),
+		return imgp_recipe_load_err_(ld, imgp_recipe_key_line_(&ld->sc, si, "pattern-text"),
 					    "parameter '%s': pattern-text without a pattern",
 					    p->name);
 	if (!pat)
 		return 0;
 	if (p->is_int)
-		return imgp_recipe_load_err(ld, line, "parameter '%s': pattern needs type = \"string\" (an int has min and max)",
+		return imgp_recipe_load_err_(ld, line, "parameter '%s': pattern needs type = \"string\" (an int has min and max)",
 					    p->name);
-	if (!*pat || imgp_recipe_has_ctl(pat, false))
-		return imgp_recipe_load_err(ld, line, "parameter '%s': pattern must be a non-empty single line",
+	if (!*pat || imgp_recipe_has_ctl_(pat, false))
+		return imgp_recipe_load_err_(ld, line, "parameter '%s': pattern must be a non-empty single line",
 					    p->name);
-	if (text && (!*text || imgp_recipe_has_ctl(text, false)))
-		return imgp_recipe_load_err(ld, imgp_recipe_key_line(&ld->sc, si, "pattern-text"),
+	if (text && (!*text || imgp_recipe_has_ctl_(text, false)))
+		return imgp_recipe_load_err_(ld, imgp_recipe_key_line_(&ld->sc, si, "pattern-text"),
 					    "parameter '%s': pattern-text must be a non-empty single line",
 					    p->name);
 	bad = pattern_problem(pat);
 	if (bad)
-		return imgp_recipe_load_err(ld, line, "parameter '%s': pattern '%s': %s",
+		return imgp_recipe_load_err_(ld, line, "parameter '%s': pattern '%s': %s",
 					    p->name, pat, bad);
 	if (asprintf(&anchored, "^(%s)$", pat) < 0)
 		return imgp_fail(ENOMEM, "out of memory");
@@ -283,24 +283,24 @@ static int load_pattern(struct loader *ld, cfg_t *sec, size_t si, size_t i)
 	free(anchored);
 	if (rc) {
 		regerror(rc, &r->patterns[i], err, sizeof(err));
-		return imgp_recipe_load_err(ld, line, "parameter '%s': pattern '%s': %s",
+		return imgp_recipe_load_err_(ld, line, "parameter '%s': pattern '%s': %s",
 					    p->name, pat, err);
 	}
 	r->compiled[i] = true;
-	p->pattern = imgp_recipe_pool_dup(r, pat);
-	p->pattern_text = text ? imgp_recipe_pool_dup(r, text) : NULL;
+	p->pattern = imgp_recipe_pool_dup_(r, pat);
+	p->pattern_text = text ? imgp_recipe_pool_dup_(r, text) : NULL;
 	if (!p->pattern || (text && !p->pattern_text))
 		return imgp_fail(ENOMEM, "out of memory");
 	return 0;
 }
 
-int imgp_recipe_load_param(struct loader *ld, size_t i)
+int imgp_recipe_load_param_(struct loader *ld, size_t i)
 {
 	struct imgp_recipe *r = ld->r;
 	struct imgp_recipe_param *p = &r->params[i];
 	cfg_t *sec = cfg_getnsec(ld->cfg, "param", (unsigned)i);
-	size_t si = imgp_recipe_scan_sec(&ld->sc, "param", i);
-	int line = imgp_recipe_sec_line(&ld->sc, si);
+	size_t si = imgp_recipe_scan_sec_(&ld->sc, "param", i);
+	int line = imgp_recipe_sec_line_(&ld->sc, si);
 	const char *title = cfg_title(sec);
 	const char *type = cfg_size(sec, "type") ? cfg_getstr(sec, "type") : "string";
 	const char *desc = cfg_size(sec, "description") ? cfg_getstr(sec, "description") : NULL;
@@ -309,28 +309,28 @@ int imgp_recipe_load_param(struct loader *ld, size_t i)
 	long num;
 	int rc;
 
-	if (!title || !imgp_recipe_is_ident(title, strlen(title)))
-		return imgp_recipe_load_err(ld, line, "parameter name '%s' must be letters, digits, '_' and '-', starting with a letter or '_'",
+	if (!title || !imgp_recipe_is_ident_(title, strlen(title)))
+		return imgp_recipe_load_err_(ld, line, "parameter name '%s' must be letters, digits, '_' and '-', starting with a letter or '_'",
 					    title ? title : "");
-	p->name = imgp_recipe_pool_dup(r, title);
+	p->name = imgp_recipe_pool_dup_(r, title);
 	if (!p->name)
 		return imgp_fail(ENOMEM, "out of memory");
 	if (!desc || !*desc)
-		return imgp_recipe_load_err(ld, line, "parameter '%s': missing 'description'",
+		return imgp_recipe_load_err_(ld, line, "parameter '%s': missing 'description'",
 					    title);
-	p->description = imgp_recipe_pool_dup(r, desc);
+	p->description = imgp_recipe_pool_dup_(r, desc);
 	if (!p->description)
 		return imgp_fail(ENOMEM, "out of memory");
 	if (!strcmp(type, "int"))
 		p->is_int = true;
 	else if (strcmp(type, "string"))
-		return imgp_recipe_load_err(ld, imgp_recipe_key_line(&ld->sc, si, "type"),
+		return imgp_recipe_load_err_(ld, imgp_recipe_key_line_(&ld->sc, si, "type"),
 					    "parameter '%s': type must be \"string\" or \"int\" (got '%s')",
 					    title, type);
 	p->has_min = cfg_size(sec, "min") > 0;
 	p->has_max = cfg_size(sec, "max") > 0;
 	if ((p->has_min || p->has_max) && !p->is_int)
-		return imgp_recipe_load_err(ld, imgp_recipe_key_line(&ld->sc, si, p->has_min ? "min" : "max"),
+		return imgp_recipe_load_err_(ld, imgp_recipe_key_line_(&ld->sc, si, p->has_min ? "min" : "max"),
 					    "parameter '%s': min and max need type = \"int\"",
 					    title);
 	if (p->has_min)
@@ -338,35 +338,35 @@ int imgp_recipe_load_param(struct loader *ld, size_t i)
 	if (p->has_max)
 		p->max = cfg_getint(sec, "max");
 	if (p->has_min && p->has_max && p->min > p->max)
-		return imgp_recipe_load_err(ld, imgp_recipe_key_line(&ld->sc, si, "max"),
+		return imgp_recipe_load_err_(ld, imgp_recipe_key_line_(&ld->sc, si, "max"),
 					    "parameter '%s': min %ld is above max %ld", title,
 					    p->min, p->max);
 	rc = load_pattern(ld, sec, si, i);
 	if (rc)
 		return rc;
-	if (imgp_recipe_has_key(&ld->sc, si, "values") && !nvalues)
-		return imgp_recipe_load_err(ld, imgp_recipe_key_line(&ld->sc, si, "values"),
+	if (imgp_recipe_has_key_(&ld->sc, si, "values") && !nvalues)
+		return imgp_recipe_load_err_(ld, imgp_recipe_key_line_(&ld->sc, si, "values"),
 					    "parameter '%s': empty list of values", title);
 	values = calloc(nvalues ? nvalues : 1, sizeof(*values));
-	if (!values || !imgp_recipe_pool_keep(r, (char *)values))
+	if (!values || !imgp_recipe_pool_keep_(r, (char *)values))
 		return imgp_fail(ENOMEM, "out of memory");
 	for (unsigned k = 0; k < nvalues; k++) {
 		const char *v = cfg_getnstr(sec, "values", k);
 
-		if (!v || !*v || imgp_recipe_has_ctl(v, false))
-			return imgp_recipe_load_err(ld, imgp_recipe_key_line(&ld->sc, si, "values"),
+		if (!v || !*v || imgp_recipe_has_ctl_(v, false))
+			return imgp_recipe_load_err_(ld, imgp_recipe_key_line_(&ld->sc, si, "values"),
 						    "parameter '%s': values must be non-empty single lines",
 						    title);
 		for (unsigned j = 0; j < k; j++)
 			if (!strcmp(values[j], v))
-				return imgp_recipe_load_err(ld, imgp_recipe_key_line(&ld->sc, si, "values"),
+				return imgp_recipe_load_err_(ld, imgp_recipe_key_line_(&ld->sc, si, "values"),
 							    "parameter '%s': value '%s' is listed twice",
 							    title, v);
 		/* Each value must itself be a valid value of the type. */
 		if (param_check(r, p, v, false, &num))
-			return imgp_recipe_load_err(ld, imgp_recipe_key_line(&ld->sc, si, "values"),
+			return imgp_recipe_load_err_(ld, imgp_recipe_key_line_(&ld->sc, si, "values"),
 						    "parameter '%s': %s", title, imgp_errmsg());
-		values[k] = imgp_recipe_pool_dup(r, v);
+		values[k] = imgp_recipe_pool_dup_(r, v);
 		if (!values[k])
 			return imgp_fail(ENOMEM, "out of memory");
 	}
@@ -381,18 +381,18 @@ int imgp_recipe_load_param(struct loader *ld, size_t i)
 		const char *d = cfg_getstr(sec, "default");
 
 		if (p->required)
-			return imgp_recipe_load_err(ld, imgp_recipe_key_line(&ld->sc, si, "default"),
+			return imgp_recipe_load_err_(ld, imgp_recipe_key_line_(&ld->sc, si, "default"),
 						    "parameter '%s' is required and has a default: choose one",
 						    title);
 		if (param_check(r, p, d ? d : "", true, &num))
-			return imgp_recipe_load_err(ld, imgp_recipe_key_line(&ld->sc, si, "default"),
+			return imgp_recipe_load_err_(ld, imgp_recipe_key_line_(&ld->sc, si, "default"),
 						    "parameter '%s': default: %s", title,
 						    imgp_errmsg());
-		p->def = imgp_recipe_param_norm(r, p, d ? d : "", num);
+		p->def = imgp_recipe_param_norm_(r, p, d ? d : "", num);
 		if (!p->def)
 			return imgp_fail(ENOMEM, "out of memory");
 	} else if (!p->required) {
-		return imgp_recipe_load_err(ld, line, "parameter '%s' needs a default or required = true",
+		return imgp_recipe_load_err_(ld, line, "parameter '%s' needs a default or required = true",
 					    title);
 	}
 	return 0;

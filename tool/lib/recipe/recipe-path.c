@@ -16,14 +16,14 @@
 
 /* ---------------------------------------------------- file helpers */
 
-bool imgp_recipe_is_regular(const char *path)
+bool imgp_recipe_is_regular_(const char *path)
 {
 	struct stat st;
 
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-bool imgp_recipe_ends_with(const char *s, const char *suffix)
+bool imgp_recipe_ends_with_(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
 
@@ -48,7 +48,7 @@ int imgp_recipe_find(const char *spec, const char *const *dirs, char **path_out)
 	*path_out = NULL;
 	if (!spec || !*spec)
 		return imgp_fail(EINVAL, "empty recipe name");
-	if (strchr(spec, '/') || (imgp_recipe_ends_with(spec, ".recipe") && imgp_recipe_is_regular(spec))) {
+	if (strchr(spec, '/') || (imgp_recipe_ends_with_(spec, ".recipe") && imgp_recipe_is_regular_(spec))) {
 		struct stat st;
 
 		if (stat(spec, &st) < 0) {
@@ -62,7 +62,7 @@ int imgp_recipe_find(const char *spec, const char *const *dirs, char **path_out)
 		return *path_out ? 0 : imgp_fail(ENOMEM, "out of memory");
 	}
 	snprintf(name, sizeof(name), "%s", spec);
-	if (imgp_recipe_ends_with(name, ".recipe"))
+	if (imgp_recipe_ends_with_(name, ".recipe"))
 		name[strlen(name) - strlen(".recipe")] = '\0';
 	for (size_t i = 0; dirs && dirs[i]; i++) {
 		char *path;
@@ -72,7 +72,7 @@ int imgp_recipe_find(const char *spec, const char *const *dirs, char **path_out)
 			imgp_buf_free(&searched);
 			return imgp_fail(ENOMEM, "out of memory");
 		}
-		if (imgp_recipe_is_regular(path)) {
+		if (imgp_recipe_is_regular_(path)) {
 			imgp_buf_free(&searched);
 			*path_out = path;
 			return 0;
@@ -131,7 +131,7 @@ int imgp_recipe_list(struct imgp_ctx *ctx, const char *const *dirs,
 			struct imgp_recipe *r, **grown;
 			char **gnames, *path;
 
-			if (de->d_name[0] == '.' || !imgp_recipe_ends_with(de->d_name, ".recipe"))
+			if (de->d_name[0] == '.' || !imgp_recipe_ends_with_(de->d_name, ".recipe"))
 				continue;
 			/* The first directory's recipe hides later ones. */
 			if (seen_name(names, nnames, de->d_name))
@@ -153,7 +153,7 @@ int imgp_recipe_list(struct imgp_ctx *ctx, const char *const *dirs,
 				rc = imgp_fail(ENOMEM, "out of memory");
 				break;
 			}
-			if (!imgp_recipe_is_regular(path)) {
+			if (!imgp_recipe_is_regular_(path)) {
 				free(path);
 				continue;
 			}

@@ -12,7 +12,7 @@
 
 /* ------------------------------------------------------ value checks */
 
-bool imgp_recipe_is_ident(const char *s, size_t len)
+bool imgp_recipe_is_ident_(const char *s, size_t len)
 {
 	if (!len || len > NAME_MAX_LEN)
 		return false;
@@ -29,7 +29,7 @@ bool imgp_recipe_is_ident(const char *s, size_t len)
 	return true;
 }
 
-bool imgp_recipe_is_name(const char *s)
+bool imgp_recipe_is_name_(const char *s)
 {
 	size_t len = strlen(s);
 
@@ -46,7 +46,7 @@ bool imgp_recipe_is_name(const char *s)
 	return true;
 }
 
-bool imgp_recipe_has_ctl(const char *s, bool tab_ok)
+bool imgp_recipe_has_ctl_(const char *s, bool tab_ok)
 {
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
@@ -62,7 +62,7 @@ bool imgp_recipe_has_ctl(const char *s, bool tab_ok)
  * style (a newline as \n, ESC as \x1b), cut with "..." where it would not
  * fit, so that one bad value stays one line of error. Returns buf.
  */
-const char *imgp_recipe_show_value(const char *v, char *buf, size_t len)
+const char *imgp_recipe_show_value_(const char *v, char *buf, size_t len)
 {
 	size_t off = 0;
 
@@ -118,7 +118,7 @@ static const char *check_components(const char *p)
 }
 
 /* The number a decimal string holds, if it is one. */
-bool imgp_recipe_parse_long(const char *s, long *out)
+bool imgp_recipe_parse_long_(const char *s, long *out)
 {
 	char *end;
 
@@ -135,7 +135,7 @@ bool imgp_recipe_parse_long(const char *s, long *out)
  * times, so that a recipe is safe as written and as bound. Returns NULL or
  * the reason, in why.
  */
-const char *imgp_recipe_check_value(enum kind k, const char *v, bool bound,
+const char *imgp_recipe_check_value_(enum kind k, const char *v, bool bound,
 			       char *why, size_t whylen)
 {
 	bool later = !bound && strstr(v, "${");
@@ -150,7 +150,7 @@ const char *imgp_recipe_check_value(enum kind k, const char *v, bool bound,
 			return "must be an absolute path (start with '/')";
 		if (!v[1])
 			return "must name a file, not '/'";
-		if (imgp_recipe_has_ctl(v, false))
+		if (imgp_recipe_has_ctl_(v, false))
 			return "control character in path";
 		return check_components(v + 1);
 	case K_LOCAL:
@@ -158,7 +158,7 @@ const char *imgp_recipe_check_value(enum kind k, const char *v, bool bound,
 			return "empty file name";
 		if (v[0] == '/')
 			return "must be a file name relative to the recipe's directory, not an absolute path";
-		if (imgp_recipe_has_ctl(v, false))
+		if (imgp_recipe_has_ctl_(v, false))
 			return "control character in file name";
 		return check_components(v);
 	case K_DTPATH:
@@ -171,12 +171,12 @@ const char *imgp_recipe_check_value(enum kind k, const char *v, bool bound,
 	case K_PART:
 		if (!*v)
 			return "empty partition";
-		if (imgp_recipe_has_ctl(v, false) || strchr(v, ':'))
+		if (imgp_recipe_has_ctl_(v, false) || strchr(v, ':'))
 			return "must be boot, root, a partition number or a label";
 		if (later)
 			return NULL;
 		if (v[0] >= '0' && v[0] <= '9') {
-			if (!imgp_recipe_parse_long(v, &num) || num < 1 || v[0] == '0')
+			if (!imgp_recipe_parse_long_(v, &num) || num < 1 || v[0] == '0')
 				return "partition numbers start at 1";
 		}
 		return NULL;
@@ -187,7 +187,7 @@ const char *imgp_recipe_check_value(enum kind k, const char *v, bool bound,
 	case K_WORD:
 		if (!*v)
 			return "must not be empty";
-		return imgp_recipe_has_ctl(v, true) ? "must be one line of text" : NULL;
+		return imgp_recipe_has_ctl_(v, true) ? "must be one line of text" : NULL;
 	case K_NOSPACE:
 		if (!*v)
 			return "must not be empty";
@@ -199,7 +199,7 @@ const char *imgp_recipe_check_value(enum kind k, const char *v, bool bound,
 		if (later)
 			return NULL;
 		if (imgp_cmdline_check(v)) {
-			imgp_errclear();
+			imgp_errclear_();
 			return "must be kernel command line edits, as \"+cgroup_memory=1,-quiet\" (+WORD, +KEY=VALUE, -WORD, -KEY; one word each)";
 		}
 		return NULL;
@@ -217,13 +217,13 @@ const char *imgp_recipe_check_value(enum kind k, const char *v, bool bound,
 				break;
 			p += n + 1;
 		}
-		return imgp_recipe_has_ctl(v, false) ? "control character in options" : NULL;
+		return imgp_recipe_has_ctl_(v, false) ? "control character in options" : NULL;
 	case K_DTVALUE:
-		if (imgp_recipe_has_ctl(v, true))
+		if (imgp_recipe_has_ctl_(v, true))
 			return "must be one line";
 		if (later)
 			return NULL;
-		rc = imgp_dt_parse_value(v, &tmp);
+		rc = imgp_dt_parse_value_(v, &tmp);
 		imgp_buf_free(&tmp);
 		if (rc) {
 			snprintf(why, whylen, "%s", imgp_errmsg());
@@ -233,7 +233,7 @@ const char *imgp_recipe_check_value(enum kind k, const char *v, bool bound,
 	case K_ARCH:
 		if (later)
 			return NULL;
-		rc = imgp_bootscr_make("x", 1, NULL, v, 0, &tmp);
+		rc = imgp_bootscr_make_("x", 1, NULL, v, 0, &tmp);
 		imgp_buf_free(&tmp);
 		if (rc) {
 			snprintf(why, whylen, "%s", imgp_errmsg());
@@ -249,14 +249,14 @@ const char *imgp_recipe_check_value(enum kind k, const char *v, bool bound,
 	case K_YAML:
 		if (later)
 			return NULL;
-		if (imgp_yaml_entry_check(NULL, v)) {
+		if (imgp_yaml_entry_check_(NULL, v)) {
 			snprintf(why, whylen, "%s", imgp_errmsg());
-			imgp_errclear();
+			imgp_errclear_();
 			return why;
 		}
 		return NULL;
 	case K_SCRNAME:
-		bad = imgp_recipe_has_ctl(v, true) ? "must be one line" : NULL;
+		bad = imgp_recipe_has_ctl_(v, true) ? "must be one line" : NULL;
 		if (!bad && !later && strlen(v) > SCRIPT_NAME_MAX)
 			bad = "longer than the 32 bytes a U-Boot image name holds";
 		return bad;
@@ -266,7 +266,7 @@ const char *imgp_recipe_check_value(enum kind k, const char *v, bool bound,
 
 /* -------------------------------------------------- parameter refs */
 
-struct imgp_recipe_param *imgp_recipe_find_param(const struct imgp_recipe *r,
+struct imgp_recipe_param *imgp_recipe_find_param_(const struct imgp_recipe *r,
 					    const char *name, size_t len)
 {
 	for (size_t i = 0; i < r->nparams; i++)
@@ -277,7 +277,7 @@ struct imgp_recipe_param *imgp_recipe_find_param(const struct imgp_recipe *r,
 }
 
 /* "a, b, c" of the declared parameter names, into buf. */
-void imgp_recipe_param_names(const struct imgp_recipe *r, char *buf, size_t len)
+void imgp_recipe_param_names_(const struct imgp_recipe *r, char *buf, size_t len)
 {
 	size_t off = 0;
 
@@ -293,7 +293,7 @@ void imgp_recipe_param_names(const struct imgp_recipe *r, char *buf, size_t len)
  * appends s with values[i] in place of parameter i. Returns 0, -ENOMEM, or
  * -EINVAL with the reason in why.
  */
-int imgp_recipe_walk_refs(const struct imgp_recipe *r, const char *s,
+int imgp_recipe_walk_refs_(const struct imgp_recipe *r, const char *s,
 		     const char *const *values, struct imgp_buf *out,
 		     char *why, size_t whylen)
 {
@@ -325,16 +325,16 @@ int imgp_recipe_walk_refs(const struct imgp_recipe *r, const char *s,
 			return -EINVAL;
 		}
 		len = (size_t)(end - p - 2);
-		if (!imgp_recipe_is_ident(p + 2, len)) {
+		if (!imgp_recipe_is_ident_(p + 2, len)) {
 			snprintf(why, whylen, "'%.*s' is not a parameter name",
 				 (int)len, p + 2);
 			return -EINVAL;
 		}
-		param = imgp_recipe_find_param(r, p + 2, len);
+		param = imgp_recipe_find_param_(r, p + 2, len);
 		if (!param) {
 			char names[512];
 
-			imgp_recipe_param_names(r, names, sizeof(names));
+			imgp_recipe_param_names_(r, names, sizeof(names));
 			if (r->nparams)
 				snprintf(why, whylen, "undeclared parameter '%.*s' (declared: %s)",
 					 (int)len, p + 2, names);

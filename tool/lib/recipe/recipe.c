@@ -15,7 +15,7 @@
 
 /* ------------------------------------------------------- string pool */
 
-const char *imgp_recipe_pool_keep(struct imgp_recipe *r, char *s)
+const char *imgp_recipe_pool_keep_(struct imgp_recipe *r, char *s)
 {
 	if (!s)
 		return NULL;
@@ -34,9 +34,9 @@ const char *imgp_recipe_pool_keep(struct imgp_recipe *r, char *s)
 	return s;
 }
 
-const char *imgp_recipe_pool_dup(struct imgp_recipe *r, const char *s)
+const char *imgp_recipe_pool_dup_(struct imgp_recipe *r, const char *s)
 {
-	return imgp_recipe_pool_keep(r, strdup(s));
+	return imgp_recipe_pool_keep_(r, strdup(s));
 }
 
 
@@ -89,14 +89,14 @@ size_t imgp_recipe_params(const struct imgp_recipe *r,
 
 int imgp_recipe_apply(const struct imgp_recipe *r, struct imgp_patch *patch)
 {
-	int rc = imgp_recipe_check_bound(r);
+	int rc = imgp_recipe_check_bound_(r);
 
 	for (size_t i = 0; !rc && i < r->nsteps; i++) {
 		const struct recipe_step *st = &r->steps[i];
 
-		if (!imgp_recipe_step_runs(r, st))
+		if (!imgp_recipe_step_runs_(r, st))
 			continue;
-		imgp_errclear();
+		imgp_errclear_();
 		rc = st->action->run(patch, st);
 		if (rc)
 			imgp_fail_ctx(rc, "step %zu (%s)", i + 1, st->action->name);

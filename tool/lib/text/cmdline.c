@@ -277,7 +277,7 @@ static int edit_one(const char *s, size_t len, const struct edit *e, struct imgp
 	return rc ? -ENOMEM : 0;
 }
 
-int imgp_cmdline_edit(const char *line, size_t len, const char *edits,
+int imgp_cmdline_edit_(const char *line, size_t len, const char *edits,
 		      struct imgp_buf *out)
 {
 	struct imgp_buf cur = { 0 };
@@ -311,7 +311,7 @@ int imgp_cmdline_edit(const char *line, size_t len, const char *edits,
 	return out->len != len || memcmp(out->data, line, len) != 0;
 }
 
-int imgp_cmdline_get(const char *line, size_t len, const char *key,
+int imgp_cmdline_get_(const char *line, size_t len, const char *key,
 		     struct imgp_buf *value)
 {
 	size_t klen = strlen(key);

@@ -530,7 +530,7 @@ static int diff_print(struct imgp_buf *out, const struct dfile *a,
 	return rc;
 }
 
-int imgp_diff_unified(const char *a, size_t alen, const char *b, size_t blen,
+int imgp_diff_unified_(const char *a, size_t alen, const char *b, size_t blen,
 		      const char *label_a, const char *label_b,
 		      struct imgp_buf *out)
 {

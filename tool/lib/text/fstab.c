@@ -310,7 +310,7 @@ static int fstab_entry(const struct fstab *t, const char *text,
 	if (!rc)
 		rc = fstab_field(t, e, F_OPTS, &out->options);
 	if (rc) {
-		imgp_fstab_entry_free(out);
+		imgp_fstab_entry_free_(out);
 		return rc;
 	}
 	/* Both were validated by the parser; a missing field means 0. */
@@ -324,7 +324,7 @@ static int fstab_entry(const struct fstab *t, const char *text,
 	return 0;
 }
 
-int imgp_fstab_get(const char *text, size_t len, const char *mountpoint,
+int imgp_fstab_get_(const char *text, size_t len, const char *mountpoint,
 		   struct imgp_fstab_entry *out)
 {
 	const struct fstab_ent *e;
@@ -342,7 +342,7 @@ int imgp_fstab_get(const char *text, size_t len, const char *mountpoint,
 	return rc;
 }
 
-int imgp_fstab_list(const char *text, size_t len, struct imgp_fstab_entry **out,
+int imgp_fstab_list_(const char *text, size_t len, struct imgp_fstab_entry **out,
 		    size_t *n)
 {
 	struct imgp_fstab_entry *list = NULL;
@@ -366,7 +366,7 @@ int imgp_fstab_list(const char *text, size_t len, struct imgp_fstab_entry **out,
 	}
 	fstab_free(&t);
 	if (rc) {
-		imgp_fstab_list_free(list, *n);
+		imgp_fstab_list_free_(list, *n);
 		*n = 0;
 		return rc;
 	}
@@ -374,14 +374,14 @@ int imgp_fstab_list(const char *text, size_t len, struct imgp_fstab_entry **out,
 	return 0;
 }
 
-void imgp_fstab_list_free(struct imgp_fstab_entry *e, size_t n)
+void imgp_fstab_list_free_(struct imgp_fstab_entry *e, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		imgp_fstab_entry_free(&e[i]);
+		imgp_fstab_entry_free_(&e[i]);
 	free(e);
 }
 
-void imgp_fstab_entry_free(struct imgp_fstab_entry *e)
+void imgp_fstab_entry_free_(struct imgp_fstab_entry *e)
 {
 	free(e->spec);
 	free(e->file);
@@ -526,7 +526,7 @@ static void opt_apply(struct opt *list, size_t *n, const struct opt *edit)
 		list[(*n)++] = o;
 }
 
-int imgp_fstab_edit(const char *text, size_t len, const char *mountpoint,
+int imgp_fstab_edit_(const char *text, size_t len, const char *mountpoint,
 		    const char *ops, struct imgp_buf *out)
 {
 	const struct fstab_ent *e;

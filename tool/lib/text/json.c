@@ -6,7 +6,7 @@
 
 #include "text/json.h"
 
-void imgp_json_init(struct imgp_json *j, FILE *out)
+void imgp_json_init_(struct imgp_json *j, FILE *out)
 {
 	memset(j, 0, sizeof(*j));
 	j->out = out;
@@ -61,7 +61,7 @@ static void json_value_end(struct imgp_json *j)
 		j->done = true;
 }
 
-size_t imgp_json_utf8_len(const unsigned char *s, size_t n)
+size_t imgp_json_utf8_len_(const unsigned char *s, size_t n)
 {
 	unsigned char lo = 0x80, hi = 0xbf;
 	size_t need;
@@ -133,7 +133,7 @@ static void json_put_string(struct imgp_json *j, const char *str, size_t len)
 				fprintf(j->out, "\\u%04x", c);
 				break;
 			}
-			n = imgp_json_utf8_len(s + i, len - i);
+			n = imgp_json_utf8_len_(s + i, len - i);
 			if (n == 0) {
 				fputs("\xef\xbf\xbd", j->out);
 				break;
@@ -184,27 +184,27 @@ static int json_end(struct imgp_json *j, bool object)
 	return 0;
 }
 
-int imgp_json_object_begin(struct imgp_json *j)
+int imgp_json_object_begin_(struct imgp_json *j)
 {
 	return json_begin(j, true);
 }
 
-int imgp_json_object_end(struct imgp_json *j)
+int imgp_json_object_end_(struct imgp_json *j)
 {
 	return json_end(j, true);
 }
 
-int imgp_json_array_begin(struct imgp_json *j)
+int imgp_json_array_begin_(struct imgp_json *j)
 {
 	return json_begin(j, false);
 }
 
-int imgp_json_array_end(struct imgp_json *j)
+int imgp_json_array_end_(struct imgp_json *j)
 {
 	return json_end(j, false);
 }
 
-int imgp_json_key(struct imgp_json *j, const char *key)
+int imgp_json_key_(struct imgp_json *j, const char *key)
 {
 	struct imgp_json_level *l;
 
@@ -222,7 +222,7 @@ int imgp_json_key(struct imgp_json *j, const char *key)
 	return 0;
 }
 
-int imgp_json_string_len(struct imgp_json *j, const char *s, size_t len)
+int imgp_json_string_len_(struct imgp_json *j, const char *s, size_t len)
 {
 	int rc = json_value_start(j);
 
@@ -233,9 +233,9 @@ int imgp_json_string_len(struct imgp_json *j, const char *s, size_t len)
 	return 0;
 }
 
-int imgp_json_string(struct imgp_json *j, const char *s)
+int imgp_json_string_(struct imgp_json *j, const char *s)
 {
-	return s ? imgp_json_string_len(j, s, strlen(s)) : imgp_json_null(j);
+	return s ? imgp_json_string_len_(j, s, strlen(s)) : imgp_json_null_(j);
 }
 
 /* Numbers, true, false and null: text that needs no escaping. */
@@ -250,7 +250,7 @@ static int json_raw(struct imgp_json *j, const char *text)
 	return 0;
 }
 
-int imgp_json_uint(struct imgp_json *j, uint64_t v)
+int imgp_json_uint_(struct imgp_json *j, uint64_t v)
 {
 	char num[24];
 
@@ -258,7 +258,7 @@ int imgp_json_uint(struct imgp_json *j, uint64_t v)
 	return json_raw(j, num);
 }
 
-int imgp_json_int(struct imgp_json *j, int64_t v)
+int imgp_json_int_(struct imgp_json *j, int64_t v)
 {
 	char num[24];
 
@@ -266,69 +266,69 @@ int imgp_json_int(struct imgp_json *j, int64_t v)
 	return json_raw(j, num);
 }
 
-int imgp_json_bool(struct imgp_json *j, bool v)
+int imgp_json_bool_(struct imgp_json *j, bool v)
 {
 	return json_raw(j, v ? "true" : "false");
 }
 
-int imgp_json_null(struct imgp_json *j)
+int imgp_json_null_(struct imgp_json *j)
 {
 	return json_raw(j, "null");
 }
 
-int imgp_json_kv_string(struct imgp_json *j, const char *key, const char *s)
+int imgp_json_kv_string_(struct imgp_json *j, const char *key, const char *s)
 {
-	int rc = imgp_json_key(j, key);
+	int rc = imgp_json_key_(j, key);
 
-	return rc ? rc : imgp_json_string(j, s);
+	return rc ? rc : imgp_json_string_(j, s);
 }
 
-int imgp_json_fixed3(struct imgp_json *j, double v)
+int imgp_json_fixed3_(struct imgp_json *j, double v)
 {
 	char num[40];
 
 	if (v != v || v > 1e15 || v < -1e15)
-		return imgp_json_null(j);
+		return imgp_json_null_(j);
 	snprintf(num, sizeof(num), "%.3f", v);
 	return json_raw(j, num);
 }
 
-int imgp_json_kv_fixed3(struct imgp_json *j, const char *key, double v)
+int imgp_json_kv_fixed3_(struct imgp_json *j, const char *key, double v)
 {
-	int rc = imgp_json_key(j, key);
+	int rc = imgp_json_key_(j, key);
 
-	return rc ? rc : imgp_json_fixed3(j, v);
+	return rc ? rc : imgp_json_fixed3_(j, v);
 }
 
-int imgp_json_kv_uint(struct imgp_json *j, const char *key, uint64_t v)
+int imgp_json_kv_uint_(struct imgp_json *j, const char *key, uint64_t v)
 {
-	int rc = imgp_json_key(j, key);
+	int rc = imgp_json_key_(j, key);
 
-	return rc ? rc : imgp_json_uint(j, v);
+	return rc ? rc : imgp_json_uint_(j, v);
 }
 
-int imgp_json_kv_int(struct imgp_json *j, const char *key, int64_t v)
+int imgp_json_kv_int_(struct imgp_json *j, const char *key, int64_t v)
 {
-	int rc = imgp_json_key(j, key);
+	int rc = imgp_json_key_(j, key);
 
-	return rc ? rc : imgp_json_int(j, v);
+	return rc ? rc : imgp_json_int_(j, v);
 }
 
-int imgp_json_kv_bool(struct imgp_json *j, const char *key, bool v)
+int imgp_json_kv_bool_(struct imgp_json *j, const char *key, bool v)
 {
-	int rc = imgp_json_key(j, key);
+	int rc = imgp_json_key_(j, key);
 
-	return rc ? rc : imgp_json_bool(j, v);
+	return rc ? rc : imgp_json_bool_(j, v);
 }
 
-int imgp_json_kv_null(struct imgp_json *j, const char *key)
+int imgp_json_kv_null_(struct imgp_json *j, const char *key)
 {
-	int rc = imgp_json_key(j, key);
+	int rc = imgp_json_key_(j, key);
 
-	return rc ? rc : imgp_json_null(j);
+	return rc ? rc : imgp_json_null_(j);
 }
 
-int imgp_json_finish(struct imgp_json *j)
+int imgp_json_finish_(struct imgp_json *j)
 {
 	if (j->err)
 		return j->err;

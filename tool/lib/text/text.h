@@ -21,16 +21,16 @@ struct imgp_fstab_entry {
  * Finds the entry mounted at mountpoint. Returns 0, -ENOENT with a message
  * listing the mount points there are, or -EINVAL for a malformed file.
  */
-int imgp_fstab_get(const char *text, size_t len, const char *mountpoint,
+int imgp_fstab_get_(const char *text, size_t len, const char *mountpoint,
 		   struct imgp_fstab_entry *out);
-void imgp_fstab_entry_free(struct imgp_fstab_entry *e);
+void imgp_fstab_entry_free_(struct imgp_fstab_entry *e);
 /*
  * Every entry of an fstab in file order. Returns 0, or -EINVAL for a
- * malformed file (as imgp_fstab_get).
+ * malformed file (as imgp_fstab_get_).
  */
-int imgp_fstab_list(const char *text, size_t len, struct imgp_fstab_entry **out,
+int imgp_fstab_list_(const char *text, size_t len, struct imgp_fstab_entry **out,
 		    size_t *n);
-void imgp_fstab_list_free(struct imgp_fstab_entry *e, size_t n);
+void imgp_fstab_list_free_(struct imgp_fstab_entry *e, size_t n);
 /*
  * Applies option edits ("-discard,+noatime": -opt removes opt and opt=*,
  * +opt adds it, +key=val replaces key=*) to the entry at mountpoint. Every
@@ -38,7 +38,7 @@ void imgp_fstab_list_free(struct imgp_fstab_entry *e, size_t n);
  * turns into "defaults". out receives the new text (it equals the input when
  * nothing changed). Returns 1 when changed, 0 when not, or -errno.
  */
-int imgp_fstab_edit(const char *text, size_t len, const char *mountpoint,
+int imgp_fstab_edit_(const char *text, size_t len, const char *mountpoint,
 		    const char *ops, struct imgp_buf *out);
 
 /* -------------------------------------------------------------- textedit.c */
@@ -59,7 +59,7 @@ int imgp_fstab_edit(const char *text, size_t len, const char *mountpoint,
  * lines under that section's headers count ("all" also those above the
  * first header).
  */
-int imgp_text_set_line(const char *text, size_t len, const char *key,
+int imgp_text_set_line_(const char *text, size_t len, const char *key,
 		       const char *value, const char *section,
 		       struct imgp_buf *out);
 /*
@@ -68,20 +68,20 @@ int imgp_text_set_line(const char *text, size_t len, const char *key,
  * blanks between, and a comment after them, kept). Lines of other keys,
  * and a text without KEY, stay as they are.
  */
-int imgp_text_set_fields(const char *text, size_t len, const char *key,
+int imgp_text_set_fields_(const char *text, size_t len, const char *key,
 			 const char *value, struct imgp_buf *out);
 /* Removes every active line of KEY. */
-int imgp_text_remove_line(const char *text, size_t len, const char *key,
+int imgp_text_remove_line_(const char *text, size_t len, const char *key,
 			  struct imgp_buf *out);
 /*
  * Token files (cmdline.txt: one line of space-separated tokens). token is
  * "key=value" (replaces the token with that key, or appends) or "flag"
  * (appends when absent).
  */
-int imgp_text_set_token(const char *text, size_t len, const char *token,
+int imgp_text_set_token_(const char *text, size_t len, const char *token,
 			struct imgp_buf *out);
 /* Removes the tokens "key" and "key=...". */
-int imgp_text_remove_token(const char *text, size_t len, const char *key,
+int imgp_text_remove_token_(const char *text, size_t len, const char *key,
 			   struct imgp_buf *out);
 
 /* --------------------------------------------------------------- yamlkey.c */
@@ -96,21 +96,21 @@ int imgp_text_remove_token(const char *text, size_t len, const char *key,
  * comment, "KEY:" or "- ", a tab indent, CR, KEY twice) is -EINVAL with
  * its line. Returns 1 when the text changed, 0 when it was so, or -errno.
  */
-int imgp_yaml_set_key(const char *text, size_t len, const char *header,
+int imgp_yaml_set_key_(const char *text, size_t len, const char *header,
 		      const char *key, const char *entry, struct imgp_buf *out);
 /*
- * KEY's entry in text (read as imgp_yaml_set_key reads it) into out, from
+ * KEY's entry in text (read as imgp_yaml_set_key_ reads it) into out, from
  * its "KEY:" line to its last line: 1, 0 when the text has none, or
  * -EINVAL with its line.
  */
-int imgp_yaml_get_key(const char *text, size_t len, const char *header,
+int imgp_yaml_get_key_(const char *text, size_t len, const char *header,
 		      const char *key, struct imgp_buf *out);
 /*
  * Whether entry is one such entry: "KEY:" (KEY's, or any plain key when
  * key is NULL) first, then only indented or "- " lines, '\n' last, no tab
  * or CR. 0 or -EINVAL with a message.
  */
-int imgp_yaml_entry_check(const char *key, const char *entry);
+int imgp_yaml_entry_check_(const char *key, const char *entry);
 
 /* --------------------------------------------------------------- cmdline.c */
 
@@ -134,14 +134,14 @@ int imgp_yaml_entry_check(const char *key, const char *entry);
  * "a,b", NUL-terminated) before "--". Returns 1 when found, 0 when no
  * word has that name and a value, -ENOMEM.
  */
-int imgp_cmdline_get(const char *line, size_t len, const char *key,
+int imgp_cmdline_get_(const char *line, size_t len, const char *key,
 		     struct imgp_buf *value);
 /*
  * out = line (len bytes, no newline) with the edits applied in order,
  * every other byte kept (NUL-terminated, not counted). Returns 1 when it
  * changed, 0 when not, -EINVAL (imgp_cmdline_check), -ENOMEM.
  */
-int imgp_cmdline_edit(const char *line, size_t len, const char *edits,
+int imgp_cmdline_edit_(const char *line, size_t len, const char *edits,
 		      struct imgp_buf *out);
 
 /* ------------------------------------------------------------------ diff.c */
@@ -153,7 +153,7 @@ int imgp_cmdline_edit(const char *line, size_t len, const char *edits,
  * head and tail is over 20000 lines or 1 MiB, all of it shows as changed
  * (one hunk). Returns 0 or -ENOMEM.
  */
-int imgp_diff_unified(const char *a, size_t alen, const char *b, size_t blen,
+int imgp_diff_unified_(const char *a, size_t alen, const char *b, size_t blen,
 		      const char *label_a, const char *label_b,
 		      struct imgp_buf *out);
 
@@ -163,7 +163,7 @@ int imgp_diff_unified(const char *a, size_t alen, const char *b, size_t blen,
  * Whether no config.txt filter is in force at the end of text: it has no
  * "[filter]" line, or "[all]" is the last and no include line follows it.
  */
-bool imgp_config_ends_unfiltered(const char *text, size_t len);
+bool imgp_config_ends_unfiltered_(const char *text, size_t len);
 
 /* --------------------------------------------------------------- textlist.c */
 
@@ -172,24 +172,24 @@ struct imgp_text_line {
 	const char *start, *end, *next;
 };
 /* The line at *cursor (advanced past it) of text; false at the end. */
-bool imgp_text_next_line(const char *text, size_t len, const char **cursor,
+bool imgp_text_next_line_(const char *text, size_t len, const char **cursor,
 			 struct imgp_text_line *l);
 /* p past blanks and tabs, at most end. */
-const char *imgp_text_skip_blanks(const char *p, const char *end);
+const char *imgp_text_skip_blanks_(const char *p, const char *end);
 /* Whether word is one of the blank-separated words of [p, end). */
-bool imgp_text_has_word(const char *p, const char *end, const char *word);
+bool imgp_text_has_word_(const char *p, const char *end, const char *word);
 /* The end of a line's content, before trailing blanks and a '#' comment. */
-const char *imgp_text_content_end(const struct imgp_text_line *l, bool comments);
+const char *imgp_text_content_end_(const struct imgp_text_line *l, bool comments);
 /* out = text with ins inserted at pos. 0 or -ENOMEM. */
-int imgp_text_splice(const char *text, size_t len, const char *pos, const char *ins,
+int imgp_text_splice_(const char *text, size_t len, const char *pos, const char *ins,
 		     struct imgp_buf *out);
 /* out = text + (a newline when it lacks one) + tail. 0 or -ENOMEM. */
-int imgp_text_append_line(const char *text, size_t len, const char *tail,
+int imgp_text_append_line_(const char *text, size_t len, const char *tail,
 			  struct imgp_buf *out);
 
 /*
  * A syntax of list, as its reader parses it: owns() whether the list key
- * (NULL: none) of the file at path is in it, add() as imgp_list_add() (see
+ * (NULL: none) of the file at path is in it, add() as imgp_list_add_() (see
  * patch/patch.h). A boot path's own is its list member (boot/bootlist.c);
  * the lists of no boot path are patch/patch-list.c's.
  */

@@ -119,7 +119,7 @@ static bool line_section(const char *text, const struct line *l,
 }
 
 
-bool imgp_config_ends_unfiltered(const char *text, size_t len)
+bool imgp_config_ends_unfiltered_(const char *text, size_t len)
 {
 	bool unfiltered = true;
 	struct line l;
@@ -270,7 +270,7 @@ static size_t insert_point(const char *text, size_t len, const char *section,
 	return len;
 }
 
-int imgp_text_set_line(const char *text, size_t len, const char *key,
+int imgp_text_set_line_(const char *text, size_t len, const char *key,
 		       const char *value, const char *section,
 		       struct imgp_buf *out)
 {
@@ -304,7 +304,7 @@ int imgp_text_set_line(const char *text, size_t len, const char *key,
 	point = insert_point(text, len, section, &need_header, &need_gap);
 	/* A new header goes at the very end: see the top of this file. */
 	close = need_header && strcmp(section, "all") != 0;
-	reset = close && !imgp_config_ends_unfiltered(text, len);
+	reset = close && !imgp_config_ends_unfiltered_(text, len);
 	rc = imgp_buf_append(out, text, point);
 	/* A last line without a line end gets one before anything follows it. */
 	if (!rc && point && text[point - 1] != '\n')
@@ -326,7 +326,7 @@ int imgp_text_set_line(const char *text, size_t len, const char *key,
 	return 1;
 }
 
-int imgp_text_remove_line(const char *text, size_t len, const char *key,
+int imgp_text_remove_line_(const char *text, size_t len, const char *key,
 			  struct imgp_buf *out)
 {
 	int rc;
@@ -339,7 +339,7 @@ int imgp_text_remove_line(const char *text, size_t len, const char *key,
 	return rc < 0 ? rc : text_changed(text, len, out);
 }
 
-int imgp_text_set_fields(const char *text, size_t len, const char *key,
+int imgp_text_set_fields_(const char *text, size_t len, const char *key,
 			 const char *value, struct imgp_buf *out)
 {
 	size_t klen = strlen(key), pos;
@@ -467,7 +467,7 @@ static int token_edit(const char *text, size_t len, const char *key,
 	return text_changed(text, len, out);
 }
 
-int imgp_text_set_token(const char *text, size_t len, const char *token,
+int imgp_text_set_token_(const char *text, size_t len, const char *token,
 			struct imgp_buf *out)
 {
 	size_t tlen = strlen(token), start, stop;
@@ -487,7 +487,7 @@ int imgp_text_set_token(const char *text, size_t len, const char *token,
 	return token_edit(text, len, token, token_keylen(token, tlen), token, out);
 }
 
-int imgp_text_remove_token(const char *text, size_t len, const char *key,
+int imgp_text_remove_token_(const char *text, size_t len, const char *key,
 			   struct imgp_buf *out)
 {
 	int rc;

@@ -9,7 +9,7 @@
 #include "imgpatch.h"
 #include "text/text.h"
 
-bool imgp_text_next_line(const char *text, size_t len, const char **cursor,
+bool imgp_text_next_line_(const char *text, size_t len, const char **cursor,
 			 struct imgp_text_line *l)
 {
 	const char *end = text + len, *nl;
@@ -27,21 +27,21 @@ bool imgp_text_next_line(const char *text, size_t len, const char **cursor,
 	return true;
 }
 
-const char *imgp_text_skip_blanks(const char *p, const char *end)
+const char *imgp_text_skip_blanks_(const char *p, const char *end)
 {
 	while (p < end && (*p == ' ' || *p == '\t'))
 		p++;
 	return p;
 }
 
-bool imgp_text_has_word(const char *p, const char *end, const char *word)
+bool imgp_text_has_word_(const char *p, const char *end, const char *word)
 {
 	size_t n = strlen(word);
 
 	for (;;) {
 		const char *w;
 
-		p = imgp_text_skip_blanks(p, end);
+		p = imgp_text_skip_blanks_(p, end);
 		if (p >= end)
 			return false;
 		w = p;
@@ -52,7 +52,7 @@ bool imgp_text_has_word(const char *p, const char *end, const char *word)
 	}
 }
 
-const char *imgp_text_content_end(const struct imgp_text_line *l, bool comments)
+const char *imgp_text_content_end_(const struct imgp_text_line *l, bool comments)
 {
 	const char *e = l->end;
 
@@ -67,7 +67,7 @@ const char *imgp_text_content_end(const struct imgp_text_line *l, bool comments)
 	return e;
 }
 
-int imgp_text_splice(const char *text, size_t len, const char *pos, const char *ins,
+int imgp_text_splice_(const char *text, size_t len, const char *pos, const char *ins,
 		     struct imgp_buf *out)
 {
 	size_t head = (size_t)(pos - text);
@@ -80,7 +80,7 @@ int imgp_text_splice(const char *text, size_t len, const char *pos, const char *
 	return rc;
 }
 
-int imgp_text_append_line(const char *text, size_t len, const char *tail,
+int imgp_text_append_line_(const char *text, size_t len, const char *tail,
 			  struct imgp_buf *out)
 {
 	int rc = imgp_buf_append(out, text, len);

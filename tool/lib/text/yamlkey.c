@@ -71,7 +71,7 @@ static int key_check(const char *key)
 	return 0;
 }
 
-int imgp_yaml_entry_check(const char *key, const char *entry)
+int imgp_yaml_entry_check_(const char *key, const char *entry)
 {
 	size_t n = strlen(entry), klen = key ? strlen(key) : line_key(entry, strcspn(entry, "\n"));
 	const char *p, *nl;
@@ -164,7 +164,7 @@ static int entry_find(const char *text, size_t len, const char *header,
 	return found;
 }
 
-int imgp_yaml_set_key(const char *text, size_t len, const char *header,
+int imgp_yaml_set_key_(const char *text, size_t len, const char *header,
 		      const char *key, const char *entry, struct imgp_buf *out)
 {
 	size_t start = 0, end = 0;
@@ -173,7 +173,7 @@ int imgp_yaml_set_key(const char *text, size_t len, const char *header,
 	out->len = 0;
 	rc = key_check(key);
 	if (!rc && entry)
-		rc = imgp_yaml_entry_check(key, entry);
+		rc = imgp_yaml_entry_check_(key, entry);
 	if (rc)
 		return rc;
 	if (!len)
@@ -204,7 +204,7 @@ int imgp_yaml_set_key(const char *text, size_t len, const char *header,
 	return out->len != len || (len && memcmp(out->data, text, len));
 }
 
-int imgp_yaml_get_key(const char *text, size_t len, const char *header,
+int imgp_yaml_get_key_(const char *text, size_t len, const char *header,
 		      const char *key, struct imgp_buf *out)
 {
 	size_t start = 0, end = 0;
