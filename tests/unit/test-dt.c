@@ -1266,6 +1266,34 @@ static void check_find_many(void)
 	free(fdt);
 }
 
+/*
+ * A version 16 tree whose property names lie outside its strings block:
+ * libfdt 1.6.1's own check takes it (its names are looked up anywhere in
+ * the blob), but once fdt_open_into() makes it version 17 no name is found.
+ * Found by fuzz-rpi-overlay; the check refuses it up front.
+ */
+static void check_v16_names(void)
+{
+	static uint64_t blob[64];
+	void *fdt = blob;
+
+	if (fdt_create(fdt, sizeof(blob)) || fdt_finish_reservemap(fdt) ||
+	    fdt_begin_node(fdt, "") || fdt_property_string(fdt, "model", "m") ||
+	    fdt_end_node(fdt) || fdt_finish(fdt)) {
+		CHECK(0, "v16 names: the tree is built");
+		return;
+	}
+	fdt_set_version(fdt, 16);
+	CHECK(imgp_fdt_check_full_(fdt, sizeof(blob)) == 0,
+	      "v16 names: a name inside the strings block passes");
+	fdt_set_size_dt_strings(fdt, 0);
+	CHECK(imgp_fdt_check_full_(fdt, sizeof(blob)) == -FDT_ERR_BADOFFSET,
+	      "v16 names: a name outside the strings block is refused");
+	fdt_set_size_dt_strings(fdt, 5);
+	CHECK(imgp_fdt_check_full_(fdt, sizeof(blob)) == -FDT_ERR_BADOFFSET,
+	      "v16 names: a name cut by the block's end is refused");
+}
+
 int main(void)
 {
 	static const char *const props[] = { "no-1-8-v", "cap-sd-highspeed" };
@@ -1295,6 +1323,7 @@ int main(void)
 
 	check_load();
 	check_find();
+	check_v16_names();
 	if (load_file(&dtb, unit_path("t.dtb")) == 0) {
 		check_format(&dtb, dts);
 		check_mmc(&dtb);

@@ -14,6 +14,19 @@
 #include "dt-internal.h"
 #include "dt/dt.h"
 
+/*
+ * Whether a property name at offset nameoff of the strings block lies
+ * inside it, NUL-terminated (fdt_check_header() put the block inside the
+ * blob).
+ */
+static bool name_in_strings(const void *fdt, uint32_t nameoff)
+{
+	const char *strings = (const char *)fdt + fdt_off_dt_strings(fdt);
+	uint32_t size = fdt_size_dt_strings(fdt);
+
+	return nameoff < size && memchr(strings + nameoff, '\0', size - nameoff);
+}
+
 int imgp_fdt_check_full_(const void *fdt, size_t bufsize)
 {
 	const uint8_t *block;
@@ -48,6 +61,15 @@ int imgp_fdt_check_full_(const void *fdt, size_t bufsize)
 			len = fdt32_ld((const fdt32_t *)(block + off));
 			if (len > size - off - 8)
 				return -FDT_ERR_BADSTRUCTURE;
+			/*
+			 * libfdt before 1.7.0 looks a version 16 tree's names
+			 * up anywhere in the blob, but fdt_open_into() makes
+			 * it version 17, whose names must lie in the strings
+			 * block: such a tree would pass here and break once
+			 * opened for an edit.
+			 */
+			if (!name_in_strings(fdt, fdt32_ld((const fdt32_t *)(block + off + 4))))
+				return -FDT_ERR_BADOFFSET;
 			off += 8 + len;
 			/* Before version 16 a value of 8 bytes or more is 8-byte aligned. */
 			if (fdt_version(fdt) < 16 && len >= 8 && (off - len) % 8 != 0)
