@@ -114,26 +114,41 @@ static int reader_open(struct archive *a, const char *path, int fd)
 }
 
 /*
+ * A reader of the (decompressed) stream itself, at its one raw entry.
+ * Returns 0 with *out, or -errno.
+ */
+static int raw_stream_open(const char *path, int fd, struct archive **out)
+{
+	struct archive *a = reader_new();
+	struct archive_entry *e;
+	int rc;
+
+	*out = NULL;
+	if (!a)
+		return -ENOMEM;
+	archive_read_support_format_raw(a);
+	rc = reader_open(a, path, fd);
+	if (!rc && archive_read_next_header(a, &e) < ARCHIVE_WARN)
+		rc = arch_fail(a, "cannot read");
+	if (rc)
+		archive_read_free(a);
+	else
+		*out = a;
+	return rc;
+}
+
+/*
  * Whether the (decompressed) stream is all zeroes and at most EMPTY_TAR_MAX
  * long: then libarchive's "empty tar archive" is one. Returns 1, 0 or -errno.
  */
 static int stream_is_empty_tar(const char *path, int fd)
 {
-	struct archive *a = reader_new();
-	struct archive_entry *e;
+	struct archive *a;
 	uint64_t seen = 0;
-	int rc;
+	int rc = raw_stream_open(path, fd, &a);
 
-	if (!a)
-		return -ENOMEM;
-	archive_read_support_format_raw(a);
-	rc = reader_open(a, path, fd);
 	if (rc)
-		goto out;
-	if (archive_read_next_header(a, &e) < ARCHIVE_WARN) {
-		rc = arch_fail(a, "cannot read");
-		goto out;
-	}
+		return rc;
 	for (;;) {
 		const uint8_t *p;
 		size_t len;
@@ -155,7 +170,6 @@ static int stream_is_empty_tar(const char *path, int fd)
 			break;
 		}
 	}
-out:
 	archive_read_free(a);
 	return rc;
 }
@@ -166,21 +180,12 @@ out:
  */
 static int stream_head(const char *path, int fd, uint8_t *buf, size_t size)
 {
-	struct archive *a = reader_new();
-	struct archive_entry *e;
+	struct archive *a;
 	size_t got = 0;
-	int rc;
+	int rc = raw_stream_open(path, fd, &a);
 
-	if (!a)
-		return -ENOMEM;
-	archive_read_support_format_raw(a);
-	rc = reader_open(a, path, fd);
 	if (rc)
-		goto out;
-	if (archive_read_next_header(a, &e) < ARCHIVE_WARN) {
-		rc = arch_fail(a, "cannot read");
-		goto out;
-	}
+		return rc;
 	while (got < size) {
 		la_ssize_t n = archive_read_data(a, buf + got, size - got);
 

@@ -14,9 +14,6 @@
 #include "part/part.h"
 #include "fs/fs.h"
 
-/* What libblkid reads at each end of a partition, at most. */
-#define PROBE_SPAN ((uint64_t)1 << 20)
-
 /*
  * libblkid ignores a FAT whose geometry is broken. A boot sector that still
  * says it is FAT (a jump, "FAT" in the file-system-type field, 0x55aa) is
@@ -46,9 +43,9 @@ static int fs_identify_part(const struct imgp_image *img, struct imgp_part *p)
 	 * libblkid reads the file itself: an image unpacked on demand must hold
 	 * where superblocks lie, the start of the partition and its end.
 	 */
-	rc = imgp_image_fill_(img, p->start, p->size < PROBE_SPAN ? p->size : PROBE_SPAN);
-	if (!rc && p->size > PROBE_SPAN)
-		rc = imgp_image_fill_(img, p->start + p->size - PROBE_SPAN, PROBE_SPAN);
+	rc = imgp_image_fill_(img, p->start, p->size < IMGP_PROBE_SPAN ? p->size : IMGP_PROBE_SPAN);
+	if (!rc && p->size > IMGP_PROBE_SPAN)
+		rc = imgp_image_fill_(img, p->start + p->size - IMGP_PROBE_SPAN, IMGP_PROBE_SPAN);
 	if (rc)
 		return imgp_fail_ctx(rc, IMGP_PART_FMT, p->number);
 	pr = blkid_new_probe();

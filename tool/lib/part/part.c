@@ -106,9 +106,6 @@ out:
 	return rc;
 }
 
-/* What libblkid reads at each end of a partition or disk, at most. */
-#define PROBE_SPAN ((uint64_t)1 << 20)
-
 /*
  * Refuses the labels imgpatch does not read (Atari, BSD, Sun, SGI, Mac...)
  * by the name libblkid gives them, so that the refusal says what is there;
@@ -120,7 +117,7 @@ static int table_refuse_foreign(const struct imgp_image *img, bool last)
 	const char *val;
 	char pttype[32] = "";
 	blkid_probe pr;
-	uint64_t span = img->size < PROBE_SPAN ? img->size : PROBE_SPAN;
+	uint64_t span = img->size < IMGP_PROBE_SPAN ? img->size : IMGP_PROBE_SPAN;
 	int rc;
 
 	rc = imgp_image_fill_(img, 0, span);

@@ -49,6 +49,9 @@ const struct imgp_part *imgp_table_find_(const struct imgp_table *tab,
 /* Short name used in messages: "p2". */
 #define IMGP_PART_FMT "p%d"
 
+/* What libblkid reads at each end of a partition or disk, at most. */
+#define IMGP_PROBE_SPAN ((uint64_t)1 << 20)
+
 /*
  * Reads the partition table. Returns 0, -ENOENT "no partition table (neither
  * GPT nor MBR)", -EINVAL for a table that is present but broken (bad CRC in
